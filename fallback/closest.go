@@ -1,0 +1,136 @@
+// Package fallback holds the pure-Go kernels, which run on every platform
+// and define the exact bits every SIMD path must reproduce, and the float64
+// scalar reference solver they are all checked against.
+//
+// # Operation order
+//
+// ClosestLane is the specification of the plane-projection kernel
+// (DESIGN.md section 2). The assembly in package asm performs the same
+// IEEE-754 float32 operations in the same order, lane by lane, so S, T and
+// Dist2 are bit-identical on every path. To keep that true:
+//   - no fused multiply-add: every product that feeds a sum is wrapped as
+//     float32(x*y), which the Go spec says must round (the compiler fuses
+//     x*y+z on arm64 and with GOAMD64=v3 otherwise);
+//   - true division, no reciprocal estimates;
+//   - clamps as min then max with the x86 MINPS/MAXPS operand rule: NaN
+//     propagates, -0 stays -0 (clamp01);
+//   - division by an exact zero yields 0 (divOrZero), the mask-and-blend
+//     of the SIMD paths;
+//   - a lane whose Dist2 is not finite (NaN or Inf input, or |coordinate|
+//     far beyond 1e18) has S, T and Dist2 all set to the canonical quiet NaN
+//     (bits 0x7FC00000), so that NaN payloads, which differ between
+//     platforms, never leak into the results.
+package fallback
+
+import "math"
+
+// CanonicalNaN is the quiet NaN, bits 0x7FC00000, that every kernel writes
+// to S, T and Dist2 of a lane whose squared distance is not finite.
+var CanonicalNaN = math.Float32frombits(0x7FC00000)
+
+// clamp01 returns max(0, min(1, x)) with the operand order of x86
+// VMINPS/VMAXPS whose second source is x: a NaN x propagates and -0 stays -0.
+func clamp01(x float32) float32 {
+	if 1 < x {
+		x = 1
+	}
+	if 0 > x {
+		x = 0
+	}
+	return x
+}
+
+// divOrZero returns n/d, or 0 when d is zero (the masked division of the
+// SIMD paths; d != 0 is the unordered-not-equal compare, true for NaN).
+func divOrZero(n, d float32) float32 {
+	if d != 0 {
+		return n / d
+	}
+	return 0
+}
+
+// dot returns x.y as ((x0*y0) + (x1*y1)) + (x2*y2), each product rounded.
+func dot(x0, x1, x2, y0, y1, y2 float32) float32 {
+	return float32(float32(x0*y0)+float32(x1*y1)) + float32(x2*y2)
+}
+
+// ClosestLane computes the closest points of segment 1 (A to B) and
+// segment 2 (C to D) by plane projection. It returns the parameter s of the
+// point on segment 1, t on segment 2 and their squared distance. This
+// function is the bit-exact specification every kernel follows.
+func ClosestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) (s, t, dist2 float32) {
+	// Edge vectors M0 = B-A, u = D-C and the offset E = A-C; every later
+	// point is taken relative to A or C so that far-from-origin pairs keep
+	// their precision.
+	m0x, m0y, m0z := bx-ax, by-ay, bz-az
+	ux, uy, uz := dx-cx, dy-cy, dz-cz
+	ex, ey, ez := ax-cx, ay-cy, az-cz
+
+	// Step 1: project onto the plane through C perpendicular to u.
+	// invL is 1/|u|^2, or 0 for a zero-length second segment (C = D), which
+	// turns every projection below into the identity and forces t = 0.
+	invL := divOrZero(1, dot(ux, uy, uz, ux, uy, uz))
+	ka := float32(dot(ux, uy, uz, ex, ey, ez) * invL)    // A' = A - ka u
+	kb := float32(dot(ux, uy, uz, m0x, m0y, m0z) * invL) // B'-A' = M0 - kb u
+	// nx: C - A' (relative to C: ka u - E); wx: B' - A'.
+	nx, ny, nz := float32(ux*ka)-ex, float32(uy*ka)-ey, float32(uz*ka)-ez
+	wx, wy, wz := m0x-float32(ux*kb), m0y-float32(uy*kb), m0z-float32(uz*kb)
+
+	// Step 2: closest point of the projected segment A'B' to the projected
+	// line (the point C): s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when
+	// A' = B' (parallel segments or A = B).
+	s1 := clamp01(divOrZero(dot(nx, ny, nz, wx, wy, wz), dot(wx, wy, wz, wx, wy, wz)))
+
+	// Step 3: P = A + s1 M0; t = clamp01((P-C).u / |u|^2).
+	px, py, pz := ex+float32(m0x*s1), ey+float32(m0y*s1), ez+float32(m0z*s1)
+	t = clamp01(float32(dot(px, py, pz, ux, uy, uz) * invL))
+
+	// Step 4: Q = C + t u; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	tux, tuy, tuz := float32(ux*t), float32(uy*t), float32(uz*t)
+	qx, qy, qz := tux-ex, tuy-ey, tuz-ez
+	s = clamp01(divOrZero(dot(qx, qy, qz, m0x, m0y, m0z), dot(m0x, m0y, m0z, m0x, m0y, m0z)))
+
+	// P - Q = (E + s M0) - t u.
+	rx := (ex + float32(m0x*s)) - tux
+	ry := (ey + float32(m0y*s)) - tuy
+	rz := (ez + float32(m0z*s)) - tuz
+	dist2 = dot(rx, ry, rz, rx, ry, rz)
+
+	// Non-finite lanes: canonical NaN everywhere (see the package doc).
+	if !(dist2 <= math.MaxFloat32) {
+		return CanonicalNaN, CanonicalNaN, CanonicalNaN
+	}
+	return s, t, dist2
+}
+
+// BatchClosest runs ClosestLane on the first n elements of each slice and
+// writes s[i], t[i], dist2[i]. Every slice must have at least n elements;
+// callers check lengths (package kernel does, with a clear message).
+func BatchClosest(n int, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 []float32) {
+	// One bounds check per slice, so the loop body has none.
+	ax, ay, az = ax[:n], ay[:n], az[:n]
+	bx, by, bz = bx[:n], by[:n], bz[:n]
+	cx, cy, cz = cx[:n], cy[:n], cz[:n]
+	dx, dy, dz = dx[:n], dy[:n], dz[:n]
+	s, t, dist2 = s[:n], t[:n], dist2[:n]
+	for i := range n {
+		s[i], t[i], dist2[i] = ClosestLane(ax[i], ay[i], az[i], bx[i], by[i], bz[i],
+			cx[i], cy[i], cz[i], dx[i], dy[i], dz[i])
+	}
+}
+
+// BatchStream is the memory-bound baseline: it reads all twelve inputs of
+// the first n pairs and writes s[i] = ax+bx+cx+dx, t[i] the same over Y,
+// dist2[i] over Z, with no closest-point math.
+func BatchStream(n int, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 []float32) {
+	ax, ay, az = ax[:n], ay[:n], az[:n]
+	bx, by, bz = bx[:n], by[:n], bz[:n]
+	cx, cy, cz = cx[:n], cy[:n], cz[:n]
+	dx, dy, dz = dx[:n], dy[:n], dz[:n]
+	s, t, dist2 = s[:n], t[:n], dist2[:n]
+	for i := range n {
+		s[i] = ((ax[i] + bx[i]) + cx[i]) + dx[i]
+		t[i] = ((ay[i] + by[i]) + cy[i]) + dy[i]
+		dist2[i] = ((az[i] + bz[i]) + cz[i]) + dz[i]
+	}
+}

@@ -1,0 +1,55 @@
+package kernel
+
+import (
+	"os"
+	"slices"
+)
+
+// EnvISA is the environment variable that forces a path at start-up:
+// "go", "avx2" or "avx512". A path this CPU cannot run is never used:
+// asking for one falls back to the best available, and ISA says which.
+const EnvISA = "SEGDIST_ISA"
+
+// paths lists the kernels this CPU and build can run, best first. The
+// architecture files prepend theirs in init; "go" is always last.
+var paths = []Kernel{{isa: "go", closest: goClosest, stream: goStream}}
+
+// active is the path the package-level functions use, chosen once.
+var active Kernel
+
+func init() {
+	paths = append(archPaths(), paths...)
+	active = choose(os.Getenv(EnvISA))
+}
+
+// choose returns the path named want if it is available, else the best.
+func choose(want string) Kernel {
+	if k, ok := Lookup(want); ok {
+		return k
+	}
+	return paths[0]
+}
+
+// ISA returns the name of the path BatchClosest uses: "avx512", "avx2" or
+// "go".
+func ISA() string { return active.isa }
+
+// Available returns the names of the paths this CPU and build can run, best
+// first; "go" is always last.
+func Available() []string {
+	names := make([]string, len(paths))
+	for i, k := range paths {
+		names[i] = k.isa
+	}
+	return names
+}
+
+// Lookup returns the path named isa if this CPU and build can run it.
+// Tests and benchmarks use it to run every path in one process.
+func Lookup(isa string) (Kernel, bool) {
+	i := slices.IndexFunc(paths, func(k Kernel) bool { return k.isa == isa })
+	if i < 0 {
+		return Kernel{}, false
+	}
+	return paths[i], true
+}

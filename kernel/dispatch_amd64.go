@@ -1,0 +1,5 @@
+//go:build amd64 && gc && !purego
+
+package kernel
+
+func archPaths() []Kernel { return nil }

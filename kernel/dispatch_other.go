@@ -1,0 +1,6 @@
+//go:build !amd64 || !gc || purego
+
+package kernel
+
+// archPaths returns no assembly paths: this build has only pure Go.
+func archPaths() []Kernel { return nil }

@@ -1,0 +1,133 @@
+// Package kernel computes the closest points of many pairs of 3D segments
+// (the axes of capsules) at once, on the fastest instruction set this CPU
+// has: AVX-512, AVX2 or pure Go, chosen once at start-up.
+//
+// # Guarantees
+//
+// For every pair i of src, BatchClosest writes the parameter S[i] in [0,1]
+// of the closest point on segment 1 (A + s(B-A)), the parameter T[i] in
+// [0,1] on segment 2 (C + t(D-C)) and their squared distance Dist2[i]:
+//   - Accuracy: sqrt(Dist2) is within 8 eps32 x scale of the exact minimum
+//     distance, and so is the distance between the two reported points,
+//     where eps32 = 2^-23 and scale is the pair's largest |coordinate|.
+//     Checked against exact rational arithmetic in the tests.
+//   - Zero-length segments (spheres) are exact cases, never NaN: a
+//     zero-length segment gets parameter 0; two points give S = T = 0.
+//   - Parallel segments get one of the minimizing pairs: the projection
+//     chooses s on segment 1 first (s = 0 when segment 1 projects to a
+//     point on the plane perpendicular to segment 2, which for parallel
+//     segments it always does), then t closest to that point, then s closest to
+//     that, so S = 0 unless segment 2 lies beyond A.
+//   - Determinism: S, T and Dist2 are bit-identical on every path (pure Go,
+//     AVX2, AVX-512) and every GOARCH, and Closest returns the same bits as
+//     BatchClosest for the same pair.
+//   - Range: results are finite for finite coordinates up to 1e18 in
+//     magnitude.
+//   - Bad input: a lane with a NaN or Inf coordinate (or one whose squared
+//     distance overflows) gets S = T = Dist2 = NaN, the canonical quiet NaN
+//     0x7FC00000; no other lane is affected.
+//   - Memory: no allocation; the kernels read and write only the slices
+//     given, need no padding and no alignment.
+//
+// # Cost model
+//
+// A pair costs 48 bytes in and 12 bytes out and about 100 float32
+// operations (3 divisions). Batches that fit in cache run at the
+// arithmetic rate of the widest path (see the README's benchmark table);
+// batches of a million pairs stream from memory and are bound by bandwidth.
+// Call it once per step with every candidate pair of the broadphase.
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/soa"
+)
+
+// BatchClosest computes, for every pair in src, the closest points of its
+// two segments and writes them to dst, using the path ISA reports. dst must
+// have the same length as src (see soa.Results.Resize); mismatched lengths
+// panic, naming the slice, before anything is computed.
+func BatchClosest(dst *soa.Results, src *soa.Pairs) {
+	active.BatchClosest(dst, src)
+}
+
+// Closest computes the closest points of segment 1 (a to b) and segment 2
+// (c to d): parameters s and t in [0,1] and the squared distance. Its
+// results are bit-identical to BatchClosest's for the same pair.
+func Closest(a, b, c, d [3]float32) (s, t, dist2 float32) {
+	return fallback.ClosestLane(a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], d[0], d[1], d[2])
+}
+
+// Kernel is one implementation path. The zero value is not usable; get one
+// from Lookup.
+type Kernel struct {
+	isa     string
+	closest func(n int, dst *soa.Results, src *soa.Pairs)
+	stream  func(n int, dst *soa.Results, src *soa.Pairs)
+}
+
+// ISA returns the path's name: "avx512", "avx2" or "go".
+func (k Kernel) ISA() string { return k.isa }
+
+// BatchClosest is the package-level BatchClosest on this path.
+func (k Kernel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
+	n := checkLengths(dst, src)
+	if n == 0 {
+		return
+	}
+	k.closest(n, dst, src)
+}
+
+// checkLengths returns the common length of every slice of src and dst and
+// panics with the name of the first slice that differs.
+func checkLengths(dst *soa.Results, src *soa.Pairs) int {
+	n := len(src.AX)
+	check := func(name string, s []float32) {
+		if len(s) != n {
+			panic(fmt.Sprintf("segdist/kernel: len(%s) = %d, want %d (len(src.AX))", name, len(s), n))
+		}
+	}
+	check("src.AY", src.AY)
+	check("src.AZ", src.AZ)
+	check("src.BX", src.BX)
+	check("src.BY", src.BY)
+	check("src.BZ", src.BZ)
+	check("src.CX", src.CX)
+	check("src.CY", src.CY)
+	check("src.CZ", src.CZ)
+	check("src.DX", src.DX)
+	check("src.DY", src.DY)
+	check("src.DZ", src.DZ)
+	check("dst.S", dst.S)
+	check("dst.T", dst.T)
+	check("dst.Dist2", dst.Dist2)
+	return n
+}
+
+// goClosest is the pure-Go path.
+func goClosest(n int, dst *soa.Results, src *soa.Pairs) {
+	fallback.BatchClosest(n, src.AX, src.AY, src.AZ, src.BX, src.BY, src.BZ,
+		src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.S, dst.T, dst.Dist2)
+}
+
+// StreamOnly is the memory-bound baseline of this path, for benchmarks: it
+// loads every input coordinate and stores S, T and Dist2 (as simple
+// functions of the inputs) with the path's vector width, but computes no
+// closest points. BatchClosest's time over StreamOnly's time shows how far
+// a path is from the memory floor.
+func (k Kernel) StreamOnly(dst *soa.Results, src *soa.Pairs) {
+	n := checkLengths(dst, src)
+	if n == 0 {
+		return
+	}
+	k.stream(n, dst, src)
+}
+
+// goStream is the pure-Go memory baseline: S = AX+BX+CX+DX, T likewise
+// for Y, Dist2 for Z.
+func goStream(n int, dst *soa.Results, src *soa.Pairs) {
+	fallback.BatchStream(n, src.AX, src.AY, src.AZ, src.BX, src.BY, src.BZ,
+		src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.S, dst.T, dst.Dist2)
+}
