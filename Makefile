@@ -1,0 +1,18 @@
+# segdist developer tasks. The README's quick start needs none of these.
+
+.PHONY: gen test bench ci
+
+# Regenerate the amd64 assembly in asm/ from the avo generator in gen/.
+gen:
+	cd gen && go run . -out ../asm/kernels_amd64.s -stubs ../asm/kernels_amd64.go -pkg asm -docfile ../asm/doc.go
+
+test:
+	go test ./...
+
+# Compare paths: go test -bench, then benchstat with one column per path.
+bench:
+	go test -run '^$$' -bench BatchClosest -count 6 ./bench | tee bench.out
+	benchstat -col /isa bench.out
+
+ci:
+	bash .ci/run
