@@ -50,6 +50,7 @@ package asm
 `
 
 func main() {
+	flag.IntVar(&prefetchBytes, "prefetch", prefetchBytes, "prefetch distance in bytes (0: none)")
 	flag.Parse()
 	if *docFile != "" {
 		if err := os.WriteFile(*docFile, []byte(packageDoc), 0o644); err != nil {
@@ -69,11 +70,11 @@ func main() {
 	constLow16 = constant("low16", 0xFFFF, 1)
 
 	for _, is := range []isa{avx2, avx512} {
-		batch("Closest"+is.name, is, closestBody,
+		batch("Closest"+is.name, is, closestBody, prefetchBytes,
 			"computes the closest points of n segment pairs with "+is.name+",",
 			fmt.Sprintf("%d lanes per vector, bit-identical to fallback.ClosestLane.", is.lanes),
 			"All fifteen pointers must address at least n float32s; n must be > 0.")
-		batch("Stream"+is.name, is, streamBody,
+		batch("Stream"+is.name, is, streamBody, 0,
 			"is the memory-bound baseline with "+is.name+": it reads the twelve",
 			"input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for",
 			"y and z, with the same loop and tail as Closest"+is.name+".")
@@ -97,9 +98,16 @@ var (
 	numInReg = len(ptrRegs)
 )
 
+// prefetchBytes is how far ahead of the current group the closest-point
+// loops prefetch each of the fifteen streams: on a million pairs this
+// overlaps the memory stream with the arithmetic (measured: 1.7 -> 1.5
+// ns/pair on AVX-512). The memory-floor kernels do not prefetch: there it
+// only slowed the loop, and the floor should be the fastest such loop.
+var prefetchBytes = 512
+
 // batch emits one kernel: a loop over whole groups of is.lanes lanes, then
 // one masked group for the n mod lanes lanes left, then VZEROUPPER.
-func batch(name string, is isa, b body, doc ...string) {
+func batch(name string, is isa, b body, prefetch int, doc ...string) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
@@ -119,7 +127,7 @@ func batch(name string, is isa, b body, doc ...string) {
 	SUBQ(index, remain)
 	CMPQ(remain, U32(is.lanes))
 	JB(LabelRef(name + "_tail"))
-	group(g, b, full, nil)
+	group(g, b, full, nil, prefetch)
 	ADDQ(U32(is.lanes), index)
 	JMP(LabelRef(name + "_loop"))
 
@@ -132,7 +140,7 @@ func batch(name string, is isa, b body, doc ...string) {
 		k := K()
 		BZHIL(remain.As32(), constLow16, remain.As32())
 		KMOVW(remain.As32(), k)
-		group(g, b, maskedK, k)
+		group(g, b, maskedK, k, 0)
 	default:
 		// mask lane j = j < remain: broadcast remain and compare with 0..7.
 		m := is.newVec()
@@ -140,7 +148,7 @@ func batch(name string, is isa, b body, doc ...string) {
 		VPBROADCASTD(m.AsX(), m)
 		mask := is.newVec()
 		VPCMPGTD(constIota, m, mask)
-		group(g, b, maskedVec, mask)
+		group(g, b, maskedVec, mask, 0)
 	}
 
 	Label(name + "_done")
@@ -150,7 +158,9 @@ func batch(name string, is isa, b body, doc ...string) {
 
 // group loads one group of lanes, runs the body and stores the results.
 // mask is the opmask (maskedK) or vector mask (maskedVec) of a tail group.
-func group(g *gen, b body, t tail, mask Op) {
+// prefetch > 0 prefetches every stream that many bytes ahead.
+func group(g *gen, b body, t tail, mask Op, prefetch int) {
+	g.nextSlot = 0
 	stream := func(k int) Mem {
 		if k < numInReg {
 			return Mem{Base: ptrRegs[k], Index: index, Scale: 4}
@@ -169,6 +179,14 @@ func group(g *gen, b body, t tail, mask Op) {
 			VMOVUPS(stream(k), r)
 		}
 		return r
+	}
+	if prefetch > 0 {
+		Comment("Prefetch every stream a few groups ahead (no fault past the end).")
+		for k := range streamNames {
+			m := stream(k)
+			m.Disp = prefetch
+			PREFETCHT0(m)
+		}
 	}
 	var in func(k int) w
 	switch t {

@@ -59,6 +59,9 @@ type gen struct {
 	isa  isa
 	zero VecVirtual // all lanes +0
 	one  VecVirtual // all lanes 1
+
+	slots    []Mem // stack slots for spilled values, shared by all groups
+	nextSlot int   // the next free slot of the current group
 }
 
 // reg returns v in a register, loading it when it lives in memory.
@@ -163,7 +166,11 @@ func (g *gen) spill(v w) w {
 	if !g.isa.spillLongLived {
 		return v
 	}
-	m := AllocLocal(g.isa.bytes)
+	if g.nextSlot == len(g.slots) {
+		g.slots = append(g.slots, AllocLocal(g.isa.bytes))
+	}
+	m := g.slots[g.nextSlot]
+	g.nextSlot++
 	VMOVUPS(v.op, m)
 	return w{m}
 }
