@@ -9,22 +9,44 @@ import (
 	"github.com/segdist/segdist/soa"
 )
 
-// The CPU features each generated kernel uses, one by one: the "Requires:"
-// lines avo writes above each function in asm/kernels_amd64.s (a test
-// checks the two agree). Each flag of x/sys/cpu already includes the OS
-// support for the register state (XCR0) and honours GODEBUG=cpu.<flag>=off.
-var (
-	hasAVX2   = cpu.X86.HasAVX && cpu.X86.HasAVX2
-	hasAVX512 = cpu.X86.HasAVX && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasBMI2
-)
+// cpuFeatures maps the feature names avo writes on the "Requires:" line
+// above each generated function to this CPU's flags. Each flag of
+// x/sys/cpu already includes the OS support for the register state (XCR0)
+// and honours GODEBUG=cpu.<name>=off individually, which is why every
+// flag is checked rather than an umbrella such as HasAVX512.
+var cpuFeatures = map[string]bool{
+	"MMX+":     true, // PREFETCHT0: SSE, part of the amd64 baseline
+	"AVX":      cpu.X86.HasAVX,
+	"AVX2":     cpu.X86.HasAVX2,
+	"AVX512F":  cpu.X86.HasAVX512F,
+	"AVX512DQ": cpu.X86.HasAVX512DQ,
+	"BMI2":     cpu.X86.HasBMI2,
+}
+
+// requires lists, per path, every feature its generated functions use (a
+// test checks this against the "Requires:" lines of asm/kernels_amd64.s).
+var requires = map[string][]string{
+	"avx512": {"MMX+", "AVX", "AVX512F", "AVX512DQ", "BMI2"},
+	"avx2":   {"MMX+", "AVX", "AVX2"},
+}
+
+// supported reports whether this CPU has every feature path isa needs.
+func supported(isa string) bool {
+	for _, f := range requires[isa] {
+		if !cpuFeatures[f] {
+			return false
+		}
+	}
+	return true
+}
 
 // archPaths returns the assembly paths this CPU can run, best first.
 func archPaths() []Kernel {
 	var ks []Kernel
-	if hasAVX512 {
+	if supported("avx512") {
 		ks = append(ks, Kernel{isa: "avx512", closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512)})
 	}
-	if hasAVX2 {
+	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2)})
 	}
 	return ks
