@@ -65,7 +65,7 @@ TEXT ·ClosestAVX2(SB), NOSPLIT, $288-128
 	VBROADCASTSS one<>+0(SB), Y1
 
 ClosestAVX2_loop:
-	// remain = n - i; a whole group left?
+	// remain = n - i; 1 whole group(s) left?
 	MOVQ n+120(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -460,7 +460,7 @@ TEXT ·StreamAVX2(SB), NOSPLIT, $0-128
 	VBROADCASTSS one<>+0(SB), Y0
 
 StreamAVX2_loop:
-	// remain = n - i; a whole group left?
+	// remain = n - i; 1 whole group(s) left?
 	MOVQ    n+120(FP), R14
 	SUBQ    R13, R14
 	CMPQ    R14, $0x00000008
@@ -555,7 +555,7 @@ TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
 	VBROADCASTSS one<>+0(SB), Z1
 
 ClosestAVX512_loop:
-	// remain = n - i; a whole group left?
+	// remain = n - i; 1 whole group(s) left?
 	MOVQ n+120(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000010
@@ -895,7 +895,7 @@ TEXT ·StreamAVX512(SB), NOSPLIT, $0-128
 	VBROADCASTSS one<>+0(SB), Z0
 
 StreamAVX512_loop:
-	// remain = n - i; a whole group left?
+	// remain = n - i; 1 whole group(s) left?
 	MOVQ    n+120(FP), R14
 	SUBQ    R13, R14
 	CMPQ    R14, $0x00000010

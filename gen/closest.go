@@ -3,6 +3,7 @@ package main
 import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
 )
 
 // closestBody is the plane-projection kernel of DESIGN.md section 2, step
@@ -20,7 +21,7 @@ func closestBody(g *gen, in func(k int) w) [3]w {
 	e := g.spill3(g.sub3(a, c))
 
 	Comment("Step 1: invL = 1/|u|^2 (0 when C = D); ka = u.E invL, kb = u.M0 invL.")
-	invL := g.divOrZero(w{g.one}, g.dot(u, u))
+	invL := g.divOrZero(g.same(g.one), g.dot(u, u))
 	ka := g.mul(g.dot(u, e), invL)
 	kb := g.mul(g.dot(u, m0), invL)
 	Comment("C-A' = ka u - E; B'-A' = M0 - kb u.")
@@ -55,21 +56,19 @@ func closestBody(g *gen, in func(k int) w) [3]w {
 func (g *gen) canonicalize(out [3]w, dist2 w) [3]w {
 	var res [3]w
 	if g.isa.lanes == 16 {
-		k := K()
-		VCMPPS_BCST(U8(cmpNLEUQ), constMaxF32, dist2.op, k)
-		for i, v := range out {
-			r := g.isa.newVec()
-			VBLENDMPS_BCST(constNaN, v.op, k, r)
-			res[i] = w{r}
+		ks := make([]Op, g.groups)
+		for i := range ks {
+			ks[i] = K()
+			VCMPPS_BCST(U8(cmpNLEUQ), constMaxF32, dist2.ops[i], ks[i])
+		}
+		for j, v := range out {
+			res[j] = g.each(func(i int, r VecVirtual) { VBLENDMPS_BCST(constNaN, v.ops[i], ks[i], r) })
 		}
 		return res
 	}
-	m := g.isa.newVec()
-	VCMPPS(U8(cmpNLEUQ), constMaxF32, dist2.op, m)
-	for i, v := range out {
-		r := g.isa.newVec()
-		VBLENDVPS(m, constNaN, v.op, r)
-		res[i] = w{r}
+	m := g.each(func(i int, m VecVirtual) { VCMPPS(U8(cmpNLEUQ), constMaxF32, dist2.ops[i], m) })
+	for j, v := range out {
+		res[j] = g.each(func(i int, r VecVirtual) { VBLENDVPS(m.ops[i], constNaN, v.ops[i], r) })
 	}
 	return res
 }

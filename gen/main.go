@@ -107,8 +107,9 @@ var (
 // the loop (1.10 -> 1.40), and the floor should be the fastest such loop.
 var prefetchBytes = 1024
 
-// batch emits one kernel: a loop over whole groups of is.lanes lanes, then
-// one masked group for the n mod lanes lanes left, then VZEROUPPER.
+// batch emits one kernel: a loop over is.interleave groups of is.lanes
+// lanes at a time, a loop over single whole groups, one masked group for
+// the n mod lanes lanes left, then VZEROUPPER.
 func batch(name string, is isa, b body, prefetch int, doc ...string) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
@@ -123,15 +124,21 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
 
-	Label(name + "_loop")
-	Comment("remain = n - i; a whole group left?")
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
-	CMPQ(remain, U32(is.lanes))
-	JB(LabelRef(name + "_tail"))
-	group(g, b, full, nil, prefetch)
-	ADDQ(U32(is.lanes), index)
-	JMP(LabelRef(name + "_loop"))
+	loop := func(label string, groups int, next string) {
+		Label(label)
+		Commentf("remain = n - i; %d whole group(s) left?", groups)
+		Load(Param("n"), remain)
+		SUBQ(index, remain)
+		CMPQ(remain, U32(groups*is.lanes))
+		JB(LabelRef(next))
+		group(g, b, groups, full, nil, prefetch)
+		ADDQ(U32(groups*is.lanes), index)
+		JMP(LabelRef(label))
+	}
+	if is.interleave > 1 {
+		loop(name+"_wide", is.interleave, name+"_loop")
+	}
+	loop(name+"_loop", 1, name+"_tail")
 
 	Label(name + "_tail")
 	Comment("The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.")
@@ -142,7 +149,7 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 		k := K()
 		BZHIL(remain.As32(), constLow16, remain.As32())
 		KMOVW(remain.As32(), k)
-		group(g, b, maskedK, k, 0)
+		group(g, b, 1, maskedK, k, 0)
 	default:
 		// mask lane j = j < remain: broadcast remain and compare with 0..7.
 		m := is.newVec()
@@ -150,7 +157,7 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 		VPBROADCASTD(m.AsX(), m)
 		mask := is.newVec()
 		VPCMPGTD(constIota, m, mask)
-		group(g, b, maskedVec, mask, 0)
+		group(g, b, 1, maskedVec, mask, 0)
 	}
 
 	Label(name + "_done")
@@ -158,76 +165,80 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 	RET()
 }
 
-// group loads one group of lanes, runs the body and stores the results.
-// mask is the opmask (maskedK) or vector mask (maskedVec) of a tail group.
-// prefetch > 0 prefetches every stream that many bytes ahead.
-func group(g *gen, b body, t tail, mask Op, prefetch int) {
+// group loads `groups` consecutive groups of lanes, runs the body on them
+// side by side and stores the results. mask is the opmask (maskedK) or
+// vector mask (maskedVec) of a tail group. prefetch > 0 prefetches every
+// input stream that many bytes ahead.
+func group(g *gen, b body, groups int, t tail, mask Op, prefetch int) {
+	g.groups = groups
 	g.nextSlot = 0
-	stream := func(k int) Mem {
+	// stream returns the memory operand of stream k, group i.
+	stream := func(k, i int) Mem {
+		base := scratch
 		if k < numInReg {
-			return Mem{Base: ptrRegs[k], Index: index, Scale: 4}
+			base = ptrRegs[k]
+		} else {
+			Load(Param(streamNames[k]), scratch)
 		}
-		Load(Param(streamNames[k]), scratch)
-		return Mem{Base: scratch, Index: index, Scale: 4}
+		return Mem{Base: base, Index: index, Scale: 4, Disp: i * g.isa.bytes}
 	}
-	load := func(k int) Op {
+	load := func(k, i int) Op {
 		r := g.isa.newVec()
 		switch t {
 		case maskedK:
-			VMOVUPS_Z(stream(k), mask, r)
+			VMOVUPS_Z(stream(k, i), mask, r)
 		case maskedVec:
-			VMASKMOVPS(stream(k), mask, r)
+			VMASKMOVPS(stream(k, i), mask, r)
 		default:
-			VMOVUPS(stream(k), r)
+			VMOVUPS(stream(k, i), r)
 		}
 		return r
 	}
 	if prefetch > 0 {
 		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults).")
 		for k := range 12 { // inputs only: prefetching the outputs measured slower
-			m := stream(k)
-			m.Disp = prefetch
-			PREFETCHT0(m)
+			for i := range groups {
+				m := stream(k, i)
+				m.Disp += prefetch
+				PREFETCHT0(m)
+			}
 		}
 	}
-	var in func(k int) w
-	switch t {
-	case full:
-		// Whole groups use the streams as memory operands where the
-		// instruction allows one; the last two pointers live in scratch,
-		// so load those lanes into registers up front.
-		var pre [12]Op
-		for k := numInReg; k < 12; k++ {
-			pre[k] = load(k)
-		}
-		in = func(k int) w {
-			if pre[k] != nil {
-				return w{pre[k]}
-			}
-			return w{stream(k)}
-		}
-	default:
-		// A tail group loads every stream under the mask first.
+	// Whole groups use the streams as memory operands where the
+	// instruction allows one; the last two pointers live in scratch, so
+	// those lanes are loaded into registers up front. A tail group loads
+	// every stream under the mask first.
+	if t != full {
 		Comment("Masked loads: lanes past n read as zero.")
-		var pre [12]Op
-		for k := range pre {
-			pre[k] = load(k)
+	}
+	var pre [12]w
+	for k := range pre {
+		pre[k] = w{ops: make([]Op, groups)}
+		for i := range groups {
+			if t == full && k < numInReg {
+				pre[k].ops[i] = stream(k, i)
+			} else {
+				pre[k].ops[i] = load(k, i)
+			}
 		}
-		in = func(k int) w { return w{pre[k]} }
 	}
 
-	out := b(g, in)
+	out := b(g, func(k int) w { return pre[k] })
 
 	Comment("Store S, T, Dist2.")
 	for j, v := range out {
-		dst := stream(12 + j)
-		switch t {
-		case maskedK:
-			VMOVUPS(v.op, mask, dst)
-		case maskedVec:
-			VMASKMOVPS(v.op, mask, dst)
-		default:
-			VMOVUPS(v.op, dst)
+		for i, op := range v.ops {
+			dst := stream(12+j, i)
+			switch t {
+			case maskedK, maskedVec:
+				if t == maskedK {
+					VMOVUPS(op, mask, dst)
+				} else {
+					VMASKMOVPS(op, mask, dst)
+				}
+			default:
+				VMOVUPS(op, dst)
+			}
 		}
 	}
 }

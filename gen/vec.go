@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -25,6 +23,11 @@ type isa struct {
 	// spill, and a virtual register it put in Y16-Y31 would crash an
 	// AVX2-only CPU with SIGILL, avo issue #146).
 	spillLongLived bool
+
+	// interleave is how many independent groups the main loop computes
+	// side by side, instruction by instruction, to hide the latency of the
+	// long dependent chain of one group.
+	interleave int
 }
 
 var (
@@ -32,10 +35,12 @@ var (
 		name: "AVX2", lanes: 8, bytes: 32,
 		newVec:         YMM,
 		spillLongLived: true,
+		interleave:     1,
 	}
 	avx512 = isa{
 		name: "AVX512", lanes: 16, bytes: 64,
-		newVec: ZMM,
+		newVec:     ZMM,
+		interleave: 1,
 	}
 )
 
@@ -49,65 +54,88 @@ const (
 )
 
 // w is the wide-float helper set: one value of the kernel, a vector of
-// float32 lanes, held in a register or (when spilled) in a stack slot. The
-// kernel body calls these helpers in the exact order of fallback.ClosestLane,
-// so that each lane sees the same IEEE operations as the Go code.
-type w struct{ op Op }
+// float32 lanes per interleaved group, each held in a register or (when
+// spilled) in a stack slot. The kernel body calls these helpers in the
+// exact order of fallback.ClosestLane, so that each lane sees the same IEEE
+// operations as the Go code; each helper emits its instruction once per
+// group, so independent groups interleave instruction by instruction.
+type w struct{ ops []Op }
 
 // gen carries the state of one kernel body being generated.
 type gen struct {
-	isa  isa
-	zero VecVirtual // all lanes +0
-	one  VecVirtual // all lanes 1
+	isa    isa
+	groups int        // groups of isa.lanes lanes processed side by side
+	zero   VecVirtual // all lanes +0
+	one    VecVirtual // all lanes 1
 
-	slots    []Mem // stack slots for spilled values, shared by all groups
-	nextSlot int   // the next free slot of the current group
+	slots    []Mem // stack slots for spilled values, shared by all loops
+	nextSlot int   // the next free slot of the current body
 }
 
-// reg returns v in a register, loading it when it lives in memory.
-func (g *gen) reg(v w) Op {
-	if m, ok := v.op.(Mem); ok {
+// each returns a value with a fresh register per group, filled by f.
+func (g *gen) each(f func(i int, dst VecVirtual)) w {
+	v := w{ops: make([]Op, g.groups)}
+	for i := range v.ops {
+		r := g.isa.newVec()
+		f(i, r)
+		v.ops[i] = r
+	}
+	return v
+}
+
+// same returns op for every group (a constant register).
+func (g *gen) same(op Op) w {
+	v := w{ops: make([]Op, g.groups)}
+	for i := range v.ops {
+		v.ops[i] = op
+	}
+	return v
+}
+
+// reg returns op in a register, loading it when it lives in memory.
+func (g *gen) reg(op Op) Op {
+	if m, ok := op.(Mem); ok {
 		r := g.isa.newVec()
 		VMOVUPS(m, r)
 		return r
 	}
-	return v.op
+	return op
+}
+
+func isMem(op Op) bool {
+	_, ok := op.(Mem)
+	return ok
 }
 
 // commutative puts a memory operand, if any, in the second-source position
-// (Go assembler order: first), the only one that may be memory.
-func commutative(a, b w) (src1, src2 Op) {
-	if _, ok := a.op.(Mem); ok {
-		return b.op, a.op
+// (Go assembler order: first), the only one that may be memory, and loads
+// the other one if it is memory too.
+func (g *gen) commutative(a, b Op) (src1, src2 Op) {
+	if isMem(a) {
+		a, b = b, a
 	}
-	return a.op, b.op
+	return g.reg(a), b
 }
 
 func (g *gen) add(a, b w) w {
-	s1, s2 := commutative(a, b)
-	if _, ok := s1.(Mem); ok {
-		s1 = g.reg(w{s1})
-	}
-	r := g.isa.newVec()
-	VADDPS(s2, s1, r)
-	return w{r}
+	return g.each(func(i int, r VecVirtual) {
+		s1, s2 := g.commutative(a.ops[i], b.ops[i])
+		VADDPS(s2, s1, r)
+	})
 }
 
 func (g *gen) mul(a, b w) w {
-	s1, s2 := commutative(a, b)
-	if _, ok := s1.(Mem); ok {
-		s1 = g.reg(w{s1})
-	}
-	r := g.isa.newVec()
-	VMULPS(s2, s1, r)
-	return w{r}
+	return g.each(func(i int, r VecVirtual) {
+		s1, s2 := g.commutative(a.ops[i], b.ops[i])
+		VMULPS(s2, s1, r)
+	})
 }
 
 // sub returns a - b.
 func (g *gen) sub(a, b w) w {
-	r := g.isa.newVec()
-	VSUBPS(b.op, g.reg(a), r)
-	return w{r}
+	return g.each(func(i int, r VecVirtual) {
+		VSUBPS(b.ops[i], g.reg(a.ops[i]), r)
+	})
 }
 
 // dot returns ((x0*y0) + (x1*y1)) + (x2*y2), each product rounded (no FMA).
@@ -127,11 +155,8 @@ func (g *gen) scale(x [3]w, k w) [3]w {
 // clamp01 returns max(0, min(1, x)) with x as the second source of
 // VMINPS/VMAXPS: a NaN x propagates and -0 stays -0, as in the Go clamp01.
 func (g *gen) clamp01(x w) w {
-	lo := g.isa.newVec()
-	VMINPS(x.op, g.one, lo)
-	r := g.isa.newVec()
-	VMAXPS(lo, g.zero, r)
-	return w{r}
+	lo := g.each(func(i int, r VecVirtual) { VMINPS(x.ops[i], g.one, r) })
+	return g.each(func(i int, r VecVirtual) { VMAXPS(lo.ops[i], g.zero, r) })
 }
 
 // cmpNEQUQ is the VCMPPS predicate "not equal, unordered, quiet": true for
@@ -145,34 +170,36 @@ const cmpNLEUQ = 6
 // divOrZero returns n/d in the lanes where d != 0 and +0 where d is zero
 // (either sign), as the Go divOrZero: a true IEEE division and a mask.
 func (g *gen) divOrZero(n, d w) w {
-	q := g.isa.newVec()
 	if g.isa.lanes == 16 {
-		k := K()
-		VCMPPS(U8(cmpNEQUQ), g.zero, d.op, k)
-		VDIVPS_Z(d.op, g.reg(n), k, q)
-		return w{q}
+		ks := make([]Op, g.groups)
+		for i := range ks {
+			ks[i] = K()
+			VCMPPS(U8(cmpNEQUQ), g.zero, d.ops[i], ks[i])
+		}
+		return g.each(func(i int, q VecVirtual) { VDIVPS_Z(d.ops[i], g.reg(n.ops[i]), ks[i], q) })
 	}
-	m := g.isa.newVec()
-	VCMPPS(U8(cmpNEQUQ), g.zero, d.op, m)
-	VDIVPS(d.op, g.reg(n), q)
-	r := g.isa.newVec()
-	VANDPS(m, q, r)
-	return w{r}
+	m := g.each(func(i int, m VecVirtual) { VCMPPS(U8(cmpNEQUQ), g.zero, d.ops[i], m) })
+	q := g.each(func(i int, q VecVirtual) { VDIVPS(d.ops[i], g.reg(n.ops[i]), q) })
+	return g.each(func(i int, r VecVirtual) { VANDPS(m.ops[i], q.ops[i], r) })
 }
 
-// spill stores v in a fresh stack slot when the ISA keeps long-lived values
+// spill stores v in fresh stack slots when the ISA keeps long-lived values
 // in memory, and returns the value where it now lives.
 func (g *gen) spill(v w) w {
 	if !g.isa.spillLongLived {
 		return v
 	}
-	if g.nextSlot == len(g.slots) {
-		g.slots = append(g.slots, AllocLocal(g.isa.bytes))
+	out := w{ops: make([]Op, g.groups)}
+	for i := range v.ops {
+		if g.nextSlot == len(g.slots) {
+			g.slots = append(g.slots, AllocLocal(g.isa.bytes))
+		}
+		m := g.slots[g.nextSlot]
+		g.nextSlot++
+		VMOVUPS(v.ops[i], m)
+		out.ops[i] = m
 	}
-	m := g.slots[g.nextSlot]
-	g.nextSlot++
-	VMOVUPS(v.op, m)
-	return w{m}
+	return out
 }
 
 func (g *gen) spill3(v [3]w) [3]w {
@@ -187,8 +214,4 @@ func constant(name string, bits uint32, lanes int) Mem {
 		DATA(4*i, U32(bits))
 	}
 	return m
-}
-
-func mustf(format string, a ...any) {
-	panic(fmt.Sprintf(format, a...))
 }
