@@ -51,7 +51,11 @@ package asm
 
 func main() {
 	flag.IntVar(&prefetchBytes, "prefetch", prefetchBytes, "prefetch distance in bytes (0: none)")
+	flag.IntVar(&avx512.interleave, "interleave", avx512.interleave, "AVX-512 groups per loop iteration (experiment; >1 spills)")
 	flag.Parse()
+	if avx512.interleave > 1 {
+		avx512.spillLongLived = true // two groups do not fit in 32 registers otherwise
+	}
 	if *docFile != "" {
 		if err := os.WriteFile(*docFile, []byte(packageDoc), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -111,7 +115,11 @@ var prefetchBytes = 1024
 // lanes at a time, a loop over single whole groups, one masked group for
 // the n mod lanes lanes left, then VZEROUPPER.
 func batch(name string, is isa, b body, prefetch int, doc ...string) {
-	TEXT(name, NOSPLIT, signature)
+	frame := NOSPLIT
+	if is.interleave > 1 {
+		frame = 0 // the spill slots of two groups exceed the nosplit stack limit
+	}
+	TEXT(name, frame, signature)
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
 
