@@ -57,8 +57,38 @@ func dot(x0, x1, x2, y0, y1, y2 float32) float32 {
 // ClosestLane computes the closest points of segment 1 (A to B) and
 // segment 2 (C to D) by plane projection. It returns the parameter s of the
 // point on segment 1, t on segment 2 and their squared distance. This
-// function is the bit-exact specification every kernel follows.
+// function (with project) is the bit-exact specification every kernel
+// follows.
 func ClosestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) (s, t, dist2 float32) {
+	var p projection
+	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+	// Non-finite lanes: canonical NaN everywhere (see the package doc).
+	if !(p.dist2 <= math.MaxFloat32) {
+		return CanonicalNaN, CanonicalNaN, CanonicalNaN
+	}
+	return p.s, p.t, p.dist2
+}
+
+// projection holds the results of the plane projection and the
+// intermediate values the contact kernel reuses. Vectors are relative:
+// M0 = B-A, u = D-C, E = A-C, tu = Q-C, r = P-Q.
+type projection struct {
+	m0x, m0y, m0z float32
+	ux, uy, uz    float32
+	ex, ey, ez    float32
+	invL          float32 // 1/|u|^2, 0 when C = D
+	ka, kb        float32 // (u.E)/|u|^2 and (u.M0)/|u|^2: A and B-A along u
+	den1          float32 // |B'-A'|^2 = |M0|^2 sin^2(angle between the axes)
+	a             float32 // |M0|^2
+	s, t          float32
+	tux, tuy, tuz float32
+	rx, ry, rz    float32
+	dist2         float32
+}
+
+// project runs steps 1-4 of the plane projection (DESIGN.md section 2)
+// and stores the results in p.
+func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) {
 	// Edge vectors M0 = B-A, u = D-C and the offset E = A-C; every later
 	// point is taken relative to A or C so that far-from-origin pairs keep
 	// their precision.
@@ -79,28 +109,29 @@ func ClosestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) (s, t, 
 	// Step 2: closest point of the projected segment A'B' to the projected
 	// line (the point C): s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when
 	// A' = B' (parallel segments or A = B).
-	s1 := clamp01(divOrZero(dot(nx, ny, nz, wx, wy, wz), dot(wx, wy, wz, wx, wy, wz)))
+	den1 := dot(wx, wy, wz, wx, wy, wz)
+	s1 := clamp01(divOrZero(dot(nx, ny, nz, wx, wy, wz), den1))
 
 	// Step 3: P = A + s1 M0; t = clamp01((P-C).u / |u|^2).
 	px, py, pz := ex+float32(m0x*s1), ey+float32(m0y*s1), ez+float32(m0z*s1)
-	t = clamp01(float32(dot(px, py, pz, ux, uy, uz) * invL))
+	t := clamp01(float32(dot(px, py, pz, ux, uy, uz) * invL))
 
 	// Step 4: Q = C + t u; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	tux, tuy, tuz := float32(ux*t), float32(uy*t), float32(uz*t)
 	qx, qy, qz := tux-ex, tuy-ey, tuz-ez
-	s = clamp01(divOrZero(dot(qx, qy, qz, m0x, m0y, m0z), dot(m0x, m0y, m0z, m0x, m0y, m0z)))
+	a := dot(m0x, m0y, m0z, m0x, m0y, m0z)
+	s := clamp01(divOrZero(dot(qx, qy, qz, m0x, m0y, m0z), a))
 
 	// P - Q = (E + s M0) - t u.
 	rx := (ex + float32(m0x*s)) - tux
 	ry := (ey + float32(m0y*s)) - tuy
 	rz := (ez + float32(m0z*s)) - tuz
-	dist2 = dot(rx, ry, rz, rx, ry, rz)
-
-	// Non-finite lanes: canonical NaN everywhere (see the package doc).
-	if !(dist2 <= math.MaxFloat32) {
-		return CanonicalNaN, CanonicalNaN, CanonicalNaN
+	*p = projection{
+		m0x: m0x, m0y: m0y, m0z: m0z, ux: ux, uy: uy, uz: uz, ex: ex, ey: ey, ez: ez,
+		invL: invL, ka: ka, kb: kb, den1: den1, a: a, s: s, t: t,
+		tux: tux, tuy: tuy, tuz: tuz, rx: rx, ry: ry, rz: rz,
+		dist2: dot(rx, ry, rz, rx, ry, rz),
 	}
-	return s, t, dist2
 }
 
 // BatchClosest runs ClosestLane on the first n elements of each slice and

@@ -12,7 +12,13 @@ const EnvISA = "SEGDIST_ISA"
 
 // paths lists the kernels this CPU and build can run, best first. The
 // architecture files prepend theirs in init; "go" is always last.
-var paths = []Kernel{{isa: "go", closest: goClosest, stream: goStream}}
+var paths = []Kernel{goKernel}
+
+// goKernel is the pure-Go path, available everywhere.
+var goKernel = Kernel{
+	isa: "go", closest: goClosest, stream: goStream,
+	point: goPoint, contacts: goContacts, compact: goCompact,
+}
 
 // active is the path the package-level functions use, chosen once.
 var active Kernel

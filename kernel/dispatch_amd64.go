@@ -44,10 +44,12 @@ func supported(isa string) bool {
 func archPaths() []Kernel {
 	var ks []Kernel
 	if supported("avx512") {
-		ks = append(ks, Kernel{isa: "avx512", closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512)})
+		ks = append(ks, Kernel{isa: "avx512", closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
+			point: goPoint, contacts: goContacts, compact: goCompact})
 	}
 	if supported("avx2") {
-		ks = append(ks, Kernel{isa: "avx2", closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2)})
+		ks = append(ks, Kernel{isa: "avx2", closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
+			point: goPoint, contacts: goContacts, compact: goCompact})
 	}
 	return ks
 }

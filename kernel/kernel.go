@@ -63,9 +63,12 @@ func Closest(a, b, c, d [3]float32) (s, t, dist2 float32) {
 // Kernel is one implementation path. The zero value is not usable; get one
 // from Lookup.
 type Kernel struct {
-	isa     string
-	closest func(n int, dst *soa.Results, src *soa.Pairs)
-	stream  func(n int, dst *soa.Results, src *soa.Pairs)
+	isa      string
+	closest  func(n int, dst *soa.Results, src *soa.Pairs)
+	stream   func(n int, dst *soa.Results, src *soa.Pairs)
+	point    func(n int, dst *soa.PointResults, src *soa.PointSegments)
+	contacts func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32)
+	compact  func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 }
 
 // ISA returns the path's name: "avx512", "avx2" or "go".

@@ -106,7 +106,7 @@ func (p *Pairs) Get(i int) Pair {
 // (doubling its capacity) when it is full.
 func (p *Pairs) Append(a, b, c, d [3]float32) {
 	n := p.Len()
-	if n == cap(p.AX) || !p.uniform() {
+	if n == cap(p.AX) || !p.growable() {
 		old := *p
 		p.alloc(n, capFor(2*n))
 		for k, s := range p.streams() {
@@ -127,11 +127,11 @@ func (p *Pairs) Reset() {
 	}
 }
 
-// uniform reports whether all twelve slices have the same length and room
-// for one more element, which Append needs to grow them in place.
-func (p *Pairs) uniform() bool {
-	n := len(p.AX)
-	for _, s := range p.streams() {
+// uniform reports whether all slices have the same length and room for
+// one more element, which Append needs to grow them in place.
+func uniform(streams []*[]float32) bool {
+	n := len(*streams[0])
+	for _, s := range streams {
 		if len(*s) != n || cap(*s) <= n {
 			return false
 		}
@@ -211,4 +211,10 @@ func staggered(k, c int) [][]float32 {
 		out[j] = buf[start : start+c : start+c]
 	}
 	return out
+}
+
+// growable reports whether Append can grow the slices in place.
+func (p *Pairs) growable() bool {
+	st := p.streams()
+	return uniform(st[:])
 }

@@ -1,0 +1,217 @@
+package fallback
+
+import (
+	"math"
+
+	"github.com/segdist/segdist/soa"
+)
+
+// minNormal32 is the smallest normal float32, 2^-126. A squared length at
+// least this large has a square root accurate to half an ulp, so the vector
+// can be normalised; a smaller one counts as zero.
+const minNormal32 = 0x1p-126
+
+// ParallelTolerance2 is the squared sine of the largest angle between two
+// capsule axes that ContactLane treats as parallel (about 0.57 degrees):
+// overlapping parallel capsules get a two-point manifold, the ends of the
+// overlap, as resting contact (stacking) needs.
+const ParallelTolerance2 = 1e-4
+
+// sqrt32 is the correctly rounded float32 square root (VSQRTPS): the
+// float64 square root of a float32 rounds to the same float32.
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+// minps and maxps are x86 MINPS/MAXPS: the second operand on ties and NaN.
+func minps(x, y float32) float32 {
+	if x < y {
+		return x
+	}
+	return y
+}
+
+func maxps(x, y float32) float32 {
+	if x > y {
+		return x
+	}
+	return y
+}
+
+// Contact is the contact of two capsules as ContactLane reports it.
+type Contact struct {
+	// Count is 0 when the capsules are apart (distance between the axes
+	// greater than r1 + r2 + margin), 2 for a two-point manifold of
+	// overlapping parallel capsules, else 1. Point[1] and Depth[1] repeat
+	// point 0 when Count is 1.
+	Count uint32
+	// Depth is r1 + r2 minus the separation of the axes along Normal at
+	// each point: positive when the capsules overlap, negative for a gap
+	// within the margin (or at the far end of a two-point manifold).
+	Depth [2]float32
+	// Normal is the unit normal from capsule 2 toward capsule 1. When the
+	// axes intersect it is the normalised cross product of the axes; when
+	// that is zero too (collinear axes, a sphere centre on the other axis)
+	// a unit vector perpendicular to axis 1 (axis 2 if axis 1 has zero
+	// length): v x (0,0,1) normalised, or v x (1,0,0) if v is along z;
+	// for two coincident sphere centres, (0,0,1).
+	Normal [3]float32
+	// Point holds the contact points, midway between the two surfaces
+	// along Normal.
+	Point [2][3]float32
+}
+
+// ContactLane computes the contact of capsule 1 (axis A to B, radius r1)
+// and capsule 2 (axis C to D, radius r2) with the given margin. A sphere is
+// a capsule with A = B. The closest points of the axes come from the same
+// plane projection as ClosestLane, bit for bit. A lane whose inputs are not
+// finite gets Count 0 and the canonical NaN in every float.
+func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float32) (c Contact) {
+	var p projection
+	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+
+	// The normal: the first of these with a squared length of at least
+	// minNormal32, normalised: r = P-Q; the cross product of the unit
+	// axes; v x z and v x x for v the unit axis 1 (axis 2 if A = B);
+	// finally z. Unit axes keep the squares from overflowing.
+	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2
+	if !(g2 >= minNormal32) {
+		ia := divOrZero(1, sqrt32(p.a))
+		iu := sqrt32(p.invL)
+		m0x, m0y, m0z := float32(p.m0x*ia), float32(p.m0y*ia), float32(p.m0z*ia)
+		ux, uy, uz := float32(p.ux*iu), float32(p.uy*iu), float32(p.uz*iu)
+		gx = float32(m0y*uz) - float32(m0z*uy)
+		gy = float32(m0z*ux) - float32(m0x*uz)
+		gz = float32(m0x*uy) - float32(m0y*ux)
+		g2 = dot(gx, gy, gz, gx, gy, gz)
+		vx, vy, vz := m0x, m0y, m0z
+		if p.a == 0 {
+			vx, vy, vz = ux, uy, uz
+		}
+		if !(g2 >= minNormal32) { // v x (0,0,1)
+			gx, gy, gz = vy, -vx, 0
+			g2 = dot(gx, gy, gz, gx, gy, gz)
+		}
+		if !(g2 >= minNormal32) { // v x (1,0,0)
+			gx, gy, gz = 0, vz, -vy
+			g2 = dot(gx, gy, gz, gx, gy, gz)
+		}
+		if !(g2 >= minNormal32) {
+			gx, gy, gz, g2 = 0, 0, 1, 1
+		}
+	}
+	inv := 1 / sqrt32(g2)
+	nx, ny, nz := float32(gx*inv), float32(gy*inv), float32(gz*inv)
+
+	dist := sqrt32(p.dist2)
+	rsum := r1 + r2
+	depth := rsum - dist
+	if !(float32(math.Abs(float64(depth))) <= math.MaxFloat32) {
+		nan := CanonicalNaN
+		return Contact{
+			Depth:  [2]float32{nan, nan},
+			Normal: [3]float32{nan, nan, nan},
+			Point:  [2][3]float32{{nan, nan, nan}, {nan, nan, nan}},
+		}
+	}
+	c.Normal = [3]float32{nx, ny, nz}
+	if dist <= rsum+margin {
+		c.Count = 1
+	}
+
+	// The contact point midway between the surfaces, relative to C:
+	// Q-C + (r + n (r2-r1)) / 2, where r = P-Q.
+	hr := r2 - r1
+	point := func(qx, qy, qz, rx, ry, rz float32) [3]float32 {
+		return [3]float32{
+			cx + (qx + float32((rx+float32(nx*hr))*0.5)),
+			cy + (qy + float32((ry+float32(ny*hr))*0.5)),
+			cz + (qz + float32((rz+float32(nz*hr))*0.5)),
+		}
+	}
+	c.Depth[0] = depth
+	c.Point[0] = point(p.tux, p.tuy, p.tuz, p.rx, p.ry, p.rz)
+	c.Depth[1], c.Point[1] = c.Depth[0], c.Point[0]
+
+	// Two-point manifold: nearly parallel axes (|B'-A'|^2 = |M0|^2 sin^2
+	// <= tol |M0|^2) of nonzero length whose projections onto axis 2
+	// overlap in [lo, hi], lo < hi: one point at each end of the overlap,
+	// each with its own depth along the normal.
+	ta, tb := p.ka, p.ka+p.kb // A and B along axis 2
+	lo := maxps(0, minps(ta, tb))
+	hi := minps(1, maxps(ta, tb))
+	if c.Count == 0 || p.a == 0 || p.invL == 0 || !(p.den1 <= float32(ParallelTolerance2*p.a)) || !(lo < hi) {
+		return c
+	}
+	c.Count = 2
+	for k, tk := range [2]float32{lo, hi} {
+		// Q_k - C = tk u; s_k = clamp01((Q_k-A).M0 / |M0|^2); r_k = P_k - Q_k.
+		qx, qy, qz := float32(p.ux*tk), float32(p.uy*tk), float32(p.uz*tk)
+		sk := clamp01(divOrZero(dot(qx-p.ex, qy-p.ey, qz-p.ez, p.m0x, p.m0y, p.m0z), p.a))
+		rx := (p.ex + float32(p.m0x*sk)) - qx
+		ry := (p.ey + float32(p.m0y*sk)) - qy
+		rz := (p.ez + float32(p.m0z*sk)) - qz
+		c.Depth[k] = rsum - dot(rx, ry, rz, nx, ny, nz)
+		c.Point[k] = point(qx, qy, qz, rx, ry, rz)
+	}
+	return c
+}
+
+// ClosestPointLane computes the closest point of segment C to D to the
+// point P: the parameter t in [0,1] of C + t(D-C) and the squared distance,
+// computed from the difference vector (never as a difference of squares,
+// which can go negative). A zero-length segment gives t = 0 and the exact
+// point-point distance; non-finite input gives the canonical NaN in both.
+func ClosestPointLane(px, py, pz, cx, cy, cz, dx, dy, dz float32) (t, dist2 float32) {
+	ux, uy, uz := dx-cx, dy-cy, dz-cz
+	ex, ey, ez := px-cx, py-cy, pz-cz
+	t = clamp01(divOrZero(dot(ex, ey, ez, ux, uy, uz), dot(ux, uy, uz, ux, uy, uz)))
+	// Q - P = t u - (P-C).
+	rx, ry, rz := float32(ux*t)-ex, float32(uy*t)-ey, float32(uz*t)-ez
+	dist2 = dot(rx, ry, rz, rx, ry, rz)
+	if !(dist2 <= math.MaxFloat32) {
+		return CanonicalNaN, CanonicalNaN
+	}
+	return t, dist2
+}
+
+// BatchClosestPoint runs ClosestPointLane on the first n elements of each
+// slice. Callers check lengths.
+func BatchClosestPoint(n int, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 []float32) {
+	px, py, pz = px[:n], py[:n], pz[:n]
+	cx, cy, cz = cx[:n], cy[:n], cz[:n]
+	dx, dy, dz = dx[:n], dy[:n], dz[:n]
+	t, dist2 = t[:n], dist2[:n]
+	for i := range n {
+		t[i], dist2[i] = ClosestPointLane(px[i], py[i], pz[i], cx[i], cy[i], cz[i], dx[i], dy[i], dz[i])
+	}
+}
+
+// GatherContact computes the contact of pair k of pairs: capsule I[k] of
+// caps as capsule 1 and J[k] as capsule 2. Callers check the indices.
+func GatherContact(caps *soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) Contact {
+	i, j := pairs.I[k], pairs.J[k]
+	return ContactLane(caps.AX[i], caps.AY[i], caps.AZ[i], caps.BX[i], caps.BY[i], caps.BZ[i], caps.R[i],
+		caps.AX[j], caps.AY[j], caps.AZ[j], caps.BX[j], caps.BY[j], caps.BZ[j], caps.R[j], margin)
+}
+
+// BatchContacts writes the contact of every pair to row k = pair index of
+// dst (which must have pairs.Len() rows). Callers check lengths and indices.
+func BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+	for k := range pairs.Len() {
+		c := GatherContact(caps, pairs, k, margin)
+		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
+	}
+}
+
+// CompactContacts writes the contacts of the touching pairs (Count > 0)
+// densely to dst, in pair order, and returns how many it wrote. dst must
+// have at least pairs.Len() rows. Callers check lengths and indices.
+func CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	m := 0
+	for k := range pairs.Len() {
+		if c := GatherContact(caps, pairs, k, margin); c.Count > 0 {
+			dst.Set(m, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
+			m++
+		}
+	}
+	return m
+}

@@ -1,0 +1,147 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/soa"
+)
+
+// BatchClosestPoint computes, for every point-segment pair of src (a
+// sphere centre against a capsule axis), the parameter T of the closest
+// point on the segment and the squared distance, on the path ISA reports.
+// Bit-identical on every path to fallback.ClosestPointLane; a zero-length
+// segment gives T = 0 and the exact point distance; non-finite input gives
+// the canonical NaN. dst must have src's length; mismatched lengths panic
+// before anything is computed.
+func BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
+	active.BatchClosestPoint(dst, src)
+}
+
+// BatchContacts computes the contact of every pair of capsules in pairs
+// (capsule pairs.I[k] against pairs.J[k] of caps) and writes it to row k
+// of dst, which must have pairs.Len() rows (see soa.Contacts.Resize).
+// Capsules touch when the distance between their axes is at most
+// R[i] + R[j] + margin. See fallback.Contact for the meaning of each
+// field; results are bit-identical on every path. Indices out of range,
+// mismatched lengths and a margin that is negative or not finite panic
+// before anything is computed.
+func BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+	active.BatchContacts(dst, caps, pairs, margin)
+}
+
+// CompactContacts is BatchContacts for the touching pairs only: it writes
+// their contacts densely to rows 0, 1, ... of dst in pair order, with Pair
+// holding the index of the pair in pairs, and returns how many it wrote.
+// dst must have at least pairs.Len() rows.
+func CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	return active.CompactContacts(dst, caps, pairs, margin)
+}
+
+// BatchClosestPoint is the package-level BatchClosestPoint on this path.
+func (k Kernel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
+	n := len(src.PX)
+	for _, s := range []struct {
+		name string
+		v    []float32
+	}{{"src.PY", src.PY}, {"src.PZ", src.PZ}, {"src.CX", src.CX}, {"src.CY", src.CY}, {"src.CZ", src.CZ},
+		{"src.DX", src.DX}, {"src.DY", src.DY}, {"src.DZ", src.DZ}, {"dst.T", dst.T}, {"dst.Dist2", dst.Dist2}} {
+		checkLen(s.name, len(s.v), n, "len(src.PX)")
+	}
+	if n == 0 {
+		return
+	}
+	k.point(n, dst, src)
+}
+
+// BatchContacts is the package-level BatchContacts on this path.
+func (k Kernel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+	m := checkContactArgs(dst, caps, pairs, margin, true)
+	if m == 0 {
+		return
+	}
+	k.contacts(m, dst, caps, pairs, margin)
+}
+
+// CompactContacts is the package-level CompactContacts on this path.
+func (k Kernel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	m := checkContactArgs(dst, caps, pairs, margin, false)
+	if m == 0 {
+		return 0
+	}
+	return k.compact(m, dst, caps, pairs, margin)
+}
+
+// checkLen panics unless got == want, naming the slice.
+func checkLen(name string, got, want int, wantName string) {
+	if got != want {
+		panic(fmt.Sprintf("segdist/kernel: len(%s) = %d, want %d (%s)", name, got, want, wantName))
+	}
+}
+
+// checkContactArgs checks every length, every index and the margin, and
+// returns the number of pairs. exact asks for dst with exactly that many
+// rows; otherwise at least that many.
+func checkContactArgs(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32, exact bool) int {
+	if !(margin >= 0 && margin <= math.MaxFloat32) {
+		panic(fmt.Sprintf("segdist/kernel: margin %v must be finite and >= 0", margin))
+	}
+	n := len(caps.AX)
+	for _, s := range []struct {
+		name string
+		v    []float32
+	}{{"caps.AY", caps.AY}, {"caps.AZ", caps.AZ}, {"caps.BX", caps.BX}, {"caps.BY", caps.BY},
+		{"caps.BZ", caps.BZ}, {"caps.R", caps.R}} {
+		checkLen(s.name, len(s.v), n, "len(caps.AX)")
+	}
+	m := len(pairs.I)
+	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
+	rows := []struct {
+		name string
+		n    int
+	}{{"dst.Pair", len(dst.Pair)}, {"dst.Count", len(dst.Count)}, {"dst.Depth1", len(dst.Depth1)},
+		{"dst.Depth2", len(dst.Depth2)}, {"dst.NX", len(dst.NX)}, {"dst.NY", len(dst.NY)}, {"dst.NZ", len(dst.NZ)},
+		{"dst.P1X", len(dst.P1X)}, {"dst.P1Y", len(dst.P1Y)}, {"dst.P1Z", len(dst.P1Z)},
+		{"dst.P2X", len(dst.P2X)}, {"dst.P2Y", len(dst.P2Y)}, {"dst.P2Z", len(dst.P2Z)}}
+	for _, r := range rows {
+		if exact {
+			checkLen(r.name, r.n, m, "len(pairs.I)")
+		} else if r.n < m {
+			panic(fmt.Sprintf("segdist/kernel: len(%s) = %d, want at least %d (len(pairs.I))", r.name, r.n, m))
+		}
+	}
+	checkIndices("pairs.I", pairs.I, n)
+	checkIndices("pairs.J", pairs.J, n)
+	return m
+}
+
+// checkIndices panics if any index is >= n, naming the first one.
+func checkIndices(name string, idx []uint32, n int) {
+	var hi uint32
+	for _, v := range idx {
+		hi = max(hi, v)
+	}
+	if len(idx) == 0 || uint64(hi) < uint64(n) {
+		return
+	}
+	for k, v := range idx {
+		if uint64(v) >= uint64(n) {
+			panic(fmt.Sprintf("segdist/kernel: %s[%d] = %d out of range: %d capsules", name, k, v, n))
+		}
+	}
+}
+
+// The pure-Go path of the contact kernels.
+
+func goPoint(n int, dst *soa.PointResults, src *soa.PointSegments) {
+	fallback.BatchClosestPoint(n, src.PX, src.PY, src.PZ, src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.T, dst.Dist2)
+}
+
+func goContacts(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+	fallback.BatchContacts(dst, caps, pairs, margin)
+}
+
+func goCompact(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	return fallback.CompactContacts(dst, caps, pairs, margin)
+}

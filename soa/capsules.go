@@ -1,0 +1,215 @@
+package soa
+
+import "fmt"
+
+// Capsules stores one capsule per body: the axis from (AX, AY, AZ) to
+// (BX, BY, BZ) and the radius R. A sphere is a capsule with A = B. Contact
+// kernels read capsules through an IndexPairs list and gather the
+// coordinates themselves, so an engine keeps one Capsules per world and
+// never copies per pair.
+type Capsules struct {
+	AX, AY, AZ []float32
+	BX, BY, BZ []float32
+	R          []float32
+}
+
+// NewCapsules returns n capsules, all zero, in one staggered allocation.
+func NewCapsules(n int) *Capsules {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.NewCapsules: negative length %d", n))
+	}
+	c := &Capsules{}
+	c.alloc(n, capFor(n))
+	return c
+}
+
+func (c *Capsules) streams() [7]*[]float32 {
+	return [7]*[]float32{&c.AX, &c.AY, &c.AZ, &c.BX, &c.BY, &c.BZ, &c.R}
+}
+
+func (c *Capsules) alloc(n, capacity int) {
+	st := c.streams()
+	views := staggered(len(st), capacity)
+	for k, s := range st {
+		*s = views[k][:n]
+	}
+}
+
+// Len returns the number of capsules, the length of AX.
+func (c *Capsules) Len() int { return len(c.AX) }
+
+// Set stores capsule i: axis from a to b, radius r.
+func (c *Capsules) Set(i int, a, b [3]float32, r float32) {
+	c.AX[i], c.AY[i], c.AZ[i] = a[0], a[1], a[2]
+	c.BX[i], c.BY[i], c.BZ[i] = b[0], b[1], b[2]
+	c.R[i] = r
+}
+
+// Append adds one capsule at the end, doubling the allocation when full.
+func (c *Capsules) Append(a, b [3]float32, r float32) {
+	n := c.Len()
+	if n == cap(c.AX) || !c.growable() {
+		old := *c
+		c.alloc(n, capFor(2*n))
+		for k, s := range c.streams() {
+			copy(*s, *old.streams()[k])
+		}
+	}
+	for _, s := range c.streams() {
+		*s = (*s)[:n+1]
+	}
+	c.Set(n, a, b, r)
+}
+
+// IndexPairs is a broadphase's output: pair k is capsule I[k] against
+// capsule J[k] of a Capsules. Contact normals point from J toward I.
+type IndexPairs struct {
+	I, J []uint32
+}
+
+// NewIndexPairs returns n pairs, all (0, 0), with room to Append up to the
+// next multiple of 16.
+func NewIndexPairs(n int) *IndexPairs {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.NewIndexPairs: negative length %d", n))
+	}
+	c := capFor(n)
+	return &IndexPairs{I: make([]uint32, n, c), J: make([]uint32, n, c)}
+}
+
+// Len returns the number of pairs, the length of I.
+func (p *IndexPairs) Len() int { return len(p.I) }
+
+// Append adds the pair (i, j).
+func (p *IndexPairs) Append(i, j uint32) {
+	p.I = append(p.I, i)
+	p.J = append(p.J, j)
+}
+
+// Reset sets the length to zero and keeps the storage.
+func (p *IndexPairs) Reset() { p.I, p.J = p.I[:0], p.J[:0] }
+
+// Contacts receives capsule contacts, one row per pair (BatchContacts) or
+// per touching pair only (CompactContacts). Row k is the contact of pair
+// Pair[k] of the IndexPairs given: Count points (0 apart, 1, or 2 for
+// overlapping parallel capsules), Depth1/Depth2 the penetration depth at
+// each point, (NX, NY, NZ) the unit normal from capsule J toward capsule I
+// and P1/P2 the points, midway between the surfaces. With Count 1, point 2
+// and Depth2 repeat point 1.
+type Contacts struct {
+	Pair, Count    []uint32
+	Depth1, Depth2 []float32
+	NX, NY, NZ     []float32
+	P1X, P1Y, P1Z  []float32
+	P2X, P2Y, P2Z  []float32
+}
+
+// NewContacts returns room for n contacts.
+func NewContacts(n int) *Contacts {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.NewContacts: negative length %d", n))
+	}
+	c := &Contacts{}
+	c.Resize(n)
+	return c
+}
+
+func (c *Contacts) floats() [11]*[]float32 {
+	return [11]*[]float32{&c.Depth1, &c.Depth2, &c.NX, &c.NY, &c.NZ,
+		&c.P1X, &c.P1Y, &c.P1Z, &c.P2X, &c.P2Y, &c.P2Z}
+}
+
+// Len returns the number of rows, the length of Pair.
+func (c *Contacts) Len() int { return len(c.Pair) }
+
+// Resize sets the length of every slice to n, reusing the storage when
+// its capacity allows. Values kept from before are unspecified.
+func (c *Contacts) Resize(n int) {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.Contacts.Resize: negative length %d", n))
+	}
+	fl := c.floats()
+	fits := n <= cap(c.Pair) && n <= cap(c.Count)
+	for _, s := range fl {
+		fits = fits && n <= cap(*s)
+	}
+	if !fits {
+		capacity := capFor(n)
+		views := staggered(len(fl), capacity)
+		for k, s := range fl {
+			*s = views[k]
+		}
+		c.Pair = make([]uint32, capacity)
+		c.Count = make([]uint32, capacity)
+	}
+	for _, s := range fl {
+		*s = (*s)[:n]
+	}
+	c.Pair, c.Count = c.Pair[:n], c.Count[:n]
+}
+
+// Set stores row k. Kernels write rows directly; Set is for tests and for
+// engines that merge contacts from several sources.
+func (c *Contacts) Set(k int, pair, count uint32, depth [2]float32, normal [3]float32, points [2][3]float32) {
+	c.Pair[k], c.Count[k] = pair, count
+	c.Depth1[k], c.Depth2[k] = depth[0], depth[1]
+	c.NX[k], c.NY[k], c.NZ[k] = normal[0], normal[1], normal[2]
+	c.P1X[k], c.P1Y[k], c.P1Z[k] = points[0][0], points[0][1], points[0][2]
+	c.P2X[k], c.P2Y[k], c.P2Z[k] = points[1][0], points[1][1], points[1][2]
+}
+
+// PointSegments is a batch of point-segment pairs (sphere centres against
+// capsule axes): point (PX, PY, PZ) against the segment from (CX, CY, CZ)
+// to (DX, DY, DZ).
+type PointSegments struct {
+	PX, PY, PZ []float32
+	CX, CY, CZ []float32
+	DX, DY, DZ []float32
+}
+
+// NewPointSegments returns n point-segment pairs, all zero.
+func NewPointSegments(n int) *PointSegments {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.NewPointSegments: negative length %d", n))
+	}
+	v := staggered(9, capFor(n))
+	return &PointSegments{
+		PX: v[0][:n], PY: v[1][:n], PZ: v[2][:n],
+		CX: v[3][:n], CY: v[4][:n], CZ: v[5][:n],
+		DX: v[6][:n], DY: v[7][:n], DZ: v[8][:n],
+	}
+}
+
+// Len returns the number of pairs, the length of PX.
+func (p *PointSegments) Len() int { return len(p.PX) }
+
+// Set stores pair i: point pt against the segment from c to d.
+func (p *PointSegments) Set(i int, pt, c, d [3]float32) {
+	p.PX[i], p.PY[i], p.PZ[i] = pt[0], pt[1], pt[2]
+	p.CX[i], p.CY[i], p.CZ[i] = c[0], c[1], c[2]
+	p.DX[i], p.DY[i], p.DZ[i] = d[0], d[1], d[2]
+}
+
+// PointResults receives, for point-segment pair i, the parameter T[i] of
+// the closest point C + t(D-C) and the squared distance Dist2[i].
+type PointResults struct {
+	T, Dist2 []float32
+}
+
+// NewPointResults returns results for n point-segment pairs.
+func NewPointResults(n int) *PointResults {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.NewPointResults: negative length %d", n))
+	}
+	v := staggered(2, capFor(n))
+	return &PointResults{T: v[0][:n], Dist2: v[1][:n]}
+}
+
+// Len returns the number of results, the length of T.
+func (r *PointResults) Len() int { return len(r.T) }
+
+// growable reports whether Append can grow the slices in place.
+func (c *Capsules) growable() bool {
+	st := c.streams()
+	return uniform(st[:])
+}
