@@ -18,6 +18,13 @@ func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32
 //go:noescape
 func StreamAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 
+// ClosestPointAVX2 computes the closest point of n segments to n points with AVX2,
+// bit-identical to fallback.ClosestPointLane. All eleven pointers must
+// address at least n float32s; n must be > 0.
+//
+//go:noescape
+func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+
 // ClosestAVX512 computes the closest points of n segment pairs with AVX512,
 // 16 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.
@@ -31,3 +38,10 @@ func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float
 //
 //go:noescape
 func StreamAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+
+// ClosestPointAVX512 computes the closest point of n segments to n points with AVX512,
+// bit-identical to fallback.ClosestPointLane. All eleven pointers must
+// address at least n float32s; n must be > 0.
+//
+//go:noescape
+func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)

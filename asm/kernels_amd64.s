@@ -247,7 +247,7 @@ ClosestAVX2_loop:
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Y5, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
@@ -430,7 +430,7 @@ ClosestAVX2_tail:
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y1, Y1
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ       s+96(FP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	MOVQ       t+104(FP), R12
@@ -482,7 +482,7 @@ StreamAVX2_loop:
 	VADDPS  (R10)(R13*4), Y3, Y3
 	VADDPS  Y1, Y3, Y1
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
@@ -525,7 +525,7 @@ StreamAVX2_tail:
 	VADDPS     Y9, Y3, Y3
 	VADDPS     Y12, Y3, Y3
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ       s+96(FP), R12
 	VMASKMOVPS Y1, Y0, (R12)(R13*4)
 	MOVQ       t+104(FP), R12
@@ -534,6 +534,157 @@ StreamAVX2_tail:
 	VMASKMOVPS Y3, Y0, (R12)(R13*4)
 
 StreamAVX2_done:
+	VZEROUPPER
+	RET
+
+// func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·ClosestPointAVX2(SB), NOSPLIT, $0-96
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         cx+24(FP), DX
+	MOVQ         cy+32(FP), SI
+	MOVQ         cz+40(FP), DI
+	MOVQ         dx+48(FP), R8
+	MOVQ         dy+56(FP), R9
+	MOVQ         dz+64(FP), R10
+	XORQ         R13, R13
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+ClosestPointAVX2_loop:
+	// remain = n - i; 1 whole group(s) left?
+	MOVQ n+88(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   ClosestPointAVX2_tail
+
+	// Prefetch the input streams a few groups ahead (a prefetch never faults).
+	PREFETCHT0 1024(AX)(R13*4)
+	PREFETCHT0 1024(BX)(R13*4)
+	PREFETCHT0 1024(CX)(R13*4)
+	PREFETCHT0 1024(DX)(R13*4)
+	PREFETCHT0 1024(SI)(R13*4)
+	PREFETCHT0 1024(DI)(R13*4)
+	PREFETCHT0 1024(R8)(R13*4)
+	PREFETCHT0 1024(R9)(R13*4)
+	PREFETCHT0 1024(R10)(R13*4)
+	VMOVUPS    (R8)(R13*4), Y2
+	VSUBPS     (DX)(R13*4), Y2, Y2
+	VMOVUPS    (R9)(R13*4), Y3
+	VSUBPS     (SI)(R13*4), Y3, Y3
+	VMOVUPS    (R10)(R13*4), Y4
+	VSUBPS     (DI)(R13*4), Y4, Y4
+	VMOVUPS    (AX)(R13*4), Y5
+	VSUBPS     (DX)(R13*4), Y5, Y5
+	VMOVUPS    (BX)(R13*4), Y6
+	VSUBPS     (SI)(R13*4), Y6, Y6
+	VMOVUPS    (CX)(R13*4), Y7
+	VSUBPS     (DI)(R13*4), Y7, Y7
+	VMULPS     Y2, Y5, Y8
+	VMULPS     Y3, Y6, Y9
+	VADDPS     Y9, Y8, Y8
+	VMULPS     Y4, Y7, Y9
+	VADDPS     Y9, Y8, Y8
+	VMULPS     Y2, Y2, Y9
+	VMULPS     Y3, Y3, Y10
+	VADDPS     Y10, Y9, Y9
+	VMULPS     Y4, Y4, Y10
+	VADDPS     Y10, Y9, Y9
+	VCMPPS     $0x04, Y0, Y9, Y10
+	VDIVPS     Y9, Y8, Y8
+	VANDPS     Y10, Y8, Y8
+	VMINPS     Y8, Y1, Y8
+	VMAXPS     Y8, Y0, Y8
+	VMULPS     Y8, Y2, Y2
+	VMULPS     Y8, Y3, Y3
+	VMULPS     Y8, Y4, Y4
+	VSUBPS     Y5, Y2, Y2
+	VSUBPS     Y6, Y3, Y3
+	VSUBPS     Y7, Y4, Y4
+	VMULPS     Y2, Y2, Y2
+	VMULPS     Y3, Y3, Y3
+	VADDPS     Y3, Y2, Y2
+	VMULPS     Y4, Y4, Y3
+	VADDPS     Y3, Y2, Y2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS    $0x06, maxf32<>+0(SB), Y2, Y3
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Y4, (R12)(R13*4)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	JMP     ClosestPointAVX2_loop
+
+ClosestPointAVX2_tail:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ        R14, R14
+	JZ           ClosestPointAVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+
+	// Masked loads: lanes past n read as zero.
+	VMASKMOVPS (AX)(R13*4), Y2, Y3
+	VMASKMOVPS (BX)(R13*4), Y2, Y4
+	VMASKMOVPS (CX)(R13*4), Y2, Y5
+	VMASKMOVPS (DX)(R13*4), Y2, Y6
+	VMASKMOVPS (SI)(R13*4), Y2, Y7
+	VMASKMOVPS (DI)(R13*4), Y2, Y8
+	VMASKMOVPS (R8)(R13*4), Y2, Y9
+	VMASKMOVPS (R9)(R13*4), Y2, Y10
+	VMASKMOVPS (R10)(R13*4), Y2, Y11
+	VSUBPS     Y6, Y9, Y9
+	VSUBPS     Y7, Y10, Y10
+	VSUBPS     Y8, Y11, Y11
+	VSUBPS     Y6, Y3, Y3
+	VSUBPS     Y7, Y4, Y4
+	VSUBPS     Y8, Y5, Y5
+	VMULPS     Y9, Y3, Y6
+	VMULPS     Y10, Y4, Y7
+	VADDPS     Y7, Y6, Y6
+	VMULPS     Y11, Y5, Y7
+	VADDPS     Y7, Y6, Y6
+	VMULPS     Y9, Y9, Y7
+	VMULPS     Y10, Y10, Y8
+	VADDPS     Y8, Y7, Y7
+	VMULPS     Y11, Y11, Y8
+	VADDPS     Y8, Y7, Y7
+	VCMPPS     $0x04, Y0, Y7, Y8
+	VDIVPS     Y7, Y6, Y6
+	VANDPS     Y8, Y6, Y6
+	VMINPS     Y6, Y1, Y1
+	VMAXPS     Y1, Y0, Y0
+	VMULPS     Y0, Y9, Y1
+	VMULPS     Y0, Y10, Y6
+	VMULPS     Y0, Y11, Y7
+	VSUBPS     Y3, Y1, Y1
+	VSUBPS     Y4, Y6, Y3
+	VSUBPS     Y5, Y7, Y4
+	VMULPS     Y1, Y1, Y1
+	VMULPS     Y3, Y3, Y3
+	VADDPS     Y3, Y1, Y1
+	VMULPS     Y4, Y4, Y3
+	VADDPS     Y3, Y1, Y1
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS    $0x06, maxf32<>+0(SB), Y1, Y3
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y0, Y0
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+
+	// Store the results.
+	MOVQ       t+72(FP), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       dist2+80(FP), R12
+	VMASKMOVPS Y1, Y2, (R12)(R13*4)
+
+ClosestPointAVX2_done:
 	VZEROUPPER
 	RET
 
@@ -710,7 +861,7 @@ ClosestAVX512_loop:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z9
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z10
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Z8, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
@@ -865,7 +1016,7 @@ ClosestAVX512_tail:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z13
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Z11, K1, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
@@ -917,7 +1068,7 @@ StreamAVX512_loop:
 	VADDPS  (R10)(R13*4), Z3, Z3
 	VADDPS  Z1, Z3, Z1
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
@@ -959,7 +1110,7 @@ StreamAVX512_tail:
 	VADDPS    Z8, Z2, Z2
 	VADDPS    Z11, Z2, Z2
 
-	// Store S, T, Dist2.
+	// Store the results.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
@@ -968,5 +1119,153 @@ StreamAVX512_tail:
 	VMOVUPS Z2, K1, (R12)(R13*4)
 
 StreamAVX512_done:
+	VZEROUPPER
+	RET
+
+// func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         cx+24(FP), DX
+	MOVQ         cy+32(FP), SI
+	MOVQ         cz+40(FP), DI
+	MOVQ         dx+48(FP), R8
+	MOVQ         dy+56(FP), R9
+	MOVQ         dz+64(FP), R10
+	XORQ         R13, R13
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+ClosestPointAVX512_loop:
+	// remain = n - i; 1 whole group(s) left?
+	MOVQ n+88(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ClosestPointAVX512_tail
+
+	// Prefetch the input streams a few groups ahead (a prefetch never faults).
+	PREFETCHT0 1024(AX)(R13*4)
+	PREFETCHT0 1024(BX)(R13*4)
+	PREFETCHT0 1024(CX)(R13*4)
+	PREFETCHT0 1024(DX)(R13*4)
+	PREFETCHT0 1024(SI)(R13*4)
+	PREFETCHT0 1024(DI)(R13*4)
+	PREFETCHT0 1024(R8)(R13*4)
+	PREFETCHT0 1024(R9)(R13*4)
+	PREFETCHT0 1024(R10)(R13*4)
+	VMOVUPS    (R8)(R13*4), Z2
+	VSUBPS     (DX)(R13*4), Z2, Z2
+	VMOVUPS    (R9)(R13*4), Z3
+	VSUBPS     (SI)(R13*4), Z3, Z3
+	VMOVUPS    (R10)(R13*4), Z4
+	VSUBPS     (DI)(R13*4), Z4, Z4
+	VMOVUPS    (AX)(R13*4), Z5
+	VSUBPS     (DX)(R13*4), Z5, Z5
+	VMOVUPS    (BX)(R13*4), Z6
+	VSUBPS     (SI)(R13*4), Z6, Z6
+	VMOVUPS    (CX)(R13*4), Z7
+	VSUBPS     (DI)(R13*4), Z7, Z7
+	VMULPS     Z2, Z5, Z8
+	VMULPS     Z3, Z6, Z9
+	VADDPS     Z9, Z8, Z8
+	VMULPS     Z4, Z7, Z9
+	VADDPS     Z9, Z8, Z8
+	VMULPS     Z2, Z2, Z9
+	VMULPS     Z3, Z3, Z14
+	VADDPS     Z14, Z9, Z9
+	VMULPS     Z4, Z4, Z14
+	VADDPS     Z14, Z9, Z9
+	VCMPPS     $0x04, Z0, Z9, K1
+	VDIVPS.Z   Z9, Z8, K1, Z8
+	VMINPS     Z8, Z1, Z8
+	VMAXPS     Z8, Z0, Z8
+	VMULPS     Z8, Z2, Z2
+	VMULPS     Z8, Z3, Z3
+	VMULPS     Z8, Z4, Z4
+	VSUBPS     Z5, Z2, Z2
+	VSUBPS     Z6, Z3, Z3
+	VSUBPS     Z7, Z4, Z4
+	VMULPS     Z2, Z2, Z2
+	VMULPS     Z3, Z3, Z3
+	VADDPS     Z3, Z2, Z2
+	VMULPS     Z4, Z4, Z3
+	VADDPS     Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x06, maxf32<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
+
+	// Store the results.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	JMP     ClosestPointAVX512_loop
+
+ClosestPointAVX512_tail:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ R14, R14
+	JZ    ClosestPointAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Masked loads: lanes past n read as zero.
+	VMOVUPS.Z (AX)(R13*4), K1, Z2
+	VMOVUPS.Z (BX)(R13*4), K1, Z3
+	VMOVUPS.Z (CX)(R13*4), K1, Z4
+	VMOVUPS.Z (DX)(R13*4), K1, Z5
+	VMOVUPS.Z (SI)(R13*4), K1, Z6
+	VMOVUPS.Z (DI)(R13*4), K1, Z7
+	VMOVUPS.Z (R8)(R13*4), K1, Z8
+	VMOVUPS.Z (R9)(R13*4), K1, Z9
+	VMOVUPS.Z (R10)(R13*4), K1, Z10
+	VSUBPS    Z5, Z8, Z8
+	VSUBPS    Z6, Z9, Z9
+	VSUBPS    Z7, Z10, Z10
+	VSUBPS    Z5, Z2, Z2
+	VSUBPS    Z6, Z3, Z3
+	VSUBPS    Z7, Z4, Z4
+	VMULPS    Z8, Z2, Z5
+	VMULPS    Z9, Z3, Z6
+	VADDPS    Z6, Z5, Z5
+	VMULPS    Z10, Z4, Z6
+	VADDPS    Z6, Z5, Z5
+	VMULPS    Z8, Z8, Z6
+	VMULPS    Z9, Z9, Z7
+	VADDPS    Z7, Z6, Z6
+	VMULPS    Z10, Z10, Z7
+	VADDPS    Z7, Z6, Z6
+	VCMPPS    $0x04, Z0, Z6, K2
+	VDIVPS.Z  Z6, Z5, K2, Z5
+	VMINPS    Z5, Z1, Z1
+	VMAXPS    Z1, Z0, Z0
+	VMULPS    Z0, Z8, Z1
+	VMULPS    Z0, Z9, Z5
+	VMULPS    Z0, Z10, Z6
+	VSUBPS    Z2, Z1, Z1
+	VSUBPS    Z3, Z5, Z2
+	VSUBPS    Z4, Z6, Z3
+	VMULPS    Z1, Z1, Z1
+	VMULPS    Z2, Z2, Z2
+	VADDPS    Z2, Z1, Z1
+	VMULPS    Z3, Z3, Z2
+	VADDPS    Z2, Z1, Z1
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x06, maxf32<>+0(SB), Z1, K2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z13
+
+	// Store the results.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Z12, K1, (R12)(R13*4)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Z13, K1, (R12)(R13*4)
+
+ClosestPointAVX512_done:
 	VZEROUPPER
 	RET

@@ -9,7 +9,7 @@ import (
 // closestBody is the plane-projection kernel of DESIGN.md section 2, step
 // for step in the operation order of fallback.ClosestLane (which documents
 // the arithmetic; keep the two in sync, the tests compare them bit for bit).
-func closestBody(g *gen, in func(k int) w) [3]w {
+func closestBody(g *gen, in func(k int) w) []w {
 	a := [3]w{in(0), in(1), in(2)}
 	b := [3]w{in(3), in(4), in(5)}
 	c := [3]w{in(6), in(7), in(8)}
@@ -48,13 +48,13 @@ func closestBody(g *gen, in func(k int) w) [3]w {
 	dist2 := g.dot(r, r)
 
 	Comment("Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.")
-	return g.canonicalize([3]w{s, t, dist2}, dist2)
+	return g.canonicalize([]w{s, t, dist2}, dist2)
 }
 
 // canonicalize replaces every value of out by the canonical NaN in the
 // lanes where !(dist2 <= MaxFloat32).
-func (g *gen) canonicalize(out [3]w, dist2 w) [3]w {
-	var res [3]w
+func (g *gen) canonicalize(out []w, dist2 w) []w {
+	res := make([]w, len(out))
 	if g.isa.lanes == 16 {
 		ks := make([]Op, g.groups)
 		for i := range ks {
@@ -75,10 +75,26 @@ func (g *gen) canonicalize(out [3]w, dist2 w) [3]w {
 
 // streamBody is the memory-floor kernel: every input read, every output
 // written, three adds per output.
-func streamBody(g *gen, in func(k int) w) [3]w {
-	var out [3]w
+func streamBody(g *gen, in func(k int) w) []w {
+	out := make([]w, 3)
 	for j := range out {
 		out[j] = g.add(g.add(g.add(in(j), in(3+j)), in(6+j)), in(9+j))
 	}
 	return out
+}
+
+// pointBody is the point-segment kernel, in the operation order of
+// fallback.ClosestPointLane: u = D-C, E = P-C,
+// t = clamp01(E.u / |u|^2) (0 when C = D), Dist2 = |t u - E|^2.
+func pointBody(g *gen, in func(k int) w) []w {
+	p := [3]w{in(0), in(1), in(2)}
+	c := [3]w{in(3), in(4), in(5)}
+	d := [3]w{in(6), in(7), in(8)}
+	u := g.sub3(d, c)
+	e := g.sub3(p, c)
+	t := g.clamp01(g.divOrZero(g.dot(e, u), g.dot(u, u)))
+	r := g.sub3(g.scale(u, t), e)
+	dist2 := g.dot(r, r)
+	Comment("Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.")
+	return g.canonicalize([]w{t, dist2}, dist2)
 }

@@ -12,18 +12,45 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// signature is shared by every batch kernel: twelve input streams (the
-// coordinates AX..DZ), three output streams and the number of lanes n > 0.
-const signature = "func(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)"
+// layout names the float32 streams of a batch kernel: its Go signature is
+// one *float32 parameter per input then per output stream, then n int.
+type layout struct {
+	inputs, outputs []string
+}
 
-// streamNames are the parameter names of signature, inputs then outputs.
-var streamNames = [15]string{"ax", "ay", "az", "bx", "by", "bz", "cx", "cy", "cz", "dx", "dy", "dz", "s", "t", "dist2"}
+var (
+	// pairLayout: the twelve coordinates AX..DZ of soa.Pairs, and
+	// soa.Results.
+	pairLayout = layout{
+		inputs:  []string{"ax", "ay", "az", "bx", "by", "bz", "cx", "cy", "cz", "dx", "dy", "dz"},
+		outputs: []string{"s", "t", "dist2"},
+	}
+	// pointLayout: soa.PointSegments and soa.PointResults.
+	pointLayout = layout{
+		inputs:  []string{"px", "py", "pz", "cx", "cy", "cz", "dx", "dy", "dz"},
+		outputs: []string{"t", "dist2"},
+	}
+)
+
+func (l layout) signature() string {
+	return "func(" + strings.Join(append(slices.Clone(l.inputs), l.outputs...), ", ") + " *float32, n int)"
+}
+
+// name returns the parameter name of stream k (inputs, then outputs).
+func (l layout) name(k int) string {
+	if k < len(l.inputs) {
+		return l.inputs[k]
+	}
+	return l.outputs[k-len(l.inputs)]
+}
 
 // Data shared by the kernels.
 var (
@@ -74,32 +101,35 @@ func main() {
 	constLow16 = constant("low16", 0xFFFF, 1)
 
 	for _, is := range []isa{avx2, avx512} {
-		batch("Closest"+is.name, is, closestBody, prefetchBytes,
+		batch("Closest"+is.name, is, pairLayout, closestBody, prefetchBytes,
 			"computes the closest points of n segment pairs with "+is.name+",",
 			fmt.Sprintf("%d lanes per vector, bit-identical to fallback.ClosestLane.", is.lanes),
 			"All fifteen pointers must address at least n float32s; n must be > 0.")
-		batch("Stream"+is.name, is, streamBody, 0,
+		batch("Stream"+is.name, is, pairLayout, streamBody, 0,
 			"is the memory-bound baseline with "+is.name+": it reads the twelve",
 			"input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for",
 			"y and z, with the same loop and tail as Closest"+is.name+".")
+		batch("ClosestPoint"+is.name, is, pointLayout, pointBody, prefetchBytes,
+			"computes the closest point of n segments to n points with "+is.name+",",
+			"bit-identical to fallback.ClosestPointLane. All eleven pointers must",
+			"address at least n float32s; n must be > 0.")
 	}
 	Generate()
 }
 
-// body computes one group of lanes: given the twelve inputs it returns the
-// three outputs. in(k) is input stream k (0..11, AX..DZ).
-type body func(g *gen, in func(k int) w) [3]w
+// body computes one group of lanes: given the inputs it returns the
+// outputs, in the order of the kernel's layout. in(k) is input stream k.
+type body func(g *gen, in func(k int) w) []w
 
-// Physical general-purpose registers. Ten input pointers live in registers;
-// the last two input pointers and the three output pointers are reloaded
+// Physical general-purpose registers. Up to ten input pointers live in
+// registers; further input pointers and the output pointers are reloaded
 // from the argument frame into scratch when used. R15 (clobbered by global
 // accesses when dynamically linking) and BP (frame pointer) stay untouched.
 var (
-	ptrRegs  = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8, R9, R10, R11}
-	scratch  = R12
-	index    = R13 // lane index i of the current group
-	remain   = R14 // n - i
-	numInReg = len(ptrRegs)
+	ptrRegs = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8, R9, R10, R11}
+	scratch = R12
+	index   = R13 // lane index i of the current group
+	remain  = R14 // n - i
 )
 
 // prefetchBytes is how far ahead of the current group the closest-point
@@ -114,17 +144,17 @@ var prefetchBytes = 1024
 // batch emits one kernel: a loop over is.interleave groups of is.lanes
 // lanes at a time, a loop over single whole groups, one masked group for
 // the n mod lanes lanes left, then VZEROUPPER.
-func batch(name string, is isa, b body, prefetch int, doc ...string) {
+func batch(name string, is isa, l layout, b body, prefetch int, doc ...string) {
 	frame := NOSPLIT
 	if is.interleave > 1 {
 		frame = 0 // the spill slots of two groups exceed the nosplit stack limit
 	}
-	TEXT(name, frame, signature)
+	TEXT(name, frame, l.signature())
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
 
-	for k := range numInReg {
-		Load(Param(streamNames[k]), ptrRegs[k])
+	for k := range min(len(l.inputs), len(ptrRegs)) {
+		Load(Param(l.inputs[k]), ptrRegs[k])
 	}
 	XORQ(index, index)
 
@@ -139,7 +169,7 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 		SUBQ(index, remain)
 		CMPQ(remain, U32(groups*is.lanes))
 		JB(LabelRef(next))
-		group(g, b, groups, full, nil, prefetch)
+		group(g, l, b, groups, full, nil, prefetch)
 		ADDQ(U32(groups*is.lanes), index)
 		JMP(LabelRef(label))
 	}
@@ -157,7 +187,7 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 		k := K()
 		BZHIL(remain.As32(), constLow16, remain.As32())
 		KMOVW(remain.As32(), k)
-		group(g, b, 1, maskedK, k, 0)
+		group(g, l, b, 1, maskedK, k, 0)
 	default:
 		// mask lane j = j < remain: broadcast remain and compare with 0..7.
 		m := is.newVec()
@@ -165,7 +195,7 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 		VPBROADCASTD(m.AsX(), m)
 		mask := is.newVec()
 		VPCMPGTD(constIota, m, mask)
-		group(g, b, 1, maskedVec, mask, 0)
+		group(g, l, b, 1, maskedVec, mask, 0)
 	}
 
 	Label(name + "_done")
@@ -177,16 +207,16 @@ func batch(name string, is isa, b body, prefetch int, doc ...string) {
 // side by side and stores the results. mask is the opmask (maskedK) or
 // vector mask (maskedVec) of a tail group. prefetch > 0 prefetches every
 // input stream that many bytes ahead.
-func group(g *gen, b body, groups int, t tail, mask Op, prefetch int) {
+func group(g *gen, l layout, b body, groups int, t tail, mask Op, prefetch int) {
 	g.groups = groups
 	g.nextSlot = 0
 	// stream returns the memory operand of stream k, group i.
 	stream := func(k, i int) Mem {
 		base := scratch
-		if k < numInReg {
+		if k < len(l.inputs) && k < len(ptrRegs) {
 			base = ptrRegs[k]
 		} else {
-			Load(Param(streamNames[k]), scratch)
+			Load(Param(l.name(k)), scratch)
 		}
 		return Mem{Base: base, Index: index, Scale: 4, Disp: i * g.isa.bytes}
 	}
@@ -204,7 +234,7 @@ func group(g *gen, b body, groups int, t tail, mask Op, prefetch int) {
 	}
 	if prefetch > 0 {
 		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults).")
-		for k := range 12 { // inputs only: prefetching the outputs measured slower
+		for k := range l.inputs { // inputs only: prefetching the outputs measured slower
 			for i := range groups {
 				m := stream(k, i)
 				m.Disp += prefetch
@@ -219,11 +249,11 @@ func group(g *gen, b body, groups int, t tail, mask Op, prefetch int) {
 	if t != full {
 		Comment("Masked loads: lanes past n read as zero.")
 	}
-	var pre [12]w
+	pre := make([]w, len(l.inputs))
 	for k := range pre {
 		pre[k] = w{ops: make([]Op, groups)}
 		for i := range groups {
-			if t == full && k < numInReg {
+			if t == full && k < len(ptrRegs) {
 				pre[k].ops[i] = stream(k, i)
 			} else {
 				pre[k].ops[i] = load(k, i)
@@ -233,10 +263,10 @@ func group(g *gen, b body, groups int, t tail, mask Op, prefetch int) {
 
 	out := b(g, func(k int) w { return pre[k] })
 
-	Comment("Store S, T, Dist2.")
+	Comment("Store the results.")
 	for j, v := range out {
 		for i, op := range v.ops {
-			dst := stream(12+j, i)
+			dst := stream(len(l.inputs)+j, i)
 			switch t {
 			case maskedK, maskedVec:
 				if t == maskedK {

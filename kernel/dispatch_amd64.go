@@ -45,11 +45,11 @@ func archPaths() []Kernel {
 	var ks []Kernel
 	if supported("avx512") {
 		ks = append(ks, Kernel{isa: "avx512", closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
-			point: goPoint, contacts: goContacts, compact: goCompact})
+			point: wrapPoint(asm.ClosestPointAVX512), contacts: goContacts, compact: goCompact})
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
-			point: goPoint, contacts: goContacts, compact: goCompact})
+			point: wrapPoint(asm.ClosestPointAVX2), contacts: goContacts, compact: goCompact})
 	}
 	return ks
 }
@@ -65,5 +65,13 @@ func wrap(f asmBatch) func(n int, dst *soa.Results, src *soa.Pairs) {
 		f(&src.AX[0], &src.AY[0], &src.AZ[0], &src.BX[0], &src.BY[0], &src.BZ[0],
 			&src.CX[0], &src.CY[0], &src.CZ[0], &src.DX[0], &src.DY[0], &src.DZ[0],
 			&dst.S[0], &dst.T[0], &dst.Dist2[0], n)
+	}
+}
+
+// wrapPoint adapts a generated point-segment kernel, as wrap does.
+func wrapPoint(f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n int)) func(n int, dst *soa.PointResults, src *soa.PointSegments) {
+	return func(n int, dst *soa.PointResults, src *soa.PointSegments) {
+		f(&src.PX[0], &src.PY[0], &src.PZ[0], &src.CX[0], &src.CY[0], &src.CZ[0],
+			&src.DX[0], &src.DY[0], &src.DZ[0], &dst.T[0], &dst.Dist2[0], n)
 	}
 }
