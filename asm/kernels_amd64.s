@@ -47,6 +47,7824 @@ GLOBL iota<>(SB), RODATA|NOPTR, $32
 DATA low16<>+0(SB)/4, $0x0000ffff
 GLOBL low16<>(SB), RODATA|NOPTR, $4
 
+DATA minnormal<>+0(SB)/4, $0x00800000
+DATA minnormal<>+4(SB)/4, $0x00800000
+DATA minnormal<>+8(SB)/4, $0x00800000
+DATA minnormal<>+12(SB)/4, $0x00800000
+DATA minnormal<>+16(SB)/4, $0x00800000
+DATA minnormal<>+20(SB)/4, $0x00800000
+DATA minnormal<>+24(SB)/4, $0x00800000
+DATA minnormal<>+28(SB)/4, $0x00800000
+GLOBL minnormal<>(SB), RODATA|NOPTR, $32
+
+DATA iota16<>+0(SB)/4, $0x00000000
+DATA iota16<>+4(SB)/4, $0x00000001
+DATA iota16<>+8(SB)/4, $0x00000002
+DATA iota16<>+12(SB)/4, $0x00000003
+DATA iota16<>+16(SB)/4, $0x00000004
+DATA iota16<>+20(SB)/4, $0x00000005
+DATA iota16<>+24(SB)/4, $0x00000006
+DATA iota16<>+28(SB)/4, $0x00000007
+DATA iota16<>+32(SB)/4, $0x00000008
+DATA iota16<>+36(SB)/4, $0x00000009
+DATA iota16<>+40(SB)/4, $0x0000000a
+DATA iota16<>+44(SB)/4, $0x0000000b
+DATA iota16<>+48(SB)/4, $0x0000000c
+DATA iota16<>+52(SB)/4, $0x0000000d
+DATA iota16<>+56(SB)/4, $0x0000000e
+DATA iota16<>+60(SB)/4, $0x0000000f
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+DATA int1<>+0(SB)/4, $0x00000001
+DATA int1<>+4(SB)/4, $0x00000001
+DATA int1<>+8(SB)/4, $0x00000001
+DATA int1<>+12(SB)/4, $0x00000001
+DATA int1<>+16(SB)/4, $0x00000001
+DATA int1<>+20(SB)/4, $0x00000001
+DATA int1<>+24(SB)/4, $0x00000001
+DATA int1<>+28(SB)/4, $0x00000001
+GLOBL int1<>(SB), RODATA|NOPTR, $32
+
+DATA int2<>+0(SB)/4, $0x00000002
+DATA int2<>+4(SB)/4, $0x00000002
+DATA int2<>+8(SB)/4, $0x00000002
+DATA int2<>+12(SB)/4, $0x00000002
+DATA int2<>+16(SB)/4, $0x00000002
+DATA int2<>+20(SB)/4, $0x00000002
+DATA int2<>+24(SB)/4, $0x00000002
+DATA int2<>+28(SB)/4, $0x00000002
+GLOBL int2<>(SB), RODATA|NOPTR, $32
+
+DATA absmask<>+0(SB)/4, $0x7fffffff
+DATA absmask<>+4(SB)/4, $0x7fffffff
+DATA absmask<>+8(SB)/4, $0x7fffffff
+DATA absmask<>+12(SB)/4, $0x7fffffff
+DATA absmask<>+16(SB)/4, $0x7fffffff
+DATA absmask<>+20(SB)/4, $0x7fffffff
+DATA absmask<>+24(SB)/4, $0x7fffffff
+DATA absmask<>+28(SB)/4, $0x7fffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $32
+
+DATA signmask<>+0(SB)/4, $0x80000000
+DATA signmask<>+4(SB)/4, $0x80000000
+DATA signmask<>+8(SB)/4, $0x80000000
+DATA signmask<>+12(SB)/4, $0x80000000
+DATA signmask<>+16(SB)/4, $0x80000000
+DATA signmask<>+20(SB)/4, $0x80000000
+DATA signmask<>+24(SB)/4, $0x80000000
+DATA signmask<>+28(SB)/4, $0x80000000
+GLOBL signmask<>(SB), RODATA|NOPTR, $32
+
+DATA half<>+0(SB)/4, $0x3f000000
+DATA half<>+4(SB)/4, $0x3f000000
+DATA half<>+8(SB)/4, $0x3f000000
+DATA half<>+12(SB)/4, $0x3f000000
+DATA half<>+16(SB)/4, $0x3f000000
+DATA half<>+20(SB)/4, $0x3f000000
+DATA half<>+24(SB)/4, $0x3f000000
+DATA half<>+28(SB)/4, $0x3f000000
+GLOBL half<>(SB), RODATA|NOPTR, $32
+
+DATA partol<>+0(SB)/4, $0x38d1b717
+DATA partol<>+4(SB)/4, $0x38d1b717
+DATA partol<>+8(SB)/4, $0x38d1b717
+DATA partol<>+12(SB)/4, $0x38d1b717
+DATA partol<>+16(SB)/4, $0x38d1b717
+DATA partol<>+20(SB)/4, $0x38d1b717
+DATA partol<>+24(SB)/4, $0x38d1b717
+DATA partol<>+28(SB)/4, $0x38d1b717
+GLOBL partol<>(SB), RODATA|NOPTR, $32
+
+DATA compress8<>+0(SB)/4, $0x00000000
+DATA compress8<>+4(SB)/4, $0x00000000
+DATA compress8<>+8(SB)/4, $0x00000000
+DATA compress8<>+12(SB)/4, $0x00000000
+DATA compress8<>+16(SB)/4, $0x00000000
+DATA compress8<>+20(SB)/4, $0x00000000
+DATA compress8<>+24(SB)/4, $0x00000000
+DATA compress8<>+28(SB)/4, $0x00000000
+DATA compress8<>+32(SB)/4, $0x00000000
+DATA compress8<>+36(SB)/4, $0x00000000
+DATA compress8<>+40(SB)/4, $0x00000000
+DATA compress8<>+44(SB)/4, $0x00000000
+DATA compress8<>+48(SB)/4, $0x00000000
+DATA compress8<>+52(SB)/4, $0x00000000
+DATA compress8<>+56(SB)/4, $0x00000000
+DATA compress8<>+60(SB)/4, $0x00000000
+DATA compress8<>+64(SB)/4, $0x00000001
+DATA compress8<>+68(SB)/4, $0x00000000
+DATA compress8<>+72(SB)/4, $0x00000000
+DATA compress8<>+76(SB)/4, $0x00000000
+DATA compress8<>+80(SB)/4, $0x00000000
+DATA compress8<>+84(SB)/4, $0x00000000
+DATA compress8<>+88(SB)/4, $0x00000000
+DATA compress8<>+92(SB)/4, $0x00000000
+DATA compress8<>+96(SB)/4, $0x00000000
+DATA compress8<>+100(SB)/4, $0x00000001
+DATA compress8<>+104(SB)/4, $0x00000000
+DATA compress8<>+108(SB)/4, $0x00000000
+DATA compress8<>+112(SB)/4, $0x00000000
+DATA compress8<>+116(SB)/4, $0x00000000
+DATA compress8<>+120(SB)/4, $0x00000000
+DATA compress8<>+124(SB)/4, $0x00000000
+DATA compress8<>+128(SB)/4, $0x00000002
+DATA compress8<>+132(SB)/4, $0x00000000
+DATA compress8<>+136(SB)/4, $0x00000000
+DATA compress8<>+140(SB)/4, $0x00000000
+DATA compress8<>+144(SB)/4, $0x00000000
+DATA compress8<>+148(SB)/4, $0x00000000
+DATA compress8<>+152(SB)/4, $0x00000000
+DATA compress8<>+156(SB)/4, $0x00000000
+DATA compress8<>+160(SB)/4, $0x00000000
+DATA compress8<>+164(SB)/4, $0x00000002
+DATA compress8<>+168(SB)/4, $0x00000000
+DATA compress8<>+172(SB)/4, $0x00000000
+DATA compress8<>+176(SB)/4, $0x00000000
+DATA compress8<>+180(SB)/4, $0x00000000
+DATA compress8<>+184(SB)/4, $0x00000000
+DATA compress8<>+188(SB)/4, $0x00000000
+DATA compress8<>+192(SB)/4, $0x00000001
+DATA compress8<>+196(SB)/4, $0x00000002
+DATA compress8<>+200(SB)/4, $0x00000000
+DATA compress8<>+204(SB)/4, $0x00000000
+DATA compress8<>+208(SB)/4, $0x00000000
+DATA compress8<>+212(SB)/4, $0x00000000
+DATA compress8<>+216(SB)/4, $0x00000000
+DATA compress8<>+220(SB)/4, $0x00000000
+DATA compress8<>+224(SB)/4, $0x00000000
+DATA compress8<>+228(SB)/4, $0x00000001
+DATA compress8<>+232(SB)/4, $0x00000002
+DATA compress8<>+236(SB)/4, $0x00000000
+DATA compress8<>+240(SB)/4, $0x00000000
+DATA compress8<>+244(SB)/4, $0x00000000
+DATA compress8<>+248(SB)/4, $0x00000000
+DATA compress8<>+252(SB)/4, $0x00000000
+DATA compress8<>+256(SB)/4, $0x00000003
+DATA compress8<>+260(SB)/4, $0x00000000
+DATA compress8<>+264(SB)/4, $0x00000000
+DATA compress8<>+268(SB)/4, $0x00000000
+DATA compress8<>+272(SB)/4, $0x00000000
+DATA compress8<>+276(SB)/4, $0x00000000
+DATA compress8<>+280(SB)/4, $0x00000000
+DATA compress8<>+284(SB)/4, $0x00000000
+DATA compress8<>+288(SB)/4, $0x00000000
+DATA compress8<>+292(SB)/4, $0x00000003
+DATA compress8<>+296(SB)/4, $0x00000000
+DATA compress8<>+300(SB)/4, $0x00000000
+DATA compress8<>+304(SB)/4, $0x00000000
+DATA compress8<>+308(SB)/4, $0x00000000
+DATA compress8<>+312(SB)/4, $0x00000000
+DATA compress8<>+316(SB)/4, $0x00000000
+DATA compress8<>+320(SB)/4, $0x00000001
+DATA compress8<>+324(SB)/4, $0x00000003
+DATA compress8<>+328(SB)/4, $0x00000000
+DATA compress8<>+332(SB)/4, $0x00000000
+DATA compress8<>+336(SB)/4, $0x00000000
+DATA compress8<>+340(SB)/4, $0x00000000
+DATA compress8<>+344(SB)/4, $0x00000000
+DATA compress8<>+348(SB)/4, $0x00000000
+DATA compress8<>+352(SB)/4, $0x00000000
+DATA compress8<>+356(SB)/4, $0x00000001
+DATA compress8<>+360(SB)/4, $0x00000003
+DATA compress8<>+364(SB)/4, $0x00000000
+DATA compress8<>+368(SB)/4, $0x00000000
+DATA compress8<>+372(SB)/4, $0x00000000
+DATA compress8<>+376(SB)/4, $0x00000000
+DATA compress8<>+380(SB)/4, $0x00000000
+DATA compress8<>+384(SB)/4, $0x00000002
+DATA compress8<>+388(SB)/4, $0x00000003
+DATA compress8<>+392(SB)/4, $0x00000000
+DATA compress8<>+396(SB)/4, $0x00000000
+DATA compress8<>+400(SB)/4, $0x00000000
+DATA compress8<>+404(SB)/4, $0x00000000
+DATA compress8<>+408(SB)/4, $0x00000000
+DATA compress8<>+412(SB)/4, $0x00000000
+DATA compress8<>+416(SB)/4, $0x00000000
+DATA compress8<>+420(SB)/4, $0x00000002
+DATA compress8<>+424(SB)/4, $0x00000003
+DATA compress8<>+428(SB)/4, $0x00000000
+DATA compress8<>+432(SB)/4, $0x00000000
+DATA compress8<>+436(SB)/4, $0x00000000
+DATA compress8<>+440(SB)/4, $0x00000000
+DATA compress8<>+444(SB)/4, $0x00000000
+DATA compress8<>+448(SB)/4, $0x00000001
+DATA compress8<>+452(SB)/4, $0x00000002
+DATA compress8<>+456(SB)/4, $0x00000003
+DATA compress8<>+460(SB)/4, $0x00000000
+DATA compress8<>+464(SB)/4, $0x00000000
+DATA compress8<>+468(SB)/4, $0x00000000
+DATA compress8<>+472(SB)/4, $0x00000000
+DATA compress8<>+476(SB)/4, $0x00000000
+DATA compress8<>+480(SB)/4, $0x00000000
+DATA compress8<>+484(SB)/4, $0x00000001
+DATA compress8<>+488(SB)/4, $0x00000002
+DATA compress8<>+492(SB)/4, $0x00000003
+DATA compress8<>+496(SB)/4, $0x00000000
+DATA compress8<>+500(SB)/4, $0x00000000
+DATA compress8<>+504(SB)/4, $0x00000000
+DATA compress8<>+508(SB)/4, $0x00000000
+DATA compress8<>+512(SB)/4, $0x00000004
+DATA compress8<>+516(SB)/4, $0x00000000
+DATA compress8<>+520(SB)/4, $0x00000000
+DATA compress8<>+524(SB)/4, $0x00000000
+DATA compress8<>+528(SB)/4, $0x00000000
+DATA compress8<>+532(SB)/4, $0x00000000
+DATA compress8<>+536(SB)/4, $0x00000000
+DATA compress8<>+540(SB)/4, $0x00000000
+DATA compress8<>+544(SB)/4, $0x00000000
+DATA compress8<>+548(SB)/4, $0x00000004
+DATA compress8<>+552(SB)/4, $0x00000000
+DATA compress8<>+556(SB)/4, $0x00000000
+DATA compress8<>+560(SB)/4, $0x00000000
+DATA compress8<>+564(SB)/4, $0x00000000
+DATA compress8<>+568(SB)/4, $0x00000000
+DATA compress8<>+572(SB)/4, $0x00000000
+DATA compress8<>+576(SB)/4, $0x00000001
+DATA compress8<>+580(SB)/4, $0x00000004
+DATA compress8<>+584(SB)/4, $0x00000000
+DATA compress8<>+588(SB)/4, $0x00000000
+DATA compress8<>+592(SB)/4, $0x00000000
+DATA compress8<>+596(SB)/4, $0x00000000
+DATA compress8<>+600(SB)/4, $0x00000000
+DATA compress8<>+604(SB)/4, $0x00000000
+DATA compress8<>+608(SB)/4, $0x00000000
+DATA compress8<>+612(SB)/4, $0x00000001
+DATA compress8<>+616(SB)/4, $0x00000004
+DATA compress8<>+620(SB)/4, $0x00000000
+DATA compress8<>+624(SB)/4, $0x00000000
+DATA compress8<>+628(SB)/4, $0x00000000
+DATA compress8<>+632(SB)/4, $0x00000000
+DATA compress8<>+636(SB)/4, $0x00000000
+DATA compress8<>+640(SB)/4, $0x00000002
+DATA compress8<>+644(SB)/4, $0x00000004
+DATA compress8<>+648(SB)/4, $0x00000000
+DATA compress8<>+652(SB)/4, $0x00000000
+DATA compress8<>+656(SB)/4, $0x00000000
+DATA compress8<>+660(SB)/4, $0x00000000
+DATA compress8<>+664(SB)/4, $0x00000000
+DATA compress8<>+668(SB)/4, $0x00000000
+DATA compress8<>+672(SB)/4, $0x00000000
+DATA compress8<>+676(SB)/4, $0x00000002
+DATA compress8<>+680(SB)/4, $0x00000004
+DATA compress8<>+684(SB)/4, $0x00000000
+DATA compress8<>+688(SB)/4, $0x00000000
+DATA compress8<>+692(SB)/4, $0x00000000
+DATA compress8<>+696(SB)/4, $0x00000000
+DATA compress8<>+700(SB)/4, $0x00000000
+DATA compress8<>+704(SB)/4, $0x00000001
+DATA compress8<>+708(SB)/4, $0x00000002
+DATA compress8<>+712(SB)/4, $0x00000004
+DATA compress8<>+716(SB)/4, $0x00000000
+DATA compress8<>+720(SB)/4, $0x00000000
+DATA compress8<>+724(SB)/4, $0x00000000
+DATA compress8<>+728(SB)/4, $0x00000000
+DATA compress8<>+732(SB)/4, $0x00000000
+DATA compress8<>+736(SB)/4, $0x00000000
+DATA compress8<>+740(SB)/4, $0x00000001
+DATA compress8<>+744(SB)/4, $0x00000002
+DATA compress8<>+748(SB)/4, $0x00000004
+DATA compress8<>+752(SB)/4, $0x00000000
+DATA compress8<>+756(SB)/4, $0x00000000
+DATA compress8<>+760(SB)/4, $0x00000000
+DATA compress8<>+764(SB)/4, $0x00000000
+DATA compress8<>+768(SB)/4, $0x00000003
+DATA compress8<>+772(SB)/4, $0x00000004
+DATA compress8<>+776(SB)/4, $0x00000000
+DATA compress8<>+780(SB)/4, $0x00000000
+DATA compress8<>+784(SB)/4, $0x00000000
+DATA compress8<>+788(SB)/4, $0x00000000
+DATA compress8<>+792(SB)/4, $0x00000000
+DATA compress8<>+796(SB)/4, $0x00000000
+DATA compress8<>+800(SB)/4, $0x00000000
+DATA compress8<>+804(SB)/4, $0x00000003
+DATA compress8<>+808(SB)/4, $0x00000004
+DATA compress8<>+812(SB)/4, $0x00000000
+DATA compress8<>+816(SB)/4, $0x00000000
+DATA compress8<>+820(SB)/4, $0x00000000
+DATA compress8<>+824(SB)/4, $0x00000000
+DATA compress8<>+828(SB)/4, $0x00000000
+DATA compress8<>+832(SB)/4, $0x00000001
+DATA compress8<>+836(SB)/4, $0x00000003
+DATA compress8<>+840(SB)/4, $0x00000004
+DATA compress8<>+844(SB)/4, $0x00000000
+DATA compress8<>+848(SB)/4, $0x00000000
+DATA compress8<>+852(SB)/4, $0x00000000
+DATA compress8<>+856(SB)/4, $0x00000000
+DATA compress8<>+860(SB)/4, $0x00000000
+DATA compress8<>+864(SB)/4, $0x00000000
+DATA compress8<>+868(SB)/4, $0x00000001
+DATA compress8<>+872(SB)/4, $0x00000003
+DATA compress8<>+876(SB)/4, $0x00000004
+DATA compress8<>+880(SB)/4, $0x00000000
+DATA compress8<>+884(SB)/4, $0x00000000
+DATA compress8<>+888(SB)/4, $0x00000000
+DATA compress8<>+892(SB)/4, $0x00000000
+DATA compress8<>+896(SB)/4, $0x00000002
+DATA compress8<>+900(SB)/4, $0x00000003
+DATA compress8<>+904(SB)/4, $0x00000004
+DATA compress8<>+908(SB)/4, $0x00000000
+DATA compress8<>+912(SB)/4, $0x00000000
+DATA compress8<>+916(SB)/4, $0x00000000
+DATA compress8<>+920(SB)/4, $0x00000000
+DATA compress8<>+924(SB)/4, $0x00000000
+DATA compress8<>+928(SB)/4, $0x00000000
+DATA compress8<>+932(SB)/4, $0x00000002
+DATA compress8<>+936(SB)/4, $0x00000003
+DATA compress8<>+940(SB)/4, $0x00000004
+DATA compress8<>+944(SB)/4, $0x00000000
+DATA compress8<>+948(SB)/4, $0x00000000
+DATA compress8<>+952(SB)/4, $0x00000000
+DATA compress8<>+956(SB)/4, $0x00000000
+DATA compress8<>+960(SB)/4, $0x00000001
+DATA compress8<>+964(SB)/4, $0x00000002
+DATA compress8<>+968(SB)/4, $0x00000003
+DATA compress8<>+972(SB)/4, $0x00000004
+DATA compress8<>+976(SB)/4, $0x00000000
+DATA compress8<>+980(SB)/4, $0x00000000
+DATA compress8<>+984(SB)/4, $0x00000000
+DATA compress8<>+988(SB)/4, $0x00000000
+DATA compress8<>+992(SB)/4, $0x00000000
+DATA compress8<>+996(SB)/4, $0x00000001
+DATA compress8<>+1000(SB)/4, $0x00000002
+DATA compress8<>+1004(SB)/4, $0x00000003
+DATA compress8<>+1008(SB)/4, $0x00000004
+DATA compress8<>+1012(SB)/4, $0x00000000
+DATA compress8<>+1016(SB)/4, $0x00000000
+DATA compress8<>+1020(SB)/4, $0x00000000
+DATA compress8<>+1024(SB)/4, $0x00000005
+DATA compress8<>+1028(SB)/4, $0x00000000
+DATA compress8<>+1032(SB)/4, $0x00000000
+DATA compress8<>+1036(SB)/4, $0x00000000
+DATA compress8<>+1040(SB)/4, $0x00000000
+DATA compress8<>+1044(SB)/4, $0x00000000
+DATA compress8<>+1048(SB)/4, $0x00000000
+DATA compress8<>+1052(SB)/4, $0x00000000
+DATA compress8<>+1056(SB)/4, $0x00000000
+DATA compress8<>+1060(SB)/4, $0x00000005
+DATA compress8<>+1064(SB)/4, $0x00000000
+DATA compress8<>+1068(SB)/4, $0x00000000
+DATA compress8<>+1072(SB)/4, $0x00000000
+DATA compress8<>+1076(SB)/4, $0x00000000
+DATA compress8<>+1080(SB)/4, $0x00000000
+DATA compress8<>+1084(SB)/4, $0x00000000
+DATA compress8<>+1088(SB)/4, $0x00000001
+DATA compress8<>+1092(SB)/4, $0x00000005
+DATA compress8<>+1096(SB)/4, $0x00000000
+DATA compress8<>+1100(SB)/4, $0x00000000
+DATA compress8<>+1104(SB)/4, $0x00000000
+DATA compress8<>+1108(SB)/4, $0x00000000
+DATA compress8<>+1112(SB)/4, $0x00000000
+DATA compress8<>+1116(SB)/4, $0x00000000
+DATA compress8<>+1120(SB)/4, $0x00000000
+DATA compress8<>+1124(SB)/4, $0x00000001
+DATA compress8<>+1128(SB)/4, $0x00000005
+DATA compress8<>+1132(SB)/4, $0x00000000
+DATA compress8<>+1136(SB)/4, $0x00000000
+DATA compress8<>+1140(SB)/4, $0x00000000
+DATA compress8<>+1144(SB)/4, $0x00000000
+DATA compress8<>+1148(SB)/4, $0x00000000
+DATA compress8<>+1152(SB)/4, $0x00000002
+DATA compress8<>+1156(SB)/4, $0x00000005
+DATA compress8<>+1160(SB)/4, $0x00000000
+DATA compress8<>+1164(SB)/4, $0x00000000
+DATA compress8<>+1168(SB)/4, $0x00000000
+DATA compress8<>+1172(SB)/4, $0x00000000
+DATA compress8<>+1176(SB)/4, $0x00000000
+DATA compress8<>+1180(SB)/4, $0x00000000
+DATA compress8<>+1184(SB)/4, $0x00000000
+DATA compress8<>+1188(SB)/4, $0x00000002
+DATA compress8<>+1192(SB)/4, $0x00000005
+DATA compress8<>+1196(SB)/4, $0x00000000
+DATA compress8<>+1200(SB)/4, $0x00000000
+DATA compress8<>+1204(SB)/4, $0x00000000
+DATA compress8<>+1208(SB)/4, $0x00000000
+DATA compress8<>+1212(SB)/4, $0x00000000
+DATA compress8<>+1216(SB)/4, $0x00000001
+DATA compress8<>+1220(SB)/4, $0x00000002
+DATA compress8<>+1224(SB)/4, $0x00000005
+DATA compress8<>+1228(SB)/4, $0x00000000
+DATA compress8<>+1232(SB)/4, $0x00000000
+DATA compress8<>+1236(SB)/4, $0x00000000
+DATA compress8<>+1240(SB)/4, $0x00000000
+DATA compress8<>+1244(SB)/4, $0x00000000
+DATA compress8<>+1248(SB)/4, $0x00000000
+DATA compress8<>+1252(SB)/4, $0x00000001
+DATA compress8<>+1256(SB)/4, $0x00000002
+DATA compress8<>+1260(SB)/4, $0x00000005
+DATA compress8<>+1264(SB)/4, $0x00000000
+DATA compress8<>+1268(SB)/4, $0x00000000
+DATA compress8<>+1272(SB)/4, $0x00000000
+DATA compress8<>+1276(SB)/4, $0x00000000
+DATA compress8<>+1280(SB)/4, $0x00000003
+DATA compress8<>+1284(SB)/4, $0x00000005
+DATA compress8<>+1288(SB)/4, $0x00000000
+DATA compress8<>+1292(SB)/4, $0x00000000
+DATA compress8<>+1296(SB)/4, $0x00000000
+DATA compress8<>+1300(SB)/4, $0x00000000
+DATA compress8<>+1304(SB)/4, $0x00000000
+DATA compress8<>+1308(SB)/4, $0x00000000
+DATA compress8<>+1312(SB)/4, $0x00000000
+DATA compress8<>+1316(SB)/4, $0x00000003
+DATA compress8<>+1320(SB)/4, $0x00000005
+DATA compress8<>+1324(SB)/4, $0x00000000
+DATA compress8<>+1328(SB)/4, $0x00000000
+DATA compress8<>+1332(SB)/4, $0x00000000
+DATA compress8<>+1336(SB)/4, $0x00000000
+DATA compress8<>+1340(SB)/4, $0x00000000
+DATA compress8<>+1344(SB)/4, $0x00000001
+DATA compress8<>+1348(SB)/4, $0x00000003
+DATA compress8<>+1352(SB)/4, $0x00000005
+DATA compress8<>+1356(SB)/4, $0x00000000
+DATA compress8<>+1360(SB)/4, $0x00000000
+DATA compress8<>+1364(SB)/4, $0x00000000
+DATA compress8<>+1368(SB)/4, $0x00000000
+DATA compress8<>+1372(SB)/4, $0x00000000
+DATA compress8<>+1376(SB)/4, $0x00000000
+DATA compress8<>+1380(SB)/4, $0x00000001
+DATA compress8<>+1384(SB)/4, $0x00000003
+DATA compress8<>+1388(SB)/4, $0x00000005
+DATA compress8<>+1392(SB)/4, $0x00000000
+DATA compress8<>+1396(SB)/4, $0x00000000
+DATA compress8<>+1400(SB)/4, $0x00000000
+DATA compress8<>+1404(SB)/4, $0x00000000
+DATA compress8<>+1408(SB)/4, $0x00000002
+DATA compress8<>+1412(SB)/4, $0x00000003
+DATA compress8<>+1416(SB)/4, $0x00000005
+DATA compress8<>+1420(SB)/4, $0x00000000
+DATA compress8<>+1424(SB)/4, $0x00000000
+DATA compress8<>+1428(SB)/4, $0x00000000
+DATA compress8<>+1432(SB)/4, $0x00000000
+DATA compress8<>+1436(SB)/4, $0x00000000
+DATA compress8<>+1440(SB)/4, $0x00000000
+DATA compress8<>+1444(SB)/4, $0x00000002
+DATA compress8<>+1448(SB)/4, $0x00000003
+DATA compress8<>+1452(SB)/4, $0x00000005
+DATA compress8<>+1456(SB)/4, $0x00000000
+DATA compress8<>+1460(SB)/4, $0x00000000
+DATA compress8<>+1464(SB)/4, $0x00000000
+DATA compress8<>+1468(SB)/4, $0x00000000
+DATA compress8<>+1472(SB)/4, $0x00000001
+DATA compress8<>+1476(SB)/4, $0x00000002
+DATA compress8<>+1480(SB)/4, $0x00000003
+DATA compress8<>+1484(SB)/4, $0x00000005
+DATA compress8<>+1488(SB)/4, $0x00000000
+DATA compress8<>+1492(SB)/4, $0x00000000
+DATA compress8<>+1496(SB)/4, $0x00000000
+DATA compress8<>+1500(SB)/4, $0x00000000
+DATA compress8<>+1504(SB)/4, $0x00000000
+DATA compress8<>+1508(SB)/4, $0x00000001
+DATA compress8<>+1512(SB)/4, $0x00000002
+DATA compress8<>+1516(SB)/4, $0x00000003
+DATA compress8<>+1520(SB)/4, $0x00000005
+DATA compress8<>+1524(SB)/4, $0x00000000
+DATA compress8<>+1528(SB)/4, $0x00000000
+DATA compress8<>+1532(SB)/4, $0x00000000
+DATA compress8<>+1536(SB)/4, $0x00000004
+DATA compress8<>+1540(SB)/4, $0x00000005
+DATA compress8<>+1544(SB)/4, $0x00000000
+DATA compress8<>+1548(SB)/4, $0x00000000
+DATA compress8<>+1552(SB)/4, $0x00000000
+DATA compress8<>+1556(SB)/4, $0x00000000
+DATA compress8<>+1560(SB)/4, $0x00000000
+DATA compress8<>+1564(SB)/4, $0x00000000
+DATA compress8<>+1568(SB)/4, $0x00000000
+DATA compress8<>+1572(SB)/4, $0x00000004
+DATA compress8<>+1576(SB)/4, $0x00000005
+DATA compress8<>+1580(SB)/4, $0x00000000
+DATA compress8<>+1584(SB)/4, $0x00000000
+DATA compress8<>+1588(SB)/4, $0x00000000
+DATA compress8<>+1592(SB)/4, $0x00000000
+DATA compress8<>+1596(SB)/4, $0x00000000
+DATA compress8<>+1600(SB)/4, $0x00000001
+DATA compress8<>+1604(SB)/4, $0x00000004
+DATA compress8<>+1608(SB)/4, $0x00000005
+DATA compress8<>+1612(SB)/4, $0x00000000
+DATA compress8<>+1616(SB)/4, $0x00000000
+DATA compress8<>+1620(SB)/4, $0x00000000
+DATA compress8<>+1624(SB)/4, $0x00000000
+DATA compress8<>+1628(SB)/4, $0x00000000
+DATA compress8<>+1632(SB)/4, $0x00000000
+DATA compress8<>+1636(SB)/4, $0x00000001
+DATA compress8<>+1640(SB)/4, $0x00000004
+DATA compress8<>+1644(SB)/4, $0x00000005
+DATA compress8<>+1648(SB)/4, $0x00000000
+DATA compress8<>+1652(SB)/4, $0x00000000
+DATA compress8<>+1656(SB)/4, $0x00000000
+DATA compress8<>+1660(SB)/4, $0x00000000
+DATA compress8<>+1664(SB)/4, $0x00000002
+DATA compress8<>+1668(SB)/4, $0x00000004
+DATA compress8<>+1672(SB)/4, $0x00000005
+DATA compress8<>+1676(SB)/4, $0x00000000
+DATA compress8<>+1680(SB)/4, $0x00000000
+DATA compress8<>+1684(SB)/4, $0x00000000
+DATA compress8<>+1688(SB)/4, $0x00000000
+DATA compress8<>+1692(SB)/4, $0x00000000
+DATA compress8<>+1696(SB)/4, $0x00000000
+DATA compress8<>+1700(SB)/4, $0x00000002
+DATA compress8<>+1704(SB)/4, $0x00000004
+DATA compress8<>+1708(SB)/4, $0x00000005
+DATA compress8<>+1712(SB)/4, $0x00000000
+DATA compress8<>+1716(SB)/4, $0x00000000
+DATA compress8<>+1720(SB)/4, $0x00000000
+DATA compress8<>+1724(SB)/4, $0x00000000
+DATA compress8<>+1728(SB)/4, $0x00000001
+DATA compress8<>+1732(SB)/4, $0x00000002
+DATA compress8<>+1736(SB)/4, $0x00000004
+DATA compress8<>+1740(SB)/4, $0x00000005
+DATA compress8<>+1744(SB)/4, $0x00000000
+DATA compress8<>+1748(SB)/4, $0x00000000
+DATA compress8<>+1752(SB)/4, $0x00000000
+DATA compress8<>+1756(SB)/4, $0x00000000
+DATA compress8<>+1760(SB)/4, $0x00000000
+DATA compress8<>+1764(SB)/4, $0x00000001
+DATA compress8<>+1768(SB)/4, $0x00000002
+DATA compress8<>+1772(SB)/4, $0x00000004
+DATA compress8<>+1776(SB)/4, $0x00000005
+DATA compress8<>+1780(SB)/4, $0x00000000
+DATA compress8<>+1784(SB)/4, $0x00000000
+DATA compress8<>+1788(SB)/4, $0x00000000
+DATA compress8<>+1792(SB)/4, $0x00000003
+DATA compress8<>+1796(SB)/4, $0x00000004
+DATA compress8<>+1800(SB)/4, $0x00000005
+DATA compress8<>+1804(SB)/4, $0x00000000
+DATA compress8<>+1808(SB)/4, $0x00000000
+DATA compress8<>+1812(SB)/4, $0x00000000
+DATA compress8<>+1816(SB)/4, $0x00000000
+DATA compress8<>+1820(SB)/4, $0x00000000
+DATA compress8<>+1824(SB)/4, $0x00000000
+DATA compress8<>+1828(SB)/4, $0x00000003
+DATA compress8<>+1832(SB)/4, $0x00000004
+DATA compress8<>+1836(SB)/4, $0x00000005
+DATA compress8<>+1840(SB)/4, $0x00000000
+DATA compress8<>+1844(SB)/4, $0x00000000
+DATA compress8<>+1848(SB)/4, $0x00000000
+DATA compress8<>+1852(SB)/4, $0x00000000
+DATA compress8<>+1856(SB)/4, $0x00000001
+DATA compress8<>+1860(SB)/4, $0x00000003
+DATA compress8<>+1864(SB)/4, $0x00000004
+DATA compress8<>+1868(SB)/4, $0x00000005
+DATA compress8<>+1872(SB)/4, $0x00000000
+DATA compress8<>+1876(SB)/4, $0x00000000
+DATA compress8<>+1880(SB)/4, $0x00000000
+DATA compress8<>+1884(SB)/4, $0x00000000
+DATA compress8<>+1888(SB)/4, $0x00000000
+DATA compress8<>+1892(SB)/4, $0x00000001
+DATA compress8<>+1896(SB)/4, $0x00000003
+DATA compress8<>+1900(SB)/4, $0x00000004
+DATA compress8<>+1904(SB)/4, $0x00000005
+DATA compress8<>+1908(SB)/4, $0x00000000
+DATA compress8<>+1912(SB)/4, $0x00000000
+DATA compress8<>+1916(SB)/4, $0x00000000
+DATA compress8<>+1920(SB)/4, $0x00000002
+DATA compress8<>+1924(SB)/4, $0x00000003
+DATA compress8<>+1928(SB)/4, $0x00000004
+DATA compress8<>+1932(SB)/4, $0x00000005
+DATA compress8<>+1936(SB)/4, $0x00000000
+DATA compress8<>+1940(SB)/4, $0x00000000
+DATA compress8<>+1944(SB)/4, $0x00000000
+DATA compress8<>+1948(SB)/4, $0x00000000
+DATA compress8<>+1952(SB)/4, $0x00000000
+DATA compress8<>+1956(SB)/4, $0x00000002
+DATA compress8<>+1960(SB)/4, $0x00000003
+DATA compress8<>+1964(SB)/4, $0x00000004
+DATA compress8<>+1968(SB)/4, $0x00000005
+DATA compress8<>+1972(SB)/4, $0x00000000
+DATA compress8<>+1976(SB)/4, $0x00000000
+DATA compress8<>+1980(SB)/4, $0x00000000
+DATA compress8<>+1984(SB)/4, $0x00000001
+DATA compress8<>+1988(SB)/4, $0x00000002
+DATA compress8<>+1992(SB)/4, $0x00000003
+DATA compress8<>+1996(SB)/4, $0x00000004
+DATA compress8<>+2000(SB)/4, $0x00000005
+DATA compress8<>+2004(SB)/4, $0x00000000
+DATA compress8<>+2008(SB)/4, $0x00000000
+DATA compress8<>+2012(SB)/4, $0x00000000
+DATA compress8<>+2016(SB)/4, $0x00000000
+DATA compress8<>+2020(SB)/4, $0x00000001
+DATA compress8<>+2024(SB)/4, $0x00000002
+DATA compress8<>+2028(SB)/4, $0x00000003
+DATA compress8<>+2032(SB)/4, $0x00000004
+DATA compress8<>+2036(SB)/4, $0x00000005
+DATA compress8<>+2040(SB)/4, $0x00000000
+DATA compress8<>+2044(SB)/4, $0x00000000
+DATA compress8<>+2048(SB)/4, $0x00000006
+DATA compress8<>+2052(SB)/4, $0x00000000
+DATA compress8<>+2056(SB)/4, $0x00000000
+DATA compress8<>+2060(SB)/4, $0x00000000
+DATA compress8<>+2064(SB)/4, $0x00000000
+DATA compress8<>+2068(SB)/4, $0x00000000
+DATA compress8<>+2072(SB)/4, $0x00000000
+DATA compress8<>+2076(SB)/4, $0x00000000
+DATA compress8<>+2080(SB)/4, $0x00000000
+DATA compress8<>+2084(SB)/4, $0x00000006
+DATA compress8<>+2088(SB)/4, $0x00000000
+DATA compress8<>+2092(SB)/4, $0x00000000
+DATA compress8<>+2096(SB)/4, $0x00000000
+DATA compress8<>+2100(SB)/4, $0x00000000
+DATA compress8<>+2104(SB)/4, $0x00000000
+DATA compress8<>+2108(SB)/4, $0x00000000
+DATA compress8<>+2112(SB)/4, $0x00000001
+DATA compress8<>+2116(SB)/4, $0x00000006
+DATA compress8<>+2120(SB)/4, $0x00000000
+DATA compress8<>+2124(SB)/4, $0x00000000
+DATA compress8<>+2128(SB)/4, $0x00000000
+DATA compress8<>+2132(SB)/4, $0x00000000
+DATA compress8<>+2136(SB)/4, $0x00000000
+DATA compress8<>+2140(SB)/4, $0x00000000
+DATA compress8<>+2144(SB)/4, $0x00000000
+DATA compress8<>+2148(SB)/4, $0x00000001
+DATA compress8<>+2152(SB)/4, $0x00000006
+DATA compress8<>+2156(SB)/4, $0x00000000
+DATA compress8<>+2160(SB)/4, $0x00000000
+DATA compress8<>+2164(SB)/4, $0x00000000
+DATA compress8<>+2168(SB)/4, $0x00000000
+DATA compress8<>+2172(SB)/4, $0x00000000
+DATA compress8<>+2176(SB)/4, $0x00000002
+DATA compress8<>+2180(SB)/4, $0x00000006
+DATA compress8<>+2184(SB)/4, $0x00000000
+DATA compress8<>+2188(SB)/4, $0x00000000
+DATA compress8<>+2192(SB)/4, $0x00000000
+DATA compress8<>+2196(SB)/4, $0x00000000
+DATA compress8<>+2200(SB)/4, $0x00000000
+DATA compress8<>+2204(SB)/4, $0x00000000
+DATA compress8<>+2208(SB)/4, $0x00000000
+DATA compress8<>+2212(SB)/4, $0x00000002
+DATA compress8<>+2216(SB)/4, $0x00000006
+DATA compress8<>+2220(SB)/4, $0x00000000
+DATA compress8<>+2224(SB)/4, $0x00000000
+DATA compress8<>+2228(SB)/4, $0x00000000
+DATA compress8<>+2232(SB)/4, $0x00000000
+DATA compress8<>+2236(SB)/4, $0x00000000
+DATA compress8<>+2240(SB)/4, $0x00000001
+DATA compress8<>+2244(SB)/4, $0x00000002
+DATA compress8<>+2248(SB)/4, $0x00000006
+DATA compress8<>+2252(SB)/4, $0x00000000
+DATA compress8<>+2256(SB)/4, $0x00000000
+DATA compress8<>+2260(SB)/4, $0x00000000
+DATA compress8<>+2264(SB)/4, $0x00000000
+DATA compress8<>+2268(SB)/4, $0x00000000
+DATA compress8<>+2272(SB)/4, $0x00000000
+DATA compress8<>+2276(SB)/4, $0x00000001
+DATA compress8<>+2280(SB)/4, $0x00000002
+DATA compress8<>+2284(SB)/4, $0x00000006
+DATA compress8<>+2288(SB)/4, $0x00000000
+DATA compress8<>+2292(SB)/4, $0x00000000
+DATA compress8<>+2296(SB)/4, $0x00000000
+DATA compress8<>+2300(SB)/4, $0x00000000
+DATA compress8<>+2304(SB)/4, $0x00000003
+DATA compress8<>+2308(SB)/4, $0x00000006
+DATA compress8<>+2312(SB)/4, $0x00000000
+DATA compress8<>+2316(SB)/4, $0x00000000
+DATA compress8<>+2320(SB)/4, $0x00000000
+DATA compress8<>+2324(SB)/4, $0x00000000
+DATA compress8<>+2328(SB)/4, $0x00000000
+DATA compress8<>+2332(SB)/4, $0x00000000
+DATA compress8<>+2336(SB)/4, $0x00000000
+DATA compress8<>+2340(SB)/4, $0x00000003
+DATA compress8<>+2344(SB)/4, $0x00000006
+DATA compress8<>+2348(SB)/4, $0x00000000
+DATA compress8<>+2352(SB)/4, $0x00000000
+DATA compress8<>+2356(SB)/4, $0x00000000
+DATA compress8<>+2360(SB)/4, $0x00000000
+DATA compress8<>+2364(SB)/4, $0x00000000
+DATA compress8<>+2368(SB)/4, $0x00000001
+DATA compress8<>+2372(SB)/4, $0x00000003
+DATA compress8<>+2376(SB)/4, $0x00000006
+DATA compress8<>+2380(SB)/4, $0x00000000
+DATA compress8<>+2384(SB)/4, $0x00000000
+DATA compress8<>+2388(SB)/4, $0x00000000
+DATA compress8<>+2392(SB)/4, $0x00000000
+DATA compress8<>+2396(SB)/4, $0x00000000
+DATA compress8<>+2400(SB)/4, $0x00000000
+DATA compress8<>+2404(SB)/4, $0x00000001
+DATA compress8<>+2408(SB)/4, $0x00000003
+DATA compress8<>+2412(SB)/4, $0x00000006
+DATA compress8<>+2416(SB)/4, $0x00000000
+DATA compress8<>+2420(SB)/4, $0x00000000
+DATA compress8<>+2424(SB)/4, $0x00000000
+DATA compress8<>+2428(SB)/4, $0x00000000
+DATA compress8<>+2432(SB)/4, $0x00000002
+DATA compress8<>+2436(SB)/4, $0x00000003
+DATA compress8<>+2440(SB)/4, $0x00000006
+DATA compress8<>+2444(SB)/4, $0x00000000
+DATA compress8<>+2448(SB)/4, $0x00000000
+DATA compress8<>+2452(SB)/4, $0x00000000
+DATA compress8<>+2456(SB)/4, $0x00000000
+DATA compress8<>+2460(SB)/4, $0x00000000
+DATA compress8<>+2464(SB)/4, $0x00000000
+DATA compress8<>+2468(SB)/4, $0x00000002
+DATA compress8<>+2472(SB)/4, $0x00000003
+DATA compress8<>+2476(SB)/4, $0x00000006
+DATA compress8<>+2480(SB)/4, $0x00000000
+DATA compress8<>+2484(SB)/4, $0x00000000
+DATA compress8<>+2488(SB)/4, $0x00000000
+DATA compress8<>+2492(SB)/4, $0x00000000
+DATA compress8<>+2496(SB)/4, $0x00000001
+DATA compress8<>+2500(SB)/4, $0x00000002
+DATA compress8<>+2504(SB)/4, $0x00000003
+DATA compress8<>+2508(SB)/4, $0x00000006
+DATA compress8<>+2512(SB)/4, $0x00000000
+DATA compress8<>+2516(SB)/4, $0x00000000
+DATA compress8<>+2520(SB)/4, $0x00000000
+DATA compress8<>+2524(SB)/4, $0x00000000
+DATA compress8<>+2528(SB)/4, $0x00000000
+DATA compress8<>+2532(SB)/4, $0x00000001
+DATA compress8<>+2536(SB)/4, $0x00000002
+DATA compress8<>+2540(SB)/4, $0x00000003
+DATA compress8<>+2544(SB)/4, $0x00000006
+DATA compress8<>+2548(SB)/4, $0x00000000
+DATA compress8<>+2552(SB)/4, $0x00000000
+DATA compress8<>+2556(SB)/4, $0x00000000
+DATA compress8<>+2560(SB)/4, $0x00000004
+DATA compress8<>+2564(SB)/4, $0x00000006
+DATA compress8<>+2568(SB)/4, $0x00000000
+DATA compress8<>+2572(SB)/4, $0x00000000
+DATA compress8<>+2576(SB)/4, $0x00000000
+DATA compress8<>+2580(SB)/4, $0x00000000
+DATA compress8<>+2584(SB)/4, $0x00000000
+DATA compress8<>+2588(SB)/4, $0x00000000
+DATA compress8<>+2592(SB)/4, $0x00000000
+DATA compress8<>+2596(SB)/4, $0x00000004
+DATA compress8<>+2600(SB)/4, $0x00000006
+DATA compress8<>+2604(SB)/4, $0x00000000
+DATA compress8<>+2608(SB)/4, $0x00000000
+DATA compress8<>+2612(SB)/4, $0x00000000
+DATA compress8<>+2616(SB)/4, $0x00000000
+DATA compress8<>+2620(SB)/4, $0x00000000
+DATA compress8<>+2624(SB)/4, $0x00000001
+DATA compress8<>+2628(SB)/4, $0x00000004
+DATA compress8<>+2632(SB)/4, $0x00000006
+DATA compress8<>+2636(SB)/4, $0x00000000
+DATA compress8<>+2640(SB)/4, $0x00000000
+DATA compress8<>+2644(SB)/4, $0x00000000
+DATA compress8<>+2648(SB)/4, $0x00000000
+DATA compress8<>+2652(SB)/4, $0x00000000
+DATA compress8<>+2656(SB)/4, $0x00000000
+DATA compress8<>+2660(SB)/4, $0x00000001
+DATA compress8<>+2664(SB)/4, $0x00000004
+DATA compress8<>+2668(SB)/4, $0x00000006
+DATA compress8<>+2672(SB)/4, $0x00000000
+DATA compress8<>+2676(SB)/4, $0x00000000
+DATA compress8<>+2680(SB)/4, $0x00000000
+DATA compress8<>+2684(SB)/4, $0x00000000
+DATA compress8<>+2688(SB)/4, $0x00000002
+DATA compress8<>+2692(SB)/4, $0x00000004
+DATA compress8<>+2696(SB)/4, $0x00000006
+DATA compress8<>+2700(SB)/4, $0x00000000
+DATA compress8<>+2704(SB)/4, $0x00000000
+DATA compress8<>+2708(SB)/4, $0x00000000
+DATA compress8<>+2712(SB)/4, $0x00000000
+DATA compress8<>+2716(SB)/4, $0x00000000
+DATA compress8<>+2720(SB)/4, $0x00000000
+DATA compress8<>+2724(SB)/4, $0x00000002
+DATA compress8<>+2728(SB)/4, $0x00000004
+DATA compress8<>+2732(SB)/4, $0x00000006
+DATA compress8<>+2736(SB)/4, $0x00000000
+DATA compress8<>+2740(SB)/4, $0x00000000
+DATA compress8<>+2744(SB)/4, $0x00000000
+DATA compress8<>+2748(SB)/4, $0x00000000
+DATA compress8<>+2752(SB)/4, $0x00000001
+DATA compress8<>+2756(SB)/4, $0x00000002
+DATA compress8<>+2760(SB)/4, $0x00000004
+DATA compress8<>+2764(SB)/4, $0x00000006
+DATA compress8<>+2768(SB)/4, $0x00000000
+DATA compress8<>+2772(SB)/4, $0x00000000
+DATA compress8<>+2776(SB)/4, $0x00000000
+DATA compress8<>+2780(SB)/4, $0x00000000
+DATA compress8<>+2784(SB)/4, $0x00000000
+DATA compress8<>+2788(SB)/4, $0x00000001
+DATA compress8<>+2792(SB)/4, $0x00000002
+DATA compress8<>+2796(SB)/4, $0x00000004
+DATA compress8<>+2800(SB)/4, $0x00000006
+DATA compress8<>+2804(SB)/4, $0x00000000
+DATA compress8<>+2808(SB)/4, $0x00000000
+DATA compress8<>+2812(SB)/4, $0x00000000
+DATA compress8<>+2816(SB)/4, $0x00000003
+DATA compress8<>+2820(SB)/4, $0x00000004
+DATA compress8<>+2824(SB)/4, $0x00000006
+DATA compress8<>+2828(SB)/4, $0x00000000
+DATA compress8<>+2832(SB)/4, $0x00000000
+DATA compress8<>+2836(SB)/4, $0x00000000
+DATA compress8<>+2840(SB)/4, $0x00000000
+DATA compress8<>+2844(SB)/4, $0x00000000
+DATA compress8<>+2848(SB)/4, $0x00000000
+DATA compress8<>+2852(SB)/4, $0x00000003
+DATA compress8<>+2856(SB)/4, $0x00000004
+DATA compress8<>+2860(SB)/4, $0x00000006
+DATA compress8<>+2864(SB)/4, $0x00000000
+DATA compress8<>+2868(SB)/4, $0x00000000
+DATA compress8<>+2872(SB)/4, $0x00000000
+DATA compress8<>+2876(SB)/4, $0x00000000
+DATA compress8<>+2880(SB)/4, $0x00000001
+DATA compress8<>+2884(SB)/4, $0x00000003
+DATA compress8<>+2888(SB)/4, $0x00000004
+DATA compress8<>+2892(SB)/4, $0x00000006
+DATA compress8<>+2896(SB)/4, $0x00000000
+DATA compress8<>+2900(SB)/4, $0x00000000
+DATA compress8<>+2904(SB)/4, $0x00000000
+DATA compress8<>+2908(SB)/4, $0x00000000
+DATA compress8<>+2912(SB)/4, $0x00000000
+DATA compress8<>+2916(SB)/4, $0x00000001
+DATA compress8<>+2920(SB)/4, $0x00000003
+DATA compress8<>+2924(SB)/4, $0x00000004
+DATA compress8<>+2928(SB)/4, $0x00000006
+DATA compress8<>+2932(SB)/4, $0x00000000
+DATA compress8<>+2936(SB)/4, $0x00000000
+DATA compress8<>+2940(SB)/4, $0x00000000
+DATA compress8<>+2944(SB)/4, $0x00000002
+DATA compress8<>+2948(SB)/4, $0x00000003
+DATA compress8<>+2952(SB)/4, $0x00000004
+DATA compress8<>+2956(SB)/4, $0x00000006
+DATA compress8<>+2960(SB)/4, $0x00000000
+DATA compress8<>+2964(SB)/4, $0x00000000
+DATA compress8<>+2968(SB)/4, $0x00000000
+DATA compress8<>+2972(SB)/4, $0x00000000
+DATA compress8<>+2976(SB)/4, $0x00000000
+DATA compress8<>+2980(SB)/4, $0x00000002
+DATA compress8<>+2984(SB)/4, $0x00000003
+DATA compress8<>+2988(SB)/4, $0x00000004
+DATA compress8<>+2992(SB)/4, $0x00000006
+DATA compress8<>+2996(SB)/4, $0x00000000
+DATA compress8<>+3000(SB)/4, $0x00000000
+DATA compress8<>+3004(SB)/4, $0x00000000
+DATA compress8<>+3008(SB)/4, $0x00000001
+DATA compress8<>+3012(SB)/4, $0x00000002
+DATA compress8<>+3016(SB)/4, $0x00000003
+DATA compress8<>+3020(SB)/4, $0x00000004
+DATA compress8<>+3024(SB)/4, $0x00000006
+DATA compress8<>+3028(SB)/4, $0x00000000
+DATA compress8<>+3032(SB)/4, $0x00000000
+DATA compress8<>+3036(SB)/4, $0x00000000
+DATA compress8<>+3040(SB)/4, $0x00000000
+DATA compress8<>+3044(SB)/4, $0x00000001
+DATA compress8<>+3048(SB)/4, $0x00000002
+DATA compress8<>+3052(SB)/4, $0x00000003
+DATA compress8<>+3056(SB)/4, $0x00000004
+DATA compress8<>+3060(SB)/4, $0x00000006
+DATA compress8<>+3064(SB)/4, $0x00000000
+DATA compress8<>+3068(SB)/4, $0x00000000
+DATA compress8<>+3072(SB)/4, $0x00000005
+DATA compress8<>+3076(SB)/4, $0x00000006
+DATA compress8<>+3080(SB)/4, $0x00000000
+DATA compress8<>+3084(SB)/4, $0x00000000
+DATA compress8<>+3088(SB)/4, $0x00000000
+DATA compress8<>+3092(SB)/4, $0x00000000
+DATA compress8<>+3096(SB)/4, $0x00000000
+DATA compress8<>+3100(SB)/4, $0x00000000
+DATA compress8<>+3104(SB)/4, $0x00000000
+DATA compress8<>+3108(SB)/4, $0x00000005
+DATA compress8<>+3112(SB)/4, $0x00000006
+DATA compress8<>+3116(SB)/4, $0x00000000
+DATA compress8<>+3120(SB)/4, $0x00000000
+DATA compress8<>+3124(SB)/4, $0x00000000
+DATA compress8<>+3128(SB)/4, $0x00000000
+DATA compress8<>+3132(SB)/4, $0x00000000
+DATA compress8<>+3136(SB)/4, $0x00000001
+DATA compress8<>+3140(SB)/4, $0x00000005
+DATA compress8<>+3144(SB)/4, $0x00000006
+DATA compress8<>+3148(SB)/4, $0x00000000
+DATA compress8<>+3152(SB)/4, $0x00000000
+DATA compress8<>+3156(SB)/4, $0x00000000
+DATA compress8<>+3160(SB)/4, $0x00000000
+DATA compress8<>+3164(SB)/4, $0x00000000
+DATA compress8<>+3168(SB)/4, $0x00000000
+DATA compress8<>+3172(SB)/4, $0x00000001
+DATA compress8<>+3176(SB)/4, $0x00000005
+DATA compress8<>+3180(SB)/4, $0x00000006
+DATA compress8<>+3184(SB)/4, $0x00000000
+DATA compress8<>+3188(SB)/4, $0x00000000
+DATA compress8<>+3192(SB)/4, $0x00000000
+DATA compress8<>+3196(SB)/4, $0x00000000
+DATA compress8<>+3200(SB)/4, $0x00000002
+DATA compress8<>+3204(SB)/4, $0x00000005
+DATA compress8<>+3208(SB)/4, $0x00000006
+DATA compress8<>+3212(SB)/4, $0x00000000
+DATA compress8<>+3216(SB)/4, $0x00000000
+DATA compress8<>+3220(SB)/4, $0x00000000
+DATA compress8<>+3224(SB)/4, $0x00000000
+DATA compress8<>+3228(SB)/4, $0x00000000
+DATA compress8<>+3232(SB)/4, $0x00000000
+DATA compress8<>+3236(SB)/4, $0x00000002
+DATA compress8<>+3240(SB)/4, $0x00000005
+DATA compress8<>+3244(SB)/4, $0x00000006
+DATA compress8<>+3248(SB)/4, $0x00000000
+DATA compress8<>+3252(SB)/4, $0x00000000
+DATA compress8<>+3256(SB)/4, $0x00000000
+DATA compress8<>+3260(SB)/4, $0x00000000
+DATA compress8<>+3264(SB)/4, $0x00000001
+DATA compress8<>+3268(SB)/4, $0x00000002
+DATA compress8<>+3272(SB)/4, $0x00000005
+DATA compress8<>+3276(SB)/4, $0x00000006
+DATA compress8<>+3280(SB)/4, $0x00000000
+DATA compress8<>+3284(SB)/4, $0x00000000
+DATA compress8<>+3288(SB)/4, $0x00000000
+DATA compress8<>+3292(SB)/4, $0x00000000
+DATA compress8<>+3296(SB)/4, $0x00000000
+DATA compress8<>+3300(SB)/4, $0x00000001
+DATA compress8<>+3304(SB)/4, $0x00000002
+DATA compress8<>+3308(SB)/4, $0x00000005
+DATA compress8<>+3312(SB)/4, $0x00000006
+DATA compress8<>+3316(SB)/4, $0x00000000
+DATA compress8<>+3320(SB)/4, $0x00000000
+DATA compress8<>+3324(SB)/4, $0x00000000
+DATA compress8<>+3328(SB)/4, $0x00000003
+DATA compress8<>+3332(SB)/4, $0x00000005
+DATA compress8<>+3336(SB)/4, $0x00000006
+DATA compress8<>+3340(SB)/4, $0x00000000
+DATA compress8<>+3344(SB)/4, $0x00000000
+DATA compress8<>+3348(SB)/4, $0x00000000
+DATA compress8<>+3352(SB)/4, $0x00000000
+DATA compress8<>+3356(SB)/4, $0x00000000
+DATA compress8<>+3360(SB)/4, $0x00000000
+DATA compress8<>+3364(SB)/4, $0x00000003
+DATA compress8<>+3368(SB)/4, $0x00000005
+DATA compress8<>+3372(SB)/4, $0x00000006
+DATA compress8<>+3376(SB)/4, $0x00000000
+DATA compress8<>+3380(SB)/4, $0x00000000
+DATA compress8<>+3384(SB)/4, $0x00000000
+DATA compress8<>+3388(SB)/4, $0x00000000
+DATA compress8<>+3392(SB)/4, $0x00000001
+DATA compress8<>+3396(SB)/4, $0x00000003
+DATA compress8<>+3400(SB)/4, $0x00000005
+DATA compress8<>+3404(SB)/4, $0x00000006
+DATA compress8<>+3408(SB)/4, $0x00000000
+DATA compress8<>+3412(SB)/4, $0x00000000
+DATA compress8<>+3416(SB)/4, $0x00000000
+DATA compress8<>+3420(SB)/4, $0x00000000
+DATA compress8<>+3424(SB)/4, $0x00000000
+DATA compress8<>+3428(SB)/4, $0x00000001
+DATA compress8<>+3432(SB)/4, $0x00000003
+DATA compress8<>+3436(SB)/4, $0x00000005
+DATA compress8<>+3440(SB)/4, $0x00000006
+DATA compress8<>+3444(SB)/4, $0x00000000
+DATA compress8<>+3448(SB)/4, $0x00000000
+DATA compress8<>+3452(SB)/4, $0x00000000
+DATA compress8<>+3456(SB)/4, $0x00000002
+DATA compress8<>+3460(SB)/4, $0x00000003
+DATA compress8<>+3464(SB)/4, $0x00000005
+DATA compress8<>+3468(SB)/4, $0x00000006
+DATA compress8<>+3472(SB)/4, $0x00000000
+DATA compress8<>+3476(SB)/4, $0x00000000
+DATA compress8<>+3480(SB)/4, $0x00000000
+DATA compress8<>+3484(SB)/4, $0x00000000
+DATA compress8<>+3488(SB)/4, $0x00000000
+DATA compress8<>+3492(SB)/4, $0x00000002
+DATA compress8<>+3496(SB)/4, $0x00000003
+DATA compress8<>+3500(SB)/4, $0x00000005
+DATA compress8<>+3504(SB)/4, $0x00000006
+DATA compress8<>+3508(SB)/4, $0x00000000
+DATA compress8<>+3512(SB)/4, $0x00000000
+DATA compress8<>+3516(SB)/4, $0x00000000
+DATA compress8<>+3520(SB)/4, $0x00000001
+DATA compress8<>+3524(SB)/4, $0x00000002
+DATA compress8<>+3528(SB)/4, $0x00000003
+DATA compress8<>+3532(SB)/4, $0x00000005
+DATA compress8<>+3536(SB)/4, $0x00000006
+DATA compress8<>+3540(SB)/4, $0x00000000
+DATA compress8<>+3544(SB)/4, $0x00000000
+DATA compress8<>+3548(SB)/4, $0x00000000
+DATA compress8<>+3552(SB)/4, $0x00000000
+DATA compress8<>+3556(SB)/4, $0x00000001
+DATA compress8<>+3560(SB)/4, $0x00000002
+DATA compress8<>+3564(SB)/4, $0x00000003
+DATA compress8<>+3568(SB)/4, $0x00000005
+DATA compress8<>+3572(SB)/4, $0x00000006
+DATA compress8<>+3576(SB)/4, $0x00000000
+DATA compress8<>+3580(SB)/4, $0x00000000
+DATA compress8<>+3584(SB)/4, $0x00000004
+DATA compress8<>+3588(SB)/4, $0x00000005
+DATA compress8<>+3592(SB)/4, $0x00000006
+DATA compress8<>+3596(SB)/4, $0x00000000
+DATA compress8<>+3600(SB)/4, $0x00000000
+DATA compress8<>+3604(SB)/4, $0x00000000
+DATA compress8<>+3608(SB)/4, $0x00000000
+DATA compress8<>+3612(SB)/4, $0x00000000
+DATA compress8<>+3616(SB)/4, $0x00000000
+DATA compress8<>+3620(SB)/4, $0x00000004
+DATA compress8<>+3624(SB)/4, $0x00000005
+DATA compress8<>+3628(SB)/4, $0x00000006
+DATA compress8<>+3632(SB)/4, $0x00000000
+DATA compress8<>+3636(SB)/4, $0x00000000
+DATA compress8<>+3640(SB)/4, $0x00000000
+DATA compress8<>+3644(SB)/4, $0x00000000
+DATA compress8<>+3648(SB)/4, $0x00000001
+DATA compress8<>+3652(SB)/4, $0x00000004
+DATA compress8<>+3656(SB)/4, $0x00000005
+DATA compress8<>+3660(SB)/4, $0x00000006
+DATA compress8<>+3664(SB)/4, $0x00000000
+DATA compress8<>+3668(SB)/4, $0x00000000
+DATA compress8<>+3672(SB)/4, $0x00000000
+DATA compress8<>+3676(SB)/4, $0x00000000
+DATA compress8<>+3680(SB)/4, $0x00000000
+DATA compress8<>+3684(SB)/4, $0x00000001
+DATA compress8<>+3688(SB)/4, $0x00000004
+DATA compress8<>+3692(SB)/4, $0x00000005
+DATA compress8<>+3696(SB)/4, $0x00000006
+DATA compress8<>+3700(SB)/4, $0x00000000
+DATA compress8<>+3704(SB)/4, $0x00000000
+DATA compress8<>+3708(SB)/4, $0x00000000
+DATA compress8<>+3712(SB)/4, $0x00000002
+DATA compress8<>+3716(SB)/4, $0x00000004
+DATA compress8<>+3720(SB)/4, $0x00000005
+DATA compress8<>+3724(SB)/4, $0x00000006
+DATA compress8<>+3728(SB)/4, $0x00000000
+DATA compress8<>+3732(SB)/4, $0x00000000
+DATA compress8<>+3736(SB)/4, $0x00000000
+DATA compress8<>+3740(SB)/4, $0x00000000
+DATA compress8<>+3744(SB)/4, $0x00000000
+DATA compress8<>+3748(SB)/4, $0x00000002
+DATA compress8<>+3752(SB)/4, $0x00000004
+DATA compress8<>+3756(SB)/4, $0x00000005
+DATA compress8<>+3760(SB)/4, $0x00000006
+DATA compress8<>+3764(SB)/4, $0x00000000
+DATA compress8<>+3768(SB)/4, $0x00000000
+DATA compress8<>+3772(SB)/4, $0x00000000
+DATA compress8<>+3776(SB)/4, $0x00000001
+DATA compress8<>+3780(SB)/4, $0x00000002
+DATA compress8<>+3784(SB)/4, $0x00000004
+DATA compress8<>+3788(SB)/4, $0x00000005
+DATA compress8<>+3792(SB)/4, $0x00000006
+DATA compress8<>+3796(SB)/4, $0x00000000
+DATA compress8<>+3800(SB)/4, $0x00000000
+DATA compress8<>+3804(SB)/4, $0x00000000
+DATA compress8<>+3808(SB)/4, $0x00000000
+DATA compress8<>+3812(SB)/4, $0x00000001
+DATA compress8<>+3816(SB)/4, $0x00000002
+DATA compress8<>+3820(SB)/4, $0x00000004
+DATA compress8<>+3824(SB)/4, $0x00000005
+DATA compress8<>+3828(SB)/4, $0x00000006
+DATA compress8<>+3832(SB)/4, $0x00000000
+DATA compress8<>+3836(SB)/4, $0x00000000
+DATA compress8<>+3840(SB)/4, $0x00000003
+DATA compress8<>+3844(SB)/4, $0x00000004
+DATA compress8<>+3848(SB)/4, $0x00000005
+DATA compress8<>+3852(SB)/4, $0x00000006
+DATA compress8<>+3856(SB)/4, $0x00000000
+DATA compress8<>+3860(SB)/4, $0x00000000
+DATA compress8<>+3864(SB)/4, $0x00000000
+DATA compress8<>+3868(SB)/4, $0x00000000
+DATA compress8<>+3872(SB)/4, $0x00000000
+DATA compress8<>+3876(SB)/4, $0x00000003
+DATA compress8<>+3880(SB)/4, $0x00000004
+DATA compress8<>+3884(SB)/4, $0x00000005
+DATA compress8<>+3888(SB)/4, $0x00000006
+DATA compress8<>+3892(SB)/4, $0x00000000
+DATA compress8<>+3896(SB)/4, $0x00000000
+DATA compress8<>+3900(SB)/4, $0x00000000
+DATA compress8<>+3904(SB)/4, $0x00000001
+DATA compress8<>+3908(SB)/4, $0x00000003
+DATA compress8<>+3912(SB)/4, $0x00000004
+DATA compress8<>+3916(SB)/4, $0x00000005
+DATA compress8<>+3920(SB)/4, $0x00000006
+DATA compress8<>+3924(SB)/4, $0x00000000
+DATA compress8<>+3928(SB)/4, $0x00000000
+DATA compress8<>+3932(SB)/4, $0x00000000
+DATA compress8<>+3936(SB)/4, $0x00000000
+DATA compress8<>+3940(SB)/4, $0x00000001
+DATA compress8<>+3944(SB)/4, $0x00000003
+DATA compress8<>+3948(SB)/4, $0x00000004
+DATA compress8<>+3952(SB)/4, $0x00000005
+DATA compress8<>+3956(SB)/4, $0x00000006
+DATA compress8<>+3960(SB)/4, $0x00000000
+DATA compress8<>+3964(SB)/4, $0x00000000
+DATA compress8<>+3968(SB)/4, $0x00000002
+DATA compress8<>+3972(SB)/4, $0x00000003
+DATA compress8<>+3976(SB)/4, $0x00000004
+DATA compress8<>+3980(SB)/4, $0x00000005
+DATA compress8<>+3984(SB)/4, $0x00000006
+DATA compress8<>+3988(SB)/4, $0x00000000
+DATA compress8<>+3992(SB)/4, $0x00000000
+DATA compress8<>+3996(SB)/4, $0x00000000
+DATA compress8<>+4000(SB)/4, $0x00000000
+DATA compress8<>+4004(SB)/4, $0x00000002
+DATA compress8<>+4008(SB)/4, $0x00000003
+DATA compress8<>+4012(SB)/4, $0x00000004
+DATA compress8<>+4016(SB)/4, $0x00000005
+DATA compress8<>+4020(SB)/4, $0x00000006
+DATA compress8<>+4024(SB)/4, $0x00000000
+DATA compress8<>+4028(SB)/4, $0x00000000
+DATA compress8<>+4032(SB)/4, $0x00000001
+DATA compress8<>+4036(SB)/4, $0x00000002
+DATA compress8<>+4040(SB)/4, $0x00000003
+DATA compress8<>+4044(SB)/4, $0x00000004
+DATA compress8<>+4048(SB)/4, $0x00000005
+DATA compress8<>+4052(SB)/4, $0x00000006
+DATA compress8<>+4056(SB)/4, $0x00000000
+DATA compress8<>+4060(SB)/4, $0x00000000
+DATA compress8<>+4064(SB)/4, $0x00000000
+DATA compress8<>+4068(SB)/4, $0x00000001
+DATA compress8<>+4072(SB)/4, $0x00000002
+DATA compress8<>+4076(SB)/4, $0x00000003
+DATA compress8<>+4080(SB)/4, $0x00000004
+DATA compress8<>+4084(SB)/4, $0x00000005
+DATA compress8<>+4088(SB)/4, $0x00000006
+DATA compress8<>+4092(SB)/4, $0x00000000
+DATA compress8<>+4096(SB)/4, $0x00000007
+DATA compress8<>+4100(SB)/4, $0x00000000
+DATA compress8<>+4104(SB)/4, $0x00000000
+DATA compress8<>+4108(SB)/4, $0x00000000
+DATA compress8<>+4112(SB)/4, $0x00000000
+DATA compress8<>+4116(SB)/4, $0x00000000
+DATA compress8<>+4120(SB)/4, $0x00000000
+DATA compress8<>+4124(SB)/4, $0x00000000
+DATA compress8<>+4128(SB)/4, $0x00000000
+DATA compress8<>+4132(SB)/4, $0x00000007
+DATA compress8<>+4136(SB)/4, $0x00000000
+DATA compress8<>+4140(SB)/4, $0x00000000
+DATA compress8<>+4144(SB)/4, $0x00000000
+DATA compress8<>+4148(SB)/4, $0x00000000
+DATA compress8<>+4152(SB)/4, $0x00000000
+DATA compress8<>+4156(SB)/4, $0x00000000
+DATA compress8<>+4160(SB)/4, $0x00000001
+DATA compress8<>+4164(SB)/4, $0x00000007
+DATA compress8<>+4168(SB)/4, $0x00000000
+DATA compress8<>+4172(SB)/4, $0x00000000
+DATA compress8<>+4176(SB)/4, $0x00000000
+DATA compress8<>+4180(SB)/4, $0x00000000
+DATA compress8<>+4184(SB)/4, $0x00000000
+DATA compress8<>+4188(SB)/4, $0x00000000
+DATA compress8<>+4192(SB)/4, $0x00000000
+DATA compress8<>+4196(SB)/4, $0x00000001
+DATA compress8<>+4200(SB)/4, $0x00000007
+DATA compress8<>+4204(SB)/4, $0x00000000
+DATA compress8<>+4208(SB)/4, $0x00000000
+DATA compress8<>+4212(SB)/4, $0x00000000
+DATA compress8<>+4216(SB)/4, $0x00000000
+DATA compress8<>+4220(SB)/4, $0x00000000
+DATA compress8<>+4224(SB)/4, $0x00000002
+DATA compress8<>+4228(SB)/4, $0x00000007
+DATA compress8<>+4232(SB)/4, $0x00000000
+DATA compress8<>+4236(SB)/4, $0x00000000
+DATA compress8<>+4240(SB)/4, $0x00000000
+DATA compress8<>+4244(SB)/4, $0x00000000
+DATA compress8<>+4248(SB)/4, $0x00000000
+DATA compress8<>+4252(SB)/4, $0x00000000
+DATA compress8<>+4256(SB)/4, $0x00000000
+DATA compress8<>+4260(SB)/4, $0x00000002
+DATA compress8<>+4264(SB)/4, $0x00000007
+DATA compress8<>+4268(SB)/4, $0x00000000
+DATA compress8<>+4272(SB)/4, $0x00000000
+DATA compress8<>+4276(SB)/4, $0x00000000
+DATA compress8<>+4280(SB)/4, $0x00000000
+DATA compress8<>+4284(SB)/4, $0x00000000
+DATA compress8<>+4288(SB)/4, $0x00000001
+DATA compress8<>+4292(SB)/4, $0x00000002
+DATA compress8<>+4296(SB)/4, $0x00000007
+DATA compress8<>+4300(SB)/4, $0x00000000
+DATA compress8<>+4304(SB)/4, $0x00000000
+DATA compress8<>+4308(SB)/4, $0x00000000
+DATA compress8<>+4312(SB)/4, $0x00000000
+DATA compress8<>+4316(SB)/4, $0x00000000
+DATA compress8<>+4320(SB)/4, $0x00000000
+DATA compress8<>+4324(SB)/4, $0x00000001
+DATA compress8<>+4328(SB)/4, $0x00000002
+DATA compress8<>+4332(SB)/4, $0x00000007
+DATA compress8<>+4336(SB)/4, $0x00000000
+DATA compress8<>+4340(SB)/4, $0x00000000
+DATA compress8<>+4344(SB)/4, $0x00000000
+DATA compress8<>+4348(SB)/4, $0x00000000
+DATA compress8<>+4352(SB)/4, $0x00000003
+DATA compress8<>+4356(SB)/4, $0x00000007
+DATA compress8<>+4360(SB)/4, $0x00000000
+DATA compress8<>+4364(SB)/4, $0x00000000
+DATA compress8<>+4368(SB)/4, $0x00000000
+DATA compress8<>+4372(SB)/4, $0x00000000
+DATA compress8<>+4376(SB)/4, $0x00000000
+DATA compress8<>+4380(SB)/4, $0x00000000
+DATA compress8<>+4384(SB)/4, $0x00000000
+DATA compress8<>+4388(SB)/4, $0x00000003
+DATA compress8<>+4392(SB)/4, $0x00000007
+DATA compress8<>+4396(SB)/4, $0x00000000
+DATA compress8<>+4400(SB)/4, $0x00000000
+DATA compress8<>+4404(SB)/4, $0x00000000
+DATA compress8<>+4408(SB)/4, $0x00000000
+DATA compress8<>+4412(SB)/4, $0x00000000
+DATA compress8<>+4416(SB)/4, $0x00000001
+DATA compress8<>+4420(SB)/4, $0x00000003
+DATA compress8<>+4424(SB)/4, $0x00000007
+DATA compress8<>+4428(SB)/4, $0x00000000
+DATA compress8<>+4432(SB)/4, $0x00000000
+DATA compress8<>+4436(SB)/4, $0x00000000
+DATA compress8<>+4440(SB)/4, $0x00000000
+DATA compress8<>+4444(SB)/4, $0x00000000
+DATA compress8<>+4448(SB)/4, $0x00000000
+DATA compress8<>+4452(SB)/4, $0x00000001
+DATA compress8<>+4456(SB)/4, $0x00000003
+DATA compress8<>+4460(SB)/4, $0x00000007
+DATA compress8<>+4464(SB)/4, $0x00000000
+DATA compress8<>+4468(SB)/4, $0x00000000
+DATA compress8<>+4472(SB)/4, $0x00000000
+DATA compress8<>+4476(SB)/4, $0x00000000
+DATA compress8<>+4480(SB)/4, $0x00000002
+DATA compress8<>+4484(SB)/4, $0x00000003
+DATA compress8<>+4488(SB)/4, $0x00000007
+DATA compress8<>+4492(SB)/4, $0x00000000
+DATA compress8<>+4496(SB)/4, $0x00000000
+DATA compress8<>+4500(SB)/4, $0x00000000
+DATA compress8<>+4504(SB)/4, $0x00000000
+DATA compress8<>+4508(SB)/4, $0x00000000
+DATA compress8<>+4512(SB)/4, $0x00000000
+DATA compress8<>+4516(SB)/4, $0x00000002
+DATA compress8<>+4520(SB)/4, $0x00000003
+DATA compress8<>+4524(SB)/4, $0x00000007
+DATA compress8<>+4528(SB)/4, $0x00000000
+DATA compress8<>+4532(SB)/4, $0x00000000
+DATA compress8<>+4536(SB)/4, $0x00000000
+DATA compress8<>+4540(SB)/4, $0x00000000
+DATA compress8<>+4544(SB)/4, $0x00000001
+DATA compress8<>+4548(SB)/4, $0x00000002
+DATA compress8<>+4552(SB)/4, $0x00000003
+DATA compress8<>+4556(SB)/4, $0x00000007
+DATA compress8<>+4560(SB)/4, $0x00000000
+DATA compress8<>+4564(SB)/4, $0x00000000
+DATA compress8<>+4568(SB)/4, $0x00000000
+DATA compress8<>+4572(SB)/4, $0x00000000
+DATA compress8<>+4576(SB)/4, $0x00000000
+DATA compress8<>+4580(SB)/4, $0x00000001
+DATA compress8<>+4584(SB)/4, $0x00000002
+DATA compress8<>+4588(SB)/4, $0x00000003
+DATA compress8<>+4592(SB)/4, $0x00000007
+DATA compress8<>+4596(SB)/4, $0x00000000
+DATA compress8<>+4600(SB)/4, $0x00000000
+DATA compress8<>+4604(SB)/4, $0x00000000
+DATA compress8<>+4608(SB)/4, $0x00000004
+DATA compress8<>+4612(SB)/4, $0x00000007
+DATA compress8<>+4616(SB)/4, $0x00000000
+DATA compress8<>+4620(SB)/4, $0x00000000
+DATA compress8<>+4624(SB)/4, $0x00000000
+DATA compress8<>+4628(SB)/4, $0x00000000
+DATA compress8<>+4632(SB)/4, $0x00000000
+DATA compress8<>+4636(SB)/4, $0x00000000
+DATA compress8<>+4640(SB)/4, $0x00000000
+DATA compress8<>+4644(SB)/4, $0x00000004
+DATA compress8<>+4648(SB)/4, $0x00000007
+DATA compress8<>+4652(SB)/4, $0x00000000
+DATA compress8<>+4656(SB)/4, $0x00000000
+DATA compress8<>+4660(SB)/4, $0x00000000
+DATA compress8<>+4664(SB)/4, $0x00000000
+DATA compress8<>+4668(SB)/4, $0x00000000
+DATA compress8<>+4672(SB)/4, $0x00000001
+DATA compress8<>+4676(SB)/4, $0x00000004
+DATA compress8<>+4680(SB)/4, $0x00000007
+DATA compress8<>+4684(SB)/4, $0x00000000
+DATA compress8<>+4688(SB)/4, $0x00000000
+DATA compress8<>+4692(SB)/4, $0x00000000
+DATA compress8<>+4696(SB)/4, $0x00000000
+DATA compress8<>+4700(SB)/4, $0x00000000
+DATA compress8<>+4704(SB)/4, $0x00000000
+DATA compress8<>+4708(SB)/4, $0x00000001
+DATA compress8<>+4712(SB)/4, $0x00000004
+DATA compress8<>+4716(SB)/4, $0x00000007
+DATA compress8<>+4720(SB)/4, $0x00000000
+DATA compress8<>+4724(SB)/4, $0x00000000
+DATA compress8<>+4728(SB)/4, $0x00000000
+DATA compress8<>+4732(SB)/4, $0x00000000
+DATA compress8<>+4736(SB)/4, $0x00000002
+DATA compress8<>+4740(SB)/4, $0x00000004
+DATA compress8<>+4744(SB)/4, $0x00000007
+DATA compress8<>+4748(SB)/4, $0x00000000
+DATA compress8<>+4752(SB)/4, $0x00000000
+DATA compress8<>+4756(SB)/4, $0x00000000
+DATA compress8<>+4760(SB)/4, $0x00000000
+DATA compress8<>+4764(SB)/4, $0x00000000
+DATA compress8<>+4768(SB)/4, $0x00000000
+DATA compress8<>+4772(SB)/4, $0x00000002
+DATA compress8<>+4776(SB)/4, $0x00000004
+DATA compress8<>+4780(SB)/4, $0x00000007
+DATA compress8<>+4784(SB)/4, $0x00000000
+DATA compress8<>+4788(SB)/4, $0x00000000
+DATA compress8<>+4792(SB)/4, $0x00000000
+DATA compress8<>+4796(SB)/4, $0x00000000
+DATA compress8<>+4800(SB)/4, $0x00000001
+DATA compress8<>+4804(SB)/4, $0x00000002
+DATA compress8<>+4808(SB)/4, $0x00000004
+DATA compress8<>+4812(SB)/4, $0x00000007
+DATA compress8<>+4816(SB)/4, $0x00000000
+DATA compress8<>+4820(SB)/4, $0x00000000
+DATA compress8<>+4824(SB)/4, $0x00000000
+DATA compress8<>+4828(SB)/4, $0x00000000
+DATA compress8<>+4832(SB)/4, $0x00000000
+DATA compress8<>+4836(SB)/4, $0x00000001
+DATA compress8<>+4840(SB)/4, $0x00000002
+DATA compress8<>+4844(SB)/4, $0x00000004
+DATA compress8<>+4848(SB)/4, $0x00000007
+DATA compress8<>+4852(SB)/4, $0x00000000
+DATA compress8<>+4856(SB)/4, $0x00000000
+DATA compress8<>+4860(SB)/4, $0x00000000
+DATA compress8<>+4864(SB)/4, $0x00000003
+DATA compress8<>+4868(SB)/4, $0x00000004
+DATA compress8<>+4872(SB)/4, $0x00000007
+DATA compress8<>+4876(SB)/4, $0x00000000
+DATA compress8<>+4880(SB)/4, $0x00000000
+DATA compress8<>+4884(SB)/4, $0x00000000
+DATA compress8<>+4888(SB)/4, $0x00000000
+DATA compress8<>+4892(SB)/4, $0x00000000
+DATA compress8<>+4896(SB)/4, $0x00000000
+DATA compress8<>+4900(SB)/4, $0x00000003
+DATA compress8<>+4904(SB)/4, $0x00000004
+DATA compress8<>+4908(SB)/4, $0x00000007
+DATA compress8<>+4912(SB)/4, $0x00000000
+DATA compress8<>+4916(SB)/4, $0x00000000
+DATA compress8<>+4920(SB)/4, $0x00000000
+DATA compress8<>+4924(SB)/4, $0x00000000
+DATA compress8<>+4928(SB)/4, $0x00000001
+DATA compress8<>+4932(SB)/4, $0x00000003
+DATA compress8<>+4936(SB)/4, $0x00000004
+DATA compress8<>+4940(SB)/4, $0x00000007
+DATA compress8<>+4944(SB)/4, $0x00000000
+DATA compress8<>+4948(SB)/4, $0x00000000
+DATA compress8<>+4952(SB)/4, $0x00000000
+DATA compress8<>+4956(SB)/4, $0x00000000
+DATA compress8<>+4960(SB)/4, $0x00000000
+DATA compress8<>+4964(SB)/4, $0x00000001
+DATA compress8<>+4968(SB)/4, $0x00000003
+DATA compress8<>+4972(SB)/4, $0x00000004
+DATA compress8<>+4976(SB)/4, $0x00000007
+DATA compress8<>+4980(SB)/4, $0x00000000
+DATA compress8<>+4984(SB)/4, $0x00000000
+DATA compress8<>+4988(SB)/4, $0x00000000
+DATA compress8<>+4992(SB)/4, $0x00000002
+DATA compress8<>+4996(SB)/4, $0x00000003
+DATA compress8<>+5000(SB)/4, $0x00000004
+DATA compress8<>+5004(SB)/4, $0x00000007
+DATA compress8<>+5008(SB)/4, $0x00000000
+DATA compress8<>+5012(SB)/4, $0x00000000
+DATA compress8<>+5016(SB)/4, $0x00000000
+DATA compress8<>+5020(SB)/4, $0x00000000
+DATA compress8<>+5024(SB)/4, $0x00000000
+DATA compress8<>+5028(SB)/4, $0x00000002
+DATA compress8<>+5032(SB)/4, $0x00000003
+DATA compress8<>+5036(SB)/4, $0x00000004
+DATA compress8<>+5040(SB)/4, $0x00000007
+DATA compress8<>+5044(SB)/4, $0x00000000
+DATA compress8<>+5048(SB)/4, $0x00000000
+DATA compress8<>+5052(SB)/4, $0x00000000
+DATA compress8<>+5056(SB)/4, $0x00000001
+DATA compress8<>+5060(SB)/4, $0x00000002
+DATA compress8<>+5064(SB)/4, $0x00000003
+DATA compress8<>+5068(SB)/4, $0x00000004
+DATA compress8<>+5072(SB)/4, $0x00000007
+DATA compress8<>+5076(SB)/4, $0x00000000
+DATA compress8<>+5080(SB)/4, $0x00000000
+DATA compress8<>+5084(SB)/4, $0x00000000
+DATA compress8<>+5088(SB)/4, $0x00000000
+DATA compress8<>+5092(SB)/4, $0x00000001
+DATA compress8<>+5096(SB)/4, $0x00000002
+DATA compress8<>+5100(SB)/4, $0x00000003
+DATA compress8<>+5104(SB)/4, $0x00000004
+DATA compress8<>+5108(SB)/4, $0x00000007
+DATA compress8<>+5112(SB)/4, $0x00000000
+DATA compress8<>+5116(SB)/4, $0x00000000
+DATA compress8<>+5120(SB)/4, $0x00000005
+DATA compress8<>+5124(SB)/4, $0x00000007
+DATA compress8<>+5128(SB)/4, $0x00000000
+DATA compress8<>+5132(SB)/4, $0x00000000
+DATA compress8<>+5136(SB)/4, $0x00000000
+DATA compress8<>+5140(SB)/4, $0x00000000
+DATA compress8<>+5144(SB)/4, $0x00000000
+DATA compress8<>+5148(SB)/4, $0x00000000
+DATA compress8<>+5152(SB)/4, $0x00000000
+DATA compress8<>+5156(SB)/4, $0x00000005
+DATA compress8<>+5160(SB)/4, $0x00000007
+DATA compress8<>+5164(SB)/4, $0x00000000
+DATA compress8<>+5168(SB)/4, $0x00000000
+DATA compress8<>+5172(SB)/4, $0x00000000
+DATA compress8<>+5176(SB)/4, $0x00000000
+DATA compress8<>+5180(SB)/4, $0x00000000
+DATA compress8<>+5184(SB)/4, $0x00000001
+DATA compress8<>+5188(SB)/4, $0x00000005
+DATA compress8<>+5192(SB)/4, $0x00000007
+DATA compress8<>+5196(SB)/4, $0x00000000
+DATA compress8<>+5200(SB)/4, $0x00000000
+DATA compress8<>+5204(SB)/4, $0x00000000
+DATA compress8<>+5208(SB)/4, $0x00000000
+DATA compress8<>+5212(SB)/4, $0x00000000
+DATA compress8<>+5216(SB)/4, $0x00000000
+DATA compress8<>+5220(SB)/4, $0x00000001
+DATA compress8<>+5224(SB)/4, $0x00000005
+DATA compress8<>+5228(SB)/4, $0x00000007
+DATA compress8<>+5232(SB)/4, $0x00000000
+DATA compress8<>+5236(SB)/4, $0x00000000
+DATA compress8<>+5240(SB)/4, $0x00000000
+DATA compress8<>+5244(SB)/4, $0x00000000
+DATA compress8<>+5248(SB)/4, $0x00000002
+DATA compress8<>+5252(SB)/4, $0x00000005
+DATA compress8<>+5256(SB)/4, $0x00000007
+DATA compress8<>+5260(SB)/4, $0x00000000
+DATA compress8<>+5264(SB)/4, $0x00000000
+DATA compress8<>+5268(SB)/4, $0x00000000
+DATA compress8<>+5272(SB)/4, $0x00000000
+DATA compress8<>+5276(SB)/4, $0x00000000
+DATA compress8<>+5280(SB)/4, $0x00000000
+DATA compress8<>+5284(SB)/4, $0x00000002
+DATA compress8<>+5288(SB)/4, $0x00000005
+DATA compress8<>+5292(SB)/4, $0x00000007
+DATA compress8<>+5296(SB)/4, $0x00000000
+DATA compress8<>+5300(SB)/4, $0x00000000
+DATA compress8<>+5304(SB)/4, $0x00000000
+DATA compress8<>+5308(SB)/4, $0x00000000
+DATA compress8<>+5312(SB)/4, $0x00000001
+DATA compress8<>+5316(SB)/4, $0x00000002
+DATA compress8<>+5320(SB)/4, $0x00000005
+DATA compress8<>+5324(SB)/4, $0x00000007
+DATA compress8<>+5328(SB)/4, $0x00000000
+DATA compress8<>+5332(SB)/4, $0x00000000
+DATA compress8<>+5336(SB)/4, $0x00000000
+DATA compress8<>+5340(SB)/4, $0x00000000
+DATA compress8<>+5344(SB)/4, $0x00000000
+DATA compress8<>+5348(SB)/4, $0x00000001
+DATA compress8<>+5352(SB)/4, $0x00000002
+DATA compress8<>+5356(SB)/4, $0x00000005
+DATA compress8<>+5360(SB)/4, $0x00000007
+DATA compress8<>+5364(SB)/4, $0x00000000
+DATA compress8<>+5368(SB)/4, $0x00000000
+DATA compress8<>+5372(SB)/4, $0x00000000
+DATA compress8<>+5376(SB)/4, $0x00000003
+DATA compress8<>+5380(SB)/4, $0x00000005
+DATA compress8<>+5384(SB)/4, $0x00000007
+DATA compress8<>+5388(SB)/4, $0x00000000
+DATA compress8<>+5392(SB)/4, $0x00000000
+DATA compress8<>+5396(SB)/4, $0x00000000
+DATA compress8<>+5400(SB)/4, $0x00000000
+DATA compress8<>+5404(SB)/4, $0x00000000
+DATA compress8<>+5408(SB)/4, $0x00000000
+DATA compress8<>+5412(SB)/4, $0x00000003
+DATA compress8<>+5416(SB)/4, $0x00000005
+DATA compress8<>+5420(SB)/4, $0x00000007
+DATA compress8<>+5424(SB)/4, $0x00000000
+DATA compress8<>+5428(SB)/4, $0x00000000
+DATA compress8<>+5432(SB)/4, $0x00000000
+DATA compress8<>+5436(SB)/4, $0x00000000
+DATA compress8<>+5440(SB)/4, $0x00000001
+DATA compress8<>+5444(SB)/4, $0x00000003
+DATA compress8<>+5448(SB)/4, $0x00000005
+DATA compress8<>+5452(SB)/4, $0x00000007
+DATA compress8<>+5456(SB)/4, $0x00000000
+DATA compress8<>+5460(SB)/4, $0x00000000
+DATA compress8<>+5464(SB)/4, $0x00000000
+DATA compress8<>+5468(SB)/4, $0x00000000
+DATA compress8<>+5472(SB)/4, $0x00000000
+DATA compress8<>+5476(SB)/4, $0x00000001
+DATA compress8<>+5480(SB)/4, $0x00000003
+DATA compress8<>+5484(SB)/4, $0x00000005
+DATA compress8<>+5488(SB)/4, $0x00000007
+DATA compress8<>+5492(SB)/4, $0x00000000
+DATA compress8<>+5496(SB)/4, $0x00000000
+DATA compress8<>+5500(SB)/4, $0x00000000
+DATA compress8<>+5504(SB)/4, $0x00000002
+DATA compress8<>+5508(SB)/4, $0x00000003
+DATA compress8<>+5512(SB)/4, $0x00000005
+DATA compress8<>+5516(SB)/4, $0x00000007
+DATA compress8<>+5520(SB)/4, $0x00000000
+DATA compress8<>+5524(SB)/4, $0x00000000
+DATA compress8<>+5528(SB)/4, $0x00000000
+DATA compress8<>+5532(SB)/4, $0x00000000
+DATA compress8<>+5536(SB)/4, $0x00000000
+DATA compress8<>+5540(SB)/4, $0x00000002
+DATA compress8<>+5544(SB)/4, $0x00000003
+DATA compress8<>+5548(SB)/4, $0x00000005
+DATA compress8<>+5552(SB)/4, $0x00000007
+DATA compress8<>+5556(SB)/4, $0x00000000
+DATA compress8<>+5560(SB)/4, $0x00000000
+DATA compress8<>+5564(SB)/4, $0x00000000
+DATA compress8<>+5568(SB)/4, $0x00000001
+DATA compress8<>+5572(SB)/4, $0x00000002
+DATA compress8<>+5576(SB)/4, $0x00000003
+DATA compress8<>+5580(SB)/4, $0x00000005
+DATA compress8<>+5584(SB)/4, $0x00000007
+DATA compress8<>+5588(SB)/4, $0x00000000
+DATA compress8<>+5592(SB)/4, $0x00000000
+DATA compress8<>+5596(SB)/4, $0x00000000
+DATA compress8<>+5600(SB)/4, $0x00000000
+DATA compress8<>+5604(SB)/4, $0x00000001
+DATA compress8<>+5608(SB)/4, $0x00000002
+DATA compress8<>+5612(SB)/4, $0x00000003
+DATA compress8<>+5616(SB)/4, $0x00000005
+DATA compress8<>+5620(SB)/4, $0x00000007
+DATA compress8<>+5624(SB)/4, $0x00000000
+DATA compress8<>+5628(SB)/4, $0x00000000
+DATA compress8<>+5632(SB)/4, $0x00000004
+DATA compress8<>+5636(SB)/4, $0x00000005
+DATA compress8<>+5640(SB)/4, $0x00000007
+DATA compress8<>+5644(SB)/4, $0x00000000
+DATA compress8<>+5648(SB)/4, $0x00000000
+DATA compress8<>+5652(SB)/4, $0x00000000
+DATA compress8<>+5656(SB)/4, $0x00000000
+DATA compress8<>+5660(SB)/4, $0x00000000
+DATA compress8<>+5664(SB)/4, $0x00000000
+DATA compress8<>+5668(SB)/4, $0x00000004
+DATA compress8<>+5672(SB)/4, $0x00000005
+DATA compress8<>+5676(SB)/4, $0x00000007
+DATA compress8<>+5680(SB)/4, $0x00000000
+DATA compress8<>+5684(SB)/4, $0x00000000
+DATA compress8<>+5688(SB)/4, $0x00000000
+DATA compress8<>+5692(SB)/4, $0x00000000
+DATA compress8<>+5696(SB)/4, $0x00000001
+DATA compress8<>+5700(SB)/4, $0x00000004
+DATA compress8<>+5704(SB)/4, $0x00000005
+DATA compress8<>+5708(SB)/4, $0x00000007
+DATA compress8<>+5712(SB)/4, $0x00000000
+DATA compress8<>+5716(SB)/4, $0x00000000
+DATA compress8<>+5720(SB)/4, $0x00000000
+DATA compress8<>+5724(SB)/4, $0x00000000
+DATA compress8<>+5728(SB)/4, $0x00000000
+DATA compress8<>+5732(SB)/4, $0x00000001
+DATA compress8<>+5736(SB)/4, $0x00000004
+DATA compress8<>+5740(SB)/4, $0x00000005
+DATA compress8<>+5744(SB)/4, $0x00000007
+DATA compress8<>+5748(SB)/4, $0x00000000
+DATA compress8<>+5752(SB)/4, $0x00000000
+DATA compress8<>+5756(SB)/4, $0x00000000
+DATA compress8<>+5760(SB)/4, $0x00000002
+DATA compress8<>+5764(SB)/4, $0x00000004
+DATA compress8<>+5768(SB)/4, $0x00000005
+DATA compress8<>+5772(SB)/4, $0x00000007
+DATA compress8<>+5776(SB)/4, $0x00000000
+DATA compress8<>+5780(SB)/4, $0x00000000
+DATA compress8<>+5784(SB)/4, $0x00000000
+DATA compress8<>+5788(SB)/4, $0x00000000
+DATA compress8<>+5792(SB)/4, $0x00000000
+DATA compress8<>+5796(SB)/4, $0x00000002
+DATA compress8<>+5800(SB)/4, $0x00000004
+DATA compress8<>+5804(SB)/4, $0x00000005
+DATA compress8<>+5808(SB)/4, $0x00000007
+DATA compress8<>+5812(SB)/4, $0x00000000
+DATA compress8<>+5816(SB)/4, $0x00000000
+DATA compress8<>+5820(SB)/4, $0x00000000
+DATA compress8<>+5824(SB)/4, $0x00000001
+DATA compress8<>+5828(SB)/4, $0x00000002
+DATA compress8<>+5832(SB)/4, $0x00000004
+DATA compress8<>+5836(SB)/4, $0x00000005
+DATA compress8<>+5840(SB)/4, $0x00000007
+DATA compress8<>+5844(SB)/4, $0x00000000
+DATA compress8<>+5848(SB)/4, $0x00000000
+DATA compress8<>+5852(SB)/4, $0x00000000
+DATA compress8<>+5856(SB)/4, $0x00000000
+DATA compress8<>+5860(SB)/4, $0x00000001
+DATA compress8<>+5864(SB)/4, $0x00000002
+DATA compress8<>+5868(SB)/4, $0x00000004
+DATA compress8<>+5872(SB)/4, $0x00000005
+DATA compress8<>+5876(SB)/4, $0x00000007
+DATA compress8<>+5880(SB)/4, $0x00000000
+DATA compress8<>+5884(SB)/4, $0x00000000
+DATA compress8<>+5888(SB)/4, $0x00000003
+DATA compress8<>+5892(SB)/4, $0x00000004
+DATA compress8<>+5896(SB)/4, $0x00000005
+DATA compress8<>+5900(SB)/4, $0x00000007
+DATA compress8<>+5904(SB)/4, $0x00000000
+DATA compress8<>+5908(SB)/4, $0x00000000
+DATA compress8<>+5912(SB)/4, $0x00000000
+DATA compress8<>+5916(SB)/4, $0x00000000
+DATA compress8<>+5920(SB)/4, $0x00000000
+DATA compress8<>+5924(SB)/4, $0x00000003
+DATA compress8<>+5928(SB)/4, $0x00000004
+DATA compress8<>+5932(SB)/4, $0x00000005
+DATA compress8<>+5936(SB)/4, $0x00000007
+DATA compress8<>+5940(SB)/4, $0x00000000
+DATA compress8<>+5944(SB)/4, $0x00000000
+DATA compress8<>+5948(SB)/4, $0x00000000
+DATA compress8<>+5952(SB)/4, $0x00000001
+DATA compress8<>+5956(SB)/4, $0x00000003
+DATA compress8<>+5960(SB)/4, $0x00000004
+DATA compress8<>+5964(SB)/4, $0x00000005
+DATA compress8<>+5968(SB)/4, $0x00000007
+DATA compress8<>+5972(SB)/4, $0x00000000
+DATA compress8<>+5976(SB)/4, $0x00000000
+DATA compress8<>+5980(SB)/4, $0x00000000
+DATA compress8<>+5984(SB)/4, $0x00000000
+DATA compress8<>+5988(SB)/4, $0x00000001
+DATA compress8<>+5992(SB)/4, $0x00000003
+DATA compress8<>+5996(SB)/4, $0x00000004
+DATA compress8<>+6000(SB)/4, $0x00000005
+DATA compress8<>+6004(SB)/4, $0x00000007
+DATA compress8<>+6008(SB)/4, $0x00000000
+DATA compress8<>+6012(SB)/4, $0x00000000
+DATA compress8<>+6016(SB)/4, $0x00000002
+DATA compress8<>+6020(SB)/4, $0x00000003
+DATA compress8<>+6024(SB)/4, $0x00000004
+DATA compress8<>+6028(SB)/4, $0x00000005
+DATA compress8<>+6032(SB)/4, $0x00000007
+DATA compress8<>+6036(SB)/4, $0x00000000
+DATA compress8<>+6040(SB)/4, $0x00000000
+DATA compress8<>+6044(SB)/4, $0x00000000
+DATA compress8<>+6048(SB)/4, $0x00000000
+DATA compress8<>+6052(SB)/4, $0x00000002
+DATA compress8<>+6056(SB)/4, $0x00000003
+DATA compress8<>+6060(SB)/4, $0x00000004
+DATA compress8<>+6064(SB)/4, $0x00000005
+DATA compress8<>+6068(SB)/4, $0x00000007
+DATA compress8<>+6072(SB)/4, $0x00000000
+DATA compress8<>+6076(SB)/4, $0x00000000
+DATA compress8<>+6080(SB)/4, $0x00000001
+DATA compress8<>+6084(SB)/4, $0x00000002
+DATA compress8<>+6088(SB)/4, $0x00000003
+DATA compress8<>+6092(SB)/4, $0x00000004
+DATA compress8<>+6096(SB)/4, $0x00000005
+DATA compress8<>+6100(SB)/4, $0x00000007
+DATA compress8<>+6104(SB)/4, $0x00000000
+DATA compress8<>+6108(SB)/4, $0x00000000
+DATA compress8<>+6112(SB)/4, $0x00000000
+DATA compress8<>+6116(SB)/4, $0x00000001
+DATA compress8<>+6120(SB)/4, $0x00000002
+DATA compress8<>+6124(SB)/4, $0x00000003
+DATA compress8<>+6128(SB)/4, $0x00000004
+DATA compress8<>+6132(SB)/4, $0x00000005
+DATA compress8<>+6136(SB)/4, $0x00000007
+DATA compress8<>+6140(SB)/4, $0x00000000
+DATA compress8<>+6144(SB)/4, $0x00000006
+DATA compress8<>+6148(SB)/4, $0x00000007
+DATA compress8<>+6152(SB)/4, $0x00000000
+DATA compress8<>+6156(SB)/4, $0x00000000
+DATA compress8<>+6160(SB)/4, $0x00000000
+DATA compress8<>+6164(SB)/4, $0x00000000
+DATA compress8<>+6168(SB)/4, $0x00000000
+DATA compress8<>+6172(SB)/4, $0x00000000
+DATA compress8<>+6176(SB)/4, $0x00000000
+DATA compress8<>+6180(SB)/4, $0x00000006
+DATA compress8<>+6184(SB)/4, $0x00000007
+DATA compress8<>+6188(SB)/4, $0x00000000
+DATA compress8<>+6192(SB)/4, $0x00000000
+DATA compress8<>+6196(SB)/4, $0x00000000
+DATA compress8<>+6200(SB)/4, $0x00000000
+DATA compress8<>+6204(SB)/4, $0x00000000
+DATA compress8<>+6208(SB)/4, $0x00000001
+DATA compress8<>+6212(SB)/4, $0x00000006
+DATA compress8<>+6216(SB)/4, $0x00000007
+DATA compress8<>+6220(SB)/4, $0x00000000
+DATA compress8<>+6224(SB)/4, $0x00000000
+DATA compress8<>+6228(SB)/4, $0x00000000
+DATA compress8<>+6232(SB)/4, $0x00000000
+DATA compress8<>+6236(SB)/4, $0x00000000
+DATA compress8<>+6240(SB)/4, $0x00000000
+DATA compress8<>+6244(SB)/4, $0x00000001
+DATA compress8<>+6248(SB)/4, $0x00000006
+DATA compress8<>+6252(SB)/4, $0x00000007
+DATA compress8<>+6256(SB)/4, $0x00000000
+DATA compress8<>+6260(SB)/4, $0x00000000
+DATA compress8<>+6264(SB)/4, $0x00000000
+DATA compress8<>+6268(SB)/4, $0x00000000
+DATA compress8<>+6272(SB)/4, $0x00000002
+DATA compress8<>+6276(SB)/4, $0x00000006
+DATA compress8<>+6280(SB)/4, $0x00000007
+DATA compress8<>+6284(SB)/4, $0x00000000
+DATA compress8<>+6288(SB)/4, $0x00000000
+DATA compress8<>+6292(SB)/4, $0x00000000
+DATA compress8<>+6296(SB)/4, $0x00000000
+DATA compress8<>+6300(SB)/4, $0x00000000
+DATA compress8<>+6304(SB)/4, $0x00000000
+DATA compress8<>+6308(SB)/4, $0x00000002
+DATA compress8<>+6312(SB)/4, $0x00000006
+DATA compress8<>+6316(SB)/4, $0x00000007
+DATA compress8<>+6320(SB)/4, $0x00000000
+DATA compress8<>+6324(SB)/4, $0x00000000
+DATA compress8<>+6328(SB)/4, $0x00000000
+DATA compress8<>+6332(SB)/4, $0x00000000
+DATA compress8<>+6336(SB)/4, $0x00000001
+DATA compress8<>+6340(SB)/4, $0x00000002
+DATA compress8<>+6344(SB)/4, $0x00000006
+DATA compress8<>+6348(SB)/4, $0x00000007
+DATA compress8<>+6352(SB)/4, $0x00000000
+DATA compress8<>+6356(SB)/4, $0x00000000
+DATA compress8<>+6360(SB)/4, $0x00000000
+DATA compress8<>+6364(SB)/4, $0x00000000
+DATA compress8<>+6368(SB)/4, $0x00000000
+DATA compress8<>+6372(SB)/4, $0x00000001
+DATA compress8<>+6376(SB)/4, $0x00000002
+DATA compress8<>+6380(SB)/4, $0x00000006
+DATA compress8<>+6384(SB)/4, $0x00000007
+DATA compress8<>+6388(SB)/4, $0x00000000
+DATA compress8<>+6392(SB)/4, $0x00000000
+DATA compress8<>+6396(SB)/4, $0x00000000
+DATA compress8<>+6400(SB)/4, $0x00000003
+DATA compress8<>+6404(SB)/4, $0x00000006
+DATA compress8<>+6408(SB)/4, $0x00000007
+DATA compress8<>+6412(SB)/4, $0x00000000
+DATA compress8<>+6416(SB)/4, $0x00000000
+DATA compress8<>+6420(SB)/4, $0x00000000
+DATA compress8<>+6424(SB)/4, $0x00000000
+DATA compress8<>+6428(SB)/4, $0x00000000
+DATA compress8<>+6432(SB)/4, $0x00000000
+DATA compress8<>+6436(SB)/4, $0x00000003
+DATA compress8<>+6440(SB)/4, $0x00000006
+DATA compress8<>+6444(SB)/4, $0x00000007
+DATA compress8<>+6448(SB)/4, $0x00000000
+DATA compress8<>+6452(SB)/4, $0x00000000
+DATA compress8<>+6456(SB)/4, $0x00000000
+DATA compress8<>+6460(SB)/4, $0x00000000
+DATA compress8<>+6464(SB)/4, $0x00000001
+DATA compress8<>+6468(SB)/4, $0x00000003
+DATA compress8<>+6472(SB)/4, $0x00000006
+DATA compress8<>+6476(SB)/4, $0x00000007
+DATA compress8<>+6480(SB)/4, $0x00000000
+DATA compress8<>+6484(SB)/4, $0x00000000
+DATA compress8<>+6488(SB)/4, $0x00000000
+DATA compress8<>+6492(SB)/4, $0x00000000
+DATA compress8<>+6496(SB)/4, $0x00000000
+DATA compress8<>+6500(SB)/4, $0x00000001
+DATA compress8<>+6504(SB)/4, $0x00000003
+DATA compress8<>+6508(SB)/4, $0x00000006
+DATA compress8<>+6512(SB)/4, $0x00000007
+DATA compress8<>+6516(SB)/4, $0x00000000
+DATA compress8<>+6520(SB)/4, $0x00000000
+DATA compress8<>+6524(SB)/4, $0x00000000
+DATA compress8<>+6528(SB)/4, $0x00000002
+DATA compress8<>+6532(SB)/4, $0x00000003
+DATA compress8<>+6536(SB)/4, $0x00000006
+DATA compress8<>+6540(SB)/4, $0x00000007
+DATA compress8<>+6544(SB)/4, $0x00000000
+DATA compress8<>+6548(SB)/4, $0x00000000
+DATA compress8<>+6552(SB)/4, $0x00000000
+DATA compress8<>+6556(SB)/4, $0x00000000
+DATA compress8<>+6560(SB)/4, $0x00000000
+DATA compress8<>+6564(SB)/4, $0x00000002
+DATA compress8<>+6568(SB)/4, $0x00000003
+DATA compress8<>+6572(SB)/4, $0x00000006
+DATA compress8<>+6576(SB)/4, $0x00000007
+DATA compress8<>+6580(SB)/4, $0x00000000
+DATA compress8<>+6584(SB)/4, $0x00000000
+DATA compress8<>+6588(SB)/4, $0x00000000
+DATA compress8<>+6592(SB)/4, $0x00000001
+DATA compress8<>+6596(SB)/4, $0x00000002
+DATA compress8<>+6600(SB)/4, $0x00000003
+DATA compress8<>+6604(SB)/4, $0x00000006
+DATA compress8<>+6608(SB)/4, $0x00000007
+DATA compress8<>+6612(SB)/4, $0x00000000
+DATA compress8<>+6616(SB)/4, $0x00000000
+DATA compress8<>+6620(SB)/4, $0x00000000
+DATA compress8<>+6624(SB)/4, $0x00000000
+DATA compress8<>+6628(SB)/4, $0x00000001
+DATA compress8<>+6632(SB)/4, $0x00000002
+DATA compress8<>+6636(SB)/4, $0x00000003
+DATA compress8<>+6640(SB)/4, $0x00000006
+DATA compress8<>+6644(SB)/4, $0x00000007
+DATA compress8<>+6648(SB)/4, $0x00000000
+DATA compress8<>+6652(SB)/4, $0x00000000
+DATA compress8<>+6656(SB)/4, $0x00000004
+DATA compress8<>+6660(SB)/4, $0x00000006
+DATA compress8<>+6664(SB)/4, $0x00000007
+DATA compress8<>+6668(SB)/4, $0x00000000
+DATA compress8<>+6672(SB)/4, $0x00000000
+DATA compress8<>+6676(SB)/4, $0x00000000
+DATA compress8<>+6680(SB)/4, $0x00000000
+DATA compress8<>+6684(SB)/4, $0x00000000
+DATA compress8<>+6688(SB)/4, $0x00000000
+DATA compress8<>+6692(SB)/4, $0x00000004
+DATA compress8<>+6696(SB)/4, $0x00000006
+DATA compress8<>+6700(SB)/4, $0x00000007
+DATA compress8<>+6704(SB)/4, $0x00000000
+DATA compress8<>+6708(SB)/4, $0x00000000
+DATA compress8<>+6712(SB)/4, $0x00000000
+DATA compress8<>+6716(SB)/4, $0x00000000
+DATA compress8<>+6720(SB)/4, $0x00000001
+DATA compress8<>+6724(SB)/4, $0x00000004
+DATA compress8<>+6728(SB)/4, $0x00000006
+DATA compress8<>+6732(SB)/4, $0x00000007
+DATA compress8<>+6736(SB)/4, $0x00000000
+DATA compress8<>+6740(SB)/4, $0x00000000
+DATA compress8<>+6744(SB)/4, $0x00000000
+DATA compress8<>+6748(SB)/4, $0x00000000
+DATA compress8<>+6752(SB)/4, $0x00000000
+DATA compress8<>+6756(SB)/4, $0x00000001
+DATA compress8<>+6760(SB)/4, $0x00000004
+DATA compress8<>+6764(SB)/4, $0x00000006
+DATA compress8<>+6768(SB)/4, $0x00000007
+DATA compress8<>+6772(SB)/4, $0x00000000
+DATA compress8<>+6776(SB)/4, $0x00000000
+DATA compress8<>+6780(SB)/4, $0x00000000
+DATA compress8<>+6784(SB)/4, $0x00000002
+DATA compress8<>+6788(SB)/4, $0x00000004
+DATA compress8<>+6792(SB)/4, $0x00000006
+DATA compress8<>+6796(SB)/4, $0x00000007
+DATA compress8<>+6800(SB)/4, $0x00000000
+DATA compress8<>+6804(SB)/4, $0x00000000
+DATA compress8<>+6808(SB)/4, $0x00000000
+DATA compress8<>+6812(SB)/4, $0x00000000
+DATA compress8<>+6816(SB)/4, $0x00000000
+DATA compress8<>+6820(SB)/4, $0x00000002
+DATA compress8<>+6824(SB)/4, $0x00000004
+DATA compress8<>+6828(SB)/4, $0x00000006
+DATA compress8<>+6832(SB)/4, $0x00000007
+DATA compress8<>+6836(SB)/4, $0x00000000
+DATA compress8<>+6840(SB)/4, $0x00000000
+DATA compress8<>+6844(SB)/4, $0x00000000
+DATA compress8<>+6848(SB)/4, $0x00000001
+DATA compress8<>+6852(SB)/4, $0x00000002
+DATA compress8<>+6856(SB)/4, $0x00000004
+DATA compress8<>+6860(SB)/4, $0x00000006
+DATA compress8<>+6864(SB)/4, $0x00000007
+DATA compress8<>+6868(SB)/4, $0x00000000
+DATA compress8<>+6872(SB)/4, $0x00000000
+DATA compress8<>+6876(SB)/4, $0x00000000
+DATA compress8<>+6880(SB)/4, $0x00000000
+DATA compress8<>+6884(SB)/4, $0x00000001
+DATA compress8<>+6888(SB)/4, $0x00000002
+DATA compress8<>+6892(SB)/4, $0x00000004
+DATA compress8<>+6896(SB)/4, $0x00000006
+DATA compress8<>+6900(SB)/4, $0x00000007
+DATA compress8<>+6904(SB)/4, $0x00000000
+DATA compress8<>+6908(SB)/4, $0x00000000
+DATA compress8<>+6912(SB)/4, $0x00000003
+DATA compress8<>+6916(SB)/4, $0x00000004
+DATA compress8<>+6920(SB)/4, $0x00000006
+DATA compress8<>+6924(SB)/4, $0x00000007
+DATA compress8<>+6928(SB)/4, $0x00000000
+DATA compress8<>+6932(SB)/4, $0x00000000
+DATA compress8<>+6936(SB)/4, $0x00000000
+DATA compress8<>+6940(SB)/4, $0x00000000
+DATA compress8<>+6944(SB)/4, $0x00000000
+DATA compress8<>+6948(SB)/4, $0x00000003
+DATA compress8<>+6952(SB)/4, $0x00000004
+DATA compress8<>+6956(SB)/4, $0x00000006
+DATA compress8<>+6960(SB)/4, $0x00000007
+DATA compress8<>+6964(SB)/4, $0x00000000
+DATA compress8<>+6968(SB)/4, $0x00000000
+DATA compress8<>+6972(SB)/4, $0x00000000
+DATA compress8<>+6976(SB)/4, $0x00000001
+DATA compress8<>+6980(SB)/4, $0x00000003
+DATA compress8<>+6984(SB)/4, $0x00000004
+DATA compress8<>+6988(SB)/4, $0x00000006
+DATA compress8<>+6992(SB)/4, $0x00000007
+DATA compress8<>+6996(SB)/4, $0x00000000
+DATA compress8<>+7000(SB)/4, $0x00000000
+DATA compress8<>+7004(SB)/4, $0x00000000
+DATA compress8<>+7008(SB)/4, $0x00000000
+DATA compress8<>+7012(SB)/4, $0x00000001
+DATA compress8<>+7016(SB)/4, $0x00000003
+DATA compress8<>+7020(SB)/4, $0x00000004
+DATA compress8<>+7024(SB)/4, $0x00000006
+DATA compress8<>+7028(SB)/4, $0x00000007
+DATA compress8<>+7032(SB)/4, $0x00000000
+DATA compress8<>+7036(SB)/4, $0x00000000
+DATA compress8<>+7040(SB)/4, $0x00000002
+DATA compress8<>+7044(SB)/4, $0x00000003
+DATA compress8<>+7048(SB)/4, $0x00000004
+DATA compress8<>+7052(SB)/4, $0x00000006
+DATA compress8<>+7056(SB)/4, $0x00000007
+DATA compress8<>+7060(SB)/4, $0x00000000
+DATA compress8<>+7064(SB)/4, $0x00000000
+DATA compress8<>+7068(SB)/4, $0x00000000
+DATA compress8<>+7072(SB)/4, $0x00000000
+DATA compress8<>+7076(SB)/4, $0x00000002
+DATA compress8<>+7080(SB)/4, $0x00000003
+DATA compress8<>+7084(SB)/4, $0x00000004
+DATA compress8<>+7088(SB)/4, $0x00000006
+DATA compress8<>+7092(SB)/4, $0x00000007
+DATA compress8<>+7096(SB)/4, $0x00000000
+DATA compress8<>+7100(SB)/4, $0x00000000
+DATA compress8<>+7104(SB)/4, $0x00000001
+DATA compress8<>+7108(SB)/4, $0x00000002
+DATA compress8<>+7112(SB)/4, $0x00000003
+DATA compress8<>+7116(SB)/4, $0x00000004
+DATA compress8<>+7120(SB)/4, $0x00000006
+DATA compress8<>+7124(SB)/4, $0x00000007
+DATA compress8<>+7128(SB)/4, $0x00000000
+DATA compress8<>+7132(SB)/4, $0x00000000
+DATA compress8<>+7136(SB)/4, $0x00000000
+DATA compress8<>+7140(SB)/4, $0x00000001
+DATA compress8<>+7144(SB)/4, $0x00000002
+DATA compress8<>+7148(SB)/4, $0x00000003
+DATA compress8<>+7152(SB)/4, $0x00000004
+DATA compress8<>+7156(SB)/4, $0x00000006
+DATA compress8<>+7160(SB)/4, $0x00000007
+DATA compress8<>+7164(SB)/4, $0x00000000
+DATA compress8<>+7168(SB)/4, $0x00000005
+DATA compress8<>+7172(SB)/4, $0x00000006
+DATA compress8<>+7176(SB)/4, $0x00000007
+DATA compress8<>+7180(SB)/4, $0x00000000
+DATA compress8<>+7184(SB)/4, $0x00000000
+DATA compress8<>+7188(SB)/4, $0x00000000
+DATA compress8<>+7192(SB)/4, $0x00000000
+DATA compress8<>+7196(SB)/4, $0x00000000
+DATA compress8<>+7200(SB)/4, $0x00000000
+DATA compress8<>+7204(SB)/4, $0x00000005
+DATA compress8<>+7208(SB)/4, $0x00000006
+DATA compress8<>+7212(SB)/4, $0x00000007
+DATA compress8<>+7216(SB)/4, $0x00000000
+DATA compress8<>+7220(SB)/4, $0x00000000
+DATA compress8<>+7224(SB)/4, $0x00000000
+DATA compress8<>+7228(SB)/4, $0x00000000
+DATA compress8<>+7232(SB)/4, $0x00000001
+DATA compress8<>+7236(SB)/4, $0x00000005
+DATA compress8<>+7240(SB)/4, $0x00000006
+DATA compress8<>+7244(SB)/4, $0x00000007
+DATA compress8<>+7248(SB)/4, $0x00000000
+DATA compress8<>+7252(SB)/4, $0x00000000
+DATA compress8<>+7256(SB)/4, $0x00000000
+DATA compress8<>+7260(SB)/4, $0x00000000
+DATA compress8<>+7264(SB)/4, $0x00000000
+DATA compress8<>+7268(SB)/4, $0x00000001
+DATA compress8<>+7272(SB)/4, $0x00000005
+DATA compress8<>+7276(SB)/4, $0x00000006
+DATA compress8<>+7280(SB)/4, $0x00000007
+DATA compress8<>+7284(SB)/4, $0x00000000
+DATA compress8<>+7288(SB)/4, $0x00000000
+DATA compress8<>+7292(SB)/4, $0x00000000
+DATA compress8<>+7296(SB)/4, $0x00000002
+DATA compress8<>+7300(SB)/4, $0x00000005
+DATA compress8<>+7304(SB)/4, $0x00000006
+DATA compress8<>+7308(SB)/4, $0x00000007
+DATA compress8<>+7312(SB)/4, $0x00000000
+DATA compress8<>+7316(SB)/4, $0x00000000
+DATA compress8<>+7320(SB)/4, $0x00000000
+DATA compress8<>+7324(SB)/4, $0x00000000
+DATA compress8<>+7328(SB)/4, $0x00000000
+DATA compress8<>+7332(SB)/4, $0x00000002
+DATA compress8<>+7336(SB)/4, $0x00000005
+DATA compress8<>+7340(SB)/4, $0x00000006
+DATA compress8<>+7344(SB)/4, $0x00000007
+DATA compress8<>+7348(SB)/4, $0x00000000
+DATA compress8<>+7352(SB)/4, $0x00000000
+DATA compress8<>+7356(SB)/4, $0x00000000
+DATA compress8<>+7360(SB)/4, $0x00000001
+DATA compress8<>+7364(SB)/4, $0x00000002
+DATA compress8<>+7368(SB)/4, $0x00000005
+DATA compress8<>+7372(SB)/4, $0x00000006
+DATA compress8<>+7376(SB)/4, $0x00000007
+DATA compress8<>+7380(SB)/4, $0x00000000
+DATA compress8<>+7384(SB)/4, $0x00000000
+DATA compress8<>+7388(SB)/4, $0x00000000
+DATA compress8<>+7392(SB)/4, $0x00000000
+DATA compress8<>+7396(SB)/4, $0x00000001
+DATA compress8<>+7400(SB)/4, $0x00000002
+DATA compress8<>+7404(SB)/4, $0x00000005
+DATA compress8<>+7408(SB)/4, $0x00000006
+DATA compress8<>+7412(SB)/4, $0x00000007
+DATA compress8<>+7416(SB)/4, $0x00000000
+DATA compress8<>+7420(SB)/4, $0x00000000
+DATA compress8<>+7424(SB)/4, $0x00000003
+DATA compress8<>+7428(SB)/4, $0x00000005
+DATA compress8<>+7432(SB)/4, $0x00000006
+DATA compress8<>+7436(SB)/4, $0x00000007
+DATA compress8<>+7440(SB)/4, $0x00000000
+DATA compress8<>+7444(SB)/4, $0x00000000
+DATA compress8<>+7448(SB)/4, $0x00000000
+DATA compress8<>+7452(SB)/4, $0x00000000
+DATA compress8<>+7456(SB)/4, $0x00000000
+DATA compress8<>+7460(SB)/4, $0x00000003
+DATA compress8<>+7464(SB)/4, $0x00000005
+DATA compress8<>+7468(SB)/4, $0x00000006
+DATA compress8<>+7472(SB)/4, $0x00000007
+DATA compress8<>+7476(SB)/4, $0x00000000
+DATA compress8<>+7480(SB)/4, $0x00000000
+DATA compress8<>+7484(SB)/4, $0x00000000
+DATA compress8<>+7488(SB)/4, $0x00000001
+DATA compress8<>+7492(SB)/4, $0x00000003
+DATA compress8<>+7496(SB)/4, $0x00000005
+DATA compress8<>+7500(SB)/4, $0x00000006
+DATA compress8<>+7504(SB)/4, $0x00000007
+DATA compress8<>+7508(SB)/4, $0x00000000
+DATA compress8<>+7512(SB)/4, $0x00000000
+DATA compress8<>+7516(SB)/4, $0x00000000
+DATA compress8<>+7520(SB)/4, $0x00000000
+DATA compress8<>+7524(SB)/4, $0x00000001
+DATA compress8<>+7528(SB)/4, $0x00000003
+DATA compress8<>+7532(SB)/4, $0x00000005
+DATA compress8<>+7536(SB)/4, $0x00000006
+DATA compress8<>+7540(SB)/4, $0x00000007
+DATA compress8<>+7544(SB)/4, $0x00000000
+DATA compress8<>+7548(SB)/4, $0x00000000
+DATA compress8<>+7552(SB)/4, $0x00000002
+DATA compress8<>+7556(SB)/4, $0x00000003
+DATA compress8<>+7560(SB)/4, $0x00000005
+DATA compress8<>+7564(SB)/4, $0x00000006
+DATA compress8<>+7568(SB)/4, $0x00000007
+DATA compress8<>+7572(SB)/4, $0x00000000
+DATA compress8<>+7576(SB)/4, $0x00000000
+DATA compress8<>+7580(SB)/4, $0x00000000
+DATA compress8<>+7584(SB)/4, $0x00000000
+DATA compress8<>+7588(SB)/4, $0x00000002
+DATA compress8<>+7592(SB)/4, $0x00000003
+DATA compress8<>+7596(SB)/4, $0x00000005
+DATA compress8<>+7600(SB)/4, $0x00000006
+DATA compress8<>+7604(SB)/4, $0x00000007
+DATA compress8<>+7608(SB)/4, $0x00000000
+DATA compress8<>+7612(SB)/4, $0x00000000
+DATA compress8<>+7616(SB)/4, $0x00000001
+DATA compress8<>+7620(SB)/4, $0x00000002
+DATA compress8<>+7624(SB)/4, $0x00000003
+DATA compress8<>+7628(SB)/4, $0x00000005
+DATA compress8<>+7632(SB)/4, $0x00000006
+DATA compress8<>+7636(SB)/4, $0x00000007
+DATA compress8<>+7640(SB)/4, $0x00000000
+DATA compress8<>+7644(SB)/4, $0x00000000
+DATA compress8<>+7648(SB)/4, $0x00000000
+DATA compress8<>+7652(SB)/4, $0x00000001
+DATA compress8<>+7656(SB)/4, $0x00000002
+DATA compress8<>+7660(SB)/4, $0x00000003
+DATA compress8<>+7664(SB)/4, $0x00000005
+DATA compress8<>+7668(SB)/4, $0x00000006
+DATA compress8<>+7672(SB)/4, $0x00000007
+DATA compress8<>+7676(SB)/4, $0x00000000
+DATA compress8<>+7680(SB)/4, $0x00000004
+DATA compress8<>+7684(SB)/4, $0x00000005
+DATA compress8<>+7688(SB)/4, $0x00000006
+DATA compress8<>+7692(SB)/4, $0x00000007
+DATA compress8<>+7696(SB)/4, $0x00000000
+DATA compress8<>+7700(SB)/4, $0x00000000
+DATA compress8<>+7704(SB)/4, $0x00000000
+DATA compress8<>+7708(SB)/4, $0x00000000
+DATA compress8<>+7712(SB)/4, $0x00000000
+DATA compress8<>+7716(SB)/4, $0x00000004
+DATA compress8<>+7720(SB)/4, $0x00000005
+DATA compress8<>+7724(SB)/4, $0x00000006
+DATA compress8<>+7728(SB)/4, $0x00000007
+DATA compress8<>+7732(SB)/4, $0x00000000
+DATA compress8<>+7736(SB)/4, $0x00000000
+DATA compress8<>+7740(SB)/4, $0x00000000
+DATA compress8<>+7744(SB)/4, $0x00000001
+DATA compress8<>+7748(SB)/4, $0x00000004
+DATA compress8<>+7752(SB)/4, $0x00000005
+DATA compress8<>+7756(SB)/4, $0x00000006
+DATA compress8<>+7760(SB)/4, $0x00000007
+DATA compress8<>+7764(SB)/4, $0x00000000
+DATA compress8<>+7768(SB)/4, $0x00000000
+DATA compress8<>+7772(SB)/4, $0x00000000
+DATA compress8<>+7776(SB)/4, $0x00000000
+DATA compress8<>+7780(SB)/4, $0x00000001
+DATA compress8<>+7784(SB)/4, $0x00000004
+DATA compress8<>+7788(SB)/4, $0x00000005
+DATA compress8<>+7792(SB)/4, $0x00000006
+DATA compress8<>+7796(SB)/4, $0x00000007
+DATA compress8<>+7800(SB)/4, $0x00000000
+DATA compress8<>+7804(SB)/4, $0x00000000
+DATA compress8<>+7808(SB)/4, $0x00000002
+DATA compress8<>+7812(SB)/4, $0x00000004
+DATA compress8<>+7816(SB)/4, $0x00000005
+DATA compress8<>+7820(SB)/4, $0x00000006
+DATA compress8<>+7824(SB)/4, $0x00000007
+DATA compress8<>+7828(SB)/4, $0x00000000
+DATA compress8<>+7832(SB)/4, $0x00000000
+DATA compress8<>+7836(SB)/4, $0x00000000
+DATA compress8<>+7840(SB)/4, $0x00000000
+DATA compress8<>+7844(SB)/4, $0x00000002
+DATA compress8<>+7848(SB)/4, $0x00000004
+DATA compress8<>+7852(SB)/4, $0x00000005
+DATA compress8<>+7856(SB)/4, $0x00000006
+DATA compress8<>+7860(SB)/4, $0x00000007
+DATA compress8<>+7864(SB)/4, $0x00000000
+DATA compress8<>+7868(SB)/4, $0x00000000
+DATA compress8<>+7872(SB)/4, $0x00000001
+DATA compress8<>+7876(SB)/4, $0x00000002
+DATA compress8<>+7880(SB)/4, $0x00000004
+DATA compress8<>+7884(SB)/4, $0x00000005
+DATA compress8<>+7888(SB)/4, $0x00000006
+DATA compress8<>+7892(SB)/4, $0x00000007
+DATA compress8<>+7896(SB)/4, $0x00000000
+DATA compress8<>+7900(SB)/4, $0x00000000
+DATA compress8<>+7904(SB)/4, $0x00000000
+DATA compress8<>+7908(SB)/4, $0x00000001
+DATA compress8<>+7912(SB)/4, $0x00000002
+DATA compress8<>+7916(SB)/4, $0x00000004
+DATA compress8<>+7920(SB)/4, $0x00000005
+DATA compress8<>+7924(SB)/4, $0x00000006
+DATA compress8<>+7928(SB)/4, $0x00000007
+DATA compress8<>+7932(SB)/4, $0x00000000
+DATA compress8<>+7936(SB)/4, $0x00000003
+DATA compress8<>+7940(SB)/4, $0x00000004
+DATA compress8<>+7944(SB)/4, $0x00000005
+DATA compress8<>+7948(SB)/4, $0x00000006
+DATA compress8<>+7952(SB)/4, $0x00000007
+DATA compress8<>+7956(SB)/4, $0x00000000
+DATA compress8<>+7960(SB)/4, $0x00000000
+DATA compress8<>+7964(SB)/4, $0x00000000
+DATA compress8<>+7968(SB)/4, $0x00000000
+DATA compress8<>+7972(SB)/4, $0x00000003
+DATA compress8<>+7976(SB)/4, $0x00000004
+DATA compress8<>+7980(SB)/4, $0x00000005
+DATA compress8<>+7984(SB)/4, $0x00000006
+DATA compress8<>+7988(SB)/4, $0x00000007
+DATA compress8<>+7992(SB)/4, $0x00000000
+DATA compress8<>+7996(SB)/4, $0x00000000
+DATA compress8<>+8000(SB)/4, $0x00000001
+DATA compress8<>+8004(SB)/4, $0x00000003
+DATA compress8<>+8008(SB)/4, $0x00000004
+DATA compress8<>+8012(SB)/4, $0x00000005
+DATA compress8<>+8016(SB)/4, $0x00000006
+DATA compress8<>+8020(SB)/4, $0x00000007
+DATA compress8<>+8024(SB)/4, $0x00000000
+DATA compress8<>+8028(SB)/4, $0x00000000
+DATA compress8<>+8032(SB)/4, $0x00000000
+DATA compress8<>+8036(SB)/4, $0x00000001
+DATA compress8<>+8040(SB)/4, $0x00000003
+DATA compress8<>+8044(SB)/4, $0x00000004
+DATA compress8<>+8048(SB)/4, $0x00000005
+DATA compress8<>+8052(SB)/4, $0x00000006
+DATA compress8<>+8056(SB)/4, $0x00000007
+DATA compress8<>+8060(SB)/4, $0x00000000
+DATA compress8<>+8064(SB)/4, $0x00000002
+DATA compress8<>+8068(SB)/4, $0x00000003
+DATA compress8<>+8072(SB)/4, $0x00000004
+DATA compress8<>+8076(SB)/4, $0x00000005
+DATA compress8<>+8080(SB)/4, $0x00000006
+DATA compress8<>+8084(SB)/4, $0x00000007
+DATA compress8<>+8088(SB)/4, $0x00000000
+DATA compress8<>+8092(SB)/4, $0x00000000
+DATA compress8<>+8096(SB)/4, $0x00000000
+DATA compress8<>+8100(SB)/4, $0x00000002
+DATA compress8<>+8104(SB)/4, $0x00000003
+DATA compress8<>+8108(SB)/4, $0x00000004
+DATA compress8<>+8112(SB)/4, $0x00000005
+DATA compress8<>+8116(SB)/4, $0x00000006
+DATA compress8<>+8120(SB)/4, $0x00000007
+DATA compress8<>+8124(SB)/4, $0x00000000
+DATA compress8<>+8128(SB)/4, $0x00000001
+DATA compress8<>+8132(SB)/4, $0x00000002
+DATA compress8<>+8136(SB)/4, $0x00000003
+DATA compress8<>+8140(SB)/4, $0x00000004
+DATA compress8<>+8144(SB)/4, $0x00000005
+DATA compress8<>+8148(SB)/4, $0x00000006
+DATA compress8<>+8152(SB)/4, $0x00000007
+DATA compress8<>+8156(SB)/4, $0x00000000
+DATA compress8<>+8160(SB)/4, $0x00000000
+DATA compress8<>+8164(SB)/4, $0x00000001
+DATA compress8<>+8168(SB)/4, $0x00000002
+DATA compress8<>+8172(SB)/4, $0x00000003
+DATA compress8<>+8176(SB)/4, $0x00000004
+DATA compress8<>+8180(SB)/4, $0x00000005
+DATA compress8<>+8184(SB)/4, $0x00000006
+DATA compress8<>+8188(SB)/4, $0x00000007
+GLOBL compress8<>(SB), RODATA|NOPTR, $8192
+
+// func ContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// Requires: AVX, AVX2
+TEXT ·ContactsAVX2(SB), $2400-56
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         8(R12), BX
+	MOVQ         16(R12), CX
+	MOVQ         24(R12), DX
+	MOVQ         32(R12), SI
+	MOVQ         40(R12), DI
+	MOVQ         48(R12), R8
+	MOVQ         pi+8(FP), R9
+	MOVQ         pj+16(FP), R10
+	XORQ         R13, R13
+	XORQ         R11, R11
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+ContactsAVX2_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   ContactsAVX2_tail
+
+	// Load the pair indices and gather both capsules.
+	VMOVDQU    (R9)(R13*4), Y2
+	VMOVDQU    (R10)(R13*4), Y3
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (AX)(Y2*4), Y4
+	VMOVUPS    Y4, (SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (AX)(Y3*4), Y4
+	VMOVUPS    Y4, 32(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (BX)(Y2*4), Y4
+	VMOVUPS    Y4, 64(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (BX)(Y3*4), Y4
+	VMOVUPS    Y4, 96(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (CX)(Y2*4), Y4
+	VMOVUPS    Y4, 128(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
+	VMOVUPS    Y4, 160(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DX)(Y2*4), Y4
+	VMOVUPS    Y4, 192(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
+	VMOVUPS    Y4, 224(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (SI)(Y2*4), Y4
+	VMOVUPS    Y4, 256(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
+	VMOVUPS    Y4, 288(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DI)(Y2*4), Y4
+	VMOVUPS    Y4, 320(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DI)(Y3*4), Y4
+	VMOVUPS    Y4, 352(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (R8)(Y2*4), Y4
+	VMOVUPS    Y4, 384(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (R8)(Y3*4), Y4
+	VMOVUPS    Y4, 416(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPOR Y2, Y3, Y2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(SP), Y2
+	VSUBPS  (SP), Y2, Y2
+	VMOVUPS 256(SP), Y3
+	VSUBPS  64(SP), Y3, Y3
+	VMOVUPS 320(SP), Y4
+	VSUBPS  128(SP), Y4, Y4
+	VMOVUPS Y2, 448(SP)
+	VMOVUPS Y3, 480(SP)
+	VMOVUPS Y4, 512(SP)
+	VMOVUPS 224(SP), Y2
+	VSUBPS  32(SP), Y2, Y2
+	VMOVUPS 288(SP), Y3
+	VSUBPS  96(SP), Y3, Y3
+	VMOVUPS 352(SP), Y4
+	VSUBPS  160(SP), Y4, Y4
+	VMOVUPS Y2, 544(SP)
+	VMOVUPS Y3, 576(SP)
+	VMOVUPS Y4, 608(SP)
+	VMOVUPS (SP), Y2
+	VSUBPS  32(SP), Y2, Y2
+	VMOVUPS 64(SP), Y3
+	VSUBPS  96(SP), Y3, Y3
+	VMOVUPS 128(SP), Y4
+	VSUBPS  160(SP), Y4, Y4
+	VMOVUPS Y2, 640(SP)
+	VMOVUPS Y3, 672(SP)
+	VMOVUPS Y4, 704(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 544(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 576(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 608(SP), Y3
+	VMULPS  608(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y2
+	VANDPS  Y3, Y2, Y2
+	VMOVUPS Y2, 736(SP)
+	VMOVUPS 640(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 672(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 704(SP), Y3
+	VMULPS  608(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  736(SP), Y2, Y2
+	VMOVUPS Y2, 768(SP)
+	VMOVUPS 448(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 480(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 512(SP), Y3
+	VMULPS  608(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  736(SP), Y2, Y2
+	VMOVUPS Y2, 800(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 768(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 768(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VMOVUPS 768(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VSUBPS  640(SP), Y2, Y2
+	VSUBPS  672(SP), Y3, Y3
+	VSUBPS  704(SP), Y4, Y4
+	VMOVUPS 800(SP), Y5
+	VMULPS  544(SP), Y5, Y5
+	VMOVUPS 800(SP), Y6
+	VMULPS  576(SP), Y6, Y6
+	VMOVUPS 800(SP), Y7
+	VMULPS  608(SP), Y7, Y7
+	VMOVUPS 448(SP), Y8
+	VSUBPS  Y5, Y8, Y5
+	VMOVUPS 480(SP), Y8
+	VSUBPS  Y6, Y8, Y6
+	VMOVUPS 512(SP), Y8
+	VSUBPS  Y7, Y8, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y5, Y5, Y8
+	VMULPS  Y6, Y6, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  Y7, Y7, Y9
+	VADDPS  Y9, Y8, Y8
+	VMOVUPS Y8, 832(SP)
+	VMULPS  Y5, Y2, Y2
+	VMULPS  Y6, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y7, Y4, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, 832(SP), Y0, Y3
+	VDIVPS  832(SP), Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y2, Y1, Y2
+	VMAXPS  Y2, Y0, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 448(SP), Y2, Y3
+	VADDPS 640(SP), Y3, Y3
+	VMULPS 480(SP), Y2, Y4
+	VADDPS 672(SP), Y4, Y4
+	VMULPS 512(SP), Y2, Y2
+	VADDPS 704(SP), Y2, Y2
+	VMULPS 544(SP), Y3, Y3
+	VMULPS 576(SP), Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS 608(SP), Y2, Y2
+	VADDPS Y2, Y3, Y2
+	VMULPS 736(SP), Y2, Y2
+	VMINPS Y2, Y1, Y2
+	VMAXPS Y2, Y0, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS  544(SP), Y2, Y3
+	VMULPS  576(SP), Y2, Y4
+	VMULPS  608(SP), Y2, Y2
+	VMOVUPS Y3, 864(SP)
+	VMOVUPS Y4, 896(SP)
+	VMOVUPS Y2, 928(SP)
+	VMOVUPS 864(SP), Y2
+	VSUBPS  640(SP), Y2, Y2
+	VMOVUPS 896(SP), Y3
+	VSUBPS  672(SP), Y3, Y3
+	VMOVUPS 928(SP), Y4
+	VSUBPS  704(SP), Y4, Y4
+	VMOVUPS 448(SP), Y5
+	VMULPS  448(SP), Y5, Y5
+	VMOVUPS 480(SP), Y6
+	VMULPS  480(SP), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 512(SP), Y6
+	VMULPS  512(SP), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS Y5, 960(SP)
+	VMULPS  448(SP), Y2, Y2
+	VMULPS  480(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  512(SP), Y4, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, 960(SP), Y0, Y3
+	VDIVPS  960(SP), Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y2, Y1, Y2
+	VMAXPS  Y2, Y0, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  448(SP), Y2, Y3
+	VADDPS  640(SP), Y3, Y3
+	VSUBPS  864(SP), Y3, Y3
+	VMULPS  480(SP), Y2, Y4
+	VADDPS  672(SP), Y4, Y4
+	VSUBPS  896(SP), Y4, Y4
+	VMULPS  512(SP), Y2, Y2
+	VADDPS  704(SP), Y2, Y2
+	VSUBPS  928(SP), Y2, Y2
+	VMULPS  Y3, Y3, Y5
+	VMULPS  Y4, Y4, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y2, Y2, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS Y3, 992(SP)
+	VMOVUPS Y4, 1024(SP)
+	VMOVUPS Y2, 1056(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS 992(SP), Y2
+	VMOVUPS 1024(SP), Y3
+	VMOVUPS 1056(SP), Y4
+	VMOVAPS Y5, Y6
+	VCMPPS  $0x19, minnormal<>+0(SB), Y6, Y7
+	VTESTPS Y7, Y7
+	JZ      ContactsAVX2_full_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   960(SP), Y8
+	VCMPPS    $0x04, Y8, Y0, Y9
+	VDIVPS    Y8, Y1, Y8
+	VANDPS    Y9, Y8, Y8
+	VSQRTPS   736(SP), Y9
+	VMULPS    448(SP), Y8, Y10
+	VMULPS    480(SP), Y8, Y11
+	VMULPS    512(SP), Y8, Y8
+	VMOVUPS   Y10, 1088(SP)
+	VMOVUPS   Y11, 1120(SP)
+	VMOVUPS   Y8, 1152(SP)
+	VMULPS    544(SP), Y9, Y8
+	VMULPS    576(SP), Y9, Y10
+	VMULPS    608(SP), Y9, Y9
+	VMOVUPS   Y8, 1184(SP)
+	VMOVUPS   Y10, 1216(SP)
+	VMOVUPS   Y9, 1248(SP)
+	VMOVUPS   1248(SP), Y8
+	VMULPS    1120(SP), Y8, Y8
+	VMOVUPS   1216(SP), Y9
+	VMULPS    1152(SP), Y9, Y9
+	VSUBPS    Y9, Y8, Y8
+	VMOVUPS   1184(SP), Y9
+	VMULPS    1152(SP), Y9, Y9
+	VMOVUPS   1248(SP), Y10
+	VMULPS    1088(SP), Y10, Y10
+	VSUBPS    Y10, Y9, Y9
+	VMOVUPS   1216(SP), Y10
+	VMULPS    1088(SP), Y10, Y10
+	VMOVUPS   1184(SP), Y11
+	VMULPS    1120(SP), Y11, Y11
+	VSUBPS    Y11, Y10, Y10
+	VMOVUPS   Y8, 1280(SP)
+	VMOVUPS   Y9, 1312(SP)
+	VMOVUPS   Y10, 1344(SP)
+	VMOVUPS   1280(SP), Y8
+	VMULPS    1280(SP), Y8, Y8
+	VMOVUPS   1312(SP), Y9
+	VMULPS    1312(SP), Y9, Y9
+	VADDPS    Y9, Y8, Y8
+	VMOVUPS   1344(SP), Y9
+	VMULPS    1344(SP), Y9, Y9
+	VADDPS    Y9, Y8, Y8
+	VBLENDVPS Y7, 1280(SP), Y2, Y2
+	VBLENDVPS Y7, 1312(SP), Y3, Y3
+	VBLENDVPS Y7, 1344(SP), Y4, Y4
+	VBLENDVPS Y7, Y8, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   960(SP), Y7
+	VCMPPS    $0x00, Y0, Y7, Y7
+	VMOVUPS   1088(SP), Y8
+	VBLENDVPS Y7, 1184(SP), Y8, Y8
+	VMOVUPS   1120(SP), Y9
+	VBLENDVPS Y7, 1216(SP), Y9, Y9
+	VMOVUPS   1152(SP), Y10
+	VBLENDVPS Y7, 1248(SP), Y10, Y7
+	VMOVUPS   Y8, 1376(SP)
+	VMOVUPS   Y9, 1408(SP)
+	VMOVUPS   Y7, 1440(SP)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1376(SP), Y7
+	VXORPS    signmask<>+0(SB), Y7, Y7
+	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y8
+	VMOVUPS   1408(SP), Y9
+	VMULPS    1408(SP), Y9, Y9
+	VMULPS    Y7, Y7, Y10
+	VADDPS    Y10, Y9, Y9
+	VMULPS    Y0, Y0, Y10
+	VADDPS    Y10, Y9, Y9
+	VBLENDVPS Y8, 1408(SP), Y2, Y2
+	VBLENDVPS Y8, Y7, Y3, Y3
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VBLENDVPS Y8, Y9, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1408(SP), Y7
+	VXORPS    signmask<>+0(SB), Y7, Y7
+	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y8
+	VMULPS    Y0, Y0, Y9
+	VMOVUPS   1440(SP), Y10
+	VMULPS    1440(SP), Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VMULPS    Y7, Y7, Y10
+	VADDPS    Y10, Y9, Y9
+	VBLENDVPS Y8, Y0, Y2, Y2
+	VBLENDVPS Y8, 1440(SP), Y3, Y3
+	VBLENDVPS Y8, Y7, Y4, Y4
+	VBLENDVPS Y8, Y9, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, Y0, Y2, Y2
+	VBLENDVPS Y7, Y0, Y3, Y3
+	VBLENDVPS Y7, Y1, Y4, Y4
+	VBLENDVPS Y7, Y1, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+ContactsAVX2_full_normal:
+	VSQRTPS Y6, Y6
+	VCMPPS  $0x04, Y6, Y0, Y7
+	VDIVPS  Y6, Y1, Y6
+	VANDPS  Y7, Y6, Y6
+	VMULPS  Y6, Y2, Y2
+	VMULPS  Y6, Y3, Y3
+	VMULPS  Y6, Y4, Y4
+	VMOVUPS Y2, 1472(SP)
+	VMOVUPS Y3, 1504(SP)
+	VMOVUPS Y4, 1536(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Y5, Y2
+	VMOVUPS      416(SP), Y3
+	VADDPS       384(SP), Y3, Y3
+	VMOVUPS      Y3, 1568(SP)
+	VMOVUPS      1568(SP), Y3
+	VSUBPS       Y2, Y3, Y3
+	VMOVUPS      Y3, 1600(SP)
+	VBROADCASTSS margin+40(FP), Y3
+	VADDPS       1568(SP), Y3, Y3
+	VCMPPS       $0x12, Y3, Y2, Y2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(SP), Y3
+	VSUBPS       384(SP), Y3, Y3
+	VMOVUPS      Y3, 1632(SP)
+	VMOVUPS      1632(SP), Y3
+	VMULPS       1472(SP), Y3, Y3
+	VADDPS       992(SP), Y3, Y3
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y3, Y3
+	VADDPS       864(SP), Y3, Y3
+	VADDPS       32(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y4
+	VMULPS       1504(SP), Y4, Y4
+	VADDPS       1024(SP), Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y4, Y4
+	VADDPS       896(SP), Y4, Y4
+	VADDPS       96(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y5
+	VMULPS       1536(SP), Y5, Y5
+	VADDPS       1056(SP), Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       928(SP), Y5, Y5
+	VADDPS       160(SP), Y5, Y5
+	VMOVUPS      1600(SP), Y6
+	VMOVUPS      Y6, 1664(SP)
+	VMOVUPS      1600(SP), Y6
+	VMOVUPS      Y6, 1696(SP)
+	VMOVAPS      Y3, Y6
+	VMOVAPS      Y4, Y7
+	VMOVAPS      Y5, Y8
+	VMOVUPS      Y6, 1728(SP)
+	VMOVUPS      Y7, 1760(SP)
+	VMOVUPS      Y8, 1792(SP)
+	VMOVAPS      Y3, Y3
+	VMOVAPS      Y4, Y4
+	VMOVAPS      Y5, Y5
+	VMOVUPS      Y3, 1824(SP)
+	VMOVUPS      Y4, 1856(SP)
+	VMOVUPS      Y5, 1888(SP)
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      800(SP), Y3
+	VADDPS       768(SP), Y3, Y3
+	VMOVUPS      768(SP), Y4
+	VMINPS       Y3, Y4, Y4
+	VMAXPS       Y4, Y0, Y4
+	VMOVUPS      768(SP), Y5
+	VMAXPS       Y3, Y5, Y3
+	VMINPS       Y3, Y1, Y3
+	VMOVUPS      960(SP), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VANDNPS      Y2, Y5, Y5
+	VMOVUPS      736(SP), Y6
+	VCMPPS       $0x00, Y0, Y6, Y6
+	VANDNPS      Y5, Y6, Y5
+	VBROADCASTSS partol<>+0(SB), Y6
+	VMULPS       960(SP), Y6, Y6
+	VMOVUPS      832(SP), Y7
+	VCMPPS       $0x12, Y6, Y7, Y6
+	VANDPS       Y6, Y5, Y5
+	VCMPPS       $0x11, Y3, Y4, Y6
+	VANDPS       Y6, Y5, Y5
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VANDPS    int1<>+0(SB), Y2, Y2
+	VBLENDVPS Y5, int2<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 1920(SP)
+	VMOVUPS   Y4, 1952(SP)
+	VMOVUPS   Y3, 1984(SP)
+	VTESTPS   Y5, Y5
+	JZ        ContactsAVX2_full_single
+	VMOVUPS   Y5, 2016(SP)
+
+	// Manifold point 1.
+	VMOVUPS      1952(SP), Y2
+	VMULPS       544(SP), Y2, Y2
+	VMOVUPS      1952(SP), Y3
+	VMULPS       576(SP), Y3, Y3
+	VMOVUPS      1952(SP), Y4
+	VMULPS       608(SP), Y4, Y4
+	VSUBPS       640(SP), Y2, Y5
+	VSUBPS       672(SP), Y3, Y6
+	VSUBPS       704(SP), Y4, Y7
+	VMULPS       448(SP), Y5, Y5
+	VMULPS       480(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       512(SP), Y7, Y6
+	VADDPS       Y6, Y5, Y5
+	VCMPPS       $0x04, 960(SP), Y0, Y6
+	VDIVPS       960(SP), Y5, Y5
+	VANDPS       Y6, Y5, Y5
+	VMINPS       Y5, Y1, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMULPS       448(SP), Y5, Y6
+	VADDPS       640(SP), Y6, Y6
+	VSUBPS       Y2, Y6, Y6
+	VMULPS       480(SP), Y5, Y7
+	VADDPS       672(SP), Y7, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       512(SP), Y5, Y5
+	VADDPS       704(SP), Y5, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       1472(SP), Y6, Y8
+	VMULPS       1504(SP), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       1536(SP), Y5, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      1568(SP), Y9
+	VSUBPS       Y8, Y9, Y8
+	VMOVUPS      1632(SP), Y9
+	VMULPS       1472(SP), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VADDPS       32(SP), Y2, Y2
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1504(SP), Y6, Y6
+	VADDPS       Y6, Y7, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VADDPS       96(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       160(SP), Y4, Y4
+	VMOVUPS      1664(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y8, Y5, Y5
+	VMOVUPS      Y5, 1664(SP)
+	VMOVUPS      1728(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y2, Y5, Y2
+	VMOVUPS      Y2, 1728(SP)
+	VMOVUPS      1760(SP), Y2
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y3, Y2, Y2
+	VMOVUPS      Y2, 1760(SP)
+	VMOVUPS      1792(SP), Y2
+	VMOVUPS      2016(SP), Y3
+	VBLENDVPS    Y3, Y4, Y2, Y2
+	VMOVUPS      Y2, 1792(SP)
+
+	// Manifold point 2.
+	VMOVUPS      1984(SP), Y2
+	VMULPS       544(SP), Y2, Y2
+	VMOVUPS      1984(SP), Y3
+	VMULPS       576(SP), Y3, Y3
+	VMOVUPS      1984(SP), Y4
+	VMULPS       608(SP), Y4, Y4
+	VSUBPS       640(SP), Y2, Y5
+	VSUBPS       672(SP), Y3, Y6
+	VSUBPS       704(SP), Y4, Y7
+	VMULPS       448(SP), Y5, Y5
+	VMULPS       480(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       512(SP), Y7, Y6
+	VADDPS       Y6, Y5, Y5
+	VCMPPS       $0x04, 960(SP), Y0, Y6
+	VDIVPS       960(SP), Y5, Y5
+	VANDPS       Y6, Y5, Y5
+	VMINPS       Y5, Y1, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMULPS       448(SP), Y5, Y6
+	VADDPS       640(SP), Y6, Y6
+	VSUBPS       Y2, Y6, Y6
+	VMULPS       480(SP), Y5, Y7
+	VADDPS       672(SP), Y7, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       512(SP), Y5, Y5
+	VADDPS       704(SP), Y5, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       1472(SP), Y6, Y8
+	VMULPS       1504(SP), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       1536(SP), Y5, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      1568(SP), Y9
+	VSUBPS       Y8, Y9, Y8
+	VMOVUPS      1632(SP), Y9
+	VMULPS       1472(SP), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VADDPS       32(SP), Y2, Y2
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1504(SP), Y6, Y6
+	VADDPS       Y6, Y7, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VADDPS       96(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       160(SP), Y4, Y4
+	VMOVUPS      1696(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y8, Y5, Y5
+	VMOVUPS      Y5, 1696(SP)
+	VMOVUPS      1824(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y2, Y5, Y2
+	VMOVUPS      Y2, 1824(SP)
+	VMOVUPS      1856(SP), Y2
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y3, Y2, Y2
+	VMOVUPS      Y2, 1856(SP)
+	VMOVUPS      1888(SP), Y2
+	VMOVUPS      2016(SP), Y3
+	VBLENDVPS    Y3, Y4, Y2, Y2
+	VMOVUPS      Y2, 1888(SP)
+
+ContactsAVX2_full_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS   1600(SP), Y2
+	VANDPS    absmask<>+0(SB), Y2, Y2
+	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y2
+	VANDNPS   1920(SP), Y2, Y3
+	VMOVUPS   1664(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(SP)
+	VMOVUPS   1696(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2080(SP)
+	VMOVUPS   1472(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2112(SP)
+	VMOVUPS   1504(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(SP)
+	VMOVUPS   1536(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2176(SP)
+	VMOVUPS   1728(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2208(SP)
+	VMOVUPS   1760(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2240(SP)
+	VMOVUPS   1792(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2272(SP)
+	VMOVUPS   1824(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2304(SP)
+	VMOVUPS   1856(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2336(SP)
+	VMOVUPS   1888(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y2
+	VMOVUPS   Y2, 2368(SP)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPS 2048(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPS 2080(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPS 2112(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPS 2144(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPS 2176(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPS 2208(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPS 2240(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPS 2272(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPS 2304(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPS 2336(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPS 2368(SP), Y2
+	VMOVUPS Y2, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	JMP     ContactsAVX2_loop
+
+ContactsAVX2_tail:
+	TESTQ        R14, R14
+	JZ           ContactsAVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+
+	// Load the pair indices and gather both capsules.
+	VPMASKMOVD (R9)(R13*4), Y2, Y3
+	VPMASKMOVD (R10)(R13*4), Y2, Y4
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (AX)(Y3*4), Y5
+	VMOVUPS    Y5, (SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (AX)(Y4*4), Y5
+	VMOVUPS    Y5, 32(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (BX)(Y3*4), Y5
+	VMOVUPS    Y5, 64(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (BX)(Y4*4), Y5
+	VMOVUPS    Y5, 96(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (CX)(Y3*4), Y5
+	VMOVUPS    Y5, 128(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (CX)(Y4*4), Y5
+	VMOVUPS    Y5, 160(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DX)(Y3*4), Y5
+	VMOVUPS    Y5, 192(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DX)(Y4*4), Y5
+	VMOVUPS    Y5, 224(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (SI)(Y3*4), Y5
+	VMOVUPS    Y5, 256(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (SI)(Y4*4), Y5
+	VMOVUPS    Y5, 288(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DI)(Y3*4), Y5
+	VMOVUPS    Y5, 320(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DI)(Y4*4), Y5
+	VMOVUPS    Y5, 352(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (R8)(Y3*4), Y5
+	VMOVUPS    Y5, 384(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (R8)(Y4*4), Y5
+	VMOVUPS    Y5, 416(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPOR Y3, Y4, Y3
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(SP), Y3
+	VSUBPS  (SP), Y3, Y3
+	VMOVUPS 256(SP), Y4
+	VSUBPS  64(SP), Y4, Y4
+	VMOVUPS 320(SP), Y5
+	VSUBPS  128(SP), Y5, Y5
+	VMOVUPS Y3, 448(SP)
+	VMOVUPS Y4, 480(SP)
+	VMOVUPS Y5, 512(SP)
+	VMOVUPS 224(SP), Y3
+	VSUBPS  32(SP), Y3, Y3
+	VMOVUPS 288(SP), Y4
+	VSUBPS  96(SP), Y4, Y4
+	VMOVUPS 352(SP), Y5
+	VSUBPS  160(SP), Y5, Y5
+	VMOVUPS Y3, 544(SP)
+	VMOVUPS Y4, 576(SP)
+	VMOVUPS Y5, 608(SP)
+	VMOVUPS (SP), Y3
+	VSUBPS  32(SP), Y3, Y3
+	VMOVUPS 64(SP), Y4
+	VSUBPS  96(SP), Y4, Y4
+	VMOVUPS 128(SP), Y5
+	VSUBPS  160(SP), Y5, Y5
+	VMOVUPS Y3, 640(SP)
+	VMOVUPS Y4, 672(SP)
+	VMOVUPS Y5, 704(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 544(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 576(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 608(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 736(SP)
+	VMOVUPS 640(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 672(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 704(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  736(SP), Y3, Y3
+	VMOVUPS Y3, 768(SP)
+	VMOVUPS 448(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 480(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 512(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  736(SP), Y3, Y3
+	VMOVUPS Y3, 800(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 768(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 768(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VMOVUPS 768(SP), Y5
+	VMULPS  608(SP), Y5, Y5
+	VSUBPS  640(SP), Y3, Y3
+	VSUBPS  672(SP), Y4, Y4
+	VSUBPS  704(SP), Y5, Y5
+	VMOVUPS 800(SP), Y6
+	VMULPS  544(SP), Y6, Y6
+	VMOVUPS 800(SP), Y7
+	VMULPS  576(SP), Y7, Y7
+	VMOVUPS 800(SP), Y8
+	VMULPS  608(SP), Y8, Y8
+	VMOVUPS 448(SP), Y9
+	VSUBPS  Y6, Y9, Y6
+	VMOVUPS 480(SP), Y9
+	VSUBPS  Y7, Y9, Y7
+	VMOVUPS 512(SP), Y9
+	VSUBPS  Y8, Y9, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y6, Y6, Y9
+	VMULPS  Y7, Y7, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  Y8, Y8, Y10
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS Y9, 832(SP)
+	VMULPS  Y6, Y3, Y3
+	VMULPS  Y7, Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y8, Y5, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x04, 832(SP), Y0, Y4
+	VDIVPS  832(SP), Y3, Y3
+	VANDPS  Y4, Y3, Y3
+	VMINPS  Y3, Y1, Y3
+	VMAXPS  Y3, Y0, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 448(SP), Y3, Y4
+	VADDPS 640(SP), Y4, Y4
+	VMULPS 480(SP), Y3, Y5
+	VADDPS 672(SP), Y5, Y5
+	VMULPS 512(SP), Y3, Y3
+	VADDPS 704(SP), Y3, Y3
+	VMULPS 544(SP), Y4, Y4
+	VMULPS 576(SP), Y5, Y5
+	VADDPS Y5, Y4, Y4
+	VMULPS 608(SP), Y3, Y3
+	VADDPS Y3, Y4, Y3
+	VMULPS 736(SP), Y3, Y3
+	VMINPS Y3, Y1, Y3
+	VMAXPS Y3, Y0, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS  544(SP), Y3, Y4
+	VMULPS  576(SP), Y3, Y5
+	VMULPS  608(SP), Y3, Y3
+	VMOVUPS Y4, 864(SP)
+	VMOVUPS Y5, 896(SP)
+	VMOVUPS Y3, 928(SP)
+	VMOVUPS 864(SP), Y3
+	VSUBPS  640(SP), Y3, Y3
+	VMOVUPS 896(SP), Y4
+	VSUBPS  672(SP), Y4, Y4
+	VMOVUPS 928(SP), Y5
+	VSUBPS  704(SP), Y5, Y5
+	VMOVUPS 448(SP), Y6
+	VMULPS  448(SP), Y6, Y6
+	VMOVUPS 480(SP), Y7
+	VMULPS  480(SP), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS 512(SP), Y7
+	VMULPS  512(SP), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y6, 960(SP)
+	VMULPS  448(SP), Y3, Y3
+	VMULPS  480(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  512(SP), Y5, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x04, 960(SP), Y0, Y4
+	VDIVPS  960(SP), Y3, Y3
+	VANDPS  Y4, Y3, Y3
+	VMINPS  Y3, Y1, Y3
+	VMAXPS  Y3, Y0, Y3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  448(SP), Y3, Y4
+	VADDPS  640(SP), Y4, Y4
+	VSUBPS  864(SP), Y4, Y4
+	VMULPS  480(SP), Y3, Y5
+	VADDPS  672(SP), Y5, Y5
+	VSUBPS  896(SP), Y5, Y5
+	VMULPS  512(SP), Y3, Y3
+	VADDPS  704(SP), Y3, Y3
+	VSUBPS  928(SP), Y3, Y3
+	VMULPS  Y4, Y4, Y6
+	VMULPS  Y5, Y5, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  Y3, Y3, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y4, 992(SP)
+	VMOVUPS Y5, 1024(SP)
+	VMOVUPS Y3, 1056(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS 992(SP), Y3
+	VMOVUPS 1024(SP), Y4
+	VMOVUPS 1056(SP), Y5
+	VMOVAPS Y6, Y7
+	VCMPPS  $0x19, minnormal<>+0(SB), Y7, Y8
+	VTESTPS Y8, Y8
+	JZ      ContactsAVX2_tailgroup_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   960(SP), Y9
+	VCMPPS    $0x04, Y9, Y0, Y10
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y10, Y9, Y9
+	VSQRTPS   736(SP), Y10
+	VMULPS    448(SP), Y9, Y11
+	VMULPS    480(SP), Y9, Y12
+	VMULPS    512(SP), Y9, Y9
+	VMOVUPS   Y11, 1088(SP)
+	VMOVUPS   Y12, 1120(SP)
+	VMOVUPS   Y9, 1152(SP)
+	VMULPS    544(SP), Y10, Y9
+	VMULPS    576(SP), Y10, Y11
+	VMULPS    608(SP), Y10, Y10
+	VMOVUPS   Y9, 1184(SP)
+	VMOVUPS   Y11, 1216(SP)
+	VMOVUPS   Y10, 1248(SP)
+	VMOVUPS   1248(SP), Y9
+	VMULPS    1120(SP), Y9, Y9
+	VMOVUPS   1216(SP), Y10
+	VMULPS    1152(SP), Y10, Y10
+	VSUBPS    Y10, Y9, Y9
+	VMOVUPS   1184(SP), Y10
+	VMULPS    1152(SP), Y10, Y10
+	VMOVUPS   1248(SP), Y11
+	VMULPS    1088(SP), Y11, Y11
+	VSUBPS    Y11, Y10, Y10
+	VMOVUPS   1216(SP), Y11
+	VMULPS    1088(SP), Y11, Y11
+	VMOVUPS   1184(SP), Y12
+	VMULPS    1120(SP), Y12, Y12
+	VSUBPS    Y12, Y11, Y11
+	VMOVUPS   Y9, 1280(SP)
+	VMOVUPS   Y10, 1312(SP)
+	VMOVUPS   Y11, 1344(SP)
+	VMOVUPS   1280(SP), Y9
+	VMULPS    1280(SP), Y9, Y9
+	VMOVUPS   1312(SP), Y10
+	VMULPS    1312(SP), Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   1344(SP), Y10
+	VMULPS    1344(SP), Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VBLENDVPS Y8, 1280(SP), Y3, Y3
+	VBLENDVPS Y8, 1312(SP), Y4, Y4
+	VBLENDVPS Y8, 1344(SP), Y5, Y5
+	VBLENDVPS Y8, Y9, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   960(SP), Y8
+	VCMPPS    $0x00, Y0, Y8, Y8
+	VMOVUPS   1088(SP), Y9
+	VBLENDVPS Y8, 1184(SP), Y9, Y9
+	VMOVUPS   1120(SP), Y10
+	VBLENDVPS Y8, 1216(SP), Y10, Y10
+	VMOVUPS   1152(SP), Y11
+	VBLENDVPS Y8, 1248(SP), Y11, Y8
+	VMOVUPS   Y9, 1376(SP)
+	VMOVUPS   Y10, 1408(SP)
+	VMOVUPS   Y8, 1440(SP)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1376(SP), Y8
+	VXORPS    signmask<>+0(SB), Y8, Y8
+	VCMPPS    $0x19, minnormal<>+0(SB), Y7, Y9
+	VMOVUPS   1408(SP), Y10
+	VMULPS    1408(SP), Y10, Y10
+	VMULPS    Y8, Y8, Y11
+	VADDPS    Y11, Y10, Y10
+	VMULPS    Y0, Y0, Y11
+	VADDPS    Y11, Y10, Y10
+	VBLENDVPS Y9, 1408(SP), Y3, Y3
+	VBLENDVPS Y9, Y8, Y4, Y4
+	VBLENDVPS Y9, Y0, Y5, Y5
+	VBLENDVPS Y9, Y10, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1408(SP), Y8
+	VXORPS    signmask<>+0(SB), Y8, Y8
+	VCMPPS    $0x19, minnormal<>+0(SB), Y7, Y9
+	VMULPS    Y0, Y0, Y10
+	VMOVUPS   1440(SP), Y11
+	VMULPS    1440(SP), Y11, Y11
+	VADDPS    Y11, Y10, Y10
+	VMULPS    Y8, Y8, Y11
+	VADDPS    Y11, Y10, Y10
+	VBLENDVPS Y9, Y0, Y3, Y3
+	VBLENDVPS Y9, 1440(SP), Y4, Y4
+	VBLENDVPS Y9, Y8, Y5, Y5
+	VBLENDVPS Y9, Y10, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+	// Fallback 4: (0,0,1).
+	VCMPPS    $0x19, minnormal<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, Y0, Y3, Y3
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VBLENDVPS Y8, Y1, Y5, Y5
+	VBLENDVPS Y8, Y1, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+ContactsAVX2_tailgroup_normal:
+	VSQRTPS Y7, Y7
+	VCMPPS  $0x04, Y7, Y0, Y8
+	VDIVPS  Y7, Y1, Y7
+	VANDPS  Y8, Y7, Y7
+	VMULPS  Y7, Y3, Y3
+	VMULPS  Y7, Y4, Y4
+	VMULPS  Y7, Y5, Y5
+	VMOVUPS Y3, 1472(SP)
+	VMOVUPS Y4, 1504(SP)
+	VMOVUPS Y5, 1536(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Y6, Y3
+	VMOVUPS      416(SP), Y4
+	VADDPS       384(SP), Y4, Y4
+	VMOVUPS      Y4, 1568(SP)
+	VMOVUPS      1568(SP), Y4
+	VSUBPS       Y3, Y4, Y4
+	VMOVUPS      Y4, 1600(SP)
+	VBROADCASTSS margin+40(FP), Y4
+	VADDPS       1568(SP), Y4, Y4
+	VCMPPS       $0x12, Y4, Y3, Y3
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(SP), Y4
+	VSUBPS       384(SP), Y4, Y4
+	VMOVUPS      Y4, 1632(SP)
+	VMOVUPS      1632(SP), Y4
+	VMULPS       1472(SP), Y4, Y4
+	VADDPS       992(SP), Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y4, Y4
+	VADDPS       864(SP), Y4, Y4
+	VADDPS       32(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y5
+	VMULPS       1504(SP), Y5, Y5
+	VADDPS       1024(SP), Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       896(SP), Y5, Y5
+	VADDPS       96(SP), Y5, Y5
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       1056(SP), Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       928(SP), Y6, Y6
+	VADDPS       160(SP), Y6, Y6
+	VMOVUPS      1600(SP), Y7
+	VMOVUPS      Y7, 1664(SP)
+	VMOVUPS      1600(SP), Y7
+	VMOVUPS      Y7, 1696(SP)
+	VMOVAPS      Y4, Y7
+	VMOVAPS      Y5, Y8
+	VMOVAPS      Y6, Y9
+	VMOVUPS      Y7, 1728(SP)
+	VMOVUPS      Y8, 1760(SP)
+	VMOVUPS      Y9, 1792(SP)
+	VMOVAPS      Y4, Y4
+	VMOVAPS      Y5, Y5
+	VMOVAPS      Y6, Y6
+	VMOVUPS      Y4, 1824(SP)
+	VMOVUPS      Y5, 1856(SP)
+	VMOVUPS      Y6, 1888(SP)
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      800(SP), Y4
+	VADDPS       768(SP), Y4, Y4
+	VMOVUPS      768(SP), Y5
+	VMINPS       Y4, Y5, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMOVUPS      768(SP), Y6
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y1, Y4
+	VMOVUPS      960(SP), Y6
+	VCMPPS       $0x00, Y0, Y6, Y6
+	VANDNPS      Y3, Y6, Y6
+	VMOVUPS      736(SP), Y7
+	VCMPPS       $0x00, Y0, Y7, Y7
+	VANDNPS      Y6, Y7, Y6
+	VBROADCASTSS partol<>+0(SB), Y7
+	VMULPS       960(SP), Y7, Y7
+	VMOVUPS      832(SP), Y8
+	VCMPPS       $0x12, Y7, Y8, Y7
+	VANDPS       Y7, Y6, Y6
+	VCMPPS       $0x11, Y4, Y5, Y7
+	VANDPS       Y7, Y6, Y6
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VANDPS    int1<>+0(SB), Y3, Y3
+	VBLENDVPS Y6, int2<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1920(SP)
+	VMOVUPS   Y5, 1952(SP)
+	VMOVUPS   Y4, 1984(SP)
+	VTESTPS   Y6, Y6
+	JZ        ContactsAVX2_tailgroup_single
+	VMOVUPS   Y6, 2016(SP)
+
+	// Manifold point 1.
+	VMOVUPS      1952(SP), Y3
+	VMULPS       544(SP), Y3, Y3
+	VMOVUPS      1952(SP), Y4
+	VMULPS       576(SP), Y4, Y4
+	VMOVUPS      1952(SP), Y5
+	VMULPS       608(SP), Y5, Y5
+	VSUBPS       640(SP), Y3, Y6
+	VSUBPS       672(SP), Y4, Y7
+	VSUBPS       704(SP), Y5, Y8
+	VMULPS       448(SP), Y6, Y6
+	VMULPS       480(SP), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       512(SP), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 960(SP), Y0, Y7
+	VDIVPS       960(SP), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y6, Y1, Y6
+	VMAXPS       Y6, Y0, Y6
+	VMULPS       448(SP), Y6, Y7
+	VADDPS       640(SP), Y7, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       480(SP), Y6, Y8
+	VADDPS       672(SP), Y8, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       512(SP), Y6, Y6
+	VADDPS       704(SP), Y6, Y6
+	VSUBPS       Y5, Y6, Y6
+	VMULPS       1472(SP), Y7, Y9
+	VMULPS       1504(SP), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       1536(SP), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VMOVUPS      1568(SP), Y10
+	VSUBPS       Y9, Y10, Y9
+	VMOVUPS      1632(SP), Y10
+	VMULPS       1472(SP), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       32(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y7
+	VMULPS       1504(SP), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VADDPS       96(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y7
+	VMULPS       1536(SP), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VADDPS       160(SP), Y5, Y5
+	VMOVUPS      1664(SP), Y6
+	VMOVUPS      2016(SP), Y7
+	VBLENDVPS    Y7, Y9, Y6, Y6
+	VMOVUPS      Y6, 1664(SP)
+	VMOVUPS      1728(SP), Y6
+	VMOVUPS      2016(SP), Y7
+	VBLENDVPS    Y7, Y3, Y6, Y3
+	VMOVUPS      Y3, 1728(SP)
+	VMOVUPS      1760(SP), Y3
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y4, Y3, Y3
+	VMOVUPS      Y3, 1760(SP)
+	VMOVUPS      1792(SP), Y3
+	VMOVUPS      2016(SP), Y4
+	VBLENDVPS    Y4, Y5, Y3, Y3
+	VMOVUPS      Y3, 1792(SP)
+
+	// Manifold point 2.
+	VMOVUPS      1984(SP), Y3
+	VMULPS       544(SP), Y3, Y3
+	VMOVUPS      1984(SP), Y4
+	VMULPS       576(SP), Y4, Y4
+	VMOVUPS      1984(SP), Y5
+	VMULPS       608(SP), Y5, Y5
+	VSUBPS       640(SP), Y3, Y6
+	VSUBPS       672(SP), Y4, Y7
+	VSUBPS       704(SP), Y5, Y8
+	VMULPS       448(SP), Y6, Y6
+	VMULPS       480(SP), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       512(SP), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 960(SP), Y0, Y7
+	VDIVPS       960(SP), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y6, Y1, Y1
+	VMAXPS       Y1, Y0, Y0
+	VMULPS       448(SP), Y0, Y1
+	VADDPS       640(SP), Y1, Y1
+	VSUBPS       Y3, Y1, Y1
+	VMULPS       480(SP), Y0, Y6
+	VADDPS       672(SP), Y6, Y6
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       512(SP), Y0, Y0
+	VADDPS       704(SP), Y0, Y0
+	VSUBPS       Y5, Y0, Y0
+	VMULPS       1472(SP), Y1, Y7
+	VMULPS       1504(SP), Y6, Y8
+	VADDPS       Y8, Y7, Y7
+	VMULPS       1536(SP), Y0, Y8
+	VADDPS       Y8, Y7, Y7
+	VMOVUPS      1568(SP), Y8
+	VSUBPS       Y7, Y8, Y7
+	VMOVUPS      1632(SP), Y8
+	VMULPS       1472(SP), Y8, Y8
+	VADDPS       Y8, Y1, Y1
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y1, Y1
+	VADDPS       Y1, Y3, Y1
+	VADDPS       32(SP), Y1, Y1
+	VMOVUPS      1632(SP), Y3
+	VMULPS       1504(SP), Y3, Y3
+	VADDPS       Y3, Y6, Y3
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VADDPS       96(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y4
+	VMULPS       1536(SP), Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y0, Y0
+	VADDPS       Y0, Y5, Y0
+	VADDPS       160(SP), Y0, Y0
+	VMOVUPS      1696(SP), Y4
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y7, Y4, Y4
+	VMOVUPS      Y4, 1696(SP)
+	VMOVUPS      1824(SP), Y4
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y1, Y4, Y1
+	VMOVUPS      Y1, 1824(SP)
+	VMOVUPS      1856(SP), Y1
+	VMOVUPS      2016(SP), Y4
+	VBLENDVPS    Y4, Y3, Y1, Y1
+	VMOVUPS      Y1, 1856(SP)
+	VMOVUPS      1888(SP), Y1
+	VMOVUPS      2016(SP), Y3
+	VBLENDVPS    Y3, Y0, Y1, Y0
+	VMOVUPS      Y0, 1888(SP)
+
+ContactsAVX2_tailgroup_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS   1600(SP), Y0
+	VANDPS    absmask<>+0(SB), Y0, Y0
+	VCMPPS    $0x16, maxf32<>+0(SB), Y0, Y0
+	VANDNPS   1920(SP), Y0, Y1
+	VMOVUPS   1664(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2048(SP)
+	VMOVUPS   1696(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2080(SP)
+	VMOVUPS   1472(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2112(SP)
+	VMOVUPS   1504(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2144(SP)
+	VMOVUPS   1536(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2176(SP)
+	VMOVUPS   1728(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2208(SP)
+	VMOVUPS   1760(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2240(SP)
+	VMOVUPS   1792(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2272(SP)
+	VMOVUPS   1824(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2304(SP)
+	VMOVUPS   1856(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2336(SP)
+	VMOVUPS   1888(SP), Y3
+	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y0
+	VMOVUPS   Y0, 2368(SP)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       iota<>+0(SB), Y0, Y0
+
+	// Store one row per pair.
+	MOVQ       out+24(FP), R12
+	MOVQ       (R12), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       8(R12), R12
+	VMASKMOVPS Y1, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       16(R12), R12
+	VMOVUPS    2048(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       24(R12), R12
+	VMOVUPS    2080(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       32(R12), R12
+	VMOVUPS    2112(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       40(R12), R12
+	VMOVUPS    2144(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       48(R12), R12
+	VMOVUPS    2176(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       56(R12), R12
+	VMOVUPS    2208(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       64(R12), R12
+	VMOVUPS    2240(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       72(R12), R12
+	VMOVUPS    2272(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       80(R12), R12
+	VMOVUPS    2304(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       88(R12), R12
+	VMOVUPS    2336(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       out+24(FP), R12
+	MOVQ       96(R12), R12
+	VMOVUPS    2368(SP), Y0
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+
+ContactsAVX2_done:
+	MOVQ n+32(FP), R14
+	MOVQ R14, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func CompactContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// Requires: AVX, AVX2, POPCNT
+TEXT ·CompactContactsAVX2(SB), $2464-56
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         8(R12), BX
+	MOVQ         16(R12), CX
+	MOVQ         24(R12), DX
+	MOVQ         32(R12), SI
+	MOVQ         40(R12), DI
+	MOVQ         48(R12), R8
+	MOVQ         pi+8(FP), R9
+	MOVQ         pj+16(FP), R10
+	XORQ         R13, R13
+	XORQ         R11, R11
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+CompactContactsAVX2_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactContactsAVX2_tail
+
+	// Load the pair indices and gather both capsules.
+	VMOVDQU    (R9)(R13*4), Y2
+	VMOVDQU    (R10)(R13*4), Y3
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (AX)(Y2*4), Y4
+	VMOVUPS    Y4, (SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (AX)(Y3*4), Y4
+	VMOVUPS    Y4, 32(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (BX)(Y2*4), Y4
+	VMOVUPS    Y4, 64(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (BX)(Y3*4), Y4
+	VMOVUPS    Y4, 96(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (CX)(Y2*4), Y4
+	VMOVUPS    Y4, 128(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
+	VMOVUPS    Y4, 160(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DX)(Y2*4), Y4
+	VMOVUPS    Y4, 192(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
+	VMOVUPS    Y4, 224(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (SI)(Y2*4), Y4
+	VMOVUPS    Y4, 256(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
+	VMOVUPS    Y4, 288(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DI)(Y2*4), Y4
+	VMOVUPS    Y4, 320(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (DI)(Y3*4), Y4
+	VMOVUPS    Y4, 352(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (R8)(Y2*4), Y4
+	VMOVUPS    Y4, 384(SP)
+	VPCMPEQD   Y5, Y5, Y5
+	VXORPS     Y4, Y4, Y4
+	VGATHERDPS Y5, (R8)(Y3*4), Y4
+	VMOVUPS    Y4, 416(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPOR Y2, Y3, Y2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(SP), Y2
+	VSUBPS  (SP), Y2, Y2
+	VMOVUPS 256(SP), Y3
+	VSUBPS  64(SP), Y3, Y3
+	VMOVUPS 320(SP), Y4
+	VSUBPS  128(SP), Y4, Y4
+	VMOVUPS Y2, 448(SP)
+	VMOVUPS Y3, 480(SP)
+	VMOVUPS Y4, 512(SP)
+	VMOVUPS 224(SP), Y2
+	VSUBPS  32(SP), Y2, Y2
+	VMOVUPS 288(SP), Y3
+	VSUBPS  96(SP), Y3, Y3
+	VMOVUPS 352(SP), Y4
+	VSUBPS  160(SP), Y4, Y4
+	VMOVUPS Y2, 544(SP)
+	VMOVUPS Y3, 576(SP)
+	VMOVUPS Y4, 608(SP)
+	VMOVUPS (SP), Y2
+	VSUBPS  32(SP), Y2, Y2
+	VMOVUPS 64(SP), Y3
+	VSUBPS  96(SP), Y3, Y3
+	VMOVUPS 128(SP), Y4
+	VSUBPS  160(SP), Y4, Y4
+	VMOVUPS Y2, 640(SP)
+	VMOVUPS Y3, 672(SP)
+	VMOVUPS Y4, 704(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 544(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 576(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 608(SP), Y3
+	VMULPS  608(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y2
+	VANDPS  Y3, Y2, Y2
+	VMOVUPS Y2, 736(SP)
+	VMOVUPS 640(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 672(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 704(SP), Y3
+	VMULPS  608(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  736(SP), Y2, Y2
+	VMOVUPS Y2, 768(SP)
+	VMOVUPS 448(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 480(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 512(SP), Y3
+	VMULPS  608(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  736(SP), Y2, Y2
+	VMOVUPS Y2, 800(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 768(SP), Y2
+	VMULPS  544(SP), Y2, Y2
+	VMOVUPS 768(SP), Y3
+	VMULPS  576(SP), Y3, Y3
+	VMOVUPS 768(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VSUBPS  640(SP), Y2, Y2
+	VSUBPS  672(SP), Y3, Y3
+	VSUBPS  704(SP), Y4, Y4
+	VMOVUPS 800(SP), Y5
+	VMULPS  544(SP), Y5, Y5
+	VMOVUPS 800(SP), Y6
+	VMULPS  576(SP), Y6, Y6
+	VMOVUPS 800(SP), Y7
+	VMULPS  608(SP), Y7, Y7
+	VMOVUPS 448(SP), Y8
+	VSUBPS  Y5, Y8, Y5
+	VMOVUPS 480(SP), Y8
+	VSUBPS  Y6, Y8, Y6
+	VMOVUPS 512(SP), Y8
+	VSUBPS  Y7, Y8, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y5, Y5, Y8
+	VMULPS  Y6, Y6, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  Y7, Y7, Y9
+	VADDPS  Y9, Y8, Y8
+	VMOVUPS Y8, 832(SP)
+	VMULPS  Y5, Y2, Y2
+	VMULPS  Y6, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y7, Y4, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, 832(SP), Y0, Y3
+	VDIVPS  832(SP), Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y2, Y1, Y2
+	VMAXPS  Y2, Y0, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 448(SP), Y2, Y3
+	VADDPS 640(SP), Y3, Y3
+	VMULPS 480(SP), Y2, Y4
+	VADDPS 672(SP), Y4, Y4
+	VMULPS 512(SP), Y2, Y2
+	VADDPS 704(SP), Y2, Y2
+	VMULPS 544(SP), Y3, Y3
+	VMULPS 576(SP), Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS 608(SP), Y2, Y2
+	VADDPS Y2, Y3, Y2
+	VMULPS 736(SP), Y2, Y2
+	VMINPS Y2, Y1, Y2
+	VMAXPS Y2, Y0, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS  544(SP), Y2, Y3
+	VMULPS  576(SP), Y2, Y4
+	VMULPS  608(SP), Y2, Y2
+	VMOVUPS Y3, 864(SP)
+	VMOVUPS Y4, 896(SP)
+	VMOVUPS Y2, 928(SP)
+	VMOVUPS 864(SP), Y2
+	VSUBPS  640(SP), Y2, Y2
+	VMOVUPS 896(SP), Y3
+	VSUBPS  672(SP), Y3, Y3
+	VMOVUPS 928(SP), Y4
+	VSUBPS  704(SP), Y4, Y4
+	VMOVUPS 448(SP), Y5
+	VMULPS  448(SP), Y5, Y5
+	VMOVUPS 480(SP), Y6
+	VMULPS  480(SP), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 512(SP), Y6
+	VMULPS  512(SP), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS Y5, 960(SP)
+	VMULPS  448(SP), Y2, Y2
+	VMULPS  480(SP), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  512(SP), Y4, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, 960(SP), Y0, Y3
+	VDIVPS  960(SP), Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y2, Y1, Y2
+	VMAXPS  Y2, Y0, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  448(SP), Y2, Y3
+	VADDPS  640(SP), Y3, Y3
+	VSUBPS  864(SP), Y3, Y3
+	VMULPS  480(SP), Y2, Y4
+	VADDPS  672(SP), Y4, Y4
+	VSUBPS  896(SP), Y4, Y4
+	VMULPS  512(SP), Y2, Y2
+	VADDPS  704(SP), Y2, Y2
+	VSUBPS  928(SP), Y2, Y2
+	VMULPS  Y3, Y3, Y5
+	VMULPS  Y4, Y4, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y2, Y2, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS Y3, 992(SP)
+	VMOVUPS Y4, 1024(SP)
+	VMOVUPS Y2, 1056(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS 992(SP), Y2
+	VMOVUPS 1024(SP), Y3
+	VMOVUPS 1056(SP), Y4
+	VMOVAPS Y5, Y6
+	VCMPPS  $0x19, minnormal<>+0(SB), Y6, Y7
+	VTESTPS Y7, Y7
+	JZ      CompactContactsAVX2_full_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   960(SP), Y8
+	VCMPPS    $0x04, Y8, Y0, Y9
+	VDIVPS    Y8, Y1, Y8
+	VANDPS    Y9, Y8, Y8
+	VSQRTPS   736(SP), Y9
+	VMULPS    448(SP), Y8, Y10
+	VMULPS    480(SP), Y8, Y11
+	VMULPS    512(SP), Y8, Y8
+	VMOVUPS   Y10, 1088(SP)
+	VMOVUPS   Y11, 1120(SP)
+	VMOVUPS   Y8, 1152(SP)
+	VMULPS    544(SP), Y9, Y8
+	VMULPS    576(SP), Y9, Y10
+	VMULPS    608(SP), Y9, Y9
+	VMOVUPS   Y8, 1184(SP)
+	VMOVUPS   Y10, 1216(SP)
+	VMOVUPS   Y9, 1248(SP)
+	VMOVUPS   1248(SP), Y8
+	VMULPS    1120(SP), Y8, Y8
+	VMOVUPS   1216(SP), Y9
+	VMULPS    1152(SP), Y9, Y9
+	VSUBPS    Y9, Y8, Y8
+	VMOVUPS   1184(SP), Y9
+	VMULPS    1152(SP), Y9, Y9
+	VMOVUPS   1248(SP), Y10
+	VMULPS    1088(SP), Y10, Y10
+	VSUBPS    Y10, Y9, Y9
+	VMOVUPS   1216(SP), Y10
+	VMULPS    1088(SP), Y10, Y10
+	VMOVUPS   1184(SP), Y11
+	VMULPS    1120(SP), Y11, Y11
+	VSUBPS    Y11, Y10, Y10
+	VMOVUPS   Y8, 1280(SP)
+	VMOVUPS   Y9, 1312(SP)
+	VMOVUPS   Y10, 1344(SP)
+	VMOVUPS   1280(SP), Y8
+	VMULPS    1280(SP), Y8, Y8
+	VMOVUPS   1312(SP), Y9
+	VMULPS    1312(SP), Y9, Y9
+	VADDPS    Y9, Y8, Y8
+	VMOVUPS   1344(SP), Y9
+	VMULPS    1344(SP), Y9, Y9
+	VADDPS    Y9, Y8, Y8
+	VBLENDVPS Y7, 1280(SP), Y2, Y2
+	VBLENDVPS Y7, 1312(SP), Y3, Y3
+	VBLENDVPS Y7, 1344(SP), Y4, Y4
+	VBLENDVPS Y7, Y8, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   960(SP), Y7
+	VCMPPS    $0x00, Y0, Y7, Y7
+	VMOVUPS   1088(SP), Y8
+	VBLENDVPS Y7, 1184(SP), Y8, Y8
+	VMOVUPS   1120(SP), Y9
+	VBLENDVPS Y7, 1216(SP), Y9, Y9
+	VMOVUPS   1152(SP), Y10
+	VBLENDVPS Y7, 1248(SP), Y10, Y7
+	VMOVUPS   Y8, 1376(SP)
+	VMOVUPS   Y9, 1408(SP)
+	VMOVUPS   Y7, 1440(SP)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1376(SP), Y7
+	VXORPS    signmask<>+0(SB), Y7, Y7
+	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y8
+	VMOVUPS   1408(SP), Y9
+	VMULPS    1408(SP), Y9, Y9
+	VMULPS    Y7, Y7, Y10
+	VADDPS    Y10, Y9, Y9
+	VMULPS    Y0, Y0, Y10
+	VADDPS    Y10, Y9, Y9
+	VBLENDVPS Y8, 1408(SP), Y2, Y2
+	VBLENDVPS Y8, Y7, Y3, Y3
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VBLENDVPS Y8, Y9, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1408(SP), Y7
+	VXORPS    signmask<>+0(SB), Y7, Y7
+	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y8
+	VMULPS    Y0, Y0, Y9
+	VMOVUPS   1440(SP), Y10
+	VMULPS    1440(SP), Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VMULPS    Y7, Y7, Y10
+	VADDPS    Y10, Y9, Y9
+	VBLENDVPS Y8, Y0, Y2, Y2
+	VBLENDVPS Y8, 1440(SP), Y3, Y3
+	VBLENDVPS Y8, Y7, Y4, Y4
+	VBLENDVPS Y8, Y9, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, Y0, Y2, Y2
+	VBLENDVPS Y7, Y0, Y3, Y3
+	VBLENDVPS Y7, Y1, Y4, Y4
+	VBLENDVPS Y7, Y1, Y6, Y6
+	VMOVAPS   Y2, Y2
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y6, Y6
+
+CompactContactsAVX2_full_normal:
+	VSQRTPS Y6, Y6
+	VCMPPS  $0x04, Y6, Y0, Y7
+	VDIVPS  Y6, Y1, Y6
+	VANDPS  Y7, Y6, Y6
+	VMULPS  Y6, Y2, Y2
+	VMULPS  Y6, Y3, Y3
+	VMULPS  Y6, Y4, Y4
+	VMOVUPS Y2, 1472(SP)
+	VMOVUPS Y3, 1504(SP)
+	VMOVUPS Y4, 1536(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Y5, Y2
+	VMOVUPS      416(SP), Y3
+	VADDPS       384(SP), Y3, Y3
+	VMOVUPS      Y3, 1568(SP)
+	VMOVUPS      1568(SP), Y3
+	VSUBPS       Y2, Y3, Y3
+	VMOVUPS      Y3, 1600(SP)
+	VBROADCASTSS margin+40(FP), Y3
+	VADDPS       1568(SP), Y3, Y3
+	VCMPPS       $0x12, Y3, Y2, Y2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(SP), Y3
+	VSUBPS       384(SP), Y3, Y3
+	VMOVUPS      Y3, 1632(SP)
+	VMOVUPS      1632(SP), Y3
+	VMULPS       1472(SP), Y3, Y3
+	VADDPS       992(SP), Y3, Y3
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y3, Y3
+	VADDPS       864(SP), Y3, Y3
+	VADDPS       32(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y4
+	VMULPS       1504(SP), Y4, Y4
+	VADDPS       1024(SP), Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y4, Y4
+	VADDPS       896(SP), Y4, Y4
+	VADDPS       96(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y5
+	VMULPS       1536(SP), Y5, Y5
+	VADDPS       1056(SP), Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       928(SP), Y5, Y5
+	VADDPS       160(SP), Y5, Y5
+	VMOVUPS      1600(SP), Y6
+	VMOVUPS      Y6, 1664(SP)
+	VMOVUPS      1600(SP), Y6
+	VMOVUPS      Y6, 1696(SP)
+	VMOVAPS      Y3, Y6
+	VMOVAPS      Y4, Y7
+	VMOVAPS      Y5, Y8
+	VMOVUPS      Y6, 1728(SP)
+	VMOVUPS      Y7, 1760(SP)
+	VMOVUPS      Y8, 1792(SP)
+	VMOVAPS      Y3, Y3
+	VMOVAPS      Y4, Y4
+	VMOVAPS      Y5, Y5
+	VMOVUPS      Y3, 1824(SP)
+	VMOVUPS      Y4, 1856(SP)
+	VMOVUPS      Y5, 1888(SP)
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      800(SP), Y3
+	VADDPS       768(SP), Y3, Y3
+	VMOVUPS      768(SP), Y4
+	VMINPS       Y3, Y4, Y4
+	VMAXPS       Y4, Y0, Y4
+	VMOVUPS      768(SP), Y5
+	VMAXPS       Y3, Y5, Y3
+	VMINPS       Y3, Y1, Y3
+	VMOVUPS      960(SP), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VANDNPS      Y2, Y5, Y5
+	VMOVUPS      736(SP), Y6
+	VCMPPS       $0x00, Y0, Y6, Y6
+	VANDNPS      Y5, Y6, Y5
+	VBROADCASTSS partol<>+0(SB), Y6
+	VMULPS       960(SP), Y6, Y6
+	VMOVUPS      832(SP), Y7
+	VCMPPS       $0x12, Y6, Y7, Y6
+	VANDPS       Y6, Y5, Y5
+	VCMPPS       $0x11, Y3, Y4, Y6
+	VANDPS       Y6, Y5, Y5
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VANDPS    int1<>+0(SB), Y2, Y2
+	VBLENDVPS Y5, int2<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 1920(SP)
+	VMOVUPS   Y4, 1952(SP)
+	VMOVUPS   Y3, 1984(SP)
+	VTESTPS   Y5, Y5
+	JZ        CompactContactsAVX2_full_single
+	VMOVUPS   Y5, 2016(SP)
+
+	// Manifold point 1.
+	VMOVUPS      1952(SP), Y2
+	VMULPS       544(SP), Y2, Y2
+	VMOVUPS      1952(SP), Y3
+	VMULPS       576(SP), Y3, Y3
+	VMOVUPS      1952(SP), Y4
+	VMULPS       608(SP), Y4, Y4
+	VSUBPS       640(SP), Y2, Y5
+	VSUBPS       672(SP), Y3, Y6
+	VSUBPS       704(SP), Y4, Y7
+	VMULPS       448(SP), Y5, Y5
+	VMULPS       480(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       512(SP), Y7, Y6
+	VADDPS       Y6, Y5, Y5
+	VCMPPS       $0x04, 960(SP), Y0, Y6
+	VDIVPS       960(SP), Y5, Y5
+	VANDPS       Y6, Y5, Y5
+	VMINPS       Y5, Y1, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMULPS       448(SP), Y5, Y6
+	VADDPS       640(SP), Y6, Y6
+	VSUBPS       Y2, Y6, Y6
+	VMULPS       480(SP), Y5, Y7
+	VADDPS       672(SP), Y7, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       512(SP), Y5, Y5
+	VADDPS       704(SP), Y5, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       1472(SP), Y6, Y8
+	VMULPS       1504(SP), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       1536(SP), Y5, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      1568(SP), Y9
+	VSUBPS       Y8, Y9, Y8
+	VMOVUPS      1632(SP), Y9
+	VMULPS       1472(SP), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VADDPS       32(SP), Y2, Y2
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1504(SP), Y6, Y6
+	VADDPS       Y6, Y7, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VADDPS       96(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       160(SP), Y4, Y4
+	VMOVUPS      1664(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y8, Y5, Y5
+	VMOVUPS      Y5, 1664(SP)
+	VMOVUPS      1728(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y2, Y5, Y2
+	VMOVUPS      Y2, 1728(SP)
+	VMOVUPS      1760(SP), Y2
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y3, Y2, Y2
+	VMOVUPS      Y2, 1760(SP)
+	VMOVUPS      1792(SP), Y2
+	VMOVUPS      2016(SP), Y3
+	VBLENDVPS    Y3, Y4, Y2, Y2
+	VMOVUPS      Y2, 1792(SP)
+
+	// Manifold point 2.
+	VMOVUPS      1984(SP), Y2
+	VMULPS       544(SP), Y2, Y2
+	VMOVUPS      1984(SP), Y3
+	VMULPS       576(SP), Y3, Y3
+	VMOVUPS      1984(SP), Y4
+	VMULPS       608(SP), Y4, Y4
+	VSUBPS       640(SP), Y2, Y5
+	VSUBPS       672(SP), Y3, Y6
+	VSUBPS       704(SP), Y4, Y7
+	VMULPS       448(SP), Y5, Y5
+	VMULPS       480(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       512(SP), Y7, Y6
+	VADDPS       Y6, Y5, Y5
+	VCMPPS       $0x04, 960(SP), Y0, Y6
+	VDIVPS       960(SP), Y5, Y5
+	VANDPS       Y6, Y5, Y5
+	VMINPS       Y5, Y1, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMULPS       448(SP), Y5, Y6
+	VADDPS       640(SP), Y6, Y6
+	VSUBPS       Y2, Y6, Y6
+	VMULPS       480(SP), Y5, Y7
+	VADDPS       672(SP), Y7, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       512(SP), Y5, Y5
+	VADDPS       704(SP), Y5, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       1472(SP), Y6, Y8
+	VMULPS       1504(SP), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       1536(SP), Y5, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      1568(SP), Y9
+	VSUBPS       Y8, Y9, Y8
+	VMOVUPS      1632(SP), Y9
+	VMULPS       1472(SP), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VADDPS       32(SP), Y2, Y2
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1504(SP), Y6, Y6
+	VADDPS       Y6, Y7, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VADDPS       96(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       160(SP), Y4, Y4
+	VMOVUPS      1696(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y8, Y5, Y5
+	VMOVUPS      Y5, 1696(SP)
+	VMOVUPS      1824(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y2, Y5, Y2
+	VMOVUPS      Y2, 1824(SP)
+	VMOVUPS      1856(SP), Y2
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y3, Y2, Y2
+	VMOVUPS      Y2, 1856(SP)
+	VMOVUPS      1888(SP), Y2
+	VMOVUPS      2016(SP), Y3
+	VBLENDVPS    Y3, Y4, Y2, Y2
+	VMOVUPS      Y2, 1888(SP)
+
+CompactContactsAVX2_full_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS   1600(SP), Y2
+	VANDPS    absmask<>+0(SB), Y2, Y2
+	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y2
+	VANDNPS   1920(SP), Y2, Y3
+	VMOVUPS   1664(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(SP)
+	VMOVUPS   1696(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2080(SP)
+	VMOVUPS   1472(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2112(SP)
+	VMOVUPS   1504(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(SP)
+	VMOVUPS   1536(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2176(SP)
+	VMOVUPS   1728(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2208(SP)
+	VMOVUPS   1760(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2240(SP)
+	VMOVUPS   1792(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2272(SP)
+	VMOVUPS   1824(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2304(SP)
+	VMOVUPS   1856(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2336(SP)
+	VMOVUPS   1888(SP), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y2
+	VMOVUPS   Y2, 2368(SP)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+	VPCMPGTD     Y0, Y3, Y4
+
+	// Compaction: the touching lanes, first, then a store of that many lanes.
+	VMOVMSKPS    Y4, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y4
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X5
+	VPBROADCASTD X5, Y5
+	VPCMPGTD     iota<>+0(SB), Y5, Y5
+	VMOVUPS      Y5, 2400(SP)
+	VMOVUPS      Y4, 2432(SP)
+	VMOVUPS      2432(SP), Y4
+	VPERMPS      Y2, Y4, Y2
+	VMOVUPS      2400(SP), Y4
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), R12
+	VMASKMOVPS   Y2, Y4, (R12)(R11*4)
+	VMOVUPS      2432(SP), Y2
+	VPERMPS      Y3, Y2, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         8(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2048(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         16(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2080(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         24(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2112(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         32(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2144(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         40(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2176(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         48(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2208(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         56(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2240(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         64(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2272(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         72(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2304(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         80(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2336(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         88(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	VMOVUPS      2368(SP), Y2
+	VMOVUPS      2432(SP), Y3
+	VPERMPS      Y2, Y3, Y2
+	VMOVUPS      2400(SP), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         96(R12), R12
+	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
+	ADDQ         R14, R11
+	ADDQ         $0x00000008, R13
+	JMP          CompactContactsAVX2_loop
+
+CompactContactsAVX2_tail:
+	TESTQ        R14, R14
+	JZ           CompactContactsAVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+
+	// Load the pair indices and gather both capsules.
+	VPMASKMOVD (R9)(R13*4), Y2, Y3
+	VPMASKMOVD (R10)(R13*4), Y2, Y4
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (AX)(Y3*4), Y5
+	VMOVUPS    Y5, (SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (AX)(Y4*4), Y5
+	VMOVUPS    Y5, 32(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (BX)(Y3*4), Y5
+	VMOVUPS    Y5, 64(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (BX)(Y4*4), Y5
+	VMOVUPS    Y5, 96(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (CX)(Y3*4), Y5
+	VMOVUPS    Y5, 128(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (CX)(Y4*4), Y5
+	VMOVUPS    Y5, 160(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DX)(Y3*4), Y5
+	VMOVUPS    Y5, 192(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DX)(Y4*4), Y5
+	VMOVUPS    Y5, 224(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (SI)(Y3*4), Y5
+	VMOVUPS    Y5, 256(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (SI)(Y4*4), Y5
+	VMOVUPS    Y5, 288(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DI)(Y3*4), Y5
+	VMOVUPS    Y5, 320(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (DI)(Y4*4), Y5
+	VMOVUPS    Y5, 352(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (R8)(Y3*4), Y5
+	VMOVUPS    Y5, 384(SP)
+	VMOVAPS    Y2, Y6
+	VXORPS     Y5, Y5, Y5
+	VGATHERDPS Y6, (R8)(Y4*4), Y5
+	VMOVUPS    Y5, 416(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPOR Y3, Y4, Y3
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(SP), Y3
+	VSUBPS  (SP), Y3, Y3
+	VMOVUPS 256(SP), Y4
+	VSUBPS  64(SP), Y4, Y4
+	VMOVUPS 320(SP), Y5
+	VSUBPS  128(SP), Y5, Y5
+	VMOVUPS Y3, 448(SP)
+	VMOVUPS Y4, 480(SP)
+	VMOVUPS Y5, 512(SP)
+	VMOVUPS 224(SP), Y3
+	VSUBPS  32(SP), Y3, Y3
+	VMOVUPS 288(SP), Y4
+	VSUBPS  96(SP), Y4, Y4
+	VMOVUPS 352(SP), Y5
+	VSUBPS  160(SP), Y5, Y5
+	VMOVUPS Y3, 544(SP)
+	VMOVUPS Y4, 576(SP)
+	VMOVUPS Y5, 608(SP)
+	VMOVUPS (SP), Y3
+	VSUBPS  32(SP), Y3, Y3
+	VMOVUPS 64(SP), Y4
+	VSUBPS  96(SP), Y4, Y4
+	VMOVUPS 128(SP), Y5
+	VSUBPS  160(SP), Y5, Y5
+	VMOVUPS Y3, 640(SP)
+	VMOVUPS Y4, 672(SP)
+	VMOVUPS Y5, 704(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 544(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 576(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 608(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 736(SP)
+	VMOVUPS 640(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 672(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 704(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  736(SP), Y3, Y3
+	VMOVUPS Y3, 768(SP)
+	VMOVUPS 448(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 480(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 512(SP), Y4
+	VMULPS  608(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  736(SP), Y3, Y3
+	VMOVUPS Y3, 800(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 768(SP), Y3
+	VMULPS  544(SP), Y3, Y3
+	VMOVUPS 768(SP), Y4
+	VMULPS  576(SP), Y4, Y4
+	VMOVUPS 768(SP), Y5
+	VMULPS  608(SP), Y5, Y5
+	VSUBPS  640(SP), Y3, Y3
+	VSUBPS  672(SP), Y4, Y4
+	VSUBPS  704(SP), Y5, Y5
+	VMOVUPS 800(SP), Y6
+	VMULPS  544(SP), Y6, Y6
+	VMOVUPS 800(SP), Y7
+	VMULPS  576(SP), Y7, Y7
+	VMOVUPS 800(SP), Y8
+	VMULPS  608(SP), Y8, Y8
+	VMOVUPS 448(SP), Y9
+	VSUBPS  Y6, Y9, Y6
+	VMOVUPS 480(SP), Y9
+	VSUBPS  Y7, Y9, Y7
+	VMOVUPS 512(SP), Y9
+	VSUBPS  Y8, Y9, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y6, Y6, Y9
+	VMULPS  Y7, Y7, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  Y8, Y8, Y10
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS Y9, 832(SP)
+	VMULPS  Y6, Y3, Y3
+	VMULPS  Y7, Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y8, Y5, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x04, 832(SP), Y0, Y4
+	VDIVPS  832(SP), Y3, Y3
+	VANDPS  Y4, Y3, Y3
+	VMINPS  Y3, Y1, Y3
+	VMAXPS  Y3, Y0, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 448(SP), Y3, Y4
+	VADDPS 640(SP), Y4, Y4
+	VMULPS 480(SP), Y3, Y5
+	VADDPS 672(SP), Y5, Y5
+	VMULPS 512(SP), Y3, Y3
+	VADDPS 704(SP), Y3, Y3
+	VMULPS 544(SP), Y4, Y4
+	VMULPS 576(SP), Y5, Y5
+	VADDPS Y5, Y4, Y4
+	VMULPS 608(SP), Y3, Y3
+	VADDPS Y3, Y4, Y3
+	VMULPS 736(SP), Y3, Y3
+	VMINPS Y3, Y1, Y3
+	VMAXPS Y3, Y0, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS  544(SP), Y3, Y4
+	VMULPS  576(SP), Y3, Y5
+	VMULPS  608(SP), Y3, Y3
+	VMOVUPS Y4, 864(SP)
+	VMOVUPS Y5, 896(SP)
+	VMOVUPS Y3, 928(SP)
+	VMOVUPS 864(SP), Y3
+	VSUBPS  640(SP), Y3, Y3
+	VMOVUPS 896(SP), Y4
+	VSUBPS  672(SP), Y4, Y4
+	VMOVUPS 928(SP), Y5
+	VSUBPS  704(SP), Y5, Y5
+	VMOVUPS 448(SP), Y6
+	VMULPS  448(SP), Y6, Y6
+	VMOVUPS 480(SP), Y7
+	VMULPS  480(SP), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS 512(SP), Y7
+	VMULPS  512(SP), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y6, 960(SP)
+	VMULPS  448(SP), Y3, Y3
+	VMULPS  480(SP), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  512(SP), Y5, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x04, 960(SP), Y0, Y4
+	VDIVPS  960(SP), Y3, Y3
+	VANDPS  Y4, Y3, Y3
+	VMINPS  Y3, Y1, Y3
+	VMAXPS  Y3, Y0, Y3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  448(SP), Y3, Y4
+	VADDPS  640(SP), Y4, Y4
+	VSUBPS  864(SP), Y4, Y4
+	VMULPS  480(SP), Y3, Y5
+	VADDPS  672(SP), Y5, Y5
+	VSUBPS  896(SP), Y5, Y5
+	VMULPS  512(SP), Y3, Y3
+	VADDPS  704(SP), Y3, Y3
+	VSUBPS  928(SP), Y3, Y3
+	VMULPS  Y4, Y4, Y6
+	VMULPS  Y5, Y5, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  Y3, Y3, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y4, 992(SP)
+	VMOVUPS Y5, 1024(SP)
+	VMOVUPS Y3, 1056(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS 992(SP), Y3
+	VMOVUPS 1024(SP), Y4
+	VMOVUPS 1056(SP), Y5
+	VMOVAPS Y6, Y7
+	VCMPPS  $0x19, minnormal<>+0(SB), Y7, Y8
+	VTESTPS Y8, Y8
+	JZ      CompactContactsAVX2_tailgroup_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   960(SP), Y9
+	VCMPPS    $0x04, Y9, Y0, Y10
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y10, Y9, Y9
+	VSQRTPS   736(SP), Y10
+	VMULPS    448(SP), Y9, Y11
+	VMULPS    480(SP), Y9, Y12
+	VMULPS    512(SP), Y9, Y9
+	VMOVUPS   Y11, 1088(SP)
+	VMOVUPS   Y12, 1120(SP)
+	VMOVUPS   Y9, 1152(SP)
+	VMULPS    544(SP), Y10, Y9
+	VMULPS    576(SP), Y10, Y11
+	VMULPS    608(SP), Y10, Y10
+	VMOVUPS   Y9, 1184(SP)
+	VMOVUPS   Y11, 1216(SP)
+	VMOVUPS   Y10, 1248(SP)
+	VMOVUPS   1248(SP), Y9
+	VMULPS    1120(SP), Y9, Y9
+	VMOVUPS   1216(SP), Y10
+	VMULPS    1152(SP), Y10, Y10
+	VSUBPS    Y10, Y9, Y9
+	VMOVUPS   1184(SP), Y10
+	VMULPS    1152(SP), Y10, Y10
+	VMOVUPS   1248(SP), Y11
+	VMULPS    1088(SP), Y11, Y11
+	VSUBPS    Y11, Y10, Y10
+	VMOVUPS   1216(SP), Y11
+	VMULPS    1088(SP), Y11, Y11
+	VMOVUPS   1184(SP), Y12
+	VMULPS    1120(SP), Y12, Y12
+	VSUBPS    Y12, Y11, Y11
+	VMOVUPS   Y9, 1280(SP)
+	VMOVUPS   Y10, 1312(SP)
+	VMOVUPS   Y11, 1344(SP)
+	VMOVUPS   1280(SP), Y9
+	VMULPS    1280(SP), Y9, Y9
+	VMOVUPS   1312(SP), Y10
+	VMULPS    1312(SP), Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   1344(SP), Y10
+	VMULPS    1344(SP), Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VBLENDVPS Y8, 1280(SP), Y3, Y3
+	VBLENDVPS Y8, 1312(SP), Y4, Y4
+	VBLENDVPS Y8, 1344(SP), Y5, Y5
+	VBLENDVPS Y8, Y9, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   960(SP), Y8
+	VCMPPS    $0x00, Y0, Y8, Y8
+	VMOVUPS   1088(SP), Y9
+	VBLENDVPS Y8, 1184(SP), Y9, Y9
+	VMOVUPS   1120(SP), Y10
+	VBLENDVPS Y8, 1216(SP), Y10, Y10
+	VMOVUPS   1152(SP), Y11
+	VBLENDVPS Y8, 1248(SP), Y11, Y8
+	VMOVUPS   Y9, 1376(SP)
+	VMOVUPS   Y10, 1408(SP)
+	VMOVUPS   Y8, 1440(SP)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1376(SP), Y8
+	VXORPS    signmask<>+0(SB), Y8, Y8
+	VCMPPS    $0x19, minnormal<>+0(SB), Y7, Y9
+	VMOVUPS   1408(SP), Y10
+	VMULPS    1408(SP), Y10, Y10
+	VMULPS    Y8, Y8, Y11
+	VADDPS    Y11, Y10, Y10
+	VMULPS    Y0, Y0, Y11
+	VADDPS    Y11, Y10, Y10
+	VBLENDVPS Y9, 1408(SP), Y3, Y3
+	VBLENDVPS Y9, Y8, Y4, Y4
+	VBLENDVPS Y9, Y0, Y5, Y5
+	VBLENDVPS Y9, Y10, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1408(SP), Y8
+	VXORPS    signmask<>+0(SB), Y8, Y8
+	VCMPPS    $0x19, minnormal<>+0(SB), Y7, Y9
+	VMULPS    Y0, Y0, Y10
+	VMOVUPS   1440(SP), Y11
+	VMULPS    1440(SP), Y11, Y11
+	VADDPS    Y11, Y10, Y10
+	VMULPS    Y8, Y8, Y11
+	VADDPS    Y11, Y10, Y10
+	VBLENDVPS Y9, Y0, Y3, Y3
+	VBLENDVPS Y9, 1440(SP), Y4, Y4
+	VBLENDVPS Y9, Y8, Y5, Y5
+	VBLENDVPS Y9, Y10, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+	// Fallback 4: (0,0,1).
+	VCMPPS    $0x19, minnormal<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, Y0, Y3, Y3
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VBLENDVPS Y8, Y1, Y5, Y5
+	VBLENDVPS Y8, Y1, Y7, Y7
+	VMOVAPS   Y3, Y3
+	VMOVAPS   Y4, Y4
+	VMOVAPS   Y5, Y5
+	VMOVAPS   Y7, Y7
+
+CompactContactsAVX2_tailgroup_normal:
+	VSQRTPS Y7, Y7
+	VCMPPS  $0x04, Y7, Y0, Y8
+	VDIVPS  Y7, Y1, Y7
+	VANDPS  Y8, Y7, Y7
+	VMULPS  Y7, Y3, Y3
+	VMULPS  Y7, Y4, Y4
+	VMULPS  Y7, Y5, Y5
+	VMOVUPS Y3, 1472(SP)
+	VMOVUPS Y4, 1504(SP)
+	VMOVUPS Y5, 1536(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Y6, Y3
+	VMOVUPS      416(SP), Y4
+	VADDPS       384(SP), Y4, Y4
+	VMOVUPS      Y4, 1568(SP)
+	VMOVUPS      1568(SP), Y4
+	VSUBPS       Y3, Y4, Y4
+	VMOVUPS      Y4, 1600(SP)
+	VBROADCASTSS margin+40(FP), Y4
+	VADDPS       1568(SP), Y4, Y4
+	VCMPPS       $0x12, Y4, Y3, Y3
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(SP), Y4
+	VSUBPS       384(SP), Y4, Y4
+	VMOVUPS      Y4, 1632(SP)
+	VMOVUPS      1632(SP), Y4
+	VMULPS       1472(SP), Y4, Y4
+	VADDPS       992(SP), Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y4, Y4
+	VADDPS       864(SP), Y4, Y4
+	VADDPS       32(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y5
+	VMULPS       1504(SP), Y5, Y5
+	VADDPS       1024(SP), Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       896(SP), Y5, Y5
+	VADDPS       96(SP), Y5, Y5
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       1056(SP), Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       928(SP), Y6, Y6
+	VADDPS       160(SP), Y6, Y6
+	VMOVUPS      1600(SP), Y7
+	VMOVUPS      Y7, 1664(SP)
+	VMOVUPS      1600(SP), Y7
+	VMOVUPS      Y7, 1696(SP)
+	VMOVAPS      Y4, Y7
+	VMOVAPS      Y5, Y8
+	VMOVAPS      Y6, Y9
+	VMOVUPS      Y7, 1728(SP)
+	VMOVUPS      Y8, 1760(SP)
+	VMOVUPS      Y9, 1792(SP)
+	VMOVAPS      Y4, Y4
+	VMOVAPS      Y5, Y5
+	VMOVAPS      Y6, Y6
+	VMOVUPS      Y4, 1824(SP)
+	VMOVUPS      Y5, 1856(SP)
+	VMOVUPS      Y6, 1888(SP)
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      800(SP), Y4
+	VADDPS       768(SP), Y4, Y4
+	VMOVUPS      768(SP), Y5
+	VMINPS       Y4, Y5, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMOVUPS      768(SP), Y6
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y1, Y4
+	VMOVUPS      960(SP), Y6
+	VCMPPS       $0x00, Y0, Y6, Y6
+	VANDNPS      Y3, Y6, Y6
+	VMOVUPS      736(SP), Y7
+	VCMPPS       $0x00, Y0, Y7, Y7
+	VANDNPS      Y6, Y7, Y6
+	VBROADCASTSS partol<>+0(SB), Y7
+	VMULPS       960(SP), Y7, Y7
+	VMOVUPS      832(SP), Y8
+	VCMPPS       $0x12, Y7, Y8, Y7
+	VANDPS       Y7, Y6, Y6
+	VCMPPS       $0x11, Y4, Y5, Y7
+	VANDPS       Y7, Y6, Y6
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VANDPS    int1<>+0(SB), Y3, Y3
+	VBLENDVPS Y6, int2<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1920(SP)
+	VMOVUPS   Y5, 1952(SP)
+	VMOVUPS   Y4, 1984(SP)
+	VTESTPS   Y6, Y6
+	JZ        CompactContactsAVX2_tailgroup_single
+	VMOVUPS   Y6, 2016(SP)
+
+	// Manifold point 1.
+	VMOVUPS      1952(SP), Y3
+	VMULPS       544(SP), Y3, Y3
+	VMOVUPS      1952(SP), Y4
+	VMULPS       576(SP), Y4, Y4
+	VMOVUPS      1952(SP), Y5
+	VMULPS       608(SP), Y5, Y5
+	VSUBPS       640(SP), Y3, Y6
+	VSUBPS       672(SP), Y4, Y7
+	VSUBPS       704(SP), Y5, Y8
+	VMULPS       448(SP), Y6, Y6
+	VMULPS       480(SP), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       512(SP), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 960(SP), Y0, Y7
+	VDIVPS       960(SP), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y6, Y1, Y6
+	VMAXPS       Y6, Y0, Y6
+	VMULPS       448(SP), Y6, Y7
+	VADDPS       640(SP), Y7, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       480(SP), Y6, Y8
+	VADDPS       672(SP), Y8, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       512(SP), Y6, Y6
+	VADDPS       704(SP), Y6, Y6
+	VSUBPS       Y5, Y6, Y6
+	VMULPS       1472(SP), Y7, Y9
+	VMULPS       1504(SP), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       1536(SP), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VMOVUPS      1568(SP), Y10
+	VSUBPS       Y9, Y10, Y9
+	VMOVUPS      1632(SP), Y10
+	VMULPS       1472(SP), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       32(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y7
+	VMULPS       1504(SP), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VADDPS       96(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y7
+	VMULPS       1536(SP), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VADDPS       160(SP), Y5, Y5
+	VMOVUPS      1664(SP), Y6
+	VMOVUPS      2016(SP), Y7
+	VBLENDVPS    Y7, Y9, Y6, Y6
+	VMOVUPS      Y6, 1664(SP)
+	VMOVUPS      1728(SP), Y6
+	VMOVUPS      2016(SP), Y7
+	VBLENDVPS    Y7, Y3, Y6, Y3
+	VMOVUPS      Y3, 1728(SP)
+	VMOVUPS      1760(SP), Y3
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y4, Y3, Y3
+	VMOVUPS      Y3, 1760(SP)
+	VMOVUPS      1792(SP), Y3
+	VMOVUPS      2016(SP), Y4
+	VBLENDVPS    Y4, Y5, Y3, Y3
+	VMOVUPS      Y3, 1792(SP)
+
+	// Manifold point 2.
+	VMOVUPS      1984(SP), Y3
+	VMULPS       544(SP), Y3, Y3
+	VMOVUPS      1984(SP), Y4
+	VMULPS       576(SP), Y4, Y4
+	VMOVUPS      1984(SP), Y5
+	VMULPS       608(SP), Y5, Y5
+	VSUBPS       640(SP), Y3, Y6
+	VSUBPS       672(SP), Y4, Y7
+	VSUBPS       704(SP), Y5, Y8
+	VMULPS       448(SP), Y6, Y6
+	VMULPS       480(SP), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       512(SP), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 960(SP), Y0, Y7
+	VDIVPS       960(SP), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y6, Y1, Y1
+	VMAXPS       Y1, Y0, Y1
+	VMULPS       448(SP), Y1, Y6
+	VADDPS       640(SP), Y6, Y6
+	VSUBPS       Y3, Y6, Y6
+	VMULPS       480(SP), Y1, Y7
+	VADDPS       672(SP), Y7, Y7
+	VSUBPS       Y4, Y7, Y7
+	VMULPS       512(SP), Y1, Y1
+	VADDPS       704(SP), Y1, Y1
+	VSUBPS       Y5, Y1, Y1
+	VMULPS       1472(SP), Y6, Y8
+	VMULPS       1504(SP), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       1536(SP), Y1, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      1568(SP), Y9
+	VSUBPS       Y8, Y9, Y8
+	VMOVUPS      1632(SP), Y9
+	VMULPS       1472(SP), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VADDPS       32(SP), Y3, Y3
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1504(SP), Y6, Y6
+	VADDPS       Y6, Y7, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VADDPS       96(SP), Y4, Y4
+	VMOVUPS      1632(SP), Y6
+	VMULPS       1536(SP), Y6, Y6
+	VADDPS       Y6, Y1, Y1
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y1, Y1
+	VADDPS       Y1, Y5, Y1
+	VADDPS       160(SP), Y1, Y1
+	VMOVUPS      1696(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y8, Y5, Y5
+	VMOVUPS      Y5, 1696(SP)
+	VMOVUPS      1824(SP), Y5
+	VMOVUPS      2016(SP), Y6
+	VBLENDVPS    Y6, Y3, Y5, Y3
+	VMOVUPS      Y3, 1824(SP)
+	VMOVUPS      1856(SP), Y3
+	VMOVUPS      2016(SP), Y5
+	VBLENDVPS    Y5, Y4, Y3, Y3
+	VMOVUPS      Y3, 1856(SP)
+	VMOVUPS      1888(SP), Y3
+	VMOVUPS      2016(SP), Y4
+	VBLENDVPS    Y4, Y1, Y3, Y1
+	VMOVUPS      Y1, 1888(SP)
+
+CompactContactsAVX2_tailgroup_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS   1600(SP), Y1
+	VANDPS    absmask<>+0(SB), Y1, Y1
+	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y1
+	VANDNPS   1920(SP), Y1, Y3
+	VMOVUPS   1664(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(SP)
+	VMOVUPS   1696(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2080(SP)
+	VMOVUPS   1472(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2112(SP)
+	VMOVUPS   1504(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(SP)
+	VMOVUPS   1536(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2176(SP)
+	VMOVUPS   1728(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2208(SP)
+	VMOVUPS   1760(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2240(SP)
+	VMOVUPS   1792(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2272(SP)
+	VMOVUPS   1824(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2304(SP)
+	VMOVUPS   1856(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2336(SP)
+	VMOVUPS   1888(SP), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y1
+	VMOVUPS   Y1, 2368(SP)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       iota<>+0(SB), Y1, Y1
+	VPCMPGTD     Y0, Y3, Y0
+	VANDPS       Y2, Y0, Y0
+
+	// Compaction: the touching lanes, first, then a store of that many lanes.
+	VMOVMSKPS    Y0, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y0
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+	VMOVUPS      Y2, 2400(SP)
+	VMOVUPS      Y0, 2432(SP)
+	VMOVUPS      2432(SP), Y0
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2432(SP), Y0
+	VPERMPS      Y3, Y0, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         8(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2048(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         16(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2080(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         24(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2112(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         32(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2144(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         40(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2176(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         48(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2208(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         56(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2240(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         64(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2272(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         72(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2304(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         80(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2336(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         88(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      2368(SP), Y0
+	VMOVUPS      2432(SP), Y1
+	VPERMPS      Y0, Y1, Y0
+	VMOVUPS      2400(SP), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         96(R12), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	ADDQ         R14, R11
+
+CompactContactsAVX2_done:
+	MOVQ R11, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func ContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·ContactsAVX512(SB), $2560-56
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         8(R12), BX
+	MOVQ         16(R12), CX
+	MOVQ         24(R12), DX
+	MOVQ         32(R12), SI
+	MOVQ         40(R12), DI
+	MOVQ         48(R12), R8
+	MOVQ         pi+8(FP), R9
+	MOVQ         pj+16(FP), R10
+	XORQ         R13, R13
+	XORQ         R11, R11
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+ContactsAVX512_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ContactsAVX512_tail
+
+	// Load the pair indices and gather both capsules.
+	VMOVDQU32  (R9)(R13*4), Z2
+	VMOVDQU32  (R10)(R13*4), Z3
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (AX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, (SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (AX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 64(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (BX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 128(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (BX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 192(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (CX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 256(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (CX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 320(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 384(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 448(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (SI)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 512(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (SI)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 576(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DI)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 640(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DI)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 704(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (R8)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 768(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (R8)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 832(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPORD Z2, Z3, Z2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 384(SP), Z2
+	VSUBPS  (SP), Z2, Z2
+	VMOVUPS 512(SP), Z3
+	VSUBPS  128(SP), Z3, Z3
+	VMOVUPS 640(SP), Z4
+	VSUBPS  256(SP), Z4, Z4
+	VMOVUPS Z2, 896(SP)
+	VMOVUPS Z3, 960(SP)
+	VMOVUPS Z4, 1024(SP)
+	VMOVUPS 448(SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 576(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 704(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1088(SP)
+	VMOVUPS Z3, 1152(SP)
+	VMOVUPS Z4, 1216(SP)
+	VMOVUPS (SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 128(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 256(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1280(SP)
+	VMOVUPS Z3, 1344(SP)
+	VMOVUPS Z4, 1408(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS     1088(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1152(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1216(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z2, K1
+	VDIVPS.Z    Z2, Z1, K1, Z2
+	VMOVUPS     Z2, 1472(SP)
+	VMOVUPS     1280(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1344(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1408(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1536(SP)
+	VMOVUPS     896(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     960(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1024(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1600(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 1536(SP), Z2
+	VMULPS  1088(SP), Z2, Z2
+	VMOVUPS 1536(SP), Z3
+	VMULPS  1152(SP), Z3, Z3
+	VMOVUPS 1536(SP), Z4
+	VMULPS  1216(SP), Z4, Z4
+	VSUBPS  1280(SP), Z2, Z2
+	VSUBPS  1344(SP), Z3, Z3
+	VSUBPS  1408(SP), Z4, Z4
+	VMOVUPS 1600(SP), Z5
+	VMULPS  1088(SP), Z5, Z5
+	VMOVUPS 1600(SP), Z6
+	VMULPS  1152(SP), Z6, Z6
+	VMOVUPS 1600(SP), Z7
+	VMULPS  1216(SP), Z7, Z7
+	VMOVUPS 896(SP), Z8
+	VSUBPS  Z5, Z8, Z5
+	VMOVUPS 960(SP), Z8
+	VSUBPS  Z6, Z8, Z6
+	VMOVUPS 1024(SP), Z8
+	VSUBPS  Z7, Z8, Z7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z5, Z5, Z8
+	VMULPS   Z6, Z6, Z9
+	VADDPS   Z9, Z8, Z8
+	VMULPS   Z7, Z7, Z9
+	VADDPS   Z9, Z8, Z8
+	VMOVUPS  Z8, 1664(SP)
+	VMULPS   Z5, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   Z7, Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1664(SP), Z0, K1
+	VDIVPS.Z 1664(SP), Z2, K1, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 896(SP), Z2, Z3
+	VADDPS 1280(SP), Z3, Z3
+	VMULPS 960(SP), Z2, Z4
+	VADDPS 1344(SP), Z4, Z4
+	VMULPS 1024(SP), Z2, Z2
+	VADDPS 1408(SP), Z2, Z2
+	VMULPS 1088(SP), Z3, Z3
+	VMULPS 1152(SP), Z4, Z4
+	VADDPS Z4, Z3, Z3
+	VMULPS 1216(SP), Z2, Z2
+	VADDPS Z2, Z3, Z2
+	VMULPS 1472(SP), Z2, Z2
+	VMINPS Z2, Z1, Z2
+	VMAXPS Z2, Z0, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS   1088(SP), Z2, Z3
+	VMULPS   1152(SP), Z2, Z4
+	VMULPS   1216(SP), Z2, Z2
+	VMOVUPS  Z3, 1728(SP)
+	VMOVUPS  Z4, 1792(SP)
+	VMOVUPS  Z2, 1856(SP)
+	VMOVUPS  1728(SP), Z2
+	VSUBPS   1280(SP), Z2, Z2
+	VMOVUPS  1792(SP), Z3
+	VSUBPS   1344(SP), Z3, Z3
+	VMOVUPS  1856(SP), Z4
+	VSUBPS   1408(SP), Z4, Z4
+	VMOVUPS  896(SP), Z5
+	VMULPS   896(SP), Z5, Z5
+	VMOVUPS  960(SP), Z6
+	VMULPS   960(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  1024(SP), Z6
+	VMULPS   1024(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  Z5, 1920(SP)
+	VMULPS   896(SP), Z2, Z2
+	VMULPS   960(SP), Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   1024(SP), Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1920(SP), Z0, K1
+	VDIVPS.Z 1920(SP), Z2, K1, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  896(SP), Z2, Z3
+	VADDPS  1280(SP), Z3, Z3
+	VSUBPS  1728(SP), Z3, Z3
+	VMULPS  960(SP), Z2, Z4
+	VADDPS  1344(SP), Z4, Z4
+	VSUBPS  1792(SP), Z4, Z4
+	VMULPS  1024(SP), Z2, Z2
+	VADDPS  1408(SP), Z2, Z2
+	VSUBPS  1856(SP), Z2, Z2
+	VMULPS  Z3, Z3, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z2, Z2, Z6
+	VADDPS  Z6, Z5, Z5
+	VMOVUPS Z3, 1984(SP)
+	VMOVUPS Z4, 2048(SP)
+	VMOVUPS Z2, 2112(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS     1984(SP), Z2
+	VMOVUPS     2048(SP), Z3
+	VMOVUPS     2112(SP), Z4
+	VMOVAPS     Z5, Z6
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	KORTESTW    K1, K1
+	JZ          ContactsAVX512_full_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   1920(SP), Z7
+	VCMPPS    $0x04, Z7, Z0, K2
+	VDIVPS.Z  Z7, Z1, K2, Z7
+	VSQRTPS   1472(SP), Z8
+	VMULPS    896(SP), Z7, Z9
+	VMULPS    960(SP), Z7, Z10
+	VMULPS    1024(SP), Z7, Z7
+	VMULPS    1088(SP), Z8, Z11
+	VMULPS    1152(SP), Z8, Z12
+	VMULPS    1216(SP), Z8, Z8
+	VMULPS    Z8, Z10, Z13
+	VMULPS    Z12, Z7, Z14
+	VSUBPS    Z14, Z13, Z13
+	VMULPS    Z11, Z7, Z14
+	VMULPS    Z8, Z9, Z15
+	VSUBPS    Z15, Z14, Z14
+	VMULPS    Z12, Z9, Z15
+	VMULPS    Z11, Z10, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z13, Z13, Z16
+	VMULPS    Z14, Z14, Z17
+	VADDPS    Z17, Z16, Z16
+	VMULPS    Z15, Z15, Z17
+	VADDPS    Z17, Z16, Z16
+	VXORPS    Z17, Z17, Z17
+	VBLENDMPS Z13, Z2, K1, Z17
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z14, Z3, K1, Z13
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z15, Z4, K1, Z14
+	VXORPS    Z15, Z15, Z15
+	VBLENDMPS Z16, Z6, K1, Z15
+	VMOVAPS   Z17, Z2
+	VMOVAPS   Z13, Z3
+	VMOVAPS   Z14, Z4
+	VMOVAPS   Z15, Z6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1920(SP), Z13
+	VCMPPS    $0x00, Z0, Z13, K1
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z9, K1, Z13
+	VXORPS    Z9, Z9, Z9
+	VBLENDMPS Z12, Z10, K1, Z9
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPS Z8, Z7, K1, Z10
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z13, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VMULPS      Z9, Z9, Z8
+	VMULPS      Z7, Z7, Z11
+	VADDPS      Z11, Z8, Z8
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z8, Z8
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z9, Z2, K1, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z7, Z3, K1, Z12
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z4, K1, Z7
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z6, K1, Z13
+	VMOVAPS     Z11, Z2
+	VMOVAPS     Z12, Z3
+	VMOVAPS     Z7, Z4
+	VMOVAPS     Z13, Z6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z9, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VMULPS      Z0, Z0, Z8
+	VMULPS      Z10, Z10, Z9
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z7, Z7, Z9
+	VADDPS      Z9, Z8, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z2, K1, Z9
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z10, Z3, K1, Z11
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z7, Z4, K1, Z10
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z8, Z6, K1, Z7
+	VMOVAPS     Z9, Z2
+	VMOVAPS     Z11, Z3
+	VMOVAPS     Z10, Z4
+	VMOVAPS     Z7, Z6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z2, K1, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z3, K1, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z1, Z4, K1, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z6, K1, Z10
+	VMOVAPS     Z7, Z2
+	VMOVAPS     Z8, Z3
+	VMOVAPS     Z9, Z4
+	VMOVAPS     Z10, Z6
+
+ContactsAVX512_full_normal:
+	VSQRTPS  Z6, Z6
+	VCMPPS   $0x04, Z6, Z0, K1
+	VDIVPS.Z Z6, Z1, K1, Z6
+	VMULPS   Z6, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VMULPS   Z6, Z4, Z4
+	VMOVUPS  Z2, 2176(SP)
+	VMOVUPS  Z3, 2240(SP)
+	VMOVUPS  Z4, 2304(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Z5, Z2
+	VMOVUPS      832(SP), Z3
+	VADDPS       768(SP), Z3, Z3
+	VMOVUPS      Z3, 2368(SP)
+	VMOVUPS      2368(SP), Z3
+	VSUBPS       Z2, Z3, Z3
+	VMOVUPS      Z3, 2432(SP)
+	VBROADCASTSS margin+40(FP), Z3
+	VADDPS       2368(SP), Z3, Z3
+	VCMPPS       $0x12, Z3, Z2, K1
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(SP), Z2
+	VSUBPS       768(SP), Z2, Z2
+	VMOVUPS      Z2, 2496(SP)
+	VMOVUPS      2496(SP), Z2
+	VMULPS       2176(SP), Z2, Z2
+	VADDPS       1984(SP), Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z3
+	VMULPS       Z3, Z2, Z2
+	VADDPS       1728(SP), Z2, Z2
+	VADDPS       64(SP), Z2, Z2
+	VMOVUPS      2496(SP), Z3
+	VMULPS       2240(SP), Z3, Z3
+	VADDPS       2048(SP), Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z4
+	VMULPS       Z4, Z3, Z3
+	VADDPS       1792(SP), Z3, Z3
+	VADDPS       192(SP), Z3, Z3
+	VMOVUPS      2496(SP), Z4
+	VMULPS       2304(SP), Z4, Z4
+	VADDPS       2112(SP), Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       1856(SP), Z4, Z4
+	VADDPS       320(SP), Z4, Z4
+	VMOVUPS      2432(SP), Z5
+	VMOVUPS      2432(SP), Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z8
+	VMOVAPS      Z4, Z9
+	VMOVAPS      Z2, Z2
+	VMOVAPS      Z3, Z3
+	VMOVAPS      Z4, Z4
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      1600(SP), Z10
+	VADDPS       1536(SP), Z10, Z10
+	VMOVUPS      1536(SP), Z11
+	VMINPS       Z10, Z11, Z11
+	VMAXPS       Z11, Z0, Z11
+	VMOVUPS      1536(SP), Z12
+	VMAXPS       Z10, Z12, Z10
+	VMINPS       Z10, Z1, Z10
+	VMOVUPS      1920(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K2
+	VMOVUPS      1472(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K3
+	KANDNW       K2, K3, K2
+	VBROADCASTSS partol<>+0(SB), Z12
+	VMULPS       1920(SP), Z12, Z12
+	VMOVUPS      1664(SP), Z13
+	VCMPPS       $0x12, Z12, Z13, K3
+	KANDW        K3, K2, K2
+	VCMPPS       $0x11, Z10, Z11, K3
+	KANDW        K3, K2, K2
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VPBROADCASTD.Z int1<>+0(SB), K1, Z12
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z12, K2, Z13
+	KORTESTW       K2, K2
+	JZ             ContactsAVX512_full_single
+
+	// Manifold point 1.
+	VMULPS       1088(SP), Z11, Z12
+	VMULPS       1152(SP), Z11, Z14
+	VMULPS       1216(SP), Z11, Z11
+	VSUBPS       1280(SP), Z12, Z15
+	VSUBPS       1344(SP), Z14, Z16
+	VSUBPS       1408(SP), Z11, Z17
+	VMULPS       896(SP), Z15, Z15
+	VMULPS       960(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       1024(SP), Z17, Z16
+	VADDPS       Z16, Z15, Z15
+	VCMPPS       $0x04, 1920(SP), Z0, K1
+	VDIVPS.Z     1920(SP), Z15, K1, Z15
+	VMINPS       Z15, Z1, Z15
+	VMAXPS       Z15, Z0, Z15
+	VMULPS       896(SP), Z15, Z16
+	VADDPS       1280(SP), Z16, Z16
+	VSUBPS       Z12, Z16, Z16
+	VMULPS       960(SP), Z15, Z17
+	VADDPS       1344(SP), Z17, Z17
+	VSUBPS       Z14, Z17, Z17
+	VMULPS       1024(SP), Z15, Z15
+	VADDPS       1408(SP), Z15, Z15
+	VSUBPS       Z11, Z15, Z15
+	VMULPS       2176(SP), Z16, Z18
+	VMULPS       2240(SP), Z17, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       2304(SP), Z15, Z19
+	VADDPS       Z19, Z18, Z18
+	VMOVUPS      2368(SP), Z19
+	VSUBPS       Z18, Z19, Z18
+	VMOVUPS      2496(SP), Z19
+	VMULPS       2176(SP), Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z16, Z16
+	VADDPS       Z16, Z12, Z12
+	VADDPS       64(SP), Z12, Z12
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2240(SP), Z16, Z16
+	VADDPS       Z16, Z17, Z16
+	VBROADCASTSS half<>+0(SB), Z17
+	VMULPS       Z17, Z16, Z16
+	VADDPS       Z16, Z14, Z14
+	VADDPS       192(SP), Z14, Z14
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2304(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z15, Z15
+	VADDPS       Z15, Z11, Z11
+	VADDPS       320(SP), Z11, Z11
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z18, Z5, K2, Z15
+	VMOVAPS      Z15, Z5
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z12, Z7, K2, Z15
+	VMOVAPS      Z15, Z7
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z8, K2, Z12
+	VMOVAPS      Z12, Z8
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z11, Z9, K2, Z12
+	VMOVAPS      Z12, Z9
+
+	// Manifold point 2.
+	VMULPS       1088(SP), Z10, Z11
+	VMULPS       1152(SP), Z10, Z12
+	VMULPS       1216(SP), Z10, Z10
+	VSUBPS       1280(SP), Z11, Z14
+	VSUBPS       1344(SP), Z12, Z15
+	VSUBPS       1408(SP), Z10, Z16
+	VMULPS       896(SP), Z14, Z14
+	VMULPS       960(SP), Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       1024(SP), Z16, Z15
+	VADDPS       Z15, Z14, Z14
+	VCMPPS       $0x04, 1920(SP), Z0, K1
+	VDIVPS.Z     1920(SP), Z14, K1, Z14
+	VMINPS       Z14, Z1, Z14
+	VMAXPS       Z14, Z0, Z14
+	VMULPS       896(SP), Z14, Z15
+	VADDPS       1280(SP), Z15, Z15
+	VSUBPS       Z11, Z15, Z15
+	VMULPS       960(SP), Z14, Z16
+	VADDPS       1344(SP), Z16, Z16
+	VSUBPS       Z12, Z16, Z16
+	VMULPS       1024(SP), Z14, Z14
+	VADDPS       1408(SP), Z14, Z14
+	VSUBPS       Z10, Z14, Z14
+	VMULPS       2176(SP), Z15, Z17
+	VMULPS       2240(SP), Z16, Z18
+	VADDPS       Z18, Z17, Z17
+	VMULPS       2304(SP), Z14, Z18
+	VADDPS       Z18, Z17, Z17
+	VMOVUPS      2368(SP), Z18
+	VSUBPS       Z17, Z18, Z17
+	VMOVUPS      2496(SP), Z18
+	VMULPS       2176(SP), Z18, Z18
+	VADDPS       Z18, Z15, Z15
+	VBROADCASTSS half<>+0(SB), Z18
+	VMULPS       Z18, Z15, Z15
+	VADDPS       Z15, Z11, Z11
+	VADDPS       64(SP), Z11, Z11
+	VMOVUPS      2496(SP), Z15
+	VMULPS       2240(SP), Z15, Z15
+	VADDPS       Z15, Z16, Z15
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z15, Z15
+	VADDPS       Z15, Z12, Z12
+	VADDPS       192(SP), Z12, Z12
+	VMOVUPS      2496(SP), Z15
+	VMULPS       2304(SP), Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z14, Z14
+	VADDPS       Z14, Z10, Z10
+	VADDPS       320(SP), Z10, Z10
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z17, Z6, K2, Z14
+	VMOVAPS      Z14, Z6
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z11, Z2, K2, Z14
+	VMOVAPS      Z14, Z2
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z12, Z3, K2, Z11
+	VMOVAPS      Z11, Z3
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z10, Z4, K2, Z11
+	VMOVAPS      Z11, Z4
+
+ContactsAVX512_full_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS        2432(SP), Z10
+	VANDPS.BCST    absmask<>+0(SB), Z10, Z10
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z10, K1
+	KNOTW          K1, K2
+	VMOVDQU32.Z    Z13, K2, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z5
+	VMOVUPS        2176(SP), Z12
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z6
+	VMOVUPS        2240(SP), Z13
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVUPS        2304(SP), Z14
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VXORPS         Z14, Z14, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z14
+	VXORPS         Z7, Z7, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z8
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z9
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z2
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota16<>+0(SB), Z4, Z4
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVUPS Z4, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPS Z5, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPS Z6, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPS Z13, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPS Z14, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPS Z7, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPS Z8, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPS Z9, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPS Z3, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	JMP     ContactsAVX512_loop
+
+ContactsAVX512_tail:
+	TESTQ R14, R14
+	JZ    ContactsAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Load the pair indices and gather both capsules.
+	VMOVDQU32.Z (R9)(R13*4), K1, Z2
+	VMOVDQU32.Z (R10)(R13*4), K1, Z3
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (AX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, (SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (AX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 64(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (BX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 128(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (BX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 192(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (CX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 256(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (CX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 320(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 384(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 448(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (SI)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 512(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (SI)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 576(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DI)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 640(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DI)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 704(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (R8)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 768(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (R8)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 832(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPORD Z2, Z3, Z2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 384(SP), Z2
+	VSUBPS  (SP), Z2, Z2
+	VMOVUPS 512(SP), Z3
+	VSUBPS  128(SP), Z3, Z3
+	VMOVUPS 640(SP), Z4
+	VSUBPS  256(SP), Z4, Z4
+	VMOVUPS Z2, 896(SP)
+	VMOVUPS Z3, 960(SP)
+	VMOVUPS Z4, 1024(SP)
+	VMOVUPS 448(SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 576(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 704(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1088(SP)
+	VMOVUPS Z3, 1152(SP)
+	VMOVUPS Z4, 1216(SP)
+	VMOVUPS (SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 128(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 256(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1280(SP)
+	VMOVUPS Z3, 1344(SP)
+	VMOVUPS Z4, 1408(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS     1088(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1152(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1216(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z2, K2
+	VDIVPS.Z    Z2, Z1, K2, Z2
+	VMOVUPS     Z2, 1472(SP)
+	VMOVUPS     1280(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1344(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1408(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1536(SP)
+	VMOVUPS     896(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     960(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1024(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1600(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 1536(SP), Z2
+	VMULPS  1088(SP), Z2, Z2
+	VMOVUPS 1536(SP), Z3
+	VMULPS  1152(SP), Z3, Z3
+	VMOVUPS 1536(SP), Z4
+	VMULPS  1216(SP), Z4, Z4
+	VSUBPS  1280(SP), Z2, Z2
+	VSUBPS  1344(SP), Z3, Z3
+	VSUBPS  1408(SP), Z4, Z4
+	VMOVUPS 1600(SP), Z5
+	VMULPS  1088(SP), Z5, Z5
+	VMOVUPS 1600(SP), Z6
+	VMULPS  1152(SP), Z6, Z6
+	VMOVUPS 1600(SP), Z7
+	VMULPS  1216(SP), Z7, Z7
+	VMOVUPS 896(SP), Z8
+	VSUBPS  Z5, Z8, Z5
+	VMOVUPS 960(SP), Z8
+	VSUBPS  Z6, Z8, Z6
+	VMOVUPS 1024(SP), Z8
+	VSUBPS  Z7, Z8, Z7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z5, Z5, Z8
+	VMULPS   Z6, Z6, Z9
+	VADDPS   Z9, Z8, Z8
+	VMULPS   Z7, Z7, Z9
+	VADDPS   Z9, Z8, Z8
+	VMOVUPS  Z8, 1664(SP)
+	VMULPS   Z5, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   Z7, Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1664(SP), Z0, K2
+	VDIVPS.Z 1664(SP), Z2, K2, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 896(SP), Z2, Z3
+	VADDPS 1280(SP), Z3, Z3
+	VMULPS 960(SP), Z2, Z4
+	VADDPS 1344(SP), Z4, Z4
+	VMULPS 1024(SP), Z2, Z2
+	VADDPS 1408(SP), Z2, Z2
+	VMULPS 1088(SP), Z3, Z3
+	VMULPS 1152(SP), Z4, Z4
+	VADDPS Z4, Z3, Z3
+	VMULPS 1216(SP), Z2, Z2
+	VADDPS Z2, Z3, Z2
+	VMULPS 1472(SP), Z2, Z2
+	VMINPS Z2, Z1, Z2
+	VMAXPS Z2, Z0, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS   1088(SP), Z2, Z3
+	VMULPS   1152(SP), Z2, Z4
+	VMULPS   1216(SP), Z2, Z2
+	VMOVUPS  Z3, 1728(SP)
+	VMOVUPS  Z4, 1792(SP)
+	VMOVUPS  Z2, 1856(SP)
+	VMOVUPS  1728(SP), Z2
+	VSUBPS   1280(SP), Z2, Z2
+	VMOVUPS  1792(SP), Z3
+	VSUBPS   1344(SP), Z3, Z3
+	VMOVUPS  1856(SP), Z4
+	VSUBPS   1408(SP), Z4, Z4
+	VMOVUPS  896(SP), Z5
+	VMULPS   896(SP), Z5, Z5
+	VMOVUPS  960(SP), Z6
+	VMULPS   960(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  1024(SP), Z6
+	VMULPS   1024(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  Z5, 1920(SP)
+	VMULPS   896(SP), Z2, Z2
+	VMULPS   960(SP), Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   1024(SP), Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1920(SP), Z0, K2
+	VDIVPS.Z 1920(SP), Z2, K2, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  896(SP), Z2, Z3
+	VADDPS  1280(SP), Z3, Z3
+	VSUBPS  1728(SP), Z3, Z3
+	VMULPS  960(SP), Z2, Z4
+	VADDPS  1344(SP), Z4, Z4
+	VSUBPS  1792(SP), Z4, Z4
+	VMULPS  1024(SP), Z2, Z2
+	VADDPS  1408(SP), Z2, Z2
+	VSUBPS  1856(SP), Z2, Z2
+	VMULPS  Z3, Z3, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z2, Z2, Z6
+	VADDPS  Z6, Z5, Z5
+	VMOVUPS Z3, 1984(SP)
+	VMOVUPS Z4, 2048(SP)
+	VMOVUPS Z2, 2112(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS     1984(SP), Z2
+	VMOVUPS     2048(SP), Z3
+	VMOVUPS     2112(SP), Z4
+	VMOVAPS     Z5, Z6
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	KORTESTW    K2, K2
+	JZ          ContactsAVX512_tailgroup_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   1920(SP), Z7
+	VCMPPS    $0x04, Z7, Z0, K3
+	VDIVPS.Z  Z7, Z1, K3, Z7
+	VSQRTPS   1472(SP), Z8
+	VMULPS    896(SP), Z7, Z9
+	VMULPS    960(SP), Z7, Z10
+	VMULPS    1024(SP), Z7, Z7
+	VMULPS    1088(SP), Z8, Z11
+	VMULPS    1152(SP), Z8, Z12
+	VMULPS    1216(SP), Z8, Z8
+	VMULPS    Z8, Z10, Z13
+	VMULPS    Z12, Z7, Z14
+	VSUBPS    Z14, Z13, Z13
+	VMULPS    Z11, Z7, Z14
+	VMULPS    Z8, Z9, Z15
+	VSUBPS    Z15, Z14, Z14
+	VMULPS    Z12, Z9, Z15
+	VMULPS    Z11, Z10, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z13, Z13, Z16
+	VMULPS    Z14, Z14, Z17
+	VADDPS    Z17, Z16, Z16
+	VMULPS    Z15, Z15, Z17
+	VADDPS    Z17, Z16, Z16
+	VXORPS    Z17, Z17, Z17
+	VBLENDMPS Z13, Z2, K2, Z17
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z14, Z3, K2, Z13
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z15, Z4, K2, Z14
+	VXORPS    Z15, Z15, Z15
+	VBLENDMPS Z16, Z6, K2, Z15
+	VMOVAPS   Z17, Z2
+	VMOVAPS   Z13, Z3
+	VMOVAPS   Z14, Z4
+	VMOVAPS   Z15, Z6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1920(SP), Z13
+	VCMPPS    $0x00, Z0, Z13, K2
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z9, K2, Z13
+	VXORPS    Z9, Z9, Z9
+	VBLENDMPS Z12, Z10, K2, Z9
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPS Z8, Z7, K2, Z10
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z13, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	VMULPS      Z9, Z9, Z8
+	VMULPS      Z7, Z7, Z11
+	VADDPS      Z11, Z8, Z8
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z8, Z8
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z9, Z2, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z7, Z3, K2, Z12
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z4, K2, Z7
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z6, K2, Z13
+	VMOVAPS     Z11, Z2
+	VMOVAPS     Z12, Z3
+	VMOVAPS     Z7, Z4
+	VMOVAPS     Z13, Z6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z9, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	VMULPS      Z0, Z0, Z8
+	VMULPS      Z10, Z10, Z9
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z7, Z7, Z9
+	VADDPS      Z9, Z8, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z2, K2, Z9
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z10, Z3, K2, Z11
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z7, Z4, K2, Z10
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z8, Z6, K2, Z7
+	VMOVAPS     Z9, Z2
+	VMOVAPS     Z11, Z3
+	VMOVAPS     Z10, Z4
+	VMOVAPS     Z7, Z6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z2, K2, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z3, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z1, Z4, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z6, K2, Z10
+	VMOVAPS     Z7, Z2
+	VMOVAPS     Z8, Z3
+	VMOVAPS     Z9, Z4
+	VMOVAPS     Z10, Z6
+
+ContactsAVX512_tailgroup_normal:
+	VSQRTPS  Z6, Z6
+	VCMPPS   $0x04, Z6, Z0, K2
+	VDIVPS.Z Z6, Z1, K2, Z6
+	VMULPS   Z6, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VMULPS   Z6, Z4, Z4
+	VMOVUPS  Z2, 2176(SP)
+	VMOVUPS  Z3, 2240(SP)
+	VMOVUPS  Z4, 2304(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Z5, Z2
+	VMOVUPS      832(SP), Z3
+	VADDPS       768(SP), Z3, Z3
+	VMOVUPS      Z3, 2368(SP)
+	VMOVUPS      2368(SP), Z3
+	VSUBPS       Z2, Z3, Z3
+	VMOVUPS      Z3, 2432(SP)
+	VBROADCASTSS margin+40(FP), Z3
+	VADDPS       2368(SP), Z3, Z3
+	VCMPPS       $0x12, Z3, Z2, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(SP), Z2
+	VSUBPS       768(SP), Z2, Z2
+	VMOVUPS      Z2, 2496(SP)
+	VMOVUPS      2496(SP), Z2
+	VMULPS       2176(SP), Z2, Z2
+	VADDPS       1984(SP), Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z3
+	VMULPS       Z3, Z2, Z2
+	VADDPS       1728(SP), Z2, Z2
+	VADDPS       64(SP), Z2, Z2
+	VMOVUPS      2496(SP), Z3
+	VMULPS       2240(SP), Z3, Z3
+	VADDPS       2048(SP), Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z4
+	VMULPS       Z4, Z3, Z3
+	VADDPS       1792(SP), Z3, Z3
+	VADDPS       192(SP), Z3, Z3
+	VMOVUPS      2496(SP), Z4
+	VMULPS       2304(SP), Z4, Z4
+	VADDPS       2112(SP), Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       1856(SP), Z4, Z4
+	VADDPS       320(SP), Z4, Z4
+	VMOVUPS      2432(SP), Z5
+	VMOVUPS      2432(SP), Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z8
+	VMOVAPS      Z4, Z9
+	VMOVAPS      Z2, Z2
+	VMOVAPS      Z3, Z3
+	VMOVAPS      Z4, Z4
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      1600(SP), Z10
+	VADDPS       1536(SP), Z10, Z10
+	VMOVUPS      1536(SP), Z11
+	VMINPS       Z10, Z11, Z11
+	VMAXPS       Z11, Z0, Z11
+	VMOVUPS      1536(SP), Z12
+	VMAXPS       Z10, Z12, Z10
+	VMINPS       Z10, Z1, Z10
+	VMOVUPS      1920(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K3
+	KANDNW       K2, K3, K3
+	VMOVUPS      1472(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K4
+	KANDNW       K3, K4, K3
+	VBROADCASTSS partol<>+0(SB), Z12
+	VMULPS       1920(SP), Z12, Z12
+	VMOVUPS      1664(SP), Z13
+	VCMPPS       $0x12, Z12, Z13, K4
+	KANDW        K4, K3, K3
+	VCMPPS       $0x11, Z10, Z11, K4
+	KANDW        K4, K3, K3
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z12
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z12, K3, Z13
+	KORTESTW       K3, K3
+	JZ             ContactsAVX512_tailgroup_single
+
+	// Manifold point 1.
+	VMULPS       1088(SP), Z11, Z12
+	VMULPS       1152(SP), Z11, Z14
+	VMULPS       1216(SP), Z11, Z11
+	VSUBPS       1280(SP), Z12, Z15
+	VSUBPS       1344(SP), Z14, Z16
+	VSUBPS       1408(SP), Z11, Z17
+	VMULPS       896(SP), Z15, Z15
+	VMULPS       960(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       1024(SP), Z17, Z16
+	VADDPS       Z16, Z15, Z15
+	VCMPPS       $0x04, 1920(SP), Z0, K2
+	VDIVPS.Z     1920(SP), Z15, K2, Z15
+	VMINPS       Z15, Z1, Z15
+	VMAXPS       Z15, Z0, Z15
+	VMULPS       896(SP), Z15, Z16
+	VADDPS       1280(SP), Z16, Z16
+	VSUBPS       Z12, Z16, Z16
+	VMULPS       960(SP), Z15, Z17
+	VADDPS       1344(SP), Z17, Z17
+	VSUBPS       Z14, Z17, Z17
+	VMULPS       1024(SP), Z15, Z15
+	VADDPS       1408(SP), Z15, Z15
+	VSUBPS       Z11, Z15, Z15
+	VMULPS       2176(SP), Z16, Z18
+	VMULPS       2240(SP), Z17, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       2304(SP), Z15, Z19
+	VADDPS       Z19, Z18, Z18
+	VMOVUPS      2368(SP), Z19
+	VSUBPS       Z18, Z19, Z18
+	VMOVUPS      2496(SP), Z19
+	VMULPS       2176(SP), Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z16, Z16
+	VADDPS       Z16, Z12, Z12
+	VADDPS       64(SP), Z12, Z12
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2240(SP), Z16, Z16
+	VADDPS       Z16, Z17, Z16
+	VBROADCASTSS half<>+0(SB), Z17
+	VMULPS       Z17, Z16, Z16
+	VADDPS       Z16, Z14, Z14
+	VADDPS       192(SP), Z14, Z14
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2304(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z15, Z15
+	VADDPS       Z15, Z11, Z11
+	VADDPS       320(SP), Z11, Z11
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z18, Z5, K3, Z15
+	VMOVAPS      Z15, Z5
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z12, Z7, K3, Z15
+	VMOVAPS      Z15, Z7
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z8, K3, Z12
+	VMOVAPS      Z12, Z8
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z11, Z9, K3, Z12
+	VMOVAPS      Z12, Z9
+
+	// Manifold point 2.
+	VMULPS       1088(SP), Z10, Z11
+	VMULPS       1152(SP), Z10, Z12
+	VMULPS       1216(SP), Z10, Z10
+	VSUBPS       1280(SP), Z11, Z14
+	VSUBPS       1344(SP), Z12, Z15
+	VSUBPS       1408(SP), Z10, Z16
+	VMULPS       896(SP), Z14, Z14
+	VMULPS       960(SP), Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       1024(SP), Z16, Z15
+	VADDPS       Z15, Z14, Z14
+	VCMPPS       $0x04, 1920(SP), Z0, K2
+	VDIVPS.Z     1920(SP), Z14, K2, Z14
+	VMINPS       Z14, Z1, Z1
+	VMAXPS       Z1, Z0, Z0
+	VMULPS       896(SP), Z0, Z1
+	VADDPS       1280(SP), Z1, Z1
+	VSUBPS       Z11, Z1, Z1
+	VMULPS       960(SP), Z0, Z14
+	VADDPS       1344(SP), Z14, Z14
+	VSUBPS       Z12, Z14, Z14
+	VMULPS       1024(SP), Z0, Z0
+	VADDPS       1408(SP), Z0, Z0
+	VSUBPS       Z10, Z0, Z0
+	VMULPS       2176(SP), Z1, Z15
+	VMULPS       2240(SP), Z14, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       2304(SP), Z0, Z16
+	VADDPS       Z16, Z15, Z15
+	VMOVUPS      2368(SP), Z16
+	VSUBPS       Z15, Z16, Z15
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2176(SP), Z16, Z16
+	VADDPS       Z16, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z1, Z1
+	VADDPS       Z1, Z11, Z1
+	VADDPS       64(SP), Z1, Z1
+	VMOVUPS      2496(SP), Z11
+	VMULPS       2240(SP), Z11, Z11
+	VADDPS       Z11, Z14, Z11
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z11, Z11
+	VADDPS       Z11, Z12, Z11
+	VADDPS       192(SP), Z11, Z11
+	VMOVUPS      2496(SP), Z12
+	VMULPS       2304(SP), Z12, Z12
+	VADDPS       Z12, Z0, Z0
+	VBROADCASTSS half<>+0(SB), Z12
+	VMULPS       Z12, Z0, Z0
+	VADDPS       Z0, Z10, Z0
+	VADDPS       320(SP), Z0, Z0
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z15, Z6, K3, Z10
+	VMOVAPS      Z10, Z6
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z1, Z2, K3, Z10
+	VMOVAPS      Z10, Z2
+	VXORPS       Z1, Z1, Z1
+	VBLENDMPS    Z11, Z3, K3, Z1
+	VMOVAPS      Z1, Z3
+	VXORPS       Z1, Z1, Z1
+	VBLENDMPS    Z0, Z4, K3, Z1
+	VMOVAPS      Z1, Z4
+
+ContactsAVX512_tailgroup_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS        2432(SP), Z0
+	VANDPS.BCST    absmask<>+0(SB), Z0, Z0
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z0, K2
+	KNOTW          K2, K3
+	VMOVDQU32.Z    Z13, K3, Z0
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z5
+	VMOVUPS        2176(SP), Z10
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z6
+	VMOVUPS        2240(SP), Z11
+	VXORPS         Z10, Z10, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z10
+	VMOVUPS        2304(SP), Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z12
+	VXORPS         Z7, Z7, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z8
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z9
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z3
+
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota16<>+0(SB), Z4, Z4
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVUPS Z4, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVUPS Z0, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPS Z1, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPS Z5, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPS Z6, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPS Z10, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPS Z11, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPS Z12, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPS Z7, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPS Z8, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPS Z9, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPS Z2, K1, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPS Z3, K1, (R12)(R13*4)
+
+ContactsAVX512_done:
+	MOVQ n+32(FP), R14
+	MOVQ R14, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func CompactContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
+TEXT ·CompactContactsAVX512(SB), $2560-56
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         8(R12), BX
+	MOVQ         16(R12), CX
+	MOVQ         24(R12), DX
+	MOVQ         32(R12), SI
+	MOVQ         40(R12), DI
+	MOVQ         48(R12), R8
+	MOVQ         pi+8(FP), R9
+	MOVQ         pj+16(FP), R10
+	XORQ         R13, R13
+	XORQ         R11, R11
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+CompactContactsAVX512_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactContactsAVX512_tail
+
+	// Load the pair indices and gather both capsules.
+	VMOVDQU32  (R9)(R13*4), Z2
+	VMOVDQU32  (R10)(R13*4), Z3
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (AX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, (SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (AX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 64(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (BX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 128(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (BX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 192(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (CX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 256(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (CX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 320(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DX)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 384(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DX)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 448(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (SI)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 512(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (SI)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 576(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DI)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 640(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (DI)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 704(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (R8)(Z2*4), K1, Z4
+	VMOVUPS    Z4, 768(SP)
+	KMOVW      low16<>+0(SB), K1
+	VXORPS     Z4, Z4, Z4
+	VGATHERDPS (R8)(Z3*4), K1, Z4
+	VMOVUPS    Z4, 832(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPORD Z2, Z3, Z2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 384(SP), Z2
+	VSUBPS  (SP), Z2, Z2
+	VMOVUPS 512(SP), Z3
+	VSUBPS  128(SP), Z3, Z3
+	VMOVUPS 640(SP), Z4
+	VSUBPS  256(SP), Z4, Z4
+	VMOVUPS Z2, 896(SP)
+	VMOVUPS Z3, 960(SP)
+	VMOVUPS Z4, 1024(SP)
+	VMOVUPS 448(SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 576(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 704(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1088(SP)
+	VMOVUPS Z3, 1152(SP)
+	VMOVUPS Z4, 1216(SP)
+	VMOVUPS (SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 128(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 256(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1280(SP)
+	VMOVUPS Z3, 1344(SP)
+	VMOVUPS Z4, 1408(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS     1088(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1152(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1216(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z2, K1
+	VDIVPS.Z    Z2, Z1, K1, Z2
+	VMOVUPS     Z2, 1472(SP)
+	VMOVUPS     1280(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1344(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1408(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1536(SP)
+	VMOVUPS     896(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     960(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1024(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1600(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 1536(SP), Z2
+	VMULPS  1088(SP), Z2, Z2
+	VMOVUPS 1536(SP), Z3
+	VMULPS  1152(SP), Z3, Z3
+	VMOVUPS 1536(SP), Z4
+	VMULPS  1216(SP), Z4, Z4
+	VSUBPS  1280(SP), Z2, Z2
+	VSUBPS  1344(SP), Z3, Z3
+	VSUBPS  1408(SP), Z4, Z4
+	VMOVUPS 1600(SP), Z5
+	VMULPS  1088(SP), Z5, Z5
+	VMOVUPS 1600(SP), Z6
+	VMULPS  1152(SP), Z6, Z6
+	VMOVUPS 1600(SP), Z7
+	VMULPS  1216(SP), Z7, Z7
+	VMOVUPS 896(SP), Z8
+	VSUBPS  Z5, Z8, Z5
+	VMOVUPS 960(SP), Z8
+	VSUBPS  Z6, Z8, Z6
+	VMOVUPS 1024(SP), Z8
+	VSUBPS  Z7, Z8, Z7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z5, Z5, Z8
+	VMULPS   Z6, Z6, Z9
+	VADDPS   Z9, Z8, Z8
+	VMULPS   Z7, Z7, Z9
+	VADDPS   Z9, Z8, Z8
+	VMOVUPS  Z8, 1664(SP)
+	VMULPS   Z5, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   Z7, Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1664(SP), Z0, K1
+	VDIVPS.Z 1664(SP), Z2, K1, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 896(SP), Z2, Z3
+	VADDPS 1280(SP), Z3, Z3
+	VMULPS 960(SP), Z2, Z4
+	VADDPS 1344(SP), Z4, Z4
+	VMULPS 1024(SP), Z2, Z2
+	VADDPS 1408(SP), Z2, Z2
+	VMULPS 1088(SP), Z3, Z3
+	VMULPS 1152(SP), Z4, Z4
+	VADDPS Z4, Z3, Z3
+	VMULPS 1216(SP), Z2, Z2
+	VADDPS Z2, Z3, Z2
+	VMULPS 1472(SP), Z2, Z2
+	VMINPS Z2, Z1, Z2
+	VMAXPS Z2, Z0, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS   1088(SP), Z2, Z3
+	VMULPS   1152(SP), Z2, Z4
+	VMULPS   1216(SP), Z2, Z2
+	VMOVUPS  Z3, 1728(SP)
+	VMOVUPS  Z4, 1792(SP)
+	VMOVUPS  Z2, 1856(SP)
+	VMOVUPS  1728(SP), Z2
+	VSUBPS   1280(SP), Z2, Z2
+	VMOVUPS  1792(SP), Z3
+	VSUBPS   1344(SP), Z3, Z3
+	VMOVUPS  1856(SP), Z4
+	VSUBPS   1408(SP), Z4, Z4
+	VMOVUPS  896(SP), Z5
+	VMULPS   896(SP), Z5, Z5
+	VMOVUPS  960(SP), Z6
+	VMULPS   960(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  1024(SP), Z6
+	VMULPS   1024(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  Z5, 1920(SP)
+	VMULPS   896(SP), Z2, Z2
+	VMULPS   960(SP), Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   1024(SP), Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1920(SP), Z0, K1
+	VDIVPS.Z 1920(SP), Z2, K1, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  896(SP), Z2, Z3
+	VADDPS  1280(SP), Z3, Z3
+	VSUBPS  1728(SP), Z3, Z3
+	VMULPS  960(SP), Z2, Z4
+	VADDPS  1344(SP), Z4, Z4
+	VSUBPS  1792(SP), Z4, Z4
+	VMULPS  1024(SP), Z2, Z2
+	VADDPS  1408(SP), Z2, Z2
+	VSUBPS  1856(SP), Z2, Z2
+	VMULPS  Z3, Z3, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z2, Z2, Z6
+	VADDPS  Z6, Z5, Z5
+	VMOVUPS Z3, 1984(SP)
+	VMOVUPS Z4, 2048(SP)
+	VMOVUPS Z2, 2112(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS     1984(SP), Z2
+	VMOVUPS     2048(SP), Z3
+	VMOVUPS     2112(SP), Z4
+	VMOVAPS     Z5, Z6
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	KORTESTW    K1, K1
+	JZ          CompactContactsAVX512_full_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   1920(SP), Z7
+	VCMPPS    $0x04, Z7, Z0, K2
+	VDIVPS.Z  Z7, Z1, K2, Z7
+	VSQRTPS   1472(SP), Z8
+	VMULPS    896(SP), Z7, Z9
+	VMULPS    960(SP), Z7, Z10
+	VMULPS    1024(SP), Z7, Z7
+	VMULPS    1088(SP), Z8, Z11
+	VMULPS    1152(SP), Z8, Z12
+	VMULPS    1216(SP), Z8, Z8
+	VMULPS    Z8, Z10, Z13
+	VMULPS    Z12, Z7, Z14
+	VSUBPS    Z14, Z13, Z13
+	VMULPS    Z11, Z7, Z14
+	VMULPS    Z8, Z9, Z15
+	VSUBPS    Z15, Z14, Z14
+	VMULPS    Z12, Z9, Z15
+	VMULPS    Z11, Z10, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z13, Z13, Z16
+	VMULPS    Z14, Z14, Z17
+	VADDPS    Z17, Z16, Z16
+	VMULPS    Z15, Z15, Z17
+	VADDPS    Z17, Z16, Z16
+	VXORPS    Z17, Z17, Z17
+	VBLENDMPS Z13, Z2, K1, Z17
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z14, Z3, K1, Z13
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z15, Z4, K1, Z14
+	VXORPS    Z15, Z15, Z15
+	VBLENDMPS Z16, Z6, K1, Z15
+	VMOVAPS   Z17, Z2
+	VMOVAPS   Z13, Z3
+	VMOVAPS   Z14, Z4
+	VMOVAPS   Z15, Z6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1920(SP), Z13
+	VCMPPS    $0x00, Z0, Z13, K1
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z9, K1, Z13
+	VXORPS    Z9, Z9, Z9
+	VBLENDMPS Z12, Z10, K1, Z9
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPS Z8, Z7, K1, Z10
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z13, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VMULPS      Z9, Z9, Z8
+	VMULPS      Z7, Z7, Z11
+	VADDPS      Z11, Z8, Z8
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z8, Z8
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z9, Z2, K1, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z7, Z3, K1, Z12
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z4, K1, Z7
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z6, K1, Z13
+	VMOVAPS     Z11, Z2
+	VMOVAPS     Z12, Z3
+	VMOVAPS     Z7, Z4
+	VMOVAPS     Z13, Z6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z9, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VMULPS      Z0, Z0, Z8
+	VMULPS      Z10, Z10, Z9
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z7, Z7, Z9
+	VADDPS      Z9, Z8, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z2, K1, Z9
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z10, Z3, K1, Z11
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z7, Z4, K1, Z10
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z8, Z6, K1, Z7
+	VMOVAPS     Z9, Z2
+	VMOVAPS     Z11, Z3
+	VMOVAPS     Z10, Z4
+	VMOVAPS     Z7, Z6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z2, K1, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z3, K1, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z1, Z4, K1, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z6, K1, Z10
+	VMOVAPS     Z7, Z2
+	VMOVAPS     Z8, Z3
+	VMOVAPS     Z9, Z4
+	VMOVAPS     Z10, Z6
+
+CompactContactsAVX512_full_normal:
+	VSQRTPS  Z6, Z6
+	VCMPPS   $0x04, Z6, Z0, K1
+	VDIVPS.Z Z6, Z1, K1, Z6
+	VMULPS   Z6, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VMULPS   Z6, Z4, Z4
+	VMOVUPS  Z2, 2176(SP)
+	VMOVUPS  Z3, 2240(SP)
+	VMOVUPS  Z4, 2304(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Z5, Z2
+	VMOVUPS      832(SP), Z3
+	VADDPS       768(SP), Z3, Z3
+	VMOVUPS      Z3, 2368(SP)
+	VMOVUPS      2368(SP), Z3
+	VSUBPS       Z2, Z3, Z3
+	VMOVUPS      Z3, 2432(SP)
+	VBROADCASTSS margin+40(FP), Z3
+	VADDPS       2368(SP), Z3, Z3
+	VCMPPS       $0x12, Z3, Z2, K1
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(SP), Z2
+	VSUBPS       768(SP), Z2, Z2
+	VMOVUPS      Z2, 2496(SP)
+	VMOVUPS      2496(SP), Z2
+	VMULPS       2176(SP), Z2, Z2
+	VADDPS       1984(SP), Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z3
+	VMULPS       Z3, Z2, Z2
+	VADDPS       1728(SP), Z2, Z2
+	VADDPS       64(SP), Z2, Z2
+	VMOVUPS      2496(SP), Z3
+	VMULPS       2240(SP), Z3, Z3
+	VADDPS       2048(SP), Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z4
+	VMULPS       Z4, Z3, Z3
+	VADDPS       1792(SP), Z3, Z3
+	VADDPS       192(SP), Z3, Z3
+	VMOVUPS      2496(SP), Z4
+	VMULPS       2304(SP), Z4, Z4
+	VADDPS       2112(SP), Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       1856(SP), Z4, Z4
+	VADDPS       320(SP), Z4, Z4
+	VMOVUPS      2432(SP), Z5
+	VMOVUPS      2432(SP), Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z8
+	VMOVAPS      Z4, Z9
+	VMOVAPS      Z2, Z2
+	VMOVAPS      Z3, Z3
+	VMOVAPS      Z4, Z4
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      1600(SP), Z10
+	VADDPS       1536(SP), Z10, Z10
+	VMOVUPS      1536(SP), Z11
+	VMINPS       Z10, Z11, Z11
+	VMAXPS       Z11, Z0, Z11
+	VMOVUPS      1536(SP), Z12
+	VMAXPS       Z10, Z12, Z10
+	VMINPS       Z10, Z1, Z10
+	VMOVUPS      1920(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K2
+	VMOVUPS      1472(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K3
+	KANDNW       K2, K3, K2
+	VBROADCASTSS partol<>+0(SB), Z12
+	VMULPS       1920(SP), Z12, Z12
+	VMOVUPS      1664(SP), Z13
+	VCMPPS       $0x12, Z12, Z13, K3
+	KANDW        K3, K2, K2
+	VCMPPS       $0x11, Z10, Z11, K3
+	KANDW        K3, K2, K2
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VPBROADCASTD.Z int1<>+0(SB), K1, Z12
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z12, K2, Z13
+	KORTESTW       K2, K2
+	JZ             CompactContactsAVX512_full_single
+
+	// Manifold point 1.
+	VMULPS       1088(SP), Z11, Z12
+	VMULPS       1152(SP), Z11, Z14
+	VMULPS       1216(SP), Z11, Z11
+	VSUBPS       1280(SP), Z12, Z15
+	VSUBPS       1344(SP), Z14, Z16
+	VSUBPS       1408(SP), Z11, Z17
+	VMULPS       896(SP), Z15, Z15
+	VMULPS       960(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       1024(SP), Z17, Z16
+	VADDPS       Z16, Z15, Z15
+	VCMPPS       $0x04, 1920(SP), Z0, K1
+	VDIVPS.Z     1920(SP), Z15, K1, Z15
+	VMINPS       Z15, Z1, Z15
+	VMAXPS       Z15, Z0, Z15
+	VMULPS       896(SP), Z15, Z16
+	VADDPS       1280(SP), Z16, Z16
+	VSUBPS       Z12, Z16, Z16
+	VMULPS       960(SP), Z15, Z17
+	VADDPS       1344(SP), Z17, Z17
+	VSUBPS       Z14, Z17, Z17
+	VMULPS       1024(SP), Z15, Z15
+	VADDPS       1408(SP), Z15, Z15
+	VSUBPS       Z11, Z15, Z15
+	VMULPS       2176(SP), Z16, Z18
+	VMULPS       2240(SP), Z17, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       2304(SP), Z15, Z19
+	VADDPS       Z19, Z18, Z18
+	VMOVUPS      2368(SP), Z19
+	VSUBPS       Z18, Z19, Z18
+	VMOVUPS      2496(SP), Z19
+	VMULPS       2176(SP), Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z16, Z16
+	VADDPS       Z16, Z12, Z12
+	VADDPS       64(SP), Z12, Z12
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2240(SP), Z16, Z16
+	VADDPS       Z16, Z17, Z16
+	VBROADCASTSS half<>+0(SB), Z17
+	VMULPS       Z17, Z16, Z16
+	VADDPS       Z16, Z14, Z14
+	VADDPS       192(SP), Z14, Z14
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2304(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z15, Z15
+	VADDPS       Z15, Z11, Z11
+	VADDPS       320(SP), Z11, Z11
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z18, Z5, K2, Z15
+	VMOVAPS      Z15, Z5
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z12, Z7, K2, Z15
+	VMOVAPS      Z15, Z7
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z8, K2, Z12
+	VMOVAPS      Z12, Z8
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z11, Z9, K2, Z12
+	VMOVAPS      Z12, Z9
+
+	// Manifold point 2.
+	VMULPS       1088(SP), Z10, Z11
+	VMULPS       1152(SP), Z10, Z12
+	VMULPS       1216(SP), Z10, Z10
+	VSUBPS       1280(SP), Z11, Z14
+	VSUBPS       1344(SP), Z12, Z15
+	VSUBPS       1408(SP), Z10, Z16
+	VMULPS       896(SP), Z14, Z14
+	VMULPS       960(SP), Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       1024(SP), Z16, Z15
+	VADDPS       Z15, Z14, Z14
+	VCMPPS       $0x04, 1920(SP), Z0, K1
+	VDIVPS.Z     1920(SP), Z14, K1, Z14
+	VMINPS       Z14, Z1, Z14
+	VMAXPS       Z14, Z0, Z14
+	VMULPS       896(SP), Z14, Z15
+	VADDPS       1280(SP), Z15, Z15
+	VSUBPS       Z11, Z15, Z15
+	VMULPS       960(SP), Z14, Z16
+	VADDPS       1344(SP), Z16, Z16
+	VSUBPS       Z12, Z16, Z16
+	VMULPS       1024(SP), Z14, Z14
+	VADDPS       1408(SP), Z14, Z14
+	VSUBPS       Z10, Z14, Z14
+	VMULPS       2176(SP), Z15, Z17
+	VMULPS       2240(SP), Z16, Z18
+	VADDPS       Z18, Z17, Z17
+	VMULPS       2304(SP), Z14, Z18
+	VADDPS       Z18, Z17, Z17
+	VMOVUPS      2368(SP), Z18
+	VSUBPS       Z17, Z18, Z17
+	VMOVUPS      2496(SP), Z18
+	VMULPS       2176(SP), Z18, Z18
+	VADDPS       Z18, Z15, Z15
+	VBROADCASTSS half<>+0(SB), Z18
+	VMULPS       Z18, Z15, Z15
+	VADDPS       Z15, Z11, Z11
+	VADDPS       64(SP), Z11, Z11
+	VMOVUPS      2496(SP), Z15
+	VMULPS       2240(SP), Z15, Z15
+	VADDPS       Z15, Z16, Z15
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z15, Z15
+	VADDPS       Z15, Z12, Z12
+	VADDPS       192(SP), Z12, Z12
+	VMOVUPS      2496(SP), Z15
+	VMULPS       2304(SP), Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z14, Z14
+	VADDPS       Z14, Z10, Z10
+	VADDPS       320(SP), Z10, Z10
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z17, Z6, K2, Z14
+	VMOVAPS      Z14, Z6
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z11, Z2, K2, Z14
+	VMOVAPS      Z14, Z2
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z12, Z3, K2, Z11
+	VMOVAPS      Z11, Z3
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z10, Z4, K2, Z11
+	VMOVAPS      Z11, Z4
+
+CompactContactsAVX512_full_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS        2432(SP), Z10
+	VANDPS.BCST    absmask<>+0(SB), Z10, Z10
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z10, K1
+	KNOTW          K1, K2
+	VMOVDQU32.Z    Z13, K2, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z5
+	VMOVUPS        2176(SP), Z12
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z6
+	VMOVUPS        2240(SP), Z13
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVUPS        2304(SP), Z14
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VXORPS         Z14, Z14, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z14
+	VXORPS         Z7, Z7, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z8
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z9
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z2
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota16<>+0(SB), Z4, Z4
+	VPTESTMD     Z10, Z10, K1
+
+	// Compaction: the touching lanes, first, then a store of that many lanes.
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VCOMPRESSPS.Z Z4, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z13, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z14, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+	ADDQ          $0x00000010, R13
+	JMP           CompactContactsAVX512_loop
+
+CompactContactsAVX512_tail:
+	TESTQ R14, R14
+	JZ    CompactContactsAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Load the pair indices and gather both capsules.
+	VMOVDQU32.Z (R9)(R13*4), K1, Z2
+	VMOVDQU32.Z (R10)(R13*4), K1, Z3
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (AX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, (SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (AX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 64(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (BX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 128(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (BX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 192(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (CX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 256(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (CX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 320(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DX)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 384(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DX)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 448(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (SI)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 512(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (SI)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 576(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DI)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 640(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (DI)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 704(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (R8)(Z2*4), K2, Z4
+	VMOVUPS     Z4, 768(SP)
+	KMOVW       K1, K2
+	VXORPS      Z4, Z4, Z4
+	VGATHERDPS  (R8)(Z3*4), K2, Z4
+	VMOVUPS     Z4, 832(SP)
+
+	// Keep the index vectors live to here: a gather's destination must differ from its index.
+	VPORD Z2, Z3, Z2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 384(SP), Z2
+	VSUBPS  (SP), Z2, Z2
+	VMOVUPS 512(SP), Z3
+	VSUBPS  128(SP), Z3, Z3
+	VMOVUPS 640(SP), Z4
+	VSUBPS  256(SP), Z4, Z4
+	VMOVUPS Z2, 896(SP)
+	VMOVUPS Z3, 960(SP)
+	VMOVUPS Z4, 1024(SP)
+	VMOVUPS 448(SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 576(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 704(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1088(SP)
+	VMOVUPS Z3, 1152(SP)
+	VMOVUPS Z4, 1216(SP)
+	VMOVUPS (SP), Z2
+	VSUBPS  64(SP), Z2, Z2
+	VMOVUPS 128(SP), Z3
+	VSUBPS  192(SP), Z3, Z3
+	VMOVUPS 256(SP), Z4
+	VSUBPS  320(SP), Z4, Z4
+	VMOVUPS Z2, 1280(SP)
+	VMOVUPS Z3, 1344(SP)
+	VMOVUPS Z4, 1408(SP)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS     1088(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1152(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1216(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z2, K2
+	VDIVPS.Z    Z2, Z1, K2, Z2
+	VMOVUPS     Z2, 1472(SP)
+	VMOVUPS     1280(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     1344(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1408(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1536(SP)
+	VMOVUPS     896(SP), Z2
+	VMULPS      1088(SP), Z2, Z2
+	VMOVUPS     960(SP), Z3
+	VMULPS      1152(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVUPS     1024(SP), Z3
+	VMULPS      1216(SP), Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      1472(SP), Z2, Z2
+	VMOVUPS     Z2, 1600(SP)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 1536(SP), Z2
+	VMULPS  1088(SP), Z2, Z2
+	VMOVUPS 1536(SP), Z3
+	VMULPS  1152(SP), Z3, Z3
+	VMOVUPS 1536(SP), Z4
+	VMULPS  1216(SP), Z4, Z4
+	VSUBPS  1280(SP), Z2, Z2
+	VSUBPS  1344(SP), Z3, Z3
+	VSUBPS  1408(SP), Z4, Z4
+	VMOVUPS 1600(SP), Z5
+	VMULPS  1088(SP), Z5, Z5
+	VMOVUPS 1600(SP), Z6
+	VMULPS  1152(SP), Z6, Z6
+	VMOVUPS 1600(SP), Z7
+	VMULPS  1216(SP), Z7, Z7
+	VMOVUPS 896(SP), Z8
+	VSUBPS  Z5, Z8, Z5
+	VMOVUPS 960(SP), Z8
+	VSUBPS  Z6, Z8, Z6
+	VMOVUPS 1024(SP), Z8
+	VSUBPS  Z7, Z8, Z7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z5, Z5, Z8
+	VMULPS   Z6, Z6, Z9
+	VADDPS   Z9, Z8, Z8
+	VMULPS   Z7, Z7, Z9
+	VADDPS   Z9, Z8, Z8
+	VMOVUPS  Z8, 1664(SP)
+	VMULPS   Z5, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   Z7, Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1664(SP), Z0, K2
+	VDIVPS.Z 1664(SP), Z2, K2, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 896(SP), Z2, Z3
+	VADDPS 1280(SP), Z3, Z3
+	VMULPS 960(SP), Z2, Z4
+	VADDPS 1344(SP), Z4, Z4
+	VMULPS 1024(SP), Z2, Z2
+	VADDPS 1408(SP), Z2, Z2
+	VMULPS 1088(SP), Z3, Z3
+	VMULPS 1152(SP), Z4, Z4
+	VADDPS Z4, Z3, Z3
+	VMULPS 1216(SP), Z2, Z2
+	VADDPS Z2, Z3, Z2
+	VMULPS 1472(SP), Z2, Z2
+	VMINPS Z2, Z1, Z2
+	VMAXPS Z2, Z0, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS   1088(SP), Z2, Z3
+	VMULPS   1152(SP), Z2, Z4
+	VMULPS   1216(SP), Z2, Z2
+	VMOVUPS  Z3, 1728(SP)
+	VMOVUPS  Z4, 1792(SP)
+	VMOVUPS  Z2, 1856(SP)
+	VMOVUPS  1728(SP), Z2
+	VSUBPS   1280(SP), Z2, Z2
+	VMOVUPS  1792(SP), Z3
+	VSUBPS   1344(SP), Z3, Z3
+	VMOVUPS  1856(SP), Z4
+	VSUBPS   1408(SP), Z4, Z4
+	VMOVUPS  896(SP), Z5
+	VMULPS   896(SP), Z5, Z5
+	VMOVUPS  960(SP), Z6
+	VMULPS   960(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  1024(SP), Z6
+	VMULPS   1024(SP), Z6, Z6
+	VADDPS   Z6, Z5, Z5
+	VMOVUPS  Z5, 1920(SP)
+	VMULPS   896(SP), Z2, Z2
+	VMULPS   960(SP), Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   1024(SP), Z4, Z3
+	VADDPS   Z3, Z2, Z2
+	VCMPPS   $0x04, 1920(SP), Z0, K2
+	VDIVPS.Z 1920(SP), Z2, K2, Z2
+	VMINPS   Z2, Z1, Z2
+	VMAXPS   Z2, Z0, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  896(SP), Z2, Z3
+	VADDPS  1280(SP), Z3, Z3
+	VSUBPS  1728(SP), Z3, Z3
+	VMULPS  960(SP), Z2, Z4
+	VADDPS  1344(SP), Z4, Z4
+	VSUBPS  1792(SP), Z4, Z4
+	VMULPS  1024(SP), Z2, Z2
+	VADDPS  1408(SP), Z2, Z2
+	VSUBPS  1856(SP), Z2, Z2
+	VMULPS  Z3, Z3, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z2, Z2, Z6
+	VADDPS  Z6, Z5, Z5
+	VMOVUPS Z3, 1984(SP)
+	VMOVUPS Z4, 2048(SP)
+	VMOVUPS Z2, 2112(SP)
+
+	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
+	VMOVUPS     1984(SP), Z2
+	VMOVUPS     2048(SP), Z3
+	VMOVUPS     2112(SP), Z4
+	VMOVAPS     Z5, Z6
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	KORTESTW    K2, K2
+	JZ          CompactContactsAVX512_tailgroup_normal
+
+	// Fallback 1: the cross product of the unit axes.
+	VSQRTPS   1920(SP), Z7
+	VCMPPS    $0x04, Z7, Z0, K3
+	VDIVPS.Z  Z7, Z1, K3, Z7
+	VSQRTPS   1472(SP), Z8
+	VMULPS    896(SP), Z7, Z9
+	VMULPS    960(SP), Z7, Z10
+	VMULPS    1024(SP), Z7, Z7
+	VMULPS    1088(SP), Z8, Z11
+	VMULPS    1152(SP), Z8, Z12
+	VMULPS    1216(SP), Z8, Z8
+	VMULPS    Z8, Z10, Z13
+	VMULPS    Z12, Z7, Z14
+	VSUBPS    Z14, Z13, Z13
+	VMULPS    Z11, Z7, Z14
+	VMULPS    Z8, Z9, Z15
+	VSUBPS    Z15, Z14, Z14
+	VMULPS    Z12, Z9, Z15
+	VMULPS    Z11, Z10, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z13, Z13, Z16
+	VMULPS    Z14, Z14, Z17
+	VADDPS    Z17, Z16, Z16
+	VMULPS    Z15, Z15, Z17
+	VADDPS    Z17, Z16, Z16
+	VXORPS    Z17, Z17, Z17
+	VBLENDMPS Z13, Z2, K2, Z17
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z14, Z3, K2, Z13
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z15, Z4, K2, Z14
+	VXORPS    Z15, Z15, Z15
+	VBLENDMPS Z16, Z6, K2, Z15
+	VMOVAPS   Z17, Z2
+	VMOVAPS   Z13, Z3
+	VMOVAPS   Z14, Z4
+	VMOVAPS   Z15, Z6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1920(SP), Z13
+	VCMPPS    $0x00, Z0, Z13, K2
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z9, K2, Z13
+	VXORPS    Z9, Z9, Z9
+	VBLENDMPS Z12, Z10, K2, Z9
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPS Z8, Z7, K2, Z10
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z13, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	VMULPS      Z9, Z9, Z8
+	VMULPS      Z7, Z7, Z11
+	VADDPS      Z11, Z8, Z8
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z8, Z8
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z9, Z2, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z7, Z3, K2, Z12
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z4, K2, Z7
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z6, K2, Z13
+	VMOVAPS     Z11, Z2
+	VMOVAPS     Z12, Z3
+	VMOVAPS     Z7, Z4
+	VMOVAPS     Z13, Z6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z9, Z7
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	VMULPS      Z0, Z0, Z8
+	VMULPS      Z10, Z10, Z9
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z7, Z7, Z9
+	VADDPS      Z9, Z8, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z2, K2, Z9
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z10, Z3, K2, Z11
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z7, Z4, K2, Z10
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z8, Z6, K2, Z7
+	VMOVAPS     Z9, Z2
+	VMOVAPS     Z11, Z3
+	VMOVAPS     Z10, Z4
+	VMOVAPS     Z7, Z6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K2
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z2, K2, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z3, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z1, Z4, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z6, K2, Z10
+	VMOVAPS     Z7, Z2
+	VMOVAPS     Z8, Z3
+	VMOVAPS     Z9, Z4
+	VMOVAPS     Z10, Z6
+
+CompactContactsAVX512_tailgroup_normal:
+	VSQRTPS  Z6, Z6
+	VCMPPS   $0x04, Z6, Z0, K2
+	VDIVPS.Z Z6, Z1, K2, Z6
+	VMULPS   Z6, Z2, Z2
+	VMULPS   Z6, Z3, Z3
+	VMULPS   Z6, Z4, Z4
+	VMOVUPS  Z2, 2176(SP)
+	VMOVUPS  Z3, 2240(SP)
+	VMOVUPS  Z4, 2304(SP)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPS      Z5, Z2
+	VMOVUPS      832(SP), Z3
+	VADDPS       768(SP), Z3, Z3
+	VMOVUPS      Z3, 2368(SP)
+	VMOVUPS      2368(SP), Z3
+	VSUBPS       Z2, Z3, Z3
+	VMOVUPS      Z3, 2432(SP)
+	VBROADCASTSS margin+40(FP), Z3
+	VADDPS       2368(SP), Z3, Z3
+	VCMPPS       $0x12, Z3, Z2, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(SP), Z2
+	VSUBPS       768(SP), Z2, Z2
+	VMOVUPS      Z2, 2496(SP)
+	VMOVUPS      2496(SP), Z2
+	VMULPS       2176(SP), Z2, Z2
+	VADDPS       1984(SP), Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z3
+	VMULPS       Z3, Z2, Z2
+	VADDPS       1728(SP), Z2, Z2
+	VADDPS       64(SP), Z2, Z2
+	VMOVUPS      2496(SP), Z3
+	VMULPS       2240(SP), Z3, Z3
+	VADDPS       2048(SP), Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z4
+	VMULPS       Z4, Z3, Z3
+	VADDPS       1792(SP), Z3, Z3
+	VADDPS       192(SP), Z3, Z3
+	VMOVUPS      2496(SP), Z4
+	VMULPS       2304(SP), Z4, Z4
+	VADDPS       2112(SP), Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       1856(SP), Z4, Z4
+	VADDPS       320(SP), Z4, Z4
+	VMOVUPS      2432(SP), Z5
+	VMOVUPS      2432(SP), Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z8
+	VMOVAPS      Z4, Z9
+	VMOVAPS      Z2, Z2
+	VMOVAPS      Z3, Z3
+	VMOVAPS      Z4, Z4
+
+	// Two-point manifold: parallel overlapping axes of nonzero length.
+	VMOVUPS      1600(SP), Z10
+	VADDPS       1536(SP), Z10, Z10
+	VMOVUPS      1536(SP), Z11
+	VMINPS       Z10, Z11, Z11
+	VMAXPS       Z11, Z0, Z11
+	VMOVUPS      1536(SP), Z12
+	VMAXPS       Z10, Z12, Z10
+	VMINPS       Z10, Z1, Z10
+	VMOVUPS      1920(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K3
+	KANDNW       K2, K3, K3
+	VMOVUPS      1472(SP), Z12
+	VCMPPS       $0x00, Z0, Z12, K4
+	KANDNW       K3, K4, K3
+	VBROADCASTSS partol<>+0(SB), Z12
+	VMULPS       1920(SP), Z12, Z12
+	VMOVUPS      1664(SP), Z13
+	VCMPPS       $0x12, Z12, Z13, K4
+	KANDW        K4, K3, K3
+	VCMPPS       $0x11, Z10, Z11, K4
+	KANDW        K4, K3, K3
+
+	// Count before the non-finite check: 2 where two points, else 1 where touching.
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z12
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z12, K3, Z13
+	KORTESTW       K3, K3
+	JZ             CompactContactsAVX512_tailgroup_single
+
+	// Manifold point 1.
+	VMULPS       1088(SP), Z11, Z12
+	VMULPS       1152(SP), Z11, Z14
+	VMULPS       1216(SP), Z11, Z11
+	VSUBPS       1280(SP), Z12, Z15
+	VSUBPS       1344(SP), Z14, Z16
+	VSUBPS       1408(SP), Z11, Z17
+	VMULPS       896(SP), Z15, Z15
+	VMULPS       960(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       1024(SP), Z17, Z16
+	VADDPS       Z16, Z15, Z15
+	VCMPPS       $0x04, 1920(SP), Z0, K2
+	VDIVPS.Z     1920(SP), Z15, K2, Z15
+	VMINPS       Z15, Z1, Z15
+	VMAXPS       Z15, Z0, Z15
+	VMULPS       896(SP), Z15, Z16
+	VADDPS       1280(SP), Z16, Z16
+	VSUBPS       Z12, Z16, Z16
+	VMULPS       960(SP), Z15, Z17
+	VADDPS       1344(SP), Z17, Z17
+	VSUBPS       Z14, Z17, Z17
+	VMULPS       1024(SP), Z15, Z15
+	VADDPS       1408(SP), Z15, Z15
+	VSUBPS       Z11, Z15, Z15
+	VMULPS       2176(SP), Z16, Z18
+	VMULPS       2240(SP), Z17, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       2304(SP), Z15, Z19
+	VADDPS       Z19, Z18, Z18
+	VMOVUPS      2368(SP), Z19
+	VSUBPS       Z18, Z19, Z18
+	VMOVUPS      2496(SP), Z19
+	VMULPS       2176(SP), Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z16, Z16
+	VADDPS       Z16, Z12, Z12
+	VADDPS       64(SP), Z12, Z12
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2240(SP), Z16, Z16
+	VADDPS       Z16, Z17, Z16
+	VBROADCASTSS half<>+0(SB), Z17
+	VMULPS       Z17, Z16, Z16
+	VADDPS       Z16, Z14, Z14
+	VADDPS       192(SP), Z14, Z14
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2304(SP), Z16, Z16
+	VADDPS       Z16, Z15, Z15
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z15, Z15
+	VADDPS       Z15, Z11, Z11
+	VADDPS       320(SP), Z11, Z11
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z18, Z5, K3, Z15
+	VMOVAPS      Z15, Z5
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z12, Z7, K3, Z15
+	VMOVAPS      Z15, Z7
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z8, K3, Z12
+	VMOVAPS      Z12, Z8
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z11, Z9, K3, Z12
+	VMOVAPS      Z12, Z9
+
+	// Manifold point 2.
+	VMULPS       1088(SP), Z10, Z11
+	VMULPS       1152(SP), Z10, Z12
+	VMULPS       1216(SP), Z10, Z10
+	VSUBPS       1280(SP), Z11, Z14
+	VSUBPS       1344(SP), Z12, Z15
+	VSUBPS       1408(SP), Z10, Z16
+	VMULPS       896(SP), Z14, Z14
+	VMULPS       960(SP), Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       1024(SP), Z16, Z15
+	VADDPS       Z15, Z14, Z14
+	VCMPPS       $0x04, 1920(SP), Z0, K2
+	VDIVPS.Z     1920(SP), Z14, K2, Z14
+	VMINPS       Z14, Z1, Z1
+	VMAXPS       Z1, Z0, Z0
+	VMULPS       896(SP), Z0, Z1
+	VADDPS       1280(SP), Z1, Z1
+	VSUBPS       Z11, Z1, Z1
+	VMULPS       960(SP), Z0, Z14
+	VADDPS       1344(SP), Z14, Z14
+	VSUBPS       Z12, Z14, Z14
+	VMULPS       1024(SP), Z0, Z0
+	VADDPS       1408(SP), Z0, Z0
+	VSUBPS       Z10, Z0, Z0
+	VMULPS       2176(SP), Z1, Z15
+	VMULPS       2240(SP), Z14, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       2304(SP), Z0, Z16
+	VADDPS       Z16, Z15, Z15
+	VMOVUPS      2368(SP), Z16
+	VSUBPS       Z15, Z16, Z15
+	VMOVUPS      2496(SP), Z16
+	VMULPS       2176(SP), Z16, Z16
+	VADDPS       Z16, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z1, Z1
+	VADDPS       Z1, Z11, Z1
+	VADDPS       64(SP), Z1, Z1
+	VMOVUPS      2496(SP), Z11
+	VMULPS       2240(SP), Z11, Z11
+	VADDPS       Z11, Z14, Z11
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z11, Z11
+	VADDPS       Z11, Z12, Z11
+	VADDPS       192(SP), Z11, Z11
+	VMOVUPS      2496(SP), Z12
+	VMULPS       2304(SP), Z12, Z12
+	VADDPS       Z12, Z0, Z0
+	VBROADCASTSS half<>+0(SB), Z12
+	VMULPS       Z12, Z0, Z0
+	VADDPS       Z0, Z10, Z0
+	VADDPS       320(SP), Z0, Z0
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z15, Z6, K3, Z10
+	VMOVAPS      Z10, Z6
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z1, Z2, K3, Z10
+	VMOVAPS      Z10, Z2
+	VXORPS       Z1, Z1, Z1
+	VBLENDMPS    Z11, Z3, K3, Z1
+	VMOVAPS      Z1, Z3
+	VXORPS       Z1, Z1, Z1
+	VBLENDMPS    Z0, Z4, K3, Z1
+	VMOVAPS      Z1, Z4
+
+CompactContactsAVX512_tailgroup_single:
+	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
+	VMOVUPS        2432(SP), Z0
+	VANDPS.BCST    absmask<>+0(SB), Z0, Z0
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z0, K2
+	KNOTW          K2, K3
+	VMOVDQU32.Z    Z13, K3, Z0
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z5
+	VMOVUPS        2176(SP), Z10
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z6
+	VMOVUPS        2240(SP), Z11
+	VXORPS         Z10, Z10, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z10
+	VMOVUPS        2304(SP), Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z12
+	VXORPS         Z7, Z7, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z8
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z9
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z3
+
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota16<>+0(SB), Z4, Z4
+	VPTESTMD     Z0, Z0, K2
+	KANDW        K1, K2, K1
+
+	// Compaction: the touching lanes, first, then a store of that many lanes.
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VCOMPRESSPS.Z Z4, K1, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z0, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z1, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactContactsAVX512_done:
+	MOVQ R11, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·ClosestAVX2(SB), NOSPLIT, $288-128
@@ -118,7 +7936,7 @@ ClosestAVX2_loop:
 	VMOVUPS Y3, 224(SP)
 	VMOVUPS Y4, 256(SP)
 
-	// Step 1: invL = 1/|u|^2 (0 when C = D); ka = u.E invL, kb = u.M0 invL.
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
 	VMOVUPS 96(SP), Y2
 	VMULPS  96(SP), Y2, Y2
 	VMOVUPS 128(SP), Y3
@@ -127,7 +7945,7 @@ ClosestAVX2_loop:
 	VMOVUPS 160(SP), Y3
 	VMULPS  160(SP), Y3, Y3
 	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x04, Y0, Y2, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
 	VDIVPS  Y2, Y1, Y2
 	VANDPS  Y3, Y2, Y2
 	VMOVUPS 192(SP), Y3
@@ -167,19 +7985,19 @@ ClosestAVX2_loop:
 	VSUBPS  Y4, Y9, Y4
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y7, Y7, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS Y4, Y4, Y10
+	VADDPS Y10, Y9, Y9
 	VMULPS Y7, Y5, Y5
 	VMULPS Y8, Y6, Y6
 	VADDPS Y6, Y5, Y5
 	VMULPS Y4, Y3, Y3
 	VADDPS Y3, Y5, Y3
-	VMULPS Y7, Y7, Y5
-	VMULPS Y8, Y8, Y6
-	VADDPS Y6, Y5, Y5
-	VMULPS Y4, Y4, Y4
-	VADDPS Y4, Y5, Y4
-	VCMPPS $0x04, Y0, Y4, Y5
-	VDIVPS Y4, Y3, Y3
-	VANDPS Y5, Y3, Y3
+	VCMPPS $0x04, Y9, Y0, Y4
+	VDIVPS Y9, Y3, Y3
+	VANDPS Y4, Y3, Y3
 	VMINPS Y3, Y1, Y3
 	VMAXPS Y3, Y0, Y3
 
@@ -206,22 +8024,22 @@ ClosestAVX2_loop:
 	VSUBPS  192(SP), Y3, Y6
 	VSUBPS  224(SP), Y4, Y7
 	VSUBPS  256(SP), Y5, Y8
+	VMOVUPS (SP), Y9
+	VMULPS  (SP), Y9, Y9
+	VMOVUPS 32(SP), Y10
+	VMULPS  32(SP), Y10, Y10
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS 64(SP), Y10
+	VMULPS  64(SP), Y10, Y10
+	VADDPS  Y10, Y9, Y9
 	VMULPS  (SP), Y6, Y6
 	VMULPS  32(SP), Y7, Y7
 	VADDPS  Y7, Y6, Y6
 	VMULPS  64(SP), Y8, Y7
 	VADDPS  Y7, Y6, Y6
-	VMOVUPS (SP), Y7
-	VMULPS  (SP), Y7, Y7
-	VMOVUPS 32(SP), Y8
-	VMULPS  32(SP), Y8, Y8
-	VADDPS  Y8, Y7, Y7
-	VMOVUPS 64(SP), Y8
-	VMULPS  64(SP), Y8, Y8
-	VADDPS  Y8, Y7, Y7
-	VCMPPS  $0x04, Y0, Y7, Y8
-	VDIVPS  Y7, Y6, Y6
-	VANDPS  Y8, Y6, Y6
+	VCMPPS  $0x04, Y9, Y0, Y7
+	VDIVPS  Y9, Y6, Y6
+	VANDPS  Y7, Y6, Y6
 	VMINPS  Y6, Y1, Y6
 	VMAXPS  Y6, Y0, Y6
 
@@ -242,7 +8060,7 @@ ClosestAVX2_loop:
 	VADDPS Y4, Y3, Y3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x06, maxf32<>+0(SB), Y3, Y4
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
@@ -301,7 +8119,7 @@ ClosestAVX2_tail:
 	VMOVUPS Y4, 224(SP)
 	VMOVUPS Y5, 256(SP)
 
-	// Step 1: invL = 1/|u|^2 (0 when C = D); ka = u.E invL, kb = u.M0 invL.
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
 	VMOVUPS 96(SP), Y3
 	VMULPS  96(SP), Y3, Y3
 	VMOVUPS 128(SP), Y4
@@ -310,7 +8128,7 @@ ClosestAVX2_tail:
 	VMOVUPS 160(SP), Y4
 	VMULPS  160(SP), Y4, Y4
 	VADDPS  Y4, Y3, Y3
-	VCMPPS  $0x04, Y0, Y3, Y4
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
 	VDIVPS  Y3, Y1, Y3
 	VANDPS  Y4, Y3, Y3
 	VMOVUPS 192(SP), Y4
@@ -350,19 +8168,19 @@ ClosestAVX2_tail:
 	VSUBPS  Y5, Y10, Y5
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y8, Y8, Y10
+	VMULPS Y9, Y9, Y11
+	VADDPS Y11, Y10, Y10
+	VMULPS Y5, Y5, Y11
+	VADDPS Y11, Y10, Y10
 	VMULPS Y8, Y6, Y6
 	VMULPS Y9, Y7, Y7
 	VADDPS Y7, Y6, Y6
 	VMULPS Y5, Y4, Y4
 	VADDPS Y4, Y6, Y4
-	VMULPS Y8, Y8, Y6
-	VMULPS Y9, Y9, Y7
-	VADDPS Y7, Y6, Y6
-	VMULPS Y5, Y5, Y5
-	VADDPS Y5, Y6, Y5
-	VCMPPS $0x04, Y0, Y5, Y6
-	VDIVPS Y5, Y4, Y4
-	VANDPS Y6, Y4, Y4
+	VCMPPS $0x04, Y10, Y0, Y5
+	VDIVPS Y10, Y4, Y4
+	VANDPS Y5, Y4, Y4
 	VMINPS Y4, Y1, Y4
 	VMAXPS Y4, Y0, Y4
 
@@ -389,22 +8207,22 @@ ClosestAVX2_tail:
 	VSUBPS  192(SP), Y4, Y7
 	VSUBPS  224(SP), Y5, Y8
 	VSUBPS  256(SP), Y6, Y9
+	VMOVUPS (SP), Y10
+	VMULPS  (SP), Y10, Y10
+	VMOVUPS 32(SP), Y11
+	VMULPS  32(SP), Y11, Y11
+	VADDPS  Y11, Y10, Y10
+	VMOVUPS 64(SP), Y11
+	VMULPS  64(SP), Y11, Y11
+	VADDPS  Y11, Y10, Y10
 	VMULPS  (SP), Y7, Y7
 	VMULPS  32(SP), Y8, Y8
 	VADDPS  Y8, Y7, Y7
 	VMULPS  64(SP), Y9, Y8
 	VADDPS  Y8, Y7, Y7
-	VMOVUPS (SP), Y8
-	VMULPS  (SP), Y8, Y8
-	VMOVUPS 32(SP), Y9
-	VMULPS  32(SP), Y9, Y9
-	VADDPS  Y9, Y8, Y8
-	VMOVUPS 64(SP), Y9
-	VMULPS  64(SP), Y9, Y9
-	VADDPS  Y9, Y8, Y8
-	VCMPPS  $0x04, Y0, Y8, Y9
-	VDIVPS  Y8, Y7, Y7
-	VANDPS  Y9, Y7, Y7
+	VCMPPS  $0x04, Y10, Y0, Y8
+	VDIVPS  Y10, Y7, Y7
+	VANDPS  Y8, Y7, Y7
 	VMINPS  Y7, Y1, Y1
 	VMAXPS  Y1, Y0, Y0
 
@@ -425,7 +8243,7 @@ ClosestAVX2_tail:
 	VADDPS Y4, Y1, Y1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x06, maxf32<>+0(SB), Y1, Y4
+	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y0, Y0
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y1, Y1
@@ -592,7 +8410,7 @@ ClosestPointAVX2_loop:
 	VADDPS     Y10, Y9, Y9
 	VMULPS     Y4, Y4, Y10
 	VADDPS     Y10, Y9, Y9
-	VCMPPS     $0x04, Y0, Y9, Y10
+	VCMPPS     $0x04, Y9, Y0, Y10
 	VDIVPS     Y9, Y8, Y8
 	VANDPS     Y10, Y8, Y8
 	VMINPS     Y8, Y1, Y8
@@ -610,7 +8428,7 @@ ClosestPointAVX2_loop:
 	VADDPS     Y3, Y2, Y2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS    $0x06, maxf32<>+0(SB), Y2, Y3
+	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y3
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
 
@@ -656,7 +8474,7 @@ ClosestPointAVX2_tail:
 	VADDPS     Y8, Y7, Y7
 	VMULPS     Y11, Y11, Y8
 	VADDPS     Y8, Y7, Y7
-	VCMPPS     $0x04, Y0, Y7, Y8
+	VCMPPS     $0x04, Y7, Y0, Y8
 	VDIVPS     Y7, Y6, Y6
 	VANDPS     Y8, Y6, Y6
 	VMINPS     Y6, Y1, Y1
@@ -674,7 +8492,7 @@ ClosestPointAVX2_tail:
 	VADDPS     Y3, Y1, Y1
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS    $0x06, maxf32<>+0(SB), Y1, Y3
+	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y3
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y0, Y0
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
 
@@ -743,111 +8561,111 @@ ClosestAVX512_loop:
 	VSUBPS  (R8)(R13*4), Z7, Z7
 	VSUBPS  (R9)(R13*4), Z2, Z2
 	VSUBPS  (R10)(R13*4), Z3, Z3
-	VMOVUPS (AX)(R13*4), Z14
-	VSUBPS  (R8)(R13*4), Z14, Z14
-	VMOVUPS (BX)(R13*4), Z15
-	VSUBPS  (R9)(R13*4), Z15, Z15
-	VMOVUPS (CX)(R13*4), Z16
-	VSUBPS  (R10)(R13*4), Z16, Z16
+	VMOVUPS (AX)(R13*4), Z8
+	VSUBPS  (R8)(R13*4), Z8, Z8
+	VMOVUPS (BX)(R13*4), Z9
+	VSUBPS  (R9)(R13*4), Z9, Z9
+	VMOVUPS (CX)(R13*4), Z10
+	VSUBPS  (R10)(R13*4), Z10, Z10
 
-	// Step 1: invL = 1/|u|^2 (0 when C = D); ka = u.E invL, kb = u.M0 invL.
-	VMULPS   Z7, Z7, Z17
-	VMULPS   Z2, Z2, Z18
-	VADDPS   Z18, Z17, Z17
-	VMULPS   Z3, Z3, Z18
-	VADDPS   Z18, Z17, Z17
-	VCMPPS   $0x04, Z0, Z17, K1
-	VDIVPS.Z Z17, Z1, K1, Z17
-	VMULPS   Z14, Z7, Z18
-	VMULPS   Z15, Z2, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z16, Z3, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z17, Z18, Z18
-	VMULPS   Z4, Z7, Z19
-	VMULPS   Z5, Z2, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z6, Z3, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z17, Z19, Z19
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z7, Z7, Z11
+	VMULPS      Z2, Z2, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMULPS      Z8, Z7, Z12
+	VMULPS      Z9, Z2, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z10, Z3, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z11, Z12, Z12
+	VMULPS      Z4, Z7, Z13
+	VMULPS      Z5, Z2, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z6, Z3, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z11, Z13, Z13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z18, Z7, Z20
-	VMULPS Z18, Z2, Z21
-	VMULPS Z18, Z3, Z18
-	VSUBPS Z14, Z20, Z20
-	VSUBPS Z15, Z21, Z21
-	VSUBPS Z16, Z18, Z18
-	VMULPS Z19, Z7, Z22
-	VMULPS Z19, Z2, Z23
-	VMULPS Z19, Z3, Z19
-	VSUBPS Z22, Z4, Z22
-	VSUBPS Z23, Z5, Z23
-	VSUBPS Z19, Z6, Z19
+	VMULPS Z12, Z7, Z14
+	VMULPS Z12, Z2, Z15
+	VMULPS Z12, Z3, Z12
+	VSUBPS Z8, Z14, Z14
+	VSUBPS Z9, Z15, Z15
+	VSUBPS Z10, Z12, Z12
+	VMULPS Z13, Z7, Z16
+	VMULPS Z13, Z2, Z17
+	VMULPS Z13, Z3, Z13
+	VSUBPS Z16, Z4, Z16
+	VSUBPS Z17, Z5, Z17
+	VSUBPS Z13, Z6, Z13
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z20, Z20
-	VMULPS   Z23, Z21, Z21
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z19, Z18, Z18
-	VADDPS   Z18, Z20, Z18
-	VMULPS   Z22, Z22, Z20
-	VMULPS   Z23, Z23, Z21
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z19, Z19, Z19
-	VADDPS   Z19, Z20, Z19
-	VCMPPS   $0x04, Z0, Z19, K1
-	VDIVPS.Z Z19, Z18, K1, Z18
-	VMINPS   Z18, Z1, Z18
-	VMAXPS   Z18, Z0, Z18
+	VMULPS   Z16, Z16, Z18
+	VMULPS   Z17, Z17, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z13, Z13, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z13, Z12, Z12
+	VADDPS   Z12, Z14, Z12
+	VCMPPS   $0x04, Z18, Z0, K1
+	VDIVPS.Z Z18, Z12, K1, Z12
+	VMINPS   Z12, Z1, Z12
+	VMAXPS   Z12, Z0, Z12
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	VMULPS Z18, Z4, Z19
-	VADDPS Z19, Z14, Z19
-	VMULPS Z18, Z5, Z20
-	VADDPS Z20, Z15, Z20
-	VMULPS Z18, Z6, Z18
-	VADDPS Z18, Z16, Z18
-	VMULPS Z7, Z19, Z19
-	VMULPS Z2, Z20, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z3, Z18, Z18
-	VADDPS Z18, Z19, Z18
-	VMULPS Z17, Z18, Z17
-	VMINPS Z17, Z1, Z17
-	VMAXPS Z17, Z0, Z17
+	VMULPS Z12, Z4, Z13
+	VADDPS Z13, Z8, Z13
+	VMULPS Z12, Z5, Z14
+	VADDPS Z14, Z9, Z14
+	VMULPS Z12, Z6, Z12
+	VADDPS Z12, Z10, Z12
+	VMULPS Z7, Z13, Z13
+	VMULPS Z2, Z14, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS Z3, Z12, Z12
+	VADDPS Z12, Z13, Z12
+	VMULPS Z11, Z12, Z11
+	VMINPS Z11, Z1, Z11
+	VMAXPS Z11, Z0, Z11
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
-	VMULPS   Z17, Z7, Z7
-	VMULPS   Z17, Z2, Z2
-	VMULPS   Z17, Z3, Z3
-	VSUBPS   Z14, Z7, Z18
-	VSUBPS   Z15, Z2, Z19
-	VSUBPS   Z16, Z3, Z20
-	VMULPS   Z4, Z18, Z18
-	VMULPS   Z5, Z19, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z6, Z20, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z4, Z4, Z19
-	VMULPS   Z5, Z5, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z6, Z6, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z0, Z19, K1
-	VDIVPS.Z Z19, Z18, K1, Z18
-	VMINPS   Z18, Z1, Z18
-	VMAXPS   Z18, Z0, Z18
+	VMULPS   Z11, Z7, Z7
+	VMULPS   Z11, Z2, Z2
+	VMULPS   Z11, Z3, Z3
+	VSUBPS   Z8, Z7, Z12
+	VSUBPS   Z9, Z2, Z13
+	VSUBPS   Z10, Z3, Z14
+	VMULPS   Z4, Z4, Z15
+	VMULPS   Z5, Z5, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z6, Z6, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z4, Z12, Z12
+	VMULPS   Z5, Z13, Z13
+	VADDPS   Z13, Z12, Z12
+	VMULPS   Z6, Z14, Z13
+	VADDPS   Z13, Z12, Z12
+	VCMPPS   $0x04, Z15, Z0, K1
+	VDIVPS.Z Z15, Z12, K1, Z12
+	VMINPS   Z12, Z1, Z12
+	VMAXPS   Z12, Z0, Z12
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z18, Z4, Z4
-	VADDPS Z4, Z14, Z4
+	VMULPS Z12, Z4, Z4
+	VADDPS Z4, Z8, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z18, Z5, Z5
-	VADDPS Z5, Z15, Z5
+	VMULPS Z12, Z5, Z5
+	VADDPS Z5, Z9, Z5
 	VSUBPS Z2, Z5, Z2
-	VMULPS Z18, Z6, Z5
-	VADDPS Z5, Z16, Z5
+	VMULPS Z12, Z6, Z5
+	VADDPS Z5, Z10, Z5
 	VSUBPS Z3, Z5, Z3
 	VMULPS Z4, Z4, Z4
 	VMULPS Z2, Z2, Z2
@@ -856,18 +8674,21 @@ ClosestAVX512_loop:
 	VADDPS Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x06, maxf32<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z9
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z10
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z4
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z5
 
 	// Store the results.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z8, (R12)(R13*4)
+	VMOVUPS Z3, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z9, (R12)(R13*4)
+	VMOVUPS Z4, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z10, (R12)(R13*4)
+	VMOVUPS Z5, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
 	JMP     ClosestAVX512_loop
 
@@ -888,110 +8709,110 @@ ClosestAVX512_tail:
 	VMOVUPS.Z (R8)(R13*4), K1, Z8
 	VMOVUPS.Z (R9)(R13*4), K1, Z9
 	VMOVUPS.Z (R10)(R13*4), K1, Z10
-	VMOVUPS.Z (R11)(R13*4), K1, Z14
+	VMOVUPS.Z (R11)(R13*4), K1, Z11
 	MOVQ      dy+80(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z15
+	VMOVUPS.Z (R12)(R13*4), K1, Z12
 	MOVQ      dz+88(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z16
+	VMOVUPS.Z (R12)(R13*4), K1, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z2, Z5, Z5
 	VSUBPS Z3, Z6, Z6
 	VSUBPS Z4, Z7, Z7
-	VSUBPS Z8, Z14, Z14
-	VSUBPS Z9, Z15, Z15
-	VSUBPS Z10, Z16, Z16
+	VSUBPS Z8, Z11, Z11
+	VSUBPS Z9, Z12, Z12
+	VSUBPS Z10, Z13, Z13
 	VSUBPS Z8, Z2, Z2
 	VSUBPS Z9, Z3, Z3
 	VSUBPS Z10, Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when C = D); ka = u.E invL, kb = u.M0 invL.
-	VMULPS   Z14, Z14, Z8
-	VMULPS   Z15, Z15, Z9
-	VADDPS   Z9, Z8, Z8
-	VMULPS   Z16, Z16, Z9
-	VADDPS   Z9, Z8, Z8
-	VCMPPS   $0x04, Z0, Z8, K2
-	VDIVPS.Z Z8, Z1, K2, Z8
-	VMULPS   Z2, Z14, Z9
-	VMULPS   Z3, Z15, Z10
-	VADDPS   Z10, Z9, Z9
-	VMULPS   Z4, Z16, Z10
-	VADDPS   Z10, Z9, Z9
-	VMULPS   Z8, Z9, Z9
-	VMULPS   Z5, Z14, Z10
-	VMULPS   Z6, Z15, Z17
-	VADDPS   Z17, Z10, Z10
-	VMULPS   Z7, Z16, Z17
-	VADDPS   Z17, Z10, Z10
-	VMULPS   Z8, Z10, Z10
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z11, Z11, Z8
+	VMULPS      Z12, Z12, Z9
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z13, Z13, Z9
+	VADDPS      Z9, Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K2
+	VDIVPS.Z    Z8, Z1, K2, Z8
+	VMULPS      Z2, Z11, Z9
+	VMULPS      Z3, Z12, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z4, Z13, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z8, Z9, Z9
+	VMULPS      Z5, Z11, Z10
+	VMULPS      Z6, Z12, Z14
+	VADDPS      Z14, Z10, Z10
+	VMULPS      Z7, Z13, Z14
+	VADDPS      Z14, Z10, Z10
+	VMULPS      Z8, Z10, Z10
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z9, Z14, Z17
-	VMULPS Z9, Z15, Z18
-	VMULPS Z9, Z16, Z9
-	VSUBPS Z2, Z17, Z17
-	VSUBPS Z3, Z18, Z18
+	VMULPS Z9, Z11, Z14
+	VMULPS Z9, Z12, Z15
+	VMULPS Z9, Z13, Z9
+	VSUBPS Z2, Z14, Z14
+	VSUBPS Z3, Z15, Z15
 	VSUBPS Z4, Z9, Z9
-	VMULPS Z10, Z14, Z19
-	VMULPS Z10, Z15, Z20
-	VMULPS Z10, Z16, Z10
-	VSUBPS Z19, Z5, Z19
-	VSUBPS Z20, Z6, Z20
+	VMULPS Z10, Z11, Z16
+	VMULPS Z10, Z12, Z17
+	VMULPS Z10, Z13, Z10
+	VSUBPS Z16, Z5, Z16
+	VSUBPS Z17, Z6, Z17
 	VSUBPS Z10, Z7, Z10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z17, Z17
-	VMULPS   Z20, Z18, Z18
-	VADDPS   Z18, Z17, Z17
+	VMULPS   Z16, Z16, Z18
+	VMULPS   Z17, Z17, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z10, Z10, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z15, Z14, Z14
 	VMULPS   Z10, Z9, Z9
-	VADDPS   Z9, Z17, Z9
-	VMULPS   Z19, Z19, Z17
-	VMULPS   Z20, Z20, Z18
-	VADDPS   Z18, Z17, Z17
-	VMULPS   Z10, Z10, Z10
-	VADDPS   Z10, Z17, Z10
-	VCMPPS   $0x04, Z0, Z10, K2
-	VDIVPS.Z Z10, Z9, K2, Z9
+	VADDPS   Z9, Z14, Z9
+	VCMPPS   $0x04, Z18, Z0, K2
+	VDIVPS.Z Z18, Z9, K2, Z9
 	VMINPS   Z9, Z1, Z9
 	VMAXPS   Z9, Z0, Z9
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS Z9, Z5, Z10
 	VADDPS Z10, Z2, Z10
-	VMULPS Z9, Z6, Z17
-	VADDPS Z17, Z3, Z17
+	VMULPS Z9, Z6, Z14
+	VADDPS Z14, Z3, Z14
 	VMULPS Z9, Z7, Z9
 	VADDPS Z9, Z4, Z9
-	VMULPS Z14, Z10, Z10
-	VMULPS Z15, Z17, Z17
-	VADDPS Z17, Z10, Z10
-	VMULPS Z16, Z9, Z9
+	VMULPS Z11, Z10, Z10
+	VMULPS Z12, Z14, Z14
+	VADDPS Z14, Z10, Z10
+	VMULPS Z13, Z9, Z9
 	VADDPS Z9, Z10, Z9
 	VMULPS Z8, Z9, Z8
 	VMINPS Z8, Z1, Z8
 	VMAXPS Z8, Z0, Z8
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
-	VMULPS   Z8, Z14, Z9
-	VMULPS   Z8, Z15, Z10
-	VMULPS   Z8, Z16, Z14
-	VSUBPS   Z2, Z9, Z15
-	VSUBPS   Z3, Z10, Z16
-	VSUBPS   Z4, Z14, Z17
-	VMULPS   Z5, Z15, Z15
-	VMULPS   Z6, Z16, Z16
+	VMULPS   Z8, Z11, Z9
+	VMULPS   Z8, Z12, Z10
+	VMULPS   Z8, Z13, Z11
+	VSUBPS   Z2, Z9, Z12
+	VSUBPS   Z3, Z10, Z13
+	VSUBPS   Z4, Z11, Z14
+	VMULPS   Z5, Z5, Z15
+	VMULPS   Z6, Z6, Z16
 	VADDPS   Z16, Z15, Z15
-	VMULPS   Z7, Z17, Z16
+	VMULPS   Z7, Z7, Z16
 	VADDPS   Z16, Z15, Z15
-	VMULPS   Z5, Z5, Z16
-	VMULPS   Z6, Z6, Z17
-	VADDPS   Z17, Z16, Z16
-	VMULPS   Z7, Z7, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z0, Z16, K2
-	VDIVPS.Z Z16, Z15, K2, Z15
-	VMINPS   Z15, Z1, Z1
+	VMULPS   Z5, Z12, Z12
+	VMULPS   Z6, Z13, Z13
+	VADDPS   Z13, Z12, Z12
+	VMULPS   Z7, Z14, Z13
+	VADDPS   Z13, Z12, Z12
+	VCMPPS   $0x04, Z15, Z0, K2
+	VDIVPS.Z Z15, Z12, K2, Z12
+	VMINPS   Z12, Z1, Z1
 	VMAXPS   Z1, Z0, Z0
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
@@ -1003,7 +8824,7 @@ ClosestAVX512_tail:
 	VSUBPS Z10, Z2, Z2
 	VMULPS Z0, Z7, Z3
 	VADDPS Z3, Z4, Z3
-	VSUBPS Z14, Z3, Z3
+	VSUBPS Z11, Z3, Z3
 	VMULPS Z1, Z1, Z1
 	VMULPS Z2, Z2, Z2
 	VADDPS Z2, Z1, Z1
@@ -1011,18 +8832,21 @@ ClosestAVX512_tail:
 	VADDPS Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x06, maxf32<>+0(SB), Z1, K2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z13
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z2
+	VXORPS         Z0, Z0, Z0
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z0
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z3
 
 	// Store the results.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z11, K1, (R12)(R13*4)
+	VMOVUPS Z2, K1, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z12, K1, (R12)(R13*4)
+	VMOVUPS Z0, K1, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z13, K1, (R12)(R13*4)
+	VMOVUPS Z3, K1, (R12)(R13*4)
 
 ClosestAVX512_done:
 	VZEROUPPER
@@ -1173,11 +8997,11 @@ ClosestPointAVX512_loop:
 	VMULPS     Z4, Z7, Z9
 	VADDPS     Z9, Z8, Z8
 	VMULPS     Z2, Z2, Z9
-	VMULPS     Z3, Z3, Z14
-	VADDPS     Z14, Z9, Z9
-	VMULPS     Z4, Z4, Z14
-	VADDPS     Z14, Z9, Z9
-	VCMPPS     $0x04, Z0, Z9, K1
+	VMULPS     Z3, Z3, Z10
+	VADDPS     Z10, Z9, Z9
+	VMULPS     Z4, Z4, Z10
+	VADDPS     Z10, Z9, Z9
+	VCMPPS     $0x04, Z9, Z0, K1
 	VDIVPS.Z   Z9, Z8, K1, Z8
 	VMINPS     Z8, Z1, Z8
 	VMAXPS     Z8, Z0, Z8
@@ -1194,15 +9018,17 @@ ClosestPointAVX512_loop:
 	VADDPS     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x06, maxf32<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z4
 
 	// Store the results.
 	MOVQ    t+72(FP), R12
-	VMOVUPS Z10, (R12)(R13*4)
+	VMOVUPS Z3, (R12)(R13*4)
 	MOVQ    dist2+80(FP), R12
-	VMOVUPS Z11, (R12)(R13*4)
+	VMOVUPS Z4, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
 	JMP     ClosestPointAVX512_loop
 
@@ -1239,7 +9065,7 @@ ClosestPointAVX512_tail:
 	VADDPS    Z7, Z6, Z6
 	VMULPS    Z10, Z10, Z7
 	VADDPS    Z7, Z6, Z6
-	VCMPPS    $0x04, Z0, Z6, K2
+	VCMPPS    $0x04, Z6, Z0, K2
 	VDIVPS.Z  Z6, Z5, K2, Z5
 	VMINPS    Z5, Z1, Z1
 	VMAXPS    Z1, Z0, Z0
@@ -1256,15 +9082,17 @@ ClosestPointAVX512_tail:
 	VADDPS    Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x06, maxf32<>+0(SB), Z1, K2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z13
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z2
+	VXORPS         Z0, Z0, Z0
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z0
 
 	// Store the results.
 	MOVQ    t+72(FP), R12
-	VMOVUPS Z12, K1, (R12)(R13*4)
+	VMOVUPS Z2, K1, (R12)(R13*4)
 	MOVQ    dist2+80(FP), R12
-	VMOVUPS Z13, K1, (R12)(R13*4)
+	VMOVUPS Z0, K1, (R12)(R13*4)
 
 ClosestPointAVX512_done:
 	VZEROUPPER

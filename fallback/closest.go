@@ -49,6 +49,19 @@ func divOrZero(n, d float32) float32 {
 	return 0
 }
 
+// minNormal32 is the smallest normal float32, 2^-126.
+const minNormal32 = 0x1p-126
+
+// recipOrZero returns 1/l for l >= 2^-126 and 0 otherwise (including NaN):
+// the reciprocal of a smaller l overflows. SIMD: an ordered >= compare and
+// a masked division.
+func recipOrZero(l float32) float32 {
+	if l >= minNormal32 {
+		return 1 / l
+	}
+	return 0
+}
+
 // dot returns x.y as ((x0*y0) + (x1*y1)) + (x2*y2), each product rounded.
 func dot(x0, x1, x2, y0, y1, y2 float32) float32 {
 	return float32(float32(x0*y0)+float32(x1*y1)) + float32(x2*y2)
@@ -99,7 +112,10 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	// Step 1: project onto the plane through C perpendicular to u.
 	// invL is 1/|u|^2, or 0 for a zero-length second segment (C = D), which
 	// turns every projection below into the identity and forces t = 0.
-	invL := divOrZero(1, dot(ux, uy, uz, ux, uy, uz))
+	// Segments shorter than about 1.1e-19 (|u|^2 below the smallest normal
+	// float32) count as zero-length too: 1/|u|^2 would overflow to +Inf and
+	// turn 0*Inf into NaN.
+	invL := recipOrZero(dot(ux, uy, uz, ux, uy, uz))
 	ka := float32(dot(ux, uy, uz, ex, ey, ez) * invL)    // A' = A - ka u
 	kb := float32(dot(ux, uy, uz, m0x, m0y, m0z) * invL) // B'-A' = M0 - kb u
 	// nx: C - A' (relative to C: ka u - E); wx: B' - A'.

@@ -6,11 +6,6 @@ import (
 	"github.com/segdist/segdist/soa"
 )
 
-// minNormal32 is the smallest normal float32, 2^-126. A squared length at
-// least this large has a square root accurate to half an ulp, so the vector
-// can be normalised; a smaller one counts as zero.
-const minNormal32 = 0x1p-126
-
 // ParallelTolerance2 is the squared sine of the largest angle between two
 // capsule axes that ContactLane treats as parallel (about 0.57 degrees):
 // overlapping parallel capsules get a two-point manifold, the ends of the
@@ -69,7 +64,8 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 
 	// The normal: the first of these with a squared length of at least
-	// minNormal32, normalised: r = P-Q; the cross product of the unit
+	// minNormal32 (its square root is then exact to half an ulp),
+	// normalised: r = P-Q; the cross product of the unit
 	// axes; v x z and v x x for v the unit axis 1 (axis 2 if A = B);
 	// finally z. Unit axes keep the squares from overflowing.
 	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2

@@ -74,7 +74,21 @@ type gen struct {
 
 	slots    []Mem // stack slots for spilled values, shared by all loops
 	nextSlot int   // the next free slot of the current body
+
+	// keepInMemory makes keep park its values in stack slots: the contact
+	// kernels use the projection's intermediates long after computing them.
+	keepInMemory bool
 }
+
+// keep returns v, parked in a stack slot when g.keepInMemory is set.
+func (g *gen) keep(v w) w {
+	if g.keepInMemory {
+		return g.park(v)
+	}
+	return v
+}
+
+func (g *gen) keep3(v [3]w) [3]w { return [3]w{g.keep(v[0]), g.keep(v[1]), g.keep(v[2])} }
 
 // each returns a value with a fresh register per group, filled by f.
 func (g *gen) each(f func(i int, dst VecVirtual)) w {
@@ -169,7 +183,7 @@ const cmpNEQUQ = 4
 
 // cmpNLEUQ is the VCMPPS predicate "not less or equal, unordered, quiet":
 // !(x <= y), true for NaN.
-const cmpNLEUQ = 6
+const cmpNLEUQ = 0x16
 
 // divOrZero returns n/d in the lanes where d != 0 and +0 where d is zero
 // (either sign), as the Go divOrZero: a true IEEE division and a mask.
@@ -178,12 +192,32 @@ func (g *gen) divOrZero(n, d w) w {
 		ks := make([]Op, g.groups)
 		for i := range ks {
 			ks[i] = K()
-			VCMPPS(U8(cmpNEQUQ), g.zero, d.ops[i], ks[i])
+			VCMPPS(U8(cmpNEQUQ), d.ops[i], g.zero, ks[i]) // symmetric: d may be memory
 		}
 		return g.each(func(i int, q VecVirtual) { VDIVPS_Z(d.ops[i], g.reg(n.ops[i]), ks[i], q) })
 	}
-	m := g.each(func(i int, m VecVirtual) { VCMPPS(U8(cmpNEQUQ), g.zero, d.ops[i], m) })
+	m := g.each(func(i int, m VecVirtual) { VCMPPS(U8(cmpNEQUQ), d.ops[i], g.zero, m) })
 	q := g.each(func(i int, q VecVirtual) { VDIVPS(d.ops[i], g.reg(n.ops[i]), q) })
+	return g.each(func(i int, r VecVirtual) { VANDPS(m.ops[i], q.ops[i], r) })
+}
+
+// cmpGEOQ is the VCMPPS predicate "greater or equal, ordered, quiet": false
+// for NaN, as Go's >=.
+const cmpGEOQ = 0x1D
+
+// recipOrZero returns 1/l in the lanes where l >= 2^-126 and +0 elsewhere
+// (NaN included), as the Go recipOrZero.
+func (g *gen) recipOrZero(l w) w {
+	if g.isa.lanes == 16 {
+		ks := make([]Op, g.groups)
+		for i := range ks {
+			ks[i] = K()
+			VCMPPS_BCST(U8(cmpGEOQ), constMinNormal, g.reg(l.ops[i]), ks[i])
+		}
+		return g.each(func(i int, q VecVirtual) { VDIVPS_Z(l.ops[i], g.one, ks[i], q) })
+	}
+	m := g.each(func(i int, m VecVirtual) { VCMPPS(U8(cmpGEOQ), constMinNormal, g.reg(l.ops[i]), m) })
+	q := g.each(func(i int, q VecVirtual) { VDIVPS(l.ops[i], g.one, q) })
 	return g.each(func(i int, r VecVirtual) { VANDPS(m.ops[i], q.ops[i], r) })
 }
 
@@ -195,6 +229,10 @@ func (g *gen) spill(v w) w {
 	}
 	out := w{ops: make([]Op, g.groups)}
 	for i := range v.ops {
+		if isMem(v.ops[i]) { // already in memory
+			out.ops[i] = v.ops[i]
+			continue
+		}
 		if g.nextSlot == len(g.slots) {
 			g.slots = append(g.slots, AllocLocal(g.isa.bytes))
 		}

@@ -138,8 +138,9 @@ func goPoint(n int, dst *soa.PointResults, src *soa.PointSegments) {
 	fallback.BatchClosestPoint(n, src.PX, src.PY, src.PZ, src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.T, dst.Dist2)
 }
 
-func goContacts(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func goContacts(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	fallback.BatchContacts(dst, caps, pairs, margin)
+	return m
 }
 
 func goCompact(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {

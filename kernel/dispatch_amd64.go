@@ -3,6 +3,8 @@
 package kernel
 
 import (
+	"unsafe"
+
 	"golang.org/x/sys/cpu"
 
 	"github.com/segdist/segdist/asm"
@@ -21,13 +23,14 @@ var cpuFeatures = map[string]bool{
 	"AVX512F":  cpu.X86.HasAVX512F,
 	"AVX512DQ": cpu.X86.HasAVX512DQ,
 	"BMI2":     cpu.X86.HasBMI2,
+	"POPCNT":   cpu.X86.HasPOPCNT,
 }
 
 // requires lists, per path, every feature its generated functions use (a
 // test checks this against the "Requires:" lines of asm/kernels_amd64.s).
 var requires = map[string][]string{
-	"avx512": {"MMX+", "AVX", "AVX512F", "AVX512DQ", "BMI2"},
-	"avx2":   {"MMX+", "AVX", "AVX2"},
+	"avx512": {"MMX+", "POPCNT", "AVX", "AVX512F", "AVX512DQ", "BMI2"},
+	"avx2":   {"MMX+", "POPCNT", "AVX", "AVX2"},
 }
 
 // supported reports whether this CPU has every feature path isa needs.
@@ -45,11 +48,11 @@ func archPaths() []Kernel {
 	var ks []Kernel
 	if supported("avx512") {
 		ks = append(ks, Kernel{isa: "avx512", closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
-			point: wrapPoint(asm.ClosestPointAVX512), contacts: goContacts, compact: goCompact})
+			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512)})
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
-			point: wrapPoint(asm.ClosestPointAVX2), contacts: goContacts, compact: goCompact})
+			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)})
 	}
 	return ks
 }
@@ -73,5 +76,20 @@ func wrapPoint(f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n i
 	return func(n int, dst *soa.PointResults, src *soa.PointSegments) {
 		f(&src.PX[0], &src.PY[0], &src.PZ[0], &src.CX[0], &src.CY[0], &src.CZ[0],
 			&src.DX[0], &src.DY[0], &src.DZ[0], &dst.T[0], &dst.Dist2[0], n)
+	}
+}
+
+// wrapContacts adapts a generated contact kernel (all rows or compacted).
+// It runs after checkContactArgs: m > 0, every index in range and every
+// output stream with room for m rows.
+func wrapContacts(f func(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int) func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	return func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+		in := [7]*float32{&caps.AX[0], &caps.AY[0], &caps.AZ[0], &caps.BX[0], &caps.BY[0], &caps.BZ[0], &caps.R[0]}
+		out := [13]*float32{
+			(*float32)(unsafe.Pointer(&dst.Pair[0])), (*float32)(unsafe.Pointer(&dst.Count[0])),
+			&dst.Depth1[0], &dst.Depth2[0], &dst.NX[0], &dst.NY[0], &dst.NZ[0],
+			&dst.P1X[0], &dst.P1Y[0], &dst.P1Z[0], &dst.P2X[0], &dst.P2Y[0], &dst.P2Z[0],
+		}
+		return f(&in, &pairs.I[0], &pairs.J[0], &out, m, margin)
 	}
 }

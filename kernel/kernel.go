@@ -67,7 +67,7 @@ type Kernel struct {
 	closest  func(n int, dst *soa.Results, src *soa.Pairs)
 	stream   func(n int, dst *soa.Results, src *soa.Pairs)
 	point    func(n int, dst *soa.PointResults, src *soa.PointSegments)
-	contacts func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32)
+	contacts func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 	compact  func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 }
 

@@ -4,8 +4,8 @@
 // coordinate.
 //
 // NewPairs and NewResults place all streams of a batch in one allocation,
-// each stream starting on a 64-byte boundary and stream k shifted by k more
-// cache lines within a 4 KiB page, so that the 15 streams a kernel walks in
+// each stream starting on a 64-byte boundary and no two streams at the
+// same offset within a 4 KiB page, so that the 15 streams a kernel walks in
 // lockstep do not compete for the same L1 sets (measured in DESIGN.md
 // section 5: up to 1.6x on scalar code). Kernels never rely on this layout:
 // the exported slices may be replaced by any slices of equal length, for
@@ -186,19 +186,20 @@ func capFor(n int) int {
 	return (n + minCap - 1) &^ (minCap - 1)
 }
 
-// staggered carves k slices of capacity c out of one allocation. Slice j
-// starts on a cache-line boundary, j cache lines further into its 4 KiB
-// page than it would otherwise be (the "stagger" of DESIGN.md section 5).
+// staggered carves k slices of capacity c out of one allocation. Every
+// slice starts on a cache-line boundary, and no two start at the same
+// offset within a 4 KiB page (the "stagger" of DESIGN.md section 5).
 func staggered(k, c int) [][]float32 {
 	const perLine = cacheLine / 4 // float32s per cache line
-	const perPage = 4096 / 4      // float32s per 4 KiB page
-	stride := (c + perLine - 1) &^ (perLine - 1)
-	if stride >= perPage {
-		// Whole pages per stream, so that the stagger alone sets each
-		// stream's offset within its page.
-		stride = (stride + perPage - 1) &^ (perPage - 1)
+	// The stride between streams is an odd number of cache lines: then
+	// stream j starts j*stride lines into the block, and j*stride mod 64
+	// (the lines in a 4 KiB page) differs for every j < 64, so the streams
+	// a kernel walks in lockstep start in different L1 sets.
+	lines := (c + perLine - 1) / perLine
+	if lines%2 == 0 {
+		lines++
 	}
-	stride += perLine // the stagger: each stream one line further on
+	stride := lines * perLine
 	buf := make([]float32, k*stride+perLine)
 	// Align the first stream to a cache line.
 	off := 0

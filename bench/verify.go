@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/soa"
+)
+
+// eps32 is the float32 machine epsilon, 2^-23.
+const eps32 = 0x1p-23
+
+// maxErrEps is the accuracy contract (DESIGN.md section 2): a lane fails if
+// its distance, or the distance between its reported points, is more than
+// this many eps32 x scale from the reference distance.
+const maxErrEps = 8
+
+// FillPairs returns the batch of candidate pairs: pair k is the axis of
+// capsule cands[k].I against the axis of capsule cands[k].J.
+func FillPairs(caps []Capsule, cands []Candidate) *soa.Pairs {
+	p := soa.NewPairs(len(cands))
+	for k, c := range cands {
+		a, b := caps[c.I], caps[c.J]
+		p.Set(k, a.P0, a.P1, b.P0, b.P1)
+	}
+	return p
+}
+
+// ReferencePass runs the float64 reference (fallback.ReferenceF32) on every
+// pair of p and stores the squared distances in d2 (len(d2) >= p.Len()).
+// It returns the sum of the parameters, which callers may ignore; it only
+// keeps the compiler from dropping work.
+func ReferencePass(p *soa.Pairs, d2 []float64) float64 {
+	var sink float64
+	d2 = d2[:p.Len()]
+	for i := range d2 {
+		q := p.Get(i)
+		s, t, d := fallback.ReferenceF32(q.A, q.B, q.C, q.D)
+		d2[i] = d
+		sink += s + t
+	}
+	return sink
+}
+
+// pairScale is the largest |coordinate| of pair q, the unit (with eps32)
+// of the error measure.
+func pairScale(q soa.Pair) float64 {
+	m := 0.0
+	for _, v := range [][3]float32{q.A, q.B, q.C, q.D} {
+		for _, x := range v {
+			m = max(m, math.Abs(float64(x)))
+		}
+	}
+	return m
+}
+
+// errEps returns |got - want| in units of eps32 x scale; 0 when they are
+// equal (even at scale 0), +Inf for a difference at scale 0, NaN if either
+// is NaN.
+func errEps(got, want, scale float64) float64 {
+	d := math.Abs(got - want)
+	if d == 0 {
+		return 0
+	}
+	return d / (eps32 * scale)
+}
+
+// LaneError measures one kernel result (s, t, dist2) for pair q against
+// the reference squared distance refD2. distErr is the error of
+// sqrt(dist2), pointErr that of the distance between the two reported
+// points (computed in float64 from s and t), both in eps32 x scale. ok is
+// false if either exceeds maxErrEps, if s or t is outside [0,1] or if
+// anything is NaN.
+func LaneError(q soa.Pair, s, t, dist2 float32, refD2 float64) (distErr, pointErr float64, ok bool) {
+	sc := pairScale(q)
+	ref := math.Sqrt(refD2)
+	distErr = errEps(math.Sqrt(float64(dist2)), ref, sc)
+	s64, t64 := float64(s), float64(t)
+	var pd2 float64
+	for k := range 3 {
+		a, b := float64(q.A[k]), float64(q.B[k])
+		c, d := float64(q.C[k]), float64(q.D[k])
+		r := (a + s64*(b-a)) - (c + t64*(d-c))
+		pd2 += r * r
+	}
+	pointErr = errEps(math.Sqrt(pd2), ref, sc)
+	ok = distErr <= maxErrEps && pointErr <= maxErrEps &&
+		s >= 0 && s <= 1 && t >= 0 && t <= 1 // false for NaN too
+	return distErr, pointErr, ok
+}
+
+// Failure describes one lane that failed verification.
+type Failure struct {
+	Lane               int
+	Pair               soa.Pair
+	S, T, Dist2        float32
+	RefDist2           float64
+	DistErr, PointErr  float64
+	Mismatch           bool // bits differ from the "go" path
+	GoS, GoT, GoDist2  float32
+	VerificationFailed bool // error bound, range or NaN
+}
+
+func (f Failure) String() string {
+	var why string
+	switch {
+	case f.VerificationFailed && f.Mismatch:
+		why = "fails verification and differs from go"
+	case f.VerificationFailed:
+		why = "fails verification"
+	default:
+		why = "differs from go"
+	}
+	s := fmt.Sprintf("lane %d %s: A=%v B=%v C=%v D=%v: S=%v T=%v Dist2=%v; reference dist2=%v; error %.3g (distance), %.3g (points) eps x scale",
+		f.Lane, why, f.Pair.A, f.Pair.B, f.Pair.C, f.Pair.D, f.S, f.T, f.Dist2, f.RefDist2, f.DistErr, f.PointErr)
+	if f.Mismatch {
+		s += fmt.Sprintf("; go path: S=%v T=%v Dist2=%v", f.GoS, f.GoT, f.GoDist2)
+	}
+	return s
+}
+
+// Verdict summarizes the verification of one path's results.
+type Verdict struct {
+	Worst      float64   // worst error over all lanes, eps32 x scale (NaN lanes: +Inf)
+	Failed     int       // lanes failing verification
+	Mismatches int       // lanes whose bits differ from the "go" path
+	Examples   []Failure // the first few failing or mismatching lanes
+}
+
+// OK reports whether every lane passed and matched the go path.
+func (v Verdict) OK() bool { return v.Failed == 0 && v.Mismatches == 0 }
+
+// maxExamples is how many failing lanes a Verdict keeps.
+const maxExamples = 5
+
+// Verify checks every lane of res (the results of one path for p) against
+// the reference squared distances refD2 and, if golden is not nil, against
+// the bits of golden (the "go" path's results).
+func Verify(p *soa.Pairs, res *soa.Results, refD2 []float64, golden *soa.Results) Verdict {
+	var v Verdict
+	for i := range p.Len() {
+		q := p.Get(i)
+		s, t, d2 := res.S[i], res.T[i], res.Dist2[i]
+		de, pe, ok := LaneError(q, s, t, d2, refD2[i])
+		w := max(de, pe)
+		if math.IsNaN(w) {
+			w = math.Inf(1)
+		}
+		v.Worst = max(v.Worst, w)
+		mis := golden != nil && (math.Float32bits(s) != math.Float32bits(golden.S[i]) ||
+			math.Float32bits(t) != math.Float32bits(golden.T[i]) ||
+			math.Float32bits(d2) != math.Float32bits(golden.Dist2[i]))
+		if !ok {
+			v.Failed++
+		}
+		if mis {
+			v.Mismatches++
+		}
+		if (!ok || mis) && len(v.Examples) < maxExamples {
+			f := Failure{Lane: i, Pair: q, S: s, T: t, Dist2: d2, RefDist2: refD2[i],
+				DistErr: de, PointErr: pe, Mismatch: mis, VerificationFailed: !ok}
+			if mis {
+				f.GoS, f.GoT, f.GoDist2 = golden.S[i], golden.T[i], golden.Dist2[i]
+			}
+			v.Examples = append(v.Examples, f)
+		}
+	}
+	return v
+}
+
+// Contacts counts the candidate pairs whose axes are within the sum of the
+// radii: sqrt(dist2(k)) <= r_I + r_J, in float64.
+func Contacts(caps []Capsule, cands []Candidate, dist2 func(k int) float64) int {
+	n := 0
+	for k, c := range cands {
+		if math.Sqrt(dist2(k)) <= float64(caps[c.I].R)+float64(caps[c.J].R) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,665 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The contact kernels gather capsules by index, run the plane projection,
+// then the contact math of fallback.ContactLane, and store one row per pair
+// (Contacts*) or only the touching pairs, densely (CompactContacts*).
+
+const contactSignature = "func(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int"
+
+// Output streams of the contact kernels, in the order of the out array.
+const (
+	outPair = iota
+	outCount
+	outDepth1
+	outDepth2
+	outNX  // NY, NZ follow
+	outP1X = outNX + 3
+	outP2X = outP1X + 3
+	numOut = outP2X + 3
+)
+
+// Registers of the contact kernels.
+var (
+	capsRegs = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8} // AX AY AZ BX BY BZ R
+	idxI     = R9                                             // pairs.I
+	idxJ     = R10                                            // pairs.J
+	written  = R11                                            // rows written (compaction)
+)
+
+// Constants of the contact kernels.
+var (
+	constIota16 Mem // int32 0..15
+	constInt1   Mem // int32 1
+	constInt2   Mem // int32 2
+	constAbs    Mem // 0x7FFFFFFF
+	constSign   Mem // 0x80000000
+	constHalf   Mem // 0.5
+	constParTol Mem // float32(fallback.ParallelTolerance2)
+	constPerm   Mem // AVX2 compaction: for each 8-bit mask, the lanes to keep, first
+)
+
+func contactConstants() {
+	constIota16 = GLOBL("iota16", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(4*i, U32(i))
+	}
+	constInt1 = constant("int1", 1, 8)
+	constInt2 = constant("int2", 2, 8)
+	constAbs = constant("absmask", 0x7FFFFFFF, 8)
+	constSign = constant("signmask", 0x80000000, 8)
+	constHalf = constant("half", 0x3F000000, 8)
+	constParTol = constant("partol", 0x38D1B717, 8) // float32(1e-4)
+	constPerm = GLOBL("compress8", RODATA|NOPTR)
+	for m := range 256 {
+		j := 0
+		for lane := range 8 {
+			if m&(1<<lane) != 0 {
+				DATA(32*m+4*j, U32(lane))
+				j++
+			}
+		}
+		for ; j < 8; j++ {
+			DATA(32*m+4*j, U32(0))
+		}
+	}
+}
+
+// mask is one comparison result per group: an opmask register (AVX-512)
+// or an all-ones/all-zeros vector (AVX2).
+type mask struct{ ops []Op }
+
+func (g *gen) wide() bool { return g.isa.lanes == 16 }
+
+// cmp returns the lanes where x pred y.
+func (g *gen) cmp(pred uint8, x, y w) mask {
+	m := mask{ops: make([]Op, g.groups)}
+	for i := range m.ops {
+		var dst Op
+		if g.wide() {
+			dst = K()
+		} else {
+			dst = g.isa.newVec()
+		}
+		src1 := g.reg(x.ops[i])
+		if c, ok := y.ops[i].(Mem); ok && g.wide() && c.Symbol.Name != "" {
+			VCMPPS_BCST(U8(pred), c, src1, dst)
+		} else {
+			VCMPPS(U8(pred), y.ops[i], src1, dst)
+		}
+		m.ops[i] = dst
+	}
+	return m
+}
+
+// and returns a & b; andNot returns a & !b.
+func (g *gen) and(a, b mask) mask { return g.maskOp(a, b, false) }
+
+func (g *gen) andNot(a, b mask) mask { return g.maskOp(a, b, true) }
+
+func (g *gen) maskOp(a, b mask, not bool) mask {
+	m := mask{ops: make([]Op, g.groups)}
+	for i := range m.ops {
+		if g.wide() {
+			k := K()
+			if not {
+				KANDNW(a.ops[i], b.ops[i], k) // ~b & a
+			} else {
+				KANDW(b.ops[i], a.ops[i], k)
+			}
+			m.ops[i] = k
+			continue
+		}
+		v := g.isa.newVec()
+		if not {
+			VANDNPS(a.ops[i], b.ops[i], v) // ~b & a
+		} else {
+			VANDPS(b.ops[i], a.ops[i], v)
+		}
+		m.ops[i] = v
+	}
+	return m
+}
+
+// blend returns m ? t : f per lane. t may be a constant in memory.
+func (g *gen) blend(m mask, t, f w) w {
+	return g.each(func(i int, r VecVirtual) {
+		src1 := g.reg(f.ops[i])
+		if g.wide() {
+			// avo models the masked VBLENDMPS as reading its destination;
+			// a zeroing idiom first keeps r from looking live since entry.
+			VXORPS(r, r, r)
+			if c, ok := t.ops[i].(Mem); ok && c.Symbol.Name != "" {
+				VBLENDMPS_BCST(c, src1, m.ops[i], r)
+				return
+			}
+			VBLENDMPS(t.ops[i], src1, m.ops[i], r)
+			return
+		}
+		VBLENDVPS(g.reg(m.ops[i]), t.ops[i], src1, r)
+	})
+}
+
+func (g *gen) blend3(m mask, t, f [3]w) [3]w {
+	return [3]w{g.blend(m, t[0], f[0]), g.blend(m, t[1], f[1]), g.blend(m, t[2], f[2])}
+}
+
+// skipUnless jumps to label when no lane of m is set (group 0 only: the
+// contact kernels run one group at a time).
+func (g *gen) skipUnless(m mask, label string) {
+	if g.wide() {
+		KORTESTW(m.ops[0], m.ops[0])
+	} else {
+		VTESTPS(m.ops[0], m.ops[0])
+	}
+	JZ(LabelRef(label))
+}
+
+// sqrt returns the correctly rounded square root (VSQRTPS).
+func (g *gen) sqrt(x w) w {
+	return g.each(func(i int, r VecVirtual) { VSQRTPS(x.ops[i], r) })
+}
+
+// neg flips the sign bit, as Go's -x.
+func (g *gen) neg(x w) w {
+	return g.each(func(i int, r VecVirtual) {
+		if g.wide() {
+			VXORPS_BCST(constSign, g.reg(x.ops[i]), r)
+			return
+		}
+		VXORPS(constSign, g.reg(x.ops[i]), r)
+	})
+}
+
+// abs clears the sign bit.
+func (g *gen) abs(x w) w {
+	return g.each(func(i int, r VecVirtual) {
+		if g.wide() {
+			VANDPS_BCST(constAbs, g.reg(x.ops[i]), r)
+			return
+		}
+		VANDPS(constAbs, g.reg(x.ops[i]), r)
+	})
+}
+
+// konst is a constant as an operand: a memory operand that cmp and blend
+// use directly (AVX-512 embedded broadcast of its first lane, AVX2 a
+// 32-byte load). Only cmp and blend accept it.
+func (g *gen) konst(m Mem) w { return g.same(m) }
+
+// bcastArg returns a float32 argument broadcast to every lane.
+func (g *gen) bcastArg(m Mem) w { return g.bcast(m) }
+
+// bcast returns the constant in a register.
+func (g *gen) bcast(m Mem) w {
+	return g.each(func(i int, r VecVirtual) { VBROADCASTSS(m, r) })
+}
+
+// park keeps v in a stack slot on both ISAs (values that live across the
+// whole contact kernel), and returns it as a memory operand.
+func (g *gen) park(v w) w {
+	saved := g.isa.spillLongLived
+	g.isa.spillLongLived = true
+	out := g.spill(v)
+	g.isa.spillLongLived = saved
+	return out
+}
+
+func (g *gen) park3(v [3]w) [3]w { return [3]w{g.park(v[0]), g.park(v[1]), g.park(v[2])} }
+
+// VCMPPS predicates used by the contact kernel (quiet forms).
+const (
+	cmpEQOQ  = 0x00
+	cmpLTOQ  = 0x11
+	cmpLEOQ  = 0x12
+	cmpNGEUQ = 0x19
+)
+
+// contactResult is the output of the contact body.
+type contactResult struct {
+	count w     // int32 0, 1 or 2
+	out   [13]w // in the order of the out array; out[outPair] is unset
+}
+
+// contactBody computes fallback.ContactLane for one group: capsule 1 is
+// (a, b, r1), capsule 2 is (c, d, r2).
+func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label string) contactResult {
+	// C and the radii are needed at the very end: keep them in memory.
+	c = g.park3(c)
+	r1, r2 = g.park(r1), g.park(r2)
+	// The contact math keeps many more values live than the projection
+	// alone: hold the long-lived vectors in stack slots on every ISA.
+	saved := g.isa.spillLongLived
+	g.isa.spillLongLived, g.keepInMemory = true, true
+	p := g.project(a, b, c, d)
+	g.isa.spillLongLived, g.keepInMemory = saved, false
+
+	Comment("Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.")
+	minN := g.konst(constMinNormal)
+	gv := [3]w{g.copy(p.r[0]), g.copy(p.r[1]), g.copy(p.r[2])}
+	g2 := g.copy(p.dist2)
+	need := g.cmp(cmpNGEUQ, g2, minN)
+	g.skipUnless(need, label+"_normal")
+	{
+		Comment("Fallback 1: the cross product of the unit axes.")
+		ia := g.divOrZero(g.same(g.one), g.sqrt(p.a))
+		iu := g.sqrt(p.invL)
+		m0 := g.spill3(g.scale(p.m0, ia))
+		un := g.spill3(g.scale(p.u, iu))
+		k := [3]w{
+			g.sub(g.mul(m0[1], un[2]), g.mul(m0[2], un[1])),
+			g.sub(g.mul(m0[2], un[0]), g.mul(m0[0], un[2])),
+			g.sub(g.mul(m0[0], un[1]), g.mul(m0[1], un[0])),
+		}
+		k = g.spill3(k)
+		k2 := g.dot(k, k)
+		setG := func(m mask, v [3]w, v2 w) {
+			nv := g.blend3(m, v, gv)
+			nv2 := g.blend(m, v2, g2)
+			for j := range gv {
+				g.assign(gv[j], nv[j])
+			}
+			g.assign(g2, nv2)
+		}
+		setG(need, k, k2)
+		Comment("v = unit axis 1, or unit axis 2 when A = B.")
+		aZero := g.cmp(cmpEQOQ, p.a, g.same(g.zero))
+		v := g.spill3(g.blend3(aZero, un, m0))
+		zero := g.same(g.zero)
+		Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
+		c1 := [3]w{v[1], g.neg(v[0]), zero}
+		setG(g.cmp(cmpNGEUQ, g2, minN), c1, g.dot(c1, c1))
+		Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
+		c2 := [3]w{zero, v[2], g.neg(v[1])}
+		setG(g.cmp(cmpNGEUQ, g2, minN), c2, g.dot(c2, c2))
+		Comment("Fallback 4: (0,0,1).")
+		setG(g.cmp(cmpNGEUQ, g2, minN), [3]w{zero, zero, g.same(g.one)}, g.same(g.one))
+	}
+	Label(label + "_normal")
+	inv := g.divOrZero(g.same(g.one), g.sqrt(g2)) // g2 >= 2^-126 here: a plain division
+	n := g.park3(g.scale(gv, inv))
+
+	Comment("Depth and touching (dist <= r1 + r2 + margin).")
+	dist := g.sqrt(p.dist2)
+	rsum := g.park(g.add(r1, r2))
+	depth := g.park(g.sub(rsum, dist))
+	touch := g.cmp(cmpLEOQ, dist, g.add(rsum, g.bcastArg(margin)))
+
+	Comment("Point 1: C + (Q-C + (r + n (r2-r1)) / 2).")
+	hr := g.park(g.sub(r2, r1))
+	point := func(q, r [3]w) [3]w {
+		var pt [3]w
+		for j := range pt {
+			pt[j] = g.add(c[j], g.add(q[j], g.mul(g.add(r[j], g.mul(n[j], hr)), g.bcast(constHalf))))
+		}
+		return pt
+	}
+	p1 := point(p.tu, p.r)
+	// The outputs the manifold may replace: registers on AVX-512, stack
+	// slots on AVX2.
+	depth1, depth2 := g.spill(g.copy(depth)), g.spill(g.copy(depth))
+	pt1 := g.spill3([3]w{g.copy(p1[0]), g.copy(p1[1]), g.copy(p1[2])})
+	pt2 := g.spill3([3]w{g.copy(p1[0]), g.copy(p1[1]), g.copy(p1[2])})
+
+	Comment("Two-point manifold: parallel overlapping axes of nonzero length.")
+	ta := p.ka
+	tb := g.add(p.ka, p.kb)
+	lo := g.each(func(i int, r VecVirtual) { VMINPS(tb.ops[i], g.reg(ta.ops[i]), r) }) // ta < tb ? ta : tb
+	lo = g.each(func(i int, r VecVirtual) { VMAXPS(lo.ops[i], g.zero, r) })
+	hi := g.each(func(i int, r VecVirtual) { VMAXPS(tb.ops[i], g.reg(ta.ops[i]), r) })
+	hi = g.each(func(i int, r VecVirtual) { VMINPS(hi.ops[i], g.one, r) })
+	zero := g.same(g.zero)
+	two := g.andNot(touch, g.cmp(cmpEQOQ, p.a, zero))
+	two = g.andNot(two, g.cmp(cmpEQOQ, p.invL, zero))
+	two = g.and(two, g.cmp(cmpLEOQ, p.den1, g.mul(g.bcast(constParTol), p.a)))
+	two = g.and(two, g.cmp(cmpLTOQ, lo, hi))
+	Comment("Count before the non-finite check: 2 where two points, else 1 where touching.")
+	count := g.each(func(i int, r VecVirtual) {
+		if g.wide() {
+			VPBROADCASTD_Z(constInt1, touch.ops[i], r)
+			return
+		}
+		VANDPS(constInt1, touch.ops[i], r)
+	})
+	count = g.spill(g.blend(two, g.konst(constInt2), count))
+	lo, hi = g.spill(lo), g.spill(hi)
+	g.skipUnless(two, label+"_single")
+	two = g.spillMask(two)
+	for k, tk := range []w{lo, hi} {
+		Commentf("Manifold point %d.", k+1)
+		q := g.scale(p.u, tk)
+		sk := g.clamp01(g.divOrZero(g.dot(g.sub3(q, p.e), p.m0), p.a))
+		var rk [3]w
+		for j := range rk {
+			rk[j] = g.sub(g.add(p.e[j], g.mul(p.m0[j], sk)), q[j])
+		}
+		dk := g.sub(rsum, g.dot(rk, n))
+		pk := point(q, rk)
+		dst, pt := depth1, pt1
+		if k == 1 {
+			dst, pt = depth2, pt2
+		}
+		g.assign(dst, g.blend(two, dk, dst))
+		for j := range pt {
+			g.assign(pt[j], g.blend(two, pk[j], pt[j]))
+		}
+	}
+	Label(label + "_single")
+
+	Comment("Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.")
+	bad := g.cmp(cmpNLEUQ, g.abs(depth), g.konst(constMaxF32))
+	var res contactResult
+	res.count = g.each(func(i int, r VecVirtual) {
+		if g.wide() {
+			VMOVDQU32_Z(count.ops[i], g.not(bad).ops[i], r)
+			return
+		}
+		VANDNPS(count.ops[i], bad.ops[i], r) // ~bad & count
+	})
+	res.out[outCount] = res.count
+	res.out[outDepth1], res.out[outDepth2] = depth1, depth2
+	for j := range 3 {
+		res.out[outNX+j] = n[j]
+		res.out[outP1X+j] = pt1[j]
+		res.out[outP2X+j] = pt2[j]
+	}
+	nan := g.konst(constNaN)
+	for k := outDepth1; k < numOut; k++ {
+		res.out[k] = g.spill(g.blend(bad, nan, res.out[k]))
+	}
+	return res
+}
+
+// not returns !m (AVX-512 only).
+func (g *gen) not(m mask) mask {
+	out := mask{ops: make([]Op, g.groups)}
+	for i := range out.ops {
+		k := K()
+		KNOTW(m.ops[i], k)
+		out.ops[i] = k
+	}
+	return out
+}
+
+// touching returns the lanes whose count is nonzero.
+func (g *gen) touching(count w) mask {
+	m := mask{ops: make([]Op, g.groups)}
+	for i := range m.ops {
+		if g.wide() {
+			k := K()
+			VPTESTMD(count.ops[i], count.ops[i], k)
+			m.ops[i] = k
+			continue
+		}
+		v := g.isa.newVec()
+		VPCMPGTD(g.zero, count.ops[i], v) // count > 0
+		m.ops[i] = v
+	}
+	return m
+}
+
+// copy returns v in a fresh register (so it can be reassigned).
+func (g *gen) copy(v w) w {
+	return g.each(func(i int, r VecVirtual) {
+		if m, ok := v.ops[i].(Mem); ok {
+			VMOVUPS(m, r)
+			return
+		}
+		VMOVAPS(v.ops[i], r)
+	})
+}
+
+// assign copies src into the registers or stack slots of dst (a value
+// reassigned inside a conditionally skipped block).
+func (g *gen) assign(dst, src w) {
+	for i := range dst.ops {
+		if isMem(dst.ops[i]) {
+			VMOVUPS(g.reg(src.ops[i]), dst.ops[i])
+			continue
+		}
+		VMOVAPS(g.reg(src.ops[i]), dst.ops[i])
+	}
+}
+
+// spillMask parks an AVX2 vector mask in a stack slot (opmasks stay).
+func (g *gen) spillMask(m mask) mask {
+	if g.wide() {
+		return m
+	}
+	return mask{ops: g.spill(w{ops: m.ops}).ops}
+}
+
+// contactKernel emits ContactsISA (compact false) or CompactContactsISA.
+func contactKernel(is isa, compact bool) {
+	name := "Contacts" + is.name
+	if compact {
+		name = "CompactContacts" + is.name
+	}
+	TEXT(name, 0, contactSignature)
+	Pragma("noescape")
+	if compact {
+		Doc(name+" computes the contacts of n capsule pairs with "+is.name+" and writes",
+			"those of the touching pairs densely, in pair order; it returns their number.",
+			"Bit-identical to fallback.CompactContacts. caps holds the seven capsule",
+			"streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),",
+			"out the thirteen soa.Contacts streams, each with room for n rows; n > 0.")
+	} else {
+		Doc(name+" computes the contacts of n capsule pairs with "+is.name+", one row",
+			"per pair, bit-identical to fallback.BatchContacts; it returns n. caps holds",
+			"the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices",
+			"(all in range), out the thirteen soa.Contacts streams of n rows; n > 0.")
+	}
+	capsTable := Load(Param("caps"), scratch)
+	for k, r := range capsRegs {
+		MOVQ(Mem{Base: capsTable, Disp: 8 * k}, r)
+	}
+	Load(Param("pi"), idxI)
+	Load(Param("pj"), idxJ)
+	XORQ(index, index)
+	XORQ(written, written)
+
+	g := &gen{isa: is, groups: 1, zero: is.newVec(), one: is.newVec()}
+	VXORPS(g.zero, g.zero, g.zero)
+	VBROADCASTSS(constOne, g.one)
+
+	Label(name + "_loop")
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	CMPQ(remain, U32(is.lanes))
+	JB(LabelRef(name + "_tail"))
+	contactGroup(g, name+"_full", compact, nil)
+	ADDQ(U32(is.lanes), index)
+	JMP(LabelRef(name + "_loop"))
+
+	Label(name + "_tail")
+	TESTQ(remain, remain)
+	JZ(LabelRef(name + "_done"))
+	var tailMask Op
+	if is.lanes == 16 {
+		k := K()
+		BZHIL(remain.As32(), constLow16, remain.As32())
+		KMOVW(remain.As32(), k)
+		tailMask = k
+	} else {
+		m := is.newVec()
+		VMOVD(remain.As32(), m.AsX())
+		VPBROADCASTD(m.AsX(), m)
+		v := is.newVec()
+		VPCMPGTD(constIota, m, v)
+		tailMask = v
+	}
+	contactGroup(g, name+"_tailgroup", compact, tailMask)
+
+	Label(name + "_done")
+	if compact {
+		Store(written, ReturnIndex(0))
+	} else {
+		Load(Param("n"), remain)
+		Store(remain, ReturnIndex(0))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// contactGroup gathers one group of capsule pairs, computes their contacts
+// and stores them. tailMask is nil for a whole group.
+func contactGroup(g *gen, label string, compact bool, tailMask Op) {
+	g.nextSlot = 0
+	is := g.isa
+	Comment("Load the pair indices and gather both capsules.")
+	loadIdx := func(base GPPhysical) VecVirtual {
+		v := is.newVec()
+		m := Mem{Base: base, Index: index, Scale: 4}
+		switch {
+		case tailMask == nil && is.lanes == 16:
+			VMOVDQU32(m, v)
+		case tailMask == nil:
+			VMOVDQU(m, v)
+		case is.lanes == 16:
+			VMOVDQU32_Z(m, tailMask, v)
+		default:
+			VPMASKMOVD(m, tailMask, v)
+		}
+		return v
+	}
+	vi, vj := loadIdx(idxI), loadIdx(idxJ)
+	gather := func(k int, idx VecVirtual) w {
+		dst := is.newVec()
+		m := Mem{Base: capsRegs[k], Index: idx, Scale: 4}
+		if is.lanes == 16 {
+			kk := K()
+			if tailMask == nil {
+				KMOVW(constLow16, kk) // all 16 lanes (KXNORW would read kk before it is set, as avo sees it)
+			} else {
+				KMOVW(tailMask, kk)
+			}
+			VXORPS(dst, dst, dst)
+			VGATHERDPS(m, kk, dst)
+		} else {
+			mm := is.newVec()
+			if tailMask == nil {
+				VPCMPEQD(mm, mm, mm)
+			} else {
+				VMOVAPS(tailMask, mm)
+			}
+			VXORPS(dst, dst, dst)
+			VGATHERDPS(mm, m, dst)
+		}
+		return g.park(w{ops: []Op{dst}})
+	}
+	var caps [2][7]w
+	for k := range 7 {
+		caps[0][k] = gather(k, vi)
+		caps[1][k] = gather(k, vj)
+	}
+	Comment("Keep the index vectors live to here: a gather's destination must differ from its index.")
+	keep := is.newVec()
+	if is.lanes == 16 {
+		VPORD(vi, vj, keep)
+	} else {
+		VPOR(vi, vj, keep)
+	}
+	marginArg, err := Param("margin").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	margin := marginArg.Addr
+
+	res := g.contactBody(
+		[3]w{caps[0][0], caps[0][1], caps[0][2]}, [3]w{caps[0][3], caps[0][4], caps[0][5]}, caps[0][6],
+		[3]w{caps[1][0], caps[1][1], caps[1][2]}, [3]w{caps[1][3], caps[1][4], caps[1][5]}, caps[1][6],
+		margin, label)
+
+	Comment("Pair index k = i + lane.")
+	pair := is.newVec()
+	if is.lanes == 16 {
+		VPBROADCASTD(index.As32(), pair)
+		VPADDD(constIota16, pair, pair)
+	} else {
+		VMOVD(index.As32(), pair.AsX())
+		VPBROADCASTD(pair.AsX(), pair)
+		VPADDD(constIota, pair, pair)
+	}
+	res.out[outPair] = w{ops: []Op{pair}}
+
+	var touch Op
+	if compact {
+		touch = g.touching(res.count).ops[0]
+	}
+	if tailMask != nil && compact {
+		t := mask{ops: []Op{touch}}
+		if is.lanes == 16 {
+			k := K()
+			KANDW(tailMask, t.ops[0], k)
+			touch = k
+		} else {
+			v := is.newVec()
+			VANDPS(tailMask, t.ops[0], v)
+			touch = v
+		}
+	}
+
+	outPtr := func(k int) Mem {
+		Load(Param("out"), scratch)
+		MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
+		if compact {
+			return Mem{Base: scratch, Index: written, Scale: 4}
+		}
+		return Mem{Base: scratch, Index: index, Scale: 4}
+	}
+	if !compact {
+		Comment("Store one row per pair.")
+		for k, v := range res.out {
+			dst := outPtr(k)
+			switch {
+			case tailMask == nil:
+				VMOVUPS(g.reg(v.ops[0]), dst)
+			case is.lanes == 16:
+				VMOVUPS(g.reg(v.ops[0]), tailMask, dst)
+			default:
+				VMASKMOVPS(g.reg(v.ops[0]), tailMask, dst)
+			}
+		}
+		return
+	}
+
+	Comment("Compaction: the touching lanes, first, then a store of that many lanes.")
+	if is.lanes == 16 {
+		KMOVW(touch, remain.As32())
+		POPCNTL(remain.As32(), remain.As32())
+		ks := K()
+		BZHIL(remain.As32(), constLow16, scratch.As32())
+		KMOVW(scratch.As32(), ks)
+		for k, v := range res.out {
+			c := is.newVec()
+			VCOMPRESSPS_Z(g.reg(v.ops[0]), touch, c)
+			VMOVUPS(c, ks, outPtr(k))
+		}
+	} else {
+		VMOVMSKPS(touch, remain.As32())
+		LEAQ(constPerm, scratch)
+		SHLQ(U8(5), remain)
+		perm := is.newVec()
+		VMOVDQU(Mem{Base: scratch, Index: remain, Scale: 1}, perm)
+		SHRQ(U8(5), remain)
+		POPCNTL(remain.As32(), remain.As32())
+		cnt := is.newVec()
+		VMOVD(remain.As32(), cnt.AsX())
+		VPBROADCASTD(cnt.AsX(), cnt)
+		ks := is.newVec()
+		VPCMPGTD(constIota, cnt, ks)
+		ksSlot := g.park(w{ops: []Op{ks}})
+		permSlot := g.park(w{ops: []Op{perm}})
+		for k, v := range res.out {
+			c := is.newVec()
+			VPERMPS(g.reg(v.ops[0]), g.reg(permSlot.ops[0]), c)
+			VMASKMOVPS(c, g.reg(ksSlot.ops[0]), outPtr(k))
+		}
+	}
+	ADDQ(remain, written)
+}
