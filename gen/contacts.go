@@ -26,11 +26,13 @@ const (
 
 // Registers of the contact kernels.
 var (
-	capsRegs = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8} // AX AY AZ BX BY BZ R
-	idxI     = R9                                             // pairs.I
-	idxJ     = R10                                            // pairs.J
-	written  = R11                                            // rows written (compaction)
+	capsRegs  = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8} // AX AY AZ BX BY BZ R
+	slotsBase = R9                                             // the aligned spill area
+	written   = R11                                            // rows written (compaction)
 )
+
+// contactSlots is the number of spill slots of a contact kernel.
+const contactSlots = 96
 
 // Constants of the contact kernels.
 var (
@@ -440,7 +442,7 @@ func contactKernel(is isa, compact bool) {
 	if compact {
 		name = "CompactContacts" + is.name
 	}
-	TEXT(name, 0, contactSignature)
+	TEXT(name, 0, contactSignature) // not NOSPLIT: the spill area is 4 KiB
 	Pragma("noescape")
 	if compact {
 		Doc(name+" computes the contacts of n capsule pairs with "+is.name+" and writes",
@@ -458,12 +460,11 @@ func contactKernel(is isa, compact bool) {
 	for k, r := range capsRegs {
 		MOVQ(Mem{Base: capsTable, Disp: 8 * k}, r)
 	}
-	Load(Param("pi"), idxI)
-	Load(Param("pj"), idxJ)
 	XORQ(index, index)
 	XORQ(written, written)
 
 	g := &gen{isa: is, groups: 1, zero: is.newVec(), one: is.newVec()}
+	g.setupSlots(slotsBase, contactSlots)
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
 
@@ -512,9 +513,10 @@ func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 	g.nextSlot = 0
 	is := g.isa
 	Comment("Load the pair indices and gather both capsules.")
-	loadIdx := func(base GPPhysical) VecVirtual {
+	loadIdx := func(param string) VecVirtual {
 		v := is.newVec()
-		m := Mem{Base: base, Index: index, Scale: 4}
+		Load(Param(param), scratch)
+		m := Mem{Base: scratch, Index: index, Scale: 4}
 		switch {
 		case tailMask == nil && is.lanes == 16:
 			VMOVDQU32(m, v)
@@ -527,7 +529,7 @@ func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 		}
 		return v
 	}
-	vi, vj := loadIdx(idxI), loadIdx(idxJ)
+	vi, vj := loadIdx("pi"), loadIdx("pj")
 	gather := func(k int, idx VecVirtual) w {
 		dst := is.newVec()
 		m := Mem{Base: capsRegs[k], Index: idx, Scale: 4}

@@ -24,6 +24,7 @@ import (
 // one *float32 parameter per input then per output stream, then n int.
 type layout struct {
 	inputs, outputs []string
+	spills          bool // the body calls gen.spill (needs spill slots)
 }
 
 var (
@@ -32,7 +33,10 @@ var (
 	pairLayout = layout{
 		inputs:  []string{"ax", "ay", "az", "bx", "by", "bz", "cx", "cy", "cz", "dx", "dy", "dz"},
 		outputs: []string{"s", "t", "dist2"},
+		spills:  true,
 	}
+	// streamLayout: the same streams, for the memory-floor kernel.
+	streamLayout = layout{inputs: pairLayout.inputs, outputs: pairLayout.outputs}
 	// pointLayout: soa.PointSegments and soa.PointResults.
 	pointLayout = layout{
 		inputs:  []string{"px", "py", "pz", "cx", "cy", "cz", "dx", "dy", "dz"},
@@ -115,7 +119,7 @@ func main() {
 			"computes the closest points of n segment pairs with "+is.name+",",
 			fmt.Sprintf("%d lanes per vector, bit-identical to fallback.ClosestLane.", is.lanes),
 			"All fifteen pointers must address at least n float32s; n must be > 0.")
-		batch("Stream"+is.name, is, pairLayout, streamBody, 0,
+		batch("Stream"+is.name, is, streamLayout, streamBody, 0,
 			"is the memory-bound baseline with "+is.name+": it reads the twelve",
 			"input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for",
 			"y and z, with the same loop and tail as Closest"+is.name+".")
@@ -131,12 +135,13 @@ func main() {
 // outputs, in the order of the kernel's layout. in(k) is input stream k.
 type body func(g *gen, in func(k int) w) []w
 
-// Physical general-purpose registers. Up to ten input pointers live in
+// Physical general-purpose registers. Up to nine input pointers live in
 // registers; further input pointers and the output pointers are reloaded
 // from the argument frame into scratch when used. R15 (clobbered by global
 // accesses when dynamically linking) and BP (frame pointer) stay untouched.
 var (
-	ptrRegs = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8, R9, R10, R11}
+	ptrRegs = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8, R9, R10}
+	slots   = R11 // the aligned spill area (gen.setupSlots)
 	scratch = R12
 	index   = R13 // lane index i of the current group
 	remain  = R14 // n - i
@@ -155,9 +160,15 @@ var prefetchBytes = 1024
 // lanes at a time, a loop over single whole groups, one masked group for
 // the n mod lanes lanes left, then VZEROUPPER.
 func batch(name string, is isa, l layout, b body, prefetch int, doc ...string) {
+	// Spill slots: the AVX2 closest-point kernel keeps nine vectors per
+	// group in memory (gen.spill3 in project); the others spill nothing.
+	numSlots := 0
+	if is.spillLongLived && l.spills {
+		numSlots = 9 * is.interleave
+	}
 	frame := NOSPLIT
-	if is.interleave > 1 {
-		frame = 0 // the spill slots of two groups exceed the nosplit stack limit
+	if numSlots*is.bytes > 512 {
+		frame = 0 // beyond what the nosplit stack limit allows
 	}
 	TEXT(name, frame, l.signature())
 	Pragma("noescape")
@@ -169,6 +180,9 @@ func batch(name string, is isa, l layout, b body, prefetch int, doc ...string) {
 	XORQ(index, index)
 
 	g := &gen{isa: is, zero: is.newVec(), one: is.newVec()}
+	if numSlots > 0 {
+		g.setupSlots(slots, numSlots)
+	}
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
 
