@@ -2376,8 +2376,8 @@ ContactsAVX2_loop:
 	VCMPPS  $0x04, 832(R9), Y0, Y3
 	VDIVPS  832(R9), Y2, Y2
 	VANDPS  Y3, Y2, Y2
-	VMINPS  Y2, Y1, Y2
-	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 448(R9), Y2, Y3
@@ -2392,8 +2392,8 @@ ContactsAVX2_loop:
 	VMULPS 608(R9), Y2, Y2
 	VADDPS Y2, Y3, Y2
 	VMULPS 736(R9), Y2, Y2
-	VMINPS Y2, Y1, Y2
-	VMAXPS Y2, Y0, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS  544(R9), Y2, Y3
@@ -2425,8 +2425,8 @@ ContactsAVX2_loop:
 	VCMPPS  $0x04, 960(R9), Y0, Y3
 	VDIVPS  960(R9), Y2, Y2
 	VANDPS  Y3, Y2, Y2
-	VMINPS  Y2, Y1, Y2
-	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  448(R9), Y2, Y3
@@ -2688,8 +2688,8 @@ ContactsAVX2_full_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y6
 	VDIVPS       960(R9), Y5, Y5
 	VANDPS       Y6, Y5, Y5
-	VMINPS       Y5, Y1, Y5
-	VMAXPS       Y5, Y0, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
 	VMULPS       448(R9), Y5, Y6
 	VADDPS       640(R9), Y6, Y6
 	VSUBPS       Y2, Y6, Y6
@@ -2762,8 +2762,8 @@ ContactsAVX2_full_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y6
 	VDIVPS       960(R9), Y5, Y5
 	VANDPS       Y6, Y5, Y5
-	VMINPS       Y5, Y1, Y5
-	VMAXPS       Y5, Y0, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
 	VMULPS       448(R9), Y5, Y6
 	VADDPS       640(R9), Y6, Y6
 	VSUBPS       Y2, Y6, Y6
@@ -3090,8 +3090,8 @@ ContactsAVX2_tail:
 	VCMPPS  $0x04, 832(R9), Y0, Y4
 	VDIVPS  832(R9), Y3, Y3
 	VANDPS  Y4, Y3, Y3
-	VMINPS  Y3, Y1, Y3
-	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 448(R9), Y3, Y4
@@ -3106,8 +3106,8 @@ ContactsAVX2_tail:
 	VMULPS 608(R9), Y3, Y3
 	VADDPS Y3, Y4, Y3
 	VMULPS 736(R9), Y3, Y3
-	VMINPS Y3, Y1, Y3
-	VMAXPS Y3, Y0, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS  544(R9), Y3, Y4
@@ -3139,8 +3139,8 @@ ContactsAVX2_tail:
 	VCMPPS  $0x04, 960(R9), Y0, Y4
 	VDIVPS  960(R9), Y3, Y3
 	VANDPS  Y4, Y3, Y3
-	VMINPS  Y3, Y1, Y3
-	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  448(R9), Y3, Y4
@@ -3402,8 +3402,8 @@ ContactsAVX2_tailgroup_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y7
 	VDIVPS       960(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
-	VMINPS       Y6, Y1, Y6
-	VMAXPS       Y6, Y0, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
 	VMULPS       448(R9), Y6, Y7
 	VADDPS       640(R9), Y7, Y7
 	VSUBPS       Y3, Y7, Y7
@@ -3476,8 +3476,8 @@ ContactsAVX2_tailgroup_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y7
 	VDIVPS       960(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
-	VMINPS       Y6, Y1, Y1
-	VMAXPS       Y1, Y0, Y0
+	VMINPS       Y1, Y6, Y1
+	VMAXPS       Y0, Y1, Y0
 	VMULPS       448(R9), Y0, Y1
 	VADDPS       640(R9), Y1, Y1
 	VSUBPS       Y3, Y1, Y1
@@ -3826,8 +3826,8 @@ CompactContactsAVX2_loop:
 	VCMPPS  $0x04, 832(R9), Y0, Y3
 	VDIVPS  832(R9), Y2, Y2
 	VANDPS  Y3, Y2, Y2
-	VMINPS  Y2, Y1, Y2
-	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 448(R9), Y2, Y3
@@ -3842,8 +3842,8 @@ CompactContactsAVX2_loop:
 	VMULPS 608(R9), Y2, Y2
 	VADDPS Y2, Y3, Y2
 	VMULPS 736(R9), Y2, Y2
-	VMINPS Y2, Y1, Y2
-	VMAXPS Y2, Y0, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS  544(R9), Y2, Y3
@@ -3875,8 +3875,8 @@ CompactContactsAVX2_loop:
 	VCMPPS  $0x04, 960(R9), Y0, Y3
 	VDIVPS  960(R9), Y2, Y2
 	VANDPS  Y3, Y2, Y2
-	VMINPS  Y2, Y1, Y2
-	VMAXPS  Y2, Y0, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  448(R9), Y2, Y3
@@ -4138,8 +4138,8 @@ CompactContactsAVX2_full_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y6
 	VDIVPS       960(R9), Y5, Y5
 	VANDPS       Y6, Y5, Y5
-	VMINPS       Y5, Y1, Y5
-	VMAXPS       Y5, Y0, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
 	VMULPS       448(R9), Y5, Y6
 	VADDPS       640(R9), Y6, Y6
 	VSUBPS       Y2, Y6, Y6
@@ -4212,8 +4212,8 @@ CompactContactsAVX2_full_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y6
 	VDIVPS       960(R9), Y5, Y5
 	VANDPS       Y6, Y5, Y5
-	VMINPS       Y5, Y1, Y5
-	VMAXPS       Y5, Y0, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
 	VMULPS       448(R9), Y5, Y6
 	VADDPS       640(R9), Y6, Y6
 	VSUBPS       Y2, Y6, Y6
@@ -4592,8 +4592,8 @@ CompactContactsAVX2_tail:
 	VCMPPS  $0x04, 832(R9), Y0, Y4
 	VDIVPS  832(R9), Y3, Y3
 	VANDPS  Y4, Y3, Y3
-	VMINPS  Y3, Y1, Y3
-	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 448(R9), Y3, Y4
@@ -4608,8 +4608,8 @@ CompactContactsAVX2_tail:
 	VMULPS 608(R9), Y3, Y3
 	VADDPS Y3, Y4, Y3
 	VMULPS 736(R9), Y3, Y3
-	VMINPS Y3, Y1, Y3
-	VMAXPS Y3, Y0, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS  544(R9), Y3, Y4
@@ -4641,8 +4641,8 @@ CompactContactsAVX2_tail:
 	VCMPPS  $0x04, 960(R9), Y0, Y4
 	VDIVPS  960(R9), Y3, Y3
 	VANDPS  Y4, Y3, Y3
-	VMINPS  Y3, Y1, Y3
-	VMAXPS  Y3, Y0, Y3
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  448(R9), Y3, Y4
@@ -4904,8 +4904,8 @@ CompactContactsAVX2_tailgroup_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y7
 	VDIVPS       960(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
-	VMINPS       Y6, Y1, Y6
-	VMAXPS       Y6, Y0, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
 	VMULPS       448(R9), Y6, Y7
 	VADDPS       640(R9), Y7, Y7
 	VSUBPS       Y3, Y7, Y7
@@ -4978,8 +4978,8 @@ CompactContactsAVX2_tailgroup_normal:
 	VCMPPS       $0x04, 960(R9), Y0, Y7
 	VDIVPS       960(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
-	VMINPS       Y6, Y1, Y1
-	VMAXPS       Y1, Y0, Y1
+	VMINPS       Y1, Y6, Y1
+	VMAXPS       Y0, Y1, Y1
 	VMULPS       448(R9), Y1, Y6
 	VADDPS       640(R9), Y6, Y6
 	VSUBPS       Y3, Y6, Y6
@@ -5378,8 +5378,8 @@ ContactsAVX512_loop:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1664(R9), Z0, K1
 	VDIVPS.Z 1664(R9), Z2, K1, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 896(R9), Z2, Z3
@@ -5394,8 +5394,8 @@ ContactsAVX512_loop:
 	VMULPS 1216(R9), Z2, Z2
 	VADDPS Z2, Z3, Z2
 	VMULPS 1472(R9), Z2, Z2
-	VMINPS Z2, Z1, Z2
-	VMAXPS Z2, Z0, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS   1088(R9), Z2, Z3
@@ -5426,8 +5426,8 @@ ContactsAVX512_loop:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1920(R9), Z0, K1
 	VDIVPS.Z 1920(R9), Z2, K1, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  896(R9), Z2, Z3
@@ -5663,8 +5663,8 @@ ContactsAVX512_full_normal:
 	VADDPS       Z16, Z15, Z15
 	VCMPPS       $0x04, 1920(R9), Z0, K1
 	VDIVPS.Z     1920(R9), Z15, K1, Z15
-	VMINPS       Z15, Z1, Z15
-	VMAXPS       Z15, Z0, Z15
+	VMINPS       Z1, Z15, Z15
+	VMAXPS       Z0, Z15, Z15
 	VMULPS       896(R9), Z15, Z16
 	VADDPS       1280(R9), Z16, Z16
 	VSUBPS       Z12, Z16, Z16
@@ -5729,8 +5729,8 @@ ContactsAVX512_full_normal:
 	VADDPS       Z15, Z14, Z14
 	VCMPPS       $0x04, 1920(R9), Z0, K1
 	VDIVPS.Z     1920(R9), Z14, K1, Z14
-	VMINPS       Z14, Z1, Z14
-	VMAXPS       Z14, Z0, Z14
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
 	VMULPS       896(R9), Z14, Z15
 	VADDPS       1280(R9), Z15, Z15
 	VSUBPS       Z11, Z15, Z15
@@ -6031,8 +6031,8 @@ ContactsAVX512_tail:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1664(R9), Z0, K2
 	VDIVPS.Z 1664(R9), Z2, K2, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 896(R9), Z2, Z3
@@ -6047,8 +6047,8 @@ ContactsAVX512_tail:
 	VMULPS 1216(R9), Z2, Z2
 	VADDPS Z2, Z3, Z2
 	VMULPS 1472(R9), Z2, Z2
-	VMINPS Z2, Z1, Z2
-	VMAXPS Z2, Z0, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS   1088(R9), Z2, Z3
@@ -6079,8 +6079,8 @@ ContactsAVX512_tail:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1920(R9), Z0, K2
 	VDIVPS.Z 1920(R9), Z2, K2, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  896(R9), Z2, Z3
@@ -6316,8 +6316,8 @@ ContactsAVX512_tailgroup_normal:
 	VADDPS       Z16, Z15, Z15
 	VCMPPS       $0x04, 1920(R9), Z0, K2
 	VDIVPS.Z     1920(R9), Z15, K2, Z15
-	VMINPS       Z15, Z1, Z15
-	VMAXPS       Z15, Z0, Z15
+	VMINPS       Z1, Z15, Z15
+	VMAXPS       Z0, Z15, Z15
 	VMULPS       896(R9), Z15, Z16
 	VADDPS       1280(R9), Z16, Z16
 	VSUBPS       Z12, Z16, Z16
@@ -6382,8 +6382,8 @@ ContactsAVX512_tailgroup_normal:
 	VADDPS       Z15, Z14, Z14
 	VCMPPS       $0x04, 1920(R9), Z0, K2
 	VDIVPS.Z     1920(R9), Z14, K2, Z14
-	VMINPS       Z14, Z1, Z1
-	VMAXPS       Z1, Z0, Z0
+	VMINPS       Z1, Z14, Z1
+	VMAXPS       Z0, Z1, Z0
 	VMULPS       896(R9), Z0, Z1
 	VADDPS       1280(R9), Z1, Z1
 	VSUBPS       Z11, Z1, Z1
@@ -6707,8 +6707,8 @@ CompactContactsAVX512_loop:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1664(R9), Z0, K1
 	VDIVPS.Z 1664(R9), Z2, K1, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 896(R9), Z2, Z3
@@ -6723,8 +6723,8 @@ CompactContactsAVX512_loop:
 	VMULPS 1216(R9), Z2, Z2
 	VADDPS Z2, Z3, Z2
 	VMULPS 1472(R9), Z2, Z2
-	VMINPS Z2, Z1, Z2
-	VMAXPS Z2, Z0, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS   1088(R9), Z2, Z3
@@ -6755,8 +6755,8 @@ CompactContactsAVX512_loop:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1920(R9), Z0, K1
 	VDIVPS.Z 1920(R9), Z2, K1, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  896(R9), Z2, Z3
@@ -6992,8 +6992,8 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z16, Z15, Z15
 	VCMPPS       $0x04, 1920(R9), Z0, K1
 	VDIVPS.Z     1920(R9), Z15, K1, Z15
-	VMINPS       Z15, Z1, Z15
-	VMAXPS       Z15, Z0, Z15
+	VMINPS       Z1, Z15, Z15
+	VMAXPS       Z0, Z15, Z15
 	VMULPS       896(R9), Z15, Z16
 	VADDPS       1280(R9), Z16, Z16
 	VSUBPS       Z12, Z16, Z16
@@ -7058,8 +7058,8 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z15, Z14, Z14
 	VCMPPS       $0x04, 1920(R9), Z0, K1
 	VDIVPS.Z     1920(R9), Z14, K1, Z14
-	VMINPS       Z14, Z1, Z14
-	VMAXPS       Z14, Z0, Z14
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
 	VMULPS       896(R9), Z14, Z15
 	VADDPS       1280(R9), Z15, Z15
 	VSUBPS       Z11, Z15, Z15
@@ -7379,8 +7379,8 @@ CompactContactsAVX512_tail:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1664(R9), Z0, K2
 	VDIVPS.Z 1664(R9), Z2, K2, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS 896(R9), Z2, Z3
@@ -7395,8 +7395,8 @@ CompactContactsAVX512_tail:
 	VMULPS 1216(R9), Z2, Z2
 	VADDPS Z2, Z3, Z2
 	VMULPS 1472(R9), Z2, Z2
-	VMINPS Z2, Z1, Z2
-	VMAXPS Z2, Z0, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS   1088(R9), Z2, Z3
@@ -7427,8 +7427,8 @@ CompactContactsAVX512_tail:
 	VADDPS   Z3, Z2, Z2
 	VCMPPS   $0x04, 1920(R9), Z0, K2
 	VDIVPS.Z 1920(R9), Z2, K2, Z2
-	VMINPS   Z2, Z1, Z2
-	VMAXPS   Z2, Z0, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  896(R9), Z2, Z3
@@ -7664,8 +7664,8 @@ CompactContactsAVX512_tailgroup_normal:
 	VADDPS       Z16, Z15, Z15
 	VCMPPS       $0x04, 1920(R9), Z0, K2
 	VDIVPS.Z     1920(R9), Z15, K2, Z15
-	VMINPS       Z15, Z1, Z15
-	VMAXPS       Z15, Z0, Z15
+	VMINPS       Z1, Z15, Z15
+	VMAXPS       Z0, Z15, Z15
 	VMULPS       896(R9), Z15, Z16
 	VADDPS       1280(R9), Z16, Z16
 	VSUBPS       Z12, Z16, Z16
@@ -7730,8 +7730,8 @@ CompactContactsAVX512_tailgroup_normal:
 	VADDPS       Z15, Z14, Z14
 	VCMPPS       $0x04, 1920(R9), Z0, K2
 	VDIVPS.Z     1920(R9), Z14, K2, Z14
-	VMINPS       Z14, Z1, Z1
-	VMAXPS       Z1, Z0, Z0
+	VMINPS       Z1, Z14, Z1
+	VMAXPS       Z0, Z1, Z0
 	VMULPS       896(R9), Z0, Z1
 	VADDPS       1280(R9), Z1, Z1
 	VSUBPS       Z11, Z1, Z1
@@ -8022,8 +8022,8 @@ ClosestAVX2_loop:
 	VCMPPS $0x04, Y9, Y0, Y4
 	VDIVPS Y9, Y3, Y3
 	VANDPS Y4, Y3, Y3
-	VMINPS Y3, Y1, Y3
-	VMAXPS Y3, Y0, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS (R11), Y3, Y4
@@ -8038,8 +8038,8 @@ ClosestAVX2_loop:
 	VMULPS 160(R11), Y3, Y3
 	VADDPS Y3, Y4, Y3
 	VMULPS Y2, Y3, Y2
-	VMINPS Y2, Y1, Y2
-	VMAXPS Y2, Y0, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS  96(R11), Y2, Y3
@@ -8064,8 +8064,8 @@ ClosestAVX2_loop:
 	VCMPPS  $0x04, Y9, Y0, Y7
 	VDIVPS  Y9, Y6, Y6
 	VANDPS  Y7, Y6, Y6
-	VMINPS  Y6, Y1, Y6
-	VMAXPS  Y6, Y0, Y6
+	VMINPS  Y1, Y6, Y6
+	VMAXPS  Y0, Y6, Y6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS (R11), Y6, Y7
@@ -8206,8 +8206,8 @@ ClosestAVX2_tail:
 	VCMPPS $0x04, Y10, Y0, Y5
 	VDIVPS Y10, Y4, Y4
 	VANDPS Y5, Y4, Y4
-	VMINPS Y4, Y1, Y4
-	VMAXPS Y4, Y0, Y4
+	VMINPS Y1, Y4, Y4
+	VMAXPS Y0, Y4, Y4
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS (R11), Y4, Y5
@@ -8222,8 +8222,8 @@ ClosestAVX2_tail:
 	VMULPS 160(R11), Y4, Y4
 	VADDPS Y4, Y5, Y4
 	VMULPS Y3, Y4, Y3
-	VMINPS Y3, Y1, Y3
-	VMAXPS Y3, Y0, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS  96(R11), Y3, Y4
@@ -8248,8 +8248,8 @@ ClosestAVX2_tail:
 	VCMPPS  $0x04, Y10, Y0, Y8
 	VDIVPS  Y10, Y7, Y7
 	VANDPS  Y8, Y7, Y7
-	VMINPS  Y7, Y1, Y1
-	VMAXPS  Y1, Y0, Y0
+	VMINPS  Y1, Y7, Y1
+	VMAXPS  Y0, Y1, Y0
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS (R11), Y0, Y1
@@ -8440,8 +8440,8 @@ ClosestPointAVX2_loop:
 	VCMPPS     $0x04, Y9, Y0, Y10
 	VDIVPS     Y9, Y8, Y8
 	VANDPS     Y10, Y8, Y8
-	VMINPS     Y8, Y1, Y8
-	VMAXPS     Y8, Y0, Y8
+	VMINPS     Y1, Y8, Y8
+	VMAXPS     Y0, Y8, Y8
 	VMULPS     Y8, Y2, Y2
 	VMULPS     Y8, Y3, Y3
 	VMULPS     Y8, Y4, Y4
@@ -8504,8 +8504,8 @@ ClosestPointAVX2_tail:
 	VCMPPS     $0x04, Y7, Y0, Y8
 	VDIVPS     Y7, Y6, Y6
 	VANDPS     Y8, Y6, Y6
-	VMINPS     Y6, Y1, Y1
-	VMAXPS     Y1, Y0, Y0
+	VMINPS     Y1, Y6, Y1
+	VMAXPS     Y0, Y1, Y0
 	VMULPS     Y0, Y9, Y1
 	VMULPS     Y0, Y10, Y6
 	VMULPS     Y0, Y11, Y7
@@ -8644,8 +8644,8 @@ ClosestAVX512_loop:
 	VADDPS   Z12, Z14, Z12
 	VCMPPS   $0x04, Z18, Z0, K1
 	VDIVPS.Z Z18, Z12, K1, Z12
-	VMINPS   Z12, Z1, Z12
-	VMAXPS   Z12, Z0, Z12
+	VMINPS   Z1, Z12, Z12
+	VMAXPS   Z0, Z12, Z12
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS Z12, Z5, Z13
@@ -8660,8 +8660,8 @@ ClosestAVX512_loop:
 	VMULPS Z4, Z12, Z12
 	VADDPS Z12, Z13, Z12
 	VMULPS Z11, Z12, Z11
-	VMINPS Z11, Z1, Z11
-	VMAXPS Z11, Z0, Z11
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS   Z11, Z2, Z2
@@ -8682,8 +8682,8 @@ ClosestAVX512_loop:
 	VADDPS   Z13, Z12, Z12
 	VCMPPS   $0x04, Z15, Z0, K1
 	VDIVPS.Z Z15, Z12, K1, Z12
-	VMINPS   Z12, Z1, Z12
-	VMAXPS   Z12, Z0, Z12
+	VMINPS   Z1, Z12, Z12
+	VMAXPS   Z0, Z12, Z12
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z12, Z5, Z5
@@ -8803,8 +8803,8 @@ ClosestAVX512_tail:
 	VADDPS   Z9, Z14, Z9
 	VCMPPS   $0x04, Z18, Z0, K2
 	VDIVPS.Z Z18, Z9, K2, Z9
-	VMINPS   Z9, Z1, Z9
-	VMAXPS   Z9, Z0, Z9
+	VMINPS   Z1, Z9, Z9
+	VMAXPS   Z0, Z9, Z9
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
 	VMULPS Z9, Z5, Z10
@@ -8819,8 +8819,8 @@ ClosestAVX512_tail:
 	VMULPS Z13, Z9, Z9
 	VADDPS Z9, Z10, Z9
 	VMULPS Z8, Z9, Z8
-	VMINPS Z8, Z1, Z8
-	VMAXPS Z8, Z0, Z8
+	VMINPS Z1, Z8, Z8
+	VMAXPS Z0, Z8, Z8
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	VMULPS   Z8, Z11, Z9
@@ -8841,8 +8841,8 @@ ClosestAVX512_tail:
 	VADDPS   Z13, Z12, Z12
 	VCMPPS   $0x04, Z15, Z0, K2
 	VDIVPS.Z Z15, Z12, K2, Z12
-	VMINPS   Z12, Z1, Z1
-	VMAXPS   Z1, Z0, Z0
+	VMINPS   Z1, Z12, Z1
+	VMAXPS   Z0, Z1, Z0
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z0, Z5, Z1
@@ -9034,8 +9034,8 @@ ClosestPointAVX512_loop:
 	VADDPS     Z10, Z9, Z9
 	VCMPPS     $0x04, Z9, Z0, K1
 	VDIVPS.Z   Z9, Z8, K1, Z8
-	VMINPS     Z8, Z1, Z8
-	VMAXPS     Z8, Z0, Z8
+	VMINPS     Z1, Z8, Z8
+	VMAXPS     Z0, Z8, Z8
 	VMULPS     Z8, Z2, Z2
 	VMULPS     Z8, Z3, Z3
 	VMULPS     Z8, Z4, Z4
@@ -9098,8 +9098,8 @@ ClosestPointAVX512_tail:
 	VADDPS    Z7, Z6, Z6
 	VCMPPS    $0x04, Z6, Z0, K2
 	VDIVPS.Z  Z6, Z5, K2, Z5
-	VMINPS    Z5, Z1, Z1
-	VMAXPS    Z1, Z0, Z0
+	VMINPS    Z1, Z5, Z1
+	VMAXPS    Z0, Z1, Z0
 	VMULPS    Z0, Z8, Z1
 	VMULPS    Z0, Z9, Z5
 	VMULPS    Z0, Z10, Z6

@@ -12,8 +12,10 @@
 //     float32(x*y), which the Go spec says must round (the compiler fuses
 //     x*y+z on arm64 and with GOAMD64=v3 otherwise);
 //   - true division, no reciprocal estimates;
-//   - clamps as min then max with the x86 MINPS/MAXPS operand rule: NaN
-//     propagates, -0 stays -0 (clamp01);
+//   - clamps as min then max with x as the first operand of x86
+//     MINPS/MAXPS, which return the second operand on ties and NaN: -0
+//     becomes +0 and NaN becomes 1 (clamp01). A NaN parameter always
+//     comes with a non-finite Dist2, which the last rule canonicalises;
 //   - division by an exact zero yields 0 (divOrZero), the mask-and-blend
 //     of the SIMD paths;
 //   - a lane whose Dist2 is not finite (NaN or Inf input, or |coordinate|
@@ -28,13 +30,15 @@ import "math"
 // to S, T and Dist2 of a lane whose squared distance is not finite.
 var CanonicalNaN = math.Float32frombits(0x7FC00000)
 
-// clamp01 returns max(0, min(1, x)) with the operand order of x86
-// VMINPS/VMAXPS whose second source is x: a NaN x propagates and -0 stays -0.
+// clamp01 returns max(min(x, 1), 0) with x as the first source of x86
+// VMINPS/VMAXPS (x < 1 ? x : 1, then x > 0 ? x : 0): the second operand
+// wins on ties and NaN, so -0 becomes +0 (no "-0" parameters for users to
+// print) and NaN becomes 1.
 func clamp01(x float32) float32 {
-	if 1 < x {
+	if !(x < 1) {
 		x = 1
 	}
-	if 0 > x {
+	if !(x > 0) {
 		x = 0
 	}
 	return x

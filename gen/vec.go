@@ -178,11 +178,12 @@ func (g *gen) scale(x [3]w, k w) [3]w {
 	return [3]w{g.mul(x[0], k), g.mul(x[1], k), g.mul(x[2], k)}
 }
 
-// clamp01 returns max(0, min(1, x)) with x as the second source of
-// VMINPS/VMAXPS: a NaN x propagates and -0 stays -0, as in the Go clamp01.
+// clamp01 returns max(min(x, 1), 0) with x as the first source of
+// VMINPS/VMAXPS, which return the second source on ties and NaN: -0
+// becomes +0 and NaN becomes 1, as in the Go clamp01.
 func (g *gen) clamp01(x w) w {
-	lo := g.each(func(i int, r VecVirtual) { VMINPS(x.ops[i], g.one, r) })
-	return g.each(func(i int, r VecVirtual) { VMAXPS(lo.ops[i], g.zero, r) })
+	lo := g.each(func(i int, r VecVirtual) { VMINPS(g.one, g.reg(x.ops[i]), r) })
+	return g.each(func(i int, r VecVirtual) { VMAXPS(g.zero, lo.ops[i], r) })
 }
 
 // cmpNEQUQ is the VCMPPS predicate "not equal, unordered, quiet": true for

@@ -1,0 +1,382 @@
+// Package verify is the test support shared by the tests of soa, fallback
+// and kernel (and by the bench): adversarial generators of segment pairs,
+// an exact rational oracle for the closest-point problem, error measures
+// in units of eps32 x scale, and the golden batch and hash that pin the
+// operation order of every kernel path.
+//
+// Everything here is deterministic: generators take a *rand.Rand
+// (math/rand/v2, PCG) and the same seed gives the same pairs on every
+// platform.
+package verify
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/segdist/segdist/soa"
+)
+
+// Category is one family of adversarial pairs.
+type Category struct {
+	Name string
+	Gen  func(r *rand.Rand) soa.Pair
+}
+
+// MaxRange is the largest |coordinate| for which the kernels promise finite
+// results (DESIGN.md section 2, README "Range").
+const MaxRange = 1e18
+
+// Categories returns every category, in a fixed order (the order Mixed uses).
+//
+//   - uniform: endpoints uniform in the cube [-5,5]^3.
+//   - near-parallel: directions 1e-1 to 1e-7 rad apart (log-uniform), the
+//     second segment passing near (a quarter of the time: through) the first
+//     line; float32 rounding of the endpoints perturbs the smallest angles.
+//   - parallel, antiparallel: D-C = ±2^k (B-A) exactly (all endpoints on a
+//     dyadic grid, so the float32 coordinates and their differences are
+//     exact); a quarter of the directions are axis-aligned.
+//   - collinear: all four points exactly on one line (dyadic grid).
+//   - zero-length-one: A = B or C = D (random which); zero-length-both: both.
+//   - crossing: both segments through a common grid point, exactly (the
+//     true distance is 0).
+//   - shared-endpoint: one endpoint of segment 2 equals one of segment 1.
+//   - far: unit-sized pairs 1e4 from the origin.
+//   - length-ratio-1e6: one segment 1e6 times shorter than the other.
+//   - tiny, huge: uniform at 1e-4 and 1e15 scale.
+//   - axis-aligned: each segment parallel to a coordinate axis (same axis,
+//     so parallel, a third of the time).
+//   - edge-1e18: coordinates up to MaxRange in magnitude, a third of them
+//     exactly ±float32(1e18).
+func Categories() []Category {
+	return []Category{
+		{"uniform", genUniform},
+		{"near-parallel", genNearParallel},
+		{"parallel", func(r *rand.Rand) soa.Pair { return genParallel(r, 1) }},
+		{"antiparallel", func(r *rand.Rand) soa.Pair { return genParallel(r, -1) }},
+		{"collinear", genCollinear},
+		{"zero-length-one", genZeroOne},
+		{"zero-length-both", genZeroBoth},
+		{"crossing", genCrossing},
+		{"shared-endpoint", genShared},
+		{"far", genFar},
+		{"length-ratio-1e6", genRatio},
+		{"tiny", func(r *rand.Rand) soa.Pair { return genScaled(r, 1e-4) }},
+		{"huge", func(r *rand.Rand) soa.Pair { return genScaled(r, 1e15) }},
+		{"axis-aligned", genAxis},
+		{"edge-1e18", genEdge},
+	}
+}
+
+// NewRand returns the PCG generator for seed and stream.
+func NewRand(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
+// Mixed returns perCategory pairs of every category, category by category
+// in the order of Categories. Category k draws from its own generator
+// NewRand(seed, k), so its pairs do not depend on perCategory of the others.
+func Mixed(seed uint64, perCategory int) []soa.Pair {
+	cats := Categories()
+	out := make([]soa.Pair, 0, len(cats)*perCategory)
+	for k, c := range cats {
+		r := NewRand(seed, uint64(k))
+		for range perCategory {
+			out = append(out, c.Gen(r))
+		}
+	}
+	return out
+}
+
+// Generate returns n pairs of one category from NewRand(seed, 0).
+func Generate(c Category, seed uint64, n int) []soa.Pair {
+	r := NewRand(seed, 0)
+	out := make([]soa.Pair, n)
+	for i := range out {
+		out[i] = c.Gen(r)
+	}
+	return out
+}
+
+// Coords returns the twelve coordinates of p in the order
+// AX AY AZ BX BY BZ CX CY CZ DX DY DZ.
+func Coords(p soa.Pair) [12]float32 {
+	return [12]float32{p.A[0], p.A[1], p.A[2], p.B[0], p.B[1], p.B[2],
+		p.C[0], p.C[1], p.C[2], p.D[0], p.D[1], p.D[2]}
+}
+
+// FromCoords is the inverse of Coords.
+func FromCoords(c [12]float32) soa.Pair {
+	return soa.Pair{
+		A: [3]float32{c[0], c[1], c[2]},
+		B: [3]float32{c[3], c[4], c[5]},
+		C: [3]float32{c[6], c[7], c[8]},
+		D: [3]float32{c[9], c[10], c[11]},
+	}
+}
+
+// Scale returns the largest |coordinate| of p (the unit of the accuracy
+// contract is eps32 x Scale).
+func Scale(p soa.Pair) float64 {
+	m := 0.0
+	for _, x := range Coords(p) {
+		m = math.Max(m, math.Abs(float64(x)))
+	}
+	return m
+}
+
+// Finite reports whether all twelve coordinates are finite.
+func Finite(p soa.Pair) bool {
+	for _, x := range Coords(p) {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- float64 vector helpers -------------------------------------------
+
+type vec [3]float64
+
+func (x vec) add(y vec) vec                        { return vec{x[0] + y[0], x[1] + y[1], x[2] + y[2]} }
+func (x vec) sub(y vec) vec                        { return vec{x[0] - y[0], x[1] - y[1], x[2] - y[2]} }
+func (x vec) mul(k float64) vec                    { return vec{x[0] * k, x[1] * k, x[2] * k} }
+func (x vec) dot(y vec) float64                    { return x[0]*y[0] + x[1]*y[1] + x[2]*y[2] }
+func (x vec) f32() [3]float32                      { return [3]float32{float32(x[0]), float32(x[1]), float32(x[2])} }
+func uniform(r *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
+
+// inCube returns a point uniform in [-h,h]^3.
+func inCube(r *rand.Rand, h float64) vec {
+	return vec{uniform(r, -h, h), uniform(r, -h, h), uniform(r, -h, h)}
+}
+
+// unitVec returns a uniformly distributed unit vector.
+func unitVec(r *rand.Rand) vec {
+	for {
+		v := vec{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+		if n := math.Sqrt(v.dot(v)); n > 1e-3 {
+			return v.mul(1 / n)
+		}
+	}
+}
+
+// perpTo returns a unit vector perpendicular to the unit vector u.
+func perpTo(r *rand.Rand, u vec) vec {
+	for {
+		v := unitVec(r)
+		w := v.sub(u.mul(v.dot(u)))
+		if n := math.Sqrt(w.dot(w)); n > 1e-3 {
+			return w.mul(1 / n)
+		}
+	}
+}
+
+// gridVal returns a multiple of step in [-n*step, n*step].
+func gridVal(r *rand.Rand, n int, step float64) float64 {
+	return float64(r.IntN(2*n+1)-n) * step
+}
+
+// gridVec returns a vector of gridVal components.
+func gridVec(r *rand.Rand, n int, step float64) vec {
+	return vec{gridVal(r, n, step), gridVal(r, n, step), gridVal(r, n, step)}
+}
+
+// gridDir returns a nonzero grid vector with components up to 4 in
+// magnitude on the 2^-10 grid; a quarter of them lie along one axis.
+func gridDir(r *rand.Rand) vec {
+	for {
+		var w vec
+		if r.IntN(4) == 0 {
+			w[r.IntN(3)] = gridVal(r, 4<<10, 0x1p-10)
+		} else {
+			w = gridVec(r, 4<<10, 0x1p-10)
+		}
+		if w != (vec{}) {
+			return w
+		}
+	}
+}
+
+// ---- categories ---------------------------------------------------------
+
+func pair(a, b, c, d vec) soa.Pair { return soa.Pair{A: a.f32(), B: b.f32(), C: c.f32(), D: d.f32()} }
+
+func genUniform(r *rand.Rand) soa.Pair {
+	return pair(inCube(r, 5), inCube(r, 5), inCube(r, 5), inCube(r, 5))
+}
+
+func genScaled(r *rand.Rand, h float64) soa.Pair {
+	return pair(inCube(r, h), inCube(r, h), inCube(r, h), inCube(r, h))
+}
+
+func genNearParallel(r *rand.Rand) soa.Pair {
+	theta := math.Pow(10, uniform(r, -7, -1))
+	u := unitVec(r)
+	v := u.mul(math.Cos(theta)).add(perpTo(r, u).mul(math.Sin(theta)))
+	l1, l2 := uniform(r, 0.5, 5), uniform(r, 0.5, 5)
+	a := inCube(r, 3)
+	b := a.add(u.mul(l1))
+	// Segment 2 passes at distance h from the point X of line 1.
+	x := a.add(u.mul(uniform(r, -0.5, 1.5) * l1))
+	h := 0.0
+	if r.IntN(4) != 0 {
+		h = math.Pow(10, uniform(r, -3, 0.5))
+	}
+	x = x.add(perpTo(r, u).mul(h))
+	c := x.sub(v.mul(uniform(r, -0.5, 1.5) * l2))
+	d := c.add(v.mul(l2))
+	if r.IntN(2) == 0 {
+		c, d = d, c
+	}
+	return pair(a, b, c, d)
+}
+
+// genParallel builds D-C = sign 2^k (B-A) exactly: every value is a
+// multiple of 2^-12 below 2^6, which float32 holds exactly, and so are the
+// differences the kernels compute.
+func genParallel(r *rand.Rand, sign float64) soa.Pair {
+	a := gridVec(r, 8<<10, 0x1p-10)
+	w := gridDir(r)
+	b := a.add(w)
+	c := a.add(gridVec(r, 3<<10, 0x1p-10)).add(w.mul(gridVal(r, 6, 0.25)))
+	d := c.add(w.mul(sign * math.Ldexp(1, r.IntN(5)-2)))
+	return pair(a, b, c, d)
+}
+
+// genCollinear puts C and D on line AB at parameters that are multiples of
+// 1/4 in [-2,3], exactly.
+func genCollinear(r *rand.Rand) soa.Pair {
+	a := gridVec(r, 8<<10, 0x1p-10)
+	w := gridDir(r)
+	al := float64(r.IntN(21)-8) * 0.25
+	be := float64(r.IntN(21)-8) * 0.25
+	return pair(a, a.add(w), a.add(w.mul(al)), a.add(w.mul(be)))
+}
+
+func genZeroOne(r *rand.Rand) soa.Pair {
+	a, b, c, d := inCube(r, 5), inCube(r, 5), inCube(r, 5), inCube(r, 5)
+	if r.IntN(2) == 0 {
+		b = a
+	} else {
+		d = c
+	}
+	return pair(a, b, c, d)
+}
+
+func genZeroBoth(r *rand.Rand) soa.Pair {
+	a, c := inCube(r, 5), inCube(r, 5)
+	return pair(a, a, c, c)
+}
+
+// genCrossing builds A = X - al u, B = X + be u, C = X - ga v, D = X + de v
+// on a dyadic grid, so X lies exactly on both float32 segments.
+func genCrossing(r *rand.Rand) soa.Pair {
+	x := gridVec(r, 4<<10, 0x1p-10)
+	dir := func() vec {
+		for {
+			if w := gridVec(r, 2<<8, 0x1p-8); w != (vec{}) {
+				return w
+			}
+		}
+	}
+	u, v := dir(), dir()
+	frac := func() (float64, float64) {
+		for {
+			p, q := float64(r.IntN(17))/8, float64(r.IntN(17))/8
+			if p+q > 0 {
+				return p, q
+			}
+		}
+	}
+	al, be := frac()
+	ga, de := frac()
+	return pair(x.sub(u.mul(al)), x.add(u.mul(be)), x.sub(v.mul(ga)), x.add(v.mul(de)))
+}
+
+func genShared(r *rand.Rand) soa.Pair {
+	a, b, c, d := inCube(r, 5), inCube(r, 5), inCube(r, 5), inCube(r, 5)
+	switch r.IntN(4) {
+	case 0:
+		c = a
+	case 1:
+		c = b
+	case 2:
+		d = a
+	default:
+		d = b
+	}
+	return pair(a, b, c, d)
+}
+
+func genFar(r *rand.Rand) soa.Pair {
+	o := unitVec(r).mul(1e4)
+	return pair(o.add(inCube(r, 1)), o.add(inCube(r, 1)), o.add(inCube(r, 1)), o.add(inCube(r, 1)))
+}
+
+func genRatio(r *rand.Rand) soa.Pair {
+	long := uniform(r, 1, 5)
+	a := inCube(r, 3)
+	u := unitVec(r)
+	b := a.add(u.mul(long))
+	c := a.add(u.mul(uniform(r, -0.5, 1.5) * long)).add(inCube(r, 1))
+	d := c.add(unitVec(r).mul(long * 1e-6))
+	if r.IntN(2) == 0 {
+		return pair(c, d, a, b)
+	}
+	return pair(a, b, c, d)
+}
+
+func genAxis(r *rand.Rand) soa.Pair {
+	seg := func(axis int) (vec, vec) {
+		p := inCube(r, 5)
+		q := p
+		q[axis] = uniform(r, -5, 5)
+		return p, q
+	}
+	i := r.IntN(3)
+	j := i
+	if r.IntN(3) != 0 {
+		j = (i + 1 + r.IntN(2)) % 3
+	}
+	a, b := seg(i)
+	c, d := seg(j)
+	return pair(a, b, c, d)
+}
+
+func genEdge(r *rand.Rand) soa.Pair {
+	var p [12]float32
+	for i := range p {
+		if r.IntN(3) == 0 {
+			p[i] = float32(MaxRange)
+			if r.IntN(2) == 0 {
+				p[i] = -p[i]
+			}
+		} else {
+			p[i] = float32(uniform(r, -MaxRange, MaxRange))
+		}
+	}
+	return FromCoords(p)
+}
+
+// Separate returns a batch of ps whose fifteen slices (the twelve of the
+// pairs and, through NewSeparateResults, the three results) are separate
+// allocations starting offset float32s into their backing arrays, so that
+// with an odd offset nothing is 8-, 16-, 32- or 64-byte aligned and there is
+// no padding after the last element. Kernels must accept such slices.
+func Separate(ps []soa.Pair, offset int) *soa.Pairs {
+	n := len(ps)
+	mk := func() []float32 { return make([]float32, n+offset)[offset:] }
+	p := &soa.Pairs{AX: mk(), AY: mk(), AZ: mk(), BX: mk(), BY: mk(), BZ: mk(),
+		CX: mk(), CY: mk(), CZ: mk(), DX: mk(), DY: mk(), DZ: mk()}
+	for i, q := range ps {
+		p.Set(i, q.A, q.B, q.C, q.D)
+	}
+	return p
+}
+
+// NewSeparateResults returns results for n pairs in three separate
+// allocations starting offset float32s into their backing arrays.
+func NewSeparateResults(n, offset int) *soa.Results {
+	mk := func() []float32 { return make([]float32, n+offset)[offset:] }
+	return &soa.Results{S: mk(), T: mk(), Dist2: mk()}
+}

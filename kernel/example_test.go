@@ -1,0 +1,94 @@
+package kernel_test
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/segdist/segdist/kernel"
+	"github.com/segdist/segdist/soa"
+)
+
+// Two capsule axes: a crossing pair one unit apart, and a parallel pair.
+func ExampleBatchClosest() {
+	pairs := soa.NewPairs(0)
+	pairs.Append([3]float32{-1, 0, 0}, [3]float32{1, 0, 0}, [3]float32{0, -1, 1}, [3]float32{0, 1, 1})
+	pairs.Append([3]float32{0, 0, 0}, [3]float32{4, 0, 0}, [3]float32{1, 1, 0}, [3]float32{3, 1, 0})
+
+	res := soa.NewResults(pairs.Len())
+	kernel.BatchClosest(res, pairs)
+	for i := range res.Len() {
+		fmt.Printf("pair %d: s=%v t=%v dist2=%v\n", i, res.S[i], res.T[i], res.Dist2[i])
+	}
+	// Output:
+	// pair 0: s=0.5 t=0.5 dist2=1
+	// pair 1: s=0.25 t=0 dist2=1
+}
+
+// A segment against a point (a zero-length segment): the point gets
+// parameter 0.
+func ExampleClosest() {
+	s, t, dist2 := kernel.Closest([3]float32{0, 0, 0}, [3]float32{8, 0, 0}, [3]float32{2, 3, 4}, [3]float32{2, 3, 4})
+	fmt.Println(s, t, dist2)
+	// Output: 0.25 0 25
+}
+
+// ISA names the path BatchClosest uses; it depends on the CPU (and on
+// SEGDIST_ISA), but it is always one of Available.
+func ExampleISA() {
+	fmt.Println(slices.Contains(kernel.Available(), kernel.ISA()))
+	// Output: true
+}
+
+// Available lists the paths best first; the pure-Go path is always there,
+// last.
+func ExampleAvailable() {
+	avail := kernel.Available()
+	fmt.Println(avail[len(avail)-1])
+	// Output: go
+}
+
+// Lookup gives any available path directly, for tests and benchmarks.
+func ExampleLookup() {
+	k, ok := kernel.Lookup("go")
+	fmt.Println(k.ISA(), ok)
+	_, ok = kernel.Lookup("sse9")
+	fmt.Println(ok)
+	// Output:
+	// go true
+	// false
+}
+
+// Every path returns the same bits.
+func ExampleKernel_BatchClosest() {
+	pairs := soa.FromPairs([]soa.Pair{
+		{A: [3]float32{0, 0, 0}, B: [3]float32{4, 0, 0}, C: [3]float32{1, 2, 2}, D: [3]float32{1, 2, -2}},
+		{A: [3]float32{0, 0, 0}, B: [3]float32{2, 0, 0}, C: [3]float32{3, 0, 0}, D: [3]float32{5, 0, 0}},
+	})
+	var first *soa.Results
+	same := true
+	for _, isa := range kernel.Available() {
+		k, _ := kernel.Lookup(isa)
+		res := soa.NewResults(pairs.Len())
+		k.BatchClosest(res, pairs)
+		if first == nil {
+			first = res
+		}
+		same = same && slices.Equal(res.S, first.S) && slices.Equal(res.T, first.T) && slices.Equal(res.Dist2, first.Dist2)
+	}
+	fmt.Println("S:", first.S, "T:", first.T, "Dist2:", first.Dist2)
+	fmt.Println("identical on every path:", same)
+	// Output:
+	// S: [0.25 1] T: [0.5 0] Dist2: [4 1]
+	// identical on every path: true
+}
+
+// StreamOnly moves the same bytes as BatchClosest without the math: S is
+// AX+BX+CX+DX, T and Dist2 the same over Y and Z.
+func ExampleKernel_StreamOnly() {
+	pairs := soa.FromPairs([]soa.Pair{{A: [3]float32{1, 2, 3}, B: [3]float32{4, 5, 6}, C: [3]float32{7, 8, 9}, D: [3]float32{10, 11, 12}}})
+	res := soa.NewResults(1)
+	k, _ := kernel.Lookup(kernel.ISA())
+	k.StreamOnly(res, pairs)
+	fmt.Println(res.S[0], res.T[0], res.Dist2[0])
+	// Output: 22 26 30
+}

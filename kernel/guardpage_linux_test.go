@@ -1,0 +1,103 @@
+//go:build linux
+
+package kernel_test
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/segdist/segdist/kernel"
+	"github.com/segdist/segdist/soa"
+)
+
+// guarded is one mmap region laid out as [guard][data pages][guard], the
+// guards PROT_NONE: any access just before or just after the data faults.
+type guarded struct {
+	mem  []byte
+	page int
+	data []byte
+}
+
+func newGuarded(t *testing.T, dataBytes int) *guarded {
+	t.Helper()
+	page := os.Getpagesize()
+	dataPages := (dataBytes + page - 1) / page
+	mem, err := syscall.Mmap(-1, 0, (dataPages+2)*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatalf("mmap: %v", err)
+	}
+	t.Cleanup(func() { syscall.Munmap(mem) })
+	if err := syscall.Mprotect(mem[:page], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	if err := syscall.Mprotect(mem[(dataPages+1)*page:], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	return &guarded{mem: mem, page: page, data: mem[page : (dataPages+1)*page]}
+}
+
+// atEnd returns n float32s ending exactly at the trailing guard page.
+func (g *guarded) atEnd(n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	b := g.data[len(g.data)-4*n:]
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+}
+
+// atStart returns n float32s starting right after the leading guard page.
+func (g *guarded) atStart(n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&g.data[0])), n)
+}
+
+// TestGuardPage places each of the fifteen slices (the twelve inputs and
+// the three outputs) in its own mmap region, ending exactly at a PROT_NONE
+// page, and then starting right after one: a kernel that reads or writes
+// one float32 past the end (or before the start) of any slice crashes
+// this test with SIGSEGV. Every path, every length 1..33 (all tails of
+// both vector widths, one to four groups), some longer ones, and the
+// results are checked against the pure-Go path too.
+func TestGuardPage(t *testing.T) {
+	lengths := []int{}
+	for n := 1; n <= 33; n++ {
+		lengths = append(lengths, n)
+	}
+	lengths = append(lengths, 47, 63, 64, 65, 127, 129, 1000, 1031)
+	maxN := lengths[len(lengths)-1]
+	all := pool(51, maxN)
+
+	regions := make([]*guarded, len(sliceNames))
+	for i := range regions {
+		regions[i] = newGuarded(t, 4*maxN)
+	}
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, place := range []string{"end", "start"} {
+			for _, n := range lengths {
+				src, dst := &soa.Pairs{}, &soa.Results{}
+				for i, p := range slicePtrs(src, dst) {
+					if place == "end" {
+						*p = regions[i].atEnd(n)
+					} else {
+						*p = regions[i].atStart(n)
+					}
+				}
+				for i := range n {
+					q := all[i]
+					src.Set(i, q.A, q.B, q.C, q.D)
+				}
+				clear(dst.S)
+				clear(dst.T)
+				clear(dst.Dist2)
+				k.BatchClosest(dst, src)
+				checkSame(t, "guard "+place+" n="+strconv.Itoa(n), src, dst, goResults(t, soa.FromPairs(all[:n])))
+				k.StreamOnly(dst, src)
+			}
+		}
+	})
+}
