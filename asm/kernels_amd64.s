@@ -2819,10 +2819,24 @@ ContactsAVX2_full_normal:
 	VMOVUPS      Y2, 1888(R9)
 
 ContactsAVX2_full_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS   1600(R9), Y2
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS   1696(R9), Y2
+	VADDPS    1664(R9), Y2, Y2
+	VADDPS    1472(R9), Y2, Y2
+	VADDPS    1504(R9), Y2, Y2
+	VADDPS    1536(R9), Y2, Y2
+	VADDPS    1728(R9), Y2, Y2
+	VADDPS    1760(R9), Y2, Y2
+	VADDPS    1792(R9), Y2, Y2
+	VADDPS    1824(R9), Y2, Y2
+	VADDPS    1856(R9), Y2, Y2
+	VADDPS    1888(R9), Y2, Y2
+	VMOVUPS   1600(R9), Y3
+	VANDPS    absmask<>+0(SB), Y3, Y3
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y3
 	VANDPS    absmask<>+0(SB), Y2, Y2
 	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y2
+	VORPS     Y2, Y3, Y2
 	VANDNPS   1920(R9), Y2, Y3
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
@@ -3533,10 +3547,24 @@ ContactsAVX2_tailgroup_normal:
 	VMOVUPS      Y0, 1888(R9)
 
 ContactsAVX2_tailgroup_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS   1600(R9), Y0
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS   1696(R9), Y0
+	VADDPS    1664(R9), Y0, Y0
+	VADDPS    1472(R9), Y0, Y0
+	VADDPS    1504(R9), Y0, Y0
+	VADDPS    1536(R9), Y0, Y0
+	VADDPS    1728(R9), Y0, Y0
+	VADDPS    1760(R9), Y0, Y0
+	VADDPS    1792(R9), Y0, Y0
+	VADDPS    1824(R9), Y0, Y0
+	VADDPS    1856(R9), Y0, Y0
+	VADDPS    1888(R9), Y0, Y0
+	VMOVUPS   1600(R9), Y1
+	VANDPS    absmask<>+0(SB), Y1, Y1
+	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y1
 	VANDPS    absmask<>+0(SB), Y0, Y0
 	VCMPPS    $0x16, maxf32<>+0(SB), Y0, Y0
+	VORPS     Y0, Y1, Y0
 	VANDNPS   1920(R9), Y0, Y1
 	VMOVUPS   1664(R9), Y3
 	VBLENDVPS Y0, canonicalnan<>+0(SB), Y3, Y3
@@ -4269,10 +4297,24 @@ CompactContactsAVX2_full_normal:
 	VMOVUPS      Y2, 1888(R9)
 
 CompactContactsAVX2_full_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS   1600(R9), Y2
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS   1696(R9), Y2
+	VADDPS    1664(R9), Y2, Y2
+	VADDPS    1472(R9), Y2, Y2
+	VADDPS    1504(R9), Y2, Y2
+	VADDPS    1536(R9), Y2, Y2
+	VADDPS    1728(R9), Y2, Y2
+	VADDPS    1760(R9), Y2, Y2
+	VADDPS    1792(R9), Y2, Y2
+	VADDPS    1824(R9), Y2, Y2
+	VADDPS    1856(R9), Y2, Y2
+	VADDPS    1888(R9), Y2, Y2
+	VMOVUPS   1600(R9), Y3
+	VANDPS    absmask<>+0(SB), Y3, Y3
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y3
 	VANDPS    absmask<>+0(SB), Y2, Y2
 	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y2
+	VORPS     Y2, Y3, Y2
 	VANDNPS   1920(R9), Y2, Y3
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
@@ -5035,10 +5077,24 @@ CompactContactsAVX2_tailgroup_normal:
 	VMOVUPS      Y1, 1888(R9)
 
 CompactContactsAVX2_tailgroup_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS   1600(R9), Y1
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS   1696(R9), Y1
+	VADDPS    1664(R9), Y1, Y1
+	VADDPS    1472(R9), Y1, Y1
+	VADDPS    1504(R9), Y1, Y1
+	VADDPS    1536(R9), Y1, Y1
+	VADDPS    1728(R9), Y1, Y1
+	VADDPS    1760(R9), Y1, Y1
+	VADDPS    1792(R9), Y1, Y1
+	VADDPS    1824(R9), Y1, Y1
+	VADDPS    1856(R9), Y1, Y1
+	VADDPS    1888(R9), Y1, Y1
+	VMOVUPS   1600(R9), Y3
+	VANDPS    absmask<>+0(SB), Y3, Y3
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y3
 	VANDPS    absmask<>+0(SB), Y1, Y1
 	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y1
+	VORPS     Y1, Y3, Y1
 	VANDNPS   1920(R9), Y1, Y3
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
@@ -5782,10 +5838,23 @@ ContactsAVX512_full_normal:
 	VMOVAPS      Z11, Z4
 
 ContactsAVX512_full_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS        2432(R9), Z10
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPS         Z6, Z5, Z10
+	VADDPS         2176(R9), Z10, Z10
+	VADDPS         2240(R9), Z10, Z10
+	VADDPS         2304(R9), Z10, Z10
+	VADDPS         Z7, Z10, Z10
+	VADDPS         Z8, Z10, Z10
+	VADDPS         Z9, Z10, Z10
+	VADDPS         Z2, Z10, Z10
+	VADDPS         Z3, Z10, Z10
+	VADDPS         Z4, Z10, Z10
+	VMOVUPS        2432(R9), Z11
+	VANDPS.BCST    absmask<>+0(SB), Z11, Z11
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z11, K1
 	VANDPS.BCST    absmask<>+0(SB), Z10, Z10
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z10, K1
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z10, K2
+	KORW           K2, K1, K1
 	KNOTW          K1, K2
 	VMOVDQU32.Z    Z13, K2, Z10
 	VXORPS         Z11, Z11, Z11
@@ -6435,10 +6504,23 @@ ContactsAVX512_tailgroup_normal:
 	VMOVAPS      Z1, Z4
 
 ContactsAVX512_tailgroup_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS        2432(R9), Z0
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPS         Z6, Z5, Z0
+	VADDPS         2176(R9), Z0, Z0
+	VADDPS         2240(R9), Z0, Z0
+	VADDPS         2304(R9), Z0, Z0
+	VADDPS         Z7, Z0, Z0
+	VADDPS         Z8, Z0, Z0
+	VADDPS         Z9, Z0, Z0
+	VADDPS         Z2, Z0, Z0
+	VADDPS         Z3, Z0, Z0
+	VADDPS         Z4, Z0, Z0
+	VMOVUPS        2432(R9), Z1
+	VANDPS.BCST    absmask<>+0(SB), Z1, Z1
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
 	VANDPS.BCST    absmask<>+0(SB), Z0, Z0
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z0, K2
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z0, K3
+	KORW           K3, K2, K2
 	KNOTW          K2, K3
 	VMOVDQU32.Z    Z13, K3, Z0
 	VXORPS         Z1, Z1, Z1
@@ -7111,10 +7193,23 @@ CompactContactsAVX512_full_normal:
 	VMOVAPS      Z11, Z4
 
 CompactContactsAVX512_full_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS        2432(R9), Z10
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPS         Z6, Z5, Z10
+	VADDPS         2176(R9), Z10, Z10
+	VADDPS         2240(R9), Z10, Z10
+	VADDPS         2304(R9), Z10, Z10
+	VADDPS         Z7, Z10, Z10
+	VADDPS         Z8, Z10, Z10
+	VADDPS         Z9, Z10, Z10
+	VADDPS         Z2, Z10, Z10
+	VADDPS         Z3, Z10, Z10
+	VADDPS         Z4, Z10, Z10
+	VMOVUPS        2432(R9), Z11
+	VANDPS.BCST    absmask<>+0(SB), Z11, Z11
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z11, K1
 	VANDPS.BCST    absmask<>+0(SB), Z10, Z10
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z10, K1
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z10, K2
+	KORW           K2, K1, K1
 	KNOTW          K1, K2
 	VMOVDQU32.Z    Z13, K2, Z10
 	VXORPS         Z11, Z11, Z11
@@ -7783,10 +7878,23 @@ CompactContactsAVX512_tailgroup_normal:
 	VMOVAPS      Z1, Z4
 
 CompactContactsAVX512_tailgroup_single:
-	// Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.
-	VMOVUPS        2432(R9), Z0
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPS         Z6, Z5, Z0
+	VADDPS         2176(R9), Z0, Z0
+	VADDPS         2240(R9), Z0, Z0
+	VADDPS         2304(R9), Z0, Z0
+	VADDPS         Z7, Z0, Z0
+	VADDPS         Z8, Z0, Z0
+	VADDPS         Z9, Z0, Z0
+	VADDPS         Z2, Z0, Z0
+	VADDPS         Z3, Z0, Z0
+	VADDPS         Z4, Z0, Z0
+	VMOVUPS        2432(R9), Z1
+	VANDPS.BCST    absmask<>+0(SB), Z1, Z1
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
 	VANDPS.BCST    absmask<>+0(SB), Z0, Z0
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z0, K2
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z0, K3
+	KORW           K3, K2, K2
 	KNOTW          K2, K3
 	VMOVDQU32.Z    Z13, K3, Z0
 	VXORPS         Z1, Z1, Z1

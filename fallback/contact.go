@@ -100,14 +100,6 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	dist := sqrt32(p.dist2)
 	rsum := r1 + r2
 	depth := rsum - dist
-	if !(float32(math.Abs(float64(depth))) <= math.MaxFloat32) {
-		nan := CanonicalNaN
-		return Contact{
-			Depth:  [2]float32{nan, nan},
-			Normal: [3]float32{nan, nan, nan},
-			Point:  [2][3]float32{{nan, nan, nan}, {nan, nan, nan}},
-		}
-	}
 	c.Normal = [3]float32{nx, ny, nz}
 	if dist <= rsum+margin {
 		c.Count = 1
@@ -134,10 +126,36 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	ta, tb := p.ka, p.ka+p.kb // A and B along axis 2
 	lo := maxps(0, minps(ta, tb))
 	hi := minps(1, maxps(ta, tb))
-	if c.Count == 0 || p.a == 0 || p.invL == 0 || !(p.den1 <= float32(ParallelTolerance2*p.a)) || !(lo < hi) {
-		return c
+	if c.Count != 0 && p.a != 0 && p.invL != 0 && p.den1 <= float32(ParallelTolerance2*p.a) && lo < hi {
+		c.Count = 2
+		c.manifold(&p, lo, hi, rsum, nx, ny, nz, point)
 	}
-	c.Count = 2
+
+	// Non-finite lanes: the depth is not finite (NaN or Inf input), or
+	// some output is (far beyond the finite range, where NaN payloads
+	// would differ between platforms): Count 0 and the canonical NaN in
+	// every float. One sum sees them all.
+	sum := c.Depth[0] + c.Depth[1]
+	for _, v := range [9]float32{nx, ny, nz, c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2]} {
+		sum += v
+	}
+	if !(abs32(depth) <= math.MaxFloat32) || !(abs32(sum) <= math.MaxFloat32) {
+		nan := CanonicalNaN
+		return Contact{
+			Depth:  [2]float32{nan, nan},
+			Normal: [3]float32{nan, nan, nan},
+			Point:  [2][3]float32{{nan, nan, nan}, {nan, nan, nan}},
+		}
+	}
+	return c
+}
+
+// abs32 clears the sign bit.
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
+
+// manifold replaces both points of c by the ends lo, hi of the overlap of
+// two parallel axes along axis 2, each with its own depth along n.
+func (c *Contact) manifold(p *projection, lo, hi, rsum, nx, ny, nz float32, point func(qx, qy, qz, rx, ry, rz float32) [3]float32) {
 	for k, tk := range [2]float32{lo, hi} {
 		// Q_k - C = tk u; s_k = clamp01((Q_k-A).M0 / |M0|^2); r_k = P_k - Q_k.
 		qx, qy, qz := float32(p.ux*tk), float32(p.uy*tk), float32(p.uz*tk)
@@ -148,7 +166,6 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 		c.Depth[k] = rsum - dot(rx, ry, rz, nx, ny, nz)
 		c.Point[k] = point(qx, qy, qz, rx, ry, rz)
 	}
-	return c
 }
 
 // ClosestPointLane computes the closest point of segment C to D to the

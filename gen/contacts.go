@@ -99,6 +99,23 @@ func (g *gen) cmp(pred uint8, x, y w) mask {
 	return m
 }
 
+// or returns a | b.
+func (g *gen) or(a, b mask) mask {
+	m := mask{ops: make([]Op, g.groups)}
+	for i := range m.ops {
+		if g.wide() {
+			k := K()
+			KORW(b.ops[i], a.ops[i], k)
+			m.ops[i] = k
+			continue
+		}
+		v := g.isa.newVec()
+		VORPS(b.ops[i], g.reg(a.ops[i]), v)
+		m.ops[i] = v
+	}
+	return m
+}
+
 // and returns a & b; andNot returns a & !b.
 func (g *gen) and(a, b mask) mask { return g.maskOp(a, b, false) }
 
@@ -353,8 +370,13 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 	}
 	Label(label + "_single")
 
-	Comment("Non-finite lanes (|depth| not <= MaxFloat32): count 0, canonical NaN.")
+	Comment("Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.")
+	sum := g.add(depth1, depth2)
+	for _, v := range [9]w{n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]} {
+		sum = g.add(sum, v)
+	}
 	bad := g.cmp(cmpNLEUQ, g.abs(depth), g.konst(constMaxF32))
+	bad = g.or(bad, g.cmp(cmpNLEUQ, g.abs(sum), g.konst(constMaxF32)))
 	var res contactResult
 	res.count = g.each(func(i int, r VecVirtual) {
 		if g.wide() {

@@ -1,0 +1,110 @@
+//go:build linux
+
+package kernel_test
+
+import (
+	"fmt"
+	"testing"
+	"unsafe"
+
+	"github.com/segdist/segdist/kernel"
+	"github.com/segdist/segdist/soa"
+)
+
+// ctGuardU32 views the n float32s g hands out as uint32s (index and
+// Pair/Count streams are 4 bytes too).
+func ctGuardU32(f []float32) []uint32 {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&f[0])), len(f))
+}
+
+// TestContactsGuardPage places each of the seven capsule streams, the two
+// index arrays and the thirteen output streams of BatchContacts and
+// CompactContacts in its own mmap region (newGuarded, guardpage_linux_test.go),
+// ending exactly at a PROT_NONE page, then starting right after one; the
+// pairs use the last and the first capsule. A kernel that reads or writes
+// one element outside any slice (a gather past the last capsule, a
+// full-width load of the index tail, an unmasked store of a compacted
+// tail) dies with SIGSEGV. Every path, lengths 1..33 (every tail of both
+// widths), and the results are checked bit for bit against the
+// specification.
+func TestContactsGuardPage(t *testing.T) {
+	const maxN = 33
+	capR := make([]*guarded, 7)
+	idxR := make([]*guarded, 2)
+	outR := make([]*guarded, 13)
+	for _, rs := range [][]*guarded{capR, idxR, outR} {
+		for i := range rs {
+			rs[i] = newGuarded(t, 4*maxN)
+		}
+	}
+	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, place := range []string{"end", "start"} {
+			at := func(g *guarded, n int) []float32 {
+				if place == "end" {
+					return g.atEnd(n)
+				}
+				return g.atStart(n)
+			}
+			for n := 1; n <= maxN; n++ {
+				caps := &soa.Capsules{}
+				for i, s := range ctCapStreams(caps) {
+					*s = at(capR[i], n)
+					copy(*s, *ctCapStreams(caps0)[i])
+				}
+				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
+				for j := range n {
+					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
+				}
+				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1) // the last capsule, at both ends
+				pairs.J[n-1] = 0
+				dst := &soa.Contacts{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
+				for i, s := range ctFloatStreams(dst) {
+					*s = at(outR[2+i], n)
+				}
+				what := fmt.Sprintf("guard %s n=%d", place, n)
+				for _, margin := range []float32{0, 0.5} {
+					k.BatchContacts(dst, caps, pairs, margin)
+					ctCheckBatch(t, "BatchContacts "+what, dst, caps, pairs, margin)
+					ctFill(dst)
+					m := k.CompactContacts(dst, caps, pairs, margin)
+					ctCheckCompact(t, "CompactContacts "+what, m, dst, caps, pairs, margin)
+				}
+			}
+		}
+	})
+}
+
+// TestClosestPointGuardPage does the same for BatchClosestPoint: each of
+// the nine input and two output streams ends exactly at (then starts right
+// after) a PROT_NONE page, lengths 1..33, every path.
+func TestClosestPointGuardPage(t *testing.T) {
+	const maxN = 33
+	regions := make([]*guarded, 11)
+	for i := range regions {
+		regions[i] = newGuarded(t, 4*maxN)
+	}
+	all := ctPointSegments(ctSeed, maxN, 5)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, place := range []string{"end", "start"} {
+			for n := 1; n <= maxN; n++ {
+				src, dst := &soa.PointSegments{}, &soa.PointResults{}
+				_, ptrs := ctPointSlices(src, dst)
+				_, from := ctPointSlices(all, soa.NewPointResults(maxN))
+				for i, p := range ptrs {
+					if place == "end" {
+						*p = regions[i].atEnd(n)
+					} else {
+						*p = regions[i].atStart(n)
+					}
+					copy(*p, *from[i])
+				}
+				k.BatchClosestPoint(dst, src)
+				ctCheckPointBits(t, fmt.Sprintf("guard %s n=%d", place, n), src, dst)
+			}
+		}
+	})
+}

@@ -1,0 +1,308 @@
+package soa_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/segdist/segdist/soa"
+)
+
+// capAddr returns the address of *p.
+func capAddr(p *float32) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// capPanics runs f and returns its panic message, or "" if it returned.
+func capPanics(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
+}
+
+// capsuleAt returns capsule i of c.
+func capsuleAt(c *soa.Capsules, i int) (a, b [3]float32, r float32) {
+	return [3]float32{c.AX[i], c.AY[i], c.AZ[i]}, [3]float32{c.BX[i], c.BY[i], c.BZ[i]}, c.R[i]
+}
+
+// testCapsule is capsule i of the test sequence: distinct values per
+// capsule and per stream.
+func testCapsule(i int) (a, b [3]float32, r float32) {
+	f := float32(i)
+	return [3]float32{f, f + 0.25, f + 0.5}, [3]float32{-f, -f - 0.25, -f - 0.5}, f * 0.125
+}
+
+func capStreams(c *soa.Capsules) [][]float32 {
+	return [][]float32{c.AX, c.AY, c.AZ, c.BX, c.BY, c.BZ, c.R}
+}
+
+// TestCapsulesAppendGrowth appends 1,000 capsules one by one to an empty
+// and to a pre-sized Capsules: every earlier capsule survives each
+// reallocation, all seven streams keep the same length, and the storage
+// grows geometrically (few reallocations).
+func TestCapsulesAppendGrowth(t *testing.T) {
+	for _, start := range []int{0, 5, 16, 17} {
+		c := soa.NewCapsules(start)
+		if c.Len() != start {
+			t.Fatalf("NewCapsules(%d).Len() = %d", start, c.Len())
+		}
+		for i := range start {
+			a, b, r := testCapsule(i)
+			c.Set(i, a, b, r)
+		}
+		reallocs := 0
+		for i := start; i < 1000; i++ {
+			before := &c.AX[:cap(c.AX)][0]
+			a, b, r := testCapsule(i)
+			c.Append(a, b, r)
+			if &c.AX[0] != before {
+				reallocs++
+			}
+			if c.Len() != i+1 {
+				t.Fatalf("start %d: after %d appends Len() = %d", start, i+1-start, c.Len())
+			}
+			for k, s := range capStreams(c) {
+				if len(s) != i+1 {
+					t.Fatalf("start %d: stream %d has length %d after Append, want %d", start, k, len(s), i+1)
+				}
+			}
+		}
+		for i := range 1000 {
+			ga, gb, gr := capsuleAt(c, i)
+			wa, wb, wr := testCapsule(i)
+			if ga != wa || gb != wb || gr != wr {
+				t.Fatalf("start %d: capsule %d = %v %v %v, want %v %v %v", start, i, ga, gb, gr, wa, wb, wr)
+			}
+		}
+		if reallocs > 12 {
+			t.Errorf("start %d: %d reallocations for 1,000 appends: growth is not geometric", start, reallocs)
+		}
+	}
+}
+
+// TestCapsulesAppendAfterReplace checks Append on slices the caller
+// replaced (an engine's own storage, of unequal capacities): it must copy
+// into fresh storage and keep every capsule.
+func TestCapsulesAppendAfterReplace(t *testing.T) {
+	c := &soa.Capsules{}
+	for k, s := range []*[]float32{&c.AX, &c.AY, &c.AZ, &c.BX, &c.BY, &c.BZ, &c.R} {
+		*s = make([]float32, 3, 3+k) // unequal capacities
+	}
+	for i := range 3 {
+		a, b, r := testCapsule(i)
+		c.Set(i, a, b, r)
+	}
+	for i := 3; i < 40; i++ {
+		a, b, r := testCapsule(i)
+		c.Append(a, b, r)
+	}
+	for i := range 40 {
+		ga, gb, gr := capsuleAt(c, i)
+		wa, wb, wr := testCapsule(i)
+		if ga != wa || gb != wb || gr != wr {
+			t.Fatalf("capsule %d = %v %v %v, want %v %v %v", i, ga, gb, gr, wa, wb, wr)
+		}
+	}
+}
+
+// TestCapsulesLayout checks the single staggered allocation: every stream
+// starts on a 64-byte boundary, and the streams do not overlap.
+func TestCapsulesLayout(t *testing.T) {
+	for _, n := range []int{0, 1, 16, 100, 5000} {
+		c := soa.NewCapsules(n)
+		for k, s := range capStreams(c) {
+			if len(s) != n || cap(s) < n {
+				t.Fatalf("n=%d: stream %d has len %d cap %d", n, k, len(s), cap(s))
+			}
+			if cap(s) > 0 && capAddr(&s[:1][0])%64 != 0 {
+				t.Errorf("n=%d: stream %d starts at %#x, not 64-byte aligned", n, k, capAddr(&s[:1][0]))
+			}
+		}
+		// Writing every element of every stream must not disturb another.
+		for k, s := range capStreams(c) {
+			for i := range s {
+				s[i] = float32(k*100000 + i)
+			}
+		}
+		for k, s := range capStreams(c) {
+			for i := range s {
+				if s[i] != float32(k*100000+i) {
+					t.Fatalf("n=%d: stream %d element %d overwritten: streams overlap", n, k, i)
+				}
+			}
+		}
+	}
+	if msg := capPanics(func() { soa.NewCapsules(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("NewCapsules(-1): panic %q", msg)
+	}
+}
+
+// TestIndexPairsAppendReset checks IndexPairs: NewIndexPairs(n) gives n
+// zero pairs, Append adds at the end, Reset empties without dropping the
+// storage, and Appends after a Reset reuse it.
+func TestIndexPairsAppendReset(t *testing.T) {
+	p := soa.NewIndexPairs(3)
+	if p.Len() != 3 || len(p.J) != 3 || p.I[2] != 0 || p.J[2] != 0 {
+		t.Fatalf("NewIndexPairs(3) = %+v", p)
+	}
+	if cap(p.I) < 16 || cap(p.J) < 16 {
+		t.Errorf("NewIndexPairs(3): capacities %d, %d, want room up to 16", cap(p.I), cap(p.J))
+	}
+	for i := range uint32(100) {
+		p.Append(i, 1000+i)
+	}
+	if p.Len() != 103 || len(p.J) != 103 {
+		t.Fatalf("after 100 appends: Len %d, len(J) %d", p.Len(), len(p.J))
+	}
+	for k := 3; k < 103; k++ {
+		if p.I[k] != uint32(k-3) || p.J[k] != uint32(k-3+1000) {
+			t.Fatalf("pair %d = (%d, %d)", k, p.I[k], p.J[k])
+		}
+	}
+	capI := cap(p.I)
+	p.Reset()
+	if p.Len() != 0 || len(p.J) != 0 || cap(p.I) != capI {
+		t.Fatalf("after Reset: Len %d, len(J) %d, cap %d (was %d)", p.Len(), len(p.J), cap(p.I), capI)
+	}
+	first := &p.I[:1][0]
+	p.Append(7, 7)
+	p.Append(1<<31, math.MaxUint32)
+	if p.Len() != 2 || p.I[1] != 1<<31 || p.J[1] != math.MaxUint32 || &p.I[0] != first {
+		t.Fatalf("Append after Reset: %+v (storage reused: %v)", p, &p.I[0] == first)
+	}
+	if a := testing.AllocsPerRun(10, func() {
+		p.Reset()
+		for i := range uint32(50) {
+			p.Append(i, i)
+		}
+	}); a != 0 {
+		t.Errorf("refilling after Reset: %v allocations", a)
+	}
+	if msg := capPanics(func() { soa.NewIndexPairs(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("NewIndexPairs(-1): panic %q", msg)
+	}
+}
+
+func contactStreams(c *soa.Contacts) [][]float32 {
+	return [][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ, c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z}
+}
+
+// TestContactsResize checks Contacts: NewContacts(n) has n rows in every
+// stream; Set and the streams agree; Resize within the capacity keeps the
+// storage and the rows (shrinking, then growing back); Resize beyond it
+// gives every stream the new length; negative lengths panic.
+func TestContactsResize(t *testing.T) {
+	c := soa.NewContacts(10)
+	check := func(n int) {
+		t.Helper()
+		if c.Len() != n || len(c.Count) != n {
+			t.Fatalf("Len %d, len(Count) %d, want %d", c.Len(), len(c.Count), n)
+		}
+		for k, s := range contactStreams(c) {
+			if len(s) != n {
+				t.Fatalf("stream %d has length %d, want %d", k, len(s), n)
+			}
+		}
+	}
+	check(10)
+	for k := range 10 {
+		f := float32(k)
+		c.Set(k, uint32(k+100), uint32(k%3), [2]float32{f, -f}, [3]float32{f + 1, f + 2, f + 3},
+			[2][3]float32{{f + 4, f + 5, f + 6}, {f + 7, f + 8, f + 9}})
+	}
+	row := func(k int) bool {
+		f := float32(k)
+		return c.Pair[k] == uint32(k+100) && c.Count[k] == uint32(k%3) && c.Depth1[k] == f && c.Depth2[k] == -f &&
+			c.NX[k] == f+1 && c.NY[k] == f+2 && c.NZ[k] == f+3 && c.P1X[k] == f+4 && c.P1Y[k] == f+5 && c.P1Z[k] == f+6 &&
+			c.P2X[k] == f+7 && c.P2Y[k] == f+8 && c.P2Z[k] == f+9
+	}
+	for k := range 10 {
+		if !row(k) {
+			t.Fatalf("row %d does not hold what Set stored", k)
+		}
+	}
+	first := &c.Depth1[0]
+	c.Resize(4)
+	check(4)
+	c.Resize(10) // back within the capacity: same storage, rows kept
+	check(10)
+	if &c.Depth1[0] != first {
+		t.Errorf("Resize within the capacity reallocated")
+	}
+	for k := range 10 {
+		if !row(k) {
+			t.Errorf("row %d lost by Resize within the capacity", k)
+		}
+	}
+	c.Resize(5000)
+	check(5000)
+	c.Set(4999, 1, 2, [2]float32{3, 4}, [3]float32{5, 6, 7}, [2][3]float32{{8, 9, 10}, {11, 12, 13}})
+	if c.Pair[4999] != 1 || c.P2Z[4999] != 13 {
+		t.Errorf("Set on the last row after growing: %v %v", c.Pair[4999], c.P2Z[4999])
+	}
+	if a := testing.AllocsPerRun(10, func() { c.Resize(100); c.Resize(5000) }); a != 0 {
+		t.Errorf("Resize within the capacity: %v allocations", a)
+	}
+	c.Resize(0)
+	check(0)
+	if msg := capPanics(func() { c.Resize(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("Resize(-1): panic %q", msg)
+	}
+	if msg := capPanics(func() { soa.NewContacts(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("NewContacts(-1): panic %q", msg)
+	}
+	// The zero value resizes too.
+	var z soa.Contacts
+	z.Resize(3)
+	if z.Len() != 3 || len(z.P2Z) != 3 {
+		t.Errorf("zero Contacts after Resize(3): Len %d", z.Len())
+	}
+}
+
+// TestPointSegments checks PointSegments and PointResults: lengths, Set
+// storing into the right streams, and negative lengths panicking.
+func TestPointSegments(t *testing.T) {
+	for _, n := range []int{0, 1, 17, 1000} {
+		p := soa.NewPointSegments(n)
+		r := soa.NewPointResults(n)
+		if p.Len() != n || r.Len() != n || len(r.Dist2) != n {
+			t.Fatalf("n=%d: Len %d, results %d/%d", n, p.Len(), r.Len(), len(r.Dist2))
+		}
+		streams := [][]float32{p.PX, p.PY, p.PZ, p.CX, p.CY, p.CZ, p.DX, p.DY, p.DZ}
+		for k, s := range streams {
+			if len(s) != n {
+				t.Fatalf("n=%d: stream %d has length %d", n, k, len(s))
+			}
+		}
+		for i := range n {
+			f := float32(i)
+			p.Set(i, [3]float32{f, f + 1, f + 2}, [3]float32{f + 3, f + 4, f + 5}, [3]float32{f + 6, f + 7, f + 8})
+		}
+		for i := range n {
+			for k, s := range streams {
+				if s[i] != float32(i+k) {
+					t.Fatalf("n=%d: pair %d stream %d = %v, want %v", n, i, k, s[i], i+k)
+				}
+			}
+		}
+		// Result streams are distinct storage.
+		for i := range n {
+			r.T[i], r.Dist2[i] = 1, 2
+		}
+		for i := range n {
+			if r.T[i] != 1 || r.Dist2[i] != 2 {
+				t.Fatalf("n=%d: result streams overlap at %d", n, i)
+			}
+		}
+	}
+	if msg := capPanics(func() { soa.NewPointSegments(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("NewPointSegments(-1): panic %q", msg)
+	}
+	if msg := capPanics(func() { soa.NewPointResults(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("NewPointResults(-1): panic %q", msg)
+	}
+}
