@@ -7996,6 +7996,9 @@ CompactContactsAVX512_done:
 // func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·ClosestAVX2(SB), NOSPLIT, $352-128
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
 	MOVQ         ax+0(FP), AX
 	MOVQ         ay+8(FP), BX
 	MOVQ         az+16(FP), CX
@@ -8006,20 +8009,17 @@ TEXT ·ClosestAVX2(SB), NOSPLIT, $352-128
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
 	XORQ         R13, R13
-	LEAQ         (SP), R11
-	ADDQ         $0x3f, R11
-	ANDQ         $-64, R11
+	MOVQ         n+120(FP), R14
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
-ClosestAVX2_loop:
-	// remain = n - i; 1 whole group(s) left?
-	MOVQ n+120(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000008
-	JB   ClosestAVX2_tail
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestAVX2_prefetch_end
 
-	// Prefetch the input streams a few groups ahead (a prefetch never faults).
+ClosestAVX2_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
 	PREFETCHT0 1024(AX)(R13*4)
 	PREFETCHT0 1024(BX)(R13*4)
 	PREFETCHT0 1024(CX)(R13*4)
@@ -8031,15 +8031,12 @@ ClosestAVX2_loop:
 	PREFETCHT0 1024(R10)(R13*4)
 	MOVQ       dx+72(FP), R12
 	PREFETCHT0 1024(R12)(R13*4)
-	MOVQ       dy+80(FP), R12
-	PREFETCHT0 1024(R12)(R13*4)
-	MOVQ       dz+88(FP), R12
-	PREFETCHT0 1024(R12)(R13*4)
-	MOVQ       dx+72(FP), R12
 	VMOVUPS    (R12)(R13*4), Y2
 	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
 	VMOVUPS    (R12)(R13*4), Y3
 	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
 	VMOVUPS    (R12)(R13*4), Y4
 
 	// M0 = B-A, u = D-C, E = A-C.
@@ -8205,9 +8202,191 @@ ClosestAVX2_loop:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Y3, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
-	JMP     ClosestAVX2_loop
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00004000
+	JAE     ClosestAVX2_prefetch
 
-ClosestAVX2_tail:
+ClosestAVX2_prefetch_end:
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   ClosestAVX2_loop_end
+
+ClosestAVX2_loop:
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*4), Y2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Y3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Y4
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*4), Y5
+	VSUBPS  (AX)(R13*4), Y5, Y5
+	VMOVUPS (SI)(R13*4), Y6
+	VSUBPS  (BX)(R13*4), Y6, Y6
+	VMOVUPS (DI)(R13*4), Y7
+	VSUBPS  (CX)(R13*4), Y7, Y7
+	VMOVUPS Y5, (R11)
+	VMOVUPS Y6, 32(R11)
+	VMOVUPS Y7, 64(R11)
+	VSUBPS  (R8)(R13*4), Y2, Y2
+	VSUBPS  (R9)(R13*4), Y3, Y3
+	VSUBPS  (R10)(R13*4), Y4, Y4
+	VMOVUPS Y2, 96(R11)
+	VMOVUPS Y3, 128(R11)
+	VMOVUPS Y4, 160(R11)
+	VMOVUPS (AX)(R13*4), Y2
+	VSUBPS  (R8)(R13*4), Y2, Y2
+	VMOVUPS (BX)(R13*4), Y3
+	VSUBPS  (R9)(R13*4), Y3, Y3
+	VMOVUPS (CX)(R13*4), Y4
+	VSUBPS  (R10)(R13*4), Y4, Y4
+	VMOVUPS Y2, 192(R11)
+	VMOVUPS Y3, 224(R11)
+	VMOVUPS Y4, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y2
+	VMULPS  96(R11), Y2, Y2
+	VMOVUPS 128(R11), Y3
+	VMULPS  128(R11), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 160(R11), Y3
+	VMULPS  160(R11), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y2
+	VANDPS  Y3, Y2, Y2
+	VMOVUPS 192(R11), Y3
+	VMULPS  96(R11), Y3, Y3
+	VMOVUPS 224(R11), Y4
+	VMULPS  128(R11), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 256(R11), Y4
+	VMULPS  160(R11), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS (R11), Y4
+	VMULPS  96(R11), Y4, Y4
+	VMOVUPS 32(R11), Y5
+	VMULPS  128(R11), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 64(R11), Y5
+	VMULPS  160(R11), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  96(R11), Y3, Y5
+	VMULPS  128(R11), Y3, Y6
+	VMULPS  160(R11), Y3, Y3
+	VSUBPS  192(R11), Y5, Y5
+	VSUBPS  224(R11), Y6, Y6
+	VSUBPS  256(R11), Y3, Y3
+	VMULPS  96(R11), Y4, Y7
+	VMULPS  128(R11), Y4, Y8
+	VMULPS  160(R11), Y4, Y4
+	VMOVUPS (R11), Y9
+	VSUBPS  Y7, Y9, Y7
+	VMOVUPS 32(R11), Y9
+	VSUBPS  Y8, Y9, Y8
+	VMOVUPS 64(R11), Y9
+	VSUBPS  Y4, Y9, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y7, Y7, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS Y4, Y4, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS Y7, Y5, Y5
+	VMULPS Y8, Y6, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS Y4, Y3, Y3
+	VADDPS Y3, Y5, Y3
+	VCMPPS $0x04, Y9, Y0, Y4
+	VDIVPS Y9, Y3, Y3
+	VANDPS Y4, Y3, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS (R11), Y3, Y4
+	VADDPS 192(R11), Y4, Y4
+	VMULPS 32(R11), Y3, Y5
+	VADDPS 224(R11), Y5, Y5
+	VMULPS 64(R11), Y3, Y3
+	VADDPS 256(R11), Y3, Y3
+	VMULPS 96(R11), Y4, Y4
+	VMULPS 128(R11), Y5, Y5
+	VADDPS Y5, Y4, Y4
+	VMULPS 160(R11), Y3, Y3
+	VADDPS Y3, Y4, Y3
+	VMULPS Y2, Y3, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS  96(R11), Y2, Y3
+	VMULPS  128(R11), Y2, Y4
+	VMULPS  160(R11), Y2, Y5
+	VSUBPS  192(R11), Y3, Y6
+	VSUBPS  224(R11), Y4, Y7
+	VSUBPS  256(R11), Y5, Y8
+	VMOVUPS (R11), Y9
+	VMULPS  (R11), Y9, Y9
+	VMOVUPS 32(R11), Y10
+	VMULPS  32(R11), Y10, Y10
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS 64(R11), Y10
+	VMULPS  64(R11), Y10, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  (R11), Y6, Y6
+	VMULPS  32(R11), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  64(R11), Y8, Y7
+	VADDPS  Y7, Y6, Y6
+	VCMPPS  $0x04, Y9, Y0, Y7
+	VDIVPS  Y9, Y6, Y6
+	VANDPS  Y7, Y6, Y6
+	VMINPS  Y1, Y6, Y6
+	VMAXPS  Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS (R11), Y6, Y7
+	VADDPS 192(R11), Y7, Y7
+	VSUBPS Y3, Y7, Y3
+	VMULPS 32(R11), Y6, Y7
+	VADDPS 224(R11), Y7, Y7
+	VSUBPS Y4, Y7, Y4
+	VMULPS 64(R11), Y6, Y7
+	VADDPS 256(R11), Y7, Y7
+	VSUBPS Y5, Y7, Y5
+	VMULPS Y3, Y3, Y3
+	VMULPS Y4, Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS Y5, Y5, Y4
+	VADDPS Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store the results.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y5, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     ClosestAVX2_loop
+
+ClosestAVX2_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ        R14, R14
 	JZ           ClosestAVX2_done
@@ -8405,46 +8584,47 @@ TEXT ·StreamAVX2(SB), NOSPLIT, $0-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y0
 
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   StreamAVX2_loop_end
+
 StreamAVX2_loop:
-	// remain = n - i; 1 whole group(s) left?
-	MOVQ    n+120(FP), R14
-	SUBQ    R13, R14
-	CMPQ    R14, $0x00000008
-	JB      StreamAVX2_tail
-	MOVQ    dx+72(FP), R12
-	VMOVUPS (R12)(R13*4), Y0
 	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*4), Y1
+	VMOVUPS (R12)(R13*4), Y0
 	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*4), Y2
-	VMOVUPS (DX)(R13*4), Y3
-	VADDPS  (AX)(R13*4), Y3, Y3
-	VADDPS  (R8)(R13*4), Y3, Y3
-	VADDPS  Y0, Y3, Y0
+	VMOVUPS (R12)(R13*4), Y1
+	VMOVUPS (DX)(R13*4), Y2
+	VADDPS  (AX)(R13*4), Y2, Y2
+	VADDPS  (R8)(R13*4), Y2, Y2
+	VADDPS  (R11)(R13*4), Y2, Y2
 	VMOVUPS (SI)(R13*4), Y3
 	VADDPS  (BX)(R13*4), Y3, Y3
 	VADDPS  (R9)(R13*4), Y3, Y3
-	VADDPS  Y1, Y3, Y1
+	VADDPS  Y0, Y3, Y0
 	VMOVUPS (DI)(R13*4), Y3
 	VADDPS  (CX)(R13*4), Y3, Y3
 	VADDPS  (R10)(R13*4), Y3, Y3
-	VADDPS  Y2, Y3, Y2
+	VADDPS  Y1, Y3, Y1
 
 	// Store the results.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y0, (R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Y1, (R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
 	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y0, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y1, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
-	JMP     StreamAVX2_loop
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     StreamAVX2_loop
 
-StreamAVX2_tail:
+StreamAVX2_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ        R14, R14
 	JZ           StreamAVX2_done
@@ -8462,8 +8642,7 @@ StreamAVX2_tail:
 	VMASKMOVPS (R8)(R13*4), Y0, Y7
 	VMASKMOVPS (R9)(R13*4), Y0, Y8
 	VMASKMOVPS (R10)(R13*4), Y0, Y9
-	MOVQ       dx+72(FP), R12
-	VMASKMOVPS (R12)(R13*4), Y0, Y10
+	VMASKMOVPS (R11)(R13*4), Y0, Y10
 	MOVQ       dy+80(FP), R12
 	VMASKMOVPS (R12)(R13*4), Y0, Y11
 	MOVQ       dz+88(FP), R12
@@ -8503,17 +8682,17 @@ TEXT ·ClosestPointAVX2(SB), NOSPLIT, $0-96
 	MOVQ         dy+56(FP), R9
 	MOVQ         dz+64(FP), R10
 	XORQ         R13, R13
+	MOVQ         n+88(FP), R14
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
-ClosestPointAVX2_loop:
-	// remain = n - i; 1 whole group(s) left?
-	MOVQ n+88(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000008
-	JB   ClosestPointAVX2_tail
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPointAVX2_prefetch_end
 
-	// Prefetch the input streams a few groups ahead (a prefetch never faults).
+ClosestPointAVX2_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
 	PREFETCHT0 1024(AX)(R13*4)
 	PREFETCHT0 1024(BX)(R13*4)
 	PREFETCHT0 1024(CX)(R13*4)
@@ -8573,9 +8752,71 @@ ClosestPointAVX2_loop:
 	MOVQ    dist2+80(FP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
-	JMP     ClosestPointAVX2_loop
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00004000
+	JAE     ClosestPointAVX2_prefetch
 
-ClosestPointAVX2_tail:
+ClosestPointAVX2_prefetch_end:
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   ClosestPointAVX2_loop_end
+
+ClosestPointAVX2_loop:
+	VMOVUPS (R8)(R13*4), Y2
+	VSUBPS  (DX)(R13*4), Y2, Y2
+	VMOVUPS (R9)(R13*4), Y3
+	VSUBPS  (SI)(R13*4), Y3, Y3
+	VMOVUPS (R10)(R13*4), Y4
+	VSUBPS  (DI)(R13*4), Y4, Y4
+	VMOVUPS (AX)(R13*4), Y5
+	VSUBPS  (DX)(R13*4), Y5, Y5
+	VMOVUPS (BX)(R13*4), Y6
+	VSUBPS  (SI)(R13*4), Y6, Y6
+	VMOVUPS (CX)(R13*4), Y7
+	VSUBPS  (DI)(R13*4), Y7, Y7
+	VMULPS  Y2, Y5, Y8
+	VMULPS  Y3, Y6, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  Y4, Y7, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  Y2, Y2, Y9
+	VMULPS  Y3, Y3, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  Y4, Y4, Y10
+	VADDPS  Y10, Y9, Y9
+	VCMPPS  $0x04, Y9, Y0, Y10
+	VDIVPS  Y9, Y8, Y8
+	VANDPS  Y10, Y8, Y8
+	VMINPS  Y1, Y8, Y8
+	VMAXPS  Y0, Y8, Y8
+	VMULPS  Y8, Y2, Y2
+	VMULPS  Y8, Y3, Y3
+	VMULPS  Y8, Y4, Y4
+	VSUBPS  Y5, Y2, Y2
+	VSUBPS  Y6, Y3, Y3
+	VSUBPS  Y7, Y4, Y4
+	VMULPS  Y2, Y2, Y2
+	VMULPS  Y3, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y4, Y4, Y3
+	VADDPS  Y3, Y2, Y2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y3
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Y4, (R12)(R13*4)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     ClosestPointAVX2_loop
+
+ClosestPointAVX2_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ        R14, R14
 	JZ           ClosestPointAVX2_done
@@ -8653,18 +8894,19 @@ TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
-ClosestAVX512_loop:
-	// remain = n - i; 1 whole group(s) left?
-	MOVQ n+120(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000010
-	JB   ClosestAVX512_tail
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestAVX512_prefetch_end
 
-	// Prefetch the input streams a few groups ahead (a prefetch never faults).
+ClosestAVX512_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
 	PREFETCHT0 1024(AX)(R13*4)
 	PREFETCHT0 1024(BX)(R13*4)
 	PREFETCHT0 1024(CX)(R13*4)
@@ -8674,29 +8916,25 @@ ClosestAVX512_loop:
 	PREFETCHT0 1024(R8)(R13*4)
 	PREFETCHT0 1024(R9)(R13*4)
 	PREFETCHT0 1024(R10)(R13*4)
-	MOVQ       dx+72(FP), R12
-	PREFETCHT0 1024(R12)(R13*4)
+	PREFETCHT0 1024(R11)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT0 1024(R12)(R13*4)
-	MOVQ       dz+88(FP), R12
-	PREFETCHT0 1024(R12)(R13*4)
-	MOVQ       dx+72(FP), R12
 	VMOVUPS    (R12)(R13*4), Z2
-	MOVQ       dy+80(FP), R12
-	VMOVUPS    (R12)(R13*4), Z3
 	MOVQ       dz+88(FP), R12
-	VMOVUPS    (R12)(R13*4), Z4
+	PREFETCHT0 1024(R12)(R13*4)
+	VMOVUPS    (R12)(R13*4), Z3
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z5
-	VSUBPS  (AX)(R13*4), Z5, Z5
-	VMOVUPS (SI)(R13*4), Z6
-	VSUBPS  (BX)(R13*4), Z6, Z6
-	VMOVUPS (DI)(R13*4), Z7
-	VSUBPS  (CX)(R13*4), Z7, Z7
-	VSUBPS  (R8)(R13*4), Z2, Z2
-	VSUBPS  (R9)(R13*4), Z3, Z3
-	VSUBPS  (R10)(R13*4), Z4, Z4
+	VMOVUPS (DX)(R13*4), Z4
+	VSUBPS  (AX)(R13*4), Z4, Z4
+	VMOVUPS (SI)(R13*4), Z5
+	VSUBPS  (BX)(R13*4), Z5, Z5
+	VMOVUPS (DI)(R13*4), Z6
+	VSUBPS  (CX)(R13*4), Z6, Z6
+	VMOVUPS (R11)(R13*4), Z7
+	VSUBPS  (R8)(R13*4), Z7, Z7
+	VSUBPS  (R9)(R13*4), Z2, Z2
+	VSUBPS  (R10)(R13*4), Z3, Z3
 	VMOVUPS (AX)(R13*4), Z8
 	VSUBPS  (R8)(R13*4), Z8, Z8
 	VMOVUPS (BX)(R13*4), Z9
@@ -8705,39 +8943,39 @@ ClosestAVX512_loop:
 	VSUBPS  (R10)(R13*4), Z10, Z10
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z2, Z2, Z11
-	VMULPS      Z3, Z3, Z12
+	VMULPS      Z7, Z7, Z11
+	VMULPS      Z2, Z2, Z12
 	VADDPS      Z12, Z11, Z11
-	VMULPS      Z4, Z4, Z12
+	VMULPS      Z3, Z3, Z12
 	VADDPS      Z12, Z11, Z11
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
 	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMULPS      Z8, Z2, Z12
-	VMULPS      Z9, Z3, Z13
+	VMULPS      Z8, Z7, Z12
+	VMULPS      Z9, Z2, Z13
 	VADDPS      Z13, Z12, Z12
-	VMULPS      Z10, Z4, Z13
+	VMULPS      Z10, Z3, Z13
 	VADDPS      Z13, Z12, Z12
 	VMULPS      Z11, Z12, Z12
-	VMULPS      Z5, Z2, Z13
-	VMULPS      Z6, Z3, Z14
+	VMULPS      Z4, Z7, Z13
+	VMULPS      Z5, Z2, Z14
 	VADDPS      Z14, Z13, Z13
-	VMULPS      Z7, Z4, Z14
+	VMULPS      Z6, Z3, Z14
 	VADDPS      Z14, Z13, Z13
 	VMULPS      Z11, Z13, Z13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z12, Z2, Z14
-	VMULPS Z12, Z3, Z15
-	VMULPS Z12, Z4, Z12
+	VMULPS Z12, Z7, Z14
+	VMULPS Z12, Z2, Z15
+	VMULPS Z12, Z3, Z12
 	VSUBPS Z8, Z14, Z14
 	VSUBPS Z9, Z15, Z15
 	VSUBPS Z10, Z12, Z12
-	VMULPS Z13, Z2, Z16
-	VMULPS Z13, Z3, Z17
-	VMULPS Z13, Z4, Z13
-	VSUBPS Z16, Z5, Z16
-	VSUBPS Z17, Z6, Z17
-	VSUBPS Z13, Z7, Z13
+	VMULPS Z13, Z7, Z16
+	VMULPS Z13, Z2, Z17
+	VMULPS Z13, Z3, Z13
+	VSUBPS Z16, Z4, Z16
+	VSUBPS Z17, Z5, Z17
+	VSUBPS Z13, Z6, Z13
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS   Z16, Z16, Z18
@@ -8756,37 +8994,37 @@ ClosestAVX512_loop:
 	VMAXPS   Z0, Z12, Z12
 
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	VMULPS Z12, Z5, Z13
+	VMULPS Z12, Z4, Z13
 	VADDPS Z13, Z8, Z13
-	VMULPS Z12, Z6, Z14
+	VMULPS Z12, Z5, Z14
 	VADDPS Z14, Z9, Z14
-	VMULPS Z12, Z7, Z12
+	VMULPS Z12, Z6, Z12
 	VADDPS Z12, Z10, Z12
-	VMULPS Z2, Z13, Z13
-	VMULPS Z3, Z14, Z14
+	VMULPS Z7, Z13, Z13
+	VMULPS Z2, Z14, Z14
 	VADDPS Z14, Z13, Z13
-	VMULPS Z4, Z12, Z12
+	VMULPS Z3, Z12, Z12
 	VADDPS Z12, Z13, Z12
 	VMULPS Z11, Z12, Z11
 	VMINPS Z1, Z11, Z11
 	VMAXPS Z0, Z11, Z11
 
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS   Z11, Z7, Z7
 	VMULPS   Z11, Z2, Z2
 	VMULPS   Z11, Z3, Z3
-	VMULPS   Z11, Z4, Z4
-	VSUBPS   Z8, Z2, Z12
-	VSUBPS   Z9, Z3, Z13
-	VSUBPS   Z10, Z4, Z14
-	VMULPS   Z5, Z5, Z15
+	VSUBPS   Z8, Z7, Z12
+	VSUBPS   Z9, Z2, Z13
+	VSUBPS   Z10, Z3, Z14
+	VMULPS   Z4, Z4, Z15
+	VMULPS   Z5, Z5, Z16
+	VADDPS   Z16, Z15, Z15
 	VMULPS   Z6, Z6, Z16
 	VADDPS   Z16, Z15, Z15
-	VMULPS   Z7, Z7, Z16
-	VADDPS   Z16, Z15, Z15
-	VMULPS   Z5, Z12, Z12
-	VMULPS   Z6, Z13, Z13
+	VMULPS   Z4, Z12, Z12
+	VMULPS   Z5, Z13, Z13
 	VADDPS   Z13, Z12, Z12
-	VMULPS   Z7, Z14, Z13
+	VMULPS   Z6, Z14, Z13
 	VADDPS   Z13, Z12, Z12
 	VCMPPS   $0x04, Z15, Z0, K1
 	VDIVPS.Z Z15, Z12, K1, Z12
@@ -8794,41 +9032,192 @@ ClosestAVX512_loop:
 	VMAXPS   Z0, Z12, Z12
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z12, Z4, Z4
+	VADDPS Z4, Z8, Z4
+	VSUBPS Z7, Z4, Z4
 	VMULPS Z12, Z5, Z5
-	VADDPS Z5, Z8, Z5
+	VADDPS Z5, Z9, Z5
 	VSUBPS Z2, Z5, Z2
 	VMULPS Z12, Z6, Z5
-	VADDPS Z5, Z9, Z5
-	VSUBPS Z3, Z5, Z3
-	VMULPS Z12, Z7, Z5
 	VADDPS Z5, Z10, Z5
-	VSUBPS Z4, Z5, Z4
+	VSUBPS Z3, Z5, Z3
+	VMULPS Z4, Z4, Z4
 	VMULPS Z2, Z2, Z2
+	VADDPS Z2, Z4, Z2
 	VMULPS Z3, Z3, Z3
-	VADDPS Z3, Z2, Z2
-	VMULPS Z4, Z4, Z3
 	VADDPS Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z3
-	VXORPS         Z4, Z4, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z4
-	VXORPS         Z5, Z5, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, (R12)(R13*4)
+	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z4, (R12)(R13*4)
+	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z5, (R12)(R13*4)
+	VMOVUPS Z2, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
-	JMP     ClosestAVX512_loop
+	SUBQ    $0x00000010, R14
+	CMPQ    R14, $0x00004000
+	JAE     ClosestAVX512_prefetch
 
-ClosestAVX512_tail:
+ClosestAVX512_prefetch_end:
+	// Loop over 1 group(s) at a time while at least 16 lanes remain.
+	CMPQ R14, $0x00000010
+	JB   ClosestAVX512_loop_end
+
+ClosestAVX512_loop:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Z3
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*4), Z4
+	VSUBPS  (AX)(R13*4), Z4, Z4
+	VMOVUPS (SI)(R13*4), Z5
+	VSUBPS  (BX)(R13*4), Z5, Z5
+	VMOVUPS (DI)(R13*4), Z6
+	VSUBPS  (CX)(R13*4), Z6, Z6
+	VMOVUPS (R11)(R13*4), Z7
+	VSUBPS  (R8)(R13*4), Z7, Z7
+	VSUBPS  (R9)(R13*4), Z2, Z2
+	VSUBPS  (R10)(R13*4), Z3, Z3
+	VMOVUPS (AX)(R13*4), Z8
+	VSUBPS  (R8)(R13*4), Z8, Z8
+	VMOVUPS (BX)(R13*4), Z9
+	VSUBPS  (R9)(R13*4), Z9, Z9
+	VMOVUPS (CX)(R13*4), Z10
+	VSUBPS  (R10)(R13*4), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z7, Z7, Z11
+	VMULPS      Z2, Z2, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMULPS      Z8, Z7, Z12
+	VMULPS      Z9, Z2, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z10, Z3, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z11, Z12, Z12
+	VMULPS      Z4, Z7, Z13
+	VMULPS      Z5, Z2, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z6, Z3, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z11, Z13, Z13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z12, Z7, Z14
+	VMULPS Z12, Z2, Z15
+	VMULPS Z12, Z3, Z12
+	VSUBPS Z8, Z14, Z14
+	VSUBPS Z9, Z15, Z15
+	VSUBPS Z10, Z12, Z12
+	VMULPS Z13, Z7, Z16
+	VMULPS Z13, Z2, Z17
+	VMULPS Z13, Z3, Z13
+	VSUBPS Z16, Z4, Z16
+	VSUBPS Z17, Z5, Z17
+	VSUBPS Z13, Z6, Z13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z16, Z16, Z18
+	VMULPS   Z17, Z17, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z13, Z13, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z13, Z12, Z12
+	VADDPS   Z12, Z14, Z12
+	VCMPPS   $0x04, Z18, Z0, K1
+	VDIVPS.Z Z18, Z12, K1, Z12
+	VMINPS   Z1, Z12, Z12
+	VMAXPS   Z0, Z12, Z12
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z12, Z4, Z13
+	VADDPS Z13, Z8, Z13
+	VMULPS Z12, Z5, Z14
+	VADDPS Z14, Z9, Z14
+	VMULPS Z12, Z6, Z12
+	VADDPS Z12, Z10, Z12
+	VMULPS Z7, Z13, Z13
+	VMULPS Z2, Z14, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS Z3, Z12, Z12
+	VADDPS Z12, Z13, Z12
+	VMULPS Z11, Z12, Z11
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
+	VMULPS   Z11, Z7, Z7
+	VMULPS   Z11, Z2, Z2
+	VMULPS   Z11, Z3, Z3
+	VSUBPS   Z8, Z7, Z12
+	VSUBPS   Z9, Z2, Z13
+	VSUBPS   Z10, Z3, Z14
+	VMULPS   Z4, Z4, Z15
+	VMULPS   Z5, Z5, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z6, Z6, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z4, Z12, Z12
+	VMULPS   Z5, Z13, Z13
+	VADDPS   Z13, Z12, Z12
+	VMULPS   Z6, Z14, Z13
+	VADDPS   Z13, Z12, Z12
+	VCMPPS   $0x04, Z15, Z0, K1
+	VDIVPS.Z Z15, Z12, K1, Z12
+	VMINPS   Z1, Z12, Z12
+	VMAXPS   Z0, Z12, Z12
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z12, Z4, Z4
+	VADDPS Z4, Z8, Z4
+	VSUBPS Z7, Z4, Z4
+	VMULPS Z12, Z5, Z5
+	VADDPS Z5, Z9, Z5
+	VSUBPS Z2, Z5, Z2
+	VMULPS Z12, Z6, Z5
+	VADDPS Z5, Z10, Z5
+	VSUBPS Z3, Z5, Z3
+	VMULPS Z4, Z4, Z4
+	VMULPS Z2, Z2, Z2
+	VADDPS Z2, Z4, Z2
+	VMULPS Z3, Z3, Z3
+	VADDPS Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store the results.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	SUBQ    $0x00000010, R14
+	CMPQ    R14, $0x00000010
+	JAE     ClosestAVX512_loop
+
+ClosestAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    ClosestAVX512_done
@@ -8845,8 +9234,7 @@ ClosestAVX512_tail:
 	VMOVUPS.Z (R8)(R13*4), K1, Z8
 	VMOVUPS.Z (R9)(R13*4), K1, Z9
 	VMOVUPS.Z (R10)(R13*4), K1, Z10
-	MOVQ      dx+72(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z11
+	VMOVUPS.Z (R11)(R13*4), K1, Z11
 	MOVQ      dy+80(FP), R12
 	VMOVUPS.Z (R12)(R13*4), K1, Z12
 	MOVQ      dz+88(FP), R12
@@ -8970,20 +9358,17 @@ ClosestAVX512_tail:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z2
-	VXORPS         Z0, Z0, Z0
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z0
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
 
 	// Store the results.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, K1, (R12)(R13*4)
-	MOVQ    t+104(FP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z8, K1, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z3, K1, (R12)(R13*4)
+	VMOVUPS Z1, K1, (R12)(R13*4)
 
 ClosestAVX512_done:
 	VZEROUPPER
@@ -9001,46 +9386,47 @@ TEXT ·StreamAVX512(SB), NOSPLIT, $0-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z0
 
+	// Loop over 1 group(s) at a time while at least 16 lanes remain.
+	CMPQ R14, $0x00000010
+	JB   StreamAVX512_loop_end
+
 StreamAVX512_loop:
-	// remain = n - i; 1 whole group(s) left?
-	MOVQ    n+120(FP), R14
-	SUBQ    R13, R14
-	CMPQ    R14, $0x00000010
-	JB      StreamAVX512_tail
-	MOVQ    dx+72(FP), R12
-	VMOVUPS (R12)(R13*4), Z0
 	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*4), Z1
+	VMOVUPS (R12)(R13*4), Z0
 	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*4), Z2
-	VMOVUPS (DX)(R13*4), Z3
-	VADDPS  (AX)(R13*4), Z3, Z3
-	VADDPS  (R8)(R13*4), Z3, Z3
-	VADDPS  Z0, Z3, Z0
+	VMOVUPS (R12)(R13*4), Z1
+	VMOVUPS (DX)(R13*4), Z2
+	VADDPS  (AX)(R13*4), Z2, Z2
+	VADDPS  (R8)(R13*4), Z2, Z2
+	VADDPS  (R11)(R13*4), Z2, Z2
 	VMOVUPS (SI)(R13*4), Z3
 	VADDPS  (BX)(R13*4), Z3, Z3
 	VADDPS  (R9)(R13*4), Z3, Z3
-	VADDPS  Z1, Z3, Z1
+	VADDPS  Z0, Z3, Z0
 	VMOVUPS (DI)(R13*4), Z3
 	VADDPS  (CX)(R13*4), Z3, Z3
 	VADDPS  (R10)(R13*4), Z3, Z3
-	VADDPS  Z2, Z3, Z2
+	VADDPS  Z1, Z3, Z1
 
 	// Store the results.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z0, (R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z1, (R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z0, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z1, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
-	JMP     StreamAVX512_loop
+	SUBQ    $0x00000010, R14
+	CMPQ    R14, $0x00000010
+	JAE     StreamAVX512_loop
 
-StreamAVX512_tail:
+StreamAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    StreamAVX512_done
@@ -9057,8 +9443,7 @@ StreamAVX512_tail:
 	VMOVUPS.Z (R8)(R13*4), K1, Z6
 	VMOVUPS.Z (R9)(R13*4), K1, Z7
 	VMOVUPS.Z (R10)(R13*4), K1, Z8
-	MOVQ      dx+72(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z9
+	VMOVUPS.Z (R11)(R13*4), K1, Z9
 	MOVQ      dy+80(FP), R12
 	VMOVUPS.Z (R12)(R13*4), K1, Z10
 	MOVQ      dz+88(FP), R12
@@ -9098,17 +9483,17 @@ TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
 	MOVQ         dy+56(FP), R9
 	MOVQ         dz+64(FP), R10
 	XORQ         R13, R13
+	MOVQ         n+88(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
-ClosestPointAVX512_loop:
-	// remain = n - i; 1 whole group(s) left?
-	MOVQ n+88(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000010
-	JB   ClosestPointAVX512_tail
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPointAVX512_prefetch_end
 
-	// Prefetch the input streams a few groups ahead (a prefetch never faults).
+ClosestPointAVX512_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
 	PREFETCHT0 1024(AX)(R13*4)
 	PREFETCHT0 1024(BX)(R13*4)
 	PREFETCHT0 1024(CX)(R13*4)
@@ -9158,20 +9543,79 @@ ClosestPointAVX512_loop:
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
 	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z3
-	VXORPS         Z4, Z4, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results.
 	MOVQ    t+72(FP), R12
-	VMOVUPS Z3, (R12)(R13*4)
+	VMOVUPS Z8, (R12)(R13*4)
 	MOVQ    dist2+80(FP), R12
-	VMOVUPS Z4, (R12)(R13*4)
+	VMOVUPS Z2, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
-	JMP     ClosestPointAVX512_loop
+	SUBQ    $0x00000010, R14
+	CMPQ    R14, $0x00004000
+	JAE     ClosestPointAVX512_prefetch
 
-ClosestPointAVX512_tail:
+ClosestPointAVX512_prefetch_end:
+	// Loop over 1 group(s) at a time while at least 16 lanes remain.
+	CMPQ R14, $0x00000010
+	JB   ClosestPointAVX512_loop_end
+
+ClosestPointAVX512_loop:
+	VMOVUPS  (R8)(R13*4), Z2
+	VSUBPS   (DX)(R13*4), Z2, Z2
+	VMOVUPS  (R9)(R13*4), Z3
+	VSUBPS   (SI)(R13*4), Z3, Z3
+	VMOVUPS  (R10)(R13*4), Z4
+	VSUBPS   (DI)(R13*4), Z4, Z4
+	VMOVUPS  (AX)(R13*4), Z5
+	VSUBPS   (DX)(R13*4), Z5, Z5
+	VMOVUPS  (BX)(R13*4), Z6
+	VSUBPS   (SI)(R13*4), Z6, Z6
+	VMOVUPS  (CX)(R13*4), Z7
+	VSUBPS   (DI)(R13*4), Z7, Z7
+	VMULPS   Z2, Z5, Z8
+	VMULPS   Z3, Z6, Z9
+	VADDPS   Z9, Z8, Z8
+	VMULPS   Z4, Z7, Z9
+	VADDPS   Z9, Z8, Z8
+	VMULPS   Z2, Z2, Z9
+	VMULPS   Z3, Z3, Z10
+	VADDPS   Z10, Z9, Z9
+	VMULPS   Z4, Z4, Z10
+	VADDPS   Z10, Z9, Z9
+	VCMPPS   $0x04, Z9, Z0, K1
+	VDIVPS.Z Z9, Z8, K1, Z8
+	VMINPS   Z1, Z8, Z8
+	VMAXPS   Z0, Z8, Z8
+	VMULPS   Z8, Z2, Z2
+	VMULPS   Z8, Z3, Z3
+	VMULPS   Z8, Z4, Z4
+	VSUBPS   Z5, Z2, Z2
+	VSUBPS   Z6, Z3, Z3
+	VSUBPS   Z7, Z4, Z4
+	VMULPS   Z2, Z2, Z2
+	VMULPS   Z3, Z3, Z3
+	VADDPS   Z3, Z2, Z2
+	VMULPS   Z4, Z4, Z3
+	VADDPS   Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store the results.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Z8, (R12)(R13*4)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	SUBQ    $0x00000010, R14
+	CMPQ    R14, $0x00000010
+	JAE     ClosestPointAVX512_loop
+
+ClosestPointAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    ClosestPointAVX512_done
@@ -9222,16 +9666,14 @@ ClosestPointAVX512_tail:
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
 	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z2
-	VXORPS         Z0, Z0, Z0
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z0
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
 
 	// Store the results.
 	MOVQ    t+72(FP), R12
-	VMOVUPS Z2, K1, (R12)(R13*4)
-	MOVQ    dist2+80(FP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Z1, K1, (R12)(R13*4)
 
 ClosestPointAVX512_done:
 	VZEROUPPER

@@ -14,8 +14,11 @@
 //   - true division, no reciprocal estimates;
 //   - clamps as min then max with x as the first operand of x86
 //     MINPS/MAXPS, which return the second operand on ties and NaN: -0
-//     becomes +0 and NaN becomes 1 (clamp01). A NaN parameter always
-//     comes with a non-finite Dist2, which the last rule canonicalises;
+//     becomes +0 and NaN becomes 1 (clamp01). Within the finite range a
+//     parameter is NaN only for non-finite input, whose Dist2 the last
+//     rule canonicalises; far beyond it (|u|^2 overflowing to +Inf) a NaN
+//     intermediate clamps to 1 and the lane's finite result is meaningless
+//     but still the same bits on every path;
 //   - division by an exact zero yields 0 (divOrZero), the mask-and-blend
 //     of the SIMD paths;
 //   - a lane whose Dist2 is not finite (NaN or Inf input, or |coordinate|

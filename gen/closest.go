@@ -77,13 +77,13 @@ func (g *gen) canonicalize(out []w, dist2 w) []w {
 			VCMPPS_BCST(U8(cmpNLEUQ), constMaxF32, dist2.ops[i], ks[i])
 		}
 		for j, v := range out {
-			res[j] = g.each(func(i int, r VecVirtual) {
-				// avo models the masked VBLENDMPS as reading its
-				// destination; a zeroing idiom first keeps r from
-				// looking live since entry (which wastes a register).
-				VXORPS(r, r, r)
-				VBLENDMPS_BCST(constNaN, v.ops[i], ks[i], r)
-			})
+			// Blend in place: avo models the masked VBLENDMPS as reading
+			// its destination, and v is dead after this anyway.
+			res[j] = w{ops: make([]Op, g.groups)}
+			for i := range v.ops {
+				VBLENDMPS_BCST(constNaN, v.ops[i], ks[i], v.ops[i])
+				res[j].ops[i] = v.ops[i]
+			}
 		}
 		return res
 	}

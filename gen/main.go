@@ -156,6 +156,12 @@ var (
 // the loop (1.10 -> 1.40), and the floor should be the fastest such loop.
 var prefetchBytes = 1024
 
+// prefetchMinLanes is the batch size from which the closest-point loops
+// prefetch: about 1 MB of input, the L2 cache of this machine kind. Below
+// it the data is cache-resident and the twelve prefetches per group only
+// cost issue slots.
+const prefetchMinLanes = 16384
+
 // batch emits one kernel: a loop over is.interleave groups of is.lanes
 // lanes at a time, a loop over single whole groups, one masked group for
 // the n mod lanes lanes left, then VZEROUPPER.
@@ -174,33 +180,47 @@ func batch(name string, is isa, l layout, b body, prefetch int, doc ...string) {
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
 
-	for k := range min(len(l.inputs), len(ptrRegs)) {
-		Load(Param(l.inputs[k]), ptrRegs[k])
-	}
-	XORQ(index, index)
-
-	g := &gen{isa: is, zero: is.newVec(), one: is.newVec()}
+	g := &gen{isa: is, zero: is.newVec(), one: is.newVec(), ptrs: ptrRegs}
 	if numSlots > 0 {
 		g.setupSlots(slots, numSlots)
+	} else {
+		g.ptrs = append(slices.Clone(ptrRegs), slots) // R11 holds one more pointer
 	}
+	for k := range min(len(l.inputs), len(g.ptrs)) {
+		Load(Param(l.inputs[k]), g.ptrs[k])
+	}
+	XORQ(index, index)
+	Load(Param("n"), remain)
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
 
-	loop := func(label string, groups int, next string) {
+	// loop emits a rotated loop over `groups` whole groups at a time while
+	// at least minRemain lanes remain, then falls through to the next.
+	loop := func(label string, groups, minRemain, prefetch int) {
+		step := groups * is.lanes
+		minRemain = max(minRemain, step)
+		Commentf("Loop over %d group(s) at a time while at least %d lanes remain.", groups, minRemain)
+		CMPQ(remain, U32(minRemain))
+		JB(LabelRef(label + "_end"))
 		Label(label)
-		Commentf("remain = n - i; %d whole group(s) left?", groups)
-		Load(Param("n"), remain)
-		SUBQ(index, remain)
-		CMPQ(remain, U32(groups*is.lanes))
-		JB(LabelRef(next))
 		group(g, l, b, groups, full, nil, prefetch)
-		ADDQ(U32(groups*is.lanes), index)
-		JMP(LabelRef(label))
+		ADDQ(U32(step), index)
+		SUBQ(U32(step), remain)
+		CMPQ(remain, U32(minRemain))
+		JAE(LabelRef(label))
+		Label(label + "_end")
+	}
+	if prefetch > 0 {
+		// Big batches stream from memory: prefetch. Batches that fit in
+		// the L2 cache do not need it, and the prefetch instructions alone
+		// cost them time, so the last prefetchMinLanes lanes (already
+		// prefetched) and small batches run the loop without.
+		loop(name+"_prefetch", is.interleave, prefetchMinLanes, prefetch)
 	}
 	if is.interleave > 1 {
-		loop(name+"_wide", is.interleave, name+"_loop")
+		loop(name+"_wide", is.interleave, 0, 0)
 	}
-	loop(name+"_loop", 1, name+"_tail")
+	loop(name+"_loop", 1, 0, 0)
 
 	Label(name + "_tail")
 	Comment("The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.")
@@ -234,42 +254,39 @@ func batch(name string, is isa, l layout, b body, prefetch int, doc ...string) {
 func group(g *gen, l layout, b body, groups int, t tail, mask Op, prefetch int) {
 	g.groups = groups
 	g.nextSlot = 0
-	// stream returns the memory operand of stream k, group i.
+	// stream returns the memory operand of stream k, group i. Pointers not
+	// held in registers are loaded into scratch, which the caller must use
+	// before the next call.
 	stream := func(k, i int) Mem {
 		base := scratch
-		if k < len(l.inputs) && k < len(ptrRegs) {
-			base = ptrRegs[k]
+		if k < len(l.inputs) && k < len(g.ptrs) {
+			base = g.ptrs[k]
 		} else {
 			Load(Param(l.name(k)), scratch)
 		}
 		return Mem{Base: base, Index: index, Scale: 4, Disp: i * g.isa.bytes}
 	}
-	load := func(k, i int) Op {
+	load := func(m Mem) Op {
 		r := g.isa.newVec()
 		switch t {
 		case maskedK:
-			VMOVUPS_Z(stream(k, i), mask, r)
+			VMOVUPS_Z(m, mask, r)
 		case maskedVec:
-			VMASKMOVPS(stream(k, i), mask, r)
+			VMASKMOVPS(m, mask, r)
 		default:
-			VMOVUPS(stream(k, i), r)
+			VMOVUPS(m, r)
 		}
 		return r
 	}
-	if prefetch > 0 {
-		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults).")
-		for k := range l.inputs { // inputs only: prefetching the outputs measured slower
-			for i := range groups {
-				m := stream(k, i)
-				m.Disp += prefetch
-				PREFETCHT0(m)
-			}
-		}
-	}
 	// Whole groups use the streams as memory operands where the
-	// instruction allows one; the last two pointers live in scratch, so
-	// those lanes are loaded into registers up front. A tail group loads
-	// every stream under the mask first.
+	// instruction allows one; streams whose pointer is not in a register
+	// are loaded into registers up front (one pointer load for the
+	// prefetch and the load). A tail group loads every stream under the
+	// mask first.
+	if prefetch > 0 {
+		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults);")
+		Comment("prefetching the outputs too measured slower.")
+	}
 	if t != full {
 		Comment("Masked loads: lanes past n read as zero.")
 	}
@@ -277,10 +294,16 @@ func group(g *gen, l layout, b body, groups int, t tail, mask Op, prefetch int) 
 	for k := range pre {
 		pre[k] = w{ops: make([]Op, groups)}
 		for i := range groups {
-			if t == full && k < len(ptrRegs) {
-				pre[k].ops[i] = stream(k, i)
+			m := stream(k, i)
+			if prefetch > 0 {
+				pf := m
+				pf.Disp += prefetch
+				PREFETCHT0(pf)
+			}
+			if t == full && k < len(g.ptrs) {
+				pre[k].ops[i] = m
 			} else {
-				pre[k].ops[i] = load(k, i)
+				pre[k].ops[i] = load(m)
 			}
 		}
 	}

@@ -70,9 +70,10 @@ type w struct{ ops []Op }
 // gen carries the state of one kernel body being generated.
 type gen struct {
 	isa    isa
-	groups int        // groups of isa.lanes lanes processed side by side
-	zero   VecVirtual // all lanes +0
-	one    VecVirtual // all lanes 1
+	ptrs   []GPPhysical // registers holding the first input stream pointers
+	groups int          // groups of isa.lanes lanes processed side by side
+	zero   VecVirtual   // all lanes +0
+	one    VecVirtual   // all lanes 1
 
 	// Spill slots: numSlots vector-sized slots from slotBase, a register
 	// holding a 64-byte-aligned address in the frame (setupSlots). Aligned

@@ -1,0 +1,93 @@
+//go:build peers && cgo && amd64
+
+package peers
+
+// The C peer: closest_avx512.c, hand-written AVX-512 intrinsics.
+//
+// x86-64-v4 is AVX512F/BW/CD/DQ/VL + BMI2 (+FMA); gcc 12 has no
+// -march=znver4, so znver3 tuning is the closest it knows. No FMA reaches
+// the code: cgo rejects -ffp-contract=off in #cgo CFLAGS, so the C file
+// sets it with #pragma GCC optimize (without it GCC fuses mul+add into
+// VFMADD even with only -mavx512f, and the bits change). No -ffast-math.
+
+/*
+#cgo CFLAGS: -O3 -march=x86-64-v4 -mtune=znver3
+#include "closest_avx512.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/segdist/segdist/soa"
+)
+
+// cPrefetch is how far ahead, in bytes, the chosen C loop prefetches each
+// input stream (one line per stream per group of 16). Measured on this
+// machine (Zen 4, -count 16, pinned): 768 gave 1.46 ns/pair at n = 2^20
+// against 1.80 without prefetch, and cost about 2% at n = 4096; 512, 1024
+// and 2048 were no better.
+const cPrefetch = 768
+
+func init() {
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512BW &&
+		cpu.X86.HasAVX512VL && cpu.X86.HasAVX512CD && cpu.X86.HasBMI2 {
+		// The fastest C loop overall: one group per iteration, prefetch.
+		impls = append(impls, Impl{Name: "c-avx512", Closest: func(dst *soa.Results, src *soa.Pairs) { cClosestPF(dst, src, 1, cPrefetch) }})
+		// The two-groups-interleaved loop was not faster with GCC 12 on
+		// Zen 4 (1.30 vs 1.26 ns/pair at n = 4096, 1.50 vs 1.46 at 2^20):
+		// the out-of-order core already overlaps consecutive groups.
+		variants = append(variants,
+			Impl{Name: "c-avx512-x2-pf", Closest: func(dst *soa.Results, src *soa.Pairs) { cClosestPF(dst, src, 2, cPrefetch) }},
+			Impl{Name: "c-avx512-x1-nopf", Closest: CClosestX1},
+			Impl{Name: "c-avx512-x2-nopf", Closest: CClosestX2},
+		)
+	}
+}
+
+func fp(s []float32) *C.float { return (*C.float)(unsafe.Pointer(&s[0])) }
+
+// CClosestX1 runs the C kernel that does one group of 16 pairs per
+// iteration. One cgo call per batch: the ~tens of ns a cgo call costs are
+// spread over the whole batch (under 0.01 ns/pair at 4096 pairs).
+func CClosestX1(dst *soa.Results, src *soa.Pairs) {
+	n := checked(dst, src)
+	if n == 0 {
+		return
+	}
+	C.peers_closest_avx512_x1(fp(src.AX), fp(src.AY), fp(src.AZ), fp(src.BX), fp(src.BY), fp(src.BZ),
+		fp(src.CX), fp(src.CY), fp(src.CZ), fp(src.DX), fp(src.DY), fp(src.DZ),
+		fp(dst.S), fp(dst.T), fp(dst.Dist2), C.size_t(n))
+}
+
+// CClosestX2 runs the C kernel that does two independent groups of 16
+// pairs per iteration; one cgo call per batch, as CClosestX1.
+func CClosestX2(dst *soa.Results, src *soa.Pairs) {
+	n := checked(dst, src)
+	if n == 0 {
+		return
+	}
+	C.peers_closest_avx512_x2(fp(src.AX), fp(src.AY), fp(src.AZ), fp(src.BX), fp(src.BY), fp(src.BZ),
+		fp(src.CX), fp(src.CY), fp(src.CZ), fp(src.DX), fp(src.DY), fp(src.DZ),
+		fp(dst.S), fp(dst.T), fp(dst.Dist2), C.size_t(n))
+}
+
+// cClosestPF runs the C loop with groups (1 or 2) groups of 16 pairs per
+// iteration and a software prefetch pf bytes ahead; one cgo call per batch.
+func cClosestPF(dst *soa.Results, src *soa.Pairs, groups, pf int) {
+	n := checked(dst, src)
+	if n == 0 {
+		return
+	}
+	if groups == 1 {
+		C.peers_closest_avx512_x1_pf(fp(src.AX), fp(src.AY), fp(src.AZ), fp(src.BX), fp(src.BY), fp(src.BZ),
+			fp(src.CX), fp(src.CY), fp(src.CZ), fp(src.DX), fp(src.DY), fp(src.DZ),
+			fp(dst.S), fp(dst.T), fp(dst.Dist2), C.size_t(n), C.size_t(pf))
+		return
+	}
+	C.peers_closest_avx512_x2_pf(fp(src.AX), fp(src.AY), fp(src.AZ), fp(src.BX), fp(src.BY), fp(src.BZ),
+		fp(src.CX), fp(src.CY), fp(src.CZ), fp(src.DX), fp(src.DY), fp(src.DZ),
+		fp(dst.S), fp(dst.T), fp(dst.Dist2), C.size_t(n), C.size_t(pf))
+}
