@@ -4356,7 +4356,10 @@ CompactContactsAVX2_full_single:
 	VPADDD       iota<>+0(SB), Y2, Y2
 	VPCMPGTD     Y0, Y3, Y4
 
-	// Compaction: the touching lanes, first, then a store of that many lanes.
+	// Compaction: the touching lanes, first, then a store of that many lanes;
+	// nothing at all for a group without one (most groups at a low hit rate).
+	VTESTPS      Y4, Y4
+	JZ           CompactContactsAVX2_full_none
 	VMOVMSKPS    Y4, R14
 	LEAQ         compress8<>+0(SB), R12
 	SHLQ         $0x05, R14
@@ -4458,8 +4461,10 @@ CompactContactsAVX2_full_single:
 	MOVQ         96(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
 	ADDQ         R14, R11
-	ADDQ         $0x00000008, R13
-	JMP          CompactContactsAVX2_loop
+
+CompactContactsAVX2_full_none:
+	ADDQ $0x00000008, R13
+	JMP  CompactContactsAVX2_loop
 
 CompactContactsAVX2_tail:
 	TESTQ        R14, R14
@@ -5137,7 +5142,10 @@ CompactContactsAVX2_tailgroup_single:
 	VPCMPGTD     Y0, Y3, Y0
 	VANDPS       Y2, Y0, Y0
 
-	// Compaction: the touching lanes, first, then a store of that many lanes.
+	// Compaction: the touching lanes, first, then a store of that many lanes;
+	// nothing at all for a group without one (most groups at a low hit rate).
+	VTESTPS      Y0, Y0
+	JZ           CompactContactsAVX2_tailgroup_none
 	VMOVMSKPS    Y0, R14
 	LEAQ         compress8<>+0(SB), R12
 	SHLQ         $0x05, R14
@@ -5240,6 +5248,7 @@ CompactContactsAVX2_tailgroup_single:
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	ADDQ         R14, R11
 
+CompactContactsAVX2_tailgroup_none:
 CompactContactsAVX2_done:
 	MOVQ R11, ret+48(FP)
 	VZEROUPPER
@@ -7243,7 +7252,10 @@ CompactContactsAVX512_full_single:
 	VPADDD       iota16<>+0(SB), Z4, Z4
 	VPTESTMD     Z10, Z10, K1
 
-	// Compaction: the touching lanes, first, then a store of that many lanes.
+	// Compaction: the touching lanes, first, then a store of that many lanes;
+	// nothing at all for a group without one (most groups at a low hit rate).
+	KORTESTW      K1, K1
+	JZ            CompactContactsAVX512_full_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
@@ -7301,8 +7313,10 @@ CompactContactsAVX512_full_single:
 	MOVQ          96(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	ADDQ          R14, R11
-	ADDQ          $0x00000010, R13
-	JMP           CompactContactsAVX512_loop
+
+CompactContactsAVX512_full_none:
+	ADDQ $0x00000010, R13
+	JMP  CompactContactsAVX512_loop
 
 CompactContactsAVX512_tail:
 	TESTQ R14, R14
@@ -7929,7 +7943,10 @@ CompactContactsAVX512_tailgroup_single:
 	VPTESTMD     Z0, Z0, K2
 	KANDW        K1, K2, K1
 
-	// Compaction: the touching lanes, first, then a store of that many lanes.
+	// Compaction: the touching lanes, first, then a store of that many lanes;
+	// nothing at all for a group without one (most groups at a low hit rate).
+	KORTESTW      K1, K1
+	JZ            CompactContactsAVX512_tailgroup_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
@@ -7988,6 +8005,7 @@ CompactContactsAVX512_tailgroup_single:
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
+CompactContactsAVX512_tailgroup_none:
 CompactContactsAVX512_done:
 	MOVQ R11, ret+48(FP)
 	VZEROUPPER

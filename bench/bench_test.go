@@ -200,3 +200,275 @@ func TestBenchPairsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// ---- contact and point-segment kernels -----------------------------------
+//
+// The contact benchmarks gather from the capsules of one bench scene of
+// 10,000 capsules (NewScene(10000, 1): mixed sizes, spheres, stacks of
+// parallel capsules) through index pairs, as an engine's narrowphase does:
+//
+//	BenchmarkContacts/isa=<path>/n=<pairs>                  BatchContacts, one row per pair
+//	BenchmarkCompactContacts/isa=<path>/hits=<h>/n=<pairs>  CompactContacts, touching pairs only
+//	BenchmarkCopyThenClosest/isa=<path>/n=4096              copy the axes into a soa.Pairs in Go, then BatchClosest
+//	BenchmarkClosestPoint/isa=<path>/n=<pairs>              BatchClosestPoint on random point-segment pairs
+//
+// The pair lists (contactPairs) hold the given share of touching pairs
+// (hits=5pct: 5%, about what a broadphase yields once its pairs are
+// tested; hits=50pct) taken from the scene's broadphase pairs that touch,
+// and pairs of random capsules that do not, shuffled. BenchmarkContacts and
+// BenchmarkCopyThenClosest use the 5pct lists, so that at equal n every
+// contact benchmark reads the same pairs. All report ns/pair.
+//
+//	taskset -c 1 go test -run '^$' -bench 'Contacts|CopyThenClosest|ClosestPoint|BatchClosest/isa=.*/n=4096$' -count 6 ./bench > contacts.out
+//	benchstat -col /isa -filter '.unit:ns/pair' contacts.out
+//
+// One row per benchmark and size, the paths side by side. The contact
+// kernels against BatchClosest on pre-laid-out pairs (the base column) and
+// against copy-then-BatchClosest at n=4096, one row per path:
+//
+//	benchstat -row /isa -col .name -filter '/n:4096 -/hits:50pct -.name:ClosestPoint .unit:ns/pair' contacts.out
+//
+// Compaction at 5% hits against the uncompacted kernel (the same pairs):
+//
+//	benchstat -row /isa -col .name -filter '/n:4096 (/hits:5pct OR .name:Contacts) .unit:ns/pair' contacts.out
+
+// contactSizes are the contact benchmark sizes, in index pairs.
+var contactSizes = []int{256, 4096, 65536}
+
+// hitLevels are the touching shares of BenchmarkCompactContacts, percent.
+var hitLevels = []int{5, 50}
+
+// benchMargin is the contact margin of the contact benchmarks.
+const benchMargin = defaultMargin
+
+// benchCapsuleCount is the size of the contact benchmarks' scene.
+const benchCapsuleCount = 10000
+
+var (
+	benchSceneOnce sync.Once
+	benchCaps      *soa.Capsules
+	benchTouching  []Candidate // the scene's broadphase pairs that touch
+	benchContacts  = map[[2]int]*soa.IndexPairs{}
+	benchPoints    = map[int]*soa.PointSegments{}
+)
+
+// contactScene returns the capsules of the contact benchmarks and their
+// touching broadphase pairs, built once.
+func contactScene() (*soa.Capsules, []Candidate) {
+	benchSceneOnce.Do(func() {
+		scene := NewScene(benchCapsuleCount, 1)
+		benchCaps = ToCapsules(scene)
+		cands := Broadphase(scene, nil)
+		ip := ToIndexPairs(cands)
+		all := soa.NewContacts(ip.Len())
+		fallback.BatchContacts(all, benchCaps, ip, benchMargin)
+		for k, c := range cands {
+			if all.Count[k] > 0 {
+				benchTouching = append(benchTouching, c)
+			}
+		}
+	})
+	return benchCaps, benchTouching
+}
+
+// contactPairs returns n index pairs into the contact scene of which
+// round(n x pct / 100) touch (drawn from the touching broadphase pairs,
+// with repeats when there are not enough) and the others are random pairs
+// of distinct capsules that do not, in random order; the same for every
+// benchmark of that size and share (fixed seed).
+func contactPairs(pct, n int) (*soa.Capsules, *soa.IndexPairs) {
+	caps, touching := contactScene()
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := [2]int{pct, n}
+	if p, ok := benchContacts[key]; ok {
+		return caps, p
+	}
+	r := rand.New(rand.NewPCG(2, uint64(n)<<8|uint64(pct)))
+	hits := (n*pct + 50) / 100
+	p := soa.NewIndexPairs(n)
+	for k := range n {
+		if k < hits {
+			c := touching[r.IntN(len(touching))]
+			p.I[k], p.J[k] = uint32(c.I), uint32(c.J)
+			continue
+		}
+		for {
+			i, j := r.IntN(caps.Len()), r.IntN(caps.Len())
+			if i == j {
+				continue
+			}
+			p.I[k], p.J[k] = uint32(i), uint32(j)
+			if fallback.GatherContact(caps, p, k, benchMargin).Count == 0 {
+				break
+			}
+		}
+	}
+	r.Shuffle(n, func(a, b int) {
+		p.I[a], p.I[b] = p.I[b], p.I[a]
+		p.J[a], p.J[b] = p.J[b], p.J[a]
+	})
+	benchContacts[key] = p
+	return caps, p
+}
+
+// pointSegments returns n random point-segment pairs: the A and the C-D
+// of randomPairs(n).
+func pointSegments(n int) *soa.PointSegments {
+	src := randomPairs(n)
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if p, ok := benchPoints[n]; ok {
+		return p
+	}
+	p := soa.NewPointSegments(n)
+	for i := range n {
+		q := src.Get(i)
+		p.Set(i, q.A, q.C, q.D)
+	}
+	benchPoints[n] = p
+	return p
+}
+
+// eachPath runs body as the sub-benchmark isa=<path> of every available
+// path, with the kernel lookup returned for that name.
+func eachPath(b *testing.B, body func(b *testing.B, k kernel.Kernel)) {
+	for _, isa := range kernel.Available() {
+		b.Run("isa="+isa, func(b *testing.B) { body(b, lookup(b, isa)) })
+	}
+}
+
+// timeLoop times pass (after one untimed pass that faults in the outputs
+// and warms the caches) and reports ns/pair over n pairs.
+func timeLoop(b *testing.B, n int, pass func()) {
+	pass()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		pass()
+	}
+	reportPerPair(b, n)
+}
+
+// BenchmarkContacts is BatchContacts (every pair's row) on every path.
+func BenchmarkContacts(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, n := range contactSizes {
+			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+				caps, ip := contactPairs(hitLevels[0], n)
+				dst := soa.NewContacts(n)
+				timeLoop(b, n, func() { k.BatchContacts(dst, caps, ip, benchMargin) })
+			})
+		}
+	})
+}
+
+// BenchmarkCompactContacts is CompactContacts on every path, at every
+// touching share.
+func BenchmarkCompactContacts(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, pct := range hitLevels {
+			b.Run(fmt.Sprintf("hits=%dpct", pct), func(b *testing.B) {
+				for _, n := range contactSizes {
+					b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+						caps, ip := contactPairs(pct, n)
+						dst := soa.NewContacts(n)
+						var m int
+						timeLoop(b, n, func() { m = k.CompactContacts(dst, caps, ip, benchMargin) })
+						b.ReportMetric(float64(m)/float64(n), "hits/pair")
+					})
+				}
+			})
+		}
+	})
+}
+
+// BenchmarkCopyThenClosest is the alternative to the gathering contact
+// kernels: copy the indexed pairs' axes into a soa.Pairs in Go
+// (GatherPairs), then BatchClosest.
+func BenchmarkCopyThenClosest(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		const n = 4096
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			caps, ip := contactPairs(hitLevels[0], n)
+			pairs := soa.NewPairs(n)
+			res := soa.NewResults(n)
+			timeLoop(b, n, func() {
+				GatherPairs(pairs, caps, ip)
+				k.BatchClosest(res, pairs)
+			})
+		})
+	})
+}
+
+// BenchmarkClosestPoint is BatchClosestPoint on every path.
+func BenchmarkClosestPoint(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, n := range contactSizes {
+			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+				src := pointSegments(n)
+				dst := soa.NewPointResults(n)
+				timeLoop(b, n, func() { k.BatchClosestPoint(dst, src) })
+			})
+		}
+	})
+}
+
+// TestBenchContactsAreChecked verifies every path on the contact
+// benchmarks' pairs (4,096 of them at each touching share) and the share
+// itself, so the benchmarks measure correct kernels on what they claim.
+func TestBenchContactsAreChecked(t *testing.T) {
+	const n = 4096
+	kgo, _ := kernel.Lookup("go")
+	for _, pct := range hitLevels {
+		caps, ip := contactPairs(pct, n)
+		set := NewContactSet(kgo, caps, ip, benchMargin)
+		if want := (n*pct + 50) / 100; set.GoldenN != want {
+			t.Errorf("hits=%dpct: %d of %d pairs touch, want %d", pct, set.GoldenN, n, want)
+		}
+		for _, isa := range kernel.Available() {
+			k, _ := kernel.Lookup(isa)
+			dst := soa.NewContacts(n)
+			m := k.CompactContacts(dst, caps, ip, benchMargin)
+			if v := VerifyContacts(set, dst, m); !v.OK() {
+				t.Errorf("hits=%dpct %s: %d failed, %d mismatches; first: %v", pct, isa, v.Failed, v.Mismatches, v.Examples)
+			}
+		}
+	}
+	p := pointSegments(n)
+	ref := make([]float64, n)
+	ReferencePointPass(p, ref)
+	golden := soa.NewPointResults(n)
+	kgo.BatchClosestPoint(golden, p)
+	for _, isa := range kernel.Available() {
+		k, _ := kernel.Lookup(isa)
+		res := soa.NewPointResults(n)
+		k.BatchClosestPoint(res, p)
+		if v := VerifyPoints(p, res, ref, golden); !v.OK() {
+			t.Errorf("point %s: %d lanes fail, %d differ from go; first: %v", isa, v.Failed, v.Mismatches, v.Examples)
+		}
+	}
+}
+
+// TestContactBenchNoAllocs checks that the timed loops of the contact
+// benchmarks do not allocate.
+func TestContactBenchNoAllocs(t *testing.T) {
+	const n = 256
+	caps, ip := contactPairs(hitLevels[0], n)
+	dst := soa.NewContacts(n)
+	pairs, res := soa.NewPairs(n), soa.NewResults(n)
+	pts, pres := pointSegments(n), soa.NewPointResults(n)
+	for _, isa := range kernel.Available() {
+		k, _ := kernel.Lookup(isa)
+		for name, pass := range map[string]func(){
+			"BatchContacts":     func() { k.BatchContacts(dst, caps, ip, benchMargin) },
+			"CompactContacts":   func() { k.CompactContacts(dst, caps, ip, benchMargin) },
+			"CopyThenClosest":   func() { GatherPairs(pairs, caps, ip); k.BatchClosest(res, pairs) },
+			"BatchClosestPoint": func() { k.BatchClosestPoint(pres, pts) },
+		} {
+			if a := testing.AllocsPerRun(20, pass); a != 0 {
+				t.Errorf("%s %s: %v allocations per pass", isa, name, a)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/kernel"
 	"github.com/segdist/segdist/soa"
 )
@@ -227,20 +228,22 @@ func TestWriteJSONKeys(t *testing.T) {
 		{ISA: "go", Kernel: "closest", Pairs: 10, NsPerPair: 30, Speedup: 2, WorstErrEps: 0.5, Contacts: 3},
 		{ISA: "avx2", Kernel: "closest", Pairs: 10, NsPerPair: 3, Speedup: 20, WorstErrEps: math.Inf(1), Contacts: 3, Mismatches: 1},
 		{ISA: refISA, Kernel: "closest", Pairs: 10, NsPerPair: 60, Speedup: 1, Contacts: 3},
+		{ISA: "go", Kernel: "contacts", Pairs: 10, NsPerPair: 80, Speedup: 5, WorstErrEps: 0.1, Contacts: 4},
+		{ISA: "go", Kernel: "point", Pairs: 10, NsPerPair: 4, Speedup: 9, WorstErrEps: math.NaN(), Contacts: 2},
 	}
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	checkJSONLines(t, buf.String(), []string{"go", "avx2", refISA})
+	checkJSONLines(t, buf.String(), [][2]string{{"closest", "go"}, {"closest", "avx2"}, {"closest", refISA}, {"contacts", "go"}, {"point", "go"}})
 }
 
 // checkJSONLines checks that out is one JSON object per line with exactly
-// the documented keys, with isa values wantISAs in order.
-func checkJSONLines(t *testing.T, out string, wantISAs []string) {
+// the documented keys, with (kernel, isa) values want in order.
+func checkJSONLines(t *testing.T, out string, want [][2]string) {
 	t.Helper()
 	wantKeys := []string{"contacts", "isa", "kernel", "mismatches", "ns_per_pair", "pairs", "speedup", "worst_err_eps"}
-	var isas []string
+	var got [][2]string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		var m map[string]any
@@ -255,19 +258,30 @@ func checkJSONLines(t *testing.T, out string, wantISAs []string) {
 		if !slices.Equal(keys, wantKeys) {
 			t.Errorf("line %q: keys %v, want %v", sc.Text(), keys, wantKeys)
 		}
-		if m["kernel"] != "closest" {
-			t.Errorf("line %q: kernel %v", sc.Text(), m["kernel"])
-		}
 		for _, k := range []string{"pairs", "ns_per_pair", "speedup", "worst_err_eps", "contacts", "mismatches"} {
 			if _, ok := m[k].(float64); !ok {
 				t.Errorf("line %q: %s is %T, want a number", sc.Text(), k, m[k])
 			}
 		}
-		isas = append(isas, m["isa"].(string))
+		kern, _ := m["kernel"].(string)
+		isa, _ := m["isa"].(string)
+		got = append(got, [2]string{kern, isa})
 	}
-	if !slices.Equal(isas, wantISAs) {
-		t.Errorf("isa values %v, want %v", isas, wantISAs)
+	if !slices.Equal(got, want) {
+		t.Errorf("(kernel, isa) values %v, want %v", got, want)
 	}
+}
+
+// jsonRows returns the (kernel, isa) rows of a run over isas: for each
+// kernel, every path and then the reference.
+func jsonRows(isas []string) [][2]string {
+	var out [][2]string
+	for _, kern := range []string{"closest", "contacts", "point"} {
+		for _, isa := range append(slices.Clone(isas), refISA) {
+			out = append(out, [2]string{kern, isa})
+		}
+	}
+	return out
 }
 
 func TestParseISAs(t *testing.T) {
@@ -328,24 +342,244 @@ func TestMeasure(t *testing.T) {
 }
 
 // TestRun runs the whole job on a small scene, as CI does, in both output
-// modes.
+// modes: every kernel on every path, verified.
 func TestRun(t *testing.T) {
 	isas := kernel.Available()
 	for _, js := range []bool{false, true} {
 		var out, errOut bytes.Buffer
-		cfg := config{n: 200, seed: 1, json: js, reps: 2, minRep: time.Millisecond}
+		cfg := config{n: 200, seed: 1, margin: defaultMargin, json: js, reps: 2, minRep: time.Millisecond}
 		ok, err := run(cfg, isas, &out, &errOut)
 		if err != nil || !ok {
 			t.Fatalf("json=%v: ok=%v err=%v\nstdout:\n%s\nstderr:\n%s", js, ok, err, out.String(), errOut.String())
 		}
+		human := out.String()
 		if js {
-			checkJSONLines(t, out.String(), append(slices.Clone(isas), refISA))
+			checkJSONLines(t, out.String(), jsonRows(isas))
+			human = errOut.String()
+		}
+		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  contacts",
+			"verified:  point", "end to end", "copy+BatchClosest", refISA, "contacts ", "point "}, isas...) {
+			if !strings.Contains(human, want) {
+				t.Errorf("json=%v: output lacks %q:\n%s", js, want, human)
+			}
+		}
+		if strings.Contains(human, "FAIL") {
+			t.Errorf("json=%v: output reports a failure:\n%s", js, human)
+		}
+	}
+}
+
+// TestRunSomePaths runs one path only, with margin 0, and a bad margin.
+func TestRunSomePaths(t *testing.T) {
+	var out, errOut bytes.Buffer
+	cfg := config{n: 200, seed: 2, margin: 0, json: true, reps: 1, minRep: time.Millisecond}
+	ok, err := run(cfg, []string{"go"}, &out, &errOut)
+	if err != nil || !ok {
+		t.Fatalf("ok=%v err=%v\n%s", ok, err, errOut.String())
+	}
+	checkJSONLines(t, out.String(), jsonRows([]string{"go"}))
+	cfg.margin = math.Inf(1)
+	if _, err := run(cfg, []string{"go"}, &out, &errOut); err == nil {
+		t.Error("margin +Inf accepted")
+	}
+}
+
+// smallContactSet returns the contact set of a small scene (its
+// broadphase pairs, margin defaultMargin) from the go path.
+func smallContactSet(t *testing.T) *ContactSet {
+	t.Helper()
+	caps := NewScene(300, 3)
+	cands := Broadphase(caps, nil)
+	kgo, _ := kernel.Lookup("go")
+	s := NewContactSet(kgo, ToCapsules(caps), ToIndexPairs(cands), defaultMargin)
+	if s.GoldenN < 10 || s.GoldenN == len(cands) {
+		t.Fatalf("%d contacts of %d pairs", s.GoldenN, len(cands))
+	}
+	return s
+}
+
+func cloneContacts(c *soa.Contacts) *soa.Contacts {
+	d := soa.NewContacts(c.Len())
+	copy(d.Pair, c.Pair)
+	copy(d.Count, c.Count)
+	for k, s := range [][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ, c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z} {
+		copy([][]float32{d.Depth1, d.Depth2, d.NX, d.NY, d.NZ, d.P1X, d.P1Y, d.P1Z, d.P2X, d.P2Y, d.P2Z}[k], s)
+	}
+	return d
+}
+
+// deleteRow removes row r of the first n rows of c, moving the later rows up.
+func deleteRow(c *soa.Contacts, r, n int) {
+	for q := r; q+1 < n; q++ {
+		x := rowContact(c, q+1)
+		c.Set(q, c.Pair[q+1], x.Count, x.Depth, x.Normal, x.Point)
+	}
+}
+
+func TestVerifyContactsAcceptsEveryPath(t *testing.T) {
+	s := smallContactSet(t)
+	for _, isa := range kernel.Available() {
+		k, _ := kernel.Lookup(isa)
+		dst := soa.NewContacts(s.Pairs.Len())
+		n := k.CompactContacts(dst, s.Caps, s.Pairs, s.Margin)
+		if v := VerifyContacts(s, dst, n); !v.OK() || v.Worst > verify.DepthTol {
+			t.Errorf("%s: %+v", isa, v)
+		}
+	}
+}
+
+func TestVerifyContactsDetectsCorruptRow(t *testing.T) {
+	s := smallContactSet(t)
+	// A one-point contact well away from every borderline band, with a
+	// distance far above rounding, so that a wrong normal or count is
+	// wrong beyond doubt.
+	row := -1
+	for r := s.GoldenN / 2; r < s.GoldenN; r++ {
+		k := int(s.Golden.Pair[r])
+		rep := verify.CheckContact(verify.PairAt(s.Caps, s.Pairs, k), s.Margin, rowContact(s.Golden, r), false)
+		if s.Golden.Count[r] == 1 && rep.Borderline == "" && rep.RefDist > 0.05 && rep.RefCount == 1 {
+			row = r
+			break
+		}
+	}
+	if row < 0 {
+		t.Fatal("no suitable row")
+	}
+	pair := int(s.Golden.Pair[row])
+	cases := []struct {
+		name     string
+		corrupt  func(c *soa.Contacts) int // returns the row count
+		failed   bool                      // some check against the reference or the spec fails
+		missing  int
+		mismatch int
+		why      string // in one of the reported problems
+	}{
+		{"none", func(c *soa.Contacts) int { return s.GoldenN }, false, 0, 0, ""},
+		{"normal reversed", func(c *soa.Contacts) int {
+			c.NX[row], c.NY[row], c.NZ[row] = -c.NX[row], -c.NY[row], -c.NZ[row]
+			return s.GoldenN
+		}, true, 0, 1, "vs reference"},
+		{"normal rotated", func(c *soa.Contacts) int {
+			c.NX[row], c.NY[row], c.NZ[row] = c.NY[row], c.NZ[row], c.NX[row]
+			return s.GoldenN
+		}, true, 0, 1, "vs reference"},
+		{"normal not unit", func(c *soa.Contacts) int {
+			c.NX[row] *= 1.001
+			return s.GoldenN
+		}, true, 0, 1, "| |n| - 1 |"},
+		{"count 2", func(c *soa.Contacts) int { c.Count[row] = 2; return s.GoldenN }, true, 0, 1, "Count = 2, reference 1"},
+		{"count 0", func(c *soa.Contacts) int { c.Count[row] = 0; return s.GoldenN }, true, 0, 1, "Count 0 in the compacted output"},
+		{"depth off", func(c *soa.Contacts) int {
+			c.Depth1[row] += 0.01
+			c.Depth2[row] = c.Depth1[row]
+			return s.GoldenN
+		}, true, 0, 1, "eps32 x scale > 8"},
+		// The next pair's index: pair `pair` (touching) is then missing.
+		{"wrong pair index", func(c *soa.Contacts) int { c.Pair[row]++; return s.GoldenN }, true, 1, 1, "is not in the output"},
+		// A missing touching pair: the row is gone, every later row moves up.
+		{"touching pair missing", func(c *soa.Contacts) int {
+			deleteRow(c, row, s.GoldenN)
+			return s.GoldenN - 1
+		}, true, 1, 1 + (s.GoldenN - 1 - row), "is not in the output"},
+		// One ulp of depth: the specification pins the one-point depth
+		// to (r1+r2) - sqrt32(dist2) bit for bit.
+		{"depth one ulp", func(c *soa.Contacts) int {
+			c.Depth1[row] = math.Float32frombits(math.Float32bits(c.Depth1[row]) + 1)
+			c.Depth2[row] = c.Depth1[row]
+			return s.GoldenN
+		}, true, 0, 1, "bit for bit"},
+		// One ulp of the point: within every tolerance, but not the go
+		// path's bits.
+		{"point one ulp", func(c *soa.Contacts) int {
+			c.P1X[row] = math.Float32frombits(math.Float32bits(c.P1X[row]) + 1)
+			c.P2X[row] = c.P1X[row]
+			return s.GoldenN
+		}, false, 0, 1, "differs from the go path"},
+	}
+	for _, c := range cases {
+		got := cloneContacts(s.Golden)
+		n := c.corrupt(got)
+		v := VerifyContacts(s, got, n)
+		if (v.Failed > 0) != c.failed || v.Missing != c.missing || v.Mismatches != c.mismatch {
+			t.Errorf("%s (row %d, pair %d): failed %d, missing %d, mismatches %d; want failed %v, missing %d, mismatches %d; %v",
+				c.name, row, pair, v.Failed, v.Missing, v.Mismatches, c.failed, c.missing, c.mismatch, v.Examples)
 			continue
 		}
-		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:", refISA}, isas...) {
-			if !strings.Contains(out.String(), want) {
-				t.Errorf("output lacks %q:\n%s", want, out.String())
-			}
+		if v.OK() != (!c.failed && c.mismatch == 0) {
+			t.Errorf("%s: OK() = %v", c.name, v.OK())
+		}
+		all := strings.Join(v.Examples, "\n")
+		if !strings.Contains(all, c.why) {
+			t.Errorf("%s: no problem mentions %q:\n%s", c.name, c.why, all)
+		}
+		if len(v.Examples) > 0 {
+			t.Logf("%s: %s", c.name, v.Examples[len(v.Examples)-1])
+		}
+	}
+}
+
+// TestVerifyContactsDetectsWrongApart checks that the verifier holds the
+// pairs the output skips to the reference: a touching pair whose
+// BatchContacts row claims Count 0 is caught.
+func TestVerifyContactsDetectsWrongApart(t *testing.T) {
+	s := smallContactSet(t)
+	r := s.GoldenN / 2
+	k := int(s.Golden.Pair[r])
+	rep := verify.CheckContact(verify.PairAt(s.Caps, s.Pairs, k), s.Margin, rowContact(s.Golden, r), false)
+	if rep.Borderline != "" {
+		t.Skip("borderline row")
+	}
+	// Drop the pair from both the output and the go path's rows.
+	all := cloneContacts(s.All)
+	all.Count[k] = 0
+	bad := *s
+	bad.All = all
+	got := cloneContacts(s.Golden)
+	deleteRow(got, r, s.GoldenN)
+	v := VerifyContacts(&bad, got, s.GoldenN-1)
+	if v.Failed == 0 || v.Missing != 0 {
+		t.Errorf("failed %d, missing %d; want the apart check to fail: %v", v.Failed, v.Missing, v.Examples)
+	}
+}
+
+func TestVerifyPointsDetectsCorruptLane(t *testing.T) {
+	caps := NewScene(300, 3)
+	cands := Broadphase(caps, nil)
+	p := PointBatch(caps, cands)
+	ref := make([]float64, p.Len())
+	ReferencePointPass(p, ref)
+	kgo, _ := kernel.Lookup("go")
+	golden := soa.NewPointResults(p.Len())
+	kgo.BatchClosestPoint(golden, p)
+	lane := -1
+	for i := p.Len() / 2; i < p.Len(); i++ {
+		if golden.T[i] > 0.1 && golden.T[i] < 0.9 {
+			lane = i
+			break
+		}
+	}
+	if lane < 0 {
+		t.Fatal("no lane with an interior T")
+	}
+	for _, c := range []struct {
+		name             string
+		corrupt          func(r *soa.PointResults)
+		failed, mismatch int
+	}{
+		{"none", func(r *soa.PointResults) {}, 0, 0},
+		{"dist2 off", func(r *soa.PointResults) { r.Dist2[lane] = r.Dist2[lane]*1.01 + 0.01 }, 1, 1},
+		{"T moved", func(r *soa.PointResults) { r.T[lane] = 1 - r.T[lane]/2 }, 1, 1},
+		{"T NaN", func(r *soa.PointResults) { r.T[lane] = float32(math.NaN()) }, 1, 1},
+		{"dist2 one ulp", func(r *soa.PointResults) {
+			r.Dist2[lane] = math.Float32frombits(math.Float32bits(r.Dist2[lane]) + 1)
+		}, 0, 1},
+	} {
+		res := soa.NewPointResults(p.Len())
+		copy(res.T, golden.T)
+		copy(res.Dist2, golden.Dist2)
+		c.corrupt(res)
+		if v := VerifyPoints(p, res, ref, golden); v.Failed != c.failed || v.Mismatches != c.mismatch {
+			t.Errorf("%s: failed %d, mismatches %d; want %d, %d", c.name, v.Failed, v.Mismatches, c.failed, c.mismatch)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,15 +19,30 @@ import (
 const refISA = "reference"
 
 // Row is one line of the result table, and one JSON object with -json.
+// The meaning of contacts and of the reference row depends on the kernel:
+//
+//   - "closest": kernel.BatchClosest on the broadphase pairs laid out in a
+//     soa.Pairs; contacts = pairs with sqrt(Dist2) <= r1 + r2; reference =
+//     fallback.ReferenceF32 (float64 Eberly).
+//   - "contacts": Kernel.CompactContacts on the scene's soa.Capsules and
+//     the broadphase pairs as a soa.IndexPairs, with the -margin; contacts
+//     = the count it returns (pairs within r1 + r2 + margin); worst error =
+//     the depth against the reference; mismatches = rows (of 13 streams)
+//     differing from the go path, plus the difference of the counts;
+//     reference = fallback.ReferenceContact on the same pairs.
+//   - "point": Kernel.BatchClosestPoint, end A of capsule I (a sphere's
+//     centre) against the axis of capsule J, per broadphase pair; contacts
+//     = pairs with sqrt(Dist2) <= r_I + r_J; reference =
+//     fallback.ReferenceClosestPoint.
 type Row struct {
 	ISA         string  `json:"isa"`           // path name, or "reference"
-	Kernel      string  `json:"kernel"`        // always "closest"
+	Kernel      string  `json:"kernel"`        // "closest", "contacts" or "point"
 	Pairs       int     `json:"pairs"`         // candidate pairs timed and verified
 	NsPerPair   float64 `json:"ns_per_pair"`   // median ns per pair
-	Speedup     float64 `json:"speedup"`       // reference ns/pair over this row's
+	Speedup     float64 `json:"speedup"`       // the kernel's reference ns/pair over this row's
 	WorstErrEps float64 `json:"worst_err_eps"` // worst lane error, eps32 x scale
-	Contacts    int     `json:"contacts"`      // pairs with sqrt(Dist2) <= r1+r2
-	Mismatches  int     `json:"mismatches"`    // lanes whose bits differ from "go"
+	Contacts    int     `json:"contacts"`      // touching pairs (see above)
+	Mismatches  int     `json:"mismatches"`    // lanes (rows) whose bits differ from "go"
 }
 
 // WriteJSON writes each row as one JSON object on its own line. JSON has
@@ -52,19 +68,70 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	return nil
 }
 
-// WriteTable writes the rows as an aligned text table.
+// WriteTable writes the rows as an aligned text table, a blank line
+// between kernels.
 func WriteTable(w io.Writer, rows []Row) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "path\tpairs\tns/pair\tspeedup\tworst err (eps x scale)\tcontacts\tmismatches\t")
-	for _, r := range rows {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kernel\tpath\tpairs\tns/pair\tspeedup\tworst err (eps x scale)\tcontacts\tmismatches\t")
+	for i, r := range rows {
+		if i > 0 && r.Kernel != rows[i-1].Kernel {
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t")
+		}
 		mis := fmt.Sprint(r.Mismatches)
 		if r.ISA == refISA {
 			mis = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.1fx\t%.2f\t%d\t%s\t\n",
-			r.ISA, r.Pairs, r.NsPerPair, r.Speedup, r.WorstErrEps, r.Contacts, mis)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.1fx\t%.2f\t%d\t%s\t\n",
+			r.Kernel, r.ISA, r.Pairs, r.NsPerPair, r.Speedup, r.WorstErrEps, r.Contacts, mis)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The separator lines are all blanks: trim them.
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if strings.TrimSpace(line) == "" && line != "" {
+			line = "\n"
+		}
+		if _, err := io.WriteString(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EndToEnd is one path's end-to-end comparison for the contact kernel, in
+// ns per indexed pair: the gathering contact kernels against copying the
+// pairs' axes into a soa.Pairs and running BatchClosest on them.
+type EndToEnd struct {
+	ISA         string
+	Compact     float64 // CompactContacts (the "contacts" row)
+	Batch       float64 // BatchContacts, one row per pair
+	Copy        float64 // GatherPairs alone: the copy into a soa.Pairs
+	CopyClosest float64 // GatherPairs then BatchClosest
+	Closest     float64 // BatchClosest on the pre-laid-out pairs (the "closest" row)
+}
+
+// WriteEndToEnd writes the end-to-end comparison as a table.
+func WriteEndToEnd(w io.Writer, rows []EndToEnd) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "path\tCompactContacts\tBatchContacts\tcopy+BatchClosest\t(copy\tBatchClosest laid out)\tCompact vs copy+closest\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
+			r.ISA, r.Compact, r.Batch, r.CopyClosest, r.Copy, r.Closest, ratioWords(r.CopyClosest, r.Compact))
 	}
 	return tw.Flush()
+}
+
+// ratioWords says how many times faster a (the time of one thing) b is: "1.4x faster" or "1.2x slower".
+func ratioWords(a, b float64) string {
+	switch {
+	case !(a > 0 && b > 0):
+		return "-"
+	case b <= a:
+		return fmt.Sprintf("%.2fx faster", a/b)
+	}
+	return fmt.Sprintf("%.2fx slower", b/a)
 }
 
 // cpuLine describes the CPU from cpuid: brand, vendor, family, model and

@@ -652,7 +652,9 @@ func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 		return
 	}
 
-	Comment("Compaction: the touching lanes, first, then a store of that many lanes.")
+	Comment("Compaction: the touching lanes, first, then a store of that many lanes;")
+	Comment("nothing at all for a group without one (most groups at a low hit rate).")
+	g.skipUnless(mask{ops: []Op{touch}}, label+"_none")
 	if is.lanes == 16 {
 		KMOVW(touch, remain.As32())
 		POPCNTL(remain.As32(), remain.As32())
@@ -686,4 +688,5 @@ func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 		}
 	}
 	ADDQ(remain, written)
+	Label(label + "_none")
 }
