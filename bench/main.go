@@ -228,6 +228,19 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	var rows []Row
 	var problems, notes []string
 	problemf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	// reportVerdict records the failures of a lane-by-lane verdict (the
+	// closest and point kernels) and prints its examples.
+	reportVerdict := func(kern, isa string, np int, v Verdict) {
+		if v.Failed > 0 {
+			problemf("%s: %s: %d of %d lanes fail verification (worst error %.3g eps x scale; limit %d)", kern, isa, v.Failed, np, v.Worst, maxErrEps)
+		}
+		if v.Mismatches > 0 {
+			problemf("%s: %s: %d of %d lanes are not bit-identical to the go path", kern, isa, v.Mismatches, np)
+		}
+		for _, f := range v.Examples {
+			fmt.Fprintf(stderr, "bench: %s: %s: %v\n", kern, isa, f)
+		}
+	}
 	// sameContacts fails the check that every path of a kernel finds the
 	// same contacts (the rows of the paths are the last len(isas) rows).
 	sameContacts := func(kern string) {
@@ -266,15 +279,7 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		contacts := Contacts(caps, cands, func(k int) float64 { return float64(res.Dist2[k]) })
 		rows = append(rows, Row{ISA: isa, Kernel: "closest", Pairs: np, NsPerPair: ns, Speedup: refNs / ns,
 			WorstErrEps: v.Worst, Contacts: contacts, Mismatches: v.Mismatches})
-		if v.Failed > 0 {
-			problemf("closest: %s: %d of %d lanes fail verification (worst error %.3g eps x scale; limit %d)", isa, v.Failed, np, v.Worst, maxErrEps)
-		}
-		if v.Mismatches > 0 {
-			problemf("closest: %s: %d of %d lanes are not bit-identical to the go path", isa, v.Mismatches, np)
-		}
-		for _, f := range v.Examples {
-			fmt.Fprintf(stderr, "bench: closest: %s: %v\n", isa, f)
-		}
+		reportVerdict("closest", isa, np, v)
 	}
 	sameContacts("closest")
 	rows = append(rows, Row{ISA: refISA, Kernel: "closest", Pairs: np, NsPerPair: refNs, Speedup: 1, Contacts: refContacts})
@@ -362,15 +367,7 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		v := VerifyPoints(pts, pres, refP, pgold)
 		rows = append(rows, Row{ISA: isa, Kernel: "point", Pairs: np, NsPerPair: ns, Speedup: refPNs / ns,
 			WorstErrEps: v.Worst, Contacts: pointContacts(func(k int) float64 { return float64(pres.Dist2[k]) }), Mismatches: v.Mismatches})
-		if v.Failed > 0 {
-			problemf("point: %s: %d of %d lanes fail verification (worst error %.3g eps x scale; limit %d)", isa, v.Failed, np, v.Worst, maxErrEps)
-		}
-		if v.Mismatches > 0 {
-			problemf("point: %s: %d of %d lanes are not bit-identical to the go path", isa, v.Mismatches, np)
-		}
-		for _, f := range v.Examples {
-			fmt.Fprintf(stderr, "bench: point: %s: %v\n", isa, f)
-		}
+		reportVerdict("point", isa, np, v)
 	}
 	sameContacts("point")
 	rows = append(rows, Row{ISA: refISA, Kernel: "point", Pairs: np, NsPerPair: refPNs, Speedup: 1,

@@ -206,15 +206,10 @@ func (g *gen) abs(x w) w {
 	})
 }
 
-// konst is a constant as an operand: a memory operand that cmp and blend
-// use directly (AVX-512 embedded broadcast of its first lane, AVX2 a
-// 32-byte load). Only cmp and blend accept it.
-func (g *gen) konst(m Mem) w { return g.same(m) }
-
-// bcastArg returns a float32 argument broadcast to every lane.
-func (g *gen) bcastArg(m Mem) w { return g.bcast(m) }
-
-// bcast returns the constant in a register.
+// Constants reach cmp and blend as g.same(mem): a memory operand used
+// directly (AVX-512 embedded broadcast of its first lane, AVX2 a 32-byte
+// load); only cmp and blend accept that. bcast puts a float32 constant or
+// argument in a register for the arithmetic helpers.
 func (g *gen) bcast(m Mem) w {
 	return g.each(func(i int, r VecVirtual) { VBROADCASTSS(m, r) })
 }
@@ -259,7 +254,7 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 	g.isa.spillLongLived, g.keepInMemory = saved, false
 
 	Comment("Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.")
-	minN := g.konst(constMinNormal)
+	minN := g.same(constMinNormal)
 	gv := [3]w{g.copy(p.r[0]), g.copy(p.r[1]), g.copy(p.r[2])}
 	g2 := g.copy(p.dist2)
 	need := g.cmp(cmpNGEUQ, g2, minN)
@@ -307,7 +302,7 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 	dist := g.sqrt(p.dist2)
 	rsum := g.park(g.add(r1, r2))
 	depth := g.park(g.sub(rsum, dist))
-	touch := g.cmp(cmpLEOQ, dist, g.add(rsum, g.bcastArg(margin)))
+	touch := g.cmp(cmpLEOQ, dist, g.add(rsum, g.bcast(margin)))
 
 	Comment("Point 1: C + (Q-C + (r + n (r2-r1)) / 2).")
 	hr := g.park(g.sub(r2, r1))
@@ -345,7 +340,7 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 		}
 		VANDPS(constInt1, touch.ops[i], r)
 	})
-	count = g.spill(g.blend(two, g.konst(constInt2), count))
+	count = g.spill(g.blend(two, g.same(constInt2), count))
 	lo, hi = g.spill(lo), g.spill(hi)
 	g.skipUnless(two, label+"_single")
 	two = g.spillMask(two)
@@ -375,8 +370,8 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 	for _, v := range [9]w{n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]} {
 		sum = g.add(sum, v)
 	}
-	bad := g.cmp(cmpNLEUQ, g.abs(depth), g.konst(constMaxF32))
-	bad = g.or(bad, g.cmp(cmpNLEUQ, g.abs(sum), g.konst(constMaxF32)))
+	bad := g.cmp(cmpNLEUQ, g.abs(depth), g.same(constMaxF32))
+	bad = g.or(bad, g.cmp(cmpNLEUQ, g.abs(sum), g.same(constMaxF32)))
 	var res contactResult
 	res.count = g.each(func(i int, r VecVirtual) {
 		if g.wide() {
@@ -392,7 +387,7 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 		res.out[outP1X+j] = pt1[j]
 		res.out[outP2X+j] = pt2[j]
 	}
-	nan := g.konst(constNaN)
+	nan := g.same(constNaN)
 	for k := outDepth1; k < numOut; k++ {
 		res.out[k] = g.spill(g.blend(bad, nan, res.out[k]))
 	}
