@@ -26,9 +26,10 @@ const (
 
 // Registers of the contact kernels.
 var (
-	capsRegs  = []GPPhysical{RAX, RBX, RCX, RDX, RSI, RDI, R8} // AX AY AZ BX BY BZ R
-	slotsBase = R9                                             // the aligned spill area
-	written   = R11                                            // rows written (compaction)
+	curSet    = RAX // the gathered capsule pairs of the current group (14 slots)
+	nextSet   = RBX // the next group's, gathered while the current one computes
+	slotsBase = R9  // the aligned spill area
+	written   = R11 // rows written (compaction)
 )
 
 // contactSlots is the number of spill slots of a contact kernel.
@@ -76,7 +77,10 @@ func contactConstants() {
 // or an all-ones/all-zeros vector (AVX2).
 type mask struct{ ops []Op }
 
-func (g *gen) wide() bool { return g.isa.lanes == 16 }
+func (g *gen) wide() bool { return g.isa.wide() }
+
+// wide reports whether the ISA has 16 lanes and opmask registers (AVX-512).
+func (is isa) wide() bool { return is.lanes == 16 }
 
 // cmp returns the lanes where x pred y.
 func (g *gen) cmp(pred uint8, x, y w) mask {
@@ -177,6 +181,13 @@ func (g *gen) skipUnless(m mask, label string) {
 		VTESTPS(m.ops[0], m.ops[0])
 	}
 	JZ(LabelRef(label))
+	g.rare = true
+}
+
+// endSkip places the label of a skipUnless: the end of a rare block.
+func (g *gen) endSkip(label string) {
+	Label(label)
+	g.rare = false
 }
 
 // sqrt returns the correctly rounded square root (VSQRTPS).
@@ -240,37 +251,89 @@ type contactResult struct {
 	out   [13]w // in the order of the out array; out[outPair] is unset
 }
 
-// contactBody computes fallback.ContactLane for one group: capsule 1 is
-// (a, b, r1), capsule 2 is (c, d, r2).
-func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label string) contactResult {
-	// C and the radii are needed at the very end: keep them in memory.
-	c = g.park3(c)
-	r1, r2 = g.park(r1), g.park(r2)
-	// The contact math keeps many more values live than the projection
-	// alone: hold the long-lived vectors in stack slots on every ISA.
-	saved := g.isa.spillLongLived
-	g.isa.spillLongLived, g.keepInMemory = true, true
-	p := g.project(a, b, c, d)
-	g.isa.spillLongLived, g.keepInMemory = saved, false
+// capsulePair is one group of gathered capsule pairs: the fourteen values
+// A B r1 C D r2 (capsule 1 then capsule 2, x y z per point), in registers
+// for their first use (AVX-512; stack slots on AVX2) and in stack slots for
+// the rare blocks that recompute from them.
+type capsulePair struct {
+	reg, slot [14]w
+}
+
+// The positions of the capsule values in a capsulePair.
+const (
+	capA, capB, capR1, capC, capD, capR2 = 0, 3, 6, 7, 10, 13
+)
+
+func (cp *capsulePair) point(vals *[14]w, k int) [3]w { return [3]w{vals[k], vals[k+1], vals[k+2]} }
+
+// axes recomputes M0 = B-A, u = D-C, |M0|^2 and 1/|u|^2 from the parked
+// inputs with the operations of project (so the same bits), for the rare
+// blocks: the common path keeps none of them live.
+func (g *gen) axes(cp *capsulePair) (m0, u [3]w, a, invL w) {
+	s := &cp.slot
+	m0 = g.spill3(g.sub3(cp.point(s, capB), cp.point(s, capA)))
+	u = g.spill3(g.sub3(cp.point(s, capD), cp.point(s, capC)))
+	a = g.dot(m0, m0)
+	invL = g.recipOrZero(g.dot(u, u))
+	return
+}
+
+// overlap returns lo = max(0, min(ta, tb)) and hi = min(1, max(ta, tb)),
+// the overlap of axis 1's projection (ta = ka, tb = ka + kb) with [0, 1]
+// along axis 2, in the operand order of fallback's minps/maxps.
+func (g *gen) overlap(ka, kb w) (lo, hi w) {
+	tb := g.add(ka, kb)
+	lo = g.each(func(i int, r VecVirtual) { VMINPS(tb.ops[i], g.reg(ka.ops[i]), r) }) // ta < tb ? ta : tb
+	lo = g.each(func(i int, r VecVirtual) { VMAXPS(lo.ops[i], g.zero, r) })
+	hi = g.each(func(i int, r VecVirtual) { VMAXPS(tb.ops[i], g.reg(ka.ops[i]), r) })
+	hi = g.each(func(i int, r VecVirtual) { VMINPS(hi.ops[i], g.one, r) })
+	return lo, hi
+}
+
+// contactBody computes fallback.ContactLane for one group of gathered
+// capsule pairs. The common path keeps only what every lane needs (the
+// projection, the normal P-Q, depth, touching, one contact point); the two
+// rare cases, a fallback normal (axes that touch) and a two-point manifold
+// (parallel overlapping axes), are skipped for groups with no such lane and
+// recompute what they need from the parked inputs.
+func (g *gen) contactBody(cp *capsulePair, margin Mem, label string) contactResult {
+	in, slot := &cp.reg, &cp.slot
+	// AVX2 has 16 registers: there the projection's results live in stack
+	// slots too.
+	g.keepInMemory = g.isa.spillLongLived
+	p := g.project(cp.point(in, capA), cp.point(in, capB), cp.point(in, capC), cp.point(in, capD))
+	g.keepInMemory = false
+
+	Comment("Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.")
+	zero := g.same(g.zero)
+	lo, hi := g.overlap(p.ka, p.kb)
+	par := g.cmp(cmpLTOQ, lo, hi)
+	par = g.and(par, g.cmp(cmpLEOQ, p.den1, g.mul(g.bcast(constParTol), p.a)))
+	par = g.andNot(par, g.cmp(cmpEQOQ, p.a, zero))
+	par = g.andNot(par, g.cmp(cmpEQOQ, p.invL, zero))
+	par = g.spillMask(par)
 
 	Comment("Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.")
 	minN := g.same(constMinNormal)
-	gv := [3]w{g.copy(p.r[0]), g.copy(p.r[1]), g.copy(p.r[2])}
-	g2 := g.copy(p.dist2)
+	gv := g.spill3([3]w{g.copy(p.r[0]), g.copy(p.r[1]), g.copy(p.r[2])})
+	g2 := g.spill(g.copy(p.dist2))
 	need := g.cmp(cmpNGEUQ, g2, minN)
 	g.skipUnless(need, label+"_normal")
 	{
 		Comment("Fallback 1: the cross product of the unit axes.")
-		ia := g.divOrZero(g.same(g.one), g.sqrt(p.a))
-		iu := g.sqrt(p.invL)
-		m0 := g.spill3(g.scale(p.m0, ia))
-		un := g.spill3(g.scale(p.u, iu))
+		m0, u, a, invL := g.axes(cp)
+		ia := g.divOrZero(g.same(g.one), g.sqrt(a))
+		iu := g.sqrt(invL)
+		// Rare block: park freely, the common path's registers stay live.
+		m0 = g.park3(g.scale(m0, ia))
+		un := g.park3(g.scale(u, iu))
+		aZero := g.spillMask(g.cmp(cmpEQOQ, a, zero))
 		k := [3]w{
 			g.sub(g.mul(m0[1], un[2]), g.mul(m0[2], un[1])),
 			g.sub(g.mul(m0[2], un[0]), g.mul(m0[0], un[2])),
 			g.sub(g.mul(m0[0], un[1]), g.mul(m0[1], un[0])),
 		}
-		k = g.spill3(k)
+		k = g.park3(k)
 		k2 := g.dot(k, k)
 		setG := func(m mask, v [3]w, v2 w) {
 			nv := g.blend3(m, v, gv)
@@ -282,9 +345,7 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 		}
 		setG(need, k, k2)
 		Comment("v = unit axis 1, or unit axis 2 when A = B.")
-		aZero := g.cmp(cmpEQOQ, p.a, g.same(g.zero))
-		v := g.spill3(g.blend3(aZero, un, m0))
-		zero := g.same(g.zero)
+		v := g.park3(g.blend3(aZero, un, m0))
 		Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
 		c1 := [3]w{v[1], g.neg(v[0]), zero}
 		setG(g.cmp(cmpNGEUQ, g2, minN), c1, g.dot(c1, c1))
@@ -294,18 +355,22 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 		Comment("Fallback 4: (0,0,1).")
 		setG(g.cmp(cmpNGEUQ, g2, minN), [3]w{zero, zero, g.same(g.one)}, g.same(g.one))
 	}
-	Label(label + "_normal")
-	inv := g.divOrZero(g.same(g.one), g.sqrt(g2)) // g2 >= 2^-126 here: a plain division
-	n := g.park3(g.scale(gv, inv))
+	g.endSkip(label + "_normal")
+	Comment("n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).")
+	sg := g.sqrt(g2)
+	inv := g.each(func(i int, r VecVirtual) { VDIVPS(sg.ops[i], g.one, r) })
+	n := g.spill3(g.scale(gv, inv))
 
 	Comment("Depth and touching (dist <= r1 + r2 + margin).")
+	r1, r2 := slot[capR1], slot[capR2]
 	dist := g.sqrt(p.dist2)
-	rsum := g.park(g.add(r1, r2))
-	depth := g.park(g.sub(rsum, dist))
+	rsum := g.add(r1, r2)
+	depth := g.spill(g.sub(rsum, dist))
 	touch := g.cmp(cmpLEOQ, dist, g.add(rsum, g.bcast(margin)))
 
 	Comment("Point 1: C + (Q-C + (r + n (r2-r1)) / 2).")
-	hr := g.park(g.sub(r2, r1))
+	hr := g.spill(g.sub(r2, r1))
+	c := cp.point(slot, capC)
 	point := func(q, r [3]w) [3]w {
 		var pt [3]w
 		for j := range pt {
@@ -313,26 +378,14 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 		}
 		return pt
 	}
-	p1 := point(p.tu, p.r)
-	// The outputs the manifold may replace: registers on AVX-512, stack
-	// slots on AVX2.
+	p1 := g.spill3(point(p.tu, p.r))
+	// The outputs the manifold may replace, copies of point 1's.
 	depth1, depth2 := g.spill(g.copy(depth)), g.spill(g.copy(depth))
 	pt1 := g.spill3([3]w{g.copy(p1[0]), g.copy(p1[1]), g.copy(p1[2])})
 	pt2 := g.spill3([3]w{g.copy(p1[0]), g.copy(p1[1]), g.copy(p1[2])})
 
-	Comment("Two-point manifold: parallel overlapping axes of nonzero length.")
-	ta := p.ka
-	tb := g.add(p.ka, p.kb)
-	lo := g.each(func(i int, r VecVirtual) { VMINPS(tb.ops[i], g.reg(ta.ops[i]), r) }) // ta < tb ? ta : tb
-	lo = g.each(func(i int, r VecVirtual) { VMAXPS(lo.ops[i], g.zero, r) })
-	hi := g.each(func(i int, r VecVirtual) { VMAXPS(tb.ops[i], g.reg(ta.ops[i]), r) })
-	hi = g.each(func(i int, r VecVirtual) { VMINPS(hi.ops[i], g.one, r) })
-	zero := g.same(g.zero)
-	two := g.andNot(touch, g.cmp(cmpEQOQ, p.a, zero))
-	two = g.andNot(two, g.cmp(cmpEQOQ, p.invL, zero))
-	two = g.and(two, g.cmp(cmpLEOQ, p.den1, g.mul(g.bcast(constParTol), p.a)))
-	two = g.and(two, g.cmp(cmpLTOQ, lo, hi))
-	Comment("Count before the non-finite check: 2 where two points, else 1 where touching.")
+	Comment("Count: 2 where a touching manifold candidate, 1 where touching, else 0.")
+	two := g.and(touch, par)
 	count := g.each(func(i int, r VecVirtual) {
 		if g.wide() {
 			VPBROADCASTD_Z(constInt1, touch.ops[i], r)
@@ -341,29 +394,40 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 		VANDPS(constInt1, touch.ops[i], r)
 	})
 	count = g.spill(g.blend(two, g.same(constInt2), count))
-	lo, hi = g.spill(lo), g.spill(hi)
 	g.skipUnless(two, label+"_single")
 	two = g.spillMask(two)
-	for k, tk := range []w{lo, hi} {
-		Commentf("Manifold point %d.", k+1)
-		q := g.scale(p.u, tk)
-		sk := g.clamp01(g.divOrZero(g.dot(g.sub3(q, p.e), p.m0), p.a))
-		var rk [3]w
-		for j := range rk {
-			rk[j] = g.sub(g.add(p.e[j], g.mul(p.m0[j], sk)), q[j])
-		}
-		dk := g.sub(rsum, g.dot(rk, n))
-		pk := point(q, rk)
-		dst, pt := depth1, pt1
-		if k == 1 {
-			dst, pt = depth2, pt2
-		}
-		g.assign(dst, g.blend(two, dk, dst))
-		for j := range pt {
-			g.assign(pt[j], g.blend(two, pk[j], pt[j]))
+	{
+		Comment("Two-point manifold: the ends lo, hi of the overlap along axis 2.")
+		// Rare block: park freely, the common path's registers stay live.
+		m0, u, a, invL := g.axes(cp)
+		m0, u, a = g.park3(m0), g.park3(u), g.park(a)
+		e := g.park3(g.sub3(cp.point(slot, capA), cp.point(slot, capC)))
+		ka := g.mul(g.dot(u, e), invL)
+		kb := g.mul(g.dot(u, m0), invL)
+		lo, hi := g.overlap(ka, kb)
+		lo, hi = g.park(lo), g.park(hi)
+		rsum := g.add(r1, r2)
+		for k, tk := range []w{lo, hi} {
+			Commentf("Manifold point %d.", k+1)
+			q := g.scale(u, tk)
+			sk := g.clamp01(g.divOrZero(g.dot(g.sub3(q, e), m0), a))
+			var rk [3]w
+			for j := range rk {
+				rk[j] = g.sub(g.add(e[j], g.mul(m0[j], sk)), q[j])
+			}
+			dk := g.sub(rsum, g.dot(rk, n))
+			pk := point(q, rk)
+			dst, pt := depth1, pt1
+			if k == 1 {
+				dst, pt = depth2, pt2
+			}
+			g.assign(dst, g.blend(two, dk, dst))
+			for j := range pt {
+				g.assign(pt[j], g.blend(two, pk[j], pt[j]))
+			}
 		}
 	}
-	Label(label + "_single")
+	g.endSkip(label + "_single")
 
 	Comment("Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.")
 	sum := g.add(depth1, depth2)
@@ -373,26 +437,30 @@ func (g *gen) contactBody(a, b [3]w, r1 w, c, d [3]w, r2 w, margin Mem, label st
 	bad := g.cmp(cmpNLEUQ, g.abs(depth), g.same(constMaxF32))
 	bad = g.or(bad, g.cmp(cmpNLEUQ, g.abs(sum), g.same(constMaxF32)))
 	var res contactResult
-	res.count = g.each(func(i int, r VecVirtual) {
-		if g.wide() {
-			VMOVDQU32_Z(count.ops[i], g.not(bad).ops[i], r)
-			return
-		}
-		VANDNPS(count.ops[i], bad.ops[i], r) // ~bad & count
-	})
-	res.out[outCount] = res.count
 	res.out[outDepth1], res.out[outDepth2] = depth1, depth2
 	for j := range 3 {
 		res.out[outNX+j] = n[j]
 		res.out[outP1X+j] = pt1[j]
 		res.out[outP2X+j] = pt2[j]
 	}
-	nan := g.same(constNaN)
-	for k := outDepth1; k < numOut; k++ {
-		res.out[k] = g.spill(g.blend(bad, nan, res.out[k]))
+	count = g.reg1(count)
+	g.skipUnless(bad, label+"_finite")
+	{
+		Comment("Count 0 and the canonical NaN in every float of those lanes.")
+		nan := g.same(constNaN)
+		for k := outDepth1; k < numOut; k++ {
+			g.assign(res.out[k], g.blend(bad, nan, res.out[k]))
+		}
+		g.assign(count, g.blend(bad, zero, count))
 	}
+	g.endSkip(label + "_finite")
+	res.count = count
+	res.out[outCount] = count
 	return res
 }
+
+// reg1 returns v in a fresh register that may be reassigned.
+func (g *gen) reg1(v w) w { return g.copy(v) }
 
 // not returns !m (AVX-512 only).
 func (g *gen) not(m mask) mask {
@@ -473,26 +541,47 @@ func contactKernel(is isa, compact bool) {
 			"the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices",
 			"(all in range), out the thirteen soa.Contacts streams of n rows; n > 0.")
 	}
-	capsTable := Load(Param("caps"), scratch)
-	for k, r := range capsRegs {
-		MOVQ(Mem{Base: capsTable, Disp: 8 * k}, r)
-	}
 	XORQ(index, index)
 	XORQ(written, written)
 
-	g := &gen{isa: is, groups: 1, zero: is.newVec(), one: is.newVec()}
-	g.setupSlots(slotsBase, contactSlots)
+	g := &gen{isa: is, groups: 1, zero: is.newVec(), one: is.newVec(), paceEvery: gatherPace}
+	// The spill slots, then two sets of 14 slots for the gathered capsule
+	// pairs: the current group's and the next one's.
+	g.setupSlots(slotsBase, contactSlots+2*numGathered)
+	g.numSlots = contactSlots
+	LEAQ(Mem{Base: slotsBase, Disp: contactSlots * is.bytes}, curSet)
+	LEAQ(Mem{Base: slotsBase, Disp: (contactSlots + numGathered) * is.bytes}, nextSet)
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
+
+	Comment("Gather the first group.")
+	Load(Param("n"), remain)
+	CMPQ(remain, U32(is.lanes))
+	JB(LabelRef(name + "_tail"))
+	for _, emit := range gathers(is, curSet, 0, nil) {
+		emit()
+	}
 
 	Label(name + "_loop")
 	Load(Param("n"), remain)
 	SUBQ(index, remain)
 	CMPQ(remain, U32(is.lanes))
 	JB(LabelRef(name + "_tail"))
+	CMPQ(remain, U32(2*is.lanes))
+	JB(LabelRef(name + "_last"))
+	Comment("Software pipeline: the next group's gathers are spread through this group's")
+	Comment("arithmetic, so that their loads overlap its long dependency chain.")
+	g.pending = gathers(is, nextSet, is.lanes, nil)
 	contactGroup(g, name+"_full", compact, nil)
+	XCHGQ(curSet, nextSet)
 	ADDQ(U32(is.lanes), index)
 	JMP(LabelRef(name + "_loop"))
+
+	Label(name + "_last")
+	contactGroup(g, name+"_lastgroup", compact, nil)
+	ADDQ(U32(is.lanes), index)
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
 
 	Label(name + "_tail")
 	TESTQ(remain, remain)
@@ -511,6 +600,9 @@ func contactKernel(is isa, compact bool) {
 		VPCMPGTD(constIota, m, v)
 		tailMask = v
 	}
+	for _, emit := range gathers(is, curSet, 0, tailMask) {
+		emit()
+	}
 	contactGroup(g, name+"_tailgroup", compact, tailMask)
 
 	Label(name + "_done")
@@ -524,75 +616,103 @@ func contactKernel(is isa, compact bool) {
 	RET()
 }
 
-// contactGroup gathers one group of capsule pairs, computes their contacts
-// and stores them. tailMask is nil for a whole group.
+// gatherPace is how many vector operations of a contact body separate two
+// of the next group's gathers (see gen.pending).
+var gatherPace = 10
+
+// numGathered is the number of values gathered per capsule pair: A B r
+// of each capsule.
+const numGathered = 14
+
+// gathers returns the emitters of one group's gathers: the pair indices at
+// lane index+offset, then capsule I's seven values and capsule J's, each
+// gathered (VGATHERDPS) and stored to its slot of set. tailMask is nil for
+// a whole group. Each emitter is a few instructions that may be placed
+// anywhere in the common path of a contact body (gen.pending).
+func gathers(is isa, set GPPhysical, offset int, tailMask Op) []func() {
+	var emit []func()
+	for side, param := range []string{"pi", "pj"} {
+		var idx VecVirtual
+		for k := range 7 {
+			first, last := k == 0, k == 6
+			pos := 7*side + k
+			emit = append(emit, func() {
+				if first {
+					Commentf("Gather capsule %s (lanes from index+%d).", param[1:], offset)
+					idx = is.newVec()
+					Load(Param(param), scratch)
+					m := Mem{Base: scratch, Index: index, Scale: 4, Disp: 4 * offset}
+					switch {
+					case tailMask == nil && is.wide():
+						VMOVDQU32(m, idx)
+					case tailMask == nil:
+						VMOVDQU(m, idx)
+					case is.wide():
+						VMOVDQU32_Z(m, tailMask, idx)
+					default:
+						VPMASKMOVD(m, tailMask, idx)
+					}
+				}
+				Load(Param("caps"), scratch)
+				MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
+				src := Mem{Base: scratch, Index: idx, Scale: 4}
+				// dst is zeroed while idx is live: they get distinct
+				// registers, as VGATHERDPS requires.
+				dst := is.newVec()
+				if is.wide() {
+					kk := K()
+					if tailMask == nil {
+						KMOVW(constLow16, kk) // all 16 lanes (KXNORW would read kk before it is set, as avo sees it)
+					} else {
+						KMOVW(tailMask, kk)
+					}
+					VXORPS(dst, dst, dst)
+					VGATHERDPS(src, kk, dst)
+				} else {
+					mm := is.newVec()
+					if tailMask == nil {
+						VPCMPEQD(mm, mm, mm)
+					} else {
+						VMOVAPS(tailMask, mm)
+					}
+					VXORPS(dst, dst, dst)
+					VGATHERDPS(mm, src, dst)
+				}
+				VMOVUPS(dst, Mem{Base: set, Disp: pos * is.bytes})
+				if last {
+					// The index stays live past its last gather (see dst).
+					keep := is.newVec()
+					if is.wide() {
+						VPORD(idx, idx, keep)
+					} else {
+						VPOR(idx, idx, keep)
+					}
+				}
+			})
+		}
+	}
+	return emit
+}
+
+// contactGroup computes the contacts of the group of capsule pairs gathered
+// into curSet and stores them; it emits g.pending (the next group's
+// gathers) along the way. tailMask is nil for a whole group.
 func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 	g.nextSlot = 0
 	is := g.isa
-	Comment("Load the pair indices and gather both capsules.")
-	loadIdx := func(param string) VecVirtual {
-		v := is.newVec()
-		Load(Param(param), scratch)
-		m := Mem{Base: scratch, Index: index, Scale: 4}
-		switch {
-		case tailMask == nil && is.lanes == 16:
-			VMOVDQU32(m, v)
-		case tailMask == nil:
-			VMOVDQU(m, v)
-		case is.lanes == 16:
-			VMOVDQU32_Z(m, tailMask, v)
-		default:
-			VPMASKMOVD(m, tailMask, v)
-		}
-		return v
+	var cp capsulePair
+	for pos := range numGathered {
+		cp.slot[pos] = w{ops: []Op{Mem{Base: curSet, Disp: pos * is.bytes}}}
 	}
-	vi, vj := loadIdx("pi"), loadIdx("pj")
-	gather := func(k int, idx VecVirtual) w {
-		dst := is.newVec()
-		m := Mem{Base: capsRegs[k], Index: idx, Scale: 4}
-		if is.lanes == 16 {
-			kk := K()
-			if tailMask == nil {
-				KMOVW(constLow16, kk) // all 16 lanes (KXNORW would read kk before it is set, as avo sees it)
-			} else {
-				KMOVW(tailMask, kk)
-			}
-			VXORPS(dst, dst, dst)
-			VGATHERDPS(m, kk, dst)
-		} else {
-			mm := is.newVec()
-			if tailMask == nil {
-				VPCMPEQD(mm, mm, mm)
-			} else {
-				VMOVAPS(tailMask, mm)
-			}
-			VXORPS(dst, dst, dst)
-			VGATHERDPS(mm, m, dst)
-		}
-		return g.park(w{ops: []Op{dst}})
-	}
-	var caps [2][7]w
-	for k := range 7 {
-		caps[0][k] = gather(k, vi)
-		caps[1][k] = gather(k, vj)
-	}
-	Comment("Keep the index vectors live to here: a gather's destination must differ from its index.")
-	keep := is.newVec()
-	if is.lanes == 16 {
-		VPORD(vi, vj, keep)
-	} else {
-		VPOR(vi, vj, keep)
-	}
+	cp.reg = cp.slot
 	marginArg, err := Param("margin").Resolve()
 	if err != nil {
 		panic(err)
 	}
 	margin := marginArg.Addr
 
-	res := g.contactBody(
-		[3]w{caps[0][0], caps[0][1], caps[0][2]}, [3]w{caps[0][3], caps[0][4], caps[0][5]}, caps[0][6],
-		[3]w{caps[1][0], caps[1][1], caps[1][2]}, [3]w{caps[1][3], caps[1][4], caps[1][5]}, caps[1][6],
-		margin, label)
+	res := g.contactBody(&cp, margin, label)
+	g.flush()
 
 	Comment("Pair index k = i + lane.")
 	pair := is.newVec()
@@ -683,5 +803,5 @@ func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 		}
 	}
 	ADDQ(remain, written)
-	Label(label + "_none")
+	g.endSkip(label + "_none")
 }

@@ -87,6 +87,7 @@ var contactISAs = []isa{avx2, avx512}
 func main() {
 	flag.IntVar(&prefetchBytes, "prefetch", prefetchBytes, "prefetch distance in bytes (0: none)")
 	flag.IntVar(&avx512.interleave, "interleave", avx512.interleave, "AVX-512 groups per loop iteration (experiment; >1 spills)")
+	flag.IntVar(&gatherPace, "gatherpace", gatherPace, "vector operations between two pipelined gathers of the contact kernels")
 	flag.Parse()
 	if avx512.interleave > 1 {
 		avx512.spillLongLived = true // two groups do not fit in 32 registers otherwise

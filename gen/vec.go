@@ -87,6 +87,38 @@ type gen struct {
 	// keepInMemory makes keep park its values in stack slots: the contact
 	// kernels use the projection's intermediates long after computing them.
 	keepInMemory bool
+
+	// pending are instruction sequences (the contact kernels' gathers of
+	// the next group) that each emits one at a time, every paceEvery
+	// vector operations, outside rare blocks (skipUnless to endSkip), so
+	// that they interleave with the arithmetic; flush emits the rest.
+	pending    []func()
+	paceEvery  int
+	sincePaced int
+	rare       bool
+}
+
+// pace emits the next pending sequence every paceEvery calls.
+func (g *gen) pace() {
+	if len(g.pending) == 0 || g.rare {
+		return
+	}
+	g.sincePaced++
+	if g.sincePaced < g.paceEvery {
+		return
+	}
+	g.sincePaced = 0
+	next := g.pending[0]
+	g.pending = g.pending[1:]
+	next()
+}
+
+// flush emits every pending sequence.
+func (g *gen) flush() {
+	for _, p := range g.pending {
+		p()
+	}
+	g.pending, g.sincePaced = nil, 0
 }
 
 // keep returns v, parked in a stack slot when g.keepInMemory is set.
@@ -107,6 +139,7 @@ func (g *gen) each(f func(i int, dst VecVirtual)) w {
 		f(i, r)
 		v.ops[i] = r
 	}
+	g.pace()
 	return v
 }
 
