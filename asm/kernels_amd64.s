@@ -7815,6 +7815,7 @@ TEXT ·ContactsAVX512(SB), $8000-56
 	LEAQ         7040(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
+	KMOVW        low16<>+0(SB), K1
 
 	// Gather the first group.
 	MOVQ n+32(FP), R14
@@ -7826,45 +7827,45 @@ TEXT ·ContactsAVX512(SB), $8000-56
 	VMOVDQU32  (R12)(R13*4), Z2
 	MOVQ       caps+0(FP), R12
 	MOVQ       (R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, (AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       8(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 64(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       16(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 128(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       24(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 192(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       32(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 256(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       40(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 320(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 384(AX)
 	VPORD      Z2, Z2, Z2
 
@@ -7873,45 +7874,45 @@ TEXT ·ContactsAVX512(SB), $8000-56
 	VMOVDQU32  (R12)(R13*4), Z2
 	MOVQ       caps+0(FP), R12
 	MOVQ       (R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 448(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       8(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 512(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       16(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 576(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       24(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 640(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       32(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 704(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       40(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 768(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 832(AX)
 	VPORD      Z2, Z2, Z2
 
@@ -7953,16 +7954,16 @@ ContactsAVX512_loop:
 	VMOVDQU32   64(R12)(R13*4), Z12
 	MOVQ        caps+0(FP), R12
 	MOVQ        (R12), R12
-	KMOVW       low16<>+0(SB), K1
+	KMOVW       K1, K2
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z12*4), K1, Z13
+	VGATHERDPS  (R12)(Z12*4), K2, Z13
 	VMOVUPS     Z13, (BX)
 	VMULPS      Z6, Z6, Z13
 	VADDPS      Z13, Z11, Z11
 	VMULPS      Z7, Z7, Z13
 	VADDPS      Z13, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K2
+	VDIVPS.Z    Z11, Z1, K2, Z11
 	VMULPS      Z8, Z5, Z13
 	VMULPS      Z9, Z6, Z14
 	VADDPS      Z14, Z13, Z13
@@ -7970,9 +7971,9 @@ ContactsAVX512_loop:
 	VADDPS      Z14, Z13, Z13
 	MOVQ        caps+0(FP), R12
 	MOVQ        8(R12), R12
-	KMOVW       low16<>+0(SB), K1
+	KMOVW       K1, K2
 	VXORPS      Z14, Z14, Z14
-	VGATHERDPS  (R12)(Z12*4), K1, Z14
+	VGATHERDPS  (R12)(Z12*4), K2, Z14
 	VMOVUPS     Z14, 64(BX)
 	VMULPS      Z11, Z13, Z13
 	VMULPS      Z2, Z5, Z14
@@ -7988,9 +7989,9 @@ ContactsAVX512_loop:
 	VMULPS     Z13, Z7, Z17
 	MOVQ       caps+0(FP), R12
 	MOVQ       16(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K1, Z18
+	VGATHERDPS (R12)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 128(BX)
 	VSUBPS     Z8, Z15, Z15
 	VSUBPS     Z9, Z16, Z16
@@ -8006,9 +8007,9 @@ ContactsAVX512_loop:
 	VMULPS     Z18, Z18, Z21
 	MOVQ       caps+0(FP), R12
 	MOVQ       24(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z22, Z22, Z22
-	VGATHERDPS (R12)(Z12*4), K1, Z22
+	VGATHERDPS (R12)(Z12*4), K2, Z22
 	VMOVUPS    Z22, 192(BX)
 	VMULPS     Z19, Z19, Z22
 	VADDPS     Z22, Z21, Z21
@@ -8019,13 +8020,13 @@ ContactsAVX512_loop:
 	VADDPS     Z16, Z15, Z15
 	VMULPS     Z20, Z17, Z16
 	VADDPS     Z16, Z15, Z15
-	VCMPPS     $0x04, Z21, Z0, K1
-	VDIVPS.Z   Z21, Z15, K1, Z15
+	VCMPPS     $0x04, Z21, Z0, K2
+	VDIVPS.Z   Z21, Z15, K2, Z15
 	MOVQ       caps+0(FP), R12
 	MOVQ       32(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z16, Z16, Z16
-	VGATHERDPS (R12)(Z12*4), K1, Z16
+	VGATHERDPS (R12)(Z12*4), K2, Z16
 	VMOVUPS    Z16, 256(BX)
 	VMINPS     Z1, Z15, Z15
 	VMAXPS     Z0, Z15, Z15
@@ -8041,9 +8042,9 @@ ContactsAVX512_loop:
 	VMULPS     Z6, Z17, Z17
 	MOVQ       caps+0(FP), R12
 	MOVQ       40(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K1, Z18
+	VGATHERDPS (R12)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 320(BX)
 	VADDPS     Z17, Z16, Z16
 	VMULPS     Z7, Z15, Z15
@@ -8059,9 +8060,9 @@ ContactsAVX512_loop:
 	VSUBPS     Z8, Z5, Z15
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z16, Z16, Z16
-	VGATHERDPS (R12)(Z12*4), K1, Z16
+	VGATHERDPS (R12)(Z12*4), K2, Z16
 	VMOVUPS    Z16, 384(BX)
 	VPORD      Z12, Z12, Z12
 	VSUBPS     Z9, Z6, Z12
@@ -8080,14 +8081,14 @@ ContactsAVX512_loop:
 	VMOVDQU32  64(R12)(R13*4), Z15
 	MOVQ       caps+0(FP), R12
 	MOVQ       (R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z15*4), K1, Z18
+	VGATHERDPS (R12)(Z15*4), K2, Z18
 	VMOVUPS    Z18, 448(BX)
 	VMULPS     Z4, Z16, Z16
 	VADDPS     Z16, Z12, Z12
-	VCMPPS     $0x04, Z17, Z0, K1
-	VDIVPS.Z   Z17, Z12, K1, Z12
+	VCMPPS     $0x04, Z17, Z0, K2
+	VDIVPS.Z   Z17, Z12, K2, Z12
 	VMINPS     Z1, Z12, Z12
 	VMAXPS     Z0, Z12, Z12
 
@@ -8099,9 +8100,9 @@ ContactsAVX512_loop:
 	VADDPS     Z3, Z9, Z3
 	MOVQ       caps+0(FP), R12
 	MOVQ       8(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z8, Z8, Z8
-	VGATHERDPS (R12)(Z15*4), K1, Z8
+	VGATHERDPS (R12)(Z15*4), K2, Z8
 	VMOVUPS    Z8, 512(BX)
 	VSUBPS     Z6, Z3, Z3
 	VMULPS     Z12, Z4, Z4
@@ -8117,23 +8118,23 @@ ContactsAVX512_loop:
 	VADDPS       Z14, Z13, Z9
 	MOVQ         caps+0(FP), R12
 	MOVQ         16(R12), R12
-	KMOVW        low16<>+0(SB), K1
+	KMOVW        K1, K2
 	VXORPS       Z10, Z10, Z10
-	VGATHERDPS   (R12)(Z15*4), K1, Z10
+	VGATHERDPS   (R12)(Z15*4), K2, Z10
 	VMOVUPS      Z10, 576(BX)
 	VMINPS       Z9, Z13, Z10
 	VMAXPS       Z10, Z0, Z10
 	VMAXPS       Z9, Z13, Z9
 	VMINPS       Z9, Z1, Z9
-	VCMPPS       $0x11, Z9, Z10, K1
+	VCMPPS       $0x11, Z9, Z10, K2
 	VBROADCASTSS partol<>+0(SB), Z9
 	VMULPS       Z17, Z9, Z9
-	VCMPPS       $0x12, Z9, Z21, K2
-	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z17, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z11, K2
-	KANDNW       K1, K2, K1
+	VCMPPS       $0x12, Z9, Z21, K3
+	KANDW        K3, K2, K2
+	VCMPPS       $0x00, Z0, Z17, K3
+	KANDNW       K2, K3, K2
+	VCMPPS       $0x00, Z0, Z11, K3
+	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
 	VMOVAPS     Z2, Z9
@@ -8142,12 +8143,12 @@ ContactsAVX512_loop:
 	VMOVAPS     Z8, Z12
 	MOVQ        caps+0(FP), R12
 	MOVQ        24(R12), R12
-	KMOVW       low16<>+0(SB), K2
+	KMOVW       K1, K3
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z15*4), K2, Z13
+	VGATHERDPS  (R12)(Z15*4), K3, Z13
 	VMOVUPS     Z13, 640(BX)
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
-	KORTESTW    K2, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
+	KORTESTW    K3, K3
 	JZ          ContactsAVX512_full_normal
 
 	// Fallback 1: the cross product of the unit axes.
@@ -8173,11 +8174,11 @@ ContactsAVX512_loop:
 	VADDPS      Z22, Z21, Z21
 	VMULPS      Z19, Z19, Z22
 	VADDPS      Z22, Z21, Z21
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K3
-	VDIVPS.Z    Z21, Z1, K3, Z21
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K4
+	VDIVPS.Z    Z21, Z1, K4, Z21
 	VSQRTPS     Z20, Z22
-	VCMPPS      $0x04, Z22, Z0, K3
-	VDIVPS.Z    Z22, Z1, K3, Z22
+	VCMPPS      $0x04, Z22, Z0, K4
+	VDIVPS.Z    Z22, Z1, K4, Z22
 	VSQRTPS     Z21, Z21
 	VMULPS      Z22, Z13, Z13
 	VMULPS      Z22, Z14, Z14
@@ -8191,7 +8192,7 @@ ContactsAVX512_loop:
 	VMOVUPS     Z13, 192(R9)
 	VMOVUPS     Z14, 256(R9)
 	VMOVUPS     Z16, 320(R9)
-	VCMPPS      $0x00, Z0, Z20, K3
+	VCMPPS      $0x00, Z0, Z20, K4
 	VMOVUPS     320(R9), Z13
 	VMULPS      64(R9), Z13, Z13
 	VMOVUPS     256(R9), Z14
@@ -8219,13 +8220,13 @@ ContactsAVX512_loop:
 	VMULPS      512(R9), Z14, Z14
 	VADDPS      Z14, Z13, Z13
 	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   384(R9), Z9, K2, Z14
+	VBLENDMPS   384(R9), Z9, K3, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   448(R9), Z10, K2, Z16
+	VBLENDMPS   448(R9), Z10, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   512(R9), Z11, K2, Z17
+	VBLENDMPS   512(R9), Z11, K3, Z17
 	VXORPS      Z18, Z18, Z18
-	VBLENDMPS   Z13, Z12, K2, Z18
+	VBLENDMPS   Z13, Z12, K3, Z18
 	VMOVAPS     Z14, Z9
 	VMOVAPS     Z16, Z10
 	VMOVAPS     Z17, Z11
@@ -8234,13 +8235,13 @@ ContactsAVX512_loop:
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VMOVUPS   (R9), Z14
 	VXORPS    Z13, Z13, Z13
-	VBLENDMPS 192(R9), Z14, K3, Z13
+	VBLENDMPS 192(R9), Z14, K4, Z13
 	VMOVUPS   64(R9), Z16
 	VXORPS    Z14, Z14, Z14
-	VBLENDMPS 256(R9), Z16, K3, Z14
+	VBLENDMPS 256(R9), Z16, K4, Z14
 	VMOVUPS   128(R9), Z17
 	VXORPS    Z16, Z16, Z16
-	VBLENDMPS 320(R9), Z17, K3, Z16
+	VBLENDMPS 320(R9), Z17, K4, Z16
 	VMOVUPS   Z13, 576(R9)
 	VMOVUPS   Z14, 640(R9)
 	VMOVUPS   Z16, 704(R9)
@@ -8248,7 +8249,7 @@ ContactsAVX512_loop:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z13
 	VXORPS.BCST signmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	VMOVUPS     640(R9), Z14
 	VMULPS      640(R9), Z14, Z14
 	VMULPS      Z13, Z13, Z16
@@ -8256,13 +8257,13 @@ ContactsAVX512_loop:
 	VMULPS      Z0, Z0, Z16
 	VADDPS      Z16, Z14, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   640(R9), Z9, K2, Z16
+	VBLENDMPS   640(R9), Z9, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   Z13, Z10, K2, Z17
+	VBLENDMPS   Z13, Z10, K3, Z17
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z0, Z11, K2, Z13
+	VBLENDMPS   Z0, Z11, K3, Z13
 	VXORPS      Z18, Z18, Z18
-	VBLENDMPS   Z14, Z12, K2, Z18
+	VBLENDMPS   Z14, Z12, K3, Z18
 	VMOVAPS     Z16, Z9
 	VMOVAPS     Z17, Z10
 	VMOVAPS     Z13, Z11
@@ -8271,7 +8272,7 @@ ContactsAVX512_loop:
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z13
 	VXORPS.BCST signmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	VMULPS      Z0, Z0, Z14
 	VMOVUPS     704(R9), Z16
 	VMULPS      704(R9), Z16, Z16
@@ -8279,28 +8280,28 @@ ContactsAVX512_loop:
 	VMULPS      Z13, Z13, Z16
 	VADDPS      Z16, Z14, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   Z0, Z9, K2, Z16
+	VBLENDMPS   Z0, Z9, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   704(R9), Z10, K2, Z17
+	VBLENDMPS   704(R9), Z10, K3, Z17
 	VXORPS      Z18, Z18, Z18
-	VBLENDMPS   Z13, Z11, K2, Z18
+	VBLENDMPS   Z13, Z11, K3, Z18
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z14, Z12, K2, Z13
+	VBLENDMPS   Z14, Z12, K3, Z13
 	VMOVAPS     Z16, Z9
 	VMOVAPS     Z17, Z10
 	VMOVAPS     Z18, Z11
 	VMOVAPS     Z13, Z12
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z0, Z9, K2, Z13
+	VBLENDMPS   Z0, Z9, K3, Z13
 	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z0, Z10, K2, Z14
+	VBLENDMPS   Z0, Z10, K3, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   Z1, Z11, K2, Z16
+	VBLENDMPS   Z1, Z11, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   Z1, Z12, K2, Z17
+	VBLENDMPS   Z1, Z12, K3, Z17
 	VMOVAPS     Z13, Z9
 	VMOVAPS     Z14, Z10
 	VMOVAPS     Z16, Z11
@@ -8323,11 +8324,11 @@ ContactsAVX512_full_normal:
 	VADDPS       Z14, Z12, Z12
 	MOVQ         caps+0(FP), R12
 	MOVQ         32(R12), R12
-	KMOVW        low16<>+0(SB), K2
+	KMOVW        K1, K3
 	VXORPS       Z14, Z14, Z14
-	VGATHERDPS   (R12)(Z15*4), K2, Z14
+	VGATHERDPS   (R12)(Z15*4), K3, Z14
 	VMOVUPS      Z14, 704(BX)
-	VCMPPS       $0x12, Z12, Z8, K2
+	VCMPPS       $0x12, Z12, Z8, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(AX), Z8
@@ -8343,9 +8344,9 @@ ContactsAVX512_full_normal:
 	VBROADCASTSS half<>+0(SB), Z5
 	MOVQ         caps+0(FP), R12
 	MOVQ         40(R12), R12
-	KMOVW        low16<>+0(SB), K3
+	KMOVW        K1, K4
 	VXORPS       Z12, Z12, Z12
-	VGATHERDPS   (R12)(Z15*4), K3, Z12
+	VGATHERDPS   (R12)(Z15*4), K4, Z12
 	VMOVUPS      Z12, 768(BX)
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
@@ -8359,9 +8360,9 @@ ContactsAVX512_full_normal:
 	VMOVAPS      Z13, Z5
 	MOVQ         caps+0(FP), R12
 	MOVQ         48(R12), R12
-	KMOVW        low16<>+0(SB), K3
+	KMOVW        K1, K4
 	VXORPS       Z6, Z6, Z6
-	VGATHERDPS   (R12)(Z15*4), K3, Z6
+	VGATHERDPS   (R12)(Z15*4), K4, Z6
 	VMOVUPS      Z6, 832(BX)
 	VPORD        Z15, Z15, Z6
 	VMOVAPS      Z13, Z6
@@ -8373,11 +8374,11 @@ ContactsAVX512_full_normal:
 	VMOVAPS      Z4, Z4
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	KANDW          K2, K3, K2
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z15
 	VXORPS         Z16, Z16, Z16
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z16
-	KORTESTW       K1, K1
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K2, Z16
+	KORTESTW       K2, K2
 	JZ             ContactsAVX512_full_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -8403,8 +8404,8 @@ ContactsAVX512_full_normal:
 	VADDPS      Z24, Z23, Z23
 	VMULPS      Z21, Z21, Z24
 	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K3
+	VDIVPS.Z    Z23, Z1, K3, Z23
 	VMOVUPS     Z15, 768(R9)
 	VMOVUPS     Z17, 832(R9)
 	VMOVUPS     Z18, 896(R9)
@@ -8464,8 +8465,8 @@ ContactsAVX512_full_normal:
 	VADDPS       Z21, Z20, Z20
 	VMULPS       896(R9), Z22, Z21
 	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z20, K3, Z20
 	VMINPS       Z1, Z20, Z20
 	VMAXPS       Z0, Z20, Z20
 	VMULPS       768(R9), Z20, Z21
@@ -8502,16 +8503,16 @@ ContactsAVX512_full_normal:
 	VADDPS       Z20, Z19, Z19
 	VADDPS       576(AX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
+	VBLENDMPS    Z23, Z5, K2, Z20
 	VMOVAPS      Z20, Z5
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K1, Z20
+	VBLENDMPS    Z17, Z7, K2, Z20
 	VMOVAPS      Z20, Z7
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K1, Z17
+	VBLENDMPS    Z18, Z12, K2, Z17
 	VMOVAPS      Z17, Z12
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z19, Z14, K1, Z17
+	VBLENDMPS    Z19, Z14, K2, Z17
 	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
@@ -8529,8 +8530,8 @@ ContactsAVX512_full_normal:
 	VADDPS       Z21, Z20, Z20
 	VMULPS       896(R9), Z22, Z21
 	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z20, K3, Z20
 	VMINPS       Z1, Z20, Z20
 	VMAXPS       Z0, Z20, Z20
 	VMULPS       768(R9), Z20, Z21
@@ -8567,16 +8568,16 @@ ContactsAVX512_full_normal:
 	VADDPS       Z8, Z19, Z8
 	VADDPS       576(AX), Z8, Z8
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z6, K1, Z19
+	VBLENDMPS    Z15, Z6, K2, Z19
 	VMOVAPS      Z19, Z6
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z17, Z2, K1, Z15
+	VBLENDMPS    Z17, Z2, K2, Z15
 	VMOVAPS      Z15, Z2
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z18, Z3, K1, Z15
+	VBLENDMPS    Z18, Z3, K2, Z15
 	VMOVAPS      Z15, Z3
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z8, Z4, K1, Z15
+	VBLENDMPS    Z8, Z4, K2, Z15
 	VMOVAPS      Z15, Z4
 
 ContactsAVX512_full_single:
@@ -8592,50 +8593,50 @@ ContactsAVX512_full_single:
 	VADDPS      Z3, Z8, Z8
 	VADDPS      Z4, Z8, Z8
 	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K1
+	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K2
 	VANDPS.BCST absmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z8, K2
-	KORW        K2, K1, K1
+	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z8, K3
+	KORW        K3, K2, K2
 	VMOVAPS     Z16, Z8
-	KORTESTW    K1, K1
+	KORTESTW    K2, K2
 	JZ          ContactsAVX512_full_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z13
 	VMOVAPS        Z13, Z5
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z13
 	VMOVAPS        Z13, Z6
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z13
 	VMOVAPS        Z13, Z9
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z13
 	VMOVAPS        Z13, Z10
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z13
 	VMOVAPS        Z13, Z11
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z13
 	VMOVAPS        Z13, Z7
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z13
 	VMOVAPS        Z13, Z12
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z13
 	VMOVAPS        Z13, Z14
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z13
 	VMOVAPS        Z13, Z2
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z13
 	VMOVAPS        Z13, Z3
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z13
 	VMOVAPS        Z13, Z4
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS      Z0, Z8, K1, Z13
+	VBLENDMPS      Z0, Z8, K2, Z13
 	VMOVAPS        Z13, Z8
 
 ContactsAVX512_full_finite:
@@ -10139,6 +10140,7 @@ TEXT ·CompactContactsAVX512(SB), $8000-56
 	LEAQ         7040(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
+	KMOVW        low16<>+0(SB), K1
 
 	// Gather the first group.
 	MOVQ n+32(FP), R14
@@ -10150,45 +10152,45 @@ TEXT ·CompactContactsAVX512(SB), $8000-56
 	VMOVDQU32  (R12)(R13*4), Z2
 	MOVQ       caps+0(FP), R12
 	MOVQ       (R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, (AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       8(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 64(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       16(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 128(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       24(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 192(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       32(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 256(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       40(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 320(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 384(AX)
 	VPORD      Z2, Z2, Z2
 
@@ -10197,45 +10199,45 @@ TEXT ·CompactContactsAVX512(SB), $8000-56
 	VMOVDQU32  (R12)(R13*4), Z2
 	MOVQ       caps+0(FP), R12
 	MOVQ       (R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 448(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       8(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 512(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       16(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 576(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       24(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 640(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       32(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 704(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       40(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 768(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K1, Z3
+	VGATHERDPS (R12)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 832(AX)
 	VPORD      Z2, Z2, Z2
 
@@ -10277,16 +10279,16 @@ CompactContactsAVX512_loop:
 	VMOVDQU32   64(R12)(R13*4), Z12
 	MOVQ        caps+0(FP), R12
 	MOVQ        (R12), R12
-	KMOVW       low16<>+0(SB), K1
+	KMOVW       K1, K2
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z12*4), K1, Z13
+	VGATHERDPS  (R12)(Z12*4), K2, Z13
 	VMOVUPS     Z13, (BX)
 	VMULPS      Z6, Z6, Z13
 	VADDPS      Z13, Z11, Z11
 	VMULPS      Z7, Z7, Z13
 	VADDPS      Z13, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K2
+	VDIVPS.Z    Z11, Z1, K2, Z11
 	VMULPS      Z8, Z5, Z13
 	VMULPS      Z9, Z6, Z14
 	VADDPS      Z14, Z13, Z13
@@ -10294,9 +10296,9 @@ CompactContactsAVX512_loop:
 	VADDPS      Z14, Z13, Z13
 	MOVQ        caps+0(FP), R12
 	MOVQ        8(R12), R12
-	KMOVW       low16<>+0(SB), K1
+	KMOVW       K1, K2
 	VXORPS      Z14, Z14, Z14
-	VGATHERDPS  (R12)(Z12*4), K1, Z14
+	VGATHERDPS  (R12)(Z12*4), K2, Z14
 	VMOVUPS     Z14, 64(BX)
 	VMULPS      Z11, Z13, Z13
 	VMULPS      Z2, Z5, Z14
@@ -10312,9 +10314,9 @@ CompactContactsAVX512_loop:
 	VMULPS     Z13, Z7, Z17
 	MOVQ       caps+0(FP), R12
 	MOVQ       16(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K1, Z18
+	VGATHERDPS (R12)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 128(BX)
 	VSUBPS     Z8, Z15, Z15
 	VSUBPS     Z9, Z16, Z16
@@ -10330,9 +10332,9 @@ CompactContactsAVX512_loop:
 	VMULPS     Z18, Z18, Z21
 	MOVQ       caps+0(FP), R12
 	MOVQ       24(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z22, Z22, Z22
-	VGATHERDPS (R12)(Z12*4), K1, Z22
+	VGATHERDPS (R12)(Z12*4), K2, Z22
 	VMOVUPS    Z22, 192(BX)
 	VMULPS     Z19, Z19, Z22
 	VADDPS     Z22, Z21, Z21
@@ -10343,13 +10345,13 @@ CompactContactsAVX512_loop:
 	VADDPS     Z16, Z15, Z15
 	VMULPS     Z20, Z17, Z16
 	VADDPS     Z16, Z15, Z15
-	VCMPPS     $0x04, Z21, Z0, K1
-	VDIVPS.Z   Z21, Z15, K1, Z15
+	VCMPPS     $0x04, Z21, Z0, K2
+	VDIVPS.Z   Z21, Z15, K2, Z15
 	MOVQ       caps+0(FP), R12
 	MOVQ       32(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z16, Z16, Z16
-	VGATHERDPS (R12)(Z12*4), K1, Z16
+	VGATHERDPS (R12)(Z12*4), K2, Z16
 	VMOVUPS    Z16, 256(BX)
 	VMINPS     Z1, Z15, Z15
 	VMAXPS     Z0, Z15, Z15
@@ -10365,9 +10367,9 @@ CompactContactsAVX512_loop:
 	VMULPS     Z6, Z17, Z17
 	MOVQ       caps+0(FP), R12
 	MOVQ       40(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K1, Z18
+	VGATHERDPS (R12)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 320(BX)
 	VADDPS     Z17, Z16, Z16
 	VMULPS     Z7, Z15, Z15
@@ -10383,9 +10385,9 @@ CompactContactsAVX512_loop:
 	VSUBPS     Z8, Z5, Z15
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z16, Z16, Z16
-	VGATHERDPS (R12)(Z12*4), K1, Z16
+	VGATHERDPS (R12)(Z12*4), K2, Z16
 	VMOVUPS    Z16, 384(BX)
 	VPORD      Z12, Z12, Z12
 	VSUBPS     Z9, Z6, Z12
@@ -10404,14 +10406,14 @@ CompactContactsAVX512_loop:
 	VMOVDQU32  64(R12)(R13*4), Z15
 	MOVQ       caps+0(FP), R12
 	MOVQ       (R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z15*4), K1, Z18
+	VGATHERDPS (R12)(Z15*4), K2, Z18
 	VMOVUPS    Z18, 448(BX)
 	VMULPS     Z4, Z16, Z16
 	VADDPS     Z16, Z12, Z12
-	VCMPPS     $0x04, Z17, Z0, K1
-	VDIVPS.Z   Z17, Z12, K1, Z12
+	VCMPPS     $0x04, Z17, Z0, K2
+	VDIVPS.Z   Z17, Z12, K2, Z12
 	VMINPS     Z1, Z12, Z12
 	VMAXPS     Z0, Z12, Z12
 
@@ -10423,9 +10425,9 @@ CompactContactsAVX512_loop:
 	VADDPS     Z3, Z9, Z3
 	MOVQ       caps+0(FP), R12
 	MOVQ       8(R12), R12
-	KMOVW      low16<>+0(SB), K1
+	KMOVW      K1, K2
 	VXORPS     Z8, Z8, Z8
-	VGATHERDPS (R12)(Z15*4), K1, Z8
+	VGATHERDPS (R12)(Z15*4), K2, Z8
 	VMOVUPS    Z8, 512(BX)
 	VSUBPS     Z6, Z3, Z3
 	VMULPS     Z12, Z4, Z4
@@ -10441,23 +10443,23 @@ CompactContactsAVX512_loop:
 	VADDPS       Z14, Z13, Z9
 	MOVQ         caps+0(FP), R12
 	MOVQ         16(R12), R12
-	KMOVW        low16<>+0(SB), K1
+	KMOVW        K1, K2
 	VXORPS       Z10, Z10, Z10
-	VGATHERDPS   (R12)(Z15*4), K1, Z10
+	VGATHERDPS   (R12)(Z15*4), K2, Z10
 	VMOVUPS      Z10, 576(BX)
 	VMINPS       Z9, Z13, Z10
 	VMAXPS       Z10, Z0, Z10
 	VMAXPS       Z9, Z13, Z9
 	VMINPS       Z9, Z1, Z9
-	VCMPPS       $0x11, Z9, Z10, K1
+	VCMPPS       $0x11, Z9, Z10, K2
 	VBROADCASTSS partol<>+0(SB), Z9
 	VMULPS       Z17, Z9, Z9
-	VCMPPS       $0x12, Z9, Z21, K2
-	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z17, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z11, K2
-	KANDNW       K1, K2, K1
+	VCMPPS       $0x12, Z9, Z21, K3
+	KANDW        K3, K2, K2
+	VCMPPS       $0x00, Z0, Z17, K3
+	KANDNW       K2, K3, K2
+	VCMPPS       $0x00, Z0, Z11, K3
+	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
 	VMOVAPS     Z2, Z9
@@ -10466,12 +10468,12 @@ CompactContactsAVX512_loop:
 	VMOVAPS     Z8, Z12
 	MOVQ        caps+0(FP), R12
 	MOVQ        24(R12), R12
-	KMOVW       low16<>+0(SB), K2
+	KMOVW       K1, K3
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z15*4), K2, Z13
+	VGATHERDPS  (R12)(Z15*4), K3, Z13
 	VMOVUPS     Z13, 640(BX)
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
-	KORTESTW    K2, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
+	KORTESTW    K3, K3
 	JZ          CompactContactsAVX512_full_normal
 
 	// Fallback 1: the cross product of the unit axes.
@@ -10497,11 +10499,11 @@ CompactContactsAVX512_loop:
 	VADDPS      Z22, Z21, Z21
 	VMULPS      Z19, Z19, Z22
 	VADDPS      Z22, Z21, Z21
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K3
-	VDIVPS.Z    Z21, Z1, K3, Z21
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K4
+	VDIVPS.Z    Z21, Z1, K4, Z21
 	VSQRTPS     Z20, Z22
-	VCMPPS      $0x04, Z22, Z0, K3
-	VDIVPS.Z    Z22, Z1, K3, Z22
+	VCMPPS      $0x04, Z22, Z0, K4
+	VDIVPS.Z    Z22, Z1, K4, Z22
 	VSQRTPS     Z21, Z21
 	VMULPS      Z22, Z13, Z13
 	VMULPS      Z22, Z14, Z14
@@ -10515,7 +10517,7 @@ CompactContactsAVX512_loop:
 	VMOVUPS     Z13, 192(R9)
 	VMOVUPS     Z14, 256(R9)
 	VMOVUPS     Z16, 320(R9)
-	VCMPPS      $0x00, Z0, Z20, K3
+	VCMPPS      $0x00, Z0, Z20, K4
 	VMOVUPS     320(R9), Z13
 	VMULPS      64(R9), Z13, Z13
 	VMOVUPS     256(R9), Z14
@@ -10543,13 +10545,13 @@ CompactContactsAVX512_loop:
 	VMULPS      512(R9), Z14, Z14
 	VADDPS      Z14, Z13, Z13
 	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   384(R9), Z9, K2, Z14
+	VBLENDMPS   384(R9), Z9, K3, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   448(R9), Z10, K2, Z16
+	VBLENDMPS   448(R9), Z10, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   512(R9), Z11, K2, Z17
+	VBLENDMPS   512(R9), Z11, K3, Z17
 	VXORPS      Z18, Z18, Z18
-	VBLENDMPS   Z13, Z12, K2, Z18
+	VBLENDMPS   Z13, Z12, K3, Z18
 	VMOVAPS     Z14, Z9
 	VMOVAPS     Z16, Z10
 	VMOVAPS     Z17, Z11
@@ -10558,13 +10560,13 @@ CompactContactsAVX512_loop:
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VMOVUPS   (R9), Z14
 	VXORPS    Z13, Z13, Z13
-	VBLENDMPS 192(R9), Z14, K3, Z13
+	VBLENDMPS 192(R9), Z14, K4, Z13
 	VMOVUPS   64(R9), Z16
 	VXORPS    Z14, Z14, Z14
-	VBLENDMPS 256(R9), Z16, K3, Z14
+	VBLENDMPS 256(R9), Z16, K4, Z14
 	VMOVUPS   128(R9), Z17
 	VXORPS    Z16, Z16, Z16
-	VBLENDMPS 320(R9), Z17, K3, Z16
+	VBLENDMPS 320(R9), Z17, K4, Z16
 	VMOVUPS   Z13, 576(R9)
 	VMOVUPS   Z14, 640(R9)
 	VMOVUPS   Z16, 704(R9)
@@ -10572,7 +10574,7 @@ CompactContactsAVX512_loop:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z13
 	VXORPS.BCST signmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	VMOVUPS     640(R9), Z14
 	VMULPS      640(R9), Z14, Z14
 	VMULPS      Z13, Z13, Z16
@@ -10580,13 +10582,13 @@ CompactContactsAVX512_loop:
 	VMULPS      Z0, Z0, Z16
 	VADDPS      Z16, Z14, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   640(R9), Z9, K2, Z16
+	VBLENDMPS   640(R9), Z9, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   Z13, Z10, K2, Z17
+	VBLENDMPS   Z13, Z10, K3, Z17
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z0, Z11, K2, Z13
+	VBLENDMPS   Z0, Z11, K3, Z13
 	VXORPS      Z18, Z18, Z18
-	VBLENDMPS   Z14, Z12, K2, Z18
+	VBLENDMPS   Z14, Z12, K3, Z18
 	VMOVAPS     Z16, Z9
 	VMOVAPS     Z17, Z10
 	VMOVAPS     Z13, Z11
@@ -10595,7 +10597,7 @@ CompactContactsAVX512_loop:
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z13
 	VXORPS.BCST signmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	VMULPS      Z0, Z0, Z14
 	VMOVUPS     704(R9), Z16
 	VMULPS      704(R9), Z16, Z16
@@ -10603,28 +10605,28 @@ CompactContactsAVX512_loop:
 	VMULPS      Z13, Z13, Z16
 	VADDPS      Z16, Z14, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   Z0, Z9, K2, Z16
+	VBLENDMPS   Z0, Z9, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   704(R9), Z10, K2, Z17
+	VBLENDMPS   704(R9), Z10, K3, Z17
 	VXORPS      Z18, Z18, Z18
-	VBLENDMPS   Z13, Z11, K2, Z18
+	VBLENDMPS   Z13, Z11, K3, Z18
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z14, Z12, K2, Z13
+	VBLENDMPS   Z14, Z12, K3, Z13
 	VMOVAPS     Z16, Z9
 	VMOVAPS     Z17, Z10
 	VMOVAPS     Z18, Z11
 	VMOVAPS     Z13, Z12
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z0, Z9, K2, Z13
+	VBLENDMPS   Z0, Z9, K3, Z13
 	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z0, Z10, K2, Z14
+	VBLENDMPS   Z0, Z10, K3, Z14
 	VXORPS      Z16, Z16, Z16
-	VBLENDMPS   Z1, Z11, K2, Z16
+	VBLENDMPS   Z1, Z11, K3, Z16
 	VXORPS      Z17, Z17, Z17
-	VBLENDMPS   Z1, Z12, K2, Z17
+	VBLENDMPS   Z1, Z12, K3, Z17
 	VMOVAPS     Z13, Z9
 	VMOVAPS     Z14, Z10
 	VMOVAPS     Z16, Z11
@@ -10647,11 +10649,11 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z14, Z12, Z12
 	MOVQ         caps+0(FP), R12
 	MOVQ         32(R12), R12
-	KMOVW        low16<>+0(SB), K2
+	KMOVW        K1, K3
 	VXORPS       Z14, Z14, Z14
-	VGATHERDPS   (R12)(Z15*4), K2, Z14
+	VGATHERDPS   (R12)(Z15*4), K3, Z14
 	VMOVUPS      Z14, 704(BX)
-	VCMPPS       $0x12, Z12, Z8, K2
+	VCMPPS       $0x12, Z12, Z8, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(AX), Z8
@@ -10667,9 +10669,9 @@ CompactContactsAVX512_full_normal:
 	VBROADCASTSS half<>+0(SB), Z5
 	MOVQ         caps+0(FP), R12
 	MOVQ         40(R12), R12
-	KMOVW        low16<>+0(SB), K3
+	KMOVW        K1, K4
 	VXORPS       Z12, Z12, Z12
-	VGATHERDPS   (R12)(Z15*4), K3, Z12
+	VGATHERDPS   (R12)(Z15*4), K4, Z12
 	VMOVUPS      Z12, 768(BX)
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
@@ -10683,9 +10685,9 @@ CompactContactsAVX512_full_normal:
 	VMOVAPS      Z13, Z5
 	MOVQ         caps+0(FP), R12
 	MOVQ         48(R12), R12
-	KMOVW        low16<>+0(SB), K3
+	KMOVW        K1, K4
 	VXORPS       Z6, Z6, Z6
-	VGATHERDPS   (R12)(Z15*4), K3, Z6
+	VGATHERDPS   (R12)(Z15*4), K4, Z6
 	VMOVUPS      Z6, 832(BX)
 	VPORD        Z15, Z15, Z6
 	VMOVAPS      Z13, Z6
@@ -10697,11 +10699,11 @@ CompactContactsAVX512_full_normal:
 	VMOVAPS      Z4, Z4
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	KANDW          K2, K3, K2
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z15
 	VXORPS         Z16, Z16, Z16
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z16
-	KORTESTW       K1, K1
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K2, Z16
+	KORTESTW       K2, K2
 	JZ             CompactContactsAVX512_full_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -10727,8 +10729,8 @@ CompactContactsAVX512_full_normal:
 	VADDPS      Z24, Z23, Z23
 	VMULPS      Z21, Z21, Z24
 	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K3
+	VDIVPS.Z    Z23, Z1, K3, Z23
 	VMOVUPS     Z15, 768(R9)
 	VMOVUPS     Z17, 832(R9)
 	VMOVUPS     Z18, 896(R9)
@@ -10788,8 +10790,8 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z21, Z20, Z20
 	VMULPS       896(R9), Z22, Z21
 	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z20, K3, Z20
 	VMINPS       Z1, Z20, Z20
 	VMAXPS       Z0, Z20, Z20
 	VMULPS       768(R9), Z20, Z21
@@ -10826,16 +10828,16 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z20, Z19, Z19
 	VADDPS       576(AX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
+	VBLENDMPS    Z23, Z5, K2, Z20
 	VMOVAPS      Z20, Z5
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K1, Z20
+	VBLENDMPS    Z17, Z7, K2, Z20
 	VMOVAPS      Z20, Z7
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K1, Z17
+	VBLENDMPS    Z18, Z12, K2, Z17
 	VMOVAPS      Z17, Z12
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z19, Z14, K1, Z17
+	VBLENDMPS    Z19, Z14, K2, Z17
 	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
@@ -10853,8 +10855,8 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z21, Z20, Z20
 	VMULPS       896(R9), Z22, Z21
 	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z20, K3, Z20
 	VMINPS       Z1, Z20, Z20
 	VMAXPS       Z0, Z20, Z20
 	VMULPS       768(R9), Z20, Z21
@@ -10891,16 +10893,16 @@ CompactContactsAVX512_full_normal:
 	VADDPS       Z8, Z19, Z8
 	VADDPS       576(AX), Z8, Z8
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z6, K1, Z19
+	VBLENDMPS    Z15, Z6, K2, Z19
 	VMOVAPS      Z19, Z6
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z17, Z2, K1, Z15
+	VBLENDMPS    Z17, Z2, K2, Z15
 	VMOVAPS      Z15, Z2
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z18, Z3, K1, Z15
+	VBLENDMPS    Z18, Z3, K2, Z15
 	VMOVAPS      Z15, Z3
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z8, Z4, K1, Z15
+	VBLENDMPS    Z8, Z4, K2, Z15
 	VMOVAPS      Z15, Z4
 
 CompactContactsAVX512_full_single:
@@ -10916,118 +10918,118 @@ CompactContactsAVX512_full_single:
 	VADDPS      Z3, Z8, Z8
 	VADDPS      Z4, Z8, Z8
 	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K1
+	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K2
 	VANDPS.BCST absmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z8, K2
-	KORW        K2, K1, K1
+	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z8, K3
+	KORW        K3, K2, K2
 	VMOVAPS     Z16, Z8
-	KORTESTW    K1, K1
+	KORTESTW    K2, K2
 	JZ          CompactContactsAVX512_full_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z13
 	VMOVAPS        Z13, Z5
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z13
 	VMOVAPS        Z13, Z6
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z13
 	VMOVAPS        Z13, Z9
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z13
 	VMOVAPS        Z13, Z10
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z13
 	VMOVAPS        Z13, Z11
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z13
 	VMOVAPS        Z13, Z7
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z13
 	VMOVAPS        Z13, Z12
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z13
 	VMOVAPS        Z13, Z14
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z13
 	VMOVAPS        Z13, Z2
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z13
 	VMOVAPS        Z13, Z3
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z13
 	VMOVAPS        Z13, Z4
 	VXORPS         Z13, Z13, Z13
-	VBLENDMPS      Z0, Z8, K1, Z13
+	VBLENDMPS      Z0, Z8, K2, Z13
 	VMOVAPS        Z13, Z8
 
 CompactContactsAVX512_full_finite:
 	// Pair index k = i + lane.
 	VPBROADCASTD R13, Z13
 	VPADDD       iota16<>+0(SB), Z13, Z13
-	VPTESTMD     Z8, Z8, K1
+	VPTESTMD     Z8, Z8, K2
 
 	// Compaction: the touching lanes, first, then a store of that many lanes;
 	// nothing at all for a group without one (most groups at a low hit rate).
-	KORTESTW      K1, K1
+	KORTESTW      K2, K2
 	JZ            CompactContactsAVX512_full_none
-	KMOVW         K1, R14
+	KMOVW         K2, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
-	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z13, K1, Z13
+	KMOVW         R12, K3
+	VCOMPRESSPS.Z Z13, K2, Z13
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
-	VMOVUPS       Z13, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z8
+	VMOVUPS       Z13, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K2, Z8
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z5, K1, Z5
+	VMOVUPS       Z8, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          32(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          40(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z11, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z5
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z14, K2, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z2, K1, Z2
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K2, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          80(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z3, K1, Z2
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K2, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          88(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z4, K1, Z2
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z4, K2, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          96(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       Z2, K3, (R12)(R11*4)
 	ADDQ          R14, R11
 
 CompactContactsAVX512_full_none:

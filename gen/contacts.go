@@ -553,6 +553,11 @@ func contactKernel(is isa, compact bool) {
 	LEAQ(Mem{Base: slotsBase, Disp: (contactSlots + numGathered) * is.bytes}, nextSet)
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
+	allLanes = nil
+	if is.wide() {
+		allLanes = K()
+		KMOVW(constLow16, allLanes) // (KXNORW would read it before it is set, as avo sees it)
+	}
 
 	Comment("Gather the first group.")
 	Load(Param("n"), remain)
@@ -620,6 +625,10 @@ func contactKernel(is isa, compact bool) {
 // of the next group's gathers (see gen.pending).
 var gatherPace = 10
 
+// allLanes is an opmask register with all 16 lanes set, live for the
+// whole AVX-512 contact kernel (set by contactKernel).
+var allLanes Op
+
 // numGathered is the number of values gathered per capsule pair: A B r
 // of each capsule.
 const numGathered = 14
@@ -630,6 +639,9 @@ const numGathered = 14
 // a whole group. Each emitter is a few instructions that may be placed
 // anywhere in the common path of a contact body (gen.pending).
 func gathers(is isa, set GPPhysical, offset int, tailMask Op) []func() {
+	if allLanes == nil && is.wide() {
+		panic("gen: gathers before the kernel set allLanes")
+	}
 	var emit []func()
 	for side, param := range []string{"pi", "pj"} {
 		var idx VecVirtual
@@ -662,7 +674,7 @@ func gathers(is isa, set GPPhysical, offset int, tailMask Op) []func() {
 				if is.wide() {
 					kk := K()
 					if tailMask == nil {
-						KMOVW(constLow16, kk) // all 16 lanes (KXNORW would read kk before it is set, as avo sees it)
+						KMOVW(allLanes, kk) // a copy: the gather clears its mask
 					} else {
 						KMOVW(tailMask, kk)
 					}
