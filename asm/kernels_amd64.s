@@ -2190,6 +2190,13 @@ GLOBL compress8<>(SB), RODATA|NOPTR, $8192
 TEXT ·ContactsAVX2(SB), $4032-56
 	XORQ         R13, R13
 	XORQ         R11, R11
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), CX
+	MOVQ         8(R12), DX
+	MOVQ         16(R12), SI
+	MOVQ         24(R12), DI
+	MOVQ         32(R12), R8
+	MOVQ         40(R12), R10
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
@@ -2206,41 +2213,29 @@ TEXT ·ContactsAVX2(SB), $4032-56
 	// Gather capsule i (lanes from index+0).
 	MOVQ       pi+8(FP), R12
 	VMOVDQU    (R12)(R13*4), Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (CX)(Y2*4), Y3
 	VMOVUPS    Y3, (AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DX)(Y2*4), Y3
 	VMOVUPS    Y3, 32(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (SI)(Y2*4), Y3
 	VMOVUPS    Y3, 64(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DI)(Y2*4), Y3
 	VMOVUPS    Y3, 96(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R8)(Y2*4), Y3
 	VMOVUPS    Y3, 128(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R10)(Y2*4), Y3
 	VMOVUPS    Y3, 160(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -2253,41 +2248,29 @@ TEXT ·ContactsAVX2(SB), $4032-56
 	// Gather capsule j (lanes from index+0).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU    (R12)(R13*4), Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (CX)(Y2*4), Y3
 	VMOVUPS    Y3, 224(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DX)(Y2*4), Y3
 	VMOVUPS    Y3, 256(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (SI)(Y2*4), Y3
 	VMOVUPS    Y3, 288(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DI)(Y2*4), Y3
 	VMOVUPS    Y3, 320(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R8)(Y2*4), Y3
 	VMOVUPS    Y3, 352(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R10)(Y2*4), Y3
 	VMOVUPS    Y3, 384(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -2343,11 +2326,9 @@ ContactsAVX2_loop:
 	// Gather capsule i (lanes from index+8).
 	MOVQ       pi+8(FP), R12
 	VMOVDQU    32(R12)(R13*4), Y3
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y5, Y5, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
 	VMOVUPS    Y4, (BX)
 	VMOVUPS    128(R9), Y4
 	VMULPS     128(R9), Y4, Y4
@@ -2364,11 +2345,9 @@ ContactsAVX2_loop:
 	VMOVUPS    224(R9), Y4
 	VMULPS     128(R9), Y4, Y4
 	VADDPS     Y4, Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y5, Y5, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
 	VMOVUPS    Y4, 32(BX)
 	VMOVUPS    256(R9), Y4
 	VMULPS     160(R9), Y4, Y4
@@ -2389,11 +2368,9 @@ ContactsAVX2_loop:
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
 	VMOVUPS    320(R9), Y2
 	VMULPS     96(R9), Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y5, Y5, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
 	VMOVUPS    Y4, 64(BX)
 	VMOVUPS    320(R9), Y4
 	VMULPS     128(R9), Y4, Y4
@@ -2412,11 +2389,9 @@ ContactsAVX2_loop:
 	VSUBPS     Y6, Y9, Y6
 	VMOVUPS    32(R9), Y9
 	VSUBPS     Y7, Y9, Y7
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VPCMPEQD   Y10, Y10, Y10
 	VXORPS     Y9, Y9, Y9
-	VGATHERDPS Y10, (R12)(Y3*4), Y9
+	VGATHERDPS Y10, (DI)(Y3*4), Y9
 	VMOVUPS    Y9, 96(BX)
 	VMOVUPS    64(R9), Y9
 	VSUBPS     Y8, Y9, Y8
@@ -2432,11 +2407,9 @@ ContactsAVX2_loop:
 	VMULPS     Y7, Y4, Y4
 	VADDPS     Y4, Y2, Y2
 	VMULPS     Y8, Y5, Y4
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y6, Y6, Y6
 	VXORPS     Y5, Y5, Y5
-	VGATHERDPS Y6, (R12)(Y3*4), Y5
+	VGATHERDPS Y6, (R8)(Y3*4), Y5
 	VMOVUPS    Y5, 128(BX)
 	VADDPS     Y4, Y2, Y2
 	VCMPPS     $0x04, 384(R9), Y0, Y4
@@ -2450,11 +2423,9 @@ ContactsAVX2_loop:
 	VADDPS     192(R9), Y4, Y4
 	VMULPS     32(R9), Y2, Y5
 	VADDPS     224(R9), Y5, Y5
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VPCMPEQD   Y7, Y7, Y7
 	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y7, (R12)(Y3*4), Y6
+	VGATHERDPS Y7, (R10)(Y3*4), Y6
 	VMOVUPS    Y6, 160(BX)
 	VMULPS     64(R9), Y2, Y2
 	VADDPS     256(R9), Y2, Y2
@@ -2498,11 +2469,9 @@ ContactsAVX2_loop:
 	// Gather capsule j (lanes from index+8).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU    32(R12)(R13*4), Y7
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y9, Y9, Y9
 	VXORPS     Y8, Y8, Y8
-	VGATHERDPS Y9, (R12)(Y7*4), Y8
+	VGATHERDPS Y9, (CX)(Y7*4), Y8
 	VMOVUPS    Y8, 224(BX)
 	VADDPS     Y6, Y5, Y5
 	VMOVUPS    Y5, 512(R9)
@@ -2515,11 +2484,9 @@ ContactsAVX2_loop:
 	VDIVPS     512(R9), Y2, Y2
 	VANDPS     Y3, Y2, Y2
 	VMINPS     Y1, Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y7*4), Y3
+	VGATHERDPS Y4, (DX)(Y7*4), Y3
 	VMOVUPS    Y3, 256(BX)
 	VMAXPS     Y0, Y2, Y2
 
@@ -2533,11 +2500,9 @@ ContactsAVX2_loop:
 	VMULPS     64(R9), Y2, Y2
 	VADDPS     256(R9), Y2, Y2
 	VSUBPS     480(R9), Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y6, Y6, Y6
 	VXORPS     Y5, Y5, Y5
-	VGATHERDPS Y6, (R12)(Y7*4), Y5
+	VGATHERDPS Y6, (SI)(Y7*4), Y5
 	VMOVUPS    Y5, 288(BX)
 	VMULPS     Y3, Y3, Y5
 	VMULPS     Y4, Y4, Y6
@@ -2557,11 +2522,9 @@ ContactsAVX2_loop:
 	VMOVUPS      320(R9), Y4
 	VMAXPS       Y2, Y4, Y2
 	VMINPS       Y2, Y1, Y2
-	MOVQ         caps+0(FP), R12
-	MOVQ         24(R12), R12
 	VPCMPEQD     Y6, Y6, Y6
 	VXORPS       Y4, Y4, Y4
-	VGATHERDPS   Y6, (R12)(Y7*4), Y4
+	VGATHERDPS   Y6, (DI)(Y7*4), Y4
 	VMOVUPS      Y4, 320(BX)
 	VCMPPS       $0x11, Y2, Y3, Y2
 	VBROADCASTSS partol<>+0(SB), Y3
@@ -2771,11 +2734,9 @@ ContactsAVX2_full_normal:
 	VDIVPS     Y2, Y1, Y2
 	VMULPS     672(R9), Y2, Y3
 	VMULPS     704(R9), Y2, Y4
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y8, Y8, Y8
 	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y8, (R12)(Y7*4), Y6
+	VGATHERDPS Y8, (R8)(Y7*4), Y6
 	VMOVUPS    Y6, 352(BX)
 	VMULPS     736(R9), Y2, Y2
 	VMOVUPS    Y3, 1408(R9)
@@ -2800,11 +2761,9 @@ ContactsAVX2_full_normal:
 	VMULPS       1408(R9), Y3, Y3
 	VADDPS       544(R9), Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y4
-	MOVQ         caps+0(FP), R12
-	MOVQ         40(R12), R12
 	VPCMPEQD     Y6, Y6, Y6
 	VXORPS       Y5, Y5, Y5
-	VGATHERDPS   Y6, (R12)(Y7*4), Y5
+	VGATHERDPS   Y6, (R10)(Y7*4), Y5
 	VMOVUPS      Y5, 384(BX)
 	VMULPS       Y4, Y3, Y3
 	VADDPS       416(R9), Y3, Y3
@@ -4014,41 +3973,29 @@ ContactsAVX2_tail:
 	// Gather capsule i (lanes from index+0).
 	MOVQ       pi+8(FP), R12
 	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
 	VMOVUPS    Y4, (AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
 	VMOVUPS    Y4, 32(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
 	VMOVUPS    Y4, 64(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DI)(Y3*4), Y4
 	VMOVUPS    Y4, 96(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R8)(Y3*4), Y4
 	VMOVUPS    Y4, 128(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R10)(Y3*4), Y4
 	VMOVUPS    Y4, 160(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -4061,41 +4008,29 @@ ContactsAVX2_tail:
 	// Gather capsule j (lanes from index+0).
 	MOVQ       pj+16(FP), R12
 	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
 	VMOVUPS    Y4, 224(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
 	VMOVUPS    Y4, 256(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
 	VMOVUPS    Y4, 288(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DI)(Y3*4), Y4
 	VMOVUPS    Y4, 320(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R8)(Y3*4), Y4
 	VMOVUPS    Y4, 352(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R10)(Y3*4), Y4
 	VMOVUPS    Y4, 384(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -4914,6 +4849,13 @@ ContactsAVX2_done:
 TEXT ·CompactContactsAVX2(SB), $4032-56
 	XORQ         R13, R13
 	XORQ         R11, R11
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), CX
+	MOVQ         8(R12), DX
+	MOVQ         16(R12), SI
+	MOVQ         24(R12), DI
+	MOVQ         32(R12), R8
+	MOVQ         40(R12), R10
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
@@ -4930,41 +4872,29 @@ TEXT ·CompactContactsAVX2(SB), $4032-56
 	// Gather capsule i (lanes from index+0).
 	MOVQ       pi+8(FP), R12
 	VMOVDQU    (R12)(R13*4), Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (CX)(Y2*4), Y3
 	VMOVUPS    Y3, (AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DX)(Y2*4), Y3
 	VMOVUPS    Y3, 32(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (SI)(Y2*4), Y3
 	VMOVUPS    Y3, 64(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DI)(Y2*4), Y3
 	VMOVUPS    Y3, 96(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R8)(Y2*4), Y3
 	VMOVUPS    Y3, 128(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R10)(Y2*4), Y3
 	VMOVUPS    Y3, 160(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -4977,41 +4907,29 @@ TEXT ·CompactContactsAVX2(SB), $4032-56
 	// Gather capsule j (lanes from index+0).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU    (R12)(R13*4), Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (CX)(Y2*4), Y3
 	VMOVUPS    Y3, 224(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DX)(Y2*4), Y3
 	VMOVUPS    Y3, 256(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (SI)(Y2*4), Y3
 	VMOVUPS    Y3, 288(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (DI)(Y2*4), Y3
 	VMOVUPS    Y3, 320(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R8)(Y2*4), Y3
 	VMOVUPS    Y3, 352(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
+	VGATHERDPS Y4, (R10)(Y2*4), Y3
 	VMOVUPS    Y3, 384(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -5067,11 +4985,9 @@ CompactContactsAVX2_loop:
 	// Gather capsule i (lanes from index+8).
 	MOVQ       pi+8(FP), R12
 	VMOVDQU    32(R12)(R13*4), Y3
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y5, Y5, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
 	VMOVUPS    Y4, (BX)
 	VMOVUPS    128(R9), Y4
 	VMULPS     128(R9), Y4, Y4
@@ -5088,11 +5004,9 @@ CompactContactsAVX2_loop:
 	VMOVUPS    224(R9), Y4
 	VMULPS     128(R9), Y4, Y4
 	VADDPS     Y4, Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y5, Y5, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
 	VMOVUPS    Y4, 32(BX)
 	VMOVUPS    256(R9), Y4
 	VMULPS     160(R9), Y4, Y4
@@ -5113,11 +5027,9 @@ CompactContactsAVX2_loop:
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
 	VMOVUPS    320(R9), Y2
 	VMULPS     96(R9), Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y5, Y5, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
 	VMOVUPS    Y4, 64(BX)
 	VMOVUPS    320(R9), Y4
 	VMULPS     128(R9), Y4, Y4
@@ -5136,11 +5048,9 @@ CompactContactsAVX2_loop:
 	VSUBPS     Y6, Y9, Y6
 	VMOVUPS    32(R9), Y9
 	VSUBPS     Y7, Y9, Y7
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VPCMPEQD   Y10, Y10, Y10
 	VXORPS     Y9, Y9, Y9
-	VGATHERDPS Y10, (R12)(Y3*4), Y9
+	VGATHERDPS Y10, (DI)(Y3*4), Y9
 	VMOVUPS    Y9, 96(BX)
 	VMOVUPS    64(R9), Y9
 	VSUBPS     Y8, Y9, Y8
@@ -5156,11 +5066,9 @@ CompactContactsAVX2_loop:
 	VMULPS     Y7, Y4, Y4
 	VADDPS     Y4, Y2, Y2
 	VMULPS     Y8, Y5, Y4
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y6, Y6, Y6
 	VXORPS     Y5, Y5, Y5
-	VGATHERDPS Y6, (R12)(Y3*4), Y5
+	VGATHERDPS Y6, (R8)(Y3*4), Y5
 	VMOVUPS    Y5, 128(BX)
 	VADDPS     Y4, Y2, Y2
 	VCMPPS     $0x04, 384(R9), Y0, Y4
@@ -5174,11 +5082,9 @@ CompactContactsAVX2_loop:
 	VADDPS     192(R9), Y4, Y4
 	VMULPS     32(R9), Y2, Y5
 	VADDPS     224(R9), Y5, Y5
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VPCMPEQD   Y7, Y7, Y7
 	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y7, (R12)(Y3*4), Y6
+	VGATHERDPS Y7, (R10)(Y3*4), Y6
 	VMOVUPS    Y6, 160(BX)
 	VMULPS     64(R9), Y2, Y2
 	VADDPS     256(R9), Y2, Y2
@@ -5222,11 +5128,9 @@ CompactContactsAVX2_loop:
 	// Gather capsule j (lanes from index+8).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU    32(R12)(R13*4), Y7
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VPCMPEQD   Y9, Y9, Y9
 	VXORPS     Y8, Y8, Y8
-	VGATHERDPS Y9, (R12)(Y7*4), Y8
+	VGATHERDPS Y9, (CX)(Y7*4), Y8
 	VMOVUPS    Y8, 224(BX)
 	VADDPS     Y6, Y5, Y5
 	VMOVUPS    Y5, 512(R9)
@@ -5239,11 +5143,9 @@ CompactContactsAVX2_loop:
 	VDIVPS     512(R9), Y2, Y2
 	VANDPS     Y3, Y2, Y2
 	VMINPS     Y1, Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VPCMPEQD   Y4, Y4, Y4
 	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y7*4), Y3
+	VGATHERDPS Y4, (DX)(Y7*4), Y3
 	VMOVUPS    Y3, 256(BX)
 	VMAXPS     Y0, Y2, Y2
 
@@ -5257,11 +5159,9 @@ CompactContactsAVX2_loop:
 	VMULPS     64(R9), Y2, Y2
 	VADDPS     256(R9), Y2, Y2
 	VSUBPS     480(R9), Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VPCMPEQD   Y6, Y6, Y6
 	VXORPS     Y5, Y5, Y5
-	VGATHERDPS Y6, (R12)(Y7*4), Y5
+	VGATHERDPS Y6, (SI)(Y7*4), Y5
 	VMOVUPS    Y5, 288(BX)
 	VMULPS     Y3, Y3, Y5
 	VMULPS     Y4, Y4, Y6
@@ -5281,11 +5181,9 @@ CompactContactsAVX2_loop:
 	VMOVUPS      320(R9), Y4
 	VMAXPS       Y2, Y4, Y2
 	VMINPS       Y2, Y1, Y2
-	MOVQ         caps+0(FP), R12
-	MOVQ         24(R12), R12
 	VPCMPEQD     Y6, Y6, Y6
 	VXORPS       Y4, Y4, Y4
-	VGATHERDPS   Y6, (R12)(Y7*4), Y4
+	VGATHERDPS   Y6, (DI)(Y7*4), Y4
 	VMOVUPS      Y4, 320(BX)
 	VCMPPS       $0x11, Y2, Y3, Y2
 	VBROADCASTSS partol<>+0(SB), Y3
@@ -5495,11 +5393,9 @@ CompactContactsAVX2_full_normal:
 	VDIVPS     Y2, Y1, Y2
 	VMULPS     672(R9), Y2, Y3
 	VMULPS     704(R9), Y2, Y4
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VPCMPEQD   Y8, Y8, Y8
 	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y8, (R12)(Y7*4), Y6
+	VGATHERDPS Y8, (R8)(Y7*4), Y6
 	VMOVUPS    Y6, 352(BX)
 	VMULPS     736(R9), Y2, Y2
 	VMOVUPS    Y3, 1408(R9)
@@ -5524,11 +5420,9 @@ CompactContactsAVX2_full_normal:
 	VMULPS       1408(R9), Y3, Y3
 	VADDPS       544(R9), Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y4
-	MOVQ         caps+0(FP), R12
-	MOVQ         40(R12), R12
 	VPCMPEQD     Y6, Y6, Y6
 	VXORPS       Y5, Y5, Y5
-	VGATHERDPS   Y6, (R12)(Y7*4), Y5
+	VGATHERDPS   Y6, (R10)(Y7*4), Y5
 	VMOVUPS      Y5, 384(BX)
 	VMULPS       Y4, Y3, Y3
 	VADDPS       416(R9), Y3, Y3
@@ -6852,41 +6746,29 @@ CompactContactsAVX2_tail:
 	// Gather capsule i (lanes from index+0).
 	MOVQ       pi+8(FP), R12
 	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
 	VMOVUPS    Y4, (AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
 	VMOVUPS    Y4, 32(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
 	VMOVUPS    Y4, 64(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DI)(Y3*4), Y4
 	VMOVUPS    Y4, 96(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R8)(Y3*4), Y4
 	VMOVUPS    Y4, 128(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R10)(Y3*4), Y4
 	VMOVUPS    Y4, 160(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -6899,41 +6781,29 @@ CompactContactsAVX2_tail:
 	// Gather capsule j (lanes from index+0).
 	MOVQ       pj+16(FP), R12
 	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (CX)(Y3*4), Y4
 	VMOVUPS    Y4, 224(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DX)(Y3*4), Y4
 	VMOVUPS    Y4, 256(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (SI)(Y3*4), Y4
 	VMOVUPS    Y4, 288(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (DI)(Y3*4), Y4
 	VMOVUPS    Y4, 320(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R8)(Y3*4), Y4
 	VMOVUPS    Y4, 352(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	VMOVAPS    Y2, Y5
 	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
+	VGATHERDPS Y5, (R10)(Y3*4), Y4
 	VMOVUPS    Y4, 384(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -7808,6 +7678,13 @@ CompactContactsAVX2_done:
 TEXT ·ContactsAVX512(SB), $8000-56
 	XORQ         R13, R13
 	XORQ         R11, R11
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), CX
+	MOVQ         8(R12), DX
+	MOVQ         16(R12), SI
+	MOVQ         24(R12), DI
+	MOVQ         32(R12), R8
+	MOVQ         40(R12), R10
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
@@ -7825,41 +7702,29 @@ TEXT ·ContactsAVX512(SB), $8000-56
 	// Gather capsule i (lanes from index+0).
 	MOVQ       pi+8(FP), R12
 	VMOVDQU32  (R12)(R13*4), Z2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (CX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, (AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 64(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (SI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 128(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 192(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R8)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 256(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R10)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 320(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -7872,41 +7737,29 @@ TEXT ·ContactsAVX512(SB), $8000-56
 	// Gather capsule j (lanes from index+0).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU32  (R12)(R13*4), Z2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (CX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 448(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 512(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (SI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 576(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 640(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R8)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 704(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R10)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 768(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -7952,11 +7805,9 @@ ContactsAVX512_loop:
 	// Gather capsule i (lanes from index+16).
 	MOVQ        pi+8(FP), R12
 	VMOVDQU32   64(R12)(R13*4), Z12
-	MOVQ        caps+0(FP), R12
-	MOVQ        (R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z12*4), K2, Z13
+	VGATHERDPS  (CX)(Z12*4), K2, Z13
 	VMOVUPS     Z13, (BX)
 	VMULPS      Z6, Z6, Z13
 	VADDPS      Z13, Z11, Z11
@@ -7969,11 +7820,9 @@ ContactsAVX512_loop:
 	VADDPS      Z14, Z13, Z13
 	VMULPS      Z10, Z7, Z14
 	VADDPS      Z14, Z13, Z13
-	MOVQ        caps+0(FP), R12
-	MOVQ        8(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z14, Z14, Z14
-	VGATHERDPS  (R12)(Z12*4), K2, Z14
+	VGATHERDPS  (DX)(Z12*4), K2, Z14
 	VMOVUPS     Z14, 64(BX)
 	VMULPS      Z11, Z13, Z13
 	VMULPS      Z2, Z5, Z14
@@ -7987,11 +7836,9 @@ ContactsAVX512_loop:
 	VMULPS     Z13, Z5, Z15
 	VMULPS     Z13, Z6, Z16
 	VMULPS     Z13, Z7, Z17
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K2, Z18
+	VGATHERDPS (SI)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 128(BX)
 	VSUBPS     Z8, Z15, Z15
 	VSUBPS     Z9, Z16, Z16
@@ -8005,11 +7852,9 @@ ContactsAVX512_loop:
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS     Z18, Z18, Z21
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z22, Z22, Z22
-	VGATHERDPS (R12)(Z12*4), K2, Z22
+	VGATHERDPS (DI)(Z12*4), K2, Z22
 	VMOVUPS    Z22, 192(BX)
 	VMULPS     Z19, Z19, Z22
 	VADDPS     Z22, Z21, Z21
@@ -8022,11 +7867,9 @@ ContactsAVX512_loop:
 	VADDPS     Z16, Z15, Z15
 	VCMPPS     $0x04, Z21, Z0, K2
 	VDIVPS.Z   Z21, Z15, K2, Z15
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z16, Z16, Z16
-	VGATHERDPS (R12)(Z12*4), K2, Z16
+	VGATHERDPS (R8)(Z12*4), K2, Z16
 	VMOVUPS    Z16, 256(BX)
 	VMINPS     Z1, Z15, Z15
 	VMAXPS     Z0, Z15, Z15
@@ -8040,11 +7883,9 @@ ContactsAVX512_loop:
 	VADDPS     Z15, Z10, Z15
 	VMULPS     Z5, Z16, Z16
 	VMULPS     Z6, Z17, Z17
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K2, Z18
+	VGATHERDPS (R10)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 320(BX)
 	VADDPS     Z17, Z16, Z16
 	VMULPS     Z7, Z15, Z15
@@ -8079,11 +7920,9 @@ ContactsAVX512_loop:
 	// Gather capsule j (lanes from index+16).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU32  64(R12)(R13*4), Z15
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z15*4), K2, Z18
+	VGATHERDPS (CX)(Z15*4), K2, Z18
 	VMOVUPS    Z18, 448(BX)
 	VMULPS     Z4, Z16, Z16
 	VADDPS     Z16, Z12, Z12
@@ -8098,11 +7937,9 @@ ContactsAVX512_loop:
 	VSUBPS     Z5, Z2, Z2
 	VMULPS     Z12, Z3, Z3
 	VADDPS     Z3, Z9, Z3
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z8, Z8, Z8
-	VGATHERDPS (R12)(Z15*4), K2, Z8
+	VGATHERDPS (DX)(Z15*4), K2, Z8
 	VMOVUPS    Z8, 512(BX)
 	VSUBPS     Z6, Z3, Z3
 	VMULPS     Z12, Z4, Z4
@@ -8116,11 +7953,9 @@ ContactsAVX512_loop:
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPS       Z14, Z13, Z9
-	MOVQ         caps+0(FP), R12
-	MOVQ         16(R12), R12
 	KMOVW        K1, K2
 	VXORPS       Z10, Z10, Z10
-	VGATHERDPS   (R12)(Z15*4), K2, Z10
+	VGATHERDPS   (SI)(Z15*4), K2, Z10
 	VMOVUPS      Z10, 576(BX)
 	VMINPS       Z9, Z13, Z10
 	VMAXPS       Z10, Z0, Z10
@@ -8141,11 +7976,9 @@ ContactsAVX512_loop:
 	VMOVAPS     Z3, Z10
 	VMOVAPS     Z4, Z11
 	VMOVAPS     Z8, Z12
-	MOVQ        caps+0(FP), R12
-	MOVQ        24(R12), R12
 	KMOVW       K1, K3
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z15*4), K3, Z13
+	VGATHERDPS  (DI)(Z15*4), K3, Z13
 	VMOVUPS     Z13, 640(BX)
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	KORTESTW    K3, K3
@@ -8322,11 +8155,9 @@ ContactsAVX512_full_normal:
 	VSUBPS       Z8, Z12, Z13
 	VBROADCASTSS margin+40(FP), Z14
 	VADDPS       Z14, Z12, Z12
-	MOVQ         caps+0(FP), R12
-	MOVQ         32(R12), R12
 	KMOVW        K1, K3
 	VXORPS       Z14, Z14, Z14
-	VGATHERDPS   (R12)(Z15*4), K3, Z14
+	VGATHERDPS   (R8)(Z15*4), K3, Z14
 	VMOVUPS      Z14, 704(BX)
 	VCMPPS       $0x12, Z12, Z8, K3
 
@@ -8342,11 +8173,9 @@ ContactsAVX512_full_normal:
 	VMULPS       Z8, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
-	MOVQ         caps+0(FP), R12
-	MOVQ         40(R12), R12
 	KMOVW        K1, K4
 	VXORPS       Z12, Z12, Z12
-	VGATHERDPS   (R12)(Z15*4), K4, Z12
+	VGATHERDPS   (R10)(Z15*4), K4, Z12
 	VMOVUPS      Z12, 768(BX)
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
@@ -9366,41 +9195,29 @@ ContactsAVX512_tail:
 	// Gather capsule i (lanes from index+0).
 	MOVQ        pi+8(FP), R12
 	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	MOVQ        caps+0(FP), R12
-	MOVQ        (R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (CX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, (AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        8(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 64(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        16(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (SI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 128(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        24(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 192(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        32(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R8)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 256(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        40(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R10)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 320(AX)
 	MOVQ        caps+0(FP), R12
 	MOVQ        48(R12), R12
@@ -9413,41 +9230,29 @@ ContactsAVX512_tail:
 	// Gather capsule j (lanes from index+0).
 	MOVQ        pj+16(FP), R12
 	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	MOVQ        caps+0(FP), R12
-	MOVQ        (R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (CX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 448(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        8(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 512(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        16(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (SI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 576(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        24(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 640(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        32(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R8)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 704(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        40(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R10)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 768(AX)
 	MOVQ        caps+0(FP), R12
 	MOVQ        48(R12), R12
@@ -10133,6 +9938,13 @@ ContactsAVX512_done:
 TEXT ·CompactContactsAVX512(SB), $8000-56
 	XORQ         R13, R13
 	XORQ         R11, R11
+	MOVQ         caps+0(FP), R12
+	MOVQ         (R12), CX
+	MOVQ         8(R12), DX
+	MOVQ         16(R12), SI
+	MOVQ         24(R12), DI
+	MOVQ         32(R12), R8
+	MOVQ         40(R12), R10
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
@@ -10150,41 +9962,29 @@ TEXT ·CompactContactsAVX512(SB), $8000-56
 	// Gather capsule i (lanes from index+0).
 	MOVQ       pi+8(FP), R12
 	VMOVDQU32  (R12)(R13*4), Z2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (CX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, (AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 64(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (SI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 128(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 192(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R8)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 256(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R10)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 320(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -10197,41 +9997,29 @@ TEXT ·CompactContactsAVX512(SB), $8000-56
 	// Gather capsule j (lanes from index+0).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU32  (R12)(R13*4), Z2
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (CX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 448(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DX)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 512(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (SI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 576(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (DI)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 640(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R8)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 704(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
+	VGATHERDPS (R10)(Z2*4), K2, Z3
 	VMOVUPS    Z3, 768(AX)
 	MOVQ       caps+0(FP), R12
 	MOVQ       48(R12), R12
@@ -10277,11 +10065,9 @@ CompactContactsAVX512_loop:
 	// Gather capsule i (lanes from index+16).
 	MOVQ        pi+8(FP), R12
 	VMOVDQU32   64(R12)(R13*4), Z12
-	MOVQ        caps+0(FP), R12
-	MOVQ        (R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z12*4), K2, Z13
+	VGATHERDPS  (CX)(Z12*4), K2, Z13
 	VMOVUPS     Z13, (BX)
 	VMULPS      Z6, Z6, Z13
 	VADDPS      Z13, Z11, Z11
@@ -10294,11 +10080,9 @@ CompactContactsAVX512_loop:
 	VADDPS      Z14, Z13, Z13
 	VMULPS      Z10, Z7, Z14
 	VADDPS      Z14, Z13, Z13
-	MOVQ        caps+0(FP), R12
-	MOVQ        8(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z14, Z14, Z14
-	VGATHERDPS  (R12)(Z12*4), K2, Z14
+	VGATHERDPS  (DX)(Z12*4), K2, Z14
 	VMOVUPS     Z14, 64(BX)
 	VMULPS      Z11, Z13, Z13
 	VMULPS      Z2, Z5, Z14
@@ -10312,11 +10096,9 @@ CompactContactsAVX512_loop:
 	VMULPS     Z13, Z5, Z15
 	VMULPS     Z13, Z6, Z16
 	VMULPS     Z13, Z7, Z17
-	MOVQ       caps+0(FP), R12
-	MOVQ       16(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K2, Z18
+	VGATHERDPS (SI)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 128(BX)
 	VSUBPS     Z8, Z15, Z15
 	VSUBPS     Z9, Z16, Z16
@@ -10330,11 +10112,9 @@ CompactContactsAVX512_loop:
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS     Z18, Z18, Z21
-	MOVQ       caps+0(FP), R12
-	MOVQ       24(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z22, Z22, Z22
-	VGATHERDPS (R12)(Z12*4), K2, Z22
+	VGATHERDPS (DI)(Z12*4), K2, Z22
 	VMOVUPS    Z22, 192(BX)
 	VMULPS     Z19, Z19, Z22
 	VADDPS     Z22, Z21, Z21
@@ -10347,11 +10127,9 @@ CompactContactsAVX512_loop:
 	VADDPS     Z16, Z15, Z15
 	VCMPPS     $0x04, Z21, Z0, K2
 	VDIVPS.Z   Z21, Z15, K2, Z15
-	MOVQ       caps+0(FP), R12
-	MOVQ       32(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z16, Z16, Z16
-	VGATHERDPS (R12)(Z12*4), K2, Z16
+	VGATHERDPS (R8)(Z12*4), K2, Z16
 	VMOVUPS    Z16, 256(BX)
 	VMINPS     Z1, Z15, Z15
 	VMAXPS     Z0, Z15, Z15
@@ -10365,11 +10143,9 @@ CompactContactsAVX512_loop:
 	VADDPS     Z15, Z10, Z15
 	VMULPS     Z5, Z16, Z16
 	VMULPS     Z6, Z17, Z17
-	MOVQ       caps+0(FP), R12
-	MOVQ       40(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z12*4), K2, Z18
+	VGATHERDPS (R10)(Z12*4), K2, Z18
 	VMOVUPS    Z18, 320(BX)
 	VADDPS     Z17, Z16, Z16
 	VMULPS     Z7, Z15, Z15
@@ -10404,11 +10180,9 @@ CompactContactsAVX512_loop:
 	// Gather capsule j (lanes from index+16).
 	MOVQ       pj+16(FP), R12
 	VMOVDQU32  64(R12)(R13*4), Z15
-	MOVQ       caps+0(FP), R12
-	MOVQ       (R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z18, Z18, Z18
-	VGATHERDPS (R12)(Z15*4), K2, Z18
+	VGATHERDPS (CX)(Z15*4), K2, Z18
 	VMOVUPS    Z18, 448(BX)
 	VMULPS     Z4, Z16, Z16
 	VADDPS     Z16, Z12, Z12
@@ -10423,11 +10197,9 @@ CompactContactsAVX512_loop:
 	VSUBPS     Z5, Z2, Z2
 	VMULPS     Z12, Z3, Z3
 	VADDPS     Z3, Z9, Z3
-	MOVQ       caps+0(FP), R12
-	MOVQ       8(R12), R12
 	KMOVW      K1, K2
 	VXORPS     Z8, Z8, Z8
-	VGATHERDPS (R12)(Z15*4), K2, Z8
+	VGATHERDPS (DX)(Z15*4), K2, Z8
 	VMOVUPS    Z8, 512(BX)
 	VSUBPS     Z6, Z3, Z3
 	VMULPS     Z12, Z4, Z4
@@ -10441,11 +10213,9 @@ CompactContactsAVX512_loop:
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPS       Z14, Z13, Z9
-	MOVQ         caps+0(FP), R12
-	MOVQ         16(R12), R12
 	KMOVW        K1, K2
 	VXORPS       Z10, Z10, Z10
-	VGATHERDPS   (R12)(Z15*4), K2, Z10
+	VGATHERDPS   (SI)(Z15*4), K2, Z10
 	VMOVUPS      Z10, 576(BX)
 	VMINPS       Z9, Z13, Z10
 	VMAXPS       Z10, Z0, Z10
@@ -10466,11 +10236,9 @@ CompactContactsAVX512_loop:
 	VMOVAPS     Z3, Z10
 	VMOVAPS     Z4, Z11
 	VMOVAPS     Z8, Z12
-	MOVQ        caps+0(FP), R12
-	MOVQ        24(R12), R12
 	KMOVW       K1, K3
 	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (R12)(Z15*4), K3, Z13
+	VGATHERDPS  (DI)(Z15*4), K3, Z13
 	VMOVUPS     Z13, 640(BX)
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K3
 	KORTESTW    K3, K3
@@ -10647,11 +10415,9 @@ CompactContactsAVX512_full_normal:
 	VSUBPS       Z8, Z12, Z13
 	VBROADCASTSS margin+40(FP), Z14
 	VADDPS       Z14, Z12, Z12
-	MOVQ         caps+0(FP), R12
-	MOVQ         32(R12), R12
 	KMOVW        K1, K3
 	VXORPS       Z14, Z14, Z14
-	VGATHERDPS   (R12)(Z15*4), K3, Z14
+	VGATHERDPS   (R8)(Z15*4), K3, Z14
 	VMOVUPS      Z14, 704(BX)
 	VCMPPS       $0x12, Z12, Z8, K3
 
@@ -10667,11 +10433,9 @@ CompactContactsAVX512_full_normal:
 	VMULPS       Z8, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
-	MOVQ         caps+0(FP), R12
-	MOVQ         40(R12), R12
 	KMOVW        K1, K4
 	VXORPS       Z12, Z12, Z12
-	VGATHERDPS   (R12)(Z15*4), K4, Z12
+	VGATHERDPS   (R10)(Z15*4), K4, Z12
 	VMOVUPS      Z12, 768(BX)
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
@@ -11739,41 +11503,29 @@ CompactContactsAVX512_tail:
 	// Gather capsule i (lanes from index+0).
 	MOVQ        pi+8(FP), R12
 	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	MOVQ        caps+0(FP), R12
-	MOVQ        (R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (CX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, (AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        8(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 64(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        16(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (SI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 128(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        24(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 192(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        32(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R8)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 256(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        40(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R10)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 320(AX)
 	MOVQ        caps+0(FP), R12
 	MOVQ        48(R12), R12
@@ -11786,41 +11538,29 @@ CompactContactsAVX512_tail:
 	// Gather capsule j (lanes from index+0).
 	MOVQ        pj+16(FP), R12
 	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	MOVQ        caps+0(FP), R12
-	MOVQ        (R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (CX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 448(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        8(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DX)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 512(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        16(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (SI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 576(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        24(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (DI)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 640(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        32(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R8)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 704(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        40(R12), R12
 	KMOVW       K1, K2
 	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
+	VGATHERDPS  (R10)(Z2*4), K2, Z3
 	VMOVUPS     Z3, 768(AX)
 	MOVQ        caps+0(FP), R12
 	MOVQ        48(R12), R12

@@ -30,6 +30,9 @@ var (
 	nextSet   = RBX // the next group's, gathered while the current one computes
 	slotsBase = R9  // the aligned spill area
 	written   = R11 // rows written (compaction)
+	// capsRegs hold the first six capsule stream pointers (AX AY AZ BX BY
+	// BZ); R is loaded when used.
+	capsRegs = []GPPhysical{RCX, RDX, RSI, RDI, R8, R10}
 )
 
 // contactSlots is the number of spill slots of a contact kernel.
@@ -543,6 +546,10 @@ func contactKernel(is isa, compact bool) {
 	}
 	XORQ(index, index)
 	XORQ(written, written)
+	Load(Param("caps"), scratch)
+	for k, r := range capsRegs {
+		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
+	}
 
 	g := &gen{isa: is, groups: 1, zero: is.newVec(), one: is.newVec(), paceEvery: gatherPace}
 	// The spill slots, then two sets of 14 slots for the gathered capsule
@@ -665,9 +672,14 @@ func gathers(is isa, set GPPhysical, offset int, tailMask Op) []func() {
 						VPMASKMOVD(m, tailMask, idx)
 					}
 				}
-				Load(Param("caps"), scratch)
-				MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
-				src := Mem{Base: scratch, Index: idx, Scale: 4}
+				base := scratch
+				if k < len(capsRegs) {
+					base = capsRegs[k]
+				} else {
+					Load(Param("caps"), scratch)
+					MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
+				}
+				src := Mem{Base: base, Index: idx, Scale: 4}
 				// dst is zeroed while idx is live: they get distinct
 				// registers, as VGATHERDPS requires.
 				dst := is.newVec()
