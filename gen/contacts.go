@@ -255,11 +255,10 @@ type contactResult struct {
 }
 
 // capsulePair is one group of gathered capsule pairs: the fourteen values
-// A B r1 C D r2 (capsule 1 then capsule 2, x y z per point), in registers
-// for their first use (AVX-512; stack slots on AVX2) and in stack slots for
-// the rare blocks that recompute from them.
+// A B r1 C D r2 (capsule 1 then capsule 2, x y z per point) in the stack
+// slots the gathers stored them to (the current slot set).
 type capsulePair struct {
-	reg, slot [14]w
+	slot [numGathered]w
 }
 
 // The positions of the capsule values in a capsulePair.
@@ -267,15 +266,15 @@ const (
 	capA, capB, capR1, capC, capD, capR2 = 0, 3, 6, 7, 10, 13
 )
 
-func (cp *capsulePair) point(vals *[14]w, k int) [3]w { return [3]w{vals[k], vals[k+1], vals[k+2]} }
+// point returns the three values from position k.
+func (cp *capsulePair) point(k int) [3]w { return [3]w{cp.slot[k], cp.slot[k+1], cp.slot[k+2]} }
 
 // axes recomputes M0 = B-A, u = D-C, |M0|^2 and 1/|u|^2 from the parked
 // inputs with the operations of project (so the same bits), for the rare
 // blocks: the common path keeps none of them live.
 func (g *gen) axes(cp *capsulePair) (m0, u [3]w, a, invL w) {
-	s := &cp.slot
-	m0 = g.spill3(g.sub3(cp.point(s, capB), cp.point(s, capA)))
-	u = g.spill3(g.sub3(cp.point(s, capD), cp.point(s, capC)))
+	m0 = g.spill3(g.sub3(cp.point(capB), cp.point(capA)))
+	u = g.spill3(g.sub3(cp.point(capD), cp.point(capC)))
 	a = g.dot(m0, m0)
 	invL = g.recipOrZero(g.dot(u, u))
 	return
@@ -300,11 +299,11 @@ func (g *gen) overlap(ka, kb w) (lo, hi w) {
 // (parallel overlapping axes), are skipped for groups with no such lane and
 // recompute what they need from the parked inputs.
 func (g *gen) contactBody(cp *capsulePair, margin Mem, label string) contactResult {
-	in, slot := &cp.reg, &cp.slot
+	slot := &cp.slot
 	// AVX2 has 16 registers: there the projection's results live in stack
 	// slots too.
 	g.keepInMemory = g.isa.spillLongLived
-	p := g.project(cp.point(in, capA), cp.point(in, capB), cp.point(in, capC), cp.point(in, capD))
+	p := g.project(cp.point(capA), cp.point(capB), cp.point(capC), cp.point(capD))
 	g.keepInMemory = false
 
 	Comment("Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.")
@@ -373,7 +372,7 @@ func (g *gen) contactBody(cp *capsulePair, margin Mem, label string) contactResu
 
 	Comment("Point 1: C + (Q-C + (r + n (r2-r1)) / 2).")
 	hr := g.spill(g.sub(r2, r1))
-	c := cp.point(slot, capC)
+	c := cp.point(capC)
 	point := func(q, r [3]w) [3]w {
 		var pt [3]w
 		for j := range pt {
@@ -404,7 +403,7 @@ func (g *gen) contactBody(cp *capsulePair, margin Mem, label string) contactResu
 		// Rare block: park freely, the common path's registers stay live.
 		m0, u, a, invL := g.axes(cp)
 		m0, u, a = g.park3(m0), g.park3(u), g.park(a)
-		e := g.park3(g.sub3(cp.point(slot, capA), cp.point(slot, capC)))
+		e := g.park3(g.sub3(cp.point(capA), cp.point(capC)))
 		ka := g.mul(g.dot(u, e), invL)
 		kb := g.mul(g.dot(u, m0), invL)
 		lo, hi := g.overlap(ka, kb)
@@ -724,7 +723,6 @@ func contactGroup(g *gen, label string, compact bool, tailMask Op) {
 	for pos := range numGathered {
 		cp.slot[pos] = w{ops: []Op{Mem{Base: curSet, Disp: pos * is.bytes}}}
 	}
-	cp.reg = cp.slot
 	marginArg, err := Param("margin").Resolve()
 	if err != nil {
 		panic(err)
