@@ -555,7 +555,7 @@ func contactKernel(is isa, compact bool) {
 	LEAQ(Mem{Base: slotsBase, Disp: (contactSlots + numGathered) * is.bytes}, nextSet)
 	VXORPS(g.zero, g.zero, g.zero)
 	VBROADCASTSS(constOne, g.one)
-	allLanes = nil
+	var allLanes Op // AVX-512: an opmask with all 16 lanes set, live for the whole kernel
 	if is.wide() {
 		allLanes = K()
 		KMOVW(constLow16, allLanes) // (KXNORW would read it before it is set, as avo sees it)
@@ -565,7 +565,7 @@ func contactKernel(is isa, compact bool) {
 	Load(Param("n"), remain)
 	CMPQ(remain, U32(is.lanes))
 	JB(LabelRef(name + "_tail"))
-	for _, emit := range gathers(is, curSet, 0, nil) {
+	for _, emit := range gathers(is, curSet, 0, nil, allLanes) {
 		emit()
 	}
 
@@ -578,7 +578,7 @@ func contactKernel(is isa, compact bool) {
 	JB(LabelRef(name + "_last"))
 	Comment("Software pipeline: the next group's gathers are spread through this group's")
 	Comment("arithmetic, so that their loads overlap its long dependency chain.")
-	g.pending = gathers(is, nextSet, is.lanes, nil)
+	g.pending = gathers(is, nextSet, is.lanes, nil, allLanes)
 	contactGroup(g, name+"_full", compact, nil)
 	XCHGQ(curSet, nextSet)
 	ADDQ(U32(is.lanes), index)
@@ -607,7 +607,7 @@ func contactKernel(is isa, compact bool) {
 		VPCMPGTD(constIota, m, v)
 		tailMask = v
 	}
-	for _, emit := range gathers(is, curSet, 0, tailMask) {
+	for _, emit := range gathers(is, curSet, 0, tailMask, allLanes) {
 		emit()
 	}
 	contactGroup(g, name+"_tailgroup", compact, tailMask)
@@ -627,10 +627,6 @@ func contactKernel(is isa, compact bool) {
 // of the next group's gathers (see gen.pending).
 var gatherPace = 10
 
-// allLanes is an opmask register with all 16 lanes set, live for the
-// whole AVX-512 contact kernel (set by contactKernel).
-var allLanes Op
-
 // numGathered is the number of values gathered per capsule pair: A B r
 // of each capsule.
 const numGathered = 14
@@ -638,12 +634,10 @@ const numGathered = 14
 // gathers returns the emitters of one group's gathers: the pair indices at
 // lane index+offset, then capsule I's seven values and capsule J's, each
 // gathered (VGATHERDPS) and stored to its slot of set. tailMask is nil for
-// a whole group. Each emitter is a few instructions that may be placed
+// a whole group; allLanes is the AVX-512 all-lanes opmask that each whole
+// group's gather copies (nil on AVX2). Each emitter is a few instructions that may be placed
 // anywhere in the common path of a contact body (gen.pending).
-func gathers(is isa, set GPPhysical, offset int, tailMask Op) []func() {
-	if allLanes == nil && is.wide() {
-		panic("gen: gathers before the kernel set allLanes")
-	}
+func gathers(is isa, set GPPhysical, offset int, tailMask, allLanes Op) []func() {
 	var emit []func()
 	for side, param := range []string{"pi", "pj"} {
 		var idx VecVirtual
