@@ -1,6 +1,6 @@
 module github.com/segdist/segdist/gen
 
-go 1.26
+go 1.26.0
 
 require github.com/mmcloughlin/avo v0.6.0
 
@@ -11,3 +11,5 @@ require (
 )
 
 replace github.com/segdist/segdist => ../
+
+require github.com/segdist/segdist v0.0.0

@@ -1,0 +1,244 @@
+package ir
+
+import "fmt"
+
+// Builder records a Program. Its methods are the vocabulary kernel bodies
+// are written in; each checks the types of its arguments, so a body that
+// mixes masks and floats fails when the generator runs, not in assembly.
+type Builder struct {
+	p       Program
+	comment string
+	rare    []Value // masks of the open rare blocks
+	consts  map[string]Value
+}
+
+// NewBuilder starts the program of a kernel body with the given numbers of
+// inputs and scalar arguments.
+func NewBuilder(name string, inputs, args int) *Builder {
+	return &Builder{p: Program{Name: name, Inputs: inputs, Args: args}, consts: map[string]Value{}}
+}
+
+// Program returns the recorded program with the given outputs.
+func (b *Builder) Program(outputs ...Value) *Program {
+	if len(b.rare) != 0 {
+		panic("ir: rare block not closed")
+	}
+	for _, o := range outputs {
+		b.typ(o)
+	}
+	p := b.p
+	p.Outputs = outputs
+	return &p
+}
+
+// Comment attaches a comment to the next instruction (the step of the
+// algorithm it starts).
+func (b *Builder) Comment(format string, args ...any) {
+	if b.comment != "" {
+		b.comment += " "
+	}
+	b.comment += fmt.Sprintf(format, args...)
+}
+
+func (b *Builder) emit(in Instr) Value {
+	for _, a := range in.Args {
+		if u := b.p.Code[a].rareUntil; u != 0 && len(b.p.Code) >= u {
+			panic(fmt.Sprintf("ir: v%d, computed in a rare block, read after it", a))
+		}
+	}
+	in.Comment, b.comment = b.comment, ""
+	b.p.Code = append(b.p.Code, in)
+	return Value(len(b.p.Code) - 1)
+}
+
+func (b *Builder) typ(v Value) Type {
+	if v < 0 || int(v) >= len(b.p.Code) || !b.p.Code[v].HasValue() {
+		panic(fmt.Sprintf("ir: v%d is not a value", v))
+	}
+	return b.p.Code[v].Type
+}
+
+func (b *Builder) want(t Type, vs ...Value) {
+	for _, v := range vs {
+		if got := b.typ(v); got != t {
+			panic(fmt.Sprintf("ir: v%d is %s, want %s", v, got, t))
+		}
+	}
+}
+
+func (b *Builder) op(op Op, t Type, args ...Value) Value {
+	return b.emit(Instr{Op: op, Type: t, Args: args})
+}
+
+// Input returns input k of the group (a stream of the kernel's layout).
+func (b *Builder) Input(k int) Value {
+	if k < 0 || k >= b.p.Inputs {
+		panic(fmt.Sprintf("ir: input %d of %d", k, b.p.Inputs))
+	}
+	return b.emit(Instr{Op: OpInput, Type: Float, Aux: k})
+}
+
+// Arg returns scalar argument k in every lane.
+func (b *Builder) Arg(k int) Value {
+	if k < 0 || k >= b.p.Args {
+		panic(fmt.Sprintf("ir: argument %d of %d", k, b.p.Args))
+	}
+	return b.emit(Instr{Op: OpArg, Type: Float, Aux: k})
+}
+
+// Const returns the float32 with the given bits in every lane. name is
+// used for the data symbol on targets that load constants from memory.
+// Each name is recorded once per program.
+func (b *Builder) Const(name string, bits uint32) Value { return b.constant(name, bits, Float) }
+
+// ConstInt returns the int32 x in every lane.
+func (b *Builder) ConstInt(name string, x int32) Value { return b.constant(name, uint32(x), Int) }
+
+func (b *Builder) constant(name string, bits uint32, t Type) Value {
+	if v, ok := b.consts[name]; ok {
+		if in := b.p.Code[v]; in.Bits != bits || in.Type != t {
+			panic("ir: constant " + name + " redefined")
+		}
+		return v
+	}
+	v := b.emit(Instr{Op: OpConst, Type: t, Bits: bits, Name: name})
+	b.consts[name] = v
+	return v
+}
+
+// Zero is +0 in every lane; One is 1.
+func (b *Builder) Zero() Value { return b.Const("zero", 0) }
+
+// One is 1.0 in every lane.
+func (b *Builder) One() Value { return b.Const("one", 0x3F800000) }
+
+func (b *Builder) float2(op Op, x, y Value) Value {
+	b.want(Float, x, y)
+	return b.op(op, Float, x, y)
+}
+
+func (b *Builder) float1(op Op, x Value) Value {
+	b.want(Float, x)
+	return b.op(op, Float, x)
+}
+
+// Add returns x + y.
+func (b *Builder) Add(x, y Value) Value { return b.float2(OpAdd, x, y) }
+
+// Sub returns x - y.
+func (b *Builder) Sub(x, y Value) Value { return b.float2(OpSub, x, y) }
+
+// Mul returns x * y.
+func (b *Builder) Mul(x, y Value) Value { return b.float2(OpMul, x, y) }
+
+// Div returns x / y.
+func (b *Builder) Div(x, y Value) Value { return b.float2(OpDiv, x, y) }
+
+// Sqrt returns the square root of x.
+func (b *Builder) Sqrt(x Value) Value { return b.float1(OpSqrt, x) }
+
+// Neg returns -x (sign bit flipped).
+func (b *Builder) Neg(x Value) Value { return b.float1(OpNeg, x) }
+
+// Abs returns |x| (sign bit cleared).
+func (b *Builder) Abs(x Value) Value { return b.float1(OpAbs, x) }
+
+// Min returns x < y ? x : y (fallback's minps).
+func (b *Builder) Min(x, y Value) Value { return b.float2(OpMin, x, y) }
+
+// Max returns x > y ? x : y (fallback's maxps).
+func (b *Builder) Max(x, y Value) Value { return b.float2(OpMax, x, y) }
+
+// Clamp01 returns fallback's clamp01(x) = Max(Min(x, 1), 0).
+func (b *Builder) Clamp01(x Value) Value { return b.float1(OpClamp01, x) }
+
+// DivOrZero returns fallback's divOrZero(x, y): x/y, or +0 where y == 0.
+func (b *Builder) DivOrZero(x, y Value) Value { return b.float2(OpDivOrZero, x, y) }
+
+// RecipOrZero returns fallback's recipOrZero(x): 1/x, or +0 where x is
+// below 2^-126 (or NaN).
+func (b *Builder) RecipOrZero(x Value) Value { return b.float1(OpRecipOrZero, x) }
+
+// Cmp returns the mask of lanes where x p y.
+func (b *Builder) Cmp(p Pred, x, y Value) Value {
+	b.want(Float, x, y)
+	return b.emit(Instr{Op: OpCmp, Type: Mask, Args: []Value{x, y}, Aux: int(p)})
+}
+
+// NonZero returns the mask of lanes where the int x is not 0.
+func (b *Builder) NonZero(x Value) Value {
+	b.want(Int, x)
+	return b.op(OpNonZero, Mask, x)
+}
+
+// And returns the mask x & y.
+func (b *Builder) And(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAnd, Mask, x, y) }
+
+// Or returns the mask x | y.
+func (b *Builder) Or(x, y Value) Value { b.want(Mask, x, y); return b.op(OpOr, Mask, x, y) }
+
+// AndNot returns the mask x & !y.
+func (b *Builder) AndNot(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAndNot, Mask, x, y) }
+
+// Select returns m ? x : y per lane (x and y both float or both int).
+func (b *Builder) Select(m, x, y Value) Value {
+	b.want(Mask, m)
+	t := b.typ(x)
+	b.want(t, y)
+	return b.op(OpSelect, t, m, x, y)
+}
+
+// Park returns x, marked as living long for the reason why: a target
+// that parks such values keeps x in a stack slot and reads it from there.
+func (b *Builder) Park(why Park, x Value) Value {
+	return b.emit(Instr{Op: OpPark, Type: b.typ(x), Args: []Value{x}, Aux: int(why)})
+}
+
+// Var returns a copy of x that Assign may overwrite inside a rare block.
+func (b *Builder) Var(x Value) Value { return b.op(OpVar, b.typ(x), x) }
+
+// ParkedVar is Var for a variable that lives long: a target that parks
+// values for why keeps it in a stack slot.
+func (b *Builder) ParkedVar(why Park, x Value) Value {
+	return b.emit(Instr{Op: OpVar, Type: b.typ(x), Args: []Value{x}, Aux: int(why) + 1})
+}
+
+// Assign overwrites the variable v with x. Outside a rare block values are
+// never reassigned: compute a new one instead.
+func (b *Builder) Assign(v, x Value) {
+	if len(b.rare) == 0 {
+		panic("ir: Assign outside a rare block")
+	}
+	if b.p.Code[v].Op != OpVar {
+		panic(fmt.Sprintf("ir: v%d is not a Var", v))
+	}
+	b.want(b.typ(v), x)
+	b.emit(Instr{Op: OpAssign, Args: []Value{v, x}})
+}
+
+// Rare records f as a rare block: its results matter only in the lanes of
+// m, and a target may skip it for a group where no lane of m is set. Inside
+// f, values from before the block may be read and Vars assigned; values
+// computed inside must not be used after it. label names the block in the
+// generated code.
+func (b *Builder) Rare(label string, m Value, f func()) {
+	b.want(Mask, m)
+	b.emit(Instr{Op: OpRare, Args: []Value{m}, Name: label})
+	start := len(b.p.Code)
+	b.rare = append(b.rare, m)
+	f()
+	b.rare = b.rare[:len(b.rare)-1]
+	b.emit(Instr{Op: OpEndRare})
+	end := len(b.p.Code)
+	b.checkBlock(start, end)
+}
+
+// checkBlock panics when a value computed in a rare block is read after
+// it (the block may not have run).
+func (b *Builder) checkBlock(start, end int) {
+	for v := start; v < end; v++ {
+		if b.p.Code[v].HasValue() {
+			b.p.Code[v].rareUntil = end
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package kernels
+
+import "github.com/segdist/segdist/gen/ir"
+
+// closest is the plane-projection kernel of DESIGN.md section 2, in the
+// operation order of fallback.ClosestLane.
+func closest(b *ir.Builder) []ir.Value {
+	p := project(b, b.Inputs3(0), b.Inputs3(3), b.Inputs3(6), b.Inputs3(9), false)
+	b.Comment("Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.")
+	return canonicalize(b, p.dist2, p.s, p.t, p.dist2)
+}
+
+// projection holds the values of fallback's projection struct: the
+// results of steps 1-4 and the intermediates the contact kernel reuses.
+type projection struct {
+	m0, u, e     ir.Vec3
+	invL, ka, kb ir.Value
+	den1, a      ir.Value
+	s, t         ir.Value
+	tu, r        ir.Vec3
+	dist2        ir.Value
+}
+
+// project computes steps 1-4 of the plane projection for segments a-b,
+// c-d (fallback's projection.project). keep parks the intermediates the
+// contact kernel reads again later.
+func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
+	long := func(v ir.Value) ir.Value {
+		if keep {
+			return b.Park(ir.LongLived, v)
+		}
+		return v
+	}
+	b.Comment("M0 = B-A, u = D-C, E = A-C.")
+	m0 := b.Park3(ir.Edges, b.Sub3(bb, a))
+	u := b.Park3(ir.Edges, b.Sub3(d, c))
+	e := b.Park3(ir.Edges, b.Sub3(a, c))
+
+	b.Comment("Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.")
+	invL := long(b.RecipOrZero(b.Dot(u, u)))
+	ka := long(b.Mul(b.Dot(u, e), invL))
+	kb := long(b.Mul(b.Dot(u, m0), invL))
+	b.Comment("C-A' = ka u - E; B'-A' = M0 - kb u.")
+	n := b.Sub3(b.Scale(u, ka), e)
+	w := b.Sub3(m0, b.Scale(u, kb))
+
+	b.Comment("Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.")
+	den1 := long(b.Dot(w, w))
+	s1 := b.Clamp01(b.DivOrZero(b.Dot(n, w), den1))
+
+	b.Comment("Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).")
+	pc := ir.Vec3{b.Add(e[0], b.Mul(m0[0], s1)), b.Add(e[1], b.Mul(m0[1], s1)), b.Add(e[2], b.Mul(m0[2], s1))}
+	t := b.Clamp01(b.Mul(b.Dot(pc, u), invL))
+
+	b.Comment("Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.")
+	tu := b.Scale(u, t)
+	if keep {
+		tu = b.Park3(ir.LongLived, tu)
+	}
+	q := b.Sub3(tu, e)
+	am := long(b.Dot(m0, m0))
+	s := b.Clamp01(b.DivOrZero(b.Dot(q, m0), am))
+
+	b.Comment("P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.")
+	var r ir.Vec3
+	for i := range r {
+		r[i] = b.Sub(b.Add(e[i], b.Mul(m0[i], s)), tu[i])
+	}
+	dist2 := b.Dot(r, r)
+	if keep {
+		r = b.Park3(ir.LongLived, r)
+	}
+	return projection{m0: m0, u: u, e: e, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
+		s: s, t: t, tu: tu, r: r, dist2: dist2}
+}
+
+// canonicalize replaces every value of out by the canonical NaN in the
+// lanes where !(dist2 <= MaxFloat32).
+func canonicalize(b *ir.Builder, dist2 ir.Value, out ...ir.Value) []ir.Value {
+	bad := b.Cmp(ir.NotLE, dist2, maxFloat32(b))
+	nan := canonicalNaN(b)
+	res := make([]ir.Value, len(out))
+	for i, v := range out {
+		res[i] = b.Select(bad, nan, v)
+	}
+	return res
+}
+
+// stream is the memory-floor kernel: every input read, every output
+// written, three adds per output (s from the x streams, t from y, dist2
+// from z).
+func stream(b *ir.Builder) []ir.Value {
+	out := make([]ir.Value, 3)
+	for j := range out {
+		out[j] = b.Add(b.Add(b.Add(b.Input(j), b.Input(3+j)), b.Input(6+j)), b.Input(9+j))
+	}
+	return out
+}
+
+// closestPoint is the point-segment kernel, in the operation order of
+// fallback.ClosestPointLane: u = D-C, E = P-C, t = clamp01(E.u / |u|^2)
+// (0 when C = D), Dist2 = |t u - E|^2.
+func closestPoint(b *ir.Builder) []ir.Value {
+	p, c, d := b.Inputs3(0), b.Inputs3(3), b.Inputs3(6)
+	u := b.Sub3(d, c)
+	e := b.Sub3(p, c)
+	t := b.Clamp01(b.DivOrZero(b.Dot(e, u), b.Dot(u, u)))
+	r := b.Sub3(b.Scale(u, t), e)
+	dist2 := b.Dot(r, r)
+	b.Comment("Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.")
+	return canonicalize(b, dist2, t, dist2)
+}

@@ -1,0 +1,155 @@
+package kernels
+
+import "github.com/segdist/segdist/gen/ir"
+
+// contact is fallback.ContactLane for one group of capsule pairs. The
+// common path holds what every lane needs (the projection, the normal
+// P-Q, depth, touching, one contact point); the two rare cases, a
+// fallback normal (axes that touch) and a two-point manifold (parallel
+// overlapping axes), are rare blocks that recompute what they need from
+// the inputs, so the common path keeps none of it.
+func contact(b *ir.Builder) []ir.Value {
+	a, bb, r1 := b.Inputs3(CapA), b.Inputs3(CapB), b.Input(CapR1)
+	c, d, r2 := b.Inputs3(CapC), b.Inputs3(CapD), b.Input(CapR2)
+	margin := b.Arg(0)
+	zero, one := b.Zero(), b.One()
+	p := project(b, a, bb, c, d, true)
+
+	b.Comment("Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.")
+	lo, hi := overlap(b, p.ka, p.kb)
+	par := b.Cmp(ir.LT, lo, hi)
+	par = b.And(par, b.Cmp(ir.LE, p.den1, b.Mul(b.Const("partol", 0x38D1B717), p.a))) // float32(1e-4)
+	par = b.AndNot(par, b.Cmp(ir.EQ, p.a, zero))
+	par = b.AndNot(par, b.Cmp(ir.EQ, p.invL, zero))
+	par = b.Park(ir.LongLived, par)
+
+	b.Comment("Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.")
+	gv := b.ParkedVar3(ir.LongLived, p.r)
+	g2 := b.ParkedVar(ir.LongLived, p.dist2)
+	need := b.Cmp(ir.NotGE, g2, minNormal(b))
+	b.Rare("normal", need, func() {
+		b.Comment("Fallback 1: the cross product of the unit axes.")
+		m0, u, am, invL := axes(b, a, bb, c, d)
+		ia := b.DivOrZero(one, b.Sqrt(am))
+		iu := b.Sqrt(invL)
+		m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
+		un := b.Park3(ir.RareBlock, b.Scale(u, iu))
+		aZero := b.Park(ir.LongLived, b.Cmp(ir.EQ, am, zero))
+		k := b.Park3(ir.RareBlock, ir.Vec3{
+			b.Sub(b.Mul(m0[1], un[2]), b.Mul(m0[2], un[1])),
+			b.Sub(b.Mul(m0[2], un[0]), b.Mul(m0[0], un[2])),
+			b.Sub(b.Mul(m0[0], un[1]), b.Mul(m0[1], un[0])),
+		})
+		setG := func(m ir.Value, v ir.Vec3, v2 ir.Value) {
+			nv := b.Select3(m, v, gv)
+			nv2 := b.Select(m, v2, g2)
+			b.Assign3(gv, nv)
+			b.Assign(g2, nv2)
+		}
+		setG(need, k, b.Dot(k, k))
+		b.Comment("v = unit axis 1, or unit axis 2 when A = B.")
+		v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
+		b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
+		c1 := ir.Vec3{v[1], b.Neg(v[0]), zero}
+		setG(b.Cmp(ir.NotGE, g2, minNormal(b)), c1, b.Dot(c1, c1))
+		b.Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
+		c2 := ir.Vec3{zero, v[2], b.Neg(v[1])}
+		setG(b.Cmp(ir.NotGE, g2, minNormal(b)), c2, b.Dot(c2, c2))
+		b.Comment("Fallback 4: (0,0,1).")
+		setG(b.Cmp(ir.NotGE, g2, minNormal(b)), ir.Vec3{zero, zero, one}, one)
+	})
+	b.Comment("n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).")
+	inv := b.Div(one, b.Sqrt(g2))
+	n := b.ParkedVar3(ir.LongLived, b.Scale(gv, inv))
+
+	b.Comment("Depth and touching (dist <= r1 + r2 + margin).")
+	dist := b.Sqrt(p.dist2)
+	rsum := b.Add(r1, r2)
+	depth := b.Park(ir.LongLived, b.Sub(rsum, dist))
+	touch := b.Cmp(ir.LE, dist, b.Add(rsum, margin))
+
+	b.Comment("Point 1: C + (Q-C + (r + n (r2-r1)) / 2).")
+	hr := b.Park(ir.LongLived, b.Sub(r2, r1))
+	half := b.Const("half", 0x3F000000)
+	point := func(q, r ir.Vec3) (pt ir.Vec3) {
+		for j := range pt {
+			pt[j] = b.Add(c[j], b.Add(q[j], b.Mul(b.Add(r[j], b.Mul(n[j], hr)), half)))
+		}
+		return pt
+	}
+	p1 := b.Park3(ir.LongLived, point(p.tu, p.r))
+	// The outputs the manifold may replace, copies of point 1's.
+	depth1, depth2 := b.ParkedVar(ir.LongLived, depth), b.ParkedVar(ir.LongLived, depth)
+	pt1, pt2 := b.ParkedVar3(ir.LongLived, p1), b.ParkedVar3(ir.LongLived, p1)
+
+	b.Comment("Count: 2 where a touching manifold candidate, 1 where touching, else 0.")
+	two := b.And(touch, par)
+	int0 := b.ConstInt("int0", 0)
+	count := b.Select(touch, b.ConstInt("int1", 1), int0)
+	count = b.Park(ir.LongLived, b.Select(two, b.ConstInt("int2", 2), count))
+	b.Rare("single", two, func() {
+		two := b.Park(ir.LongLived, two)
+		b.Comment("Two-point manifold: the ends lo, hi of the overlap along axis 2.")
+		m0, u, am, invL := axes(b, a, bb, c, d)
+		m0, u, am = b.Park3(ir.RareBlock, m0), b.Park3(ir.RareBlock, u), b.Park(ir.RareBlock, am)
+		e := b.Park3(ir.RareBlock, b.Sub3(a, c))
+		ka := b.Mul(b.Dot(u, e), invL)
+		kb := b.Mul(b.Dot(u, m0), invL)
+		lo, hi := overlap(b, ka, kb)
+		lo, hi = b.Park(ir.RareBlock, lo), b.Park(ir.RareBlock, hi)
+		rsum := b.Add(r1, r2)
+		for k, tk := range []ir.Value{lo, hi} {
+			b.Comment("Manifold point %d.", k+1)
+			q := b.Scale(u, tk)
+			sk := b.Clamp01(b.DivOrZero(b.Dot(b.Sub3(q, e), m0), am))
+			var rk ir.Vec3
+			for j := range rk {
+				rk[j] = b.Sub(b.Add(e[j], b.Mul(m0[j], sk)), q[j])
+			}
+			dk := b.Sub(rsum, b.Dot(rk, n))
+			pk := point(q, rk)
+			dst, pt := depth1, pt1
+			if k == 1 {
+				dst, pt = depth2, pt2
+			}
+			b.Assign(dst, b.Select(two, dk, dst))
+			b.Assign3(pt, b.Select3(two, pk, pt))
+		}
+	})
+
+	b.Comment("Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.")
+	sum := b.Add(depth1, depth2)
+	for _, v := range [9]ir.Value{n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]} {
+		sum = b.Add(sum, v)
+	}
+	bad := b.Cmp(ir.NotLE, b.Abs(depth), maxFloat32(b))
+	bad = b.Or(bad, b.Cmp(ir.NotLE, b.Abs(sum), maxFloat32(b)))
+	out := []ir.Value{b.Var(count), depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
+	b.Rare("finite", bad, func() {
+		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
+		nan := canonicalNaN(b)
+		for _, v := range out[1:] {
+			b.Assign(v, b.Select(bad, nan, v))
+		}
+		b.Assign(out[0], b.Select(bad, int0, out[0]))
+	})
+	return out
+}
+
+// axes recomputes M0 = B-A, u = D-C, |M0|^2 and 1/|u|^2 from the inputs
+// with the operations of project (so the same bits), for the rare blocks.
+func axes(b *ir.Builder, a, bb, c, d ir.Vec3) (m0, u ir.Vec3, am, invL ir.Value) {
+	m0 = b.Park3(ir.Edges, b.Sub3(bb, a))
+	u = b.Park3(ir.Edges, b.Sub3(d, c))
+	return m0, u, b.Dot(m0, m0), b.RecipOrZero(b.Dot(u, u))
+}
+
+// overlap returns lo = max(0, min(ta, tb)) and hi = min(1, max(ta, tb)),
+// the overlap of axis 1's projection (ta = ka, tb = ka + kb) with [0, 1]
+// along axis 2, in the operand order of fallback's minps/maxps.
+func overlap(b *ir.Builder, ka, kb ir.Value) (lo, hi ir.Value) {
+	tb := b.Add(ka, kb)
+	lo = b.Max(b.Zero(), b.Min(ka, tb))
+	hi = b.Min(b.One(), b.Max(ka, tb))
+	return lo, hi
+}

@@ -1,0 +1,129 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/internal/verify"
+)
+
+// The kernel bodies, run by the IR's reference interpreter, against the
+// pure-Go spec, bit for bit: a body that drifts from fallback fails here,
+// before any backend is involved.
+
+func bits(xs ...float32) []uint32 {
+	out := make([]uint32, len(xs))
+	for i, x := range xs {
+		out[i] = math.Float32bits(x)
+	}
+	return out
+}
+
+func same(t *testing.T, what string, in []float32, got, want []uint32) {
+	t.Helper()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s%v: output %d = %#x, spec %#x", what, in, i, got[i], want[i])
+		}
+	}
+}
+
+// specials are the values that break careless code: signed zeros,
+// subnormals, the normal boundary, huge, Inf, NaNs (quiet and signalling).
+var specials = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, 1e-45, -1e-45, 0x1p-126, 1e18, -1e18,
+	math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0x7F800001)}
+
+// coords returns n coordinates: mostly from pairs (adversarial geometry),
+// some special values, some copies of each other (degenerate segments).
+func coords(r *rand.Rand, base []float32, n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		switch k := r.IntN(20); {
+		case k == 0:
+			out[i] = specials[r.IntN(len(specials))]
+		case k == 1 && i >= 3:
+			out[i] = out[i-3]
+		default:
+			out[i] = base[i%len(base)]
+		}
+	}
+	return out
+}
+
+func TestClosestBody(t *testing.T) {
+	prog := Closest.Program()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, p := range verify.Mixed(7, 300) {
+		c := verify.Coords(p)
+		for _, in := range [][]float32{c[:], coords(r, c[:], 12)} {
+			s, tt, d2 := fallback.ClosestLane(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11])
+			same(t, "closest", in, prog.Eval(in, nil), bits(s, tt, d2))
+		}
+	}
+}
+
+func TestClosestPointBody(t *testing.T) {
+	prog := ClosestPoint.Program()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, p := range verify.Mixed(8, 200) {
+		c := verify.Coords(p)
+		for _, in := range [][]float32{c[3:], coords(r, c[3:], 9)} {
+			tt, d2 := fallback.ClosestPointLane(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8])
+			same(t, "point", in, prog.Eval(in, nil), bits(tt, d2))
+		}
+	}
+}
+
+func TestStreamBody(t *testing.T) {
+	prog := Stream.Program()
+	in := make([]float32, 12)
+	for i := range in {
+		in[i] = float32(i) + 0.25
+	}
+	want := bits(((in[0]+in[3])+in[6])+in[9], ((in[1]+in[4])+in[7])+in[10], ((in[2]+in[5])+in[8])+in[11])
+	same(t, "stream", in, prog.Eval(in, nil), want)
+}
+
+// capsuleInputs turns a segment pair into the contact kernel's inputs:
+// A B r1 C D r2, with radii that make some pairs touch.
+func capsuleInputs(r *rand.Rand, c [12]float32) []float32 {
+	scale := float32(verify.Scale(verify.FromCoords(c)))
+	r1, r2 := scale*r.Float32(), scale*r.Float32()*0.1
+	return []float32{c[0], c[1], c[2], c[3], c[4], c[5], r1, c[6], c[7], c[8], c[9], c[10], c[11], r2}
+}
+
+func TestContactBody(t *testing.T) {
+	prog := Contact.Program()
+	r := rand.New(rand.NewPCG(5, 6))
+	check := func(in []float32, margin float32) {
+		t.Helper()
+		c := fallback.ContactLane(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11], in[12], in[13], margin)
+		want := append([]uint32{c.Count}, bits(c.Depth[0], c.Depth[1], c.Normal[0], c.Normal[1], c.Normal[2],
+			c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2])...)
+		same(t, "contact", in, prog.Eval(in, []float32{margin}), want)
+	}
+	counts := map[uint32]int{}
+	for _, p := range verify.Mixed(9, 300) {
+		in := capsuleInputs(r, verify.Coords(p))
+		check(in, 0.01)
+		check(coords(r, in, 14), 0)
+		counts[prog.Eval(in, []float32{0.01})[0]]++
+	}
+	// Rare paths on purpose: parallel overlapping axes (two points),
+	// crossing axes, a sphere on the other axis, coincident spheres.
+	for _, in := range [][]float32{
+		{0, 0, 0, 4, 0, 0, 1, 1, 0.5, 0, 3, 0.5, 0, 1},
+		{0, 0, 0, 3, 1, 0, 0.5, 1.5, 0.5, -1, 1.5, 0.5, 1, 0.5},
+		{0, 0, 0, 2, 0, 0, 0.5, 1, 0, 0, 1, 0, 0, 0.5},
+		{1, 2, 3, 1, 2, 3, 1, 1, 2, 3, 1, 2, 3, 1},
+		{0, 0, 5, 0, 0, 5, 1, 0, 0, 0, 0, 0, 9, 1},
+	} {
+		check(in, 0)
+		counts[prog.Eval(in, []float32{0})[0]]++
+	}
+	if counts[1] == 0 || counts[2] == 0 || counts[0] == 0 {
+		t.Errorf("counts seen %v: the inputs miss a case", counts)
+	}
+}
