@@ -102,7 +102,7 @@ func (p Park) String() string { return [...]string{"edges", "long-lived", "rare-
 // Instr is one instruction of a Program.
 type Instr struct {
 	Op      Op
-	Type    Type   // the type of the result
+	Type    Type // the type of the result
 	Args    []Value
 	Aux     int    // input or argument index, Pred, Park
 	Bits    uint32 // OpConst: the lane's bit pattern
