@@ -1,0 +1,79 @@
+package amd64
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+)
+
+// constants are the read-only data of the kernels: each float constant of
+// the IR (by name) and the backend's own masks and tables. Vector
+// constants hold 8 lanes (a 32-byte AVX2 operand); AVX-512 reads their
+// first lane with embedded broadcast.
+type constants struct {
+	byName    map[string]Mem
+	bits      map[string]uint32
+	sign, abs Mem // 0x80000000, 0x7FFFFFFF
+	iota      Mem // int32 0..15 (the lane numbers)
+	low16     Mem // uint32 0xFFFF: sixteen lane bits
+	compress8 Mem // AVX2 compaction: for each 8-bit mask, the lanes to keep, first
+}
+
+// vector declares name as bits in 8 lanes.
+func vector(name string, bits uint32) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i := range 8 {
+		DATA(4*i, U32(bits))
+	}
+	return m
+}
+
+// newConstants declares every constant the kernels use. The IR's
+// constants are named by the kernel bodies; a body that names one not
+// listed here fails in get.
+func newConstants() *constants {
+	c := &constants{byName: map[string]Mem{}, bits: map[string]uint32{}}
+	for _, k := range []struct {
+		name string
+		bits uint32
+	}{
+		{"one", 0x3F800000}, {"maxf32", 0x7F7FFFFF}, {"canonicalnan", 0x7FC00000},
+		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717},
+		{"int1", 1}, {"int2", 2},
+	} {
+		c.byName[k.name] = vector(k.name, k.bits)
+		c.bits[k.name] = k.bits
+	}
+	c.sign = vector("signmask", 0x80000000)
+	c.abs = vector("absmask", 0x7FFFFFFF)
+	c.iota = GLOBL("iota", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(4*i, U32(i))
+	}
+	c.low16 = GLOBL("low16", RODATA|NOPTR)
+	DATA(0, U32(0xFFFF))
+	c.compress8 = GLOBL("compress8", RODATA|NOPTR)
+	for m := range 256 {
+		j := 0
+		for lane := range 8 {
+			if m&(1<<lane) != 0 {
+				DATA(32*m+4*j, U32(lane))
+				j++
+			}
+		}
+		for ; j < 8; j++ {
+			DATA(32*m+4*j, U32(0))
+		}
+	}
+	return c
+}
+
+// get returns the constant named name, which must hold bits.
+func (c *constants) get(name string, bits uint32) Mem {
+	m, ok := c.byName[name]
+	if !ok || c.bits[name] != bits {
+		panic(fmt.Sprintf("amd64: constant %s = %#x is not declared in newConstants", name, bits))
+	}
+	return m
+}

@@ -1,0 +1,35 @@
+package amd64
+
+import (
+	"fmt"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// Targets are the instruction sets this backend generates for.
+var Targets = []*ir.Target{ir.AVX2, ir.AVX512}
+
+// Declare declares every amd64 kernel in avo's build context; the caller
+// runs avo's Generate.
+func Declare() {
+	c := newConstants()
+	for _, t := range Targets {
+		Contacts(t, c, false)
+		Contacts(t, c, true)
+	}
+	for _, t := range Targets {
+		Batch(t, kernels.Closest, c, true,
+			"computes the closest points of n segment pairs with "+t.Name+",",
+			fmt.Sprintf("%d lanes per vector, bit-identical to fallback.ClosestLane.", t.Lanes),
+			"All fifteen pointers must address at least n float32s; n must be > 0.")
+		Batch(t, kernels.Stream, c, false,
+			"is the memory-bound baseline with "+t.Name+": it reads the twelve",
+			"input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for",
+			"y and z, with the same loop and tail as Closest"+t.Name+".")
+		Batch(t, kernels.ClosestPoint, c, true,
+			"computes the closest point of n segments to n points with "+t.Name+",",
+			"bit-identical to fallback.ClosestPointLane. All eleven pointers must",
+			"address at least n float32s; n must be > 0.")
+	}
+}

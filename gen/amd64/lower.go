@@ -1,0 +1,241 @@
+// Package amd64 is the avo backend of the segdist generator: it lowers
+// the IR kernel bodies (package kernels) to AVX2 and AVX-512 and emits
+// them inside loop drivers (batch.go: streams in and out; contacts.go:
+// capsules gathered by index, rows or compaction).
+package amd64
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/segdist/segdist/gen/ir"
+)
+
+// lowering emits one ir.Program for one group of lanes. Every value lives
+// in a virtual register (avo allocates them), a stack slot, a stream
+// (memory operand of a whole group), a constant or an argument; each
+// operation puts a memory operand where the instruction accepts one and
+// loads it into a register elsewhere.
+type lowering struct {
+	t    *ir.Target
+	p    *ir.Program
+	loc  []Op // where each value lives
+	last []int
+
+	zero, one VecVirtual // kept in registers for the whole kernel
+	consts    *constants // the data symbols
+	input     func(k int) Op
+	arg       func(k int) Mem
+	slots     *slots
+	label     string // prefix of the rare blocks' labels
+
+	// afterOp, if set, runs after each vector operation outside rare
+	// blocks: the contact driver uses it to spread the next group's
+	// gathers through the arithmetic (see contacts.go).
+	afterOp func()
+	rare    int      // depth of rare blocks being emitted
+	blocks  []string // names of the open rare blocks
+}
+
+// wide reports whether masks are opmask registers (AVX-512).
+func (l *lowering) wide() bool { return l.t.Masks == ir.OpmaskRegs }
+
+func (l *lowering) newVec() VecVirtual {
+	if l.t.Lanes == 16 {
+		return ZMM()
+	}
+	return YMM()
+}
+
+func isMem(op Op) bool {
+	_, ok := op.(Mem)
+	return ok
+}
+
+// reg returns v in a register: a memory operand is loaded, a constant or
+// argument broadcast.
+func (l *lowering) reg(v ir.Value) Op {
+	op := l.loc[v]
+	in := &l.p.Code[v]
+	switch {
+	case in.Op == ir.OpArg || in.Op == ir.OpConst && isMem(op):
+		r := l.newVec()
+		VBROADCASTSS(op.(Mem), r)
+		return r
+	case isMem(op):
+		r := l.newVec()
+		VMOVUPS(op, r)
+		return r
+	}
+	return op
+}
+
+// mem returns v as an operand for the source that may be memory: a
+// register, or a whole group in memory (a stream or a stack slot).
+// Constants and arguments are broadcast into a register.
+func (l *lowering) mem(v ir.Value) Op {
+	if c := l.p.Code[v].Op; c == ir.OpConst || c == ir.OpArg {
+		return l.reg(v)
+	}
+	return l.loc[v]
+}
+
+// constMem returns the constant of v as a memory operand (embedded
+// broadcast on AVX-512, a 32-byte load on AVX2), or nil if v is not a
+// constant held in memory.
+func (l *lowering) constMem(v ir.Value) (Mem, bool) {
+	if l.p.Code[v].Op != ir.OpConst {
+		return Mem{}, false
+	}
+	m, ok := l.loc[v].(Mem)
+	return m, ok
+}
+
+// commutative returns the sources of a commutative operation with a
+// memory operand, if any, in the position that may be memory (Go order:
+// first), the other one in a register.
+func (l *lowering) commutative(a, b ir.Value) (src1, src2 Op) {
+	x, y := l.mem(a), l.mem(b)
+	switch {
+	case !isMem(x):
+		return x, y
+	case !isMem(y):
+		return y, x
+	}
+	return l.reg(a), y
+}
+
+// VCMPPS predicates (quiet forms).
+const (
+	cmpEQOQ  = 0x00 // ==, false for NaN
+	cmpNEQUQ = 0x04 // !=, true for NaN
+	cmpLTOQ  = 0x11
+	cmpLEOQ  = 0x12
+	cmpNLEUQ = 0x16 // !(x <= y), true for NaN
+	cmpNGEUQ = 0x19 // !(x >= y), true for NaN
+	cmpGEOQ  = 0x1D // >=, false for NaN
+)
+
+var predicates = map[ir.Pred]uint8{ir.EQ: cmpEQOQ, ir.LT: cmpLTOQ, ir.LE: cmpLEOQ, ir.NotGE: cmpNGEUQ, ir.NotLE: cmpNLEUQ}
+
+// emit lowers the whole program; the caller then stores l.out(k).
+func (l *lowering) emit() {
+	l.loc = make([]Op, len(l.p.Code))
+	l.last = l.p.LastUse()
+	for i := range l.p.Code {
+		in := &l.p.Code[i]
+		if in.Comment != "" {
+			Comment(in.Comment)
+		}
+		if l.instr(ir.Value(i), in) && l.rare == 0 && l.afterOp != nil {
+			l.afterOp()
+		}
+	}
+}
+
+// out returns output k of the program in a register.
+func (l *lowering) out(k int) Op { return l.reg(l.p.Outputs[k]) }
+
+// dies reports whether v is a register read for the last time by i.
+func (l *lowering) dies(v ir.Value, i ir.Value) bool {
+	_, ok := l.loc[v].(VecVirtual)
+	c := l.p.Code[v].Op
+	return ok && l.last[v] == int(i) && c != ir.OpConst && c != ir.OpInput
+}
+
+// instr lowers one instruction and reports whether it emitted vector
+// arithmetic.
+func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
+	a := in.Args
+	set := func(op Op) { l.loc[v] = op }
+	fresh := func() VecVirtual { r := l.newVec(); l.loc[v] = r; return r }
+	switch in.Op {
+	case ir.OpInput:
+		set(l.input(in.Aux))
+		return false
+	case ir.OpArg:
+		set(l.arg(in.Aux))
+		return false
+	case ir.OpConst:
+		switch {
+		case in.Bits == 0:
+			set(l.zero)
+		case in.Name == "one":
+			set(l.one)
+		default:
+			set(l.consts.get(in.Name, in.Bits))
+		}
+		return false
+	case ir.OpAdd:
+		s1, s2 := l.commutative(a[0], a[1])
+		VADDPS(s2, s1, fresh())
+	case ir.OpMul:
+		s1, s2 := l.commutative(a[0], a[1])
+		VMULPS(s2, s1, fresh())
+	case ir.OpSub:
+		VSUBPS(l.mem(a[1]), l.reg(a[0]), fresh())
+	case ir.OpDiv:
+		VDIVPS(l.mem(a[1]), l.reg(a[0]), fresh())
+	case ir.OpSqrt:
+		VSQRTPS(l.mem(a[0]), fresh())
+	case ir.OpNeg:
+		l.bitwise(VXORPS, VXORPS_BCST, l.consts.sign, a[0], fresh())
+	case ir.OpAbs:
+		l.bitwise(VANDPS, VANDPS_BCST, l.consts.abs, a[0], fresh())
+	case ir.OpMin:
+		// MINPS returns its first source (Go order: second) when it is less.
+		VMINPS(l.mem(a[1]), l.reg(a[0]), fresh())
+	case ir.OpMax:
+		VMAXPS(l.mem(a[1]), l.reg(a[0]), fresh())
+	case ir.OpClamp01:
+		// x as the first source of MINPS/MAXPS: -0 becomes +0, NaN 1.
+		lo := l.newVec()
+		VMINPS(l.one, l.reg(a[0]), lo)
+		VMAXPS(l.zero, lo, fresh())
+	case ir.OpDivOrZero:
+		l.divOrZero(a[0], a[1], fresh())
+	case ir.OpRecipOrZero:
+		l.recipOrZero(a[0], fresh())
+	case ir.OpCmp:
+		set(l.cmp(predicates[ir.Pred(in.Aux)], a[0], a[1]))
+	case ir.OpAnd, ir.OpOr, ir.OpAndNot:
+		l.maskOp(v, in.Op, a[0], a[1])
+	case ir.OpSelect:
+		l.selectOp(v, a[0], a[1], a[2])
+	case ir.OpPark:
+		set(l.park(ir.Park(in.Aux), a[0]))
+		return false
+	case ir.OpVar:
+		l.variable(v, in, a[0])
+	case ir.OpAssign:
+		l.assign(a[0], a[1])
+	case ir.OpRare:
+		l.rare++
+		if l.t.SkipRare {
+			m := l.loc[a[0]]
+			if l.wide() {
+				KORTESTW(m, m)
+			} else {
+				m = l.reg(a[0])
+				VTESTPS(m, m)
+			}
+			JZ(LabelRef(l.label + "_" + in.Name))
+		}
+		l.blocks = append(l.blocks, in.Name)
+		return false
+	case ir.OpEndRare:
+		name := l.blocks[len(l.blocks)-1]
+		l.blocks = l.blocks[:len(l.blocks)-1]
+		if l.t.SkipRare {
+			Label(l.label + "_" + name)
+		}
+		l.rare--
+		return false
+	default:
+		panic(fmt.Sprintf("amd64: %s has no lowering", in.Op))
+	}
+	return true
+}

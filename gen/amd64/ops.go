@@ -1,0 +1,250 @@
+package amd64
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/segdist/segdist/gen/ir"
+)
+
+// bitwise emits op(mask constant, x): with embedded broadcast on AVX-512,
+// a 32-byte constant on AVX2.
+func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
+	if l.wide() {
+		bcst(c, l.reg(x), dst)
+		return
+	}
+	op(c, l.reg(x), dst)
+}
+
+// divOrZero emits fallback's divOrZero(n, d): a true division, and +0
+// where d == 0 (either sign); a NaN d divides.
+func (l *lowering) divOrZero(n, d ir.Value, dst VecVirtual) {
+	if l.wide() {
+		k := K()
+		VCMPPS(U8(cmpNEQUQ), l.mem(d), l.zero, k) // symmetric: d may be memory
+		VDIVPS_Z(l.mem(d), l.reg(n), k, dst)
+		return
+	}
+	m, q := l.newVec(), l.newVec()
+	VCMPPS(U8(cmpNEQUQ), l.mem(d), l.zero, m)
+	VDIVPS(l.mem(d), l.reg(n), q)
+	VANDPS(m, q, dst)
+}
+
+// recipOrZero emits fallback's recipOrZero(x): 1/x where x >= 2^-126,
+// +0 elsewhere (NaN included).
+func (l *lowering) recipOrZero(x ir.Value, dst VecVirtual) {
+	minNormal := l.consts.get("minnormal", 0x00800000)
+	if l.wide() {
+		k := K()
+		VCMPPS_BCST(U8(cmpGEOQ), minNormal, l.reg(x), k)
+		VDIVPS_Z(l.mem(x), l.one, k, dst)
+		return
+	}
+	m, q := l.newVec(), l.newVec()
+	VCMPPS(U8(cmpGEOQ), minNormal, l.reg(x), m)
+	VDIVPS(l.mem(x), l.one, q)
+	VANDPS(m, q, dst)
+}
+
+// cmp returns the mask of lanes where x pred y: an opmask register on
+// AVX-512, a vector of all-ones lanes on AVX2.
+func (l *lowering) cmp(pred uint8, x, y ir.Value) Op {
+	var dst Op
+	if l.wide() {
+		dst = K()
+	} else {
+		dst = l.newVec()
+	}
+	src1 := l.reg(x)
+	if c, ok := l.constMem(y); ok && l.wide() {
+		VCMPPS_BCST(U8(pred), c, src1, dst)
+	} else if ok {
+		VCMPPS(U8(pred), c, src1, dst)
+	} else {
+		VCMPPS(U8(pred), l.mem(y), src1, dst)
+	}
+	return dst
+}
+
+// maskOp emits the mask operations And, Or and AndNot.
+func (l *lowering) maskOp(v ir.Value, op ir.Op, x, y ir.Value) {
+	if l.wide() {
+		k := K()
+		switch op {
+		case ir.OpAnd:
+			KANDW(l.loc[y], l.loc[x], k)
+		case ir.OpOr:
+			KORW(l.loc[y], l.loc[x], k)
+		case ir.OpAndNot:
+			KANDNW(l.loc[x], l.loc[y], k) // ~y & x
+		}
+		l.loc[v] = k
+		return
+	}
+	r := l.newVec()
+	switch op {
+	case ir.OpAnd:
+		VANDPS(l.mem(y), l.reg(x), r)
+	case ir.OpOr:
+		VORPS(l.mem(y), l.reg(x), r)
+	case ir.OpAndNot:
+		VANDNPS(l.mem(x), l.reg(y), r) // ~y & x
+	}
+	l.loc[v] = r
+}
+
+// selectOp emits m ? x : y.
+func (l *lowering) selectOp(v, m, x, y ir.Value) {
+	yc := &l.p.Code[y]
+	if yc.Op == ir.OpConst && yc.Bits == 0 {
+		// m ? x : 0: a zeroing masked broadcast (AVX-512) or an AND.
+		r := l.newVec()
+		l.loc[v] = r
+		c, isC := l.constMem(x)
+		switch {
+		case l.wide() && isC:
+			VPBROADCASTD_Z(c, l.loc[m], r)
+		case l.wide():
+			VMOVAPS_Z(l.reg(x), l.loc[m], r)
+		case isC:
+			VANDPS(c, l.reg(m), r)
+		default:
+			VANDPS(l.mem(x), l.reg(m), r)
+		}
+		return
+	}
+	if l.wide() {
+		// avo models the masked VBLENDMPS as reading its destination: blend
+		// into y where y dies here, else into a register zeroed first (so
+		// that it does not look live since the function's entry).
+		var r Op
+		if l.dies(y, v) {
+			r = l.loc[y]
+		} else {
+			nr := l.newVec()
+			VXORPS(nr, nr, nr)
+			r = nr
+		}
+		src1 := l.reg(y)
+		if c, ok := l.constMem(x); ok {
+			VBLENDMPS_BCST(c, src1, l.loc[m], r)
+		} else {
+			VBLENDMPS(l.mem(x), src1, l.loc[m], r)
+		}
+		l.loc[v] = r
+		return
+	}
+	r := l.newVec()
+	if c, ok := l.constMem(x); ok {
+		VBLENDVPS(l.reg(m), c, l.reg(y), r)
+	} else {
+		VBLENDVPS(l.reg(m), l.mem(x), l.reg(y), r)
+	}
+	l.loc[v] = r
+}
+
+// park returns where a value parked for why lives: a new stack slot if
+// the target parks such values and it is in a register, else where it is.
+// Opmask registers are never parked.
+func (l *lowering) park(why ir.Park, x ir.Value) Op {
+	op := l.loc[x]
+	if !l.t.Parked(why) {
+		return op
+	}
+	r, ok := op.(VecVirtual)
+	if !ok {
+		return op // already in memory, or an opmask register
+	}
+	if c := l.p.Code[x].Op; c == ir.OpConst {
+		return op
+	}
+	m := l.slots.next()
+	VMOVUPS(r, m)
+	return m
+}
+
+// variable emits a Var: a copy of x in a register or stack slot of its
+// own (x itself where x is a register that dies here).
+func (l *lowering) variable(v ir.Value, in *ir.Instr, x ir.Value) {
+	if in.Aux > 0 && l.t.Parked(ir.Park(in.Aux-1)) {
+		m := l.slots.next()
+		VMOVUPS(l.reg(x), m)
+		l.loc[v] = m
+		return
+	}
+	if l.dies(x, v) {
+		l.loc[v] = l.loc[x]
+		return
+	}
+	r := l.newVec()
+	if m, ok := l.loc[x].(Mem); ok && l.p.Code[x].Op != ir.OpConst {
+		VMOVUPS(m, r)
+	} else {
+		VMOVAPS(l.reg(x), r)
+	}
+	l.loc[v] = r
+}
+
+// assign copies x into the register or stack slot of variable v.
+func (l *lowering) assign(v, x ir.Value) {
+	dst := l.loc[v]
+	if isMem(dst) {
+		VMOVUPS(l.reg(x), dst)
+		return
+	}
+	VMOVAPS(l.reg(x), dst)
+}
+
+// slots are vector-sized stack slots in a 64-byte-aligned frame area.
+// Aligned slots matter: a parked vector that straddles two cache lines
+// cannot be store-forwarded to the load that reads it back, and such
+// stalls made the first contact kernel three times slower.
+type slots struct {
+	base  GPPhysical
+	bytes int // per slot
+	n     int // slots in the area
+	used  int // slots taken by the current group
+}
+
+// newSlots reserves n slots of the given size in the frame and points
+// base at the first.
+func newSlots(base GPPhysical, n, bytes int) *slots {
+	area := AllocLocal(n*bytes + 64)
+	LEAQ(area, base)
+	ADDQ(U8(63), base)
+	ANDQ(I8(-64), base)
+	return &slots{base: base, bytes: bytes, n: n}
+}
+
+// next returns a fresh slot of the current group.
+func (s *slots) next() Mem {
+	if s == nil {
+		panic("amd64: a value is parked but the kernel has no slots")
+	}
+	if s.used == s.n {
+		panic(fmt.Sprintf("amd64: more than %d slots", s.n))
+	}
+	m := Mem{Base: s.base, Disp: s.used * s.bytes}
+	s.used++
+	return m
+}
+
+// slotsNeeded is an upper bound on the slots program p parks per group
+// on target t.
+func slotsNeeded(t *ir.Target, p *ir.Program) int {
+	n := 0
+	for _, in := range p.Code {
+		switch {
+		case in.Op == ir.OpPark && t.Parked(ir.Park(in.Aux)):
+			n++
+		case in.Op == ir.OpVar && in.Aux > 0 && t.Parked(ir.Park(in.Aux-1)):
+			n++
+		}
+	}
+	return n
+}
