@@ -217,7 +217,8 @@ func (b *Builder) Assign(v, x Value) {
 }
 
 // Rare records f as a rare block: its results matter only in the lanes of
-// m, and a target may skip it for a group where no lane of m is set. Inside
+// m, and a target may skip it for a group where no lane of m is set, so f
+// must leave every other lane as it was (assign through Select with m). Inside
 // f, values from before the block may be read and Vars assigned; values
 // computed inside must not be used after it. label names the block in the
 // generated code.

@@ -1,0 +1,64 @@
+package ir
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func panics(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(r.(string), want) {
+			t.Errorf("panic %v, want one containing %q", r, want)
+		}
+	}()
+	f()
+}
+
+// The builder rejects bodies that no backend could lower the same way.
+func TestBuilderChecks(t *testing.T) {
+	b := NewBuilder("t", 2, 0)
+	x, y := b.Input(0), b.Input(1)
+	m := b.Cmp(LT, x, y)
+	panics(t, "is mask, want float", func() { b.Add(x, m) })
+	panics(t, "want mask", func() { b.Select(x, x, y) })
+	panics(t, "outside a rare block", func() { b.Assign(b.Var(x), y) })
+	panics(t, "input 2 of 2", func() { b.Input(2) })
+	var inner Value
+	b.Rare("r", m, func() { inner = b.Add(x, y) })
+	panics(t, "read after it", func() { b.Mul(inner, x) })
+	panics(t, "redefined", func() { b.Const("one", 1) })
+}
+
+// Eval gives the IR's operations the spec's meaning, including the x86
+// operand rule of Min/Max and the masks of DivOrZero and RecipOrZero.
+func TestEvalSemantics(t *testing.T) {
+	b := NewBuilder("t", 2, 0)
+	x, y := b.Input(0), b.Input(1)
+	v := b.Var(x)
+	lt := b.Cmp(LT, x, y)
+	b.Rare("r", lt, func() { b.Assign(v, b.Select(lt, y, v)) })
+	p := b.Program(b.Min(x, y), b.Max(x, y), b.Clamp01(x), b.DivOrZero(x, y), b.RecipOrZero(y), v,
+		b.Select(b.Cmp(NotLE, x, y), b.One(), b.Zero()))
+	nan := float32(math.NaN())
+	negZero := float32(math.Copysign(0, -1))
+	f := math.Float32bits
+	for _, c := range []struct {
+		x, y float32
+		want []uint32
+	}{
+		{1, 2, []uint32{f(1), f(2), f(1), f(0.5), f(0.5), f(2), 0}},
+		{negZero, 0, []uint32{f(0), f(0), f(0), 0, 0, f(negZero), 0}},
+		{nan, 1e-40, []uint32{f(1e-40), f(1e-40), f(1), f(nan), 0, f(nan), f(1)}},
+		{3, negZero, []uint32{f(negZero), f(3), f(1), 0, 0, f(3), f(1)}},
+	} {
+		got := p.Eval([]float32{c.x, c.y}, nil)
+		for i := range c.want {
+			if got[i] != c.want[i] {
+				t.Errorf("x=%v y=%v: output %d = %#x, want %#x", c.x, c.y, i, got[i], c.want[i])
+			}
+		}
+	}
+}
