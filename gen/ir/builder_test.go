@@ -29,6 +29,7 @@ func TestBuilderChecks(t *testing.T) {
 	var inner Value
 	b.Rare("r", m, func() { inner = b.Add(x, y) })
 	panics(t, "read after it", func() { b.Mul(inner, x) })
+	b.One()
 	panics(t, "redefined", func() { b.Const("one", 1) })
 }
 
