@@ -118,7 +118,7 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // tailMask returns the mask of the first remain lanes: an opmask register
 // on AVX-512, a vector mask on AVX2.
 func tailMask(t *ir.Target, c *constants) Op {
-	if t.Masks == ir.OpmaskRegs {
+	if evex(t) {
 		k := K()
 		BZHIL(remain.As32(), c.low16, remain.As32())
 		KMOVW(remain.As32(), k)
@@ -177,7 +177,7 @@ func group(l *lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetch 
 			r := l.newVec()
 			VMOVUPS(m, r)
 			in[s] = r
-		case t.Masks == ir.OpmaskRegs:
+		case evex(t):
 			r := l.newVec()
 			VMOVUPS_Z(m, mask, r)
 			in[s] = r
@@ -198,7 +198,7 @@ func group(l *lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetch 
 		switch {
 		case mask == nil:
 			VMOVUPS(v, dst)
-		case t.Masks == ir.OpmaskRegs:
+		case evex(t):
 			VMOVUPS(v, mask, dst)
 		default:
 			VMASKMOVPS(v, mask, dst)

@@ -87,7 +87,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	VXORPS(l.zero, l.zero, l.zero)
 	VBROADCASTSS(c.get("one", 0x3F800000), l.one)
 	var allLanes Op // AVX-512: an opmask with all 16 lanes set, live for the whole kernel
-	if t.Masks == ir.OpmaskRegs {
+	if evex(t) {
 		allLanes = K()
 		KMOVW(c.low16, allLanes) // (KXNORW would read it before it is set, as avo sees it)
 	}
@@ -162,7 +162,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 // group's gather copies (nil on AVX2). Each emitter is a few instructions
 // that may be placed anywhere outside a rare block.
 func gathers(t *ir.Target, set GPPhysical, offset int, mask, allLanes Op) []func() {
-	wide := t.Masks == ir.OpmaskRegs
+	wide := evex(t) // AVX-512
 	newVec := func() VecVirtual {
 		if wide {
 			return ZMM()
@@ -259,7 +259,7 @@ func contactGroup(l *lowering, label string, compact bool, mask Op, afterBody fu
 
 	Comment("Pair index k = i + lane.")
 	pair := l.newVec()
-	if t.Lanes == 16 {
+	if evex(t) {
 		VPBROADCASTD(index.As32(), pair)
 	} else {
 		VMOVD(index.As32(), pair.AsX())
@@ -287,7 +287,7 @@ func contactGroup(l *lowering, label string, compact bool, mask Op, afterBody fu
 			switch {
 			case mask == nil:
 				VMOVUPS(op, dst)
-			case t.Masks == ir.OpmaskRegs:
+			case evex(t):
 				VMOVUPS(op, mask, dst)
 			default:
 				VMASKMOVPS(op, mask, dst)
@@ -300,7 +300,7 @@ func contactGroup(l *lowering, label string, compact bool, mask Op, afterBody fu
 	Comment("lanes; nothing at all for a group without one (most groups at a low hit rate).")
 	count := l.out(0)
 	var touch Op
-	if t.Masks == ir.OpmaskRegs {
+	if evex(t) {
 		k := K()
 		VPTESTMD(count, count, k)
 		touch = k
@@ -322,7 +322,7 @@ func contactGroup(l *lowering, label string, compact bool, mask Op, afterBody fu
 		VTESTPS(touch, touch)
 	}
 	JZ(LabelRef(label + "_none"))
-	if t.Masks == ir.OpmaskRegs {
+	if evex(t) {
 		KMOVW(touch, remain.As32())
 		POPCNTL(remain.As32(), remain.As32())
 		ks := K()

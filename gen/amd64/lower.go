@@ -40,11 +40,13 @@ type lowering struct {
 	blocks  []string // names of the open rare blocks
 }
 
-// wide reports whether masks are opmask registers (AVX-512).
-func (l *lowering) wide() bool { return l.t.Masks == ir.OpmaskRegs }
+// evex reports whether t is AVX-512: opmask registers, embedded
+// broadcast, 32 vector registers. It is the one question that separates
+// the two amd64 targets' instructions (the width is t.VecBytes).
+func evex(t *ir.Target) bool { return t.Masks == ir.OpmaskRegs }
 
 func (l *lowering) newVec() VecVirtual {
-	if l.t.Lanes == 16 {
+	if l.t.VecBytes() == 64 {
 		return ZMM()
 	}
 	return YMM()
@@ -216,7 +218,7 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
 		l.rare++
 		if l.t.SkipRare {
 			m := l.loc[a[0]]
-			if l.wide() {
+			if evex(l.t) {
 				KORTESTW(m, m)
 			} else {
 				m = l.reg(a[0])

@@ -13,7 +13,7 @@ import (
 // bitwise emits op(mask constant, x): with embedded broadcast on AVX-512,
 // a 32-byte constant on AVX2.
 func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
-	if l.wide() {
+	if evex(l.t) {
 		bcst(c, l.reg(x), dst)
 		return
 	}
@@ -23,7 +23,7 @@ func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
 // divOrZero emits fallback's divOrZero(n, d): a true division, and +0
 // where d == 0 (either sign); a NaN d divides.
 func (l *lowering) divOrZero(n, d ir.Value, dst VecVirtual) {
-	if l.wide() {
+	if evex(l.t) {
 		k := K()
 		VCMPPS(U8(cmpNEQUQ), l.mem(d), l.zero, k) // symmetric: d may be memory
 		VDIVPS_Z(l.mem(d), l.reg(n), k, dst)
@@ -39,7 +39,7 @@ func (l *lowering) divOrZero(n, d ir.Value, dst VecVirtual) {
 // +0 elsewhere (NaN included).
 func (l *lowering) recipOrZero(x ir.Value, dst VecVirtual) {
 	minNormal := l.consts.get("minnormal", 0x00800000)
-	if l.wide() {
+	if evex(l.t) {
 		k := K()
 		VCMPPS_BCST(U8(cmpGEOQ), minNormal, l.reg(x), k)
 		VDIVPS_Z(l.mem(x), l.one, k, dst)
@@ -55,13 +55,13 @@ func (l *lowering) recipOrZero(x ir.Value, dst VecVirtual) {
 // AVX-512, a vector of all-ones lanes on AVX2.
 func (l *lowering) cmp(pred uint8, x, y ir.Value) Op {
 	var dst Op
-	if l.wide() {
+	if evex(l.t) {
 		dst = K()
 	} else {
 		dst = l.newVec()
 	}
 	src1 := l.reg(x)
-	if c, ok := l.constMem(y); ok && l.wide() {
+	if c, ok := l.constMem(y); ok && evex(l.t) {
 		VCMPPS_BCST(U8(pred), c, src1, dst)
 	} else if ok {
 		VCMPPS(U8(pred), c, src1, dst)
@@ -73,7 +73,7 @@ func (l *lowering) cmp(pred uint8, x, y ir.Value) Op {
 
 // maskOp emits the mask operations And, Or and AndNot.
 func (l *lowering) maskOp(v ir.Value, op ir.Op, x, y ir.Value) {
-	if l.wide() {
+	if evex(l.t) {
 		k := K()
 		switch op {
 		case ir.OpAnd:
@@ -107,9 +107,9 @@ func (l *lowering) selectOp(v, m, x, y ir.Value) {
 		l.loc[v] = r
 		c, isC := l.constMem(x)
 		switch {
-		case l.wide() && isC:
+		case evex(l.t) && isC:
 			VPBROADCASTD_Z(c, l.loc[m], r)
-		case l.wide():
+		case evex(l.t):
 			VMOVAPS_Z(l.reg(x), l.loc[m], r)
 		case isC:
 			VANDPS(c, l.reg(m), r)
@@ -118,7 +118,7 @@ func (l *lowering) selectOp(v, m, x, y ir.Value) {
 		}
 		return
 	}
-	if l.wide() {
+	if evex(l.t) {
 		// avo models the masked VBLENDMPS as reading its destination: blend
 		// into y where y dies here, else into a register zeroed first (so
 		// that it does not look live since the function's entry).
