@@ -36,7 +36,13 @@ package asm
 func main() {
 	flag.IntVar(&amd64.PrefetchBytes, "prefetch", amd64.PrefetchBytes, "prefetch distance in bytes (0: none)")
 	flag.IntVar(&amd64.GatherPace, "gatherpace", amd64.GatherPace, "vector operations between two pipelined gathers of the contact kernels")
+	il512 := flag.Int("interleave512", amd64.Interleave["AVX512"], "groups per iteration of the AVX-512 closest loop")
+	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
+	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")
+	sk2 := flag.Float64("skew2", amd64.Skew["AVX2"], "the same for AVX2")
 	flag.Parse()
+	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
+	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
 	if *docFile != "" {
 		if err := os.WriteFile(*docFile, []byte(packageDoc), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -54,19 +54,35 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	name := k.Name + t.Name
 	p := k.Program()
 	nslots := slotsNeeded(t, p)
+	groups := max(1, Interleave[t.Name])
+	if k != kernels.Closest {
+		groups = 1
+	}
 	frame := NOSPLIT
-	if nslots*t.VecBytes() > 512 {
+	if groups*nslots*t.VecBytes() > 512 {
 		frame = 0 // beyond what the nosplit stack limit allows
 	}
 	TEXT(name, frame, signature(k))
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
 
-	l := &lowering{t: t, p: p, consts: c, label: name}
-	l.zero, l.one = l.newVec(), l.newVec()
+	// One lowering per group of an iteration; they share the constants,
+	// the registers holding 0 and 1, and the slot area (each group its
+	// own slots).
+	zero, one := YMM(), YMM()
+	if evex(t) {
+		zero, one = ZMM(), ZMM()
+	}
+	ls := make([]*lowering, groups)
+	for g := range ls {
+		ls[g] = &lowering{t: t, p: p, consts: c, zero: zero, one: one}
+	}
 	ptrs := ptrRegs
 	if nslots > 0 {
-		l.slots = newSlots(slotReg, nslots, t.VecBytes())
+		area := newSlots(slotReg, nslots*groups, t.VecBytes())
+		for g, l := range ls {
+			l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}
+		}
 	} else {
 		ptrs = append(slices.Clone(ptrRegs), slotReg)
 	}
@@ -75,20 +91,21 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	}
 	XORQ(index, index)
 	Load(Param("n"), remain)
-	VXORPS(l.zero, l.zero, l.zero)
-	VBROADCASTSS(c.get("one", 0x3F800000), l.one)
+	VXORPS(zero, zero, zero)
+	VBROADCASTSS(c.get("one", 0x3F800000), one)
 
-	// loop emits a rotated loop over whole groups while at least
+	// loop emits a rotated loop over n groups at a time while at least
 	// minRemain lanes remain, then falls through to the next.
-	loop := func(label string, minRemain, prefetch int) {
-		minRemain = max(minRemain, t.Lanes)
-		Commentf("Loop over whole groups while at least %d lanes remain.", minRemain)
+	loop := func(label string, n, minRemain, prefetch int) {
+		step := n * t.Lanes
+		minRemain = max(minRemain, step)
+		Commentf("Loop over %d group(s) at a time while at least %d lanes remain.", n, minRemain)
 		CMPQ(remain, U32(minRemain))
 		JB(LabelRef(label + "_end"))
 		Label(label)
-		group(l, k, ptrs, nil, prefetch)
-		ADDQ(U32(t.Lanes), index)
-		SUBQ(U32(t.Lanes), remain)
+		body(ls[:n], k, ptrs, nil, prefetch)
+		ADDQ(U32(step), index)
+		SUBQ(U32(step), remain)
 		CMPQ(remain, U32(minRemain))
 		JAE(LabelRef(label))
 		Label(label + "_end")
@@ -97,23 +114,45 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 		// Big batches stream from memory: prefetch. Batches that fit in
 		// the L2 cache do not need it, so the last prefetchMinLanes lanes
 		// (already prefetched) and small batches run the loop without.
-		l.label = name + "_pf"
-		loop(name+"_prefetch", prefetchMinLanes, PrefetchBytes)
+		loop(name+"_prefetch", groups, prefetchMinLanes, PrefetchBytes)
 	}
-	l.label = name + "_whole"
-	loop(name+"_loop", 0, 0)
+	if groups > 1 {
+		loop(name+"_groups", groups, 0, 0)
+	}
+	loop(name+"_loop", 1, 0, 0)
 
 	Label(name + "_tail")
 	Comment("The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.")
 	TESTQ(remain, remain)
 	JZ(LabelRef(name + "_done"))
-	l.label = name + "_tailgroup"
-	group(l, k, ptrs, tailMask(t, c), 0)
+	body(ls[:1], k, ptrs, tailMask(t, c), 0)
 
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
+
+// Interleave is the number of groups the closest kernel's main loop
+// computes per iteration, per target name, and Skew how far (a fraction
+// of the body's instructions) each group runs ahead of the next: the loop
+// driver merges the groups' instruction streams so that independent work
+// of the next groups sits early in the reorder window of the first. The
+// body's ~160-cycle dependency chain, not the arithmetic, bounds one group
+// (DESIGN.md section 5). Lockstep groups (skew 0) need too many registers;
+// a skew keeps the next group's early values and the first group's late
+// ones live together instead. Measured with taskset -c 1, count 8, in one
+// run, BatchClosest at n = 4096 (ns/pair, one group: AVX-512 1.299, AVX2
+// 2.736): AVX-512 2 groups at skew 0.5 1.17, at 0.4 1.13, 3 groups at
+// 0.45 1.056, at 0.4 1.044 (29-31 of 32 ZMM; 0.3 does not allocate);
+// AVX2 2 groups at 0.5 2.43 (a second run, one group 3.00: at 0.45 2.53,
+// at 0.42 2.71). Below 0.42 the AVX2 groups need a 17th YMM register,
+// which avo takes from Y16-Y31, EVEX-only (TestAVX2RegisterBudget in gen
+// and kernel catches that). The gen flags -interleave512, -skew512,
+// -interleave2 and -skew2 override these.
+var (
+	Interleave = map[string]int{"AVX512": 3, "AVX2": 2}
+	Skew       = map[string]float64{"AVX512": 0.4, "AVX2": 0.45}
+)
 
 // tailMask returns the mask of the first remain lanes: an opmask register
 // on AVX-512, a vector mask on AVX2.
@@ -132,20 +171,18 @@ func tailMask(t *ir.Target, c *constants) Op {
 	return mask
 }
 
-// group emits one group: the body on the inputs at lane index, then the
-// stores of its outputs. Whole groups (mask nil) use the streams as memory
-// operands where the instruction allows one; a tail group loads every
-// stream under the mask first. prefetch > 0 prefetches every input stream
-// that many bytes ahead.
-func group(l *lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetch int) {
-	t := l.t
-	if l.slots != nil {
-		l.slots.used = 0
-	}
+// body emits one iteration: the kernel body for each lowering of ls, group
+// g on the lanes from index + g*t.Lanes, their instruction streams merged
+// with the Skew, then the stores of their outputs. Whole groups (mask
+// nil) use the streams as memory operands where the instruction allows
+// one; a tail group (one lowering) loads every stream under the mask
+// first. prefetch > 0 prefetches every input stream that many bytes ahead.
+func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetch int) {
+	t := ls[0].t
 	// stream returns the memory operand of stream s (inputs, then
-	// outputs) at the current group. Pointers not held in registers are
-	// loaded into scratch, which the caller must use before the next call.
-	stream := func(s int) Mem {
+	// outputs) for group g. Pointers not held in registers are loaded into
+	// scratch, which the caller must use before the next call.
+	stream := func(s, g int) Mem {
 		base := scratch
 		if s < len(k.Inputs) && s < len(ptrs) {
 			base = ptrs[s]
@@ -153,7 +190,7 @@ func group(l *lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetch 
 			names := append(slices.Clone(k.Inputs), k.Outputs...)
 			Load(Param(names[s]), scratch)
 		}
-		return Mem{Base: base, Index: index, Scale: 4}
+		return Mem{Base: base, Index: index, Scale: 4, Disp: g * t.VecBytes()}
 	}
 	if prefetch > 0 {
 		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults);")
@@ -162,46 +199,65 @@ func group(l *lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetch 
 	if mask != nil {
 		Comment("Masked loads: lanes past n read as zero.")
 	}
-	in := make([]Op, len(k.Inputs))
-	for s := range in {
-		m := stream(s)
-		if prefetch > 0 {
-			pf := m
-			pf.Disp += prefetch
-			PREFETCHT0(pf)
+	for g, l := range ls {
+		if l.slots != nil {
+			l.slots.used = 0
 		}
-		switch {
-		case mask == nil && s < len(ptrs):
-			in[s] = m
-		case mask == nil:
-			r := l.newVec()
-			VMOVUPS(m, r)
-			in[s] = r
-		case evex(t):
-			r := l.newVec()
-			VMOVUPS_Z(m, mask, r)
-			in[s] = r
-		default:
-			r := l.newVec()
-			VMASKMOVPS(m, mask, r)
-			in[s] = r
+		in := make([]Op, len(k.Inputs))
+		for s := range in {
+			m := stream(s, g)
+			if prefetch > 0 {
+				pf := m
+				pf.Disp += prefetch
+				PREFETCHT0(pf)
+			}
+			switch {
+			case mask == nil && s < len(ptrs):
+				in[s] = m
+			case mask == nil:
+				r := l.newVec()
+				VMOVUPS(m, r)
+				in[s] = r
+			case evex(t):
+				r := l.newVec()
+				VMOVUPS_Z(m, mask, r)
+				in[s] = r
+			default:
+				r := l.newVec()
+				VMASKMOVPS(m, mask, r)
+				in[s] = r
+			}
+		}
+		l.input = func(s int) Op { return in[s] }
+		l.arg = func(int) Mem { panic("batch kernels take no scalar arguments") }
+		l.begin()
+	}
+	store := func(g int) {
+		Commentf("Store the results of group %d.", g)
+		for j := range k.Outputs {
+			v := ls[g].out(j)
+			dst := stream(len(k.Inputs)+j, g)
+			switch {
+			case mask == nil:
+				VMOVUPS(v, dst)
+			case evex(t):
+				VMOVUPS(v, mask, dst)
+			default:
+				VMASKMOVPS(v, mask, dst)
+			}
 		}
 	}
-	l.input = func(s int) Op { return in[s] }
-	l.arg = func(int) Mem { panic("batch kernels take no scalar arguments") }
-	l.emit()
-
-	Comment("Store the results.")
-	for j := range k.Outputs {
-		v := l.out(j)
-		dst := stream(len(k.Inputs) + j)
-		switch {
-		case mask == nil:
-			VMOVUPS(v, dst)
-		case evex(t):
-			VMOVUPS(v, mask, dst)
-		default:
-			VMASKMOVPS(v, mask, dst)
+	// Group g's instruction i is emitted at time g*skew + i.
+	n := len(ls[0].p.Code)
+	skew := int(Skew[t.Name] * float64(n))
+	for time := 0; time < (len(ls)-1)*skew+n; time++ {
+		for g, l := range ls {
+			if i := time - g*skew; i >= 0 && i < n {
+				l.step(i)
+				if i == n-1 {
+					store(g)
+				}
+			}
 		}
 	}
 }

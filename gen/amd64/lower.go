@@ -125,16 +125,27 @@ var predicates = map[ir.Pred]uint8{ir.EQ: cmpEQOQ, ir.LT: cmpLTOQ, ir.LE: cmpLEO
 
 // emit lowers the whole program; the caller then stores l.out(k).
 func (l *lowering) emit() {
+	l.begin()
+	for i := range l.p.Code {
+		l.step(i)
+	}
+}
+
+// begin prepares to lower the program one instruction at a time (step),
+// for drivers that interleave several groups.
+func (l *lowering) begin() {
 	l.loc = make([]Op, len(l.p.Code))
 	l.last = l.p.LastUse()
-	for i := range l.p.Code {
-		in := &l.p.Code[i]
-		if in.Comment != "" {
-			Comment(in.Comment)
-		}
-		if l.instr(ir.Value(i), in) && l.rare == 0 && l.afterOp != nil {
-			l.afterOp()
-		}
+}
+
+// step lowers instruction i.
+func (l *lowering) step(i int) {
+	in := &l.p.Code[i]
+	if in.Comment != "" {
+		Comment(in.Comment)
+	}
+	if l.instr(ir.Value(i), in) && l.rare == 0 && l.afterOp != nil {
+		l.afterOp()
 	}
 }
 

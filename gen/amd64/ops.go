@@ -207,7 +207,8 @@ func (l *lowering) assign(v, x ir.Value) {
 type slots struct {
 	base  GPPhysical
 	bytes int // per slot
-	n     int // slots in the area
+	first int // the first slot of this group's share of the area
+	n     int // slots in the share
 	used  int // slots taken by the current group
 }
 
@@ -229,7 +230,7 @@ func (s *slots) next() Mem {
 	if s.used == s.n {
 		panic(fmt.Sprintf("amd64: more than %d slots", s.n))
 	}
-	m := Mem{Base: s.base, Disp: s.used * s.bytes}
+	m := Mem{Base: s.base, Disp: (s.first + s.used) * s.bytes}
 	s.used++
 	return m
 }
