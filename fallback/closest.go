@@ -123,6 +123,11 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	// float32) count as zero-length too: 1/|u|^2 would overflow to +Inf and
 	// turn 0*Inf into NaN.
 	invL := recipOrZero(dot(ux, uy, uz, ux, uy, uz))
+	// 1/|M0|^2 for step 4, computed here where it depends only on the
+	// inputs, so that the division overlaps the chain of steps 1-3.
+	// Segments shorter than about 1.1e-19 count as points, as for u.
+	a := dot(m0x, m0y, m0z, m0x, m0y, m0z)
+	invA := recipOrZero(a)
 	ka := float32(dot(ux, uy, uz, ex, ey, ez) * invL)    // A' = A - ka u
 	kb := float32(dot(ux, uy, uz, m0x, m0y, m0z) * invL) // B'-A' = M0 - kb u
 	// nx: C - A' (relative to C: ka u - E); wx: B' - A'.
@@ -142,8 +147,7 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	// Step 4: Q = C + t u; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
 	tux, tuy, tuz := float32(ux*t), float32(uy*t), float32(uz*t)
 	qx, qy, qz := tux-ex, tuy-ey, tuz-ez
-	a := dot(m0x, m0y, m0z, m0x, m0y, m0z)
-	s := clamp01(divOrZero(dot(qx, qy, qz, m0x, m0y, m0z), a))
+	s := clamp01(float32(dot(qx, qy, qz, m0x, m0y, m0z) * invA))
 
 	// P - Q = (E + s M0) - t u.
 	rx := (ex + float32(m0x*s)) - tux

@@ -145,13 +145,15 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // 2.736): AVX-512 2 groups at skew 0.5 1.17, at 0.4 1.13, 3 groups at
 // 0.45 1.056, at 0.4 1.044 (29-31 of 32 ZMM; 0.3 does not allocate);
 // AVX2 2 groups at 0.5 2.43 (a second run, one group 3.00: at 0.45 2.53,
-// at 0.42 2.71). Below 0.42 the AVX2 groups need a 17th YMM register,
-// which avo takes from Y16-Y31, EVEX-only (TestAVX2RegisterBudget in gen
-// and kernel catches that). The gen flags -interleave512, -skew512,
+// at 0.42 2.71). Whether the AVX2 groups fit in 16 YMM depends on the
+// skew, and not monotonically (with 1/|M0|^2 at the top: 0.4 and 0.5 fit,
+// 0.45 does not, 0.4 measured 2.7% faster than 0.5); a 17th register
+// would come from Y16-Y31, EVEX-only, and TestAVX2RegisterBudget (gen and
+// kernel) fails. The gen flags -interleave512, -skew512,
 // -interleave2 and -skew2 override these.
 var (
 	Interleave = map[string]int{"AVX512": 3, "AVX2": 2}
-	Skew       = map[string]float64{"AVX512": 0.4, "AVX2": 0.45}
+	Skew       = map[string]float64{"AVX512": 0.4, "AVX2": 0.4}
 )
 
 // tailMask returns the mask of the first remain lanes: an opmask register

@@ -88,7 +88,8 @@ func (p Pred) String() string { return [...]string{"==", "<", "<=", "!>=", "!<="
 type Park uint8
 
 const (
-	// Edges are the projection's edge vectors M0, u, E, read at every step.
+	// Edges are the projection's edge vectors M0, u, E and 1/|M0|^2:
+	// computed first from the inputs, read at every later step.
 	Edges Park = iota
 	// LongLived values are used far from where they are computed.
 	LongLived

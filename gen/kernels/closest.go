@@ -38,6 +38,9 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 
 	b.Comment("Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.")
 	invL := long(b.RecipOrZero(b.Dot(u, u)))
+	b.Comment("1/|M0|^2 for step 4, here where it depends only on the inputs.")
+	am := long(b.Dot(m0, m0))
+	invA := b.Park(ir.Edges, b.RecipOrZero(am))
 	ka := long(b.Mul(b.Dot(u, e), invL))
 	kb := long(b.Mul(b.Dot(u, m0), invL))
 	b.Comment("C-A' = ka u - E; B'-A' = M0 - kb u.")
@@ -52,14 +55,13 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	pc := ir.Vec3{b.Add(e[0], b.Mul(m0[0], s1)), b.Add(e[1], b.Mul(m0[1], s1)), b.Add(e[2], b.Mul(m0[2], s1))}
 	t := b.Clamp01(b.Mul(b.Dot(pc, u), invL))
 
-	b.Comment("Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.")
+	b.Comment("Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).")
 	tu := b.Scale(u, t)
 	if keep {
 		tu = b.Park3(ir.LongLived, tu)
 	}
 	q := b.Sub3(tu, e)
-	am := long(b.Dot(m0, m0))
-	s := b.Clamp01(b.DivOrZero(b.Dot(q, m0), am))
+	s := b.Clamp01(b.Mul(b.Dot(q, m0), invA))
 
 	b.Comment("P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.")
 	var r ir.Vec3
