@@ -12,4 +12,7 @@ require (
 
 replace github.com/segdist/segdist => ../
 
-require github.com/segdist/segdist v0.0.0
+require (
+	github.com/segdist/segdist v0.0.0
+	golang.org/x/arch v0.32.0
+)

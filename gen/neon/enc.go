@@ -1,0 +1,165 @@
+// Package neon is the arm64 backend of the segdist generator: it lowers
+// the IR kernel bodies (package kernels) to NEON with its own register
+// allocator and writes Go assembler text.
+//
+// Go 1.26's arm64 assembler has no mnemonics for the vector floating-point
+// instructions (FADD, FSUB, FMUL, FDIV, FCMEQ/FCMGE/FCMGT, BIC, NOT:
+// golang/go#41092), so every vector instruction here is emitted as a
+// `WORD $0x...` with the instruction in GNU syntax as its comment, one
+// encoder per form below. The gen tests decode every WORD of the
+// generated file with golang.org/x/arch/arm64/arm64asm and compare it with
+// its comment (CheckWords), so a wrong bit field fails there instead of as
+// wrong results or SIGILL. Scalar instructions (addresses, loop control)
+// use Go's mnemonics. No fused multiply-add is ever emitted.
+package neon
+
+import "fmt"
+
+// inst is one encoded instruction and its GNU-syntax text.
+type inst struct {
+	word uint32
+	text string
+}
+
+// line returns the Go assembler line of i.
+func (i inst) line() string { return fmt.Sprintf("WORD $0x%08x // %s", i.word, i.text) }
+
+func v4s(r int) string  { return fmt.Sprintf("v%d.4s", r) }
+func v16b(r int) string { return fmt.Sprintf("v%d.16b", r) }
+
+// xbase names a base register: 31 is SP there.
+func xbase(r int) string {
+	if r == 31 {
+		return "sp"
+	}
+	return fmt.Sprintf("x%d", r)
+}
+
+func reg(r int) uint32 {
+	if r < 0 || r > 31 {
+		panic(fmt.Sprintf("neon: register %d", r))
+	}
+	return uint32(r)
+}
+
+// three encodes a three-register vector instruction d = n op m.
+func three(base uint32, name string, d, n, m int, arr func(int) string) inst {
+	return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("%s %s, %s, %s", name, arr(d), arr(n), arr(m))}
+}
+
+// two encodes a two-register vector instruction d = op n.
+func two(base uint32, name string, d, n int, arr func(int) string) inst {
+	return inst{base | reg(n)<<5 | reg(d), fmt.Sprintf("%s %s, %s", name, arr(d), arr(n))}
+}
+
+// Floating point, four float32 lanes (IEEE, round to nearest).
+func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", d, n, m, v4s) }
+func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", d, n, m, v4s) }
+func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", d, n, m, v4s) }
+func fdiv(d, n, m int) inst  { return three(0x6E20FC00, "fdiv", d, n, m, v4s) }
+func fsqrt(d, n int) inst    { return two(0x6EA1F800, "fsqrt", d, n, v4s) }
+func fneg(d, n int) inst     { return two(0x6EA0F800, "fneg", d, n, v4s) }
+func fabs(d, n int) inst     { return two(0x4EA0F800, "fabs", d, n, v4s) }
+func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", d, n, m, v4s) } // n == m
+func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", d, n, m, v4s) } // n >= m
+func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", d, n, m, v4s) } // n > m
+
+// fcmeqz is d = (n == 0.0).
+func fcmeqz(d, n int) inst {
+	return inst{0x4EA0D800 | reg(n)<<5 | reg(d), fmt.Sprintf("fcmeq %s, %s, #0.0", v4s(d), v4s(n))}
+}
+
+// Bitwise, on the whole register.
+func and(d, n, m int) inst { return three(0x4E201C00, "and", d, n, m, v16b) }
+func orr(d, n, m int) inst {
+	if n == m {
+		return vmov(d, n)
+	}
+	return three(0x4EA01C00, "orr", d, n, m, v16b)
+}
+func eor(d, n, m int) inst { return three(0x6E201C00, "eor", d, n, m, v16b) }
+func bic(d, n, m int) inst { return three(0x4E601C00, "bic", d, n, m, v16b) } // n & ^m
+func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", d, n, m, v16b) } // d ? n : m
+func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", d, n, m, v16b) } // m ? n : d
+func bif(d, n, m int) inst { return three(0x6EE01C00, "bif", d, n, m, v16b) } // m ? d : n
+func not(d, n int) inst    { return two(0x6E205800, "mvn", d, n, v16b) }
+
+// vmov is d = n (orr d, n, n).
+func vmov(d, n int) inst {
+	return inst{0x4EA01C00 | reg(n)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("mov %s, %s", v16b(d), v16b(n))}
+}
+
+// Integer lanes.
+func add4s(d, n, m int) inst { return three(0x4EA08400, "add", d, n, m, v4s) }
+func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", d, n, m, v4s) } // (n & m) != 0
+
+// movi0 is d = 0.
+func movi0(d int) inst { return inst{0x6F00E400 | reg(d), fmt.Sprintf("movi v%d.2d, #0x0", d)} }
+
+// dupw is d = w in every lane.
+func dupw(d, w int) inst {
+	return inst{0x4E040C00 | reg(w)<<5 | reg(d), fmt.Sprintf("dup %s, w%d", v4s(d), w)}
+}
+
+// umaxv is the largest unsigned lane of n, in lane 0 of d (s register).
+func umaxv(d, n int) inst {
+	return inst{0x6EB0A800 | reg(n)<<5 | reg(d), fmt.Sprintf("umaxv s%d, %s", d, v4s(n))}
+}
+
+// fmovws is w = the low 32 bits of vector register n.
+func fmovws(w, n int) inst {
+	return inst{0x1E260000 | reg(n)<<5 | reg(w), fmt.Sprintf("fmov w%d, s%d", w, n)}
+}
+
+// Loads and stores of whole registers: [base, index] (byte index) and
+// [base, #off] (off a multiple of 16 below 65536).
+func ldrqr(t, base, idx int) inst {
+	return inst{0x3CE06800 | reg(idx)<<16 | reg(base)<<5 | reg(t), fmt.Sprintf("ldr q%d, [%s, x%d]", t, xbase(base), idx)}
+}
+func strqr(t, base, idx int) inst {
+	return inst{0x3CA06800 | reg(idx)<<16 | reg(base)<<5 | reg(t), fmt.Sprintf("str q%d, [%s, x%d]", t, xbase(base), idx)}
+}
+
+func qoff(off int) uint32 {
+	if off < 0 || off%16 != 0 || off >= 65536 {
+		panic(fmt.Sprintf("neon: q offset %d", off))
+	}
+	return uint32(off/16) << 10
+}
+
+func ldrqi(t, base, off int) inst {
+	return inst{0x3DC00000 | qoff(off) | reg(base)<<5 | reg(t), fmt.Sprintf("ldr q%d, [%s, #%d]", t, xbase(base), off)}
+}
+func strqi(t, base, off int) inst {
+	return inst{0x3D800000 | qoff(off) | reg(base)<<5 | reg(t), fmt.Sprintf("str q%d, [%s, #%d]", t, xbase(base), off)}
+}
+
+// ld1r loads the float32 at [base] into every lane of t.
+func ld1r(t, base int) inst {
+	return inst{0x4D40C800 | reg(base)<<5 | reg(t), fmt.Sprintf("ld1r {%s}, [%s]", v4s(t), xbase(base))}
+}
+
+func laneBits(lane int) uint32 {
+	if lane < 0 || lane > 3 {
+		panic(fmt.Sprintf("neon: lane %d", lane))
+	}
+	return uint32(lane>>1)<<30 | uint32(lane&1)<<12
+}
+
+// ld1lane loads the float32 at [base] into one lane of t.
+func ld1lane(t, lane, base int) inst {
+	return inst{0x0D408000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("ld1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}
+}
+
+// st1lane stores one lane of t to [base].
+func st1lane(t, lane, base int) inst {
+	return inst{0x0D008000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("st1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}
+}
+
+// umovw is w = lane of n.
+func umovw(w, n, lane int) inst {
+	if lane < 0 || lane > 3 {
+		panic(fmt.Sprintf("neon: lane %d", lane))
+	}
+	return inst{0x0E043C00 | uint32(lane)<<19 | reg(n)<<5 | reg(w), fmt.Sprintf("mov w%d, v%d.s[%d]", w, n, lane)}
+}
