@@ -2,9 +2,9 @@
 
 .PHONY: gen test bench ci
 
-# Regenerate the amd64 assembly in asm/ from the avo generator in gen/.
+# Regenerate the kernels in asm/ (amd64 through avo, arm64 NEON as text) from gen/.
 gen:
-	cd gen && go run . -out ../asm/kernels_amd64.s -stubs ../asm/kernels_amd64.go -pkg asm -docfile ../asm/doc.go
+	cd gen && go run . -out ../asm/kernels_amd64.s -stubs ../asm/kernels_amd64.go -pkg asm -docfile ../asm/doc.go -neon-out ../asm/kernels_arm64.s -neon-stubs ../asm/kernels_arm64.go
 
 test:
 	go test ./...

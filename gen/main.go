@@ -49,6 +49,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	generateNEON()
 	ConstraintExpr("amd64,gc,!purego")
 	amd64.Declare()
 	Generate()

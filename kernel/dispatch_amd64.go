@@ -3,12 +3,9 @@
 package kernel
 
 import (
-	"unsafe"
-
 	"golang.org/x/sys/cpu"
 
 	"github.com/segdist/segdist/asm"
-	"github.com/segdist/segdist/soa"
 )
 
 // cpuFeatures maps the feature names avo writes on the "Requires:" line
@@ -55,41 +52,4 @@ func archPaths() []Kernel {
 			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)})
 	}
 	return ks
-}
-
-// asmBatch is the signature of every generated batch kernel.
-type asmBatch func(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)
-
-// wrap adapts a generated kernel to the dispatch table. It runs after
-// checkLengths: n > 0 and every slice has n elements, which is all the
-// assembly assumes.
-func wrap(f asmBatch) func(n int, dst *soa.Results, src *soa.Pairs) {
-	return func(n int, dst *soa.Results, src *soa.Pairs) {
-		f(&src.AX[0], &src.AY[0], &src.AZ[0], &src.BX[0], &src.BY[0], &src.BZ[0],
-			&src.CX[0], &src.CY[0], &src.CZ[0], &src.DX[0], &src.DY[0], &src.DZ[0],
-			&dst.S[0], &dst.T[0], &dst.Dist2[0], n)
-	}
-}
-
-// wrapPoint adapts a generated point-segment kernel, as wrap does.
-func wrapPoint(f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n int)) func(n int, dst *soa.PointResults, src *soa.PointSegments) {
-	return func(n int, dst *soa.PointResults, src *soa.PointSegments) {
-		f(&src.PX[0], &src.PY[0], &src.PZ[0], &src.CX[0], &src.CY[0], &src.CZ[0],
-			&src.DX[0], &src.DY[0], &src.DZ[0], &dst.T[0], &dst.Dist2[0], n)
-	}
-}
-
-// wrapContacts adapts a generated contact kernel (all rows or compacted).
-// It runs after checkContactArgs: m > 0, every index in range and every
-// output stream with room for m rows.
-func wrapContacts(f func(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int) func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	return func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-		in := [7]*float32{&caps.AX[0], &caps.AY[0], &caps.AZ[0], &caps.BX[0], &caps.BY[0], &caps.BZ[0], &caps.R[0]}
-		out := [13]*float32{
-			(*float32)(unsafe.Pointer(&dst.Pair[0])), (*float32)(unsafe.Pointer(&dst.Count[0])),
-			&dst.Depth1[0], &dst.Depth2[0], &dst.NX[0], &dst.NY[0], &dst.NZ[0],
-			&dst.P1X[0], &dst.P1Y[0], &dst.P1Z[0], &dst.P2X[0], &dst.P2Y[0], &dst.P2Z[0],
-		}
-		return f(&in, &pairs.I[0], &pairs.J[0], &out, m, margin)
-	}
 }

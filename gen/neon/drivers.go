@@ -1,0 +1,314 @@
+package neon
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// General registers of the drivers. R18 (platform), R26-R30 and RSP are
+// never touched; R17, R20 and R21 belong to the lowering (anyReg,
+// constReg, frameReg).
+const (
+	offReg    = 16 // batch: byte offset of the current group
+	remainReg = 15 // batch: lanes left
+	tmpA      = 19
+	tmpB      = 22
+	tmpC      = 23
+)
+
+// frame is the layout of a kernel's frame area (from frameReg).
+type frame struct{ size int }
+
+// take reserves n vectors and returns the offset of the first.
+func (f *frame) take(n int) int {
+	off := f.size
+	f.size += 16 * n
+	return off
+}
+
+// text returns the TEXT line: the area starts 16 bytes above RSP, past
+// the saved link register (Go's arm64 prologue keeps RSP 16-byte aligned).
+func (f *frame) text(name string, nosplit bool, args int) string {
+	flags := ""
+	if nosplit {
+		flags = "NOSPLIT, "
+	}
+	return fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", name, flags, f.size+16, args)
+}
+
+// countSpills lowers p once into a throwaway writer to learn how many
+// spill slots it needs.
+func countSpills(p *ir.Program, input, arg func(int) source) (spills, regs int) {
+	l := newLowering(p, &writer{}, newConstTable())
+	l.input, l.arg, l.label = input, arg, "dry"
+	l.slotEnd = 1 << 20
+	l.emit()
+	return l.spills, l.maxRegs
+}
+
+// Batch writes the NEON kernel for k: groups of 4 lanes loaded with
+// register-offset loads, then the n mod 4 lanes left staged through the
+// frame (copied in and out one float at a time, so nothing past n is
+// read or written).
+func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
+	name := k.Name + "NEON"
+	p := k.Program()
+	nin, nout := len(k.Inputs), len(k.Outputs)
+	if nin+nout > 15 {
+		panic("neon: more streams than registers")
+	}
+	streamIn := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
+	spills, regs = countSpills(p, streamIn, nil)
+
+	var f frame
+	slots := f.take(spills)
+	stageIn, stageOut := f.take(nin), f.take(nout)
+	w.raw(fmt.Sprintf("\n// func %s(%s *float32, n int)\n", name, strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")))
+	w.raw(f.text(name, true, 8*(nin+nout+1)))
+	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	for s, n := range append(append([]string{}, k.Inputs...), k.Outputs...) {
+		w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
+	}
+	w.line("MOVD n+%d(FP), R%d", 8*(nin+nout), remainReg)
+	w.line("MOVD $0, R%d", offReg)
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+
+	l := newLowering(p, w, c)
+	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l.arg = nil
+
+	w.comment("Whole groups of 4 lanes.")
+	w.line("CMP $4, R%d", remainReg)
+	w.line("BLT %s_tail", name)
+	w.label(name + "_loop")
+	l.input, l.label = streamIn, name+"_loop"
+	l.emit()
+	w.comment("Store the results.")
+	for j := range nout {
+		w.op(strqr(l.output(j), nin+j, offReg))
+	}
+	w.line("ADD $16, R%d", offReg)
+	w.line("SUB $4, R%d", remainReg)
+	w.line("CMP $4, R%d", remainReg)
+	w.line("BGE %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment("The n mod 4 lanes left, staged through the frame one float at a time.")
+	w.line("CBZ R%d, %s_done", remainReg, name)
+	w.op(movi0(operand0))
+	for s := range nin {
+		w.op(strqi(operand0, frameReg, stageIn+16*s))
+	}
+	copyLanes(w, name+"_in", func(lane int) {
+		for s := range nin {
+			w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
+			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+			w.line("MOVW R%d, %d(R%d)", tmpB, stageIn+16*s+4*lane, frameReg)
+		}
+	})
+	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, stageIn+16*s) } }
+	l.label = name + "_tailgroup"
+	l.emit()
+	for j := range nout {
+		w.op(strqi(l.output(j), frameReg, stageOut+16*j))
+	}
+	copyLanes(w, name+"_out", func(lane int) {
+		for j := range nout {
+			w.line("MOVWU %d(R%d), R%d", stageOut+16*j+4*lane, frameReg, tmpB)
+			w.line("ADD R%d, R%d, R%d", offReg, nin+j, tmpA)
+			w.line("MOVW R%d, %d(R%d)", tmpB, 4*lane, tmpA)
+		}
+	})
+	w.label(name + "_done")
+	w.line("RET")
+	return spills, regs
+}
+
+// copyLanes emits body(lane) for lanes 0, 1, 2 while lane < remainReg
+// (1 to 3).
+func copyLanes(w *writer, label string, body func(lane int)) {
+	copyLanesOf(w, remainReg, label, body)
+}
+
+// Registers of the contact kernels.
+const (
+	capsRegs = 0  // R0-R6: the seven capsule streams AX AY AZ BX BY BZ R
+	piReg    = 7  // pair indices I
+	pjReg    = 8  // pair indices J
+	outReg   = 9  // the array of the thirteen output stream pointers
+	nReg     = 10 // n
+	iReg     = 11 // the first pair of the current group
+	written  = 12 // rows written (compaction)
+	leftReg  = 13 // pairs left in the tail
+)
+
+// Contacts writes ContactsNEON (compact false) or CompactContactsNEON.
+// NEON has no gather: the capsule values of each pair are copied with
+// scalar loads into a set of 14 vectors in the frame, which the body
+// reads as its inputs. Rows are stored whole (Contacts) or lane by lane
+// for the touching pairs only (Compact: per-lane stores of each output,
+// then written += 1), skipping a group without any touching pair.
+func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
+	k := kernels.Contact
+	name := k.Name + "NEON"
+	if compact {
+		name = "Compact" + name
+	}
+	p := k.Program()
+	var f frame
+	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
+	spills, regs = countSpills(p, dry, dry)
+	slots := f.take(spills)
+	set := f.take(len(k.Inputs))
+	stage := f.take(1 + len(k.Outputs)) // pair index, then the outputs
+	marginOff := f.take(1)
+
+	w.raw(fmt.Sprintf("\n// func %s(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name))
+	w.raw(f.text(name, false, 56))
+	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	w.line("MOVD caps+0(FP), R%d", tmpA)
+	for s := range 7 {
+		w.line("MOVD %d(R%d), R%d", 8*s, tmpA, capsRegs+s)
+	}
+	w.line("MOVD pi+8(FP), R%d", piReg)
+	w.line("MOVD pj+16(FP), R%d", pjReg)
+	w.line("MOVD out+24(FP), R%d", outReg)
+	w.line("MOVD n+32(FP), R%d", nReg)
+	w.line("MOVD $0, R%d", iReg)
+	w.line("MOVD $0, R%d", written)
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+	w.comment("The margin in every lane, in its slot.")
+	w.line("MOVWU margin+40(FP), R%d", tmpA)
+	w.op(dupw(operand0, tmpA))
+	w.op(strqi(operand0, frameReg, marginOff))
+
+	l := newLowering(p, w, c)
+	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
+	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
+
+	// gather copies lane's capsule values of pair iReg+lane into the set.
+	gather := func(lane int) {
+		for side, idx := range []int{piReg, pjReg} {
+			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
+			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+			for s := range 7 {
+				w.line("MOVWU (R%d)(R%d<<2), R%d", capsRegs+s, tmpB, tmpC)
+				w.line("MOVW R%d, %d(R%d)", tmpC, set+16*(7*side+s)+4*lane, frameReg)
+			}
+		}
+	}
+	pairIndex := func(dst int) {
+		w.op(dupw(dst, iReg))
+		w.op(ldrqi(scratch1, constReg, c.vector("iota", [4]uint32{0, 1, 2, 3})))
+		w.op(add4s(dst, dst, scratch1))
+	}
+	// stageOutputs stores the pair index and the outputs to the stage.
+	stageOutputs := func() {
+		pairIndex(operand0)
+		w.op(strqi(operand0, frameReg, stage))
+		for j := range k.Outputs {
+			w.op(strqi(l.output(j), frameReg, stage+16*(1+j)))
+		}
+	}
+	// row emits the compaction or the row store of one lane from the stage.
+	row := func(label string, lane int) {
+		if compact {
+			w.line("MOVWU %d(R%d), R%d", stage+16+4*lane, frameReg, tmpA) // count
+			w.line("CBZW R%d, %s_skip%d", tmpA, label, lane)
+		}
+		dst := iReg // row index
+		if compact {
+			dst = written
+		}
+		for s := range 1 + len(k.Outputs) {
+			w.line("MOVWU %d(R%d), R%d", stage+16*s+4*lane, frameReg, tmpB)
+			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+			if compact {
+				w.line("MOVW R%d, (R%d)(R%d<<2)", tmpB, tmpA, dst)
+			} else {
+				w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+				w.line("MOVW R%d, %d(R%d)", tmpB, 4*lane, tmpA)
+			}
+		}
+		if compact {
+			w.line("ADD $1, R%d", written)
+			w.label(fmt.Sprintf("%s_skip%d", label, lane))
+		}
+	}
+
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $4, R%d", leftReg)
+	w.line("BLT %s_tail", name)
+	w.comment("Copy the capsules of 4 pairs into the set.")
+	for lane := range 4 {
+		gather(lane)
+	}
+	l.label = name + "_group"
+	l.emit()
+	if compact {
+		w.comment("Compaction: the touching lanes' rows, in pair order; nothing for a group without one.")
+		w.op(umaxv(scratch0, l.output(0)))
+		w.op(fmovws(anyReg, scratch0))
+		w.line("CBZW R%d, %s_none", anyReg, name)
+		stageOutputs()
+		for lane := range 4 {
+			row(name+"_group", lane)
+		}
+		w.label(name + "_none")
+	} else {
+		w.comment("Store one row per pair.")
+		pairIndex(operand0)
+		w.line("MOVD 0(R%d), R%d", outReg, tmpA)
+		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+		w.op(strqi(operand0, tmpA, 0))
+		for j := range k.Outputs {
+			w.line("MOVD %d(R%d), R%d", 8*(1+j), outReg, tmpA)
+			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+			w.op(strqi(l.output(j), tmpA, 0))
+		}
+	}
+	w.line("ADD $4, R%d", iReg)
+	w.line("B %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment("The n mod 4 pairs left: a zeroed set, their capsules, rows lane by lane.")
+	w.line("CBZ R%d, %s_done", leftReg, name)
+	w.op(movi0(operand0))
+	for s := range len(k.Inputs) {
+		w.op(strqi(operand0, frameReg, set+16*s))
+	}
+	copyLanesOf(w, leftReg, name+"_tailin", gather)
+	l.label = name + "_tailgroup"
+	l.emit()
+	stageOutputs()
+	copyLanesOf(w, leftReg, name+"_tailout", func(lane int) { row(name+"_tailrow", lane) })
+	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
+
+	w.label(name + "_done")
+	if compact {
+		w.line("MOVD R%d, ret+48(FP)", written)
+	} else {
+		w.line("MOVD R%d, ret+48(FP)", nReg)
+	}
+	w.line("RET")
+	return spills, regs
+}
+
+// copyLanesOf is copyLanes with the lane count in register r.
+func copyLanesOf(w *writer, r int, label string, body func(lane int)) {
+	for lane := range 3 {
+		if lane > 0 {
+			w.line("CMP $%d, R%d", lane+1, r)
+			w.line("BLT %s_end", label)
+		}
+		body(lane)
+	}
+	w.label(label + "_end")
+}

@@ -1,0 +1,421 @@
+package neon
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/segdist/segdist/gen/ir"
+)
+
+// Vector registers: V0-V26 hold values (allocated below); V27-V29 take
+// operands that live in memory or are rematerialized (constants, inputs)
+// for one instruction; V30 and V31 are the scratch of multi-instruction
+// sequences (compare masks).
+const (
+	numRegs  = 27
+	operand0 = 27
+	scratch0 = 30
+	scratch1 = 31
+)
+
+// General registers the lowering uses: the constant table and the base of
+// the frame area (slots and staged values), both set by the driver; R17
+// takes a rare block's "any lane" test.
+const (
+	constReg = 20 // address of the constant table
+	frameReg = 21 // RSP+16: the frame area, 16-byte aligned
+	anyReg   = 17
+)
+
+// location is where a value lives between instructions.
+type location struct {
+	reg  int // vector register, or -1
+	slot int // frame offset of its spill slot, or -1
+}
+
+// source says how the driver supplies an input or argument: a load from
+// memory that can be repeated whenever the value is needed again.
+type source func(dst int) inst
+
+// lowering allocates registers for one ir.Program and emits its
+// instructions. Every value has one home for its whole life: a register
+// (from definition to last use), or, once evicted, a spill slot (reloaded
+// into an operand register at each use); constants and inputs are
+// rematerialized instead of spilled. Inside a rare block the values from
+// before it are never evicted, so the register state after the block is
+// the same whether the block ran or was skipped.
+type lowering struct {
+	p      *ir.Program
+	alias  []ir.Value // Park resolves to its argument (NEON parks nothing)
+	uses   [][]int    // instruction indices reading each value, ascending
+	loc    []location
+	owner  [numRegs]ir.Value // value in each register, or -1
+	input  func(k int) source
+	arg    func(k int) source
+	consts *constTable
+	out    *writer
+	label  string
+
+	slotBase, slotNext, slotEnd int // spill slots: frame offsets
+	blockStart                     []int    // first instruction of each open rare block, innermost first
+	blocks                         []string // names of the open rare blocks
+	maxRegs                        int   // most registers in use at once
+	spills                         int   // values stored to a slot
+	pos                            int   // the instruction being lowered
+}
+
+func newLowering(p *ir.Program, w *writer, c *constTable) *lowering {
+	l := &lowering{p: p, out: w, consts: c}
+	l.alias = make([]ir.Value, len(p.Code))
+	for i := range p.Code {
+		l.alias[i] = ir.Value(i)
+		if in := &p.Code[i]; in.Op == ir.OpPark {
+			l.alias[i] = l.alias[in.Args[0]]
+		}
+	}
+	l.uses = make([][]int, len(p.Code))
+	for i, in := range p.Code {
+		for _, a := range in.Args {
+			a = l.alias[a]
+			l.uses[a] = append(l.uses[a], i)
+		}
+	}
+	for _, o := range p.Outputs {
+		o = l.alias[o]
+		l.uses[o] = append(l.uses[o], len(p.Code))
+	}
+	return l
+}
+
+// reset prepares the lowering of one group.
+func (l *lowering) reset() {
+	l.loc = make([]location, len(l.p.Code))
+	for i := range l.loc {
+		l.loc[i] = location{-1, -1}
+	}
+	for r := range l.owner {
+		l.owner[r] = -1
+	}
+	l.slotNext = l.slotBase
+	l.blockStart = nil
+}
+
+// nextUse returns the first use of v at or after instruction i, or a large
+// number.
+func (l *lowering) nextUse(v ir.Value, i int) int {
+	u := l.uses[v]
+	k := sort.SearchInts(u, i)
+	if k == len(u) {
+		return 1 << 30
+	}
+	return u[k]
+}
+
+func (l *lowering) remat(v ir.Value) bool {
+	op := l.p.Code[v].Op
+	return op == ir.OpConst || op == ir.OpInput || op == ir.OpArg
+}
+
+// materialize emits the instruction that loads a rematerializable value.
+func (l *lowering) materialize(v ir.Value, dst int) {
+	in := &l.p.Code[v]
+	switch in.Op {
+	case ir.OpConst:
+		if in.Bits == 0 {
+			l.out.op(movi0(dst))
+			return
+		}
+		l.out.op(ldrqi(dst, constReg, l.consts.offset(in.Name, in.Bits)))
+	case ir.OpInput:
+		l.out.op(l.input(in.Aux)(dst))
+	case ir.OpArg:
+		l.out.op(l.arg(in.Aux)(dst))
+	}
+}
+
+// alloc returns a free register for a value defined at instruction i,
+// evicting the live value used furthest ahead if none is free. Values in
+// keep are not evicted.
+func (l *lowering) alloc(i int, keep ...int) int {
+	for r := range numRegs {
+		if l.owner[r] == -1 {
+			return r
+		}
+	}
+	victim, far := -1, -1
+	for r := range numRegs {
+		v := l.owner[r]
+		if v < 0 || contains(keep, r) || l.pinned(v) {
+			continue
+		}
+		if nu := l.nextUse(v, i); nu > far {
+			victim, far = r, nu
+		}
+	}
+	if victim < 0 {
+		panic(fmt.Sprintf("neon: %s: out of registers at instruction %d", l.p.Name, i))
+	}
+	v := l.owner[victim]
+	if !l.remat(v) {
+		if l.slotNext == l.slotEnd {
+			panic(fmt.Sprintf("neon: %s: out of spill slots", l.p.Name))
+		}
+		l.loc[v].slot = l.slotNext
+		l.slotNext += 16
+		l.spills++
+		l.out.op(strqi(victim, frameReg, l.loc[v].slot))
+	}
+	l.loc[v].reg = -1
+	l.owner[victim] = -1
+	return victim
+}
+
+func contains(s []int, x int) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// pinned reports whether v was defined before the innermost open rare
+// block (and so must stay where it is).
+func (l *lowering) pinned(v ir.Value) bool {
+	return len(l.blockStart) > 0 && int(v) < l.blockStart[0]
+}
+
+// use returns a register holding argument k of the current instruction:
+// its own register, or operand register operand0+k loaded from its slot
+// or rematerialized.
+func (l *lowering) use(v ir.Value, k int) int {
+	v = l.alias[v]
+	if r := l.loc[v].reg; r >= 0 {
+		return r
+	}
+	r := operand0 + k
+	if l.loc[v].slot >= 0 {
+		l.out.op(ldrqi(r, frameReg, l.loc[v].slot))
+	} else if l.remat(v) {
+		l.materialize(v, r)
+	} else {
+		panic(fmt.Sprintf("neon: %s: v%d has no location at %d", l.p.Name, v, l.pos))
+	}
+	return r
+}
+
+// dying reports whether v's register may be reused by the current
+// instruction's result: v is in an allocated register and read last here.
+func (l *lowering) dying(v ir.Value) bool {
+	v = l.alias[v]
+	return l.loc[v].reg >= 0 && l.nextUse(v, l.pos+1) >= 1<<30 && !l.isOutput(v)
+}
+
+func (l *lowering) isOutput(v ir.Value) bool {
+	u := l.uses[v]
+	return len(u) > 0 && u[len(u)-1] == len(l.p.Code)
+}
+
+// free releases the registers of the current instruction's arguments that
+// are not read again.
+func (l *lowering) free(args []ir.Value) {
+	for _, a := range args {
+		a = l.alias[a]
+		if r := l.loc[a].reg; r >= 0 && l.nextUse(a, l.pos+1) >= 1<<30 && !l.isOutput(a) {
+			l.owner[r] = -1
+			l.loc[a].reg = -1
+		}
+	}
+}
+
+// define makes r the home of the current instruction's value.
+func (l *lowering) define(r int) {
+	v := ir.Value(l.pos)
+	l.owner[r] = v
+	l.loc[v] = location{reg: r, slot: -1}
+	n := 0
+	for _, o := range l.owner {
+		if o >= 0 {
+			n++
+		}
+	}
+	l.maxRegs = max(l.maxRegs, n)
+}
+
+// emit lowers the whole program for one group.
+func (l *lowering) emit() {
+	l.reset()
+	for i := range l.p.Code {
+		l.pos = i
+		in := &l.p.Code[i]
+		if in.Comment != "" {
+			l.out.comment(in.Comment)
+		}
+		l.instr(in)
+	}
+}
+
+// output returns a register holding output k (after emit).
+func (l *lowering) output(k int) int {
+	l.pos = len(l.p.Code)
+	return l.use(l.p.Outputs[k], 0)
+}
+
+// result allocates the register of the current instruction's value after
+// freeing its dying arguments (so it may be one of theirs: every sequence
+// reads its arguments before it writes the result, unless it names them
+// in keep, registers that must survive the allocation).
+func (l *lowering) result(args []ir.Value, keep ...int) int {
+	l.free(args)
+	for _, k := range keep {
+		if k < numRegs && l.owner[k] < 0 {
+			l.owner[k] = -2 // reserved for this instruction
+			defer func(k int) { l.owner[k] = -1 }(k)
+		}
+	}
+	r := l.alloc(l.pos, keep...)
+	l.define(r)
+	return r
+}
+
+func (l *lowering) instr(in *ir.Instr) {
+	a := in.Args
+	switch in.Op {
+	case ir.OpInput, ir.OpArg, ir.OpConst:
+		// Rematerialized where used: nothing to do until then.
+		l.loc[l.pos] = location{-1, -1}
+	case ir.OpPark:
+		// NEON parks nothing: the value stays where it is (alias).
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv:
+		x, y := l.use(a[0], 0), l.use(a[1], 1)
+		d := l.result(a)
+		f := map[ir.Op]func(int, int, int) inst{ir.OpAdd: fadd, ir.OpSub: fsub, ir.OpMul: fmul, ir.OpDiv: fdiv}[in.Op]
+		l.out.op(f(d, x, y))
+	case ir.OpSqrt, ir.OpNeg, ir.OpAbs:
+		x := l.use(a[0], 0)
+		d := l.result(a)
+		f := map[ir.Op]func(int, int) inst{ir.OpSqrt: fsqrt, ir.OpNeg: fneg, ir.OpAbs: fabs}[in.Op]
+		l.out.op(f(d, x))
+	case ir.OpMin, ir.OpMax:
+		// Min(x, y) = x < y ? x : y, Max = x > y ? x : y: a compare and a
+		// select (ARM's FMIN/FMAX differ from the spec on NaN and -0).
+		x, y := l.use(a[0], 0), l.use(a[1], 1)
+		if in.Op == ir.OpMin {
+			l.out.op(fcmgt(scratch0, y, x)) // y > x
+		} else {
+			l.out.op(fcmgt(scratch0, x, y)) // x > y
+		}
+		l.selectInto(a[0], a[1], x, y, scratch0, a)
+	case ir.OpClamp01:
+		// Max(Min(x, 1), 0): lo = 1 > x ? x : 1; lo > 0 ? lo : +0 (an AND).
+		x := l.use(a[0], 0)
+		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("one", 0x3F800000)))
+		l.out.op(fcmgt(scratch0, scratch1, x))
+		l.out.op(bsl(scratch0, x, scratch1)) // scratch0 = lo
+		l.out.op(movi0(scratch1))
+		d := l.result(a)
+		l.out.op(fcmgt(d, scratch0, scratch1))
+		l.out.op(and(d, d, scratch0))
+	case ir.OpDivOrZero:
+		x, y := l.use(a[0], 0), l.use(a[1], 1)
+		l.out.op(fcmeqz(scratch0, y))
+		d := l.result(a)
+		l.out.op(fdiv(d, x, y))
+		l.out.op(bic(d, d, scratch0))
+	case ir.OpRecipOrZero:
+		x := l.use(a[0], 0)
+		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("minnormal", 0x00800000)))
+		l.out.op(fcmge(scratch0, x, scratch1)) // x >= 2^-126, false for NaN
+		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("one", 0x3F800000)))
+		d := l.result(a)
+		l.out.op(fdiv(d, scratch1, x))
+		l.out.op(and(d, d, scratch0))
+	case ir.OpCmp:
+		x, y := l.use(a[0], 0), l.use(a[1], 1)
+		d := l.result(a)
+		switch ir.Pred(in.Aux) {
+		case ir.EQ:
+			l.out.op(fcmeq(d, x, y))
+		case ir.LT:
+			l.out.op(fcmgt(d, y, x))
+		case ir.LE:
+			l.out.op(fcmge(d, y, x))
+		case ir.NotGE:
+			l.out.op(fcmge(d, x, y))
+			l.out.op(not(d, d))
+		case ir.NotLE:
+			l.out.op(fcmge(d, y, x))
+			l.out.op(not(d, d))
+		}
+	case ir.OpNonZero:
+		x := l.use(a[0], 0)
+		d := l.result(a)
+		l.out.op(cmtst(d, x, x))
+	case ir.OpAnd, ir.OpOr, ir.OpAndNot:
+		x, y := l.use(a[0], 0), l.use(a[1], 1)
+		d := l.result(a)
+		f := map[ir.Op]func(int, int, int) inst{ir.OpAnd: and, ir.OpOr: orr, ir.OpAndNot: bic}[in.Op]
+		l.out.op(f(d, x, y))
+	case ir.OpSelect:
+		m, x, y := l.use(a[0], 0), l.use(a[1], 1), l.use(a[2], 2)
+		l.out.op(vmov(scratch0, m))
+		l.selectInto(a[1], a[2], x, y, scratch0, a)
+	case ir.OpVar:
+		x := l.use(a[0], 0)
+		d := l.result(a)
+		if d != x {
+			l.out.op(vmov(d, x))
+		}
+	case ir.OpAssign:
+		v := l.alias[a[0]]
+		x := l.use(a[1], 1)
+		switch {
+		case l.loc[v].reg >= 0:
+			if l.loc[v].reg != x {
+				l.out.op(vmov(l.loc[v].reg, x))
+			}
+		case l.loc[v].slot >= 0:
+			l.out.op(strqi(x, frameReg, l.loc[v].slot))
+		default:
+			panic("neon: assignment to a variable without a home")
+		}
+		l.free(a[1:])
+	case ir.OpRare:
+		// Skip the block for a group with no lane of the mask set.
+		m := l.use(a[0], 0)
+		l.out.op(umaxv(scratch0, m))
+		l.out.op(fmovws(anyReg, scratch0))
+		l.out.line("CBZW R%d, %s_%s", anyReg, l.label, in.Name)
+		l.free(a)
+		l.blockStart = append([]int{l.pos}, l.blockStart...)
+		l.blocks = append(l.blocks, in.Name)
+	case ir.OpEndRare:
+		l.blockStart = l.blockStart[1:]
+		name := l.blocks[len(l.blocks)-1]
+		l.blocks = l.blocks[:len(l.blocks)-1]
+		l.out.label(l.label + "_" + name)
+	default:
+		panic(fmt.Sprintf("neon: %s has no lowering", in.Op))
+	}
+}
+
+// selectInto emits result = mask ? x : y, where mask is in scratch0 and
+// x, y are the registers of values vx, vy: into a dying argument's
+// register when there is one (BIT/BIF), else into a new register (BSL).
+func (l *lowering) selectInto(vx, vy ir.Value, x, y, mask int, args []ir.Value) {
+	switch {
+	case l.dying(vy) && y < numRegs:
+		l.out.op(bit(y, x, mask)) // y = mask ? x : y
+		l.free(args)
+		l.define(y)
+	case l.dying(vx) && x < numRegs:
+		l.out.op(bif(x, y, mask)) // x = mask ? x : y
+		l.free(args)
+		l.define(x)
+	default:
+		d := l.result(args, x, y)
+		l.out.op(vmov(d, mask))
+		l.out.op(bsl(d, x, y))
+	}
+}
+
