@@ -56,12 +56,12 @@ type lowering struct {
 	out    *writer
 	label  string
 
-	slotBase, slotNext, slotEnd int // spill slots: frame offsets
-	blockStart                     []int    // first instruction of each open rare block, innermost first
-	blocks                         []string // names of the open rare blocks
-	maxRegs                        int   // most registers in use at once
-	spills                         int   // values stored to a slot
-	pos                            int   // the instruction being lowered
+	slotBase, slotNext, slotEnd int      // spill slots: frame offsets
+	blockStart                  []int    // first instruction of each open rare block, innermost first
+	blocks                      []string // names of the open rare blocks
+	maxRegs                     int      // most registers in use at once
+	spills                      int      // values stored to a slot
+	pos                         int      // the instruction being lowered
 }
 
 func newLowering(p *ir.Program, w *writer, c *constTable) *lowering {
@@ -418,4 +418,3 @@ func (l *lowering) selectInto(vx, vy ir.Value, x, y, mask int, args []ir.Value) 
 		l.out.op(bsl(d, x, y))
 	}
 }
-
