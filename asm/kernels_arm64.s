@@ -6,7 +6,7 @@
 
 // func ClosestNEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)
 TEXT ·ClosestNEON(SB), NOSPLIT, $256-128
-	// 19 of 27 vector registers for values, 0 spilled per group.
+	// 26 of 27 vector registers for values, 0 spilled per group.
 	MOVD ax+0(FP), R0
 	MOVD ay+8(FP), R1
 	MOVD az+16(FP), R2
@@ -26,6 +26,316 @@ TEXT ·ClosestNEON(SB), NOSPLIT, $256-128
 	MOVD $0, R16
 	MOVD $neonconst<>(SB), R20
 	ADD $16, RSP, R21
+	// 2 groups of 4 lanes at a time, their instructions merged with skew 0.45.
+	CMP $8, R15
+	BLT ClosestNEON_groups_end
+
+ClosestNEON_groups:
+	ADD $16, R16, R24
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3cf0687b // ldr q27, [x3, x16]
+	WORD $0x3cf06800 // ldr q0, [x0, x16]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
+	WORD $0x3cf0689b // ldr q27, [x4, x16]
+	WORD $0x3cf06822 // ldr q2, [x1, x16]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
+	WORD $0x3cf068bb // ldr q27, [x5, x16]
+	WORD $0x3cf06844 // ldr q4, [x2, x16]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
+	WORD $0x3cf0693b // ldr q27, [x9, x16]
+	WORD $0x3cf068c6 // ldr q6, [x6, x16]
+	WORD $0x4ea6d767 // fsub v7.4s, v27.4s, v6.4s
+	WORD $0x3cf0695b // ldr q27, [x10, x16]
+	WORD $0x3cf068e8 // ldr q8, [x7, x16]
+	WORD $0x4ea8d769 // fsub v9.4s, v27.4s, v8.4s
+	WORD $0x3cf0697b // ldr q27, [x11, x16]
+	WORD $0x3cf0690a // ldr q10, [x8, x16]
+	WORD $0x4eaad76b // fsub v11.4s, v27.4s, v10.4s
+	WORD $0x4ea6d400 // fsub v0.4s, v0.4s, v6.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4eaad484 // fsub v4.4s, v4.4s, v10.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x6e29dd28 // fmul v8.4s, v9.4s, v9.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x6e2bdd68 // fmul v8.4s, v11.4s, v11.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e23dc6a // fmul v10.4s, v3.4s, v3.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e20dcea // fmul v10.4s, v7.4s, v0.4s
+	WORD $0x6e22dd2c // fmul v12.4s, v9.4s, v2.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e24dd6c // fmul v12.4s, v11.4s, v4.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e26dd4a // fmul v10.4s, v10.4s, v6.4s
+	WORD $0x6e21dcec // fmul v12.4s, v7.4s, v1.4s
+	WORD $0x6e23dd2d // fmul v13.4s, v9.4s, v3.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
+	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
+	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
+	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
+	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
+	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
+	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
+	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
+	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
+	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
+	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
+	WORD $0x3cf8687b // ldr q27, [x3, x24]
+	WORD $0x3cf86813 // ldr q19, [x0, x24]
+	WORD $0x4eb3d774 // fsub v20.4s, v27.4s, v19.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x3cf8689b // ldr q27, [x4, x24]
+	WORD $0x3cf86832 // ldr q18, [x1, x24]
+	WORD $0x4eb2d775 // fsub v21.4s, v27.4s, v18.4s
+	WORD $0x6e2cdd96 // fmul v22.4s, v12.4s, v12.4s
+	WORD $0x3cf868bb // ldr q27, [x5, x24]
+	WORD $0x3cf86857 // ldr q23, [x2, x24]
+	WORD $0x4eb7d778 // fsub v24.4s, v27.4s, v23.4s
+	WORD $0x4e36d631 // fadd v17.4s, v17.4s, v22.4s
+	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
+	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	WORD $0x3cf8693b // ldr q27, [x9, x24]
+	WORD $0x3cf868ce // ldr q14, [x6, x24]
+	WORD $0x4eaed76f // fsub v15.4s, v27.4s, v14.4s
+	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
+	WORD $0x3cf8695b // ldr q27, [x10, x24]
+	WORD $0x3cf868ec // ldr q12, [x7, x24]
+	WORD $0x4eacd770 // fsub v16.4s, v27.4s, v12.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x3cf8697b // ldr q27, [x11, x24]
+	WORD $0x3cf8690d // ldr q13, [x8, x24]
+	WORD $0x4eadd776 // fsub v22.4s, v27.4s, v13.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e2adc31 // fmul v17.4s, v1.4s, v10.4s
+	WORD $0x4e31d411 // fadd v17.4s, v0.4s, v17.4s
+	WORD $0x4eaed66e // fsub v14.4s, v19.4s, v14.4s
+	WORD $0x6e2adc73 // fmul v19.4s, v3.4s, v10.4s
+	WORD $0x4eacd64c // fsub v12.4s, v18.4s, v12.4s
+	WORD $0x4e33d452 // fadd v18.4s, v2.4s, v19.4s
+	WORD $0x4eadd6ed // fsub v13.4s, v23.4s, v13.4s
+	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
+	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
+	WORD $0x6e27de31 // fmul v17.4s, v17.4s, v7.4s
+	WORD $0x6e29de52 // fmul v18.4s, v18.4s, v9.4s
+	WORD $0x6e2fddf3 // fmul v19.4s, v15.4s, v15.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x4e32d672 // fadd v18.4s, v19.4s, v18.4s
+	WORD $0x4e2ad62a // fadd v10.4s, v17.4s, v10.4s
+	WORD $0x6e36ded1 // fmul v17.4s, v22.4s, v22.4s
+	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x4e31d64a // fadd v10.4s, v18.4s, v17.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e2affea // fdiv v10.4s, v31.4s, v10.4s
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e34de91 // fmul v17.4s, v20.4s, v20.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e35deb2 // fmul v18.4s, v21.4s, v21.4s
+	WORD $0x6e26dd6b // fmul v11.4s, v11.4s, v6.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x4ea0d4f2 // fsub v18.4s, v7.4s, v0.4s
+	WORD $0x6e38df13 // fmul v19.4s, v24.4s, v24.4s
+	WORD $0x4ea2d537 // fsub v23.4s, v9.4s, v2.4s
+	WORD $0x4e33d631 // fadd v17.4s, v17.4s, v19.4s
+	WORD $0x4ea4d573 // fsub v19.4s, v11.4s, v4.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe63e // fcmge v30.4s, v17.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e31fff1 // fdiv v17.4s, v31.4s, v17.4s
+	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
+	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
+	WORD $0x6e23def7 // fmul v23.4s, v23.4s, v3.4s
+	WORD $0x6e2eddf9 // fmul v25.4s, v15.4s, v14.4s
+	WORD $0x4e37d652 // fadd v18.4s, v18.4s, v23.4s
+	WORD $0x6e2cde17 // fmul v23.4s, v16.4s, v12.4s
+	WORD $0x6e25de73 // fmul v19.4s, v19.4s, v5.4s
+	WORD $0x4e37d737 // fadd v23.4s, v25.4s, v23.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e2dded3 // fmul v19.4s, v22.4s, v13.4s
+	WORD $0x6e28de48 // fmul v8.4s, v18.4s, v8.4s
+	WORD $0x4e33d6f2 // fadd v18.4s, v23.4s, v19.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e2ade52 // fmul v18.4s, v18.4s, v10.4s
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x6e34ddf3 // fmul v19.4s, v15.4s, v20.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e35de01 // fmul v1.4s, v16.4s, v21.4s
+	WORD $0x4ea7d400 // fsub v0.4s, v0.4s, v7.4s
+	WORD $0x4e21d661 // fadd v1.4s, v19.4s, v1.4s
+	WORD $0x6e28dc63 // fmul v3.4s, v3.4s, v8.4s
+	WORD $0x6e38dec7 // fmul v7.4s, v22.4s, v24.4s
+	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
+	WORD $0x6e28dca3 // fmul v3.4s, v5.4s, v8.4s
+	WORD $0x6e32dde5 // fmul v5.4s, v15.4s, v18.4s
+	WORD $0x4e23d483 // fadd v3.4s, v4.4s, v3.4s
+	WORD $0x6e32de04 // fmul v4.4s, v16.4s, v18.4s
+	WORD $0x4eabd463 // fsub v3.4s, v3.4s, v11.4s
+	WORD $0x6e32dec7 // fmul v7.4s, v22.4s, v18.4s
+	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
+	WORD $0x4eaed4a5 // fsub v5.4s, v5.4s, v14.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4eadd4e2 // fsub v2.4s, v7.4s, v13.4s
+	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
+	WORD $0x6e21dde7 // fmul v7.4s, v15.4s, v1.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	WORD $0x6e21de03 // fmul v3.4s, v16.4s, v1.4s
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x6e21dec1 // fmul v1.4s, v22.4s, v1.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e789 // fcmge v9.4s, v28.4s, v0.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4ea7d687 // fsub v7.4s, v20.4s, v7.4s
+	WORD $0x4ea3d6a3 // fsub v3.4s, v21.4s, v3.4s
+	WORD $0x3dc00e8b // ldr q11, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6ebe1d68 // bit v8.16b, v11.16b, v30.16b
+	WORD $0x4ea1d701 // fsub v1.4s, v24.4s, v1.4s
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x6e27dcf2 // fmul v18.4s, v7.4s, v7.4s
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6ebe1d60 // bit v0.16b, v11.16b, v30.16b
+	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
+	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
+	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
+	WORD $0x6e23dc83 // fmul v3.4s, v4.4s, v3.4s
+	WORD $0x4e23d4a3 // fadd v3.4s, v5.4s, v3.4s
+	WORD $0x6e21dc41 // fmul v1.4s, v2.4s, v1.4s
+	WORD $0x4e21d461 // fadd v1.4s, v3.4s, v1.4s
+	WORD $0x4ea0d93e // fcmeq v30.4s, v9.4s, #0.0
+	WORD $0x6e29fc21 // fdiv v1.4s, v1.4s, v9.4s
+	WORD $0x4e7e1c21 // bic v1.16b, v1.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea1e7fe // fcmgt v30.4s, v31.4s, v1.4s
+	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
+	WORD $0x4ea0cbc1 // fcmgt v1.4s, v30.4s, #0.0
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6e21de82 // fmul v2.4s, v20.4s, v1.4s
+	WORD $0x4e22d5c2 // fadd v2.4s, v14.4s, v2.4s
+	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
+	WORD $0x4e23d583 // fadd v3.4s, v12.4s, v3.4s
+	WORD $0x6e21df01 // fmul v1.4s, v24.4s, v1.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e2fdc42 // fmul v2.4s, v2.4s, v15.4s
+	WORD $0x6e30dc63 // fmul v3.4s, v3.4s, v16.4s
+	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x6e36dc21 // fmul v1.4s, v1.4s, v22.4s
+	WORD $0x4e21d441 // fadd v1.4s, v2.4s, v1.4s
+	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea1e7fe // fcmgt v30.4s, v31.4s, v1.4s
+	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
+	WORD $0x4ea0cbc1 // fcmgt v1.4s, v30.4s, #0.0
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6e21dde2 // fmul v2.4s, v15.4s, v1.4s
+	WORD $0x6e21de03 // fmul v3.4s, v16.4s, v1.4s
+	WORD $0x6e21dec4 // fmul v4.4s, v22.4s, v1.4s
+	WORD $0x4eaed445 // fsub v5.4s, v2.4s, v14.4s
+	WORD $0x4eacd467 // fsub v7.4s, v3.4s, v12.4s
+	WORD $0x4eadd489 // fsub v9.4s, v4.4s, v13.4s
+	WORD $0x6e34dca5 // fmul v5.4s, v5.4s, v20.4s
+	WORD $0x6e35dce7 // fmul v7.4s, v7.4s, v21.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x6e38dd27 // fmul v7.4s, v9.4s, v24.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea5e7fe // fcmgt v30.4s, v31.4s, v5.4s
+	WORD $0x6e7f1cbe // bsl v30.16b, v5.16b, v31.16b
+	WORD $0x4ea0cbc5 // fcmgt v5.4s, v30.4s, #0.0
+	WORD $0x4e3e1ca5 // and v5.16b, v5.16b, v30.16b
+	WORD $0x6e25de87 // fmul v7.4s, v20.4s, v5.4s
+	WORD $0x4e27d5c7 // fadd v7.4s, v14.4s, v7.4s
+	WORD $0x4ea2d4e2 // fsub v2.4s, v7.4s, v2.4s
+	WORD $0x6e25dea7 // fmul v7.4s, v21.4s, v5.4s
+	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
+	WORD $0x4ea3d4e3 // fsub v3.4s, v7.4s, v3.4s
+	WORD $0x6e25df07 // fmul v7.4s, v24.4s, v5.4s
+	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
+	WORD $0x4ea4d4e4 // fsub v4.4s, v7.4s, v4.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
+	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
+	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e22e783 // fcmge v3.4s, v28.4s, v2.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x3dc00e84 // ldr q4, [x20, #48]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c85 // bit v5.16b, v4.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c81 // bit v1.16b, v4.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c82 // bit v2.16b, v4.16b, v30.16b
+	// Store the results.
+	WORD $0x3cb06988 // str q8, [x12, x16]
+	WORD $0x3cb069a6 // str q6, [x13, x16]
+	WORD $0x3cb069c0 // str q0, [x14, x16]
+	WORD $0x3cb86985 // str q5, [x12, x24]
+	WORD $0x3cb869a1 // str q1, [x13, x24]
+	WORD $0x3cb869c2 // str q2, [x14, x24]
+	ADD $32, R16
+	SUB $8, R15
+	CMP $8, R15
+	BGE ClosestNEON_groups
+
+ClosestNEON_groups_end:
 	// Whole groups of 4 lanes.
 	CMP $4, R15
 	BLT ClosestNEON_tail
@@ -33,79 +343,73 @@ TEXT ·ClosestNEON(SB), NOSPLIT, $256-128
 ClosestNEON_loop:
 	// M0 = B-A, u = D-C, E = A-C.
 	WORD $0x3cf0687b // ldr q27, [x3, x16]
-	WORD $0x3cf0681c // ldr q28, [x0, x16]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3cf06800 // ldr q0, [x0, x16]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
 	WORD $0x3cf0689b // ldr q27, [x4, x16]
-	WORD $0x3cf0683c // ldr q28, [x1, x16]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3cf06822 // ldr q2, [x1, x16]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
 	WORD $0x3cf068bb // ldr q27, [x5, x16]
-	WORD $0x3cf0685c // ldr q28, [x2, x16]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
+	WORD $0x3cf06844 // ldr q4, [x2, x16]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
 	WORD $0x3cf0693b // ldr q27, [x9, x16]
-	WORD $0x3cf068dc // ldr q28, [x6, x16]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x3cf068c6 // ldr q6, [x6, x16]
+	WORD $0x4ea6d767 // fsub v7.4s, v27.4s, v6.4s
 	WORD $0x3cf0695b // ldr q27, [x10, x16]
-	WORD $0x3cf068fc // ldr q28, [x7, x16]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
+	WORD $0x3cf068e8 // ldr q8, [x7, x16]
+	WORD $0x4ea8d769 // fsub v9.4s, v27.4s, v8.4s
 	WORD $0x3cf0697b // ldr q27, [x11, x16]
-	WORD $0x3cf0691c // ldr q28, [x8, x16]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x3cf0681b // ldr q27, [x0, x16]
-	WORD $0x3cf068dc // ldr q28, [x6, x16]
-	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
-	WORD $0x3cf0683b // ldr q27, [x1, x16]
-	WORD $0x3cf068fc // ldr q28, [x7, x16]
-	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
-	WORD $0x3cf0685b // ldr q27, [x2, x16]
-	WORD $0x3cf0691c // ldr q28, [x8, x16]
-	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3cf0690a // ldr q10, [x8, x16]
+	WORD $0x4eaad76b // fsub v11.4s, v27.4s, v10.4s
+	WORD $0x4ea6d400 // fsub v0.4s, v0.4s, v6.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4eaad484 // fsub v4.4s, v4.4s, v10.4s
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x6e24dc8a // fmul v10.4s, v4.4s, v4.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x6e29dd28 // fmul v8.4s, v9.4s, v9.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x6e2bdd68 // fmul v8.4s, v11.4s, v11.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe53e // fcmge v30.4s, v9.4s, v31.4s
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e29ffe9 // fdiv v9.4s, v31.4s, v9.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e23dc6a // fmul v10.4s, v3.4s, v3.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affea // fdiv v10.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	WORD $0x6e26dc6b // fmul v11.4s, v3.4s, v6.4s
-	WORD $0x6e27dc8c // fmul v12.4s, v4.4s, v7.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dcac // fmul v12.4s, v5.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e29dd6b // fmul v11.4s, v11.4s, v9.4s
-	WORD $0x6e20dc6c // fmul v12.4s, v3.4s, v0.4s
-	WORD $0x6e21dc8d // fmul v13.4s, v4.4s, v1.4s
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e20dcea // fmul v10.4s, v7.4s, v0.4s
+	WORD $0x6e22dd2c // fmul v12.4s, v9.4s, v2.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e24dd6c // fmul v12.4s, v11.4s, v4.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e26dd4a // fmul v10.4s, v10.4s, v6.4s
+	WORD $0x6e21dcec // fmul v12.4s, v7.4s, v1.4s
+	WORD $0x6e23dd2d // fmul v13.4s, v9.4s, v3.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e22dcad // fmul v13.4s, v5.4s, v2.4s
+	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
+	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2bdc6d // fmul v13.4s, v3.4s, v11.4s
-	WORD $0x6e2bdc8e // fmul v14.4s, v4.4s, v11.4s
-	WORD $0x6e2bdcab // fmul v11.4s, v5.4s, v11.4s
-	WORD $0x4ea6d5ad // fsub v13.4s, v13.4s, v6.4s
-	WORD $0x4ea7d5ce // fsub v14.4s, v14.4s, v7.4s
-	WORD $0x4ea8d56b // fsub v11.4s, v11.4s, v8.4s
-	WORD $0x6e2cdc6f // fmul v15.4s, v3.4s, v12.4s
-	WORD $0x6e2cdc90 // fmul v16.4s, v4.4s, v12.4s
-	WORD $0x6e2cdcac // fmul v12.4s, v5.4s, v12.4s
-	WORD $0x4eafd40f // fsub v15.4s, v0.4s, v15.4s
-	WORD $0x4eb0d430 // fsub v16.4s, v1.4s, v16.4s
-	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
+	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
+	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
+	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
+	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
+	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
+	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
+	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
+	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
+	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
+	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
 	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
@@ -115,65 +419,62 @@ ClosestNEON_loop:
 	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
 	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e2cdd6b // fmul v11.4s, v11.4s, v12.4s
-	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
+	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
 	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd6b // fdiv v11.4s, v11.4s, v17.4s
-	WORD $0x4e7e1d6b // bic v11.16b, v11.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7cb // fcmgt v11.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2bdc0c // fmul v12.4s, v0.4s, v11.4s
-	WORD $0x4e2cd4cc // fadd v12.4s, v6.4s, v12.4s
-	WORD $0x6e2bdc2d // fmul v13.4s, v1.4s, v11.4s
-	WORD $0x4e2dd4ed // fadd v13.4s, v7.4s, v13.4s
-	WORD $0x6e2bdc4b // fmul v11.4s, v2.4s, v11.4s
-	WORD $0x4e2bd50b // fadd v11.4s, v8.4s, v11.4s
-	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
-	WORD $0x6e24ddad // fmul v13.4s, v13.4s, v4.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e25dd6b // fmul v11.4s, v11.4s, v5.4s
-	WORD $0x4e2bd58b // fadd v11.4s, v12.4s, v11.4s
-	WORD $0x6e29dd69 // fmul v9.4s, v11.4s, v9.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7c9 // fcmgt v9.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e29dc63 // fmul v3.4s, v3.4s, v9.4s
-	WORD $0x6e29dc84 // fmul v4.4s, v4.4s, v9.4s
-	WORD $0x6e29dca5 // fmul v5.4s, v5.4s, v9.4s
-	WORD $0x4ea6d46b // fsub v11.4s, v3.4s, v6.4s
-	WORD $0x4ea7d48c // fsub v12.4s, v4.4s, v7.4s
-	WORD $0x4ea8d4ad // fsub v13.4s, v5.4s, v8.4s
-	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
-	WORD $0x6e21dd8c // fmul v12.4s, v12.4s, v1.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e22ddac // fmul v12.4s, v13.4s, v2.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
 	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ca // fcmgt v10.4s, v30.4s, v31.4s
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
 	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
+	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
+	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
+	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
+	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
+	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
+	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
+	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2adc00 // fmul v0.4s, v0.4s, v10.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
-	WORD $0x4e21d4e1 // fadd v1.4s, v7.4s, v1.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x6e2adc42 // fmul v2.4s, v2.4s, v10.4s
-	WORD $0x4e22d502 // fadd v2.4s, v8.4s, v2.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4ea7d400 // fsub v0.4s, v0.4s, v7.4s
+	WORD $0x6e28dc61 // fmul v1.4s, v3.4s, v8.4s
+	WORD $0x4e21d441 // fadd v1.4s, v2.4s, v1.4s
+	WORD $0x4ea9d421 // fsub v1.4s, v1.4s, v9.4s
+	WORD $0x6e28dca2 // fmul v2.4s, v5.4s, v8.4s
+	WORD $0x4e22d482 // fadd v2.4s, v4.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -183,18 +484,16 @@ ClosestNEON_loop:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e781 // fcmge v1.4s, v28.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x3dc00e82 // ldr q2, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f8a // bit v10.16b, v28.16b, v30.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f89 // bit v9.16b, v28.16b, v30.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f80 // bit v0.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
 	// Store the results.
-	WORD $0x3cb0698a // str q10, [x12, x16]
-	WORD $0x3cb069a9 // str q9, [x13, x16]
+	WORD $0x3cb06988 // str q8, [x12, x16]
+	WORD $0x3cb069a6 // str q6, [x13, x16]
 	WORD $0x3cb069c0 // str q0, [x14, x16]
 	ADD $16, R16
 	SUB $4, R15
@@ -333,79 +632,73 @@ ClosestNEON_tail:
 ClosestNEON_in_end:
 	// M0 = B-A, u = D-C, E = A-C.
 	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc002a0 // ldr q0, [x21, #0]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3dc006a2 // ldr q2, [x21, #16]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
+	WORD $0x3dc00aa4 // ldr q4, [x21, #32]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x3dc01aa6 // ldr q6, [x21, #96]
+	WORD $0x4ea6d767 // fsub v7.4s, v27.4s, v6.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
+	WORD $0x3dc01ea8 // ldr q8, [x21, #112]
+	WORD $0x4ea8d769 // fsub v9.4s, v27.4s, v8.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x3dc002bb // ldr q27, [x21, #0]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc022aa // ldr q10, [x21, #128]
+	WORD $0x4eaad76b // fsub v11.4s, v27.4s, v10.4s
+	WORD $0x4ea6d400 // fsub v0.4s, v0.4s, v6.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4eaad484 // fsub v4.4s, v4.4s, v10.4s
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x6e24dc8a // fmul v10.4s, v4.4s, v4.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x6e29dd28 // fmul v8.4s, v9.4s, v9.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x6e2bdd68 // fmul v8.4s, v11.4s, v11.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe53e // fcmge v30.4s, v9.4s, v31.4s
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e29ffe9 // fdiv v9.4s, v31.4s, v9.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e23dc6a // fmul v10.4s, v3.4s, v3.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affea // fdiv v10.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	WORD $0x6e26dc6b // fmul v11.4s, v3.4s, v6.4s
-	WORD $0x6e27dc8c // fmul v12.4s, v4.4s, v7.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dcac // fmul v12.4s, v5.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e29dd6b // fmul v11.4s, v11.4s, v9.4s
-	WORD $0x6e20dc6c // fmul v12.4s, v3.4s, v0.4s
-	WORD $0x6e21dc8d // fmul v13.4s, v4.4s, v1.4s
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e20dcea // fmul v10.4s, v7.4s, v0.4s
+	WORD $0x6e22dd2c // fmul v12.4s, v9.4s, v2.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e24dd6c // fmul v12.4s, v11.4s, v4.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e26dd4a // fmul v10.4s, v10.4s, v6.4s
+	WORD $0x6e21dcec // fmul v12.4s, v7.4s, v1.4s
+	WORD $0x6e23dd2d // fmul v13.4s, v9.4s, v3.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e22dcad // fmul v13.4s, v5.4s, v2.4s
+	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
+	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2bdc6d // fmul v13.4s, v3.4s, v11.4s
-	WORD $0x6e2bdc8e // fmul v14.4s, v4.4s, v11.4s
-	WORD $0x6e2bdcab // fmul v11.4s, v5.4s, v11.4s
-	WORD $0x4ea6d5ad // fsub v13.4s, v13.4s, v6.4s
-	WORD $0x4ea7d5ce // fsub v14.4s, v14.4s, v7.4s
-	WORD $0x4ea8d56b // fsub v11.4s, v11.4s, v8.4s
-	WORD $0x6e2cdc6f // fmul v15.4s, v3.4s, v12.4s
-	WORD $0x6e2cdc90 // fmul v16.4s, v4.4s, v12.4s
-	WORD $0x6e2cdcac // fmul v12.4s, v5.4s, v12.4s
-	WORD $0x4eafd40f // fsub v15.4s, v0.4s, v15.4s
-	WORD $0x4eb0d430 // fsub v16.4s, v1.4s, v16.4s
-	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
+	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
+	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
+	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
+	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
+	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
+	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
+	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
+	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
+	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
+	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
 	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
@@ -415,65 +708,62 @@ ClosestNEON_in_end:
 	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
 	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e2cdd6b // fmul v11.4s, v11.4s, v12.4s
-	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
+	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
 	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd6b // fdiv v11.4s, v11.4s, v17.4s
-	WORD $0x4e7e1d6b // bic v11.16b, v11.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7cb // fcmgt v11.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2bdc0c // fmul v12.4s, v0.4s, v11.4s
-	WORD $0x4e2cd4cc // fadd v12.4s, v6.4s, v12.4s
-	WORD $0x6e2bdc2d // fmul v13.4s, v1.4s, v11.4s
-	WORD $0x4e2dd4ed // fadd v13.4s, v7.4s, v13.4s
-	WORD $0x6e2bdc4b // fmul v11.4s, v2.4s, v11.4s
-	WORD $0x4e2bd50b // fadd v11.4s, v8.4s, v11.4s
-	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
-	WORD $0x6e24ddad // fmul v13.4s, v13.4s, v4.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e25dd6b // fmul v11.4s, v11.4s, v5.4s
-	WORD $0x4e2bd58b // fadd v11.4s, v12.4s, v11.4s
-	WORD $0x6e29dd69 // fmul v9.4s, v11.4s, v9.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7c9 // fcmgt v9.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e29dc63 // fmul v3.4s, v3.4s, v9.4s
-	WORD $0x6e29dc84 // fmul v4.4s, v4.4s, v9.4s
-	WORD $0x6e29dca5 // fmul v5.4s, v5.4s, v9.4s
-	WORD $0x4ea6d46b // fsub v11.4s, v3.4s, v6.4s
-	WORD $0x4ea7d48c // fsub v12.4s, v4.4s, v7.4s
-	WORD $0x4ea8d4ad // fsub v13.4s, v5.4s, v8.4s
-	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
-	WORD $0x6e21dd8c // fmul v12.4s, v12.4s, v1.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e22ddac // fmul v12.4s, v13.4s, v2.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
 	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ca // fcmgt v10.4s, v30.4s, v31.4s
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
 	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
+	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
+	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
+	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
+	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
+	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
+	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
+	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2adc00 // fmul v0.4s, v0.4s, v10.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
-	WORD $0x4e21d4e1 // fadd v1.4s, v7.4s, v1.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x6e2adc42 // fmul v2.4s, v2.4s, v10.4s
-	WORD $0x4e22d502 // fadd v2.4s, v8.4s, v2.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4ea7d400 // fsub v0.4s, v0.4s, v7.4s
+	WORD $0x6e28dc61 // fmul v1.4s, v3.4s, v8.4s
+	WORD $0x4e21d441 // fadd v1.4s, v2.4s, v1.4s
+	WORD $0x4ea9d421 // fsub v1.4s, v1.4s, v9.4s
+	WORD $0x6e28dca2 // fmul v2.4s, v5.4s, v8.4s
+	WORD $0x4e22d482 // fadd v2.4s, v4.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -483,17 +773,15 @@ ClosestNEON_in_end:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e781 // fcmge v1.4s, v28.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x3dc00e82 // ldr q2, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f8a // bit v10.16b, v28.16b, v30.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f89 // bit v9.16b, v28.16b, v30.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f80 // bit v0.16b, v28.16b, v30.16b
-	WORD $0x3d8032aa // str q10, [x21, #192]
-	WORD $0x3d8036a9 // str q9, [x21, #208]
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	WORD $0x3d8032a8 // str q8, [x21, #192]
+	WORD $0x3d8036a6 // str q6, [x21, #208]
 	WORD $0x3d803aa0 // str q0, [x21, #224]
 	MOVWU 192(R21), R22
 	ADD R16, R12, R19
@@ -804,32 +1092,29 @@ TEXT ·ClosestPointNEON(SB), NOSPLIT, $192-96
 
 ClosestPointNEON_loop:
 	WORD $0x3cf068db // ldr q27, [x6, x16]
-	WORD $0x3cf0687c // ldr q28, [x3, x16]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3cf06860 // ldr q0, [x3, x16]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
 	WORD $0x3cf068fb // ldr q27, [x7, x16]
-	WORD $0x3cf0689c // ldr q28, [x4, x16]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3cf06882 // ldr q2, [x4, x16]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
 	WORD $0x3cf0691b // ldr q27, [x8, x16]
-	WORD $0x3cf068bc // ldr q28, [x5, x16]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
+	WORD $0x3cf068a4 // ldr q4, [x5, x16]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
 	WORD $0x3cf0681b // ldr q27, [x0, x16]
-	WORD $0x3cf0687c // ldr q28, [x3, x16]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x4ea0d760 // fsub v0.4s, v27.4s, v0.4s
 	WORD $0x3cf0683b // ldr q27, [x1, x16]
-	WORD $0x3cf0689c // ldr q28, [x4, x16]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
+	WORD $0x4ea2d762 // fsub v2.4s, v27.4s, v2.4s
 	WORD $0x3cf0685b // ldr q27, [x2, x16]
-	WORD $0x3cf068bc // ldr q28, [x5, x16]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x6e20dc66 // fmul v6.4s, v3.4s, v0.4s
-	WORD $0x6e21dc87 // fmul v7.4s, v4.4s, v1.4s
+	WORD $0x4ea4d764 // fsub v4.4s, v27.4s, v4.4s
+	WORD $0x6e21dc06 // fmul v6.4s, v0.4s, v1.4s
+	WORD $0x6e23dc47 // fmul v7.4s, v2.4s, v3.4s
 	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e22dca7 // fmul v7.4s, v5.4s, v2.4s
+	WORD $0x6e25dc87 // fmul v7.4s, v4.4s, v5.4s
 	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e20dc07 // fmul v7.4s, v0.4s, v0.4s
-	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
+	WORD $0x6e23dc68 // fmul v8.4s, v3.4s, v3.4s
 	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e25dca8 // fmul v8.4s, v5.4s, v5.4s
 	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
 	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
 	WORD $0x6e27fcc6 // fdiv v6.4s, v6.4s, v7.4s
@@ -837,15 +1122,14 @@ ClosestPointNEON_loop:
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7c6 // fcmgt v6.4s, v30.4s, v31.4s
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e26dc00 // fmul v0.4s, v0.4s, v6.4s
 	WORD $0x6e26dc21 // fmul v1.4s, v1.4s, v6.4s
-	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x6e26dc63 // fmul v3.4s, v3.4s, v6.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4ea0d420 // fsub v0.4s, v1.4s, v0.4s
+	WORD $0x4ea2d461 // fsub v1.4s, v3.4s, v2.4s
+	WORD $0x4ea4d4a2 // fsub v2.4s, v5.4s, v4.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -855,12 +1139,11 @@ ClosestPointNEON_loop:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e781 // fcmge v1.4s, v28.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x3dc00e82 // ldr q2, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f86 // bit v6.16b, v28.16b, v30.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f80 // bit v0.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
 	// Store the results.
 	WORD $0x3cb06926 // str q6, [x9, x16]
 	WORD $0x3cb06940 // str q0, [x10, x16]
@@ -970,32 +1253,29 @@ ClosestPointNEON_tail:
 
 ClosestPointNEON_in_end:
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc00ea0 // ldr q0, [x21, #48]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3dc012a2 // ldr q2, [x21, #64]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc016bc // ldr q28, [x21, #80]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
+	WORD $0x3dc016a4 // ldr q4, [x21, #80]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
 	WORD $0x3dc002bb // ldr q27, [x21, #0]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x4ea0d760 // fsub v0.4s, v27.4s, v0.4s
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
+	WORD $0x4ea2d762 // fsub v2.4s, v27.4s, v2.4s
 	WORD $0x3dc00abb // ldr q27, [x21, #32]
-	WORD $0x3dc016bc // ldr q28, [x21, #80]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x6e20dc66 // fmul v6.4s, v3.4s, v0.4s
-	WORD $0x6e21dc87 // fmul v7.4s, v4.4s, v1.4s
+	WORD $0x4ea4d764 // fsub v4.4s, v27.4s, v4.4s
+	WORD $0x6e21dc06 // fmul v6.4s, v0.4s, v1.4s
+	WORD $0x6e23dc47 // fmul v7.4s, v2.4s, v3.4s
 	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e22dca7 // fmul v7.4s, v5.4s, v2.4s
+	WORD $0x6e25dc87 // fmul v7.4s, v4.4s, v5.4s
 	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e20dc07 // fmul v7.4s, v0.4s, v0.4s
-	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
+	WORD $0x6e23dc68 // fmul v8.4s, v3.4s, v3.4s
 	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e25dca8 // fmul v8.4s, v5.4s, v5.4s
 	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
 	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
 	WORD $0x6e27fcc6 // fdiv v6.4s, v6.4s, v7.4s
@@ -1003,15 +1283,14 @@ ClosestPointNEON_in_end:
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7c6 // fcmgt v6.4s, v30.4s, v31.4s
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e26dc00 // fmul v0.4s, v0.4s, v6.4s
 	WORD $0x6e26dc21 // fmul v1.4s, v1.4s, v6.4s
-	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x6e26dc63 // fmul v3.4s, v3.4s, v6.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4ea0d420 // fsub v0.4s, v1.4s, v0.4s
+	WORD $0x4ea2d461 // fsub v1.4s, v3.4s, v2.4s
+	WORD $0x4ea4d4a2 // fsub v2.4s, v5.4s, v4.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -1021,12 +1300,11 @@ ClosestPointNEON_in_end:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e781 // fcmge v1.4s, v28.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x3dc00e82 // ldr q2, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f86 // bit v6.16b, v28.16b, v30.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6ebe1f80 // bit v0.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
 	WORD $0x3d8026a6 // str q6, [x21, #144]
 	WORD $0x3d802aa0 // str q0, [x21, #160]
 	MOVWU 144(R21), R22
@@ -1215,725 +1493,684 @@ ContactsNEON_loop:
 	MOVWU (R6)(R22<<2), R23
 	MOVW R23, 348(R21)
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
+	WORD $0x3dc036a6 // ldr q6, [x21, #208]
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
+	WORD $0x3dc04eac // ldr q12, [x21, #304]
+	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
+	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
+	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
+	WORD $0x4eb0d4f4 // fsub v20.4s, v7.4s, v16.4s
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x6e24dc8a // fmul v10.4s, v4.4s, v4.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e2bdd75 // fmul v21.4s, v11.4s, v11.4s
+	WORD $0x6e2eddd6 // fmul v22.4s, v14.4s, v14.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe53e // fcmge v30.4s, v9.4s, v31.4s
+	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e29ffe9 // fdiv v9.4s, v31.4s, v9.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affeb // fdiv v11.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
-	WORD $0x6e26dc6c // fmul v12.4s, v3.4s, v6.4s
-	WORD $0x6e27dc8d // fmul v13.4s, v4.4s, v7.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dcad // fmul v13.4s, v5.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
-	WORD $0x6e20dc6d // fmul v13.4s, v3.4s, v0.4s
-	WORD $0x6e21dc8e // fmul v14.4s, v4.4s, v1.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e22dcae // fmul v14.4s, v5.4s, v2.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
+	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
+	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
+	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2cdc6e // fmul v14.4s, v3.4s, v12.4s
-	WORD $0x6e2cdc8f // fmul v15.4s, v4.4s, v12.4s
-	WORD $0x6e2cdcb0 // fmul v16.4s, v5.4s, v12.4s
-	WORD $0x4ea6d5ce // fsub v14.4s, v14.4s, v6.4s
-	WORD $0x4ea7d5ef // fsub v15.4s, v15.4s, v7.4s
-	WORD $0x4ea8d610 // fsub v16.4s, v16.4s, v8.4s
-	WORD $0x6e2ddc71 // fmul v17.4s, v3.4s, v13.4s
-	WORD $0x6e2ddc92 // fmul v18.4s, v4.4s, v13.4s
-	WORD $0x6e2ddcb3 // fmul v19.4s, v5.4s, v13.4s
-	WORD $0x4eb1d411 // fsub v17.4s, v0.4s, v17.4s
-	WORD $0x4eb2d432 // fsub v18.4s, v1.4s, v18.4s
-	WORD $0x4eb3d453 // fsub v19.4s, v2.4s, v19.4s
+	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
+	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
+	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
+	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
+	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
+	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
+	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
-	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
-	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
-	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
+	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
+	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
+	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
+	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2edc0f // fmul v15.4s, v0.4s, v14.4s
-	WORD $0x4e2fd4cf // fadd v15.4s, v6.4s, v15.4s
-	WORD $0x6e2edc30 // fmul v16.4s, v1.4s, v14.4s
-	WORD $0x4e30d4f0 // fadd v16.4s, v7.4s, v16.4s
-	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
-	WORD $0x4e2ed50e // fadd v14.4s, v8.4s, v14.4s
-	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
-	WORD $0x6e24de10 // fmul v16.4s, v16.4s, v4.4s
-	WORD $0x4e30d5ef // fadd v15.4s, v15.4s, v16.4s
-	WORD $0x6e25ddce // fmul v14.4s, v14.4s, v5.4s
-	WORD $0x4e2ed5ee // fadd v14.4s, v15.4s, v14.4s
-	WORD $0x6e29ddce // fmul v14.4s, v14.4s, v9.4s
+	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
+	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
+	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
+	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
+	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
+	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2edc63 // fmul v3.4s, v3.4s, v14.4s
-	WORD $0x6e2edc84 // fmul v4.4s, v4.4s, v14.4s
-	WORD $0x6e2edca5 // fmul v5.4s, v5.4s, v14.4s
-	WORD $0x4ea6d46e // fsub v14.4s, v3.4s, v6.4s
-	WORD $0x4ea7d48f // fsub v15.4s, v4.4s, v7.4s
-	WORD $0x4ea8d4b0 // fsub v16.4s, v5.4s, v8.4s
-	WORD $0x6e20ddce // fmul v14.4s, v14.4s, v0.4s
-	WORD $0x6e21ddef // fmul v15.4s, v15.4s, v1.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e22de0f // fmul v15.4s, v16.4s, v2.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e2bddcb // fmul v11.4s, v14.4s, v11.4s
+	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
+	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
+	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
+	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
+	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
+	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
+	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7cb // fcmgt v11.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc00 // fmul v0.4s, v0.4s, v11.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x6e2bdc21 // fmul v1.4s, v1.4s, v11.4s
-	WORD $0x4e21d4e1 // fadd v1.4s, v7.4s, v1.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
-	WORD $0x4e22d502 // fadd v2.4s, v8.4s, v2.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
-	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
-	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e22dc47 // fmul v7.4s, v2.4s, v2.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
+	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
+	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
+	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
+	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
+	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
+	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2dd587 // fadd v7.4s, v12.4s, v13.4s
-	WORD $0x6eace4fe // fcmgt v30.4s, v7.4s, v12.4s
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671d88 // bsl v8.16b, v12.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ea8e77e // fcmgt v30.4s, v27.4s, v8.4s
-	WORD $0x6ebe1f68 // bit v8.16b, v27.16b, v30.16b
-	WORD $0x6ea7e59e // fcmgt v30.4s, v12.4s, v7.4s
-	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6ea8e4e7 // fcmgt v7.4s, v7.4s, v8.4s
+	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
+	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
+	WORD $0x6f00e40f // movi v15.2d, #0x0
+	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
+	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
+	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
+	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
+	WORD $0x3dc00690 // ldr q16, [x20, #16]
+	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
+	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
+	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e2adf68 // fmul v8.4s, v27.4s, v10.4s
-	WORD $0x6e34e508 // fcmge v8.4s, v8.4s, v20.4s
-	WORD $0x4e281ce7 // and v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce548 // fcmeq v8.4s, v10.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce528 // fcmeq v8.4s, v9.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
+	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
+	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
+	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
+	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
+	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
 	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
-	WORD $0x4ea11c29 // mov v9.16b, v1.16b
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6eb0a99e // umaxv s30, v12.4s
+	WORD $0x4ea21c4d // mov v13.16b, v2.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4eac1d92 // mov v18.16b, v12.16b
+	WORD $0x3dc00293 // ldr q19, [x20, #0]
+	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
+	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_normal
 	// Fallback 1: the cross product of the unit axes.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76d // fsub v13.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
+	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
-	WORD $0x6e2dddb3 // fmul v19.4s, v13.4s, v13.4s
-	WORD $0x6e2eddd4 // fmul v20.4s, v14.4s, v14.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e2fddf4 // fmul v20.4s, v15.4s, v15.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e30de14 // fmul v20.4s, v16.4s, v16.4s
-	WORD $0x6e31de35 // fmul v21.4s, v17.4s, v17.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
+	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
+	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe69e // fcmge v30.4s, v20.4s, v31.4s
+	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e34fff4 // fdiv v20.4s, v31.4s, v20.4s
-	WORD $0x4e3e1e94 // and v20.16b, v20.16b, v30.16b
-	WORD $0x6ea1fa75 // fsqrt v21.4s, v19.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0dabe // fcmeq v30.4s, v21.4s, #0.0
-	WORD $0x6e35ff75 // fdiv v21.4s, v27.4s, v21.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x6ea1fa94 // fsqrt v20.4s, v20.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x6e35ddce // fmul v14.4s, v14.4s, v21.4s
-	WORD $0x6e35ddef // fmul v15.4s, v15.4s, v21.4s
-	WORD $0x6e34de10 // fmul v16.4s, v16.4s, v20.4s
-	WORD $0x6e34de31 // fmul v17.4s, v17.4s, v20.4s
-	WORD $0x6e34de52 // fmul v18.4s, v18.4s, v20.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce673 // fcmeq v19.4s, v19.4s, v28.4s
-	WORD $0x6e32ddd4 // fmul v20.4s, v14.4s, v18.4s
-	WORD $0x6e31ddf5 // fmul v21.4s, v15.4s, v17.4s
-	WORD $0x4eb5d694 // fsub v20.4s, v20.4s, v21.4s
-	WORD $0x6e30ddf5 // fmul v21.4s, v15.4s, v16.4s
-	WORD $0x6e32ddb6 // fmul v22.4s, v13.4s, v18.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e31ddb6 // fmul v22.4s, v13.4s, v17.4s
-	WORD $0x6e30ddd7 // fmul v23.4s, v14.4s, v16.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x6e36ded8 // fmul v24.4s, v22.4s, v22.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d14 // bif v20.16b, v8.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d35 // bif v21.16b, v9.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d56 // bif v22.16b, v10.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d77 // bif v23.16b, v11.16b, v30.16b
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4eb61eca // mov v10.16b, v22.16b
-	WORD $0x4eb71eeb // mov v11.16b, v23.16b
+	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
+	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
+	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
+	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
+	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
+	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
+	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
+	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
+	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
+	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
+	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
+	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
+	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
+	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
+	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
+	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
+	WORD $0x4eb91f2d // mov v13.16b, v25.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4ea11c31 // mov v17.16b, v1.16b
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e2e // bit v14.16b, v17.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e4f // bit v15.16b, v18.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0f9ac // fneg v12.4s, v13.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6e2eddd0 // fmul v16.4s, v14.4s, v14.4s
-	WORD $0x6e2cdd91 // fmul v17.4s, v12.4s, v12.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e681dd1 // bsl v17.16b, v14.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2c // bif v12.16b, v9.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6a1f92 // bsl v18.16b, v28.16b, v10.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d70 // bif v16.16b, v11.16b, v30.16b
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4eac1d89 // mov v9.16b, v12.16b
-	WORD $0x4eb21e4a // mov v10.16b, v18.16b
-	WORD $0x4eb01e0b // mov v11.16b, v16.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0f9cc // fneg v12.4s, v14.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf0 // fmul v16.4s, v15.4s, v15.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6e2cdd90 // fmul v16.4s, v12.4s, v12.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e681f90 // bsl v16.16b, v28.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2f // bif v15.16b, v9.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d4c // bif v12.16b, v10.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d6e // bif v14.16b, v11.16b, v30.16b
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4eac1d8a // mov v10.16b, v12.16b
-	WORD $0x4eae1dcb // mov v11.16b, v14.16b
+	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eb01e11 // mov v17.16b, v16.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e681f8d // bsl v13.16b, v28.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e691f8e // bsl v14.16b, v28.16b, v9.16b
+	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e6a1f8f // bsl v15.16b, v28.16b, v10.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
-	WORD $0x4ead1da8 // mov v8.16b, v13.16b
-	WORD $0x4eae1dc9 // mov v9.16b, v14.16b
-	WORD $0x4eaf1dea // mov v10.16b, v15.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
+	WORD $0x4ea31c6e // mov v14.16b, v3.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
 
 ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6e2bff6b // fdiv v11.4s, v27.4s, v11.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x3dc00681 // ldr q1, [x20, #16]
+	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
+	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
+	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
+	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f8c6 // fsqrt v6.4s, v6.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd76b // fadd v11.4s, v27.4s, v28.4s
-	WORD $0x4ea6d56c // fsub v12.4s, v11.4s, v6.4s
+	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
+	WORD $0x3dc03aac // ldr q12, [x21, #224]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
+	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
 	WORD $0x3dc08ebc // ldr q28, [x21, #560]
-	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
-	WORD $0x6e26e566 // fcmge v6.4s, v11.4s, v6.4s
+	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
+	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd76b // fsub v11.4s, v27.4s, v28.4s
-	WORD $0x6e2bdd0d // fmul v13.4s, v8.4s, v11.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d460 // fadd v0.4s, v3.4s, v0.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2bdd23 // fmul v3.4s, v9.4s, v11.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc21 // fmul v1.4s, v1.4s, v28.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2bdd43 // fmul v3.4s, v10.4s, v11.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc42 // fmul v2.4s, v2.4s, v28.4s
-	WORD $0x4e22d4a2 // fadd v2.4s, v5.4s, v2.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
-	WORD $0x4eac1d83 // mov v3.16b, v12.16b
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea21c4e // mov v14.16b, v2.16b
+	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
+	WORD $0x3dc01691 // ldr q17, [x20, #80]
+	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
+	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x3dc042ab // ldr q11, [x21, #256]
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
+	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
+	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x4eb01e13 // mov v19.16b, v16.16b
+	WORD $0x4ea21c54 // mov v20.16b, v2.16b
+	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
+	WORD $0x4ea81d16 // mov v22.16b, v8.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e271cc7 // and v7.16b, v6.16b, v7.16b
+	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e41d // movi v29.2d, #0x0
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e7d1f86 // bsl v6.16b, v28.16b, v29.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6f00e417 // movi v23.2d, #0x0
 	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6ebe1f86 // bit v6.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
+	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd773 // fsub v19.4s, v27.4s, v28.4s
+	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd774 // fsub v20.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf5 // fmul v21.4s, v15.4s, v15.4s
-	WORD $0x6e30de16 // fmul v22.4s, v16.4s, v16.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e32de56 // fmul v22.4s, v18.4s, v18.4s
-	WORD $0x6e33de77 // fmul v23.4s, v19.4s, v19.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
+	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff6 // fdiv v22.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e37de5a // fmul v26.4s, v18.4s, v23.4s
-	WORD $0x3d8002b5 // str q21, [x21, #0]
-	WORD $0x6e38de75 // fmul v21.4s, v19.4s, v24.4s
-	WORD $0x4e35d755 // fadd v21.4s, v26.4s, v21.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e2fde5a // fmul v26.4s, v18.4s, v15.4s
-	WORD $0x3d8006af // str q15, [x21, #16]
-	WORD $0x6e30de6f // fmul v15.4s, v19.4s, v16.4s
-	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
-	WORD $0x6e31de9a // fmul v26.4s, v20.4s, v17.4s
-	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
-	WORD $0x4e2fd6af // fadd v15.4s, v21.4s, v15.4s
-	WORD $0x6eb5e5fe // fcmgt v30.4s, v15.4s, v21.4s
-	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e6f1eb6 // bsl v22.16b, v21.16b, v15.16b
+	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
+	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
+	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
+	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
+	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
+	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb6e77e // fcmgt v30.4s, v27.4s, v22.4s
-	WORD $0x6ebe1f76 // bit v22.16b, v27.16b, v30.16b
-	WORD $0x6eafe6be // fcmgt v30.4s, v21.4s, v15.4s
-	WORD $0x6ebe1eaf // bit v15.16b, v21.16b, v30.16b
+	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
+	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
+	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
+	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe5fe // fcmgt v30.4s, v15.4s, v27.4s
-	WORD $0x6ebe1f6f // bit v15.16b, v27.16b, v30.16b
+	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
+	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd775 // fadd v21.4s, v27.4s, v28.4s
+	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e36de5a // fmul v26.4s, v18.4s, v22.4s
-	WORD $0x3d800aaf // str q15, [x21, #32]
-	WORD $0x6e36de6f // fmul v15.4s, v19.4s, v22.4s
-	WORD $0x6e36de96 // fmul v22.4s, v20.4s, v22.4s
-	WORD $0x3d800eb4 // str q20, [x21, #48]
-	WORD $0x4eb7d754 // fsub v20.4s, v26.4s, v23.4s
-	WORD $0x3d8012b3 // str q19, [x21, #64]
-	WORD $0x4eb8d5f3 // fsub v19.4s, v15.4s, v24.4s
-	WORD $0x3d8016b2 // str q18, [x21, #80]
-	WORD $0x4eb9d6d2 // fsub v18.4s, v22.4s, v25.4s
+	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
+	WORD $0x3d800aa9 // str q9, [x21, #32]
+	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
+	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
+	WORD $0x3d800eac // str q12, [x21, #48]
+	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
+	WORD $0x3d8012b1 // str q17, [x21, #64]
+	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
+	WORD $0x3d8016b7 // str q23, [x21, #80]
+	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde94 // fmul v20.4s, v20.4s, v28.4s
-	WORD $0x6e30de73 // fmul v19.4s, v19.4s, v16.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
-	WORD $0x6e31de52 // fmul v18.4s, v18.4s, v17.4s
-	WORD $0x4e32d672 // fadd v18.4s, v19.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
+	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
+	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4ebad673 // fsub v19.4s, v19.4s, v26.4s
-	WORD $0x6e32de14 // fmul v20.4s, v16.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eafd694 // fsub v20.4s, v20.4s, v15.4s
-	WORD $0x6e32de32 // fmul v18.4s, v17.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb6d652 // fsub v18.4s, v18.4s, v22.4s
-	WORD $0x3d801ab1 // str q17, [x21, #96]
-	WORD $0x6e28de71 // fmul v17.4s, v19.4s, v8.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x6e29de90 // fmul v16.4s, v20.4s, v9.4s
-	WORD $0x4e30d630 // fadd v16.4s, v17.4s, v16.4s
-	WORD $0x6e2ade51 // fmul v17.4s, v18.4s, v10.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4eb0d6b0 // fsub v16.4s, v21.4s, v16.4s
-	WORD $0x6e2bdd11 // fmul v17.4s, v8.4s, v11.4s
-	WORD $0x4e31d671 // fadd v17.4s, v19.4s, v17.4s
+	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
+	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
+	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
+	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
+	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
+	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
+	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
+	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
+	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
+	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
+	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d751 // fadd v17.4s, v26.4s, v17.4s
+	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd53 // fmul v19.4s, v10.4s, v11.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
-	WORD $0x4e32d6d2 // fadd v18.4s, v22.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e32d772 // fadd v18.4s, v27.4s, v18.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c70 // bif v16.16b, v3.16b, v30.16b
-	WORD $0x4eb01e03 // mov v3.16b, v16.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1cb1 // bif v17.16b, v5.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1dd2 // bif v18.16b, v14.16b, v30.16b
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
+	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
+	WORD $0x4eb11e34 // mov v20.16b, v17.16b
+	WORD $0x4ea91d35 // mov v21.16b, v9.16b
+	WORD $0x4eac1d96 // mov v22.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6f // fmul v15.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4eb7d5f2 // fsub v18.4s, v15.4s, v23.4s
-	WORD $0x4eb8d613 // fsub v19.4s, v16.4s, v24.4s
-	WORD $0x4eb9d634 // fsub v20.4s, v17.4s, v25.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
+	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
+	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cde93 // fmul v19.4s, v20.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
+	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
+	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
+	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4eafd673 // fsub v19.4s, v19.4s, v15.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
+	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e32df74 // fmul v20.4s, v27.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eb0d694 // fsub v20.4s, v20.4s, v16.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
+	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb1d652 // fsub v18.4s, v18.4s, v17.4s
-	WORD $0x6e28de76 // fmul v22.4s, v19.4s, v8.4s
-	WORD $0x6e29de97 // fmul v23.4s, v20.4s, v9.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e2ade57 // fmul v23.4s, v18.4s, v10.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e2bdd16 // fmul v22.4s, v8.4s, v11.4s
-	WORD $0x4e36d673 // fadd v19.4s, v19.4s, v22.4s
+	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
+	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
+	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d610 // fadd v16.4s, v16.4s, v19.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e30d770 // fadd v16.4s, v27.4s, v16.4s
-	WORD $0x6e2bdd4b // fmul v11.4s, v10.4s, v11.4s
-	WORD $0x4e2bd64b // fadd v11.4s, v18.4s, v11.4s
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd62b // fadd v11.4s, v17.4s, v11.4s
+	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c95 // bif v21.16b, v4.16b, v30.16b
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c0f // bif v15.16b, v0.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c30 // bif v16.16b, v1.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c4b // bif v11.16b, v2.16b, v30.16b
-	WORD $0x4eaf1de0 // mov v0.16b, v15.16b
-	WORD $0x4eb01e01 // mov v1.16b, v16.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
+	WORD $0x4ea91d22 // mov v2.16b, v9.16b
+	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
+	WORD $0x4eab1d68 // mov v8.16b, v11.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e24d467 // fadd v7.4s, v3.4s, v4.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4e2ad4e7 // fadd v7.4s, v7.4s, v10.4s
-	WORD $0x4e25d4e7 // fadd v7.4s, v7.4s, v5.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
-	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
-	WORD $0x4e20d4e7 // fadd v7.4s, v7.4s, v0.4s
-	WORD $0x4e21d4e7 // fadd v7.4s, v7.4s, v1.4s
-	WORD $0x4e22d4e7 // fadd v7.4s, v7.4s, v2.4s
-	WORD $0x4ea0f98b // fabs v11.4s, v12.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e2be78b // fcmge v11.4s, v28.4s, v11.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4ea0f8e7 // fabs v7.4s, v7.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e27e787 // fcmge v7.4s, v28.4s, v7.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4ea71d67 // orr v7.16b, v11.16b, v7.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
+	WORD $0x3dc00a89 // ldr q9, [x20, #32]
+	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
+	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e631f8b // bsl v11.16b, v28.16b, v3.16b
-	WORD $0x4eab1d63 // mov v3.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e641f8b // bsl v11.16b, v28.16b, v4.16b
-	WORD $0x4eab1d64 // mov v4.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e681f8b // bsl v11.16b, v28.16b, v8.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e691f8b // bsl v11.16b, v28.16b, v9.16b
-	WORD $0x4eab1d69 // mov v9.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f8b // bsl v11.16b, v28.16b, v10.16b
-	WORD $0x4eab1d6a // mov v10.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e651f8b // bsl v11.16b, v28.16b, v5.16b
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6d1f8b // bsl v11.16b, v28.16b, v13.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e601f8b // bsl v11.16b, v28.16b, v0.16b
-	WORD $0x4eab1d60 // mov v0.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e611f8b // bsl v11.16b, v28.16b, v1.16b
-	WORD $0x4eab1d61 // mov v1.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e621f8b // bsl v11.16b, v28.16b, v2.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e661f87 // bsl v7.16b, v28.16b, v6.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
+	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
+	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
+	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
+	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
 
 ContactsNEON_group_finite:
 	// Store one row per pair.
@@ -1948,37 +2185,37 @@ ContactsNEON_group_finite:
 	WORD $0x3d800266 // str q6, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800263 // str q3, [x19, #0]
+	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d800273 // str q19, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800268 // str q8, [x19, #0]
+	WORD $0x3d800263 // str q3, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800269 // str q9, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026a // str q10, [x19, #0]
+	WORD $0x3d800260 // str q0, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800265 // str q5, [x19, #0]
+	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026d // str q13, [x19, #0]
+	WORD $0x3d800275 // str q21, [x19, #0]
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026e // str q14, [x19, #0]
+	WORD $0x3d800276 // str q22, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800260 // str q0, [x19, #0]
+	WORD $0x3d800262 // str q2, [x19, #0]
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800261 // str q1, [x19, #0]
+	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800262 // str q2, [x19, #0]
+	WORD $0x3d800268 // str q8, [x19, #0]
 	ADD $4, R11
 	B ContactsNEON_loop
 
@@ -2103,725 +2340,684 @@ ContactsNEON_tail:
 
 ContactsNEON_tailin_end:
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
+	WORD $0x3dc036a6 // ldr q6, [x21, #208]
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
+	WORD $0x3dc04eac // ldr q12, [x21, #304]
+	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
+	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
+	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
+	WORD $0x4eb0d4f4 // fsub v20.4s, v7.4s, v16.4s
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x6e24dc8a // fmul v10.4s, v4.4s, v4.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e2bdd75 // fmul v21.4s, v11.4s, v11.4s
+	WORD $0x6e2eddd6 // fmul v22.4s, v14.4s, v14.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe53e // fcmge v30.4s, v9.4s, v31.4s
+	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e29ffe9 // fdiv v9.4s, v31.4s, v9.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affeb // fdiv v11.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
-	WORD $0x6e26dc6c // fmul v12.4s, v3.4s, v6.4s
-	WORD $0x6e27dc8d // fmul v13.4s, v4.4s, v7.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dcad // fmul v13.4s, v5.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
-	WORD $0x6e20dc6d // fmul v13.4s, v3.4s, v0.4s
-	WORD $0x6e21dc8e // fmul v14.4s, v4.4s, v1.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e22dcae // fmul v14.4s, v5.4s, v2.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
+	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
+	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
+	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2cdc6e // fmul v14.4s, v3.4s, v12.4s
-	WORD $0x6e2cdc8f // fmul v15.4s, v4.4s, v12.4s
-	WORD $0x6e2cdcb0 // fmul v16.4s, v5.4s, v12.4s
-	WORD $0x4ea6d5ce // fsub v14.4s, v14.4s, v6.4s
-	WORD $0x4ea7d5ef // fsub v15.4s, v15.4s, v7.4s
-	WORD $0x4ea8d610 // fsub v16.4s, v16.4s, v8.4s
-	WORD $0x6e2ddc71 // fmul v17.4s, v3.4s, v13.4s
-	WORD $0x6e2ddc92 // fmul v18.4s, v4.4s, v13.4s
-	WORD $0x6e2ddcb3 // fmul v19.4s, v5.4s, v13.4s
-	WORD $0x4eb1d411 // fsub v17.4s, v0.4s, v17.4s
-	WORD $0x4eb2d432 // fsub v18.4s, v1.4s, v18.4s
-	WORD $0x4eb3d453 // fsub v19.4s, v2.4s, v19.4s
+	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
+	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
+	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
+	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
+	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
+	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
+	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
-	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
-	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
-	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
+	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
+	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
+	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
+	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2edc0f // fmul v15.4s, v0.4s, v14.4s
-	WORD $0x4e2fd4cf // fadd v15.4s, v6.4s, v15.4s
-	WORD $0x6e2edc30 // fmul v16.4s, v1.4s, v14.4s
-	WORD $0x4e30d4f0 // fadd v16.4s, v7.4s, v16.4s
-	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
-	WORD $0x4e2ed50e // fadd v14.4s, v8.4s, v14.4s
-	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
-	WORD $0x6e24de10 // fmul v16.4s, v16.4s, v4.4s
-	WORD $0x4e30d5ef // fadd v15.4s, v15.4s, v16.4s
-	WORD $0x6e25ddce // fmul v14.4s, v14.4s, v5.4s
-	WORD $0x4e2ed5ee // fadd v14.4s, v15.4s, v14.4s
-	WORD $0x6e29ddce // fmul v14.4s, v14.4s, v9.4s
+	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
+	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
+	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
+	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
+	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
+	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2edc63 // fmul v3.4s, v3.4s, v14.4s
-	WORD $0x6e2edc84 // fmul v4.4s, v4.4s, v14.4s
-	WORD $0x6e2edca5 // fmul v5.4s, v5.4s, v14.4s
-	WORD $0x4ea6d46e // fsub v14.4s, v3.4s, v6.4s
-	WORD $0x4ea7d48f // fsub v15.4s, v4.4s, v7.4s
-	WORD $0x4ea8d4b0 // fsub v16.4s, v5.4s, v8.4s
-	WORD $0x6e20ddce // fmul v14.4s, v14.4s, v0.4s
-	WORD $0x6e21ddef // fmul v15.4s, v15.4s, v1.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e22de0f // fmul v15.4s, v16.4s, v2.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e2bddcb // fmul v11.4s, v14.4s, v11.4s
+	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
+	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
+	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
+	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
+	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
+	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
+	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7cb // fcmgt v11.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc00 // fmul v0.4s, v0.4s, v11.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x6e2bdc21 // fmul v1.4s, v1.4s, v11.4s
-	WORD $0x4e21d4e1 // fadd v1.4s, v7.4s, v1.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
-	WORD $0x4e22d502 // fadd v2.4s, v8.4s, v2.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
-	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
-	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e22dc47 // fmul v7.4s, v2.4s, v2.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
+	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
+	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
+	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
+	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
+	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
+	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2dd587 // fadd v7.4s, v12.4s, v13.4s
-	WORD $0x6eace4fe // fcmgt v30.4s, v7.4s, v12.4s
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671d88 // bsl v8.16b, v12.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ea8e77e // fcmgt v30.4s, v27.4s, v8.4s
-	WORD $0x6ebe1f68 // bit v8.16b, v27.16b, v30.16b
-	WORD $0x6ea7e59e // fcmgt v30.4s, v12.4s, v7.4s
-	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6ea8e4e7 // fcmgt v7.4s, v7.4s, v8.4s
+	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
+	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
+	WORD $0x6f00e40f // movi v15.2d, #0x0
+	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
+	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
+	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
+	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
+	WORD $0x3dc00690 // ldr q16, [x20, #16]
+	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
+	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
+	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e2adf68 // fmul v8.4s, v27.4s, v10.4s
-	WORD $0x6e34e508 // fcmge v8.4s, v8.4s, v20.4s
-	WORD $0x4e281ce7 // and v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce548 // fcmeq v8.4s, v10.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce528 // fcmeq v8.4s, v9.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
+	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
+	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
+	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
+	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
+	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
 	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
-	WORD $0x4ea11c29 // mov v9.16b, v1.16b
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6eb0a99e // umaxv s30, v12.4s
+	WORD $0x4ea21c4d // mov v13.16b, v2.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4eac1d92 // mov v18.16b, v12.16b
+	WORD $0x3dc00293 // ldr q19, [x20, #0]
+	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
+	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product of the unit axes.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76d // fsub v13.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
+	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
-	WORD $0x6e2dddb3 // fmul v19.4s, v13.4s, v13.4s
-	WORD $0x6e2eddd4 // fmul v20.4s, v14.4s, v14.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e2fddf4 // fmul v20.4s, v15.4s, v15.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e30de14 // fmul v20.4s, v16.4s, v16.4s
-	WORD $0x6e31de35 // fmul v21.4s, v17.4s, v17.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
+	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
+	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe69e // fcmge v30.4s, v20.4s, v31.4s
+	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e34fff4 // fdiv v20.4s, v31.4s, v20.4s
-	WORD $0x4e3e1e94 // and v20.16b, v20.16b, v30.16b
-	WORD $0x6ea1fa75 // fsqrt v21.4s, v19.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0dabe // fcmeq v30.4s, v21.4s, #0.0
-	WORD $0x6e35ff75 // fdiv v21.4s, v27.4s, v21.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x6ea1fa94 // fsqrt v20.4s, v20.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x6e35ddce // fmul v14.4s, v14.4s, v21.4s
-	WORD $0x6e35ddef // fmul v15.4s, v15.4s, v21.4s
-	WORD $0x6e34de10 // fmul v16.4s, v16.4s, v20.4s
-	WORD $0x6e34de31 // fmul v17.4s, v17.4s, v20.4s
-	WORD $0x6e34de52 // fmul v18.4s, v18.4s, v20.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce673 // fcmeq v19.4s, v19.4s, v28.4s
-	WORD $0x6e32ddd4 // fmul v20.4s, v14.4s, v18.4s
-	WORD $0x6e31ddf5 // fmul v21.4s, v15.4s, v17.4s
-	WORD $0x4eb5d694 // fsub v20.4s, v20.4s, v21.4s
-	WORD $0x6e30ddf5 // fmul v21.4s, v15.4s, v16.4s
-	WORD $0x6e32ddb6 // fmul v22.4s, v13.4s, v18.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e31ddb6 // fmul v22.4s, v13.4s, v17.4s
-	WORD $0x6e30ddd7 // fmul v23.4s, v14.4s, v16.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x6e36ded8 // fmul v24.4s, v22.4s, v22.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d14 // bif v20.16b, v8.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d35 // bif v21.16b, v9.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d56 // bif v22.16b, v10.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d77 // bif v23.16b, v11.16b, v30.16b
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4eb61eca // mov v10.16b, v22.16b
-	WORD $0x4eb71eeb // mov v11.16b, v23.16b
+	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
+	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
+	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
+	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
+	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
+	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
+	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
+	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
+	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
+	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
+	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
+	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
+	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
+	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
+	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
+	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
+	WORD $0x4eb91f2d // mov v13.16b, v25.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4ea11c31 // mov v17.16b, v1.16b
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e2e // bit v14.16b, v17.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e4f // bit v15.16b, v18.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0f9ac // fneg v12.4s, v13.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6e2eddd0 // fmul v16.4s, v14.4s, v14.4s
-	WORD $0x6e2cdd91 // fmul v17.4s, v12.4s, v12.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e681dd1 // bsl v17.16b, v14.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2c // bif v12.16b, v9.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6a1f92 // bsl v18.16b, v28.16b, v10.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d70 // bif v16.16b, v11.16b, v30.16b
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4eac1d89 // mov v9.16b, v12.16b
-	WORD $0x4eb21e4a // mov v10.16b, v18.16b
-	WORD $0x4eb01e0b // mov v11.16b, v16.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0f9cc // fneg v12.4s, v14.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf0 // fmul v16.4s, v15.4s, v15.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6e2cdd90 // fmul v16.4s, v12.4s, v12.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e681f90 // bsl v16.16b, v28.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2f // bif v15.16b, v9.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d4c // bif v12.16b, v10.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d6e // bif v14.16b, v11.16b, v30.16b
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4eac1d8a // mov v10.16b, v12.16b
-	WORD $0x4eae1dcb // mov v11.16b, v14.16b
+	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eb01e11 // mov v17.16b, v16.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e681f8d // bsl v13.16b, v28.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e691f8e // bsl v14.16b, v28.16b, v9.16b
+	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e6a1f8f // bsl v15.16b, v28.16b, v10.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
-	WORD $0x4ead1da8 // mov v8.16b, v13.16b
-	WORD $0x4eae1dc9 // mov v9.16b, v14.16b
-	WORD $0x4eaf1dea // mov v10.16b, v15.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
+	WORD $0x4ea31c6e // mov v14.16b, v3.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
 
 ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6e2bff6b // fdiv v11.4s, v27.4s, v11.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x3dc00681 // ldr q1, [x20, #16]
+	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
+	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
+	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
+	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f8c6 // fsqrt v6.4s, v6.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd76b // fadd v11.4s, v27.4s, v28.4s
-	WORD $0x4ea6d56c // fsub v12.4s, v11.4s, v6.4s
+	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
+	WORD $0x3dc03aac // ldr q12, [x21, #224]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
+	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
 	WORD $0x3dc08ebc // ldr q28, [x21, #560]
-	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
-	WORD $0x6e26e566 // fcmge v6.4s, v11.4s, v6.4s
+	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
+	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd76b // fsub v11.4s, v27.4s, v28.4s
-	WORD $0x6e2bdd0d // fmul v13.4s, v8.4s, v11.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d460 // fadd v0.4s, v3.4s, v0.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2bdd23 // fmul v3.4s, v9.4s, v11.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc21 // fmul v1.4s, v1.4s, v28.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2bdd43 // fmul v3.4s, v10.4s, v11.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc42 // fmul v2.4s, v2.4s, v28.4s
-	WORD $0x4e22d4a2 // fadd v2.4s, v5.4s, v2.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
-	WORD $0x4eac1d83 // mov v3.16b, v12.16b
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea21c4e // mov v14.16b, v2.16b
+	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
+	WORD $0x3dc01691 // ldr q17, [x20, #80]
+	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
+	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x3dc042ab // ldr q11, [x21, #256]
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
+	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
+	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x4eb01e13 // mov v19.16b, v16.16b
+	WORD $0x4ea21c54 // mov v20.16b, v2.16b
+	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
+	WORD $0x4ea81d16 // mov v22.16b, v8.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e271cc7 // and v7.16b, v6.16b, v7.16b
+	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e41d // movi v29.2d, #0x0
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e7d1f86 // bsl v6.16b, v28.16b, v29.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6f00e417 // movi v23.2d, #0x0
 	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6ebe1f86 // bit v6.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
+	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd773 // fsub v19.4s, v27.4s, v28.4s
+	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd774 // fsub v20.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf5 // fmul v21.4s, v15.4s, v15.4s
-	WORD $0x6e30de16 // fmul v22.4s, v16.4s, v16.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e32de56 // fmul v22.4s, v18.4s, v18.4s
-	WORD $0x6e33de77 // fmul v23.4s, v19.4s, v19.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
+	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff6 // fdiv v22.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e37de5a // fmul v26.4s, v18.4s, v23.4s
-	WORD $0x3d8002b5 // str q21, [x21, #0]
-	WORD $0x6e38de75 // fmul v21.4s, v19.4s, v24.4s
-	WORD $0x4e35d755 // fadd v21.4s, v26.4s, v21.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e2fde5a // fmul v26.4s, v18.4s, v15.4s
-	WORD $0x3d8006af // str q15, [x21, #16]
-	WORD $0x6e30de6f // fmul v15.4s, v19.4s, v16.4s
-	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
-	WORD $0x6e31de9a // fmul v26.4s, v20.4s, v17.4s
-	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
-	WORD $0x4e2fd6af // fadd v15.4s, v21.4s, v15.4s
-	WORD $0x6eb5e5fe // fcmgt v30.4s, v15.4s, v21.4s
-	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e6f1eb6 // bsl v22.16b, v21.16b, v15.16b
+	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
+	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
+	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
+	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
+	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
+	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb6e77e // fcmgt v30.4s, v27.4s, v22.4s
-	WORD $0x6ebe1f76 // bit v22.16b, v27.16b, v30.16b
-	WORD $0x6eafe6be // fcmgt v30.4s, v21.4s, v15.4s
-	WORD $0x6ebe1eaf // bit v15.16b, v21.16b, v30.16b
+	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
+	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
+	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
+	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe5fe // fcmgt v30.4s, v15.4s, v27.4s
-	WORD $0x6ebe1f6f // bit v15.16b, v27.16b, v30.16b
+	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
+	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd775 // fadd v21.4s, v27.4s, v28.4s
+	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e36de5a // fmul v26.4s, v18.4s, v22.4s
-	WORD $0x3d800aaf // str q15, [x21, #32]
-	WORD $0x6e36de6f // fmul v15.4s, v19.4s, v22.4s
-	WORD $0x6e36de96 // fmul v22.4s, v20.4s, v22.4s
-	WORD $0x3d800eb4 // str q20, [x21, #48]
-	WORD $0x4eb7d754 // fsub v20.4s, v26.4s, v23.4s
-	WORD $0x3d8012b3 // str q19, [x21, #64]
-	WORD $0x4eb8d5f3 // fsub v19.4s, v15.4s, v24.4s
-	WORD $0x3d8016b2 // str q18, [x21, #80]
-	WORD $0x4eb9d6d2 // fsub v18.4s, v22.4s, v25.4s
+	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
+	WORD $0x3d800aa9 // str q9, [x21, #32]
+	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
+	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
+	WORD $0x3d800eac // str q12, [x21, #48]
+	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
+	WORD $0x3d8012b1 // str q17, [x21, #64]
+	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
+	WORD $0x3d8016b7 // str q23, [x21, #80]
+	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde94 // fmul v20.4s, v20.4s, v28.4s
-	WORD $0x6e30de73 // fmul v19.4s, v19.4s, v16.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
-	WORD $0x6e31de52 // fmul v18.4s, v18.4s, v17.4s
-	WORD $0x4e32d672 // fadd v18.4s, v19.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
+	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
+	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4ebad673 // fsub v19.4s, v19.4s, v26.4s
-	WORD $0x6e32de14 // fmul v20.4s, v16.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eafd694 // fsub v20.4s, v20.4s, v15.4s
-	WORD $0x6e32de32 // fmul v18.4s, v17.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb6d652 // fsub v18.4s, v18.4s, v22.4s
-	WORD $0x3d801ab1 // str q17, [x21, #96]
-	WORD $0x6e28de71 // fmul v17.4s, v19.4s, v8.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x6e29de90 // fmul v16.4s, v20.4s, v9.4s
-	WORD $0x4e30d630 // fadd v16.4s, v17.4s, v16.4s
-	WORD $0x6e2ade51 // fmul v17.4s, v18.4s, v10.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4eb0d6b0 // fsub v16.4s, v21.4s, v16.4s
-	WORD $0x6e2bdd11 // fmul v17.4s, v8.4s, v11.4s
-	WORD $0x4e31d671 // fadd v17.4s, v19.4s, v17.4s
+	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
+	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
+	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
+	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
+	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
+	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
+	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
+	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
+	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
+	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
+	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d751 // fadd v17.4s, v26.4s, v17.4s
+	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd53 // fmul v19.4s, v10.4s, v11.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
-	WORD $0x4e32d6d2 // fadd v18.4s, v22.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e32d772 // fadd v18.4s, v27.4s, v18.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c70 // bif v16.16b, v3.16b, v30.16b
-	WORD $0x4eb01e03 // mov v3.16b, v16.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1cb1 // bif v17.16b, v5.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1dd2 // bif v18.16b, v14.16b, v30.16b
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
+	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
+	WORD $0x4eb11e34 // mov v20.16b, v17.16b
+	WORD $0x4ea91d35 // mov v21.16b, v9.16b
+	WORD $0x4eac1d96 // mov v22.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6f // fmul v15.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4eb7d5f2 // fsub v18.4s, v15.4s, v23.4s
-	WORD $0x4eb8d613 // fsub v19.4s, v16.4s, v24.4s
-	WORD $0x4eb9d634 // fsub v20.4s, v17.4s, v25.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
+	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
+	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cde93 // fmul v19.4s, v20.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
+	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
+	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
+	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4eafd673 // fsub v19.4s, v19.4s, v15.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
+	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e32df74 // fmul v20.4s, v27.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eb0d694 // fsub v20.4s, v20.4s, v16.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
+	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb1d652 // fsub v18.4s, v18.4s, v17.4s
-	WORD $0x6e28de76 // fmul v22.4s, v19.4s, v8.4s
-	WORD $0x6e29de97 // fmul v23.4s, v20.4s, v9.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e2ade57 // fmul v23.4s, v18.4s, v10.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e2bdd16 // fmul v22.4s, v8.4s, v11.4s
-	WORD $0x4e36d673 // fadd v19.4s, v19.4s, v22.4s
+	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
+	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
+	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d610 // fadd v16.4s, v16.4s, v19.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e30d770 // fadd v16.4s, v27.4s, v16.4s
-	WORD $0x6e2bdd4b // fmul v11.4s, v10.4s, v11.4s
-	WORD $0x4e2bd64b // fadd v11.4s, v18.4s, v11.4s
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd62b // fadd v11.4s, v17.4s, v11.4s
+	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c95 // bif v21.16b, v4.16b, v30.16b
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c0f // bif v15.16b, v0.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c30 // bif v16.16b, v1.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c4b // bif v11.16b, v2.16b, v30.16b
-	WORD $0x4eaf1de0 // mov v0.16b, v15.16b
-	WORD $0x4eb01e01 // mov v1.16b, v16.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
+	WORD $0x4ea91d22 // mov v2.16b, v9.16b
+	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
+	WORD $0x4eab1d68 // mov v8.16b, v11.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e24d467 // fadd v7.4s, v3.4s, v4.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4e2ad4e7 // fadd v7.4s, v7.4s, v10.4s
-	WORD $0x4e25d4e7 // fadd v7.4s, v7.4s, v5.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
-	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
-	WORD $0x4e20d4e7 // fadd v7.4s, v7.4s, v0.4s
-	WORD $0x4e21d4e7 // fadd v7.4s, v7.4s, v1.4s
-	WORD $0x4e22d4e7 // fadd v7.4s, v7.4s, v2.4s
-	WORD $0x4ea0f98b // fabs v11.4s, v12.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e2be78b // fcmge v11.4s, v28.4s, v11.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4ea0f8e7 // fabs v7.4s, v7.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e27e787 // fcmge v7.4s, v28.4s, v7.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4ea71d67 // orr v7.16b, v11.16b, v7.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
+	WORD $0x3dc00a89 // ldr q9, [x20, #32]
+	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
+	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e631f8b // bsl v11.16b, v28.16b, v3.16b
-	WORD $0x4eab1d63 // mov v3.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e641f8b // bsl v11.16b, v28.16b, v4.16b
-	WORD $0x4eab1d64 // mov v4.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e681f8b // bsl v11.16b, v28.16b, v8.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e691f8b // bsl v11.16b, v28.16b, v9.16b
-	WORD $0x4eab1d69 // mov v9.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f8b // bsl v11.16b, v28.16b, v10.16b
-	WORD $0x4eab1d6a // mov v10.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e651f8b // bsl v11.16b, v28.16b, v5.16b
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6d1f8b // bsl v11.16b, v28.16b, v13.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e601f8b // bsl v11.16b, v28.16b, v0.16b
-	WORD $0x4eab1d60 // mov v0.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e611f8b // bsl v11.16b, v28.16b, v1.16b
-	WORD $0x4eab1d61 // mov v1.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e621f8b // bsl v11.16b, v28.16b, v2.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e661f87 // bsl v7.16b, v28.16b, v6.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
+	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
+	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
+	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
+	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
@@ -2829,17 +3025,17 @@ ContactsNEON_tailgroup_finite:
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805abb // str q27, [x21, #352]
 	WORD $0x3d805ea6 // str q6, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066a4 // str q4, [x21, #400]
-	WORD $0x3d806aa8 // str q8, [x21, #416]
-	WORD $0x3d806ea9 // str q9, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076a5 // str q5, [x21, #464]
-	WORD $0x3d807aad // str q13, [x21, #480]
-	WORD $0x3d807eae // str q14, [x21, #496]
-	WORD $0x3d8082a0 // str q0, [x21, #512]
-	WORD $0x3d8086a1 // str q1, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d8062b2 // str q18, [x21, #384]
+	WORD $0x3d8066b3 // str q19, [x21, #400]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
+	WORD $0x3d8072a0 // str q0, [x21, #448]
+	WORD $0x3d8076b4 // str q20, [x21, #464]
+	WORD $0x3d807ab5 // str q21, [x21, #480]
+	WORD $0x3d807eb6 // str q22, [x21, #496]
+	WORD $0x3d8082a2 // str q2, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa8 // str q8, [x21, #544]
 	MOVWU 352(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -3166,725 +3362,684 @@ CompactContactsNEON_loop:
 	MOVWU (R6)(R22<<2), R23
 	MOVW R23, 348(R21)
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
+	WORD $0x3dc036a6 // ldr q6, [x21, #208]
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
+	WORD $0x3dc04eac // ldr q12, [x21, #304]
+	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
+	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
+	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
+	WORD $0x4eb0d4f4 // fsub v20.4s, v7.4s, v16.4s
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x6e24dc8a // fmul v10.4s, v4.4s, v4.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e2bdd75 // fmul v21.4s, v11.4s, v11.4s
+	WORD $0x6e2eddd6 // fmul v22.4s, v14.4s, v14.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe53e // fcmge v30.4s, v9.4s, v31.4s
+	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e29ffe9 // fdiv v9.4s, v31.4s, v9.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affeb // fdiv v11.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
-	WORD $0x6e26dc6c // fmul v12.4s, v3.4s, v6.4s
-	WORD $0x6e27dc8d // fmul v13.4s, v4.4s, v7.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dcad // fmul v13.4s, v5.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
-	WORD $0x6e20dc6d // fmul v13.4s, v3.4s, v0.4s
-	WORD $0x6e21dc8e // fmul v14.4s, v4.4s, v1.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e22dcae // fmul v14.4s, v5.4s, v2.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
+	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
+	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
+	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2cdc6e // fmul v14.4s, v3.4s, v12.4s
-	WORD $0x6e2cdc8f // fmul v15.4s, v4.4s, v12.4s
-	WORD $0x6e2cdcb0 // fmul v16.4s, v5.4s, v12.4s
-	WORD $0x4ea6d5ce // fsub v14.4s, v14.4s, v6.4s
-	WORD $0x4ea7d5ef // fsub v15.4s, v15.4s, v7.4s
-	WORD $0x4ea8d610 // fsub v16.4s, v16.4s, v8.4s
-	WORD $0x6e2ddc71 // fmul v17.4s, v3.4s, v13.4s
-	WORD $0x6e2ddc92 // fmul v18.4s, v4.4s, v13.4s
-	WORD $0x6e2ddcb3 // fmul v19.4s, v5.4s, v13.4s
-	WORD $0x4eb1d411 // fsub v17.4s, v0.4s, v17.4s
-	WORD $0x4eb2d432 // fsub v18.4s, v1.4s, v18.4s
-	WORD $0x4eb3d453 // fsub v19.4s, v2.4s, v19.4s
+	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
+	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
+	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
+	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
+	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
+	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
+	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
-	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
-	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
-	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
+	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
+	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
+	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
+	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2edc0f // fmul v15.4s, v0.4s, v14.4s
-	WORD $0x4e2fd4cf // fadd v15.4s, v6.4s, v15.4s
-	WORD $0x6e2edc30 // fmul v16.4s, v1.4s, v14.4s
-	WORD $0x4e30d4f0 // fadd v16.4s, v7.4s, v16.4s
-	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
-	WORD $0x4e2ed50e // fadd v14.4s, v8.4s, v14.4s
-	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
-	WORD $0x6e24de10 // fmul v16.4s, v16.4s, v4.4s
-	WORD $0x4e30d5ef // fadd v15.4s, v15.4s, v16.4s
-	WORD $0x6e25ddce // fmul v14.4s, v14.4s, v5.4s
-	WORD $0x4e2ed5ee // fadd v14.4s, v15.4s, v14.4s
-	WORD $0x6e29ddce // fmul v14.4s, v14.4s, v9.4s
+	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
+	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
+	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
+	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
+	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
+	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2edc63 // fmul v3.4s, v3.4s, v14.4s
-	WORD $0x6e2edc84 // fmul v4.4s, v4.4s, v14.4s
-	WORD $0x6e2edca5 // fmul v5.4s, v5.4s, v14.4s
-	WORD $0x4ea6d46e // fsub v14.4s, v3.4s, v6.4s
-	WORD $0x4ea7d48f // fsub v15.4s, v4.4s, v7.4s
-	WORD $0x4ea8d4b0 // fsub v16.4s, v5.4s, v8.4s
-	WORD $0x6e20ddce // fmul v14.4s, v14.4s, v0.4s
-	WORD $0x6e21ddef // fmul v15.4s, v15.4s, v1.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e22de0f // fmul v15.4s, v16.4s, v2.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e2bddcb // fmul v11.4s, v14.4s, v11.4s
+	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
+	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
+	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
+	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
+	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
+	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
+	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7cb // fcmgt v11.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc00 // fmul v0.4s, v0.4s, v11.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x6e2bdc21 // fmul v1.4s, v1.4s, v11.4s
-	WORD $0x4e21d4e1 // fadd v1.4s, v7.4s, v1.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
-	WORD $0x4e22d502 // fadd v2.4s, v8.4s, v2.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
-	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
-	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e22dc47 // fmul v7.4s, v2.4s, v2.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
+	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
+	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
+	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
+	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
+	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
+	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2dd587 // fadd v7.4s, v12.4s, v13.4s
-	WORD $0x6eace4fe // fcmgt v30.4s, v7.4s, v12.4s
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671d88 // bsl v8.16b, v12.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ea8e77e // fcmgt v30.4s, v27.4s, v8.4s
-	WORD $0x6ebe1f68 // bit v8.16b, v27.16b, v30.16b
-	WORD $0x6ea7e59e // fcmgt v30.4s, v12.4s, v7.4s
-	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6ea8e4e7 // fcmgt v7.4s, v7.4s, v8.4s
+	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
+	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
+	WORD $0x6f00e40f // movi v15.2d, #0x0
+	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
+	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
+	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
+	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
+	WORD $0x3dc00690 // ldr q16, [x20, #16]
+	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
+	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
+	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e2adf68 // fmul v8.4s, v27.4s, v10.4s
-	WORD $0x6e34e508 // fcmge v8.4s, v8.4s, v20.4s
-	WORD $0x4e281ce7 // and v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce548 // fcmeq v8.4s, v10.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce528 // fcmeq v8.4s, v9.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
+	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
+	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
+	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
+	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
+	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
 	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
-	WORD $0x4ea11c29 // mov v9.16b, v1.16b
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6eb0a99e // umaxv s30, v12.4s
+	WORD $0x4ea21c4d // mov v13.16b, v2.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4eac1d92 // mov v18.16b, v12.16b
+	WORD $0x3dc00293 // ldr q19, [x20, #0]
+	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
+	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_normal
 	// Fallback 1: the cross product of the unit axes.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76d // fsub v13.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
+	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
-	WORD $0x6e2dddb3 // fmul v19.4s, v13.4s, v13.4s
-	WORD $0x6e2eddd4 // fmul v20.4s, v14.4s, v14.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e2fddf4 // fmul v20.4s, v15.4s, v15.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e30de14 // fmul v20.4s, v16.4s, v16.4s
-	WORD $0x6e31de35 // fmul v21.4s, v17.4s, v17.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
+	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
+	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe69e // fcmge v30.4s, v20.4s, v31.4s
+	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e34fff4 // fdiv v20.4s, v31.4s, v20.4s
-	WORD $0x4e3e1e94 // and v20.16b, v20.16b, v30.16b
-	WORD $0x6ea1fa75 // fsqrt v21.4s, v19.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0dabe // fcmeq v30.4s, v21.4s, #0.0
-	WORD $0x6e35ff75 // fdiv v21.4s, v27.4s, v21.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x6ea1fa94 // fsqrt v20.4s, v20.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x6e35ddce // fmul v14.4s, v14.4s, v21.4s
-	WORD $0x6e35ddef // fmul v15.4s, v15.4s, v21.4s
-	WORD $0x6e34de10 // fmul v16.4s, v16.4s, v20.4s
-	WORD $0x6e34de31 // fmul v17.4s, v17.4s, v20.4s
-	WORD $0x6e34de52 // fmul v18.4s, v18.4s, v20.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce673 // fcmeq v19.4s, v19.4s, v28.4s
-	WORD $0x6e32ddd4 // fmul v20.4s, v14.4s, v18.4s
-	WORD $0x6e31ddf5 // fmul v21.4s, v15.4s, v17.4s
-	WORD $0x4eb5d694 // fsub v20.4s, v20.4s, v21.4s
-	WORD $0x6e30ddf5 // fmul v21.4s, v15.4s, v16.4s
-	WORD $0x6e32ddb6 // fmul v22.4s, v13.4s, v18.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e31ddb6 // fmul v22.4s, v13.4s, v17.4s
-	WORD $0x6e30ddd7 // fmul v23.4s, v14.4s, v16.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x6e36ded8 // fmul v24.4s, v22.4s, v22.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d14 // bif v20.16b, v8.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d35 // bif v21.16b, v9.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d56 // bif v22.16b, v10.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d77 // bif v23.16b, v11.16b, v30.16b
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4eb61eca // mov v10.16b, v22.16b
-	WORD $0x4eb71eeb // mov v11.16b, v23.16b
+	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
+	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
+	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
+	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
+	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
+	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
+	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
+	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
+	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
+	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
+	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
+	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
+	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
+	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
+	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
+	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
+	WORD $0x4eb91f2d // mov v13.16b, v25.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4ea11c31 // mov v17.16b, v1.16b
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e2e // bit v14.16b, v17.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e4f // bit v15.16b, v18.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0f9ac // fneg v12.4s, v13.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6e2eddd0 // fmul v16.4s, v14.4s, v14.4s
-	WORD $0x6e2cdd91 // fmul v17.4s, v12.4s, v12.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e681dd1 // bsl v17.16b, v14.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2c // bif v12.16b, v9.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6a1f92 // bsl v18.16b, v28.16b, v10.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d70 // bif v16.16b, v11.16b, v30.16b
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4eac1d89 // mov v9.16b, v12.16b
-	WORD $0x4eb21e4a // mov v10.16b, v18.16b
-	WORD $0x4eb01e0b // mov v11.16b, v16.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0f9cc // fneg v12.4s, v14.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf0 // fmul v16.4s, v15.4s, v15.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6e2cdd90 // fmul v16.4s, v12.4s, v12.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e681f90 // bsl v16.16b, v28.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2f // bif v15.16b, v9.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d4c // bif v12.16b, v10.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d6e // bif v14.16b, v11.16b, v30.16b
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4eac1d8a // mov v10.16b, v12.16b
-	WORD $0x4eae1dcb // mov v11.16b, v14.16b
+	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eb01e11 // mov v17.16b, v16.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e681f8d // bsl v13.16b, v28.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e691f8e // bsl v14.16b, v28.16b, v9.16b
+	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e6a1f8f // bsl v15.16b, v28.16b, v10.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
-	WORD $0x4ead1da8 // mov v8.16b, v13.16b
-	WORD $0x4eae1dc9 // mov v9.16b, v14.16b
-	WORD $0x4eaf1dea // mov v10.16b, v15.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
+	WORD $0x4ea31c6e // mov v14.16b, v3.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
 
 CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6e2bff6b // fdiv v11.4s, v27.4s, v11.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x3dc00681 // ldr q1, [x20, #16]
+	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
+	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
+	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
+	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f8c6 // fsqrt v6.4s, v6.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd76b // fadd v11.4s, v27.4s, v28.4s
-	WORD $0x4ea6d56c // fsub v12.4s, v11.4s, v6.4s
+	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
+	WORD $0x3dc03aac // ldr q12, [x21, #224]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
+	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
 	WORD $0x3dc08ebc // ldr q28, [x21, #560]
-	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
-	WORD $0x6e26e566 // fcmge v6.4s, v11.4s, v6.4s
+	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
+	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd76b // fsub v11.4s, v27.4s, v28.4s
-	WORD $0x6e2bdd0d // fmul v13.4s, v8.4s, v11.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d460 // fadd v0.4s, v3.4s, v0.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2bdd23 // fmul v3.4s, v9.4s, v11.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc21 // fmul v1.4s, v1.4s, v28.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2bdd43 // fmul v3.4s, v10.4s, v11.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc42 // fmul v2.4s, v2.4s, v28.4s
-	WORD $0x4e22d4a2 // fadd v2.4s, v5.4s, v2.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
-	WORD $0x4eac1d83 // mov v3.16b, v12.16b
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea21c4e // mov v14.16b, v2.16b
+	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
+	WORD $0x3dc01691 // ldr q17, [x20, #80]
+	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
+	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x3dc042ab // ldr q11, [x21, #256]
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
+	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
+	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x4eb01e13 // mov v19.16b, v16.16b
+	WORD $0x4ea21c54 // mov v20.16b, v2.16b
+	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
+	WORD $0x4ea81d16 // mov v22.16b, v8.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e271cc7 // and v7.16b, v6.16b, v7.16b
+	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e41d // movi v29.2d, #0x0
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e7d1f86 // bsl v6.16b, v28.16b, v29.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6f00e417 // movi v23.2d, #0x0
 	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6ebe1f86 // bit v6.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
+	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd773 // fsub v19.4s, v27.4s, v28.4s
+	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd774 // fsub v20.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf5 // fmul v21.4s, v15.4s, v15.4s
-	WORD $0x6e30de16 // fmul v22.4s, v16.4s, v16.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e32de56 // fmul v22.4s, v18.4s, v18.4s
-	WORD $0x6e33de77 // fmul v23.4s, v19.4s, v19.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
+	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff6 // fdiv v22.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e37de5a // fmul v26.4s, v18.4s, v23.4s
-	WORD $0x3d8002b5 // str q21, [x21, #0]
-	WORD $0x6e38de75 // fmul v21.4s, v19.4s, v24.4s
-	WORD $0x4e35d755 // fadd v21.4s, v26.4s, v21.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e2fde5a // fmul v26.4s, v18.4s, v15.4s
-	WORD $0x3d8006af // str q15, [x21, #16]
-	WORD $0x6e30de6f // fmul v15.4s, v19.4s, v16.4s
-	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
-	WORD $0x6e31de9a // fmul v26.4s, v20.4s, v17.4s
-	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
-	WORD $0x4e2fd6af // fadd v15.4s, v21.4s, v15.4s
-	WORD $0x6eb5e5fe // fcmgt v30.4s, v15.4s, v21.4s
-	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e6f1eb6 // bsl v22.16b, v21.16b, v15.16b
+	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
+	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
+	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
+	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
+	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
+	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb6e77e // fcmgt v30.4s, v27.4s, v22.4s
-	WORD $0x6ebe1f76 // bit v22.16b, v27.16b, v30.16b
-	WORD $0x6eafe6be // fcmgt v30.4s, v21.4s, v15.4s
-	WORD $0x6ebe1eaf // bit v15.16b, v21.16b, v30.16b
+	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
+	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
+	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
+	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe5fe // fcmgt v30.4s, v15.4s, v27.4s
-	WORD $0x6ebe1f6f // bit v15.16b, v27.16b, v30.16b
+	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
+	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd775 // fadd v21.4s, v27.4s, v28.4s
+	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e36de5a // fmul v26.4s, v18.4s, v22.4s
-	WORD $0x3d800aaf // str q15, [x21, #32]
-	WORD $0x6e36de6f // fmul v15.4s, v19.4s, v22.4s
-	WORD $0x6e36de96 // fmul v22.4s, v20.4s, v22.4s
-	WORD $0x3d800eb4 // str q20, [x21, #48]
-	WORD $0x4eb7d754 // fsub v20.4s, v26.4s, v23.4s
-	WORD $0x3d8012b3 // str q19, [x21, #64]
-	WORD $0x4eb8d5f3 // fsub v19.4s, v15.4s, v24.4s
-	WORD $0x3d8016b2 // str q18, [x21, #80]
-	WORD $0x4eb9d6d2 // fsub v18.4s, v22.4s, v25.4s
+	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
+	WORD $0x3d800aa9 // str q9, [x21, #32]
+	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
+	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
+	WORD $0x3d800eac // str q12, [x21, #48]
+	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
+	WORD $0x3d8012b1 // str q17, [x21, #64]
+	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
+	WORD $0x3d8016b7 // str q23, [x21, #80]
+	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde94 // fmul v20.4s, v20.4s, v28.4s
-	WORD $0x6e30de73 // fmul v19.4s, v19.4s, v16.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
-	WORD $0x6e31de52 // fmul v18.4s, v18.4s, v17.4s
-	WORD $0x4e32d672 // fadd v18.4s, v19.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
+	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
+	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4ebad673 // fsub v19.4s, v19.4s, v26.4s
-	WORD $0x6e32de14 // fmul v20.4s, v16.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eafd694 // fsub v20.4s, v20.4s, v15.4s
-	WORD $0x6e32de32 // fmul v18.4s, v17.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb6d652 // fsub v18.4s, v18.4s, v22.4s
-	WORD $0x3d801ab1 // str q17, [x21, #96]
-	WORD $0x6e28de71 // fmul v17.4s, v19.4s, v8.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x6e29de90 // fmul v16.4s, v20.4s, v9.4s
-	WORD $0x4e30d630 // fadd v16.4s, v17.4s, v16.4s
-	WORD $0x6e2ade51 // fmul v17.4s, v18.4s, v10.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4eb0d6b0 // fsub v16.4s, v21.4s, v16.4s
-	WORD $0x6e2bdd11 // fmul v17.4s, v8.4s, v11.4s
-	WORD $0x4e31d671 // fadd v17.4s, v19.4s, v17.4s
+	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
+	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
+	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
+	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
+	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
+	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
+	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
+	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
+	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
+	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
+	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d751 // fadd v17.4s, v26.4s, v17.4s
+	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd53 // fmul v19.4s, v10.4s, v11.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
-	WORD $0x4e32d6d2 // fadd v18.4s, v22.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e32d772 // fadd v18.4s, v27.4s, v18.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c70 // bif v16.16b, v3.16b, v30.16b
-	WORD $0x4eb01e03 // mov v3.16b, v16.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1cb1 // bif v17.16b, v5.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1dd2 // bif v18.16b, v14.16b, v30.16b
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
+	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
+	WORD $0x4eb11e34 // mov v20.16b, v17.16b
+	WORD $0x4ea91d35 // mov v21.16b, v9.16b
+	WORD $0x4eac1d96 // mov v22.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6f // fmul v15.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4eb7d5f2 // fsub v18.4s, v15.4s, v23.4s
-	WORD $0x4eb8d613 // fsub v19.4s, v16.4s, v24.4s
-	WORD $0x4eb9d634 // fsub v20.4s, v17.4s, v25.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
+	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
+	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cde93 // fmul v19.4s, v20.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
+	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
+	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
+	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4eafd673 // fsub v19.4s, v19.4s, v15.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
+	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e32df74 // fmul v20.4s, v27.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eb0d694 // fsub v20.4s, v20.4s, v16.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
+	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb1d652 // fsub v18.4s, v18.4s, v17.4s
-	WORD $0x6e28de76 // fmul v22.4s, v19.4s, v8.4s
-	WORD $0x6e29de97 // fmul v23.4s, v20.4s, v9.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e2ade57 // fmul v23.4s, v18.4s, v10.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e2bdd16 // fmul v22.4s, v8.4s, v11.4s
-	WORD $0x4e36d673 // fadd v19.4s, v19.4s, v22.4s
+	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
+	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
+	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d610 // fadd v16.4s, v16.4s, v19.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e30d770 // fadd v16.4s, v27.4s, v16.4s
-	WORD $0x6e2bdd4b // fmul v11.4s, v10.4s, v11.4s
-	WORD $0x4e2bd64b // fadd v11.4s, v18.4s, v11.4s
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd62b // fadd v11.4s, v17.4s, v11.4s
+	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c95 // bif v21.16b, v4.16b, v30.16b
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c0f // bif v15.16b, v0.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c30 // bif v16.16b, v1.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c4b // bif v11.16b, v2.16b, v30.16b
-	WORD $0x4eaf1de0 // mov v0.16b, v15.16b
-	WORD $0x4eb01e01 // mov v1.16b, v16.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
+	WORD $0x4ea91d22 // mov v2.16b, v9.16b
+	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
+	WORD $0x4eab1d68 // mov v8.16b, v11.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e24d467 // fadd v7.4s, v3.4s, v4.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4e2ad4e7 // fadd v7.4s, v7.4s, v10.4s
-	WORD $0x4e25d4e7 // fadd v7.4s, v7.4s, v5.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
-	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
-	WORD $0x4e20d4e7 // fadd v7.4s, v7.4s, v0.4s
-	WORD $0x4e21d4e7 // fadd v7.4s, v7.4s, v1.4s
-	WORD $0x4e22d4e7 // fadd v7.4s, v7.4s, v2.4s
-	WORD $0x4ea0f98b // fabs v11.4s, v12.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e2be78b // fcmge v11.4s, v28.4s, v11.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4ea0f8e7 // fabs v7.4s, v7.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e27e787 // fcmge v7.4s, v28.4s, v7.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4ea71d67 // orr v7.16b, v11.16b, v7.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
+	WORD $0x3dc00a89 // ldr q9, [x20, #32]
+	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
+	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e631f8b // bsl v11.16b, v28.16b, v3.16b
-	WORD $0x4eab1d63 // mov v3.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e641f8b // bsl v11.16b, v28.16b, v4.16b
-	WORD $0x4eab1d64 // mov v4.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e681f8b // bsl v11.16b, v28.16b, v8.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e691f8b // bsl v11.16b, v28.16b, v9.16b
-	WORD $0x4eab1d69 // mov v9.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f8b // bsl v11.16b, v28.16b, v10.16b
-	WORD $0x4eab1d6a // mov v10.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e651f8b // bsl v11.16b, v28.16b, v5.16b
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6d1f8b // bsl v11.16b, v28.16b, v13.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e601f8b // bsl v11.16b, v28.16b, v0.16b
-	WORD $0x4eab1d60 // mov v0.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e611f8b // bsl v11.16b, v28.16b, v1.16b
-	WORD $0x4eab1d61 // mov v1.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e621f8b // bsl v11.16b, v28.16b, v2.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e661f87 // bsl v7.16b, v28.16b, v6.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
+	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
+	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
+	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
+	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
 
 CompactContactsNEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
@@ -3896,17 +4051,17 @@ CompactContactsNEON_group_finite:
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805abb // str q27, [x21, #352]
 	WORD $0x3d805ea6 // str q6, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066a4 // str q4, [x21, #400]
-	WORD $0x3d806aa8 // str q8, [x21, #416]
-	WORD $0x3d806ea9 // str q9, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076a5 // str q5, [x21, #464]
-	WORD $0x3d807aad // str q13, [x21, #480]
-	WORD $0x3d807eae // str q14, [x21, #496]
-	WORD $0x3d8082a0 // str q0, [x21, #512]
-	WORD $0x3d8086a1 // str q1, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d8062b2 // str q18, [x21, #384]
+	WORD $0x3d8066b3 // str q19, [x21, #400]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
+	WORD $0x3d8072a0 // str q0, [x21, #448]
+	WORD $0x3d8076b4 // str q20, [x21, #464]
+	WORD $0x3d807ab5 // str q21, [x21, #480]
+	WORD $0x3d807eb6 // str q22, [x21, #496]
+	WORD $0x3d8082a2 // str q2, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa8 // str q8, [x21, #544]
 	MOVWU 368(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
 	MOVWU 352(R21), R22
@@ -4209,725 +4364,684 @@ CompactContactsNEON_tail:
 
 CompactContactsNEON_tailin_end:
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd765 // fsub v5.4s, v27.4s, v28.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
+	WORD $0x3dc036a6 // ldr q6, [x21, #208]
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
+	WORD $0x3dc04eac // ldr q12, [x21, #304]
+	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
+	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
+	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
+	WORD $0x4eb0d4f4 // fsub v20.4s, v7.4s, v16.4s
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x6e24dc8a // fmul v10.4s, v4.4s, v4.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e2bdd75 // fmul v21.4s, v11.4s, v11.4s
+	WORD $0x6e2eddd6 // fmul v22.4s, v14.4s, v14.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe53e // fcmge v30.4s, v9.4s, v31.4s
+	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e29ffe9 // fdiv v9.4s, v31.4s, v9.4s
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
+	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affeb // fdiv v11.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
-	WORD $0x6e26dc6c // fmul v12.4s, v3.4s, v6.4s
-	WORD $0x6e27dc8d // fmul v13.4s, v4.4s, v7.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dcad // fmul v13.4s, v5.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
-	WORD $0x6e20dc6d // fmul v13.4s, v3.4s, v0.4s
-	WORD $0x6e21dc8e // fmul v14.4s, v4.4s, v1.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e22dcae // fmul v14.4s, v5.4s, v2.4s
-	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
+	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
+	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
+	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2cdc6e // fmul v14.4s, v3.4s, v12.4s
-	WORD $0x6e2cdc8f // fmul v15.4s, v4.4s, v12.4s
-	WORD $0x6e2cdcb0 // fmul v16.4s, v5.4s, v12.4s
-	WORD $0x4ea6d5ce // fsub v14.4s, v14.4s, v6.4s
-	WORD $0x4ea7d5ef // fsub v15.4s, v15.4s, v7.4s
-	WORD $0x4ea8d610 // fsub v16.4s, v16.4s, v8.4s
-	WORD $0x6e2ddc71 // fmul v17.4s, v3.4s, v13.4s
-	WORD $0x6e2ddc92 // fmul v18.4s, v4.4s, v13.4s
-	WORD $0x6e2ddcb3 // fmul v19.4s, v5.4s, v13.4s
-	WORD $0x4eb1d411 // fsub v17.4s, v0.4s, v17.4s
-	WORD $0x4eb2d432 // fsub v18.4s, v1.4s, v18.4s
-	WORD $0x4eb3d453 // fsub v19.4s, v2.4s, v19.4s
+	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
+	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
+	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
+	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
+	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
+	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
+	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
-	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
-	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
-	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
+	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
+	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
+	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
+	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2edc0f // fmul v15.4s, v0.4s, v14.4s
-	WORD $0x4e2fd4cf // fadd v15.4s, v6.4s, v15.4s
-	WORD $0x6e2edc30 // fmul v16.4s, v1.4s, v14.4s
-	WORD $0x4e30d4f0 // fadd v16.4s, v7.4s, v16.4s
-	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
-	WORD $0x4e2ed50e // fadd v14.4s, v8.4s, v14.4s
-	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
-	WORD $0x6e24de10 // fmul v16.4s, v16.4s, v4.4s
-	WORD $0x4e30d5ef // fadd v15.4s, v15.4s, v16.4s
-	WORD $0x6e25ddce // fmul v14.4s, v14.4s, v5.4s
-	WORD $0x4e2ed5ee // fadd v14.4s, v15.4s, v14.4s
-	WORD $0x6e29ddce // fmul v14.4s, v14.4s, v9.4s
+	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
+	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
+	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
+	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
+	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
+	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
-	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7ce // fcmgt v14.4s, v30.4s, v31.4s
-	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
+	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
+	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2edc63 // fmul v3.4s, v3.4s, v14.4s
-	WORD $0x6e2edc84 // fmul v4.4s, v4.4s, v14.4s
-	WORD $0x6e2edca5 // fmul v5.4s, v5.4s, v14.4s
-	WORD $0x4ea6d46e // fsub v14.4s, v3.4s, v6.4s
-	WORD $0x4ea7d48f // fsub v15.4s, v4.4s, v7.4s
-	WORD $0x4ea8d4b0 // fsub v16.4s, v5.4s, v8.4s
-	WORD $0x6e20ddce // fmul v14.4s, v14.4s, v0.4s
-	WORD $0x6e21ddef // fmul v15.4s, v15.4s, v1.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e22de0f // fmul v15.4s, v16.4s, v2.4s
-	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x6e2bddcb // fmul v11.4s, v14.4s, v11.4s
+	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
+	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
+	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
+	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
+	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
+	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
+	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7cb // fcmgt v11.4s, v30.4s, v31.4s
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc00 // fmul v0.4s, v0.4s, v11.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
-	WORD $0x6e2bdc21 // fmul v1.4s, v1.4s, v11.4s
-	WORD $0x4e21d4e1 // fadd v1.4s, v7.4s, v1.4s
-	WORD $0x4ea4d421 // fsub v1.4s, v1.4s, v4.4s
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
-	WORD $0x4e22d502 // fadd v2.4s, v8.4s, v2.4s
-	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
-	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
-	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e22dc47 // fmul v7.4s, v2.4s, v2.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
+	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
+	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
+	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
+	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
+	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
+	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2dd587 // fadd v7.4s, v12.4s, v13.4s
-	WORD $0x6eace4fe // fcmgt v30.4s, v7.4s, v12.4s
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671d88 // bsl v8.16b, v12.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ea8e77e // fcmgt v30.4s, v27.4s, v8.4s
-	WORD $0x6ebe1f68 // bit v8.16b, v27.16b, v30.16b
-	WORD $0x6ea7e59e // fcmgt v30.4s, v12.4s, v7.4s
-	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6ea8e4e7 // fcmgt v7.4s, v7.4s, v8.4s
+	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
+	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
+	WORD $0x6f00e40f // movi v15.2d, #0x0
+	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
+	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
+	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
+	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
+	WORD $0x3dc00690 // ldr q16, [x20, #16]
+	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
+	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
+	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e2adf68 // fmul v8.4s, v27.4s, v10.4s
-	WORD $0x6e34e508 // fcmge v8.4s, v8.4s, v20.4s
-	WORD $0x4e281ce7 // and v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce548 // fcmeq v8.4s, v10.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce528 // fcmeq v8.4s, v9.4s, v28.4s
-	WORD $0x4e681ce7 // bic v7.16b, v7.16b, v8.16b
+	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
+	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
+	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
+	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
+	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
+	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
 	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
-	WORD $0x4ea11c29 // mov v9.16b, v1.16b
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6eb0a99e // umaxv s30, v12.4s
+	WORD $0x4ea21c4d // mov v13.16b, v2.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4eac1d92 // mov v18.16b, v12.16b
+	WORD $0x3dc00293 // ldr q19, [x20, #0]
+	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
+	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product of the unit axes.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76d // fsub v13.4s, v27.4s, v28.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
+	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
-	WORD $0x6e2dddb3 // fmul v19.4s, v13.4s, v13.4s
-	WORD $0x6e2eddd4 // fmul v20.4s, v14.4s, v14.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e2fddf4 // fmul v20.4s, v15.4s, v15.4s
-	WORD $0x4e34d673 // fadd v19.4s, v19.4s, v20.4s
-	WORD $0x6e30de14 // fmul v20.4s, v16.4s, v16.4s
-	WORD $0x6e31de35 // fmul v21.4s, v17.4s, v17.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
-	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
-	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
+	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
+	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe69e // fcmge v30.4s, v20.4s, v31.4s
+	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e34fff4 // fdiv v20.4s, v31.4s, v20.4s
-	WORD $0x4e3e1e94 // and v20.16b, v20.16b, v30.16b
-	WORD $0x6ea1fa75 // fsqrt v21.4s, v19.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0dabe // fcmeq v30.4s, v21.4s, #0.0
-	WORD $0x6e35ff75 // fdiv v21.4s, v27.4s, v21.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x6ea1fa94 // fsqrt v20.4s, v20.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x6e35ddce // fmul v14.4s, v14.4s, v21.4s
-	WORD $0x6e35ddef // fmul v15.4s, v15.4s, v21.4s
-	WORD $0x6e34de10 // fmul v16.4s, v16.4s, v20.4s
-	WORD $0x6e34de31 // fmul v17.4s, v17.4s, v20.4s
-	WORD $0x6e34de52 // fmul v18.4s, v18.4s, v20.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce673 // fcmeq v19.4s, v19.4s, v28.4s
-	WORD $0x6e32ddd4 // fmul v20.4s, v14.4s, v18.4s
-	WORD $0x6e31ddf5 // fmul v21.4s, v15.4s, v17.4s
-	WORD $0x4eb5d694 // fsub v20.4s, v20.4s, v21.4s
-	WORD $0x6e30ddf5 // fmul v21.4s, v15.4s, v16.4s
-	WORD $0x6e32ddb6 // fmul v22.4s, v13.4s, v18.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e31ddb6 // fmul v22.4s, v13.4s, v17.4s
-	WORD $0x6e30ddd7 // fmul v23.4s, v14.4s, v16.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x6e36ded8 // fmul v24.4s, v22.4s, v22.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d14 // bif v20.16b, v8.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d35 // bif v21.16b, v9.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d56 // bif v22.16b, v10.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d77 // bif v23.16b, v11.16b, v30.16b
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4eb61eca // mov v10.16b, v22.16b
-	WORD $0x4eb71eeb // mov v11.16b, v23.16b
+	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
+	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
+	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
+	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
+	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
+	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
+	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
+	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
+	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
+	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
+	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
+	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
+	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
+	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
+	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
+	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
+	WORD $0x4eb91f2d // mov v13.16b, v25.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4ea11c31 // mov v17.16b, v1.16b
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e2e // bit v14.16b, v17.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6ebe1e4f // bit v15.16b, v18.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0f9ac // fneg v12.4s, v13.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6e2eddd0 // fmul v16.4s, v14.4s, v14.4s
-	WORD $0x6e2cdd91 // fmul v17.4s, v12.4s, v12.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e681dd1 // bsl v17.16b, v14.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2c // bif v12.16b, v9.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6a1f92 // bsl v18.16b, v28.16b, v10.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d70 // bif v16.16b, v11.16b, v30.16b
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4eac1d89 // mov v9.16b, v12.16b
-	WORD $0x4eb21e4a // mov v10.16b, v18.16b
-	WORD $0x4eb01e0b // mov v11.16b, v16.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0f9cc // fneg v12.4s, v14.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56d // fcmge v13.4s, v11.4s, v28.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf0 // fmul v16.4s, v15.4s, v15.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6e2cdd90 // fmul v16.4s, v12.4s, v12.4s
-	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e681f90 // bsl v16.16b, v28.16b, v8.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d2f // bif v15.16b, v9.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d4c // bif v12.16b, v10.16b, v30.16b
-	WORD $0x4ead1dbe // mov v30.16b, v13.16b
-	WORD $0x6efe1d6e // bif v14.16b, v11.16b, v30.16b
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4eac1d8a // mov v10.16b, v12.16b
-	WORD $0x4eae1dcb // mov v11.16b, v14.16b
+	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eb01e11 // mov v17.16b, v16.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
+	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce56c // fcmge v12.4s, v11.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e681f8d // bsl v13.16b, v28.16b, v8.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e691f8e // bsl v14.16b, v28.16b, v9.16b
+	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e6a1f8f // bsl v15.16b, v28.16b, v10.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
-	WORD $0x4ead1da8 // mov v8.16b, v13.16b
-	WORD $0x4eae1dc9 // mov v9.16b, v14.16b
-	WORD $0x4eaf1dea // mov v10.16b, v15.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
+	WORD $0x4ea31c6e // mov v14.16b, v3.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
 
 CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6e2bff6b // fdiv v11.4s, v27.4s, v11.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x3dc00681 // ldr q1, [x20, #16]
+	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
+	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
+	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
+	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f8c6 // fsqrt v6.4s, v6.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd76b // fadd v11.4s, v27.4s, v28.4s
-	WORD $0x4ea6d56c // fsub v12.4s, v11.4s, v6.4s
+	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
+	WORD $0x3dc03aac // ldr q12, [x21, #224]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
+	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
 	WORD $0x3dc08ebc // ldr q28, [x21, #560]
-	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
-	WORD $0x6e26e566 // fcmge v6.4s, v11.4s, v6.4s
+	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
+	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd76b // fsub v11.4s, v27.4s, v28.4s
-	WORD $0x6e2bdd0d // fmul v13.4s, v8.4s, v11.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d460 // fadd v0.4s, v3.4s, v0.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2bdd23 // fmul v3.4s, v9.4s, v11.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc21 // fmul v1.4s, v1.4s, v28.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2bdd43 // fmul v3.4s, v10.4s, v11.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdc42 // fmul v2.4s, v2.4s, v28.4s
-	WORD $0x4e22d4a2 // fadd v2.4s, v5.4s, v2.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
-	WORD $0x4eac1d83 // mov v3.16b, v12.16b
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea21c4e // mov v14.16b, v2.16b
+	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
+	WORD $0x3dc01691 // ldr q17, [x20, #80]
+	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
+	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x3dc042ab // ldr q11, [x21, #256]
+	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
+	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
+	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
+	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x4eb01e13 // mov v19.16b, v16.16b
+	WORD $0x4ea21c54 // mov v20.16b, v2.16b
+	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
+	WORD $0x4ea81d16 // mov v22.16b, v8.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e271cc7 // and v7.16b, v6.16b, v7.16b
+	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e41d // movi v29.2d, #0x0
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e7d1f86 // bsl v6.16b, v28.16b, v29.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6f00e417 // movi v23.2d, #0x0
 	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6ebe1f86 // bit v6.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd76f // fsub v15.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd771 // fsub v17.4s, v27.4s, v28.4s
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
+	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd773 // fsub v19.4s, v27.4s, v28.4s
+	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd774 // fsub v20.4s, v27.4s, v28.4s
-	WORD $0x6e2fddf5 // fmul v21.4s, v15.4s, v15.4s
-	WORD $0x6e30de16 // fmul v22.4s, v16.4s, v16.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e31de36 // fmul v22.4s, v17.4s, v17.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e32de56 // fmul v22.4s, v18.4s, v18.4s
-	WORD $0x6e33de77 // fmul v23.4s, v19.4s, v19.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e34de97 // fmul v23.4s, v20.4s, v20.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
+	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff6 // fdiv v22.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e37de5a // fmul v26.4s, v18.4s, v23.4s
-	WORD $0x3d8002b5 // str q21, [x21, #0]
-	WORD $0x6e38de75 // fmul v21.4s, v19.4s, v24.4s
-	WORD $0x4e35d755 // fadd v21.4s, v26.4s, v21.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e2fde5a // fmul v26.4s, v18.4s, v15.4s
-	WORD $0x3d8006af // str q15, [x21, #16]
-	WORD $0x6e30de6f // fmul v15.4s, v19.4s, v16.4s
-	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
-	WORD $0x6e31de9a // fmul v26.4s, v20.4s, v17.4s
-	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
-	WORD $0x4e2fd6af // fadd v15.4s, v21.4s, v15.4s
-	WORD $0x6eb5e5fe // fcmgt v30.4s, v15.4s, v21.4s
-	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e6f1eb6 // bsl v22.16b, v21.16b, v15.16b
+	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
+	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
+	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
+	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
+	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
+	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb6e77e // fcmgt v30.4s, v27.4s, v22.4s
-	WORD $0x6ebe1f76 // bit v22.16b, v27.16b, v30.16b
-	WORD $0x6eafe6be // fcmgt v30.4s, v21.4s, v15.4s
-	WORD $0x6ebe1eaf // bit v15.16b, v21.16b, v30.16b
+	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
+	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
+	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
+	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe5fe // fcmgt v30.4s, v15.4s, v27.4s
-	WORD $0x6ebe1f6f // bit v15.16b, v27.16b, v30.16b
+	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
+	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd775 // fadd v21.4s, v27.4s, v28.4s
+	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e36de5a // fmul v26.4s, v18.4s, v22.4s
-	WORD $0x3d800aaf // str q15, [x21, #32]
-	WORD $0x6e36de6f // fmul v15.4s, v19.4s, v22.4s
-	WORD $0x6e36de96 // fmul v22.4s, v20.4s, v22.4s
-	WORD $0x3d800eb4 // str q20, [x21, #48]
-	WORD $0x4eb7d754 // fsub v20.4s, v26.4s, v23.4s
-	WORD $0x3d8012b3 // str q19, [x21, #64]
-	WORD $0x4eb8d5f3 // fsub v19.4s, v15.4s, v24.4s
-	WORD $0x3d8016b2 // str q18, [x21, #80]
-	WORD $0x4eb9d6d2 // fsub v18.4s, v22.4s, v25.4s
+	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
+	WORD $0x3d800aa9 // str q9, [x21, #32]
+	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
+	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
+	WORD $0x3d800eac // str q12, [x21, #48]
+	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
+	WORD $0x3d8012b1 // str q17, [x21, #64]
+	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
+	WORD $0x3d8016b7 // str q23, [x21, #80]
+	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde94 // fmul v20.4s, v20.4s, v28.4s
-	WORD $0x6e30de73 // fmul v19.4s, v19.4s, v16.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
-	WORD $0x6e31de52 // fmul v18.4s, v18.4s, v17.4s
-	WORD $0x4e32d672 // fadd v18.4s, v19.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
+	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
+	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
+	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
+	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
+	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4ebad673 // fsub v19.4s, v19.4s, v26.4s
-	WORD $0x6e32de14 // fmul v20.4s, v16.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eafd694 // fsub v20.4s, v20.4s, v15.4s
-	WORD $0x6e32de32 // fmul v18.4s, v17.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb6d652 // fsub v18.4s, v18.4s, v22.4s
-	WORD $0x3d801ab1 // str q17, [x21, #96]
-	WORD $0x6e28de71 // fmul v17.4s, v19.4s, v8.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x6e29de90 // fmul v16.4s, v20.4s, v9.4s
-	WORD $0x4e30d630 // fadd v16.4s, v17.4s, v16.4s
-	WORD $0x6e2ade51 // fmul v17.4s, v18.4s, v10.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x4eb0d6b0 // fsub v16.4s, v21.4s, v16.4s
-	WORD $0x6e2bdd11 // fmul v17.4s, v8.4s, v11.4s
-	WORD $0x4e31d671 // fadd v17.4s, v19.4s, v17.4s
+	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
+	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
+	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
+	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
+	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
+	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
+	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
+	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
+	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
+	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
+	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d751 // fadd v17.4s, v26.4s, v17.4s
+	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd53 // fmul v19.4s, v10.4s, v11.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
-	WORD $0x4e32d6d2 // fadd v18.4s, v22.4s, v18.4s
+	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
+	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e32d772 // fadd v18.4s, v27.4s, v18.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c70 // bif v16.16b, v3.16b, v30.16b
-	WORD $0x4eb01e03 // mov v3.16b, v16.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1cb1 // bif v17.16b, v5.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1dd2 // bif v18.16b, v14.16b, v30.16b
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
+	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
+	WORD $0x4eb11e34 // mov v20.16b, v17.16b
+	WORD $0x4ea91d35 // mov v21.16b, v9.16b
+	WORD $0x4eac1d96 // mov v22.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6f // fmul v15.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4eb7d5f2 // fsub v18.4s, v15.4s, v23.4s
-	WORD $0x4eb8d613 // fsub v19.4s, v16.4s, v24.4s
-	WORD $0x4eb9d634 // fsub v20.4s, v17.4s, v25.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
+	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
+	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
 	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde52 // fmul v18.4s, v18.4s, v28.4s
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cde93 // fmul v19.4s, v20.4s, v28.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe52 // fdiv v18.4s, v18.4s, v28.4s
-	WORD $0x4e7e1e52 // bic v18.16b, v18.16b, v30.16b
+	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb2e7fe // fcmgt v30.4s, v31.4s, v18.4s
-	WORD $0x6e7f1e5e // bsl v30.16b, v18.16b, v31.16b
-	WORD $0x6f00e41f // movi v31.2d, #0x0
-	WORD $0x6ebfe7d2 // fcmgt v18.4s, v30.4s, v31.4s
-	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
+	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
+	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
+	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x4e33d6f3 // fadd v19.4s, v23.4s, v19.4s
-	WORD $0x4eafd673 // fsub v19.4s, v19.4s, v15.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
+	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e32df74 // fmul v20.4s, v27.4s, v18.4s
-	WORD $0x4e34d714 // fadd v20.4s, v24.4s, v20.4s
-	WORD $0x4eb0d694 // fsub v20.4s, v20.4s, v16.4s
+	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
+	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
+	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x4e32d732 // fadd v18.4s, v25.4s, v18.4s
-	WORD $0x4eb1d652 // fsub v18.4s, v18.4s, v17.4s
-	WORD $0x6e28de76 // fmul v22.4s, v19.4s, v8.4s
-	WORD $0x6e29de97 // fmul v23.4s, v20.4s, v9.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e2ade57 // fmul v23.4s, v18.4s, v10.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d6b5 // fsub v21.4s, v21.4s, v22.4s
-	WORD $0x6e2bdd16 // fmul v22.4s, v8.4s, v11.4s
-	WORD $0x4e36d673 // fadd v19.4s, v19.4s, v22.4s
+	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
+	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
+	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
+	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e2fd76f // fadd v15.4s, v27.4s, v15.4s
-	WORD $0x6e2bdd33 // fmul v19.4s, v9.4s, v11.4s
-	WORD $0x4e33d693 // fadd v19.4s, v20.4s, v19.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde73 // fmul v19.4s, v19.4s, v28.4s
-	WORD $0x4e33d610 // fadd v16.4s, v16.4s, v19.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e30d770 // fadd v16.4s, v27.4s, v16.4s
-	WORD $0x6e2bdd4b // fmul v11.4s, v10.4s, v11.4s
-	WORD $0x4e2bd64b // fadd v11.4s, v18.4s, v11.4s
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd62b // fadd v11.4s, v17.4s, v11.4s
+	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c95 // bif v21.16b, v4.16b, v30.16b
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c0f // bif v15.16b, v0.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c30 // bif v16.16b, v1.16b, v30.16b
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x6efe1c4b // bif v11.16b, v2.16b, v30.16b
-	WORD $0x4eaf1de0 // mov v0.16b, v15.16b
-	WORD $0x4eb01e01 // mov v1.16b, v16.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
+	WORD $0x4ea91d22 // mov v2.16b, v9.16b
+	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
+	WORD $0x4eab1d68 // mov v8.16b, v11.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e24d467 // fadd v7.4s, v3.4s, v4.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4e2ad4e7 // fadd v7.4s, v7.4s, v10.4s
-	WORD $0x4e25d4e7 // fadd v7.4s, v7.4s, v5.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
-	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
-	WORD $0x4e20d4e7 // fadd v7.4s, v7.4s, v0.4s
-	WORD $0x4e21d4e7 // fadd v7.4s, v7.4s, v1.4s
-	WORD $0x4e22d4e7 // fadd v7.4s, v7.4s, v2.4s
-	WORD $0x4ea0f98b // fabs v11.4s, v12.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e2be78b // fcmge v11.4s, v28.4s, v11.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4ea0f8e7 // fabs v7.4s, v7.4s
-	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e27e787 // fcmge v7.4s, v28.4s, v7.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4ea71d67 // orr v7.16b, v11.16b, v7.16b
-	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
+	WORD $0x3dc00a89 // ldr q9, [x20, #32]
+	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
+	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e631f8b // bsl v11.16b, v28.16b, v3.16b
-	WORD $0x4eab1d63 // mov v3.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e641f8b // bsl v11.16b, v28.16b, v4.16b
-	WORD $0x4eab1d64 // mov v4.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e681f8b // bsl v11.16b, v28.16b, v8.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e691f8b // bsl v11.16b, v28.16b, v9.16b
-	WORD $0x4eab1d69 // mov v9.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f8b // bsl v11.16b, v28.16b, v10.16b
-	WORD $0x4eab1d6a // mov v10.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e651f8b // bsl v11.16b, v28.16b, v5.16b
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6d1f8b // bsl v11.16b, v28.16b, v13.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e601f8b // bsl v11.16b, v28.16b, v0.16b
-	WORD $0x4eab1d60 // mov v0.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e611f8b // bsl v11.16b, v28.16b, v1.16b
-	WORD $0x4eab1d61 // mov v1.16b, v11.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e621f8b // bsl v11.16b, v28.16b, v2.16b
-	WORD $0x4eab1d62 // mov v2.16b, v11.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e661f87 // bsl v7.16b, v28.16b, v6.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
+	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
+	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
+	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
+	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
@@ -4935,17 +5049,17 @@ CompactContactsNEON_tailgroup_finite:
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805abb // str q27, [x21, #352]
 	WORD $0x3d805ea6 // str q6, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066a4 // str q4, [x21, #400]
-	WORD $0x3d806aa8 // str q8, [x21, #416]
-	WORD $0x3d806ea9 // str q9, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076a5 // str q5, [x21, #464]
-	WORD $0x3d807aad // str q13, [x21, #480]
-	WORD $0x3d807eae // str q14, [x21, #496]
-	WORD $0x3d8082a0 // str q0, [x21, #512]
-	WORD $0x3d8086a1 // str q1, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d8062b2 // str q18, [x21, #384]
+	WORD $0x3d8066b3 // str q19, [x21, #400]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
+	WORD $0x3d8072a0 // str q0, [x21, #448]
+	WORD $0x3d8076b4 // str q20, [x21, #464]
+	WORD $0x3d807ab5 // str q21, [x21, #480]
+	WORD $0x3d807eb6 // str q22, [x21, #496]
+	WORD $0x3d8082a2 // str q2, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa8 // str q8, [x21, #544]
 	MOVWU 368(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
 	MOVWU 352(R21), R22

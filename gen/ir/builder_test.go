@@ -63,3 +63,23 @@ func TestEvalSemantics(t *testing.T) {
 		}
 	}
 }
+
+// Interleave computes the same outputs per group as the program it merges.
+func TestInterleave(t *testing.T) {
+	b := NewBuilder("t", 2, 0)
+	x, y := b.Input(0), b.Input(1)
+	p := b.Program(b.Clamp01(b.DivOrZero(b.Sub(x, y), b.Add(x, y))), b.Mul(x, y))
+	for _, skew := range []float64{0, 0.3, 1} {
+		q := Interleave(p, 3, skew)
+		in := []float32{1, 2, 3, -4, 0.5, 0}
+		got := q.Eval(in, nil)
+		for g := range 3 {
+			want := p.Eval(in[2*g:2*g+2], nil)
+			for j := range want {
+				if got[2*g+j] != want[j] {
+					t.Errorf("skew %v group %d output %d = %#x, want %#x", skew, g, j, got[2*g+j], want[j])
+				}
+			}
+		}
+	}
+}

@@ -69,6 +69,11 @@ func fcmeqz(d, n int) inst {
 	return inst{0x4EA0D800 | reg(n)<<5 | reg(d), fmt.Sprintf("fcmeq %s, %s, #0.0", v4s(d), v4s(n))}
 }
 
+// fcmgtz is d = (n > 0.0).
+func fcmgtz(d, n int) inst {
+	return inst{0x4EA0C800 | reg(n)<<5 | reg(d), fmt.Sprintf("fcmgt %s, %s, #0.0", v4s(d), v4s(n))}
+}
+
 // Bitwise, on the whole register.
 func and(d, n, m int) inst { return three(0x4E201C00, "and", d, n, m, v16b) }
 func orr(d, n, m int) inst {

@@ -57,6 +57,7 @@ func TestEncoders(t *testing.T) {
 		{"fabs", func(a, b, _ int) inst { return fabs(a, b) }, twoOf("fabs", v)},
 		{"mvn", func(a, b, _ int) inst { return not(a, b) }, twoOf("mvn", b)},
 		{"fcmeq0", func(a, b, _ int) inst { return fcmeqz(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("fcmeq v%d.4s, v%d.4s, #0.0", x, y) }},
+		{"fcmgt0", func(a, b, _ int) inst { return fcmgtz(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("fcmgt v%d.4s, v%d.4s, #0.0", x, y) }},
 		{"mov", func(a, b, _ int) inst { return vmov(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("mov v%d.16b, v%d.16b", x, y) }},
 		{"movi", func(a, _, _ int) inst { return movi0(a) }, func(x, _, _ int) string { return fmt.Sprintf("movi v%d.2d, #0", x) }},
 		{"dup", func(a, b, _ int) inst { return dupw(a, b%31) }, func(x, y, _ int) string { return fmt.Sprintf("dup v%d.4s, w%d", x, y%31) }},

@@ -148,7 +148,13 @@ func (l *lowering) alloc(i int, keep ...int) int {
 		if v < 0 || contains(keep, r) || l.pinned(v) {
 			continue
 		}
-		if nu := l.nextUse(v, i); nu > far {
+		// Furthest next use first; a rematerializable value (a constant or
+		// input, dropped for free) before a value that must be stored.
+		nu := l.nextUse(v, i)
+		if l.remat(v) {
+			nu += 1 << 20
+		}
+		if nu > far {
 			victim, far = r, nu
 		}
 	}
@@ -180,9 +186,12 @@ func contains(s []int, x int) bool {
 }
 
 // pinned reports whether v was defined before the innermost open rare
-// block (and so must stay where it is).
+// block and must stay where it is: after the block, the register state
+// must hold on both paths. Constants and inputs may be dropped (they are
+// rematerialized wherever they are read next), and nothing becomes
+// resident inside a block (use), so dropping them is safe on both paths.
 func (l *lowering) pinned(v ir.Value) bool {
-	return len(l.blockStart) > 0 && int(v) < l.blockStart[0]
+	return len(l.blockStart) > 0 && int(v) < l.blockStart[0] && !l.remat(v)
 }
 
 // use returns a register holding argument k of the current instruction:
@@ -192,6 +201,18 @@ func (l *lowering) use(v ir.Value, k int) int {
 	v = l.alias[v]
 	if r := l.loc[v].reg; r >= 0 {
 		return r
+	}
+	if l.remat(v) && l.nextUse(v, l.pos+1) < 1<<30 && len(l.blockStart) == 0 {
+		// Read again later: keep it in a free register while one is free
+		// (evicting it later costs nothing: it is rematerialized).
+		for r := range numRegs {
+			if l.owner[r] == -1 {
+				l.materialize(v, r)
+				l.owner[r] = v
+				l.loc[v].reg = r
+				return r
+			}
+		}
 	}
 	r := operand0 + k
 	if l.loc[v].slot >= 0 {
@@ -312,9 +333,8 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("one", 0x3F800000)))
 		l.out.op(fcmgt(scratch0, scratch1, x))
 		l.out.op(bsl(scratch0, x, scratch1)) // scratch0 = lo
-		l.out.op(movi0(scratch1))
 		d := l.result(a)
-		l.out.op(fcmgt(d, scratch0, scratch1))
+		l.out.op(fcmgtz(d, scratch0))
 		l.out.op(and(d, d, scratch0))
 	case ir.OpDivOrZero:
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
