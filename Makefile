@@ -1,6 +1,6 @@
 # segdist developer tasks. The README's quick start needs none of these.
 
-.PHONY: gen test bench ci
+.PHONY: gen test bench ci mca
 
 # Regenerate the kernels in asm/ (amd64 through avo, arm64 NEON as text) from gen/.
 gen:
@@ -16,3 +16,11 @@ bench:
 
 ci:
 	bash .ci/run
+
+# Predict the main loops with llvm-mca (needs llvm-19), e.g. the NEON
+# closest loop on Neoverse V2; see gen/mca for the flags.
+mca:
+	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func ClosestNEON -lanes 8
+	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func ClosestPointNEON -lanes 4
+	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func ContactsNEON -lanes 4 -taken
+	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func CompactContactsNEON -lanes 4 -taken

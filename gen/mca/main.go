@@ -35,6 +35,7 @@ var (
 	loopN    = flag.Int("loop", -1, "which loop, in address order (default: the longest)")
 	printAsm = flag.Bool("print-asm", false, "print the loop given to llvm-mca")
 	bin      = flag.String("bin", "", "analyse this binary instead of building the kernel tests")
+	taken    = flag.Bool("taken", false, "forward branches inside the loop are taken: rare blocks (and compaction of a group without contact) skipped, the common path")
 )
 
 func tool(name string) string {
@@ -55,6 +56,7 @@ type insn struct {
 
 var (
 	lineRE   = regexp.MustCompile(`^\s*([0-9a-f]+):\s+(.*)$`)
+	symRE    = regexp.MustCompile(`\s*<[^>]*>`)
 	targetRE = regexp.MustCompile(`\s(?:0x)?[0-9a-f]+\s*<[^>]*>\s*$`)
 	branchRE = regexp.MustCompile(`^(b\.\w+|b|cbn?zw?|cbn?z|tbn?z|j\w+|jmp)\s+(?:.*,\s*)?(?:0x)?([0-9a-f]+)\s*<`)
 )
@@ -97,7 +99,8 @@ func main() {
 	for i, c := range code {
 		if m := branchRE.FindStringSubmatch(c.text); m != nil {
 			t, _ := strconv.ParseUint(m[2], 16, 64)
-			if j, ok := index[t]; ok && t <= c.addr {
+			// (A branch to the entry is the stack-growth retry, not a loop.)
+			if j, ok := index[t]; ok && t <= c.addr && j > 0 {
 				loops = append(loops, loop{j, i})
 			}
 		}
@@ -119,11 +122,21 @@ func main() {
 	var src strings.Builder
 	src.WriteString("loop:\n")
 	spills := 0
+	skipTo := uint64(0)
 	for _, c := range code[lp.from : lp.to+1] {
+		if c.addr < skipTo {
+			continue
+		}
 		t := c.text
+		if m := branchRE.FindStringSubmatch(t); m != nil && *taken {
+			if to, _ := strconv.ParseUint(m[2], 16, 64); to > c.addr && to <= code[lp.to].addr {
+				skipTo = to
+			}
+		}
 		if branchRE.MatchString(t) {
 			t = targetRE.ReplaceAllString(t, " loop")
 		}
+		t = symRE.ReplaceAllString(t, "")
 		if strings.Contains(t, "x21") || strings.Contains(t, "[sp") || strings.Contains(t, "(%rsp)") || strings.Contains(t, "(%r9)") || strings.Contains(t, "(%r11)") {
 			spills++
 		}
@@ -156,7 +169,7 @@ func main() {
 	perIter := cycles / iters
 	fmt.Printf("%s on %s (llvm-mca -mcpu=%s): loop %d of %d, %d instructions per iteration\n", *fn, *goarch, *mcpu, pick, len(loops), int(instrs/iters))
 	fmt.Printf("  %.1f cycles per iteration, %.2f cycles per lane (%d lanes per iteration), IPC %.2f\n", perIter, perIter/float64(*lanes), *lanes, num("IPC"))
-	fmt.Printf("  frame (stack) loads and stores in the loop: %d\n", spills)
+	fmt.Printf("  frame loads and stores in the loop (spills, and the contact kernels' staged capsules and rows): %d\n", spills)
 }
 
 func check(err error) {
