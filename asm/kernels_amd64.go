@@ -5,7 +5,7 @@
 package asm
 
 // ContactsAVX2 computes the contacts of n capsule pairs with AVX2, one row
-// per pair, bit-identical to fallback.BatchContacts; it returns n. caps holds
+// per pair, bit-identical to fallback.ContactLane on each; it returns n. caps holds
 // the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices
 // (all in range), out the thirteen soa.Contacts streams of n rows; n > 0.
 //
@@ -14,7 +14,7 @@ func ContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, 
 
 // CompactContactsAVX2 computes the contacts of n capsule pairs with AVX2 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
-// Bit-identical to fallback.CompactContacts. caps holds the seven capsule
+// Bit-identical to fallback.ContactLane on each. caps holds the seven capsule
 // streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),
 // out the thirteen soa.Contacts streams, each with room for n rows; n > 0.
 //
@@ -22,7 +22,7 @@ func ContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, 
 func CompactContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // ContactsAVX512 computes the contacts of n capsule pairs with AVX512, one row
-// per pair, bit-identical to fallback.BatchContacts; it returns n. caps holds
+// per pair, bit-identical to fallback.ContactLane on each; it returns n. caps holds
 // the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices
 // (all in range), out the thirteen soa.Contacts streams of n rows; n > 0.
 //
@@ -31,7 +31,7 @@ func ContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32
 
 // CompactContactsAVX512 computes the contacts of n capsule pairs with AVX512 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
-// Bit-identical to fallback.CompactContacts. caps holds the seven capsule
+// Bit-identical to fallback.ContactLane on each. caps holds the seven capsule
 // streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),
 // out the thirteen soa.Contacts streams, each with room for n rows; n > 0.
 //

@@ -27,6 +27,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/kernel"
 	"github.com/segdist/segdist/soa"
 )
@@ -261,7 +262,7 @@ func contactScene() (*soa.Capsules, []Candidate) {
 		cands := Broadphase(scene, nil)
 		ip := ToIndexPairs(cands)
 		all := soa.NewContacts(ip.Len())
-		fallback.BatchContacts(all, benchCaps, ip, benchMargin)
+		verify.BatchContactsSpec(all, benchCaps, ip, benchMargin)
 		for k, c := range cands {
 			if all.Count[k] > 0 {
 				benchTouching = append(benchTouching, c)
@@ -299,7 +300,7 @@ func contactPairs(pct, n int) (*soa.Capsules, *soa.IndexPairs) {
 				continue
 			}
 			p.I[k], p.J[k] = uint32(i), uint32(j)
-			if fallback.GatherContact(caps, p, k, benchMargin).Count == 0 {
+			if verify.ContactOf(caps, p, k, benchMargin).Count == 0 {
 				break
 			}
 		}

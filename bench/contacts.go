@@ -78,16 +78,6 @@ func ReferenceContactPass(caps *soa.Capsules, ip *soa.IndexPairs, margin float32
 	return sink
 }
 
-// rowContact returns row r of c as a fallback.Contact.
-func rowContact(c *soa.Contacts, r int) fallback.Contact {
-	return fallback.Contact{
-		Count:  c.Count[r],
-		Depth:  [2]float32{c.Depth1[r], c.Depth2[r]},
-		Normal: [3]float32{c.NX[r], c.NY[r], c.NZ[r]},
-		Point:  [2][3]float32{{c.P1X[r], c.P1Y[r], c.P1Z[r]}, {c.P2X[r], c.P2Y[r], c.P2Z[r]}},
-	}
-}
-
 // rowBits returns the 13 streams of row r of c as bits, in the order
 // Pair Count Depth1 Depth2 NX NY NZ P1X P1Y P1Z P2X P2Y P2Z.
 func rowBits(c *soa.Contacts, r int) [13]uint32 {
@@ -250,7 +240,7 @@ func (v *ContactVerdict) checkApart(s *ContactSet, q int) {
 		return
 	}
 	p := verify.PairAt(s.Caps, s.Pairs, q)
-	rep := verify.CheckContact(p, s.Margin, rowContact(s.All, q), false)
+	rep := verify.CheckContact(p, s.Margin, contactAt(s.All, q), false)
 	v.borderline(rep, 0)
 	if !rep.OK() {
 		v.fail("pair %d (apart per BatchContacts) %v: %v", q, p, rep.Problems)
@@ -259,7 +249,7 @@ func (v *ContactVerdict) checkApart(s *ContactSet, q int) {
 
 // checkRow checks compacted row r, the contact of pair pk.
 func (v *ContactVerdict) checkRow(s *ContactSet, got *soa.Contacts, r, pk int) {
-	c := rowContact(got, r)
+	c := contactAt(got, r)
 	p := verify.PairAt(s.Caps, s.Pairs, pk)
 	var why []string
 	if c.Count != 1 && c.Count != 2 {
@@ -412,4 +402,10 @@ func VerifyPoints(p *soa.PointSegments, res *soa.PointResults, refD2 []float64, 
 		}
 	}
 	return v
+}
+
+// contactAt returns row r of c as a fallback.Contact.
+func contactAt(c *soa.Contacts, r int) fallback.Contact {
+	_, ct := verify.ContactRow(c, r)
+	return ct
 }

@@ -411,7 +411,7 @@ func cloneContacts(c *soa.Contacts) *soa.Contacts {
 // deleteRow removes row r of the first n rows of c, moving the later rows up.
 func deleteRow(c *soa.Contacts, r, n int) {
 	for q := r; q+1 < n; q++ {
-		x := rowContact(c, q+1)
+		x := contactAt(c, q+1)
 		c.Set(q, c.Pair[q+1], x.Count, x.Depth, x.Normal, x.Point)
 	}
 }
@@ -436,7 +436,7 @@ func TestVerifyContactsDetectsCorruptRow(t *testing.T) {
 	row := -1
 	for r := s.GoldenN / 2; r < s.GoldenN; r++ {
 		k := int(s.Golden.Pair[r])
-		rep := verify.CheckContact(verify.PairAt(s.Caps, s.Pairs, k), s.Margin, rowContact(s.Golden, r), false)
+		rep := verify.CheckContact(verify.PairAt(s.Caps, s.Pairs, k), s.Margin, contactAt(s.Golden, r), false)
 		if s.Golden.Count[r] == 1 && rep.Borderline == "" && rep.RefDist > 0.05 && rep.RefCount == 1 {
 			row = r
 			break
@@ -525,7 +525,7 @@ func TestVerifyContactsDetectsWrongApart(t *testing.T) {
 	s := smallContactSet(t)
 	r := s.GoldenN / 2
 	k := int(s.Golden.Pair[r])
-	rep := verify.CheckContact(verify.PairAt(s.Caps, s.Pairs, k), s.Margin, rowContact(s.Golden, r), false)
+	rep := verify.CheckContact(verify.PairAt(s.Caps, s.Pairs, k), s.Margin, contactAt(s.Golden, r), false)
 	if rep.Borderline != "" {
 		t.Skip("borderline row")
 	}

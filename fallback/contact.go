@@ -1,10 +1,6 @@
 package fallback
 
-import (
-	"math"
-
-	"github.com/segdist/segdist/soa"
-)
+import "math"
 
 // ParallelTolerance2 is the squared sine of the largest angle between two
 // capsule axes that ContactLane treats as parallel (about 0.57 degrees):
@@ -196,35 +192,4 @@ func BatchClosestPoint(n int, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 []flo
 	for i := range n {
 		t[i], dist2[i] = ClosestPointLane(px[i], py[i], pz[i], cx[i], cy[i], cz[i], dx[i], dy[i], dz[i])
 	}
-}
-
-// GatherContact computes the contact of pair k of pairs: capsule I[k] of
-// caps as capsule 1 and J[k] as capsule 2. Callers check the indices.
-func GatherContact(caps *soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) Contact {
-	i, j := pairs.I[k], pairs.J[k]
-	return ContactLane(caps.AX[i], caps.AY[i], caps.AZ[i], caps.BX[i], caps.BY[i], caps.BZ[i], caps.R[i],
-		caps.AX[j], caps.AY[j], caps.AZ[j], caps.BX[j], caps.BY[j], caps.BZ[j], caps.R[j], margin)
-}
-
-// BatchContacts writes the contact of every pair to row k = pair index of
-// dst (which must have pairs.Len() rows). Callers check lengths and indices.
-func BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
-	for k := range pairs.Len() {
-		c := GatherContact(caps, pairs, k, margin)
-		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
-	}
-}
-
-// CompactContacts writes the contacts of the touching pairs (Count > 0)
-// densely to dst, in pair order, and returns how many it wrote. dst must
-// have at least pairs.Len() rows. Callers check lengths and indices.
-func CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	m := 0
-	for k := range pairs.Len() {
-		if c := GatherContact(caps, pairs, k, margin); c.Count > 0 {
-			dst.Set(m, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
-			m++
-		}
-	}
-	return m
 }

@@ -76,7 +76,7 @@ func ReferenceContact(a, b [3]float64, r1 float64, c, d [3]float64, r2, margin f
 	if count == 0 || qa == 0 || qc == 0 {
 		return count, depth, normal, points
 	}
-	cr := refCross3(m0, m1)
+	cr := Cross3(m0, m1)
 	if !(dot3(cr, cr) <= ParallelTolerance2*qa*qc) {
 		return count, depth, normal, points
 	}
@@ -117,7 +117,7 @@ func refNormal(r [3]float64, dist float64, m0, m1 [3]float64, tiny float64) [3]f
 	if ok0 && ok1 {
 		// The relative tolerance mirrors the distance test: a cross
 		// product of unit axes below 2^-40 is rounding noise.
-		if g := refCross3(u0, u1); refNorm3(g) > 0x1p-40 {
+		if g := Cross3(u0, u1); refNorm3(g) > 0x1p-40 {
 			n, _ := unit(g)
 			return n
 		}
@@ -165,13 +165,3 @@ func refMul3(x [3]float64, k float64) [3]float64 { return [3]float64{x[0] * k, x
 
 func refNorm3(x [3]float64) float64 { return math.Sqrt(dot3(x, x)) }
 
-// refCross3 returns x cross y with each component a difference of products
-// computed to about one ulp (Kahan's algorithm with math.FMA), so that
-// |M0 x M1|^2 keeps its relative accuracy for nearly parallel axes.
-func refCross3(x, y [3]float64) [3]float64 {
-	dp := func(p, q, r, s float64) float64 {
-		w := r * s
-		return math.FMA(p, q, -w) + math.FMA(-r, s, w)
-	}
-	return [3]float64{dp(x[1], y[2], x[2], y[1]), dp(x[2], y[0], x[0], y[2]), dp(x[0], y[1], x[1], y[0])}
-}

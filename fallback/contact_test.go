@@ -655,7 +655,7 @@ func ctGoldenScene() (*soa.Capsules, *soa.IndexPairs) {
 	return caps, pairs
 }
 
-// ctGoldenHash pins the bits of fallback.BatchContacts on ctGoldenScene,
+// ctGoldenHash pins the bits of ContactLane on every pair of ctGoldenScene,
 // the operation order of ContactLane on every GOARCH (the kernel tests
 // hold every SIMD path to the same bits). If it changes, ContactLane's
 // operation order changed (or the capsule generators did): update it only
@@ -667,7 +667,7 @@ const ctGoldenHash = "d9d232a723443df3285bd2a9b46464a46995831c906b9e926e349a3225
 func TestContactGolden(t *testing.T) {
 	caps, pairs := ctGoldenScene()
 	dst := soa.NewContacts(pairs.Len())
-	fallback.BatchContacts(dst, caps, pairs, 0x1p-6)
+	verify.BatchContactsSpec(dst, caps, pairs, 0x1p-6)
 	got := ctContactsHash(dst)
 	t.Logf("contact golden hash %s (%d pairs)", got, pairs.Len())
 	if got != ctGoldenHash {

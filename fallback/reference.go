@@ -31,7 +31,7 @@ import "math"
 //	det = ac - b^2 = N.N,  s~ = be - cd = N.(M1 x E),  t~ = bd - ae = N.(M0 x E),
 //
 // and each cross-product component is computed to about one ulp (Kahan's
-// difference of products, cross3), so det, s~ and t~ keep their relative
+// difference of products, Cross3), so det, s~ and t~ keep their relative
 // accuracy however small the angle. Measured against exact arithmetic the
 // solver is within 1e-15 x scale on every category of the tests
 // (TestReferenceExact).
@@ -62,10 +62,10 @@ func Reference(a, b, c, d [3]float64) (s, t, dist2 float64) {
 		return s, 0, dist(s, 0)
 	}
 	qb := -dot3(m0, m1)
-	n := cross3(m0, m1)
+	n := Cross3(m0, m1)
 	if det := dot3(n, n); det > parallelEps*qa*qc {
-		sn := dot3(n, cross3(m1, e)) // be - cd
-		tn := dot3(n, cross3(m0, e)) // bd - ae
+		sn := dot3(n, Cross3(m1, e)) // be - cd
+		tn := dot3(n, Cross3(m0, e)) // bd - ae
 		s, t = regions(qa, qb, qc, qd, qe, det, sn, tn)
 		return s, t, dist(s, t)
 	}
@@ -149,10 +149,13 @@ func sub3(x, y [3]float64) [3]float64 { return [3]float64{x[0] - y[0], x[1] - y[
 
 func dot3(x, y [3]float64) float64 { return x[0]*y[0] + x[1]*y[1] + x[2]*y[2] }
 
-// cross3 returns x cross y, each component within about one ulp: a
+// Cross3 returns x cross y, each component within about one ulp: a
 // component is a difference of two products that may nearly cancel, so it
-// is computed with Kahan's fused difference of products.
-func cross3(x, y [3]float64) [3]float64 {
+// is computed with Kahan's fused difference of products. It is the cross
+// product of the float64 references (and of the tests' own checks), exact
+// enough that |M0 x M1|^2 keeps its relative accuracy for nearly parallel
+// axes.
+func Cross3(x, y [3]float64) [3]float64 {
 	return [3]float64{
 		diffOfProducts(x[1], y[2], x[2], y[1]),
 		diffOfProducts(x[2], y[0], x[0], y[2]),

@@ -158,11 +158,31 @@ func goPoint(n int, dst *soa.PointResults, src *soa.PointSegments) {
 	fallback.BatchClosestPoint(n, src.PX, src.PY, src.PZ, src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.T, dst.Dist2)
 }
 
+// goContact is fallback.ContactLane on pair k: capsule I[k] as capsule 1,
+// J[k] as capsule 2.
+func goContact(caps *soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
+	i, j := pairs.I[k], pairs.J[k]
+	return fallback.ContactLane(caps.AX[i], caps.AY[i], caps.AZ[i], caps.BX[i], caps.BY[i], caps.BZ[i], caps.R[i],
+		caps.AX[j], caps.AY[j], caps.AZ[j], caps.BX[j], caps.BY[j], caps.BZ[j], caps.R[j], margin)
+}
+
+// goContacts writes every pair's contact to its row.
 func goContacts(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	fallback.BatchContacts(dst, caps, pairs, margin)
+	for k := range m {
+		c := goContact(caps, pairs, k, margin)
+		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
+	}
 	return m
 }
 
+// goCompact writes the touching pairs' contacts densely, in pair order.
 func goCompact(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	return fallback.CompactContacts(dst, caps, pairs, margin)
+	w := 0
+	for k := range m {
+		if c := goContact(caps, pairs, k, margin); c.Count > 0 {
+			dst.Set(w, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
+			w++
+		}
+	}
+	return w
 }

@@ -244,16 +244,6 @@ func TestBatchClosestPointLengthMismatch(t *testing.T) {
 
 // ---- capsule contacts -----------------------------------------------------
 
-// ctRow returns row k of dst as a fallback.Contact and its Pair.
-func ctRow(dst *soa.Contacts, k int) (uint32, fallback.Contact) {
-	return dst.Pair[k], fallback.Contact{
-		Count:  dst.Count[k],
-		Depth:  [2]float32{dst.Depth1[k], dst.Depth2[k]},
-		Normal: [3]float32{dst.NX[k], dst.NY[k], dst.NZ[k]},
-		Point:  [2][3]float32{{dst.P1X[k], dst.P1Y[k], dst.P1Z[k]}, {dst.P2X[k], dst.P2Y[k], dst.P2Z[k]}},
-	}
-}
-
 // ctContactFloats lists the floats of a contact, in the order of the
 // Contacts streams.
 func ctContactFloats(c fallback.Contact) [11]float32 {
@@ -381,17 +371,17 @@ func ctSeparate(caps *soa.Capsules, pairs *soa.IndexPairs, rows, off int) (*soa.
 }
 
 // ctCheckBatch checks dst after BatchContacts: row k is pair k, equal bit
-// for bit to fallback.GatherContact.
+// for bit to verify.ContactOf (fallback.ContactLane).
 func ctCheckBatch(t *testing.T, what string, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	t.Helper()
 	if dst.Len() != pairs.Len() {
 		t.Fatalf("%s: %d rows for %d pairs", what, dst.Len(), pairs.Len())
 	}
 	for k := range pairs.Len() {
-		want := fallback.GatherContact(caps, pairs, k, margin)
-		gp, got := ctRow(dst, k)
+		want := verify.ContactOf(caps, pairs, k, margin)
+		gp, got := verify.ContactRow(dst, k)
 		if !ctSameContact(gp, got, uint32(k), want) {
-			t.Fatalf("%s: row %d of %d (capsules %d, %d): got Pair %d %+v, want Pair %d %+v (GatherContact)",
+			t.Fatalf("%s: row %d of %d (capsules %d, %d): got Pair %d %+v, want Pair %d %+v (ContactOf)",
 				what, k, pairs.Len(), pairs.I[k], pairs.J[k], gp, got, k, want)
 		}
 	}
@@ -399,20 +389,20 @@ func ctCheckBatch(t *testing.T, what string, dst *soa.Contacts, caps *soa.Capsul
 
 // ctCheckCompact checks dst and the count n after CompactContacts on a
 // dst filled with the sentinel: rows 0..n-1 are the touching pairs (Count
-// > 0 in GatherContact) in pair order, with Pair their index, bit for bit;
+// > 0 in verify.ContactOf) in pair order, with Pair their index, bit for bit;
 // the rows after them are untouched.
 func ctCheckCompact(t *testing.T, what string, n int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	t.Helper()
 	row := 0
 	for k := range pairs.Len() {
-		want := fallback.GatherContact(caps, pairs, k, margin)
+		want := verify.ContactOf(caps, pairs, k, margin)
 		if want.Count == 0 {
 			continue
 		}
 		if row >= n {
 			t.Fatalf("%s: returned %d, but pair %d touches too (and maybe more)", what, n, k)
 		}
-		gp, got := ctRow(dst, row)
+		gp, got := verify.ContactRow(dst, row)
 		if !ctSameContact(gp, got, uint32(k), want) {
 			t.Fatalf("%s: row %d: got Pair %d %+v, want pair %d %+v", what, row, gp, got, k, want)
 		}
@@ -422,7 +412,7 @@ func ctCheckCompact(t *testing.T, what string, n int, dst *soa.Contacts, caps *s
 		t.Fatalf("%s: returned %d, want %d touching pairs", what, n, row)
 	}
 	if k := ctUntouched(dst, n); k >= 0 {
-		gp, got := ctRow(dst, k)
+		gp, got := verify.ContactRow(dst, k)
 		t.Fatalf("%s: row %d after the %d written rows was modified: Pair %#x %+v", what, k, n, gp, got)
 	}
 }
@@ -430,7 +420,7 @@ func ctCheckCompact(t *testing.T, what string, n int, dst *soa.Contacts, caps *s
 // TestContactsBitIdentical runs BatchContacts and CompactContacts on every
 // path for 0..70 and 4097 pairs (random scenes with repeated pairs, self
 // pairs, a NaN capsule and an infinite radius) with margins 0 and 1/16:
-// BatchContacts row k must be fallback.GatherContact of pair k bit for
+// BatchContacts row k must be verify.ContactOf (fallback.ContactLane) of pair k bit for
 // bit, with Pair k; CompactContacts must write exactly the touching pairs
 // in pair order (Pair holding the pair index), return their count and
 // leave the other rows alone. The same in separate unaligned slices, with
@@ -510,8 +500,8 @@ func TestContactsAllPathsAgree(t *testing.T) {
 				name      string
 				got, want *soa.Contacts
 			}{{"BatchContacts", got, want}, {"CompactContacts", gotC, wantC}} {
-				gp, g := ctRow(c.got, row)
-				wp, w := ctRow(c.want, row)
+				gp, g := verify.ContactRow(c.got, row)
+				wp, w := verify.ContactRow(c.want, row)
 				if !ctSameContact(gp, g, wp, w) {
 					t.Fatalf("%s row %d: %d %+v, go %d %+v", c.name, row, gp, g, wp, w)
 				}
@@ -545,7 +535,7 @@ func TestContactsProperties(t *testing.T) {
 				if p != ps[row] {
 					t.Fatalf("SceneFromPairs: pair %d is %v, want %v", row, p, ps[row])
 				}
-				_, c := ctRow(dst, row)
+				_, c := verify.ContactRow(dst, row)
 				rep := verify.CheckContact(p, margin, c, row%3 == 0)
 				if !rep.OK() {
 					t.Fatalf("row %d, %s margin=%v (category %s): %v\n  got %+v", row, p, margin,
@@ -611,7 +601,7 @@ func TestContactsDocumentedCases(t *testing.T) {
 		dst := soa.NewContacts(pairs.Len())
 		k.BatchContacts(dst, caps, pairs, 0)
 		for row, c := range cases {
-			_, got := ctRow(dst, row)
+			_, got := verify.ContactRow(dst, row)
 			w := c.w
 			pts := got.Point
 			if w.count == 2 && pts[0] == w.points[1] && pts[1] == w.points[0] {
@@ -651,7 +641,7 @@ func TestContactsNonFiniteLanes(t *testing.T) {
 						continue
 					}
 					used++
-					if _, c := ctRow(dst, row); !verify.IsNaNContact(c) {
+					if _, c := verify.ContactRow(dst, row); !verify.IsNaNContact(c) {
 						t.Fatalf("%s: row %d uses capsule %d but is %+v, want Count 0 and the canonical NaN", what, row, bad, c)
 					}
 				}

@@ -57,12 +57,12 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	if compact {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
 			"those of the touching pairs densely, in pair order; it returns their number.",
-			"Bit-identical to fallback.CompactContacts. caps holds the seven capsule",
+			"Bit-identical to fallback.ContactLane on each. caps holds the seven capsule",
 			"streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),",
 			"out the thirteen soa.Contacts streams, each with room for n rows; n > 0.")
 	} else {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
-			"per pair, bit-identical to fallback.BatchContacts; it returns n. caps holds",
+			"per pair, bit-identical to fallback.ContactLane on each; it returns n. caps holds",
 			"the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices",
 			"(all in range), out the thirteen soa.Contacts streams of n rows; n > 0.")
 	}

@@ -36,10 +36,10 @@ func Generate() (asm, stubs string, stats []Stats) {
 	for _, compact := range []bool{false, true} {
 		sp, regs := Contacts(&w, c, compact)
 		name := "ContactsNEON"
-		doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.BatchContacts; it returns n."
+		doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.ContactLane on each; it returns n."
 		if compact {
 			name = "CompactContactsNEON"
-			doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.CompactContacts."
+			doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane on each."
 		}
 		stats = append(stats, Stats{name, regs, sp})
 		decls = append(decls, fmt.Sprintf("// %s %s caps holds the seven capsule streams AX AY AZ BX BY BZ R,\n// pi and pj the n pair indices (all in range), out the thirteen soa.Contacts\n// streams with room for n rows; n > 0.\n//\n//go:noescape\nfunc %s(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name, doc, name))

@@ -676,7 +676,7 @@ func CheckContact(p CapsulePair, margin float32, got fallback.Contact, exact boo
 	case math.Abs(refDist-(rsum+float64(margin))) <= TouchBand*unit+2*AbsSlack:
 		rep.Borderline = "touching threshold"
 	case l0 > 0 && l1 > 0:
-		cr := cCross64(m0, m1)
+		cr := fallback.Cross3(m0, m1)
 		sin2 := cDot64(cr, cr) / (l0 * l0 * l1 * l1)
 		tol := fallback.ParallelTolerance2
 		if math.Abs(sin2-tol) <= tol*parallelBand(sc, math.Min(l0, l1)) {
@@ -842,12 +842,33 @@ func surfDev(x [3]float64, ax soa.Pair, r1, r2 float32, depth float64, axis int)
 	return math.Abs(distToAxis(x, ax.C, ax.D) - float64(r2) + depth/2)
 }
 
-func cCross64(x, y [3]float64) [3]float64 {
-	dp := func(p, q, r, s float64) float64 {
-		w := r * s
-		return math.FMA(p, q, -w) + math.FMA(-r, s, w)
-	}
-	return [3]float64{dp(x[1], y[2], x[2], y[1]), dp(x[2], y[0], x[0], y[2]), dp(x[0], y[1], x[1], y[0])}
-}
 
 func cFinite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+// ContactOf computes the contact of pair k of pairs with the spec,
+// fallback.ContactLane: capsule I[k] of caps as capsule 1 and J[k] as
+// capsule 2. The indices must be in range.
+func ContactOf(caps *soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
+	i, j := pairs.I[k], pairs.J[k]
+	return fallback.ContactLane(caps.AX[i], caps.AY[i], caps.AZ[i], caps.BX[i], caps.BY[i], caps.BZ[i], caps.R[i],
+		caps.AX[j], caps.AY[j], caps.AZ[j], caps.BX[j], caps.BY[j], caps.BZ[j], caps.R[j], margin)
+}
+
+// ContactRow returns row k of c: its pair index and its contact.
+func ContactRow(c *soa.Contacts, k int) (pair uint32, _ fallback.Contact) {
+	return c.Pair[k], fallback.Contact{
+		Count:  c.Count[k],
+		Depth:  [2]float32{c.Depth1[k], c.Depth2[k]},
+		Normal: [3]float32{c.NX[k], c.NY[k], c.NZ[k]},
+		Point:  [2][3]float32{{c.P1X[k], c.P1Y[k], c.P1Z[k]}, {c.P2X[k], c.P2Y[k], c.P2Z[k]}},
+	}
+}
+
+// BatchContactsSpec writes the spec's contact of every pair of pairs to
+// its row of dst (pairs.Len() rows): the reference rows of the tests.
+func BatchContactsSpec(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+	for k := range pairs.Len() {
+		c := ContactOf(caps, pairs, k, margin)
+		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
+	}
+}
