@@ -164,4 +164,3 @@ func refAdd3(x, y [3]float64) [3]float64 { return [3]float64{x[0] + y[0], x[1] +
 func refMul3(x [3]float64, k float64) [3]float64 { return [3]float64{x[0] * k, x[1] * k, x[2] * k} }
 
 func refNorm3(x [3]float64) float64 { return math.Sqrt(dot3(x, x)) }
-

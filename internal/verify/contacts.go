@@ -842,7 +842,6 @@ func surfDev(x [3]float64, ax soa.Pair, r1, r2 float32, depth float64, axis int)
 	return math.Abs(distToAxis(x, ax.C, ax.D) - float64(r2) + depth/2)
 }
 
-
 func cFinite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
 // ContactOf computes the contact of pair k of pairs with the spec,
