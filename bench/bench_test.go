@@ -141,12 +141,12 @@ func BenchmarkReference(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 				src := randomPairs(n)
 				d2 := make([]float64, n)
-				sink := ReferencePass(src, d2) // untimed warm-up
+				sink := referencePass(src, d2) // untimed warm-up
 				b.SetBytes(bytesPerPair * int64(n))
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					sink += ReferencePass(src, d2)
+					sink += referencePass(src, d2)
 				}
 				reportPerPair(b, n)
 				if sink < 0 {
@@ -188,7 +188,7 @@ func TestBenchPairsAreChecked(t *testing.T) {
 	const n = 4096
 	p := randomPairs(n)
 	ref := make([]float64, n)
-	ReferencePass(p, ref)
+	referencePass(p, ref)
 	golden := soa.NewResults(n)
 	fallback.BatchClosest(n, p.AX, p.AY, p.AZ, p.BX, p.BY, p.BZ, p.CX, p.CY, p.CZ, p.DX, p.DY, p.DZ,
 		golden.S, golden.T, golden.Dist2)
@@ -196,7 +196,7 @@ func TestBenchPairsAreChecked(t *testing.T) {
 		k, _ := kernel.Lookup(isa)
 		res := soa.NewResults(n)
 		k.BatchClosest(res, p)
-		if v := Verify(p, res, ref, golden); !v.OK() {
+		if v := verifyClosest(p, res, ref, golden); !v.OK() {
 			t.Errorf("%s: %d lanes fail, %d differ from go; first: %v", isa, v.Failed, v.Mismatches, v.Examples)
 		}
 	}
@@ -248,19 +248,19 @@ const benchCapsuleCount = 10000
 var (
 	benchSceneOnce sync.Once
 	benchCaps      *soa.Capsules
-	benchTouching  []Candidate // the scene's broadphase pairs that touch
+	benchTouching  []candidate // the scene's broadphase pairs that touch
 	benchContacts  = map[[2]int]*soa.IndexPairs{}
 	benchPoints    = map[int]*soa.PointSegments{}
 )
 
 // contactScene returns the capsules of the contact benchmarks and their
 // touching broadphase pairs, built once.
-func contactScene() (*soa.Capsules, []Candidate) {
+func contactScene() (*soa.Capsules, []candidate) {
 	benchSceneOnce.Do(func() {
-		scene := NewScene(benchCapsuleCount, 1)
-		benchCaps = ToCapsules(scene)
-		cands := Broadphase(scene, nil)
-		ip := ToIndexPairs(cands)
+		scene := newScene(benchCapsuleCount, 1)
+		benchCaps = toCapsules(scene)
+		cands := broadphase(scene, nil)
+		ip := toIndexPairs(cands)
 		all := soa.NewContacts(ip.Len())
 		verify.BatchContactsSpec(all, benchCaps, ip, benchMargin)
 		for k, c := range cands {
@@ -395,7 +395,7 @@ func BenchmarkCopyThenClosest(b *testing.B) {
 			pairs := soa.NewPairs(n)
 			res := soa.NewResults(n)
 			timeLoop(b, n, func() {
-				GatherPairs(pairs, caps, ip)
+				gatherPairs(pairs, caps, ip)
 				k.BatchClosest(res, pairs)
 			})
 		})
@@ -423,7 +423,7 @@ func TestBenchContactsAreChecked(t *testing.T) {
 	kgo, _ := kernel.Lookup("go")
 	for _, pct := range hitLevels {
 		caps, ip := contactPairs(pct, n)
-		set := NewContactSet(kgo, caps, ip, benchMargin)
+		set := newContactSet(kgo, caps, ip, benchMargin)
 		if want := (n*pct + 50) / 100; set.GoldenN != want {
 			t.Errorf("hits=%dpct: %d of %d pairs touch, want %d", pct, set.GoldenN, n, want)
 		}
@@ -431,21 +431,21 @@ func TestBenchContactsAreChecked(t *testing.T) {
 			k, _ := kernel.Lookup(isa)
 			dst := soa.NewContacts(n)
 			m := k.CompactContacts(dst, caps, ip, benchMargin)
-			if v := VerifyContacts(set, dst, m); !v.OK() {
+			if v := verifyContacts(set, dst, m); !v.OK() {
 				t.Errorf("hits=%dpct %s: %d failed, %d mismatches; first: %v", pct, isa, v.Failed, v.Mismatches, v.Examples)
 			}
 		}
 	}
 	p := pointSegments(n)
 	ref := make([]float64, n)
-	ReferencePointPass(p, ref)
+	referencePointPass(p, ref)
 	golden := soa.NewPointResults(n)
 	kgo.BatchClosestPoint(golden, p)
 	for _, isa := range kernel.Available() {
 		k, _ := kernel.Lookup(isa)
 		res := soa.NewPointResults(n)
 		k.BatchClosestPoint(res, p)
-		if v := VerifyPoints(p, res, ref, golden); !v.OK() {
+		if v := verifyPoints(p, res, ref, golden); !v.OK() {
 			t.Errorf("point %s: %d lanes fail, %d differ from go; first: %v", isa, v.Failed, v.Mismatches, v.Examples)
 		}
 	}
@@ -464,7 +464,7 @@ func TestContactBenchNoAllocs(t *testing.T) {
 		for name, pass := range map[string]func(){
 			"BatchContacts":     func() { k.BatchContacts(dst, caps, ip, benchMargin) },
 			"CompactContacts":   func() { k.CompactContacts(dst, caps, ip, benchMargin) },
-			"CopyThenClosest":   func() { GatherPairs(pairs, caps, ip); k.BatchClosest(res, pairs) },
+			"CopyThenClosest":   func() { gatherPairs(pairs, caps, ip); k.BatchClosest(res, pairs) },
 			"BatchClosestPoint": func() { k.BatchClosestPoint(pres, pts) },
 		} {
 			if a := testing.AllocsPerRun(20, pass); a != 0 {

@@ -5,9 +5,9 @@ import (
 	"slices"
 )
 
-// Candidate is a pair of capsule indices, I < J, whose bounding spheres
+// candidate is a pair of capsule indices, I < J, whose bounding spheres
 // overlap: the broadphase's output and the narrowphase's input.
-type Candidate struct {
+type candidate struct {
 	I, J int32
 }
 
@@ -24,7 +24,7 @@ func overlap(c1 [3]float64, r1 float64, c2 [3]float64, r2 float64) bool {
 	return d2 <= r*r
 }
 
-// Broadphase returns every pair of capsules whose bounding spheres overlap,
+// broadphase returns every pair of capsules whose bounding spheres overlap,
 // each pair once with I < J, sorted by (I, J).
 //
 // It is a uniform grid: the cell side is at least the largest
@@ -38,7 +38,7 @@ func overlap(c1 [3]float64, r1 float64, c2 [3]float64, r2 float64) bool {
 //
 // progress, if not nil, is called now and then with the number of cells
 // done and the number of cells.
-func Broadphase(caps []Capsule, progress func(done, total int)) []Candidate {
+func broadphase(caps []capsule, progress func(done, total int)) []candidate {
 	n := len(caps)
 	if n < 2 {
 		return nil
@@ -158,9 +158,9 @@ func Broadphase(caps []Capsule, progress func(done, total int)) []Candidate {
 		progress(ncell, ncell)
 	}
 	slices.Sort(keys)
-	out := make([]Candidate, len(keys))
+	out := make([]candidate, len(keys))
 	for k, key := range keys {
-		out[k] = Candidate{I: int32(key >> 32), J: int32(uint32(key))}
+		out[k] = candidate{I: int32(key >> 32), J: int32(uint32(key))}
 	}
 	return out
 }

@@ -20,9 +20,9 @@ import (
 // for speculative contacts.
 const defaultMargin = 0.01
 
-// ToCapsules returns the scene as the engine's structure-of-arrays store,
+// toCapsules returns the scene as the engine's structure-of-arrays store,
 // capsule i of caps at index i.
-func ToCapsules(caps []Capsule) *soa.Capsules {
+func toCapsules(caps []capsule) *soa.Capsules {
 	c := soa.NewCapsules(len(caps))
 	for i, cp := range caps {
 		c.Set(i, cp.P0, cp.P1, cp.R)
@@ -30,10 +30,10 @@ func ToCapsules(caps []Capsule) *soa.Capsules {
 	return c
 }
 
-// ToIndexPairs returns the broadphase pairs as the contact kernels' input:
+// toIndexPairs returns the broadphase pairs as the contact kernels' input:
 // pair k is capsule cands[k].I (capsule 1, the normal points toward it)
 // against cands[k].J.
-func ToIndexPairs(cands []Candidate) *soa.IndexPairs {
+func toIndexPairs(cands []candidate) *soa.IndexPairs {
 	p := soa.NewIndexPairs(len(cands))
 	for k, c := range cands {
 		p.I[k], p.J[k] = uint32(c.I), uint32(c.J)
@@ -41,11 +41,11 @@ func ToIndexPairs(cands []Candidate) *soa.IndexPairs {
 	return p
 }
 
-// GatherPairs copies the axes of the indexed pairs into dst (which must
+// gatherPairs copies the axes of the indexed pairs into dst (which must
 // have ip.Len() pairs): what an engine does per pair to use BatchClosest
 // with capsules stored by body. It is the "copy" half of the end-to-end
 // comparison with the gathering contact kernels.
-func GatherPairs(dst *soa.Pairs, caps *soa.Capsules, ip *soa.IndexPairs) {
+func gatherPairs(dst *soa.Pairs, caps *soa.Capsules, ip *soa.IndexPairs) {
 	n := ip.Len()
 	I, J := ip.I[:n], ip.J[:n]
 	cax, cay, caz := caps.AX, caps.AY, caps.AZ
@@ -63,11 +63,11 @@ func GatherPairs(dst *soa.Pairs, caps *soa.Capsules, ip *soa.IndexPairs) {
 	}
 }
 
-// ReferenceContactPass runs the float64 reference fallback.ReferenceContact
+// referenceContactPass runs the float64 reference fallback.ReferenceContact
 // on every indexed pair (gathering the capsules itself, as the kernels do)
 // and stores each pair's count in counts (len(counts) >= ip.Len()). It
 // returns the sum of the depths, which only keeps the work alive.
-func ReferenceContactPass(caps *soa.Capsules, ip *soa.IndexPairs, margin float32, counts []int) float64 {
+func referenceContactPass(caps *soa.Capsules, ip *soa.IndexPairs, margin float32, counts []int) float64 {
 	var sink float64
 	for k := range ip.Len() {
 		p := verify.PairAt(caps, ip, k)
@@ -95,11 +95,11 @@ func contactBitsEqual(x *soa.Contacts, r int, y *soa.Contacts, q int) bool {
 	return a == b
 }
 
-// ContactSet is what the contact verifier checks a path's CompactContacts
+// contactSet is what the contact verifier checks a path's CompactContacts
 // output against: the scene, the margin, and the go path's output, both
 // uncompacted (BatchContacts, one row per pair: which pairs touch) and
 // compacted (CompactContacts: the bits every path must reproduce).
-type ContactSet struct {
+type contactSet struct {
 	Caps    *soa.Capsules
 	Pairs   *soa.IndexPairs
 	Margin  float32
@@ -108,17 +108,17 @@ type ContactSet struct {
 	GoldenN int           // its count
 }
 
-// NewContactSet runs the go path k (kernel.Lookup("go")) on the scene.
-func NewContactSet(k kernel.Kernel, caps *soa.Capsules, ip *soa.IndexPairs, margin float32) *ContactSet {
-	s := &ContactSet{Caps: caps, Pairs: ip, Margin: margin,
+// newContactSet runs the go path k (kernel.Lookup("go")) on the scene.
+func newContactSet(k kernel.Kernel, caps *soa.Capsules, ip *soa.IndexPairs, margin float32) *contactSet {
+	s := &contactSet{Caps: caps, Pairs: ip, Margin: margin,
 		All: soa.NewContacts(ip.Len()), Golden: soa.NewContacts(ip.Len())}
 	k.BatchContacts(s.All, caps, ip, margin)
 	s.GoldenN = k.CompactContacts(s.Golden, caps, ip, margin)
 	return s
 }
 
-// ContactVerdict is the outcome of VerifyContacts for one path.
-type ContactVerdict struct {
+// contactVerdict is the outcome of VerifyContacts for one path.
+type contactVerdict struct {
 	// Worst is the worst depth error of a compacted row against the
 	// float64 reference, in eps32 x ContactScale beyond verify.AbsSlack:
 	// one-point rows against r1 + r2 - the reference distance (the
@@ -151,9 +151,9 @@ type ContactVerdict struct {
 }
 
 // OK reports whether every check passed.
-func (v ContactVerdict) OK() bool { return v.Failed == 0 && v.Mismatches == 0 }
+func (v contactVerdict) OK() bool { return v.Failed == 0 && v.Mismatches == 0 }
 
-func (v *ContactVerdict) fail(format string, args ...any) {
+func (v *contactVerdict) fail(format string, args ...any) {
 	v.Failed++
 	if len(v.Examples) < maxExamples {
 		v.Examples = append(v.Examples, fmt.Sprintf(format, args...))
@@ -162,14 +162,14 @@ func (v *ContactVerdict) fail(format string, args ...any) {
 
 // example keeps a mismatch for the report: at most two of them, so that
 // the failures that explain them find room among the examples.
-func (v *ContactVerdict) example(format string, args ...any) {
+func (v *contactVerdict) example(format string, args ...any) {
 	if v.mismatchExamples < 2 && len(v.Examples) < maxExamples {
 		v.mismatchExamples++
 		v.Examples = append(v.Examples, fmt.Sprintf(format, args...))
 	}
 }
 
-// VerifyContacts checks got, the n rows one path's CompactContacts wrote
+// verifyContacts checks got, the n rows one path's CompactContacts wrote
 // for s.Pairs, row by row:
 //
 //   - bit identity (mismatches): n equals the go path's count, every row's
@@ -191,8 +191,8 @@ func (v *ContactVerdict) example(format string, args ...any) {
 //     reference; plus the depth: one-point rows within 8 eps32 x scale of
 //     r1 + r2 - the reference distance, scale = ContactScale (coordinates,
 //     radii and margin).
-func VerifyContacts(s *ContactSet, got *soa.Contacts, n int) ContactVerdict {
-	v := ContactVerdict{}
+func verifyContacts(s *contactSet, got *soa.Contacts, n int) contactVerdict {
+	v := contactVerdict{}
 	np := s.Pairs.Len()
 	if n != s.GoldenN {
 		v.Mismatches += abs(n - s.GoldenN)
@@ -232,7 +232,7 @@ func VerifyContacts(s *ContactSet, got *soa.Contacts, n int) ContactVerdict {
 
 // checkApart checks pair q, which the output skips: the go path's
 // BatchContacts must say it is apart, and the reference must agree.
-func (v *ContactVerdict) checkApart(s *ContactSet, q int) {
+func (v *contactVerdict) checkApart(s *contactSet, q int) {
 	if s.All.Count[q] != 0 {
 		v.Missing++
 		v.fail("pair %d (capsules %d, %d) touches (BatchContacts Count %d, depth %v) but is not in the output",
@@ -248,7 +248,7 @@ func (v *ContactVerdict) checkApart(s *ContactSet, q int) {
 }
 
 // checkRow checks compacted row r, the contact of pair pk.
-func (v *ContactVerdict) checkRow(s *ContactSet, got *soa.Contacts, r, pk int) {
+func (v *contactVerdict) checkRow(s *contactSet, got *soa.Contacts, r, pk int) {
 	c := contactAt(got, r)
 	p := verify.PairAt(s.Caps, s.Pairs, pk)
 	var why []string
@@ -273,7 +273,7 @@ func (v *ContactVerdict) checkRow(s *ContactSet, got *soa.Contacts, r, pk int) {
 		want := rsum - rep.RefDist
 		derr := 0.0
 		if d := math.Abs(float64(c.Depth[0]) - want); !(d <= verify.AbsSlack) {
-			derr = (d - verify.AbsSlack) / (eps32 * sc)
+			derr = (d - verify.AbsSlack) / (verify.Eps32 * sc)
 		}
 		if math.IsNaN(derr) {
 			derr = math.Inf(1)
@@ -290,7 +290,7 @@ func (v *ContactVerdict) checkRow(s *ContactSet, got *soa.Contacts, r, pk int) {
 }
 
 // borderline counts a pair whose Count was not compared with the reference.
-func (v *ContactVerdict) borderline(rep verify.ContactReport, count int) {
+func (v *contactVerdict) borderline(rep verify.ContactReport, count int) {
 	if rep.Borderline == "" {
 		return
 	}
@@ -309,11 +309,11 @@ func abs(x int) int {
 
 // ---- point-segment batch ----------------------------------------------
 
-// PointBatch returns the point-segment batch of the scene: for candidate
+// pointBatch returns the point-segment batch of the scene: for candidate
 // pair k, the end A of capsule I's axis (a sphere's centre) against capsule
 // J's axis — the sphere-capsule test, and for two capsules the end-cap
 // test.
-func PointBatch(caps []Capsule, cands []Candidate) *soa.PointSegments {
+func pointBatch(caps []capsule, cands []candidate) *soa.PointSegments {
 	p := soa.NewPointSegments(len(cands))
 	for k, c := range cands {
 		a, b := caps[c.I], caps[c.J]
@@ -322,10 +322,10 @@ func PointBatch(caps []Capsule, cands []Candidate) *soa.PointSegments {
 	return p
 }
 
-// ReferencePointPass runs fallback.ReferenceClosestPoint on every pair of
+// referencePointPass runs fallback.ReferenceClosestPoint on every pair of
 // p and stores the squared distances in d2. It returns the sum of the
 // parameters, which only keeps the work alive.
-func ReferencePointPass(p *soa.PointSegments, d2 []float64) float64 {
+func referencePointPass(p *soa.PointSegments, d2 []float64) float64 {
 	var sink float64
 	d2 = d2[:p.Len()]
 	for i := range d2 {
@@ -339,13 +339,13 @@ func ReferencePointPass(p *soa.PointSegments, d2 []float64) float64 {
 	return sink
 }
 
-// PointLaneError measures one BatchClosestPoint result (t, dist2) for
+// pointLaneError measures one BatchClosestPoint result (t, dist2) for
 // point-segment pair i of p against the reference squared distance refD2:
 // the error of sqrt(dist2) and that of the distance from the point to
 // C + t(D-C) (in float64), in eps32 x scale, scale the largest |coordinate|
 // of the point and the segment. ok is false if either exceeds maxErrEps, if
 // t is outside [0,1] or if anything is NaN.
-func PointLaneError(p *soa.PointSegments, i int, t, dist2 float32, refD2 float64) (distErr, pointErr float64, ok bool) {
+func pointLaneError(p *soa.PointSegments, i int, t, dist2 float32, refD2 float64) (distErr, pointErr float64, ok bool) {
 	pt := [3]float32{p.PX[i], p.PY[i], p.PZ[i]}
 	c := [3]float32{p.CX[i], p.CY[i], p.CZ[i]}
 	d := [3]float32{p.DX[i], p.DY[i], p.DZ[i]}
@@ -368,14 +368,14 @@ func PointLaneError(p *soa.PointSegments, i int, t, dist2 float32, refD2 float64
 	return distErr, pointErr, ok
 }
 
-// VerifyPoints checks every lane of res (one path's BatchClosestPoint
+// verifyPoints checks every lane of res (one path's BatchClosestPoint
 // output for p) against the reference squared distances refD2
 // (PointLaneError) and, if golden is not nil, against the go path's bits.
-func VerifyPoints(p *soa.PointSegments, res *soa.PointResults, refD2 []float64, golden *soa.PointResults) Verdict {
-	var v Verdict
+func verifyPoints(p *soa.PointSegments, res *soa.PointResults, refD2 []float64, golden *soa.PointResults) verdict {
+	var v verdict
 	for i := range p.Len() {
 		t, d2 := res.T[i], res.Dist2[i]
-		de, pe, ok := PointLaneError(p, i, t, d2, refD2[i])
+		de, pe, ok := pointLaneError(p, i, t, d2, refD2[i])
 		w := max(de, pe)
 		if math.IsNaN(w) {
 			w = math.Inf(1)
@@ -390,7 +390,7 @@ func VerifyPoints(p *soa.PointSegments, res *soa.PointResults, refD2 []float64, 
 			v.Mismatches++
 		}
 		if (!ok || mis) && len(v.Examples) < maxExamples {
-			f := Failure{Lane: i, Pair: soa.Pair{
+			f := failure{Lane: i, Pair: soa.Pair{
 				A: [3]float32{p.PX[i], p.PY[i], p.PZ[i]}, B: [3]float32{p.PX[i], p.PY[i], p.PZ[i]},
 				C: [3]float32{p.CX[i], p.CY[i], p.CZ[i]}, D: [3]float32{p.DX[i], p.DY[i], p.DZ[i]}},
 				T: t, Dist2: d2, RefDist2: refD2[i], DistErr: de, PointErr: pe,

@@ -99,7 +99,7 @@ func main() {
 	if cfg.reps < 1 {
 		usageError(fmt.Errorf("-reps %d: need at least 1", cfg.reps))
 	}
-	isas, err := ParseISAs(cfg.isa, kernel.Available())
+	isas, err := parseISAs(cfg.isa, kernel.Available())
 	if err != nil {
 		usageError(err)
 	}
@@ -121,12 +121,12 @@ func usageError(err error) {
 	os.Exit(2)
 }
 
-// ParseISAs turns the -isa flag into the list of paths to run, in the
+// parseISAs turns the -isa flag into the list of paths to run, in the
 // order of available (best first), without duplicates. An empty flag
 // means every available path; "reference" is accepted and ignored (its row
 // is always printed). A name that is not a path at all, or a path
 // this CPU or build cannot run, is an error that says which.
-func ParseISAs(flagValue string, available []string) ([]string, error) {
+func parseISAs(flagValue string, available []string) ([]string, error) {
 	if strings.TrimSpace(flagValue) == "" {
 		return slices.Clone(available), nil
 	}
@@ -187,11 +187,11 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	margin := float32(cfg.margin)
 
 	log.printf("scene: %d capsules, seed %d", cfg.n, cfg.seed)
-	caps := NewScene(cfg.n, cfg.seed)
+	caps := newScene(cfg.n, cfg.seed)
 	log.printf("broadphase")
 	t0 := time.Now()
 	lastPct := -1
-	cands := Broadphase(caps, func(done, total int) {
+	cands := broadphase(caps, func(done, total int) {
 		if pct := 100 * done / total; pct/10 != lastPct/10 {
 			lastPct = pct
 			log.printf("broadphase: %d%% of %d cells", pct, total)
@@ -203,12 +203,12 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		return false, errors.New("the broadphase found no candidate pairs; use a larger -n")
 	}
 	log.printf("broadphase: %d candidate pairs in %v; filling the batch", np, bpTime.Round(time.Millisecond))
-	pairs := FillPairs(caps, cands)
+	pairs := fillPairs(caps, cands)
 	spheres, stacked := sceneStats(caps)
 
-	WriteHeader(human)
+	writeHeader(human)
 	fmt.Fprintf(human, "scene:     %d capsules (%d spheres, %d parallel), seed %d, box %.1f^3; grid broadphase %v: %d candidate pairs (%.1f per capsule)\n",
-		len(caps), spheres, stacked, cfg.seed, BoxSide(cfg.n), bpTime.Round(time.Microsecond), np, float64(np)/float64(len(caps)))
+		len(caps), spheres, stacked, cfg.seed, boxSide(cfg.n), bpTime.Round(time.Microsecond), np, float64(np)/float64(len(caps)))
 	fmt.Fprintf(human, "timing:    median of %d repetitions of at least %v each, one goroutine\n\n", cfg.reps, cfg.minRep)
 
 	kgo, found := kernel.Lookup("go")
@@ -223,14 +223,14 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		}
 		kernels[i] = k
 	}
-	measure := func(pass func()) Timing { return Measure(pass, cfg.reps, cfg.minRep) }
+	measure := func(pass func()) timing { return measure(pass, cfg.reps, cfg.minRep) }
 
-	var rows []Row
+	var rows []row
 	var problems, notes []string
 	problemf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	// reportVerdict records the failures of a lane-by-lane verdict (the
 	// closest and point kernels) and prints its examples.
-	reportVerdict := func(kern, isa string, np int, v Verdict) {
+	reportVerdict := func(kern, isa string, np int, v verdict) {
 		if v.Failed > 0 {
 			problemf("%s: %s: %d of %d lanes fail verification (worst error %.3g eps x scale; limit %d)", kern, isa, v.Failed, np, v.Worst, maxErrEps)
 		}
@@ -258,8 +258,8 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	log.printf("closest: reference, %d pairs", np)
 	refD2 := make([]float64, np)
 	var sink float64
-	refNs := measure(func() { sink += ReferencePass(pairs, refD2) }).NsPer(np)
-	refContacts := Contacts(caps, cands, func(k int) float64 { return refD2[k] })
+	refNs := measure(func() { sink += referencePass(pairs, refD2) }).NsPer(np)
+	refContacts := countTouching(caps, cands, func(k int) float64 { return refD2[k] })
 
 	// The go path's bits, which every path must reproduce.
 	golden := soa.NewResults(np)
@@ -275,43 +275,43 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		clear(res.Dist2)
 		ns := measure(func() { k.BatchClosest(res, pairs) }).NsPer(np)
 		closestNs[isa] = ns
-		v := Verify(pairs, res, refD2, golden)
-		contacts := Contacts(caps, cands, func(k int) float64 { return float64(res.Dist2[k]) })
-		rows = append(rows, Row{ISA: isa, Kernel: "closest", Pairs: np, NsPerPair: ns, Speedup: refNs / ns,
+		v := verifyClosest(pairs, res, refD2, golden)
+		contacts := countTouching(caps, cands, func(k int) float64 { return float64(res.Dist2[k]) })
+		rows = append(rows, row{ISA: isa, Kernel: "closest", Pairs: np, NsPerPair: ns, Speedup: refNs / ns,
 			WorstErrEps: v.Worst, Contacts: contacts, Mismatches: v.Mismatches})
 		reportVerdict("closest", isa, np, v)
 	}
 	sameContacts("closest")
-	rows = append(rows, Row{ISA: refISA, Kernel: "closest", Pairs: np, NsPerPair: refNs, Speedup: 1, Contacts: refContacts})
+	rows = append(rows, row{ISA: refISA, Kernel: "closest", Pairs: np, NsPerPair: refNs, Speedup: 1, Contacts: refContacts})
 	if c := rows[0].Contacts; c != refContacts {
 		notes = append(notes, fmt.Sprintf("closest: the reference finds %d contacts, the kernels %d: pairs within rounding of touching", refContacts, c))
 	}
 
 	// ---- contacts: CompactContacts on the indexed pairs ----------------
-	scaps, ip := ToCapsules(caps), ToIndexPairs(cands)
+	scaps, ip := toCapsules(caps), toIndexPairs(cands)
 	log.printf("contacts: reference, %d pairs", np)
 	refCounts := make([]int, np)
-	refCNs := measure(func() { sink += ReferenceContactPass(scaps, ip, margin, refCounts) }).NsPer(np)
+	refCNs := measure(func() { sink += referenceContactPass(scaps, ip, margin, refCounts) }).NsPer(np)
 	refTouch := 0
 	for _, c := range refCounts {
 		if c > 0 {
 			refTouch++
 		}
 	}
-	set := NewContactSet(kgo, scaps, ip, margin)
-	var e2e []EndToEnd
+	set := newContactSet(kgo, scaps, ip, margin)
+	var e2e []endToEnd
 	cres := soa.NewContacts(np)
 	gathered := soa.NewPairs(np)
-	var verdicts []ContactVerdict
+	var verdicts []contactVerdict
 	for _, k := range kernels {
 		isa := k.ISA()
 		log.printf("contacts: %s", isa)
 		var n int
 		clearContacts(cres)
 		ns := measure(func() { n = k.CompactContacts(cres, scaps, ip, margin) }).NsPer(np)
-		v := VerifyContacts(set, cres, n)
+		v := verifyContacts(set, cres, n)
 		verdicts = append(verdicts, v)
-		rows = append(rows, Row{ISA: isa, Kernel: "contacts", Pairs: np, NsPerPair: ns, Speedup: refCNs / ns,
+		rows = append(rows, row{ISA: isa, Kernel: "contacts", Pairs: np, NsPerPair: ns, Speedup: refCNs / ns,
 			WorstErrEps: v.Worst, Contacts: n, Mismatches: v.Mismatches})
 		if v.Failed > 0 {
 			problemf("contacts: %s: %d checks fail (%d touching pairs missing; worst depth error %.3g eps x scale, limit %d)", isa, v.Failed, v.Missing, v.Worst, verify.DepthTol)
@@ -327,25 +327,25 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		// soa.Pairs that BatchClosest would need.
 		log.printf("contacts: %s: end to end", isa)
 		batchNs := measure(func() { k.BatchContacts(cres, scaps, ip, margin) }).NsPer(np)
-		copyNs := measure(func() { GatherPairs(gathered, scaps, ip) }).NsPer(np)
+		copyNs := measure(func() { gatherPairs(gathered, scaps, ip) }).NsPer(np)
 		clear(res.Dist2)
 		copyClosestNs := measure(func() {
-			GatherPairs(gathered, scaps, ip)
+			gatherPairs(gathered, scaps, ip)
 			k.BatchClosest(res, gathered)
 		}).NsPer(np)
-		if vv := Verify(gathered, res, refD2, golden); vv.Mismatches > 0 || vv.Failed > 0 {
+		if vv := verifyClosest(gathered, res, refD2, golden); vv.Mismatches > 0 || vv.Failed > 0 {
 			problemf("contacts: %s: copy then BatchClosest: %d lanes fail, %d differ from the go path on the laid-out pairs", isa, vv.Failed, vv.Mismatches)
 		}
-		e2e = append(e2e, EndToEnd{ISA: isa, Compact: ns, Batch: batchNs, Copy: copyNs, CopyClosest: copyClosestNs, Closest: closestNs[isa]})
+		e2e = append(e2e, endToEnd{ISA: isa, Compact: ns, Batch: batchNs, Copy: copyNs, CopyClosest: copyClosestNs, Closest: closestNs[isa]})
 	}
 	sameContacts("contacts")
-	rows = append(rows, Row{ISA: refISA, Kernel: "contacts", Pairs: np, NsPerPair: refCNs, Speedup: 1, Contacts: refTouch})
+	rows = append(rows, row{ISA: refISA, Kernel: "contacts", Pairs: np, NsPerPair: refCNs, Speedup: 1, Contacts: refTouch})
 
 	// ---- point: BatchClosestPoint, end A of capsule I against capsule J --
-	pts := PointBatch(caps, cands)
+	pts := pointBatch(caps, cands)
 	log.printf("point: reference, %d pairs", np)
 	refP := make([]float64, np)
-	refPNs := measure(func() { sink += ReferencePointPass(pts, refP) }).NsPer(np)
+	refPNs := measure(func() { sink += referencePointPass(pts, refP) }).NsPer(np)
 	pointContacts := func(d2 func(k int) float64) int {
 		n := 0
 		for k, c := range cands {
@@ -364,27 +364,27 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		clear(pres.T)
 		clear(pres.Dist2)
 		ns := measure(func() { k.BatchClosestPoint(pres, pts) }).NsPer(np)
-		v := VerifyPoints(pts, pres, refP, pgold)
-		rows = append(rows, Row{ISA: isa, Kernel: "point", Pairs: np, NsPerPair: ns, Speedup: refPNs / ns,
+		v := verifyPoints(pts, pres, refP, pgold)
+		rows = append(rows, row{ISA: isa, Kernel: "point", Pairs: np, NsPerPair: ns, Speedup: refPNs / ns,
 			WorstErrEps: v.Worst, Contacts: pointContacts(func(k int) float64 { return float64(pres.Dist2[k]) }), Mismatches: v.Mismatches})
 		reportVerdict("point", isa, np, v)
 	}
 	sameContacts("point")
-	rows = append(rows, Row{ISA: refISA, Kernel: "point", Pairs: np, NsPerPair: refPNs, Speedup: 1,
+	rows = append(rows, row{ISA: refISA, Kernel: "point", Pairs: np, NsPerPair: refPNs, Speedup: 1,
 		Contacts: pointContacts(func(k int) float64 { return refP[k] })})
 	_ = sink
 
 	// ---- report -----------------------------------------------------------
 	if cfg.json {
-		if err := WriteJSON(stdout, rows); err != nil {
+		if err := writeJSON(stdout, rows); err != nil {
 			return false, err
 		}
 	}
-	if err := WriteTable(human, rows); err != nil {
+	if err := writeTable(human, rows); err != nil {
 		return false, err
 	}
 	fmt.Fprintf(human, "\nend to end, %d indexed pairs over %d capsules, margin %v: is gathering in the contact kernel faster than copying into a soa.Pairs for BatchClosest?\n", np, len(caps), margin)
-	if err := WriteEndToEnd(human, e2e); err != nil {
+	if err := writeEndToEnd(human, e2e); err != nil {
 		return false, err
 	}
 	fmt.Fprintln(human)
@@ -429,8 +429,8 @@ func clearContacts(c *soa.Contacts) {
 
 // sceneStats counts the zero-length capsules and those parallel to the
 // capsule before them (the stacks).
-func sceneStats(caps []Capsule) (spheres, stacked int) {
-	dir := func(c Capsule) [3]float32 {
+func sceneStats(caps []capsule) (spheres, stacked int) {
+	dir := func(c capsule) [3]float32 {
 		return [3]float32{c.P1[0] - c.P0[0], c.P1[1] - c.P0[1], c.P1[2] - c.P0[2]}
 	}
 	inStack := false

@@ -16,14 +16,14 @@ import (
 )
 
 // bruteForce lists every overlapping pair by testing all n(n-1)/2 pairs.
-func bruteForce(caps []Capsule) []Candidate {
-	var out []Candidate
+func bruteForce(caps []capsule) []candidate {
+	var out []candidate
 	for i := range caps {
 		ci, ri := caps[i].Bound()
 		for j := i + 1; j < len(caps); j++ {
 			cj, rj := caps[j].Bound()
 			if overlap(ci, ri, cj, rj) {
-				out = append(out, Candidate{int32(i), int32(j)})
+				out = append(out, candidate{int32(i), int32(j)})
 			}
 		}
 	}
@@ -33,8 +33,8 @@ func bruteForce(caps []Capsule) []Candidate {
 func TestBroadphaseMatchesBruteForce(t *testing.T) {
 	for _, n := range []int{2, 3, 17, 200, 1500} {
 		for seed := uint64(1); seed <= 3; seed++ {
-			caps := NewScene(n, seed)
-			got := Broadphase(caps, nil)
+			caps := newScene(n, seed)
+			got := broadphase(caps, nil)
 			want := bruteForce(caps)
 			if !slices.Equal(got, want) {
 				t.Errorf("n=%d seed=%d: broadphase found %d pairs, brute force %d", n, seed, len(got), len(want))
@@ -51,7 +51,7 @@ func TestBroadphaseMatchesBruteForce(t *testing.T) {
 // capsules in one cell, one huge capsule far from the rest (the cell size
 // is enlarged to bound the cell count), identical capsules.
 func TestBroadphaseOddScenes(t *testing.T) {
-	base := NewScene(300, 7)
+	base := newScene(300, 7)
 	clustered := slices.Clone(base)
 	for i := range clustered {
 		for k := range 3 {
@@ -60,28 +60,28 @@ func TestBroadphaseOddScenes(t *testing.T) {
 		}
 	}
 	far := slices.Clone(base)
-	far = append(far, Capsule{P0: [3]float32{1e6, 0, 0}, P1: [3]float32{1e6 + 50, 0, 0}, R: 1})
-	far = append(far, Capsule{P0: [3]float32{-1e5, 3e5, 0}, P1: [3]float32{-1e5, 3e5, 0}, R: 1e4})
-	same := make([]Capsule, 40)
+	far = append(far, capsule{P0: [3]float32{1e6, 0, 0}, P1: [3]float32{1e6 + 50, 0, 0}, R: 1})
+	far = append(far, capsule{P0: [3]float32{-1e5, 3e5, 0}, P1: [3]float32{-1e5, 3e5, 0}, R: 1e4})
+	same := make([]capsule, 40)
 	for i := range same {
-		same[i] = Capsule{P0: [3]float32{1, 2, 3}, P1: [3]float32{2, 2, 3}, R: 0.5}
+		same[i] = capsule{P0: [3]float32{1, 2, 3}, P1: [3]float32{2, 2, 3}, R: 0.5}
 	}
-	for name, caps := range map[string][]Capsule{"clustered": clustered, "far": far, "identical": same} {
-		got := Broadphase(caps, nil)
+	for name, caps := range map[string][]capsule{"clustered": clustered, "far": far, "identical": same} {
+		got := broadphase(caps, nil)
 		want := bruteForce(caps)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: broadphase found %d pairs, brute force %d", name, len(got), len(want))
 		}
 	}
-	if got := len(Broadphase(same, nil)); got != 40*39/2 {
+	if got := len(broadphase(same, nil)); got != 40*39/2 {
 		t.Errorf("identical: %d pairs, want %d", got, 40*39/2)
 	}
 }
 
 func TestBroadphaseProgress(t *testing.T) {
-	caps := NewScene(2000, 1)
+	caps := newScene(2000, 1)
 	last, calls := -1, 0
-	Broadphase(caps, func(done, total int) {
+	broadphase(caps, func(done, total int) {
 		calls++
 		if done < last || done > total {
 			t.Fatalf("progress went from %d to %d of %d", last, done, total)
@@ -97,17 +97,17 @@ func TestBroadphaseProgress(t *testing.T) {
 }
 
 func TestSceneDeterministic(t *testing.T) {
-	a, b := NewScene(500, 42), NewScene(500, 42)
+	a, b := newScene(500, 42), newScene(500, 42)
 	if !slices.Equal(a, b) {
 		t.Fatal("same seed, different scenes")
 	}
-	if c := NewScene(500, 43); slices.Equal(a, c) {
+	if c := newScene(500, 43); slices.Equal(a, c) {
 		t.Fatal("different seeds, same scene")
 	}
 	if len(a) != 500 {
 		t.Fatalf("len = %d", len(a))
 	}
-	spheres, stacked := sceneStats(NewScene(4000, 1))
+	spheres, stacked := sceneStats(newScene(4000, 1))
 	if spheres == 0 || stacked == 0 {
 		t.Errorf("scene of 4000 has %d spheres and %d stacked capsules; want some of each", spheres, stacked)
 	}
@@ -117,14 +117,14 @@ func TestSceneDeterministic(t *testing.T) {
 // squared distances and the go path's results.
 func smallBatch(t *testing.T) (*soa.Pairs, []float64, *soa.Results) {
 	t.Helper()
-	caps := NewScene(300, 3)
-	cands := Broadphase(caps, nil)
+	caps := newScene(300, 3)
+	cands := broadphase(caps, nil)
 	if len(cands) < 10 {
 		t.Fatalf("only %d pairs", len(cands))
 	}
-	p := FillPairs(caps, cands)
+	p := fillPairs(caps, cands)
 	ref := make([]float64, p.Len())
-	ReferencePass(p, ref)
+	referencePass(p, ref)
 	kgo, ok := kernel.Lookup("go")
 	if !ok {
 		t.Fatal(`no "go" path`)
@@ -148,7 +148,7 @@ func TestVerifyAcceptsEveryPath(t *testing.T) {
 		k, _ := kernel.Lookup(isa)
 		res := soa.NewResults(p.Len())
 		k.BatchClosest(res, p)
-		if v := Verify(p, res, ref, golden); !v.OK() {
+		if v := verifyClosest(p, res, ref, golden); !v.OK() {
 			t.Errorf("%s: %+v", isa, v)
 		}
 	}
@@ -192,7 +192,7 @@ func TestVerifyDetectsCorruptLane(t *testing.T) {
 	for _, c := range cases {
 		res := cloneResults(golden)
 		c.corrupt(res)
-		v := Verify(p, res, ref, golden)
+		v := verifyClosest(p, res, ref, golden)
 		if v.Failed != c.failed || v.Mismatches != c.mismatch {
 			t.Errorf("%s: failed %d, mismatches %d; want %d, %d", c.name, v.Failed, v.Mismatches, c.failed, c.mismatch)
 			continue
@@ -215,16 +215,16 @@ func TestVerifyDetectsCorruptLane(t *testing.T) {
 
 func TestLaneErrorScaleZero(t *testing.T) {
 	var q soa.Pair // all coordinates zero
-	if de, pe, ok := LaneError(q, 0, 0, 0, 0); !ok || de != 0 || pe != 0 {
+	if de, pe, ok := laneError(q, 0, 0, 0, 0); !ok || de != 0 || pe != 0 {
 		t.Errorf("zero pair, exact answer: %v %v %v", de, pe, ok)
 	}
-	if _, _, ok := LaneError(q, 0, 0, 1, 0); ok {
+	if _, _, ok := laneError(q, 0, 0, 1, 0); ok {
 		t.Error("zero pair, wrong distance accepted")
 	}
 }
 
 func TestWriteJSONKeys(t *testing.T) {
-	rows := []Row{
+	rows := []row{
 		{ISA: "go", Kernel: "closest", Pairs: 10, NsPerPair: 30, Speedup: 2, WorstErrEps: 0.5, Contacts: 3},
 		{ISA: "avx2", Kernel: "closest", Pairs: 10, NsPerPair: 3, Speedup: 20, WorstErrEps: math.Inf(1), Contacts: 3, Mismatches: 1},
 		{ISA: refISA, Kernel: "closest", Pairs: 10, NsPerPair: 60, Speedup: 1, Contacts: 3},
@@ -232,7 +232,7 @@ func TestWriteJSONKeys(t *testing.T) {
 		{ISA: "go", Kernel: "point", Pairs: 10, NsPerPair: 4, Speedup: 9, WorstErrEps: math.NaN(), Contacts: 2},
 	}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, rows); err != nil {
+	if err := writeJSON(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	checkJSONLines(t, buf.String(), [][2]string{{"closest", "go"}, {"closest", "avx2"}, {"closest", refISA}, {"contacts", "go"}, {"point", "go"}})
@@ -300,7 +300,7 @@ func TestParseISAs(t *testing.T) {
 		{"go,sse", nil, "unknown path"},
 		{",", nil, "names no path"},
 	} {
-		got, err := ParseISAs(c.flag, avail)
+		got, err := parseISAs(c.flag, avail)
 		switch {
 		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
 			t.Errorf("ParseISAs(%q) = %v, %v; want %v", c.flag, got, err, c.want)
@@ -321,7 +321,7 @@ func TestMedian(t *testing.T) {
 		{[]time.Duration{9, 1, 5, 3}, 4},
 	} {
 		in := slices.Clone(c.in)
-		if got := Median(in); got != c.want {
+		if got := median(in); got != c.want {
 			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
 		}
 		if !slices.Equal(in, c.in) {
@@ -332,7 +332,7 @@ func TestMedian(t *testing.T) {
 
 func TestMeasure(t *testing.T) {
 	calls := 0
-	tm := Measure(func() { calls++; time.Sleep(100 * time.Microsecond) }, 3, time.Millisecond)
+	tm := measure(func() { calls++; time.Sleep(100 * time.Microsecond) }, 3, time.Millisecond)
 	if len(tm.Reps) != 3 || tm.Passes < 1 || calls != 1+3*tm.Passes {
 		t.Fatalf("reps %d passes %d calls %d", len(tm.Reps), tm.Passes, calls)
 	}
@@ -386,12 +386,12 @@ func TestRunSomePaths(t *testing.T) {
 
 // smallContactSet returns the contact set of a small scene (its
 // broadphase pairs, margin defaultMargin) from the go path.
-func smallContactSet(t *testing.T) *ContactSet {
+func smallContactSet(t *testing.T) *contactSet {
 	t.Helper()
-	caps := NewScene(300, 3)
-	cands := Broadphase(caps, nil)
+	caps := newScene(300, 3)
+	cands := broadphase(caps, nil)
 	kgo, _ := kernel.Lookup("go")
-	s := NewContactSet(kgo, ToCapsules(caps), ToIndexPairs(cands), defaultMargin)
+	s := newContactSet(kgo, toCapsules(caps), toIndexPairs(cands), defaultMargin)
 	if s.GoldenN < 10 || s.GoldenN == len(cands) {
 		t.Fatalf("%d contacts of %d pairs", s.GoldenN, len(cands))
 	}
@@ -422,7 +422,7 @@ func TestVerifyContactsAcceptsEveryPath(t *testing.T) {
 		k, _ := kernel.Lookup(isa)
 		dst := soa.NewContacts(s.Pairs.Len())
 		n := k.CompactContacts(dst, s.Caps, s.Pairs, s.Margin)
-		if v := VerifyContacts(s, dst, n); !v.OK() || v.Worst > verify.DepthTol {
+		if v := verifyContacts(s, dst, n); !v.OK() || v.Worst > verify.DepthTol {
 			t.Errorf("%s: %+v", isa, v)
 		}
 	}
@@ -499,7 +499,7 @@ func TestVerifyContactsDetectsCorruptRow(t *testing.T) {
 	for _, c := range cases {
 		got := cloneContacts(s.Golden)
 		n := c.corrupt(got)
-		v := VerifyContacts(s, got, n)
+		v := verifyContacts(s, got, n)
 		if (v.Failed > 0) != c.failed || v.Missing != c.missing || v.Mismatches != c.mismatch {
 			t.Errorf("%s (row %d, pair %d): failed %d, missing %d, mismatches %d; want failed %v, missing %d, mismatches %d; %v",
 				c.name, row, pair, v.Failed, v.Missing, v.Mismatches, c.failed, c.missing, c.mismatch, v.Examples)
@@ -536,18 +536,18 @@ func TestVerifyContactsDetectsWrongApart(t *testing.T) {
 	bad.All = all
 	got := cloneContacts(s.Golden)
 	deleteRow(got, r, s.GoldenN)
-	v := VerifyContacts(&bad, got, s.GoldenN-1)
+	v := verifyContacts(&bad, got, s.GoldenN-1)
 	if v.Failed == 0 || v.Missing != 0 {
 		t.Errorf("failed %d, missing %d; want the apart check to fail: %v", v.Failed, v.Missing, v.Examples)
 	}
 }
 
 func TestVerifyPointsDetectsCorruptLane(t *testing.T) {
-	caps := NewScene(300, 3)
-	cands := Broadphase(caps, nil)
-	p := PointBatch(caps, cands)
+	caps := newScene(300, 3)
+	cands := broadphase(caps, nil)
+	p := pointBatch(caps, cands)
 	ref := make([]float64, p.Len())
-	ReferencePointPass(p, ref)
+	referencePointPass(p, ref)
 	kgo, _ := kernel.Lookup("go")
 	golden := soa.NewPointResults(p.Len())
 	kgo.BatchClosestPoint(golden, p)
@@ -578,7 +578,7 @@ func TestVerifyPointsDetectsCorruptLane(t *testing.T) {
 		copy(res.T, golden.T)
 		copy(res.Dist2, golden.Dist2)
 		c.corrupt(res)
-		if v := VerifyPoints(p, res, ref, golden); v.Failed != c.failed || v.Mismatches != c.mismatch {
+		if v := verifyPoints(p, res, ref, golden); v.Failed != c.failed || v.Mismatches != c.mismatch {
 			t.Errorf("%s: failed %d, mismatches %d; want %d, %d", c.name, v.Failed, v.Mismatches, c.failed, c.mismatch)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // refISA is the isa of the float64 reference's row.
 const refISA = "reference"
 
-// Row is one line of the result table, and one JSON object with -json.
+// row is one line of the result table, and one JSON object with -json.
 // The meaning of contacts and of the reference row depends on the kernel:
 //
 //   - "closest": kernel.BatchClosest on the broadphase pairs laid out in a
@@ -34,7 +34,7 @@ const refISA = "reference"
 //     centre) against the axis of capsule J, per broadphase pair; contacts
 //     = pairs with sqrt(Dist2) <= r_I + r_J; reference =
 //     fallback.ReferenceClosestPoint.
-type Row struct {
+type row struct {
 	ISA         string  `json:"isa"`           // path name, or "reference"
 	Kernel      string  `json:"kernel"`        // "closest", "contacts" or "point"
 	Pairs       int     `json:"pairs"`         // candidate pairs timed and verified
@@ -45,11 +45,11 @@ type Row struct {
 	Mismatches  int     `json:"mismatches"`    // lanes (rows) whose bits differ from "go"
 }
 
-// WriteJSON writes each row as one JSON object on its own line. JSON has
+// writeJSON writes each row as one JSON object on its own line. JSON has
 // no infinity or NaN: a worst error that is not finite (a NaN lane, or an
 // error at scale 0) is written as the largest float64, which no threshold
 // accepts.
-func WriteJSON(w io.Writer, rows []Row) error {
+func writeJSON(w io.Writer, rows []row) error {
 	enc := json.NewEncoder(w)
 	for _, r := range rows {
 		if math.IsNaN(r.WorstErrEps) || math.IsInf(r.WorstErrEps, 0) {
@@ -68,9 +68,9 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	return nil
 }
 
-// WriteTable writes the rows as an aligned text table, a blank line
+// writeTable writes the rows as an aligned text table, a blank line
 // between kernels.
-func WriteTable(w io.Writer, rows []Row) error {
+func writeTable(w io.Writer, rows []row) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kernel\tpath\tpairs\tns/pair\tspeedup\tworst err (eps x scale)\tcontacts\tmismatches\t")
@@ -100,20 +100,20 @@ func WriteTable(w io.Writer, rows []Row) error {
 	return nil
 }
 
-// EndToEnd is one path's end-to-end comparison for the contact kernel, in
+// endToEnd is one path's end-to-end comparison for the contact kernel, in
 // ns per indexed pair: the gathering contact kernels against copying the
 // pairs' axes into a soa.Pairs and running BatchClosest on them.
-type EndToEnd struct {
+type endToEnd struct {
 	ISA         string
 	Compact     float64 // CompactContacts (the "contacts" row)
 	Batch       float64 // BatchContacts, one row per pair
-	Copy        float64 // GatherPairs alone: the copy into a soa.Pairs
-	CopyClosest float64 // GatherPairs then BatchClosest
+	Copy        float64 // gatherPairs alone: the copy into a soa.Pairs
+	CopyClosest float64 // gatherPairs then BatchClosest
 	Closest     float64 // BatchClosest on the pre-laid-out pairs (the "closest" row)
 }
 
-// WriteEndToEnd writes the end-to-end comparison as a table.
-func WriteEndToEnd(w io.Writer, rows []EndToEnd) error {
+// writeEndToEnd writes the end-to-end comparison as a table.
+func writeEndToEnd(w io.Writer, rows []endToEnd) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "path\tCompactContacts\tBatchContacts\tcopy+BatchClosest\t(copy\tBatchClosest laid out)\tCompact vs copy+closest\t")
 	for _, r := range rows {
@@ -160,8 +160,8 @@ func cacheSize(b int) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-// WriteHeader writes the CPU and kernel dispatch lines.
-func WriteHeader(w io.Writer) {
+// writeHeader writes the CPU and kernel dispatch lines.
+func writeHeader(w io.Writer) {
 	fmt.Fprintf(w, "cpu:       %s\n", cpuLine())
 	fmt.Fprintf(w, "runtime:   %s %s/%s, GOMAXPROCS %d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(w, "kernel:    ISA() = %s, Available() = %s\n", kernel.ISA(), strings.Join(kernel.Available(), ", "))

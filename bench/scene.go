@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 )
 
-// Capsule is a segment from P0 to P1 swept by a sphere of radius R. A
+// capsule is a segment from P0 to P1 swept by a sphere of radius R. A
 // zero-length capsule (P0 == P1) is a sphere.
-type Capsule struct {
+type capsule struct {
 	P0, P1 [3]float32
 	R      float32
 }
@@ -15,7 +15,7 @@ type Capsule struct {
 // Bound returns the capsule's bounding sphere: the midpoint of its axis and
 // half its length plus its radius, in float64. The radius is rounded up by a
 // relative 1e-6 so that float32 endpoints never stick out of it.
-func (c Capsule) Bound() (center [3]float64, radius float64) {
+func (c capsule) Bound() (center [3]float64, radius float64) {
 	var h2 float64
 	for k := range 3 {
 		p0, p1 := float64(c.P0[k]), float64(c.P1[k])
@@ -41,13 +41,13 @@ const (
 	largeFrac  = 0.03 // a large capsule (they set the grid cell size)
 )
 
-// BoxSide returns the side of the cube the scene's n capsules are spread
+// boxSide returns the side of the cube the scene's n capsules are spread
 // over.
-func BoxSide(n int) float64 {
+func boxSide(n int) float64 {
 	return math.Cbrt(float64(max(n, 1)) * volumePerCapsule)
 }
 
-// NewScene returns n capsules with random positions in the cube
+// newScene returns n capsules with random positions in the cube
 // [0, BoxSide(n)]^3, random orientations and mixed sizes: mostly small and
 // medium capsules, about 9% spheres (zero-length capsules), 3% large
 // capsules, and 16% in stacks of 3 to 6 parallel capsules (a pile of logs:
@@ -55,10 +55,10 @@ func BoxSide(n int) float64 {
 // perpendicular to it, some touching, some just apart; a third of the
 // stacks are axis-aligned, so exactly parallel in float32). The same n and
 // seed give the same scene on every platform.
-func NewScene(n int, seed uint64) []Capsule {
+func newScene(n int, seed uint64) []capsule {
 	r := rand.New(rand.NewPCG(seed, 0x5ce4e))
-	side := BoxSide(n)
-	caps := make([]Capsule, 0, n)
+	side := boxSide(n)
+	caps := make([]capsule, 0, n)
 	for len(caps) < n {
 		center := [3]float64{side * r.Float64(), side * r.Float64(), side * r.Float64()}
 		u := r.Float64()
@@ -78,7 +78,7 @@ func NewScene(n int, seed uint64) []Capsule {
 
 // appendStack appends a stack of 3 to 6 (at most room) parallel capsules
 // around center.
-func appendStack(caps []Capsule, r *rand.Rand, center [3]float64, room int) []Capsule {
+func appendStack(caps []capsule, r *rand.Rand, center [3]float64, room int) []capsule {
 	k := min(3+r.IntN(4), room)
 	var dir, perp [3]float64
 	if r.IntN(3) == 0 {
@@ -112,8 +112,8 @@ func appendStack(caps []Capsule, r *rand.Rand, center [3]float64, room int) []Ca
 
 // capsuleAt returns the capsule of the given length and radius centred at c
 // along the unit direction dir.
-func capsuleAt(c, dir [3]float64, length, radius float64) Capsule {
-	var cp Capsule
+func capsuleAt(c, dir [3]float64, length, radius float64) capsule {
+	var cp capsule
 	for i := range 3 {
 		cp.P0[i] = float32(c[i] - 0.5*length*dir[i])
 		cp.P1[i] = float32(c[i] + 0.5*length*dir[i])

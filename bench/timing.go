@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Timing is the result of Measure: the median time of one pass and the
+// timing is the result of Measure: the median time of one pass and the
 // per-pass time of every repetition.
-type Timing struct {
+type timing struct {
 	Median time.Duration   // median over the repetitions of the time per pass
 	Reps   []time.Duration // time per pass of each repetition
 	Passes int             // passes per repetition
@@ -17,7 +17,7 @@ type Timing struct {
 
 // NsPer returns the median time of one pass divided by n (ns per pair
 // for a pass over n pairs).
-func (t Timing) NsPer(n int) float64 {
+func (t timing) NsPer(n int) float64 {
 	return float64(t.Median.Nanoseconds()) / float64(n)
 }
 
@@ -25,14 +25,14 @@ func (t Timing) NsPer(n int) float64 {
 // time (for example an empty batch).
 const maxPasses = 1 << 20
 
-// Measure times pass: one untimed warm-up pass (which also sizes the
+// measure times pass: one untimed warm-up pass (which also sizes the
 // repetitions), then reps repetitions of enough passes to last at least
 // minRep each. It returns the median time per pass, which is robust to
 // the occasional repetition slowed down by another process on a shared
 // machine. It garbage-collects before timing so that a collection left
 // over from setting up does not land in a repetition; pass itself should
 // not allocate.
-func Measure(pass func(), reps int, minRep time.Duration) Timing {
+func measure(pass func(), reps int, minRep time.Duration) timing {
 	reps = max(reps, 1)
 	runtime.GC()
 	t0 := time.Now()
@@ -42,7 +42,7 @@ func Measure(pass func(), reps int, minRep time.Duration) Timing {
 	if warm < minRep {
 		passes = int(min(maxPasses, math.Ceil(float64(minRep)/float64(max(warm, 1)))))
 	}
-	t := Timing{Reps: make([]time.Duration, reps), Passes: passes}
+	t := timing{Reps: make([]time.Duration, reps), Passes: passes}
 	for r := range reps {
 		start := time.Now()
 		for range passes {
@@ -50,13 +50,13 @@ func Measure(pass func(), reps int, minRep time.Duration) Timing {
 		}
 		t.Reps[r] = time.Since(start) / time.Duration(passes)
 	}
-	t.Median = Median(t.Reps)
+	t.Median = median(t.Reps)
 	return t
 }
 
-// Median returns the median of d (the mean of the middle two for an even
+// median returns the median of d (the mean of the middle two for an even
 // count), 0 for an empty slice. d is not modified.
-func Median(d []time.Duration) time.Duration {
+func median(d []time.Duration) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}

@@ -5,20 +5,18 @@ import (
 	"math"
 
 	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/soa"
 )
-
-// eps32 is the float32 machine epsilon, 2^-23.
-const eps32 = 0x1p-23
 
 // maxErrEps is the accuracy contract (DESIGN.md section 2): a lane fails if
 // its distance, or the distance between its reported points, is more than
 // this many eps32 x scale from the reference distance.
 const maxErrEps = 8
 
-// FillPairs returns the batch of candidate pairs: pair k is the axis of
+// fillPairs returns the batch of candidate pairs: pair k is the axis of
 // capsule cands[k].I against the axis of capsule cands[k].J.
-func FillPairs(caps []Capsule, cands []Candidate) *soa.Pairs {
+func fillPairs(caps []capsule, cands []candidate) *soa.Pairs {
 	p := soa.NewPairs(len(cands))
 	for k, c := range cands {
 		a, b := caps[c.I], caps[c.J]
@@ -27,11 +25,11 @@ func FillPairs(caps []Capsule, cands []Candidate) *soa.Pairs {
 	return p
 }
 
-// ReferencePass runs the float64 reference (fallback.ReferenceF32) on every
+// referencePass runs the float64 reference (fallback.ReferenceF32) on every
 // pair of p and stores the squared distances in d2 (len(d2) >= p.Len()).
 // It returns the sum of the parameters, which callers may ignore; it only
 // keeps the compiler from dropping work.
-func ReferencePass(p *soa.Pairs, d2 []float64) float64 {
+func referencePass(p *soa.Pairs, d2 []float64) float64 {
 	var sink float64
 	d2 = d2[:p.Len()]
 	for i := range d2 {
@@ -43,37 +41,19 @@ func ReferencePass(p *soa.Pairs, d2 []float64) float64 {
 	return sink
 }
 
-// pairScale is the largest |coordinate| of pair q, the unit (with eps32)
-// of the error measure.
-func pairScale(q soa.Pair) float64 {
-	m := 0.0
-	for _, v := range [][3]float32{q.A, q.B, q.C, q.D} {
-		for _, x := range v {
-			m = max(m, math.Abs(float64(x)))
-		}
-	}
-	return m
-}
+// errEps returns |got - want| in units of eps32 x scale (verify.ErrEps):
+// 0 when they are equal (even at scale 0), +Inf for a difference at scale
+// 0, NaN if either is NaN.
+func errEps(got, want, scale float64) float64 { return verify.ErrEps(math.Abs(got-want), scale) }
 
-// errEps returns |got - want| in units of eps32 x scale; 0 when they are
-// equal (even at scale 0), +Inf for a difference at scale 0, NaN if either
-// is NaN.
-func errEps(got, want, scale float64) float64 {
-	d := math.Abs(got - want)
-	if d == 0 {
-		return 0
-	}
-	return d / (eps32 * scale)
-}
-
-// LaneError measures one kernel result (s, t, dist2) for pair q against
+// laneError measures one kernel result (s, t, dist2) for pair q against
 // the reference squared distance refD2. distErr is the error of
 // sqrt(dist2), pointErr that of the distance between the two reported
 // points (computed in float64 from s and t), both in eps32 x scale. ok is
 // false if either exceeds maxErrEps, if s or t is outside [0,1] or if
 // anything is NaN.
-func LaneError(q soa.Pair, s, t, dist2 float32, refD2 float64) (distErr, pointErr float64, ok bool) {
-	sc := pairScale(q)
+func laneError(q soa.Pair, s, t, dist2 float32, refD2 float64) (distErr, pointErr float64, ok bool) {
+	sc := verify.Scale(q)
 	ref := math.Sqrt(refD2)
 	distErr = errEps(math.Sqrt(float64(dist2)), ref, sc)
 	s64, t64 := float64(s), float64(t)
@@ -90,8 +70,8 @@ func LaneError(q soa.Pair, s, t, dist2 float32, refD2 float64) (distErr, pointEr
 	return distErr, pointErr, ok
 }
 
-// Failure describes one lane that failed verification.
-type Failure struct {
+// failure describes one lane that failed verification.
+type failure struct {
 	Lane               int
 	Pair               soa.Pair
 	S, T, Dist2        float32
@@ -102,7 +82,7 @@ type Failure struct {
 	VerificationFailed bool // error bound, range or NaN
 }
 
-func (f Failure) String() string {
+func (f failure) String() string {
 	var why string
 	switch {
 	case f.VerificationFailed && f.Mismatch:
@@ -120,29 +100,29 @@ func (f Failure) String() string {
 	return s
 }
 
-// Verdict summarizes the verification of one path's results.
-type Verdict struct {
+// verdict summarizes the verification of one path's results.
+type verdict struct {
 	Worst      float64   // worst error over all lanes, eps32 x scale (NaN lanes: +Inf)
 	Failed     int       // lanes failing verification
 	Mismatches int       // lanes whose bits differ from the "go" path
-	Examples   []Failure // the first few failing or mismatching lanes
+	Examples   []failure // the first few failing or mismatching lanes
 }
 
 // OK reports whether every lane passed and matched the go path.
-func (v Verdict) OK() bool { return v.Failed == 0 && v.Mismatches == 0 }
+func (v verdict) OK() bool { return v.Failed == 0 && v.Mismatches == 0 }
 
 // maxExamples is how many failing lanes a Verdict keeps.
 const maxExamples = 5
 
-// Verify checks every lane of res (the results of one path for p) against
+// verifyClosest checks every lane of res (the results of one path for p) against
 // the reference squared distances refD2 and, if golden is not nil, against
 // the bits of golden (the "go" path's results).
-func Verify(p *soa.Pairs, res *soa.Results, refD2 []float64, golden *soa.Results) Verdict {
-	var v Verdict
+func verifyClosest(p *soa.Pairs, res *soa.Results, refD2 []float64, golden *soa.Results) verdict {
+	var v verdict
 	for i := range p.Len() {
 		q := p.Get(i)
 		s, t, d2 := res.S[i], res.T[i], res.Dist2[i]
-		de, pe, ok := LaneError(q, s, t, d2, refD2[i])
+		de, pe, ok := laneError(q, s, t, d2, refD2[i])
 		w := max(de, pe)
 		if math.IsNaN(w) {
 			w = math.Inf(1)
@@ -158,7 +138,7 @@ func Verify(p *soa.Pairs, res *soa.Results, refD2 []float64, golden *soa.Results
 			v.Mismatches++
 		}
 		if (!ok || mis) && len(v.Examples) < maxExamples {
-			f := Failure{Lane: i, Pair: q, S: s, T: t, Dist2: d2, RefDist2: refD2[i],
+			f := failure{Lane: i, Pair: q, S: s, T: t, Dist2: d2, RefDist2: refD2[i],
 				DistErr: de, PointErr: pe, Mismatch: mis, VerificationFailed: !ok}
 			if mis {
 				f.GoS, f.GoT, f.GoDist2 = golden.S[i], golden.T[i], golden.Dist2[i]
@@ -169,9 +149,9 @@ func Verify(p *soa.Pairs, res *soa.Results, refD2 []float64, golden *soa.Results
 	return v
 }
 
-// Contacts counts the candidate pairs whose axes are within the sum of the
+// countTouching counts the candidate pairs whose axes are within the sum of the
 // radii: sqrt(dist2(k)) <= r_I + r_J, in float64.
-func Contacts(caps []Capsule, cands []Candidate, dist2 func(k int) float64) int {
+func countTouching(caps []capsule, cands []candidate, dist2 func(k int) float64) int {
 	n := 0
 	for k, c := range cands {
 		if math.Sqrt(dist2(k)) <= float64(caps[c.I].R)+float64(caps[c.J].R) {
