@@ -45,20 +45,27 @@ func (c *Capsules) Set(i int, a, b [3]float32, r float32) {
 	c.R[i] = r
 }
 
+// Get returns capsule i: its axis from a to b and its radius.
+func (c *Capsules) Get(i int) (a, b [3]float32, r float32) {
+	return [3]float32{c.AX[i], c.AY[i], c.AZ[i]}, [3]float32{c.BX[i], c.BY[i], c.BZ[i]}, c.R[i]
+}
+
 // Append adds one capsule at the end, doubling the allocation when full.
 func (c *Capsules) Append(a, b [3]float32, r float32) {
-	n := c.Len()
-	if n == cap(c.AX) || !c.growable() {
-		old := *c
-		c.alloc(n, capFor(2*n))
-		for k, s := range c.streams() {
-			copy(*s, *old.streams()[k])
-		}
-	}
-	for _, s := range c.streams() {
-		*s = (*s)[:n+1]
-	}
-	c.Set(n, a, b, r)
+	st := c.streams()
+	c.Set(appendSlot("Capsules", st[:]), a, b, r)
+}
+
+// Resize sets the number of capsules to n, keeping the first min(Len, n).
+func (c *Capsules) Resize(n int) {
+	st := c.streams()
+	resizeStreams("Capsules", st[:], n, n)
+}
+
+// Reset sets the length to zero and keeps the storage.
+func (c *Capsules) Reset() {
+	st := c.streams()
+	resetStreams(st[:])
 }
 
 // IndexPairs is a broadphase's output: pair k is capsule I[k] against
@@ -84,6 +91,28 @@ func (p *IndexPairs) Len() int { return len(p.I) }
 func (p *IndexPairs) Append(i, j uint32) {
 	p.I = append(p.I, i)
 	p.J = append(p.J, j)
+}
+
+// Set stores pair k: capsule i against capsule j.
+func (p *IndexPairs) Set(k int, i, j uint32) { p.I[k], p.J[k] = i, j }
+
+// Get returns pair k.
+func (p *IndexPairs) Get(k int) (i, j uint32) { return p.I[k], p.J[k] }
+
+// Resize sets the number of pairs to n, keeping the first min(Len, n).
+func (p *IndexPairs) Resize(n int) {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.IndexPairs.Resize: negative length %d", n))
+	}
+	if n > cap(p.I) || n > cap(p.J) {
+		c := capFor(n)
+		i, j := make([]uint32, n, c), make([]uint32, n, c)
+		copy(i, p.I)
+		copy(j, p.J)
+		p.I, p.J = i, j
+		return
+	}
+	p.I, p.J = p.I[:n], p.J[:n]
 }
 
 // Reset sets the length to zero and keeps the storage.
@@ -122,31 +151,23 @@ func (c *Contacts) floats() [11]*[]float32 {
 // Len returns the number of rows, the length of Pair.
 func (c *Contacts) Len() int { return len(c.Pair) }
 
-// Resize sets the length of every slice to n, reusing the storage when
-// its capacity allows. Values kept from before are unspecified.
+// Resize sets the number of rows to n, reusing the storage when its
+// capacity allows; the first min(Len, n) rows are kept.
 func (c *Contacts) Resize(n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("soa.Contacts.Resize: negative length %d", n))
-	}
 	fl := c.floats()
-	fits := n <= cap(c.Pair) && n <= cap(c.Count)
-	for _, s := range fl {
-		fits = fits && n <= cap(*s)
-	}
-	if !fits {
-		capacity := capFor(n)
-		views := staggered(len(fl), capacity)
-		for k, s := range fl {
-			*s = views[k]
-		}
-		c.Pair = make([]uint32, capacity)
-		c.Count = make([]uint32, capacity)
-	}
-	for _, s := range fl {
-		*s = (*s)[:n]
+	resizeStreams("Contacts", fl[:], n, n)
+	if n > cap(c.Pair) || n > cap(c.Count) {
+		pair, count := make([]uint32, n, cap(c.NX)), make([]uint32, n, cap(c.NX))
+		copy(pair, c.Pair)
+		copy(count, c.Count)
+		c.Pair, c.Count = pair, count
+		return
 	}
 	c.Pair, c.Count = c.Pair[:n], c.Count[:n]
 }
+
+// Reset sets the number of rows to zero and keeps the storage.
+func (c *Contacts) Reset() { c.Resize(0) }
 
 // Set stores row k. Kernels write rows directly; Set is for tests and for
 // engines that merge contacts from several sources.
@@ -172,12 +193,36 @@ func NewPointSegments(n int) *PointSegments {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.NewPointSegments: negative length %d", n))
 	}
-	v := staggered(9, capFor(n))
-	return &PointSegments{
-		PX: v[0][:n], PY: v[1][:n], PZ: v[2][:n],
-		CX: v[3][:n], CY: v[4][:n], CZ: v[5][:n],
-		DX: v[6][:n], DY: v[7][:n], DZ: v[8][:n],
-	}
+	p := &PointSegments{}
+	p.Resize(n)
+	return p
+}
+
+func (p *PointSegments) streams() [9]*[]float32 {
+	return [9]*[]float32{&p.PX, &p.PY, &p.PZ, &p.CX, &p.CY, &p.CZ, &p.DX, &p.DY, &p.DZ}
+}
+
+// Get returns pair i: the point and the segment from c to d.
+func (p *PointSegments) Get(i int) (pt, c, d [3]float32) {
+	return [3]float32{p.PX[i], p.PY[i], p.PZ[i]}, [3]float32{p.CX[i], p.CY[i], p.CZ[i]}, [3]float32{p.DX[i], p.DY[i], p.DZ[i]}
+}
+
+// Append adds one point-segment pair at the end.
+func (p *PointSegments) Append(pt, c, d [3]float32) {
+	st := p.streams()
+	p.Set(appendSlot("PointSegments", st[:]), pt, c, d)
+}
+
+// Resize sets the number of pairs to n, keeping the first min(Len, n).
+func (p *PointSegments) Resize(n int) {
+	st := p.streams()
+	resizeStreams("PointSegments", st[:], n, n)
+}
+
+// Reset sets the length to zero and keeps the storage.
+func (p *PointSegments) Reset() {
+	st := p.streams()
+	resetStreams(st[:])
 }
 
 // Len returns the number of pairs, the length of PX.
@@ -201,15 +246,19 @@ func NewPointResults(n int) *PointResults {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.NewPointResults: negative length %d", n))
 	}
-	v := staggered(2, capFor(n))
-	return &PointResults{T: v[0][:n], Dist2: v[1][:n]}
+	r := &PointResults{}
+	r.Resize(n)
+	return r
 }
 
 // Len returns the number of results, the length of T.
 func (r *PointResults) Len() int { return len(r.T) }
 
-// growable reports whether Append can grow the slices in place.
-func (c *Capsules) growable() bool {
-	st := c.streams()
-	return uniform(st[:])
+// Resize sets the number of results to n, reusing the storage when its
+// capacity allows; the first min(Len, n) are kept.
+func (r *PointResults) Resize(n int) {
+	resizeStreams("PointResults", []*[]float32{&r.T, &r.Dist2}, n, n)
 }
+
+// Reset sets the length to zero and keeps the storage.
+func (r *PointResults) Reset() { r.Resize(0) }

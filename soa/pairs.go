@@ -105,26 +105,21 @@ func (p *Pairs) Get(i int) Pair {
 // Append adds one pair at the end, growing the batch's single allocation
 // (doubling its capacity) when it is full.
 func (p *Pairs) Append(a, b, c, d [3]float32) {
-	n := p.Len()
-	if n == cap(p.AX) || !p.growable() {
-		old := *p
-		p.alloc(n, capFor(2*n))
-		for k, s := range p.streams() {
-			copy(*s, *old.streams()[k])
-		}
-	}
-	for _, s := range p.streams() {
-		*s = (*s)[:n+1]
-	}
-	p.Set(n, a, b, c, d)
+	st := p.streams()
+	p.Set(appendSlot("Pairs", st[:]), a, b, c, d)
+}
+
+// Resize sets the length to n, keeping the first min(Len, n) pairs.
+func (p *Pairs) Resize(n int) {
+	st := p.streams()
+	resizeStreams("Pairs", st[:], n, n)
 }
 
 // Reset sets the length to zero and keeps the storage, so that an engine
 // can refill the batch every step without allocating.
 func (p *Pairs) Reset() {
-	for _, s := range p.streams() {
-		*s = (*s)[:0]
-	}
+	st := p.streams()
+	resetStreams(st[:])
 }
 
 // uniform reports whether all slices have the same length and room for
@@ -164,18 +159,20 @@ func (r *Results) alloc(n, c int) {
 // Len returns the number of results, the length of S.
 func (r *Results) Len() int { return len(r.S) }
 
+func (r *Results) streams() [3]*[]float32 { return [3]*[]float32{&r.S, &r.T, &r.Dist2} }
+
 // Resize sets the length of all three slices to n, reusing the storage when
 // its capacity allows, so that results can follow a batch whose size
-// changes every step. Values kept from before are unspecified.
+// changes every step. The first min(Len, n) results are kept.
 func (r *Results) Resize(n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("soa.Results.Resize: negative length %d", n))
-	}
-	if n <= cap(r.S) && n <= cap(r.T) && n <= cap(r.Dist2) {
-		r.S, r.T, r.Dist2 = r.S[:n], r.T[:n], r.Dist2[:n]
-		return
-	}
-	r.alloc(n, capFor(n))
+	st := r.streams()
+	resizeStreams("Results", st[:], n, n)
+}
+
+// Reset sets the length to zero and keeps the storage.
+func (r *Results) Reset() {
+	st := r.streams()
+	resetStreams(st[:])
 }
 
 // capFor rounds n up to a whole number of 16-element groups, at least one.
@@ -212,10 +209,4 @@ func staggered(k, c int) [][]float32 {
 		out[j] = buf[start : start+c : start+c]
 	}
 	return out
-}
-
-// growable reports whether Append can grow the slices in place.
-func (p *Pairs) growable() bool {
-	st := p.streams()
-	return uniform(st[:])
 }

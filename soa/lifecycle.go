@@ -1,0 +1,61 @@
+package soa
+
+import "fmt"
+
+// Every batch type of this package has the same lifecycle:
+//
+//	New<Type>(n)   n elements, zero, in one staggered allocation
+//	Len()          the number of elements
+//	Resize(n)      length n, keeping the first min(Len, n) values (later
+//	               ones are unspecified: zero after a reallocation, stale
+//	               otherwise); storage is reused when its capacity allows
+//	Reset()        length 0, storage kept: refill every step without allocating
+//
+// and the input batches (Pairs, Capsules, IndexPairs, PointSegments) also
+// Set(i, ...), Get(i) and Append(...) one element, Append doubling the
+// capacity when full. The helpers below do this for any list of float32
+// streams.
+
+// resizeStreams sets every stream of st to length n, keeping the first
+// min(len, n) values, reallocating one staggered block of capacity at
+// least capacity when a stream lacks room or the streams are not uniform.
+func resizeStreams(what string, st []*[]float32, n, capacity int) {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.%s.Resize: negative length %d", what, n))
+	}
+	fits := true
+	for _, s := range st {
+		fits = fits && n <= cap(*s)
+	}
+	if !fits {
+		views := staggered(len(st), capFor(max(n, capacity)))
+		for k, s := range st {
+			copy(views[k], *s)
+			*s = views[k]
+		}
+	}
+	for _, s := range st {
+		*s = (*s)[:n]
+	}
+}
+
+// appendSlot grows every stream of st by one element (doubling the
+// capacity when full) and returns its index.
+func appendSlot(what string, st []*[]float32) int {
+	n := len(*st[0])
+	if !uniform(st) {
+		resizeStreams(what, st, n+1, 2*n)
+		return n
+	}
+	for _, s := range st {
+		*s = (*s)[:n+1]
+	}
+	return n
+}
+
+// resetStreams sets every stream of st to length 0.
+func resetStreams(st []*[]float32) {
+	for _, s := range st {
+		*s = (*s)[:0]
+	}
+}

@@ -1,0 +1,120 @@
+package soa
+
+import (
+	"testing"
+)
+
+// batch is the lifecycle every soa type shares (lifecycle.go).
+type batch interface {
+	Len() int
+	Resize(n int)
+	Reset()
+}
+
+// Every batch type: New gives n elements; Resize keeps the first
+// min(Len, n) values, growing or shrinking; Reset empties it and keeps
+// the storage, so refilling to the old length does not allocate.
+func TestLifecycle(t *testing.T) {
+	type kind struct {
+		name  string
+		new   func(n int) batch
+		mark  func(b batch, i int)      // store a value derived from i at element i
+		check func(b batch, i int) bool // it is still there
+		add   func(b batch, i int)      // Append (inputs), or nil
+	}
+	f := func(i int) float32 { return float32(i) + 0.5 }
+	v3 := func(i int) [3]float32 { return [3]float32{f(i), -f(i), 2 * f(i)} }
+	kinds := []kind{
+		{"Pairs", func(n int) batch { return NewPairs(n) },
+			func(b batch, i int) { b.(*Pairs).Set(i, v3(i), v3(i+1), v3(i+2), v3(i+3)) },
+			func(b batch, i int) bool { p := b.(*Pairs).Get(i); return p.A == v3(i) && p.D == v3(i+3) },
+			func(b batch, i int) { b.(*Pairs).Append(v3(i), v3(i+1), v3(i+2), v3(i+3)) }},
+		{"Results", func(n int) batch { return NewResults(n) },
+			func(b batch, i int) { r := b.(*Results); r.S[i], r.T[i], r.Dist2[i] = f(i), f(i+1), f(i+2) },
+			func(b batch, i int) bool { r := b.(*Results); return r.S[i] == f(i) && r.Dist2[i] == f(i+2) }, nil},
+		{"Capsules", func(n int) batch { return NewCapsules(n) },
+			func(b batch, i int) { b.(*Capsules).Set(i, v3(i), v3(i+1), f(i)) },
+			func(b batch, i int) bool {
+				a, bb, r := b.(*Capsules).Get(i)
+				return a == v3(i) && bb == v3(i+1) && r == f(i)
+			},
+			func(b batch, i int) { b.(*Capsules).Append(v3(i), v3(i+1), f(i)) }},
+		{"IndexPairs", func(n int) batch { return NewIndexPairs(n) },
+			func(b batch, i int) { b.(*IndexPairs).Set(i, uint32(i), uint32(2*i)) },
+			func(b batch, i int) bool { x, y := b.(*IndexPairs).Get(i); return x == uint32(i) && y == uint32(2*i) },
+			func(b batch, i int) { b.(*IndexPairs).Append(uint32(i), uint32(2*i)) }},
+		{"Contacts", func(n int) batch { return NewContacts(n) },
+			func(b batch, i int) {
+				b.(*Contacts).Set(i, uint32(i), 1, [2]float32{f(i), f(i)}, v3(i), [2][3]float32{v3(i), v3(i + 1)})
+			},
+			func(b batch, i int) bool {
+				c := b.(*Contacts)
+				return c.Pair[i] == uint32(i) && c.NZ[i] == v3(i)[2] && c.P2X[i] == f(i+1)
+			}, nil},
+		{"PointSegments", func(n int) batch { return NewPointSegments(n) },
+			func(b batch, i int) { b.(*PointSegments).Set(i, v3(i), v3(i+1), v3(i+2)) },
+			func(b batch, i int) bool {
+				p, c, d := b.(*PointSegments).Get(i)
+				return p == v3(i) && c == v3(i+1) && d == v3(i+2)
+			},
+			func(b batch, i int) { b.(*PointSegments).Append(v3(i), v3(i+1), v3(i+2)) }},
+		{"PointResults", func(n int) batch { return NewPointResults(n) },
+			func(b batch, i int) { r := b.(*PointResults); r.T[i], r.Dist2[i] = f(i), f(i+1) },
+			func(b batch, i int) bool { r := b.(*PointResults); return r.T[i] == f(i) && r.Dist2[i] == f(i+1) }, nil},
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := k.new(5)
+			if b.Len() != 5 {
+				t.Fatalf("New(5).Len() = %d", b.Len())
+			}
+			for i := range 5 {
+				k.mark(b, i)
+			}
+			b.Resize(1000) // grows: reallocates
+			b.Resize(3)    // shrinks
+			b.Resize(40)
+			if b.Len() != 40 {
+				t.Fatalf("Len after Resize(40) = %d", b.Len())
+			}
+			for i := range 3 {
+				if !k.check(b, i) {
+					t.Errorf("element %d lost by Resize", i)
+				}
+			}
+			b.Reset()
+			if b.Len() != 0 {
+				t.Fatalf("Len after Reset = %d", b.Len())
+			}
+			refill := func() {
+				b.Reset()
+				for i := range 40 {
+					if k.add != nil {
+						k.add(b, i)
+					} else {
+						b.Resize(i + 1)
+						k.mark(b, i)
+					}
+				}
+			}
+			if allocs := testing.AllocsPerRun(10, refill); allocs != 0 {
+				t.Errorf("refilling after Reset allocates %v times", allocs)
+			}
+			for i := range 40 {
+				if !k.check(b, i) {
+					t.Fatalf("element %d wrong after the refill", i)
+				}
+			}
+			if k.add != nil {
+				for i := 40; i < 300; i++ { // Append past the capacity
+					k.add(b, i)
+				}
+				for i := range 300 {
+					if !k.check(b, i) {
+						t.Fatalf("element %d wrong after Append grew the batch", i)
+					}
+				}
+			}
+		})
+	}
+}
