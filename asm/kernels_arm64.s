@@ -1336,8 +1336,8 @@ ClosestPointNEON_done:
 	RET
 
 // func ContactsNEON(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·ContactsNEON(SB), $592-56
-	// 27 of 27 vector registers for values, 8 spilled per group.
+TEXT ·ContactsNEON(SB), $608-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
 	MOVD caps+0(FP), R19
 	MOVD 0(R19), R0
 	MOVD 8(R19), R1
@@ -1357,7 +1357,7 @@ TEXT ·ContactsNEON(SB), $592-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d808ebb // str q27, [x21, #560]
+	WORD $0x3d8092bb // str q27, [x21, #576]
 
 ContactsNEON_loop:
 	SUB R11, R10, R13
@@ -1367,149 +1367,149 @@ ContactsNEON_loop:
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 128(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 144(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 160(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 176(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 192(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 208(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 224(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 240(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 240(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 256(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 272(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 288(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 304(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 320(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 336(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 352(R21)
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 132(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 148(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 164(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 180(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 196(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 212(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 228(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 244(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 244(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 260(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 276(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 292(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 308(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 324(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 340(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 356(R21)
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 136(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 152(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 168(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 184(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 200(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 216(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 232(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 248(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 248(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 264(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 280(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 296(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 312(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 328(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 344(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 360(R21)
 	ADD R11<<2, R7, R19
 	MOVWU 12(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 140(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 156(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 172(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 188(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 204(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 220(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 236(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 252(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 12(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 252(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 268(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 284(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 300(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 316(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 332(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 348(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 364(R21)
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
-	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc032a3 // ldr q3, [x21, #192]
-	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc036a6 // ldr q6, [x21, #208]
-	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc04eac // ldr q12, [x21, #304]
-	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc052af // ldr q15, [x21, #320]
-	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -1523,649 +1523,704 @@ ContactsNEON_loop:
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35fff6 // fdiv v22.4s, v31.4s, v21.4s
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
-	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e22dc57 // fmul v23.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb8 // fmul v24.4s, v5.4s, v5.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x6e28dd18 // fmul v24.4s, v8.4s, v8.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe6fe // fcmge v30.4s, v23.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
-	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
-	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
-	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
-	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x6e37fff8 // fdiv v24.4s, v31.4s, v23.4s
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e32dd79 // fmul v25.4s, v11.4s, v18.4s
+	WORD $0x6e33ddda // fmul v26.4s, v14.4s, v19.4s
 	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e34de3a // fmul v26.4s, v17.4s, v20.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e36df39 // fmul v25.4s, v25.4s, v22.4s
+	WORD $0x6e22dd7a // fmul v26.4s, v11.4s, v2.4s
+	WORD $0x6e25ddcf // fmul v15.4s, v14.4s, v5.4s
+	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
+	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
+	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
-	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
-	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
+	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
 	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
-	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
-	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
-	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
-	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
+	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
+	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
+	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
+	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
+	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
+	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
+	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
+	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
 	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
-	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
-	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
-	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
-	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
 	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
-	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
-	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
-	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
-	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
-	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
-	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
-	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
+	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
+	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
+	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
+	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
+	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
-	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
-	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
-	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
-	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
-	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
-	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
-	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
+	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
+	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
+	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
+	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
+	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
+	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
+	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
+	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
+	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
-	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
-	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
 	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
-	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
-	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
+	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
+	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
-	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
-	WORD $0x6f00e40f // movi v15.2d, #0x0
-	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
-	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
-	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
-	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
-	WORD $0x3dc00690 // ldr q16, [x20, #16]
-	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
+	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
+	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0068f // ldr q15, [x20, #16]
+	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
-	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
-	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
-	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea21c4d // mov v13.16b, v2.16b
-	WORD $0x4ea51cae // mov v14.16b, v5.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
-	WORD $0x4eac1d92 // mov v18.16b, v12.16b
-	WORD $0x3dc00293 // ldr q19, [x20, #0]
-	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
-	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
+	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc00296 // ldr q22, [x20, #0]
+	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
+	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e34de93 // fmul v19.4s, v20.4s, v20.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
+	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_normal
-	// Fallback 1: the cross product of the unit axes.
-	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
-	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
-	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
-	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
-	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
-	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
-	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
-	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
-	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
-	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
-	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
-	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
-	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
-	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
-	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
-	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
-	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
-	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
-	WORD $0x4eb91f2d // mov v13.16b, v25.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4ea11c31 // mov v17.16b, v1.16b
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
+	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
+	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
+	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
+	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
+	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
+	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
+	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
+	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
+	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
+	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
+	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
+	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
+	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
+	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
+	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
+	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
+	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
+	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eb01e11 // mov v17.16b, v16.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
+	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
 	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea31c6e // mov v14.16b, v3.16b
-	WORD $0x4ea41c91 // mov v17.16b, v4.16b
-	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
 
 ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
-	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
-	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
+	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
+	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
+	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
-	WORD $0x3dc03aac // ldr q12, [x21, #224]
-	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
-	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
+	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
-	WORD $0x3dc01691 // ldr q17, [x20, #80]
-	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
-	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
-	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x3dc042ab // ldr q11, [x21, #256]
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
-	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
-	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
-	WORD $0x4eb01e13 // mov v19.16b, v16.16b
-	WORD $0x4ea21c54 // mov v20.16b, v2.16b
-	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
-	WORD $0x4ea81d16 // mov v22.16b, v8.16b
+	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
+	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
-	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e417 // movi v23.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0269c // ldr q28, [x20, #144]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
-	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
-	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
-	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
-	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
-	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
-	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
-	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
-	WORD $0x3d8006b8 // str q24, [x21, #16]
-	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
-	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
-	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
-	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
-	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
-	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
-	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
-	WORD $0x3d800aa9 // str q9, [x21, #32]
-	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
-	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
-	WORD $0x3d800eac // str q12, [x21, #48]
-	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
-	WORD $0x3d8012b1 // str q17, [x21, #64]
-	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
-	WORD $0x3d8016b7 // str q23, [x21, #80]
-	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
-	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
-	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
-	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
-	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
-	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
-	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
-	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
-	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
-	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
-	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
-	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
-	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
-	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
+	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
+	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
+	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
+	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
+	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
+	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
+	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
+	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
+	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
+	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
+	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
+	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
-	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
-	WORD $0x4eb11e34 // mov v20.16b, v17.16b
-	WORD $0x4ea91d35 // mov v21.16b, v9.16b
-	WORD $0x4eac1d96 // mov v22.16b, v12.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
-	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
-	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
-	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
-	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
-	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
-	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
-	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
-	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
-	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
-	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
-	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
+	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
+	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
+	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
+	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
+	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
+	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
-	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
-	WORD $0x4ea91d22 // mov v2.16b, v9.16b
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
 	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
 	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
-	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
-	WORD $0x3dc00a89 // ldr q9, [x20, #32]
-	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
+	WORD $0x3dc00a88 // ldr q8, [x20, #32]
+	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
 	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
-	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
-	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
-	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
-	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
-	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
-	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
@@ -2175,7 +2230,7 @@ ContactsNEON_group_single:
 ContactsNEON_group_finite:
 	// Store one row per pair.
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc0229f // ldr q31, [x20, #128]
+	WORD $0x3dc02a9f // ldr q31, [x20, #160]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -2185,10 +2240,10 @@ ContactsNEON_group_finite:
 	WORD $0x3d800266 // str q6, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800272 // str q18, [x19, #0]
+	WORD $0x3d800271 // str q17, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800273 // str q19, [x19, #0]
+	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800263 // str q3, [x19, #0]
@@ -2200,13 +2255,13 @@ ContactsNEON_group_finite:
 	WORD $0x3d800260 // str q0, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800274 // str q20, [x19, #0]
+	WORD $0x3d800273 // str q19, [x19, #0]
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800275 // str q21, [x19, #0]
+	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800276 // str q22, [x19, #0]
+	WORD $0x3d800275 // str q21, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800262 // str q2, [x19, #0]
@@ -2215,7 +2270,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800268 // str q8, [x19, #0]
+	WORD $0x3d800267 // str q7, [x19, #0]
 	ADD $4, R11
 	B ContactsNEON_loop
 
@@ -2223,7 +2278,6 @@ ContactsNEON_tail:
 	// The n mod 4 pairs left: a zeroed set, their capsules, rows lane by lane.
 	CBZ R13, ContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8022bb // str q27, [x21, #128]
 	WORD $0x3d8026bb // str q27, [x21, #144]
 	WORD $0x3d802abb // str q27, [x21, #160]
 	WORD $0x3d802ebb // str q27, [x21, #176]
@@ -2237,126 +2291,127 @@ ContactsNEON_tail:
 	WORD $0x3d804ebb // str q27, [x21, #304]
 	WORD $0x3d8052bb // str q27, [x21, #320]
 	WORD $0x3d8056bb // str q27, [x21, #336]
+	WORD $0x3d805abb // str q27, [x21, #352]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 128(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 144(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 160(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 176(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 192(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 208(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 224(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 240(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 240(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 256(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 272(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 288(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 304(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 320(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 336(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 352(R21)
 	CMP $2, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 132(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 148(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 164(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 180(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 196(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 212(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 228(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 244(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 244(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 260(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 276(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 292(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 308(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 324(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 340(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 356(R21)
 	CMP $3, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 136(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 152(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 168(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 184(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 200(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 216(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 232(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 248(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 248(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 264(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 280(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 296(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 312(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 328(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 344(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 360(R21)
 
 ContactsNEON_tailin_end:
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
-	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc032a3 // ldr q3, [x21, #192]
-	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc036a6 // ldr q6, [x21, #208]
-	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc04eac // ldr q12, [x21, #304]
-	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc052af // ldr q15, [x21, #320]
-	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -2370,649 +2425,704 @@ ContactsNEON_tailin_end:
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35fff6 // fdiv v22.4s, v31.4s, v21.4s
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
-	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e22dc57 // fmul v23.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb8 // fmul v24.4s, v5.4s, v5.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x6e28dd18 // fmul v24.4s, v8.4s, v8.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe6fe // fcmge v30.4s, v23.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
-	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
-	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
-	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
-	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x6e37fff8 // fdiv v24.4s, v31.4s, v23.4s
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e32dd79 // fmul v25.4s, v11.4s, v18.4s
+	WORD $0x6e33ddda // fmul v26.4s, v14.4s, v19.4s
 	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e34de3a // fmul v26.4s, v17.4s, v20.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e36df39 // fmul v25.4s, v25.4s, v22.4s
+	WORD $0x6e22dd7a // fmul v26.4s, v11.4s, v2.4s
+	WORD $0x6e25ddcf // fmul v15.4s, v14.4s, v5.4s
+	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
+	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
+	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
-	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
-	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
+	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
 	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
-	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
-	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
-	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
-	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
+	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
+	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
+	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
+	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
+	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
+	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
+	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
+	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
 	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
-	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
-	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
-	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
-	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
 	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
-	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
-	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
-	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
-	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
-	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
-	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
-	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
+	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
+	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
+	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
+	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
+	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
-	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
-	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
-	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
-	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
-	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
-	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
-	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
+	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
+	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
+	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
+	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
+	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
+	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
+	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
+	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
+	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
-	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
-	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
 	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
-	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
-	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
+	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
+	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
-	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
-	WORD $0x6f00e40f // movi v15.2d, #0x0
-	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
-	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
-	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
-	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
-	WORD $0x3dc00690 // ldr q16, [x20, #16]
-	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
+	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
+	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0068f // ldr q15, [x20, #16]
+	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
-	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
-	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
-	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea21c4d // mov v13.16b, v2.16b
-	WORD $0x4ea51cae // mov v14.16b, v5.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
-	WORD $0x4eac1d92 // mov v18.16b, v12.16b
-	WORD $0x3dc00293 // ldr q19, [x20, #0]
-	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
-	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
+	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc00296 // ldr q22, [x20, #0]
+	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
+	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e34de93 // fmul v19.4s, v20.4s, v20.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
+	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_normal
-	// Fallback 1: the cross product of the unit axes.
-	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
-	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
-	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
-	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
-	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
-	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
-	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
-	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
-	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
-	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
-	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
-	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
-	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
-	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
-	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
-	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
-	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
-	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
-	WORD $0x4eb91f2d // mov v13.16b, v25.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4ea11c31 // mov v17.16b, v1.16b
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
+	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
+	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
+	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
+	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
+	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
+	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
+	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
+	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
+	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
+	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
+	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
+	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
+	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
+	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
+	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
+	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
+	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
+	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eb01e11 // mov v17.16b, v16.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
+	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
 	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea31c6e // mov v14.16b, v3.16b
-	WORD $0x4ea41c91 // mov v17.16b, v4.16b
-	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
 
 ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
-	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
-	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
+	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
+	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
+	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
-	WORD $0x3dc03aac // ldr q12, [x21, #224]
-	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
-	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
+	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
-	WORD $0x3dc01691 // ldr q17, [x20, #80]
-	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
-	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
-	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x3dc042ab // ldr q11, [x21, #256]
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
-	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
-	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
-	WORD $0x4eb01e13 // mov v19.16b, v16.16b
-	WORD $0x4ea21c54 // mov v20.16b, v2.16b
-	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
-	WORD $0x4ea81d16 // mov v22.16b, v8.16b
+	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
+	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
-	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e417 // movi v23.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0269c // ldr q28, [x20, #144]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
-	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
-	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
-	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
-	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
-	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
-	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
-	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
-	WORD $0x3d8006b8 // str q24, [x21, #16]
-	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
-	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
-	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
-	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
-	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
-	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
-	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
-	WORD $0x3d800aa9 // str q9, [x21, #32]
-	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
-	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
-	WORD $0x3d800eac // str q12, [x21, #48]
-	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
-	WORD $0x3d8012b1 // str q17, [x21, #64]
-	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
-	WORD $0x3d8016b7 // str q23, [x21, #80]
-	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
-	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
-	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
-	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
-	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
-	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
-	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
-	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
-	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
-	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
-	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
-	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
-	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
-	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
+	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
+	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
+	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
+	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
+	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
+	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
+	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
+	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
+	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
+	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
+	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
+	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
-	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
-	WORD $0x4eb11e34 // mov v20.16b, v17.16b
-	WORD $0x4ea91d35 // mov v21.16b, v9.16b
-	WORD $0x4eac1d96 // mov v22.16b, v12.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
-	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
-	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
-	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
-	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
-	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
-	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
-	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
-	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
-	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
-	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
-	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
+	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
+	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
+	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
+	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
+	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
+	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
-	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
-	WORD $0x4ea91d22 // mov v2.16b, v9.16b
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
 	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
 	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
-	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
-	WORD $0x3dc00a89 // ldr q9, [x20, #32]
-	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
+	WORD $0x3dc00a88 // ldr q8, [x20, #32]
+	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
 	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
-	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
-	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
-	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
-	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
-	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
-	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
@@ -3021,178 +3131,178 @@ ContactsNEON_tailgroup_single:
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc0229f // ldr q31, [x20, #128]
+	WORD $0x3dc02a9f // ldr q31, [x20, #160]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805abb // str q27, [x21, #352]
-	WORD $0x3d805ea6 // str q6, [x21, #368]
-	WORD $0x3d8062b2 // str q18, [x21, #384]
-	WORD $0x3d8066b3 // str q19, [x21, #400]
-	WORD $0x3d806aa3 // str q3, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072a0 // str q0, [x21, #448]
-	WORD $0x3d8076b4 // str q20, [x21, #464]
-	WORD $0x3d807ab5 // str q21, [x21, #480]
-	WORD $0x3d807eb6 // str q22, [x21, #496]
-	WORD $0x3d8082a2 // str q2, [x21, #512]
-	WORD $0x3d8086a5 // str q5, [x21, #528]
-	WORD $0x3d808aa8 // str q8, [x21, #544]
-	MOVWU 352(R21), R22
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 400(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 416(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 432(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 448(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 464(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 480(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 496(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 512(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 528(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 544(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
 	CMP $2, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 356(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 388(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 404(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 420(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 436(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 452(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 468(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 484(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 500(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 516(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 532(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 548(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
 	CMP $3, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 360(R21), R22
+	MOVWU 376(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 376(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 408(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 424(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 440(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 456(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 472(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 488(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 504(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 520(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 536(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 552(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
@@ -3205,8 +3315,8 @@ ContactsNEON_done:
 	RET
 
 // func CompactContactsNEON(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·CompactContactsNEON(SB), $592-56
-	// 27 of 27 vector registers for values, 8 spilled per group.
+TEXT ·CompactContactsNEON(SB), $608-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
 	MOVD caps+0(FP), R19
 	MOVD 0(R19), R0
 	MOVD 8(R19), R1
@@ -3226,7 +3336,7 @@ TEXT ·CompactContactsNEON(SB), $592-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d808ebb // str q27, [x21, #560]
+	WORD $0x3d8092bb // str q27, [x21, #576]
 
 CompactContactsNEON_loop:
 	SUB R11, R10, R13
@@ -3236,149 +3346,149 @@ CompactContactsNEON_loop:
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 128(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 144(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 160(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 176(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 192(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 208(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 224(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 240(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 240(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 256(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 272(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 288(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 304(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 320(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 336(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 352(R21)
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 132(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 148(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 164(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 180(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 196(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 212(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 228(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 244(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 244(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 260(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 276(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 292(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 308(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 324(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 340(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 356(R21)
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 136(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 152(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 168(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 184(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 200(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 216(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 232(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 248(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 248(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 264(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 280(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 296(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 312(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 328(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 344(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 360(R21)
 	ADD R11<<2, R7, R19
 	MOVWU 12(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 140(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 156(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 172(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 188(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 204(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 220(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 236(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 252(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 12(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 252(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 268(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 284(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 300(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 316(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 332(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 348(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 364(R21)
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
-	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc032a3 // ldr q3, [x21, #192]
-	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc036a6 // ldr q6, [x21, #208]
-	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc04eac // ldr q12, [x21, #304]
-	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc052af // ldr q15, [x21, #320]
-	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -3392,649 +3502,704 @@ CompactContactsNEON_loop:
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35fff6 // fdiv v22.4s, v31.4s, v21.4s
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
-	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e22dc57 // fmul v23.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb8 // fmul v24.4s, v5.4s, v5.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x6e28dd18 // fmul v24.4s, v8.4s, v8.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe6fe // fcmge v30.4s, v23.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
-	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
-	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
-	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
-	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x6e37fff8 // fdiv v24.4s, v31.4s, v23.4s
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e32dd79 // fmul v25.4s, v11.4s, v18.4s
+	WORD $0x6e33ddda // fmul v26.4s, v14.4s, v19.4s
 	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e34de3a // fmul v26.4s, v17.4s, v20.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e36df39 // fmul v25.4s, v25.4s, v22.4s
+	WORD $0x6e22dd7a // fmul v26.4s, v11.4s, v2.4s
+	WORD $0x6e25ddcf // fmul v15.4s, v14.4s, v5.4s
+	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
+	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
+	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
-	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
-	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
+	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
 	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
-	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
-	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
-	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
-	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
+	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
+	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
+	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
+	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
+	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
+	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
+	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
+	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
 	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
-	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
-	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
-	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
-	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
 	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
-	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
-	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
-	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
-	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
-	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
-	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
-	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
+	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
+	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
+	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
+	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
+	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
-	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
-	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
-	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
-	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
-	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
-	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
-	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
+	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
+	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
+	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
+	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
+	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
+	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
+	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
+	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
+	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
-	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
-	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
 	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
-	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
-	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
+	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
+	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
-	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
-	WORD $0x6f00e40f // movi v15.2d, #0x0
-	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
-	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
-	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
-	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
-	WORD $0x3dc00690 // ldr q16, [x20, #16]
-	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
+	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
+	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0068f // ldr q15, [x20, #16]
+	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
-	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
-	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
-	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea21c4d // mov v13.16b, v2.16b
-	WORD $0x4ea51cae // mov v14.16b, v5.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
-	WORD $0x4eac1d92 // mov v18.16b, v12.16b
-	WORD $0x3dc00293 // ldr q19, [x20, #0]
-	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
-	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
+	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc00296 // ldr q22, [x20, #0]
+	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
+	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e34de93 // fmul v19.4s, v20.4s, v20.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
+	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_normal
-	// Fallback 1: the cross product of the unit axes.
-	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
-	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
-	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
-	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
-	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
-	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
-	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
-	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
-	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
-	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
-	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
-	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
-	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
-	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
-	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
-	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
-	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
-	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
-	WORD $0x4eb91f2d // mov v13.16b, v25.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4ea11c31 // mov v17.16b, v1.16b
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
+	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
+	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
+	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
+	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
+	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
+	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
+	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
+	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
+	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
+	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
+	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
+	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
+	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
+	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
+	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
+	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
+	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
+	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eb01e11 // mov v17.16b, v16.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
+	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
 	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea31c6e // mov v14.16b, v3.16b
-	WORD $0x4ea41c91 // mov v17.16b, v4.16b
-	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
 
 CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
-	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
-	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
+	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
+	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
+	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
-	WORD $0x3dc03aac // ldr q12, [x21, #224]
-	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
-	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
+	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
-	WORD $0x3dc01691 // ldr q17, [x20, #80]
-	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
-	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
-	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x3dc042ab // ldr q11, [x21, #256]
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
-	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
-	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
-	WORD $0x4eb01e13 // mov v19.16b, v16.16b
-	WORD $0x4ea21c54 // mov v20.16b, v2.16b
-	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
-	WORD $0x4ea81d16 // mov v22.16b, v8.16b
+	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
+	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
-	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e417 // movi v23.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0269c // ldr q28, [x20, #144]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
-	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
-	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
-	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
-	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
-	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
-	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
-	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
-	WORD $0x3d8006b8 // str q24, [x21, #16]
-	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
-	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
-	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
-	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
-	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
-	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
-	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
-	WORD $0x3d800aa9 // str q9, [x21, #32]
-	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
-	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
-	WORD $0x3d800eac // str q12, [x21, #48]
-	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
-	WORD $0x3d8012b1 // str q17, [x21, #64]
-	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
-	WORD $0x3d8016b7 // str q23, [x21, #80]
-	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
-	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
-	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
-	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
-	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
-	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
-	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
-	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
-	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
-	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
-	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
-	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
-	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
-	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
+	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
+	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
+	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
+	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
+	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
+	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
+	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
+	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
+	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
+	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
+	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
+	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
-	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
-	WORD $0x4eb11e34 // mov v20.16b, v17.16b
-	WORD $0x4ea91d35 // mov v21.16b, v9.16b
-	WORD $0x4eac1d96 // mov v22.16b, v12.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
-	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
-	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
-	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
-	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
-	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
-	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
-	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
-	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
-	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
-	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
-	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
+	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
+	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
+	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
+	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
+	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
+	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
-	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
-	WORD $0x4ea91d22 // mov v2.16b, v9.16b
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
 	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
 	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
-	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
-	WORD $0x3dc00a89 // ldr q9, [x20, #32]
-	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
+	WORD $0x3dc00a88 // ldr q8, [x20, #32]
+	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
 	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
-	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
-	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
-	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
-	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
-	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
-	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
@@ -4047,192 +4212,192 @@ CompactContactsNEON_group_finite:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc0229f // ldr q31, [x20, #128]
+	WORD $0x3dc02a9f // ldr q31, [x20, #160]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805abb // str q27, [x21, #352]
-	WORD $0x3d805ea6 // str q6, [x21, #368]
-	WORD $0x3d8062b2 // str q18, [x21, #384]
-	WORD $0x3d8066b3 // str q19, [x21, #400]
-	WORD $0x3d806aa3 // str q3, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072a0 // str q0, [x21, #448]
-	WORD $0x3d8076b4 // str q20, [x21, #464]
-	WORD $0x3d807ab5 // str q21, [x21, #480]
-	WORD $0x3d807eb6 // str q22, [x21, #496]
-	WORD $0x3d8082a2 // str q2, [x21, #512]
-	WORD $0x3d8086a5 // str q5, [x21, #528]
-	WORD $0x3d808aa8 // str q8, [x21, #544]
-	MOVWU 368(R21), R19
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
-	MOVWU 352(R21), R22
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip0:
-	MOVWU 372(R21), R19
+	MOVWU 388(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip1
-	MOVWU 356(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 388(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip1:
-	MOVWU 376(R21), R19
+	MOVWU 392(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip2
-	MOVWU 360(R21), R22
+	MOVWU 376(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 376(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip2:
-	MOVWU 380(R21), R19
+	MOVWU 396(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip3
-	MOVWU 364(R21), R22
+	MOVWU 380(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 380(R21), R22
+	MOVWU 396(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 396(R21), R22
+	MOVWU 412(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 412(R21), R22
+	MOVWU 428(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 428(R21), R22
+	MOVWU 444(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 444(R21), R22
+	MOVWU 460(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 460(R21), R22
+	MOVWU 476(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 476(R21), R22
+	MOVWU 492(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 492(R21), R22
+	MOVWU 508(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 508(R21), R22
+	MOVWU 524(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 524(R21), R22
+	MOVWU 540(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 540(R21), R22
+	MOVWU 556(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 556(R21), R22
+	MOVWU 572(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -4247,7 +4412,6 @@ CompactContactsNEON_tail:
 	// The n mod 4 pairs left: a zeroed set, their capsules, rows lane by lane.
 	CBZ R13, CompactContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8022bb // str q27, [x21, #128]
 	WORD $0x3d8026bb // str q27, [x21, #144]
 	WORD $0x3d802abb // str q27, [x21, #160]
 	WORD $0x3d802ebb // str q27, [x21, #176]
@@ -4261,126 +4425,127 @@ CompactContactsNEON_tail:
 	WORD $0x3d804ebb // str q27, [x21, #304]
 	WORD $0x3d8052bb // str q27, [x21, #320]
 	WORD $0x3d8056bb // str q27, [x21, #336]
+	WORD $0x3d805abb // str q27, [x21, #352]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 128(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 144(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 160(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 176(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 192(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 208(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 224(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 240(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 240(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 256(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 272(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 288(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 304(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 320(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 336(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 352(R21)
 	CMP $2, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 132(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 148(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 164(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 180(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 196(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 212(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 228(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 244(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 244(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 260(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 276(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 292(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 308(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 324(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 340(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 356(R21)
 	CMP $3, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 136(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 152(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 168(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 184(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 200(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 216(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 232(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 248(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
 	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 248(R21)
-	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 264(R21)
-	MOVWU (R2)(R22<<2), R23
+	MOVWU (R1)(R22<<2), R23
 	MOVW R23, 280(R21)
-	MOVWU (R3)(R22<<2), R23
+	MOVWU (R2)(R22<<2), R23
 	MOVW R23, 296(R21)
-	MOVWU (R4)(R22<<2), R23
+	MOVWU (R3)(R22<<2), R23
 	MOVW R23, 312(R21)
-	MOVWU (R5)(R22<<2), R23
+	MOVWU (R4)(R22<<2), R23
 	MOVW R23, 328(R21)
-	MOVWU (R6)(R22<<2), R23
+	MOVWU (R5)(R22<<2), R23
 	MOVW R23, 344(R21)
+	MOVWU (R6)(R22<<2), R23
+	MOVW R23, 360(R21)
 
 CompactContactsNEON_tailin_end:
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
-	WORD $0x3dc022a1 // ldr q1, [x21, #128]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc032a3 // ldr q3, [x21, #192]
-	WORD $0x3dc026a4 // ldr q4, [x21, #144]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc036a6 // ldr q6, [x21, #208]
-	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc04eac // ldr q12, [x21, #304]
-	WORD $0x3dc042ad // ldr q13, [x21, #256]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc052af // ldr q15, [x21, #320]
-	WORD $0x3dc046b0 // ldr q16, [x21, #272]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -4394,649 +4559,704 @@ CompactContactsNEON_tailin_end:
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe6be // fcmge v30.4s, v21.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e35fff5 // fdiv v21.4s, v31.4s, v21.4s
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35fff6 // fdiv v22.4s, v31.4s, v21.4s
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	WORD $0x6e22dc56 // fmul v22.4s, v2.4s, v2.4s
-	WORD $0x6e25dcb7 // fmul v23.4s, v5.4s, v5.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e28dd17 // fmul v23.4s, v8.4s, v8.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e22dc57 // fmul v23.4s, v2.4s, v2.4s
+	WORD $0x6e25dcb8 // fmul v24.4s, v5.4s, v5.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x6e28dd18 // fmul v24.4s, v8.4s, v8.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe6de // fcmge v30.4s, v22.4s, v31.4s
+	WORD $0x6e3fe6fe // fcmge v30.4s, v23.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e36fff7 // fdiv v23.4s, v31.4s, v22.4s
-	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
-	WORD $0x6e32dd78 // fmul v24.4s, v11.4s, v18.4s
-	WORD $0x6e33ddd9 // fmul v25.4s, v14.4s, v19.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e34de39 // fmul v25.4s, v17.4s, v20.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x6e35df18 // fmul v24.4s, v24.4s, v21.4s
-	WORD $0x6e22dd79 // fmul v25.4s, v11.4s, v2.4s
-	WORD $0x6e25ddda // fmul v26.4s, v14.4s, v5.4s
+	WORD $0x6e37fff8 // fdiv v24.4s, v31.4s, v23.4s
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e32dd79 // fmul v25.4s, v11.4s, v18.4s
+	WORD $0x6e33ddda // fmul v26.4s, v14.4s, v19.4s
 	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e34de3a // fmul v26.4s, v17.4s, v20.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e36df39 // fmul v25.4s, v25.4s, v22.4s
+	WORD $0x6e22dd7a // fmul v26.4s, v11.4s, v2.4s
+	WORD $0x6e25ddcf // fmul v15.4s, v14.4s, v5.4s
+	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x6e35df39 // fmul v25.4s, v25.4s, v21.4s
+	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
+	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e38dd7a // fmul v26.4s, v11.4s, v24.4s
-	WORD $0x6e38ddcf // fmul v15.4s, v14.4s, v24.4s
-	WORD $0x6e38de30 // fmul v16.4s, v17.4s, v24.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
+	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
 	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d5ef // fsub v15.4s, v15.4s, v19.4s
-	WORD $0x4eb4d610 // fsub v16.4s, v16.4s, v20.4s
-	WORD $0x6e39dd6c // fmul v12.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eacd44c // fsub v12.4s, v2.4s, v12.4s
-	WORD $0x4eadd4ad // fsub v13.4s, v5.4s, v13.4s
-	WORD $0x4ea9d509 // fsub v9.4s, v8.4s, v9.4s
+	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
+	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
+	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
+	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
+	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
+	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
+	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
+	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2cdd8a // fmul v10.4s, v12.4s, v12.4s
 	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
-	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
-	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
-	WORD $0x6e2cdf4a // fmul v10.4s, v26.4s, v12.4s
-	WORD $0x6e2dddec // fmul v12.4s, v15.4s, v13.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
 	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fd29 // fdiv v9.4s, v9.4s, v6.4s
-	WORD $0x4e7e1d29 // bic v9.16b, v9.16b, v30.16b
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e29dc4a // fmul v10.4s, v2.4s, v9.4s
-	WORD $0x4e2ad64a // fadd v10.4s, v18.4s, v10.4s
-	WORD $0x6e29dcac // fmul v12.4s, v5.4s, v9.4s
-	WORD $0x4e2cd66c // fadd v12.4s, v19.4s, v12.4s
-	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
-	WORD $0x4e29d689 // fadd v9.4s, v20.4s, v9.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
-	WORD $0x4e29d549 // fadd v9.4s, v10.4s, v9.4s
-	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
+	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
+	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
+	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
+	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
+	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea9e7fe // fcmgt v30.4s, v31.4s, v9.4s
-	WORD $0x6e7f1d3e // bsl v30.16b, v9.16b, v31.16b
-	WORD $0x4ea0cbc9 // fcmgt v9.4s, v30.4s, #0.0
-	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
 	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e29dd6a // fmul v10.4s, v11.4s, v9.4s
-	WORD $0x6e29ddcb // fmul v11.4s, v14.4s, v9.4s
-	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
-	WORD $0x4eb2d54c // fsub v12.4s, v10.4s, v18.4s
-	WORD $0x4eb3d56d // fsub v13.4s, v11.4s, v19.4s
-	WORD $0x4eb4d52e // fsub v14.4s, v9.4s, v20.4s
-	WORD $0x6e22dd8c // fmul v12.4s, v12.4s, v2.4s
-	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28ddcd // fmul v13.4s, v14.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e37dd8c // fmul v12.4s, v12.4s, v23.4s
+	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
+	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
+	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
+	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
+	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
+	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
+	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
+	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
+	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2cdc42 // fmul v2.4s, v2.4s, v12.4s
+	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
-	WORD $0x6e2cdca5 // fmul v5.4s, v5.4s, v12.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eabd4a5 // fsub v5.4s, v5.4s, v11.4s
-	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
 	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
-	WORD $0x6e22dc4c // fmul v12.4s, v2.4s, v2.4s
-	WORD $0x6e25dcad // fmul v13.4s, v5.4s, v5.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e28dd0d // fmul v13.4s, v8.4s, v8.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
+	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
+	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e39d70d // fadd v13.4s, v24.4s, v25.4s
-	WORD $0x6eb8e5be // fcmgt v30.4s, v13.4s, v24.4s
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6d1f0e // bsl v14.16b, v24.16b, v13.16b
-	WORD $0x6f00e40f // movi v15.2d, #0x0
-	WORD $0x6eaee5fe // fcmgt v30.4s, v15.4s, v14.4s
-	WORD $0x6ebe1dee // bit v14.16b, v15.16b, v30.16b
-	WORD $0x6eade71e // fcmgt v30.4s, v24.4s, v13.4s
-	WORD $0x6ebe1f0d // bit v13.16b, v24.16b, v30.16b
-	WORD $0x3dc00690 // ldr q16, [x20, #16]
-	WORD $0x6eb0e5be // fcmgt v30.4s, v13.4s, v16.4s
-	WORD $0x6ebe1e0d // bit v13.16b, v16.16b, v30.16b
-	WORD $0x6eaee5ad // fcmgt v13.4s, v13.4s, v14.4s
+	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
+	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0068f // ldr q15, [x20, #16]
+	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
 	WORD $0x3dc0129b // ldr q27, [x20, #64]
-	WORD $0x6e36df6e // fmul v14.4s, v27.4s, v22.4s
-	WORD $0x6e26e5c6 // fcmge v6.4s, v14.4s, v6.4s
-	WORD $0x4e261da6 // and v6.16b, v13.16b, v6.16b
-	WORD $0x4e2fe6cd // fcmeq v13.4s, v22.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	WORD $0x4e2fe6ad // fcmeq v13.4s, v21.4s, v15.4s
-	WORD $0x4e6d1cc6 // bic v6.16b, v6.16b, v13.16b
-	// Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.
-	WORD $0x4ea21c4d // mov v13.16b, v2.16b
-	WORD $0x4ea51cae // mov v14.16b, v5.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
-	WORD $0x4eac1d92 // mov v18.16b, v12.16b
-	WORD $0x3dc00293 // ldr q19, [x20, #0]
-	WORD $0x6e33e654 // fcmge v20.4s, v18.4s, v19.4s
-	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
+	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc00296 // ldr q22, [x20, #0]
+	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
+	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6e34de93 // fmul v19.4s, v20.4s, v20.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
+	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_normal
-	// Fallback 1: the cross product of the unit axes.
-	WORD $0x4ea1d415 // fsub v21.4s, v0.4s, v1.4s
-	WORD $0x4ea4d476 // fsub v22.4s, v3.4s, v4.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea7d777 // fsub v23.4s, v27.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e38df07 // fmul v7.4s, v24.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x4e24d4e4 // fadd v4.4s, v7.4s, v4.4s
-	WORD $0x6e3adf47 // fmul v7.4s, v26.4s, v26.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe49e // fcmge v30.4s, v4.4s, v31.4s
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e24ffe4 // fdiv v4.4s, v31.4s, v4.4s
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f867 // fsqrt v7.4s, v3.4s
-	WORD $0x4ea0d8fe // fcmeq v30.4s, v7.4s, #0.0
-	WORD $0x6e27fe07 // fdiv v7.4s, v16.4s, v7.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
-	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
-	WORD $0x6e27deb5 // fmul v21.4s, v21.4s, v7.4s
-	WORD $0x6e27ded6 // fmul v22.4s, v22.4s, v7.4s
-	WORD $0x6e27dee7 // fmul v7.4s, v23.4s, v7.4s
-	WORD $0x6e24df17 // fmul v23.4s, v24.4s, v4.4s
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x6e24df44 // fmul v4.4s, v26.4s, v4.4s
-	WORD $0x4e2fe463 // fcmeq v3.4s, v3.4s, v15.4s
-	WORD $0x6e24ded9 // fmul v25.4s, v22.4s, v4.4s
-	WORD $0x6e38dcfa // fmul v26.4s, v7.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dcfa // fmul v26.4s, v7.4s, v23.4s
-	WORD $0x6e24dea0 // fmul v0.4s, v21.4s, v4.4s
-	WORD $0x4ea0d740 // fsub v0.4s, v26.4s, v0.4s
-	WORD $0x6e38deba // fmul v26.4s, v21.4s, v24.4s
-	WORD $0x6e37dec1 // fmul v1.4s, v22.4s, v23.4s
-	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e20dc10 // fmul v16.4s, v0.4s, v0.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e21dc3a // fmul v26.4s, v1.4s, v1.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1db9 // bif v25.16b, v13.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e21 // bif v1.16b, v17.16b, v30.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x6efe1e50 // bif v16.16b, v18.16b, v30.16b
-	WORD $0x4eb91f2d // mov v13.16b, v25.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4ea11c31 // mov v17.16b, v1.16b
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
+	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
+	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
+	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
+	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
+	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
+	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
+	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
+	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
+	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
+	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
+	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
+	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
+	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
+	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
+	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
+	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
+	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
+	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
+	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
+	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f16 // bit v22.16b, v24.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e36dec3 // fmul v3.4s, v22.4s, v22.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2fdde4 // fmul v4.4s, v15.4s, v15.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1ec4 // bsl v4.16b, v22.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e711df0 // bsl v16.16b, v15.16b, v17.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eb01e11 // mov v17.16b, v16.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0fac0 // fneg v0.4s, v22.4s
-	WORD $0x6e33e641 // fcmge v1.4s, v18.4s, v19.4s
+	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e2fdde3 // fmul v3.4s, v15.4s, v15.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
+	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
+	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1de4 // bsl v4.16b, v15.16b, v13.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc7 // bif v7.16b, v14.16b, v30.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e20 // bif v0.16b, v17.16b, v30.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e43 // bif v3.16b, v18.16b, v30.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
 	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
-	WORD $0x4ea31c72 // mov v18.16b, v3.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	// Fallback 4: (0,0,1).
-	WORD $0x6e33e640 // fcmge v0.4s, v18.4s, v19.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6d1de1 // bsl v1.16b, v15.16b, v13.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6e1de3 // bsl v3.16b, v15.16b, v14.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e711f84 // bsl v4.16b, v28.16b, v17.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e721f80 // bsl v0.16b, v28.16b, v18.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea31c6e // mov v14.16b, v3.16b
-	WORD $0x4ea41c91 // mov v17.16b, v4.16b
-	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
 
 CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa40 // fsqrt v0.4s, v18.4s
+	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dda3 // fmul v3.4s, v13.4s, v0.4s
-	WORD $0x6e20ddc4 // fmul v4.4s, v14.4s, v0.4s
-	WORD $0x6e20de20 // fmul v0.4s, v17.4s, v0.4s
+	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
+	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
+	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f987 // fsqrt v7.4s, v12.4s
-	WORD $0x3dc03aac // ldr q12, [x21, #224]
-	WORD $0x3dc056ad // ldr q13, [x21, #336]
+	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea7d5d0 // fsub v16.4s, v14.4s, v7.4s
-	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e27e5c7 // fcmge v7.4s, v14.4s, v7.4s
+	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d442 // fadd v2.4s, v2.4s, v17.4s
-	WORD $0x3dc01691 // ldr q17, [x20, #80]
-	WORD $0x6e31dc42 // fmul v2.4s, v2.4s, v17.4s
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x3dc03eaa // ldr q10, [x21, #240]
-	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
-	WORD $0x6e2edc92 // fmul v18.4s, v4.4s, v14.4s
-	WORD $0x4e32d4a5 // fadd v5.4s, v5.4s, v18.4s
-	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x3dc042ab // ldr q11, [x21, #256]
-	WORD $0x4e25d565 // fadd v5.4s, v11.4s, v5.4s
-	WORD $0x6e2edc12 // fmul v18.4s, v0.4s, v14.4s
-	WORD $0x4e32d508 // fadd v8.4s, v8.4s, v18.4s
-	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
-	WORD $0x4eb01e12 // mov v18.16b, v16.16b
-	WORD $0x4eb01e13 // mov v19.16b, v16.16b
-	WORD $0x4ea21c54 // mov v20.16b, v2.16b
-	WORD $0x4ea51cb5 // mov v21.16b, v5.16b
-	WORD $0x4ea81d16 // mov v22.16b, v8.16b
+	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
+	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261ce6 // and v6.16b, v7.16b, v6.16b
-	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6f00e417 // movi v23.2d, #0x0
-	WORD $0x4ea71cfe // mov v30.16b, v7.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e771f87 // bsl v7.16b, v28.16b, v23.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0269c // ldr q28, [x20, #144]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f87 // bit v7.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4eaad777 // fsub v23.4s, v27.4s, v10.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4eabd771 // fsub v17.4s, v27.4s, v11.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d76c // fsub v12.4s, v27.4s, v9.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x6e37deed // fmul v13.4s, v23.4s, v23.4s
-	WORD $0x6e31de2f // fmul v15.4s, v17.4s, v17.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x6e2cdd8f // fmul v15.4s, v12.4s, v12.4s
-	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x4eaad76f // fsub v15.4s, v27.4s, v10.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4eabd76a // fsub v10.4s, v27.4s, v11.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d76b // fsub v11.4s, v27.4s, v9.4s
-	WORD $0x6e2fdee9 // fmul v9.4s, v23.4s, v15.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ade21 // fmul v1.4s, v17.4s, v10.4s
-	WORD $0x4e21d521 // fadd v1.4s, v9.4s, v1.4s
-	WORD $0x6e2bdd89 // fmul v9.4s, v12.4s, v11.4s
-	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
-	WORD $0x6e2ddc21 // fmul v1.4s, v1.4s, v13.4s
-	WORD $0x6e38dee9 // fmul v9.4s, v23.4s, v24.4s
-	WORD $0x3d8006b8 // str q24, [x21, #16]
-	WORD $0x6e39de38 // fmul v24.4s, v17.4s, v25.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e3add98 // fmul v24.4s, v12.4s, v26.4s
-	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
-	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
-	WORD $0x4e29d429 // fadd v9.4s, v1.4s, v9.4s
-	WORD $0x6ea1e53e // fcmgt v30.4s, v9.4s, v1.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e691c2d // bsl v13.16b, v1.16b, v9.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eade77e // fcmgt v30.4s, v27.4s, v13.4s
-	WORD $0x6ebe1f6d // bit v13.16b, v27.16b, v30.16b
-	WORD $0x6ea9e43e // fcmgt v30.4s, v1.4s, v9.4s
-	WORD $0x6ebe1c29 // bit v9.16b, v1.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe53e // fcmgt v30.4s, v9.4s, v27.4s
-	WORD $0x6ebe1f69 // bit v9.16b, v27.16b, v30.16b
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4e3cd761 // fadd v1.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2ddef8 // fmul v24.4s, v23.4s, v13.4s
-	WORD $0x3d800aa9 // str q9, [x21, #32]
-	WORD $0x6e2dde29 // fmul v9.4s, v17.4s, v13.4s
-	WORD $0x6e2ddd8d // fmul v13.4s, v12.4s, v13.4s
-	WORD $0x3d800eac // str q12, [x21, #48]
-	WORD $0x4eafd70c // fsub v12.4s, v24.4s, v15.4s
-	WORD $0x3d8012b1 // str q17, [x21, #64]
-	WORD $0x4eaad531 // fsub v17.4s, v9.4s, v10.4s
-	WORD $0x3d8016b7 // str q23, [x21, #80]
-	WORD $0x4eabd5b7 // fsub v23.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x6e39de31 // fmul v17.4s, v17.4s, v25.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x6e3adef1 // fmul v17.4s, v23.4s, v26.4s
-	WORD $0x4e31d58c // fadd v12.4s, v12.4s, v17.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfd8c // fdiv v12.4s, v12.4s, v28.4s
-	WORD $0x4e7e1d8c // bic v12.16b, v12.16b, v30.16b
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
+	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
+	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eace7fe // fcmgt v30.4s, v31.4s, v12.4s
-	WORD $0x6e7f1d9e // bsl v30.16b, v12.16b, v31.16b
-	WORD $0x4ea0cbcc // fcmgt v12.4s, v30.4s, #0.0
-	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e2cdf71 // fmul v17.4s, v27.4s, v12.4s
-	WORD $0x4e31d5f1 // fadd v17.4s, v15.4s, v17.4s
-	WORD $0x4eb8d631 // fsub v17.4s, v17.4s, v24.4s
-	WORD $0x6e2cdf37 // fmul v23.4s, v25.4s, v12.4s
-	WORD $0x4e37d557 // fadd v23.4s, v10.4s, v23.4s
-	WORD $0x4ea9d6f7 // fsub v23.4s, v23.4s, v9.4s
-	WORD $0x6e2cdf4c // fmul v12.4s, v26.4s, v12.4s
-	WORD $0x4e2cd56c // fadd v12.4s, v11.4s, v12.4s
-	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x6e23de3a // fmul v26.4s, v17.4s, v3.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e24def9 // fmul v25.4s, v23.4s, v4.4s
-	WORD $0x4e39d759 // fadd v25.4s, v26.4s, v25.4s
-	WORD $0x6e20dd9a // fmul v26.4s, v12.4s, v0.4s
-	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
-	WORD $0x4eb9d439 // fsub v25.4s, v1.4s, v25.4s
-	WORD $0x6e2edc7a // fmul v26.4s, v3.4s, v14.4s
-	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x4e31d711 // fadd v17.4s, v24.4s, v17.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e31d771 // fadd v17.4s, v27.4s, v17.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
+	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd8c // fmul v12.4s, v12.4s, v28.4s
-	WORD $0x4e2cd5ac // fadd v12.4s, v13.4s, v12.4s
+	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
+	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
+	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
+	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
+	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
+	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
+	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
+	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
+	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
+	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
+	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
+	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e59 // bif v25.16b, v18.16b, v30.16b
-	WORD $0x4eb91f32 // mov v18.16b, v25.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e91 // bif v17.16b, v20.16b, v30.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ea9 // bif v9.16b, v21.16b, v30.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ecc // bif v12.16b, v22.16b, v30.16b
-	WORD $0x4eb11e34 // mov v20.16b, v17.16b
-	WORD $0x4ea91d35 // mov v21.16b, v9.16b
-	WORD $0x4eac1d96 // mov v22.16b, v12.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf69 // fmul v9.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eafd531 // fsub v17.4s, v9.4s, v15.4s
-	WORD $0x4eaad597 // fsub v23.4s, v12.4s, v10.4s
-	WORD $0x4eabd5b8 // fsub v24.4s, v13.4s, v11.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
-	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe31 // fdiv v17.4s, v17.4s, v28.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb1e7fe // fcmgt v30.4s, v31.4s, v17.4s
-	WORD $0x6e7f1e3e // bsl v30.16b, v17.16b, v31.16b
-	WORD $0x4ea0cbd1 // fcmgt v17.4s, v30.4s, #0.0
-	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
-	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d5ef // fadd v15.4s, v15.4s, v23.4s
-	WORD $0x4ea9d5ef // fsub v15.4s, v15.4s, v9.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e31df77 // fmul v23.4s, v27.4s, v17.4s
-	WORD $0x4e37d54a // fadd v10.4s, v10.4s, v23.4s
-	WORD $0x4eacd54a // fsub v10.4s, v10.4s, v12.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x6e31df71 // fmul v17.4s, v27.4s, v17.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4eadd56b // fsub v11.4s, v11.4s, v13.4s
-	WORD $0x6e23ddf1 // fmul v17.4s, v15.4s, v3.4s
-	WORD $0x6e24dd57 // fmul v23.4s, v10.4s, v4.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x6e20dd77 // fmul v23.4s, v11.4s, v0.4s
-	WORD $0x4e37d631 // fadd v17.4s, v17.4s, v23.4s
-	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
-	WORD $0x6e2edc71 // fmul v17.4s, v3.4s, v14.4s
-	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
-	WORD $0x4e2fd529 // fadd v9.4s, v9.4s, v15.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc8f // fmul v15.4s, v4.4s, v14.4s
-	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
+	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
+	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
+	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
+	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
+	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
+	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
+	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
+	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x3dc0169c // ldr q28, [x20, #80]
-	WORD $0x6e3cdd6b // fmul v11.4s, v11.4s, v28.4s
-	WORD $0x4e2bd5ab // fadd v11.4s, v13.4s, v11.4s
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e61 // bif v1.16b, v19.16b, v30.16b
-	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1c49 // bif v9.16b, v2.16b, v30.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1caa // bif v10.16b, v5.16b, v30.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1d0b // bif v11.16b, v8.16b, v30.16b
-	WORD $0x4ea91d22 // mov v2.16b, v9.16b
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4eab1d68 // mov v8.16b, v11.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e33d641 // fadd v1.4s, v18.4s, v19.4s
+	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
 	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
 	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e36d421 // fadd v1.4s, v1.4s, v22.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
-	WORD $0x4ea0fa06 // fabs v6.4s, v16.4s
-	WORD $0x3dc00a89 // ldr q9, [x20, #32]
-	WORD $0x6e26e526 // fcmge v6.4s, v9.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
+	WORD $0x3dc00a88 // ldr q8, [x20, #32]
+	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
 	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e521 // fcmge v1.4s, v9.4s, v1.4s
+	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4ea71ce6 // mov v6.16b, v7.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e721f87 // bsl v7.16b, v28.16b, v18.16b
-	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e731f87 // bsl v7.16b, v28.16b, v19.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e631f87 // bsl v7.16b, v28.16b, v3.16b
-	WORD $0x4ea71ce3 // mov v3.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e641f87 // bsl v7.16b, v28.16b, v4.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
-	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e741f87 // bsl v7.16b, v28.16b, v20.16b
-	WORD $0x4ea71cf4 // mov v20.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e751f87 // bsl v7.16b, v28.16b, v21.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e761f87 // bsl v7.16b, v28.16b, v22.16b
-	WORD $0x4ea71cf6 // mov v22.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e621f87 // bsl v7.16b, v28.16b, v2.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e651f87 // bsl v7.16b, v28.16b, v5.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x6e681f87 // bsl v7.16b, v28.16b, v8.16b
-	WORD $0x4ea71ce8 // mov v8.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
@@ -5045,60 +5265,60 @@ CompactContactsNEON_tailgroup_single:
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc0229f // ldr q31, [x20, #128]
+	WORD $0x3dc02a9f // ldr q31, [x20, #160]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805abb // str q27, [x21, #352]
-	WORD $0x3d805ea6 // str q6, [x21, #368]
-	WORD $0x3d8062b2 // str q18, [x21, #384]
-	WORD $0x3d8066b3 // str q19, [x21, #400]
-	WORD $0x3d806aa3 // str q3, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072a0 // str q0, [x21, #448]
-	WORD $0x3d8076b4 // str q20, [x21, #464]
-	WORD $0x3d807ab5 // str q21, [x21, #480]
-	WORD $0x3d807eb6 // str q22, [x21, #496]
-	WORD $0x3d8082a2 // str q2, [x21, #512]
-	WORD $0x3d8086a5 // str q5, [x21, #528]
-	WORD $0x3d808aa8 // str q8, [x21, #544]
-	MOVWU 368(R21), R19
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
-	MOVWU 352(R21), R22
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5106,45 +5326,45 @@ CompactContactsNEON_tailgroup_finite:
 CompactContactsNEON_tailrow_skip0:
 	CMP $2, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 372(R21), R19
+	MOVWU 388(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip1
-	MOVWU 356(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 388(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5152,45 +5372,45 @@ CompactContactsNEON_tailrow_skip0:
 CompactContactsNEON_tailrow_skip1:
 	CMP $3, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 376(R21), R19
+	MOVWU 392(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip2
-	MOVWU 360(R21), R22
+	MOVWU 376(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 376(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5230,24 +5450,34 @@ DATA neonconst<>+64(SB)/4, $0x38d1b717
 DATA neonconst<>+68(SB)/4, $0x38d1b717
 DATA neonconst<>+72(SB)/4, $0x38d1b717
 DATA neonconst<>+76(SB)/4, $0x38d1b717
+// crosstol
+DATA neonconst<>+80(SB)/4, $0x2e800000
+DATA neonconst<>+84(SB)/4, $0x2e800000
+DATA neonconst<>+88(SB)/4, $0x2e800000
+DATA neonconst<>+92(SB)/4, $0x2e800000
+// signtol
+DATA neonconst<>+96(SB)/4, $0x2d800000
+DATA neonconst<>+100(SB)/4, $0x2d800000
+DATA neonconst<>+104(SB)/4, $0x2d800000
+DATA neonconst<>+108(SB)/4, $0x2d800000
 // half
-DATA neonconst<>+80(SB)/4, $0x3f000000
-DATA neonconst<>+84(SB)/4, $0x3f000000
-DATA neonconst<>+88(SB)/4, $0x3f000000
-DATA neonconst<>+92(SB)/4, $0x3f000000
+DATA neonconst<>+112(SB)/4, $0x3f000000
+DATA neonconst<>+116(SB)/4, $0x3f000000
+DATA neonconst<>+120(SB)/4, $0x3f000000
+DATA neonconst<>+124(SB)/4, $0x3f000000
 // int1
-DATA neonconst<>+96(SB)/4, $0x00000001
-DATA neonconst<>+100(SB)/4, $0x00000001
-DATA neonconst<>+104(SB)/4, $0x00000001
-DATA neonconst<>+108(SB)/4, $0x00000001
-// int2
-DATA neonconst<>+112(SB)/4, $0x00000002
-DATA neonconst<>+116(SB)/4, $0x00000002
-DATA neonconst<>+120(SB)/4, $0x00000002
-DATA neonconst<>+124(SB)/4, $0x00000002
-// iota
-DATA neonconst<>+128(SB)/4, $0x00000000
+DATA neonconst<>+128(SB)/4, $0x00000001
 DATA neonconst<>+132(SB)/4, $0x00000001
-DATA neonconst<>+136(SB)/4, $0x00000002
-DATA neonconst<>+140(SB)/4, $0x00000003
-GLOBL neonconst<>(SB), RODATA|NOPTR, $144
+DATA neonconst<>+136(SB)/4, $0x00000001
+DATA neonconst<>+140(SB)/4, $0x00000001
+// int2
+DATA neonconst<>+144(SB)/4, $0x00000002
+DATA neonconst<>+148(SB)/4, $0x00000002
+DATA neonconst<>+152(SB)/4, $0x00000002
+DATA neonconst<>+156(SB)/4, $0x00000002
+// iota
+DATA neonconst<>+160(SB)/4, $0x00000000
+DATA neonconst<>+164(SB)/4, $0x00000001
+DATA neonconst<>+168(SB)/4, $0x00000002
+DATA neonconst<>+172(SB)/4, $0x00000003
+GLOBL neonconst<>(SB), RODATA|NOPTR, $176

@@ -96,6 +96,7 @@ type projection struct {
 	m0x, m0y, m0z float32
 	ux, uy, uz    float32
 	ex, ey, ez    float32
+	l             float32 // |u|^2
 	invL          float32 // 1/|u|^2, 0 when C = D
 	ka, kb        float32 // (u.E)/|u|^2 and (u.M0)/|u|^2: A and B-A along u
 	den1          float32 // |B'-A'|^2 = |M0|^2 sin^2(angle between the axes)
@@ -122,7 +123,8 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	// Segments shorter than about 1.1e-19 (|u|^2 below the smallest normal
 	// float32) count as zero-length too: 1/|u|^2 would overflow to +Inf and
 	// turn 0*Inf into NaN.
-	invL := recipOrZero(dot(ux, uy, uz, ux, uy, uz))
+	l := dot(ux, uy, uz, ux, uy, uz)
+	invL := recipOrZero(l)
 	// 1/|M0|^2 for step 4, computed here where it depends only on the
 	// inputs, so that the division overlaps the chain of steps 1-3.
 	// Segments shorter than about 1.1e-19 count as points, as for u.
@@ -155,7 +157,7 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	rz := (ez + float32(m0z*s)) - tuz
 	*p = projection{
 		m0x: m0x, m0y: m0y, m0z: m0z, ux: ux, uy: uy, uz: uz, ex: ex, ey: ey, ez: ez,
-		invL: invL, ka: ka, kb: kb, den1: den1, a: a, s: s, t: t,
+		l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: a, s: s, t: t,
 		tux: tux, tuy: tuy, tuz: tuz, rx: rx, ry: ry, rz: rz,
 		dist2: dot(rx, ry, rz, rx, ry, rz),
 	}

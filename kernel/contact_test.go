@@ -1122,3 +1122,27 @@ func ExampleCompactContacts() {
 	//   pair 1 depth 0.5
 	//   pair 2 depth -1.5
 }
+
+// TestContactsCrossingNormals: on every path, capsules whose axes cross
+// within float32 resolution get a normal within a few degrees of the
+// cross product of the axes (fallback.Contact's rule), never the
+// direction of P-Q's rounding noise.
+func TestContactsCrossingNormals(t *testing.T) {
+	ps := verify.CrossingPairs(ctSeed, 3000)
+	caps, pairs := verify.SceneFromPairs(verify.NewRand(ctSeed, 9), ps)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		dst := soa.NewContacts(pairs.Len())
+		k.BatchContacts(dst, caps, pairs, 0)
+		worst := 0.0
+		for r := range dst.Len() {
+			pair, c := verify.ContactRow(dst, r)
+			p := verify.PairAt(caps, pairs, int(pair))
+			a := verify.CrossNormalAngle(p, c.Normal)
+			worst = math.Max(worst, a)
+			if a > 3*math.Pi/180 {
+				t.Fatalf("%v: normal %v is %.1f degrees off the cross product", p, c.Normal, a*180/math.Pi)
+			}
+		}
+		t.Logf("%d crossing pairs: worst %.2f degrees", dst.Len(), worst*180/math.Pi)
+	})
+}

@@ -39,7 +39,7 @@ func newConstants() *constants {
 		bits uint32
 	}{
 		{"one", 0x3F800000}, {"maxf32", 0x7F7FFFFF}, {"canonicalnan", 0x7FC00000},
-		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717},
+		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717}, {"crosstol", 0x2E800000}, {"signtol", 0x2D800000},
 		{"int1", 1}, {"int2", 2},
 	} {
 		c.byName[k.name] = vector(k.name, k.bits)

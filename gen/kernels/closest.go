@@ -14,6 +14,7 @@ func closest(b *ir.Builder) []ir.Value {
 // results of steps 1-4 and the intermediates the contact kernel reuses.
 type projection struct {
 	m0, u, e     ir.Vec3
+	l            ir.Value // |u|^2
 	invL, ka, kb ir.Value
 	den1, a      ir.Value
 	s, t         ir.Value
@@ -37,7 +38,9 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	e := b.Park3(ir.Edges, b.Sub3(a, c))
 
 	b.Comment("Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.")
-	invL := long(b.RecipOrZero(b.Dot(u, u)))
+	l := b.Dot(u, u)
+	invL := long(b.RecipOrZero(l))
+	l = long(l)
 	b.Comment("1/|M0|^2 for step 4, here where it depends only on the inputs.")
 	am := long(b.Dot(m0, m0))
 	invA := b.Park(ir.Edges, b.RecipOrZero(am))
@@ -72,7 +75,7 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	if keep {
 		r = b.Park3(ir.LongLived, r)
 	}
-	return projection{m0: m0, u: u, e: e, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
+	return projection{m0: m0, u: u, e: e, l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
 		s: s, t: t, tu: tu, r: r, dist2: dist2}
 }
 

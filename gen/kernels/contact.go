@@ -23,12 +23,17 @@ func contact(b *ir.Builder) []ir.Value {
 	par = b.AndNot(par, b.Cmp(ir.EQ, p.invL, zero))
 	par = b.Park(ir.LongLived, par)
 
-	b.Comment("Normal: g = r = P-Q unless |r|^2 < 2^-126; then the fallbacks.")
+	b.Comment("Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2)")
+	b.Comment("(r is rounding noise there); then the fallbacks.")
 	gv := b.ParkedVar3(ir.LongLived, p.r)
 	g2 := b.ParkedVar(ir.LongLived, p.dist2)
-	need := b.Cmp(ir.NotGE, g2, minNormal(b))
+	tiny := b.Park(ir.LongLived, b.Cmp(ir.NotGE, g2, minNormal(b)))
+	m := b.Park(ir.LongLived, b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e)))
+	near := b.Park(ir.LongLived, b.Cmp(ir.LT, g2, b.Mul(b.Const("crosstol", 0x2E800000), m))) // 2^-34
+	need := b.Or(tiny, near)
 	b.Rare("normal", need, func() {
-		b.Comment("Fallback 1: the cross product of the unit axes.")
+		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
+		b.Comment("|r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.")
 		m0, u, am, invL := axes(b, a, bb, c, d)
 		ia := b.DivOrZero(one, b.Sqrt(am))
 		iu := b.Sqrt(invL)
@@ -46,7 +51,12 @@ func contact(b *ir.Builder) []ir.Value {
 			b.Assign3(gv, nv)
 			b.Assign(g2, nv2)
 		}
-		setG(need, k, b.Dot(k, k))
+		k2 := b.Dot(k, k)
+		useK := b.Or(tiny, b.AndNot(near, b.Cmp(ir.NotGE, k2, minNormal(b))))
+		rk := b.Dot(p.r, k)
+		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Const("signtol", 0x2D800000), m), k2)) // 2^-36
+		flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
+		setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
 		b.Comment("v = unit axis 1, or unit axis 2 when A = B.")
 		v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
 		b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")

@@ -373,3 +373,62 @@ func genCapTinyAxis(r *rand.Rand, _ float32) CapsulePair {
 	}
 	return p
 }
+
+// CrossingPairs returns n capsule pairs whose axes cross within float32
+// resolution: two segments through one point X (half of them 1e4 from the
+// origin), rounded to float32, kept when the float64 reference distance of
+// the rounded axes is below 64 eps32 x scale and the axes are at least
+// about 2 degrees from parallel. The contact normal of such a pair must be
+// close to the cross product of the axes (fallback.Contact).
+func CrossingPairs(seed uint64, n int) []CapsulePair {
+	r := NewRand(seed, 77)
+	unit := func() [3]float64 {
+		for {
+			v := [3]float64{r.Float64()*2 - 1, r.Float64()*2 - 1, r.Float64()*2 - 1}
+			if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0.3 && l < 1 {
+				return [3]float64{v[0] / l, v[1] / l, v[2] / l}
+			}
+		}
+	}
+	f32 := func(p [3]float64) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+	along := func(x, d [3]float64, t float64) [3]float32 {
+		return f32([3]float64{x[0] + t*d[0], x[1] + t*d[1], x[2] + t*d[2]})
+	}
+	var out []CapsulePair
+	for len(out) < n {
+		var x [3]float64
+		for i := range x {
+			x[i] = r.Float64() * 4
+			if len(out)%2 == 1 {
+				x[i] += 1e4
+			}
+		}
+		u, v := unit(), unit()
+		c := CapsulePair{
+			C1: Capsule{A: along(x, u, -(0.1 + 3*r.Float64())), B: along(x, u, 0.1+3*r.Float64()), R: 0.5},
+			C2: Capsule{A: along(x, v, -(0.1 + 3*r.Float64())), B: along(x, v, 0.1+3*r.Float64()), R: 0.5},
+		}
+		ax := c.Axes()
+		m0 := cSub64(cW64(ax.B), cW64(ax.A))
+		m1 := cSub64(cW64(ax.D), cW64(ax.C))
+		k := fallback.Cross3(m0, m1)
+		if cNorm64(k) < 0.035*cNorm64(m0)*cNorm64(m1) {
+			continue // nearly parallel: the cross product is not a direction
+		}
+		if _, _, d2 := fallback.ReferenceF32(ax.A, ax.B, ax.C, ax.D); math.Sqrt(d2) >= 64*Eps32*Scale(ax) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// CrossNormalAngle returns the angle in radians between the contact
+// normal n and the nearer of ±(M0 x M1)/|M0 x M1| for the axes of p.
+func CrossNormalAngle(p CapsulePair, n [3]float32) float64 {
+	ax := p.Axes()
+	k := fallback.Cross3(cSub64(cW64(ax.B), cW64(ax.A)), cSub64(cW64(ax.D), cW64(ax.C)))
+	l := cNorm64(k)
+	a := angleBetween(cW64(n), [3]float64{k[0] / l, k[1] / l, k[2] / l})
+	return math.Min(a, math.Pi-a)
+}
