@@ -6,7 +6,7 @@ import (
 )
 
 // EnvISA is the environment variable that forces a path at start-up:
-// "go", "avx2" or "avx512". A path this CPU cannot run is never used:
+// "go", "avx2", "avx512" or "neon". A path this CPU cannot run is never used:
 // asking for one falls back to the best available, and ISA says which.
 const EnvISA = "SEGDIST_ISA"
 
@@ -36,8 +36,8 @@ func choose(want string) Kernel {
 	return paths[0]
 }
 
-// ISA returns the name of the path BatchClosest uses: "avx512", "avx2" or
-// "go".
+// ISA returns the name of the path BatchClosest uses: "avx512", "avx2",
+// "neon" or "go".
 func ISA() string { return active.isa }
 
 // Available returns the names of the paths this CPU and build can run, best

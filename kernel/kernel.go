@@ -1,6 +1,6 @@
 // Package kernel computes the closest points of many pairs of 3D segments
 // (the axes of capsules) at once, on the fastest instruction set this CPU
-// has: AVX-512, AVX2 or pure Go, chosen once at start-up.
+// has: AVX-512, AVX2, NEON (arm64) or pure Go, chosen once at start-up.
 //
 // # Guarantees
 //
@@ -19,7 +19,7 @@
 //     segments it always does), then t closest to that point, then s closest to
 //     that, so S = 0 unless segment 2 lies beyond A.
 //   - Determinism: S, T and Dist2 are bit-identical on every path (pure Go,
-//     AVX2, AVX-512) and every GOARCH, and Closest returns the same bits as
+//     AVX2, AVX-512, NEON) and every GOARCH, and Closest returns the same bits as
 //     BatchClosest for the same pair.
 //   - Range: results are finite for finite coordinates up to 1e18 in
 //     magnitude.
@@ -71,7 +71,7 @@ type Kernel struct {
 	compact  func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 }
 
-// ISA returns the path's name: "avx512", "avx2" or "go".
+// ISA returns the path's name: "avx512", "avx2", "neon" or "go".
 func (k Kernel) ISA() string { return k.isa }
 
 // BatchClosest is the package-level BatchClosest on this path.
