@@ -81,6 +81,7 @@ func group(k *simdConsts, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz f16) (s
 
 	// Step 1.
 	invL := recipOrZero(dot3(ux, uy, uz, ux, uy, uz), k)
+	invA := recipOrZero(dot3(m0x, m0y, m0z, m0x, m0y, m0z), k) // for step 4
 	ka := dot3(ux, uy, uz, ex, ey, ez).Mul(invL)
 	kb := dot3(ux, uy, uz, m0x, m0y, m0z).Mul(invL)
 	nx, ny, nz := ux.Mul(ka).Sub(ex), uy.Mul(ka).Sub(ey), uz.Mul(ka).Sub(ez)
@@ -96,7 +97,7 @@ func group(k *simdConsts, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz f16) (s
 	// Step 4.
 	tux, tuy, tuz := ux.Mul(t), uy.Mul(t), uz.Mul(t)
 	qx, qy, qz := tux.Sub(ex), tuy.Sub(ey), tuz.Sub(ez)
-	s = clamp01(divOrZero(dot3(qx, qy, qz, m0x, m0y, m0z), dot3(m0x, m0y, m0z, m0x, m0y, m0z), k.zero), k)
+	s = clamp01(dot3(qx, qy, qz, m0x, m0y, m0z).Mul(invA), k)
 
 	rx := ex.Add(m0x.Mul(s)).Sub(tux)
 	ry := ey.Add(m0y.Mul(s)).Sub(tuy)
@@ -146,6 +147,7 @@ func ArchsimdClosest(dst *soa.Results, src *soa.Pairs) {
 		ux, uy, uz := dx.Sub(cx), dy.Sub(cy), dz.Sub(cz)
 		ex, ey, ez := ax.Sub(cx), ay.Sub(cy), az.Sub(cz)
 		invL := recipOrZero(dot3(ux, uy, uz, ux, uy, uz), &k)
+		invA := recipOrZero(dot3(m0x, m0y, m0z, m0x, m0y, m0z), &k) // for step 4
 		ka := dot3(ux, uy, uz, ex, ey, ez).Mul(invL)
 		kb := dot3(ux, uy, uz, m0x, m0y, m0z).Mul(invL)
 		nx, ny, nz := ux.Mul(ka).Sub(ex), uy.Mul(ka).Sub(ey), uz.Mul(ka).Sub(ez)
@@ -155,7 +157,7 @@ func ArchsimdClosest(dst *soa.Results, src *soa.Pairs) {
 		t := clamp01(dot3(px, py, pz, ux, uy, uz).Mul(invL), &k)
 		tux, tuy, tuz := ux.Mul(t), uy.Mul(t), uz.Mul(t)
 		qx, qy, qz := tux.Sub(ex), tuy.Sub(ey), tuz.Sub(ez)
-		s := clamp01(divOrZero(dot3(qx, qy, qz, m0x, m0y, m0z), dot3(m0x, m0y, m0z, m0x, m0y, m0z), k.zero), &k)
+		s := clamp01(dot3(qx, qy, qz, m0x, m0y, m0z).Mul(invA), &k)
 		rx := ex.Add(m0x.Mul(s)).Sub(tux)
 		ry := ey.Add(m0y.Mul(s)).Sub(tuy)
 		rz := ez.Add(m0z.Mul(s)).Sub(tuz)

@@ -89,6 +89,7 @@ static inline __attribute__((always_inline)) void lane16(
 
 	// Step 1.
 	__m512 invL = recip_or_zero(dot3(ux, uy, uz, ux, uy, uz), K);
+	__m512 invA = recip_or_zero(dot3(m0x, m0y, m0z, m0x, m0y, m0z), K); // for step 4
 	__m512 ka = MUL(dot3(ux, uy, uz, ex, ey, ez), invL);
 	__m512 kb = MUL(dot3(ux, uy, uz, m0x, m0y, m0z), invL);
 	__m512 nx = SUB(MUL(ux, ka), ex), ny = SUB(MUL(uy, ka), ey), nz = SUB(MUL(uz, ka), ez);
@@ -104,7 +105,7 @@ static inline __attribute__((always_inline)) void lane16(
 	// Step 4.
 	__m512 tux = MUL(ux, t), tuy = MUL(uy, t), tuz = MUL(uz, t);
 	__m512 qx = SUB(tux, ex), qy = SUB(tuy, ey), qz = SUB(tuz, ez);
-	__m512 s = clamp01(div_or_zero(dot3(qx, qy, qz, m0x, m0y, m0z), dot3(m0x, m0y, m0z, m0x, m0y, m0z), zero), zero, one);
+	__m512 s = clamp01(MUL(dot3(qx, qy, qz, m0x, m0y, m0z), invA), zero, one);
 
 	__m512 rx = SUB(ADD(ex, MUL(m0x, s)), tux);
 	__m512 ry = SUB(ADD(ey, MUL(m0y, s)), tuy);
