@@ -338,7 +338,7 @@ ClosestNEON_groups:
 ClosestNEON_groups_end:
 	// Whole groups of 4 lanes.
 	CMP $4, R15
-	BLT ClosestNEON_tail
+	BLT ClosestNEON_loop_end
 
 ClosestNEON_loop:
 	// M0 = B-A, u = D-C, E = A-C.
@@ -499,6 +499,8 @@ ClosestNEON_loop:
 	SUB $4, R15
 	CMP $4, R15
 	BGE ClosestNEON_loop
+
+ClosestNEON_loop_end:
 
 ClosestNEON_tail:
 	// The n mod 4 lanes left, staged through the frame one float at a time.
@@ -844,7 +846,7 @@ TEXT ·StreamNEON(SB), NOSPLIT, $256-128
 	ADD $16, RSP, R21
 	// Whole groups of 4 lanes.
 	CMP $4, R15
-	BLT StreamNEON_tail
+	BLT StreamNEON_loop_end
 
 StreamNEON_loop:
 	WORD $0x3cf0681b // ldr q27, [x0, x16]
@@ -876,6 +878,8 @@ StreamNEON_loop:
 	SUB $4, R15
 	CMP $4, R15
 	BGE StreamNEON_loop
+
+StreamNEON_loop_end:
 
 StreamNEON_tail:
 	// The n mod 4 lanes left, staged through the frame one float at a time.
@@ -1088,7 +1092,7 @@ TEXT ·ClosestPointNEON(SB), NOSPLIT, $192-96
 	ADD $16, RSP, R21
 	// Whole groups of 4 lanes.
 	CMP $4, R15
-	BLT ClosestPointNEON_tail
+	BLT ClosestPointNEON_loop_end
 
 ClosestPointNEON_loop:
 	WORD $0x3cf068db // ldr q27, [x6, x16]
@@ -1151,6 +1155,8 @@ ClosestPointNEON_loop:
 	SUB $4, R15
 	CMP $4, R15
 	BGE ClosestPointNEON_loop
+
+ClosestPointNEON_loop_end:
 
 ClosestPointNEON_tail:
 	// The n mod 4 lanes left, staged through the frame one float at a time.

@@ -104,47 +104,43 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 
-	if groups > 1 {
-		w.comment(fmt.Sprintf("%d groups of 4 lanes at a time, their instructions merged with skew %v.", groups, Skew[k.Name]))
+	// loop emits a rotated loop over p (groups groups of 4 lanes merged)
+	// while at least 4*groups lanes remain, then falls through.
+	loop := func(label string, p *ir.Program, groups int, in func(int) source) {
+		if groups > 1 {
+			w.comment(fmt.Sprintf("%d groups of 4 lanes at a time, their instructions merged with skew %v.", groups, Skew[k.Name]))
+		} else {
+			w.comment("Whole groups of 4 lanes.")
+		}
 		w.line("CMP $%d, R%d", 4*groups, remainReg)
-		w.line("BLT %s_groups_end", name)
-		w.label(name + "_groups")
-		w.line("ADD $16, R%d, R%d", offReg, off2Reg)
-		lg := newLowering(pg, w, c)
-		lg.slotBase, lg.slotEnd = slots, slots+16*spills
-		lg.input, lg.label = groupIn, name+"_groups"
-		lg.emit()
+		w.line("BLT %s_end", label)
+		w.label(label)
+		if groups > 1 {
+			w.line("ADD $16, R%d, R%d", offReg, off2Reg)
+		}
+		l := newLowering(p, w, c)
+		l.slotBase, l.slotEnd = slots, slots+16*spills
+		l.input, l.label = in, label
+		l.emit()
 		w.comment("Store the results.")
 		for g := range groups {
 			for j := range nout {
-				w.op(strqr(lg.output(g*nout+j), nin+j, []int{offReg, off2Reg}[g]))
+				w.op(strqr(l.output(g*nout+j), nin+j, []int{offReg, off2Reg}[g]))
 			}
 		}
 		w.line("ADD $%d, R%d", 16*groups, offReg)
 		w.line("SUB $%d, R%d", 4*groups, remainReg)
 		w.line("CMP $%d, R%d", 4*groups, remainReg)
-		w.line("BGE %s_groups", name)
-		w.label(name + "_groups_end")
+		w.line("BGE %s", label)
+		w.label(label + "_end")
 	}
+	if groups > 1 {
+		loop(name+"_groups", pg, groups, groupIn)
+	}
+	loop(name+"_loop", p, 1, streamIn)
 
 	l := newLowering(p, w, c)
 	l.slotBase, l.slotEnd = slots, slots+16*spills
-
-	w.comment("Whole groups of 4 lanes.")
-	w.line("CMP $4, R%d", remainReg)
-	w.line("BLT %s_tail", name)
-	w.label(name + "_loop")
-	l.input, l.label = streamIn, name+"_loop"
-	l.emit()
-	w.comment("Store the results.")
-	for j := range nout {
-		w.op(strqr(l.output(j), nin+j, offReg))
-	}
-	w.line("ADD $16, R%d", offReg)
-	w.line("SUB $4, R%d", remainReg)
-	w.line("CMP $4, R%d", remainReg)
-	w.line("BGE %s_loop", name)
-
 	w.label(name + "_tail")
 	w.comment("The n mod 4 lanes left, staged through the frame one float at a time.")
 	w.line("CBZ R%d, %s_done", remainReg, name)
