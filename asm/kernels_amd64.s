@@ -12864,6 +12864,405 @@ TEXT ·ClosestAVX2(SB), $704-128
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    ClosestAVX2_nt_skip
+	MOVQ  s+96(FP), R12
+	MOVQ  t+104(FP), R13
+	ORQ   R13, R12
+	MOVQ  dist2+112(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   ClosestAVX2_nt_skip
+
+	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestAVX2_nt_end
+
+ClosestAVX2_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*4)
+	PREFETCHT0 1024(BX)(R13*4)
+	PREFETCHT0 1024(CX)(R13*4)
+	PREFETCHT0 1024(DX)(R13*4)
+	PREFETCHT0 1024(SI)(R13*4)
+	PREFETCHT0 1024(DI)(R13*4)
+	PREFETCHT0 1024(R8)(R13*4)
+	PREFETCHT0 1024(R9)(R13*4)
+	PREFETCHT0 1024(R10)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
+	VMOVUPS    (R12)(R13*4), Y2
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
+	VMOVUPS    (R12)(R13*4), Y3
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
+	VMOVUPS    (R12)(R13*4), Y4
+	PREFETCHT0 1056(AX)(R13*4)
+	PREFETCHT0 1056(BX)(R13*4)
+	PREFETCHT0 1056(CX)(R13*4)
+	PREFETCHT0 1056(DX)(R13*4)
+	PREFETCHT0 1056(SI)(R13*4)
+	PREFETCHT0 1056(DI)(R13*4)
+	PREFETCHT0 1056(R8)(R13*4)
+	PREFETCHT0 1056(R9)(R13*4)
+	PREFETCHT0 1056(R10)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1056(R12)(R13*4)
+	VMOVUPS    32(R12)(R13*4), Y5
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1056(R12)(R13*4)
+	VMOVUPS    32(R12)(R13*4), Y6
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1056(R12)(R13*4)
+	VMOVUPS    32(R12)(R13*4), Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*4), Y8
+	VSUBPS  (AX)(R13*4), Y8, Y8
+	VMOVUPS (SI)(R13*4), Y9
+	VSUBPS  (BX)(R13*4), Y9, Y9
+	VMOVUPS (DI)(R13*4), Y10
+	VSUBPS  (CX)(R13*4), Y10, Y10
+	VMOVUPS Y8, (R11)
+	VMOVUPS Y9, 32(R11)
+	VMOVUPS Y10, 64(R11)
+	VSUBPS  (R8)(R13*4), Y2, Y2
+	VSUBPS  (R9)(R13*4), Y3, Y3
+	VSUBPS  (R10)(R13*4), Y4, Y4
+	VMOVUPS Y2, 96(R11)
+	VMOVUPS Y3, 128(R11)
+	VMOVUPS Y4, 160(R11)
+	VMOVUPS (AX)(R13*4), Y2
+	VSUBPS  (R8)(R13*4), Y2, Y2
+	VMOVUPS (BX)(R13*4), Y3
+	VSUBPS  (R9)(R13*4), Y3, Y3
+	VMOVUPS (CX)(R13*4), Y4
+	VSUBPS  (R10)(R13*4), Y4, Y4
+	VMOVUPS Y2, 192(R11)
+	VMOVUPS Y3, 224(R11)
+	VMOVUPS Y4, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y2
+	VMULPS  96(R11), Y2, Y2
+	VMOVUPS 128(R11), Y3
+	VMULPS  128(R11), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 160(R11), Y3
+	VMULPS  160(R11), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y2
+	VANDPS  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R11), Y3
+	VMULPS  (R11), Y3, Y3
+	VMOVUPS 32(R11), Y4
+	VMULPS  32(R11), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 64(R11), Y4
+	VMULPS  64(R11), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R11)
+	VMOVUPS 96(R11), Y3
+	VMULPS  192(R11), Y3, Y3
+	VMOVUPS 128(R11), Y4
+	VMULPS  224(R11), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 160(R11), Y4
+	VMULPS  256(R11), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS 96(R11), Y4
+	VMULPS  (R11), Y4, Y4
+	VMOVUPS 128(R11), Y8
+	VMULPS  32(R11), Y8, Y8
+	VADDPS  Y8, Y4, Y4
+	VMOVUPS 160(R11), Y8
+	VMULPS  64(R11), Y8, Y8
+	VADDPS  Y8, Y4, Y4
+	VMULPS  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS 96(R11), Y3, Y8
+	VMULPS 128(R11), Y3, Y9
+	VMULPS 160(R11), Y3, Y3
+	VSUBPS 192(R11), Y8, Y8
+	VSUBPS 224(R11), Y9, Y9
+	VSUBPS 256(R11), Y3, Y3
+	VMULPS 96(R11), Y4, Y10
+	VMULPS 128(R11), Y4, Y11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 32(DX)(R13*4), Y12
+	VSUBPS  32(AX)(R13*4), Y12, Y12
+	VMULPS  160(R11), Y4, Y4
+	VMOVUPS 32(SI)(R13*4), Y13
+	VSUBPS  32(BX)(R13*4), Y13, Y13
+	VMOVUPS (R11), Y14
+	VSUBPS  Y10, Y14, Y10
+	VMOVUPS 32(DI)(R13*4), Y14
+	VSUBPS  32(CX)(R13*4), Y14, Y14
+	VMOVUPS 32(R11), Y15
+	VSUBPS  Y11, Y15, Y11
+	VMOVUPS Y12, 320(R11)
+	VMOVUPS 64(R11), Y12
+	VSUBPS  Y4, Y12, Y4
+	VMOVUPS Y13, 352(R11)
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y10, Y10, Y12
+	VMOVUPS Y14, 384(R11)
+	VMULPS  Y11, Y11, Y13
+	VSUBPS  32(R8)(R13*4), Y5, Y5
+	VADDPS  Y13, Y12, Y12
+	VSUBPS  32(R9)(R13*4), Y6, Y6
+	VMULPS  Y4, Y4, Y13
+	VSUBPS  32(R10)(R13*4), Y7, Y7
+	VADDPS  Y13, Y12, Y12
+	VMOVUPS Y5, 416(R11)
+	VMULPS  Y10, Y8, Y5
+	VMOVUPS Y6, 448(R11)
+	VMULPS  Y11, Y9, Y6
+	VMOVUPS Y7, 480(R11)
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 32(AX)(R13*4), Y6
+	VSUBPS  32(R8)(R13*4), Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMOVUPS 32(BX)(R13*4), Y4
+	VSUBPS  32(R9)(R13*4), Y4, Y4
+	VADDPS  Y3, Y5, Y3
+	VMOVUPS 32(CX)(R13*4), Y5
+	VSUBPS  32(R10)(R13*4), Y5, Y5
+	VCMPPS  $0x04, Y12, Y0, Y7
+	VDIVPS  Y12, Y3, Y3
+	VANDPS  Y7, Y3, Y3
+	VMOVUPS Y6, 512(R11)
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
+	VMOVUPS Y4, 544(R11)
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS  (R11), Y3, Y4
+	VMOVUPS Y5, 576(R11)
+	VADDPS  192(R11), Y4, Y4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 416(R11), Y5
+	VMULPS  416(R11), Y5, Y5
+	VMULPS  32(R11), Y3, Y6
+	VMOVUPS 448(R11), Y7
+	VMULPS  448(R11), Y7, Y7
+	VADDPS  224(R11), Y6, Y6
+	VADDPS  Y7, Y5, Y5
+	VMULPS  64(R11), Y3, Y3
+	VMOVUPS 480(R11), Y7
+	VMULPS  480(R11), Y7, Y7
+	VADDPS  256(R11), Y3, Y3
+	VADDPS  Y7, Y5, Y5
+	VMULPS  96(R11), Y4, Y4
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y7
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y7, Y5, Y5
+	VMULPS  128(R11), Y6, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 320(R11), Y7
+	VMULPS  320(R11), Y7, Y7
+	VADDPS  Y6, Y4, Y4
+	VMOVUPS 352(R11), Y6
+	VMULPS  352(R11), Y6, Y6
+	VMULPS  160(R11), Y3, Y3
+	VADDPS  Y6, Y7, Y6
+	VADDPS  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VMULPS  384(R11), Y4, Y4
+	VMULPS  Y2, Y3, Y2
+	VADDPS  Y4, Y6, Y3
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  96(R11), Y2, Y4
+	VMOVUPS Y3, 608(R11)
+	VMULPS  128(R11), Y2, Y3
+	VMOVUPS 416(R11), Y6
+	VMULPS  512(R11), Y6, Y6
+	VMULPS  160(R11), Y2, Y7
+	VMOVUPS 448(R11), Y8
+	VMULPS  544(R11), Y8, Y8
+	VSUBPS  192(R11), Y4, Y9
+	VADDPS  Y8, Y6, Y6
+	VSUBPS  224(R11), Y3, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPS  576(R11), Y10, Y10
+	VSUBPS  256(R11), Y7, Y11
+	VADDPS  Y10, Y6, Y6
+	VMULPS  (R11), Y9, Y9
+	VMULPS  Y5, Y6, Y6
+	VMULPS  32(R11), Y8, Y8
+	VMOVUPS 416(R11), Y10
+	VMULPS  320(R11), Y10, Y10
+	VADDPS  Y8, Y9, Y8
+	VMOVUPS 448(R11), Y9
+	VMULPS  352(R11), Y9, Y9
+	VMULPS  64(R11), Y11, Y11
+	VADDPS  Y9, Y10, Y9
+	VADDPS  Y11, Y8, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPS  384(R11), Y10, Y10
+	VMULPS  288(R11), Y8, Y8
+	VADDPS  Y10, Y9, Y9
+	VMINPS  Y1, Y8, Y8
+	VMAXPS  Y0, Y8, Y8
+	VMULPS  Y5, Y9, Y9
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS (R11), Y8, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  416(R11), Y6, Y11
+	VADDPS  192(R11), Y10, Y10
+	VMULPS  448(R11), Y6, Y12
+	VSUBPS  Y4, Y10, Y4
+	VMULPS  480(R11), Y6, Y6
+	VMULPS  32(R11), Y8, Y10
+	VSUBPS  512(R11), Y11, Y11
+	VADDPS  224(R11), Y10, Y10
+	VSUBPS  544(R11), Y12, Y12
+	VSUBPS  Y3, Y10, Y3
+	VSUBPS  576(R11), Y6, Y6
+	VMULPS  64(R11), Y8, Y10
+	VMULPS  416(R11), Y9, Y13
+	VADDPS  256(R11), Y10, Y10
+	VMULPS  448(R11), Y9, Y14
+	VSUBPS  Y7, Y10, Y7
+	VMULPS  480(R11), Y9, Y9
+	VMULPS  Y4, Y4, Y4
+	VMOVUPS 320(R11), Y10
+	VSUBPS  Y13, Y10, Y10
+	VMULPS  Y3, Y3, Y3
+	VMOVUPS 352(R11), Y13
+	VSUBPS  Y14, Y13, Y13
+	VADDPS  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VSUBPS  Y9, Y4, Y4
+	VMULPS  Y7, Y7, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y10, Y10, Y9
+	VADDPS Y7, Y3, Y3
+	VMULPS Y13, Y13, Y7
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS    Y7, Y9, Y7
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y9
+	VMULPS    Y4, Y4, Y14
+	VADDPS    Y14, Y7, Y7
+	VBLENDVPS Y9, canonicalnan<>+0(SB), Y8, Y8
+	VMULPS    Y10, Y11, Y10
+	VBLENDVPS Y9, canonicalnan<>+0(SB), Y2, Y2
+	VMULPS    Y13, Y12, Y11
+	VBLENDVPS Y9, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Y8, (R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Y2, (R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Y3, (R12)(R13*4)
+	VADDPS   Y11, Y10, Y2
+	VMULPS   Y4, Y6, Y3
+	VADDPS   Y3, Y2, Y2
+	VCMPPS   $0x04, Y7, Y0, Y3
+	VDIVPS   Y7, Y2, Y2
+	VANDPS   Y3, Y2, Y2
+	VMINPS   Y1, Y2, Y2
+	VMAXPS   Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 320(R11), Y2, Y3
+	VADDPS 512(R11), Y3, Y3
+	VMULPS 352(R11), Y2, Y4
+	VADDPS 544(R11), Y4, Y4
+	VMULPS 384(R11), Y2, Y2
+	VADDPS 576(R11), Y2, Y2
+	VMULPS 416(R11), Y3, Y3
+	VMULPS 448(R11), Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS 480(R11), Y2, Y2
+	VADDPS Y2, Y3, Y2
+	VMULPS Y5, Y2, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 416(R11), Y2, Y3
+	VMULPS 448(R11), Y2, Y4
+	VMULPS 480(R11), Y2, Y5
+	VSUBPS 512(R11), Y3, Y6
+	VSUBPS 544(R11), Y4, Y7
+	VSUBPS 576(R11), Y5, Y8
+	VMULPS 320(R11), Y6, Y6
+	VMULPS 352(R11), Y7, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS 384(R11), Y8, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS 608(R11), Y6, Y6
+	VMINPS Y1, Y6, Y6
+	VMAXPS Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 320(R11), Y6, Y7
+	VADDPS 512(R11), Y7, Y7
+	VSUBPS Y3, Y7, Y3
+	VMULPS 352(R11), Y6, Y7
+	VADDPS 544(R11), Y7, Y7
+	VSUBPS Y4, Y7, Y4
+	VMULPS 384(R11), Y6, Y7
+	VADDPS 576(R11), Y7, Y7
+	VSUBPS Y5, Y7, Y5
+	VMULPS Y3, Y3, Y3
+	VMULPS Y4, Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS Y5, Y5, Y4
+	VADDPS Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Y5, 32(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Y2, 32(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Y3, 32(R12)(R13*4)
+	ADDQ     $0x00000010, R13
+	SUBQ     $0x00000010, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestAVX2_nt
+
+ClosestAVX2_nt_end:
+	SFENCE
+
+ClosestAVX2_nt_skip:
 	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX2_prefetch_end
@@ -14091,6 +14490,91 @@ TEXT ·ClosestPointAVX2(SB), NOSPLIT, $0-96
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    ClosestPointAVX2_nt_skip
+	MOVQ  t+72(FP), R12
+	MOVQ  dist2+80(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   ClosestPointAVX2_nt_skip
+
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPointAVX2_nt_end
+
+ClosestPointAVX2_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*4)
+	PREFETCHT0 1024(BX)(R13*4)
+	PREFETCHT0 1024(CX)(R13*4)
+	PREFETCHT0 1024(DX)(R13*4)
+	PREFETCHT0 1024(SI)(R13*4)
+	PREFETCHT0 1024(DI)(R13*4)
+	PREFETCHT0 1024(R8)(R13*4)
+	PREFETCHT0 1024(R9)(R13*4)
+	PREFETCHT0 1024(R10)(R13*4)
+	VMOVUPS    (R8)(R13*4), Y2
+	VSUBPS     (DX)(R13*4), Y2, Y2
+	VMOVUPS    (R9)(R13*4), Y3
+	VSUBPS     (SI)(R13*4), Y3, Y3
+	VMOVUPS    (R10)(R13*4), Y4
+	VSUBPS     (DI)(R13*4), Y4, Y4
+	VMOVUPS    (AX)(R13*4), Y5
+	VSUBPS     (DX)(R13*4), Y5, Y5
+	VMOVUPS    (BX)(R13*4), Y6
+	VSUBPS     (SI)(R13*4), Y6, Y6
+	VMOVUPS    (CX)(R13*4), Y7
+	VSUBPS     (DI)(R13*4), Y7, Y7
+	VMULPS     Y2, Y5, Y8
+	VMULPS     Y3, Y6, Y9
+	VADDPS     Y9, Y8, Y8
+	VMULPS     Y4, Y7, Y9
+	VADDPS     Y9, Y8, Y8
+	VMULPS     Y2, Y2, Y9
+	VMULPS     Y3, Y3, Y10
+	VADDPS     Y10, Y9, Y9
+	VMULPS     Y4, Y4, Y10
+	VADDPS     Y10, Y9, Y9
+	VCMPPS     $0x04, Y9, Y0, Y10
+	VDIVPS     Y9, Y8, Y8
+	VANDPS     Y10, Y8, Y8
+	VMINPS     Y1, Y8, Y8
+	VMAXPS     Y0, Y8, Y8
+	VMULPS     Y8, Y2, Y2
+	VMULPS     Y8, Y3, Y3
+	VMULPS     Y8, Y4, Y4
+	VSUBPS     Y5, Y2, Y2
+	VSUBPS     Y6, Y3, Y3
+	VSUBPS     Y7, Y4, Y4
+	VMULPS     Y2, Y2, Y2
+	VMULPS     Y3, Y3, Y3
+	VADDPS     Y3, Y2, Y2
+	VMULPS     Y4, Y4, Y3
+	VADDPS     Y3, Y2, Y2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y3
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Y4, (R12)(R13*4)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Y2, (R12)(R13*4)
+	ADDQ     $0x00000008, R13
+	SUBQ     $0x00000008, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPointAVX2_nt
+
+ClosestPointAVX2_nt_end:
+	SFENCE
+
+ClosestPointAVX2_nt_skip:
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPointAVX2_prefetch_end
@@ -14305,6 +14789,503 @@ TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    ClosestAVX512_nt_skip
+	MOVQ  s+96(FP), R12
+	MOVQ  t+104(FP), R13
+	ORQ   R13, R12
+	MOVQ  dist2+112(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   ClosestAVX512_nt_skip
+
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestAVX512_nt_end
+
+ClosestAVX512_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*4)
+	PREFETCHT0 1024(BX)(R13*4)
+	PREFETCHT0 1024(CX)(R13*4)
+	PREFETCHT0 1024(DX)(R13*4)
+	PREFETCHT0 1024(SI)(R13*4)
+	PREFETCHT0 1024(DI)(R13*4)
+	PREFETCHT0 1024(R8)(R13*4)
+	PREFETCHT0 1024(R9)(R13*4)
+	PREFETCHT0 1024(R10)(R13*4)
+	PREFETCHT0 1024(R11)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
+	VMOVUPS    (R12)(R13*4), Z2
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*4)
+	VMOVUPS    (R12)(R13*4), Z3
+	PREFETCHT0 1088(AX)(R13*4)
+	PREFETCHT0 1088(BX)(R13*4)
+	PREFETCHT0 1088(CX)(R13*4)
+	PREFETCHT0 1088(DX)(R13*4)
+	PREFETCHT0 1088(SI)(R13*4)
+	PREFETCHT0 1088(DI)(R13*4)
+	PREFETCHT0 1088(R8)(R13*4)
+	PREFETCHT0 1088(R9)(R13*4)
+	PREFETCHT0 1088(R10)(R13*4)
+	PREFETCHT0 1088(R11)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
+	VMOVUPS    64(R12)(R13*4), Z4
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
+	VMOVUPS    64(R12)(R13*4), Z5
+	PREFETCHT0 1152(AX)(R13*4)
+	PREFETCHT0 1152(BX)(R13*4)
+	PREFETCHT0 1152(CX)(R13*4)
+	PREFETCHT0 1152(DX)(R13*4)
+	PREFETCHT0 1152(SI)(R13*4)
+	PREFETCHT0 1152(DI)(R13*4)
+	PREFETCHT0 1152(R8)(R13*4)
+	PREFETCHT0 1152(R9)(R13*4)
+	PREFETCHT0 1152(R10)(R13*4)
+	PREFETCHT0 1152(R11)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1152(R12)(R13*4)
+	VMOVUPS    128(R12)(R13*4), Z6
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1152(R12)(R13*4)
+	VMOVUPS    128(R12)(R13*4), Z7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*4), Z8
+	VSUBPS  (AX)(R13*4), Z8, Z8
+	VMOVUPS (SI)(R13*4), Z9
+	VSUBPS  (BX)(R13*4), Z9, Z9
+	VMOVUPS (DI)(R13*4), Z10
+	VSUBPS  (CX)(R13*4), Z10, Z10
+	VMOVUPS (R11)(R13*4), Z11
+	VSUBPS  (R8)(R13*4), Z11, Z11
+	VSUBPS  (R9)(R13*4), Z2, Z2
+	VSUBPS  (R10)(R13*4), Z3, Z3
+	VMOVUPS (AX)(R13*4), Z12
+	VSUBPS  (R8)(R13*4), Z12, Z12
+	VMOVUPS (BX)(R13*4), Z13
+	VSUBPS  (R9)(R13*4), Z13, Z13
+	VMOVUPS (CX)(R13*4), Z14
+	VSUBPS  (R10)(R13*4), Z14, Z14
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z11, Z11, Z15
+	VMULPS      Z2, Z2, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z3, Z3, Z16
+	VADDPS      Z16, Z15, Z15
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z    Z15, Z1, K1, Z15
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z8, Z8, Z16
+	VMULPS      Z9, Z9, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z10, Z10, Z17
+	VADDPS      Z17, Z16, Z16
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
+	VDIVPS.Z    Z16, Z1, K1, Z16
+	VMULPS      Z12, Z11, Z17
+	VMULPS      Z13, Z2, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z14, Z3, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z15, Z17, Z17
+	VMULPS      Z8, Z11, Z18
+	VMULPS      Z9, Z2, Z19
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z10, Z3, Z19
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z15, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z17, Z11, Z19
+	VMULPS Z17, Z2, Z20
+	VMULPS Z17, Z3, Z17
+	VSUBPS Z12, Z19, Z19
+	VSUBPS Z13, Z20, Z20
+	VSUBPS Z14, Z17, Z17
+	VMULPS Z18, Z11, Z21
+	VMULPS Z18, Z2, Z22
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*4), Z23
+	VSUBPS  64(AX)(R13*4), Z23, Z23
+	VMULPS  Z18, Z3, Z18
+	VMOVUPS 64(SI)(R13*4), Z24
+	VSUBPS  64(BX)(R13*4), Z24, Z24
+	VSUBPS  Z21, Z8, Z21
+	VMOVUPS 64(DI)(R13*4), Z25
+	VSUBPS  64(CX)(R13*4), Z25, Z25
+	VSUBPS  Z22, Z9, Z22
+	VSUBPS  Z18, Z10, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z21, Z21, Z26
+	VMULPS   Z22, Z22, Z27
+	VMOVUPS  64(R11)(R13*4), Z28
+	VSUBPS   64(R8)(R13*4), Z28, Z28
+	VADDPS   Z27, Z26, Z26
+	VSUBPS   64(R9)(R13*4), Z4, Z4
+	VMULPS   Z18, Z18, Z27
+	VSUBPS   64(R10)(R13*4), Z5, Z5
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z21, Z19, Z19
+	VMULPS   Z22, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMOVUPS  64(AX)(R13*4), Z20
+	VSUBPS   64(R8)(R13*4), Z20, Z20
+	VMULPS   Z18, Z17, Z17
+	VMOVUPS  64(BX)(R13*4), Z18
+	VSUBPS   64(R9)(R13*4), Z18, Z18
+	VADDPS   Z17, Z19, Z17
+	VMOVUPS  64(CX)(R13*4), Z19
+	VSUBPS   64(R10)(R13*4), Z19, Z19
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z17, K1, Z17
+	VMINPS   Z1, Z17, Z17
+	VMAXPS   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z17, Z8, Z21
+	VADDPS Z21, Z12, Z21
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z28, Z28, Z22
+	VMULPS      Z17, Z9, Z26
+	VMULPS      Z4, Z4, Z27
+	VADDPS      Z26, Z13, Z26
+	VADDPS      Z27, Z22, Z22
+	VMULPS      Z17, Z10, Z17
+	VMULPS      Z5, Z5, Z27
+	VADDPS      Z17, Z14, Z17
+	VADDPS      Z27, Z22, Z22
+	VMULPS      Z11, Z21, Z21
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K1
+	VDIVPS.Z    Z22, Z1, K1, Z22
+	VMULPS      Z2, Z26, Z26
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z23, Z23, Z27
+	VADDPS      Z26, Z21, Z21
+	VMULPS      Z24, Z24, Z26
+	VMULPS      Z3, Z17, Z17
+	VADDPS      Z26, Z27, Z26
+	VADDPS      Z17, Z21, Z17
+	VMULPS      Z25, Z25, Z21
+	VMULPS      Z15, Z17, Z15
+	VADDPS      Z21, Z26, Z17
+	VMINPS      Z1, Z15, Z15
+	VMAXPS      Z0, Z15, Z15
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K1
+	VDIVPS.Z    Z17, Z1, K1, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z15, Z11, Z11
+	VMULPS Z15, Z2, Z2
+	VMULPS Z20, Z28, Z21
+	VMULPS Z15, Z3, Z3
+	VMULPS Z18, Z4, Z26
+	VSUBPS Z12, Z11, Z27
+	VADDPS Z26, Z21, Z21
+	VSUBPS Z13, Z2, Z26
+	VMULPS Z19, Z5, Z29
+	VSUBPS Z14, Z3, Z30
+	VADDPS Z29, Z21, Z21
+	VMULPS Z8, Z27, Z27
+	VMULPS Z22, Z21, Z21
+	VMULPS Z9, Z26, Z26
+	VMULPS Z23, Z28, Z29
+	VADDPS Z26, Z27, Z26
+	VMULPS Z24, Z4, Z27
+	VMULPS Z10, Z30, Z30
+	VADDPS Z27, Z29, Z27
+	VADDPS Z30, Z26, Z26
+	VMULPS Z25, Z5, Z29
+	VMULPS Z16, Z26, Z16
+	VADDPS Z29, Z27, Z26
+	VMINPS Z1, Z16, Z16
+	VMAXPS Z0, Z16, Z16
+	VMULPS Z22, Z26, Z26
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z16, Z8, Z8
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z21, Z28, Z27
+	VADDPS Z8, Z12, Z8
+	VMULPS Z21, Z4, Z12
+	VSUBPS Z11, Z8, Z8
+	VMULPS Z21, Z5, Z11
+	VMULPS Z16, Z9, Z9
+	VSUBPS Z20, Z27, Z21
+	VADDPS Z9, Z13, Z9
+	VSUBPS Z18, Z12, Z12
+	VSUBPS Z2, Z9, Z2
+	VSUBPS Z19, Z11, Z9
+	VMULPS Z16, Z10, Z10
+	VMULPS Z26, Z28, Z11
+	VADDPS Z10, Z14, Z10
+	VMULPS Z26, Z4, Z13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*4), Z14
+	VSUBPS  128(AX)(R13*4), Z14, Z14
+	VSUBPS  Z3, Z10, Z3
+	VMULPS  Z26, Z5, Z10
+	VMOVUPS 128(SI)(R13*4), Z26
+	VSUBPS  128(BX)(R13*4), Z26, Z26
+	VMULPS  Z8, Z8, Z8
+	VSUBPS  Z11, Z23, Z11
+	VMOVUPS 128(DI)(R13*4), Z27
+	VSUBPS  128(CX)(R13*4), Z27, Z27
+	VMULPS  Z2, Z2, Z2
+	VSUBPS  Z13, Z24, Z13
+	VADDPS  Z2, Z8, Z2
+	VSUBPS  Z10, Z25, Z8
+	VMULPS  Z3, Z3, Z3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Z11, Z11, Z10
+	VADDPS  Z3, Z2, Z2
+	VMULPS  Z13, Z13, Z3
+	VMOVUPS 128(R11)(R13*4), Z29
+	VSUBPS  128(R8)(R13*4), Z29, Z29
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z3, Z10, Z3
+	VSUBPS         128(R9)(R13*4), Z6, Z6
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VMULPS         Z8, Z8, Z10
+	VSUBPS         128(R10)(R13*4), Z7, Z7
+	VADDPS         Z10, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z16
+	VMULPS         Z11, Z21, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
+	VMULPS         Z13, Z12, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z16, (R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z15, (R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, (R12)(R13*4)
+	VADDPS   Z11, Z10, Z2
+	VMOVUPS  128(AX)(R13*4), Z10
+	VSUBPS   128(R8)(R13*4), Z10, Z10
+	VMULPS   Z8, Z9, Z8
+	VMOVUPS  128(BX)(R13*4), Z9
+	VSUBPS   128(R9)(R13*4), Z9, Z9
+	VADDPS   Z8, Z2, Z2
+	VMOVUPS  128(CX)(R13*4), Z8
+	VSUBPS   128(R10)(R13*4), Z8, Z8
+	VCMPPS   $0x04, Z3, Z0, K1
+	VDIVPS.Z Z3, Z2, K1, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z2, Z23, Z3
+	VADDPS Z3, Z20, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z29, Z29, Z11
+	VMULPS      Z2, Z24, Z12
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z12, Z18, Z12
+	VADDPS      Z13, Z11, Z11
+	VMULPS      Z2, Z25, Z2
+	VMULPS      Z7, Z7, Z13
+	VADDPS      Z2, Z19, Z2
+	VADDPS      Z13, Z11, Z11
+	VMULPS      Z28, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMULPS      Z4, Z12, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z14, Z14, Z13
+	VADDPS      Z12, Z3, Z3
+	VMULPS      Z26, Z26, Z12
+	VMULPS      Z5, Z2, Z2
+	VADDPS      Z12, Z13, Z12
+	VADDPS      Z2, Z3, Z2
+	VMULPS      Z27, Z27, Z3
+	VMULPS      Z22, Z2, Z2
+	VADDPS      Z3, Z12, Z3
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z    Z3, Z1, K1, Z3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z2, Z28, Z12
+	VMULPS Z2, Z4, Z4
+	VMULPS Z10, Z29, Z13
+	VMULPS Z2, Z5, Z5
+	VMULPS Z9, Z6, Z15
+	VSUBPS Z20, Z12, Z16
+	VADDPS Z15, Z13, Z13
+	VSUBPS Z18, Z4, Z15
+	VMULPS Z8, Z7, Z21
+	VSUBPS Z19, Z5, Z22
+	VADDPS Z21, Z13, Z13
+	VMULPS Z23, Z16, Z16
+	VMULPS Z11, Z13, Z13
+	VMULPS Z24, Z15, Z15
+	VMULPS Z14, Z29, Z21
+	VADDPS Z15, Z16, Z15
+	VMULPS Z26, Z6, Z16
+	VMULPS Z25, Z22, Z22
+	VADDPS Z16, Z21, Z16
+	VADDPS Z22, Z15, Z15
+	VMULPS Z27, Z7, Z21
+	VMULPS Z17, Z15, Z15
+	VADDPS Z21, Z16, Z16
+	VMINPS Z1, Z15, Z15
+	VMAXPS Z0, Z15, Z15
+	VMULPS Z11, Z16, Z16
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z15, Z23, Z17
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z13, Z29, Z21
+	VADDPS Z17, Z20, Z17
+	VMULPS Z13, Z6, Z20
+	VSUBPS Z12, Z17, Z12
+	VMULPS Z13, Z7, Z13
+	VMULPS Z15, Z24, Z17
+	VSUBPS Z10, Z21, Z21
+	VADDPS Z17, Z18, Z17
+	VSUBPS Z9, Z20, Z18
+	VSUBPS Z4, Z17, Z4
+	VSUBPS Z8, Z13, Z13
+	VMULPS Z15, Z25, Z17
+	VMULPS Z16, Z29, Z20
+	VADDPS Z17, Z19, Z17
+	VMULPS Z16, Z6, Z19
+	VSUBPS Z5, Z17, Z5
+	VMULPS Z16, Z7, Z16
+	VMULPS Z12, Z12, Z12
+	VSUBPS Z20, Z14, Z17
+	VMULPS Z4, Z4, Z4
+	VSUBPS Z19, Z26, Z19
+	VADDPS Z4, Z12, Z4
+	VSUBPS Z16, Z27, Z12
+	VMULPS Z5, Z5, Z5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Z17, Z17, Z16
+	VADDPS Z5, Z4, Z4
+	VMULPS Z19, Z19, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z5, Z16, Z5
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VMULPS         Z12, Z12, Z16
+	VADDPS         Z16, Z5, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
+	VMULPS         Z17, Z21, Z16
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z19, Z18, Z17
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z15, 64(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 64(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 64(R12)(R13*4)
+	VADDPS   Z17, Z16, Z2
+	VMULPS   Z12, Z13, Z4
+	VADDPS   Z4, Z2, Z2
+	VCMPPS   $0x04, Z5, Z0, K1
+	VDIVPS.Z Z5, Z2, K1, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z2, Z14, Z4
+	VADDPS Z4, Z10, Z4
+	VMULPS Z2, Z26, Z5
+	VADDPS Z5, Z9, Z5
+	VMULPS Z2, Z27, Z2
+	VADDPS Z2, Z8, Z2
+	VMULPS Z29, Z4, Z4
+	VMULPS Z6, Z5, Z5
+	VADDPS Z5, Z4, Z4
+	VMULPS Z7, Z2, Z2
+	VADDPS Z2, Z4, Z2
+	VMULPS Z11, Z2, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z2, Z29, Z4
+	VMULPS Z2, Z6, Z5
+	VMULPS Z2, Z7, Z6
+	VSUBPS Z10, Z4, Z7
+	VSUBPS Z9, Z5, Z11
+	VSUBPS Z8, Z6, Z12
+	VMULPS Z14, Z7, Z7
+	VMULPS Z26, Z11, Z11
+	VADDPS Z11, Z7, Z7
+	VMULPS Z27, Z12, Z11
+	VADDPS Z11, Z7, Z7
+	VMULPS Z3, Z7, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z14, Z7
+	VADDPS Z7, Z10, Z7
+	VSUBPS Z4, Z7, Z4
+	VMULPS Z3, Z26, Z7
+	VADDPS Z7, Z9, Z7
+	VSUBPS Z5, Z7, Z5
+	VMULPS Z3, Z27, Z7
+	VADDPS Z7, Z8, Z7
+	VSUBPS Z6, Z7, Z6
+	VMULPS Z4, Z4, Z4
+	VMULPS Z5, Z5, Z5
+	VADDPS Z5, Z4, Z4
+	VMULPS Z6, Z6, Z5
+	VADDPS Z5, Z4, Z4
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 2.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z3, 128(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 128(R12)(R13*4)
+	ADDQ     $0x00000030, R13
+	SUBQ     $0x00000030, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestAVX512_nt
+
+ClosestAVX512_nt_end:
+	SFENCE
+
+ClosestAVX512_nt_skip:
 	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX512_prefetch_end
@@ -15656,6 +16637,90 @@ TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    ClosestPointAVX512_nt_skip
+	MOVQ  t+72(FP), R12
+	MOVQ  dist2+80(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   ClosestPointAVX512_nt_skip
+
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPointAVX512_nt_end
+
+ClosestPointAVX512_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*4)
+	PREFETCHT0 1024(BX)(R13*4)
+	PREFETCHT0 1024(CX)(R13*4)
+	PREFETCHT0 1024(DX)(R13*4)
+	PREFETCHT0 1024(SI)(R13*4)
+	PREFETCHT0 1024(DI)(R13*4)
+	PREFETCHT0 1024(R8)(R13*4)
+	PREFETCHT0 1024(R9)(R13*4)
+	PREFETCHT0 1024(R10)(R13*4)
+	VMOVUPS    (R8)(R13*4), Z2
+	VSUBPS     (DX)(R13*4), Z2, Z2
+	VMOVUPS    (R9)(R13*4), Z3
+	VSUBPS     (SI)(R13*4), Z3, Z3
+	VMOVUPS    (R10)(R13*4), Z4
+	VSUBPS     (DI)(R13*4), Z4, Z4
+	VMOVUPS    (AX)(R13*4), Z5
+	VSUBPS     (DX)(R13*4), Z5, Z5
+	VMOVUPS    (BX)(R13*4), Z6
+	VSUBPS     (SI)(R13*4), Z6, Z6
+	VMOVUPS    (CX)(R13*4), Z7
+	VSUBPS     (DI)(R13*4), Z7, Z7
+	VMULPS     Z2, Z5, Z8
+	VMULPS     Z3, Z6, Z9
+	VADDPS     Z9, Z8, Z8
+	VMULPS     Z4, Z7, Z9
+	VADDPS     Z9, Z8, Z8
+	VMULPS     Z2, Z2, Z9
+	VMULPS     Z3, Z3, Z10
+	VADDPS     Z10, Z9, Z9
+	VMULPS     Z4, Z4, Z10
+	VADDPS     Z10, Z9, Z9
+	VCMPPS     $0x04, Z9, Z0, K1
+	VDIVPS.Z   Z9, Z8, K1, Z8
+	VMINPS     Z1, Z8, Z8
+	VMAXPS     Z0, Z8, Z8
+	VMULPS     Z8, Z2, Z2
+	VMULPS     Z8, Z3, Z3
+	VMULPS     Z8, Z4, Z4
+	VSUBPS     Z5, Z2, Z2
+	VSUBPS     Z6, Z3, Z3
+	VSUBPS     Z7, Z4, Z4
+	VMULPS     Z2, Z2, Z2
+	VMULPS     Z3, Z3, Z3
+	VADDPS     Z3, Z2, Z2
+	VMULPS     Z4, Z4, Z3
+	VADDPS     Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Z8, (R12)(R13*4)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Z2, (R12)(R13*4)
+	ADDQ     $0x00000010, R13
+	SUBQ     $0x00000010, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPointAVX512_nt
+
+ClosestPointAVX512_nt_end:
+	SFENCE
+
+ClosestPointAVX512_nt_skip:
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPointAVX512_prefetch_end
