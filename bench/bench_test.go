@@ -473,3 +473,42 @@ func TestContactBenchNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParallel runs kernel.Parallel on the best path with 1 and 2
+// workers (1: the single-core call, through the same code), for
+// BatchClosest over the benchmark sizes, StreamOnly's floor being a
+// single-core figure, and CompactContacts over 2^20 index pairs at 5%
+// hits: benchstat -col /workers compares them.
+func BenchmarkParallel(b *testing.B) {
+	k := lookup(b, kernel.ISA())
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := kernel.NewParallel(k, workers)
+			defer p.Close()
+			b.Run("kernel=closest", func(b *testing.B) {
+				for _, n := range benchSizes {
+					b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+						src, dst := randomPairs(n), soa.NewResults(n)
+						p.BatchClosest(dst, src)
+						b.SetBytes(bytesPerPair * int64(n))
+						b.ReportAllocs()
+						b.ResetTimer()
+						for b.Loop() {
+							p.BatchClosest(dst, src)
+						}
+						reportPerPair(b, n)
+					})
+				}
+			})
+			b.Run("kernel=compact/hits=5pct", func(b *testing.B) {
+				for _, n := range []int{65536, 1 << 20} {
+					b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+						caps, ip := contactPairs(5, n)
+						dst := soa.NewContacts(n)
+						timeLoop(b, n, func() { p.CompactContacts(dst, caps, ip, benchMargin) })
+					})
+				}
+			})
+		})
+	}
+}

@@ -41,6 +41,14 @@ func CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPair
 
 // BatchClosestPoint is the package-level BatchClosestPoint on this path.
 func (k Kernel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
+	if n := checkPointLengths(dst, src); n > 0 {
+		k.point(n, dst, src)
+	}
+}
+
+// checkPointLengths returns the common length of src's and dst's slices
+// and panics, naming the slice, if one differs.
+func checkPointLengths(dst *soa.PointResults, src *soa.PointSegments) int {
 	n := len(src.PX)
 	for _, s := range []struct {
 		name string
@@ -49,10 +57,7 @@ func (k Kernel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments)
 		{"src.DX", src.DX}, {"src.DY", src.DY}, {"src.DZ", src.DZ}, {"dst.T", dst.T}, {"dst.Dist2", dst.Dist2}} {
 		checkLen(s.name, len(s.v), n, "len(src.PX)")
 	}
-	if n == 0 {
-		return
-	}
-	k.point(n, dst, src)
+	return n
 }
 
 // BatchContacts is the package-level BatchContacts on this path.

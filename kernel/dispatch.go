@@ -40,6 +40,10 @@ func choose(want string) Kernel {
 // "neon" or "go".
 func ISA() string { return active.isa }
 
+// Active returns the path the package-level functions use (see ISA), for
+// callers that want it as a value, such as NewParallel.
+func Active() Kernel { return active }
+
 // Available returns the names of the paths this CPU and build can run, best
 // first; "go" is always last.
 func Available() []string {

@@ -92,3 +92,26 @@ func ExampleKernel_StreamOnly() {
 	fmt.Println(res.S[0], res.T[0], res.Dist2[0])
 	// Output: 22 26 30
 }
+
+// ExampleParallel runs a batch on two workers: the same bits as the
+// single-core call.
+func ExampleParallel() {
+	pairs := soa.NewPairs(0)
+	for i := range 10000 {
+		x := float32(i % 100)
+		pairs.Append([3]float32{x, 0, 0}, [3]float32{x, 1, 0}, [3]float32{x + 0.5, 0, 1}, [3]float32{x + 0.5, 1, 1})
+	}
+	one, two := soa.NewResults(pairs.Len()), soa.NewResults(pairs.Len())
+	kernel.BatchClosest(one, pairs)
+
+	par := kernel.NewParallel(kernel.Active(), 2)
+	defer par.Close()
+	par.BatchClosest(two, pairs)
+
+	same := true
+	for i := range one.Dist2 {
+		same = same && one.S[i] == two.S[i] && one.T[i] == two.T[i] && one.Dist2[i] == two.Dist2[i]
+	}
+	fmt.Println(same, two.Dist2[0])
+	// Output: true 1.25
+}

@@ -1,0 +1,302 @@
+package kernel
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/segdist/segdist/soa"
+)
+
+// Parallel runs the batch entry points of one path on several goroutines:
+// the batch is cut into chunks of about half an L2 cache (from cpuid),
+// each worker takes the next chunk until none is left, and the results
+// are bit-identical to the single-core call, including the order of
+// CompactContacts' rows and their Pair indices. The workers are started
+// once and reused: after the first call of a given size nothing is
+// allocated. Batches below MinParallel pairs run on the calling goroutine
+// alone. A Parallel is for one caller at a time; Close stops its workers.
+//
+// More cores help only as far as memory does: batches that fit in the
+// caches scale with the cores; a million pairs stream from memory, which
+// on many machines one core already saturates (see the README).
+type Parallel struct {
+	k       Kernel
+	workers int
+	chunk   int // most pairs per chunk (half an L2), a multiple of 64
+	cur     int // pairs per chunk of the call in progress
+
+	// MinParallel is the batch size below which a call stays on one
+	// core (measured default: see NewParallel).
+	MinParallel int
+
+	start chan struct{} // one token per helper per call
+	stop  sync.Once
+
+	// The counters every worker writes, each on a cache line of its own
+	// (sharing a line with the fields below slowed every worker's reads).
+	_    [64]byte
+	next atomic.Int64 // the next chunk to take
+	_    [56]byte
+	busy atomic.Int32 // helpers still working on the call
+	_    [60]byte
+
+	// The call in progress, read by the workers.
+	op     parallelOp
+	n      int
+	closeR *soa.Results
+	closeP *soa.Pairs
+	pointR *soa.PointResults
+	pointS *soa.PointSegments
+	rows   *soa.Contacts
+	caps   *soa.Capsules
+	pairs  *soa.IndexPairs
+	margin float32
+	counts []int        // compaction: rows written per chunk
+	views  []chunkViews // per worker: sub-batch headers, reused
+}
+
+type parallelOp int
+
+const (
+	opClosest parallelOp = iota
+	opPoint
+	opContacts
+	opCompact
+)
+
+// chunkViews are one worker's views of a chunk, kept so that handing a
+// chunk to a kernel allocates nothing.
+type chunkViews struct {
+	pairs soa.Pairs
+	res   soa.Results
+	seg   soa.PointSegments
+	pres  soa.PointResults
+	ip    soa.IndexPairs
+	rows  soa.Contacts
+	_     [64]byte // keep workers' views on separate cache lines
+}
+
+// DefaultMinParallel is the batch size from which NewParallel's Parallel
+// uses more than one core. Measured on the 2-core VM of the README: below
+// about 4,096 pairs the hand-off costs more than the second core saves.
+const DefaultMinParallel = 4096
+
+// NewParallel returns a Parallel with the given number of workers (the
+// calling goroutine counts as one) on path k. workers < 1 panics.
+func NewParallel(k Kernel, workers int) *Parallel {
+	if workers < 1 {
+		panic(fmt.Sprintf("segdist/kernel: NewParallel with %d workers", workers))
+	}
+	l2 := cpuid.CPU.Cache.L2
+	if l2 <= 0 {
+		l2 = 1 << 20
+	}
+	// About 64 bytes move per pair (the closest kernel: 48 in, 12 out);
+	// half the L2 per chunk leaves room for the next chunk's prefetches.
+	chunk := max(64, (l2/2/64)&^63)
+	p := &Parallel{k: k, workers: workers, chunk: chunk, MinParallel: DefaultMinParallel,
+		start: make(chan struct{}, workers), views: make([]chunkViews, workers)}
+	for w := 1; w < workers; w++ {
+		go p.helper(w)
+	}
+	return p
+}
+
+// spinPolls is how many times a helper polls for the next call before it
+// blocks, and the caller for its helpers before it yields: waking a
+// blocked goroutine costs tens of microseconds on the VMs measured here
+// (BatchClosest at 65,536 pairs gained nothing from a second worker with
+// blocking hand-offs), about what a whole chunk takes. An engine calls
+// every step, so a helper that has just finished is soon needed again.
+const spinPolls = 1 << 14
+
+// helper is worker w's goroutine: it takes one token per call.
+func (p *Parallel) helper(w int) {
+	for {
+		ok, got := true, false
+		for range spinPolls {
+			select {
+			case _, ok = <-p.start:
+				got = true
+			default:
+			}
+			if got {
+				break
+			}
+		}
+		if !got {
+			_, ok = <-p.start
+		}
+		if !ok {
+			return // closed
+		}
+		p.work(w)
+		p.busy.Add(-1)
+	}
+}
+
+// Close stops the workers. The Parallel must not be used afterwards.
+func (p *Parallel) Close() { p.stop.Do(func() { close(p.start) }) }
+
+// Workers returns the number of workers, the calling goroutine included.
+func (p *Parallel) Workers() int { return p.workers }
+
+// chunkFor returns the chunk size for a batch of n pairs: n split evenly
+// over the workers (rounded up to 64 pairs), at most half an L2.
+func (p *Parallel) chunkFor(n int) int {
+	even := (n + p.workers - 1) / p.workers
+	return min(p.chunk, (even+63)&^63)
+}
+
+// parallel reports whether a batch of n pairs runs on the workers.
+func (p *Parallel) parallel(n int) bool { return p.workers > 1 && n >= p.MinParallel && n > 64 }
+
+// run computes n pairs of the prepared operation on every worker, in
+// chunks of p.cur pairs (set by the caller from chunkFor).
+func (p *Parallel) run(n int) {
+	p.n = n
+	p.next.Store(0)
+	helpers := min(p.workers-1, (n+p.cur-1)/p.cur-1)
+	p.busy.Store(int32(helpers))
+	for range helpers {
+		p.start <- struct{}{}
+	}
+	p.work(0)
+	for i := 0; p.busy.Load() != 0; i++ {
+		if i >= spinPolls {
+			runtime.Gosched()
+		}
+	}
+}
+
+// work computes chunks until none is left.
+func (p *Parallel) work(w int) {
+	v := &p.views[w]
+	for {
+		c := int(p.next.Add(1) - 1)
+		lo := c * p.cur
+		if lo >= p.n {
+			return
+		}
+		hi := min(lo+p.cur, p.n)
+		switch p.op {
+		case opClosest:
+			s, d := p.closeP, p.closeR
+			v.pairs = soa.Pairs{AX: s.AX[lo:hi], AY: s.AY[lo:hi], AZ: s.AZ[lo:hi], BX: s.BX[lo:hi], BY: s.BY[lo:hi], BZ: s.BZ[lo:hi],
+				CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi], DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
+			v.res = soa.Results{S: d.S[lo:hi], T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
+			p.k.closest(hi-lo, &v.res, &v.pairs)
+		case opPoint:
+			s, d := p.pointS, p.pointR
+			v.seg = soa.PointSegments{PX: s.PX[lo:hi], PY: s.PY[lo:hi], PZ: s.PZ[lo:hi], CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi],
+				DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
+			v.pres = soa.PointResults{T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
+			p.k.point(hi-lo, &v.pres, &v.seg)
+		case opContacts, opCompact:
+			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
+			r := p.rows
+			v.rows = soa.Contacts{Pair: r.Pair[lo:hi], Count: r.Count[lo:hi], Depth1: r.Depth1[lo:hi], Depth2: r.Depth2[lo:hi],
+				NX: r.NX[lo:hi], NY: r.NY[lo:hi], NZ: r.NZ[lo:hi], P1X: r.P1X[lo:hi], P1Y: r.P1Y[lo:hi], P1Z: r.P1Z[lo:hi],
+				P2X: r.P2X[lo:hi], P2Y: r.P2Y[lo:hi], P2Z: r.P2Z[lo:hi]}
+			rows := hi - lo
+			if p.op == opContacts {
+				p.k.contacts(rows, &v.rows, p.caps, &v.ip, p.margin)
+			} else {
+				rows = p.k.compact(rows, &v.rows, p.caps, &v.ip, p.margin)
+				p.counts[c] = rows
+			}
+			// The kernels number pairs within the chunk.
+			for i := range v.rows.Pair[:rows] {
+				v.rows.Pair[i] += uint32(lo)
+			}
+		}
+	}
+}
+
+// BatchClosest is kernel.BatchClosest on the workers.
+func (p *Parallel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
+	n := checkLengths(dst, src)
+	if !p.parallel(n) {
+		if n > 0 {
+			p.k.closest(n, dst, src)
+		}
+		return
+	}
+	p.cur = p.chunkFor(n)
+	p.op, p.closeR, p.closeP = opClosest, dst, src
+	p.run(n)
+	p.closeR, p.closeP = nil, nil
+}
+
+// BatchClosestPoint is kernel.BatchClosestPoint on the workers.
+func (p *Parallel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
+	n := checkPointLengths(dst, src)
+	if !p.parallel(n) {
+		if n > 0 {
+			p.k.point(n, dst, src)
+		}
+		return
+	}
+	p.cur = p.chunkFor(n)
+	p.op, p.pointR, p.pointS = opPoint, dst, src
+	p.run(n)
+	p.pointR, p.pointS = nil, nil
+}
+
+// BatchContacts is kernel.BatchContacts on the workers.
+func (p *Parallel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+	m := checkContactArgs(dst, caps, pairs, margin, true)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.contacts(m, dst, caps, pairs, margin)
+		}
+		return
+	}
+	p.cur = p.chunkFor(m)
+	p.op, p.rows, p.caps, p.pairs, p.margin = opContacts, dst, caps, pairs, margin
+	p.run(m)
+	p.rows, p.caps, p.pairs = nil, nil, nil
+}
+
+// CompactContacts is kernel.CompactContacts on the workers: each chunk
+// compacts into its own rows, then the rows move down, in chunk order, to
+// follow each other (the same rows in the same order as on one core).
+func (p *Parallel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	m := checkContactArgs(dst, caps, pairs, margin, false)
+	if !p.parallel(m) {
+		if m == 0 {
+			return 0
+		}
+		return p.k.compact(m, dst, caps, pairs, margin)
+	}
+	p.cur = p.chunkFor(m)
+	chunks := (m + p.cur - 1) / p.cur
+	if cap(p.counts) < chunks {
+		p.counts = make([]int, chunks) // the only allocation: first call of a larger batch
+	}
+	p.counts = p.counts[:chunks]
+	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
+	p.run(m)
+	p.rows, p.caps, p.pairs = nil, nil, nil
+	w := 0
+	for c, cnt := range p.counts {
+		if lo := c * p.cur; lo != w && cnt > 0 {
+			moveRows(dst, w, lo, cnt)
+		}
+		w += cnt
+	}
+	return w
+}
+
+// moveRows copies rows [from, from+n) of c to [to, to+n), to < from.
+func moveRows(c *soa.Contacts, to, from, n int) {
+	copy(c.Pair[to:], c.Pair[from:from+n])
+	copy(c.Count[to:], c.Count[from:from+n])
+	for _, s := range [...][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ, c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z} {
+		copy(s[to:], s[from:from+n])
+	}
+}

@@ -1,0 +1,156 @@
+package kernel_test
+
+import (
+	"math"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/segdist/segdist/internal/verify"
+	"github.com/segdist/segdist/kernel"
+	"github.com/segdist/segdist/soa"
+)
+
+// parallelSizes cross chunk boundaries: below, at and above multiples of 64.
+func parallelSizes() []int {
+	if testing.Short() {
+		return []int{0, 1, 63, 64, 65, 129, 1000, 4097}
+	}
+	return []int{0, 1, 63, 64, 65, 129, 1000, 4097, 70001}
+}
+
+// Every entry point of Parallel returns the bits of the single-core call
+// of the same path, for every worker count, with the parallel split
+// forced (MinParallel 0) and at its default; CompactContacts' rows in the
+// same order with the same Pair indices.
+func TestParallelBitIdentical(t *testing.T) {
+	all := pool(41, 2000)
+	r := verify.NewRand(42, 1)
+	caps := verify.RandomCapsules(r, 3000)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, workers := range []int{1, 2, 3} {
+			for _, minPar := range []int{0, kernel.DefaultMinParallel} {
+				p := kernel.NewParallel(k, workers)
+				p.MinParallel = minPar
+				for _, n := range parallelSizes() {
+					what := "workers=" + strconv.Itoa(workers) + " min=" + strconv.Itoa(minPar) + " n=" + strconv.Itoa(n)
+					ps := make([]soa.Pair, n)
+					for i := range ps {
+						ps[i] = all[(7*i)%len(all)]
+					}
+					src := soa.FromPairs(ps)
+					want := soa.NewResults(n)
+					k.BatchClosest(want, src)
+					got := soa.NewResults(n)
+					p.BatchClosest(got, src)
+					checkSame(t, what, src, got, want)
+
+					seg := soa.NewPointSegments(n)
+					for i, q := range ps {
+						seg.Set(i, q.A, q.C, q.D)
+					}
+					wp, gp := soa.NewPointResults(n), soa.NewPointResults(n)
+					k.BatchClosestPoint(wp, seg)
+					p.BatchClosestPoint(gp, seg)
+					for i := range n {
+						if math.Float32bits(wp.T[i]) != math.Float32bits(gp.T[i]) || math.Float32bits(wp.Dist2[i]) != math.Float32bits(gp.Dist2[i]) {
+							t.Fatalf("%s: BatchClosestPoint lane %d differs", what, i)
+						}
+					}
+
+					pairs := verify.RandomIndexPairs(r, caps.Len(), n)
+					wc, gc := soa.NewContacts(n), soa.NewContacts(n)
+					k.BatchContacts(wc, caps, pairs, 0.05)
+					p.BatchContacts(gc, caps, pairs, 0.05)
+					sameRows(t, what+" BatchContacts", wc, gc, n)
+					wn := k.CompactContacts(wc, caps, pairs, 0.05)
+					gn := p.CompactContacts(gc, caps, pairs, 0.05)
+					if wn != gn {
+						t.Fatalf("%s: CompactContacts wrote %d rows, one core %d", what, gn, wn)
+					}
+					sameRows(t, what+" CompactContacts", wc, gc, wn)
+				}
+				p.Close()
+			}
+		}
+	})
+}
+
+// sameRows fails t unless rows [0, n) of a and b are the same bits.
+func sameRows(t *testing.T, what string, a, b *soa.Contacts, n int) {
+	t.Helper()
+	for k := range n {
+		_, ca := verify.ContactRow(a, k)
+		_, cb := verify.ContactRow(b, k)
+		if a.Pair[k] != b.Pair[k] || ca.Count != cb.Count {
+			t.Fatalf("%s: row %d: pair %d count %d, one core pair %d count %d", what, k, b.Pair[k], cb.Count, a.Pair[k], ca.Count)
+		}
+		fa, fb := ctContactFloats(ca), ctContactFloats(cb)
+		for j := range fa {
+			if math.Float32bits(fa[j]) != math.Float32bits(fb[j]) {
+				t.Fatalf("%s: row %d float %d: %v, one core %v", what, k, j, fb[j], fa[j])
+			}
+		}
+	}
+}
+
+// After the first call of a size, Parallel allocates nothing.
+func TestParallelNoAllocs(t *testing.T) {
+	k := lookup(t, kernel.ISA())
+	p := kernel.NewParallel(k, 2)
+	defer p.Close()
+	p.MinParallel = 0
+	const n = 20000
+	all := pool(43, 500)
+	ps := make([]soa.Pair, n)
+	for i := range ps {
+		ps[i] = all[i%len(all)]
+	}
+	src, dst := soa.FromPairs(ps), soa.NewResults(n)
+	r := verify.NewRand(44, 1)
+	caps := verify.RandomCapsules(r, 1000)
+	pairs := verify.RandomIndexPairs(r, caps.Len(), n)
+	rows := soa.NewContacts(n)
+	for name, f := range map[string]func(){
+		"BatchClosest":    func() { p.BatchClosest(dst, src) },
+		"BatchContacts":   func() { p.BatchContacts(rows, caps, pairs, 0.01) },
+		"CompactContacts": func() { p.CompactContacts(rows, caps, pairs, 0.01) },
+	} {
+		f() // the first call may allocate (compaction's per-chunk counts)
+		if a := testing.AllocsPerRun(20, f); a != 0 {
+			t.Errorf("%s: %v allocations per call", name, a)
+		}
+	}
+}
+
+// Close stops every worker goroutine.
+func TestParallelNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	p := kernel.NewParallel(lookup(t, kernel.ISA()), 4)
+	if runtime.NumGoroutine() < before+3 {
+		t.Fatalf("%d goroutines after NewParallel(4), %d before", runtime.NumGoroutine(), before)
+	}
+	p.MinParallel = 0
+	src := soa.FromPairs(pool(45, 1000))
+	p.BatchClosest(soa.NewResults(src.Len()), src)
+	p.Close()
+	p.Close() // twice is fine
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+// NewParallel rejects fewer than one worker.
+func TestParallelWorkers(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("NewParallel(k, 0) did not panic")
+		}
+	}()
+	kernel.NewParallel(lookup(t, "go"), 0)
+}
