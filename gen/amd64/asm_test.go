@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/segdist/segdist/gen/ir"
 )
 
 // functions returns the bodies of the TEXT symbols of a generated .s file.
@@ -28,6 +30,9 @@ func functions(t *testing.T, path string) map[string]string {
 // CPU without AVX-512. The spill policy (ir.AVX2.Parks) is what keeps
 // the bodies within 16.
 func TestAVX2RegisterBudget(t *testing.T) {
+	if ir.AVX2.VecRegs != 16 {
+		t.Fatalf("ir.AVX2.VecRegs = %d: this test checks Y0-Y15", ir.AVX2.VecRegs)
+	}
 	bad := regexp.MustCompile(`\b(Y(1[6-9]|2[0-9]|3[01])|X(1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`)
 	n := 0
 	for name, body := range functions(t, "../../asm/kernels_amd64.s") {

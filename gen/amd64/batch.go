@@ -60,6 +60,7 @@ func signature(k *kernels.Kernel) string {
 // prefetch), then one masked group for the n mod t.Lanes lanes left (never
 // touching memory past n), then VZEROUPPER.
 func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...string) {
+	check(t)
 	name := k.Name + t.Name
 	p := k.Program()
 	nslots := slotsNeeded(t, p)

@@ -47,6 +47,7 @@ const numGathered = 14
 // before its arithmetic left the two nearly serial (8.8 ns/pair at 4,096
 // pairs; 7.3 pipelined, same run).
 func Contacts(t *ir.Target, c *constants, compact bool) {
+	check(t)
 	k := kernels.Contact
 	name := k.Name + t.Name
 	if compact {

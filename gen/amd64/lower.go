@@ -40,6 +40,15 @@ type lowering struct {
 	blocks  []string // names of the open rare blocks
 }
 
+// check panics unless t is a target this backend implements: amd64, a
+// masked tail group, 16 or 32 vector registers (what the drivers assume).
+func check(t *ir.Target) {
+	if t.Arch != "amd64" || t.Tail != ir.MaskedTail || t.ElemBytes != 4 || t.VecRegs != 16 && t.VecRegs != 32 ||
+		evex(t) != (t.VecRegs == 32) {
+		panic(fmt.Sprintf("amd64: cannot generate for target %+v", *t))
+	}
+}
+
 // evex reports whether t is AVX-512: opmask registers, embedded
 // broadcast, 32 vector registers. It is the one question that separates
 // the two amd64 targets' instructions (the width is t.VecBytes).

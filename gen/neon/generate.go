@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/segdist/segdist/gen/ir"
 	"github.com/segdist/segdist/gen/kernels"
 )
 
@@ -22,6 +23,10 @@ type Stats struct {
 // Generate returns the arm64 assembly of every NEON kernel, the Go
 // declarations of package asm for it, and each kernel's register use.
 func Generate() (asm, stubs string, stats []Stats) {
+	if t := ir.NEON; t.Arch != "arm64" || t.Tail != ir.LaneTail || t.Lanes != 4 || t.ElemBytes != 4 ||
+		t.VecRegs != numRegs+3+2 || t.Masks != ir.VectorMask {
+		panic(fmt.Sprintf("neon: the drivers and allocator assume ir.NEON as it was: %+v", *t))
+	}
 	var w writer
 	w.raw(header + "\n#include \"textflag.h\"\n")
 	c := newConstTable()
