@@ -24,7 +24,7 @@ type Stats struct {
 // declarations of package asm for it, and each kernel's register use.
 func Generate() (asm, stubs string, stats []Stats) {
 	if t := ir.NEON; t.Arch != "arm64" || t.Tail != ir.LaneTail || t.Lanes != 4 || t.ElemBytes != 4 ||
-		t.VecRegs != numRegs+3+2 || t.Masks != ir.VectorMask {
+		t.VecRegs != numRegs+3+2 || t.Masks != ir.VectorMask || !t.SkipRare {
 		panic(fmt.Sprintf("neon: the drivers and allocator assume ir.NEON as it was: %+v", *t))
 	}
 	var w writer
