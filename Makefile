@@ -1,6 +1,6 @@
 # segdist developer tasks. The README's quick start needs none of these.
 
-.PHONY: gen test bench ci mca
+.PHONY: gen test bench ci mca plot
 
 # Regenerate the kernels in asm/ (amd64 through avo, arm64 NEON as text) from gen/.
 gen:
@@ -24,3 +24,10 @@ mca:
 	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func ClosestPointNEON -lanes 4
 	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func ContactsNEON -lanes 4 -taken
 	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func CompactContactsNEON -lanes 4 -taken
+
+# The throughput curve (throughput.png): go run ./bench -sweep on this
+# machine, drawn by the plot module (gonum, kept out of segdist's module).
+plot:
+	go run ./bench -sweep -json > sweep.json
+	cd plot && go run . -in ../sweep.json -out ../throughput.png -cpu "$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+	rm -f sweep.json

@@ -68,6 +68,7 @@ type config struct {
 	reps     int
 	minRep   time.Duration
 	progress bool
+	sweep    bool
 }
 
 func main() {
@@ -80,6 +81,7 @@ func main() {
 	fs.BoolVar(&cfg.json, "json", false, "print the rows as JSON, one object per line, on stdout (the header goes to stderr)")
 	fs.IntVar(&cfg.reps, "reps", 7, "timed repetitions per path; the median is reported")
 	fs.DurationVar(&cfg.minRep, "mintime", 20*time.Millisecond, "minimum duration of one timed repetition")
+	fs.BoolVar(&cfg.sweep, "sweep", false, "instead of the scene: time BatchClosest and StreamOnly on every path at batch sizes 16 to 2^20 (the rows make plot draws)")
 	fs.BoolVar(&cfg.progress, "v", false, "show progress on stderr (automatic from 100,000 capsules)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./bench [flags]\n\n")
@@ -105,6 +107,19 @@ func main() {
 	}
 	cfg.progress = cfg.progress || cfg.n >= 100_000
 
+	if cfg.sweep {
+		rows := sweep(isas, cfg.reps, cfg.minRep)
+		if cfg.json {
+			err = writeJSON(os.Stdout, rows)
+		} else {
+			err = writeTable(os.Stdout, rows)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	ok, err := run(cfg, isas, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

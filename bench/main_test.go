@@ -242,7 +242,7 @@ func TestWriteJSONKeys(t *testing.T) {
 // the documented keys, with (kernel, isa) values want in order.
 func checkJSONLines(t *testing.T, out string, want [][2]string) {
 	t.Helper()
-	wantKeys := []string{"contacts", "isa", "kernel", "mismatches", "ns_per_pair", "pairs", "speedup", "worst_err_eps"}
+	wantKeys := []string{"contacts", "isa", "kernel", "mismatches", "ns_per_pair", "pairs", "precision", "speedup", "worst_err_eps"}
 	var got [][2]string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
@@ -581,5 +581,35 @@ func TestVerifyPointsDetectsCorruptLane(t *testing.T) {
 		if v := verifyPoints(p, res, ref, golden); v.Failed != c.failed || v.Mismatches != c.mismatch {
 			t.Errorf("%s: failed %d, mismatches %d; want %d, %d", c.name, v.Failed, v.Mismatches, c.failed, c.mismatch)
 		}
+	}
+}
+
+// The sweep has a row per path, kernel and size, each with a time, and
+// its JSON rows say their precision (make plot reads them).
+func TestSweep(t *testing.T) {
+	saved := sweepSizes
+	defer func() { sweepSizes = saved }()
+	sweepSizes = []int{16, 100, 70000}
+	isas := kernel.Available()
+	rows := sweep(isas, 1, 0)
+	want := 0
+	for _, isa := range isas {
+		for _, n := range sweepSizes {
+			if isa != "go" || n <= 65536 {
+				want += 2
+			}
+		}
+	}
+	if len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	for _, r := range rows {
+		if !(r.NsPerPair > 0) || r.Precision != "float32" || (r.Kernel != "closest" && r.Kernel != "stream") {
+			t.Errorf("row %+v", r)
+		}
+	}
+	var b strings.Builder
+	if err := writeJSON(&b, rows[:1]); err != nil || !strings.Contains(b.String(), `"precision":"float32"`) {
+		t.Errorf("JSON row %q (%v)", b.String(), err)
 	}
 }

@@ -43,6 +43,7 @@ type row struct {
 	WorstErrEps float64 `json:"worst_err_eps"` // worst lane error, eps32 x scale
 	Contacts    int     `json:"contacts"`      // touching pairs (see above)
 	Mismatches  int     `json:"mismatches"`    // lanes (rows) whose bits differ from "go"
+	Precision   string  `json:"precision"`     // "float32" (every kernel so far)
 }
 
 // writeJSON writes each row as one JSON object on its own line. JSON has
@@ -52,6 +53,9 @@ type row struct {
 func writeJSON(w io.Writer, rows []row) error {
 	enc := json.NewEncoder(w)
 	for _, r := range rows {
+		if r.Precision == "" {
+			r.Precision = "float32" // every kernel so far
+		}
 		if math.IsNaN(r.WorstErrEps) || math.IsInf(r.WorstErrEps, 0) {
 			r.WorstErrEps = math.MaxFloat64
 		}

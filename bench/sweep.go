@@ -1,0 +1,48 @@
+package main
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/segdist/segdist/kernel"
+	"github.com/segdist/segdist/soa"
+)
+
+// sweepSizes are the batch sizes of the throughput curve.
+var sweepSizes = []int{16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1 << 20}
+
+// sweep times BatchClosest and StreamOnly (the memory floor) on every path
+// of isas over sweepSizes, random pairs in a 10-cube, for the throughput
+// curve (make plot). Each row is one kernel ("closest" or "stream"), path
+// and batch size (pairs) with its median ns per pair. The results are not
+// verified here: the scene run and the tests do that.
+func sweep(isas []string, reps int, minRep time.Duration) []row {
+	var rows []row
+	for _, n := range sweepSizes {
+		r := rand.New(rand.NewPCG(7, uint64(n)))
+		pt := func() [3]float32 {
+			return [3]float32{float32(10 * r.Float64()), float32(10 * r.Float64()), float32(10 * r.Float64())}
+		}
+		src, dst := soa.NewPairs(n), soa.NewResults(n)
+		for i := range n {
+			src.Set(i, pt(), pt(), pt(), pt())
+		}
+		for _, isa := range isas {
+			k, _ := kernel.Lookup(isa)
+			for _, kr := range []struct {
+				name string
+				pass func()
+			}{
+				{"closest", func() { k.BatchClosest(dst, src) }},
+				{"stream", func() { k.StreamOnly(dst, src) }},
+			} {
+				if isa == "go" && n > 65536 {
+					continue // minutes of pure Go add nothing to the picture
+				}
+				t := measure(kr.pass, reps, minRep)
+				rows = append(rows, row{ISA: isa, Kernel: kr.name, Pairs: n, NsPerPair: t.NsPer(n), Precision: "float32"})
+			}
+		}
+	}
+	return rows
+}
