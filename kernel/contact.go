@@ -42,7 +42,7 @@ func CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPair
 // BatchClosestPoint is the package-level BatchClosestPoint on this path.
 func (k Kernel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
 	if n := checkPointLengths(dst, src); n > 0 {
-		k.point(n, dst, src)
+		k.f32.point(n, dst, src)
 	}
 }
 
@@ -66,7 +66,7 @@ func (k Kernel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.
 	if m == 0 {
 		return
 	}
-	k.contacts(m, dst, caps, pairs, margin)
+	k.f32.contacts(m, dst, caps, pairs, margin)
 }
 
 // CompactContacts is the package-level CompactContacts on this path.
@@ -75,7 +75,7 @@ func (k Kernel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *so
 	if m == 0 {
 		return 0
 	}
-	return k.compact(m, dst, caps, pairs, margin)
+	return k.f32.compact(m, dst, caps, pairs, margin)
 }
 
 // checkLen panics unless got == want, naming the slice.

@@ -16,8 +16,8 @@ var paths = []Kernel{goKernel}
 
 // goKernel is the pure-Go path, available everywhere.
 var goKernel = Kernel{
-	isa: "go", closest: goClosest, stream: goStream,
-	point: goPoint, contacts: goContacts, compact: goCompact,
+	isa: "go", f32: &impl{closest: goClosest, stream: goStream,
+		point: goPoint, contacts: goContacts, compact: goCompact},
 }
 
 // active is the path the package-level functions use, chosen once.

@@ -44,12 +44,12 @@ func supported(isa string) bool {
 func archPaths() []Kernel {
 	var ks []Kernel
 	if supported("avx512") {
-		ks = append(ks, Kernel{isa: "avx512", closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
-			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512)})
+		ks = append(ks, Kernel{isa: "avx512", f32: &impl{closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
+			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512)}})
 	}
 	if supported("avx2") {
-		ks = append(ks, Kernel{isa: "avx2", closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
-			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)})
+		ks = append(ks, Kernel{isa: "avx2", f32: &impl{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
+			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)}})
 	}
 	return ks
 }

@@ -61,9 +61,17 @@ func Closest(a, b, c, d [3]float32) (s, t, dist2 float32) {
 }
 
 // Kernel is one implementation path. The zero value is not usable; get one
-// from Lookup.
+// from Lookup or Active.
 type Kernel struct {
-	isa      string
+	isa string
+	f32 *impl // the float32 kernels (a float64 set will sit beside it)
+}
+
+// impl is one path's implementation of every float32 kernel, registered
+// once per path (dispatch_*.go); the entry points check their arguments
+// and call these with the common length n > 0. A new kernel adds a field
+// here and one entry per path; a new element type adds one impl per path.
+type impl struct {
 	closest  func(n int, dst *soa.Results, src *soa.Pairs)
 	stream   func(n int, dst *soa.Results, src *soa.Pairs)
 	point    func(n int, dst *soa.PointResults, src *soa.PointSegments)
@@ -80,7 +88,7 @@ func (k Kernel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 	if n == 0 {
 		return
 	}
-	k.closest(n, dst, src)
+	k.f32.closest(n, dst, src)
 }
 
 // checkLengths returns the common length of every slice of src and dst and
@@ -125,7 +133,7 @@ func (k Kernel) StreamOnly(dst *soa.Results, src *soa.Pairs) {
 	if n == 0 {
 		return
 	}
-	k.stream(n, dst, src)
+	k.f32.stream(n, dst, src)
 }
 
 // goStream is the pure-Go memory baseline: S = AX+BX+CX+DX, T likewise

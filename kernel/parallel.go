@@ -189,13 +189,13 @@ func (p *Parallel) work(w int) {
 			v.pairs = soa.Pairs{AX: s.AX[lo:hi], AY: s.AY[lo:hi], AZ: s.AZ[lo:hi], BX: s.BX[lo:hi], BY: s.BY[lo:hi], BZ: s.BZ[lo:hi],
 				CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi], DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
 			v.res = soa.Results{S: d.S[lo:hi], T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
-			p.k.closest(hi-lo, &v.res, &v.pairs)
+			p.k.f32.closest(hi-lo, &v.res, &v.pairs)
 		case opPoint:
 			s, d := p.pointS, p.pointR
 			v.seg = soa.PointSegments{PX: s.PX[lo:hi], PY: s.PY[lo:hi], PZ: s.PZ[lo:hi], CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi],
 				DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
 			v.pres = soa.PointResults{T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
-			p.k.point(hi-lo, &v.pres, &v.seg)
+			p.k.f32.point(hi-lo, &v.pres, &v.seg)
 		case opContacts, opCompact:
 			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
 			r := p.rows
@@ -204,9 +204,9 @@ func (p *Parallel) work(w int) {
 				P2X: r.P2X[lo:hi], P2Y: r.P2Y[lo:hi], P2Z: r.P2Z[lo:hi]}
 			rows := hi - lo
 			if p.op == opContacts {
-				p.k.contacts(rows, &v.rows, p.caps, &v.ip, p.margin)
+				p.k.f32.contacts(rows, &v.rows, p.caps, &v.ip, p.margin)
 			} else {
-				rows = p.k.compact(rows, &v.rows, p.caps, &v.ip, p.margin)
+				rows = p.k.f32.compact(rows, &v.rows, p.caps, &v.ip, p.margin)
 				p.counts[c] = rows
 			}
 			// The kernels number pairs within the chunk.
@@ -222,7 +222,7 @@ func (p *Parallel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 	n := checkLengths(dst, src)
 	if !p.parallel(n) {
 		if n > 0 {
-			p.k.closest(n, dst, src)
+			p.k.f32.closest(n, dst, src)
 		}
 		return
 	}
@@ -237,7 +237,7 @@ func (p *Parallel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegmen
 	n := checkPointLengths(dst, src)
 	if !p.parallel(n) {
 		if n > 0 {
-			p.k.point(n, dst, src)
+			p.k.f32.point(n, dst, src)
 		}
 		return
 	}
@@ -252,7 +252,7 @@ func (p *Parallel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *s
 	m := checkContactArgs(dst, caps, pairs, margin, true)
 	if !p.parallel(m) {
 		if m > 0 {
-			p.k.contacts(m, dst, caps, pairs, margin)
+			p.k.f32.contacts(m, dst, caps, pairs, margin)
 		}
 		return
 	}
@@ -271,7 +271,7 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs 
 		if m == 0 {
 			return 0
 		}
-		return p.k.compact(m, dst, caps, pairs, margin)
+		return p.k.f32.compact(m, dst, caps, pairs, margin)
 	}
 	p.cur = p.chunkFor(m)
 	chunks := (m + p.cur - 1) / p.cur
