@@ -157,9 +157,11 @@ func (p *Parallel) chunkFor(n int) int {
 func (p *Parallel) parallel(n int) bool { return p.workers > 1 && n >= p.MinParallel && n > 64 }
 
 // run computes n pairs of the prepared operation on every worker, in
-// chunks of p.cur pairs (set by the caller from chunkFor).
+// chunks of chunkFor(n) pairs, then drops the call's references to the
+// caller's batches.
 func (p *Parallel) run(n int) {
-	p.n = n
+	defer p.forget()
+	p.n, p.cur = n, p.chunkFor(n)
 	p.next.Store(0)
 	helpers := min(p.workers-1, (n+p.cur-1)/p.cur-1)
 	p.busy.Store(int32(helpers))
@@ -172,6 +174,13 @@ func (p *Parallel) run(n int) {
 			runtime.Gosched()
 		}
 	}
+}
+
+// forget drops the references of the finished call to the caller's
+// batches, so that a Parallel does not keep them alive.
+func (p *Parallel) forget() {
+	p.closeR, p.closeP, p.pointR, p.pointS = nil, nil, nil, nil
+	p.rows, p.caps, p.pairs = nil, nil, nil
 }
 
 // work computes chunks until none is left.
@@ -227,10 +236,8 @@ func (p *Parallel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 		}
 		return
 	}
-	p.cur = p.chunkFor(n)
 	p.op, p.closeR, p.closeP = opClosest, dst, src
 	p.run(n)
-	p.closeR, p.closeP = nil, nil
 }
 
 // BatchClosestPoint is kernel.BatchClosestPoint on the workers.
@@ -242,10 +249,8 @@ func (p *Parallel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegmen
 		}
 		return
 	}
-	p.cur = p.chunkFor(n)
 	p.op, p.pointR, p.pointS = opPoint, dst, src
 	p.run(n)
-	p.pointR, p.pointS = nil, nil
 }
 
 // BatchContacts is kernel.BatchContacts on the workers.
@@ -257,10 +262,8 @@ func (p *Parallel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *s
 		}
 		return
 	}
-	p.cur = p.chunkFor(m)
 	p.op, p.rows, p.caps, p.pairs, p.margin = opContacts, dst, caps, pairs, margin
 	p.run(m)
-	p.rows, p.caps, p.pairs = nil, nil, nil
 }
 
 // CompactContacts is kernel.CompactContacts on the workers: each chunk
@@ -274,18 +277,17 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs 
 		}
 		return p.k.f32.compact(m, dst, caps, pairs, margin)
 	}
-	p.cur = p.chunkFor(m)
-	chunks := (m + p.cur - 1) / p.cur
+	chunk := p.chunkFor(m) // run's chunks
+	chunks := (m + chunk - 1) / chunk
 	if cap(p.counts) < chunks {
 		p.counts = make([]int, chunks) // the only allocation: first call of a larger batch
 	}
 	p.counts = p.counts[:chunks]
 	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
 	p.run(m)
-	p.rows, p.caps, p.pairs = nil, nil, nil
 	w := 0
 	for c, cnt := range p.counts {
-		if lo := c * p.cur; lo != w && cnt > 0 {
+		if lo := c * chunk; lo != w && cnt > 0 {
 			moveRows(dst, w, lo, cnt)
 		}
 		w += cnt
