@@ -5,38 +5,38 @@
 package asm
 
 // ContactsAVX2 computes the contacts of n capsule pairs with AVX2, one row
-// per pair, bit-identical to fallback.ContactLane on each; it returns n. caps holds
-// the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices
-// (all in range), out the thirteen soa.Contacts streams of n rows; n > 0.
+// per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
+// at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices
+// (all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.
 //
 //go:noescape
-func ContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // CompactContactsAVX2 computes the contacts of n capsule pairs with AVX2 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
-// Bit-identical to fallback.ContactLane on each. caps holds the seven capsule
-// streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),
-// out the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// Bit-identical to fallback.ContactLane on each. caps points at the capsule
+// records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in
+// range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
 //
 //go:noescape
-func CompactContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // ContactsAVX512 computes the contacts of n capsule pairs with AVX512, one row
-// per pair, bit-identical to fallback.ContactLane on each; it returns n. caps holds
-// the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices
-// (all in range), out the thirteen soa.Contacts streams of n rows; n > 0.
+// per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
+// at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices
+// (all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.
 //
 //go:noescape
-func ContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // CompactContactsAVX512 computes the contacts of n capsule pairs with AVX512 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
-// Bit-identical to fallback.ContactLane on each. caps holds the seven capsule
-// streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),
-// out the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// Bit-identical to fallback.ContactLane on each. caps points at the capsule
+// records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in
+// range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
 //
 //go:noescape
-func CompactContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 lanes per vector, bit-identical to fallback.ClosestLane.

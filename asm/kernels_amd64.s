@@ -2195,1064 +2195,196 @@ DATA compress8<>+8184(SB)/4, $0x00000006
 DATA compress8<>+8188(SB)/4, $0x00000007
 GLOBL compress8<>(SB), RODATA|NOPTR, $8192
 
-// func ContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2
-TEXT ·ContactsAVX2(SB), $3744-56
+TEXT ·ContactsAVX2(SB), $3360-56
 	XORQ         R13, R13
 	XORQ         R11, R11
-	MOVQ         caps+0(FP), R12
-	MOVQ         (R12), CX
-	MOVQ         8(R12), DX
-	MOVQ         16(R12), SI
-	MOVQ         24(R12), DI
-	MOVQ         32(R12), R8
-	MOVQ         40(R12), R10
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         2784(R9), AX
-	LEAQ         3232(R9), BX
+	LEAQ         2784(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
-
-	// Gather the first group.
-	MOVQ n+32(FP), R14
-	CMPQ R14, $0x00000008
-	JB   ContactsAVX2_tail
-
-	// Gather capsule i (lanes from index+0).
-	MOVQ       pi+8(FP), R12
-	VMOVDQU    (R12)(R13*4), Y2
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (CX)(Y2*4), Y3
-	VMOVUPS    Y3, (AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DX)(Y2*4), Y3
-	VMOVUPS    Y3, 32(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (SI)(Y2*4), Y3
-	VMOVUPS    Y3, 64(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DI)(Y2*4), Y3
-	VMOVUPS    Y3, 96(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R8)(Y2*4), Y3
-	VMOVUPS    Y3, 128(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R10)(Y2*4), Y3
-	VMOVUPS    Y3, 160(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
-	VMOVUPS    Y3, 192(AX)
-	VPOR       Y2, Y2, Y2
-
-	// Gather capsule j (lanes from index+0).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU    (R12)(R13*4), Y2
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (CX)(Y2*4), Y3
-	VMOVUPS    Y3, 224(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DX)(Y2*4), Y3
-	VMOVUPS    Y3, 256(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (SI)(Y2*4), Y3
-	VMOVUPS    Y3, 288(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DI)(Y2*4), Y3
-	VMOVUPS    Y3, 320(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R8)(Y2*4), Y3
-	VMOVUPS    Y3, 352(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R10)(Y2*4), Y3
-	VMOVUPS    Y3, 384(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
-	VMOVUPS    Y3, 416(AX)
-	VPOR       Y2, Y2, Y2
 
 ContactsAVX2_loop:
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
 	JB   ContactsAVX2_tail
-	CMPQ R14, $0x00000010
-	JB   ContactsAVX2_last
 
-	// Software pipeline: the next group's gathers are spread through this group's
-	// arithmetic, so that their loads overlap its long dependency chain.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
 	VMOVUPS Y2, (R9)
 	VMOVUPS Y3, 32(R9)
 	VMOVUPS Y4, 64(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
 	VMOVUPS Y2, 96(R9)
 	VMOVUPS Y3, 128(R9)
 	VMOVUPS Y4, 160(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 64(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
-	VMOVUPS Y2, 192(R9)
-	VMOVUPS Y3, 224(R9)
-	VMOVUPS Y4, 256(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMOVUPS 96(R9), Y2
-	VMULPS  96(R9), Y2, Y2
-
-	// Gather capsule i (lanes from index+8).
-	MOVQ       pi+8(FP), R12
-	VMOVDQU    32(R12)(R13*4), Y3
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (CX)(Y3*4), Y4
-	VMOVUPS    Y4, (BX)
-	VMOVUPS    128(R9), Y4
-	VMULPS     128(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMOVUPS    160(R9), Y4
-	VMULPS     160(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VCMPPS     $0x1d, minnormal<>+0(SB), Y2, Y4
-	VDIVPS     Y2, Y1, Y5
-	VANDPS     Y4, Y5, Y4
-	VMOVUPS    Y4, 288(R9)
-	VMOVUPS    Y2, 320(R9)
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMOVUPS    (R9), Y2
-	VMULPS     (R9), Y2, Y2
-	VMOVUPS    32(R9), Y4
-	VMULPS     32(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMOVUPS    64(R9), Y4
-	VMULPS     64(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DX)(Y3*4), Y4
-	VMOVUPS    Y4, 32(BX)
-	VMOVUPS    Y2, 352(R9)
-	VMOVUPS    352(R9), Y2
-	VCMPPS     $0x1d, minnormal<>+0(SB), Y2, Y2
-	VDIVPS     352(R9), Y1, Y4
-	VANDPS     Y2, Y4, Y2
-	VMOVUPS    Y2, 384(R9)
-	VMOVUPS    96(R9), Y2
-	VMULPS     192(R9), Y2, Y2
-	VMOVUPS    128(R9), Y4
-	VMULPS     224(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMOVUPS    160(R9), Y4
-	VMULPS     256(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMULPS     288(R9), Y2, Y2
-	VMOVUPS    Y2, 416(R9)
-	VMOVUPS    96(R9), Y2
-	VMULPS     (R9), Y2, Y2
-	VMOVUPS    128(R9), Y4
-	VMULPS     32(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (SI)(Y3*4), Y4
-	VMOVUPS    Y4, 64(BX)
-	VMOVUPS    160(R9), Y4
-	VMULPS     64(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMULPS     288(R9), Y2, Y2
-	VMOVUPS    Y2, 448(R9)
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMOVUPS    96(R9), Y2
-	VMULPS     416(R9), Y2, Y2
-	VMOVUPS    128(R9), Y4
-	VMULPS     416(R9), Y4, Y4
-	VMOVUPS    160(R9), Y5
-	VMULPS     416(R9), Y5, Y5
-	VSUBPS     192(R9), Y2, Y2
-	VSUBPS     224(R9), Y4, Y4
-	VSUBPS     256(R9), Y5, Y5
-	VMOVUPS    96(R9), Y6
-	VMULPS     448(R9), Y6, Y6
-	VPCMPEQD   Y8, Y8, Y8
-	VXORPS     Y7, Y7, Y7
-	VGATHERDPS Y8, (DI)(Y3*4), Y7
-	VMOVUPS    Y7, 96(BX)
-	VMOVUPS    128(R9), Y7
-	VMULPS     448(R9), Y7, Y7
-	VMOVUPS    160(R9), Y8
-	VMULPS     448(R9), Y8, Y8
-	VMOVUPS    (R9), Y9
-	VSUBPS     Y6, Y9, Y6
-	VMOVUPS    32(R9), Y9
-	VSUBPS     Y7, Y9, Y7
-	VMOVUPS    64(R9), Y9
-	VSUBPS     Y8, Y9, Y8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS     Y6, Y6, Y9
-	VMULPS     Y7, Y7, Y10
-	VADDPS     Y10, Y9, Y9
-	VMULPS     Y8, Y8, Y10
-	VADDPS     Y10, Y9, Y9
-	VPCMPEQD   Y11, Y11, Y11
-	VXORPS     Y10, Y10, Y10
-	VGATHERDPS Y11, (R8)(Y3*4), Y10
-	VMOVUPS    Y10, 128(BX)
-	VMOVUPS    Y9, 480(R9)
-	VMULPS     Y6, Y2, Y2
-	VMULPS     Y7, Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMULPS     Y8, Y5, Y4
-	VADDPS     Y4, Y2, Y2
-	VCMPPS     $0x04, 480(R9), Y0, Y4
-	VDIVPS     480(R9), Y2, Y2
-	VANDPS     Y4, Y2, Y2
-	VMINPS     Y1, Y2, Y2
-	VMAXPS     Y0, Y2, Y2
-
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	VMULPS     (R9), Y2, Y4
-	VADDPS     192(R9), Y4, Y4
-	VMULPS     32(R9), Y2, Y5
-	VPCMPEQD   Y7, Y7, Y7
-	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y7, (R10)(Y3*4), Y6
-	VMOVUPS    Y6, 160(BX)
-	VADDPS     224(R9), Y5, Y5
-	VMULPS     64(R9), Y2, Y2
-	VADDPS     256(R9), Y2, Y2
-	VMULPS     96(R9), Y4, Y4
-	VMULPS     128(R9), Y5, Y5
-	VADDPS     Y5, Y4, Y4
-	VMULPS     160(R9), Y2, Y2
-	VADDPS     Y2, Y4, Y2
-	VMULPS     288(R9), Y2, Y2
-	VMINPS     Y1, Y2, Y2
-	VMAXPS     Y0, Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
-	VMOVUPS    Y4, 192(BX)
-	VPOR       Y3, Y3, Y3
-
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  96(R9), Y2, Y3
-	VMULPS  128(R9), Y2, Y4
-	VMULPS  160(R9), Y2, Y2
-	VMOVUPS Y3, 512(R9)
-	VMOVUPS Y4, 544(R9)
-	VMOVUPS Y2, 576(R9)
-	VMOVUPS 512(R9), Y2
-	VSUBPS  192(R9), Y2, Y2
-	VMOVUPS 544(R9), Y3
-	VSUBPS  224(R9), Y3, Y3
-	VMOVUPS 576(R9), Y4
-	VSUBPS  256(R9), Y4, Y4
-	VMULPS  (R9), Y2, Y2
-	VMULPS  32(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VMULPS  64(R9), Y4, Y3
-
-	// Gather capsule j (lanes from index+8).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU    32(R12)(R13*4), Y4
-	VPCMPEQD   Y6, Y6, Y6
-	VXORPS     Y5, Y5, Y5
-	VGATHERDPS Y6, (CX)(Y4*4), Y5
-	VMOVUPS    Y5, 224(BX)
-	VADDPS     Y3, Y2, Y2
-	VMULPS     384(R9), Y2, Y2
-	VMINPS     Y1, Y2, Y2
-	VMAXPS     Y0, Y2, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS     (R9), Y2, Y3
-	VADDPS     192(R9), Y3, Y3
-	VSUBPS     512(R9), Y3, Y3
-	VMULPS     32(R9), Y2, Y5
-	VADDPS     224(R9), Y5, Y5
-	VSUBPS     544(R9), Y5, Y5
-	VMULPS     64(R9), Y2, Y2
-	VPCMPEQD   Y7, Y7, Y7
-	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y7, (DX)(Y4*4), Y6
-	VMOVUPS    Y6, 256(BX)
-	VADDPS     256(R9), Y2, Y2
-	VSUBPS     576(R9), Y2, Y2
-	VMULPS     Y3, Y3, Y6
-	VMULPS     Y5, Y5, Y7
-	VADDPS     Y7, Y6, Y6
-	VMULPS     Y2, Y2, Y7
-	VADDPS     Y7, Y6, Y6
-	VMOVUPS    Y3, 608(R9)
-	VMOVUPS    Y5, 640(R9)
-	VMOVUPS    Y2, 672(R9)
-
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VMOVUPS      416(R9), Y2
-	VADDPS       448(R9), Y2, Y2
-	VMOVUPS      416(R9), Y3
-	VMINPS       Y2, Y3, Y3
-	VMAXPS       Y3, Y0, Y3
-	VPCMPEQD     Y7, Y7, Y7
-	VXORPS       Y5, Y5, Y5
-	VGATHERDPS   Y7, (SI)(Y4*4), Y5
-	VMOVUPS      Y5, 288(BX)
-	VMOVUPS      416(R9), Y5
-	VMAXPS       Y2, Y5, Y2
-	VMINPS       Y2, Y1, Y2
-	VCMPPS       $0x11, Y2, Y3, Y2
-	VBROADCASTSS partol<>+0(SB), Y3
-	VMULPS       352(R9), Y3, Y3
-	VMOVUPS      480(R9), Y5
-	VCMPPS       $0x12, Y3, Y5, Y3
-	VANDPS       Y3, Y2, Y2
-	VMOVUPS      352(R9), Y3
-	VCMPPS       $0x00, Y0, Y3, Y3
-	VANDNPS      Y2, Y3, Y2
-	VMOVUPS      288(R9), Y3
-	VCMPPS       $0x00, Y0, Y3, Y3
-	VANDNPS      Y2, Y3, Y2
-	VPCMPEQD     Y5, Y5, Y5
-	VXORPS       Y3, Y3, Y3
-	VGATHERDPS   Y5, (DI)(Y4*4), Y3
-	VMOVUPS      Y3, 320(BX)
-	VMOVUPS      Y2, 704(R9)
-
-	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      608(R9), Y2
-	VMOVUPS      Y2, 736(R9)
-	VMOVUPS      640(R9), Y2
-	VMOVUPS      Y2, 768(R9)
-	VMOVUPS      672(R9), Y2
-	VMOVUPS      Y2, 800(R9)
-	VMOVUPS      Y6, 832(R9)
-	VMOVUPS      832(R9), Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS      Y2, 864(R9)
-	VMOVUPS      352(R9), Y2
-	VMAXPS       320(R9), Y2, Y2
-	VMOVUPS      192(R9), Y3
-	VMULPS       192(R9), Y3, Y3
-	VMOVUPS      224(R9), Y5
-	VMULPS       224(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      256(R9), Y5
-	VMULPS       256(R9), Y5, Y5
-	VPCMPEQD     Y8, Y8, Y8
-	VXORPS       Y7, Y7, Y7
-	VGATHERDPS   Y8, (R8)(Y4*4), Y7
-	VMOVUPS      Y7, 352(BX)
-	VADDPS       Y5, Y3, Y3
-	VMAXPS       Y3, Y2, Y2
-	VMOVUPS      Y2, 896(R9)
-	VBROADCASTSS crosstol<>+0(SB), Y2
-	VMULPS       896(R9), Y2, Y2
-	VMOVUPS      832(R9), Y3
-	VCMPPS       $0x11, Y2, Y3, Y2
-	VMOVUPS      Y2, 928(R9)
-	VMOVUPS      864(R9), Y2
-	VORPS        928(R9), Y2, Y2
-	VTESTPS      Y2, Y2
-	JZ           ContactsAVX2_full_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(AX), Y2
-	VSUBPS       (AX), Y2, Y2
-	VMOVUPS      128(AX), Y3
-	VSUBPS       32(AX), Y3, Y3
-	VMOVUPS      160(AX), Y5
-	VSUBPS       64(AX), Y5, Y5
-	VMOVUPS      Y2, 960(R9)
-	VMOVUPS      Y3, 992(R9)
-	VMOVUPS      Y5, 1024(R9)
-	VMOVUPS      320(AX), Y2
-	VSUBPS       224(AX), Y2, Y2
-	VMOVUPS      352(AX), Y3
-	VSUBPS       256(AX), Y3, Y3
-	VMOVUPS      384(AX), Y5
-	VSUBPS       288(AX), Y5, Y5
-	VMOVUPS      Y2, 1056(R9)
-	VMOVUPS      Y3, 1088(R9)
-	VMOVUPS      Y5, 1120(R9)
-	VMOVUPS      960(R9), Y2
-	VMULPS       960(R9), Y2, Y2
-	VMOVUPS      992(R9), Y3
-	VMULPS       992(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1024(R9), Y3
-	VMULPS       1024(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1056(R9), Y3
-	VMULPS       1056(R9), Y3, Y3
-	VMOVUPS      1088(R9), Y5
-	VMULPS       1088(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      1120(R9), Y5
-	VMULPS       1120(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y3, Y5
-	VDIVPS       Y3, Y1, Y3
-	VANDPS       Y5, Y3, Y3
-	VSQRTPS      Y2, Y5
-	VCMPPS       $0x04, Y5, Y0, Y7
-	VDIVPS       Y5, Y1, Y5
-	VANDPS       Y7, Y5, Y5
-	VSQRTPS      Y3, Y3
-	VMULPS       960(R9), Y5, Y7
-	VMULPS       992(R9), Y5, Y8
-	VMULPS       1024(R9), Y5, Y5
-	VMOVUPS      Y7, 1152(R9)
-	VMOVUPS      Y8, 1184(R9)
-	VMOVUPS      Y5, 1216(R9)
-	VMULPS       1056(R9), Y3, Y5
-	VMULPS       1088(R9), Y3, Y7
-	VMULPS       1120(R9), Y3, Y3
-	VMOVUPS      Y5, 1248(R9)
-	VMOVUPS      Y7, 1280(R9)
-	VMOVUPS      Y3, 1312(R9)
-	VCMPPS       $0x00, Y0, Y2, Y2
-	VMOVUPS      Y2, 1344(R9)
-	VMOVUPS      1184(R9), Y2
-	VMULPS       1312(R9), Y2, Y2
-	VMOVUPS      1216(R9), Y3
-	VMULPS       1280(R9), Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VMOVUPS      1216(R9), Y3
-	VMULPS       1248(R9), Y3, Y3
-	VMOVUPS      1152(R9), Y5
-	VMULPS       1312(R9), Y5, Y5
-	VSUBPS       Y5, Y3, Y3
-	VMOVUPS      1152(R9), Y5
-	VMULPS       1280(R9), Y5, Y5
-	VMOVUPS      1184(R9), Y7
-	VMULPS       1248(R9), Y7, Y7
-	VSUBPS       Y7, Y5, Y5
-	VMOVUPS      Y2, 1376(R9)
-	VMOVUPS      Y3, 1408(R9)
-	VMOVUPS      Y5, 1440(R9)
-	VMOVUPS      1376(R9), Y2
-	VMULPS       1376(R9), Y2, Y2
-	VMOVUPS      1408(R9), Y3
-	VMULPS       1408(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1440(R9), Y3
-	VMULPS       1440(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y3
-	VANDNPS      928(R9), Y3, Y3
-	VMOVUPS      864(R9), Y5
-	VORPS        Y3, Y5, Y3
-	VMOVUPS      608(R9), Y5
-	VMULPS       1376(R9), Y5, Y5
-	VMOVUPS      640(R9), Y7
-	VMULPS       1408(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMOVUPS      672(R9), Y7
-	VMULPS       1440(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMULPS       Y5, Y5, Y7
-	VBROADCASTSS signtol<>+0(SB), Y8
-	VMULPS       896(R9), Y8, Y8
-	VMULPS       Y2, Y8, Y8
-	VCMPPS       $0x19, Y8, Y7, Y7
-	VCMPPS       $0x11, Y0, Y5, Y5
-	VANDNPS      Y5, Y7, Y5
-	VMOVUPS      1376(R9), Y7
-	VXORPS       signmask<>+0(SB), Y7, Y7
-	VMOVUPS      1408(R9), Y8
-	VXORPS       signmask<>+0(SB), Y8, Y8
-	VMOVUPS      1440(R9), Y9
-	VXORPS       signmask<>+0(SB), Y9, Y9
-	VMOVUPS      1376(R9), Y10
-	VBLENDVPS    Y5, Y7, Y10, Y7
-	VMOVUPS      1408(R9), Y10
-	VBLENDVPS    Y5, Y8, Y10, Y8
-	VMOVUPS      1440(R9), Y10
-	VBLENDVPS    Y5, Y9, Y10, Y5
-	VMOVUPS      736(R9), Y9
-	VBLENDVPS    Y3, Y7, Y9, Y7
-	VMOVUPS      768(R9), Y9
-	VBLENDVPS    Y3, Y8, Y9, Y8
-	VMOVUPS      800(R9), Y9
-	VBLENDVPS    Y3, Y5, Y9, Y5
-	VMOVUPS      832(R9), Y9
-	VBLENDVPS    Y3, Y2, Y9, Y2
-	VMOVUPS      Y7, 736(R9)
-	VMOVUPS      Y8, 768(R9)
-	VMOVUPS      Y5, 800(R9)
-	VMOVUPS      Y2, 832(R9)
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1344(R9), Y2
-	VMOVUPS   1152(R9), Y3
-	VBLENDVPS Y2, 1248(R9), Y3, Y2
-	VMOVUPS   1344(R9), Y3
-	VMOVUPS   1184(R9), Y5
-	VBLENDVPS Y3, 1280(R9), Y5, Y3
-	VMOVUPS   1344(R9), Y5
-	VMOVUPS   1216(R9), Y7
-	VBLENDVPS Y5, 1312(R9), Y7, Y5
-	VMOVUPS   Y2, 1472(R9)
-	VMOVUPS   Y3, 1504(R9)
-	VMOVUPS   Y5, 1536(R9)
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1472(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   832(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   1504(R9), Y5
-	VMULPS    1504(R9), Y5, Y5
-	VMULPS    Y2, Y2, Y7
-	VADDPS    Y7, Y5, Y5
-	VMULPS    Y0, Y0, Y7
-	VADDPS    Y7, Y5, Y5
-	VMOVUPS   736(R9), Y7
-	VBLENDVPS Y3, 1504(R9), Y7, Y7
-	VMOVUPS   768(R9), Y8
-	VBLENDVPS Y3, Y2, Y8, Y2
-	VMOVUPS   800(R9), Y8
-	VBLENDVPS Y3, Y0, Y8, Y8
-	VMOVUPS   832(R9), Y9
-	VBLENDVPS Y3, Y5, Y9, Y3
-	VMOVUPS   Y7, 736(R9)
-	VMOVUPS   Y2, 768(R9)
-	VMOVUPS   Y8, 800(R9)
-	VMOVUPS   Y3, 832(R9)
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1504(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   832(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y5
-	VMOVUPS   1536(R9), Y7
-	VMULPS    1536(R9), Y7, Y7
-	VADDPS    Y7, Y5, Y5
-	VMULPS    Y2, Y2, Y7
-	VADDPS    Y7, Y5, Y5
-	VMOVUPS   736(R9), Y7
-	VBLENDVPS Y3, Y0, Y7, Y7
-	VMOVUPS   768(R9), Y8
-	VBLENDVPS Y3, 1536(R9), Y8, Y8
-	VMOVUPS   800(R9), Y9
-	VBLENDVPS Y3, Y2, Y9, Y2
-	VMOVUPS   832(R9), Y9
-	VBLENDVPS Y3, Y5, Y9, Y3
-	VMOVUPS   Y7, 736(R9)
-	VMOVUPS   Y8, 768(R9)
-	VMOVUPS   Y2, 800(R9)
-	VMOVUPS   Y3, 832(R9)
-
-	// Fallback 4: (0,0,1).
-	VMOVUPS   832(R9), Y2
-	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   736(R9), Y3
-	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   768(R9), Y5
-	VBLENDVPS Y2, Y0, Y5, Y5
-	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y2, Y1, Y7, Y7
-	VMOVUPS   832(R9), Y8
-	VBLENDVPS Y2, Y1, Y8, Y2
-	VMOVUPS   Y3, 736(R9)
-	VMOVUPS   Y5, 768(R9)
-	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y2, 832(R9)
-
-ContactsAVX2_full_normal:
-	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS    832(R9), Y2
-	VDIVPS     Y2, Y1, Y2
-	VMULPS     736(R9), Y2, Y3
-	VMULPS     768(R9), Y2, Y5
-	VMULPS     800(R9), Y2, Y2
-	VPCMPEQD   Y8, Y8, Y8
-	VXORPS     Y7, Y7, Y7
-	VGATHERDPS Y8, (R10)(Y4*4), Y7
-	VMOVUPS    Y7, 384(BX)
-	VMOVUPS    Y3, 1568(R9)
-	VMOVUPS    Y5, 1600(R9)
-	VMOVUPS    Y2, 1632(R9)
-
-	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Y6, Y2
-	VMOVUPS      192(AX), Y3
-	VADDPS       416(AX), Y3, Y3
-	VSUBPS       Y2, Y3, Y5
-	VMOVUPS      Y5, 1664(R9)
-	VBROADCASTSS margin+40(FP), Y5
-	VADDPS       Y5, Y3, Y3
-	VCMPPS       $0x12, Y3, Y2, Y2
-
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      416(AX), Y3
-	VSUBPS       192(AX), Y3, Y3
-	VMOVUPS      Y3, 1696(R9)
-	VMOVUPS      1568(R9), Y3
-	VMULPS       1696(R9), Y3, Y3
-	MOVQ         caps+0(FP), R12
-	MOVQ         48(R12), R12
-	VPCMPEQD     Y6, Y6, Y6
-	VXORPS       Y5, Y5, Y5
-	VGATHERDPS   Y6, (R12)(Y4*4), Y5
-	VMOVUPS      Y5, 416(BX)
-	VPOR         Y4, Y4, Y4
-	VADDPS       608(R9), Y3, Y3
-	VBROADCASTSS half<>+0(SB), Y4
-	VMULPS       Y4, Y3, Y3
-	VADDPS       512(R9), Y3, Y3
-	VADDPS       224(AX), Y3, Y3
-	VMOVUPS      1600(R9), Y4
-	VMULPS       1696(R9), Y4, Y4
-	VADDPS       640(R9), Y4, Y4
-	VBROADCASTSS half<>+0(SB), Y5
-	VMULPS       Y5, Y4, Y4
-	VADDPS       544(R9), Y4, Y4
-	VADDPS       256(AX), Y4, Y4
-	VMOVUPS      1632(R9), Y5
-	VMULPS       1696(R9), Y5, Y5
-	VADDPS       672(R9), Y5, Y5
-	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y5, Y5
-	VADDPS       576(R9), Y5, Y5
-	VADDPS       288(AX), Y5, Y5
-	VMOVUPS      Y3, 1728(R9)
-	VMOVUPS      Y4, 1760(R9)
-	VMOVUPS      Y5, 1792(R9)
-	VMOVUPS      1664(R9), Y3
-	VMOVUPS      Y3, 1824(R9)
-	VMOVUPS      1664(R9), Y3
-	VMOVUPS      Y3, 1856(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      1760(R9), Y3
-	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      1792(R9), Y3
-	VMOVUPS      Y3, 1952(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1984(R9)
-	VMOVUPS      1760(R9), Y3
-	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      1792(R9), Y3
-	VMOVUPS      Y3, 2048(R9)
-
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    704(R9), Y2, Y3
-	VANDPS    int1<>+0(SB), Y2, Y2
-	VBLENDVPS Y3, int2<>+0(SB), Y2, Y2
-	VMOVUPS   Y2, 2080(R9)
-	VTESTPS   Y3, Y3
-	JZ        ContactsAVX2_full_single
-	VMOVUPS   Y3, 2112(R9)
-
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
-	VMOVUPS Y2, 2144(R9)
-	VMOVUPS Y3, 2176(R9)
-	VMOVUPS Y4, 2208(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
-	VMOVUPS Y2, 2240(R9)
-	VMOVUPS Y3, 2272(R9)
-	VMOVUPS Y4, 2304(R9)
-	VMOVUPS 2144(R9), Y2
-	VMULPS  2144(R9), Y2, Y2
-	VMOVUPS 2176(R9), Y3
-	VMULPS  2176(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VMOVUPS 2208(R9), Y3
-	VMULPS  2208(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VMOVUPS 2240(R9), Y3
-	VMULPS  2240(R9), Y3, Y3
-	VMOVUPS 2272(R9), Y4
-	VMULPS  2272(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
-	VMOVUPS 2304(R9), Y4
-	VMULPS  2304(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS  Y3, Y1, Y3
-	VANDPS  Y4, Y3, Y3
-	VMOVUPS Y2, 2336(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 64(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
-	VMOVUPS Y2, 2368(R9)
-	VMOVUPS Y4, 2400(R9)
-	VMOVUPS Y5, 2432(R9)
-	VMOVUPS 2240(R9), Y2
-	VMULPS  2368(R9), Y2, Y2
-	VMOVUPS 2272(R9), Y4
-	VMULPS  2400(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMOVUPS 2304(R9), Y4
-	VMULPS  2432(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMULPS  Y3, Y2, Y2
-	VMOVUPS 2240(R9), Y4
-	VMULPS  2144(R9), Y4, Y4
-	VMOVUPS 2272(R9), Y5
-	VMULPS  2176(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
-	VMOVUPS 2304(R9), Y5
-	VMULPS  2208(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
-	VMULPS  Y3, Y4, Y3
-	VADDPS  Y3, Y2, Y3
-	VMINPS  Y3, Y2, Y4
-	VMAXPS  Y4, Y0, Y4
-	VMAXPS  Y3, Y2, Y2
-	VMINPS  Y2, Y1, Y2
-	VMOVUPS Y4, 2464(R9)
-	VMOVUPS Y2, 2496(R9)
-	VMOVUPS 192(AX), Y2
-	VADDPS  416(AX), Y2, Y2
-
-	// Manifold point 1.
-	VMOVUPS      2240(R9), Y3
-	VMULPS       2464(R9), Y3, Y3
-	VMOVUPS      2272(R9), Y4
-	VMULPS       2464(R9), Y4, Y4
-	VMOVUPS      2304(R9), Y5
-	VMULPS       2464(R9), Y5, Y5
-	VSUBPS       2368(R9), Y3, Y6
-	VSUBPS       2400(R9), Y4, Y7
-	VSUBPS       2432(R9), Y5, Y8
-	VMULPS       2144(R9), Y6, Y6
-	VMULPS       2176(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VMULPS       2208(R9), Y8, Y7
-	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2336(R9), Y0, Y7
-	VDIVPS       2336(R9), Y6, Y6
-	VANDPS       Y7, Y6, Y6
-	VMINPS       Y1, Y6, Y6
-	VMAXPS       Y0, Y6, Y6
-	VMULPS       2144(R9), Y6, Y7
-	VADDPS       2368(R9), Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VMULPS       2176(R9), Y6, Y8
-	VADDPS       2400(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VADDPS       2432(R9), Y6, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       1568(R9), Y7, Y9
-	VMULPS       1600(R9), Y8, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       1632(R9), Y6, Y10
-	VADDPS       Y10, Y9, Y9
-	VSUBPS       Y9, Y2, Y9
-	VMOVUPS      1568(R9), Y10
-	VMULPS       1696(R9), Y10, Y10
-	VADDPS       Y10, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y7, Y7
-	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
-	VMOVUPS      1600(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y8, Y7
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
-	VMOVUPS      1632(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1824(R9), Y7
-	VBLENDVPS    Y6, Y9, Y7, Y6
-	VMOVUPS      Y6, 1824(R9)
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1888(R9), Y7
-	VBLENDVPS    Y6, Y3, Y7, Y3
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1920(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1952(R9), Y7
-	VBLENDVPS    Y6, Y5, Y7, Y5
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      Y4, 1920(R9)
-	VMOVUPS      Y5, 1952(R9)
-
-	// Manifold point 2.
-	VMOVUPS      2240(R9), Y3
-	VMULPS       2496(R9), Y3, Y3
-	VMOVUPS      2272(R9), Y4
-	VMULPS       2496(R9), Y4, Y4
-	VMOVUPS      2304(R9), Y5
-	VMULPS       2496(R9), Y5, Y5
-	VSUBPS       2368(R9), Y3, Y6
-	VSUBPS       2400(R9), Y4, Y7
-	VSUBPS       2432(R9), Y5, Y8
-	VMULPS       2144(R9), Y6, Y6
-	VMULPS       2176(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VMULPS       2208(R9), Y8, Y7
-	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2336(R9), Y0, Y7
-	VDIVPS       2336(R9), Y6, Y6
-	VANDPS       Y7, Y6, Y6
-	VMINPS       Y1, Y6, Y6
-	VMAXPS       Y0, Y6, Y6
-	VMULPS       2144(R9), Y6, Y7
-	VADDPS       2368(R9), Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VMULPS       2176(R9), Y6, Y8
-	VADDPS       2400(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VADDPS       2432(R9), Y6, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       1568(R9), Y7, Y9
-	VMULPS       1600(R9), Y8, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       1632(R9), Y6, Y10
-	VADDPS       Y10, Y9, Y9
-	VSUBPS       Y9, Y2, Y2
-	VMOVUPS      1568(R9), Y9
-	VMULPS       1696(R9), Y9, Y9
-	VADDPS       Y9, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y7, Y7
-	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
-	VMOVUPS      1600(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y8, Y7
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
-	VMOVUPS      1632(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1856(R9), Y7
-	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      Y2, 1856(R9)
-	VMOVUPS      2112(R9), Y2
-	VMOVUPS      1984(R9), Y6
-	VBLENDVPS    Y2, Y3, Y6, Y2
-	VMOVUPS      2112(R9), Y3
-	VMOVUPS      2016(R9), Y6
-	VBLENDVPS    Y3, Y4, Y6, Y3
-	VMOVUPS      2112(R9), Y4
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPS    Y4, Y5, Y6, Y4
-	VMOVUPS      Y2, 1984(R9)
-	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      Y4, 2048(R9)
-
-ContactsAVX2_full_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1824(R9), Y2
-	VADDPS  1856(R9), Y2, Y2
-	VADDPS  1568(R9), Y2, Y2
-	VADDPS  1600(R9), Y2, Y2
-	VADDPS  1632(R9), Y2, Y2
-	VADDPS  1888(R9), Y2, Y2
-	VADDPS  1920(R9), Y2, Y2
-	VADDPS  1952(R9), Y2, Y2
-	VADDPS  1984(R9), Y2, Y2
-	VADDPS  2016(R9), Y2, Y2
-	VADDPS  2048(R9), Y2, Y2
-	VMOVUPS 1664(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxf32<>+0(SB), Y3, Y3
-	VANDPS  absmask<>+0(SB), Y2, Y2
-	VCMPPS  $0x16, maxf32<>+0(SB), Y2, Y2
-	VORPS   Y2, Y3, Y2
-	VMOVUPS 2080(R9), Y3
-	VTESTPS Y2, Y2
-	JZ      ContactsAVX2_full_finite
-
-	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1824(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1824(R9)
-	VMOVUPS   1856(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1856(R9)
-	VMOVUPS   1568(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1568(R9)
-	VMOVUPS   1600(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1600(R9)
-	VMOVUPS   1632(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
-	VMOVUPS   1920(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1952(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
-	VMOVUPS   1984(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1984(R9)
-	VMOVUPS   2016(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 2016(R9)
-	VMOVUPS   2048(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 2048(R9)
-	VBLENDVPS Y2, Y0, Y3, Y2
-	VMOVAPS   Y2, Y3
-
-ContactsAVX2_full_finite:
-	// Pair index k = i + lane.
-	VMOVD        R13, X2
-	VPBROADCASTD X2, Y2
-	VPADDD       iota<>+0(SB), Y2, Y2
-
-	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
-	VMOVUPS Y3, (R12)(R13*4)
-	VMOVUPS 1824(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1856(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1568(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1600(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1632(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1888(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1920(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1952(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1984(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 2016(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 2048(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
-	VMOVUPS Y2, (R12)(R13*4)
-	XCHGQ   AX, BX
-	ADDQ    $0x00000008, R13
-	JMP     ContactsAVX2_loop
-
-ContactsAVX2_last:
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
-	VMOVUPS Y2, (R9)
-	VMOVUPS Y3, 32(R9)
-	VMOVUPS Y4, 64(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
-	VMOVUPS Y2, 96(R9)
-	VMOVUPS Y3, 128(R9)
-	VMOVUPS Y4, 160(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 64(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
+	VMOVUPS (BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
 	VMOVUPS Y2, 192(R9)
 	VMOVUPS Y3, 224(R9)
 	VMOVUPS Y4, 256(R9)
@@ -3460,24 +2592,24 @@ ContactsAVX2_last:
 	VMOVUPS      864(R9), Y2
 	VORPS        928(R9), Y2, Y2
 	VTESTPS      Y2, Y2
-	JZ           ContactsAVX2_lastgroup_normal
+	JZ           ContactsAVX2_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(AX), Y2
-	VSUBPS       (AX), Y2, Y2
-	VMOVUPS      128(AX), Y3
-	VSUBPS       32(AX), Y3, Y3
-	VMOVUPS      160(AX), Y4
-	VSUBPS       64(AX), Y4, Y4
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
 	VMOVUPS      Y2, 960(R9)
 	VMOVUPS      Y3, 992(R9)
 	VMOVUPS      Y4, 1024(R9)
-	VMOVUPS      320(AX), Y2
-	VSUBPS       224(AX), Y2, Y2
-	VMOVUPS      352(AX), Y3
-	VSUBPS       256(AX), Y3, Y3
-	VMOVUPS      384(AX), Y4
-	VSUBPS       288(AX), Y4, Y4
+	VMOVUPS      320(BX), Y2
+	VSUBPS       224(BX), Y2, Y2
+	VMOVUPS      352(BX), Y3
+	VSUBPS       256(BX), Y3, Y3
+	VMOVUPS      384(BX), Y4
+	VSUBPS       288(BX), Y4, Y4
 	VMOVUPS      Y2, 1056(R9)
 	VMOVUPS      Y3, 1088(R9)
 	VMOVUPS      Y4, 1120(R9)
@@ -3667,7 +2799,7 @@ ContactsAVX2_last:
 	VMOVUPS   Y6, 800(R9)
 	VMOVUPS   Y2, 832(R9)
 
-ContactsAVX2_lastgroup_normal:
+ContactsAVX2_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VSQRTPS 832(R9), Y2
 	VDIVPS  Y2, Y1, Y2
@@ -3680,8 +2812,8 @@ ContactsAVX2_lastgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Y5, Y2
-	VMOVUPS      192(AX), Y3
-	VADDPS       416(AX), Y3, Y3
+	VMOVUPS      192(BX), Y3
+	VADDPS       416(BX), Y3, Y3
 	VSUBPS       Y2, Y3, Y4
 	VMOVUPS      Y4, 1664(R9)
 	VBROADCASTSS margin+40(FP), Y4
@@ -3689,8 +2821,8 @@ ContactsAVX2_lastgroup_normal:
 	VCMPPS       $0x12, Y3, Y2, Y2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      416(AX), Y3
-	VSUBPS       192(AX), Y3, Y3
+	VMOVUPS      416(BX), Y3
+	VSUBPS       192(BX), Y3, Y3
 	VMOVUPS      Y3, 1696(R9)
 	VMOVUPS      1568(R9), Y3
 	VMULPS       1696(R9), Y3, Y3
@@ -3698,21 +2830,21 @@ ContactsAVX2_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y4
 	VMULPS       Y4, Y3, Y3
 	VADDPS       512(R9), Y3, Y3
-	VADDPS       224(AX), Y3, Y3
+	VADDPS       224(BX), Y3, Y3
 	VMOVUPS      1600(R9), Y4
 	VMULPS       1696(R9), Y4, Y4
 	VADDPS       640(R9), Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       544(R9), Y4, Y4
-	VADDPS       256(AX), Y4, Y4
+	VADDPS       256(BX), Y4, Y4
 	VMOVUPS      1632(R9), Y5
 	VMULPS       1696(R9), Y5, Y5
 	VADDPS       672(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       576(R9), Y5, Y5
-	VADDPS       288(AX), Y5, Y5
+	VADDPS       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1728(R9)
 	VMOVUPS      Y4, 1760(R9)
 	VMOVUPS      Y5, 1792(R9)
@@ -3739,25 +2871,25 @@ ContactsAVX2_lastgroup_normal:
 	VBLENDVPS Y3, int2<>+0(SB), Y2, Y2
 	VMOVUPS   Y2, 2080(R9)
 	VTESTPS   Y3, Y3
-	JZ        ContactsAVX2_lastgroup_single
+	JZ        ContactsAVX2_group_single
 	VMOVUPS   Y3, 2112(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
 	VMOVUPS Y2, 2144(R9)
 	VMOVUPS Y3, 2176(R9)
 	VMOVUPS Y4, 2208(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
 	VMOVUPS Y2, 2240(R9)
 	VMOVUPS Y3, 2272(R9)
 	VMOVUPS Y4, 2304(R9)
@@ -3781,12 +2913,12 @@ ContactsAVX2_lastgroup_normal:
 	VDIVPS  Y3, Y1, Y3
 	VANDPS  Y4, Y3, Y3
 	VMOVUPS Y2, 2336(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 64(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS (BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y2, 2368(R9)
 	VMOVUPS Y4, 2400(R9)
 	VMOVUPS Y5, 2432(R9)
@@ -3815,8 +2947,8 @@ ContactsAVX2_lastgroup_normal:
 	VMINPS  Y2, Y1, Y2
 	VMOVUPS Y4, 2464(R9)
 	VMOVUPS Y2, 2496(R9)
-	VMOVUPS 192(AX), Y2
-	VADDPS  416(AX), Y2, Y2
+	VMOVUPS 192(BX), Y2
+	VADDPS  416(BX), Y2, Y2
 
 	// Manifold point 1.
 	VMOVUPS      2240(R9), Y3
@@ -3859,21 +2991,21 @@ ContactsAVX2_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
+	VADDPS       224(BX), Y3, Y3
 	VMOVUPS      1600(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
+	VADDPS       256(BX), Y4, Y4
 	VMOVUPS      1632(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
+	VADDPS       288(BX), Y5, Y5
 	VMOVUPS      2112(R9), Y6
 	VMOVUPS      1824(R9), Y7
 	VBLENDVPS    Y6, Y9, Y7, Y6
@@ -3932,21 +3064,21 @@ ContactsAVX2_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
+	VADDPS       224(BX), Y3, Y3
 	VMOVUPS      1600(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
+	VADDPS       256(BX), Y4, Y4
 	VMOVUPS      1632(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
+	VADDPS       288(BX), Y5, Y5
 	VMOVUPS      2112(R9), Y6
 	VMOVUPS      1856(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
@@ -3964,7 +3096,7 @@ ContactsAVX2_lastgroup_normal:
 	VMOVUPS      Y3, 2016(R9)
 	VMOVUPS      Y4, 2048(R9)
 
-ContactsAVX2_lastgroup_single:
+ContactsAVX2_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	VMOVUPS 1824(R9), Y2
 	VADDPS  1856(R9), Y2, Y2
@@ -3985,7 +3117,7 @@ ContactsAVX2_lastgroup_single:
 	VORPS   Y2, Y3, Y2
 	VMOVUPS 2080(R9), Y3
 	VTESTPS Y2, Y2
-	JZ      ContactsAVX2_lastgroup_finite
+	JZ      ContactsAVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VMOVUPS   1824(R9), Y4
@@ -4024,7 +3156,7 @@ ContactsAVX2_lastgroup_single:
 	VBLENDVPS Y2, Y0, Y3, Y2
 	VMOVAPS   Y2, Y3
 
-ContactsAVX2_lastgroup_finite:
+ContactsAVX2_group_finite:
 	// Pair index k = i + lane.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, Y2
@@ -4082,8 +3214,7 @@ ContactsAVX2_lastgroup_finite:
 	MOVQ    96(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
-	MOVQ    n+32(FP), R14
-	SUBQ    R13, R14
+	JMP     ContactsAVX2_loop
 
 ContactsAVX2_tail:
 	TESTQ        R14, R14
@@ -4092,101 +3223,181 @@ ContactsAVX2_tail:
 	VPBROADCASTD X2, Y2
 	VPCMPGTD     iota<>+0(SB), Y2, Y2
 
-	// Gather capsule i (lanes from index+0).
-	MOVQ       pi+8(FP), R12
-	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (CX)(Y3*4), Y4
-	VMOVUPS    Y4, (AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DX)(Y3*4), Y4
-	VMOVUPS    Y4, 32(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (SI)(Y3*4), Y4
-	VMOVUPS    Y4, 64(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DI)(Y3*4), Y4
-	VMOVUPS    Y4, 96(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R8)(Y3*4), Y4
-	VMOVUPS    Y4, 128(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R10)(Y3*4), Y4
-	VMOVUPS    Y4, 160(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
-	VMOVUPS    Y4, 192(AX)
-	VPOR       Y3, Y3, Y3
+	// The remaining pair indices, zero (capsule 0) past n.
+	VPMASKMOVD (DX)(R13*4), Y2, Y3
+	VMOVUPS    Y3, 448(BX)
+	VPMASKMOVD (SI)(R13*4), Y2, Y3
+	VMOVUPS    Y3, 480(BX)
 
-	// Gather capsule j (lanes from index+0).
-	MOVQ       pj+16(FP), R12
-	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (CX)(Y3*4), Y4
-	VMOVUPS    Y4, 224(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DX)(Y3*4), Y4
-	VMOVUPS    Y4, 256(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (SI)(Y3*4), Y4
-	VMOVUPS    Y4, 288(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DI)(Y3*4), Y4
-	VMOVUPS    Y4, 320(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R8)(Y3*4), Y4
-	VMOVUPS    Y4, 352(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R10)(Y3*4), Y4
-	VMOVUPS    Y4, 384(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
-	VMOVUPS    Y4, 416(AX)
-	VPOR       Y3, Y3, Y3
+	// Capsule records of side I, transposed.
+	MOVL           448(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           464(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           468(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           456(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           472(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           460(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           476(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, (BX)
+	VMOVUPS        Y6, 32(BX)
+	VMOVUPS        Y7, 64(BX)
+	VMOVUPS        Y3, 192(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           464(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           468(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           456(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           472(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           460(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           476(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 96(BX)
+	VMOVUPS        Y6, 128(BX)
+	VMOVUPS        Y3, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           480(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           496(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           500(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           488(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           504(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           492(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           508(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, 224(BX)
+	VMOVUPS        Y6, 256(BX)
+	VMOVUPS        Y7, 288(BX)
+	VMOVUPS        Y3, 416(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           496(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           500(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           488(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           504(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           492(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           508(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 320(BX)
+	VMOVUPS        Y6, 352(BX)
+	VMOVUPS        Y3, 384(BX)
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 96(AX), Y3
-	VSUBPS  (AX), Y3, Y3
-	VMOVUPS 128(AX), Y4
-	VSUBPS  32(AX), Y4, Y4
-	VMOVUPS 160(AX), Y5
-	VSUBPS  64(AX), Y5, Y5
+	VMOVUPS 96(BX), Y3
+	VSUBPS  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
 	VMOVUPS Y3, (R9)
 	VMOVUPS Y4, 32(R9)
 	VMOVUPS Y5, 64(R9)
-	VMOVUPS 320(AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 352(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 384(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS 320(BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y3, 96(R9)
 	VMOVUPS Y4, 128(R9)
 	VMOVUPS Y5, 160(R9)
-	VMOVUPS (AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 32(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 64(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS (BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y3, 192(R9)
 	VMOVUPS Y4, 224(R9)
 	VMOVUPS Y5, 256(R9)
@@ -4397,21 +3608,21 @@ ContactsAVX2_tail:
 	JZ           ContactsAVX2_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(AX), Y3
-	VSUBPS       (AX), Y3, Y3
-	VMOVUPS      128(AX), Y4
-	VSUBPS       32(AX), Y4, Y4
-	VMOVUPS      160(AX), Y5
-	VSUBPS       64(AX), Y5, Y5
+	VMOVUPS      96(BX), Y3
+	VSUBPS       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPS       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPS       64(BX), Y5, Y5
 	VMOVUPS      Y3, 960(R9)
 	VMOVUPS      Y4, 992(R9)
 	VMOVUPS      Y5, 1024(R9)
-	VMOVUPS      320(AX), Y3
-	VSUBPS       224(AX), Y3, Y3
-	VMOVUPS      352(AX), Y4
-	VSUBPS       256(AX), Y4, Y4
-	VMOVUPS      384(AX), Y5
-	VSUBPS       288(AX), Y5, Y5
+	VMOVUPS      320(BX), Y3
+	VSUBPS       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPS       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPS       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1056(R9)
 	VMOVUPS      Y4, 1088(R9)
 	VMOVUPS      Y5, 1120(R9)
@@ -4614,8 +3825,8 @@ ContactsAVX2_tailgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Y6, Y3
-	VMOVUPS      192(AX), Y4
-	VADDPS       416(AX), Y4, Y4
+	VMOVUPS      192(BX), Y4
+	VADDPS       416(BX), Y4, Y4
 	VSUBPS       Y3, Y4, Y5
 	VMOVUPS      Y5, 1664(R9)
 	VBROADCASTSS margin+40(FP), Y5
@@ -4623,8 +3834,8 @@ ContactsAVX2_tailgroup_normal:
 	VCMPPS       $0x12, Y4, Y3, Y3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      416(AX), Y4
-	VSUBPS       192(AX), Y4, Y4
+	VMOVUPS      416(BX), Y4
+	VSUBPS       192(BX), Y4, Y4
 	VMOVUPS      Y4, 1696(R9)
 	VMOVUPS      1568(R9), Y4
 	VMULPS       1696(R9), Y4, Y4
@@ -4632,21 +3843,21 @@ ContactsAVX2_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       512(R9), Y4, Y4
-	VADDPS       224(AX), Y4, Y4
+	VADDPS       224(BX), Y4, Y4
 	VMOVUPS      1600(R9), Y5
 	VMULPS       1696(R9), Y5, Y5
 	VADDPS       640(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       544(R9), Y5, Y5
-	VADDPS       256(AX), Y5, Y5
+	VADDPS       256(BX), Y5, Y5
 	VMOVUPS      1632(R9), Y6
 	VMULPS       1696(R9), Y6, Y6
 	VADDPS       672(R9), Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       576(R9), Y6, Y6
-	VADDPS       288(AX), Y6, Y6
+	VADDPS       288(BX), Y6, Y6
 	VMOVUPS      Y4, 1728(R9)
 	VMOVUPS      Y5, 1760(R9)
 	VMOVUPS      Y6, 1792(R9)
@@ -4677,21 +3888,21 @@ ContactsAVX2_tailgroup_normal:
 	VMOVUPS   Y4, 2112(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(AX), Y3
-	VSUBPS  (AX), Y3, Y3
-	VMOVUPS 128(AX), Y4
-	VSUBPS  32(AX), Y4, Y4
-	VMOVUPS 160(AX), Y5
-	VSUBPS  64(AX), Y5, Y5
+	VMOVUPS 96(BX), Y3
+	VSUBPS  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
 	VMOVUPS Y3, 2144(R9)
 	VMOVUPS Y4, 2176(R9)
 	VMOVUPS Y5, 2208(R9)
-	VMOVUPS 320(AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 352(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 384(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS 320(BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y3, 2240(R9)
 	VMOVUPS Y4, 2272(R9)
 	VMOVUPS Y5, 2304(R9)
@@ -4715,12 +3926,12 @@ ContactsAVX2_tailgroup_normal:
 	VDIVPS  Y4, Y1, Y4
 	VANDPS  Y5, Y4, Y4
 	VMOVUPS Y3, 2336(R9)
-	VMOVUPS (AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 32(AX), Y5
-	VSUBPS  256(AX), Y5, Y5
-	VMOVUPS 64(AX), Y6
-	VSUBPS  288(AX), Y6, Y6
+	VMOVUPS (BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y5
+	VSUBPS  256(BX), Y5, Y5
+	VMOVUPS 64(BX), Y6
+	VSUBPS  288(BX), Y6, Y6
 	VMOVUPS Y3, 2368(R9)
 	VMOVUPS Y5, 2400(R9)
 	VMOVUPS Y6, 2432(R9)
@@ -4749,8 +3960,8 @@ ContactsAVX2_tailgroup_normal:
 	VMINPS  Y3, Y1, Y3
 	VMOVUPS Y5, 2464(R9)
 	VMOVUPS Y3, 2496(R9)
-	VMOVUPS 192(AX), Y3
-	VADDPS  416(AX), Y3, Y3
+	VMOVUPS 192(BX), Y3
+	VADDPS  416(BX), Y3, Y3
 
 	// Manifold point 1.
 	VMOVUPS      2240(R9), Y4
@@ -4793,21 +4004,21 @@ ContactsAVX2_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y8, Y8
 	VADDPS       Y8, Y4, Y4
-	VADDPS       224(AX), Y4, Y4
+	VADDPS       224(BX), Y4, Y4
 	VMOVUPS      1600(R9), Y8
 	VMULPS       1696(R9), Y8, Y8
 	VADDPS       Y8, Y9, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
 	VADDPS       Y8, Y5, Y5
-	VADDPS       256(AX), Y5, Y5
+	VADDPS       256(BX), Y5, Y5
 	VMOVUPS      1632(R9), Y8
 	VMULPS       1696(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VADDPS       288(AX), Y6, Y6
+	VADDPS       288(BX), Y6, Y6
 	VMOVUPS      2112(R9), Y7
 	VMOVUPS      1824(R9), Y8
 	VBLENDVPS    Y7, Y10, Y8, Y7
@@ -4866,21 +4077,21 @@ ContactsAVX2_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VADDPS       224(AX), Y4, Y4
+	VADDPS       224(BX), Y4, Y4
 	VMOVUPS      1600(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y5, Y5
-	VADDPS       256(AX), Y5, Y5
+	VADDPS       256(BX), Y5, Y5
 	VMOVUPS      1632(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y1, Y1
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y1, Y1
 	VADDPS       Y1, Y6, Y1
-	VADDPS       288(AX), Y1, Y1
+	VADDPS       288(BX), Y1, Y1
 	VMOVUPS      2112(R9), Y6
 	VMOVUPS      1856(R9), Y7
 	VBLENDVPS    Y6, Y3, Y7, Y3
@@ -5022,1121 +4233,196 @@ ContactsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func CompactContactsAVX2(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContactsAVX2(SB), $3744-56
+TEXT ·CompactContactsAVX2(SB), $3360-56
 	XORQ         R13, R13
 	XORQ         R11, R11
-	MOVQ         caps+0(FP), R12
-	MOVQ         (R12), CX
-	MOVQ         8(R12), DX
-	MOVQ         16(R12), SI
-	MOVQ         24(R12), DI
-	MOVQ         32(R12), R8
-	MOVQ         40(R12), R10
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         2784(R9), AX
-	LEAQ         3232(R9), BX
+	LEAQ         2784(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
-
-	// Gather the first group.
-	MOVQ n+32(FP), R14
-	CMPQ R14, $0x00000008
-	JB   CompactContactsAVX2_tail
-
-	// Gather capsule i (lanes from index+0).
-	MOVQ       pi+8(FP), R12
-	VMOVDQU    (R12)(R13*4), Y2
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (CX)(Y2*4), Y3
-	VMOVUPS    Y3, (AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DX)(Y2*4), Y3
-	VMOVUPS    Y3, 32(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (SI)(Y2*4), Y3
-	VMOVUPS    Y3, 64(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DI)(Y2*4), Y3
-	VMOVUPS    Y3, 96(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R8)(Y2*4), Y3
-	VMOVUPS    Y3, 128(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R10)(Y2*4), Y3
-	VMOVUPS    Y3, 160(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
-	VMOVUPS    Y3, 192(AX)
-	VPOR       Y2, Y2, Y2
-
-	// Gather capsule j (lanes from index+0).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU    (R12)(R13*4), Y2
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (CX)(Y2*4), Y3
-	VMOVUPS    Y3, 224(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DX)(Y2*4), Y3
-	VMOVUPS    Y3, 256(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (SI)(Y2*4), Y3
-	VMOVUPS    Y3, 288(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (DI)(Y2*4), Y3
-	VMOVUPS    Y3, 320(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R8)(Y2*4), Y3
-	VMOVUPS    Y3, 352(AX)
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R10)(Y2*4), Y3
-	VMOVUPS    Y3, 384(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VPCMPEQD   Y4, Y4, Y4
-	VXORPS     Y3, Y3, Y3
-	VGATHERDPS Y4, (R12)(Y2*4), Y3
-	VMOVUPS    Y3, 416(AX)
-	VPOR       Y2, Y2, Y2
 
 CompactContactsAVX2_loop:
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
 	JB   CompactContactsAVX2_tail
-	CMPQ R14, $0x00000010
-	JB   CompactContactsAVX2_last
 
-	// Software pipeline: the next group's gathers are spread through this group's
-	// arithmetic, so that their loads overlap its long dependency chain.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
 	VMOVUPS Y2, (R9)
 	VMOVUPS Y3, 32(R9)
 	VMOVUPS Y4, 64(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
 	VMOVUPS Y2, 96(R9)
 	VMOVUPS Y3, 128(R9)
 	VMOVUPS Y4, 160(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 64(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
-	VMOVUPS Y2, 192(R9)
-	VMOVUPS Y3, 224(R9)
-	VMOVUPS Y4, 256(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMOVUPS 96(R9), Y2
-	VMULPS  96(R9), Y2, Y2
-
-	// Gather capsule i (lanes from index+8).
-	MOVQ       pi+8(FP), R12
-	VMOVDQU    32(R12)(R13*4), Y3
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (CX)(Y3*4), Y4
-	VMOVUPS    Y4, (BX)
-	VMOVUPS    128(R9), Y4
-	VMULPS     128(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMOVUPS    160(R9), Y4
-	VMULPS     160(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VCMPPS     $0x1d, minnormal<>+0(SB), Y2, Y4
-	VDIVPS     Y2, Y1, Y5
-	VANDPS     Y4, Y5, Y4
-	VMOVUPS    Y4, 288(R9)
-	VMOVUPS    Y2, 320(R9)
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMOVUPS    (R9), Y2
-	VMULPS     (R9), Y2, Y2
-	VMOVUPS    32(R9), Y4
-	VMULPS     32(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMOVUPS    64(R9), Y4
-	VMULPS     64(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DX)(Y3*4), Y4
-	VMOVUPS    Y4, 32(BX)
-	VMOVUPS    Y2, 352(R9)
-	VMOVUPS    352(R9), Y2
-	VCMPPS     $0x1d, minnormal<>+0(SB), Y2, Y2
-	VDIVPS     352(R9), Y1, Y4
-	VANDPS     Y2, Y4, Y2
-	VMOVUPS    Y2, 384(R9)
-	VMOVUPS    96(R9), Y2
-	VMULPS     192(R9), Y2, Y2
-	VMOVUPS    128(R9), Y4
-	VMULPS     224(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMOVUPS    160(R9), Y4
-	VMULPS     256(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMULPS     288(R9), Y2, Y2
-	VMOVUPS    Y2, 416(R9)
-	VMOVUPS    96(R9), Y2
-	VMULPS     (R9), Y2, Y2
-	VMOVUPS    128(R9), Y4
-	VMULPS     32(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (SI)(Y3*4), Y4
-	VMOVUPS    Y4, 64(BX)
-	VMOVUPS    160(R9), Y4
-	VMULPS     64(R9), Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMULPS     288(R9), Y2, Y2
-	VMOVUPS    Y2, 448(R9)
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMOVUPS    96(R9), Y2
-	VMULPS     416(R9), Y2, Y2
-	VMOVUPS    128(R9), Y4
-	VMULPS     416(R9), Y4, Y4
-	VMOVUPS    160(R9), Y5
-	VMULPS     416(R9), Y5, Y5
-	VSUBPS     192(R9), Y2, Y2
-	VSUBPS     224(R9), Y4, Y4
-	VSUBPS     256(R9), Y5, Y5
-	VMOVUPS    96(R9), Y6
-	VMULPS     448(R9), Y6, Y6
-	VPCMPEQD   Y8, Y8, Y8
-	VXORPS     Y7, Y7, Y7
-	VGATHERDPS Y8, (DI)(Y3*4), Y7
-	VMOVUPS    Y7, 96(BX)
-	VMOVUPS    128(R9), Y7
-	VMULPS     448(R9), Y7, Y7
-	VMOVUPS    160(R9), Y8
-	VMULPS     448(R9), Y8, Y8
-	VMOVUPS    (R9), Y9
-	VSUBPS     Y6, Y9, Y6
-	VMOVUPS    32(R9), Y9
-	VSUBPS     Y7, Y9, Y7
-	VMOVUPS    64(R9), Y9
-	VSUBPS     Y8, Y9, Y8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS     Y6, Y6, Y9
-	VMULPS     Y7, Y7, Y10
-	VADDPS     Y10, Y9, Y9
-	VMULPS     Y8, Y8, Y10
-	VADDPS     Y10, Y9, Y9
-	VPCMPEQD   Y11, Y11, Y11
-	VXORPS     Y10, Y10, Y10
-	VGATHERDPS Y11, (R8)(Y3*4), Y10
-	VMOVUPS    Y10, 128(BX)
-	VMOVUPS    Y9, 480(R9)
-	VMULPS     Y6, Y2, Y2
-	VMULPS     Y7, Y4, Y4
-	VADDPS     Y4, Y2, Y2
-	VMULPS     Y8, Y5, Y4
-	VADDPS     Y4, Y2, Y2
-	VCMPPS     $0x04, 480(R9), Y0, Y4
-	VDIVPS     480(R9), Y2, Y2
-	VANDPS     Y4, Y2, Y2
-	VMINPS     Y1, Y2, Y2
-	VMAXPS     Y0, Y2, Y2
-
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	VMULPS     (R9), Y2, Y4
-	VADDPS     192(R9), Y4, Y4
-	VMULPS     32(R9), Y2, Y5
-	VPCMPEQD   Y7, Y7, Y7
-	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y7, (R10)(Y3*4), Y6
-	VMOVUPS    Y6, 160(BX)
-	VADDPS     224(R9), Y5, Y5
-	VMULPS     64(R9), Y2, Y2
-	VADDPS     256(R9), Y2, Y2
-	VMULPS     96(R9), Y4, Y4
-	VMULPS     128(R9), Y5, Y5
-	VADDPS     Y5, Y4, Y4
-	VMULPS     160(R9), Y2, Y2
-	VADDPS     Y2, Y4, Y2
-	VMULPS     288(R9), Y2, Y2
-	VMINPS     Y1, Y2, Y2
-	VMAXPS     Y0, Y2, Y2
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VPCMPEQD   Y5, Y5, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
-	VMOVUPS    Y4, 192(BX)
-	VPOR       Y3, Y3, Y3
-
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  96(R9), Y2, Y3
-	VMULPS  128(R9), Y2, Y4
-	VMULPS  160(R9), Y2, Y2
-	VMOVUPS Y3, 512(R9)
-	VMOVUPS Y4, 544(R9)
-	VMOVUPS Y2, 576(R9)
-	VMOVUPS 512(R9), Y2
-	VSUBPS  192(R9), Y2, Y2
-	VMOVUPS 544(R9), Y3
-	VSUBPS  224(R9), Y3, Y3
-	VMOVUPS 576(R9), Y4
-	VSUBPS  256(R9), Y4, Y4
-	VMULPS  (R9), Y2, Y2
-	VMULPS  32(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VMULPS  64(R9), Y4, Y3
-
-	// Gather capsule j (lanes from index+8).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU    32(R12)(R13*4), Y4
-	VPCMPEQD   Y6, Y6, Y6
-	VXORPS     Y5, Y5, Y5
-	VGATHERDPS Y6, (CX)(Y4*4), Y5
-	VMOVUPS    Y5, 224(BX)
-	VADDPS     Y3, Y2, Y2
-	VMULPS     384(R9), Y2, Y2
-	VMINPS     Y1, Y2, Y2
-	VMAXPS     Y0, Y2, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS     (R9), Y2, Y3
-	VADDPS     192(R9), Y3, Y3
-	VSUBPS     512(R9), Y3, Y3
-	VMULPS     32(R9), Y2, Y5
-	VADDPS     224(R9), Y5, Y5
-	VSUBPS     544(R9), Y5, Y5
-	VMULPS     64(R9), Y2, Y2
-	VPCMPEQD   Y7, Y7, Y7
-	VXORPS     Y6, Y6, Y6
-	VGATHERDPS Y7, (DX)(Y4*4), Y6
-	VMOVUPS    Y6, 256(BX)
-	VADDPS     256(R9), Y2, Y2
-	VSUBPS     576(R9), Y2, Y2
-	VMULPS     Y3, Y3, Y6
-	VMULPS     Y5, Y5, Y7
-	VADDPS     Y7, Y6, Y6
-	VMULPS     Y2, Y2, Y7
-	VADDPS     Y7, Y6, Y6
-	VMOVUPS    Y3, 608(R9)
-	VMOVUPS    Y5, 640(R9)
-	VMOVUPS    Y2, 672(R9)
-
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VMOVUPS      416(R9), Y2
-	VADDPS       448(R9), Y2, Y2
-	VMOVUPS      416(R9), Y3
-	VMINPS       Y2, Y3, Y3
-	VMAXPS       Y3, Y0, Y3
-	VPCMPEQD     Y7, Y7, Y7
-	VXORPS       Y5, Y5, Y5
-	VGATHERDPS   Y7, (SI)(Y4*4), Y5
-	VMOVUPS      Y5, 288(BX)
-	VMOVUPS      416(R9), Y5
-	VMAXPS       Y2, Y5, Y2
-	VMINPS       Y2, Y1, Y2
-	VCMPPS       $0x11, Y2, Y3, Y2
-	VBROADCASTSS partol<>+0(SB), Y3
-	VMULPS       352(R9), Y3, Y3
-	VMOVUPS      480(R9), Y5
-	VCMPPS       $0x12, Y3, Y5, Y3
-	VANDPS       Y3, Y2, Y2
-	VMOVUPS      352(R9), Y3
-	VCMPPS       $0x00, Y0, Y3, Y3
-	VANDNPS      Y2, Y3, Y2
-	VMOVUPS      288(R9), Y3
-	VCMPPS       $0x00, Y0, Y3, Y3
-	VANDNPS      Y2, Y3, Y2
-	VPCMPEQD     Y5, Y5, Y5
-	VXORPS       Y3, Y3, Y3
-	VGATHERDPS   Y5, (DI)(Y4*4), Y3
-	VMOVUPS      Y3, 320(BX)
-	VMOVUPS      Y2, 704(R9)
-
-	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      608(R9), Y2
-	VMOVUPS      Y2, 736(R9)
-	VMOVUPS      640(R9), Y2
-	VMOVUPS      Y2, 768(R9)
-	VMOVUPS      672(R9), Y2
-	VMOVUPS      Y2, 800(R9)
-	VMOVUPS      Y6, 832(R9)
-	VMOVUPS      832(R9), Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS      Y2, 864(R9)
-	VMOVUPS      352(R9), Y2
-	VMAXPS       320(R9), Y2, Y2
-	VMOVUPS      192(R9), Y3
-	VMULPS       192(R9), Y3, Y3
-	VMOVUPS      224(R9), Y5
-	VMULPS       224(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      256(R9), Y5
-	VMULPS       256(R9), Y5, Y5
-	VPCMPEQD     Y8, Y8, Y8
-	VXORPS       Y7, Y7, Y7
-	VGATHERDPS   Y8, (R8)(Y4*4), Y7
-	VMOVUPS      Y7, 352(BX)
-	VADDPS       Y5, Y3, Y3
-	VMAXPS       Y3, Y2, Y2
-	VMOVUPS      Y2, 896(R9)
-	VBROADCASTSS crosstol<>+0(SB), Y2
-	VMULPS       896(R9), Y2, Y2
-	VMOVUPS      832(R9), Y3
-	VCMPPS       $0x11, Y2, Y3, Y2
-	VMOVUPS      Y2, 928(R9)
-	VMOVUPS      864(R9), Y2
-	VORPS        928(R9), Y2, Y2
-	VTESTPS      Y2, Y2
-	JZ           CompactContactsAVX2_full_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(AX), Y2
-	VSUBPS       (AX), Y2, Y2
-	VMOVUPS      128(AX), Y3
-	VSUBPS       32(AX), Y3, Y3
-	VMOVUPS      160(AX), Y5
-	VSUBPS       64(AX), Y5, Y5
-	VMOVUPS      Y2, 960(R9)
-	VMOVUPS      Y3, 992(R9)
-	VMOVUPS      Y5, 1024(R9)
-	VMOVUPS      320(AX), Y2
-	VSUBPS       224(AX), Y2, Y2
-	VMOVUPS      352(AX), Y3
-	VSUBPS       256(AX), Y3, Y3
-	VMOVUPS      384(AX), Y5
-	VSUBPS       288(AX), Y5, Y5
-	VMOVUPS      Y2, 1056(R9)
-	VMOVUPS      Y3, 1088(R9)
-	VMOVUPS      Y5, 1120(R9)
-	VMOVUPS      960(R9), Y2
-	VMULPS       960(R9), Y2, Y2
-	VMOVUPS      992(R9), Y3
-	VMULPS       992(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1024(R9), Y3
-	VMULPS       1024(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1056(R9), Y3
-	VMULPS       1056(R9), Y3, Y3
-	VMOVUPS      1088(R9), Y5
-	VMULPS       1088(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      1120(R9), Y5
-	VMULPS       1120(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y3, Y5
-	VDIVPS       Y3, Y1, Y3
-	VANDPS       Y5, Y3, Y3
-	VSQRTPS      Y2, Y5
-	VCMPPS       $0x04, Y5, Y0, Y7
-	VDIVPS       Y5, Y1, Y5
-	VANDPS       Y7, Y5, Y5
-	VSQRTPS      Y3, Y3
-	VMULPS       960(R9), Y5, Y7
-	VMULPS       992(R9), Y5, Y8
-	VMULPS       1024(R9), Y5, Y5
-	VMOVUPS      Y7, 1152(R9)
-	VMOVUPS      Y8, 1184(R9)
-	VMOVUPS      Y5, 1216(R9)
-	VMULPS       1056(R9), Y3, Y5
-	VMULPS       1088(R9), Y3, Y7
-	VMULPS       1120(R9), Y3, Y3
-	VMOVUPS      Y5, 1248(R9)
-	VMOVUPS      Y7, 1280(R9)
-	VMOVUPS      Y3, 1312(R9)
-	VCMPPS       $0x00, Y0, Y2, Y2
-	VMOVUPS      Y2, 1344(R9)
-	VMOVUPS      1184(R9), Y2
-	VMULPS       1312(R9), Y2, Y2
-	VMOVUPS      1216(R9), Y3
-	VMULPS       1280(R9), Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VMOVUPS      1216(R9), Y3
-	VMULPS       1248(R9), Y3, Y3
-	VMOVUPS      1152(R9), Y5
-	VMULPS       1312(R9), Y5, Y5
-	VSUBPS       Y5, Y3, Y3
-	VMOVUPS      1152(R9), Y5
-	VMULPS       1280(R9), Y5, Y5
-	VMOVUPS      1184(R9), Y7
-	VMULPS       1248(R9), Y7, Y7
-	VSUBPS       Y7, Y5, Y5
-	VMOVUPS      Y2, 1376(R9)
-	VMOVUPS      Y3, 1408(R9)
-	VMOVUPS      Y5, 1440(R9)
-	VMOVUPS      1376(R9), Y2
-	VMULPS       1376(R9), Y2, Y2
-	VMOVUPS      1408(R9), Y3
-	VMULPS       1408(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1440(R9), Y3
-	VMULPS       1440(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y3
-	VANDNPS      928(R9), Y3, Y3
-	VMOVUPS      864(R9), Y5
-	VORPS        Y3, Y5, Y3
-	VMOVUPS      608(R9), Y5
-	VMULPS       1376(R9), Y5, Y5
-	VMOVUPS      640(R9), Y7
-	VMULPS       1408(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMOVUPS      672(R9), Y7
-	VMULPS       1440(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMULPS       Y5, Y5, Y7
-	VBROADCASTSS signtol<>+0(SB), Y8
-	VMULPS       896(R9), Y8, Y8
-	VMULPS       Y2, Y8, Y8
-	VCMPPS       $0x19, Y8, Y7, Y7
-	VCMPPS       $0x11, Y0, Y5, Y5
-	VANDNPS      Y5, Y7, Y5
-	VMOVUPS      1376(R9), Y7
-	VXORPS       signmask<>+0(SB), Y7, Y7
-	VMOVUPS      1408(R9), Y8
-	VXORPS       signmask<>+0(SB), Y8, Y8
-	VMOVUPS      1440(R9), Y9
-	VXORPS       signmask<>+0(SB), Y9, Y9
-	VMOVUPS      1376(R9), Y10
-	VBLENDVPS    Y5, Y7, Y10, Y7
-	VMOVUPS      1408(R9), Y10
-	VBLENDVPS    Y5, Y8, Y10, Y8
-	VMOVUPS      1440(R9), Y10
-	VBLENDVPS    Y5, Y9, Y10, Y5
-	VMOVUPS      736(R9), Y9
-	VBLENDVPS    Y3, Y7, Y9, Y7
-	VMOVUPS      768(R9), Y9
-	VBLENDVPS    Y3, Y8, Y9, Y8
-	VMOVUPS      800(R9), Y9
-	VBLENDVPS    Y3, Y5, Y9, Y5
-	VMOVUPS      832(R9), Y9
-	VBLENDVPS    Y3, Y2, Y9, Y2
-	VMOVUPS      Y7, 736(R9)
-	VMOVUPS      Y8, 768(R9)
-	VMOVUPS      Y5, 800(R9)
-	VMOVUPS      Y2, 832(R9)
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1344(R9), Y2
-	VMOVUPS   1152(R9), Y3
-	VBLENDVPS Y2, 1248(R9), Y3, Y2
-	VMOVUPS   1344(R9), Y3
-	VMOVUPS   1184(R9), Y5
-	VBLENDVPS Y3, 1280(R9), Y5, Y3
-	VMOVUPS   1344(R9), Y5
-	VMOVUPS   1216(R9), Y7
-	VBLENDVPS Y5, 1312(R9), Y7, Y5
-	VMOVUPS   Y2, 1472(R9)
-	VMOVUPS   Y3, 1504(R9)
-	VMOVUPS   Y5, 1536(R9)
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1472(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   832(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   1504(R9), Y5
-	VMULPS    1504(R9), Y5, Y5
-	VMULPS    Y2, Y2, Y7
-	VADDPS    Y7, Y5, Y5
-	VMULPS    Y0, Y0, Y7
-	VADDPS    Y7, Y5, Y5
-	VMOVUPS   736(R9), Y7
-	VBLENDVPS Y3, 1504(R9), Y7, Y7
-	VMOVUPS   768(R9), Y8
-	VBLENDVPS Y3, Y2, Y8, Y2
-	VMOVUPS   800(R9), Y8
-	VBLENDVPS Y3, Y0, Y8, Y8
-	VMOVUPS   832(R9), Y9
-	VBLENDVPS Y3, Y5, Y9, Y3
-	VMOVUPS   Y7, 736(R9)
-	VMOVUPS   Y2, 768(R9)
-	VMOVUPS   Y8, 800(R9)
-	VMOVUPS   Y3, 832(R9)
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1504(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   832(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y5
-	VMOVUPS   1536(R9), Y7
-	VMULPS    1536(R9), Y7, Y7
-	VADDPS    Y7, Y5, Y5
-	VMULPS    Y2, Y2, Y7
-	VADDPS    Y7, Y5, Y5
-	VMOVUPS   736(R9), Y7
-	VBLENDVPS Y3, Y0, Y7, Y7
-	VMOVUPS   768(R9), Y8
-	VBLENDVPS Y3, 1536(R9), Y8, Y8
-	VMOVUPS   800(R9), Y9
-	VBLENDVPS Y3, Y2, Y9, Y2
-	VMOVUPS   832(R9), Y9
-	VBLENDVPS Y3, Y5, Y9, Y3
-	VMOVUPS   Y7, 736(R9)
-	VMOVUPS   Y8, 768(R9)
-	VMOVUPS   Y2, 800(R9)
-	VMOVUPS   Y3, 832(R9)
-
-	// Fallback 4: (0,0,1).
-	VMOVUPS   832(R9), Y2
-	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   736(R9), Y3
-	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   768(R9), Y5
-	VBLENDVPS Y2, Y0, Y5, Y5
-	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y2, Y1, Y7, Y7
-	VMOVUPS   832(R9), Y8
-	VBLENDVPS Y2, Y1, Y8, Y2
-	VMOVUPS   Y3, 736(R9)
-	VMOVUPS   Y5, 768(R9)
-	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y2, 832(R9)
-
-CompactContactsAVX2_full_normal:
-	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS    832(R9), Y2
-	VDIVPS     Y2, Y1, Y2
-	VMULPS     736(R9), Y2, Y3
-	VMULPS     768(R9), Y2, Y5
-	VMULPS     800(R9), Y2, Y2
-	VPCMPEQD   Y8, Y8, Y8
-	VXORPS     Y7, Y7, Y7
-	VGATHERDPS Y8, (R10)(Y4*4), Y7
-	VMOVUPS    Y7, 384(BX)
-	VMOVUPS    Y3, 1568(R9)
-	VMOVUPS    Y5, 1600(R9)
-	VMOVUPS    Y2, 1632(R9)
-
-	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Y6, Y2
-	VMOVUPS      192(AX), Y3
-	VADDPS       416(AX), Y3, Y3
-	VSUBPS       Y2, Y3, Y5
-	VMOVUPS      Y5, 1664(R9)
-	VBROADCASTSS margin+40(FP), Y5
-	VADDPS       Y5, Y3, Y3
-	VCMPPS       $0x12, Y3, Y2, Y2
-
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      416(AX), Y3
-	VSUBPS       192(AX), Y3, Y3
-	VMOVUPS      Y3, 1696(R9)
-	VMOVUPS      1568(R9), Y3
-	VMULPS       1696(R9), Y3, Y3
-	MOVQ         caps+0(FP), R12
-	MOVQ         48(R12), R12
-	VPCMPEQD     Y6, Y6, Y6
-	VXORPS       Y5, Y5, Y5
-	VGATHERDPS   Y6, (R12)(Y4*4), Y5
-	VMOVUPS      Y5, 416(BX)
-	VPOR         Y4, Y4, Y4
-	VADDPS       608(R9), Y3, Y3
-	VBROADCASTSS half<>+0(SB), Y4
-	VMULPS       Y4, Y3, Y3
-	VADDPS       512(R9), Y3, Y3
-	VADDPS       224(AX), Y3, Y3
-	VMOVUPS      1600(R9), Y4
-	VMULPS       1696(R9), Y4, Y4
-	VADDPS       640(R9), Y4, Y4
-	VBROADCASTSS half<>+0(SB), Y5
-	VMULPS       Y5, Y4, Y4
-	VADDPS       544(R9), Y4, Y4
-	VADDPS       256(AX), Y4, Y4
-	VMOVUPS      1632(R9), Y5
-	VMULPS       1696(R9), Y5, Y5
-	VADDPS       672(R9), Y5, Y5
-	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y5, Y5
-	VADDPS       576(R9), Y5, Y5
-	VADDPS       288(AX), Y5, Y5
-	VMOVUPS      Y3, 1728(R9)
-	VMOVUPS      Y4, 1760(R9)
-	VMOVUPS      Y5, 1792(R9)
-	VMOVUPS      1664(R9), Y3
-	VMOVUPS      Y3, 1824(R9)
-	VMOVUPS      1664(R9), Y3
-	VMOVUPS      Y3, 1856(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      1760(R9), Y3
-	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      1792(R9), Y3
-	VMOVUPS      Y3, 1952(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1984(R9)
-	VMOVUPS      1760(R9), Y3
-	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      1792(R9), Y3
-	VMOVUPS      Y3, 2048(R9)
-
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    704(R9), Y2, Y3
-	VANDPS    int1<>+0(SB), Y2, Y2
-	VBLENDVPS Y3, int2<>+0(SB), Y2, Y2
-	VMOVUPS   Y2, 2080(R9)
-	VTESTPS   Y3, Y3
-	JZ        CompactContactsAVX2_full_single
-	VMOVUPS   Y3, 2112(R9)
-
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
-	VMOVUPS Y2, 2144(R9)
-	VMOVUPS Y3, 2176(R9)
-	VMOVUPS Y4, 2208(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
-	VMOVUPS Y2, 2240(R9)
-	VMOVUPS Y3, 2272(R9)
-	VMOVUPS Y4, 2304(R9)
-	VMOVUPS 2144(R9), Y2
-	VMULPS  2144(R9), Y2, Y2
-	VMOVUPS 2176(R9), Y3
-	VMULPS  2176(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VMOVUPS 2208(R9), Y3
-	VMULPS  2208(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VMOVUPS 2240(R9), Y3
-	VMULPS  2240(R9), Y3, Y3
-	VMOVUPS 2272(R9), Y4
-	VMULPS  2272(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
-	VMOVUPS 2304(R9), Y4
-	VMULPS  2304(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS  Y3, Y1, Y3
-	VANDPS  Y4, Y3, Y3
-	VMOVUPS Y2, 2336(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 64(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
-	VMOVUPS Y2, 2368(R9)
-	VMOVUPS Y4, 2400(R9)
-	VMOVUPS Y5, 2432(R9)
-	VMOVUPS 2240(R9), Y2
-	VMULPS  2368(R9), Y2, Y2
-	VMOVUPS 2272(R9), Y4
-	VMULPS  2400(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMOVUPS 2304(R9), Y4
-	VMULPS  2432(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMULPS  Y3, Y2, Y2
-	VMOVUPS 2240(R9), Y4
-	VMULPS  2144(R9), Y4, Y4
-	VMOVUPS 2272(R9), Y5
-	VMULPS  2176(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
-	VMOVUPS 2304(R9), Y5
-	VMULPS  2208(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
-	VMULPS  Y3, Y4, Y3
-	VADDPS  Y3, Y2, Y3
-	VMINPS  Y3, Y2, Y4
-	VMAXPS  Y4, Y0, Y4
-	VMAXPS  Y3, Y2, Y2
-	VMINPS  Y2, Y1, Y2
-	VMOVUPS Y4, 2464(R9)
-	VMOVUPS Y2, 2496(R9)
-	VMOVUPS 192(AX), Y2
-	VADDPS  416(AX), Y2, Y2
-
-	// Manifold point 1.
-	VMOVUPS      2240(R9), Y3
-	VMULPS       2464(R9), Y3, Y3
-	VMOVUPS      2272(R9), Y4
-	VMULPS       2464(R9), Y4, Y4
-	VMOVUPS      2304(R9), Y5
-	VMULPS       2464(R9), Y5, Y5
-	VSUBPS       2368(R9), Y3, Y6
-	VSUBPS       2400(R9), Y4, Y7
-	VSUBPS       2432(R9), Y5, Y8
-	VMULPS       2144(R9), Y6, Y6
-	VMULPS       2176(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VMULPS       2208(R9), Y8, Y7
-	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2336(R9), Y0, Y7
-	VDIVPS       2336(R9), Y6, Y6
-	VANDPS       Y7, Y6, Y6
-	VMINPS       Y1, Y6, Y6
-	VMAXPS       Y0, Y6, Y6
-	VMULPS       2144(R9), Y6, Y7
-	VADDPS       2368(R9), Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VMULPS       2176(R9), Y6, Y8
-	VADDPS       2400(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VADDPS       2432(R9), Y6, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       1568(R9), Y7, Y9
-	VMULPS       1600(R9), Y8, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       1632(R9), Y6, Y10
-	VADDPS       Y10, Y9, Y9
-	VSUBPS       Y9, Y2, Y9
-	VMOVUPS      1568(R9), Y10
-	VMULPS       1696(R9), Y10, Y10
-	VADDPS       Y10, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y7, Y7
-	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
-	VMOVUPS      1600(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y8, Y7
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
-	VMOVUPS      1632(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1824(R9), Y7
-	VBLENDVPS    Y6, Y9, Y7, Y6
-	VMOVUPS      Y6, 1824(R9)
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1888(R9), Y7
-	VBLENDVPS    Y6, Y3, Y7, Y3
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1920(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1952(R9), Y7
-	VBLENDVPS    Y6, Y5, Y7, Y5
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      Y4, 1920(R9)
-	VMOVUPS      Y5, 1952(R9)
-
-	// Manifold point 2.
-	VMOVUPS      2240(R9), Y3
-	VMULPS       2496(R9), Y3, Y3
-	VMOVUPS      2272(R9), Y4
-	VMULPS       2496(R9), Y4, Y4
-	VMOVUPS      2304(R9), Y5
-	VMULPS       2496(R9), Y5, Y5
-	VSUBPS       2368(R9), Y3, Y6
-	VSUBPS       2400(R9), Y4, Y7
-	VSUBPS       2432(R9), Y5, Y8
-	VMULPS       2144(R9), Y6, Y6
-	VMULPS       2176(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VMULPS       2208(R9), Y8, Y7
-	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2336(R9), Y0, Y7
-	VDIVPS       2336(R9), Y6, Y6
-	VANDPS       Y7, Y6, Y6
-	VMINPS       Y1, Y6, Y6
-	VMAXPS       Y0, Y6, Y6
-	VMULPS       2144(R9), Y6, Y7
-	VADDPS       2368(R9), Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VMULPS       2176(R9), Y6, Y8
-	VADDPS       2400(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VADDPS       2432(R9), Y6, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       1568(R9), Y7, Y9
-	VMULPS       1600(R9), Y8, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       1632(R9), Y6, Y10
-	VADDPS       Y10, Y9, Y9
-	VSUBPS       Y9, Y2, Y2
-	VMOVUPS      1568(R9), Y9
-	VMULPS       1696(R9), Y9, Y9
-	VADDPS       Y9, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y7, Y7
-	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
-	VMOVUPS      1600(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y8, Y7
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
-	VMOVUPS      1632(R9), Y7
-	VMULPS       1696(R9), Y7, Y7
-	VADDPS       Y7, Y6, Y6
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
-	VMOVUPS      2112(R9), Y6
-	VMOVUPS      1856(R9), Y7
-	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      Y2, 1856(R9)
-	VMOVUPS      2112(R9), Y2
-	VMOVUPS      1984(R9), Y6
-	VBLENDVPS    Y2, Y3, Y6, Y2
-	VMOVUPS      2112(R9), Y3
-	VMOVUPS      2016(R9), Y6
-	VBLENDVPS    Y3, Y4, Y6, Y3
-	VMOVUPS      2112(R9), Y4
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPS    Y4, Y5, Y6, Y4
-	VMOVUPS      Y2, 1984(R9)
-	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      Y4, 2048(R9)
-
-CompactContactsAVX2_full_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1824(R9), Y2
-	VADDPS  1856(R9), Y2, Y2
-	VADDPS  1568(R9), Y2, Y2
-	VADDPS  1600(R9), Y2, Y2
-	VADDPS  1632(R9), Y2, Y2
-	VADDPS  1888(R9), Y2, Y2
-	VADDPS  1920(R9), Y2, Y2
-	VADDPS  1952(R9), Y2, Y2
-	VADDPS  1984(R9), Y2, Y2
-	VADDPS  2016(R9), Y2, Y2
-	VADDPS  2048(R9), Y2, Y2
-	VMOVUPS 1664(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxf32<>+0(SB), Y3, Y3
-	VANDPS  absmask<>+0(SB), Y2, Y2
-	VCMPPS  $0x16, maxf32<>+0(SB), Y2, Y2
-	VORPS   Y2, Y3, Y2
-	VMOVUPS 2080(R9), Y3
-	VTESTPS Y2, Y2
-	JZ      CompactContactsAVX2_full_finite
-
-	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1824(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1824(R9)
-	VMOVUPS   1856(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1856(R9)
-	VMOVUPS   1568(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1568(R9)
-	VMOVUPS   1600(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1600(R9)
-	VMOVUPS   1632(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
-	VMOVUPS   1920(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1952(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
-	VMOVUPS   1984(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1984(R9)
-	VMOVUPS   2016(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 2016(R9)
-	VMOVUPS   2048(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 2048(R9)
-	VBLENDVPS Y2, Y0, Y3, Y2
-	VMOVAPS   Y2, Y3
-
-CompactContactsAVX2_full_finite:
-	// Pair index k = i + lane.
-	VMOVD        R13, X2
-	VPBROADCASTD X2, Y2
-	VPADDD       iota<>+0(SB), Y2, Y2
-
-	// Compaction: the touching lanes (count > 0) first, then a store of that many
-	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPCMPGTD     Y0, Y3, Y4
-	VTESTPS      Y4, Y4
-	JZ           CompactContactsAVX2_full_none
-	VMOVMSKPS    Y4, R14
-	LEAQ         compress8<>+0(SB), R12
-	SHLQ         $0x05, R14
-	VMOVDQU      (R12)(R14*1), Y4
-	SHRQ         $0x05, R14
-	POPCNTL      R14, R14
-	VMOVD        R14, X5
-	VPBROADCASTD X5, Y5
-	VPCMPGTD     iota<>+0(SB), Y5, Y5
-	VMOVUPS      Y5, 2528(R9)
-	VMOVUPS      Y4, 2560(R9)
-	VMOVUPS      2560(R9), Y4
-	VPERMPS      Y2, Y4, Y2
-	VMOVUPS      2528(R9), Y4
-	MOVQ         out+24(FP), R12
-	MOVQ         (R12), R12
-	VMASKMOVPS   Y2, Y4, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         8(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1824(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         16(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1856(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         24(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1568(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         32(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1600(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         40(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1632(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         48(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1888(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         56(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1920(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         64(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1952(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         72(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      1984(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         80(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      2016(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         88(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2560(R9), Y2
-	VMOVUPS      2048(R9), Y3
-	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2528(R9), Y3
-	MOVQ         out+24(FP), R12
-	MOVQ         96(R12), R12
-	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	ADDQ         R14, R11
-
-CompactContactsAVX2_full_none:
-	XCHGQ AX, BX
-	ADDQ  $0x00000008, R13
-	JMP   CompactContactsAVX2_loop
-
-CompactContactsAVX2_last:
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
-	VMOVUPS Y2, (R9)
-	VMOVUPS Y3, 32(R9)
-	VMOVUPS Y4, 64(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
-	VMOVUPS Y2, 96(R9)
-	VMOVUPS Y3, 128(R9)
-	VMOVUPS Y4, 160(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 64(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
+	VMOVUPS (BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
 	VMOVUPS Y2, 192(R9)
 	VMOVUPS Y3, 224(R9)
 	VMOVUPS Y4, 256(R9)
@@ -6344,24 +4630,24 @@ CompactContactsAVX2_last:
 	VMOVUPS      864(R9), Y2
 	VORPS        928(R9), Y2, Y2
 	VTESTPS      Y2, Y2
-	JZ           CompactContactsAVX2_lastgroup_normal
+	JZ           CompactContactsAVX2_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(AX), Y2
-	VSUBPS       (AX), Y2, Y2
-	VMOVUPS      128(AX), Y3
-	VSUBPS       32(AX), Y3, Y3
-	VMOVUPS      160(AX), Y4
-	VSUBPS       64(AX), Y4, Y4
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
 	VMOVUPS      Y2, 960(R9)
 	VMOVUPS      Y3, 992(R9)
 	VMOVUPS      Y4, 1024(R9)
-	VMOVUPS      320(AX), Y2
-	VSUBPS       224(AX), Y2, Y2
-	VMOVUPS      352(AX), Y3
-	VSUBPS       256(AX), Y3, Y3
-	VMOVUPS      384(AX), Y4
-	VSUBPS       288(AX), Y4, Y4
+	VMOVUPS      320(BX), Y2
+	VSUBPS       224(BX), Y2, Y2
+	VMOVUPS      352(BX), Y3
+	VSUBPS       256(BX), Y3, Y3
+	VMOVUPS      384(BX), Y4
+	VSUBPS       288(BX), Y4, Y4
 	VMOVUPS      Y2, 1056(R9)
 	VMOVUPS      Y3, 1088(R9)
 	VMOVUPS      Y4, 1120(R9)
@@ -6551,7 +4837,7 @@ CompactContactsAVX2_last:
 	VMOVUPS   Y6, 800(R9)
 	VMOVUPS   Y2, 832(R9)
 
-CompactContactsAVX2_lastgroup_normal:
+CompactContactsAVX2_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VSQRTPS 832(R9), Y2
 	VDIVPS  Y2, Y1, Y2
@@ -6564,8 +4850,8 @@ CompactContactsAVX2_lastgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Y5, Y2
-	VMOVUPS      192(AX), Y3
-	VADDPS       416(AX), Y3, Y3
+	VMOVUPS      192(BX), Y3
+	VADDPS       416(BX), Y3, Y3
 	VSUBPS       Y2, Y3, Y4
 	VMOVUPS      Y4, 1664(R9)
 	VBROADCASTSS margin+40(FP), Y4
@@ -6573,8 +4859,8 @@ CompactContactsAVX2_lastgroup_normal:
 	VCMPPS       $0x12, Y3, Y2, Y2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      416(AX), Y3
-	VSUBPS       192(AX), Y3, Y3
+	VMOVUPS      416(BX), Y3
+	VSUBPS       192(BX), Y3, Y3
 	VMOVUPS      Y3, 1696(R9)
 	VMOVUPS      1568(R9), Y3
 	VMULPS       1696(R9), Y3, Y3
@@ -6582,21 +4868,21 @@ CompactContactsAVX2_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y4
 	VMULPS       Y4, Y3, Y3
 	VADDPS       512(R9), Y3, Y3
-	VADDPS       224(AX), Y3, Y3
+	VADDPS       224(BX), Y3, Y3
 	VMOVUPS      1600(R9), Y4
 	VMULPS       1696(R9), Y4, Y4
 	VADDPS       640(R9), Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       544(R9), Y4, Y4
-	VADDPS       256(AX), Y4, Y4
+	VADDPS       256(BX), Y4, Y4
 	VMOVUPS      1632(R9), Y5
 	VMULPS       1696(R9), Y5, Y5
 	VADDPS       672(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       576(R9), Y5, Y5
-	VADDPS       288(AX), Y5, Y5
+	VADDPS       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1728(R9)
 	VMOVUPS      Y4, 1760(R9)
 	VMOVUPS      Y5, 1792(R9)
@@ -6623,25 +4909,25 @@ CompactContactsAVX2_lastgroup_normal:
 	VBLENDVPS Y3, int2<>+0(SB), Y2, Y2
 	VMOVUPS   Y2, 2080(R9)
 	VTESTPS   Y3, Y3
-	JZ        CompactContactsAVX2_lastgroup_single
+	JZ        CompactContactsAVX2_group_single
 	VMOVUPS   Y3, 2112(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(AX), Y2
-	VSUBPS  (AX), Y2, Y2
-	VMOVUPS 128(AX), Y3
-	VSUBPS  32(AX), Y3, Y3
-	VMOVUPS 160(AX), Y4
-	VSUBPS  64(AX), Y4, Y4
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
 	VMOVUPS Y2, 2144(R9)
 	VMOVUPS Y3, 2176(R9)
 	VMOVUPS Y4, 2208(R9)
-	VMOVUPS 320(AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 352(AX), Y3
-	VSUBPS  256(AX), Y3, Y3
-	VMOVUPS 384(AX), Y4
-	VSUBPS  288(AX), Y4, Y4
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
 	VMOVUPS Y2, 2240(R9)
 	VMOVUPS Y3, 2272(R9)
 	VMOVUPS Y4, 2304(R9)
@@ -6665,12 +4951,12 @@ CompactContactsAVX2_lastgroup_normal:
 	VDIVPS  Y3, Y1, Y3
 	VANDPS  Y4, Y3, Y3
 	VMOVUPS Y2, 2336(R9)
-	VMOVUPS (AX), Y2
-	VSUBPS  224(AX), Y2, Y2
-	VMOVUPS 32(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 64(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS (BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y2, 2368(R9)
 	VMOVUPS Y4, 2400(R9)
 	VMOVUPS Y5, 2432(R9)
@@ -6699,8 +4985,8 @@ CompactContactsAVX2_lastgroup_normal:
 	VMINPS  Y2, Y1, Y2
 	VMOVUPS Y4, 2464(R9)
 	VMOVUPS Y2, 2496(R9)
-	VMOVUPS 192(AX), Y2
-	VADDPS  416(AX), Y2, Y2
+	VMOVUPS 192(BX), Y2
+	VADDPS  416(BX), Y2, Y2
 
 	// Manifold point 1.
 	VMOVUPS      2240(R9), Y3
@@ -6743,21 +5029,21 @@ CompactContactsAVX2_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
+	VADDPS       224(BX), Y3, Y3
 	VMOVUPS      1600(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
+	VADDPS       256(BX), Y4, Y4
 	VMOVUPS      1632(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
+	VADDPS       288(BX), Y5, Y5
 	VMOVUPS      2112(R9), Y6
 	VMOVUPS      1824(R9), Y7
 	VBLENDVPS    Y6, Y9, Y7, Y6
@@ -6816,21 +5102,21 @@ CompactContactsAVX2_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VADDPS       224(AX), Y3, Y3
+	VADDPS       224(BX), Y3, Y3
 	VMOVUPS      1600(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VADDPS       256(AX), Y4, Y4
+	VADDPS       256(BX), Y4, Y4
 	VMOVUPS      1632(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
-	VADDPS       288(AX), Y5, Y5
+	VADDPS       288(BX), Y5, Y5
 	VMOVUPS      2112(R9), Y6
 	VMOVUPS      1856(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
@@ -6848,7 +5134,7 @@ CompactContactsAVX2_lastgroup_normal:
 	VMOVUPS      Y3, 2016(R9)
 	VMOVUPS      Y4, 2048(R9)
 
-CompactContactsAVX2_lastgroup_single:
+CompactContactsAVX2_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	VMOVUPS 1824(R9), Y2
 	VADDPS  1856(R9), Y2, Y2
@@ -6869,7 +5155,7 @@ CompactContactsAVX2_lastgroup_single:
 	VORPS   Y2, Y3, Y2
 	VMOVUPS 2080(R9), Y3
 	VTESTPS Y2, Y2
-	JZ      CompactContactsAVX2_lastgroup_finite
+	JZ      CompactContactsAVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VMOVUPS   1824(R9), Y4
@@ -6908,7 +5194,7 @@ CompactContactsAVX2_lastgroup_single:
 	VBLENDVPS Y2, Y0, Y3, Y2
 	VMOVAPS   Y2, Y3
 
-CompactContactsAVX2_lastgroup_finite:
+CompactContactsAVX2_group_finite:
 	// Pair index k = i + lane.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, Y2
@@ -6918,7 +5204,7 @@ CompactContactsAVX2_lastgroup_finite:
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
 	VPCMPGTD     Y0, Y3, Y4
 	VTESTPS      Y4, Y4
-	JZ           CompactContactsAVX2_lastgroup_none
+	JZ           CompactContactsAVX2_group_none
 	VMOVMSKPS    Y4, R14
 	LEAQ         compress8<>+0(SB), R12
 	SHLQ         $0x05, R14
@@ -7021,10 +5307,9 @@ CompactContactsAVX2_lastgroup_finite:
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
 	ADDQ         R14, R11
 
-CompactContactsAVX2_lastgroup_none:
+CompactContactsAVX2_group_none:
 	ADDQ $0x00000008, R13
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
+	JMP  CompactContactsAVX2_loop
 
 CompactContactsAVX2_tail:
 	TESTQ        R14, R14
@@ -7033,101 +5318,181 @@ CompactContactsAVX2_tail:
 	VPBROADCASTD X2, Y2
 	VPCMPGTD     iota<>+0(SB), Y2, Y2
 
-	// Gather capsule i (lanes from index+0).
-	MOVQ       pi+8(FP), R12
-	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (CX)(Y3*4), Y4
-	VMOVUPS    Y4, (AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DX)(Y3*4), Y4
-	VMOVUPS    Y4, 32(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (SI)(Y3*4), Y4
-	VMOVUPS    Y4, 64(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DI)(Y3*4), Y4
-	VMOVUPS    Y4, 96(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R8)(Y3*4), Y4
-	VMOVUPS    Y4, 128(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R10)(Y3*4), Y4
-	VMOVUPS    Y4, 160(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
-	VMOVUPS    Y4, 192(AX)
-	VPOR       Y3, Y3, Y3
+	// The remaining pair indices, zero (capsule 0) past n.
+	VPMASKMOVD (DX)(R13*4), Y2, Y3
+	VMOVUPS    Y3, 448(BX)
+	VPMASKMOVD (SI)(R13*4), Y2, Y3
+	VMOVUPS    Y3, 480(BX)
 
-	// Gather capsule j (lanes from index+0).
-	MOVQ       pj+16(FP), R12
-	VPMASKMOVD (R12)(R13*4), Y2, Y3
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (CX)(Y3*4), Y4
-	VMOVUPS    Y4, 224(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DX)(Y3*4), Y4
-	VMOVUPS    Y4, 256(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (SI)(Y3*4), Y4
-	VMOVUPS    Y4, 288(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (DI)(Y3*4), Y4
-	VMOVUPS    Y4, 320(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R8)(Y3*4), Y4
-	VMOVUPS    Y4, 352(AX)
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R10)(Y3*4), Y4
-	VMOVUPS    Y4, 384(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	VMOVAPS    Y2, Y5
-	VXORPS     Y4, Y4, Y4
-	VGATHERDPS Y5, (R12)(Y3*4), Y4
-	VMOVUPS    Y4, 416(AX)
-	VPOR       Y3, Y3, Y3
+	// Capsule records of side I, transposed.
+	MOVL           448(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           464(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           468(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           456(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           472(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           460(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           476(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, (BX)
+	VMOVUPS        Y6, 32(BX)
+	VMOVUPS        Y7, 64(BX)
+	VMOVUPS        Y3, 192(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           464(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           468(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           456(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           472(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           460(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           476(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 96(BX)
+	VMOVUPS        Y6, 128(BX)
+	VMOVUPS        Y3, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           480(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           496(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           500(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           488(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           504(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           492(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           508(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, 224(BX)
+	VMOVUPS        Y6, 256(BX)
+	VMOVUPS        Y7, 288(BX)
+	VMOVUPS        Y3, 416(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           496(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           500(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           488(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           504(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           492(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           508(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 320(BX)
+	VMOVUPS        Y6, 352(BX)
+	VMOVUPS        Y3, 384(BX)
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 96(AX), Y3
-	VSUBPS  (AX), Y3, Y3
-	VMOVUPS 128(AX), Y4
-	VSUBPS  32(AX), Y4, Y4
-	VMOVUPS 160(AX), Y5
-	VSUBPS  64(AX), Y5, Y5
+	VMOVUPS 96(BX), Y3
+	VSUBPS  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
 	VMOVUPS Y3, (R9)
 	VMOVUPS Y4, 32(R9)
 	VMOVUPS Y5, 64(R9)
-	VMOVUPS 320(AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 352(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 384(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS 320(BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y3, 96(R9)
 	VMOVUPS Y4, 128(R9)
 	VMOVUPS Y5, 160(R9)
-	VMOVUPS (AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 32(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 64(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS (BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y3, 192(R9)
 	VMOVUPS Y4, 224(R9)
 	VMOVUPS Y5, 256(R9)
@@ -7338,21 +5703,21 @@ CompactContactsAVX2_tail:
 	JZ           CompactContactsAVX2_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(AX), Y3
-	VSUBPS       (AX), Y3, Y3
-	VMOVUPS      128(AX), Y4
-	VSUBPS       32(AX), Y4, Y4
-	VMOVUPS      160(AX), Y5
-	VSUBPS       64(AX), Y5, Y5
+	VMOVUPS      96(BX), Y3
+	VSUBPS       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPS       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPS       64(BX), Y5, Y5
 	VMOVUPS      Y3, 960(R9)
 	VMOVUPS      Y4, 992(R9)
 	VMOVUPS      Y5, 1024(R9)
-	VMOVUPS      320(AX), Y3
-	VSUBPS       224(AX), Y3, Y3
-	VMOVUPS      352(AX), Y4
-	VSUBPS       256(AX), Y4, Y4
-	VMOVUPS      384(AX), Y5
-	VSUBPS       288(AX), Y5, Y5
+	VMOVUPS      320(BX), Y3
+	VSUBPS       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPS       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPS       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1056(R9)
 	VMOVUPS      Y4, 1088(R9)
 	VMOVUPS      Y5, 1120(R9)
@@ -7555,8 +5920,8 @@ CompactContactsAVX2_tailgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Y6, Y3
-	VMOVUPS      192(AX), Y4
-	VADDPS       416(AX), Y4, Y4
+	VMOVUPS      192(BX), Y4
+	VADDPS       416(BX), Y4, Y4
 	VSUBPS       Y3, Y4, Y5
 	VMOVUPS      Y5, 1664(R9)
 	VBROADCASTSS margin+40(FP), Y5
@@ -7564,8 +5929,8 @@ CompactContactsAVX2_tailgroup_normal:
 	VCMPPS       $0x12, Y4, Y3, Y3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      416(AX), Y4
-	VSUBPS       192(AX), Y4, Y4
+	VMOVUPS      416(BX), Y4
+	VSUBPS       192(BX), Y4, Y4
 	VMOVUPS      Y4, 1696(R9)
 	VMOVUPS      1568(R9), Y4
 	VMULPS       1696(R9), Y4, Y4
@@ -7573,21 +5938,21 @@ CompactContactsAVX2_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       512(R9), Y4, Y4
-	VADDPS       224(AX), Y4, Y4
+	VADDPS       224(BX), Y4, Y4
 	VMOVUPS      1600(R9), Y5
 	VMULPS       1696(R9), Y5, Y5
 	VADDPS       640(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       544(R9), Y5, Y5
-	VADDPS       256(AX), Y5, Y5
+	VADDPS       256(BX), Y5, Y5
 	VMOVUPS      1632(R9), Y6
 	VMULPS       1696(R9), Y6, Y6
 	VADDPS       672(R9), Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       576(R9), Y6, Y6
-	VADDPS       288(AX), Y6, Y6
+	VADDPS       288(BX), Y6, Y6
 	VMOVUPS      Y4, 1728(R9)
 	VMOVUPS      Y5, 1760(R9)
 	VMOVUPS      Y6, 1792(R9)
@@ -7618,21 +5983,21 @@ CompactContactsAVX2_tailgroup_normal:
 	VMOVUPS   Y4, 2112(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(AX), Y3
-	VSUBPS  (AX), Y3, Y3
-	VMOVUPS 128(AX), Y4
-	VSUBPS  32(AX), Y4, Y4
-	VMOVUPS 160(AX), Y5
-	VSUBPS  64(AX), Y5, Y5
+	VMOVUPS 96(BX), Y3
+	VSUBPS  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
 	VMOVUPS Y3, 2144(R9)
 	VMOVUPS Y4, 2176(R9)
 	VMOVUPS Y5, 2208(R9)
-	VMOVUPS 320(AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 352(AX), Y4
-	VSUBPS  256(AX), Y4, Y4
-	VMOVUPS 384(AX), Y5
-	VSUBPS  288(AX), Y5, Y5
+	VMOVUPS 320(BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
 	VMOVUPS Y3, 2240(R9)
 	VMOVUPS Y4, 2272(R9)
 	VMOVUPS Y5, 2304(R9)
@@ -7656,12 +6021,12 @@ CompactContactsAVX2_tailgroup_normal:
 	VDIVPS  Y4, Y1, Y4
 	VANDPS  Y5, Y4, Y4
 	VMOVUPS Y3, 2336(R9)
-	VMOVUPS (AX), Y3
-	VSUBPS  224(AX), Y3, Y3
-	VMOVUPS 32(AX), Y5
-	VSUBPS  256(AX), Y5, Y5
-	VMOVUPS 64(AX), Y6
-	VSUBPS  288(AX), Y6, Y6
+	VMOVUPS (BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y5
+	VSUBPS  256(BX), Y5, Y5
+	VMOVUPS 64(BX), Y6
+	VSUBPS  288(BX), Y6, Y6
 	VMOVUPS Y3, 2368(R9)
 	VMOVUPS Y5, 2400(R9)
 	VMOVUPS Y6, 2432(R9)
@@ -7690,8 +6055,8 @@ CompactContactsAVX2_tailgroup_normal:
 	VMINPS  Y3, Y1, Y3
 	VMOVUPS Y5, 2464(R9)
 	VMOVUPS Y3, 2496(R9)
-	VMOVUPS 192(AX), Y3
-	VADDPS  416(AX), Y3, Y3
+	VMOVUPS 192(BX), Y3
+	VADDPS  416(BX), Y3, Y3
 
 	// Manifold point 1.
 	VMOVUPS      2240(R9), Y4
@@ -7734,21 +6099,21 @@ CompactContactsAVX2_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y8, Y8
 	VADDPS       Y8, Y4, Y4
-	VADDPS       224(AX), Y4, Y4
+	VADDPS       224(BX), Y4, Y4
 	VMOVUPS      1600(R9), Y8
 	VMULPS       1696(R9), Y8, Y8
 	VADDPS       Y8, Y9, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
 	VADDPS       Y8, Y5, Y5
-	VADDPS       256(AX), Y5, Y5
+	VADDPS       256(BX), Y5, Y5
 	VMOVUPS      1632(R9), Y8
 	VMULPS       1696(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VADDPS       288(AX), Y6, Y6
+	VADDPS       288(BX), Y6, Y6
 	VMOVUPS      2112(R9), Y7
 	VMOVUPS      1824(R9), Y8
 	VBLENDVPS    Y7, Y10, Y8, Y7
@@ -7807,21 +6172,21 @@ CompactContactsAVX2_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VADDPS       224(AX), Y4, Y4
+	VADDPS       224(BX), Y4, Y4
 	VMOVUPS      1600(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y5, Y5
-	VADDPS       256(AX), Y5, Y5
+	VADDPS       256(BX), Y5, Y5
 	VMOVUPS      1632(R9), Y7
 	VMULPS       1696(R9), Y7, Y7
 	VADDPS       Y7, Y1, Y1
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y1, Y1
 	VADDPS       Y1, Y6, Y1
-	VADDPS       288(AX), Y1, Y1
+	VADDPS       288(BX), Y1, Y1
 	VMOVUPS      2112(R9), Y6
 	VMOVUPS      1856(R9), Y7
 	VBLENDVPS    Y6, Y3, Y7, Y3
@@ -8019,909 +6384,206 @@ CompactContactsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func ContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ContactsAVX512(SB), $3520-56
+TEXT ·ContactsAVX512(SB), $2752-56
 	XORQ         R13, R13
 	XORQ         R11, R11
-	MOVQ         caps+0(FP), R12
-	MOVQ         (R12), CX
-	MOVQ         8(R12), DX
-	MOVQ         16(R12), SI
-	MOVQ         24(R12), DI
-	MOVQ         32(R12), R8
-	MOVQ         40(R12), R10
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), AX
-	LEAQ         2560(R9), BX
+	LEAQ         1664(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
-	KMOVW        low16<>+0(SB), K1
-
-	// Gather the first group.
-	MOVQ n+32(FP), R14
-	CMPQ R14, $0x00000010
-	JB   ContactsAVX512_tail
-
-	// Gather capsule i (lanes from index+0).
-	MOVQ       pi+8(FP), R12
-	VMOVDQU32  (R12)(R13*4), Z2
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (CX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, (AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 64(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (SI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 128(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 192(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R8)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 256(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R10)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 320(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 384(AX)
-	VPORD      Z2, Z2, Z2
-
-	// Gather capsule j (lanes from index+0).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU32  (R12)(R13*4), Z2
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (CX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 448(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 512(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (SI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 576(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 640(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R8)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 704(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R10)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 768(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 832(AX)
-	VPORD      Z2, Z2, Z2
 
 ContactsAVX512_loop:
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000010
 	JB   ContactsAVX512_tail
-	CMPQ R14, $0x00000020
-	JB   ContactsAVX512_last
 
-	// Software pipeline: the next group's gathers are spread through this group's
-	// arithmetic, so that their loads overlap its long dependency chain.
+	// Capsule records of side I, transposed.
+	MOVL            (DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            (SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
+
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(AX), Z2
-	VSUBPS  (AX), Z2, Z2
-	VMOVUPS 256(AX), Z3
-	VSUBPS  64(AX), Z3, Z3
-	VMOVUPS 320(AX), Z4
-	VSUBPS  128(AX), Z4, Z4
-	VMOVUPS 640(AX), Z5
-	VSUBPS  448(AX), Z5, Z5
-	VMOVUPS 704(AX), Z6
-	VSUBPS  512(AX), Z6, Z6
-	VMOVUPS 768(AX), Z7
-	VSUBPS  576(AX), Z7, Z7
-	VMOVUPS (AX), Z8
-	VSUBPS  448(AX), Z8, Z8
-	VMOVUPS 64(AX), Z9
-	VSUBPS  512(AX), Z9, Z9
-	VMOVUPS 128(AX), Z10
-	VSUBPS  576(AX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z5, Z5, Z11
-
-	// Gather capsule i (lanes from index+16).
-	MOVQ        pi+8(FP), R12
-	VMOVDQU32   64(R12)(R13*4), Z12
-	KMOVW       K1, K2
-	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (CX)(Z12*4), K2, Z13
-	VMOVUPS     Z13, (BX)
-	VMULPS      Z6, Z6, Z13
-	VADDPS      Z13, Z11, Z11
-	VMULPS      Z7, Z7, Z13
-	VADDPS      Z13, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K2
-	VDIVPS.Z    Z11, Z1, K2, Z13
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z14
-	VMULPS      Z3, Z3, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z4, Z4, Z15
-	VADDPS      Z15, Z14, Z14
-	KMOVW       K1, K2
-	VXORPS      Z15, Z15, Z15
-	VGATHERDPS  (DX)(Z12*4), K2, Z15
-	VMOVUPS     Z15, 64(BX)
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z15
-	VMULPS      Z8, Z5, Z16
-	VMULPS      Z9, Z6, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z10, Z7, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z13, Z16, Z16
-	VMULPS      Z2, Z5, Z17
-	VMULPS      Z3, Z6, Z18
-	VADDPS      Z18, Z17, Z17
-	KMOVW       K1, K2
-	VXORPS      Z18, Z18, Z18
-	VGATHERDPS  (SI)(Z12*4), K2, Z18
-	VMOVUPS     Z18, 128(BX)
-	VMULPS      Z4, Z7, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z17
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS     Z16, Z5, Z18
-	VMULPS     Z16, Z6, Z19
-	VMULPS     Z16, Z7, Z20
-	VSUBPS     Z8, Z18, Z18
-	VSUBPS     Z9, Z19, Z19
-	VSUBPS     Z10, Z20, Z20
-	VMULPS     Z17, Z5, Z21
-	KMOVW      K1, K2
-	VXORPS     Z22, Z22, Z22
-	VGATHERDPS (DI)(Z12*4), K2, Z22
-	VMOVUPS    Z22, 192(BX)
-	VMULPS     Z17, Z6, Z22
-	VMULPS     Z17, Z7, Z23
-	VSUBPS     Z21, Z2, Z21
-	VSUBPS     Z22, Z3, Z22
-	VSUBPS     Z23, Z4, Z23
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS     Z21, Z21, Z24
-	VMULPS     Z22, Z22, Z25
-	VADDPS     Z25, Z24, Z24
-	VMULPS     Z23, Z23, Z25
-	VADDPS     Z25, Z24, Z24
-	KMOVW      K1, K2
-	VXORPS     Z25, Z25, Z25
-	VGATHERDPS (R8)(Z12*4), K2, Z25
-	VMOVUPS    Z25, 256(BX)
-	VMULPS     Z21, Z18, Z18
-	VMULPS     Z22, Z19, Z19
-	VADDPS     Z19, Z18, Z18
-	VMULPS     Z23, Z20, Z19
-	VADDPS     Z19, Z18, Z18
-	VCMPPS     $0x04, Z24, Z0, K2
-	VDIVPS.Z   Z24, Z18, K2, Z18
-	VMINPS     Z1, Z18, Z18
-	VMAXPS     Z0, Z18, Z18
-
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	VMULPS     Z18, Z2, Z19
-	VADDPS     Z19, Z8, Z19
-	VMULPS     Z18, Z3, Z20
-	KMOVW      K1, K2
-	VXORPS     Z21, Z21, Z21
-	VGATHERDPS (R10)(Z12*4), K2, Z21
-	VMOVUPS    Z21, 320(BX)
-	VADDPS     Z20, Z9, Z20
-	VMULPS     Z18, Z4, Z18
-	VADDPS     Z18, Z10, Z18
-	VMULPS     Z5, Z19, Z19
-	VMULPS     Z6, Z20, Z20
-	VADDPS     Z20, Z19, Z19
-	VMULPS     Z7, Z18, Z18
-	VADDPS     Z18, Z19, Z18
-	VMULPS     Z13, Z18, Z18
-	VMINPS     Z1, Z18, Z18
-	VMAXPS     Z0, Z18, Z18
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	KMOVW      K1, K2
-	VXORPS     Z19, Z19, Z19
-	VGATHERDPS (R12)(Z12*4), K2, Z19
-	VMOVUPS    Z19, 384(BX)
-	VPORD      Z12, Z12, Z12
-
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z18, Z5, Z5
-	VMULPS Z18, Z6, Z6
-	VMULPS Z18, Z7, Z7
-	VSUBPS Z8, Z5, Z12
-	VSUBPS Z9, Z6, Z18
-	VSUBPS Z10, Z7, Z19
-	VMULPS Z2, Z12, Z12
-	VMULPS Z3, Z18, Z18
-	VADDPS Z18, Z12, Z12
-	VMULPS Z4, Z19, Z18
-
-	// Gather capsule j (lanes from index+16).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU32  64(R12)(R13*4), Z19
-	KMOVW      K1, K2
-	VXORPS     Z20, Z20, Z20
-	VGATHERDPS (CX)(Z19*4), K2, Z20
-	VMOVUPS    Z20, 448(BX)
-	VADDPS     Z18, Z12, Z12
-	VMULPS     Z15, Z12, Z12
-	VMINPS     Z1, Z12, Z12
-	VMAXPS     Z0, Z12, Z12
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS     Z12, Z2, Z2
-	VADDPS     Z2, Z8, Z2
-	VSUBPS     Z5, Z2, Z2
-	VMULPS     Z12, Z3, Z3
-	VADDPS     Z3, Z9, Z3
-	VSUBPS     Z6, Z3, Z3
-	VMULPS     Z12, Z4, Z4
-	KMOVW      K1, K2
-	VXORPS     Z12, Z12, Z12
-	VGATHERDPS (DX)(Z19*4), K2, Z12
-	VMOVUPS    Z12, 512(BX)
-	VADDPS     Z4, Z10, Z4
-	VSUBPS     Z7, Z4, Z4
-	VMULPS     Z2, Z2, Z12
-	VMULPS     Z3, Z3, Z15
-	VADDPS     Z15, Z12, Z12
-	VMULPS     Z4, Z4, Z15
-	VADDPS     Z15, Z12, Z12
-
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z16, Z15
-	VMINPS       Z15, Z16, Z17
-	VMAXPS       Z17, Z0, Z17
-	KMOVW        K1, K2
-	VXORPS       Z18, Z18, Z18
-	VGATHERDPS   (SI)(Z19*4), K2, Z18
-	VMOVUPS      Z18, 576(BX)
-	VMAXPS       Z15, Z16, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K2
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z14, Z15, Z15
-	VCMPPS       $0x12, Z15, Z24, K3
-	KANDW        K3, K2, K2
-	VCMPPS       $0x00, Z0, Z14, K3
-	KANDNW       K2, K3, K2
-	VCMPPS       $0x00, Z0, Z13, K3
-	KANDNW       K2, K3, K2
-	KMOVW        K1, K3
-	VXORPS       Z13, Z13, Z13
-	VGATHERDPS   (DI)(Z19*4), K3, Z13
-	VMOVUPS      Z13, 640(BX)
-
-	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z13
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z12, Z17
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
-	VMAXPS       Z11, Z14, Z11
-	VMULPS       Z8, Z8, Z8
-	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	KMOVW        K1, K4
-	VXORPS       Z10, Z10, Z10
-	VGATHERDPS   (R8)(Z19*4), K4, Z10
-	VMOVUPS      Z10, 704(BX)
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K4
-	KORW         K4, K3, K5
-	KORTESTW     K5, K5
-	JZ           ContactsAVX512_full_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(AX), Z9
-	VSUBPS       (AX), Z9, Z9
-	VMOVUPS      256(AX), Z10
-	VSUBPS       64(AX), Z10, Z10
-	VMOVUPS      320(AX), Z11
-	VSUBPS       128(AX), Z11, Z11
-	VMOVUPS      640(AX), Z14
-	VSUBPS       448(AX), Z14, Z14
-	VMOVUPS      704(AX), Z18
-	VSUBPS       512(AX), Z18, Z18
-	VMOVUPS      768(AX), Z20
-	VSUBPS       576(AX), Z20, Z20
-	VMULPS       Z9, Z9, Z21
-	VMULPS       Z10, Z10, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z11, Z11, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z14, Z14, Z22
-	VMULPS       Z18, Z18, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z20, Z23
-	VADDPS       Z23, Z22, Z22
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K5
-	VDIVPS.Z     Z22, Z1, K5, Z22
-	VSQRTPS      Z21, Z23
-	VCMPPS       $0x04, Z23, Z0, K5
-	VDIVPS.Z     Z23, Z1, K5, Z23
-	VSQRTPS      Z22, Z22
-	VMULPS       Z23, Z9, Z9
-	VMULPS       Z23, Z10, Z10
-	VMULPS       Z23, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z22, Z14, Z9
-	VMULPS       Z22, Z18, Z10
-	VMULPS       Z22, Z20, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z21, K5
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z14
-	VMULPS       192(R9), Z14, Z14
-	VSUBPS       Z14, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K6
-	KANDNW       K4, K6, K4
-	KORW         K4, K3, K3
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z14
-	VMULPS       Z8, Z14, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K4
-	VCMPPS       $0x11, Z0, Z10, K6
-	KANDNW       K6, K4, K4
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
-	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z14, Z14, Z14
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K4, Z14
-	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K4, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K4, Z10
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z14, Z13, K3, Z11
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z8, Z15, K3, Z14
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z13
-	VMOVAPS      Z14, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K5, Z8
-	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K5, Z9
-	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K5, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z13, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K3, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K3, Z8
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z9, Z17, K3, Z14
-	VMOVAPS     Z10, Z13
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z14, Z17
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z13, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K3, Z11
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z8, Z16, K3, Z14
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z13
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z14, Z16
-	VMOVAPS     Z8, Z17
-
-	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z13, K3, Z8
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K3, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z13
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
-
-ContactsAVX512_full_normal:
-	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS    Z17, Z8
-	VDIVPS     Z8, Z1, Z8
-	VMULPS     Z8, Z13, Z9
-	VMULPS     Z8, Z15, Z10
-	VMULPS     Z8, Z16, Z8
-	KMOVW      K1, K3
-	VXORPS     Z11, Z11, Z11
-	VGATHERDPS (R10)(Z19*4), K3, Z11
-	VMOVUPS    Z11, 768(BX)
-
-	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Z12, Z11
-	VMOVUPS      384(AX), Z12
-	VADDPS       832(AX), Z12, Z12
-	VSUBPS       Z11, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z11, K3
-
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(AX), Z11
-	VSUBPS       384(AX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	MOVQ         caps+0(FP), R12
-	MOVQ         48(R12), R12
-	KMOVW        K1, K4
-	VXORPS       Z14, Z14, Z14
-	VGATHERDPS   (R12)(Z19*4), K4, Z14
-	VMOVUPS      Z14, 832(BX)
-	VPORD        Z19, Z19, Z14
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
-	VADDPS       Z2, Z5, Z2
-	VADDPS       448(AX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
-	VADDPS       Z5, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z5
-	VMULPS       Z5, Z3, Z3
-	VADDPS       Z3, Z6, Z3
-	VADDPS       512(AX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
-	VADDPS       Z5, Z4, Z4
-	VBROADCASTSS half<>+0(SB), Z5
-	VMULPS       Z5, Z4, Z4
-	VADDPS       Z4, Z7, Z4
-	VADDPS       576(AX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
-	VMOVAPS      Z4, Z14
-
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	KANDW          K2, K3, K2
-	VPBROADCASTD.Z int1<>+0(SB), K3, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K2, Z15
-	KORTESTW       K2, K2
-	JZ             ContactsAVX512_full_single
-
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(AX), Z16
-	VSUBPS      (AX), Z16, Z16
-	VMOVUPS     256(AX), Z17
-	VSUBPS      64(AX), Z17, Z17
-	VMOVUPS     320(AX), Z18
-	VSUBPS      128(AX), Z18, Z18
-	VMOVUPS     640(AX), Z19
-	VSUBPS      448(AX), Z19, Z19
-	VMOVUPS     704(AX), Z20
-	VSUBPS      512(AX), Z20, Z20
-	VMOVUPS     768(AX), Z21
-	VSUBPS      576(AX), Z21, Z21
-	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K3
-	VDIVPS.Z    Z23, Z1, K3, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (AX), Z16
-	VSUBPS      448(AX), Z16, Z16
-	VMOVUPS     64(AX), Z17
-	VSUBPS      512(AX), Z17, Z17
-	VMOVUPS     128(AX), Z18
-	VSUBPS      576(AX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
-	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(AX), Z16
-	VADDPS      832(AX), Z16, Z16
-
-	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z11, Z9, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
-	VMULPS       Z11, Z8, Z21
-	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(AX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K2, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K2, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K2, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
-	VMULPS       Z11, Z8, Z11
-	VADDPS       Z11, Z20, Z11
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z11, Z11
-	VADDPS       Z11, Z19, Z11
-	VADDPS       576(AX), Z11, Z11
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K2, Z19
-	VMOVAPS      Z19, Z6
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K2, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z11, Z4, K2, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
-	VMOVAPS      Z18, Z4
-
-ContactsAVX512_full_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPS      Z6, Z5, Z11
-	VADDPS      Z9, Z11, Z11
-	VADDPS      Z10, Z11, Z11
-	VADDPS      Z8, Z11, Z11
-	VADDPS      Z7, Z11, Z11
-	VADDPS      Z12, Z11, Z11
-	VADDPS      Z14, Z11, Z11
-	VADDPS      Z2, Z11, Z11
-	VADDPS      Z3, Z11, Z11
-	VADDPS      Z4, Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K2
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K3
-	KORW        K3, K2, K2
-	KORTESTW    K2, K2
-	JZ          ContactsAVX512_full_finite
-
-	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z11
-	VMOVAPS        Z11, Z14
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z15, K2, Z11
-	VMOVAPS        Z11, Z15
-
-ContactsAVX512_full_finite:
-	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
-
-	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
-	VMOVUPS Z11, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
-	VMOVUPS Z15, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
-	VMOVUPS Z5, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
-	VMOVUPS Z6, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
-	VMOVUPS Z9, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
-	VMOVUPS Z10, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
-	VMOVUPS Z8, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
-	VMOVUPS Z7, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
-	VMOVUPS Z12, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
-	VMOVUPS Z14, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
-	VMOVUPS Z2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
-	VMOVUPS Z3, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
-	VMOVUPS Z4, (R12)(R13*4)
-	XCHGQ   AX, BX
-	ADDQ    $0x00000010, R13
-	JMP     ContactsAVX512_loop
-
-ContactsAVX512_last:
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(AX), Z2
-	VSUBPS  (AX), Z2, Z2
-	VMOVUPS 256(AX), Z3
-	VSUBPS  64(AX), Z3, Z3
-	VMOVUPS 320(AX), Z4
-	VSUBPS  128(AX), Z4, Z4
-	VMOVUPS 640(AX), Z5
-	VSUBPS  448(AX), Z5, Z5
-	VMOVUPS 704(AX), Z6
-	VSUBPS  512(AX), Z6, Z6
-	VMOVUPS 768(AX), Z7
-	VSUBPS  576(AX), Z7, Z7
-	VMOVUPS (AX), Z8
-	VSUBPS  448(AX), Z8, Z8
-	VMOVUPS 64(AX), Z9
-	VSUBPS  512(AX), Z9, Z9
-	VMOVUPS 128(AX), Z10
-	VSUBPS  576(AX), Z10, Z10
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
 	VMULPS      Z5, Z5, Z11
@@ -9065,21 +6727,21 @@ ContactsAVX512_last:
 	VCMPPS       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
-	JZ           ContactsAVX512_lastgroup_normal
+	JZ           ContactsAVX512_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(AX), Z9
-	VSUBPS       (AX), Z9, Z9
-	VMOVUPS      256(AX), Z10
-	VSUBPS       64(AX), Z10, Z10
-	VMOVUPS      320(AX), Z11
-	VSUBPS       128(AX), Z11, Z11
-	VMOVUPS      640(AX), Z13
-	VSUBPS       448(AX), Z13, Z13
-	VMOVUPS      704(AX), Z18
-	VSUBPS       512(AX), Z18, Z18
-	VMOVUPS      768(AX), Z19
-	VSUBPS       576(AX), Z19, Z19
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
 	VMULPS       Z9, Z9, Z20
 	VMULPS       Z10, Z10, Z21
 	VADDPS       Z21, Z20, Z20
@@ -9253,7 +6915,7 @@ ContactsAVX512_last:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
-ContactsAVX512_lastgroup_normal:
+ContactsAVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VSQRTPS Z17, Z8
 	VDIVPS  Z8, Z1, Z8
@@ -9263,34 +6925,34 @@ ContactsAVX512_lastgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Z14, Z11
-	VMOVUPS      384(AX), Z12
-	VADDPS       832(AX), Z12, Z12
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
 	VSUBPS       Z11, Z12, Z13
 	VBROADCASTSS margin+40(FP), Z14
 	VADDPS       Z14, Z12, Z12
 	VCMPPS       $0x12, Z12, Z11, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(AX), Z11
-	VSUBPS       384(AX), Z11, Z11
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
 	VMULPS       Z11, Z9, Z12
 	VADDPS       Z12, Z2, Z2
 	VBROADCASTSS half<>+0(SB), Z12
 	VMULPS       Z12, Z2, Z2
 	VADDPS       Z2, Z5, Z2
-	VADDPS       448(AX), Z2, Z2
+	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
-	VADDPS       512(AX), Z3, Z3
+	VADDPS       512(BX), Z3, Z3
 	VMULPS       Z11, Z8, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
-	VADDPS       576(AX), Z4, Z4
+	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z13, Z5
 	VMOVAPS      Z13, Z6
 	VMOVAPS      Z2, Z7
@@ -9302,21 +6964,21 @@ ContactsAVX512_lastgroup_normal:
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
 	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
-	JZ             ContactsAVX512_lastgroup_single
+	JZ             ContactsAVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(AX), Z16
-	VSUBPS      (AX), Z16, Z16
-	VMOVUPS     256(AX), Z17
-	VSUBPS      64(AX), Z17, Z17
-	VMOVUPS     320(AX), Z18
-	VSUBPS      128(AX), Z18, Z18
-	VMOVUPS     640(AX), Z19
-	VSUBPS      448(AX), Z19, Z19
-	VMOVUPS     704(AX), Z20
-	VSUBPS      512(AX), Z20, Z20
-	VMOVUPS     768(AX), Z21
-	VSUBPS      576(AX), Z21, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
 	VMULPS      Z17, Z17, Z23
 	VADDPS      Z23, Z22, Z22
@@ -9336,12 +6998,12 @@ ContactsAVX512_lastgroup_normal:
 	VMOVUPS     Z20, 1024(R9)
 	VMOVUPS     Z21, 1088(R9)
 	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (AX), Z16
-	VSUBPS      448(AX), Z16, Z16
-	VMOVUPS     64(AX), Z17
-	VSUBPS      512(AX), Z17, Z17
-	VMOVUPS     128(AX), Z18
-	VSUBPS      576(AX), Z18, Z18
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
 	VMOVUPS     Z16, 1216(R9)
 	VMOVUPS     Z17, 1280(R9)
 	VMOVUPS     Z18, 1344(R9)
@@ -9370,8 +7032,8 @@ ContactsAVX512_lastgroup_normal:
 	VMINPS      Z16, Z1, Z16
 	VMOVUPS     Z18, 1408(R9)
 	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(AX), Z16
-	VADDPS      832(AX), Z16, Z16
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -9412,19 +7074,19 @@ ContactsAVX512_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z24
 	VMULPS       Z24, Z21, Z21
 	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
 	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z21
 	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(AX), Z19, Z19
+	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z23, Z5, K1, Z20
 	VMOVAPS      Z20, Z5
@@ -9477,19 +7139,19 @@ ContactsAVX512_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z23
 	VMULPS       Z23, Z21, Z21
 	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
 	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z11
 	VADDPS       Z11, Z20, Z11
 	VBROADCASTSS half<>+0(SB), Z20
 	VMULPS       Z20, Z11, Z11
 	VADDPS       Z11, Z19, Z11
-	VADDPS       576(AX), Z11, Z11
+	VADDPS       576(BX), Z11, Z11
 	VXORPS       Z19, Z19, Z19
 	VBLENDMPS    Z16, Z6, K1, Z19
 	VMOVAPS      Z19, Z6
@@ -9503,7 +7165,7 @@ ContactsAVX512_lastgroup_normal:
 	VMOVAPS      Z17, Z3
 	VMOVAPS      Z18, Z4
 
-ContactsAVX512_lastgroup_single:
+ContactsAVX512_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	VADDPS      Z6, Z5, Z11
 	VADDPS      Z9, Z11, Z11
@@ -9521,7 +7183,7 @@ ContactsAVX512_lastgroup_single:
 	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
 	KORTESTW    K1, K1
-	JZ          ContactsAVX512_lastgroup_finite
+	JZ          ContactsAVX512_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z11, Z11, Z11
@@ -9561,7 +7223,7 @@ ContactsAVX512_lastgroup_single:
 	VBLENDMPS      Z0, Z15, K1, Z11
 	VMOVAPS        Z11, Z15
 
-ContactsAVX512_lastgroup_finite:
+ContactsAVX512_group_finite:
 	// Pair index k = i + lane.
 	VPBROADCASTD R13, Z11
 	VPADDD       iota<>+0(SB), Z11, Z11
@@ -9607,8 +7269,7 @@ ContactsAVX512_lastgroup_finite:
 	MOVQ    96(R12), R12
 	VMOVUPS Z4, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
-	MOVQ    n+32(FP), R14
-	SUBQ    R13, R14
+	JMP     ContactsAVX512_loop
 
 ContactsAVX512_tail:
 	TESTQ R14, R14
@@ -9616,95 +7277,191 @@ ContactsAVX512_tail:
 	BZHIL R14, low16<>+0(SB), R14
 	KMOVW R14, K1
 
-	// Gather capsule i (lanes from index+0).
-	MOVQ        pi+8(FP), R12
-	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (CX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, (AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 64(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (SI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 128(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 192(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R8)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 256(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R10)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 320(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        48(R12), R12
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 384(AX)
-	VPORD       Z2, Z2, Z2
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Z2
+	VMOVUPS     Z2, 896(BX)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z2
+	VMOVUPS     Z2, 960(BX)
 
-	// Gather capsule j (lanes from index+0).
-	MOVQ        pj+16(FP), R12
-	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (CX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 448(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 512(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (SI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 576(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 640(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R8)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 704(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R10)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 768(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        48(R12), R12
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 832(AX)
-	VPORD       Z2, Z2, Z2
+	// Capsule records of side I, transposed.
+	MOVL            896(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            912(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            900(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            916(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            904(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            920(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            908(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            924(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            928(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            944(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            932(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            948(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            936(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            952(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            940(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            956(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            960(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            976(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            964(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            980(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            968(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            984(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            972(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            988(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            992(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            1008(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            996(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            1012(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            1000(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            1016(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            1004(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            1020(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(AX), Z2
-	VSUBPS  (AX), Z2, Z2
-	VMOVUPS 256(AX), Z3
-	VSUBPS  64(AX), Z3, Z3
-	VMOVUPS 320(AX), Z4
-	VSUBPS  128(AX), Z4, Z4
-	VMOVUPS 640(AX), Z5
-	VSUBPS  448(AX), Z5, Z5
-	VMOVUPS 704(AX), Z6
-	VSUBPS  512(AX), Z6, Z6
-	VMOVUPS 768(AX), Z7
-	VSUBPS  576(AX), Z7, Z7
-	VMOVUPS (AX), Z8
-	VSUBPS  448(AX), Z8, Z8
-	VMOVUPS 64(AX), Z9
-	VSUBPS  512(AX), Z9, Z9
-	VMOVUPS 128(AX), Z10
-	VSUBPS  576(AX), Z10, Z10
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
 	VMULPS      Z5, Z5, Z11
@@ -9851,18 +7608,18 @@ ContactsAVX512_tail:
 	JZ           ContactsAVX512_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(AX), Z9
-	VSUBPS       (AX), Z9, Z9
-	VMOVUPS      256(AX), Z10
-	VSUBPS       64(AX), Z10, Z10
-	VMOVUPS      320(AX), Z11
-	VSUBPS       128(AX), Z11, Z11
-	VMOVUPS      640(AX), Z13
-	VSUBPS       448(AX), Z13, Z13
-	VMOVUPS      704(AX), Z18
-	VSUBPS       512(AX), Z18, Z18
-	VMOVUPS      768(AX), Z19
-	VSUBPS       576(AX), Z19, Z19
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
 	VMULPS       Z9, Z9, Z20
 	VMULPS       Z10, Z10, Z21
 	VADDPS       Z21, Z20, Z20
@@ -10046,34 +7803,34 @@ ContactsAVX512_tailgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Z14, Z11
-	VMOVUPS      384(AX), Z12
-	VADDPS       832(AX), Z12, Z12
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
 	VSUBPS       Z11, Z12, Z13
 	VBROADCASTSS margin+40(FP), Z14
 	VADDPS       Z14, Z12, Z12
 	VCMPPS       $0x12, Z12, Z11, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(AX), Z11
-	VSUBPS       384(AX), Z11, Z11
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
 	VMULPS       Z11, Z9, Z12
 	VADDPS       Z12, Z2, Z2
 	VBROADCASTSS half<>+0(SB), Z12
 	VMULPS       Z12, Z2, Z2
 	VADDPS       Z2, Z5, Z2
-	VADDPS       448(AX), Z2, Z2
+	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
-	VADDPS       512(AX), Z3, Z3
+	VADDPS       512(BX), Z3, Z3
 	VMULPS       Z11, Z8, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
-	VADDPS       576(AX), Z4, Z4
+	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z13, Z5
 	VMOVAPS      Z13, Z6
 	VMOVAPS      Z2, Z7
@@ -10088,18 +7845,18 @@ ContactsAVX512_tailgroup_normal:
 	JZ             ContactsAVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(AX), Z16
-	VSUBPS      (AX), Z16, Z16
-	VMOVUPS     256(AX), Z17
-	VSUBPS      64(AX), Z17, Z17
-	VMOVUPS     320(AX), Z18
-	VSUBPS      128(AX), Z18, Z18
-	VMOVUPS     640(AX), Z19
-	VSUBPS      448(AX), Z19, Z19
-	VMOVUPS     704(AX), Z20
-	VSUBPS      512(AX), Z20, Z20
-	VMOVUPS     768(AX), Z21
-	VSUBPS      576(AX), Z21, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
 	VMULPS      Z17, Z17, Z23
 	VADDPS      Z23, Z22, Z22
@@ -10119,12 +7876,12 @@ ContactsAVX512_tailgroup_normal:
 	VMOVUPS     Z20, 1024(R9)
 	VMOVUPS     Z21, 1088(R9)
 	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (AX), Z16
-	VSUBPS      448(AX), Z16, Z16
-	VMOVUPS     64(AX), Z17
-	VSUBPS      512(AX), Z17, Z17
-	VMOVUPS     128(AX), Z18
-	VSUBPS      576(AX), Z18, Z18
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
 	VMOVUPS     Z16, 1216(R9)
 	VMOVUPS     Z17, 1280(R9)
 	VMOVUPS     Z18, 1344(R9)
@@ -10153,8 +7910,8 @@ ContactsAVX512_tailgroup_normal:
 	VMINPS      Z16, Z1, Z16
 	VMOVUPS     Z18, 1408(R9)
 	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(AX), Z16
-	VADDPS      832(AX), Z16, Z16
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -10195,19 +7952,19 @@ ContactsAVX512_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z24
 	VMULPS       Z24, Z21, Z21
 	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
 	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z21
 	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(AX), Z19, Z19
+	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z23, Z5, K2, Z20
 	VMOVAPS      Z20, Z5
@@ -10260,19 +8017,19 @@ ContactsAVX512_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z20, Z20
 	VADDPS       Z20, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z20
 	VADDPS       Z20, Z21, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
 	VADDPS       Z20, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z11
 	VADDPS       Z11, Z1, Z1
 	VBROADCASTSS half<>+0(SB), Z11
 	VMULPS       Z11, Z1, Z1
 	VADDPS       Z1, Z19, Z1
-	VADDPS       576(AX), Z1, Z1
+	VADDPS       576(BX), Z1, Z1
 	VXORPS       Z11, Z11, Z11
 	VBLENDMPS    Z16, Z6, K2, Z11
 	VMOVAPS      Z11, Z6
@@ -10396,933 +8153,206 @@ ContactsAVX512_done:
 	VZEROUPPER
 	RET
 
-// func CompactContactsAVX512(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+// func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $3520-56
+TEXT ·CompactContactsAVX512(SB), $2752-56
 	XORQ         R13, R13
 	XORQ         R11, R11
-	MOVQ         caps+0(FP), R12
-	MOVQ         (R12), CX
-	MOVQ         8(R12), DX
-	MOVQ         16(R12), SI
-	MOVQ         24(R12), DI
-	MOVQ         32(R12), R8
-	MOVQ         40(R12), R10
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), AX
-	LEAQ         2560(R9), BX
+	LEAQ         1664(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
-	KMOVW        low16<>+0(SB), K1
-
-	// Gather the first group.
-	MOVQ n+32(FP), R14
-	CMPQ R14, $0x00000010
-	JB   CompactContactsAVX512_tail
-
-	// Gather capsule i (lanes from index+0).
-	MOVQ       pi+8(FP), R12
-	VMOVDQU32  (R12)(R13*4), Z2
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (CX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, (AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 64(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (SI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 128(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 192(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R8)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 256(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R10)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 320(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 384(AX)
-	VPORD      Z2, Z2, Z2
-
-	// Gather capsule j (lanes from index+0).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU32  (R12)(R13*4), Z2
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (CX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 448(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DX)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 512(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (SI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 576(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (DI)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 640(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R8)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 704(AX)
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R10)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 768(AX)
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	KMOVW      K1, K2
-	VXORPS     Z3, Z3, Z3
-	VGATHERDPS (R12)(Z2*4), K2, Z3
-	VMOVUPS    Z3, 832(AX)
-	VPORD      Z2, Z2, Z2
 
 CompactContactsAVX512_loop:
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000010
 	JB   CompactContactsAVX512_tail
-	CMPQ R14, $0x00000020
-	JB   CompactContactsAVX512_last
 
-	// Software pipeline: the next group's gathers are spread through this group's
-	// arithmetic, so that their loads overlap its long dependency chain.
+	// Capsule records of side I, transposed.
+	MOVL            (DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            (SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
+
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(AX), Z2
-	VSUBPS  (AX), Z2, Z2
-	VMOVUPS 256(AX), Z3
-	VSUBPS  64(AX), Z3, Z3
-	VMOVUPS 320(AX), Z4
-	VSUBPS  128(AX), Z4, Z4
-	VMOVUPS 640(AX), Z5
-	VSUBPS  448(AX), Z5, Z5
-	VMOVUPS 704(AX), Z6
-	VSUBPS  512(AX), Z6, Z6
-	VMOVUPS 768(AX), Z7
-	VSUBPS  576(AX), Z7, Z7
-	VMOVUPS (AX), Z8
-	VSUBPS  448(AX), Z8, Z8
-	VMOVUPS 64(AX), Z9
-	VSUBPS  512(AX), Z9, Z9
-	VMOVUPS 128(AX), Z10
-	VSUBPS  576(AX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z5, Z5, Z11
-
-	// Gather capsule i (lanes from index+16).
-	MOVQ        pi+8(FP), R12
-	VMOVDQU32   64(R12)(R13*4), Z12
-	KMOVW       K1, K2
-	VXORPS      Z13, Z13, Z13
-	VGATHERDPS  (CX)(Z12*4), K2, Z13
-	VMOVUPS     Z13, (BX)
-	VMULPS      Z6, Z6, Z13
-	VADDPS      Z13, Z11, Z11
-	VMULPS      Z7, Z7, Z13
-	VADDPS      Z13, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K2
-	VDIVPS.Z    Z11, Z1, K2, Z13
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z14
-	VMULPS      Z3, Z3, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z4, Z4, Z15
-	VADDPS      Z15, Z14, Z14
-	KMOVW       K1, K2
-	VXORPS      Z15, Z15, Z15
-	VGATHERDPS  (DX)(Z12*4), K2, Z15
-	VMOVUPS     Z15, 64(BX)
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z15
-	VMULPS      Z8, Z5, Z16
-	VMULPS      Z9, Z6, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z10, Z7, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z13, Z16, Z16
-	VMULPS      Z2, Z5, Z17
-	VMULPS      Z3, Z6, Z18
-	VADDPS      Z18, Z17, Z17
-	KMOVW       K1, K2
-	VXORPS      Z18, Z18, Z18
-	VGATHERDPS  (SI)(Z12*4), K2, Z18
-	VMOVUPS     Z18, 128(BX)
-	VMULPS      Z4, Z7, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z17
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS     Z16, Z5, Z18
-	VMULPS     Z16, Z6, Z19
-	VMULPS     Z16, Z7, Z20
-	VSUBPS     Z8, Z18, Z18
-	VSUBPS     Z9, Z19, Z19
-	VSUBPS     Z10, Z20, Z20
-	VMULPS     Z17, Z5, Z21
-	KMOVW      K1, K2
-	VXORPS     Z22, Z22, Z22
-	VGATHERDPS (DI)(Z12*4), K2, Z22
-	VMOVUPS    Z22, 192(BX)
-	VMULPS     Z17, Z6, Z22
-	VMULPS     Z17, Z7, Z23
-	VSUBPS     Z21, Z2, Z21
-	VSUBPS     Z22, Z3, Z22
-	VSUBPS     Z23, Z4, Z23
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS     Z21, Z21, Z24
-	VMULPS     Z22, Z22, Z25
-	VADDPS     Z25, Z24, Z24
-	VMULPS     Z23, Z23, Z25
-	VADDPS     Z25, Z24, Z24
-	KMOVW      K1, K2
-	VXORPS     Z25, Z25, Z25
-	VGATHERDPS (R8)(Z12*4), K2, Z25
-	VMOVUPS    Z25, 256(BX)
-	VMULPS     Z21, Z18, Z18
-	VMULPS     Z22, Z19, Z19
-	VADDPS     Z19, Z18, Z18
-	VMULPS     Z23, Z20, Z19
-	VADDPS     Z19, Z18, Z18
-	VCMPPS     $0x04, Z24, Z0, K2
-	VDIVPS.Z   Z24, Z18, K2, Z18
-	VMINPS     Z1, Z18, Z18
-	VMAXPS     Z0, Z18, Z18
-
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	VMULPS     Z18, Z2, Z19
-	VADDPS     Z19, Z8, Z19
-	VMULPS     Z18, Z3, Z20
-	KMOVW      K1, K2
-	VXORPS     Z21, Z21, Z21
-	VGATHERDPS (R10)(Z12*4), K2, Z21
-	VMOVUPS    Z21, 320(BX)
-	VADDPS     Z20, Z9, Z20
-	VMULPS     Z18, Z4, Z18
-	VADDPS     Z18, Z10, Z18
-	VMULPS     Z5, Z19, Z19
-	VMULPS     Z6, Z20, Z20
-	VADDPS     Z20, Z19, Z19
-	VMULPS     Z7, Z18, Z18
-	VADDPS     Z18, Z19, Z18
-	VMULPS     Z13, Z18, Z18
-	VMINPS     Z1, Z18, Z18
-	VMAXPS     Z0, Z18, Z18
-	MOVQ       caps+0(FP), R12
-	MOVQ       48(R12), R12
-	KMOVW      K1, K2
-	VXORPS     Z19, Z19, Z19
-	VGATHERDPS (R12)(Z12*4), K2, Z19
-	VMOVUPS    Z19, 384(BX)
-	VPORD      Z12, Z12, Z12
-
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z18, Z5, Z5
-	VMULPS Z18, Z6, Z6
-	VMULPS Z18, Z7, Z7
-	VSUBPS Z8, Z5, Z12
-	VSUBPS Z9, Z6, Z18
-	VSUBPS Z10, Z7, Z19
-	VMULPS Z2, Z12, Z12
-	VMULPS Z3, Z18, Z18
-	VADDPS Z18, Z12, Z12
-	VMULPS Z4, Z19, Z18
-
-	// Gather capsule j (lanes from index+16).
-	MOVQ       pj+16(FP), R12
-	VMOVDQU32  64(R12)(R13*4), Z19
-	KMOVW      K1, K2
-	VXORPS     Z20, Z20, Z20
-	VGATHERDPS (CX)(Z19*4), K2, Z20
-	VMOVUPS    Z20, 448(BX)
-	VADDPS     Z18, Z12, Z12
-	VMULPS     Z15, Z12, Z12
-	VMINPS     Z1, Z12, Z12
-	VMAXPS     Z0, Z12, Z12
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS     Z12, Z2, Z2
-	VADDPS     Z2, Z8, Z2
-	VSUBPS     Z5, Z2, Z2
-	VMULPS     Z12, Z3, Z3
-	VADDPS     Z3, Z9, Z3
-	VSUBPS     Z6, Z3, Z3
-	VMULPS     Z12, Z4, Z4
-	KMOVW      K1, K2
-	VXORPS     Z12, Z12, Z12
-	VGATHERDPS (DX)(Z19*4), K2, Z12
-	VMOVUPS    Z12, 512(BX)
-	VADDPS     Z4, Z10, Z4
-	VSUBPS     Z7, Z4, Z4
-	VMULPS     Z2, Z2, Z12
-	VMULPS     Z3, Z3, Z15
-	VADDPS     Z15, Z12, Z12
-	VMULPS     Z4, Z4, Z15
-	VADDPS     Z15, Z12, Z12
-
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z16, Z15
-	VMINPS       Z15, Z16, Z17
-	VMAXPS       Z17, Z0, Z17
-	KMOVW        K1, K2
-	VXORPS       Z18, Z18, Z18
-	VGATHERDPS   (SI)(Z19*4), K2, Z18
-	VMOVUPS      Z18, 576(BX)
-	VMAXPS       Z15, Z16, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K2
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z14, Z15, Z15
-	VCMPPS       $0x12, Z15, Z24, K3
-	KANDW        K3, K2, K2
-	VCMPPS       $0x00, Z0, Z14, K3
-	KANDNW       K2, K3, K2
-	VCMPPS       $0x00, Z0, Z13, K3
-	KANDNW       K2, K3, K2
-	KMOVW        K1, K3
-	VXORPS       Z13, Z13, Z13
-	VGATHERDPS   (DI)(Z19*4), K3, Z13
-	VMOVUPS      Z13, 640(BX)
-
-	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z13
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z12, Z17
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
-	VMAXPS       Z11, Z14, Z11
-	VMULPS       Z8, Z8, Z8
-	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	KMOVW        K1, K4
-	VXORPS       Z10, Z10, Z10
-	VGATHERDPS   (R8)(Z19*4), K4, Z10
-	VMOVUPS      Z10, 704(BX)
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K4
-	KORW         K4, K3, K5
-	KORTESTW     K5, K5
-	JZ           CompactContactsAVX512_full_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(AX), Z9
-	VSUBPS       (AX), Z9, Z9
-	VMOVUPS      256(AX), Z10
-	VSUBPS       64(AX), Z10, Z10
-	VMOVUPS      320(AX), Z11
-	VSUBPS       128(AX), Z11, Z11
-	VMOVUPS      640(AX), Z14
-	VSUBPS       448(AX), Z14, Z14
-	VMOVUPS      704(AX), Z18
-	VSUBPS       512(AX), Z18, Z18
-	VMOVUPS      768(AX), Z20
-	VSUBPS       576(AX), Z20, Z20
-	VMULPS       Z9, Z9, Z21
-	VMULPS       Z10, Z10, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z11, Z11, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z14, Z14, Z22
-	VMULPS       Z18, Z18, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z20, Z23
-	VADDPS       Z23, Z22, Z22
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K5
-	VDIVPS.Z     Z22, Z1, K5, Z22
-	VSQRTPS      Z21, Z23
-	VCMPPS       $0x04, Z23, Z0, K5
-	VDIVPS.Z     Z23, Z1, K5, Z23
-	VSQRTPS      Z22, Z22
-	VMULPS       Z23, Z9, Z9
-	VMULPS       Z23, Z10, Z10
-	VMULPS       Z23, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z22, Z14, Z9
-	VMULPS       Z22, Z18, Z10
-	VMULPS       Z22, Z20, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z21, K5
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z14
-	VMULPS       192(R9), Z14, Z14
-	VSUBPS       Z14, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K6
-	KANDNW       K4, K6, K4
-	KORW         K4, K3, K3
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z14
-	VMULPS       Z8, Z14, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K4
-	VCMPPS       $0x11, Z0, Z10, K6
-	KANDNW       K6, K4, K4
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
-	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z14, Z14, Z14
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K4, Z14
-	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K4, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K4, Z10
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z14, Z13, K3, Z11
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z8, Z15, K3, Z14
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z13
-	VMOVAPS      Z14, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K5, Z8
-	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K5, Z9
-	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K5, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z13, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K3, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K3, Z8
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z9, Z17, K3, Z14
-	VMOVAPS     Z10, Z13
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z14, Z17
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z13, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K3, Z11
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z8, Z16, K3, Z14
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z13
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z14, Z16
-	VMOVAPS     Z8, Z17
-
-	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z13, K3, Z8
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K3, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z13
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
-
-CompactContactsAVX512_full_normal:
-	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS    Z17, Z8
-	VDIVPS     Z8, Z1, Z8
-	VMULPS     Z8, Z13, Z9
-	VMULPS     Z8, Z15, Z10
-	VMULPS     Z8, Z16, Z8
-	KMOVW      K1, K3
-	VXORPS     Z11, Z11, Z11
-	VGATHERDPS (R10)(Z19*4), K3, Z11
-	VMOVUPS    Z11, 768(BX)
-
-	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Z12, Z11
-	VMOVUPS      384(AX), Z12
-	VADDPS       832(AX), Z12, Z12
-	VSUBPS       Z11, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z11, K3
-
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(AX), Z11
-	VSUBPS       384(AX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	MOVQ         caps+0(FP), R12
-	MOVQ         48(R12), R12
-	KMOVW        K1, K4
-	VXORPS       Z14, Z14, Z14
-	VGATHERDPS   (R12)(Z19*4), K4, Z14
-	VMOVUPS      Z14, 832(BX)
-	VPORD        Z19, Z19, Z14
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
-	VADDPS       Z2, Z5, Z2
-	VADDPS       448(AX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
-	VADDPS       Z5, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z5
-	VMULPS       Z5, Z3, Z3
-	VADDPS       Z3, Z6, Z3
-	VADDPS       512(AX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
-	VADDPS       Z5, Z4, Z4
-	VBROADCASTSS half<>+0(SB), Z5
-	VMULPS       Z5, Z4, Z4
-	VADDPS       Z4, Z7, Z4
-	VADDPS       576(AX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
-	VMOVAPS      Z4, Z14
-
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	KANDW          K2, K3, K2
-	VPBROADCASTD.Z int1<>+0(SB), K3, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K2, Z15
-	KORTESTW       K2, K2
-	JZ             CompactContactsAVX512_full_single
-
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(AX), Z16
-	VSUBPS      (AX), Z16, Z16
-	VMOVUPS     256(AX), Z17
-	VSUBPS      64(AX), Z17, Z17
-	VMOVUPS     320(AX), Z18
-	VSUBPS      128(AX), Z18, Z18
-	VMOVUPS     640(AX), Z19
-	VSUBPS      448(AX), Z19, Z19
-	VMOVUPS     704(AX), Z20
-	VSUBPS      512(AX), Z20, Z20
-	VMOVUPS     768(AX), Z21
-	VSUBPS      576(AX), Z21, Z21
-	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K3
-	VDIVPS.Z    Z23, Z1, K3, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (AX), Z16
-	VSUBPS      448(AX), Z16, Z16
-	VMOVUPS     64(AX), Z17
-	VSUBPS      512(AX), Z17, Z17
-	VMOVUPS     128(AX), Z18
-	VSUBPS      576(AX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
-	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(AX), Z16
-	VADDPS      832(AX), Z16, Z16
-
-	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z11, Z9, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
-	VMULPS       Z11, Z8, Z21
-	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(AX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K2, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K2, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K2, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
-	VMULPS       Z11, Z8, Z11
-	VADDPS       Z11, Z20, Z11
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z11, Z11
-	VADDPS       Z11, Z19, Z11
-	VADDPS       576(AX), Z11, Z11
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K2, Z19
-	VMOVAPS      Z19, Z6
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K2, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z11, Z4, K2, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
-	VMOVAPS      Z18, Z4
-
-CompactContactsAVX512_full_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPS      Z6, Z5, Z11
-	VADDPS      Z9, Z11, Z11
-	VADDPS      Z10, Z11, Z11
-	VADDPS      Z8, Z11, Z11
-	VADDPS      Z7, Z11, Z11
-	VADDPS      Z12, Z11, Z11
-	VADDPS      Z14, Z11, Z11
-	VADDPS      Z2, Z11, Z11
-	VADDPS      Z3, Z11, Z11
-	VADDPS      Z4, Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K2
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K3
-	KORW        K3, K2, K2
-	KORTESTW    K2, K2
-	JZ          CompactContactsAVX512_full_finite
-
-	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z11
-	VMOVAPS        Z11, Z14
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z15, K2, Z11
-	VMOVAPS        Z11, Z15
-
-CompactContactsAVX512_full_finite:
-	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
-
-	// Compaction: the touching lanes (count > 0) first, then a store of that many
-	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z15, Z15, K2
-	KORTESTW      K2, K2
-	JZ            CompactContactsAVX512_full_none
-	KMOVW         K2, R14
-	POPCNTL       R14, R14
-	BZHIL         R14, low16<>+0(SB), R12
-	KMOVW         R12, K3
-	VCOMPRESSPS.Z Z11, K2, Z11
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
-	VMOVUPS       Z11, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z15, K2, Z11
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
-	VMOVUPS       Z11, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z5, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K2, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
-	VMOVUPS       Z5, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z3, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z4, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	ADDQ          R14, R11
-
-CompactContactsAVX512_full_none:
-	XCHGQ AX, BX
-	ADDQ  $0x00000010, R13
-	JMP   CompactContactsAVX512_loop
-
-CompactContactsAVX512_last:
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(AX), Z2
-	VSUBPS  (AX), Z2, Z2
-	VMOVUPS 256(AX), Z3
-	VSUBPS  64(AX), Z3, Z3
-	VMOVUPS 320(AX), Z4
-	VSUBPS  128(AX), Z4, Z4
-	VMOVUPS 640(AX), Z5
-	VSUBPS  448(AX), Z5, Z5
-	VMOVUPS 704(AX), Z6
-	VSUBPS  512(AX), Z6, Z6
-	VMOVUPS 768(AX), Z7
-	VSUBPS  576(AX), Z7, Z7
-	VMOVUPS (AX), Z8
-	VSUBPS  448(AX), Z8, Z8
-	VMOVUPS 64(AX), Z9
-	VSUBPS  512(AX), Z9, Z9
-	VMOVUPS 128(AX), Z10
-	VSUBPS  576(AX), Z10, Z10
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
 	VMULPS      Z5, Z5, Z11
@@ -11466,21 +8496,21 @@ CompactContactsAVX512_last:
 	VCMPPS       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
-	JZ           CompactContactsAVX512_lastgroup_normal
+	JZ           CompactContactsAVX512_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(AX), Z9
-	VSUBPS       (AX), Z9, Z9
-	VMOVUPS      256(AX), Z10
-	VSUBPS       64(AX), Z10, Z10
-	VMOVUPS      320(AX), Z11
-	VSUBPS       128(AX), Z11, Z11
-	VMOVUPS      640(AX), Z13
-	VSUBPS       448(AX), Z13, Z13
-	VMOVUPS      704(AX), Z18
-	VSUBPS       512(AX), Z18, Z18
-	VMOVUPS      768(AX), Z19
-	VSUBPS       576(AX), Z19, Z19
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
 	VMULPS       Z9, Z9, Z20
 	VMULPS       Z10, Z10, Z21
 	VADDPS       Z21, Z20, Z20
@@ -11654,7 +8684,7 @@ CompactContactsAVX512_last:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
-CompactContactsAVX512_lastgroup_normal:
+CompactContactsAVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VSQRTPS Z17, Z8
 	VDIVPS  Z8, Z1, Z8
@@ -11664,34 +8694,34 @@ CompactContactsAVX512_lastgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Z14, Z11
-	VMOVUPS      384(AX), Z12
-	VADDPS       832(AX), Z12, Z12
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
 	VSUBPS       Z11, Z12, Z13
 	VBROADCASTSS margin+40(FP), Z14
 	VADDPS       Z14, Z12, Z12
 	VCMPPS       $0x12, Z12, Z11, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(AX), Z11
-	VSUBPS       384(AX), Z11, Z11
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
 	VMULPS       Z11, Z9, Z12
 	VADDPS       Z12, Z2, Z2
 	VBROADCASTSS half<>+0(SB), Z12
 	VMULPS       Z12, Z2, Z2
 	VADDPS       Z2, Z5, Z2
-	VADDPS       448(AX), Z2, Z2
+	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
-	VADDPS       512(AX), Z3, Z3
+	VADDPS       512(BX), Z3, Z3
 	VMULPS       Z11, Z8, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
-	VADDPS       576(AX), Z4, Z4
+	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z13, Z5
 	VMOVAPS      Z13, Z6
 	VMOVAPS      Z2, Z7
@@ -11703,21 +8733,21 @@ CompactContactsAVX512_lastgroup_normal:
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
 	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
-	JZ             CompactContactsAVX512_lastgroup_single
+	JZ             CompactContactsAVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(AX), Z16
-	VSUBPS      (AX), Z16, Z16
-	VMOVUPS     256(AX), Z17
-	VSUBPS      64(AX), Z17, Z17
-	VMOVUPS     320(AX), Z18
-	VSUBPS      128(AX), Z18, Z18
-	VMOVUPS     640(AX), Z19
-	VSUBPS      448(AX), Z19, Z19
-	VMOVUPS     704(AX), Z20
-	VSUBPS      512(AX), Z20, Z20
-	VMOVUPS     768(AX), Z21
-	VSUBPS      576(AX), Z21, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
 	VMULPS      Z17, Z17, Z23
 	VADDPS      Z23, Z22, Z22
@@ -11737,12 +8767,12 @@ CompactContactsAVX512_lastgroup_normal:
 	VMOVUPS     Z20, 1024(R9)
 	VMOVUPS     Z21, 1088(R9)
 	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (AX), Z16
-	VSUBPS      448(AX), Z16, Z16
-	VMOVUPS     64(AX), Z17
-	VSUBPS      512(AX), Z17, Z17
-	VMOVUPS     128(AX), Z18
-	VSUBPS      576(AX), Z18, Z18
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
 	VMOVUPS     Z16, 1216(R9)
 	VMOVUPS     Z17, 1280(R9)
 	VMOVUPS     Z18, 1344(R9)
@@ -11771,8 +8801,8 @@ CompactContactsAVX512_lastgroup_normal:
 	VMINPS      Z16, Z1, Z16
 	VMOVUPS     Z18, 1408(R9)
 	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(AX), Z16
-	VADDPS      832(AX), Z16, Z16
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -11813,19 +8843,19 @@ CompactContactsAVX512_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z24
 	VMULPS       Z24, Z21, Z21
 	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
 	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z21
 	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(AX), Z19, Z19
+	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z23, Z5, K1, Z20
 	VMOVAPS      Z20, Z5
@@ -11878,19 +8908,19 @@ CompactContactsAVX512_lastgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z23
 	VMULPS       Z23, Z21, Z21
 	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
 	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z11
 	VADDPS       Z11, Z20, Z11
 	VBROADCASTSS half<>+0(SB), Z20
 	VMULPS       Z20, Z11, Z11
 	VADDPS       Z11, Z19, Z11
-	VADDPS       576(AX), Z11, Z11
+	VADDPS       576(BX), Z11, Z11
 	VXORPS       Z19, Z19, Z19
 	VBLENDMPS    Z16, Z6, K1, Z19
 	VMOVAPS      Z19, Z6
@@ -11904,7 +8934,7 @@ CompactContactsAVX512_lastgroup_normal:
 	VMOVAPS      Z17, Z3
 	VMOVAPS      Z18, Z4
 
-CompactContactsAVX512_lastgroup_single:
+CompactContactsAVX512_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	VADDPS      Z6, Z5, Z11
 	VADDPS      Z9, Z11, Z11
@@ -11922,7 +8952,7 @@ CompactContactsAVX512_lastgroup_single:
 	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
 	KORTESTW    K1, K1
-	JZ          CompactContactsAVX512_lastgroup_finite
+	JZ          CompactContactsAVX512_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z11, Z11, Z11
@@ -11962,7 +8992,7 @@ CompactContactsAVX512_lastgroup_single:
 	VBLENDMPS      Z0, Z15, K1, Z11
 	VMOVAPS        Z11, Z15
 
-CompactContactsAVX512_lastgroup_finite:
+CompactContactsAVX512_group_finite:
 	// Pair index k = i + lane.
 	VPBROADCASTD R13, Z11
 	VPADDD       iota<>+0(SB), Z11, Z11
@@ -11971,7 +9001,7 @@ CompactContactsAVX512_lastgroup_finite:
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
 	VPTESTMD      Z15, Z15, K1
 	KORTESTW      K1, K1
-	JZ            CompactContactsAVX512_lastgroup_none
+	JZ            CompactContactsAVX512_group_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
@@ -12030,10 +9060,9 @@ CompactContactsAVX512_lastgroup_finite:
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
-CompactContactsAVX512_lastgroup_none:
+CompactContactsAVX512_group_none:
 	ADDQ $0x00000010, R13
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
+	JMP  CompactContactsAVX512_loop
 
 CompactContactsAVX512_tail:
 	TESTQ R14, R14
@@ -12041,95 +9070,191 @@ CompactContactsAVX512_tail:
 	BZHIL R14, low16<>+0(SB), R14
 	KMOVW R14, K1
 
-	// Gather capsule i (lanes from index+0).
-	MOVQ        pi+8(FP), R12
-	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (CX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, (AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 64(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (SI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 128(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 192(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R8)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 256(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R10)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 320(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        48(R12), R12
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 384(AX)
-	VPORD       Z2, Z2, Z2
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Z2
+	VMOVUPS     Z2, 896(BX)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z2
+	VMOVUPS     Z2, 960(BX)
 
-	// Gather capsule j (lanes from index+0).
-	MOVQ        pj+16(FP), R12
-	VMOVDQU32.Z (R12)(R13*4), K1, Z2
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (CX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 448(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DX)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 512(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (SI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 576(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (DI)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 640(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R8)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 704(AX)
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R10)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 768(AX)
-	MOVQ        caps+0(FP), R12
-	MOVQ        48(R12), R12
-	KMOVW       K1, K2
-	VXORPS      Z3, Z3, Z3
-	VGATHERDPS  (R12)(Z2*4), K2, Z3
-	VMOVUPS     Z3, 832(AX)
-	VPORD       Z2, Z2, Z2
+	// Capsule records of side I, transposed.
+	MOVL            896(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            912(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            900(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            916(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            904(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            920(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            908(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            924(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            928(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            944(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            932(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            948(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            936(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            952(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            940(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            956(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            960(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            976(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            964(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            980(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            968(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            984(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            972(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            988(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            992(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            1008(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            996(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            1012(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            1000(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            1016(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            1004(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            1020(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(AX), Z2
-	VSUBPS  (AX), Z2, Z2
-	VMOVUPS 256(AX), Z3
-	VSUBPS  64(AX), Z3, Z3
-	VMOVUPS 320(AX), Z4
-	VSUBPS  128(AX), Z4, Z4
-	VMOVUPS 640(AX), Z5
-	VSUBPS  448(AX), Z5, Z5
-	VMOVUPS 704(AX), Z6
-	VSUBPS  512(AX), Z6, Z6
-	VMOVUPS 768(AX), Z7
-	VSUBPS  576(AX), Z7, Z7
-	VMOVUPS (AX), Z8
-	VSUBPS  448(AX), Z8, Z8
-	VMOVUPS 64(AX), Z9
-	VSUBPS  512(AX), Z9, Z9
-	VMOVUPS 128(AX), Z10
-	VSUBPS  576(AX), Z10, Z10
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
 	VMULPS      Z5, Z5, Z11
@@ -12276,18 +9401,18 @@ CompactContactsAVX512_tail:
 	JZ           CompactContactsAVX512_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(AX), Z9
-	VSUBPS       (AX), Z9, Z9
-	VMOVUPS      256(AX), Z10
-	VSUBPS       64(AX), Z10, Z10
-	VMOVUPS      320(AX), Z11
-	VSUBPS       128(AX), Z11, Z11
-	VMOVUPS      640(AX), Z13
-	VSUBPS       448(AX), Z13, Z13
-	VMOVUPS      704(AX), Z18
-	VSUBPS       512(AX), Z18, Z18
-	VMOVUPS      768(AX), Z19
-	VSUBPS       576(AX), Z19, Z19
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
 	VMULPS       Z9, Z9, Z20
 	VMULPS       Z10, Z10, Z21
 	VADDPS       Z21, Z20, Z20
@@ -12471,34 +9596,34 @@ CompactContactsAVX512_tailgroup_normal:
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VSQRTPS      Z14, Z11
-	VMOVUPS      384(AX), Z12
-	VADDPS       832(AX), Z12, Z12
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
 	VSUBPS       Z11, Z12, Z13
 	VBROADCASTSS margin+40(FP), Z14
 	VADDPS       Z14, Z12, Z12
 	VCMPPS       $0x12, Z12, Z11, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(AX), Z11
-	VSUBPS       384(AX), Z11, Z11
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
 	VMULPS       Z11, Z9, Z12
 	VADDPS       Z12, Z2, Z2
 	VBROADCASTSS half<>+0(SB), Z12
 	VMULPS       Z12, Z2, Z2
 	VADDPS       Z2, Z5, Z2
-	VADDPS       448(AX), Z2, Z2
+	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
-	VADDPS       512(AX), Z3, Z3
+	VADDPS       512(BX), Z3, Z3
 	VMULPS       Z11, Z8, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
-	VADDPS       576(AX), Z4, Z4
+	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z13, Z5
 	VMOVAPS      Z13, Z6
 	VMOVAPS      Z2, Z7
@@ -12513,18 +9638,18 @@ CompactContactsAVX512_tailgroup_normal:
 	JZ             CompactContactsAVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(AX), Z16
-	VSUBPS      (AX), Z16, Z16
-	VMOVUPS     256(AX), Z17
-	VSUBPS      64(AX), Z17, Z17
-	VMOVUPS     320(AX), Z18
-	VSUBPS      128(AX), Z18, Z18
-	VMOVUPS     640(AX), Z19
-	VSUBPS      448(AX), Z19, Z19
-	VMOVUPS     704(AX), Z20
-	VSUBPS      512(AX), Z20, Z20
-	VMOVUPS     768(AX), Z21
-	VSUBPS      576(AX), Z21, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
 	VMULPS      Z17, Z17, Z23
 	VADDPS      Z23, Z22, Z22
@@ -12544,12 +9669,12 @@ CompactContactsAVX512_tailgroup_normal:
 	VMOVUPS     Z20, 1024(R9)
 	VMOVUPS     Z21, 1088(R9)
 	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (AX), Z16
-	VSUBPS      448(AX), Z16, Z16
-	VMOVUPS     64(AX), Z17
-	VSUBPS      512(AX), Z17, Z17
-	VMOVUPS     128(AX), Z18
-	VSUBPS      576(AX), Z18, Z18
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
 	VMOVUPS     Z16, 1216(R9)
 	VMOVUPS     Z17, 1280(R9)
 	VMOVUPS     Z18, 1344(R9)
@@ -12578,8 +9703,8 @@ CompactContactsAVX512_tailgroup_normal:
 	VMINPS      Z16, Z1, Z16
 	VMOVUPS     Z18, 1408(R9)
 	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(AX), Z16
-	VADDPS      832(AX), Z16, Z16
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -12620,19 +9745,19 @@ CompactContactsAVX512_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z24
 	VMULPS       Z24, Z21, Z21
 	VADDPS       Z21, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
 	VADDPS       Z21, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z21
 	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(AX), Z19, Z19
+	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z23, Z5, K2, Z20
 	VMOVAPS      Z20, Z5
@@ -12685,19 +9810,19 @@ CompactContactsAVX512_tailgroup_normal:
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z20, Z20
 	VADDPS       Z20, Z17, Z17
-	VADDPS       448(AX), Z17, Z17
+	VADDPS       448(BX), Z17, Z17
 	VMULPS       Z11, Z10, Z20
 	VADDPS       Z20, Z21, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
 	VADDPS       Z20, Z18, Z18
-	VADDPS       512(AX), Z18, Z18
+	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z11, Z8, Z11
 	VADDPS       Z11, Z1, Z1
 	VBROADCASTSS half<>+0(SB), Z11
 	VMULPS       Z11, Z1, Z1
 	VADDPS       Z1, Z19, Z1
-	VADDPS       576(AX), Z1, Z1
+	VADDPS       576(BX), Z1, Z1
 	VXORPS       Z11, Z11, Z11
 	VBLENDMPS    Z16, Z6, K2, Z11
 	VMOVAPS      Z11, Z6

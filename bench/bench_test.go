@@ -247,7 +247,7 @@ const benchCapsuleCount = 10000
 
 var (
 	benchSceneOnce sync.Once
-	benchCaps      *soa.Capsules
+	benchCaps      soa.Capsules
 	benchTouching  []candidate // the scene's broadphase pairs that touch
 	benchContacts  = map[[2]int]*soa.IndexPairs{}
 	benchPoints    = map[int]*soa.PointSegments{}
@@ -255,7 +255,7 @@ var (
 
 // contactScene returns the capsules of the contact benchmarks and their
 // touching broadphase pairs, built once.
-func contactScene() (*soa.Capsules, []candidate) {
+func contactScene() (soa.Capsules, []candidate) {
 	benchSceneOnce.Do(func() {
 		scene := newScene(benchCapsuleCount, 1)
 		benchCaps = toCapsules(scene)
@@ -277,7 +277,7 @@ func contactScene() (*soa.Capsules, []candidate) {
 // with repeats when there are not enough) and the others are random pairs
 // of distinct capsules that do not, in random order; the same for every
 // benchmark of that size and share (fixed seed).
-func contactPairs(pct, n int) (*soa.Capsules, *soa.IndexPairs) {
+func contactPairs(pct, n int) (soa.Capsules, *soa.IndexPairs) {
 	caps, touching := contactScene()
 	benchMu.Lock()
 	defer benchMu.Unlock()

@@ -22,7 +22,7 @@ const defaultMargin = 0.01
 
 // toCapsules returns the scene as the engine's structure-of-arrays store,
 // capsule i of caps at index i.
-func toCapsules(caps []capsule) *soa.Capsules {
+func toCapsules(caps []capsule) soa.Capsules {
 	c := soa.NewCapsules(len(caps))
 	for i, cp := range caps {
 		c.Set(i, cp.P0, cp.P1, cp.R)
@@ -45,7 +45,7 @@ func toIndexPairs(cands []candidate) *soa.IndexPairs {
 // have ip.Len() pairs): what an engine does per pair to use BatchClosest
 // with capsules stored by body. It is the "copy" half of the end-to-end
 // comparison with the gathering contact kernels.
-func gatherPairs(dst *soa.Pairs, caps *soa.Capsules, ip *soa.IndexPairs) {
+func gatherPairs(dst *soa.Pairs, caps soa.Capsules, ip *soa.IndexPairs) {
 	n := ip.Len()
 	I, J := ip.I[:n], ip.J[:n]
 	cax, cay, caz := caps.AX, caps.AY, caps.AZ
@@ -67,7 +67,7 @@ func gatherPairs(dst *soa.Pairs, caps *soa.Capsules, ip *soa.IndexPairs) {
 // on every indexed pair (gathering the capsules itself, as the kernels do)
 // and stores each pair's count in counts (len(counts) >= ip.Len()). It
 // returns the sum of the depths, which only keeps the work alive.
-func referenceContactPass(caps *soa.Capsules, ip *soa.IndexPairs, margin float32, counts []int) float64 {
+func referenceContactPass(caps soa.Capsules, ip *soa.IndexPairs, margin float32, counts []int) float64 {
 	var sink float64
 	for k := range ip.Len() {
 		p := verify.PairAt(caps, ip, k)
@@ -100,7 +100,7 @@ func contactBitsEqual(x *soa.Contacts, r int, y *soa.Contacts, q int) bool {
 // uncompacted (BatchContacts, one row per pair: which pairs touch) and
 // compacted (CompactContacts: the bits every path must reproduce).
 type contactSet struct {
-	Caps    *soa.Capsules
+	Caps    soa.Capsules
 	Pairs   *soa.IndexPairs
 	Margin  float32
 	All     *soa.Contacts // go path's BatchContacts, Pairs.Len() rows
@@ -109,7 +109,7 @@ type contactSet struct {
 }
 
 // newContactSet runs the go path k (kernel.Lookup("go")) on the scene.
-func newContactSet(k kernel.Kernel, caps *soa.Capsules, ip *soa.IndexPairs, margin float32) *contactSet {
+func newContactSet(k kernel.Kernel, caps soa.Capsules, ip *soa.IndexPairs, margin float32) *contactSet {
 	s := &contactSet{Caps: caps, Pairs: ip, Margin: margin,
 		All: soa.NewContacts(ip.Len()), Golden: soa.NewContacts(ip.Len())}
 	k.BatchContacts(s.All, caps, ip, margin)

@@ -644,14 +644,14 @@ func ctContactsHash(c *soa.Contacts) string {
 // ctGoldenScene is the fixed scene of TestContactGolden: 16 pairs of every
 // capsule category (margin 1/64) plus 500 random pairs over them, and one
 // capsule with a NaN coordinate.
-func ctGoldenScene() (*soa.Capsules, *soa.IndexPairs) {
+func ctGoldenScene() (soa.Capsules, *soa.IndexPairs) {
 	ps := verify.MixedCapsulePairs(0x601D, 16, 0x1p-6)
 	caps, pairs := verify.SceneFromPairs(verify.NewRand(0x601D, 1), ps)
 	extra := verify.RandomIndexPairs(verify.NewRand(0x601D, 2), caps.Len(), 500)
 	for k := range extra.Len() {
 		pairs.Append(extra.I[k], extra.J[k])
 	}
-	caps.AZ[7] = float32(math.NaN())
+	caps[7].A[2] = float32(math.NaN())
 	return caps, pairs
 }
 

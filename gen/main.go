@@ -36,7 +36,6 @@ package asm
 func main() {
 	flag.IntVar(&amd64.PrefetchBytes, "prefetch", amd64.PrefetchBytes, "prefetch distance in bytes (0: none)")
 	flag.IntVar(&amd64.NTMinLanes, "ntmin", amd64.NTMinLanes, "batch size from which the closest loops use non-temporal stores (0: never)")
-	flag.IntVar(&amd64.GatherPace, "gatherpace", amd64.GatherPace, "vector operations between two pipelined gathers of the contact kernels")
 	il512 := flag.Int("interleave512", amd64.Interleave["AVX512"], "groups per iteration of the AVX-512 closest loop")
 	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
 	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")

@@ -36,14 +36,13 @@ func wrapPoint(f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n i
 // wrapContacts adapts a generated contact kernel (all rows or compacted).
 // It runs after checkContactArgs: m > 0, every index in range and every
 // output stream with room for m rows.
-func wrapContacts(f func(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int) func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	return func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-		in := [7]*float32{&caps.AX[0], &caps.AY[0], &caps.AZ[0], &caps.BX[0], &caps.BY[0], &caps.BZ[0], &caps.R[0]}
+func wrapContacts(f func(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int) func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+	return func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 		out := [13]*float32{
 			(*float32)(unsafe.Pointer(&dst.Pair[0])), (*float32)(unsafe.Pointer(&dst.Count[0])),
 			&dst.Depth1[0], &dst.Depth2[0], &dst.NX[0], &dst.NY[0], &dst.NZ[0],
 			&dst.P1X[0], &dst.P1Y[0], &dst.P1Z[0], &dst.P2X[0], &dst.P2Y[0], &dst.P2Z[0],
 		}
-		return f(&in, &pairs.I[0], &pairs.J[0], &out, m, margin)
+		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin)
 	}
 }

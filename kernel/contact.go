@@ -23,11 +23,11 @@ func BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
 // (capsule pairs.I[k] against pairs.J[k] of caps) and writes it to row k
 // of dst, which must have pairs.Len() rows (see soa.Contacts.Resize).
 // Capsules touch when the distance between their axes is at most
-// R[i] + R[j] + margin. See fallback.Contact for the meaning of each
+// caps[i].R + caps[j].R + margin. See fallback.Contact for the meaning of each
 // field; results are bit-identical on every path. Indices out of range,
 // mismatched lengths and a margin that is negative or not finite panic
 // before anything is computed.
-func BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	active.BatchContacts(dst, caps, pairs, margin)
 }
 
@@ -35,7 +35,7 @@ func BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs,
 // their contacts densely to rows 0, 1, ... of dst in pair order, with Pair
 // holding the index of the pair in pairs, and returns how many it wrote.
 // dst must have at least pairs.Len() rows.
-func CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	return active.CompactContacts(dst, caps, pairs, margin)
 }
 
@@ -61,7 +61,7 @@ func checkPointLengths(dst *soa.PointResults, src *soa.PointSegments) int {
 }
 
 // BatchContacts is the package-level BatchContacts on this path.
-func (k Kernel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func (k Kernel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	m := checkContactArgs(dst, caps, pairs, margin, true)
 	if m == 0 {
 		return
@@ -70,7 +70,7 @@ func (k Kernel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.
 }
 
 // CompactContacts is the package-level CompactContacts on this path.
-func (k Kernel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func (k Kernel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	m := checkContactArgs(dst, caps, pairs, margin, false)
 	if m == 0 {
 		return 0
@@ -88,18 +88,11 @@ func checkLen(name string, got, want int, wantName string) {
 // checkContactArgs checks every length, every index and the margin, and
 // returns the number of pairs. exact asks for dst with exactly that many
 // rows; otherwise at least that many.
-func checkContactArgs(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32, exact bool) int {
+func checkContactArgs(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32, exact bool) int {
 	if !(margin >= 0 && margin <= math.MaxFloat32) {
 		panic(fmt.Sprintf("segdist/kernel: margin %v must be finite and >= 0", margin))
 	}
-	n := len(caps.AX)
-	for _, s := range []struct {
-		name string
-		v    []float32
-	}{{"caps.AY", caps.AY}, {"caps.AZ", caps.AZ}, {"caps.BX", caps.BX}, {"caps.BY", caps.BY},
-		{"caps.BZ", caps.BZ}, {"caps.R", caps.R}} {
-		checkLen(s.name, len(s.v), n, "len(caps.AX)")
-	}
+	n := len(caps)
 	m := len(pairs.I)
 	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
 	rows := []struct {
@@ -165,14 +158,14 @@ func goPoint(n int, dst *soa.PointResults, src *soa.PointSegments) {
 
 // goContact is fallback.ContactLane on pair k: capsule I[k] as capsule 1,
 // J[k] as capsule 2.
-func goContact(caps *soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
-	i, j := pairs.I[k], pairs.J[k]
-	return fallback.ContactLane(caps.AX[i], caps.AY[i], caps.AZ[i], caps.BX[i], caps.BY[i], caps.BZ[i], caps.R[i],
-		caps.AX[j], caps.AY[j], caps.AZ[j], caps.BX[j], caps.BY[j], caps.BZ[j], caps.R[j], margin)
+func goContact(caps soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
+	c1, c2 := &caps[pairs.I[k]], &caps[pairs.J[k]]
+	return fallback.ContactLane(c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2], c1.R,
+		c2.A[0], c2.A[1], c2.A[2], c2.B[0], c2.B[1], c2.B[2], c2.R, margin)
 }
 
 // goContacts writes every pair's contact to its row.
-func goContacts(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func goContacts(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	for k := range m {
 		c := goContact(caps, pairs, k, margin)
 		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
@@ -181,7 +174,7 @@ func goContacts(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPa
 }
 
 // goCompact writes the touching pairs' contacts densely, in pair order.
-func goCompact(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func goCompact(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	w := 0
 	for k := range m {
 		if c := goContact(caps, pairs, k, margin); c.Count > 0 {

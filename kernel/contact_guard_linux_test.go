@@ -20,24 +20,24 @@ func ctGuardU32(f []float32) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&f[0])), len(f))
 }
 
-// TestContactsGuardPage places each of the seven capsule streams, the two
-// index arrays and the thirteen output streams of BatchContacts and
-// CompactContacts in its own mmap region (newGuarded, guardpage_linux_test.go),
+// TestContactsGuardPage places the capsule records, the two index arrays
+// and the thirteen output streams of BatchContacts and CompactContacts in
+// their own mmap regions (newGuarded, guardpage_linux_test.go), each
 // ending exactly at a PROT_NONE page, then starting right after one; the
 // pairs use the last and the first capsule. A kernel that reads or writes
-// one element outside any slice (a gather past the last capsule, a
-// full-width load of the index tail, an unmasked store of a compacted
-// tail) dies with SIGSEGV. Every path, lengths 1..33 (every tail of both
+// one byte outside any slice (a load past the last record, a full-width
+// load of the index tail, an unmasked store of a compacted tail) dies
+// with SIGSEGV. Every path, lengths 1..33 (every tail of both
 // widths), and the results are checked bit for bit against the
 // specification.
 func TestContactsGuardPage(t *testing.T) {
 	const maxN = 33
-	capR := make([]*guarded, 7)
+	capR := make([]*guarded, 1)
 	idxR := make([]*guarded, 2)
 	outR := make([]*guarded, 13)
 	for _, rs := range [][]*guarded{capR, idxR, outR} {
 		for i := range rs {
-			rs[i] = newGuarded(t, 4*maxN)
+			rs[i] = newGuarded(t, 32*maxN) // room for maxN records
 		}
 	}
 	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
@@ -50,11 +50,8 @@ func TestContactsGuardPage(t *testing.T) {
 				return g.atStart(n)
 			}
 			for n := 1; n <= maxN; n++ {
-				caps := &soa.Capsules{}
-				for i, s := range ctCapStreams(caps) {
-					*s = at(capR[i], n)
-					copy(*s, *ctCapStreams(caps0)[i])
-				}
+				caps := ctCapsulesIn(at(capR[0], 8*n))
+				copy(caps, caps0)
 				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
 				for j := range n {
 					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)

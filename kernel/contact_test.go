@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/internal/verify"
@@ -321,21 +322,45 @@ func ctReslice(dst *soa.Contacts, i, n int) {
 	}
 }
 
-var ctCapNames = []string{"caps.AX", "caps.AY", "caps.AZ", "caps.BX", "caps.BY", "caps.BZ", "caps.R"}
+// ctCapFields names the seven values of a capsule record, in the order
+// of ctCapField.
+var ctCapFields = []string{"A[0]", "A[1]", "A[2]", "B[0]", "B[1]", "B[2]", "R"}
 
-func ctCapStreams(c *soa.Capsules) []*[]float32 {
-	return []*[]float32{&c.AX, &c.AY, &c.AZ, &c.BX, &c.BY, &c.BZ, &c.R}
+// ctCapField returns the address of value f (ctCapFields) of capsule i.
+func ctCapField(c soa.Capsules, i, f int) *float32 {
+	switch {
+	case f < 3:
+		return &c[i].A[f]
+	case f < 6:
+		return &c[i].B[f-3]
+	}
+	return &c[i].R
+}
+
+// ctCapPad returns the address of capsule i's padding (the record's last
+// four bytes, which no kernel may use).
+func ctCapPad(c soa.Capsules, i int) *float32 {
+	return &(*[8]float32)(unsafe.Pointer(&c[i]))[7]
+}
+
+// ctCapsulesIn returns the records held by the float32s f (8 per record,
+// any 4-byte alignment).
+func ctCapsulesIn(f []float32) soa.Capsules {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*soa.Capsule)(unsafe.Pointer(&f[0])), len(f)/8)
 }
 
 // ctScene returns nCaps random capsules and m random index pairs (repeats,
 // swapped repeats and self pairs included). With bad, capsule 3 (if there
 // is one) has a NaN coordinate and capsule 5 an infinite radius.
-func ctScene(seed uint64, nCaps, m int, bad bool) (*soa.Capsules, *soa.IndexPairs) {
+func ctScene(seed uint64, nCaps, m int, bad bool) (soa.Capsules, *soa.IndexPairs) {
 	r := verify.NewRand(seed, 1)
 	caps := verify.RandomCapsules(r, nCaps)
 	if bad && nCaps > 5 {
-		caps.AY[3] = float32(math.NaN())
-		caps.R[5] = float32(math.Inf(1))
+		caps[3].A[1] = float32(math.NaN())
+		caps[5].R = float32(math.Inf(1))
 	}
 	var pairs *soa.IndexPairs
 	if nCaps > 0 {
@@ -347,8 +372,9 @@ func ctScene(seed uint64, nCaps, m int, bad bool) (*soa.Capsules, *soa.IndexPair
 }
 
 // ctSeparate copies a scene and a Contacts of rows rows into separate
-// allocations starting off elements into their arrays.
-func ctSeparate(caps *soa.Capsules, pairs *soa.IndexPairs, rows, off int) (*soa.Capsules, *soa.IndexPairs, *soa.Contacts) {
+// allocations starting off elements (4 bytes each; records too) into
+// their arrays.
+func ctSeparate(caps soa.Capsules, pairs *soa.IndexPairs, rows, off int) (soa.Capsules, *soa.IndexPairs, *soa.Contacts) {
 	mkf := func(from []float32, n int) []float32 {
 		s := make([]float32, n+off)[off:]
 		copy(s, from)
@@ -359,9 +385,8 @@ func ctSeparate(caps *soa.Capsules, pairs *soa.IndexPairs, rows, off int) (*soa.
 		copy(s, from)
 		return s
 	}
-	n := caps.Len()
-	c := &soa.Capsules{AX: mkf(caps.AX, n), AY: mkf(caps.AY, n), AZ: mkf(caps.AZ, n), BX: mkf(caps.BX, n),
-		BY: mkf(caps.BY, n), BZ: mkf(caps.BZ, n), R: mkf(caps.R, n)}
+	c := ctCapsulesIn(make([]float32, 8*caps.Len()+off)[off:])
+	copy(c, caps)
 	p := &soa.IndexPairs{I: mku(pairs.I, pairs.Len()), J: mku(pairs.J, pairs.Len())}
 	d := &soa.Contacts{Pair: mku(nil, rows), Count: mku(nil, rows)}
 	for _, s := range ctFloatStreams(d) {
@@ -372,7 +397,7 @@ func ctSeparate(caps *soa.Capsules, pairs *soa.IndexPairs, rows, off int) (*soa.
 
 // ctCheckBatch checks dst after BatchContacts: row k is pair k, equal bit
 // for bit to verify.ContactOf (fallback.ContactLane).
-func ctCheckBatch(t *testing.T, what string, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func ctCheckBatch(t *testing.T, what string, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	t.Helper()
 	if dst.Len() != pairs.Len() {
 		t.Fatalf("%s: %d rows for %d pairs", what, dst.Len(), pairs.Len())
@@ -391,7 +416,7 @@ func ctCheckBatch(t *testing.T, what string, dst *soa.Contacts, caps *soa.Capsul
 // dst filled with the sentinel: rows 0..n-1 are the touching pairs (Count
 // > 0 in verify.ContactOf) in pair order, with Pair their index, bit for bit;
 // the rows after them are untouched.
-func ctCheckCompact(t *testing.T, what string, n int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func ctCheckCompact(t *testing.T, what string, n int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	t.Helper()
 	row := 0
 	for k := range pairs.Len() {
@@ -615,7 +640,7 @@ func TestContactsDocumentedCases(t *testing.T) {
 }
 
 // TestContactsNonFiniteLanes puts a NaN, then an Inf, into each of the
-// seven capsule streams of one capsule in turn: on every path, the rows
+// seven values of one capsule in turn: on every path, the rows
 // of pairs that use it (as I, as J or both) are Count 0 with the
 // canonical NaN everywhere; every other row is unaffected (it equals
 // GatherContact, which sees only its own capsules); CompactContacts skips
@@ -627,13 +652,13 @@ func TestContactsNonFiniteLanes(t *testing.T) {
 			for _, v := range verify.NonFinite() {
 				caps, pairs := ctScene(ctSeed+uint64(s), nCaps, m, false)
 				const bad = 17
-				(*ctCapStreams(caps)[s])[bad] = v
+				*ctCapField(caps, bad, s) = v
 				pairs.Append(bad, bad)
 				pairs.Append(bad, 0)
 				pairs.Append(1, bad)
 				dst := soa.NewContacts(pairs.Len())
 				k.BatchContacts(dst, caps, pairs, 0.5)
-				what := fmt.Sprintf("%s[%d] = %v", ctCapNames[s], bad, v)
+				what := fmt.Sprintf("caps[%d].%s = %v", bad, ctCapFields[s], v)
 				ctCheckBatch(t, what, dst, caps, pairs, 0.5)
 				used := 0
 				for row := range pairs.Len() {
@@ -657,11 +682,33 @@ func TestContactsNonFiniteLanes(t *testing.T) {
 	})
 }
 
+// TestContactsIgnorePadding fills every record's padding with NaN, then
+// with an infinity: the padding is loaded with the record on every path
+// but must not reach any lane, so every row equals the specification
+// (which never reads it).
+func TestContactsIgnorePadding(t *testing.T) {
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, v := range verify.NonFinite() {
+			caps, pairs := ctScene(ctSeed, 40, 150, false)
+			for i := range caps {
+				*ctCapPad(caps, i) = v
+			}
+			what := fmt.Sprintf("padding %v", v)
+			dst := soa.NewContacts(pairs.Len())
+			k.BatchContacts(dst, caps, pairs, 0.5)
+			ctCheckBatch(t, what, dst, caps, pairs, 0.5)
+			ctFill(dst)
+			n := k.CompactContacts(dst, caps, pairs, 0.5)
+			ctCheckCompact(t, what, n, dst, caps, pairs, 0.5)
+		}
+	})
+}
+
 // ctEntry is one contact entry point under test.
 type ctEntry struct {
 	name    string
 	compact bool
-	run     func(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32)
+	run     func(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32)
 }
 
 // ctEntries returns BatchContacts and CompactContacts of every path and
@@ -669,7 +716,7 @@ type ctEntry struct {
 func ctEntries(t *testing.T) []ctEntry {
 	es := []ctEntry{
 		{"kernel.BatchContacts", false, kernel.BatchContacts},
-		{"kernel.CompactContacts", true, func(d *soa.Contacts, c *soa.Capsules, p *soa.IndexPairs, m float32) {
+		{"kernel.CompactContacts", true, func(d *soa.Contacts, c soa.Capsules, p *soa.IndexPairs, m float32) {
 			kernel.CompactContacts(d, c, p, m)
 		}},
 	}
@@ -677,7 +724,7 @@ func ctEntries(t *testing.T) []ctEntry {
 		k := lookup(t, isa)
 		es = append(es,
 			ctEntry{isa + ".BatchContacts", false, k.BatchContacts},
-			ctEntry{isa + ".CompactContacts", true, func(d *soa.Contacts, c *soa.Capsules, p *soa.IndexPairs, m float32) { k.CompactContacts(d, c, p, m) }})
+			ctEntry{isa + ".CompactContacts", true, func(d *soa.Contacts, c soa.Capsules, p *soa.IndexPairs, m float32) { k.CompactContacts(d, c, p, m) }})
 	}
 	return es
 }
@@ -721,34 +768,27 @@ func TestContactsIndexOutOfRange(t *testing.T) {
 	}
 }
 
-// TestContactsLengthMismatch shortens and lengthens each capsule stream,
-// pairs.J and each dst stream in turn: every entry point must panic naming
-// the slice, before writing anything. CompactContacts accepts a longer
-// dst (rows beyond the pairs are spare), so only a shorter one panics
-// there. Empty inputs run without panicking.
+// TestContactsLengthMismatch shortens and lengthens pairs.J and each dst
+// stream in turn: every entry point must panic naming the slice, before
+// writing anything. CompactContacts accepts a longer dst (rows beyond the
+// pairs are spare), so only a shorter one panics there. Empty inputs run
+// without panicking. (The capsules are one slice of records: their only
+// length check is the index range, TestContactsIndexOutOfRange.)
 func TestContactsLengthMismatch(t *testing.T) {
 	const nCaps, m = 20, 37
-	caps, pairs := ctScene(ctSeed, nCaps+1, m+1, false)
-	for k := range pairs.Len() {
-		pairs.I[k] %= nCaps - 1 // valid whichever capsule stream is shortened
-		pairs.J[k] %= nCaps - 1
-	}
+	caps, pairs := ctScene(ctSeed, nCaps, m+1, false)
 	for _, e := range ctEntries(t) {
 		// full holds m+1 rows of sentinel; each run sees views of it.
 		full := soa.NewContacts(m + 1)
-		run := func(what, name string, capLen [7]int, jLen int, dstLen [13]int, wantPanic bool) {
+		run := func(what, name string, jLen int, dstLen [13]int, wantPanic bool) {
 			t.Helper()
 			ctFill(full)
-			c := *caps
-			for i, s := range ctCapStreams(&c) {
-				*s = (*s)[:capLen[i]]
-			}
 			p := soa.IndexPairs{I: pairs.I[:m], J: pairs.J[:jLen]}
 			d := *full
 			for i := range ctDstNames {
 				ctReslice(&d, i, dstLen[i])
 			}
-			msg, ok := panicMessage(func() { e.run(&d, &c, &p, 0) })
+			msg, ok := panicMessage(func() { e.run(&d, caps, &p, 0) })
 			if ok != wantPanic || (ok && !strings.Contains(msg, name)) {
 				t.Fatalf("%s: %s: panicked %v with %q; want panic %v naming %s", e.name, what, ok, msg, wantPanic, name)
 			}
@@ -756,38 +796,25 @@ func TestContactsLengthMismatch(t *testing.T) {
 				t.Fatalf("%s: %s: row %d written before the panic", e.name, what, k)
 			}
 		}
-		var capLen [7]int
 		var dstLen [13]int
 		reset := func() {
-			for i := range capLen {
-				capLen[i] = nCaps
-			}
 			for i := range dstLen {
 				dstLen[i] = m
 			}
 		}
 		for _, delta := range []int{-1, 1} {
-			for i, name := range ctCapNames {
-				reset()
-				capLen[i] = nCaps + delta
-				want := name // caps.AX is named as the reference length
-				if i > 0 {
-					want = fmt.Sprintf("len(%s) = %d", name, nCaps+delta)
-				}
-				run(fmt.Sprintf("len(%s) = %d", name, nCaps+delta), want, capLen, m, dstLen, true)
-			}
 			reset()
-			run(fmt.Sprintf("len(pairs.J) = %d", m+delta), "pairs.J", capLen, m+delta, dstLen, true)
+			run(fmt.Sprintf("len(pairs.J) = %d", m+delta), "pairs.J", m+delta, dstLen, true)
 			for i, name := range ctDstNames {
 				reset()
 				dstLen[i] = m + delta
-				run(fmt.Sprintf("len(%s) = %d", name, m+delta), name, capLen, m, dstLen, !e.compact || delta < 0)
+				run(fmt.Sprintf("len(%s) = %d", name, m+delta), name, m, dstLen, !e.compact || delta < 0)
 			}
 		}
 		reset()
-		run("matching lengths", "", capLen, m, dstLen, false)
+		run("matching lengths", "", m, dstLen, false)
 		// Empty scenes and nil slices are fine.
-		if msg, ok := panicMessage(func() { e.run(&soa.Contacts{}, &soa.Capsules{}, &soa.IndexPairs{}, 0) }); ok {
+		if msg, ok := panicMessage(func() { e.run(&soa.Contacts{}, nil, &soa.IndexPairs{}, 0) }); ok {
 			t.Errorf("%s: empty input panicked: %s", e.name, msg)
 		}
 		if msg, ok := panicMessage(func() { e.run(soa.NewContacts(0), caps, soa.NewIndexPairs(0), 0) }); ok {
@@ -868,7 +895,7 @@ var ctFuzzRows = []int{0, 7, 13, 15, 16, 31, 38}
 // ctFuzzScene returns a scene whose capsules 0 and 1 are the fuzzed pair
 // and whose pairs put (0, 1) at ctFuzzRows, (1, 0) and (0, 0) elsewhere
 // among random pairs of the other capsules.
-func ctFuzzScene(p verify.CapsulePair) (*soa.Capsules, *soa.IndexPairs) {
+func ctFuzzScene(p verify.CapsulePair) (soa.Capsules, *soa.IndexPairs) {
 	caps, _ := ctScene(ctSeed, 30, 0, false)
 	caps.Set(0, p.C1.A, p.C1.B, p.C1.R)
 	caps.Set(1, p.C2.A, p.C2.B, p.C2.R)

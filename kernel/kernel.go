@@ -81,8 +81,8 @@ type impl struct {
 	closest  func(n int, dst *soa.Results, src *soa.Pairs)
 	stream   func(n int, dst *soa.Results, src *soa.Pairs)
 	point    func(n int, dst *soa.PointResults, src *soa.PointSegments)
-	contacts func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int
-	compact  func(m int, dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int
+	contacts func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int
+	compact  func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 }
 
 // ISA returns the path's name: "avx512", "avx2", "neon" or "go".

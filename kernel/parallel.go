@@ -52,7 +52,7 @@ type Parallel struct {
 	pointR *soa.PointResults
 	pointS *soa.PointSegments
 	rows   *soa.Contacts
-	caps   *soa.Capsules
+	caps   soa.Capsules
 	pairs  *soa.IndexPairs
 	margin float32
 	counts []int        // compaction: rows written per chunk
@@ -254,7 +254,7 @@ func (p *Parallel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegmen
 }
 
 // BatchContacts is kernel.BatchContacts on the workers.
-func (p *Parallel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func (p *Parallel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	m := checkContactArgs(dst, caps, pairs, margin, true)
 	if !p.parallel(m) {
 		if m > 0 {
@@ -269,7 +269,7 @@ func (p *Parallel) BatchContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *s
 // CompactContacts is kernel.CompactContacts on the workers: each chunk
 // compacts into its own rows, then the rows move down, in chunk order, to
 // follow each other (the same rows in the same order as on one core).
-func (p *Parallel) CompactContacts(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func (p *Parallel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	m := checkContactArgs(dst, caps, pairs, margin, false)
 	if !p.parallel(m) {
 		if m == 0 {

@@ -1,72 +1,99 @@
 package soa
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
-// Capsules stores one capsule per body: the axis from (AX, AY, AZ) to
-// (BX, BY, BZ) and the radius R. A sphere is a capsule with A = B. Contact
-// kernels read capsules through an IndexPairs list and gather the
-// coordinates themselves, so an engine keeps one Capsules per world and
-// never copies per pair.
-type Capsules struct {
-	AX, AY, AZ []float32
-	BX, BY, BZ []float32
-	R          []float32
+// Capsule is one capsule as a 32-byte record: the axis from A to B and the
+// radius R (a sphere is a capsule with A = B). The field order puts A and R
+// in the record's first 16 bytes and B in its last 16, so a kernel that
+// loads the records of four capsules transposes each half with one 4x4
+// shuffle (see gen/amd64/records.go). The last four bytes are padding.
+type Capsule struct {
+	A [3]float32
+	R float32
+	B [3]float32
+	_ float32
 }
 
-// NewCapsules returns n capsules, all zero, in one staggered allocation.
-func NewCapsules(n int) *Capsules {
+// Capsules is an engine's capsule store, one record per body: the contact
+// kernels read it through an IndexPairs list, loading the two capsules of
+// each pair as whole records, so an engine keeps one Capsules per world
+// and never copies per pair. Any []Capsule is a Capsules: an engine that
+// owns its records as a slice passes it as it is (no alignment assumed);
+// NewCapsules and Append allocate 32-byte aligned records, so that no
+// record straddles a cache line.
+type Capsules []Capsule
+
+// capsuleBytes is the size of a Capsule and the alignment of the records
+// this package allocates.
+const capsuleBytes = int(unsafe.Sizeof(Capsule{}))
+
+// NewCapsules returns n capsules, all zero, 32-byte aligned, with room to
+// Append up to the next multiple of 16.
+func NewCapsules(n int) Capsules {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.NewCapsules: negative length %d", n))
 	}
-	c := &Capsules{}
-	c.alloc(n, capFor(n))
-	return c
+	return alignedCapsules(capFor(n))[:n]
 }
 
-func (c *Capsules) streams() [7]*[]float32 {
-	return [7]*[]float32{&c.AX, &c.AY, &c.AZ, &c.BX, &c.BY, &c.BZ, &c.R}
-}
-
-func (c *Capsules) alloc(n, capacity int) {
-	st := c.streams()
-	views := staggered(len(st), capacity)
-	for k, s := range st {
-		*s = views[k][:n]
+// alignedCapsules returns c zero records starting on a 32-byte boundary:
+// they live in a float32 array 32 bytes longer than needed (Capsule holds
+// no pointer, so the garbage collector is indifferent to the view).
+func alignedCapsules(c int) Capsules {
+	const per = capsuleBytes / 4 // float32s per record
+	buf := make([]float32, per*(c+1))
+	off := 0
+	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % uintptr(capsuleBytes)); mis != 0 {
+		off = (capsuleBytes - mis) / 4
 	}
+	return unsafe.Slice((*Capsule)(unsafe.Pointer(&buf[off])), c)
 }
 
-// Len returns the number of capsules, the length of AX.
-func (c *Capsules) Len() int { return len(c.AX) }
+// Len returns the number of capsules.
+func (c Capsules) Len() int { return len(c) }
 
 // Set stores capsule i: axis from a to b, radius r.
-func (c *Capsules) Set(i int, a, b [3]float32, r float32) {
-	c.AX[i], c.AY[i], c.AZ[i] = a[0], a[1], a[2]
-	c.BX[i], c.BY[i], c.BZ[i] = b[0], b[1], b[2]
-	c.R[i] = r
+func (c Capsules) Set(i int, a, b [3]float32, r float32) {
+	c[i] = Capsule{A: a, B: b, R: r}
 }
 
 // Get returns capsule i: its axis from a to b and its radius.
-func (c *Capsules) Get(i int) (a, b [3]float32, r float32) {
-	return [3]float32{c.AX[i], c.AY[i], c.AZ[i]}, [3]float32{c.BX[i], c.BY[i], c.BZ[i]}, c.R[i]
+func (c Capsules) Get(i int) (a, b [3]float32, r float32) {
+	return c[i].A, c[i].B, c[i].R
 }
 
-// Append adds one capsule at the end, doubling the allocation when full.
+// Append adds one capsule at the end, doubling the allocation (32-byte
+// aligned) when full.
 func (c *Capsules) Append(a, b [3]float32, r float32) {
-	st := c.streams()
-	c.Set(appendSlot("Capsules", st[:]), a, b, r)
+	n := len(*c)
+	if n == cap(*c) {
+		c.Resize(n + 1)
+		(*c)[n] = Capsule{A: a, B: b, R: r}
+		return
+	}
+	*c = append(*c, Capsule{A: a, B: b, R: r})
 }
 
-// Resize sets the number of capsules to n, keeping the first min(Len, n).
+// Resize sets the number of capsules to n, keeping the first min(Len, n)
+// and reusing the storage when its capacity allows; a reallocation is
+// 32-byte aligned and at least doubles the capacity.
 func (c *Capsules) Resize(n int) {
-	st := c.streams()
-	resizeStreams("Capsules", st[:], n, n)
+	if n < 0 {
+		panic(fmt.Sprintf("soa.Capsules.Resize: negative length %d", n))
+	}
+	if n > cap(*c) {
+		grown := alignedCapsules(capFor(max(n, 2*cap(*c))))
+		copy(grown, *c)
+		*c = grown
+	}
+	*c = (*c)[:n]
 }
 
 // Reset sets the length to zero and keeps the storage.
-func (c *Capsules) Reset() {
-	st := c.streams()
-	resetStreams(st[:])
-}
+func (c *Capsules) Reset() { *c = (*c)[:0] }
 
 // IndexPairs is a broadphase's output: pair k is capsule I[k] against
 // capsule J[k] of a Capsules. Contact normals point from J toward I.

@@ -10,9 +10,6 @@ import (
 	"github.com/segdist/segdist/soa"
 )
 
-// capAddr returns the address of *p.
-func capAddr(p *float32) uintptr { return uintptr(unsafe.Pointer(p)) }
-
 // capPanics runs f and returns its panic message, or "" if it returned.
 func capPanics(f func()) (msg string) {
 	defer func() {
@@ -24,25 +21,28 @@ func capPanics(f func()) (msg string) {
 	return ""
 }
 
-// capsuleAt returns capsule i of c.
-func capsuleAt(c *soa.Capsules, i int) (a, b [3]float32, r float32) {
-	return [3]float32{c.AX[i], c.AY[i], c.AZ[i]}, [3]float32{c.BX[i], c.BY[i], c.BZ[i]}, c.R[i]
-}
-
 // testCapsule is capsule i of the test sequence: distinct values per
-// capsule and per stream.
+// capsule and per field.
 func testCapsule(i int) (a, b [3]float32, r float32) {
 	f := float32(i)
 	return [3]float32{f, f + 0.25, f + 0.5}, [3]float32{-f, -f - 0.25, -f - 0.5}, f * 0.125
 }
 
-func capStreams(c *soa.Capsules) [][]float32 {
-	return [][]float32{c.AX, c.AY, c.AZ, c.BX, c.BY, c.BZ, c.R}
+// TestCapsuleRecord checks the record the kernels load: 32 bytes, A at
+// byte 0, R at 12, B at 16 (gen/amd64/records.go and gen/neon assume it).
+func TestCapsuleRecord(t *testing.T) {
+	var c soa.Capsule
+	if s := unsafe.Sizeof(c); s != 32 {
+		t.Errorf("Sizeof(Capsule) = %d, want 32", s)
+	}
+	if a, r, b := unsafe.Offsetof(c.A), unsafe.Offsetof(c.R), unsafe.Offsetof(c.B); a != 0 || r != 12 || b != 16 {
+		t.Errorf("offsets A %d R %d B %d, want 0 12 16", a, r, b)
+	}
 }
 
 // TestCapsulesAppendGrowth appends 1,000 capsules one by one to an empty
 // and to a pre-sized Capsules: every earlier capsule survives each
-// reallocation, all seven streams keep the same length, and the storage
+// reallocation, every allocation is 32-byte aligned, and the storage
 // grows geometrically (few reallocations).
 func TestCapsulesAppendGrowth(t *testing.T) {
 	for _, start := range []int{0, 5, 16, 17} {
@@ -56,23 +56,21 @@ func TestCapsulesAppendGrowth(t *testing.T) {
 		}
 		reallocs := 0
 		for i := start; i < 1000; i++ {
-			before := &c.AX[:cap(c.AX)][0]
+			before := &c[:cap(c)][0]
 			a, b, r := testCapsule(i)
 			c.Append(a, b, r)
-			if &c.AX[0] != before {
+			if &c[0] != before {
 				reallocs++
+			}
+			if a := uintptr(unsafe.Pointer(&c[0])); a%32 != 0 {
+				t.Fatalf("start %d: records at %#x after %d appends, not 32-byte aligned", start, a, i+1-start)
 			}
 			if c.Len() != i+1 {
 				t.Fatalf("start %d: after %d appends Len() = %d", start, i+1-start, c.Len())
 			}
-			for k, s := range capStreams(c) {
-				if len(s) != i+1 {
-					t.Fatalf("start %d: stream %d has length %d after Append, want %d", start, k, len(s), i+1)
-				}
-			}
 		}
 		for i := range 1000 {
-			ga, gb, gr := capsuleAt(c, i)
+			ga, gb, gr := c.Get(i)
 			wa, wb, wr := testCapsule(i)
 			if ga != wa || gb != wb || gr != wr {
 				t.Fatalf("start %d: capsule %d = %v %v %v, want %v %v %v", start, i, ga, gb, gr, wa, wb, wr)
@@ -84,60 +82,55 @@ func TestCapsulesAppendGrowth(t *testing.T) {
 	}
 }
 
-// TestCapsulesAppendAfterReplace checks Append on slices the caller
-// replaced (an engine's own storage, of unequal capacities): it must copy
-// into fresh storage and keep every capsule.
-func TestCapsulesAppendAfterReplace(t *testing.T) {
-	c := &soa.Capsules{}
-	for k, s := range []*[]float32{&c.AX, &c.AY, &c.AZ, &c.BX, &c.BY, &c.BZ, &c.R} {
-		*s = make([]float32, 3, 3+k) // unequal capacities
-	}
-	for i := range 3 {
+// TestCapsulesOfEngineSlice checks that an engine's own []Capsule (Go's
+// allocation, any alignment) is a Capsules, and that Append on it keeps
+// every capsule, moving to aligned storage when it grows.
+func TestCapsulesOfEngineSlice(t *testing.T) {
+	own := make([]soa.Capsule, 3)
+	for i := range own {
 		a, b, r := testCapsule(i)
-		c.Set(i, a, b, r)
+		own[i] = soa.Capsule{A: a, B: b, R: r}
 	}
+	c := soa.Capsules(own)
 	for i := 3; i < 40; i++ {
 		a, b, r := testCapsule(i)
 		c.Append(a, b, r)
 	}
 	for i := range 40 {
-		ga, gb, gr := capsuleAt(c, i)
+		ga, gb, gr := c.Get(i)
 		wa, wb, wr := testCapsule(i)
 		if ga != wa || gb != wb || gr != wr {
 			t.Fatalf("capsule %d = %v %v %v, want %v %v %v", i, ga, gb, gr, wa, wb, wr)
 		}
 	}
+	if a := uintptr(unsafe.Pointer(&c[0])); a%32 != 0 {
+		t.Errorf("records at %#x after growing, not 32-byte aligned", a)
+	}
 }
 
-// TestCapsulesLayout checks the single staggered allocation: every stream
-// starts on a 64-byte boundary, and the streams do not overlap.
+// TestCapsulesLayout checks NewCapsules: n zero records, 32-byte aligned,
+// room up to the next multiple of 16, and a panic for a negative n.
 func TestCapsulesLayout(t *testing.T) {
 	for _, n := range []int{0, 1, 16, 100, 5000} {
 		c := soa.NewCapsules(n)
-		for k, s := range capStreams(c) {
-			if len(s) != n || cap(s) < n {
-				t.Fatalf("n=%d: stream %d has len %d cap %d", n, k, len(s), cap(s))
-			}
-			if cap(s) > 0 && capAddr(&s[:1][0])%64 != 0 {
-				t.Errorf("n=%d: stream %d starts at %#x, not 64-byte aligned", n, k, capAddr(&s[:1][0]))
-			}
+		if len(c) != n || cap(c) < max(n, 16) || cap(c)%16 != 0 {
+			t.Fatalf("n=%d: len %d cap %d", n, len(c), cap(c))
 		}
-		// Writing every element of every stream must not disturb another.
-		for k, s := range capStreams(c) {
-			for i := range s {
-				s[i] = float32(k*100000 + i)
-			}
+		if a := uintptr(unsafe.Pointer(&c[:1][0])); a%32 != 0 {
+			t.Errorf("n=%d: records at %#x, not 32-byte aligned", n, a)
 		}
-		for k, s := range capStreams(c) {
-			for i := range s {
-				if s[i] != float32(k*100000+i) {
-					t.Fatalf("n=%d: stream %d element %d overwritten: streams overlap", n, k, i)
-				}
+		for i := range c {
+			if c[i] != (soa.Capsule{}) {
+				t.Fatalf("n=%d: capsule %d is not zero", n, i)
 			}
 		}
 	}
 	if msg := capPanics(func() { soa.NewCapsules(-1) }); !strings.Contains(msg, "negative") {
 		t.Errorf("NewCapsules(-1): panic %q", msg)
+	}
+	var c soa.Capsules
+	if msg := capPanics(func() { c.Resize(-1) }); !strings.Contains(msg, "negative") {
+		t.Errorf("Resize(-1): panic %q", msg)
 	}
 }
 

@@ -4,7 +4,8 @@ import "fmt"
 
 // Every batch type of this package has the same lifecycle:
 //
-//	New<Type>(n)   n elements, zero, in one staggered allocation
+//	New<Type>(n)   n elements, zero, in one allocation (streams staggered,
+//	               capsule records 32-byte aligned)
 //	Len()          the number of elements
 //	Resize(n)      length n, keeping the first min(Len, n) values (later
 //	               ones are unspecified: zero after a reallocation, stale

@@ -32,7 +32,7 @@ func TestLifecycle(t *testing.T) {
 		{"Results", func(n int) batch { return NewResults(n) },
 			func(b batch, i int) { r := b.(*Results); r.S[i], r.T[i], r.Dist2[i] = f(i), f(i+1), f(i+2) },
 			func(b batch, i int) bool { r := b.(*Results); return r.S[i] == f(i) && r.Dist2[i] == f(i+2) }, nil},
-		{"Capsules", func(n int) batch { return NewCapsules(n) },
+		{"Capsules", func(n int) batch { c := NewCapsules(n); return &c },
 			func(b batch, i int) { b.(*Capsules).Set(i, v3(i), v3(i+1), f(i)) },
 			func(b batch, i int) bool {
 				a, bb, r := b.(*Capsules).Get(i)

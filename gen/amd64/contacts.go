@@ -9,43 +9,32 @@ import (
 	"github.com/segdist/segdist/gen/kernels"
 )
 
-// The contact kernels gather the capsules of each pair by index (the
-// source), run the kernels.Contact body and store one row per pair or
-// only the touching pairs, densely (the sink).
+// The contact kernels load the capsule records of each pair by index (the
+// source, records.go), run the kernels.Contact body and store one row per
+// pair or only the touching pairs, densely (the sink).
 
-const contactSignature = "func(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int"
+const contactSignature = "func(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int"
 
 // Registers of the contact kernels.
 var (
-	curSet    = RAX // the gathered capsule pairs of the current group
-	nextSet   = RBX // the next group's, gathered while the current one computes
-	slotsBase = R9  // the aligned slot area
-	written   = R11 // rows written (compaction)
-	// capsRegs hold the first six capsule stream pointers (AX AY AZ BX BY
-	// BZ); R is loaded when used.
-	capsRegs = []GPPhysical{RCX, RDX, RSI, RDI, R8, R10}
+	capsBase  = RAX                    // the capsule records
+	set       = RBX                    // the current group's fourteen input vectors
+	pairIdx   = []GPPhysical{RDX, RSI} // the pair indices pi and pj
+	slotsBase = R9                     // the aligned slot area
+	written   = R11                    // rows written (compaction)
 )
-
-// GatherPace is how many vector operations of a contact body separate two
-// of the next group's gathers.
-var GatherPace = 10
-
-// numGathered is the number of values gathered per capsule pair: A B r of
-// each capsule, in the order of kernels.Contact's inputs.
-const numGathered = 14
 
 // Contacts emits ContactsISA (compact false) or CompactContactsISA.
 //
-// The loop is software-pipelined: the first group is gathered before the
-// loop; each iteration computes the group in curSet while the next group's
-// fourteen gathers are spread through its arithmetic (every GatherPace
-// operations outside rare blocks, via lowering.afterOp) into nextSet, then
-// swaps the two sets. The last whole group and the masked tail run without
-// a next group. Why: on the Zen 5 machines here VGATHERDPS fetches about
-// one element per cycle (14 gathers per 16 pairs take 3.9 ns/pair on
-// their own, measured with C intrinsics), and gathering each group just
-// before its arithmetic left the two nearly serial (8.8 ns/pair at 4,096
-// pairs; 7.3 pipelined, same run).
+// Each group loads its pairs' capsule records and transposes them into a
+// set of fourteen slots (loadRecords), which the body reads as its
+// inputs; the pair indices come from pi and pj, and for the masked tail
+// from two slots holding the remaining indices with zero (capsule 0,
+// always present when n > 0) in the lanes past n. The loads of a group
+// depend on nothing computed by the previous one, so the out-of-order
+// core starts them while the previous group's long dependency chain
+// finishes; software pipelining them by hand (as the gathers were) is
+// not needed.
 func Contacts(t *ir.Target, c *constants, compact bool) {
 	check(t)
 	k := kernels.Contact
@@ -58,47 +47,37 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	if compact {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
 			"those of the touching pairs densely, in pair order; it returns their number.",
-			"Bit-identical to fallback.ContactLane on each. caps holds the seven capsule",
-			"streams AX AY AZ BX BY BZ R, pi and pj the n pair indices (all in range),",
-			"out the thirteen soa.Contacts streams, each with room for n rows; n > 0.")
+			"Bit-identical to fallback.ContactLane on each. caps points at the capsule",
+			"records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in",
+			"range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.")
 	} else {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
-			"per pair, bit-identical to fallback.ContactLane on each; it returns n. caps holds",
-			"the seven capsule streams AX AY AZ BX BY BZ R, pi and pj the n pair indices",
-			"(all in range), out the thirteen soa.Contacts streams of n rows; n > 0.")
+			"per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points",
+			"at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices",
+			"(all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.")
 	}
 	XORQ(index, index)
 	XORQ(written, written)
-	Load(Param("caps"), scratch)
-	for i, r := range capsRegs {
-		MOVQ(Mem{Base: scratch, Disp: 8 * i}, r)
-	}
+	Load(Param("caps"), capsBase)
+	Load(Param("pi"), pairIdx[0])
+	Load(Param("pj"), pairIdx[1])
 
 	p := k.Program()
 	l := &lowering{t: t, p: p, consts: c}
 	l.zero, l.one = l.newVec(), l.newVec()
-	// The slots, then two sets of 14 slots for the gathered capsule pairs:
-	// the current group's and the next one's. Compaction on AVX2 parks two
-	// more vectors.
+	// The slots, then the set of 14 input vectors, then the tail's two
+	// index vectors. Compaction on AVX2 parks two more vectors.
 	nslots := slotsNeeded(t, p) + 2
-	l.slots = newSlots(slotsBase, nslots+2*numGathered, t.VecBytes())
+	const numInputs = 14
+	l.slots = newSlots(slotsBase, nslots+numInputs+2, t.VecBytes())
 	l.slots.n = nslots
-	LEAQ(Mem{Base: slotsBase, Disp: nslots * t.VecBytes()}, curSet)
-	LEAQ(Mem{Base: slotsBase, Disp: (nslots + numGathered) * t.VecBytes()}, nextSet)
+	LEAQ(Mem{Base: slotsBase, Disp: nslots * t.VecBytes()}, set)
+	tailIdx := Mem{Base: set, Disp: numInputs * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
 	VBROADCASTSS(c.get("one", 0x3F800000), l.one)
-	var allLanes Op // AVX-512: an opmask with all 16 lanes set, live for the whole kernel
-	if evex(t) {
-		allLanes = K()
-		KMOVW(c.low16, allLanes) // (KXNORW would read it before it is set, as avo sees it)
-	}
 
-	Comment("Gather the first group.")
-	Load(Param("n"), remain)
-	CMPQ(remain, U32(t.Lanes))
-	JB(LabelRef(name + "_tail"))
-	for _, emit := range gathers(t, curSet, 0, nil, allLanes) {
-		emit()
+	fromPairs := func(side, lane int) Mem {
+		return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * lane}
 	}
 
 	Label(name + "_loop")
@@ -106,44 +85,30 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	SUBQ(index, remain)
 	CMPQ(remain, U32(t.Lanes))
 	JB(LabelRef(name + "_tail"))
-	CMPQ(remain, U32(2*t.Lanes))
-	JB(LabelRef(name + "_last"))
-	Comment("Software pipeline: the next group's gathers are spread through this group's")
-	Comment("arithmetic, so that their loads overlap its long dependency chain.")
-	pending := gathers(t, nextSet, t.Lanes, nil, allLanes)
-	since := 0
-	l.afterOp = func() {
-		if since++; since < GatherPace || len(pending) == 0 {
-			return
-		}
-		since = 0
-		pending[0]()
-		pending = pending[1:]
-	}
-	contactGroup(l, name+"_full", compact, nil, func() {
-		for _, emit := range pending {
-			emit()
-		}
-		l.afterOp = nil
-	})
-	XCHGQ(curSet, nextSet)
+	loadRecords(t, capsBase, set, fromPairs)
+	contactGroup(l, name+"_group", compact, nil)
 	ADDQ(U32(t.Lanes), index)
 	JMP(LabelRef(name + "_loop"))
-
-	Label(name + "_last")
-	contactGroup(l, name+"_lastgroup", compact, nil, nil)
-	ADDQ(U32(t.Lanes), index)
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
 
 	Label(name + "_tail")
 	TESTQ(remain, remain)
 	JZ(LabelRef(name + "_done"))
 	mask := tailMask(t, c)
-	for _, emit := range gathers(t, curSet, 0, mask, allLanes) {
-		emit()
+	Comment("The remaining pair indices, zero (capsule 0) past n.")
+	for side := range 2 {
+		m := Mem{Base: pairIdx[side], Index: index, Scale: 4}
+		idx := l.newVec()
+		if evex(t) {
+			VMOVDQU32_Z(m, mask, idx)
+		} else {
+			VPMASKMOVD(m, mask, idx)
+		}
+		VMOVUPS(idx, tailIdx.Offset(side*t.VecBytes()))
 	}
-	contactGroup(l, name+"_tailgroup", compact, mask, nil)
+	loadRecords(t, capsBase, set, func(side, lane int) Mem {
+		return tailIdx.Offset(side*t.VecBytes() + 4*lane)
+	})
+	contactGroup(l, name+"_tailgroup", compact, mask)
 
 	Label(name + "_done")
 	if compact {
@@ -156,107 +121,19 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	RET()
 }
 
-// gathers returns the emitters of one group's gathers: the pair indices at
-// lane index+offset, then capsule I's seven values and capsule J's, each
-// gathered (VGATHERDPS) and stored to its slot of set. mask is nil for a
-// whole group; allLanes is the AVX-512 all-lanes opmask that each whole
-// group's gather copies (nil on AVX2). Each emitter is a few instructions
-// that may be placed anywhere outside a rare block.
-func gathers(t *ir.Target, set GPPhysical, offset int, mask, allLanes Op) []func() {
-	wide := evex(t) // AVX-512
-	newVec := func() VecVirtual {
-		if wide {
-			return ZMM()
-		}
-		return YMM()
-	}
-	var emit []func()
-	for side, param := range []string{"pi", "pj"} {
-		var idx VecVirtual
-		for f := range 7 {
-			first, last := f == 0, f == 6
-			pos := 7*side + f
-			emit = append(emit, func() {
-				if first {
-					Commentf("Gather capsule %s (lanes from index+%d).", param[1:], offset)
-					idx = newVec()
-					Load(Param(param), scratch)
-					m := Mem{Base: scratch, Index: index, Scale: 4, Disp: 4 * offset}
-					switch {
-					case mask == nil && wide:
-						VMOVDQU32(m, idx)
-					case mask == nil:
-						VMOVDQU(m, idx)
-					case wide:
-						VMOVDQU32_Z(m, mask, idx)
-					default:
-						VPMASKMOVD(m, mask, idx)
-					}
-				}
-				base := scratch
-				if f < len(capsRegs) {
-					base = capsRegs[f]
-				} else {
-					Load(Param("caps"), scratch)
-					MOVQ(Mem{Base: scratch, Disp: 8 * f}, scratch)
-				}
-				src := Mem{Base: base, Index: idx, Scale: 4}
-				// dst is zeroed while idx is live: they get distinct
-				// registers, as VGATHERDPS requires.
-				dst := newVec()
-				if wide {
-					kk := K()
-					if mask == nil {
-						KMOVW(allLanes, kk) // a copy: the gather clears its mask
-					} else {
-						KMOVW(mask, kk)
-					}
-					VXORPS(dst, dst, dst)
-					VGATHERDPS(src, kk, dst)
-				} else {
-					mm := newVec()
-					if mask == nil {
-						VPCMPEQD(mm, mm, mm)
-					} else {
-						VMOVAPS(mask, mm)
-					}
-					VXORPS(dst, dst, dst)
-					VGATHERDPS(mm, src, dst)
-				}
-				VMOVUPS(dst, Mem{Base: set, Disp: pos * t.VecBytes()})
-				if last {
-					// The index stays live past its last gather (see dst).
-					keep := newVec()
-					if wide {
-						VPORD(idx, idx, keep)
-					} else {
-						VPOR(idx, idx, keep)
-					}
-				}
-			})
-		}
-	}
-	return emit
-}
-
 // contactGroup computes the contacts of the group of capsule pairs
-// gathered into curSet and stores them. mask is nil for a whole group;
-// afterBody, if set, runs between the body and the stores (the pipelined
-// loop emits the gathers not yet placed there).
-func contactGroup(l *lowering, label string, compact bool, mask Op, afterBody func()) {
+// loaded into set and stores them. mask is nil for a whole group.
+func contactGroup(l *lowering, label string, compact bool, mask Op) {
 	t := l.t
 	l.slots.used = 0
 	l.label = label
-	l.input = func(pos int) Op { return Mem{Base: curSet, Disp: pos * t.VecBytes()} }
+	l.input = func(pos int) Op { return Mem{Base: set, Disp: pos * t.VecBytes()} }
 	margin, err := Param("margin").Resolve()
 	if err != nil {
 		panic(err)
 	}
 	l.arg = func(int) Mem { return margin.Addr }
 	l.emit()
-	if afterBody != nil {
-		afterBody()
-	}
 
 	Comment("Pair index k = i + lane.")
 	pair := l.newVec()

@@ -32,12 +32,8 @@ type lowering struct {
 	slots     *slots
 	label     string // prefix of the rare blocks' labels
 
-	// afterOp, if set, runs after each vector operation outside rare
-	// blocks: the contact driver uses it to spread the next group's
-	// gathers through the arithmetic (see contacts.go).
-	afterOp func()
-	rare    int      // depth of rare blocks being emitted
-	blocks  []string // names of the open rare blocks
+	rare   int      // depth of rare blocks being emitted
+	blocks []string // names of the open rare blocks
 }
 
 // check panics unless t is a target this backend implements: amd64, a
@@ -153,9 +149,7 @@ func (l *lowering) step(i int) {
 	if in.Comment != "" {
 		Comment(in.Comment)
 	}
-	if l.instr(ir.Value(i), in) && l.rare == 0 && l.afterOp != nil {
-		l.afterOp()
-	}
+	l.instr(ir.Value(i), in)
 }
 
 // out returns output k of the program in a register.
@@ -168,19 +162,16 @@ func (l *lowering) dies(v ir.Value, i ir.Value) bool {
 	return ok && l.last[v] == int(i) && c != ir.OpConst && c != ir.OpInput
 }
 
-// instr lowers one instruction and reports whether it emitted vector
-// arithmetic.
-func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
+// instr lowers one instruction.
+func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 	a := in.Args
 	set := func(op Op) { l.loc[v] = op }
 	fresh := func() VecVirtual { r := l.newVec(); l.loc[v] = r; return r }
 	switch in.Op {
 	case ir.OpInput:
 		set(l.input(in.Aux))
-		return false
 	case ir.OpArg:
 		set(l.arg(in.Aux))
-		return false
 	case ir.OpConst:
 		switch {
 		case in.Bits == 0:
@@ -190,7 +181,6 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
 		default:
 			set(l.consts.get(in.Name, in.Bits))
 		}
-		return false
 	case ir.OpAdd:
 		s1, s2 := l.commutative(a[0], a[1])
 		VADDPS(s2, s1, fresh())
@@ -229,7 +219,6 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
 		l.selectOp(v, a[0], a[1], a[2])
 	case ir.OpPark:
 		set(l.park(ir.Park(in.Aux), a[0]))
-		return false
 	case ir.OpVar:
 		l.variable(v, in, a[0])
 	case ir.OpAssign:
@@ -247,7 +236,6 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
 			JZ(LabelRef(l.label + "_" + in.Name))
 		}
 		l.blocks = append(l.blocks, in.Name)
-		return false
 	case ir.OpEndRare:
 		name := l.blocks[len(l.blocks)-1]
 		l.blocks = l.blocks[:len(l.blocks)-1]
@@ -255,9 +243,7 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) bool {
 			Label(l.label + "_" + name)
 		}
 		l.rare--
-		return false
 	default:
 		panic(fmt.Sprintf("amd64: %s has no lowering", in.Op))
 	}
-	return true
 }

@@ -11,16 +11,12 @@ import (
 // ---- scenes and index pairs ---------------------------------------------
 
 // CapsuleAt returns capsule i of c.
-func CapsuleAt(c *soa.Capsules, i int) Capsule {
-	return Capsule{
-		A: [3]float32{c.AX[i], c.AY[i], c.AZ[i]},
-		B: [3]float32{c.BX[i], c.BY[i], c.BZ[i]},
-		R: c.R[i],
-	}
+func CapsuleAt(c soa.Capsules, i int) Capsule {
+	return Capsule{A: c[i].A, B: c[i].B, R: c[i].R}
 }
 
 // PairAt returns pair k of pairs: capsule I[k] of caps as C1, J[k] as C2.
-func PairAt(caps *soa.Capsules, pairs *soa.IndexPairs, k int) CapsulePair {
+func PairAt(caps soa.Capsules, pairs *soa.IndexPairs, k int) CapsulePair {
 	return CapsulePair{CapsuleAt(caps, int(pairs.I[k])), CapsuleAt(caps, int(pairs.J[k]))}
 }
 
@@ -28,7 +24,7 @@ func PairAt(caps *soa.Capsules, pairs *soa.IndexPairs, k int) CapsulePair {
 // share of random pairs touch: endpoints within a cube of half-width about
 // 1.2 n^(1/3), axes up to 2 long (a fifth zero-length), radii up to 0.8 (an
 // eighth zero).
-func RandomCapsules(r *rand.Rand, n int) *soa.Capsules {
+func RandomCapsules(r *rand.Rand, n int) soa.Capsules {
 	h := 1.2 * math.Cbrt(float64(max(n, 1)))
 	c := soa.NewCapsules(n)
 	for i := range n {
@@ -75,7 +71,7 @@ func RandomIndexPairs(r *rand.Rand, nCaps, m int) *soa.IndexPairs {
 // SceneFromPairs stores the capsules of ps in a Capsules in shuffled order
 // and returns IndexPairs whose pair k is ps[k] (C1 = capsule I[k], C2 =
 // capsule J[k]), so that PairAt(caps, pairs, k) == ps[k].
-func SceneFromPairs(r *rand.Rand, ps []CapsulePair) (*soa.Capsules, *soa.IndexPairs) {
+func SceneFromPairs(r *rand.Rand, ps []CapsulePair) (soa.Capsules, *soa.IndexPairs) {
 	n := 2 * len(ps)
 	perm := r.Perm(n) // capsule 2k+e goes to slot perm[2k+e]
 	caps := soa.NewCapsules(n)
@@ -92,10 +88,11 @@ func SceneFromPairs(r *rand.Rand, ps []CapsulePair) (*soa.Capsules, *soa.IndexPa
 // ContactOf computes the contact of pair k of pairs with the spec,
 // fallback.ContactLane: capsule I[k] of caps as capsule 1 and J[k] as
 // capsule 2. The indices must be in range.
-func ContactOf(caps *soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
+func ContactOf(caps soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
 	i, j := pairs.I[k], pairs.J[k]
-	return fallback.ContactLane(caps.AX[i], caps.AY[i], caps.AZ[i], caps.BX[i], caps.BY[i], caps.BZ[i], caps.R[i],
-		caps.AX[j], caps.AY[j], caps.AZ[j], caps.BX[j], caps.BY[j], caps.BZ[j], caps.R[j], margin)
+	c1, c2 := &caps[i], &caps[j]
+	return fallback.ContactLane(c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2], c1.R,
+		c2.A[0], c2.A[1], c2.A[2], c2.B[0], c2.B[1], c2.B[2], c2.R, margin)
 }
 
 // ContactRow returns row k of c: its pair index and its contact.
@@ -110,7 +107,7 @@ func ContactRow(c *soa.Contacts, k int) (pair uint32, _ fallback.Contact) {
 
 // BatchContactsSpec writes the spec's contact of every pair of pairs to
 // its row of dst (pairs.Len() rows): the reference rows of the tests.
-func BatchContactsSpec(dst *soa.Contacts, caps *soa.Capsules, pairs *soa.IndexPairs, margin float32) {
+func BatchContactsSpec(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	for k := range pairs.Len() {
 		c := ContactOf(caps, pairs, k, margin)
 		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)

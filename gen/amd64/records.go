@@ -1,0 +1,130 @@
+package amd64
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/segdist/segdist/gen/ir"
+)
+
+// The contact kernels' source: each pair's two capsules are 32-byte
+// records (soa.Capsule: ax ay az r bx by bz pad), loaded whole and
+// transposed in registers into the fourteen input vectors of
+// kernels.Contact (A B r of capsule I, then of capsule J). On the Zen 5
+// machines here VGATHERDPS fetches about one element per cycle; the
+// loads and shuffles below fetch a group's 2 x 16 records in a few
+// dozen cycles (issue 11: 4.20 -> 0.60 ns/pair in C).
+
+// recordBytes is the size of soa.Capsule.
+const recordBytes = 32
+
+// fieldInput maps a record's field (ax ay az r bx by bz) to the position
+// of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).
+var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
+
+// loadRecords loads the records of one group's capsule pairs from caps
+// and stores the transposed fields to set, capsule I's seven values then
+// capsule J's. index(side, lane) is the memory operand holding the
+// capsule index of lane on side 0 (I) or 1 (J).
+func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) Mem) {
+	for side := range 2 {
+		// record returns the address of lane's record (a 64-bit index:
+		// 2^27 capsules and more stay addressable).
+		record := func(lane, offset int) Mem {
+			r := GP64()
+			MOVL(index(side, lane), r.As32())
+			SHLQ(U8(5), r)
+			return Mem{Base: caps, Index: r, Scale: 1, Disp: offset}
+		}
+		store := func(field int, v Op) {
+			VMOVUPS(v, Mem{Base: set, Disp: (7*side + fieldInput[field]) * t.VecBytes()})
+		}
+		Commentf("Capsule records of side %c, transposed.", "IJ"[side])
+		if evex(t) {
+			records16(record, store)
+		} else {
+			records8(record, store)
+		}
+	}
+}
+
+// records8 is the AVX2 transpose of 8 records. Row k holds the same half
+// (first or last 16 bytes) of records k and k+4, one per 128-bit lane; a
+// 4x4 transpose within each lane of rows 0-3 then gives fields 0-3 (or
+// 4-7) of records 0-7 in order. 16 loads, 8 inserts, 15 shuffles.
+func records8(record func(lane, offset int) Mem, store func(field int, v Op)) {
+	for half := range 2 {
+		var rows [4]VecVirtual
+		for k := range rows {
+			rows[k] = YMM()
+			VBROADCASTF128(record(k, 16*half), rows[k])
+			VINSERTF128(U8(1), record(k+4, 16*half), rows[k], rows[k])
+		}
+		fields := 4
+		if half == 1 {
+			fields = 3 // the last is padding
+		}
+		for f, v := range transpose4(rows, fields, YMM) {
+			store(4*half+f, v)
+		}
+	}
+}
+
+// records16 is the AVX-512 transpose of 16 records. Row k (k < 4) holds
+// records k and k+4, row 4+k records 8+k and 12+k, a record per 256-bit
+// half. A 4x4 transpose within each 128-bit lane of rows 0-3 gives v_f =
+// [field f of records 0-3, field f+4 of 0-3, field f of 4-7, field f+4 of
+// 4-7], and of rows 4-7 w_f, the same for records 8-15; one VSHUFF32X4
+// per field picks lanes 0 and 2 (fields 0-3) or 1 and 3 (fields 4-6) of
+// v_f and w_f. 16 loads, 8 inserts, 8 + 8 in-lane and 7 cross-lane
+// shuffles.
+func records16(record func(lane, offset int) Mem, store func(field int, v Op)) {
+	var v, w []Op
+	for block := range 2 {
+		var rows [4]VecVirtual
+		for k := range rows {
+			lo := 8*block + k
+			rows[k] = ZMM()
+			VBROADCASTF32X8(record(lo, 0), rows[k])
+			VINSERTF32X8(U8(1), record(lo+4, 0), rows[k], rows[k])
+		}
+		t := transpose4(rows, 4, ZMM)
+		if block == 0 {
+			v = t
+		} else {
+			w = t
+		}
+	}
+	for f := range 7 {
+		out := ZMM()
+		if f < 4 {
+			VSHUFF32X4(U8(0x88), w[f], v[f], out) // lanes 0 2 of v, 0 2 of w
+		} else {
+			VSHUFF32X4(U8(0xDD), w[f-4], v[f-4], out) // lanes 1 3 of v, 1 3 of w
+		}
+		store(f, out)
+	}
+}
+
+// transpose4 transposes the 4x4 blocks of rows within each 128-bit lane:
+// element j of output f is element f of rows[j]. Outputs past fields are
+// not computed.
+func transpose4(rows [4]VecVirtual, fields int, newVec func() VecVirtual) []Op {
+	t := [4]VecVirtual{newVec(), newVec(), newVec(), newVec()}
+	VUNPCKLPS(rows[1], rows[0], t[0]) // r0_0 r1_0 r0_1 r1_1
+	VUNPCKLPS(rows[3], rows[2], t[1]) // r2_0 r3_0 r2_1 r3_1
+	VUNPCKHPS(rows[1], rows[0], t[2]) // r0_2 r1_2 r0_3 r1_3
+	VUNPCKHPS(rows[3], rows[2], t[3]) // r2_2 r3_2 r2_3 r3_3
+	out := make([]Op, fields)
+	for f := range out {
+		out[f] = newVec()
+		lo, hi := t[2*(f/2)], t[2*(f/2)+1]
+		imm := U8(0x44) // elements 0 1 of lo, 0 1 of hi
+		if f%2 == 1 {
+			imm = U8(0xEE) // elements 2 3 of lo, 2 3 of hi
+		}
+		VSHUFPS(imm, hi, lo, out[f])
+	}
+	return out
+}
