@@ -23,18 +23,18 @@ func StreamNEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *flo
 func ClosestPointNEON(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n int)
 
 // ContactsNEON computes the contacts of n capsule pairs, one row per pair, bit-identical
-// to fallback.ContactLane on each; it returns n. caps holds the seven capsule streams AX AY AZ BX BY BZ R,
-// pi and pj the n pair indices (all in range), out the thirteen soa.Contacts
-// streams with room for n rows; n > 0.
+// to fallback.ContactLane on each; it returns n. caps points at the capsule records
+// (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), out
+// holds the thirteen soa.Contacts streams with room for n rows; n > 0.
 //
 //go:noescape
-func ContactsNEON(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func ContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // CompactContactsNEON computes the contacts of n capsule pairs and writes those of the
 // touching pairs densely, in pair order; it returns their number. Bit-identical
-// to fallback.ContactLane on each. caps holds the seven capsule streams AX AY AZ BX BY BZ R,
-// pi and pj the n pair indices (all in range), out the thirteen soa.Contacts
-// streams with room for n rows; n > 0.
+// to fallback.ContactLane on each. caps points at the capsule records
+// (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), out
+// holds the thirteen soa.Contacts streams with room for n rows; n > 0.
 //
 //go:noescape
-func CompactContactsNEON(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func CompactContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int

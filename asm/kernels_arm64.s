@@ -1341,17 +1341,10 @@ ClosestPointNEON_out_end:
 ClosestPointNEON_done:
 	RET
 
-// func ContactsNEON(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·ContactsNEON(SB), $608-56
+// func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
+TEXT ·ContactsNEON(SB), $640-56
 	// 27 of 27 vector registers for values, 9 spilled per group.
-	MOVD caps+0(FP), R19
-	MOVD 0(R19), R0
-	MOVD 8(R19), R1
-	MOVD 16(R19), R2
-	MOVD 24(R19), R3
-	MOVD 32(R19), R4
-	MOVD 40(R19), R5
-	MOVD 48(R19), R6
+	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
 	MOVD out+24(FP), R9
@@ -1369,135 +1362,56 @@ ContactsNEON_loop:
 	SUB R11, R10, R13
 	CMP $4, R13
 	BLT ContactsNEON_tail
-	// Copy the capsules of 4 pairs into the set.
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 144(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 160(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 176(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 192(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 208(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 224(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 240(R21)
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 256(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 272(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 288(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 304(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 320(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 336(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 352(R21)
-	ADD R11<<2, R7, R19
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
 	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 148(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 164(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 180(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 196(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 212(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 228(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 244(R21)
-	ADD R11<<2, R8, R19
-	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 260(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 276(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 292(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 308(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 324(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 340(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 356(R21)
-	ADD R11<<2, R7, R19
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
 	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 152(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 168(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 184(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 200(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 216(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 232(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 248(R21)
-	ADD R11<<2, R8, R19
-	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 264(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 280(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 296(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 312(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 328(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 344(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 360(R21)
-	ADD R11<<2, R7, R19
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
 	MOVWU 12(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 156(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 172(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 188(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 204(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 220(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 236(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 252(R21)
-	ADD R11<<2, R8, R19
-	MOVWU 12(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 268(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 284(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 300(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 316(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 332(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 348(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 364(R21)
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
 	WORD $0x3dc032a0 // ldr q0, [x21, #192]
 	WORD $0x3dc026a1 // ldr q1, [x21, #144]
@@ -2281,125 +2195,83 @@ ContactsNEON_group_finite:
 	B ContactsNEON_loop
 
 ContactsNEON_tail:
-	// The n mod 4 pairs left: a zeroed set, their capsules, rows lane by lane.
+	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, ContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8026bb // str q27, [x21, #144]
-	WORD $0x3d802abb // str q27, [x21, #160]
-	WORD $0x3d802ebb // str q27, [x21, #176]
-	WORD $0x3d8032bb // str q27, [x21, #192]
-	WORD $0x3d8036bb // str q27, [x21, #208]
-	WORD $0x3d803abb // str q27, [x21, #224]
-	WORD $0x3d803ebb // str q27, [x21, #240]
-	WORD $0x3d8042bb // str q27, [x21, #256]
-	WORD $0x3d8046bb // str q27, [x21, #272]
-	WORD $0x3d804abb // str q27, [x21, #288]
-	WORD $0x3d804ebb // str q27, [x21, #304]
-	WORD $0x3d8052bb // str q27, [x21, #320]
-	WORD $0x3d8056bb // str q27, [x21, #336]
-	WORD $0x3d805abb // str q27, [x21, #352]
+	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d809abb // str q27, [x21, #608]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 144(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 160(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 176(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 192(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 208(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 224(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 240(R21)
+	MOVW R22, 592(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 256(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 272(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 288(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 304(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 320(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 336(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 352(R21)
+	MOVW R22, 608(R21)
 	CMP $2, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 148(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 164(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 180(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 196(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 212(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 228(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 244(R21)
+	MOVW R22, 596(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 260(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 276(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 292(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 308(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 324(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 340(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 356(R21)
+	MOVW R22, 612(R21)
 	CMP $3, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 152(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 168(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 184(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 200(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 216(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 232(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 248(R21)
+	MOVW R22, 600(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 264(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 280(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 296(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 312(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 328(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 344(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 360(R21)
+	MOVW R22, 616(R21)
 
 ContactsNEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 600(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 604(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 608(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 612(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 616(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 620(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
 	WORD $0x3dc032a0 // ldr q0, [x21, #192]
 	WORD $0x3dc026a1 // ldr q1, [x21, #144]
@@ -3320,17 +3192,10 @@ ContactsNEON_done:
 	MOVD R10, ret+48(FP)
 	RET
 
-// func CompactContactsNEON(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·CompactContactsNEON(SB), $608-56
+// func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
+TEXT ·CompactContactsNEON(SB), $640-56
 	// 27 of 27 vector registers for values, 9 spilled per group.
-	MOVD caps+0(FP), R19
-	MOVD 0(R19), R0
-	MOVD 8(R19), R1
-	MOVD 16(R19), R2
-	MOVD 24(R19), R3
-	MOVD 32(R19), R4
-	MOVD 40(R19), R5
-	MOVD 48(R19), R6
+	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
 	MOVD out+24(FP), R9
@@ -3348,135 +3213,56 @@ CompactContactsNEON_loop:
 	SUB R11, R10, R13
 	CMP $4, R13
 	BLT CompactContactsNEON_tail
-	// Copy the capsules of 4 pairs into the set.
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 144(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 160(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 176(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 192(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 208(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 224(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 240(R21)
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 256(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 272(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 288(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 304(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 320(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 336(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 352(R21)
-	ADD R11<<2, R7, R19
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
 	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 148(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 164(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 180(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 196(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 212(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 228(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 244(R21)
-	ADD R11<<2, R8, R19
-	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 260(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 276(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 292(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 308(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 324(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 340(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 356(R21)
-	ADD R11<<2, R7, R19
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
 	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 152(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 168(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 184(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 200(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 216(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 232(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 248(R21)
-	ADD R11<<2, R8, R19
-	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 264(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 280(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 296(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 312(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 328(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 344(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 360(R21)
-	ADD R11<<2, R7, R19
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
 	MOVWU 12(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 156(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 172(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 188(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 204(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 220(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 236(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 252(R21)
-	ADD R11<<2, R8, R19
-	MOVWU 12(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 268(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 284(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 300(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 316(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 332(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 348(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 364(R21)
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
 	WORD $0x3dc032a0 // ldr q0, [x21, #192]
 	WORD $0x3dc026a1 // ldr q1, [x21, #144]
@@ -4415,125 +4201,83 @@ CompactContactsNEON_none:
 	B CompactContactsNEON_loop
 
 CompactContactsNEON_tail:
-	// The n mod 4 pairs left: a zeroed set, their capsules, rows lane by lane.
+	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8026bb // str q27, [x21, #144]
-	WORD $0x3d802abb // str q27, [x21, #160]
-	WORD $0x3d802ebb // str q27, [x21, #176]
-	WORD $0x3d8032bb // str q27, [x21, #192]
-	WORD $0x3d8036bb // str q27, [x21, #208]
-	WORD $0x3d803abb // str q27, [x21, #224]
-	WORD $0x3d803ebb // str q27, [x21, #240]
-	WORD $0x3d8042bb // str q27, [x21, #256]
-	WORD $0x3d8046bb // str q27, [x21, #272]
-	WORD $0x3d804abb // str q27, [x21, #288]
-	WORD $0x3d804ebb // str q27, [x21, #304]
-	WORD $0x3d8052bb // str q27, [x21, #320]
-	WORD $0x3d8056bb // str q27, [x21, #336]
-	WORD $0x3d805abb // str q27, [x21, #352]
+	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d809abb // str q27, [x21, #608]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 144(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 160(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 176(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 192(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 208(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 224(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 240(R21)
+	MOVW R22, 592(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 256(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 272(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 288(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 304(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 320(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 336(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 352(R21)
+	MOVW R22, 608(R21)
 	CMP $2, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 148(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 164(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 180(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 196(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 212(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 228(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 244(R21)
+	MOVW R22, 596(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 260(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 276(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 292(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 308(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 324(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 340(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 356(R21)
+	MOVW R22, 612(R21)
 	CMP $3, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 152(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 168(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 184(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 200(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 216(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 232(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 248(R21)
+	MOVW R22, 600(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVWU (R0)(R22<<2), R23
-	MOVW R23, 264(R21)
-	MOVWU (R1)(R22<<2), R23
-	MOVW R23, 280(R21)
-	MOVWU (R2)(R22<<2), R23
-	MOVW R23, 296(R21)
-	MOVWU (R3)(R22<<2), R23
-	MOVW R23, 312(R21)
-	MOVWU (R4)(R22<<2), R23
-	MOVW R23, 328(R21)
-	MOVWU (R5)(R22<<2), R23
-	MOVW R23, 344(R21)
-	MOVWU (R6)(R22<<2), R23
-	MOVW R23, 360(R21)
+	MOVW R22, 616(R21)
 
 CompactContactsNEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 600(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 604(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 608(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 612(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 616(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 620(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
 	WORD $0x3dc032a0 // ldr q0, [x21, #192]
 	WORD $0x3dc026a1 // ldr q1, [x21, #144]

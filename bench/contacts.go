@@ -20,8 +20,8 @@ import (
 // for speculative contacts.
 const defaultMargin = 0.01
 
-// toCapsules returns the scene as the engine's structure-of-arrays store,
-// capsule i of caps at index i.
+// toCapsules returns the scene as the engine's capsule records, capsule i
+// of caps at index i.
 func toCapsules(caps []capsule) soa.Capsules {
 	c := soa.NewCapsules(len(caps))
 	for i, cp := range caps {
@@ -44,22 +44,20 @@ func toIndexPairs(cands []candidate) *soa.IndexPairs {
 // gatherPairs copies the axes of the indexed pairs into dst (which must
 // have ip.Len() pairs): what an engine does per pair to use BatchClosest
 // with capsules stored by body. It is the "copy" half of the end-to-end
-// comparison with the gathering contact kernels.
+// comparison with the contact kernels, which load the records themselves.
 func gatherPairs(dst *soa.Pairs, caps soa.Capsules, ip *soa.IndexPairs) {
 	n := ip.Len()
 	I, J := ip.I[:n], ip.J[:n]
-	cax, cay, caz := caps.AX, caps.AY, caps.AZ
-	cbx, cby, cbz := caps.BX, caps.BY, caps.BZ
 	ax, ay, az := dst.AX[:n], dst.AY[:n], dst.AZ[:n]
 	bx, by, bz := dst.BX[:n], dst.BY[:n], dst.BZ[:n]
 	cx, cy, cz := dst.CX[:n], dst.CY[:n], dst.CZ[:n]
 	dx, dy, dz := dst.DX[:n], dst.DY[:n], dst.DZ[:n]
 	for k := range n {
-		i, j := I[k], J[k]
-		ax[k], ay[k], az[k] = cax[i], cay[i], caz[i]
-		bx[k], by[k], bz[k] = cbx[i], cby[i], cbz[i]
-		cx[k], cy[k], cz[k] = cax[j], cay[j], caz[j]
-		dx[k], dy[k], dz[k] = cbx[j], cby[j], cbz[j]
+		ci, cj := &caps[I[k]], &caps[J[k]]
+		ax[k], ay[k], az[k] = ci.A[0], ci.A[1], ci.A[2]
+		bx[k], by[k], bz[k] = ci.B[0], ci.B[1], ci.B[2]
+		cx[k], cy[k], cz[k] = cj.A[0], cj.A[1], cj.A[2]
+		dx[k], dy[k], dz[k] = cj.B[0], cj.B[1], cj.B[2]
 	}
 }
 

@@ -181,22 +181,26 @@ func copyLanes(w *writer, label string, body func(lane int)) {
 
 // Registers of the contact kernels.
 const (
-	capsRegs = 0  // R0-R6: the seven capsule streams AX AY AZ BX BY BZ R
-	piReg    = 7  // pair indices I
-	pjReg    = 8  // pair indices J
-	outReg   = 9  // the array of the thirteen output stream pointers
-	nReg     = 10 // n
-	iReg     = 11 // the first pair of the current group
-	written  = 12 // rows written (compaction)
-	leftReg  = 13 // pairs left in the tail
+	capsReg = 0  // the capsule records
+	piReg   = 7  // pair indices I
+	pjReg   = 8  // pair indices J
+	outReg  = 9  // the array of the thirteen output stream pointers
+	nReg    = 10 // n
+	iReg    = 11 // the first pair of the current group
+	written = 12 // rows written (compaction)
+	leftReg = 13 // pairs left in the tail
 )
 
 // Contacts writes ContactsNEON (compact false) or CompactContactsNEON.
-// NEON has no gather: the capsule values of each pair are copied with
-// scalar loads into a set of 14 vectors in the frame, which the body
-// reads as its inputs. Rows are stored whole (Contacts) or lane by lane
-// for the touching pairs only (Compact: per-lane stores of each output,
-// then written += 1), skipping a group without any touching pair.
+// Each lane's two capsule records (soa.Capsule, 32 bytes) are loaded with
+// two transposing LD4 lane loads each (ax ay az r, then bx by bz pad, into
+// one lane of four vectors), and the seven vectors of each side are
+// stored to a set of 14 in the frame, which the body reads as its inputs.
+// The tail copies its n mod 4 indices into a zeroed pair of vectors in
+// the frame (capsule 0, always present, in the lanes past n) and loads
+// whole groups from there. Rows are stored whole (Contacts) or lane by
+// lane for the touching pairs only (Compact: per-lane stores of each
+// output, then written += 1), skipping a group without any touching pair.
 func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	k := kernels.Contact
 	name := k.Name + "NEON"
@@ -211,14 +215,12 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	set := f.take(len(k.Inputs))
 	stage := f.take(1 + len(k.Outputs)) // pair index, then the outputs
 	marginOff := f.take(1)
+	tailIdx := f.take(2) // the tail's indices I, then J
 
-	w.raw(fmt.Sprintf("\n// func %s(caps *[7]*float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name))
+	w.raw(fmt.Sprintf("\n// func %s(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name))
 	w.raw(f.text(name, false, 56))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
-	w.line("MOVD caps+0(FP), R%d", tmpA)
-	for s := range 7 {
-		w.line("MOVD %d(R%d), R%d", 8*s, tmpA, capsRegs+s)
-	}
+	w.line("MOVD caps+0(FP), R%d", capsReg)
 	w.line("MOVD pi+8(FP), R%d", piReg)
 	w.line("MOVD pj+16(FP), R%d", pjReg)
 	w.line("MOVD out+24(FP), R%d", outReg)
@@ -237,16 +239,27 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
 
-	// gather copies lane's capsule values of pair iReg+lane into the set.
-	gather := func(lane int) {
-		for side, idx := range []int{piReg, pjReg} {
-			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
-			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-			for s := range 7 {
-				w.line("MOVWU (R%d)(R%d<<2), R%d", capsRegs+s, tmpB, tmpC)
-				w.line("MOVW R%d, %d(R%d)", tmpC, set+16*(7*side+s)+4*lane, frameReg)
+	// loadRecords loads the records of a group's 4 pairs into the set;
+	// index(side, lane) loads the capsule index of lane into tmpB.
+	loadRecords := func(index func(side, lane int)) {
+		for side := range 2 {
+			w.comment(fmt.Sprintf("Capsule records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", "IJ"[side]))
+			for lane := range 4 {
+				index(side, lane)
+				w.line("ADD R%d<<5, R%d, R%d", tmpB, capsReg, tmpC)
+				w.op(ld4lane(0, lane, tmpC, 16))
+				w.op(ld4lane(4, lane, tmpC, 0))
+			}
+			for v, pos := range []int{0, 1, 2, 6, 3, 4, 5} { // A0 A1 A2 r B0 B1 B2
+				w.op(strqi(v, frameReg, set+16*(7*side+pos)))
 			}
 		}
+	}
+	fromPairs := func(side, lane int) {
+		if lane == 0 {
+			w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
+		}
+		w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
 	}
 	pairIndex := func(dst int) {
 		w.op(dupw(dst, iReg))
@@ -291,10 +304,7 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
 	w.line("CMP $4, R%d", leftReg)
 	w.line("BLT %s_tail", name)
-	w.comment("Copy the capsules of 4 pairs into the set.")
-	for lane := range 4 {
-		gather(lane)
-	}
+	loadRecords(fromPairs)
 	l.label = name + "_group"
 	l.emit()
 	if compact {
@@ -323,13 +333,21 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	w.line("B %s_loop", name)
 
 	w.label(name + "_tail")
-	w.comment("The n mod 4 pairs left: a zeroed set, their capsules, rows lane by lane.")
+	w.comment("The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.")
 	w.line("CBZ R%d, %s_done", leftReg, name)
 	w.op(movi0(operand0))
-	for s := range len(k.Inputs) {
-		w.op(strqi(operand0, frameReg, set+16*s))
-	}
-	copyLanesOf(w, leftReg, name+"_tailin", gather)
+	w.op(strqi(operand0, frameReg, tailIdx))
+	w.op(strqi(operand0, frameReg, tailIdx+16))
+	copyLanesOf(w, leftReg, name+"_tailin", func(lane int) {
+		for side, idx := range []int{piReg, pjReg} {
+			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
+			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+			w.line("MOVW R%d, %d(R%d)", tmpB, tailIdx+16*side+4*lane, frameReg)
+		}
+	})
+	loadRecords(func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
 	l.label = name + "_tailgroup"
 	l.emit()
 	stageOutputs()

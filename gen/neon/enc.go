@@ -156,6 +156,23 @@ func ld1lane(t, lane, base int) inst {
 	return inst{0x0D408000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("ld1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}
 }
 
+// ld4lane loads the four float32s at [base] into one lane of t, t+1, t+2
+// and t+3 (a transposing load: one record's four values into four
+// vectors), then adds post (0 or 16) to base.
+func ld4lane(t, lane, base, post int) inst {
+	if t > 28 {
+		panic(fmt.Sprintf("neon: ld4 from v%d", t))
+	}
+	regs := fmt.Sprintf("{v%d.s-v%d.s}[%d], [%s]", t, t+3, lane, xbase(base))
+	switch post {
+	case 0:
+		return inst{0x0D60A000 | laneBits(lane) | reg(base)<<5 | reg(t), "ld4 " + regs}
+	case 16:
+		return inst{0x0DFFA000 | laneBits(lane) | reg(base)<<5 | reg(t), "ld4 " + regs + ", #16"}
+	}
+	panic(fmt.Sprintf("neon: ld4 post-increment %d", post))
+}
+
 // st1lane stores one lane of t to [base].
 func st1lane(t, lane, base int) inst {
 	return inst{0x0D008000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("st1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}

@@ -69,6 +69,13 @@ func TestEncoders(t *testing.T) {
 		{"strqi", func(a, b, c int) inst { return strqi(a, b, 16*c) }, func(x, y, z int) string { return fmt.Sprintf("str q%d, [%s, #%d]", x, xb(y), 16*z) }},
 		{"ld1r", func(a, b, _ int) inst { return ld1r(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("ld1r {v%d.4s}, [%s]", x, xb(y)) }},
 		{"ld1lane", func(a, b, c int) inst { return ld1lane(a, c%4, b) }, func(x, y, z int) string { return fmt.Sprintf("ld1 {v%d.s}[%d], [%s]", x, z%4, xb(y)) }},
+		{"ld4lane", func(a, b, c int) inst { return ld4lane(a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
+			post := ""
+			if z%2 == 1 {
+				post = ", #16"
+			}
+			return fmt.Sprintf("ld4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
+		}},
 		{"st1lane", func(a, b, c int) inst { return st1lane(a, c%4, b) }, func(x, y, z int) string { return fmt.Sprintf("st1 {v%d.s}[%d], [%s]", x, z%4, xb(y)) }},
 		{"umov", func(a, b, c int) inst { return umovw(a%31, b, c%4) }, func(x, y, z int) string { return fmt.Sprintf("mov w%d, v%d.s[%d]", x%31, y, z%4) }},
 	}

@@ -47,7 +47,7 @@ func Generate() (asm, stubs string, stats []Stats) {
 			doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane on each."
 		}
 		stats = append(stats, Stats{name, regs, sp})
-		decls = append(decls, fmt.Sprintf("// %s %s caps holds the seven capsule streams AX AY AZ BX BY BZ R,\n// pi and pj the n pair indices (all in range), out the thirteen soa.Contacts\n// streams with room for n rows; n > 0.\n//\n//go:noescape\nfunc %s(caps *[7]*float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name, doc, name))
+		decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts streams with room for n rows; n > 0.\n//\n//go:noescape\nfunc %s(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name, doc, name))
 	}
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")
