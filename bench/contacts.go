@@ -62,7 +62,7 @@ func gatherPairs(dst *soa.Pairs, caps soa.Capsules, ip *soa.IndexPairs) {
 }
 
 // referenceContactPass runs the float64 reference fallback.ReferenceContact
-// on every indexed pair (gathering the capsules itself, as the kernels do)
+// on every indexed pair (reading the capsules by index itself, as the kernels do)
 // and stores each pair's count in counts (len(counts) >= ip.Len()). It
 // returns the sum of the depths, which only keeps the work alive.
 func referenceContactPass(caps soa.Capsules, ip *soa.IndexPairs, margin float32, counts []int) float64 {

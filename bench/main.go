@@ -11,7 +11,7 @@
 //     distance and the distance between the reported points within 8
 //     eps32 x scale of the reference distance (eps32 = 2^-23, scale = the
 //     pair's largest |coordinate|), S and T in [0,1], no NaN.
-//   - contacts: Kernel.CompactContacts on the scene as a soa.Capsules and
+//   - contacts: Kernel.CompactContacts on the scene as soa.Capsules records and
 //     the pairs as a soa.IndexPairs, with the -margin. Every path must find
 //     the same contacts with all 13 streams bit-identical to the go path;
 //     every contact is checked against fallback.ReferenceContact with
@@ -28,7 +28,7 @@
 // speedup over that kernel's reference, the worst error, the number of
 // contacts and the number of lanes (rows) whose bits differ from the go
 // path; then, for the contacts kernel, the end-to-end comparison with
-// copying the gathered axes into a soa.Pairs and running BatchClosest. bench
+// copying the indexed pairs' axes into a soa.Pairs and running BatchClosest. bench
 // exits with status 1 if any check fails, 2 on a usage error.
 //
 //	go run ./bench                 # 10,000 capsules, every path (about 4 s)
@@ -398,7 +398,7 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	if err := writeTable(human, rows); err != nil {
 		return false, err
 	}
-	fmt.Fprintf(human, "\nend to end, %d indexed pairs over %d capsules, margin %v: is gathering in the contact kernel faster than copying into a soa.Pairs for BatchClosest?\n", np, len(caps), margin)
+	fmt.Fprintf(human, "\nend to end, %d indexed pairs over %d capsules, margin %v: is loading the capsules in the contact kernel faster than copying into a soa.Pairs for BatchClosest?\n", np, len(caps), margin)
 	if err := writeEndToEnd(human, e2e); err != nil {
 		return false, err
 	}

@@ -24,7 +24,7 @@ const refISA = "reference"
 //   - "closest": kernel.BatchClosest on the broadphase pairs laid out in a
 //     soa.Pairs; contacts = pairs with sqrt(Dist2) <= r1 + r2; reference =
 //     fallback.ReferenceF32 (float64 Eberly).
-//   - "contacts": Kernel.CompactContacts on the scene's soa.Capsules and
+//   - "contacts": Kernel.CompactContacts on the scene's capsule records and
 //     the broadphase pairs as a soa.IndexPairs, with the -margin; contacts
 //     = the count it returns (pairs within r1 + r2 + margin); worst error =
 //     the depth against the reference; mismatches = rows (of 13 streams)
@@ -105,7 +105,8 @@ func writeTable(w io.Writer, rows []row) error {
 }
 
 // endToEnd is one path's end-to-end comparison for the contact kernel, in
-// ns per indexed pair: the gathering contact kernels against copying the
+// ns per indexed pair: the contact kernels (which load the capsule records
+// by index themselves) against copying the
 // pairs' axes into a soa.Pairs and running BatchClosest on them.
 type endToEnd struct {
 	ISA         string

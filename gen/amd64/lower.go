@@ -1,7 +1,7 @@
 // Package amd64 is the avo backend of the segdist generator: it lowers
 // the IR kernel bodies (package kernels) to AVX2 and AVX-512 and emits
 // them inside loop drivers (batch.go: streams in and out; contacts.go:
-// capsules gathered by index, rows or compaction).
+// capsule records loaded by index, rows or compaction).
 package amd64
 
 import (

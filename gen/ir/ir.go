@@ -5,7 +5,7 @@
 // code plus rare blocks); a backend per instruction set turns the Program
 // into assembly: package amd64 through avo for AVX2 and AVX-512, package
 // neon as text for arm64. Loop drivers in the backends decide where the
-// inputs come from (stream loads, gathers, lane loads), where the outputs
+// inputs come from (stream loads, capsule records, lane loads), where the outputs
 // go (rows, compaction) and how groups are scheduled; the body says only
 // what is computed, in the operation order of the pure-Go spec in package
 // fallback, so every target returns the same bits.
