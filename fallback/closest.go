@@ -29,15 +29,20 @@ package fallback
 
 import "math"
 
-// CanonicalNaN is the quiet NaN, bits 0x7FC00000, that every kernel writes
-// to S, T and Dist2 of a lane whose squared distance is not finite.
+// CanonicalNaN is the quiet NaN, bits 0x7FC00000, that every float32
+// kernel writes to S, T and Dist2 of a lane whose squared distance is not
+// finite.
 var CanonicalNaN = math.Float32frombits(0x7FC00000)
+
+// CanonicalNaN64 is the float64 kernels' canonical quiet NaN, bits
+// 0x7FF8000000000000.
+var CanonicalNaN64 = math.Float64frombits(0x7FF8000000000000)
 
 // clamp01 returns max(min(x, 1), 0) with x as the first source of x86
 // VMINPS/VMAXPS (x < 1 ? x : 1, then x > 0 ? x : 0): the second operand
 // wins on ties and NaN, so -0 becomes +0 (no "-0" parameters for users to
 // print) and NaN becomes 1.
-func clamp01(x float32) float32 {
+func clamp01[F Float](x F) F {
 	if !(x < 1) {
 		x = 1
 	}
@@ -49,7 +54,7 @@ func clamp01(x float32) float32 {
 
 // divOrZero returns n/d, or 0 when d is zero (the masked division of the
 // SIMD paths; d != 0 is the unordered-not-equal compare, true for NaN).
-func divOrZero(n, d float32) float32 {
+func divOrZero[F Float](n, d F) F {
 	if d != 0 {
 		return n / d
 	}
@@ -59,19 +64,20 @@ func divOrZero(n, d float32) float32 {
 // minNormal32 is the smallest normal float32, 2^-126.
 const minNormal32 = 0x1p-126
 
-// recipOrZero returns 1/l for l >= 2^-126 and 0 otherwise (including NaN):
-// the reciprocal of a smaller l overflows. SIMD: an ordered >= compare and
-// a masked division.
-func recipOrZero(l float32) float32 {
-	if l >= minNormal32 {
+// recipOrZero returns 1/l for l >= the smallest normal (2^-126 in
+// float32, 2^-1022 in float64) and 0 otherwise (including NaN): the
+// reciprocal of a smaller l overflows. SIMD: an ordered >= compare and a
+// masked division.
+func recipOrZero[F Float](l F) F {
+	if l >= minNormal[F]() {
 		return 1 / l
 	}
 	return 0
 }
 
 // dot returns x.y as ((x0*y0) + (x1*y1)) + (x2*y2), each product rounded.
-func dot(x0, x1, x2, y0, y1, y2 float32) float32 {
-	return float32(float32(x0*y0)+float32(x1*y1)) + float32(x2*y2)
+func dot[F Float](x0, x1, x2, y0, y1, y2 F) F {
+	return F(F(x0*y0)+F(x1*y1)) + F(x2*y2)
 }
 
 // ClosestLane computes the closest points of segment 1 (A to B) and
@@ -80,11 +86,22 @@ func dot(x0, x1, x2, y0, y1, y2 float32) float32 {
 // function (with project) is the bit-exact specification every kernel
 // follows.
 func ClosestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) (s, t, dist2 float32) {
-	var p projection
+	return closestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+}
+
+// ClosestLane64 is ClosestLane in float64: the same operations in the
+// same order, rounded to float64 (the spec of the float64 kernels).
+func ClosestLane64(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float64) (s, t, dist2 float64) {
+	return closestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+}
+
+func closestLane[F Float](ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz F) (s, t, dist2 F) {
+	var p projection[F]
 	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 	// Non-finite lanes: canonical NaN everywhere (see the package doc).
-	if !(p.dist2 <= math.MaxFloat32) {
-		return CanonicalNaN, CanonicalNaN, CanonicalNaN
+	if !(p.dist2 <= maxFinite[F]()) {
+		nan := canonicalNaN[F]()
+		return nan, nan, nan
 	}
 	return p.s, p.t, p.dist2
 }
@@ -92,24 +109,24 @@ func ClosestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) (s, t, 
 // projection holds the results of the plane projection and the
 // intermediate values the contact kernel reuses. Vectors are relative:
 // M0 = B-A, u = D-C, E = A-C, tu = Q-C, r = P-Q.
-type projection struct {
-	m0x, m0y, m0z float32
-	ux, uy, uz    float32
-	ex, ey, ez    float32
-	l             float32 // |u|^2
-	invL          float32 // 1/|u|^2, 0 when C = D
-	ka, kb        float32 // (u.E)/|u|^2 and (u.M0)/|u|^2: A and B-A along u
-	den1          float32 // |B'-A'|^2 = |M0|^2 sin^2(angle between the axes)
-	a             float32 // |M0|^2
-	s, t          float32
-	tux, tuy, tuz float32
-	rx, ry, rz    float32
-	dist2         float32
+type projection[F Float] struct {
+	m0x, m0y, m0z F
+	ux, uy, uz    F
+	ex, ey, ez    F
+	l             F // |u|^2
+	invL          F // 1/|u|^2, 0 when C = D
+	ka, kb        F // (u.E)/|u|^2 and (u.M0)/|u|^2: A and B-A along u
+	den1          F // |B'-A'|^2 = |M0|^2 sin^2(angle between the axes)
+	a             F // |M0|^2
+	s, t          F
+	tux, tuy, tuz F
+	rx, ry, rz    F
+	dist2         F
 }
 
 // project runs steps 1-4 of the plane projection (DESIGN.md section 2)
 // and stores the results in p.
-func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float32) {
+func (p *projection[F]) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz F) {
 	// Edge vectors M0 = B-A, u = D-C and the offset E = A-C; every later
 	// point is taken relative to A or C so that far-from-origin pairs keep
 	// their precision.
@@ -121,7 +138,7 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	// invL is 1/|u|^2, or 0 for a zero-length second segment (C = D), which
 	// turns every projection below into the identity and forces t = 0.
 	// Segments shorter than about 1.1e-19 (|u|^2 below the smallest normal
-	// float32) count as zero-length too: 1/|u|^2 would overflow to +Inf and
+	// float32; 1.5e-154 in float64) count as zero-length too: 1/|u|^2 would overflow to +Inf and
 	// turn 0*Inf into NaN.
 	l := dot(ux, uy, uz, ux, uy, uz)
 	invL := recipOrZero(l)
@@ -130,11 +147,11 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	// Segments shorter than about 1.1e-19 count as points, as for u.
 	a := dot(m0x, m0y, m0z, m0x, m0y, m0z)
 	invA := recipOrZero(a)
-	ka := float32(dot(ux, uy, uz, ex, ey, ez) * invL)    // A' = A - ka u
-	kb := float32(dot(ux, uy, uz, m0x, m0y, m0z) * invL) // B'-A' = M0 - kb u
+	ka := F(dot(ux, uy, uz, ex, ey, ez) * invL)    // A' = A - ka u
+	kb := F(dot(ux, uy, uz, m0x, m0y, m0z) * invL) // B'-A' = M0 - kb u
 	// nx: C - A' (relative to C: ka u - E); wx: B' - A'.
-	nx, ny, nz := float32(ux*ka)-ex, float32(uy*ka)-ey, float32(uz*ka)-ez
-	wx, wy, wz := m0x-float32(ux*kb), m0y-float32(uy*kb), m0z-float32(uz*kb)
+	nx, ny, nz := F(ux*ka)-ex, F(uy*ka)-ey, F(uz*ka)-ez
+	wx, wy, wz := m0x-F(ux*kb), m0y-F(uy*kb), m0z-F(uz*kb)
 
 	// Step 2: closest point of the projected segment A'B' to the projected
 	// line (the point C): s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when
@@ -143,19 +160,19 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 	s1 := clamp01(divOrZero(dot(nx, ny, nz, wx, wy, wz), den1))
 
 	// Step 3: P = A + s1 M0; t = clamp01((P-C).u / |u|^2).
-	px, py, pz := ex+float32(m0x*s1), ey+float32(m0y*s1), ez+float32(m0z*s1)
-	t := clamp01(float32(dot(px, py, pz, ux, uy, uz) * invL))
+	px, py, pz := ex+F(m0x*s1), ey+F(m0y*s1), ez+F(m0z*s1)
+	t := clamp01(F(dot(px, py, pz, ux, uy, uz) * invL))
 
 	// Step 4: Q = C + t u; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B.
-	tux, tuy, tuz := float32(ux*t), float32(uy*t), float32(uz*t)
+	tux, tuy, tuz := F(ux*t), F(uy*t), F(uz*t)
 	qx, qy, qz := tux-ex, tuy-ey, tuz-ez
-	s := clamp01(float32(dot(qx, qy, qz, m0x, m0y, m0z) * invA))
+	s := clamp01(F(dot(qx, qy, qz, m0x, m0y, m0z) * invA))
 
 	// P - Q = (E + s M0) - t u.
-	rx := (ex + float32(m0x*s)) - tux
-	ry := (ey + float32(m0y*s)) - tuy
-	rz := (ez + float32(m0z*s)) - tuz
-	*p = projection{
+	rx := (ex + F(m0x*s)) - tux
+	ry := (ey + F(m0y*s)) - tuy
+	rz := (ez + F(m0z*s)) - tuz
+	*p = projection[F]{
 		m0x: m0x, m0y: m0y, m0z: m0z, ux: ux, uy: uy, uz: uz, ex: ex, ey: ey, ez: ez,
 		l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: a, s: s, t: t,
 		tux: tux, tuy: tuy, tuz: tuz, rx: rx, ry: ry, rz: rz,
@@ -167,6 +184,15 @@ func (p *projection) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz floa
 // writes s[i], t[i], dist2[i]. Every slice must have at least n elements;
 // callers check lengths (package kernel does, with a clear message).
 func BatchClosest(n int, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 []float32) {
+	batchClosest(n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2)
+}
+
+// BatchClosest64 is BatchClosest in float64 (ClosestLane64).
+func BatchClosest64(n int, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 []float64) {
+	batchClosest(n, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2)
+}
+
+func batchClosest[F Float](n int, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 []F) {
 	// One bounds check per slice, so the loop body has none.
 	ax, ay, az = ax[:n], ay[:n], az[:n]
 	bx, by, bz = bx[:n], by[:n], bz[:n]
@@ -174,7 +200,7 @@ func BatchClosest(n int, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, d
 	dx, dy, dz = dx[:n], dy[:n], dz[:n]
 	s, t, dist2 = s[:n], t[:n], dist2[:n]
 	for i := range n {
-		s[i], t[i], dist2[i] = ClosestLane(ax[i], ay[i], az[i], bx[i], by[i], bz[i],
+		s[i], t[i], dist2[i] = closestLane(ax[i], ay[i], az[i], bx[i], by[i], bz[i],
 			cx[i], cy[i], cz[i], dx[i], dy[i], dz[i])
 	}
 }

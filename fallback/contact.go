@@ -86,7 +86,7 @@ type Contact struct {
 // plane projection as ClosestLane, bit for bit. A lane whose inputs are not
 // finite gets Count 0 and the canonical NaN in every float.
 func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float32) (c Contact) {
-	var p projection
+	var p projection[float32]
 	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 
 	// The normal: r = P-Q normalised, unless the axes touch (|r| is
@@ -197,7 +197,7 @@ func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
 
 // manifold replaces both points of c by the ends lo, hi of the overlap of
 // two parallel axes along axis 2, each with its own depth along n.
-func (c *Contact) manifold(p *projection, lo, hi, rsum, nx, ny, nz float32, point func(qx, qy, qz, rx, ry, rz float32) [3]float32) {
+func (c *Contact) manifold(p *projection[float32], lo, hi, rsum, nx, ny, nz float32, point func(qx, qy, qz, rx, ry, rz float32) [3]float32) {
 	for k, tk := range [2]float32{lo, hi} {
 		// Q_k - C = tk u; s_k = clamp01((Q_k-A).M0 / |M0|^2); r_k = P_k - Q_k.
 		qx, qy, qz := float32(p.ux*tk), float32(p.uy*tk), float32(p.uz*tk)
@@ -216,14 +216,24 @@ func (c *Contact) manifold(p *projection, lo, hi, rsum, nx, ny, nz float32, poin
 // which can go negative). A zero-length segment gives t = 0 and the exact
 // point-point distance; non-finite input gives the canonical NaN in both.
 func ClosestPointLane(px, py, pz, cx, cy, cz, dx, dy, dz float32) (t, dist2 float32) {
+	return closestPointLane(px, py, pz, cx, cy, cz, dx, dy, dz)
+}
+
+// ClosestPointLane64 is ClosestPointLane in float64.
+func ClosestPointLane64(px, py, pz, cx, cy, cz, dx, dy, dz float64) (t, dist2 float64) {
+	return closestPointLane(px, py, pz, cx, cy, cz, dx, dy, dz)
+}
+
+func closestPointLane[F Float](px, py, pz, cx, cy, cz, dx, dy, dz F) (t, dist2 F) {
 	ux, uy, uz := dx-cx, dy-cy, dz-cz
 	ex, ey, ez := px-cx, py-cy, pz-cz
 	t = clamp01(divOrZero(dot(ex, ey, ez, ux, uy, uz), dot(ux, uy, uz, ux, uy, uz)))
 	// Q - P = t u - (P-C).
-	rx, ry, rz := float32(ux*t)-ex, float32(uy*t)-ey, float32(uz*t)-ez
+	rx, ry, rz := F(ux*t)-ex, F(uy*t)-ey, F(uz*t)-ez
 	dist2 = dot(rx, ry, rz, rx, ry, rz)
-	if !(dist2 <= math.MaxFloat32) {
-		return CanonicalNaN, CanonicalNaN
+	if !(dist2 <= maxFinite[F]()) {
+		nan := canonicalNaN[F]()
+		return nan, nan
 	}
 	return t, dist2
 }
@@ -231,11 +241,20 @@ func ClosestPointLane(px, py, pz, cx, cy, cz, dx, dy, dz float32) (t, dist2 floa
 // BatchClosestPoint runs ClosestPointLane on the first n elements of each
 // slice. Callers check lengths.
 func BatchClosestPoint(n int, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 []float32) {
+	batchClosestPoint(n, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2)
+}
+
+// BatchClosestPoint64 is BatchClosestPoint in float64 (ClosestPointLane64).
+func BatchClosestPoint64(n int, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 []float64) {
+	batchClosestPoint(n, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2)
+}
+
+func batchClosestPoint[F Float](n int, px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 []F) {
 	px, py, pz = px[:n], py[:n], pz[:n]
 	cx, cy, cz = cx[:n], cy[:n], cz[:n]
 	dx, dy, dz = dx[:n], dy[:n], dz[:n]
 	t, dist2 = t[:n], dist2[:n]
 	for i := range n {
-		t[i], dist2[i] = ClosestPointLane(px[i], py[i], pz[i], cx[i], cy[i], cz[i], dx[i], dy[i], dz[i])
+		t[i], dist2[i] = closestPointLane(px[i], py[i], pz[i], cx[i], cy[i], cz[i], dx[i], dy[i], dz[i])
 	}
 }

@@ -31,7 +31,7 @@ func TestClampRule(t *testing.T) {
 // gives +0, anything else (NaN included) divides.
 func TestDivOrZeroRule(t *testing.T) {
 	negZero := math.Float32frombits(0x80000000)
-	if got := divOrZero(1, 0); math.Float32bits(got) != 0 {
+	if got := divOrZero[float32](1, 0); math.Float32bits(got) != 0 {
 		t.Errorf("divOrZero(1, 0) = %v, want +0", got)
 	}
 	if got := divOrZero(-1, negZero); math.Float32bits(got) != 0 {
@@ -43,7 +43,7 @@ func TestDivOrZeroRule(t *testing.T) {
 	if got := divOrZero(1, float32(math.NaN())); got == got {
 		t.Errorf("divOrZero(1, NaN) = %v, want NaN", got)
 	}
-	if got := divOrZero(3, 4); got != 0.75 {
+	if got := divOrZero[float32](3, 4); got != 0.75 {
 		t.Errorf("divOrZero(3, 4) = %v", got)
 	}
 	if got := divOrZero(1, math.Float32frombits(1)); !math.IsInf(float64(got), 1) {

@@ -206,86 +206,112 @@ func (c *Contacts) Set(k int, pair, count uint32, depth [2]float32, normal [3]fl
 	c.P2X[k], c.P2Y[k], c.P2Z[k] = points[1][0], points[1][1], points[1][2]
 }
 
-// PointSegments is a batch of point-segment pairs (sphere centres against
-// capsule axes): point (PX, PY, PZ) against the segment from (CX, CY, CZ)
-// to (DX, DY, DZ).
-type PointSegments struct {
-	PX, PY, PZ []float32
-	CX, CY, CZ []float32
-	DX, DY, DZ []float32
+// PointSegmentsOf is a batch of point-segment pairs (sphere centres
+// against capsule axes): point (PX, PY, PZ) against the segment from (CX,
+// CY, CZ) to (DX, DY, DZ).
+type PointSegmentsOf[F Float] struct {
+	PX, PY, PZ []F
+	CX, CY, CZ []F
+	DX, DY, DZ []F
 }
+
+// PointSegments is the float32 input of kernel.BatchClosestPoint.
+type PointSegments = PointSegmentsOf[float32]
+
+// PointSegments64 is the float64 input of kernel.BatchClosestPoint64.
+type PointSegments64 = PointSegmentsOf[float64]
 
 // NewPointSegments returns n point-segment pairs, all zero.
 func NewPointSegments(n int) *PointSegments {
+	return newPointSegments[float32]("NewPointSegments", n)
+}
+
+// NewPointSegments64 is NewPointSegments in float64.
+func NewPointSegments64(n int) *PointSegments64 {
+	return newPointSegments[float64]("NewPointSegments64", n)
+}
+
+func newPointSegments[F Float](what string, n int) *PointSegmentsOf[F] {
 	if n < 0 {
-		panic(fmt.Sprintf("soa.NewPointSegments: negative length %d", n))
+		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	p := &PointSegments{}
+	p := &PointSegmentsOf[F]{}
 	p.Resize(n)
 	return p
 }
 
-func (p *PointSegments) streams() [9]*[]float32 {
-	return [9]*[]float32{&p.PX, &p.PY, &p.PZ, &p.CX, &p.CY, &p.CZ, &p.DX, &p.DY, &p.DZ}
+func (p *PointSegmentsOf[F]) streams() [9]*[]F {
+	return [9]*[]F{&p.PX, &p.PY, &p.PZ, &p.CX, &p.CY, &p.CZ, &p.DX, &p.DY, &p.DZ}
 }
 
 // Get returns pair i: the point and the segment from c to d.
-func (p *PointSegments) Get(i int) (pt, c, d [3]float32) {
-	return [3]float32{p.PX[i], p.PY[i], p.PZ[i]}, [3]float32{p.CX[i], p.CY[i], p.CZ[i]}, [3]float32{p.DX[i], p.DY[i], p.DZ[i]}
+func (p *PointSegmentsOf[F]) Get(i int) (pt, c, d [3]F) {
+	return [3]F{p.PX[i], p.PY[i], p.PZ[i]}, [3]F{p.CX[i], p.CY[i], p.CZ[i]}, [3]F{p.DX[i], p.DY[i], p.DZ[i]}
 }
 
 // Append adds one point-segment pair at the end.
-func (p *PointSegments) Append(pt, c, d [3]float32) {
+func (p *PointSegmentsOf[F]) Append(pt, c, d [3]F) {
 	st := p.streams()
 	p.Set(appendSlot("PointSegments", st[:]), pt, c, d)
 }
 
 // Resize sets the number of pairs to n, keeping the first min(Len, n).
-func (p *PointSegments) Resize(n int) {
+func (p *PointSegmentsOf[F]) Resize(n int) {
 	st := p.streams()
 	resizeStreams("PointSegments", st[:], n, n)
 }
 
 // Reset sets the length to zero and keeps the storage.
-func (p *PointSegments) Reset() {
+func (p *PointSegmentsOf[F]) Reset() {
 	st := p.streams()
 	resetStreams(st[:])
 }
 
 // Len returns the number of pairs, the length of PX.
-func (p *PointSegments) Len() int { return len(p.PX) }
+func (p *PointSegmentsOf[F]) Len() int { return len(p.PX) }
 
 // Set stores pair i: point pt against the segment from c to d.
-func (p *PointSegments) Set(i int, pt, c, d [3]float32) {
+func (p *PointSegmentsOf[F]) Set(i int, pt, c, d [3]F) {
 	p.PX[i], p.PY[i], p.PZ[i] = pt[0], pt[1], pt[2]
 	p.CX[i], p.CY[i], p.CZ[i] = c[0], c[1], c[2]
 	p.DX[i], p.DY[i], p.DZ[i] = d[0], d[1], d[2]
 }
 
-// PointResults receives, for point-segment pair i, the parameter T[i] of
-// the closest point C + t(D-C) and the squared distance Dist2[i].
-type PointResults struct {
-	T, Dist2 []float32
+// PointResultsOf receives, for point-segment pair i, the parameter T[i]
+// of the closest point C + t(D-C) and the squared distance Dist2[i].
+type PointResultsOf[F Float] struct {
+	T, Dist2 []F
 }
 
+// PointResults receives the output of kernel.BatchClosestPoint.
+type PointResults = PointResultsOf[float32]
+
+// PointResults64 receives the output of kernel.BatchClosestPoint64.
+type PointResults64 = PointResultsOf[float64]
+
 // NewPointResults returns results for n point-segment pairs.
-func NewPointResults(n int) *PointResults {
+func NewPointResults(n int) *PointResults { return newPointResults[float32]("NewPointResults", n) }
+
+// NewPointResults64 is NewPointResults in float64.
+func NewPointResults64(n int) *PointResults64 { return newPointResults[float64]("NewPointResults64", n) }
+
+func newPointResults[F Float](what string, n int) *PointResultsOf[F] {
 	if n < 0 {
-		panic(fmt.Sprintf("soa.NewPointResults: negative length %d", n))
+		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	r := &PointResults{}
+	r := &PointResultsOf[F]{}
 	r.Resize(n)
 	return r
 }
 
 // Len returns the number of results, the length of T.
-func (r *PointResults) Len() int { return len(r.T) }
+func (r *PointResultsOf[F]) Len() int { return len(r.T) }
 
 // Resize sets the number of results to n, reusing the storage when its
 // capacity allows; the first min(Len, n) are kept.
-func (r *PointResults) Resize(n int) {
-	resizeStreams("PointResults", []*[]float32{&r.T, &r.Dist2}, n, n)
+func (r *PointResultsOf[F]) Resize(n int) {
+	resizeStreams("PointResults", []*[]F{&r.T, &r.Dist2}, n, n)
 }
 
 // Reset sets the length to zero and keeps the storage.
-func (r *PointResults) Reset() { r.Resize(0) }
+func (r *PointResultsOf[F]) Reset() { r.Resize(0) }

@@ -15,12 +15,12 @@ import "fmt"
 // and the input batches (Pairs, Capsules, IndexPairs, PointSegments) also
 // Set(i, ...), Get(i) and Append(...) one element, Append doubling the
 // capacity when full. The helpers below do this for any list of float32
-// streams.
+// or float64 streams.
 
 // resizeStreams sets every stream of st to length n, keeping the first
 // min(len, n) values, reallocating one staggered block of capacity at
 // least capacity when a stream lacks room or the streams are not uniform.
-func resizeStreams(what string, st []*[]float32, n, capacity int) {
+func resizeStreams[F Float](what string, st []*[]F, n, capacity int) {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.%s.Resize: negative length %d", what, n))
 	}
@@ -29,7 +29,7 @@ func resizeStreams(what string, st []*[]float32, n, capacity int) {
 		fits = fits && n <= cap(*s)
 	}
 	if !fits {
-		views := staggered(len(st), capFor(max(n, capacity)))
+		views := staggered[F](len(st), capFor(max(n, capacity)))
 		for k, s := range st {
 			copy(views[k], *s)
 			*s = views[k]
@@ -42,7 +42,7 @@ func resizeStreams(what string, st []*[]float32, n, capacity int) {
 
 // appendSlot grows every stream of st by one element (doubling the
 // capacity when full) and returns its index.
-func appendSlot(what string, st []*[]float32) int {
+func appendSlot[F Float](what string, st []*[]F) int {
 	n := len(*st[0])
 	if !uniform(st) {
 		resizeStreams(what, st, n+1, 2*n)
@@ -55,7 +55,7 @@ func appendSlot(what string, st []*[]float32) int {
 }
 
 // resetStreams sets every stream of st to length 0.
-func resetStreams(st []*[]float32) {
+func resetStreams[F Float](st []*[]F) {
 	for _, s := range st {
 		*s = (*s)[:0]
 	}

@@ -24,6 +24,8 @@ func TestLifecycle(t *testing.T) {
 	}
 	f := func(i int) float32 { return float32(i) + 0.5 }
 	v3 := func(i int) [3]float32 { return [3]float32{f(i), -f(i), 2 * f(i)} }
+	g := func(i int) float64 { return float64(i) + 1e-300 + 0x1p-40 }
+	w3 := func(i int) [3]float64 { return [3]float64{g(i), -g(i), 1e200 * g(i)} }
 	kinds := []kind{
 		{"Pairs", func(n int) batch { return NewPairs(n) },
 			func(b batch, i int) { b.(*Pairs).Set(i, v3(i), v3(i+1), v3(i+2), v3(i+3)) },
@@ -61,6 +63,24 @@ func TestLifecycle(t *testing.T) {
 		{"PointResults", func(n int) batch { return NewPointResults(n) },
 			func(b batch, i int) { r := b.(*PointResults); r.T[i], r.Dist2[i] = f(i), f(i+1) },
 			func(b batch, i int) bool { r := b.(*PointResults); return r.T[i] == f(i) && r.Dist2[i] == f(i+1) }, nil},
+		// The float64 instantiations (values that float32 cannot hold).
+		{"Pairs64", func(n int) batch { return NewPairs64(n) },
+			func(b batch, i int) { b.(*Pairs64).Set(i, w3(i), w3(i+1), w3(i+2), w3(i+3)) },
+			func(b batch, i int) bool { p := b.(*Pairs64).Get(i); return p.A == w3(i) && p.D == w3(i+3) },
+			func(b batch, i int) { b.(*Pairs64).Append(w3(i), w3(i+1), w3(i+2), w3(i+3)) }},
+		{"Results64", func(n int) batch { return NewResults64(n) },
+			func(b batch, i int) { r := b.(*Results64); r.S[i], r.T[i], r.Dist2[i] = g(i), g(i+1), g(i+2) },
+			func(b batch, i int) bool { r := b.(*Results64); return r.S[i] == g(i) && r.Dist2[i] == g(i+2) }, nil},
+		{"PointSegments64", func(n int) batch { return NewPointSegments64(n) },
+			func(b batch, i int) { b.(*PointSegments64).Set(i, w3(i), w3(i+1), w3(i+2)) },
+			func(b batch, i int) bool {
+				p, c, d := b.(*PointSegments64).Get(i)
+				return p == w3(i) && c == w3(i+1) && d == w3(i+2)
+			},
+			func(b batch, i int) { b.(*PointSegments64).Append(w3(i), w3(i+1), w3(i+2)) }},
+		{"PointResults64", func(n int) batch { return NewPointResults64(n) },
+			func(b batch, i int) { r := b.(*PointResults64); r.T[i], r.Dist2[i] = g(i), g(i+1) },
+			func(b batch, i int) bool { r := b.(*PointResults64); return r.T[i] == g(i) && r.Dist2[i] == g(i+1) }, nil},
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {

@@ -1,7 +1,9 @@
 // Package soa stores batches of 3D segment pairs and their closest-point
-// results as structure-of-arrays: one []float32 per coordinate, so that a
-// SIMD kernel loads 8 or 16 consecutive pairs with one instruction per
-// coordinate.
+// results as structure-of-arrays: one []float32 (or []float64) per
+// coordinate, so that a SIMD kernel loads 8 or 16 consecutive pairs with
+// one instruction per coordinate. Each batch type is generic in its
+// element type (PairsOf[F]) and has a float32 name (Pairs) and a float64
+// name (Pairs64); the capsule and contact types are float32 only.
 //
 // NewPairs and NewResults place all streams of a batch in one allocation,
 // each stream starting on a 64-byte boundary and no two streams at the
@@ -24,38 +26,64 @@ const cacheLine = 64
 // elements per stream (one AVX-512 group).
 const minCap = 16
 
-// Pair is one segment pair in array-of-structs form: segment 1 runs from A
-// to B, segment 2 from C to D.
-type Pair struct {
-	A, B, C, D [3]float32
+// Float is the element type of the generic batches: float32 or float64.
+type Float interface{ float32 | float64 }
+
+// PairOf is one segment pair in array-of-structs form: segment 1 runs
+// from A to B, segment 2 from C to D.
+type PairOf[F Float] struct {
+	A, B, C, D [3]F
 }
 
-// Pairs is a batch of segment pairs in structure-of-arrays form. Pair i is
-// segment 1 from (AX[i], AY[i], AZ[i]) to (BX[i], BY[i], BZ[i]) and segment
-// 2 from (CX[i], CY[i], CZ[i]) to (DX[i], DY[i], DZ[i]).
+// Pair is a float32 segment pair.
+type Pair = PairOf[float32]
+
+// Pair64 is a float64 segment pair.
+type Pair64 = PairOf[float64]
+
+// PairsOf is a batch of segment pairs in structure-of-arrays form. Pair i
+// is segment 1 from (AX[i], AY[i], AZ[i]) to (BX[i], BY[i], BZ[i]) and
+// segment 2 from (CX[i], CY[i], CZ[i]) to (DX[i], DY[i], DZ[i]).
 //
 // All twelve slices must have the same length; kernels panic otherwise.
-type Pairs struct {
-	AX, AY, AZ []float32
-	BX, BY, BZ []float32
-	CX, CY, CZ []float32
-	DX, DY, DZ []float32
+type PairsOf[F Float] struct {
+	AX, AY, AZ []F
+	BX, BY, BZ []F
+	CX, CY, CZ []F
+	DX, DY, DZ []F
 }
+
+// Pairs is a batch of float32 segment pairs, the input of
+// kernel.BatchClosest.
+type Pairs = PairsOf[float32]
+
+// Pairs64 is a batch of float64 segment pairs, the input of
+// kernel.BatchClosest64.
+type Pairs64 = PairsOf[float64]
 
 // NewPairs returns a batch of n pairs, all coordinates zero, with room to
 // Append at least up to the next multiple of 16 pairs without reallocating.
-func NewPairs(n int) *Pairs {
+func NewPairs(n int) *Pairs { return newPairs[float32]("NewPairs", n) }
+
+// NewPairs64 is NewPairs in float64.
+func NewPairs64(n int) *Pairs64 { return newPairs[float64]("NewPairs64", n) }
+
+func newPairs[F Float](what string, n int) *PairsOf[F] {
 	if n < 0 {
-		panic(fmt.Sprintf("soa.NewPairs: negative length %d", n))
+		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	p := &Pairs{}
+	p := &PairsOf[F]{}
 	p.alloc(n, capFor(n))
 	return p
 }
 
 // FromPairs returns a new batch holding the given array-of-structs pairs.
-func FromPairs(src []Pair) *Pairs {
-	p := NewPairs(len(src))
+func FromPairs(src []Pair) *Pairs { return fromPairs(NewPairs(len(src)), src) }
+
+// FromPairs64 is FromPairs in float64.
+func FromPairs64(src []Pair64) *Pairs64 { return fromPairs(NewPairs64(len(src)), src) }
+
+func fromPairs[F Float](p *PairsOf[F], src []PairOf[F]) *PairsOf[F] {
 	for i, q := range src {
 		p.Set(i, q.A, q.B, q.C, q.D)
 	}
@@ -64,8 +92,8 @@ func FromPairs(src []Pair) *Pairs {
 
 // streams returns pointers to the twelve coordinate slices in the order
 // AX AY AZ BX BY BZ CX CY CZ DX DY DZ.
-func (p *Pairs) streams() [12]*[]float32 {
-	return [12]*[]float32{
+func (p *PairsOf[F]) streams() [12]*[]F {
+	return [12]*[]F{
 		&p.AX, &p.AY, &p.AZ, &p.BX, &p.BY, &p.BZ,
 		&p.CX, &p.CY, &p.CZ, &p.DX, &p.DY, &p.DZ,
 	}
@@ -73,19 +101,19 @@ func (p *Pairs) streams() [12]*[]float32 {
 
 // alloc points the twelve slices at a fresh staggered block of capacity c,
 // with length n.
-func (p *Pairs) alloc(n, c int) {
+func (p *PairsOf[F]) alloc(n, c int) {
 	st := p.streams()
-	views := staggered(len(st), c)
+	views := staggered[F](len(st), c)
 	for k, s := range st {
 		*s = views[k][:n]
 	}
 }
 
 // Len returns the number of pairs, the length of AX.
-func (p *Pairs) Len() int { return len(p.AX) }
+func (p *PairsOf[F]) Len() int { return len(p.AX) }
 
 // Set stores pair i: segment 1 from a to b, segment 2 from c to d.
-func (p *Pairs) Set(i int, a, b, c, d [3]float32) {
+func (p *PairsOf[F]) Set(i int, a, b, c, d [3]F) {
 	p.AX[i], p.AY[i], p.AZ[i] = a[0], a[1], a[2]
 	p.BX[i], p.BY[i], p.BZ[i] = b[0], b[1], b[2]
 	p.CX[i], p.CY[i], p.CZ[i] = c[0], c[1], c[2]
@@ -93,38 +121,38 @@ func (p *Pairs) Set(i int, a, b, c, d [3]float32) {
 }
 
 // Get returns pair i in array-of-structs form.
-func (p *Pairs) Get(i int) Pair {
-	return Pair{
-		A: [3]float32{p.AX[i], p.AY[i], p.AZ[i]},
-		B: [3]float32{p.BX[i], p.BY[i], p.BZ[i]},
-		C: [3]float32{p.CX[i], p.CY[i], p.CZ[i]},
-		D: [3]float32{p.DX[i], p.DY[i], p.DZ[i]},
+func (p *PairsOf[F]) Get(i int) PairOf[F] {
+	return PairOf[F]{
+		A: [3]F{p.AX[i], p.AY[i], p.AZ[i]},
+		B: [3]F{p.BX[i], p.BY[i], p.BZ[i]},
+		C: [3]F{p.CX[i], p.CY[i], p.CZ[i]},
+		D: [3]F{p.DX[i], p.DY[i], p.DZ[i]},
 	}
 }
 
 // Append adds one pair at the end, growing the batch's single allocation
 // (doubling its capacity) when it is full.
-func (p *Pairs) Append(a, b, c, d [3]float32) {
+func (p *PairsOf[F]) Append(a, b, c, d [3]F) {
 	st := p.streams()
 	p.Set(appendSlot("Pairs", st[:]), a, b, c, d)
 }
 
 // Resize sets the length to n, keeping the first min(Len, n) pairs.
-func (p *Pairs) Resize(n int) {
+func (p *PairsOf[F]) Resize(n int) {
 	st := p.streams()
 	resizeStreams("Pairs", st[:], n, n)
 }
 
 // Reset sets the length to zero and keeps the storage, so that an engine
 // can refill the batch every step without allocating.
-func (p *Pairs) Reset() {
+func (p *PairsOf[F]) Reset() {
 	st := p.streams()
 	resetStreams(st[:])
 }
 
 // uniform reports whether all slices have the same length and room for
 // one more element, which Append needs to grow them in place.
-func uniform(streams []*[]float32) bool {
+func uniform[F Float](streams []*[]F) bool {
 	n := len(*streams[0])
 	for _, s := range streams {
 		if len(*s) != n || cap(*s) <= n {
@@ -134,43 +162,54 @@ func uniform(streams []*[]float32) bool {
 	return true
 }
 
-// Results receives the output of a closest-point kernel: for pair i, the
-// parameters S[i] on segment 1 and T[i] on segment 2 of the closest points
-// and their squared distance Dist2[i].
-type Results struct {
-	S, T, Dist2 []float32
+// ResultsOf receives the output of a closest-point kernel: for pair i,
+// the parameters S[i] on segment 1 and T[i] on segment 2 of the closest
+// points and their squared distance Dist2[i].
+type ResultsOf[F Float] struct {
+	S, T, Dist2 []F
 }
 
+// Results receives the output of kernel.BatchClosest.
+type Results = ResultsOf[float32]
+
+// Results64 receives the output of kernel.BatchClosest64.
+type Results64 = ResultsOf[float64]
+
 // NewResults returns results for n pairs, all zero.
-func NewResults(n int) *Results {
+func NewResults(n int) *Results { return newResults[float32]("NewResults", n) }
+
+// NewResults64 is NewResults in float64.
+func NewResults64(n int) *Results64 { return newResults[float64]("NewResults64", n) }
+
+func newResults[F Float](what string, n int) *ResultsOf[F] {
 	if n < 0 {
-		panic(fmt.Sprintf("soa.NewResults: negative length %d", n))
+		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	r := &Results{}
+	r := &ResultsOf[F]{}
 	r.alloc(n, capFor(n))
 	return r
 }
 
-func (r *Results) alloc(n, c int) {
-	v := staggered(3, c)
+func (r *ResultsOf[F]) alloc(n, c int) {
+	v := staggered[F](3, c)
 	r.S, r.T, r.Dist2 = v[0][:n], v[1][:n], v[2][:n]
 }
 
 // Len returns the number of results, the length of S.
-func (r *Results) Len() int { return len(r.S) }
+func (r *ResultsOf[F]) Len() int { return len(r.S) }
 
-func (r *Results) streams() [3]*[]float32 { return [3]*[]float32{&r.S, &r.T, &r.Dist2} }
+func (r *ResultsOf[F]) streams() [3]*[]F { return [3]*[]F{&r.S, &r.T, &r.Dist2} }
 
 // Resize sets the length of all three slices to n, reusing the storage when
 // its capacity allows, so that results can follow a batch whose size
 // changes every step. The first min(Len, n) results are kept.
-func (r *Results) Resize(n int) {
+func (r *ResultsOf[F]) Resize(n int) {
 	st := r.streams()
 	resizeStreams("Results", st[:], n, n)
 }
 
 // Reset sets the length to zero and keeps the storage.
-func (r *Results) Reset() {
+func (r *ResultsOf[F]) Reset() {
 	st := r.streams()
 	resetStreams(st[:])
 }
@@ -186,8 +225,9 @@ func capFor(n int) int {
 // staggered carves k slices of capacity c out of one allocation. Every
 // slice starts on a cache-line boundary, and no two start at the same
 // offset within a 4 KiB page (the "stagger" of DESIGN.md section 5).
-func staggered(k, c int) [][]float32 {
-	const perLine = cacheLine / 4 // float32s per cache line
+func staggered[F Float](k, c int) [][]F {
+	size := int(unsafe.Sizeof(F(0)))
+	perLine := cacheLine / size // elements per cache line
 	// The stride between streams is an odd number of cache lines: then
 	// stream j starts j*stride lines into the block, and j*stride mod 64
 	// (the lines in a 4 KiB page) differs for every j < 64, so the streams
@@ -197,13 +237,13 @@ func staggered(k, c int) [][]float32 {
 		lines++
 	}
 	stride := lines * perLine
-	buf := make([]float32, k*stride+perLine)
+	buf := make([]F, k*stride+perLine)
 	// Align the first stream to a cache line.
 	off := 0
 	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % cacheLine); mis != 0 {
-		off = (cacheLine - mis) / 4
+		off = (cacheLine - mis) / size
 	}
-	out := make([][]float32, k)
+	out := make([][]F, k)
 	for j := range out {
 		start := off + j*stride
 		out[j] = buf[start : start+c : start+c]

@@ -11,22 +11,22 @@ import (
 )
 
 // pairStreams returns the twelve coordinate slices of p.
-func pairStreams(p *soa.Pairs) [][]float32 {
-	return [][]float32{p.AX, p.AY, p.AZ, p.BX, p.BY, p.BZ, p.CX, p.CY, p.CZ, p.DX, p.DY, p.DZ}
+func pairStreams[F soa.Float](p *soa.PairsOf[F]) [][]F {
+	return [][]F{p.AX, p.AY, p.AZ, p.BX, p.BY, p.BZ, p.CX, p.CY, p.CZ, p.DX, p.DY, p.DZ}
 }
 
 // resultStreams returns the three slices of r.
-func resultStreams(r *soa.Results) [][]float32 {
-	return [][]float32{r.S, r.T, r.Dist2}
+func resultStreams[F soa.Float](r *soa.ResultsOf[F]) [][]F {
+	return [][]F{r.S, r.T, r.Dist2}
 }
 
 // addr returns the address of the first element of s's backing array at s.
-func addr(s []float32) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
+func addr[F soa.Float](s []F) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
 
 // checkLayout checks that every stream starts on a 64-byte boundary, that
 // the streams do not overlap, and returns how many distinct 4 KiB page
 // offsets they start at.
-func checkLayout(t *testing.T, what string, streams [][]float32) (distinctOffsets int) {
+func checkLayout[F soa.Float](t *testing.T, what string, streams [][]F) (distinctOffsets int) {
 	t.Helper()
 	offs := map[uintptr]bool{}
 	for i, s := range streams {
@@ -37,7 +37,8 @@ func checkLayout(t *testing.T, what string, streams [][]float32) (distinctOffset
 		offs[a%4096] = true
 		for j, o := range streams[:i] {
 			b := addr(o)
-			if a < b+uintptr(4*cap(o)) && b < a+uintptr(4*cap(s)) {
+			size := uintptr(unsafe.Sizeof(F(0)))
+			if a < b+size*uintptr(cap(o)) && b < a+size*uintptr(cap(s)) {
 				t.Errorf("%s: streams %d and %d overlap", what, j, i)
 			}
 		}
@@ -84,6 +85,12 @@ func TestLayoutStaggered(t *testing.T) {
 		}
 		if d := checkLayout(t, "", resultStreams(soa.NewResults(n))); d != 3 {
 			bad = append(bad, fmt.Sprintf("NewResults(%d): %d distinct", n, d))
+		}
+		if d := checkLayout(t, "", pairStreams(soa.NewPairs64(n))); d != 12 {
+			bad = append(bad, fmt.Sprintf("NewPairs64(%d): %d distinct", n, d))
+		}
+		if d := checkLayout(t, "", resultStreams(soa.NewResults64(n))); d != 3 {
+			bad = append(bad, fmt.Sprintf("NewResults64(%d): %d distinct", n, d))
 		}
 	}
 	for _, n := range []int{1000, 4096, 65536, 100000, 1 << 20} {
