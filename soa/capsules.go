@@ -293,7 +293,9 @@ type PointResults64 = PointResultsOf[float64]
 func NewPointResults(n int) *PointResults { return newPointResults[float32]("NewPointResults", n) }
 
 // NewPointResults64 is NewPointResults in float64.
-func NewPointResults64(n int) *PointResults64 { return newPointResults[float64]("NewPointResults64", n) }
+func NewPointResults64(n int) *PointResults64 {
+	return newPointResults[float64]("NewPointResults64", n)
+}
 
 func newPointResults[F Float](what string, n int) *PointResultsOf[F] {
 	if n < 0 {
