@@ -138,3 +138,42 @@ func TestClosestLaneExact(t *testing.T) {
 		})
 	}
 }
+
+// TestClosestLane64Exact checks the float64 specification against exact
+// rational arithmetic: within 8 eps64 x scale in the distance it reports
+// and in the exact distance between the points at its S and T, on every
+// category of verify.Categories64 (coordinates up to 1e150).
+func TestClosestLane64Exact(t *testing.T) {
+	const bound = 8.0 // eps64 x scale
+	n := perCategory()
+	for k, cat := range verify.Categories64() {
+		t.Run(cat.Name, func(t *testing.T) {
+			r := verify.NewRand(exactSeed, uint64(k))
+			var dist, opt float64
+			var worstDist, worstOpt soa.Pair64
+			for range n {
+				p := cat.Gen64(r)
+				min2, scale := verify.ExactMinDist2(p), verify.Scale(p)
+				s, tt, d2 := fallback.ClosestLane64(p.A[0], p.A[1], p.A[2], p.B[0], p.B[1], p.B[2],
+					p.C[0], p.C[1], p.C[2], p.D[0], p.D[1], p.D[2])
+				if !(s >= 0 && s <= 1 && tt >= 0 && tt <= 1) || math.IsInf(d2, 0) || d2 != d2 {
+					t.Fatalf("ClosestLane64 = %v, %v, %v for %+v", s, tt, d2, p)
+				}
+				if e := verify.ErrEps64(verify.DistErr(d2, min2), scale); e > dist || e != e {
+					dist, worstDist = e, p
+				}
+				at := verify.Dist(verify.ExactDist2At(p, s, tt))
+				if e := verify.ErrEps64(math.Max(0, at-verify.Dist(min2)), scale); e > opt || e != e {
+					opt, worstOpt = e, p
+				}
+			}
+			t.Logf("%-17s worst distance error %.3g eps64 x scale, optimality %.3g", cat.Name, dist, opt)
+			if !(dist <= bound) {
+				t.Errorf("distance error %.3g eps64 x scale > %g for %+v", dist, bound, worstDist)
+			}
+			if !(opt <= bound) {
+				t.Errorf("optimality error %.3g eps64 x scale > %g for %+v", opt, bound, worstOpt)
+			}
+		})
+	}
+}

@@ -212,12 +212,12 @@ func genCapTouching(r *rand.Rand, margin float32) CapsulePair {
 }
 
 func genCapCrossing(r *rand.Rand, _ float32) CapsulePair {
-	ax := genCrossing(r)
+	ax := genCrossing(r).f32()
 	return CapsulePair{Capsule{ax.A, ax.B, randRadius(r)}, Capsule{ax.C, ax.D, randRadius(r)}}
 }
 
 func genCapCollinear(r *rand.Rand, _ float32) CapsulePair {
-	ax := genCollinear(r)
+	ax := genCollinear(r).f32()
 	return CapsulePair{Capsule{ax.A, ax.B, randRadius(r)}, Capsule{ax.C, ax.D, randRadius(r)}}
 }
 

@@ -11,6 +11,10 @@ import (
 // contract (errors are quoted in eps32 x Scale).
 const Eps32 = 0x1p-23
 
+// Eps64 is the float64 machine epsilon 2^-52, the unit of the float64
+// kernels' contract (eps64 x Scale).
+const Eps64 = 0x1p-52
+
 // AbsSlack is an absolute allowance on distances, on top of 8 eps32 x
 // scale, that matters only for pairs with very short vectors. A float32
 // kernel squares lengths: squares of lengths below 2^-63 (1.1e-19) are
@@ -42,8 +46,8 @@ type intPair struct {
 }
 
 // toInts returns p's coordinates as integers times 2^shift.
-func toInts(p soa.Pair) intPair {
-	cs := Coords(p)
+func toInts[F soa.Float](p soa.PairOf[F]) intPair {
+	cs := coords64(p)
 	kmin := math.MaxInt
 	for _, x := range cs {
 		if x == 0 {
@@ -137,7 +141,7 @@ func edgeMin(al, be, ga *big.Int) frac {
 // the interior stationary point of Q when det = ac - b^2 > 0 and it lies in
 // the unit square, else the least of the minima of Q on the four edges (a
 // convex quadratic attains its minimum over the square there).
-func ExactMinDist2(p soa.Pair) *big.Rat {
+func ExactMinDist2[F soa.Float](p soa.PairOf[F]) *big.Rat {
 	q := toInts(p)
 	m0 := sub3(q.b, q.a)
 	m1 := sub3(q.d, q.c)
@@ -202,7 +206,7 @@ func scaled(num, den *big.Int, k int) *big.Rat {
 
 // ExactDist2At returns the exact squared distance between A + s(B-A) and
 // C + t(D-C) for finite s and t (the points of a reported solution).
-func ExactDist2At(p soa.Pair, s, t float64) *big.Rat {
+func ExactDist2At[F soa.Float](p soa.PairOf[F], s, t float64) *big.Rat {
 	q := toInts(p)
 	m0 := sub3(q.b, q.a)
 	m1 := sub3(q.d, q.c)
@@ -243,11 +247,16 @@ func DistErr(gotDist2 float64, exactDist2 *big.Rat) float64 {
 
 // ErrEps expresses an absolute distance error in units of eps32 x scale.
 // A zero error is 0 even at scale 0; a nonzero error at scale 0 is +Inf.
-func ErrEps(absErr, scale float64) float64 {
+func ErrEps(absErr, scale float64) float64 { return errIn(absErr, Eps32*scale) }
+
+// ErrEps64 expresses an absolute distance error in units of eps64 x scale.
+func ErrEps64(absErr, scale float64) float64 { return errIn(absErr, Eps64*scale) }
+
+func errIn(absErr, unit float64) float64 {
 	if absErr == 0 {
 		return 0
 	}
-	return absErr / (Eps32 * scale)
+	return absErr / unit
 }
 
 // Dist returns sqrt of an exact squared distance, rounded to float64.

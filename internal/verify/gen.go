@@ -18,8 +18,9 @@ import (
 
 // Category is one family of adversarial pairs.
 type Category struct {
-	Name string
-	Gen  func(r *rand.Rand) soa.Pair
+	Name  string
+	Gen   func(r *rand.Rand) soa.Pair   // float32 pairs
+	Gen64 func(r *rand.Rand) soa.Pair64 // the same construction rounded to float64
 }
 
 // MaxRange is the largest |coordinate| for which the kernels promise finite
@@ -49,22 +50,36 @@ const MaxRange = 1e18
 //     exactly ±float32(1e18).
 func Categories() []Category {
 	return []Category{
-		{"uniform", genUniform},
-		{"near-parallel", genNearParallel},
-		{"parallel", func(r *rand.Rand) soa.Pair { return genParallel(r, 1) }},
-		{"antiparallel", func(r *rand.Rand) soa.Pair { return genParallel(r, -1) }},
-		{"collinear", genCollinear},
-		{"zero-length-one", genZeroOne},
-		{"zero-length-both", genZeroBoth},
-		{"crossing", genCrossing},
-		{"shared-endpoint", genShared},
-		{"far", genFar},
-		{"length-ratio-1e6", genRatio},
-		{"tiny", func(r *rand.Rand) soa.Pair { return genScaled(r, 1e-4) }},
-		{"huge", func(r *rand.Rand) soa.Pair { return genScaled(r, 1e15) }},
-		{"axis-aligned", genAxis},
-		{"edge-1e18", genEdge},
+		cat("uniform", genUniform),
+		cat("near-parallel", genNearParallel),
+		cat("parallel", func(r *rand.Rand) quad { return genParallel(r, 1) }),
+		cat("antiparallel", func(r *rand.Rand) quad { return genParallel(r, -1) }),
+		cat("collinear", genCollinear),
+		cat("zero-length-one", genZeroOne),
+		cat("zero-length-both", genZeroBoth),
+		cat("crossing", genCrossing),
+		cat("shared-endpoint", genShared),
+		cat("far", genFar),
+		cat("length-ratio-1e6", genRatio),
+		cat("tiny", func(r *rand.Rand) quad { return genScaled(r, 1e-4) }),
+		cat("huge", func(r *rand.Rand) quad { return genScaled(r, 1e15) }),
+		cat("axis-aligned", genAxis),
+		cat("edge-1e18", func(r *rand.Rand) quad { return genEdge(r, MaxRange) }),
 	}
+}
+
+// MaxRange64 is the largest |coordinate| for which the float64 kernels
+// promise finite results: squared differences of 2e150 stay below
+// MaxFloat64 with room to spare.
+const MaxRange64 = 1e150
+
+// Categories64 returns the categories of the float64 kernels: those of
+// Categories (Gen64), the range edge at MaxRange64 instead of MaxRange,
+// and uniform pairs at 1e100 scale.
+func Categories64() []Category {
+	cs := Categories()
+	cs[len(cs)-1] = cat("edge-1e150", func(r *rand.Rand) quad { return genEdge(r, MaxRange64) })
+	return append(cs, cat("huge-1e100", func(r *rand.Rand) quad { return genScaled(r, 1e100) }))
 }
 
 // NewRand returns the PCG generator for seed and stream.
@@ -114,12 +129,24 @@ func FromCoords(c [12]float32) soa.Pair {
 	}
 }
 
+// coords64 returns the twelve coordinates of p as float64s (exactly), in
+// the order of Coords.
+func coords64[F soa.Float](p soa.PairOf[F]) [12]float64 {
+	var c [12]float64
+	for i, v := range [4][3]F{p.A, p.B, p.C, p.D} {
+		for j, x := range v {
+			c[3*i+j] = float64(x)
+		}
+	}
+	return c
+}
+
 // Scale returns the largest |coordinate| of p (the unit of the accuracy
-// contract is eps32 x Scale).
-func Scale(p soa.Pair) float64 {
+// contract is eps32 x Scale, or eps64 x Scale for float64 pairs).
+func Scale[F soa.Float](p soa.PairOf[F]) float64 {
 	m := 0.0
-	for _, x := range Coords(p) {
-		m = math.Max(m, math.Abs(float64(x)))
+	for _, x := range coords64(p) {
+		m = math.Max(m, math.Abs(x))
 	}
 	return m
 }
@@ -199,17 +226,30 @@ func gridDir(r *rand.Rand) vec {
 
 // ---- categories ---------------------------------------------------------
 
-func pair(a, b, c, d vec) soa.Pair { return soa.Pair{A: a.f32(), B: b.f32(), C: c.f32(), D: d.f32()} }
+// quad is a generated pair before rounding: A B C D in float64, rounded
+// to float32 (Gen) or float64 (Gen64) by the category.
+type quad [4]vec
 
-func genUniform(r *rand.Rand) soa.Pair {
+func pair(a, b, c, d vec) quad { return quad{a, b, c, d} }
+
+func (q quad) f32() soa.Pair { return soa.Pair{A: q[0].f32(), B: q[1].f32(), C: q[2].f32(), D: q[3].f32()} }
+
+func (q quad) f64() soa.Pair64 { return soa.Pair64{A: q[0], B: q[1], C: q[2], D: q[3]} }
+
+// cat makes a category of generator g.
+func cat(name string, g func(r *rand.Rand) quad) Category {
+	return Category{name, func(r *rand.Rand) soa.Pair { return g(r).f32() }, func(r *rand.Rand) soa.Pair64 { return g(r).f64() }}
+}
+
+func genUniform(r *rand.Rand) quad {
 	return pair(inCube(r, 5), inCube(r, 5), inCube(r, 5), inCube(r, 5))
 }
 
-func genScaled(r *rand.Rand, h float64) soa.Pair {
+func genScaled(r *rand.Rand, h float64) quad {
 	return pair(inCube(r, h), inCube(r, h), inCube(r, h), inCube(r, h))
 }
 
-func genNearParallel(r *rand.Rand) soa.Pair {
+func genNearParallel(r *rand.Rand) quad {
 	theta := math.Pow(10, uniform(r, -7, -1))
 	u := unitVec(r)
 	v := u.mul(math.Cos(theta)).add(perpTo(r, u).mul(math.Sin(theta)))
@@ -234,7 +274,7 @@ func genNearParallel(r *rand.Rand) soa.Pair {
 // genParallel builds D-C = sign 2^k (B-A) exactly: every value is a
 // multiple of 2^-12 below 2^6, which float32 holds exactly, and so are the
 // differences the kernels compute.
-func genParallel(r *rand.Rand, sign float64) soa.Pair {
+func genParallel(r *rand.Rand, sign float64) quad {
 	a := gridVec(r, 8<<10, 0x1p-10)
 	w := gridDir(r)
 	b := a.add(w)
@@ -245,7 +285,7 @@ func genParallel(r *rand.Rand, sign float64) soa.Pair {
 
 // genCollinear puts C and D on line AB at parameters that are multiples of
 // 1/4 in [-2,3], exactly.
-func genCollinear(r *rand.Rand) soa.Pair {
+func genCollinear(r *rand.Rand) quad {
 	a := gridVec(r, 8<<10, 0x1p-10)
 	w := gridDir(r)
 	al := float64(r.IntN(21)-8) * 0.25
@@ -253,7 +293,7 @@ func genCollinear(r *rand.Rand) soa.Pair {
 	return pair(a, a.add(w), a.add(w.mul(al)), a.add(w.mul(be)))
 }
 
-func genZeroOne(r *rand.Rand) soa.Pair {
+func genZeroOne(r *rand.Rand) quad {
 	a, b, c, d := inCube(r, 5), inCube(r, 5), inCube(r, 5), inCube(r, 5)
 	if r.IntN(2) == 0 {
 		b = a
@@ -263,14 +303,14 @@ func genZeroOne(r *rand.Rand) soa.Pair {
 	return pair(a, b, c, d)
 }
 
-func genZeroBoth(r *rand.Rand) soa.Pair {
+func genZeroBoth(r *rand.Rand) quad {
 	a, c := inCube(r, 5), inCube(r, 5)
 	return pair(a, a, c, c)
 }
 
 // genCrossing builds A = X - al u, B = X + be u, C = X - ga v, D = X + de v
 // on a dyadic grid, so X lies exactly on both float32 segments.
-func genCrossing(r *rand.Rand) soa.Pair {
+func genCrossing(r *rand.Rand) quad {
 	x := gridVec(r, 4<<10, 0x1p-10)
 	dir := func() vec {
 		for {
@@ -293,7 +333,7 @@ func genCrossing(r *rand.Rand) soa.Pair {
 	return pair(x.sub(u.mul(al)), x.add(u.mul(be)), x.sub(v.mul(ga)), x.add(v.mul(de)))
 }
 
-func genShared(r *rand.Rand) soa.Pair {
+func genShared(r *rand.Rand) quad {
 	a, b, c, d := inCube(r, 5), inCube(r, 5), inCube(r, 5), inCube(r, 5)
 	switch r.IntN(4) {
 	case 0:
@@ -308,12 +348,12 @@ func genShared(r *rand.Rand) soa.Pair {
 	return pair(a, b, c, d)
 }
 
-func genFar(r *rand.Rand) soa.Pair {
+func genFar(r *rand.Rand) quad {
 	o := unitVec(r).mul(1e4)
 	return pair(o.add(inCube(r, 1)), o.add(inCube(r, 1)), o.add(inCube(r, 1)), o.add(inCube(r, 1)))
 }
 
-func genRatio(r *rand.Rand) soa.Pair {
+func genRatio(r *rand.Rand) quad {
 	long := uniform(r, 1, 5)
 	a := inCube(r, 3)
 	u := unitVec(r)
@@ -326,7 +366,7 @@ func genRatio(r *rand.Rand) soa.Pair {
 	return pair(a, b, c, d)
 }
 
-func genAxis(r *rand.Rand) soa.Pair {
+func genAxis(r *rand.Rand) quad {
 	seg := func(axis int) (vec, vec) {
 		p := inCube(r, 5)
 		q := p
@@ -343,19 +383,22 @@ func genAxis(r *rand.Rand) soa.Pair {
 	return pair(a, b, c, d)
 }
 
-func genEdge(r *rand.Rand) soa.Pair {
-	var p [12]float32
-	for i := range p {
+// genEdge draws coordinates up to max in magnitude, a third of them
+// exactly ±max.
+func genEdge(r *rand.Rand, max float64) quad {
+	var q quad
+	for i := range 12 {
+		x := &q[i/3][i%3]
 		if r.IntN(3) == 0 {
-			p[i] = float32(MaxRange)
+			*x = max
 			if r.IntN(2) == 0 {
-				p[i] = -p[i]
+				*x = -*x
 			}
 		} else {
-			p[i] = float32(uniform(r, -MaxRange, MaxRange))
+			*x = uniform(r, -max, max)
 		}
 	}
-	return FromCoords(p)
+	return q
 }
 
 // Separate returns a batch of ps whose fifteen slices (the twelve of the
