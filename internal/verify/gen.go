@@ -232,7 +232,9 @@ type quad [4]vec
 
 func pair(a, b, c, d vec) quad { return quad{a, b, c, d} }
 
-func (q quad) f32() soa.Pair { return soa.Pair{A: q[0].f32(), B: q[1].f32(), C: q[2].f32(), D: q[3].f32()} }
+func (q quad) f32() soa.Pair {
+	return soa.Pair{A: q[0].f32(), B: q[1].f32(), C: q[2].f32(), D: q[3].f32()}
+}
 
 func (q quad) f64() soa.Pair64 { return soa.Pair64{A: q[0], B: q[1], C: q[2], D: q[3]} }
 
