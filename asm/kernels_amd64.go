@@ -39,7 +39,7 @@ func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n 
 func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
-// 8 lanes per vector, bit-identical to fallback.ClosestLane.
+// 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.
 //
 //go:noescape
@@ -60,7 +60,7 @@ func StreamAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32,
 func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
 
 // ClosestAVX512 computes the closest points of n segment pairs with AVX512,
-// 16 lanes per vector, bit-identical to fallback.ClosestLane.
+// 16 float32 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.
 //
 //go:noescape
@@ -79,3 +79,45 @@ func StreamAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float3
 //
 //go:noescape
 func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+
+// Closest64AVX2 computes the closest points of n segment pairs with AVX2,
+// 4 float64 lanes per vector, bit-identical to fallback.ClosestLane64.
+// All fifteen pointers must address at least n float64s; n must be > 0.
+//
+//go:noescape
+func Closest64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+
+// Stream64AVX2 is the memory-bound baseline with AVX2: it reads the twelve
+// input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
+// y and z, with the same loop and tail as Closest64AVX2.
+//
+//go:noescape
+func Stream64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+
+// ClosestPoint64AVX2 computes the closest point of n segments to n points with AVX2,
+// bit-identical to fallback.ClosestPointLane64. All eleven pointers must
+// address at least n float64s; n must be > 0.
+//
+//go:noescape
+func ClosestPoint64AVX2(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
+
+// Closest64AVX512 computes the closest points of n segment pairs with AVX512,
+// 8 float64 lanes per vector, bit-identical to fallback.ClosestLane64.
+// All fifteen pointers must address at least n float64s; n must be > 0.
+//
+//go:noescape
+func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+
+// Stream64AVX512 is the memory-bound baseline with AVX512: it reads the twelve
+// input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
+// y and z, with the same loop and tail as Closest64AVX512.
+//
+//go:noescape
+func Stream64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+
+// ClosestPoint64AVX512 computes the closest point of n segments to n points with AVX512,
+// bit-identical to fallback.ClosestPointLane64. All eleven pointers must
+// address at least n float64s; n must be > 0.
+//
+//go:noescape
+func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)

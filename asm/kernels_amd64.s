@@ -14,15 +14,15 @@ DATA one<>+24(SB)/4, $0x3f800000
 DATA one<>+28(SB)/4, $0x3f800000
 GLOBL one<>(SB), RODATA|NOPTR, $32
 
-DATA maxf32<>+0(SB)/4, $0x7f7fffff
-DATA maxf32<>+4(SB)/4, $0x7f7fffff
-DATA maxf32<>+8(SB)/4, $0x7f7fffff
-DATA maxf32<>+12(SB)/4, $0x7f7fffff
-DATA maxf32<>+16(SB)/4, $0x7f7fffff
-DATA maxf32<>+20(SB)/4, $0x7f7fffff
-DATA maxf32<>+24(SB)/4, $0x7f7fffff
-DATA maxf32<>+28(SB)/4, $0x7f7fffff
-GLOBL maxf32<>(SB), RODATA|NOPTR, $32
+DATA maxfinite<>+0(SB)/4, $0x7f7fffff
+DATA maxfinite<>+4(SB)/4, $0x7f7fffff
+DATA maxfinite<>+8(SB)/4, $0x7f7fffff
+DATA maxfinite<>+12(SB)/4, $0x7f7fffff
+DATA maxfinite<>+16(SB)/4, $0x7f7fffff
+DATA maxfinite<>+20(SB)/4, $0x7f7fffff
+DATA maxfinite<>+24(SB)/4, $0x7f7fffff
+DATA maxfinite<>+28(SB)/4, $0x7f7fffff
+GLOBL maxfinite<>(SB), RODATA|NOPTR, $32
 
 DATA canonicalnan<>+0(SB)/4, $0x7fc00000
 DATA canonicalnan<>+4(SB)/4, $0x7fc00000
@@ -104,6 +104,30 @@ DATA int2<>+24(SB)/4, $0x00000002
 DATA int2<>+28(SB)/4, $0x00000002
 GLOBL int2<>(SB), RODATA|NOPTR, $32
 
+DATA one64<>+0(SB)/8, $0x3ff0000000000000
+DATA one64<>+8(SB)/8, $0x3ff0000000000000
+DATA one64<>+16(SB)/8, $0x3ff0000000000000
+DATA one64<>+24(SB)/8, $0x3ff0000000000000
+GLOBL one64<>(SB), RODATA|NOPTR, $32
+
+DATA maxfinite64<>+0(SB)/8, $0x7fefffffffffffff
+DATA maxfinite64<>+8(SB)/8, $0x7fefffffffffffff
+DATA maxfinite64<>+16(SB)/8, $0x7fefffffffffffff
+DATA maxfinite64<>+24(SB)/8, $0x7fefffffffffffff
+GLOBL maxfinite64<>(SB), RODATA|NOPTR, $32
+
+DATA canonicalnan64<>+0(SB)/8, $0x7ff8000000000000
+DATA canonicalnan64<>+8(SB)/8, $0x7ff8000000000000
+DATA canonicalnan64<>+16(SB)/8, $0x7ff8000000000000
+DATA canonicalnan64<>+24(SB)/8, $0x7ff8000000000000
+GLOBL canonicalnan64<>(SB), RODATA|NOPTR, $32
+
+DATA minnormal64<>+0(SB)/8, $0x0010000000000000
+DATA minnormal64<>+8(SB)/8, $0x0010000000000000
+DATA minnormal64<>+16(SB)/8, $0x0010000000000000
+DATA minnormal64<>+24(SB)/8, $0x0010000000000000
+GLOBL minnormal64<>(SB), RODATA|NOPTR, $32
+
 DATA signmask<>+0(SB)/4, $0x80000000
 DATA signmask<>+4(SB)/4, $0x80000000
 DATA signmask<>+8(SB)/4, $0x80000000
@@ -114,6 +138,12 @@ DATA signmask<>+24(SB)/4, $0x80000000
 DATA signmask<>+28(SB)/4, $0x80000000
 GLOBL signmask<>(SB), RODATA|NOPTR, $32
 
+DATA signmask64<>+0(SB)/8, $0x8000000000000000
+DATA signmask64<>+8(SB)/8, $0x8000000000000000
+DATA signmask64<>+16(SB)/8, $0x8000000000000000
+DATA signmask64<>+24(SB)/8, $0x8000000000000000
+GLOBL signmask64<>(SB), RODATA|NOPTR, $32
+
 DATA absmask<>+0(SB)/4, $0x7fffffff
 DATA absmask<>+4(SB)/4, $0x7fffffff
 DATA absmask<>+8(SB)/4, $0x7fffffff
@@ -123,6 +153,22 @@ DATA absmask<>+20(SB)/4, $0x7fffffff
 DATA absmask<>+24(SB)/4, $0x7fffffff
 DATA absmask<>+28(SB)/4, $0x7fffffff
 GLOBL absmask<>(SB), RODATA|NOPTR, $32
+
+DATA absmask64<>+0(SB)/8, $0x7fffffffffffffff
+DATA absmask64<>+8(SB)/8, $0x7fffffffffffffff
+DATA absmask64<>+16(SB)/8, $0x7fffffffffffffff
+DATA absmask64<>+24(SB)/8, $0x7fffffffffffffff
+GLOBL absmask64<>(SB), RODATA|NOPTR, $32
+
+DATA iota64<>+0(SB)/4, $0x00000000
+DATA iota64<>+4(SB)/4, $0x00000000
+DATA iota64<>+8(SB)/4, $0x00000001
+DATA iota64<>+12(SB)/4, $0x00000001
+DATA iota64<>+16(SB)/4, $0x00000002
+DATA iota64<>+20(SB)/4, $0x00000002
+DATA iota64<>+24(SB)/4, $0x00000003
+DATA iota64<>+28(SB)/4, $0x00000003
+GLOBL iota64<>(SB), RODATA|NOPTR, $32
 
 DATA iota<>+0(SB)/4, $0x00000000
 DATA iota<>+4(SB)/4, $0x00000001
@@ -3111,9 +3157,9 @@ ContactsAVX2_group_single:
 	VADDPS  2048(R9), Y2, Y2
 	VMOVUPS 1664(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxf32<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y2, Y2
-	VCMPPS  $0x16, maxf32<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VORPS   Y2, Y3, Y2
 	VMOVUPS 2080(R9), Y3
 	VTESTPS Y2, Y2
@@ -4124,9 +4170,9 @@ ContactsAVX2_tailgroup_single:
 	VADDPS  2048(R9), Y1, Y1
 	VMOVUPS 1664(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxf32<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y1, Y1
-	VCMPPS  $0x16, maxf32<>+0(SB), Y1, Y1
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
 	VORPS   Y1, Y3, Y1
 	VMOVUPS 2080(R9), Y3
 	VTESTPS Y1, Y1
@@ -5149,9 +5195,9 @@ CompactContactsAVX2_group_single:
 	VADDPS  2048(R9), Y2, Y2
 	VMOVUPS 1664(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxf32<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y2, Y2
-	VCMPPS  $0x16, maxf32<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VORPS   Y2, Y3, Y2
 	VMOVUPS 2080(R9), Y3
 	VTESTPS Y2, Y2
@@ -6219,9 +6265,9 @@ CompactContactsAVX2_tailgroup_single:
 	VADDPS  2048(R9), Y1, Y1
 	VMOVUPS 1664(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxf32<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y1, Y1
-	VCMPPS  $0x16, maxf32<>+0(SB), Y1, Y1
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
 	VORPS   Y1, Y3, Y1
 	VMOVUPS 2080(R9), Y3
 	VTESTPS Y1, Y1
@@ -7178,9 +7224,9 @@ ContactsAVX512_group_single:
 	VADDPS      Z3, Z11, Z11
 	VADDPS      Z4, Z11, Z11
 	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          ContactsAVX512_group_finite
@@ -8056,9 +8102,9 @@ ContactsAVX512_tailgroup_single:
 	VADDPS      Z3, Z1, Z1
 	VADDPS      Z4, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z13, Z11
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z1, K3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
 	KORW        K3, K2, K2
 	KORTESTW    K2, K2
 	JZ          ContactsAVX512_tailgroup_finite
@@ -8947,9 +8993,9 @@ CompactContactsAVX512_group_single:
 	VADDPS      Z3, Z11, Z11
 	VADDPS      Z4, Z11, Z11
 	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z13, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_group_finite
@@ -9849,9 +9895,9 @@ CompactContactsAVX512_tailgroup_single:
 	VADDPS      Z3, Z1, Z1
 	VADDPS      Z4, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z13, Z11
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z11, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
-	VCMPPS.BCST $0x16, maxf32<>+0(SB), Z1, K3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
 	KORW        K3, K2, K2
 	KORTESTW    K2, K2
 	JZ          CompactContactsAVX512_tailgroup_finite
@@ -10293,7 +10339,7 @@ ClosestAVX2_nt:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS    Y7, Y9, Y7
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y9
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y9
 	VMULPS    Y4, Y4, Y14
 	VADDPS    Y14, Y7, Y7
 	VBLENDVPS Y9, canonicalnan<>+0(SB), Y8, Y8
@@ -10367,7 +10413,7 @@ ClosestAVX2_nt:
 	VADDPS Y4, Y3, Y3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
@@ -10679,7 +10725,7 @@ ClosestAVX2_prefetch:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS    Y7, Y9, Y7
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y9
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y9
 	VMULPS    Y4, Y4, Y14
 	VADDPS    Y14, Y7, Y7
 	VBLENDVPS Y9, canonicalnan<>+0(SB), Y8, Y8
@@ -10753,7 +10799,7 @@ ClosestAVX2_prefetch:
 	VADDPS Y4, Y3, Y3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
@@ -11036,7 +11082,7 @@ ClosestAVX2_groups:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS    Y7, Y9, Y7
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y9
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y9
 	VMULPS    Y4, Y4, Y14
 	VADDPS    Y14, Y7, Y7
 	VBLENDVPS Y9, canonicalnan<>+0(SB), Y8, Y8
@@ -11110,7 +11156,7 @@ ClosestAVX2_groups:
 	VADDPS Y4, Y3, Y3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
@@ -11294,7 +11340,7 @@ ClosestAVX2_loop:
 	VADDPS Y4, Y3, Y3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y3, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
@@ -11484,7 +11530,7 @@ ClosestAVX2_loop_end:
 	VADDPS Y4, Y1, Y1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y1, Y4
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y0, Y0
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y1, Y1
@@ -11682,7 +11728,7 @@ ClosestPointAVX2_nt:
 	VADDPS     Y3, Y2, Y2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y3
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y3
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
 
@@ -11756,7 +11802,7 @@ ClosestPointAVX2_prefetch:
 	VADDPS     Y3, Y2, Y2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y3
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y3
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
 
@@ -11816,7 +11862,7 @@ ClosestPointAVX2_loop:
 	VADDPS  Y3, Y2, Y2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y2, Y3
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y3
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
 
@@ -11882,7 +11928,7 @@ ClosestPointAVX2_loop_end:
 	VADDPS     Y3, Y1, Y1
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS    $0x16, maxf32<>+0(SB), Y1, Y3
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y1, Y3
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y0, Y0
 	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
 
@@ -12188,7 +12234,7 @@ ClosestAVX512_nt:
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS         Z3, Z10, Z3
 	VSUBPS         128(R9)(R13*4), Z6, Z6
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VMULPS         Z8, Z8, Z10
 	VSUBPS         128(R10)(R13*4), Z7, Z7
 	VADDPS         Z10, Z3, Z3
@@ -12317,7 +12363,7 @@ ClosestAVX512_nt:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS         Z5, Z16, Z5
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VMULPS         Z12, Z12, Z16
 	VADDPS         Z16, Z5, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
@@ -12390,7 +12436,7 @@ ClosestAVX512_nt:
 	VADDPS Z5, Z4, Z4
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
@@ -12672,7 +12718,7 @@ ClosestAVX512_prefetch:
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS         Z3, Z10, Z3
 	VSUBPS         128(R9)(R13*4), Z6, Z6
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VMULPS         Z8, Z8, Z10
 	VSUBPS         128(R10)(R13*4), Z7, Z7
 	VADDPS         Z10, Z3, Z3
@@ -12801,7 +12847,7 @@ ClosestAVX512_prefetch:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS         Z5, Z16, Z5
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VMULPS         Z12, Z12, Z16
 	VADDPS         Z16, Z5, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
@@ -12874,7 +12920,7 @@ ClosestAVX512_prefetch:
 	VADDPS Z5, Z4, Z4
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
@@ -13115,7 +13161,7 @@ ClosestAVX512_groups:
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS         Z3, Z10, Z3
 	VSUBPS         128(R9)(R13*4), Z6, Z6
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VMULPS         Z8, Z8, Z10
 	VSUBPS         128(R10)(R13*4), Z7, Z7
 	VADDPS         Z10, Z3, Z3
@@ -13244,7 +13290,7 @@ ClosestAVX512_groups:
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
 	VADDPS         Z5, Z16, Z5
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VMULPS         Z12, Z12, Z16
 	VADDPS         Z16, Z5, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
@@ -13317,7 +13363,7 @@ ClosestAVX512_groups:
 	VADDPS Z5, Z4, Z4
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z4, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
@@ -13472,7 +13518,7 @@ ClosestAVX512_loop:
 	VADDPS Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
@@ -13632,7 +13678,7 @@ ClosestAVX512_loop_end:
 	VADDPS Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
@@ -13828,7 +13874,7 @@ ClosestPointAVX512_nt:
 	VADDPS     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
@@ -13901,7 +13947,7 @@ ClosestPointAVX512_prefetch:
 	VADDPS     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
@@ -13960,7 +14006,7 @@ ClosestPointAVX512_loop:
 	VADDPS   Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z2, K1
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
@@ -14024,7 +14070,7 @@ ClosestPointAVX512_loop_end:
 	VADDPS    Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxf32<>+0(SB), Z1, K2
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
 
@@ -14035,5 +14081,4074 @@ ClosestPointAVX512_loop_end:
 	VMOVUPS Z1, K1, (R12)(R13*4)
 
 ClosestPointAVX512_done:
+	VZEROUPPER
+	RET
+
+// func Closest64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·Closest64AVX2(SB), $704-128
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
+	MOVQ         ax+0(FP), AX
+	MOVQ         ay+8(FP), BX
+	MOVQ         az+16(FP), CX
+	MOVQ         bx+24(FP), DX
+	MOVQ         by+32(FP), SI
+	MOVQ         bz+40(FP), DI
+	MOVQ         cx+48(FP), R8
+	MOVQ         cy+56(FP), R9
+	MOVQ         cz+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    Closest64AVX2_nt_skip
+	MOVQ  s+96(FP), R12
+	MOVQ  t+104(FP), R13
+	ORQ   R13, R12
+	MOVQ  dist2+112(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   Closest64AVX2_nt_skip
+
+	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   Closest64AVX2_nt_end
+
+Closest64AVX2_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Y2
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Y3
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Y4
+	PREFETCHT0 1056(AX)(R13*8)
+	PREFETCHT0 1056(BX)(R13*8)
+	PREFETCHT0 1056(CX)(R13*8)
+	PREFETCHT0 1056(DX)(R13*8)
+	PREFETCHT0 1056(SI)(R13*8)
+	PREFETCHT0 1056(DI)(R13*8)
+	PREFETCHT0 1056(R8)(R13*8)
+	PREFETCHT0 1056(R9)(R13*8)
+	PREFETCHT0 1056(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1056(R12)(R13*8)
+	VMOVUPS    32(R12)(R13*8), Y5
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1056(R12)(R13*8)
+	VMOVUPS    32(R12)(R13*8), Y6
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1056(R12)(R13*8)
+	VMOVUPS    32(R12)(R13*8), Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Y8
+	VSUBPD  (AX)(R13*8), Y8, Y8
+	VMOVUPS (SI)(R13*8), Y9
+	VSUBPD  (BX)(R13*8), Y9, Y9
+	VMOVUPS (DI)(R13*8), Y10
+	VSUBPD  (CX)(R13*8), Y10, Y10
+	VMOVUPS Y8, (R11)
+	VMOVUPS Y9, 32(R11)
+	VMOVUPS Y10, 64(R11)
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 96(R11)
+	VMOVUPS Y3, 128(R11)
+	VMOVUPS Y4, 160(R11)
+	VMOVUPS (AX)(R13*8), Y2
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VMOVUPS (BX)(R13*8), Y3
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VMOVUPS (CX)(R13*8), Y4
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 192(R11)
+	VMOVUPS Y3, 224(R11)
+	VMOVUPS Y4, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y2
+	VMULPD  96(R11), Y2, Y2
+	VMOVUPS 128(R11), Y3
+	VMULPD  128(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R11), Y3
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y2
+	VANDPD  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R11), Y3
+	VMULPD  (R11), Y3, Y3
+	VMOVUPS 32(R11), Y4
+	VMULPD  32(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R11), Y4
+	VMULPD  64(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R11)
+	VMOVUPS 96(R11), Y3
+	VMULPD  192(R11), Y3, Y3
+	VMOVUPS 128(R11), Y4
+	VMULPD  224(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R11), Y4
+	VMULPD  256(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPS 96(R11), Y4
+	VMULPD  (R11), Y4, Y4
+	VMOVUPS 128(R11), Y8
+	VMULPD  32(R11), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMOVUPS 160(R11), Y8
+	VMULPD  64(R11), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMULPD  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD 96(R11), Y3, Y8
+	VMULPD 128(R11), Y3, Y9
+	VMULPD 160(R11), Y3, Y3
+	VSUBPD 192(R11), Y8, Y8
+	VSUBPD 224(R11), Y9, Y9
+	VSUBPD 256(R11), Y3, Y3
+	VMULPD 96(R11), Y4, Y10
+	VMULPD 128(R11), Y4, Y11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 32(DX)(R13*8), Y12
+	VSUBPD  32(AX)(R13*8), Y12, Y12
+	VMULPD  160(R11), Y4, Y4
+	VMOVUPS 32(SI)(R13*8), Y13
+	VSUBPD  32(BX)(R13*8), Y13, Y13
+	VMOVUPS (R11), Y14
+	VSUBPD  Y10, Y14, Y10
+	VMOVUPS 32(DI)(R13*8), Y14
+	VSUBPD  32(CX)(R13*8), Y14, Y14
+	VMOVUPS 32(R11), Y15
+	VSUBPD  Y11, Y15, Y11
+	VMOVUPS Y12, 320(R11)
+	VMOVUPS 64(R11), Y12
+	VSUBPD  Y4, Y12, Y4
+	VMOVUPS Y13, 352(R11)
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y10, Y10, Y12
+	VMOVUPS Y14, 384(R11)
+	VMULPD  Y11, Y11, Y13
+	VSUBPD  32(R8)(R13*8), Y5, Y5
+	VADDPD  Y13, Y12, Y12
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VMULPD  Y4, Y4, Y13
+	VSUBPD  32(R10)(R13*8), Y7, Y7
+	VADDPD  Y13, Y12, Y12
+	VMOVUPS Y5, 416(R11)
+	VMULPD  Y10, Y8, Y5
+	VMOVUPS Y6, 448(R11)
+	VMULPD  Y11, Y9, Y6
+	VMOVUPS Y7, 480(R11)
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 32(AX)(R13*8), Y6
+	VSUBPD  32(R8)(R13*8), Y6, Y6
+	VMULPD  Y4, Y3, Y3
+	VMOVUPS 32(BX)(R13*8), Y4
+	VSUBPD  32(R9)(R13*8), Y4, Y4
+	VADDPD  Y3, Y5, Y3
+	VMOVUPS 32(CX)(R13*8), Y5
+	VSUBPD  32(R10)(R13*8), Y5, Y5
+	VCMPPD  $0x04, Y12, Y0, Y7
+	VDIVPD  Y12, Y3, Y3
+	VANDPD  Y7, Y3, Y3
+	VMOVUPS Y6, 512(R11)
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+	VMOVUPS Y4, 544(R11)
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD  (R11), Y3, Y4
+	VMOVUPS Y5, 576(R11)
+	VADDPD  192(R11), Y4, Y4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 416(R11), Y5
+	VMULPD  416(R11), Y5, Y5
+	VMULPD  32(R11), Y3, Y6
+	VMOVUPS 448(R11), Y7
+	VMULPD  448(R11), Y7, Y7
+	VADDPD  224(R11), Y6, Y6
+	VADDPD  Y7, Y5, Y5
+	VMULPD  64(R11), Y3, Y3
+	VMOVUPS 480(R11), Y7
+	VMULPD  480(R11), Y7, Y7
+	VADDPD  256(R11), Y3, Y3
+	VADDPD  Y7, Y5, Y5
+	VMULPD  96(R11), Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y7
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y7, Y5, Y5
+	VMULPD  128(R11), Y6, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 320(R11), Y7
+	VMULPD  320(R11), Y7, Y7
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 352(R11), Y6
+	VMULPD  352(R11), Y6, Y6
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y6, Y7, Y6
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VMULPD  384(R11), Y4, Y4
+	VMULPD  Y2, Y3, Y2
+	VADDPD  Y4, Y6, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R11), Y2, Y4
+	VMOVUPS Y3, 608(R11)
+	VMULPD  128(R11), Y2, Y3
+	VMOVUPS 416(R11), Y6
+	VMULPD  512(R11), Y6, Y6
+	VMULPD  160(R11), Y2, Y7
+	VMOVUPS 448(R11), Y8
+	VMULPD  544(R11), Y8, Y8
+	VSUBPD  192(R11), Y4, Y9
+	VADDPD  Y8, Y6, Y6
+	VSUBPD  224(R11), Y3, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPD  576(R11), Y10, Y10
+	VSUBPD  256(R11), Y7, Y11
+	VADDPD  Y10, Y6, Y6
+	VMULPD  (R11), Y9, Y9
+	VMULPD  Y5, Y6, Y6
+	VMULPD  32(R11), Y8, Y8
+	VMOVUPS 416(R11), Y10
+	VMULPD  320(R11), Y10, Y10
+	VADDPD  Y8, Y9, Y8
+	VMOVUPS 448(R11), Y9
+	VMULPD  352(R11), Y9, Y9
+	VMULPD  64(R11), Y11, Y11
+	VADDPD  Y9, Y10, Y9
+	VADDPD  Y11, Y8, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPD  384(R11), Y10, Y10
+	VMULPD  288(R11), Y8, Y8
+	VADDPD  Y10, Y9, Y9
+	VMINPD  Y1, Y8, Y8
+	VMAXPD  Y0, Y8, Y8
+	VMULPD  Y5, Y9, Y9
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R11), Y8, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  416(R11), Y6, Y11
+	VADDPD  192(R11), Y10, Y10
+	VMULPD  448(R11), Y6, Y12
+	VSUBPD  Y4, Y10, Y4
+	VMULPD  480(R11), Y6, Y6
+	VMULPD  32(R11), Y8, Y10
+	VSUBPD  512(R11), Y11, Y11
+	VADDPD  224(R11), Y10, Y10
+	VSUBPD  544(R11), Y12, Y12
+	VSUBPD  Y3, Y10, Y3
+	VSUBPD  576(R11), Y6, Y6
+	VMULPD  64(R11), Y8, Y10
+	VMULPD  416(R11), Y9, Y13
+	VADDPD  256(R11), Y10, Y10
+	VMULPD  448(R11), Y9, Y14
+	VSUBPD  Y7, Y10, Y7
+	VMULPD  480(R11), Y9, Y9
+	VMULPD  Y4, Y4, Y4
+	VMOVUPS 320(R11), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMULPD  Y3, Y3, Y3
+	VMOVUPS 352(R11), Y13
+	VSUBPD  Y14, Y13, Y13
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VSUBPD  Y9, Y4, Y4
+	VMULPD  Y7, Y7, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y10, Y10, Y9
+	VADDPD Y7, Y3, Y3
+	VMULPD Y13, Y13, Y7
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD    Y7, Y9, Y7
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y9
+	VMULPD    Y4, Y4, Y14
+	VADDPD    Y14, Y7, Y7
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y8, Y8
+	VMULPD    Y10, Y11, Y10
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y2, Y2
+	VMULPD    Y13, Y12, Y11
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Y8, (R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Y2, (R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Y3, (R12)(R13*8)
+	VADDPD   Y11, Y10, Y2
+	VMULPD   Y4, Y6, Y3
+	VADDPD   Y3, Y2, Y2
+	VCMPPD   $0x04, Y7, Y0, Y3
+	VDIVPD   Y7, Y2, Y2
+	VANDPD   Y3, Y2, Y2
+	VMINPD   Y1, Y2, Y2
+	VMAXPD   Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD 320(R11), Y2, Y3
+	VADDPD 512(R11), Y3, Y3
+	VMULPD 352(R11), Y2, Y4
+	VADDPD 544(R11), Y4, Y4
+	VMULPD 384(R11), Y2, Y2
+	VADDPD 576(R11), Y2, Y2
+	VMULPD 416(R11), Y3, Y3
+	VMULPD 448(R11), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 480(R11), Y2, Y2
+	VADDPD Y2, Y3, Y2
+	VMULPD Y5, Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 416(R11), Y2, Y3
+	VMULPD 448(R11), Y2, Y4
+	VMULPD 480(R11), Y2, Y5
+	VSUBPD 512(R11), Y3, Y6
+	VSUBPD 544(R11), Y4, Y7
+	VSUBPD 576(R11), Y5, Y8
+	VMULPD 320(R11), Y6, Y6
+	VMULPD 352(R11), Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 384(R11), Y8, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 608(R11), Y6, Y6
+	VMINPD Y1, Y6, Y6
+	VMAXPD Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 320(R11), Y6, Y7
+	VADDPD 512(R11), Y7, Y7
+	VSUBPD Y3, Y7, Y3
+	VMULPD 352(R11), Y6, Y7
+	VADDPD 544(R11), Y7, Y7
+	VSUBPD Y4, Y7, Y4
+	VMULPD 384(R11), Y6, Y7
+	VADDPD 576(R11), Y7, Y7
+	VSUBPD Y5, Y7, Y5
+	VMULPD Y3, Y3, Y3
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y6, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Y5, 32(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Y2, 32(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Y3, 32(R12)(R13*8)
+	ADDQ     $0x00000008, R13
+	SUBQ     $0x00000008, R14
+	CMPQ     R14, $0x00004000
+	JAE      Closest64AVX2_nt
+
+Closest64AVX2_nt_end:
+	SFENCE
+
+Closest64AVX2_nt_skip:
+	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   Closest64AVX2_prefetch_end
+
+Closest64AVX2_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Y2
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Y3
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Y4
+	PREFETCHT0 1056(AX)(R13*8)
+	PREFETCHT0 1056(BX)(R13*8)
+	PREFETCHT0 1056(CX)(R13*8)
+	PREFETCHT0 1056(DX)(R13*8)
+	PREFETCHT0 1056(SI)(R13*8)
+	PREFETCHT0 1056(DI)(R13*8)
+	PREFETCHT0 1056(R8)(R13*8)
+	PREFETCHT0 1056(R9)(R13*8)
+	PREFETCHT0 1056(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1056(R12)(R13*8)
+	VMOVUPS    32(R12)(R13*8), Y5
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1056(R12)(R13*8)
+	VMOVUPS    32(R12)(R13*8), Y6
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1056(R12)(R13*8)
+	VMOVUPS    32(R12)(R13*8), Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Y8
+	VSUBPD  (AX)(R13*8), Y8, Y8
+	VMOVUPS (SI)(R13*8), Y9
+	VSUBPD  (BX)(R13*8), Y9, Y9
+	VMOVUPS (DI)(R13*8), Y10
+	VSUBPD  (CX)(R13*8), Y10, Y10
+	VMOVUPS Y8, (R11)
+	VMOVUPS Y9, 32(R11)
+	VMOVUPS Y10, 64(R11)
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 96(R11)
+	VMOVUPS Y3, 128(R11)
+	VMOVUPS Y4, 160(R11)
+	VMOVUPS (AX)(R13*8), Y2
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VMOVUPS (BX)(R13*8), Y3
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VMOVUPS (CX)(R13*8), Y4
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 192(R11)
+	VMOVUPS Y3, 224(R11)
+	VMOVUPS Y4, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y2
+	VMULPD  96(R11), Y2, Y2
+	VMOVUPS 128(R11), Y3
+	VMULPD  128(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R11), Y3
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y2
+	VANDPD  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R11), Y3
+	VMULPD  (R11), Y3, Y3
+	VMOVUPS 32(R11), Y4
+	VMULPD  32(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R11), Y4
+	VMULPD  64(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R11)
+	VMOVUPS 96(R11), Y3
+	VMULPD  192(R11), Y3, Y3
+	VMOVUPS 128(R11), Y4
+	VMULPD  224(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R11), Y4
+	VMULPD  256(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPS 96(R11), Y4
+	VMULPD  (R11), Y4, Y4
+	VMOVUPS 128(R11), Y8
+	VMULPD  32(R11), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMOVUPS 160(R11), Y8
+	VMULPD  64(R11), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMULPD  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD 96(R11), Y3, Y8
+	VMULPD 128(R11), Y3, Y9
+	VMULPD 160(R11), Y3, Y3
+	VSUBPD 192(R11), Y8, Y8
+	VSUBPD 224(R11), Y9, Y9
+	VSUBPD 256(R11), Y3, Y3
+	VMULPD 96(R11), Y4, Y10
+	VMULPD 128(R11), Y4, Y11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 32(DX)(R13*8), Y12
+	VSUBPD  32(AX)(R13*8), Y12, Y12
+	VMULPD  160(R11), Y4, Y4
+	VMOVUPS 32(SI)(R13*8), Y13
+	VSUBPD  32(BX)(R13*8), Y13, Y13
+	VMOVUPS (R11), Y14
+	VSUBPD  Y10, Y14, Y10
+	VMOVUPS 32(DI)(R13*8), Y14
+	VSUBPD  32(CX)(R13*8), Y14, Y14
+	VMOVUPS 32(R11), Y15
+	VSUBPD  Y11, Y15, Y11
+	VMOVUPS Y12, 320(R11)
+	VMOVUPS 64(R11), Y12
+	VSUBPD  Y4, Y12, Y4
+	VMOVUPS Y13, 352(R11)
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y10, Y10, Y12
+	VMOVUPS Y14, 384(R11)
+	VMULPD  Y11, Y11, Y13
+	VSUBPD  32(R8)(R13*8), Y5, Y5
+	VADDPD  Y13, Y12, Y12
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VMULPD  Y4, Y4, Y13
+	VSUBPD  32(R10)(R13*8), Y7, Y7
+	VADDPD  Y13, Y12, Y12
+	VMOVUPS Y5, 416(R11)
+	VMULPD  Y10, Y8, Y5
+	VMOVUPS Y6, 448(R11)
+	VMULPD  Y11, Y9, Y6
+	VMOVUPS Y7, 480(R11)
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 32(AX)(R13*8), Y6
+	VSUBPD  32(R8)(R13*8), Y6, Y6
+	VMULPD  Y4, Y3, Y3
+	VMOVUPS 32(BX)(R13*8), Y4
+	VSUBPD  32(R9)(R13*8), Y4, Y4
+	VADDPD  Y3, Y5, Y3
+	VMOVUPS 32(CX)(R13*8), Y5
+	VSUBPD  32(R10)(R13*8), Y5, Y5
+	VCMPPD  $0x04, Y12, Y0, Y7
+	VDIVPD  Y12, Y3, Y3
+	VANDPD  Y7, Y3, Y3
+	VMOVUPS Y6, 512(R11)
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+	VMOVUPS Y4, 544(R11)
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD  (R11), Y3, Y4
+	VMOVUPS Y5, 576(R11)
+	VADDPD  192(R11), Y4, Y4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 416(R11), Y5
+	VMULPD  416(R11), Y5, Y5
+	VMULPD  32(R11), Y3, Y6
+	VMOVUPS 448(R11), Y7
+	VMULPD  448(R11), Y7, Y7
+	VADDPD  224(R11), Y6, Y6
+	VADDPD  Y7, Y5, Y5
+	VMULPD  64(R11), Y3, Y3
+	VMOVUPS 480(R11), Y7
+	VMULPD  480(R11), Y7, Y7
+	VADDPD  256(R11), Y3, Y3
+	VADDPD  Y7, Y5, Y5
+	VMULPD  96(R11), Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y7
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y7, Y5, Y5
+	VMULPD  128(R11), Y6, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 320(R11), Y7
+	VMULPD  320(R11), Y7, Y7
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 352(R11), Y6
+	VMULPD  352(R11), Y6, Y6
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y6, Y7, Y6
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VMULPD  384(R11), Y4, Y4
+	VMULPD  Y2, Y3, Y2
+	VADDPD  Y4, Y6, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R11), Y2, Y4
+	VMOVUPS Y3, 608(R11)
+	VMULPD  128(R11), Y2, Y3
+	VMOVUPS 416(R11), Y6
+	VMULPD  512(R11), Y6, Y6
+	VMULPD  160(R11), Y2, Y7
+	VMOVUPS 448(R11), Y8
+	VMULPD  544(R11), Y8, Y8
+	VSUBPD  192(R11), Y4, Y9
+	VADDPD  Y8, Y6, Y6
+	VSUBPD  224(R11), Y3, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPD  576(R11), Y10, Y10
+	VSUBPD  256(R11), Y7, Y11
+	VADDPD  Y10, Y6, Y6
+	VMULPD  (R11), Y9, Y9
+	VMULPD  Y5, Y6, Y6
+	VMULPD  32(R11), Y8, Y8
+	VMOVUPS 416(R11), Y10
+	VMULPD  320(R11), Y10, Y10
+	VADDPD  Y8, Y9, Y8
+	VMOVUPS 448(R11), Y9
+	VMULPD  352(R11), Y9, Y9
+	VMULPD  64(R11), Y11, Y11
+	VADDPD  Y9, Y10, Y9
+	VADDPD  Y11, Y8, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPD  384(R11), Y10, Y10
+	VMULPD  288(R11), Y8, Y8
+	VADDPD  Y10, Y9, Y9
+	VMINPD  Y1, Y8, Y8
+	VMAXPD  Y0, Y8, Y8
+	VMULPD  Y5, Y9, Y9
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R11), Y8, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  416(R11), Y6, Y11
+	VADDPD  192(R11), Y10, Y10
+	VMULPD  448(R11), Y6, Y12
+	VSUBPD  Y4, Y10, Y4
+	VMULPD  480(R11), Y6, Y6
+	VMULPD  32(R11), Y8, Y10
+	VSUBPD  512(R11), Y11, Y11
+	VADDPD  224(R11), Y10, Y10
+	VSUBPD  544(R11), Y12, Y12
+	VSUBPD  Y3, Y10, Y3
+	VSUBPD  576(R11), Y6, Y6
+	VMULPD  64(R11), Y8, Y10
+	VMULPD  416(R11), Y9, Y13
+	VADDPD  256(R11), Y10, Y10
+	VMULPD  448(R11), Y9, Y14
+	VSUBPD  Y7, Y10, Y7
+	VMULPD  480(R11), Y9, Y9
+	VMULPD  Y4, Y4, Y4
+	VMOVUPS 320(R11), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMULPD  Y3, Y3, Y3
+	VMOVUPS 352(R11), Y13
+	VSUBPD  Y14, Y13, Y13
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VSUBPD  Y9, Y4, Y4
+	VMULPD  Y7, Y7, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y10, Y10, Y9
+	VADDPD Y7, Y3, Y3
+	VMULPD Y13, Y13, Y7
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD    Y7, Y9, Y7
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y9
+	VMULPD    Y4, Y4, Y14
+	VADDPD    Y14, Y7, Y7
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y8, Y8
+	VMULPD    Y10, Y11, Y10
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y2, Y2
+	VMULPD    Y13, Y12, Y11
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y8, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y3, (R12)(R13*8)
+	VADDPD  Y11, Y10, Y2
+	VMULPD  Y4, Y6, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y7, Y0, Y3
+	VDIVPD  Y7, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD 320(R11), Y2, Y3
+	VADDPD 512(R11), Y3, Y3
+	VMULPD 352(R11), Y2, Y4
+	VADDPD 544(R11), Y4, Y4
+	VMULPD 384(R11), Y2, Y2
+	VADDPD 576(R11), Y2, Y2
+	VMULPD 416(R11), Y3, Y3
+	VMULPD 448(R11), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 480(R11), Y2, Y2
+	VADDPD Y2, Y3, Y2
+	VMULPD Y5, Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 416(R11), Y2, Y3
+	VMULPD 448(R11), Y2, Y4
+	VMULPD 480(R11), Y2, Y5
+	VSUBPD 512(R11), Y3, Y6
+	VSUBPD 544(R11), Y4, Y7
+	VSUBPD 576(R11), Y5, Y8
+	VMULPD 320(R11), Y6, Y6
+	VMULPD 352(R11), Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 384(R11), Y8, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 608(R11), Y6, Y6
+	VMINPD Y1, Y6, Y6
+	VMAXPD Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 320(R11), Y6, Y7
+	VADDPD 512(R11), Y7, Y7
+	VSUBPD Y3, Y7, Y3
+	VMULPD 352(R11), Y6, Y7
+	VADDPD 544(R11), Y7, Y7
+	VSUBPD Y4, Y7, Y4
+	VMULPD 384(R11), Y6, Y7
+	VADDPD 576(R11), Y7, Y7
+	VSUBPD Y5, Y7, Y5
+	VMULPD Y3, Y3, Y3
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y6, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 1.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y5, 32(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y2, 32(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y3, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00004000
+	JAE     Closest64AVX2_prefetch
+
+Closest64AVX2_prefetch_end:
+	// Loop over 2 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   Closest64AVX2_groups_end
+
+Closest64AVX2_groups:
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*8), Y2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Y3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Y4
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Y8
+	VSUBPD  (AX)(R13*8), Y8, Y8
+	VMOVUPS (SI)(R13*8), Y9
+	VSUBPD  (BX)(R13*8), Y9, Y9
+	VMOVUPS (DI)(R13*8), Y10
+	VSUBPD  (CX)(R13*8), Y10, Y10
+	VMOVUPS Y8, (R11)
+	VMOVUPS Y9, 32(R11)
+	VMOVUPS Y10, 64(R11)
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 96(R11)
+	VMOVUPS Y3, 128(R11)
+	VMOVUPS Y4, 160(R11)
+	VMOVUPS (AX)(R13*8), Y2
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VMOVUPS (BX)(R13*8), Y3
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VMOVUPS (CX)(R13*8), Y4
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 192(R11)
+	VMOVUPS Y3, 224(R11)
+	VMOVUPS Y4, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y2
+	VMULPD  96(R11), Y2, Y2
+	VMOVUPS 128(R11), Y3
+	VMULPD  128(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R11), Y3
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y2
+	VANDPD  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R11), Y3
+	VMULPD  (R11), Y3, Y3
+	VMOVUPS 32(R11), Y4
+	VMULPD  32(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R11), Y4
+	VMULPD  64(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R11)
+	VMOVUPS 96(R11), Y3
+	VMULPD  192(R11), Y3, Y3
+	VMOVUPS 128(R11), Y4
+	VMULPD  224(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R11), Y4
+	VMULPD  256(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPS 96(R11), Y4
+	VMULPD  (R11), Y4, Y4
+	VMOVUPS 128(R11), Y8
+	VMULPD  32(R11), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMOVUPS 160(R11), Y8
+	VMULPD  64(R11), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMULPD  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD 96(R11), Y3, Y8
+	VMULPD 128(R11), Y3, Y9
+	VMULPD 160(R11), Y3, Y3
+	VSUBPD 192(R11), Y8, Y8
+	VSUBPD 224(R11), Y9, Y9
+	VSUBPD 256(R11), Y3, Y3
+	VMULPD 96(R11), Y4, Y10
+	VMULPD 128(R11), Y4, Y11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 32(DX)(R13*8), Y12
+	VSUBPD  32(AX)(R13*8), Y12, Y12
+	VMULPD  160(R11), Y4, Y4
+	VMOVUPS 32(SI)(R13*8), Y13
+	VSUBPD  32(BX)(R13*8), Y13, Y13
+	VMOVUPS (R11), Y14
+	VSUBPD  Y10, Y14, Y10
+	VMOVUPS 32(DI)(R13*8), Y14
+	VSUBPD  32(CX)(R13*8), Y14, Y14
+	VMOVUPS 32(R11), Y15
+	VSUBPD  Y11, Y15, Y11
+	VMOVUPS Y12, 320(R11)
+	VMOVUPS 64(R11), Y12
+	VSUBPD  Y4, Y12, Y4
+	VMOVUPS Y13, 352(R11)
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y10, Y10, Y12
+	VMOVUPS Y14, 384(R11)
+	VMULPD  Y11, Y11, Y13
+	VSUBPD  32(R8)(R13*8), Y5, Y5
+	VADDPD  Y13, Y12, Y12
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VMULPD  Y4, Y4, Y13
+	VSUBPD  32(R10)(R13*8), Y7, Y7
+	VADDPD  Y13, Y12, Y12
+	VMOVUPS Y5, 416(R11)
+	VMULPD  Y10, Y8, Y5
+	VMOVUPS Y6, 448(R11)
+	VMULPD  Y11, Y9, Y6
+	VMOVUPS Y7, 480(R11)
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 32(AX)(R13*8), Y6
+	VSUBPD  32(R8)(R13*8), Y6, Y6
+	VMULPD  Y4, Y3, Y3
+	VMOVUPS 32(BX)(R13*8), Y4
+	VSUBPD  32(R9)(R13*8), Y4, Y4
+	VADDPD  Y3, Y5, Y3
+	VMOVUPS 32(CX)(R13*8), Y5
+	VSUBPD  32(R10)(R13*8), Y5, Y5
+	VCMPPD  $0x04, Y12, Y0, Y7
+	VDIVPD  Y12, Y3, Y3
+	VANDPD  Y7, Y3, Y3
+	VMOVUPS Y6, 512(R11)
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+	VMOVUPS Y4, 544(R11)
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD  (R11), Y3, Y4
+	VMOVUPS Y5, 576(R11)
+	VADDPD  192(R11), Y4, Y4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 416(R11), Y5
+	VMULPD  416(R11), Y5, Y5
+	VMULPD  32(R11), Y3, Y6
+	VMOVUPS 448(R11), Y7
+	VMULPD  448(R11), Y7, Y7
+	VADDPD  224(R11), Y6, Y6
+	VADDPD  Y7, Y5, Y5
+	VMULPD  64(R11), Y3, Y3
+	VMOVUPS 480(R11), Y7
+	VMULPD  480(R11), Y7, Y7
+	VADDPD  256(R11), Y3, Y3
+	VADDPD  Y7, Y5, Y5
+	VMULPD  96(R11), Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y7
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y7, Y5, Y5
+	VMULPD  128(R11), Y6, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 320(R11), Y7
+	VMULPD  320(R11), Y7, Y7
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 352(R11), Y6
+	VMULPD  352(R11), Y6, Y6
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y6, Y7, Y6
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VMULPD  384(R11), Y4, Y4
+	VMULPD  Y2, Y3, Y2
+	VADDPD  Y4, Y6, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R11), Y2, Y4
+	VMOVUPS Y3, 608(R11)
+	VMULPD  128(R11), Y2, Y3
+	VMOVUPS 416(R11), Y6
+	VMULPD  512(R11), Y6, Y6
+	VMULPD  160(R11), Y2, Y7
+	VMOVUPS 448(R11), Y8
+	VMULPD  544(R11), Y8, Y8
+	VSUBPD  192(R11), Y4, Y9
+	VADDPD  Y8, Y6, Y6
+	VSUBPD  224(R11), Y3, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPD  576(R11), Y10, Y10
+	VSUBPD  256(R11), Y7, Y11
+	VADDPD  Y10, Y6, Y6
+	VMULPD  (R11), Y9, Y9
+	VMULPD  Y5, Y6, Y6
+	VMULPD  32(R11), Y8, Y8
+	VMOVUPS 416(R11), Y10
+	VMULPD  320(R11), Y10, Y10
+	VADDPD  Y8, Y9, Y8
+	VMOVUPS 448(R11), Y9
+	VMULPD  352(R11), Y9, Y9
+	VMULPD  64(R11), Y11, Y11
+	VADDPD  Y9, Y10, Y9
+	VADDPD  Y11, Y8, Y8
+	VMOVUPS 480(R11), Y10
+	VMULPD  384(R11), Y10, Y10
+	VMULPD  288(R11), Y8, Y8
+	VADDPD  Y10, Y9, Y9
+	VMINPD  Y1, Y8, Y8
+	VMAXPD  Y0, Y8, Y8
+	VMULPD  Y5, Y9, Y9
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R11), Y8, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  416(R11), Y6, Y11
+	VADDPD  192(R11), Y10, Y10
+	VMULPD  448(R11), Y6, Y12
+	VSUBPD  Y4, Y10, Y4
+	VMULPD  480(R11), Y6, Y6
+	VMULPD  32(R11), Y8, Y10
+	VSUBPD  512(R11), Y11, Y11
+	VADDPD  224(R11), Y10, Y10
+	VSUBPD  544(R11), Y12, Y12
+	VSUBPD  Y3, Y10, Y3
+	VSUBPD  576(R11), Y6, Y6
+	VMULPD  64(R11), Y8, Y10
+	VMULPD  416(R11), Y9, Y13
+	VADDPD  256(R11), Y10, Y10
+	VMULPD  448(R11), Y9, Y14
+	VSUBPD  Y7, Y10, Y7
+	VMULPD  480(R11), Y9, Y9
+	VMULPD  Y4, Y4, Y4
+	VMOVUPS 320(R11), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMULPD  Y3, Y3, Y3
+	VMOVUPS 352(R11), Y13
+	VSUBPD  Y14, Y13, Y13
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 384(R11), Y4
+	VSUBPD  Y9, Y4, Y4
+	VMULPD  Y7, Y7, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y10, Y10, Y9
+	VADDPD Y7, Y3, Y3
+	VMULPD Y13, Y13, Y7
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD    Y7, Y9, Y7
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y9
+	VMULPD    Y4, Y4, Y14
+	VADDPD    Y14, Y7, Y7
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y8, Y8
+	VMULPD    Y10, Y11, Y10
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y2, Y2
+	VMULPD    Y13, Y12, Y11
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y8, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y3, (R12)(R13*8)
+	VADDPD  Y11, Y10, Y2
+	VMULPD  Y4, Y6, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y7, Y0, Y3
+	VDIVPD  Y7, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD 320(R11), Y2, Y3
+	VADDPD 512(R11), Y3, Y3
+	VMULPD 352(R11), Y2, Y4
+	VADDPD 544(R11), Y4, Y4
+	VMULPD 384(R11), Y2, Y2
+	VADDPD 576(R11), Y2, Y2
+	VMULPD 416(R11), Y3, Y3
+	VMULPD 448(R11), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 480(R11), Y2, Y2
+	VADDPD Y2, Y3, Y2
+	VMULPD Y5, Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 416(R11), Y2, Y3
+	VMULPD 448(R11), Y2, Y4
+	VMULPD 480(R11), Y2, Y5
+	VSUBPD 512(R11), Y3, Y6
+	VSUBPD 544(R11), Y4, Y7
+	VSUBPD 576(R11), Y5, Y8
+	VMULPD 320(R11), Y6, Y6
+	VMULPD 352(R11), Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 384(R11), Y8, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 608(R11), Y6, Y6
+	VMINPD Y1, Y6, Y6
+	VMAXPD Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 320(R11), Y6, Y7
+	VADDPD 512(R11), Y7, Y7
+	VSUBPD Y3, Y7, Y3
+	VMULPD 352(R11), Y6, Y7
+	VADDPD 544(R11), Y7, Y7
+	VSUBPD Y4, Y7, Y4
+	VMULPD 384(R11), Y6, Y7
+	VADDPD 576(R11), Y7, Y7
+	VSUBPD Y5, Y7, Y5
+	VMULPD Y3, Y3, Y3
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y6, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 1.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y5, 32(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y2, 32(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y3, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     Closest64AVX2_groups
+
+Closest64AVX2_groups_end:
+	// Loop over 1 group(s) at a time while at least 4 lanes remain.
+	CMPQ R14, $0x00000004
+	JB   Closest64AVX2_loop_end
+
+Closest64AVX2_loop:
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*8), Y2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Y3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Y4
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Y5
+	VSUBPD  (AX)(R13*8), Y5, Y5
+	VMOVUPS (SI)(R13*8), Y6
+	VSUBPD  (BX)(R13*8), Y6, Y6
+	VMOVUPS (DI)(R13*8), Y7
+	VSUBPD  (CX)(R13*8), Y7, Y7
+	VMOVUPS Y5, (R11)
+	VMOVUPS Y6, 32(R11)
+	VMOVUPS Y7, 64(R11)
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 96(R11)
+	VMOVUPS Y3, 128(R11)
+	VMOVUPS Y4, 160(R11)
+	VMOVUPS (AX)(R13*8), Y2
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VMOVUPS (BX)(R13*8), Y3
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VMOVUPS (CX)(R13*8), Y4
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMOVUPS Y2, 192(R11)
+	VMOVUPS Y3, 224(R11)
+	VMOVUPS Y4, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y2
+	VMULPD  96(R11), Y2, Y2
+	VMOVUPS 128(R11), Y3
+	VMULPD  128(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R11), Y3
+	VMULPD  160(R11), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y2
+	VANDPD  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R11), Y3
+	VMULPD  (R11), Y3, Y3
+	VMOVUPS 32(R11), Y4
+	VMULPD  32(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R11), Y4
+	VMULPD  64(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R11)
+	VMOVUPS 96(R11), Y3
+	VMULPD  192(R11), Y3, Y3
+	VMOVUPS 128(R11), Y4
+	VMULPD  224(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R11), Y4
+	VMULPD  256(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPS 96(R11), Y4
+	VMULPD  (R11), Y4, Y4
+	VMOVUPS 128(R11), Y5
+	VMULPD  32(R11), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 160(R11), Y5
+	VMULPD  64(R11), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  96(R11), Y3, Y5
+	VMULPD  128(R11), Y3, Y6
+	VMULPD  160(R11), Y3, Y3
+	VSUBPD  192(R11), Y5, Y5
+	VSUBPD  224(R11), Y6, Y6
+	VSUBPD  256(R11), Y3, Y3
+	VMULPD  96(R11), Y4, Y7
+	VMULPD  128(R11), Y4, Y8
+	VMULPD  160(R11), Y4, Y4
+	VMOVUPS (R11), Y9
+	VSUBPD  Y7, Y9, Y7
+	VMOVUPS 32(R11), Y9
+	VSUBPD  Y8, Y9, Y8
+	VMOVUPS 64(R11), Y9
+	VSUBPD  Y4, Y9, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y7, Y7, Y9
+	VMULPD Y8, Y8, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y4, Y4, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y7, Y5, Y5
+	VMULPD Y8, Y6, Y6
+	VADDPD Y6, Y5, Y5
+	VMULPD Y4, Y3, Y3
+	VADDPD Y3, Y5, Y3
+	VCMPPD $0x04, Y9, Y0, Y4
+	VDIVPD Y9, Y3, Y3
+	VANDPD Y4, Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R11), Y3, Y4
+	VADDPD 192(R11), Y4, Y4
+	VMULPD 32(R11), Y3, Y5
+	VADDPD 224(R11), Y5, Y5
+	VMULPD 64(R11), Y3, Y3
+	VADDPD 256(R11), Y3, Y3
+	VMULPD 96(R11), Y4, Y4
+	VMULPD 128(R11), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD 160(R11), Y3, Y3
+	VADDPD Y3, Y4, Y3
+	VMULPD Y2, Y3, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 96(R11), Y2, Y3
+	VMULPD 128(R11), Y2, Y4
+	VMULPD 160(R11), Y2, Y5
+	VSUBPD 192(R11), Y3, Y6
+	VSUBPD 224(R11), Y4, Y7
+	VSUBPD 256(R11), Y5, Y8
+	VMULPD (R11), Y6, Y6
+	VMULPD 32(R11), Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 64(R11), Y8, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 288(R11), Y6, Y6
+	VMINPD Y1, Y6, Y6
+	VMAXPD Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R11), Y6, Y7
+	VADDPD 192(R11), Y7, Y7
+	VSUBPD Y3, Y7, Y3
+	VMULPD 32(R11), Y6, Y7
+	VADDPD 224(R11), Y7, Y7
+	VSUBPD Y4, Y7, Y4
+	VMULPD 64(R11), Y6, Y7
+	VADDPD 256(R11), Y7, Y7
+	VSUBPD Y5, Y7, Y5
+	VMULPD Y3, Y3, Y3
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y6, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y5, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y3, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	SUBQ    $0x00000004, R14
+	CMPQ    R14, $0x00000004
+	JAE     Closest64AVX2_loop
+
+Closest64AVX2_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ        R14, R14
+	JZ           Closest64AVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota64<>+0(SB), Y2, Y2
+
+	// Masked loads: lanes past n read as zero.
+	VMASKMOVPS (AX)(R13*8), Y2, Y3
+	VMASKMOVPS (BX)(R13*8), Y2, Y4
+	VMASKMOVPS (CX)(R13*8), Y2, Y5
+	VMASKMOVPS (DX)(R13*8), Y2, Y6
+	VMASKMOVPS (SI)(R13*8), Y2, Y7
+	VMASKMOVPS (DI)(R13*8), Y2, Y8
+	VMASKMOVPS (R8)(R13*8), Y2, Y9
+	VMASKMOVPS (R9)(R13*8), Y2, Y10
+	VMASKMOVPS (R10)(R13*8), Y2, Y11
+	MOVQ       dx+72(FP), R12
+	VMASKMOVPS (R12)(R13*8), Y2, Y12
+	MOVQ       dy+80(FP), R12
+	VMASKMOVPS (R12)(R13*8), Y2, Y13
+	MOVQ       dz+88(FP), R12
+	VMASKMOVPS (R12)(R13*8), Y2, Y14
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Y3, Y6, Y6
+	VSUBPD  Y4, Y7, Y7
+	VSUBPD  Y5, Y8, Y8
+	VMOVUPS Y6, (R11)
+	VMOVUPS Y7, 32(R11)
+	VMOVUPS Y8, 64(R11)
+	VSUBPD  Y9, Y12, Y6
+	VSUBPD  Y10, Y13, Y7
+	VSUBPD  Y11, Y14, Y8
+	VMOVUPS Y6, 96(R11)
+	VMOVUPS Y7, 128(R11)
+	VMOVUPS Y8, 160(R11)
+	VSUBPD  Y9, Y3, Y3
+	VSUBPD  Y10, Y4, Y4
+	VSUBPD  Y11, Y5, Y5
+	VMOVUPS Y3, 192(R11)
+	VMOVUPS Y4, 224(R11)
+	VMOVUPS Y5, 256(R11)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R11), Y3
+	VMULPD  96(R11), Y3, Y3
+	VMOVUPS 128(R11), Y4
+	VMULPD  128(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R11), Y4
+	VMULPD  160(R11), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R11), Y4
+	VMULPD  (R11), Y4, Y4
+	VMOVUPS 32(R11), Y5
+	VMULPD  32(R11), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 64(R11), Y5
+	VMULPD  64(R11), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD  Y4, Y1, Y4
+	VANDPD  Y5, Y4, Y4
+	VMOVUPS Y4, 288(R11)
+	VMOVUPS 96(R11), Y4
+	VMULPD  192(R11), Y4, Y4
+	VMOVUPS 128(R11), Y5
+	VMULPD  224(R11), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 160(R11), Y5
+	VMULPD  256(R11), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y3, Y4, Y4
+	VMOVUPS 96(R11), Y5
+	VMULPD  (R11), Y5, Y5
+	VMOVUPS 128(R11), Y6
+	VMULPD  32(R11), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 160(R11), Y6
+	VMULPD  64(R11), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y3, Y5, Y5
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  96(R11), Y4, Y6
+	VMULPD  128(R11), Y4, Y7
+	VMULPD  160(R11), Y4, Y4
+	VSUBPD  192(R11), Y6, Y6
+	VSUBPD  224(R11), Y7, Y7
+	VSUBPD  256(R11), Y4, Y4
+	VMULPD  96(R11), Y5, Y8
+	VMULPD  128(R11), Y5, Y9
+	VMULPD  160(R11), Y5, Y5
+	VMOVUPS (R11), Y10
+	VSUBPD  Y8, Y10, Y8
+	VMOVUPS 32(R11), Y10
+	VSUBPD  Y9, Y10, Y9
+	VMOVUPS 64(R11), Y10
+	VSUBPD  Y5, Y10, Y5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y8, Y8, Y10
+	VMULPD Y9, Y9, Y11
+	VADDPD Y11, Y10, Y10
+	VMULPD Y5, Y5, Y11
+	VADDPD Y11, Y10, Y10
+	VMULPD Y8, Y6, Y6
+	VMULPD Y9, Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD Y5, Y4, Y4
+	VADDPD Y4, Y6, Y4
+	VCMPPD $0x04, Y10, Y0, Y5
+	VDIVPD Y10, Y4, Y4
+	VANDPD Y5, Y4, Y4
+	VMINPD Y1, Y4, Y4
+	VMAXPD Y0, Y4, Y4
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R11), Y4, Y5
+	VADDPD 192(R11), Y5, Y5
+	VMULPD 32(R11), Y4, Y6
+	VADDPD 224(R11), Y6, Y6
+	VMULPD 64(R11), Y4, Y4
+	VADDPD 256(R11), Y4, Y4
+	VMULPD 96(R11), Y5, Y5
+	VMULPD 128(R11), Y6, Y6
+	VADDPD Y6, Y5, Y5
+	VMULPD 160(R11), Y4, Y4
+	VADDPD Y4, Y5, Y4
+	VMULPD Y3, Y4, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 96(R11), Y3, Y4
+	VMULPD 128(R11), Y3, Y5
+	VMULPD 160(R11), Y3, Y6
+	VSUBPD 192(R11), Y4, Y7
+	VSUBPD 224(R11), Y5, Y8
+	VSUBPD 256(R11), Y6, Y9
+	VMULPD (R11), Y7, Y7
+	VMULPD 32(R11), Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 64(R11), Y9, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 288(R11), Y7, Y7
+	VMINPD Y1, Y7, Y1
+	VMAXPD Y0, Y1, Y0
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R11), Y0, Y1
+	VADDPD 192(R11), Y1, Y1
+	VSUBPD Y4, Y1, Y1
+	VMULPD 32(R11), Y0, Y4
+	VADDPD 224(R11), Y4, Y4
+	VSUBPD Y5, Y4, Y4
+	VMULPD 64(R11), Y0, Y5
+	VADDPD 256(R11), Y5, Y5
+	VSUBPD Y6, Y5, Y5
+	VMULPD Y1, Y1, Y1
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y1, Y1
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y1, Y1
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y1, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y0, Y0
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y1, Y1
+
+	// Store the results of group 0.
+	MOVQ       s+96(FP), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*8)
+	MOVQ       t+104(FP), R12
+	VMASKMOVPS Y3, Y2, (R12)(R13*8)
+	MOVQ       dist2+112(FP), R12
+	VMASKMOVPS Y1, Y2, (R12)(R13*8)
+
+Closest64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func Stream64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX2
+TEXT ·Stream64AVX2(SB), NOSPLIT, $0-128
+	MOVQ         ax+0(FP), AX
+	MOVQ         ay+8(FP), BX
+	MOVQ         az+16(FP), CX
+	MOVQ         bx+24(FP), DX
+	MOVQ         by+32(FP), SI
+	MOVQ         bz+40(FP), DI
+	MOVQ         cx+48(FP), R8
+	MOVQ         cy+56(FP), R9
+	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
+	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y0
+
+	// Loop over 1 group(s) at a time while at least 4 lanes remain.
+	CMPQ R14, $0x00000004
+	JB   Stream64AVX2_loop_end
+
+Stream64AVX2_loop:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Y0
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Y1
+	VMOVUPS (AX)(R13*8), Y2
+	VADDPD  (DX)(R13*8), Y2, Y2
+	VADDPD  (R8)(R13*8), Y2, Y2
+	VADDPD  (R11)(R13*8), Y2, Y2
+	VMOVUPS (BX)(R13*8), Y3
+	VADDPD  (SI)(R13*8), Y3, Y3
+	VADDPD  (R9)(R13*8), Y3, Y3
+	VADDPD  Y0, Y3, Y0
+	VMOVUPS (CX)(R13*8), Y3
+	VADDPD  (DI)(R13*8), Y3, Y3
+	VADDPD  (R10)(R13*8), Y3, Y3
+	VADDPD  Y1, Y3, Y1
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y0, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y1, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	SUBQ    $0x00000004, R14
+	CMPQ    R14, $0x00000004
+	JAE     Stream64AVX2_loop
+
+Stream64AVX2_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ        R14, R14
+	JZ           Stream64AVX2_done
+	VMOVD        R14, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     iota64<>+0(SB), Y0, Y0
+
+	// Masked loads: lanes past n read as zero.
+	VMASKMOVPS (AX)(R13*8), Y0, Y1
+	VMASKMOVPS (BX)(R13*8), Y0, Y2
+	VMASKMOVPS (CX)(R13*8), Y0, Y3
+	VMASKMOVPS (DX)(R13*8), Y0, Y4
+	VMASKMOVPS (SI)(R13*8), Y0, Y5
+	VMASKMOVPS (DI)(R13*8), Y0, Y6
+	VMASKMOVPS (R8)(R13*8), Y0, Y7
+	VMASKMOVPS (R9)(R13*8), Y0, Y8
+	VMASKMOVPS (R10)(R13*8), Y0, Y9
+	VMASKMOVPS (R11)(R13*8), Y0, Y10
+	MOVQ       dy+80(FP), R12
+	VMASKMOVPS (R12)(R13*8), Y0, Y11
+	MOVQ       dz+88(FP), R12
+	VMASKMOVPS (R12)(R13*8), Y0, Y12
+	VADDPD     Y4, Y1, Y1
+	VADDPD     Y7, Y1, Y1
+	VADDPD     Y10, Y1, Y1
+	VADDPD     Y5, Y2, Y2
+	VADDPD     Y8, Y2, Y2
+	VADDPD     Y11, Y2, Y2
+	VADDPD     Y6, Y3, Y3
+	VADDPD     Y9, Y3, Y3
+	VADDPD     Y12, Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ       s+96(FP), R12
+	VMASKMOVPS Y1, Y0, (R12)(R13*8)
+	MOVQ       t+104(FP), R12
+	VMASKMOVPS Y2, Y0, (R12)(R13*8)
+	MOVQ       dist2+112(FP), R12
+	VMASKMOVPS Y3, Y0, (R12)(R13*8)
+
+Stream64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func ClosestPoint64AVX2(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·ClosestPoint64AVX2(SB), NOSPLIT, $0-96
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         cx+24(FP), DX
+	MOVQ         cy+32(FP), SI
+	MOVQ         cz+40(FP), DI
+	MOVQ         dx+48(FP), R8
+	MOVQ         dy+56(FP), R9
+	MOVQ         dz+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+88(FP), R14
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    ClosestPoint64AVX2_nt_skip
+	MOVQ  t+72(FP), R12
+	MOVQ  dist2+80(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   ClosestPoint64AVX2_nt_skip
+
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPoint64AVX2_nt_end
+
+ClosestPoint64AVX2_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	VMOVUPS    (R8)(R13*8), Y2
+	VSUBPD     (DX)(R13*8), Y2, Y2
+	VMOVUPS    (R9)(R13*8), Y3
+	VSUBPD     (SI)(R13*8), Y3, Y3
+	VMOVUPS    (R10)(R13*8), Y4
+	VSUBPD     (DI)(R13*8), Y4, Y4
+	VMOVUPS    (AX)(R13*8), Y5
+	VSUBPD     (DX)(R13*8), Y5, Y5
+	VMOVUPS    (BX)(R13*8), Y6
+	VSUBPD     (SI)(R13*8), Y6, Y6
+	VMOVUPS    (CX)(R13*8), Y7
+	VSUBPD     (DI)(R13*8), Y7, Y7
+	VMULPD     Y2, Y5, Y8
+	VMULPD     Y3, Y6, Y9
+	VADDPD     Y9, Y8, Y8
+	VMULPD     Y4, Y7, Y9
+	VADDPD     Y9, Y8, Y8
+	VMULPD     Y2, Y2, Y9
+	VMULPD     Y3, Y3, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     Y4, Y4, Y10
+	VADDPD     Y10, Y9, Y9
+	VCMPPD     $0x04, Y9, Y0, Y10
+	VDIVPD     Y9, Y8, Y8
+	VANDPD     Y10, Y8, Y8
+	VMINPD     Y1, Y8, Y8
+	VMAXPD     Y0, Y8, Y8
+	VMULPD     Y8, Y2, Y2
+	VMULPD     Y8, Y3, Y3
+	VMULPD     Y8, Y4, Y4
+	VSUBPD     Y5, Y2, Y2
+	VSUBPD     Y6, Y3, Y3
+	VSUBPD     Y7, Y4, Y4
+	VMULPD     Y2, Y2, Y2
+	VMULPD     Y3, Y3, Y3
+	VADDPD     Y3, Y2, Y2
+	VMULPD     Y4, Y4, Y3
+	VADDPD     Y3, Y2, Y2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y2, Y3
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Y4, (R12)(R13*8)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Y2, (R12)(R13*8)
+	ADDQ     $0x00000004, R13
+	SUBQ     $0x00000004, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPoint64AVX2_nt
+
+ClosestPoint64AVX2_nt_end:
+	SFENCE
+
+ClosestPoint64AVX2_nt_skip:
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPoint64AVX2_prefetch_end
+
+ClosestPoint64AVX2_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	VMOVUPS    (R8)(R13*8), Y2
+	VSUBPD     (DX)(R13*8), Y2, Y2
+	VMOVUPS    (R9)(R13*8), Y3
+	VSUBPD     (SI)(R13*8), Y3, Y3
+	VMOVUPS    (R10)(R13*8), Y4
+	VSUBPD     (DI)(R13*8), Y4, Y4
+	VMOVUPS    (AX)(R13*8), Y5
+	VSUBPD     (DX)(R13*8), Y5, Y5
+	VMOVUPS    (BX)(R13*8), Y6
+	VSUBPD     (SI)(R13*8), Y6, Y6
+	VMOVUPS    (CX)(R13*8), Y7
+	VSUBPD     (DI)(R13*8), Y7, Y7
+	VMULPD     Y2, Y5, Y8
+	VMULPD     Y3, Y6, Y9
+	VADDPD     Y9, Y8, Y8
+	VMULPD     Y4, Y7, Y9
+	VADDPD     Y9, Y8, Y8
+	VMULPD     Y2, Y2, Y9
+	VMULPD     Y3, Y3, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     Y4, Y4, Y10
+	VADDPD     Y10, Y9, Y9
+	VCMPPD     $0x04, Y9, Y0, Y10
+	VDIVPD     Y9, Y8, Y8
+	VANDPD     Y10, Y8, Y8
+	VMINPD     Y1, Y8, Y8
+	VMAXPD     Y0, Y8, Y8
+	VMULPD     Y8, Y2, Y2
+	VMULPD     Y8, Y3, Y3
+	VMULPD     Y8, Y4, Y4
+	VSUBPD     Y5, Y2, Y2
+	VSUBPD     Y6, Y3, Y3
+	VSUBPD     Y7, Y4, Y4
+	VMULPD     Y2, Y2, Y2
+	VMULPD     Y3, Y3, Y3
+	VADDPD     Y3, Y2, Y2
+	VMULPD     Y4, Y4, Y3
+	VADDPD     Y3, Y2, Y2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y2, Y3
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+
+	// Store the results of group 0.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Y4, (R12)(R13*8)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	SUBQ    $0x00000004, R14
+	CMPQ    R14, $0x00004000
+	JAE     ClosestPoint64AVX2_prefetch
+
+ClosestPoint64AVX2_prefetch_end:
+	// Loop over 1 group(s) at a time while at least 4 lanes remain.
+	CMPQ R14, $0x00000004
+	JB   ClosestPoint64AVX2_loop_end
+
+ClosestPoint64AVX2_loop:
+	VMOVUPS (R8)(R13*8), Y2
+	VSUBPD  (DX)(R13*8), Y2, Y2
+	VMOVUPS (R9)(R13*8), Y3
+	VSUBPD  (SI)(R13*8), Y3, Y3
+	VMOVUPS (R10)(R13*8), Y4
+	VSUBPD  (DI)(R13*8), Y4, Y4
+	VMOVUPS (AX)(R13*8), Y5
+	VSUBPD  (DX)(R13*8), Y5, Y5
+	VMOVUPS (BX)(R13*8), Y6
+	VSUBPD  (SI)(R13*8), Y6, Y6
+	VMOVUPS (CX)(R13*8), Y7
+	VSUBPD  (DI)(R13*8), Y7, Y7
+	VMULPD  Y2, Y5, Y8
+	VMULPD  Y3, Y6, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  Y4, Y7, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  Y2, Y2, Y9
+	VMULPD  Y3, Y3, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  Y4, Y4, Y10
+	VADDPD  Y10, Y9, Y9
+	VCMPPD  $0x04, Y9, Y0, Y10
+	VDIVPD  Y9, Y8, Y8
+	VANDPD  Y10, Y8, Y8
+	VMINPD  Y1, Y8, Y8
+	VMAXPD  Y0, Y8, Y8
+	VMULPD  Y8, Y2, Y2
+	VMULPD  Y8, Y3, Y3
+	VMULPD  Y8, Y4, Y4
+	VSUBPD  Y5, Y2, Y2
+	VSUBPD  Y6, Y3, Y3
+	VSUBPD  Y7, Y4, Y4
+	VMULPD  Y2, Y2, Y2
+	VMULPD  Y3, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y4, Y4, Y3
+	VADDPD  Y3, Y2, Y2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y2, Y3
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+
+	// Store the results of group 0.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Y4, (R12)(R13*8)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	SUBQ    $0x00000004, R14
+	CMPQ    R14, $0x00000004
+	JAE     ClosestPoint64AVX2_loop
+
+ClosestPoint64AVX2_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ        R14, R14
+	JZ           ClosestPoint64AVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota64<>+0(SB), Y2, Y2
+
+	// Masked loads: lanes past n read as zero.
+	VMASKMOVPS (AX)(R13*8), Y2, Y3
+	VMASKMOVPS (BX)(R13*8), Y2, Y4
+	VMASKMOVPS (CX)(R13*8), Y2, Y5
+	VMASKMOVPS (DX)(R13*8), Y2, Y6
+	VMASKMOVPS (SI)(R13*8), Y2, Y7
+	VMASKMOVPS (DI)(R13*8), Y2, Y8
+	VMASKMOVPS (R8)(R13*8), Y2, Y9
+	VMASKMOVPS (R9)(R13*8), Y2, Y10
+	VMASKMOVPS (R10)(R13*8), Y2, Y11
+	VSUBPD     Y6, Y9, Y9
+	VSUBPD     Y7, Y10, Y10
+	VSUBPD     Y8, Y11, Y11
+	VSUBPD     Y6, Y3, Y3
+	VSUBPD     Y7, Y4, Y4
+	VSUBPD     Y8, Y5, Y5
+	VMULPD     Y9, Y3, Y6
+	VMULPD     Y10, Y4, Y7
+	VADDPD     Y7, Y6, Y6
+	VMULPD     Y11, Y5, Y7
+	VADDPD     Y7, Y6, Y6
+	VMULPD     Y9, Y9, Y7
+	VMULPD     Y10, Y10, Y8
+	VADDPD     Y8, Y7, Y7
+	VMULPD     Y11, Y11, Y8
+	VADDPD     Y8, Y7, Y7
+	VCMPPD     $0x04, Y7, Y0, Y8
+	VDIVPD     Y7, Y6, Y6
+	VANDPD     Y8, Y6, Y6
+	VMINPD     Y1, Y6, Y1
+	VMAXPD     Y0, Y1, Y0
+	VMULPD     Y0, Y9, Y1
+	VMULPD     Y0, Y10, Y6
+	VMULPD     Y0, Y11, Y7
+	VSUBPD     Y3, Y1, Y1
+	VSUBPD     Y4, Y6, Y3
+	VSUBPD     Y5, Y7, Y4
+	VMULPD     Y1, Y1, Y1
+	VMULPD     Y3, Y3, Y3
+	VADDPD     Y3, Y1, Y1
+	VMULPD     Y4, Y4, Y3
+	VADDPD     Y3, Y1, Y1
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y1, Y3
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y0, Y0
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y1, Y1
+
+	// Store the results of group 0.
+	MOVQ       t+72(FP), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*8)
+	MOVQ       dist2+80(FP), R12
+	VMASKMOVPS Y1, Y2, (R12)(R13*8)
+
+ClosestPoint64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
+	MOVQ         ax+0(FP), AX
+	MOVQ         ay+8(FP), BX
+	MOVQ         az+16(FP), CX
+	MOVQ         bx+24(FP), DX
+	MOVQ         by+32(FP), SI
+	MOVQ         bz+40(FP), DI
+	MOVQ         cx+48(FP), R8
+	MOVQ         cy+56(FP), R9
+	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
+	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    Closest64AVX512_nt_skip
+	MOVQ  s+96(FP), R12
+	MOVQ  t+104(FP), R13
+	ORQ   R13, R12
+	MOVQ  dist2+112(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   Closest64AVX512_nt_skip
+
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   Closest64AVX512_nt_end
+
+Closest64AVX512_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	PREFETCHT0 1024(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Z2
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Z3
+	PREFETCHT0 1088(AX)(R13*8)
+	PREFETCHT0 1088(BX)(R13*8)
+	PREFETCHT0 1088(CX)(R13*8)
+	PREFETCHT0 1088(DX)(R13*8)
+	PREFETCHT0 1088(SI)(R13*8)
+	PREFETCHT0 1088(DI)(R13*8)
+	PREFETCHT0 1088(R8)(R13*8)
+	PREFETCHT0 1088(R9)(R13*8)
+	PREFETCHT0 1088(R10)(R13*8)
+	PREFETCHT0 1088(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	VMOVUPS    64(R12)(R13*8), Z4
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	VMOVUPS    64(R12)(R13*8), Z5
+	PREFETCHT0 1152(AX)(R13*8)
+	PREFETCHT0 1152(BX)(R13*8)
+	PREFETCHT0 1152(CX)(R13*8)
+	PREFETCHT0 1152(DX)(R13*8)
+	PREFETCHT0 1152(SI)(R13*8)
+	PREFETCHT0 1152(DI)(R13*8)
+	PREFETCHT0 1152(R8)(R13*8)
+	PREFETCHT0 1152(R9)(R13*8)
+	PREFETCHT0 1152(R10)(R13*8)
+	PREFETCHT0 1152(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1152(R12)(R13*8)
+	VMOVUPS    128(R12)(R13*8), Z6
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1152(R12)(R13*8)
+	VMOVUPS    128(R12)(R13*8), Z7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z8
+	VSUBPD  (AX)(R13*8), Z8, Z8
+	VMOVUPS (SI)(R13*8), Z9
+	VSUBPD  (BX)(R13*8), Z9, Z9
+	VMOVUPS (DI)(R13*8), Z10
+	VSUBPD  (CX)(R13*8), Z10, Z10
+	VMOVUPS (R11)(R13*8), Z11
+	VSUBPD  (R8)(R13*8), Z11, Z11
+	VSUBPD  (R9)(R13*8), Z2, Z2
+	VSUBPD  (R10)(R13*8), Z3, Z3
+	VMOVUPS (AX)(R13*8), Z12
+	VSUBPD  (R8)(R13*8), Z12, Z12
+	VMOVUPS (BX)(R13*8), Z13
+	VSUBPD  (R9)(R13*8), Z13, Z13
+	VMOVUPS (CX)(R13*8), Z14
+	VSUBPD  (R10)(R13*8), Z14, Z14
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z11, Z11, Z15
+	VMULPD      Z2, Z2, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z3, Z3, Z16
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z15
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z8, Z8, Z16
+	VMULPD      Z9, Z9, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z10, Z10, Z17
+	VADDPD      Z17, Z16, Z16
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
+	VDIVPD.Z    Z16, Z1, K1, Z16
+	VMULPD      Z12, Z11, Z17
+	VMULPD      Z13, Z2, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z14, Z3, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z15, Z17, Z17
+	VMULPD      Z8, Z11, Z18
+	VMULPD      Z9, Z2, Z19
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z10, Z3, Z19
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z15, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z17, Z11, Z19
+	VMULPD Z17, Z2, Z20
+	VMULPD Z17, Z3, Z17
+	VSUBPD Z12, Z19, Z19
+	VSUBPD Z13, Z20, Z20
+	VSUBPD Z14, Z17, Z17
+	VMULPD Z18, Z11, Z21
+	VMULPD Z18, Z2, Z22
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*8), Z23
+	VSUBPD  64(AX)(R13*8), Z23, Z23
+	VMULPD  Z18, Z3, Z18
+	VMOVUPS 64(SI)(R13*8), Z24
+	VSUBPD  64(BX)(R13*8), Z24, Z24
+	VSUBPD  Z21, Z8, Z21
+	VMOVUPS 64(DI)(R13*8), Z25
+	VSUBPD  64(CX)(R13*8), Z25, Z25
+	VSUBPD  Z22, Z9, Z22
+	VSUBPD  Z18, Z10, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z26
+	VMULPD   Z22, Z22, Z27
+	VMOVUPS  64(R11)(R13*8), Z28
+	VSUBPD   64(R8)(R13*8), Z28, Z28
+	VADDPD   Z27, Z26, Z26
+	VSUBPD   64(R9)(R13*8), Z4, Z4
+	VMULPD   Z18, Z18, Z27
+	VSUBPD   64(R10)(R13*8), Z5, Z5
+	VADDPD   Z27, Z26, Z26
+	VMULPD   Z21, Z19, Z19
+	VMULPD   Z22, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMOVUPS  64(AX)(R13*8), Z20
+	VSUBPD   64(R8)(R13*8), Z20, Z20
+	VMULPD   Z18, Z17, Z17
+	VMOVUPS  64(BX)(R13*8), Z18
+	VSUBPD   64(R9)(R13*8), Z18, Z18
+	VADDPD   Z17, Z19, Z17
+	VMOVUPS  64(CX)(R13*8), Z19
+	VSUBPD   64(R10)(R13*8), Z19, Z19
+	VCMPPD   $0x04, Z26, Z0, K1
+	VDIVPD.Z Z26, Z17, K1, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z8, Z21
+	VADDPD Z21, Z12, Z21
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z28, Z28, Z22
+	VMULPD      Z17, Z9, Z26
+	VMULPD      Z4, Z4, Z27
+	VADDPD      Z26, Z13, Z26
+	VADDPD      Z27, Z22, Z22
+	VMULPD      Z17, Z10, Z17
+	VMULPD      Z5, Z5, Z27
+	VADDPD      Z17, Z14, Z17
+	VADDPD      Z27, Z22, Z22
+	VMULPD      Z11, Z21, Z21
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K1
+	VDIVPD.Z    Z22, Z1, K1, Z22
+	VMULPD      Z2, Z26, Z26
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z23, Z23, Z27
+	VADDPD      Z26, Z21, Z21
+	VMULPD      Z24, Z24, Z26
+	VMULPD      Z3, Z17, Z17
+	VADDPD      Z26, Z27, Z26
+	VADDPD      Z17, Z21, Z17
+	VMULPD      Z25, Z25, Z21
+	VMULPD      Z15, Z17, Z15
+	VADDPD      Z21, Z26, Z17
+	VMINPD      Z1, Z15, Z15
+	VMAXPD      Z0, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z    Z17, Z1, K1, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z15, Z11, Z11
+	VMULPD Z15, Z2, Z2
+	VMULPD Z20, Z28, Z21
+	VMULPD Z15, Z3, Z3
+	VMULPD Z18, Z4, Z26
+	VSUBPD Z12, Z11, Z27
+	VADDPD Z26, Z21, Z21
+	VSUBPD Z13, Z2, Z26
+	VMULPD Z19, Z5, Z29
+	VSUBPD Z14, Z3, Z30
+	VADDPD Z29, Z21, Z21
+	VMULPD Z8, Z27, Z27
+	VMULPD Z22, Z21, Z21
+	VMULPD Z9, Z26, Z26
+	VMULPD Z23, Z28, Z29
+	VADDPD Z26, Z27, Z26
+	VMULPD Z24, Z4, Z27
+	VMULPD Z10, Z30, Z30
+	VADDPD Z27, Z29, Z27
+	VADDPD Z30, Z26, Z26
+	VMULPD Z25, Z5, Z29
+	VMULPD Z16, Z26, Z16
+	VADDPD Z29, Z27, Z26
+	VMINPD Z1, Z16, Z16
+	VMAXPD Z0, Z16, Z16
+	VMULPD Z22, Z26, Z26
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z16, Z8, Z8
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z21, Z28, Z27
+	VADDPD Z8, Z12, Z8
+	VMULPD Z21, Z4, Z12
+	VSUBPD Z11, Z8, Z8
+	VMULPD Z21, Z5, Z11
+	VMULPD Z16, Z9, Z9
+	VSUBPD Z20, Z27, Z21
+	VADDPD Z9, Z13, Z9
+	VSUBPD Z18, Z12, Z12
+	VSUBPD Z2, Z9, Z2
+	VSUBPD Z19, Z11, Z9
+	VMULPD Z16, Z10, Z10
+	VMULPD Z26, Z28, Z11
+	VADDPD Z10, Z14, Z10
+	VMULPD Z26, Z4, Z13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*8), Z14
+	VSUBPD  128(AX)(R13*8), Z14, Z14
+	VSUBPD  Z3, Z10, Z3
+	VMULPD  Z26, Z5, Z10
+	VMOVUPS 128(SI)(R13*8), Z26
+	VSUBPD  128(BX)(R13*8), Z26, Z26
+	VMULPD  Z8, Z8, Z8
+	VSUBPD  Z11, Z23, Z11
+	VMOVUPS 128(DI)(R13*8), Z27
+	VSUBPD  128(CX)(R13*8), Z27, Z27
+	VMULPD  Z2, Z2, Z2
+	VSUBPD  Z13, Z24, Z13
+	VADDPD  Z2, Z8, Z2
+	VSUBPD  Z10, Z25, Z8
+	VMULPD  Z3, Z3, Z3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Z11, Z11, Z10
+	VADDPD  Z3, Z2, Z2
+	VMULPD  Z13, Z13, Z3
+	VMOVUPS 128(R11)(R13*8), Z29
+	VSUBPD  128(R8)(R13*8), Z29, Z29
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z10, Z3
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VMULPD         Z8, Z8, Z10
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VADDPD         Z10, Z3, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
+	VMULPD         Z11, Z21, Z10
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMULPD         Z13, Z12, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z16, (R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z15, (R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, (R12)(R13*8)
+	VADDPD   Z11, Z10, Z2
+	VMOVUPS  128(AX)(R13*8), Z10
+	VSUBPD   128(R8)(R13*8), Z10, Z10
+	VMULPD   Z8, Z9, Z8
+	VMOVUPS  128(BX)(R13*8), Z9
+	VSUBPD   128(R9)(R13*8), Z9, Z9
+	VADDPD   Z8, Z2, Z2
+	VMOVUPS  128(CX)(R13*8), Z8
+	VSUBPD   128(R10)(R13*8), Z8, Z8
+	VCMPPD   $0x04, Z3, Z0, K1
+	VDIVPD.Z Z3, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z23, Z3
+	VADDPD Z3, Z20, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z29, Z29, Z11
+	VMULPD      Z2, Z24, Z12
+	VMULPD      Z6, Z6, Z13
+	VADDPD      Z12, Z18, Z12
+	VADDPD      Z13, Z11, Z11
+	VMULPD      Z2, Z25, Z2
+	VMULPD      Z7, Z7, Z13
+	VADDPD      Z2, Z19, Z2
+	VADDPD      Z13, Z11, Z11
+	VMULPD      Z28, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+	VMULPD      Z4, Z12, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z14, Z14, Z13
+	VADDPD      Z12, Z3, Z3
+	VMULPD      Z26, Z26, Z12
+	VMULPD      Z5, Z2, Z2
+	VADDPD      Z12, Z13, Z12
+	VADDPD      Z2, Z3, Z2
+	VMULPD      Z27, Z27, Z3
+	VMULPD      Z22, Z2, Z2
+	VADDPD      Z3, Z12, Z3
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z28, Z12
+	VMULPD Z2, Z4, Z4
+	VMULPD Z10, Z29, Z13
+	VMULPD Z2, Z5, Z5
+	VMULPD Z9, Z6, Z15
+	VSUBPD Z20, Z12, Z16
+	VADDPD Z15, Z13, Z13
+	VSUBPD Z18, Z4, Z15
+	VMULPD Z8, Z7, Z21
+	VSUBPD Z19, Z5, Z22
+	VADDPD Z21, Z13, Z13
+	VMULPD Z23, Z16, Z16
+	VMULPD Z11, Z13, Z13
+	VMULPD Z24, Z15, Z15
+	VMULPD Z14, Z29, Z21
+	VADDPD Z15, Z16, Z15
+	VMULPD Z26, Z6, Z16
+	VMULPD Z25, Z22, Z22
+	VADDPD Z16, Z21, Z16
+	VADDPD Z22, Z15, Z15
+	VMULPD Z27, Z7, Z21
+	VMULPD Z17, Z15, Z15
+	VADDPD Z21, Z16, Z16
+	VMINPD Z1, Z15, Z15
+	VMAXPD Z0, Z15, Z15
+	VMULPD Z11, Z16, Z16
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z15, Z23, Z17
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z29, Z21
+	VADDPD Z17, Z20, Z17
+	VMULPD Z13, Z6, Z20
+	VSUBPD Z12, Z17, Z12
+	VMULPD Z13, Z7, Z13
+	VMULPD Z15, Z24, Z17
+	VSUBPD Z10, Z21, Z21
+	VADDPD Z17, Z18, Z17
+	VSUBPD Z9, Z20, Z18
+	VSUBPD Z4, Z17, Z4
+	VSUBPD Z8, Z13, Z13
+	VMULPD Z15, Z25, Z17
+	VMULPD Z16, Z29, Z20
+	VADDPD Z17, Z19, Z17
+	VMULPD Z16, Z6, Z19
+	VSUBPD Z5, Z17, Z5
+	VMULPD Z16, Z7, Z16
+	VMULPD Z12, Z12, Z12
+	VSUBPD Z20, Z14, Z17
+	VMULPD Z4, Z4, Z4
+	VSUBPD Z19, Z26, Z19
+	VADDPD Z4, Z12, Z4
+	VSUBPD Z16, Z27, Z12
+	VMULPD Z5, Z5, Z5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Z17, Z17, Z16
+	VADDPD Z5, Z4, Z4
+	VMULPD Z19, Z19, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z16, Z5
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMULPD         Z12, Z12, Z16
+	VADDPD         Z16, Z5, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMULPD         Z17, Z21, Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMULPD         Z19, Z18, Z17
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z15, 64(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 64(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 64(R12)(R13*8)
+	VADDPD   Z17, Z16, Z2
+	VMULPD   Z12, Z13, Z4
+	VADDPD   Z4, Z2, Z2
+	VCMPPD   $0x04, Z5, Z0, K1
+	VDIVPD.Z Z5, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z14, Z4
+	VADDPD Z4, Z10, Z4
+	VMULPD Z2, Z26, Z5
+	VADDPD Z5, Z9, Z5
+	VMULPD Z2, Z27, Z2
+	VADDPD Z2, Z8, Z2
+	VMULPD Z29, Z4, Z4
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z7, Z2, Z2
+	VADDPD Z2, Z4, Z2
+	VMULPD Z11, Z2, Z2
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z29, Z4
+	VMULPD Z2, Z6, Z5
+	VMULPD Z2, Z7, Z6
+	VSUBPD Z10, Z4, Z7
+	VSUBPD Z9, Z5, Z11
+	VSUBPD Z8, Z6, Z12
+	VMULPD Z14, Z7, Z7
+	VMULPD Z26, Z11, Z11
+	VADDPD Z11, Z7, Z7
+	VMULPD Z27, Z12, Z11
+	VADDPD Z11, Z7, Z7
+	VMULPD Z3, Z7, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z14, Z7
+	VADDPD Z7, Z10, Z7
+	VSUBPD Z4, Z7, Z4
+	VMULPD Z3, Z26, Z7
+	VADDPD Z7, Z9, Z7
+	VSUBPD Z5, Z7, Z5
+	VMULPD Z3, Z27, Z7
+	VADDPD Z7, Z8, Z7
+	VSUBPD Z6, Z7, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+	VADDPD Z5, Z4, Z4
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 2.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z3, 128(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 128(R12)(R13*8)
+	ADDQ     $0x00000018, R13
+	SUBQ     $0x00000018, R14
+	CMPQ     R14, $0x00004000
+	JAE      Closest64AVX512_nt
+
+Closest64AVX512_nt_end:
+	SFENCE
+
+Closest64AVX512_nt_skip:
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   Closest64AVX512_prefetch_end
+
+Closest64AVX512_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	PREFETCHT0 1024(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Z2
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1024(R12)(R13*8)
+	VMOVUPS    (R12)(R13*8), Z3
+	PREFETCHT0 1088(AX)(R13*8)
+	PREFETCHT0 1088(BX)(R13*8)
+	PREFETCHT0 1088(CX)(R13*8)
+	PREFETCHT0 1088(DX)(R13*8)
+	PREFETCHT0 1088(SI)(R13*8)
+	PREFETCHT0 1088(DI)(R13*8)
+	PREFETCHT0 1088(R8)(R13*8)
+	PREFETCHT0 1088(R9)(R13*8)
+	PREFETCHT0 1088(R10)(R13*8)
+	PREFETCHT0 1088(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	VMOVUPS    64(R12)(R13*8), Z4
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	VMOVUPS    64(R12)(R13*8), Z5
+	PREFETCHT0 1152(AX)(R13*8)
+	PREFETCHT0 1152(BX)(R13*8)
+	PREFETCHT0 1152(CX)(R13*8)
+	PREFETCHT0 1152(DX)(R13*8)
+	PREFETCHT0 1152(SI)(R13*8)
+	PREFETCHT0 1152(DI)(R13*8)
+	PREFETCHT0 1152(R8)(R13*8)
+	PREFETCHT0 1152(R9)(R13*8)
+	PREFETCHT0 1152(R10)(R13*8)
+	PREFETCHT0 1152(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1152(R12)(R13*8)
+	VMOVUPS    128(R12)(R13*8), Z6
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1152(R12)(R13*8)
+	VMOVUPS    128(R12)(R13*8), Z7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z8
+	VSUBPD  (AX)(R13*8), Z8, Z8
+	VMOVUPS (SI)(R13*8), Z9
+	VSUBPD  (BX)(R13*8), Z9, Z9
+	VMOVUPS (DI)(R13*8), Z10
+	VSUBPD  (CX)(R13*8), Z10, Z10
+	VMOVUPS (R11)(R13*8), Z11
+	VSUBPD  (R8)(R13*8), Z11, Z11
+	VSUBPD  (R9)(R13*8), Z2, Z2
+	VSUBPD  (R10)(R13*8), Z3, Z3
+	VMOVUPS (AX)(R13*8), Z12
+	VSUBPD  (R8)(R13*8), Z12, Z12
+	VMOVUPS (BX)(R13*8), Z13
+	VSUBPD  (R9)(R13*8), Z13, Z13
+	VMOVUPS (CX)(R13*8), Z14
+	VSUBPD  (R10)(R13*8), Z14, Z14
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z11, Z11, Z15
+	VMULPD      Z2, Z2, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z3, Z3, Z16
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z15
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z8, Z8, Z16
+	VMULPD      Z9, Z9, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z10, Z10, Z17
+	VADDPD      Z17, Z16, Z16
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
+	VDIVPD.Z    Z16, Z1, K1, Z16
+	VMULPD      Z12, Z11, Z17
+	VMULPD      Z13, Z2, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z14, Z3, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z15, Z17, Z17
+	VMULPD      Z8, Z11, Z18
+	VMULPD      Z9, Z2, Z19
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z10, Z3, Z19
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z15, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z17, Z11, Z19
+	VMULPD Z17, Z2, Z20
+	VMULPD Z17, Z3, Z17
+	VSUBPD Z12, Z19, Z19
+	VSUBPD Z13, Z20, Z20
+	VSUBPD Z14, Z17, Z17
+	VMULPD Z18, Z11, Z21
+	VMULPD Z18, Z2, Z22
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*8), Z23
+	VSUBPD  64(AX)(R13*8), Z23, Z23
+	VMULPD  Z18, Z3, Z18
+	VMOVUPS 64(SI)(R13*8), Z24
+	VSUBPD  64(BX)(R13*8), Z24, Z24
+	VSUBPD  Z21, Z8, Z21
+	VMOVUPS 64(DI)(R13*8), Z25
+	VSUBPD  64(CX)(R13*8), Z25, Z25
+	VSUBPD  Z22, Z9, Z22
+	VSUBPD  Z18, Z10, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z26
+	VMULPD   Z22, Z22, Z27
+	VMOVUPS  64(R11)(R13*8), Z28
+	VSUBPD   64(R8)(R13*8), Z28, Z28
+	VADDPD   Z27, Z26, Z26
+	VSUBPD   64(R9)(R13*8), Z4, Z4
+	VMULPD   Z18, Z18, Z27
+	VSUBPD   64(R10)(R13*8), Z5, Z5
+	VADDPD   Z27, Z26, Z26
+	VMULPD   Z21, Z19, Z19
+	VMULPD   Z22, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMOVUPS  64(AX)(R13*8), Z20
+	VSUBPD   64(R8)(R13*8), Z20, Z20
+	VMULPD   Z18, Z17, Z17
+	VMOVUPS  64(BX)(R13*8), Z18
+	VSUBPD   64(R9)(R13*8), Z18, Z18
+	VADDPD   Z17, Z19, Z17
+	VMOVUPS  64(CX)(R13*8), Z19
+	VSUBPD   64(R10)(R13*8), Z19, Z19
+	VCMPPD   $0x04, Z26, Z0, K1
+	VDIVPD.Z Z26, Z17, K1, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z8, Z21
+	VADDPD Z21, Z12, Z21
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z28, Z28, Z22
+	VMULPD      Z17, Z9, Z26
+	VMULPD      Z4, Z4, Z27
+	VADDPD      Z26, Z13, Z26
+	VADDPD      Z27, Z22, Z22
+	VMULPD      Z17, Z10, Z17
+	VMULPD      Z5, Z5, Z27
+	VADDPD      Z17, Z14, Z17
+	VADDPD      Z27, Z22, Z22
+	VMULPD      Z11, Z21, Z21
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K1
+	VDIVPD.Z    Z22, Z1, K1, Z22
+	VMULPD      Z2, Z26, Z26
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z23, Z23, Z27
+	VADDPD      Z26, Z21, Z21
+	VMULPD      Z24, Z24, Z26
+	VMULPD      Z3, Z17, Z17
+	VADDPD      Z26, Z27, Z26
+	VADDPD      Z17, Z21, Z17
+	VMULPD      Z25, Z25, Z21
+	VMULPD      Z15, Z17, Z15
+	VADDPD      Z21, Z26, Z17
+	VMINPD      Z1, Z15, Z15
+	VMAXPD      Z0, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z    Z17, Z1, K1, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z15, Z11, Z11
+	VMULPD Z15, Z2, Z2
+	VMULPD Z20, Z28, Z21
+	VMULPD Z15, Z3, Z3
+	VMULPD Z18, Z4, Z26
+	VSUBPD Z12, Z11, Z27
+	VADDPD Z26, Z21, Z21
+	VSUBPD Z13, Z2, Z26
+	VMULPD Z19, Z5, Z29
+	VSUBPD Z14, Z3, Z30
+	VADDPD Z29, Z21, Z21
+	VMULPD Z8, Z27, Z27
+	VMULPD Z22, Z21, Z21
+	VMULPD Z9, Z26, Z26
+	VMULPD Z23, Z28, Z29
+	VADDPD Z26, Z27, Z26
+	VMULPD Z24, Z4, Z27
+	VMULPD Z10, Z30, Z30
+	VADDPD Z27, Z29, Z27
+	VADDPD Z30, Z26, Z26
+	VMULPD Z25, Z5, Z29
+	VMULPD Z16, Z26, Z16
+	VADDPD Z29, Z27, Z26
+	VMINPD Z1, Z16, Z16
+	VMAXPD Z0, Z16, Z16
+	VMULPD Z22, Z26, Z26
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z16, Z8, Z8
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z21, Z28, Z27
+	VADDPD Z8, Z12, Z8
+	VMULPD Z21, Z4, Z12
+	VSUBPD Z11, Z8, Z8
+	VMULPD Z21, Z5, Z11
+	VMULPD Z16, Z9, Z9
+	VSUBPD Z20, Z27, Z21
+	VADDPD Z9, Z13, Z9
+	VSUBPD Z18, Z12, Z12
+	VSUBPD Z2, Z9, Z2
+	VSUBPD Z19, Z11, Z9
+	VMULPD Z16, Z10, Z10
+	VMULPD Z26, Z28, Z11
+	VADDPD Z10, Z14, Z10
+	VMULPD Z26, Z4, Z13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*8), Z14
+	VSUBPD  128(AX)(R13*8), Z14, Z14
+	VSUBPD  Z3, Z10, Z3
+	VMULPD  Z26, Z5, Z10
+	VMOVUPS 128(SI)(R13*8), Z26
+	VSUBPD  128(BX)(R13*8), Z26, Z26
+	VMULPD  Z8, Z8, Z8
+	VSUBPD  Z11, Z23, Z11
+	VMOVUPS 128(DI)(R13*8), Z27
+	VSUBPD  128(CX)(R13*8), Z27, Z27
+	VMULPD  Z2, Z2, Z2
+	VSUBPD  Z13, Z24, Z13
+	VADDPD  Z2, Z8, Z2
+	VSUBPD  Z10, Z25, Z8
+	VMULPD  Z3, Z3, Z3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Z11, Z11, Z10
+	VADDPD  Z3, Z2, Z2
+	VMULPD  Z13, Z13, Z3
+	VMOVUPS 128(R11)(R13*8), Z29
+	VSUBPD  128(R8)(R13*8), Z29, Z29
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z10, Z3
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VMULPD         Z8, Z8, Z10
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VADDPD         Z10, Z3, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
+	VMULPD         Z11, Z21, Z10
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMULPD         Z13, Z12, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVUPS  Z16, (R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVUPS  Z15, (R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVUPS  Z2, (R12)(R13*8)
+	VADDPD   Z11, Z10, Z2
+	VMOVUPS  128(AX)(R13*8), Z10
+	VSUBPD   128(R8)(R13*8), Z10, Z10
+	VMULPD   Z8, Z9, Z8
+	VMOVUPS  128(BX)(R13*8), Z9
+	VSUBPD   128(R9)(R13*8), Z9, Z9
+	VADDPD   Z8, Z2, Z2
+	VMOVUPS  128(CX)(R13*8), Z8
+	VSUBPD   128(R10)(R13*8), Z8, Z8
+	VCMPPD   $0x04, Z3, Z0, K1
+	VDIVPD.Z Z3, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z23, Z3
+	VADDPD Z3, Z20, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z29, Z29, Z11
+	VMULPD      Z2, Z24, Z12
+	VMULPD      Z6, Z6, Z13
+	VADDPD      Z12, Z18, Z12
+	VADDPD      Z13, Z11, Z11
+	VMULPD      Z2, Z25, Z2
+	VMULPD      Z7, Z7, Z13
+	VADDPD      Z2, Z19, Z2
+	VADDPD      Z13, Z11, Z11
+	VMULPD      Z28, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+	VMULPD      Z4, Z12, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z14, Z14, Z13
+	VADDPD      Z12, Z3, Z3
+	VMULPD      Z26, Z26, Z12
+	VMULPD      Z5, Z2, Z2
+	VADDPD      Z12, Z13, Z12
+	VADDPD      Z2, Z3, Z2
+	VMULPD      Z27, Z27, Z3
+	VMULPD      Z22, Z2, Z2
+	VADDPD      Z3, Z12, Z3
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z28, Z12
+	VMULPD Z2, Z4, Z4
+	VMULPD Z10, Z29, Z13
+	VMULPD Z2, Z5, Z5
+	VMULPD Z9, Z6, Z15
+	VSUBPD Z20, Z12, Z16
+	VADDPD Z15, Z13, Z13
+	VSUBPD Z18, Z4, Z15
+	VMULPD Z8, Z7, Z21
+	VSUBPD Z19, Z5, Z22
+	VADDPD Z21, Z13, Z13
+	VMULPD Z23, Z16, Z16
+	VMULPD Z11, Z13, Z13
+	VMULPD Z24, Z15, Z15
+	VMULPD Z14, Z29, Z21
+	VADDPD Z15, Z16, Z15
+	VMULPD Z26, Z6, Z16
+	VMULPD Z25, Z22, Z22
+	VADDPD Z16, Z21, Z16
+	VADDPD Z22, Z15, Z15
+	VMULPD Z27, Z7, Z21
+	VMULPD Z17, Z15, Z15
+	VADDPD Z21, Z16, Z16
+	VMINPD Z1, Z15, Z15
+	VMAXPD Z0, Z15, Z15
+	VMULPD Z11, Z16, Z16
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z15, Z23, Z17
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z29, Z21
+	VADDPD Z17, Z20, Z17
+	VMULPD Z13, Z6, Z20
+	VSUBPD Z12, Z17, Z12
+	VMULPD Z13, Z7, Z13
+	VMULPD Z15, Z24, Z17
+	VSUBPD Z10, Z21, Z21
+	VADDPD Z17, Z18, Z17
+	VSUBPD Z9, Z20, Z18
+	VSUBPD Z4, Z17, Z4
+	VSUBPD Z8, Z13, Z13
+	VMULPD Z15, Z25, Z17
+	VMULPD Z16, Z29, Z20
+	VADDPD Z17, Z19, Z17
+	VMULPD Z16, Z6, Z19
+	VSUBPD Z5, Z17, Z5
+	VMULPD Z16, Z7, Z16
+	VMULPD Z12, Z12, Z12
+	VSUBPD Z20, Z14, Z17
+	VMULPD Z4, Z4, Z4
+	VSUBPD Z19, Z26, Z19
+	VADDPD Z4, Z12, Z4
+	VSUBPD Z16, Z27, Z12
+	VMULPD Z5, Z5, Z5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Z17, Z17, Z16
+	VADDPD Z5, Z4, Z4
+	VMULPD Z19, Z19, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z16, Z5
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMULPD         Z12, Z12, Z16
+	VADDPD         Z16, Z5, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMULPD         Z17, Z21, Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMULPD         Z19, Z18, Z17
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVUPS  Z15, 64(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVUPS  Z2, 64(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVUPS  Z4, 64(R12)(R13*8)
+	VADDPD   Z17, Z16, Z2
+	VMULPD   Z12, Z13, Z4
+	VADDPD   Z4, Z2, Z2
+	VCMPPD   $0x04, Z5, Z0, K1
+	VDIVPD.Z Z5, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z14, Z4
+	VADDPD Z4, Z10, Z4
+	VMULPD Z2, Z26, Z5
+	VADDPD Z5, Z9, Z5
+	VMULPD Z2, Z27, Z2
+	VADDPD Z2, Z8, Z2
+	VMULPD Z29, Z4, Z4
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z7, Z2, Z2
+	VADDPD Z2, Z4, Z2
+	VMULPD Z11, Z2, Z2
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z29, Z4
+	VMULPD Z2, Z6, Z5
+	VMULPD Z2, Z7, Z6
+	VSUBPD Z10, Z4, Z7
+	VSUBPD Z9, Z5, Z11
+	VSUBPD Z8, Z6, Z12
+	VMULPD Z14, Z7, Z7
+	VMULPD Z26, Z11, Z11
+	VADDPD Z11, Z7, Z7
+	VMULPD Z27, Z12, Z11
+	VADDPD Z11, Z7, Z7
+	VMULPD Z3, Z7, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z14, Z7
+	VADDPD Z7, Z10, Z7
+	VSUBPD Z4, Z7, Z4
+	VMULPD Z3, Z26, Z7
+	VADDPD Z7, Z9, Z7
+	VSUBPD Z5, Z7, Z5
+	VMULPD Z3, Z27, Z7
+	VADDPD Z7, Z8, Z7
+	VSUBPD Z6, Z7, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+	VADDPD Z5, Z4, Z4
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 2.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z3, 128(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 128(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z4, 128(R12)(R13*8)
+	ADDQ    $0x00000018, R13
+	SUBQ    $0x00000018, R14
+	CMPQ    R14, $0x00004000
+	JAE     Closest64AVX512_prefetch
+
+Closest64AVX512_prefetch_end:
+	// Loop over 3 group(s) at a time while at least 24 lanes remain.
+	CMPQ R14, $0x00000018
+	JB   Closest64AVX512_groups_end
+
+Closest64AVX512_groups:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Z3
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 64(R12)(R13*8), Z4
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 64(R12)(R13*8), Z5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 128(R12)(R13*8), Z6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 128(R12)(R13*8), Z7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z8
+	VSUBPD  (AX)(R13*8), Z8, Z8
+	VMOVUPS (SI)(R13*8), Z9
+	VSUBPD  (BX)(R13*8), Z9, Z9
+	VMOVUPS (DI)(R13*8), Z10
+	VSUBPD  (CX)(R13*8), Z10, Z10
+	VMOVUPS (R11)(R13*8), Z11
+	VSUBPD  (R8)(R13*8), Z11, Z11
+	VSUBPD  (R9)(R13*8), Z2, Z2
+	VSUBPD  (R10)(R13*8), Z3, Z3
+	VMOVUPS (AX)(R13*8), Z12
+	VSUBPD  (R8)(R13*8), Z12, Z12
+	VMOVUPS (BX)(R13*8), Z13
+	VSUBPD  (R9)(R13*8), Z13, Z13
+	VMOVUPS (CX)(R13*8), Z14
+	VSUBPD  (R10)(R13*8), Z14, Z14
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z11, Z11, Z15
+	VMULPD      Z2, Z2, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z3, Z3, Z16
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z15
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z8, Z8, Z16
+	VMULPD      Z9, Z9, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z10, Z10, Z17
+	VADDPD      Z17, Z16, Z16
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
+	VDIVPD.Z    Z16, Z1, K1, Z16
+	VMULPD      Z12, Z11, Z17
+	VMULPD      Z13, Z2, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z14, Z3, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z15, Z17, Z17
+	VMULPD      Z8, Z11, Z18
+	VMULPD      Z9, Z2, Z19
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z10, Z3, Z19
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z15, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z17, Z11, Z19
+	VMULPD Z17, Z2, Z20
+	VMULPD Z17, Z3, Z17
+	VSUBPD Z12, Z19, Z19
+	VSUBPD Z13, Z20, Z20
+	VSUBPD Z14, Z17, Z17
+	VMULPD Z18, Z11, Z21
+	VMULPD Z18, Z2, Z22
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*8), Z23
+	VSUBPD  64(AX)(R13*8), Z23, Z23
+	VMULPD  Z18, Z3, Z18
+	VMOVUPS 64(SI)(R13*8), Z24
+	VSUBPD  64(BX)(R13*8), Z24, Z24
+	VSUBPD  Z21, Z8, Z21
+	VMOVUPS 64(DI)(R13*8), Z25
+	VSUBPD  64(CX)(R13*8), Z25, Z25
+	VSUBPD  Z22, Z9, Z22
+	VSUBPD  Z18, Z10, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z26
+	VMULPD   Z22, Z22, Z27
+	VMOVUPS  64(R11)(R13*8), Z28
+	VSUBPD   64(R8)(R13*8), Z28, Z28
+	VADDPD   Z27, Z26, Z26
+	VSUBPD   64(R9)(R13*8), Z4, Z4
+	VMULPD   Z18, Z18, Z27
+	VSUBPD   64(R10)(R13*8), Z5, Z5
+	VADDPD   Z27, Z26, Z26
+	VMULPD   Z21, Z19, Z19
+	VMULPD   Z22, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMOVUPS  64(AX)(R13*8), Z20
+	VSUBPD   64(R8)(R13*8), Z20, Z20
+	VMULPD   Z18, Z17, Z17
+	VMOVUPS  64(BX)(R13*8), Z18
+	VSUBPD   64(R9)(R13*8), Z18, Z18
+	VADDPD   Z17, Z19, Z17
+	VMOVUPS  64(CX)(R13*8), Z19
+	VSUBPD   64(R10)(R13*8), Z19, Z19
+	VCMPPD   $0x04, Z26, Z0, K1
+	VDIVPD.Z Z26, Z17, K1, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z8, Z21
+	VADDPD Z21, Z12, Z21
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z28, Z28, Z22
+	VMULPD      Z17, Z9, Z26
+	VMULPD      Z4, Z4, Z27
+	VADDPD      Z26, Z13, Z26
+	VADDPD      Z27, Z22, Z22
+	VMULPD      Z17, Z10, Z17
+	VMULPD      Z5, Z5, Z27
+	VADDPD      Z17, Z14, Z17
+	VADDPD      Z27, Z22, Z22
+	VMULPD      Z11, Z21, Z21
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K1
+	VDIVPD.Z    Z22, Z1, K1, Z22
+	VMULPD      Z2, Z26, Z26
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z23, Z23, Z27
+	VADDPD      Z26, Z21, Z21
+	VMULPD      Z24, Z24, Z26
+	VMULPD      Z3, Z17, Z17
+	VADDPD      Z26, Z27, Z26
+	VADDPD      Z17, Z21, Z17
+	VMULPD      Z25, Z25, Z21
+	VMULPD      Z15, Z17, Z15
+	VADDPD      Z21, Z26, Z17
+	VMINPD      Z1, Z15, Z15
+	VMAXPD      Z0, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z    Z17, Z1, K1, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z15, Z11, Z11
+	VMULPD Z15, Z2, Z2
+	VMULPD Z20, Z28, Z21
+	VMULPD Z15, Z3, Z3
+	VMULPD Z18, Z4, Z26
+	VSUBPD Z12, Z11, Z27
+	VADDPD Z26, Z21, Z21
+	VSUBPD Z13, Z2, Z26
+	VMULPD Z19, Z5, Z29
+	VSUBPD Z14, Z3, Z30
+	VADDPD Z29, Z21, Z21
+	VMULPD Z8, Z27, Z27
+	VMULPD Z22, Z21, Z21
+	VMULPD Z9, Z26, Z26
+	VMULPD Z23, Z28, Z29
+	VADDPD Z26, Z27, Z26
+	VMULPD Z24, Z4, Z27
+	VMULPD Z10, Z30, Z30
+	VADDPD Z27, Z29, Z27
+	VADDPD Z30, Z26, Z26
+	VMULPD Z25, Z5, Z29
+	VMULPD Z16, Z26, Z16
+	VADDPD Z29, Z27, Z26
+	VMINPD Z1, Z16, Z16
+	VMAXPD Z0, Z16, Z16
+	VMULPD Z22, Z26, Z26
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z16, Z8, Z8
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z21, Z28, Z27
+	VADDPD Z8, Z12, Z8
+	VMULPD Z21, Z4, Z12
+	VSUBPD Z11, Z8, Z8
+	VMULPD Z21, Z5, Z11
+	VMULPD Z16, Z9, Z9
+	VSUBPD Z20, Z27, Z21
+	VADDPD Z9, Z13, Z9
+	VSUBPD Z18, Z12, Z12
+	VSUBPD Z2, Z9, Z2
+	VSUBPD Z19, Z11, Z9
+	VMULPD Z16, Z10, Z10
+	VMULPD Z26, Z28, Z11
+	VADDPD Z10, Z14, Z10
+	VMULPD Z26, Z4, Z13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*8), Z14
+	VSUBPD  128(AX)(R13*8), Z14, Z14
+	VSUBPD  Z3, Z10, Z3
+	VMULPD  Z26, Z5, Z10
+	VMOVUPS 128(SI)(R13*8), Z26
+	VSUBPD  128(BX)(R13*8), Z26, Z26
+	VMULPD  Z8, Z8, Z8
+	VSUBPD  Z11, Z23, Z11
+	VMOVUPS 128(DI)(R13*8), Z27
+	VSUBPD  128(CX)(R13*8), Z27, Z27
+	VMULPD  Z2, Z2, Z2
+	VSUBPD  Z13, Z24, Z13
+	VADDPD  Z2, Z8, Z2
+	VSUBPD  Z10, Z25, Z8
+	VMULPD  Z3, Z3, Z3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Z11, Z11, Z10
+	VADDPD  Z3, Z2, Z2
+	VMULPD  Z13, Z13, Z3
+	VMOVUPS 128(R11)(R13*8), Z29
+	VSUBPD  128(R8)(R13*8), Z29, Z29
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z10, Z3
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VMULPD         Z8, Z8, Z10
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VADDPD         Z10, Z3, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
+	VMULPD         Z11, Z21, Z10
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMULPD         Z13, Z12, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVUPS  Z16, (R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVUPS  Z15, (R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVUPS  Z2, (R12)(R13*8)
+	VADDPD   Z11, Z10, Z2
+	VMOVUPS  128(AX)(R13*8), Z10
+	VSUBPD   128(R8)(R13*8), Z10, Z10
+	VMULPD   Z8, Z9, Z8
+	VMOVUPS  128(BX)(R13*8), Z9
+	VSUBPD   128(R9)(R13*8), Z9, Z9
+	VADDPD   Z8, Z2, Z2
+	VMOVUPS  128(CX)(R13*8), Z8
+	VSUBPD   128(R10)(R13*8), Z8, Z8
+	VCMPPD   $0x04, Z3, Z0, K1
+	VDIVPD.Z Z3, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z23, Z3
+	VADDPD Z3, Z20, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z29, Z29, Z11
+	VMULPD      Z2, Z24, Z12
+	VMULPD      Z6, Z6, Z13
+	VADDPD      Z12, Z18, Z12
+	VADDPD      Z13, Z11, Z11
+	VMULPD      Z2, Z25, Z2
+	VMULPD      Z7, Z7, Z13
+	VADDPD      Z2, Z19, Z2
+	VADDPD      Z13, Z11, Z11
+	VMULPD      Z28, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+	VMULPD      Z4, Z12, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z14, Z14, Z13
+	VADDPD      Z12, Z3, Z3
+	VMULPD      Z26, Z26, Z12
+	VMULPD      Z5, Z2, Z2
+	VADDPD      Z12, Z13, Z12
+	VADDPD      Z2, Z3, Z2
+	VMULPD      Z27, Z27, Z3
+	VMULPD      Z22, Z2, Z2
+	VADDPD      Z3, Z12, Z3
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z28, Z12
+	VMULPD Z2, Z4, Z4
+	VMULPD Z10, Z29, Z13
+	VMULPD Z2, Z5, Z5
+	VMULPD Z9, Z6, Z15
+	VSUBPD Z20, Z12, Z16
+	VADDPD Z15, Z13, Z13
+	VSUBPD Z18, Z4, Z15
+	VMULPD Z8, Z7, Z21
+	VSUBPD Z19, Z5, Z22
+	VADDPD Z21, Z13, Z13
+	VMULPD Z23, Z16, Z16
+	VMULPD Z11, Z13, Z13
+	VMULPD Z24, Z15, Z15
+	VMULPD Z14, Z29, Z21
+	VADDPD Z15, Z16, Z15
+	VMULPD Z26, Z6, Z16
+	VMULPD Z25, Z22, Z22
+	VADDPD Z16, Z21, Z16
+	VADDPD Z22, Z15, Z15
+	VMULPD Z27, Z7, Z21
+	VMULPD Z17, Z15, Z15
+	VADDPD Z21, Z16, Z16
+	VMINPD Z1, Z15, Z15
+	VMAXPD Z0, Z15, Z15
+	VMULPD Z11, Z16, Z16
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z15, Z23, Z17
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z29, Z21
+	VADDPD Z17, Z20, Z17
+	VMULPD Z13, Z6, Z20
+	VSUBPD Z12, Z17, Z12
+	VMULPD Z13, Z7, Z13
+	VMULPD Z15, Z24, Z17
+	VSUBPD Z10, Z21, Z21
+	VADDPD Z17, Z18, Z17
+	VSUBPD Z9, Z20, Z18
+	VSUBPD Z4, Z17, Z4
+	VSUBPD Z8, Z13, Z13
+	VMULPD Z15, Z25, Z17
+	VMULPD Z16, Z29, Z20
+	VADDPD Z17, Z19, Z17
+	VMULPD Z16, Z6, Z19
+	VSUBPD Z5, Z17, Z5
+	VMULPD Z16, Z7, Z16
+	VMULPD Z12, Z12, Z12
+	VSUBPD Z20, Z14, Z17
+	VMULPD Z4, Z4, Z4
+	VSUBPD Z19, Z26, Z19
+	VADDPD Z4, Z12, Z4
+	VSUBPD Z16, Z27, Z12
+	VMULPD Z5, Z5, Z5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Z17, Z17, Z16
+	VADDPD Z5, Z4, Z4
+	VMULPD Z19, Z19, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z16, Z5
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMULPD         Z12, Z12, Z16
+	VADDPD         Z16, Z5, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMULPD         Z17, Z21, Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMULPD         Z19, Z18, Z17
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVUPS  Z15, 64(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVUPS  Z2, 64(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVUPS  Z4, 64(R12)(R13*8)
+	VADDPD   Z17, Z16, Z2
+	VMULPD   Z12, Z13, Z4
+	VADDPD   Z4, Z2, Z2
+	VCMPPD   $0x04, Z5, Z0, K1
+	VDIVPD.Z Z5, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z14, Z4
+	VADDPD Z4, Z10, Z4
+	VMULPD Z2, Z26, Z5
+	VADDPD Z5, Z9, Z5
+	VMULPD Z2, Z27, Z2
+	VADDPD Z2, Z8, Z2
+	VMULPD Z29, Z4, Z4
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z7, Z2, Z2
+	VADDPD Z2, Z4, Z2
+	VMULPD Z11, Z2, Z2
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z29, Z4
+	VMULPD Z2, Z6, Z5
+	VMULPD Z2, Z7, Z6
+	VSUBPD Z10, Z4, Z7
+	VSUBPD Z9, Z5, Z11
+	VSUBPD Z8, Z6, Z12
+	VMULPD Z14, Z7, Z7
+	VMULPD Z26, Z11, Z11
+	VADDPD Z11, Z7, Z7
+	VMULPD Z27, Z12, Z11
+	VADDPD Z11, Z7, Z7
+	VMULPD Z3, Z7, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z14, Z7
+	VADDPD Z7, Z10, Z7
+	VSUBPD Z4, Z7, Z4
+	VMULPD Z3, Z26, Z7
+	VADDPD Z7, Z9, Z7
+	VSUBPD Z5, Z7, Z5
+	VMULPD Z3, Z27, Z7
+	VADDPD Z7, Z8, Z7
+	VSUBPD Z6, Z7, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+	VADDPD Z5, Z4, Z4
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 2.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z3, 128(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 128(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z4, 128(R12)(R13*8)
+	ADDQ    $0x00000018, R13
+	SUBQ    $0x00000018, R14
+	CMPQ    R14, $0x00000018
+	JAE     Closest64AVX512_groups
+
+Closest64AVX512_groups_end:
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   Closest64AVX512_loop_end
+
+Closest64AVX512_loop:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Z3
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z4
+	VSUBPD  (AX)(R13*8), Z4, Z4
+	VMOVUPS (SI)(R13*8), Z5
+	VSUBPD  (BX)(R13*8), Z5, Z5
+	VMOVUPS (DI)(R13*8), Z6
+	VSUBPD  (CX)(R13*8), Z6, Z6
+	VMOVUPS (R11)(R13*8), Z7
+	VSUBPD  (R8)(R13*8), Z7, Z7
+	VSUBPD  (R9)(R13*8), Z2, Z2
+	VSUBPD  (R10)(R13*8), Z3, Z3
+	VMOVUPS (AX)(R13*8), Z8
+	VSUBPD  (R8)(R13*8), Z8, Z8
+	VMOVUPS (BX)(R13*8), Z9
+	VSUBPD  (R9)(R13*8), Z9, Z9
+	VMOVUPS (CX)(R13*8), Z10
+	VSUBPD  (R10)(R13*8), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z7, Z7, Z11
+	VMULPD      Z2, Z2, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z3, Z3, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z4, Z4, Z12
+	VMULPD      Z5, Z5, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z6, Z6, Z13
+	VADDPD      Z13, Z12, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VMULPD      Z8, Z7, Z13
+	VMULPD      Z9, Z2, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z10, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z11, Z13, Z13
+	VMULPD      Z4, Z7, Z14
+	VMULPD      Z5, Z2, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z6, Z3, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z7, Z15
+	VMULPD Z13, Z2, Z16
+	VMULPD Z13, Z3, Z13
+	VSUBPD Z8, Z15, Z15
+	VSUBPD Z9, Z16, Z16
+	VSUBPD Z10, Z13, Z13
+	VMULPD Z14, Z7, Z17
+	VMULPD Z14, Z2, Z18
+	VMULPD Z14, Z3, Z14
+	VSUBPD Z17, Z4, Z17
+	VSUBPD Z18, Z5, Z18
+	VSUBPD Z14, Z6, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z17, Z17, Z19
+	VMULPD   Z18, Z18, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z14, Z14, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z17, Z15, Z15
+	VMULPD   Z18, Z16, Z16
+	VADDPD   Z16, Z15, Z15
+	VMULPD   Z14, Z13, Z13
+	VADDPD   Z13, Z15, Z13
+	VCMPPD   $0x04, Z19, Z0, K1
+	VDIVPD.Z Z19, Z13, K1, Z13
+	VMINPD   Z1, Z13, Z13
+	VMAXPD   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z13, Z4, Z14
+	VADDPD Z14, Z8, Z14
+	VMULPD Z13, Z5, Z15
+	VADDPD Z15, Z9, Z15
+	VMULPD Z13, Z6, Z13
+	VADDPD Z13, Z10, Z13
+	VMULPD Z7, Z14, Z14
+	VMULPD Z2, Z15, Z15
+	VADDPD Z15, Z14, Z14
+	VMULPD Z3, Z13, Z13
+	VADDPD Z13, Z14, Z13
+	VMULPD Z11, Z13, Z11
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z11, Z7, Z7
+	VMULPD Z11, Z2, Z2
+	VMULPD Z11, Z3, Z3
+	VSUBPD Z8, Z7, Z13
+	VSUBPD Z9, Z2, Z14
+	VSUBPD Z10, Z3, Z15
+	VMULPD Z4, Z13, Z13
+	VMULPD Z5, Z14, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z6, Z15, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z12, Z13, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z12, Z4, Z4
+	VADDPD Z4, Z8, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z12, Z5, Z5
+	VADDPD Z5, Z9, Z5
+	VSUBPD Z2, Z5, Z2
+	VMULPD Z12, Z6, Z5
+	VADDPD Z5, Z10, Z5
+	VSUBPD Z3, Z5, Z3
+	VMULPD Z4, Z4, Z4
+	VMULPD Z2, Z2, Z2
+	VADDPD Z2, Z4, Z2
+	VMULPD Z3, Z3, Z3
+	VADDPD Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z12, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z11, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     Closest64AVX512_loop
+
+Closest64AVX512_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ R14, R14
+	JZ    Closest64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Masked loads: lanes past n read as zero.
+	VMOVUPD.Z (AX)(R13*8), K1, Z2
+	VMOVUPD.Z (BX)(R13*8), K1, Z3
+	VMOVUPD.Z (CX)(R13*8), K1, Z4
+	VMOVUPD.Z (DX)(R13*8), K1, Z5
+	VMOVUPD.Z (SI)(R13*8), K1, Z6
+	VMOVUPD.Z (DI)(R13*8), K1, Z7
+	VMOVUPD.Z (R8)(R13*8), K1, Z8
+	VMOVUPD.Z (R9)(R13*8), K1, Z9
+	VMOVUPD.Z (R10)(R13*8), K1, Z10
+	VMOVUPD.Z (R11)(R13*8), K1, Z11
+	MOVQ      dy+80(FP), R12
+	VMOVUPD.Z (R12)(R13*8), K1, Z12
+	MOVQ      dz+88(FP), R12
+	VMOVUPD.Z (R12)(R13*8), K1, Z13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD Z2, Z5, Z5
+	VSUBPD Z3, Z6, Z6
+	VSUBPD Z4, Z7, Z7
+	VSUBPD Z8, Z11, Z11
+	VSUBPD Z9, Z12, Z12
+	VSUBPD Z10, Z13, Z13
+	VSUBPD Z8, Z2, Z2
+	VSUBPD Z9, Z3, Z3
+	VSUBPD Z10, Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z11, Z11, Z8
+	VMULPD      Z12, Z12, Z9
+	VADDPD      Z9, Z8, Z8
+	VMULPD      Z13, Z13, Z9
+	VADDPD      Z9, Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K2
+	VDIVPD.Z    Z8, Z1, K2, Z8
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z5, Z5, Z9
+	VMULPD      Z6, Z6, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z7, Z7, Z10
+	VADDPD      Z10, Z9, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K2
+	VDIVPD.Z    Z9, Z1, K2, Z9
+	VMULPD      Z2, Z11, Z10
+	VMULPD      Z3, Z12, Z14
+	VADDPD      Z14, Z10, Z10
+	VMULPD      Z4, Z13, Z14
+	VADDPD      Z14, Z10, Z10
+	VMULPD      Z8, Z10, Z10
+	VMULPD      Z5, Z11, Z14
+	VMULPD      Z6, Z12, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z7, Z13, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z8, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z10, Z11, Z15
+	VMULPD Z10, Z12, Z16
+	VMULPD Z10, Z13, Z10
+	VSUBPD Z2, Z15, Z15
+	VSUBPD Z3, Z16, Z16
+	VSUBPD Z4, Z10, Z10
+	VMULPD Z14, Z11, Z17
+	VMULPD Z14, Z12, Z18
+	VMULPD Z14, Z13, Z14
+	VSUBPD Z17, Z5, Z17
+	VSUBPD Z18, Z6, Z18
+	VSUBPD Z14, Z7, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z17, Z17, Z19
+	VMULPD   Z18, Z18, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z14, Z14, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z17, Z15, Z15
+	VMULPD   Z18, Z16, Z16
+	VADDPD   Z16, Z15, Z15
+	VMULPD   Z14, Z10, Z10
+	VADDPD   Z10, Z15, Z10
+	VCMPPD   $0x04, Z19, Z0, K2
+	VDIVPD.Z Z19, Z10, K2, Z10
+	VMINPD   Z1, Z10, Z10
+	VMAXPD   Z0, Z10, Z10
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z10, Z5, Z14
+	VADDPD Z14, Z2, Z14
+	VMULPD Z10, Z6, Z15
+	VADDPD Z15, Z3, Z15
+	VMULPD Z10, Z7, Z10
+	VADDPD Z10, Z4, Z10
+	VMULPD Z11, Z14, Z14
+	VMULPD Z12, Z15, Z15
+	VADDPD Z15, Z14, Z14
+	VMULPD Z13, Z10, Z10
+	VADDPD Z10, Z14, Z10
+	VMULPD Z8, Z10, Z8
+	VMINPD Z1, Z8, Z8
+	VMAXPD Z0, Z8, Z8
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z8, Z11, Z10
+	VMULPD Z8, Z12, Z11
+	VMULPD Z8, Z13, Z12
+	VSUBPD Z2, Z10, Z13
+	VSUBPD Z3, Z11, Z14
+	VSUBPD Z4, Z12, Z15
+	VMULPD Z5, Z13, Z13
+	VMULPD Z6, Z14, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z7, Z15, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z9, Z13, Z9
+	VMINPD Z1, Z9, Z1
+	VMAXPD Z0, Z1, Z0
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z0, Z5, Z1
+	VADDPD Z1, Z2, Z1
+	VSUBPD Z10, Z1, Z1
+	VMULPD Z0, Z6, Z2
+	VADDPD Z2, Z3, Z2
+	VSUBPD Z11, Z2, Z2
+	VMULPD Z0, Z7, Z3
+	VADDPD Z3, Z4, Z3
+	VSUBPD Z12, Z3, Z3
+	VMULPD Z1, Z1, Z1
+	VMULPD Z2, Z2, Z2
+	VADDPD Z2, Z1, Z1
+	VMULPD Z3, Z3, Z2
+	VADDPD Z2, Z1, Z1
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPD Z0, K1, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPD Z8, K1, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPD Z1, K1, (R12)(R13*8)
+
+Closest64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func Stream64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·Stream64AVX512(SB), NOSPLIT, $0-128
+	MOVQ         ax+0(FP), AX
+	MOVQ         ay+8(FP), BX
+	MOVQ         az+16(FP), CX
+	MOVQ         bx+24(FP), DX
+	MOVQ         by+32(FP), SI
+	MOVQ         bz+40(FP), DI
+	MOVQ         cx+48(FP), R8
+	MOVQ         cy+56(FP), R9
+	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
+	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z0
+
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   Stream64AVX512_loop_end
+
+Stream64AVX512_loop:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Z0
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Z1
+	VMOVUPS (AX)(R13*8), Z2
+	VADDPD  (DX)(R13*8), Z2, Z2
+	VADDPD  (R8)(R13*8), Z2, Z2
+	VADDPD  (R11)(R13*8), Z2, Z2
+	VMOVUPS (BX)(R13*8), Z3
+	VADDPD  (SI)(R13*8), Z3, Z3
+	VADDPD  (R9)(R13*8), Z3, Z3
+	VADDPD  Z0, Z3, Z0
+	VMOVUPS (CX)(R13*8), Z3
+	VADDPD  (DI)(R13*8), Z3, Z3
+	VADDPD  (R10)(R13*8), Z3, Z3
+	VADDPD  Z1, Z3, Z1
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z0, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z1, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     Stream64AVX512_loop
+
+Stream64AVX512_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ R14, R14
+	JZ    Stream64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Masked loads: lanes past n read as zero.
+	VMOVUPD.Z (AX)(R13*8), K1, Z0
+	VMOVUPD.Z (BX)(R13*8), K1, Z1
+	VMOVUPD.Z (CX)(R13*8), K1, Z2
+	VMOVUPD.Z (DX)(R13*8), K1, Z3
+	VMOVUPD.Z (SI)(R13*8), K1, Z4
+	VMOVUPD.Z (DI)(R13*8), K1, Z5
+	VMOVUPD.Z (R8)(R13*8), K1, Z6
+	VMOVUPD.Z (R9)(R13*8), K1, Z7
+	VMOVUPD.Z (R10)(R13*8), K1, Z8
+	VMOVUPD.Z (R11)(R13*8), K1, Z9
+	MOVQ      dy+80(FP), R12
+	VMOVUPD.Z (R12)(R13*8), K1, Z10
+	MOVQ      dz+88(FP), R12
+	VMOVUPD.Z (R12)(R13*8), K1, Z11
+	VADDPD    Z3, Z0, Z0
+	VADDPD    Z6, Z0, Z0
+	VADDPD    Z9, Z0, Z0
+	VADDPD    Z4, Z1, Z1
+	VADDPD    Z7, Z1, Z1
+	VADDPD    Z10, Z1, Z1
+	VADDPD    Z5, Z2, Z2
+	VADDPD    Z8, Z2, Z2
+	VADDPD    Z11, Z2, Z2
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPD Z0, K1, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPD Z1, K1, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPD Z2, K1, (R12)(R13*8)
+
+Stream64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-96
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         cx+24(FP), DX
+	MOVQ         cy+32(FP), SI
+	MOVQ         cz+40(FP), DI
+	MOVQ         dx+48(FP), R8
+	MOVQ         dy+56(FP), R9
+	MOVQ         dz+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+88(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
+	// (no read-for-ownership of the output lines), then SFENCE.
+	CMPQ  R14, $0x00040000
+	JB    ClosestPoint64AVX512_nt_skip
+	MOVQ  t+72(FP), R12
+	MOVQ  dist2+80(FP), R13
+	ORQ   R13, R12
+	XORQ  R13, R13
+	TESTQ $0x0000003f, R12
+	JNZ   ClosestPoint64AVX512_nt_skip
+
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPoint64AVX512_nt_end
+
+ClosestPoint64AVX512_nt:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	VMOVUPS    (R8)(R13*8), Z2
+	VSUBPD     (DX)(R13*8), Z2, Z2
+	VMOVUPS    (R9)(R13*8), Z3
+	VSUBPD     (SI)(R13*8), Z3, Z3
+	VMOVUPS    (R10)(R13*8), Z4
+	VSUBPD     (DI)(R13*8), Z4, Z4
+	VMOVUPS    (AX)(R13*8), Z5
+	VSUBPD     (DX)(R13*8), Z5, Z5
+	VMOVUPS    (BX)(R13*8), Z6
+	VSUBPD     (SI)(R13*8), Z6, Z6
+	VMOVUPS    (CX)(R13*8), Z7
+	VSUBPD     (DI)(R13*8), Z7, Z7
+	VMULPD     Z2, Z5, Z8
+	VMULPD     Z3, Z6, Z9
+	VADDPD     Z9, Z8, Z8
+	VMULPD     Z4, Z7, Z9
+	VADDPD     Z9, Z8, Z8
+	VMULPD     Z2, Z2, Z9
+	VMULPD     Z3, Z3, Z10
+	VADDPD     Z10, Z9, Z9
+	VMULPD     Z4, Z4, Z10
+	VADDPD     Z10, Z9, Z9
+	VCMPPD     $0x04, Z9, Z0, K1
+	VDIVPD.Z   Z9, Z8, K1, Z8
+	VMINPD     Z1, Z8, Z8
+	VMAXPD     Z0, Z8, Z8
+	VMULPD     Z8, Z2, Z2
+	VMULPD     Z8, Z3, Z3
+	VMULPD     Z8, Z4, Z4
+	VSUBPD     Z5, Z2, Z2
+	VSUBPD     Z6, Z3, Z3
+	VSUBPD     Z7, Z4, Z4
+	VMULPD     Z2, Z2, Z2
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z2, Z2
+	VMULPD     Z4, Z4, Z3
+	VADDPD     Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Z8, (R12)(R13*8)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Z2, (R12)(R13*8)
+	ADDQ     $0x00000008, R13
+	SUBQ     $0x00000008, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPoint64AVX512_nt
+
+ClosestPoint64AVX512_nt_end:
+	SFENCE
+
+ClosestPoint64AVX512_nt_skip:
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPoint64AVX512_prefetch_end
+
+ClosestPoint64AVX512_prefetch:
+	// Prefetch the input streams a few groups ahead (a prefetch never faults);
+	// prefetching the outputs too measured slower.
+	PREFETCHT0 1024(AX)(R13*8)
+	PREFETCHT0 1024(BX)(R13*8)
+	PREFETCHT0 1024(CX)(R13*8)
+	PREFETCHT0 1024(DX)(R13*8)
+	PREFETCHT0 1024(SI)(R13*8)
+	PREFETCHT0 1024(DI)(R13*8)
+	PREFETCHT0 1024(R8)(R13*8)
+	PREFETCHT0 1024(R9)(R13*8)
+	PREFETCHT0 1024(R10)(R13*8)
+	VMOVUPS    (R8)(R13*8), Z2
+	VSUBPD     (DX)(R13*8), Z2, Z2
+	VMOVUPS    (R9)(R13*8), Z3
+	VSUBPD     (SI)(R13*8), Z3, Z3
+	VMOVUPS    (R10)(R13*8), Z4
+	VSUBPD     (DI)(R13*8), Z4, Z4
+	VMOVUPS    (AX)(R13*8), Z5
+	VSUBPD     (DX)(R13*8), Z5, Z5
+	VMOVUPS    (BX)(R13*8), Z6
+	VSUBPD     (SI)(R13*8), Z6, Z6
+	VMOVUPS    (CX)(R13*8), Z7
+	VSUBPD     (DI)(R13*8), Z7, Z7
+	VMULPD     Z2, Z5, Z8
+	VMULPD     Z3, Z6, Z9
+	VADDPD     Z9, Z8, Z8
+	VMULPD     Z4, Z7, Z9
+	VADDPD     Z9, Z8, Z8
+	VMULPD     Z2, Z2, Z9
+	VMULPD     Z3, Z3, Z10
+	VADDPD     Z10, Z9, Z9
+	VMULPD     Z4, Z4, Z10
+	VADDPD     Z10, Z9, Z9
+	VCMPPD     $0x04, Z9, Z0, K1
+	VDIVPD.Z   Z9, Z8, K1, Z8
+	VMINPD     Z1, Z8, Z8
+	VMAXPD     Z0, Z8, Z8
+	VMULPD     Z8, Z2, Z2
+	VMULPD     Z8, Z3, Z3
+	VMULPD     Z8, Z4, Z4
+	VSUBPD     Z5, Z2, Z2
+	VSUBPD     Z6, Z3, Z3
+	VSUBPD     Z7, Z4, Z4
+	VMULPD     Z2, Z2, Z2
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z2, Z2
+	VMULPD     Z4, Z4, Z3
+	VADDPD     Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Z8, (R12)(R13*8)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00004000
+	JAE     ClosestPoint64AVX512_prefetch
+
+ClosestPoint64AVX512_prefetch_end:
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   ClosestPoint64AVX512_loop_end
+
+ClosestPoint64AVX512_loop:
+	VMOVUPS  (R8)(R13*8), Z2
+	VSUBPD   (DX)(R13*8), Z2, Z2
+	VMOVUPS  (R9)(R13*8), Z3
+	VSUBPD   (SI)(R13*8), Z3, Z3
+	VMOVUPS  (R10)(R13*8), Z4
+	VSUBPD   (DI)(R13*8), Z4, Z4
+	VMOVUPS  (AX)(R13*8), Z5
+	VSUBPD   (DX)(R13*8), Z5, Z5
+	VMOVUPS  (BX)(R13*8), Z6
+	VSUBPD   (SI)(R13*8), Z6, Z6
+	VMOVUPS  (CX)(R13*8), Z7
+	VSUBPD   (DI)(R13*8), Z7, Z7
+	VMULPD   Z2, Z5, Z8
+	VMULPD   Z3, Z6, Z9
+	VADDPD   Z9, Z8, Z8
+	VMULPD   Z4, Z7, Z9
+	VADDPD   Z9, Z8, Z8
+	VMULPD   Z2, Z2, Z9
+	VMULPD   Z3, Z3, Z10
+	VADDPD   Z10, Z9, Z9
+	VMULPD   Z4, Z4, Z10
+	VADDPD   Z10, Z9, Z9
+	VCMPPD   $0x04, Z9, Z0, K1
+	VDIVPD.Z Z9, Z8, K1, Z8
+	VMINPD   Z1, Z8, Z8
+	VMAXPD   Z0, Z8, Z8
+	VMULPD   Z8, Z2, Z2
+	VMULPD   Z8, Z3, Z3
+	VMULPD   Z8, Z4, Z4
+	VSUBPD   Z5, Z2, Z2
+	VSUBPD   Z6, Z3, Z3
+	VSUBPD   Z7, Z4, Z4
+	VMULPD   Z2, Z2, Z2
+	VMULPD   Z3, Z3, Z3
+	VADDPD   Z3, Z2, Z2
+	VMULPD   Z4, Z4, Z3
+	VADDPD   Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ    t+72(FP), R12
+	VMOVUPS Z8, (R12)(R13*8)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	SUBQ    $0x00000008, R14
+	CMPQ    R14, $0x00000008
+	JAE     ClosestPoint64AVX512_loop
+
+ClosestPoint64AVX512_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ R14, R14
+	JZ    ClosestPoint64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Masked loads: lanes past n read as zero.
+	VMOVUPD.Z (AX)(R13*8), K1, Z2
+	VMOVUPD.Z (BX)(R13*8), K1, Z3
+	VMOVUPD.Z (CX)(R13*8), K1, Z4
+	VMOVUPD.Z (DX)(R13*8), K1, Z5
+	VMOVUPD.Z (SI)(R13*8), K1, Z6
+	VMOVUPD.Z (DI)(R13*8), K1, Z7
+	VMOVUPD.Z (R8)(R13*8), K1, Z8
+	VMOVUPD.Z (R9)(R13*8), K1, Z9
+	VMOVUPD.Z (R10)(R13*8), K1, Z10
+	VSUBPD    Z5, Z8, Z8
+	VSUBPD    Z6, Z9, Z9
+	VSUBPD    Z7, Z10, Z10
+	VSUBPD    Z5, Z2, Z2
+	VSUBPD    Z6, Z3, Z3
+	VSUBPD    Z7, Z4, Z4
+	VMULPD    Z8, Z2, Z5
+	VMULPD    Z9, Z3, Z6
+	VADDPD    Z6, Z5, Z5
+	VMULPD    Z10, Z4, Z6
+	VADDPD    Z6, Z5, Z5
+	VMULPD    Z8, Z8, Z6
+	VMULPD    Z9, Z9, Z7
+	VADDPD    Z7, Z6, Z6
+	VMULPD    Z10, Z10, Z7
+	VADDPD    Z7, Z6, Z6
+	VCMPPD    $0x04, Z6, Z0, K2
+	VDIVPD.Z  Z6, Z5, K2, Z5
+	VMINPD    Z1, Z5, Z1
+	VMAXPD    Z0, Z1, Z0
+	VMULPD    Z0, Z8, Z1
+	VMULPD    Z0, Z9, Z5
+	VMULPD    Z0, Z10, Z6
+	VSUBPD    Z2, Z1, Z1
+	VSUBPD    Z3, Z5, Z2
+	VSUBPD    Z4, Z6, Z3
+	VMULPD    Z1, Z1, Z1
+	VMULPD    Z2, Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VMULPD    Z3, Z3, Z2
+	VADDPD    Z2, Z1, Z1
+
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1
+
+	// Store the results of group 0.
+	MOVQ    t+72(FP), R12
+	VMOVUPD Z0, K1, (R12)(R13*8)
+	MOVQ    dist2+80(FP), R12
+	VMOVUPD Z1, K1, (R12)(R13*8)
+
+ClosestPoint64AVX512_done:
 	VZEROUPPER
 	RET

@@ -5185,7 +5185,7 @@ DATA neonconst<>+16(SB)/4, $0x3f800000
 DATA neonconst<>+20(SB)/4, $0x3f800000
 DATA neonconst<>+24(SB)/4, $0x3f800000
 DATA neonconst<>+28(SB)/4, $0x3f800000
-// maxf32
+// maxfinite
 DATA neonconst<>+32(SB)/4, $0x7f7fffff
 DATA neonconst<>+36(SB)/4, $0x7f7fffff
 DATA neonconst<>+40(SB)/4, $0x7f7fffff

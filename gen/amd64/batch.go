@@ -49,11 +49,16 @@ var NTMinLanes = 1 << 18
 // cache-resident and the prefetches only cost issue slots.
 const prefetchMinLanes = 16384
 
-// signature is the Go signature of a batch kernel: one *float32 per input
-// then output stream, then n.
-func signature(k *kernels.Kernel) string {
-	return "func(" + strings.Join(append(slices.Clone(k.Inputs), k.Outputs...), ", ") + " *float32, n int)"
+// signature is the Go signature of a batch kernel: one *float32 (or
+// *float64) per input then output stream, then n.
+func signature(k *kernels.Kernel, t *ir.Target) string {
+	return "func(" + strings.Join(append(slices.Clone(k.Inputs), k.Outputs...), ", ") + " *" + t.Elem.String() + ", n int)"
 }
+
+// KernelName is the generated name of kernel k for target t: Closest,
+// then 64 for float64 lanes, then the target (ClosestAVX512,
+// Closest64AVX512).
+func KernelName(k *kernels.Kernel, t *ir.Target) string { return k.Name + t.Elem.Suffix() + t.Name }
 
 // Batch emits kernel k for target t: a rotated loop over whole groups of
 // t.Lanes lanes (with prefetching from prefetchMinLanes lanes on if
@@ -61,8 +66,8 @@ func signature(k *kernels.Kernel) string {
 // touching memory past n), then VZEROUPPER.
 func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...string) {
 	check(t)
-	name := k.Name + t.Name
-	p := k.Program()
+	name := KernelName(k, t)
+	p := k.ProgramOf(t.Elem)
 	nslots := slotsNeeded(t, p)
 	groups := max(1, Interleave[t.Name])
 	if k != kernels.Closest {
@@ -72,7 +77,7 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	if groups*nslots*t.VecBytes() > 512 {
 		frame = 0 // beyond what the nosplit stack limit allows
 	}
-	TEXT(name, frame, signature(k))
+	TEXT(name, frame, signature(k, t))
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
 
@@ -102,7 +107,7 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	XORQ(index, index)
 	Load(Param("n"), remain)
 	VXORPS(zero, zero, zero)
-	VBROADCASTSS(c.get("one", 0x3F800000), one)
+	fpOf(t).broadcast(c.of(t.Elem, "one"), one)
 
 	// loop emits a rotated loop over n groups at a time while at least
 	// minRemain lanes remain, then falls through to the next.
@@ -192,11 +197,17 @@ func tailMask(t *ir.Target, c *constants) Op {
 		KMOVW(remain.As32(), k)
 		return k
 	}
-	// Lane j is set when j < remain: broadcast remain, compare with 0..7.
+	// Lane j is set when j < remain: broadcast remain, compare with the
+	// lane numbers of each 32-bit half (0..7, or 0 0 1 1 .. 3 3 for
+	// float64 lanes).
 	var m, mask VecVirtual = YMM(), YMM()
 	VMOVD(remain.As32(), m.AsX())
 	VPBROADCASTD(m.AsX(), m)
-	VPCMPGTD(c.iota, m, mask)
+	lanes := c.iota
+	if t.Elem == ir.F64 {
+		lanes = c.iota64
+	}
+	VPCMPGTD(lanes, m, mask)
 	return mask
 }
 
@@ -219,7 +230,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			names := append(slices.Clone(k.Inputs), k.Outputs...)
 			Load(Param(names[s]), scratch)
 		}
-		return Mem{Base: base, Index: index, Scale: 4, Disp: g * t.VecBytes()}
+		return Mem{Base: base, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
 	}
 	if prefetch > 0 {
 		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults);")
@@ -249,9 +260,11 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 				in[s] = r
 			case evex(t):
 				r := l.newVec()
-				VMOVUPS_Z(m, mask, r)
+				fpOf(t).loadZ(m, mask, r)
 				in[s] = r
 			default:
+				// The vector mask is all-ones per lane whatever its width,
+				// so the 32-bit form serves float64 lanes too.
 				r := l.newVec()
 				VMASKMOVPS(m, mask, r)
 				in[s] = r
@@ -272,7 +285,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			case mask == nil:
 				VMOVUPS(v, dst)
 			case evex(t):
-				VMOVUPS(v, mask, dst)
+				fpOf(t).storeMasked(v, mask, dst)
 			default:
 				VMASKMOVPS(v, mask, dst)
 			}

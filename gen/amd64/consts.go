@@ -5,17 +5,21 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+
+	"github.com/segdist/segdist/gen/ir"
 )
 
 // constants are the read-only data of the kernels: each float constant of
-// the IR (by name) and the backend's own masks and tables. Vector
-// constants hold 8 lanes (a 32-byte AVX2 operand); AVX-512 reads their
-// first lane with embedded broadcast.
+// the IR (by name: float64 ones end in "64") and the backend's own masks
+// and tables. Vector constants fill 32 bytes (8 float32 or 4 float64
+// lanes, an AVX2 operand); AVX-512 reads their first lane with embedded
+// broadcast.
 type constants struct {
 	byName    map[string]Mem
-	bits      map[string]uint32
-	sign, abs Mem // 0x80000000, 0x7FFFFFFF
-	iota      Mem // int32 0..15 (the lane numbers)
+	bits      map[string]uint64
+	sign, abs [2]Mem // per ir.Elem: the sign bit, and all bits but it
+	iota      Mem    // int32 0..15 (the lane numbers)
+	iota64    Mem    // int32 0 0 1 1 2 2 3 3: the AVX2 float64 lanes' numbers, per half
 	low16     Mem // uint32 0xFFFF: sixteen lane bits
 	compress8 Mem // AVX2 compaction: for each 8-bit mask, the lanes to keep, first
 }
@@ -29,24 +33,47 @@ func vector(name string, bits uint32) Mem {
 	return m
 }
 
+// vector64 declares name as bits in 4 lanes of 8 bytes.
+func vector64(name string, bits uint64) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i := range 4 {
+		DATA(8*i, U64(bits))
+	}
+	return m
+}
+
 // newConstants declares every constant the kernels use. The IR's
 // constants are named by the kernel bodies; a body that names one not
 // listed here fails in get.
 func newConstants() *constants {
-	c := &constants{byName: map[string]Mem{}, bits: map[string]uint32{}}
+	c := &constants{byName: map[string]Mem{}, bits: map[string]uint64{}}
 	for _, k := range []struct {
 		name string
 		bits uint32
 	}{
-		{"one", 0x3F800000}, {"maxf32", 0x7F7FFFFF}, {"canonicalnan", 0x7FC00000},
+		{"one", 0x3F800000}, {"maxfinite", 0x7F7FFFFF}, {"canonicalnan", 0x7FC00000},
 		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717}, {"crosstol", 0x2E800000}, {"signtol", 0x2D800000},
 		{"int1", 1}, {"int2", 2},
 	} {
 		c.byName[k.name] = vector(k.name, k.bits)
+		c.bits[k.name] = uint64(k.bits)
+	}
+	for _, k := range []struct {
+		name string
+		bits uint64
+	}{
+		{"one64", 0x3FF0000000000000}, {"maxfinite64", 0x7FEFFFFFFFFFFFFF},
+		{"canonicalnan64", 0x7FF8000000000000}, {"minnormal64", 0x0010000000000000},
+	} {
+		c.byName[k.name] = vector64(k.name, k.bits)
 		c.bits[k.name] = k.bits
 	}
-	c.sign = vector("signmask", 0x80000000)
-	c.abs = vector("absmask", 0x7FFFFFFF)
+	c.sign = [2]Mem{vector("signmask", 0x80000000), vector64("signmask64", 1<<63)}
+	c.abs = [2]Mem{vector("absmask", 0x7FFFFFFF), vector64("absmask64", 1<<63-1)}
+	c.iota64 = GLOBL("iota64", RODATA|NOPTR)
+	for i := range 8 {
+		DATA(4*i, U32(i/2))
+	}
 	c.iota = GLOBL("iota", RODATA|NOPTR)
 	for i := range 16 {
 		DATA(4*i, U32(i))
@@ -69,8 +96,15 @@ func newConstants() *constants {
 	return c
 }
 
+// of returns the IR constant name ("one", "minnormal", ...) of element
+// type e.
+func (c *constants) of(e ir.Elem, name string) Mem {
+	name += e.Suffix()
+	return c.get(name, c.bits[name])
+}
+
 // get returns the constant named name, which must hold bits.
-func (c *constants) get(name string, bits uint32) Mem {
+func (c *constants) get(name string, bits uint64) Mem {
 	m, ok := c.byName[name]
 	if !ok || c.bits[name] != bits {
 		panic(fmt.Sprintf("amd64: constant %s = %#x is not declared in newConstants", name, bits))

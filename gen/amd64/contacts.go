@@ -37,6 +37,9 @@ var (
 // not needed.
 func Contacts(t *ir.Target, c *constants, compact bool) {
 	check(t)
+	if t.Elem != ir.F32 {
+		panic("amd64: the contact kernels are float32 only")
+	}
 	k := kernels.Contact
 	name := k.Name + t.Name
 	if compact {

@@ -39,7 +39,7 @@ type lowering struct {
 // check panics unless t is a target this backend implements: amd64, a
 // masked tail group, 16 or 32 vector registers (what the drivers assume).
 func check(t *ir.Target) {
-	if t.Arch != "amd64" || t.Tail != ir.MaskedTail || t.ElemBytes != 4 || t.VecRegs != 16 && t.VecRegs != 32 ||
+	if t.Arch != "amd64" || t.Tail != ir.MaskedTail || t.ElemBytes != t.Elem.Bytes() || t.VecRegs != 16 && t.VecRegs != 32 ||
 		evex(t) != (t.VecRegs == 32) {
 		panic(fmt.Sprintf("amd64: cannot generate for target %+v", *t))
 	}
@@ -49,6 +49,9 @@ func check(t *ir.Target) {
 // broadcast, 32 vector registers. It is the one question that separates
 // the two amd64 targets' instructions (the width is t.VecBytes).
 func evex(t *ir.Target) bool { return t.Masks == ir.OpmaskRegs }
+
+// fp returns the instructions of the lanes' element type.
+func (l *lowering) fp() *fp { return fpOf(l.t) }
 
 func (l *lowering) newVec() VecVirtual {
 	if l.t.VecBytes() == 64 {
@@ -70,7 +73,7 @@ func (l *lowering) reg(v ir.Value) Op {
 	switch {
 	case in.Op == ir.OpArg || in.Op == ir.OpConst && isMem(op):
 		r := l.newVec()
-		VBROADCASTSS(op.(Mem), r)
+		l.fp().broadcast(op.(Mem), r)
 		return r
 	case isMem(op):
 		r := l.newVec()
@@ -176,37 +179,37 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 		switch {
 		case in.Bits == 0:
 			set(l.zero)
-		case in.Name == "one":
+		case in.Name == "one"+l.p.Elem.Suffix():
 			set(l.one)
 		default:
 			set(l.consts.get(in.Name, in.Bits))
 		}
 	case ir.OpAdd:
 		s1, s2 := l.commutative(a[0], a[1])
-		VADDPS(s2, s1, fresh())
+		l.fp().add(s2, s1, fresh())
 	case ir.OpMul:
 		s1, s2 := l.commutative(a[0], a[1])
-		VMULPS(s2, s1, fresh())
+		l.fp().mul(s2, s1, fresh())
 	case ir.OpSub:
-		VSUBPS(l.mem(a[1]), l.reg(a[0]), fresh())
+		l.fp().sub(l.mem(a[1]), l.reg(a[0]), fresh())
 	case ir.OpDiv:
-		VDIVPS(l.mem(a[1]), l.reg(a[0]), fresh())
+		l.fp().div(l.mem(a[1]), l.reg(a[0]), fresh())
 	case ir.OpSqrt:
-		VSQRTPS(l.mem(a[0]), fresh())
+		l.fp().sqrt(l.mem(a[0]), fresh())
 	case ir.OpNeg:
-		l.bitwise(VXORPS, VXORPS_BCST, l.consts.sign, a[0], fresh())
+		l.bitwise(l.fp().xor, l.fp().xorBcst, l.consts.sign[l.p.Elem], a[0], fresh())
 	case ir.OpAbs:
-		l.bitwise(VANDPS, VANDPS_BCST, l.consts.abs, a[0], fresh())
+		l.bitwise(l.fp().and, l.fp().andBcst, l.consts.abs[l.p.Elem], a[0], fresh())
 	case ir.OpMin:
 		// MINPS returns its first source (Go order: second) when it is less.
-		VMINPS(l.mem(a[1]), l.reg(a[0]), fresh())
+		l.fp().min(l.mem(a[1]), l.reg(a[0]), fresh())
 	case ir.OpMax:
-		VMAXPS(l.mem(a[1]), l.reg(a[0]), fresh())
+		l.fp().max(l.mem(a[1]), l.reg(a[0]), fresh())
 	case ir.OpClamp01:
 		// x as the first source of MINPS/MAXPS: -0 becomes +0, NaN 1.
 		lo := l.newVec()
-		VMINPS(l.one, l.reg(a[0]), lo)
-		VMAXPS(l.zero, lo, fresh())
+		l.fp().min(l.one, l.reg(a[0]), lo)
+		l.fp().max(l.zero, lo, fresh())
 	case ir.OpDivOrZero:
 		l.divOrZero(a[0], a[1], fresh())
 	case ir.OpRecipOrZero:
@@ -231,7 +234,7 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 				KORTESTW(m, m)
 			} else {
 				m = l.reg(a[0])
-				VTESTPS(m, m)
+				l.fp().test(m, m)
 			}
 			JZ(LabelRef(l.label + "_" + in.Name))
 		}

@@ -23,32 +23,34 @@ func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
 // divOrZero emits fallback's divOrZero(n, d): a true division, and +0
 // where d == 0 (either sign); a NaN d divides.
 func (l *lowering) divOrZero(n, d ir.Value, dst VecVirtual) {
+	f := l.fp()
 	if evex(l.t) {
 		k := K()
-		VCMPPS(U8(cmpNEQUQ), l.mem(d), l.zero, k) // symmetric: d may be memory
-		VDIVPS_Z(l.mem(d), l.reg(n), k, dst)
+		f.cmp(U8(cmpNEQUQ), l.mem(d), l.zero, k) // symmetric: d may be memory
+		f.divZ(l.mem(d), l.reg(n), k, dst)
 		return
 	}
 	m, q := l.newVec(), l.newVec()
-	VCMPPS(U8(cmpNEQUQ), l.mem(d), l.zero, m)
-	VDIVPS(l.mem(d), l.reg(n), q)
-	VANDPS(m, q, dst)
+	f.cmp(U8(cmpNEQUQ), l.mem(d), l.zero, m)
+	f.div(l.mem(d), l.reg(n), q)
+	f.and(m, q, dst)
 }
 
-// recipOrZero emits fallback's recipOrZero(x): 1/x where x >= 2^-126,
-// +0 elsewhere (NaN included).
+// recipOrZero emits fallback's recipOrZero(x): 1/x where x is at least
+// the smallest normal (2^-126, 2^-1022), +0 elsewhere (NaN included).
 func (l *lowering) recipOrZero(x ir.Value, dst VecVirtual) {
-	minNormal := l.consts.get("minnormal", 0x00800000)
+	minNormal := l.consts.of(l.p.Elem, "minnormal")
+	f := l.fp()
 	if evex(l.t) {
 		k := K()
-		VCMPPS_BCST(U8(cmpGEOQ), minNormal, l.reg(x), k)
-		VDIVPS_Z(l.mem(x), l.one, k, dst)
+		f.cmpBcst(U8(cmpGEOQ), minNormal, l.reg(x), k)
+		f.divZ(l.mem(x), l.one, k, dst)
 		return
 	}
 	m, q := l.newVec(), l.newVec()
-	VCMPPS(U8(cmpGEOQ), minNormal, l.reg(x), m)
-	VDIVPS(l.mem(x), l.one, q)
-	VANDPS(m, q, dst)
+	f.cmp(U8(cmpGEOQ), minNormal, l.reg(x), m)
+	f.div(l.mem(x), l.one, q)
+	f.and(m, q, dst)
 }
 
 // cmp returns the mask of lanes where x pred y: an opmask register on
@@ -61,12 +63,13 @@ func (l *lowering) cmp(pred uint8, x, y ir.Value) Op {
 		dst = l.newVec()
 	}
 	src1 := l.reg(x)
+	f := l.fp()
 	if c, ok := l.constMem(y); ok && evex(l.t) {
-		VCMPPS_BCST(U8(pred), c, src1, dst)
+		f.cmpBcst(U8(pred), c, src1, dst)
 	} else if ok {
-		VCMPPS(U8(pred), c, src1, dst)
+		f.cmp(U8(pred), c, src1, dst)
 	} else {
-		VCMPPS(U8(pred), l.mem(y), src1, dst)
+		f.cmp(U8(pred), l.mem(y), src1, dst)
 	}
 	return dst
 }
@@ -87,13 +90,13 @@ func (l *lowering) maskOp(v ir.Value, op ir.Op, x, y ir.Value) {
 		return
 	}
 	r := l.newVec()
-	switch op {
+	switch f := l.fp(); op {
 	case ir.OpAnd:
-		VANDPS(l.mem(y), l.reg(x), r)
+		f.and(l.mem(y), l.reg(x), r)
 	case ir.OpOr:
-		VORPS(l.mem(y), l.reg(x), r)
+		f.or(l.mem(y), l.reg(x), r)
 	case ir.OpAndNot:
-		VANDNPS(l.mem(x), l.reg(y), r) // ~y & x
+		f.andn(l.mem(x), l.reg(y), r) // ~y & x
 	}
 	l.loc[v] = r
 }
@@ -106,15 +109,15 @@ func (l *lowering) selectOp(v, m, x, y ir.Value) {
 		r := l.newVec()
 		l.loc[v] = r
 		c, isC := l.constMem(x)
-		switch {
+		switch f := l.fp(); {
 		case evex(l.t) && isC:
-			VPBROADCASTD_Z(c, l.loc[m], r)
+			f.bcstZ(c, l.loc[m], r)
 		case evex(l.t):
-			VMOVAPS_Z(l.reg(x), l.loc[m], r)
+			f.movaZ(l.reg(x), l.loc[m], r)
 		case isC:
-			VANDPS(c, l.reg(m), r)
+			f.and(c, l.reg(m), r)
 		default:
-			VANDPS(l.mem(x), l.reg(m), r)
+			f.and(l.mem(x), l.reg(m), r)
 		}
 		return
 	}
@@ -132,18 +135,18 @@ func (l *lowering) selectOp(v, m, x, y ir.Value) {
 		}
 		src1 := l.reg(y)
 		if c, ok := l.constMem(x); ok {
-			VBLENDMPS_BCST(c, src1, l.loc[m], r)
+			l.fp().blendmBcst(c, src1, l.loc[m], r)
 		} else {
-			VBLENDMPS(l.mem(x), src1, l.loc[m], r)
+			l.fp().blendm(l.mem(x), src1, l.loc[m], r)
 		}
 		l.loc[v] = r
 		return
 	}
 	r := l.newVec()
 	if c, ok := l.constMem(x); ok {
-		VBLENDVPS(l.reg(m), c, l.reg(y), r)
+		l.fp().blendv(l.reg(m), c, l.reg(y), r)
 	} else {
-		VBLENDVPS(l.reg(m), l.mem(x), l.reg(y), r)
+		l.fp().blendv(l.reg(m), l.mem(x), l.reg(y), r)
 	}
 	l.loc[v] = r
 }

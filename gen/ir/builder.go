@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Builder records a Program. Its methods are the vocabulary kernel bodies
 // are written in; each checks the types of its arguments, so a body that
@@ -12,11 +15,17 @@ type Builder struct {
 	consts  map[string]Value
 }
 
-// NewBuilder starts the program of a kernel body with the given numbers of
-// inputs and scalar arguments.
-func NewBuilder(name string, inputs, args int) *Builder {
-	return &Builder{p: Program{Name: name, Inputs: inputs, Args: args}, consts: map[string]Value{}}
+// NewBuilder starts the float32 program of a kernel body with the given
+// numbers of inputs and scalar arguments.
+func NewBuilder(name string, inputs, args int) *Builder { return NewBuilderOf(F32, name, inputs, args) }
+
+// NewBuilderOf starts a program whose float lanes are elem.
+func NewBuilderOf(elem Elem, name string, inputs, args int) *Builder {
+	return &Builder{p: Program{Name: name, Elem: elem, Inputs: inputs, Args: args}, consts: map[string]Value{}}
 }
+
+// Elem is the element type of the program being built.
+func (b *Builder) Elem() Elem { return b.p.Elem }
 
 // Program returns the recorded program with the given outputs.
 func (b *Builder) Program(outputs ...Value) *Program {
@@ -86,15 +95,38 @@ func (b *Builder) Arg(k int) Value {
 	return b.emit(Instr{Op: OpArg, Type: Float, Aux: k})
 }
 
-// Const returns the float32 with the given bits in every lane. name is
-// used for the data symbol on targets that load constants from memory.
+// Const returns the float32 with the given bits in every lane (in a
+// float64 program, that float32's value). name is used for the data
+// symbol on targets that load constants from memory (with Elem.Suffix).
 // Each name is recorded once per program.
-func (b *Builder) Const(name string, bits uint32) Value { return b.constant(name, bits, Float) }
+func (b *Builder) Const(name string, bits uint32) Value {
+	if b.p.Elem == F64 {
+		return b.constant(name, math.Float64bits(float64(math.Float32frombits(bits))), Float)
+	}
+	return b.constant(name, uint64(bits), Float)
+}
 
-// ConstInt returns the int32 x in every lane.
-func (b *Builder) ConstInt(name string, x int32) Value { return b.constant(name, uint32(x), Int) }
+// Const64 returns the float of the given element-type bits: bits32 in a
+// float32 program, bits64 in a float64 one (for constants that differ by
+// type: the largest finite value, the canonical NaN).
+func (b *Builder) Const64(name string, bits32 uint32, bits64 uint64) Value {
+	if b.p.Elem == F64 {
+		return b.constant(name, bits64, Float)
+	}
+	return b.constant(name, uint64(bits32), Float)
+}
 
-func (b *Builder) constant(name string, bits uint32, t Type) Value {
+// ConstInt returns the int32 x in every lane (float32 programs only: Int
+// lanes are 32 bits).
+func (b *Builder) ConstInt(name string, x int32) Value {
+	if b.p.Elem != F32 {
+		panic("ir: Int values in a " + b.p.Elem.String() + " program")
+	}
+	return b.constant(name, uint64(uint32(x)), Int)
+}
+
+func (b *Builder) constant(name string, bits uint64, t Type) Value {
+	name += b.p.Elem.Suffix()
 	if v, ok := b.consts[name]; ok {
 		if in := b.p.Code[v]; in.Bits != bits || in.Type != t {
 			panic("ir: constant " + name + " redefined")
@@ -111,6 +143,19 @@ func (b *Builder) Zero() Value { return b.Const("zero", 0) }
 
 // One is 1.0 in every lane.
 func (b *Builder) One() Value { return b.Const("one", 0x3F800000) }
+
+// MaxFinite is the largest finite float of the element type.
+func (b *Builder) MaxFinite() Value { return b.Const64("maxfinite", 0x7F7FFFFF, 0x7FEFFFFFFFFFFFFF) }
+
+// CanonicalNaN is the quiet NaN every kernel writes for non-finite lanes:
+// 0x7FC00000, or 0x7FF8000000000000 in float64.
+func (b *Builder) CanonicalNaN() Value {
+	return b.Const64("canonicalnan", 0x7FC00000, 0x7FF8000000000000)
+}
+
+// MinNormal is the smallest normal float of the element type (2^-126,
+// 2^-1022): the threshold of RecipOrZero.
+func (b *Builder) MinNormal() Value { return b.Const64("minnormal", 0x00800000, 0x0010000000000000) }
 
 func (b *Builder) float2(op Op, x, y Value) Value {
 	b.want(Float, x, y)

@@ -17,11 +17,28 @@ package ir
 
 import "fmt"
 
+// Elem is the element type of a program's float lanes.
+type Elem uint8
+
+const (
+	F32 Elem = iota // float32 lanes
+	F64             // float64 lanes
+)
+
+// Bytes is the size of one lane.
+func (e Elem) Bytes() int { return 4 << e }
+
+func (e Elem) String() string { return [...]string{"float32", "float64"}[e] }
+
+// Suffix is what kernel names and constant symbols of a float64 program
+// add ("64"); float32 names have none.
+func (e Elem) Suffix() string { return [...]string{"", "64"}[e] }
+
 // Type is the kind of a value.
 type Type uint8
 
 const (
-	Float Type = iota // one float32 per lane
+	Float Type = iota // one float per lane (the program's Elem)
 	Int               // one int32 per lane
 	Mask              // one boolean per lane (opmask bit or all-ones lane)
 )
@@ -50,7 +67,7 @@ const (
 	OpMax                   // x > y ? x : y (MAXPS: y on ties and NaN)
 	OpClamp01               // Max(Min(x, 1), 0): -0 becomes +0, NaN becomes 1
 	OpDivOrZero             // y != 0 ? x/y : +0 (NaN y divides)
-	OpRecipOrZero           // x >= 2^-126 ? 1/x : +0 (NaN gives +0)
+	OpRecipOrZero           // x >= the smallest normal (2^-126, 2^-1022) ? 1/x : +0 (NaN gives +0)
 	OpCmp                   // the mask of lanes where x Pred(Aux) y
 	OpNonZero               // the mask of Int lanes that are not 0
 	OpAnd                   // mask x & y
@@ -106,7 +123,7 @@ type Instr struct {
 	Type    Type // the type of the result
 	Args    []Value
 	Aux     int    // input or argument index, Pred, Park
-	Bits    uint32 // OpConst: the lane's bit pattern
+	Bits    uint64 // OpConst: the lane's bit pattern (of the program's Elem)
 	Name    string // OpConst: a symbol-friendly name; OpRare: the block's label
 	Comment string // emitted before the instruction
 
@@ -121,6 +138,7 @@ func (in *Instr) HasValue() bool {
 // Program is one kernel body for one group of lanes.
 type Program struct {
 	Name    string
+	Elem    Elem // the float lanes' type
 	Code    []Instr
 	Inputs  int     // number of OpInput streams the driver supplies
 	Args    int     // number of scalar arguments
@@ -148,7 +166,7 @@ func (p *Program) LastUse() []int {
 
 // String prints the program, one instruction a line (for tests and -ir).
 func (p *Program) String() string {
-	s := fmt.Sprintf("program %s: %d inputs, %d args\n", p.Name, p.Inputs, p.Args)
+	s := fmt.Sprintf("program %s (%s): %d inputs, %d args\n", p.Name, p.Elem, p.Inputs, p.Args)
 	for i, in := range p.Code {
 		if in.Comment != "" {
 			s += "\t// " + in.Comment + "\n"

@@ -27,7 +27,8 @@ const (
 type Target struct {
 	Name      string    // suffix of the generated function names: AVX2, AVX512, NEON
 	Arch      string    // GOARCH: amd64 or arm64
-	Lanes     int       // float32 lanes per vector register
+	Elem      Elem      // the float lanes' type
+	Lanes     int       // lanes per vector register
 	ElemBytes int       // bytes per lane
 	VecRegs   int       // vector registers the code may use
 	Masks     MaskStyle // how lane masks are held
@@ -43,6 +44,17 @@ type Target struct {
 	// SkipRare makes the drivers branch over a rare block for a group with
 	// no lane of its mask set (else the block runs for every group).
 	SkipRare bool
+}
+
+// Of returns t for lanes of type e: the same registers holding
+// VecBytes/e.Bytes() lanes (t itself for t.Elem).
+func (t *Target) Of(e Elem) *Target {
+	if e == t.Elem {
+		return t
+	}
+	u := *t
+	u.Elem, u.Lanes, u.ElemBytes = e, t.VecBytes()/e.Bytes(), e.Bytes()
+	return &u
 }
 
 // VecBytes is the size of one vector register in bytes.

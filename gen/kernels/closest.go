@@ -80,9 +80,9 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 }
 
 // canonicalize replaces every value of out by the canonical NaN in the
-// lanes where !(dist2 <= MaxFloat32).
+// lanes where !(dist2 <= the largest finite float).
 func canonicalize(b *ir.Builder, dist2 ir.Value, out ...ir.Value) []ir.Value {
-	bad := b.Cmp(ir.NotLE, dist2, maxFloat32(b))
+	bad := b.Cmp(ir.NotLE, dist2, maxFinite(b))
 	nan := canonicalNaN(b)
 	res := make([]ir.Value, len(out))
 	for i, v := range out {

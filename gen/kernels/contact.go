@@ -132,8 +132,8 @@ func contact(b *ir.Builder) []ir.Value {
 	for _, v := range [9]ir.Value{n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]} {
 		sum = b.Add(sum, v)
 	}
-	bad := b.Cmp(ir.NotLE, b.Abs(depth), maxFloat32(b))
-	bad = b.Or(bad, b.Cmp(ir.NotLE, b.Abs(sum), maxFloat32(b)))
+	bad := b.Cmp(ir.NotLE, b.Abs(depth), maxFinite(b))
+	bad = b.Or(bad, b.Cmp(ir.NotLE, b.Abs(sum), maxFinite(b)))
 	out := []ir.Value{b.Var(count), depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")

@@ -20,9 +20,12 @@ type Kernel struct {
 	body    func(b *ir.Builder) []ir.Value
 }
 
-// Program records the kernel's body.
-func (k *Kernel) Program() *ir.Program {
-	b := ir.NewBuilder(k.Name, len(k.Inputs), len(k.Args))
+// Program records the kernel's float32 body.
+func (k *Kernel) Program() *ir.Program { return k.ProgramOf(ir.F32) }
+
+// ProgramOf records the kernel's body for float lanes of type elem.
+func (k *Kernel) ProgramOf(elem ir.Elem) *ir.Program {
+	b := ir.NewBuilderOf(elem, k.Name, len(k.Inputs), len(k.Args))
 	return b.Program(k.body(b)...)
 }
 
@@ -57,6 +60,6 @@ const (
 )
 
 // Constants, by the names the backends give their data.
-func maxFloat32(b *ir.Builder) ir.Value   { return b.Const("maxf32", 0x7F7FFFFF) }
-func canonicalNaN(b *ir.Builder) ir.Value { return b.Const("canonicalnan", 0x7FC00000) }
-func minNormal(b *ir.Builder) ir.Value    { return b.Const("minnormal", 0x00800000) }
+func maxFinite(b *ir.Builder) ir.Value    { return b.MaxFinite() }
+func canonicalNaN(b *ir.Builder) ir.Value { return b.CanonicalNaN() }
+func minNormal(b *ir.Builder) ir.Value    { return b.MinNormal() }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/gen/ir"
 	"github.com/segdist/segdist/internal/verify"
 )
 
@@ -125,5 +126,71 @@ func TestContactBody(t *testing.T) {
 	}
 	if counts[1] == 0 || counts[2] == 0 || counts[0] == 0 {
 		t.Errorf("counts seen %v: the inputs miss a case", counts)
+	}
+}
+
+// specials64 are the float64 values that break careless code.
+var specials64 = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 5e-324, -5e-324, 0x1p-1022, 1e150, -1e150,
+	math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN(), math.Float64frombits(0x7FF0000000000001)}
+
+// coords64 is coords for float64 inputs.
+func coords64(r *rand.Rand, base []float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		switch k := r.IntN(20); {
+		case k == 0:
+			out[i] = specials64[r.IntN(len(specials64))]
+		case k == 1 && i >= 3:
+			out[i] = out[i-3]
+		default:
+			out[i] = base[i%len(base)]
+		}
+	}
+	return out
+}
+
+func same64(t *testing.T, what string, in []float64, got []uint64, want ...float64) {
+	t.Helper()
+	for i := range want {
+		if got[i] != math.Float64bits(want[i]) {
+			t.Fatalf("%s%v: output %d = %#x, spec %#x", what, in, i, got[i], math.Float64bits(want[i]))
+		}
+	}
+}
+
+// mixed64 returns n float64 pairs of every category of Categories64, as
+// twelve coordinates each.
+func mixed64(n int) [][12]float64 {
+	var out [][12]float64
+	for k, c := range verify.Categories64() {
+		r := verify.NewRand(64, uint64(k))
+		for range n {
+			p := c.Gen64(r)
+			out = append(out, [12]float64{p.A[0], p.A[1], p.A[2], p.B[0], p.B[1], p.B[2], p.C[0], p.C[1], p.C[2], p.D[0], p.D[1], p.D[2]})
+		}
+	}
+	return out
+}
+
+// The float64 bodies against fallback's float64 spec.
+func TestClosestBody64(t *testing.T) {
+	prog := Closest.ProgramOf(ir.F64)
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range mixed64(300) {
+		for _, in := range [][]float64{c[:], coords64(r, c[:], 12)} {
+			s, tt, d2 := fallback.ClosestLane64(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11])
+			same64(t, "closest64", in, prog.Eval64(in, nil), s, tt, d2)
+		}
+	}
+}
+
+func TestClosestPointBody64(t *testing.T) {
+	prog := ClosestPoint.ProgramOf(ir.F64)
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range mixed64(200) {
+		for _, in := range [][]float64{c[3:], coords64(r, c[3:], 9)} {
+			tt, d2 := fallback.ClosestPointLane64(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8])
+			same64(t, "point64", in, prog.Eval64(in, nil), tt, d2)
+		}
 	}
 }

@@ -125,7 +125,7 @@ func (l *lowering) materialize(v ir.Value, dst int) {
 			l.out.op(movi0(dst))
 			return
 		}
-		l.out.op(ldrqi(dst, constReg, l.consts.offset(in.Name, in.Bits)))
+		l.out.op(ldrqi(dst, constReg, l.consts.offset(in.Name, uint32(in.Bits))))
 	case ir.OpInput:
 		l.out.op(l.input(in.Aux)(dst))
 	case ir.OpArg:
