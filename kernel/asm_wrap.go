@@ -12,13 +12,13 @@ import (
 // arguments, shared by every architecture with assembly paths.
 
 // asmBatch is the signature of every generated batch kernel.
-type asmBatch func(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)
+type asmBatch[F soa.Float] func(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *F, n int)
 
 // wrap adapts a generated kernel to the dispatch table. It runs after
 // checkLengths: n > 0 and every slice has n elements, which is all the
 // assembly assumes.
-func wrap(f asmBatch) func(n int, dst *soa.Results, src *soa.Pairs) {
-	return func(n int, dst *soa.Results, src *soa.Pairs) {
+func wrap[F soa.Float](f asmBatch[F]) func(n int, dst *soa.ResultsOf[F], src *soa.PairsOf[F]) {
+	return func(n int, dst *soa.ResultsOf[F], src *soa.PairsOf[F]) {
 		f(&src.AX[0], &src.AY[0], &src.AZ[0], &src.BX[0], &src.BY[0], &src.BZ[0],
 			&src.CX[0], &src.CY[0], &src.CZ[0], &src.DX[0], &src.DY[0], &src.DZ[0],
 			&dst.S[0], &dst.T[0], &dst.Dist2[0], n)
@@ -26,8 +26,8 @@ func wrap(f asmBatch) func(n int, dst *soa.Results, src *soa.Pairs) {
 }
 
 // wrapPoint adapts a generated point-segment kernel, as wrap does.
-func wrapPoint(f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n int)) func(n int, dst *soa.PointResults, src *soa.PointSegments) {
-	return func(n int, dst *soa.PointResults, src *soa.PointSegments) {
+func wrapPoint[F soa.Float](f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *F, n int)) func(n int, dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F]) {
+	return func(n int, dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F]) {
 		f(&src.PX[0], &src.PY[0], &src.PZ[0], &src.CX[0], &src.CY[0], &src.CZ[0],
 			&src.DX[0], &src.DY[0], &src.DZ[0], &dst.T[0], &dst.Dist2[0], n)
 	}

@@ -19,6 +19,12 @@ func BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments) {
 	active.BatchClosestPoint(dst, src)
 }
 
+// BatchClosestPoint64 is BatchClosestPoint in float64 (bit-identical to
+// fallback.ClosestPointLane64 on every path).
+func BatchClosestPoint64(dst *soa.PointResults64, src *soa.PointSegments64) {
+	active.BatchClosestPoint64(dst, src)
+}
+
 // BatchContacts computes the contact of every pair of capsules in pairs
 // (capsule pairs.I[k] against pairs.J[k] of caps) and writes it to row k
 // of dst, which must have pairs.Len() rows (see soa.Contacts.Resize).
@@ -46,13 +52,20 @@ func (k Kernel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegments)
 	}
 }
 
+// BatchClosestPoint64 is the package-level BatchClosestPoint64 on this path.
+func (k Kernel) BatchClosestPoint64(dst *soa.PointResults64, src *soa.PointSegments64) {
+	if n := checkPointLengths(dst, src); n > 0 {
+		k.f64.point(n, dst, src)
+	}
+}
+
 // checkPointLengths returns the common length of src's and dst's slices
 // and panics, naming the slice, if one differs.
-func checkPointLengths(dst *soa.PointResults, src *soa.PointSegments) int {
+func checkPointLengths[F soa.Float](dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F]) int {
 	n := len(src.PX)
 	for _, s := range []struct {
 		name string
-		v    []float32
+		v    []F
 	}{{"src.PY", src.PY}, {"src.PZ", src.PZ}, {"src.CX", src.CX}, {"src.CY", src.CY}, {"src.CZ", src.CZ},
 		{"src.DX", src.DX}, {"src.DY", src.DY}, {"src.DZ", src.DZ}, {"dst.T", dst.T}, {"dst.Dist2", dst.Dist2}} {
 		checkLen(s.name, len(s.v), n, "len(src.PX)")
@@ -154,6 +167,10 @@ func checkIndices(name string, idx []uint32, n int) {
 
 func goPoint(n int, dst *soa.PointResults, src *soa.PointSegments) {
 	fallback.BatchClosestPoint(n, src.PX, src.PY, src.PZ, src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.T, dst.Dist2)
+}
+
+func goPoint64(n int, dst *soa.PointResults64, src *soa.PointSegments64) {
+	fallback.BatchClosestPoint64(n, src.PX, src.PY, src.PZ, src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.T, dst.Dist2)
 }
 
 // goContact is fallback.ContactLane on pair k: capsule I[k] as capsule 1,

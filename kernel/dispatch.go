@@ -16,8 +16,9 @@ var paths = []Kernel{goKernel}
 
 // goKernel is the pure-Go path, available everywhere.
 var goKernel = Kernel{
-	isa: "go", f32: &impl{closest: goClosest, stream: goStream,
+	isa: "go", f32: &impl[float32]{closest: goClosest, stream: goStream,
 		point: goPoint, contacts: goContacts, compact: goCompact},
+	f64: &impl[float64]{closest: goClosest64, stream: goStream64, point: goPoint64},
 }
 
 // active is the path the package-level functions use, chosen once.

@@ -7,6 +7,7 @@ import "github.com/segdist/segdist/asm"
 // archPaths returns the NEON path: Advanced SIMD is part of the arm64
 // baseline, so there is nothing to check.
 func archPaths() []Kernel {
-	return []Kernel{{isa: "neon", f32: &impl{closest: wrap(asm.ClosestNEON), stream: wrap(asm.StreamNEON),
-		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON)}}}
+	return []Kernel{{isa: "neon", f32: &impl[float32]{closest: wrap(asm.ClosestNEON), stream: wrap(asm.StreamNEON),
+		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON)},
+		f64: goKernel.f64}} // EXPERIMENT: NEON float64 not generated yet
 }

@@ -101,3 +101,51 @@ func TestGuardPage(t *testing.T) {
 		}
 	})
 }
+
+// TestGuardPage64 is TestGuardPage for the float64 kernels
+// (BatchClosest64, StreamOnly64, BatchClosestPoint64): each slice ends
+// exactly at, then starts right after, a PROT_NONE page.
+func TestGuardPage64(t *testing.T) {
+	const maxN = 41
+	all := pool64(52, maxN)
+	regions := make([]*guarded, 15)
+	for i := range regions {
+		regions[i] = newGuarded(t, 8*maxN)
+	}
+	// f64 views 2n float32s of a region as n float64s (8-byte aligned:
+	// both ends of a region's data are page-aligned).
+	f64 := func(f []float32) []float64 {
+		if len(f) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*float64)(unsafe.Pointer(&f[0])), len(f)/2)
+	}
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, place := range []string{"end", "start"} {
+			at := func(i, n int) []float64 {
+				if place == "end" {
+					return f64(regions[i].atEnd(2 * n))
+				}
+				return f64(regions[i].atStart(2 * n))
+			}
+			for n := 1; n <= maxN; n++ {
+				src, dst := &soa.Pairs64{}, &soa.Results64{}
+				ptrs := []*[]float64{&src.AX, &src.AY, &src.AZ, &src.BX, &src.BY, &src.BZ,
+					&src.CX, &src.CY, &src.CZ, &src.DX, &src.DY, &src.DZ, &dst.S, &dst.T, &dst.Dist2}
+				for i, p := range ptrs {
+					*p = at(i, n)
+				}
+				for i := range n {
+					q := all[i]
+					src.Set(i, q.A, q.B, q.C, q.D)
+				}
+				k.BatchClosest64(dst, src)
+				checkSame64(t, "guard "+place+" n="+strconv.Itoa(n), src, dst, spec64(soa.FromPairs64(all[:n])))
+				k.StreamOnly64(dst, src)
+				ps := &soa.PointSegments64{PX: src.AX, PY: src.AY, PZ: src.AZ, CX: src.CX, CY: src.CY, CZ: src.CZ,
+					DX: src.DX, DY: src.DY, DZ: src.DZ}
+				k.BatchClosestPoint64(&soa.PointResults64{T: dst.S, Dist2: dst.T}, ps)
+			}
+		}
+	})
+}

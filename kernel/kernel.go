@@ -67,21 +67,36 @@ func Closest(a, b, c, d [3]float32) (s, t, dist2 float32) {
 	return fallback.ClosestLane(a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], d[0], d[1], d[2])
 }
 
+// Closest64 is Closest in float64, bit-identical to BatchClosest64.
+func Closest64(a, b, c, d [3]float64) (s, t, dist2 float64) {
+	return fallback.ClosestLane64(a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], d[0], d[1], d[2])
+}
+
+// BatchClosest64 is BatchClosest in float64: the same algorithm and
+// guarantees with eps64 = 2^-52 for eps32, coordinates up to 1e150, and
+// the canonical NaN 0x7FF8000000000000. Bit-identical on every path to
+// fallback.ClosestLane64.
+func BatchClosest64(dst *soa.Results64, src *soa.Pairs64) {
+	active.BatchClosest64(dst, src)
+}
+
 // Kernel is one implementation path. The zero value is not usable; get one
 // from Lookup or Active.
 type Kernel struct {
 	isa string
-	f32 *impl // the float32 kernels (a float64 set will sit beside it)
+	f32 *impl[float32] // the float32 kernels
+	f64 *impl[float64] // the float64 kernels (no contacts)
 }
 
-// impl is one path's implementation of every float32 kernel, registered
-// once per path (dispatch_*.go); the entry points check their arguments
-// and call these with the common length n > 0. A new kernel adds a field
-// here and one entry per path; a new element type adds one impl per path.
-type impl struct {
-	closest  func(n int, dst *soa.Results, src *soa.Pairs)
-	stream   func(n int, dst *soa.Results, src *soa.Pairs)
-	point    func(n int, dst *soa.PointResults, src *soa.PointSegments)
+// impl is one path's implementation of every kernel of one element type,
+// registered once per path (dispatch_*.go); the entry points check their
+// arguments and call these with the common length n > 0. A new kernel adds
+// a field here and one entry per path; a new element type adds one impl
+// per path. The contact kernels exist in float32 only (nil in float64).
+type impl[F soa.Float] struct {
+	closest  func(n int, dst *soa.ResultsOf[F], src *soa.PairsOf[F])
+	stream   func(n int, dst *soa.ResultsOf[F], src *soa.PairsOf[F])
+	point    func(n int, dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F])
 	contacts func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 	compact  func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int
 }
@@ -98,11 +113,20 @@ func (k Kernel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 	k.f32.closest(n, dst, src)
 }
 
+// BatchClosest64 is the package-level BatchClosest64 on this path.
+func (k Kernel) BatchClosest64(dst *soa.Results64, src *soa.Pairs64) {
+	n := checkLengths(dst, src)
+	if n == 0 {
+		return
+	}
+	k.f64.closest(n, dst, src)
+}
+
 // checkLengths returns the common length of every slice of src and dst and
 // panics with the name of the first slice that differs.
-func checkLengths(dst *soa.Results, src *soa.Pairs) int {
+func checkLengths[F soa.Float](dst *soa.ResultsOf[F], src *soa.PairsOf[F]) int {
 	n := len(src.AX)
-	check := func(name string, s []float32) {
+	check := func(name string, s []F) {
 		if len(s) != n {
 			panic(fmt.Sprintf("segdist/kernel: len(%s) = %d, want %d (len(src.AX))", name, len(s), n))
 		}
@@ -130,6 +154,12 @@ func goClosest(n int, dst *soa.Results, src *soa.Pairs) {
 		src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.S, dst.T, dst.Dist2)
 }
 
+// goClosest64 is the pure-Go float64 path.
+func goClosest64(n int, dst *soa.Results64, src *soa.Pairs64) {
+	fallback.BatchClosest64(n, src.AX, src.AY, src.AZ, src.BX, src.BY, src.BZ,
+		src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.S, dst.T, dst.Dist2)
+}
+
 // StreamOnly is the memory-bound baseline of this path, for benchmarks: it
 // loads every input coordinate and stores S, T and Dist2 (as simple
 // functions of the inputs) with the path's vector width, but computes no
@@ -141,6 +171,24 @@ func (k Kernel) StreamOnly(dst *soa.Results, src *soa.Pairs) {
 		return
 	}
 	k.f32.stream(n, dst, src)
+}
+
+// StreamOnly64 is StreamOnly in float64.
+func (k Kernel) StreamOnly64(dst *soa.Results64, src *soa.Pairs64) {
+	n := checkLengths(dst, src)
+	if n == 0 {
+		return
+	}
+	k.f64.stream(n, dst, src)
+}
+
+// goStream64 is goStream in float64.
+func goStream64(n int, dst *soa.Results64, src *soa.Pairs64) {
+	for i := range n {
+		dst.S[i] = ((src.AX[i] + src.BX[i]) + src.CX[i]) + src.DX[i]
+		dst.T[i] = ((src.AY[i] + src.BY[i]) + src.CY[i]) + src.DY[i]
+		dst.Dist2[i] = ((src.AZ[i] + src.BZ[i]) + src.CZ[i]) + src.DZ[i]
+	}
 }
 
 // goStream is the pure-Go memory baseline: S = AX+BX+CX+DX, T likewise

@@ -1,0 +1,307 @@
+package kernel_test
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/segdist/segdist/fallback"
+	"github.com/segdist/segdist/internal/verify"
+	"github.com/segdist/segdist/kernel"
+	"github.com/segdist/segdist/soa"
+)
+
+// The float64 kernels: every path against fallback.ClosestLane64 and
+// fallback.ClosestPointLane64 bit for bit, the golden hash, non-finite
+// lanes, unaligned storage, lengths, allocations.
+
+// pool64 returns n float64 pairs of every category of verify.Categories64,
+// shuffled, with a few special values scattered in (signed zeros,
+// subnormals, the range edge).
+func pool64(seed uint64, n int) []soa.Pair64 {
+	cats := verify.Categories64()
+	per := (n + len(cats) - 1) / len(cats)
+	var ps []soa.Pair64
+	for k, c := range cats {
+		r := verify.NewRand(seed, uint64(k))
+		for range per {
+			ps = append(ps, c.Gen64(r))
+		}
+	}
+	r := verify.NewRand(seed, 1000)
+	r.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+	specials := []float64{0, math.Copysign(0, -1), 5e-324, 0x1p-1022, 1e150, -1e150}
+	for i := 0; i < len(ps); i += 7 {
+		ps[i].B[i%3] = specials[i%len(specials)]
+	}
+	return ps[:n]
+}
+
+// spec64 returns fallback's float64 results for src.
+func spec64(src *soa.Pairs64) *soa.Results64 {
+	n := src.Len()
+	res := soa.NewResults64(n)
+	for i := range n {
+		p := src.Get(i)
+		res.S[i], res.T[i], res.Dist2[i] = fallback.ClosestLane64(p.A[0], p.A[1], p.A[2], p.B[0], p.B[1], p.B[2],
+			p.C[0], p.C[1], p.C[2], p.D[0], p.D[1], p.D[2])
+	}
+	return res
+}
+
+// checkSame64 fails at the first lane whose S, T or Dist2 differ in any bit.
+func checkSame64(t *testing.T, what string, src *soa.Pairs64, got, want *soa.Results64) {
+	t.Helper()
+	for i := range want.S {
+		g := [3]float64{got.S[i], got.T[i], got.Dist2[i]}
+		w := [3]float64{want.S[i], want.T[i], want.Dist2[i]}
+		for j := range g {
+			if math.Float64bits(g[j]) != math.Float64bits(w[j]) {
+				t.Fatalf("%s: lane %d of %d differs: got %v, want %v (output %d: %#016x, want %#016x) for %+v",
+					what, i, len(want.S), g, w, j, math.Float64bits(g[j]), math.Float64bits(w[j]), src.Get(i))
+			}
+		}
+	}
+}
+
+// separate64 copies ps into twelve separate allocations starting off
+// float64s into their arrays, and makes results likewise.
+func separate64(ps []soa.Pair64, off int) (*soa.Pairs64, *soa.Results64) {
+	n := len(ps)
+	mk := func() []float64 { return make([]float64, n+off)[off:] }
+	src := &soa.Pairs64{AX: mk(), AY: mk(), AZ: mk(), BX: mk(), BY: mk(), BZ: mk(),
+		CX: mk(), CY: mk(), CZ: mk(), DX: mk(), DY: mk(), DZ: mk()}
+	for i, q := range ps {
+		src.Set(i, q.A, q.B, q.C, q.D)
+	}
+	return src, &soa.Results64{S: mk(), T: mk(), Dist2: mk()}
+}
+
+// TestBitIdentical64 checks BatchClosest64 on every path against the
+// specification: every size up to 100 and around 4,096 (all tails of 2, 4
+// and 8 lanes), in soa storage and in separate allocations one float64
+// off alignment.
+func TestBitIdentical64(t *testing.T) {
+	all := pool64(61, 4097+200)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, n := range bitSizes() {
+			off := (n * 37) % (len(all) - n + 1)
+			ps := all[off : off+n]
+			src := soa.FromPairs64(ps)
+			want := spec64(src)
+			got := soa.NewResults64(n)
+			k.BatchClosest64(got, src)
+			checkSame64(t, fmt.Sprintf("n=%d", n), src, got, want)
+			if n%5 == 1 {
+				s, r := separate64(ps, 1)
+				k.BatchClosest64(r, s)
+				checkSame64(t, fmt.Sprintf("n=%d unaligned", n), s, r, want)
+			}
+		}
+	})
+}
+
+// TestNaNLanes64 scatters NaN and ±Inf coordinates among finite lanes:
+// those lanes are the canonical NaN 0x7FF8000000000000 in S, T and Dist2,
+// every other lane is what the clean batch gives, on every path.
+func TestNaNLanes64(t *testing.T) {
+	all := pool64(62, 300)
+	bad := []float64{math.NaN(), math.Float64frombits(0x7FF0000000000001), math.Float64frombits(0xFFF8000000000123), math.Inf(1), math.Inf(-1)}
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 257} {
+			clean := soa.FromPairs64(all[:n])
+			want := spec64(clean)
+			dirty := soa.FromPairs64(all[:n])
+			isBad := map[int]bool{}
+			for j, i := 0, 0; i < n; j, i = j+1, i+1+j%4 {
+				coords := [][]float64{dirty.AX, dirty.AY, dirty.AZ, dirty.BX, dirty.BY, dirty.BZ, dirty.CX, dirty.CY, dirty.CZ, dirty.DX, dirty.DY, dirty.DZ}
+				coords[(j*5)%12][i] = bad[j%len(bad)]
+				isBad[i] = true
+			}
+			got := soa.NewResults64(n)
+			k.BatchClosest64(got, dirty)
+			for i := range n {
+				g := [3]float64{got.S[i], got.T[i], got.Dist2[i]}
+				w := [3]float64{want.S[i], want.T[i], want.Dist2[i]}
+				for j := range g {
+					wb := math.Float64bits(w[j])
+					if isBad[i] {
+						wb = 0x7FF8000000000000
+					}
+					if math.Float64bits(g[j]) != wb {
+						t.Fatalf("n=%d lane %d (bad %v) output %d = %#016x, want %#016x", n, i, isBad[i], j, math.Float64bits(g[j]), wb)
+					}
+				}
+			}
+		}
+	})
+}
+
+// golden64Hash pins the bits of the float64 specification on a fixed
+// batch (every category of Categories64, specials included) on every path
+// and GOARCH. If it changes, ClosestLane64's operation order changed (or
+// the generators did): update it only on purpose, together with the
+// assembly; print the new value with go test ./kernel -run Golden64 -v.
+const golden64Hash = "bb83d8bca0489d79247fcc23ea50e4206c21be98c6621a0faabafcfee3199c02"
+
+func hash64(r *soa.Results64) string {
+	h := sha256.New()
+	var b [8]byte
+	for i := range r.S {
+		for _, x := range []float64{r.S[i], r.T[i], r.Dist2[i]} {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+			h.Write(b[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// golden64Pairs is the fixed float64 batch of TestGolden64, the same on
+// every platform: the generators' float64 arithmetic may be fused into FMA
+// on some (arm64), so the batch is built from the float32 golden pairs
+// (platform-independent) by exact operations only: each coordinate x plus
+// a second golden coordinate scaled by 2^-30 (math.Ldexp is exact, the
+// sum one rounding), and the batch again scaled by 2^330 (about 1e99) and
+// 2^-200; then a NaN and an infinite lane.
+func golden64Pairs() []soa.Pair64 {
+	g := verify.GoldenPairs()
+	var ps []soa.Pair64
+	for _, k := range []int{0, 330, -200} {
+		for i, p := range g {
+			q := g[(i*7+3)%len(g)]
+			var out soa.Pair64
+			src := [4][3]float32{p.A, p.B, p.C, p.D}
+			lo := [4][3]float32{q.A, q.B, q.C, q.D}
+			dst := [4]*[3]float64{&out.A, &out.B, &out.C, &out.D}
+			for v := range 4 {
+				for c := range 3 {
+					x := float64(src[v][c]) + math.Ldexp(float64(lo[(v+1)%4][c]), -30)
+					dst[v][c] = math.Ldexp(x, k)
+				}
+			}
+			ps = append(ps, out)
+		}
+	}
+	return append(ps, soa.Pair64{A: [3]float64{math.NaN(), 0, 0}}, soa.Pair64{D: [3]float64{0, math.Inf(-1), 0}})
+}
+
+// TestGolden64 checks golden64Hash on the specification, the package-level
+// BatchClosest64 and every path.
+func TestGolden64(t *testing.T) {
+	src := soa.FromPairs64(golden64Pairs())
+	spec := hash64(spec64(src))
+	t.Logf("float64 golden hash %s", spec)
+	if spec != golden64Hash {
+		t.Fatalf("specification: golden hash %s, want %s", spec, golden64Hash)
+	}
+	check := func(t *testing.T, name string, batch func(*soa.Results64, *soa.Pairs64)) {
+		res := soa.NewResults64(src.Len())
+		batch(res, src)
+		if got := hash64(res); got != golden64Hash {
+			t.Fatalf("%s: golden hash %s, want %s (TestBitIdentical64 shows the first differing lane)", name, got, golden64Hash)
+		}
+	}
+	t.Run("package", func(t *testing.T) { check(t, "kernel.BatchClosest64", kernel.BatchClosest64) })
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) { check(t, k.ISA(), k.BatchClosest64) })
+}
+
+// TestClosestPoint64 checks BatchClosestPoint64 on every path against
+// fallback.ClosestPointLane64, every size up to 40, with non-finite lanes.
+func TestClosestPoint64(t *testing.T) {
+	all := pool64(65, 200)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for n := range 41 {
+			src := soa.NewPointSegments64(n)
+			for i := range n {
+				p := all[i]
+				if i%9 == 4 {
+					p.A[1] = math.NaN()
+				}
+				src.Set(i, p.A, p.C, p.D)
+			}
+			got := soa.NewPointResults64(n)
+			k.BatchClosestPoint64(got, src)
+			for i := range n {
+				pt, c, d := src.Get(i)
+				wt, wd := fallback.ClosestPointLane64(pt[0], pt[1], pt[2], c[0], c[1], c[2], d[0], d[1], d[2])
+				if math.Float64bits(got.T[i]) != math.Float64bits(wt) || math.Float64bits(got.Dist2[i]) != math.Float64bits(wd) {
+					t.Fatalf("n=%d lane %d: got %v %v, want %v %v", n, i, got.T[i], got.Dist2[i], wt, wd)
+				}
+			}
+		}
+	})
+}
+
+// TestLengthMismatch64 shortens each float64 slice in turn: every entry
+// point panics naming it before writing anything; nothing allocates.
+func TestLengthMismatch64(t *testing.T) {
+	const n = 20
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		src := soa.FromPairs64(pool64(66, n))
+		dst := soa.NewResults64(n)
+		names := []string{"src.AY", "src.AZ", "src.BX", "src.BY", "src.BZ", "src.CX", "src.CY", "src.CZ", "src.DX", "src.DY", "src.DZ", "dst.S", "dst.T", "dst.Dist2"}
+		ptrs := []*[]float64{&src.AY, &src.AZ, &src.BX, &src.BY, &src.BZ, &src.CX, &src.CY, &src.CZ, &src.DX, &src.DY, &src.DZ, &dst.S, &dst.T, &dst.Dist2}
+		for i, p := range ptrs {
+			full := *p
+			*p = full[:n-1]
+			clear(dst.S[:min(n, len(dst.S))])
+			msg, ok := panicMessage(func() { k.BatchClosest64(dst, src) })
+			*p = full
+			if !ok || !strings.Contains(msg, names[i]) {
+				t.Fatalf("%s short: panicked %v with %q", names[i], ok, msg)
+			}
+			for j := range n - 1 {
+				if dst.S[j] != 0 {
+					t.Fatalf("%s short: dst.S[%d] written before the panic", names[i], j)
+				}
+			}
+		}
+		if a := testing.AllocsPerRun(20, func() { k.BatchClosest64(dst, src) }); a != 0 {
+			t.Errorf("BatchClosest64: %v allocations per call", a)
+		}
+		ps, pr := soa.NewPointSegments64(n), soa.NewPointResults64(n)
+		if a := testing.AllocsPerRun(20, func() { k.BatchClosestPoint64(pr, ps) }); a != 0 {
+			t.Errorf("BatchClosestPoint64: %v allocations per call", a)
+		}
+	})
+}
+
+func ExampleBatchClosest64() {
+	src := soa.NewPairs64(0)
+	// Two segments crossing at right angles 1e100 apart: float32 cannot
+	// hold these coordinates.
+	src.Append([3]float64{0, 0, 1e100}, [3]float64{2e100, 0, 1e100}, [3]float64{1e100, -1e100, 0}, [3]float64{1e100, 1e100, 0})
+	dst := soa.NewResults64(src.Len())
+	kernel.BatchClosest64(dst, src)
+	fmt.Printf("s=%.3g t=%.3g distance=%.4g\n", dst.S[0], dst.T[0], math.Sqrt(dst.Dist2[0]))
+	// Output: s=0.5 t=0.5 distance=1e+100
+}
+
+// TestBitIdenticalLarge64 runs a batch past the non-temporal-store and
+// prefetch thresholds (2^18 lanes) on every path, with 64-byte-aligned
+// outputs (soa) and offset ones, against the specification.
+func TestBitIdenticalLarge64(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large batch")
+	}
+	const n = 1<<18 + 13
+	ps := pool64(67, 4096)
+	all := make([]soa.Pair64, n)
+	for i := range all {
+		all[i] = ps[(i*31)%len(ps)]
+	}
+	src := soa.FromPairs64(all)
+	want := spec64(src)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		got := soa.NewResults64(n)
+		k.BatchClosest64(got, src)
+		checkSame64(t, "aligned", src, got, want)
+		s, r := separate64(all, 1)
+		k.BatchClosest64(r, s)
+		checkSame64(t, "offset", s, r, want)
+	})
+}
