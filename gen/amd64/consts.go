@@ -20,8 +20,8 @@ type constants struct {
 	sign, abs [2]Mem // per ir.Elem: the sign bit, and all bits but it
 	iota      Mem    // int32 0..15 (the lane numbers)
 	iota64    Mem    // int32 0 0 1 1 2 2 3 3: the AVX2 float64 lanes' numbers, per half
-	low16     Mem // uint32 0xFFFF: sixteen lane bits
-	compress8 Mem // AVX2 compaction: for each 8-bit mask, the lanes to keep, first
+	low16     Mem    // uint32 0xFFFF: sixteen lane bits
+	compress8 Mem    // AVX2 compaction: for each 8-bit mask, the lanes to keep, first
 }
 
 // vector declares name as bits in 8 lanes.
