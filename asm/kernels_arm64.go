@@ -4,23 +4,41 @@
 
 package asm
 
-// ClosestNEON is the closest-point kernel (fallback.ClosestLane) on arm64 NEON, 4 lanes per vector, bit-identical to the
-// pure-Go spec. Every pointer must address at least n float32s; n > 0.
+// ClosestNEON is the closest-point kernel (fallback.ClosestLane) on arm64 NEON, 4 float32 lanes per vector,
+// bit-identical to the pure-Go spec. Every pointer must address at least n float32s; n > 0.
 //
 //go:noescape
 func ClosestNEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)
 
-// StreamNEON is the memory-bound baseline (the same loads and stores, three adds per output) on arm64 NEON, 4 lanes per vector, bit-identical to the
-// pure-Go spec. Every pointer must address at least n float32s; n > 0.
+// StreamNEON is the memory-bound baseline (the same loads and stores, three adds per output) on arm64 NEON, 4 float32 lanes per vector,
+// bit-identical to the pure-Go spec. Every pointer must address at least n float32s; n > 0.
 //
 //go:noescape
 func StreamNEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)
 
-// ClosestPointNEON is the point-segment kernel (fallback.ClosestPointLane) on arm64 NEON, 4 lanes per vector, bit-identical to the
-// pure-Go spec. Every pointer must address at least n float32s; n > 0.
+// ClosestPointNEON is the point-segment kernel (fallback.ClosestPointLane) on arm64 NEON, 4 float32 lanes per vector,
+// bit-identical to the pure-Go spec. Every pointer must address at least n float32s; n > 0.
 //
 //go:noescape
 func ClosestPointNEON(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n int)
+
+// Closest64NEON is the closest-point kernel (fallback.ClosestLane)64 on arm64 NEON, 2 float64 lanes per vector,
+// bit-identical to the pure-Go spec. Every pointer must address at least n float64s; n > 0.
+//
+//go:noescape
+func Closest64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
+
+// Stream64NEON is the memory-bound baseline (the same loads and stores, three adds per output)64 on arm64 NEON, 2 float64 lanes per vector,
+// bit-identical to the pure-Go spec. Every pointer must address at least n float64s; n > 0.
+//
+//go:noescape
+func Stream64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
+
+// ClosestPoint64NEON is the point-segment kernel (fallback.ClosestPointLane)64 on arm64 NEON, 2 float64 lanes per vector,
+// bit-identical to the pure-Go spec. Every pointer must address at least n float64s; n > 0.
+//
+//go:noescape
+func ClosestPoint64NEON(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float64, n int)
 
 // ContactsNEON computes the contacts of n capsule pairs, one row per pair, bit-identical
 // to fallback.ContactLane on each; it returns n. caps points at the capsule records

@@ -1341,6 +1341,1073 @@ ClosestPointNEON_out_end:
 ClosestPointNEON_done:
 	RET
 
+// func Closest64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
+TEXT ·Closest64NEON(SB), NOSPLIT, $256-128
+	// 26 of 27 vector registers for values, 0 spilled per group.
+	MOVD ax+0(FP), R0
+	MOVD ay+8(FP), R1
+	MOVD az+16(FP), R2
+	MOVD bx+24(FP), R3
+	MOVD by+32(FP), R4
+	MOVD bz+40(FP), R5
+	MOVD cx+48(FP), R6
+	MOVD cy+56(FP), R7
+	MOVD cz+64(FP), R8
+	MOVD dx+72(FP), R9
+	MOVD dy+80(FP), R10
+	MOVD dz+88(FP), R11
+	MOVD s+96(FP), R12
+	MOVD t+104(FP), R13
+	MOVD dist2+112(FP), R14
+	MOVD n+120(FP), R15
+	MOVD $0, R16
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// 2 groups of 2 lanes at a time, their instructions merged with skew 0.45.
+	CMP $4, R15
+	BLT Closest64NEON_groups_end
+
+Closest64NEON_groups:
+	ADD $16, R16, R24
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3cf0687b // ldr q27, [x3, x16]
+	WORD $0x3cf06800 // ldr q0, [x0, x16]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3cf0689b // ldr q27, [x4, x16]
+	WORD $0x3cf06822 // ldr q2, [x1, x16]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3cf068bb // ldr q27, [x5, x16]
+	WORD $0x3cf06844 // ldr q4, [x2, x16]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3cf0693b // ldr q27, [x9, x16]
+	WORD $0x3cf068c6 // ldr q6, [x6, x16]
+	WORD $0x4ee6d767 // fsub v7.2d, v27.2d, v6.2d
+	WORD $0x3cf0695b // ldr q27, [x10, x16]
+	WORD $0x3cf068e8 // ldr q8, [x7, x16]
+	WORD $0x4ee8d769 // fsub v9.2d, v27.2d, v8.2d
+	WORD $0x3cf0697b // ldr q27, [x11, x16]
+	WORD $0x3cf0690a // ldr q10, [x8, x16]
+	WORD $0x4eead76b // fsub v11.2d, v27.2d, v10.2d
+	WORD $0x4ee6d400 // fsub v0.2d, v0.2d, v6.2d
+	WORD $0x4ee8d442 // fsub v2.2d, v2.2d, v8.2d
+	WORD $0x4eead484 // fsub v4.2d, v4.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x6e6bdd68 // fmul v8.2d, v11.2d, v11.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc28 // fmul v8.2d, v1.2d, v1.2d
+	WORD $0x6e63dc6a // fmul v10.2d, v3.2d, v3.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e60dcea // fmul v10.2d, v7.2d, v0.2d
+	WORD $0x6e62dd2c // fmul v12.2d, v9.2d, v2.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e64dd6c // fmul v12.2d, v11.2d, v4.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
+	WORD $0x6e61dcec // fmul v12.2d, v7.2d, v1.2d
+	WORD $0x6e63dd2d // fmul v13.2d, v9.2d, v3.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
+	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
+	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
+	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
+	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
+	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
+	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
+	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
+	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
+	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
+	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
+	WORD $0x3cf8687b // ldr q27, [x3, x24]
+	WORD $0x3cf86813 // ldr q19, [x0, x24]
+	WORD $0x4ef3d774 // fsub v20.2d, v27.2d, v19.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x3cf8689b // ldr q27, [x4, x24]
+	WORD $0x3cf86832 // ldr q18, [x1, x24]
+	WORD $0x4ef2d775 // fsub v21.2d, v27.2d, v18.2d
+	WORD $0x6e6cdd96 // fmul v22.2d, v12.2d, v12.2d
+	WORD $0x3cf868bb // ldr q27, [x5, x24]
+	WORD $0x3cf86857 // ldr q23, [x2, x24]
+	WORD $0x4ef7d778 // fsub v24.2d, v27.2d, v23.2d
+	WORD $0x4e76d631 // fadd v17.2d, v17.2d, v22.2d
+	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
+	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	WORD $0x3cf8693b // ldr q27, [x9, x24]
+	WORD $0x3cf868ce // ldr q14, [x6, x24]
+	WORD $0x4eeed76f // fsub v15.2d, v27.2d, v14.2d
+	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	WORD $0x3cf8695b // ldr q27, [x10, x24]
+	WORD $0x3cf868ec // ldr q12, [x7, x24]
+	WORD $0x4eecd770 // fsub v16.2d, v27.2d, v12.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x3cf8697b // ldr q27, [x11, x24]
+	WORD $0x3cf8690d // ldr q13, [x8, x24]
+	WORD $0x4eedd776 // fsub v22.2d, v27.2d, v13.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e6adc31 // fmul v17.2d, v1.2d, v10.2d
+	WORD $0x4e71d411 // fadd v17.2d, v0.2d, v17.2d
+	WORD $0x4eeed66e // fsub v14.2d, v19.2d, v14.2d
+	WORD $0x6e6adc73 // fmul v19.2d, v3.2d, v10.2d
+	WORD $0x4eecd64c // fsub v12.2d, v18.2d, v12.2d
+	WORD $0x4e73d452 // fadd v18.2d, v2.2d, v19.2d
+	WORD $0x4eedd6ed // fsub v13.2d, v23.2d, v13.2d
+	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
+	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
+	WORD $0x6e67de31 // fmul v17.2d, v17.2d, v7.2d
+	WORD $0x6e69de52 // fmul v18.2d, v18.2d, v9.2d
+	WORD $0x6e6fddf3 // fmul v19.2d, v15.2d, v15.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
+	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
+	WORD $0x4e72d672 // fadd v18.2d, v19.2d, v18.2d
+	WORD $0x4e6ad62a // fadd v10.2d, v17.2d, v10.2d
+	WORD $0x6e76ded1 // fmul v17.2d, v22.2d, v22.2d
+	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x4e71d64a // fadd v10.2d, v18.2d, v17.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe55e // fcmge v30.2d, v10.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e6affea // fdiv v10.2d, v31.2d, v10.2d
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e74de91 // fmul v17.2d, v20.2d, v20.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e75deb2 // fmul v18.2d, v21.2d, v21.2d
+	WORD $0x6e66dd6b // fmul v11.2d, v11.2d, v6.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x4ee0d4f2 // fsub v18.2d, v7.2d, v0.2d
+	WORD $0x6e78df13 // fmul v19.2d, v24.2d, v24.2d
+	WORD $0x4ee2d537 // fsub v23.2d, v9.2d, v2.2d
+	WORD $0x4e73d631 // fadd v17.2d, v17.2d, v19.2d
+	WORD $0x4ee4d573 // fsub v19.2d, v11.2d, v4.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe63e // fcmge v30.2d, v17.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e71fff1 // fdiv v17.2d, v31.2d, v17.2d
+	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
+	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
+	WORD $0x6e63def7 // fmul v23.2d, v23.2d, v3.2d
+	WORD $0x6e6eddf9 // fmul v25.2d, v15.2d, v14.2d
+	WORD $0x4e77d652 // fadd v18.2d, v18.2d, v23.2d
+	WORD $0x6e6cde17 // fmul v23.2d, v16.2d, v12.2d
+	WORD $0x6e65de73 // fmul v19.2d, v19.2d, v5.2d
+	WORD $0x4e77d737 // fadd v23.2d, v25.2d, v23.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6e6dded3 // fmul v19.2d, v22.2d, v13.2d
+	WORD $0x6e68de48 // fmul v8.2d, v18.2d, v8.2d
+	WORD $0x4e73d6f2 // fadd v18.2d, v23.2d, v19.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e6ade52 // fmul v18.2d, v18.2d, v10.2d
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
+	WORD $0x6e74ddf3 // fmul v19.2d, v15.2d, v20.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e75de01 // fmul v1.2d, v16.2d, v21.2d
+	WORD $0x4ee7d400 // fsub v0.2d, v0.2d, v7.2d
+	WORD $0x4e61d661 // fadd v1.2d, v19.2d, v1.2d
+	WORD $0x6e68dc63 // fmul v3.2d, v3.2d, v8.2d
+	WORD $0x6e78dec7 // fmul v7.2d, v22.2d, v24.2d
+	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
+	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e6adc21 // fmul v1.2d, v1.2d, v10.2d
+	WORD $0x6e68dca3 // fmul v3.2d, v5.2d, v8.2d
+	WORD $0x6e72dde5 // fmul v5.2d, v15.2d, v18.2d
+	WORD $0x4e63d483 // fadd v3.2d, v4.2d, v3.2d
+	WORD $0x6e72de04 // fmul v4.2d, v16.2d, v18.2d
+	WORD $0x4eebd463 // fsub v3.2d, v3.2d, v11.2d
+	WORD $0x6e72dec7 // fmul v7.2d, v22.2d, v18.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x4eeed4a5 // fsub v5.2d, v5.2d, v14.2d
+	WORD $0x6e62dc42 // fmul v2.2d, v2.2d, v2.2d
+	WORD $0x4eecd484 // fsub v4.2d, v4.2d, v12.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x4eedd4e2 // fsub v2.2d, v7.2d, v13.2d
+	WORD $0x6e63dc63 // fmul v3.2d, v3.2d, v3.2d
+	WORD $0x6e61dde7 // fmul v7.2d, v15.2d, v1.2d
+	WORD $0x4e63d400 // fadd v0.2d, v0.2d, v3.2d
+	WORD $0x6e61de03 // fmul v3.2d, v16.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x6e61dec1 // fmul v1.2d, v22.2d, v1.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e789 // fcmge v9.2d, v28.2d, v0.2d
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4ee7d687 // fsub v7.2d, v20.2d, v7.2d
+	WORD $0x4ee3d6a3 // fsub v3.2d, v21.2d, v3.2d
+	WORD $0x3dc01e8b // ldr q11, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6ebe1d68 // bit v8.16b, v11.16b, v30.16b
+	WORD $0x4ee1d701 // fsub v1.2d, v24.2d, v1.2d
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x6e67dcf2 // fmul v18.2d, v7.2d, v7.2d
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6ebe1d60 // bit v0.16b, v11.16b, v30.16b
+	WORD $0x6e63dc69 // fmul v9.2d, v3.2d, v3.2d
+	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
+	WORD $0x6e61dc2b // fmul v11.2d, v1.2d, v1.2d
+	WORD $0x4e6bd529 // fadd v9.2d, v9.2d, v11.2d
+	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
+	WORD $0x6e63dc83 // fmul v3.2d, v4.2d, v3.2d
+	WORD $0x4e63d4a3 // fadd v3.2d, v5.2d, v3.2d
+	WORD $0x6e61dc41 // fmul v1.2d, v2.2d, v1.2d
+	WORD $0x4e61d461 // fadd v1.2d, v3.2d, v1.2d
+	WORD $0x4ee0d93e // fcmeq v30.2d, v9.2d, #0.0
+	WORD $0x6e69fc21 // fdiv v1.2d, v1.2d, v9.2d
+	WORD $0x4e7e1c21 // bic v1.16b, v1.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee1e7fe // fcmgt v30.2d, v31.2d, v1.2d
+	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
+	WORD $0x4ee0cbc1 // fcmgt v1.2d, v30.2d, #0.0
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6e61de82 // fmul v2.2d, v20.2d, v1.2d
+	WORD $0x4e62d5c2 // fadd v2.2d, v14.2d, v2.2d
+	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
+	WORD $0x4e63d583 // fadd v3.2d, v12.2d, v3.2d
+	WORD $0x6e61df01 // fmul v1.2d, v24.2d, v1.2d
+	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e6fdc42 // fmul v2.2d, v2.2d, v15.2d
+	WORD $0x6e70dc63 // fmul v3.2d, v3.2d, v16.2d
+	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
+	WORD $0x6e76dc21 // fmul v1.2d, v1.2d, v22.2d
+	WORD $0x4e61d441 // fadd v1.2d, v2.2d, v1.2d
+	WORD $0x6e6adc21 // fmul v1.2d, v1.2d, v10.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee1e7fe // fcmgt v30.2d, v31.2d, v1.2d
+	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
+	WORD $0x4ee0cbc1 // fcmgt v1.2d, v30.2d, #0.0
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6e61dde2 // fmul v2.2d, v15.2d, v1.2d
+	WORD $0x6e61de03 // fmul v3.2d, v16.2d, v1.2d
+	WORD $0x6e61dec4 // fmul v4.2d, v22.2d, v1.2d
+	WORD $0x4eeed445 // fsub v5.2d, v2.2d, v14.2d
+	WORD $0x4eecd467 // fsub v7.2d, v3.2d, v12.2d
+	WORD $0x4eedd489 // fsub v9.2d, v4.2d, v13.2d
+	WORD $0x6e74dca5 // fmul v5.2d, v5.2d, v20.2d
+	WORD $0x6e75dce7 // fmul v7.2d, v7.2d, v21.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x6e78dd27 // fmul v7.2d, v9.2d, v24.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x6e71dca5 // fmul v5.2d, v5.2d, v17.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee5e7fe // fcmgt v30.2d, v31.2d, v5.2d
+	WORD $0x6e7f1cbe // bsl v30.16b, v5.16b, v31.16b
+	WORD $0x4ee0cbc5 // fcmgt v5.2d, v30.2d, #0.0
+	WORD $0x4e3e1ca5 // and v5.16b, v5.16b, v30.16b
+	WORD $0x6e65de87 // fmul v7.2d, v20.2d, v5.2d
+	WORD $0x4e67d5c7 // fadd v7.2d, v14.2d, v7.2d
+	WORD $0x4ee2d4e2 // fsub v2.2d, v7.2d, v2.2d
+	WORD $0x6e65dea7 // fmul v7.2d, v21.2d, v5.2d
+	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
+	WORD $0x4ee3d4e3 // fsub v3.2d, v7.2d, v3.2d
+	WORD $0x6e65df07 // fmul v7.2d, v24.2d, v5.2d
+	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
+	WORD $0x4ee4d4e4 // fsub v4.2d, v7.2d, v4.2d
+	WORD $0x6e62dc42 // fmul v2.2d, v2.2d, v2.2d
+	WORD $0x6e63dc63 // fmul v3.2d, v3.2d, v3.2d
+	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
+	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
+	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e62e783 // fcmge v3.2d, v28.2d, v2.2d
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x3dc01e84 // ldr q4, [x20, #112]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c85 // bit v5.16b, v4.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c81 // bit v1.16b, v4.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c82 // bit v2.16b, v4.16b, v30.16b
+	// Store the results.
+	WORD $0x3cb06988 // str q8, [x12, x16]
+	WORD $0x3cb069a6 // str q6, [x13, x16]
+	WORD $0x3cb069c0 // str q0, [x14, x16]
+	WORD $0x3cb86985 // str q5, [x12, x24]
+	WORD $0x3cb869a1 // str q1, [x13, x24]
+	WORD $0x3cb869c2 // str q2, [x14, x24]
+	ADD $32, R16
+	SUB $4, R15
+	CMP $4, R15
+	BGE Closest64NEON_groups
+
+Closest64NEON_groups_end:
+	// Whole groups of 2 lanes.
+	CMP $2, R15
+	BLT Closest64NEON_loop_end
+
+Closest64NEON_loop:
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3cf0687b // ldr q27, [x3, x16]
+	WORD $0x3cf06800 // ldr q0, [x0, x16]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3cf0689b // ldr q27, [x4, x16]
+	WORD $0x3cf06822 // ldr q2, [x1, x16]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3cf068bb // ldr q27, [x5, x16]
+	WORD $0x3cf06844 // ldr q4, [x2, x16]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3cf0693b // ldr q27, [x9, x16]
+	WORD $0x3cf068c6 // ldr q6, [x6, x16]
+	WORD $0x4ee6d767 // fsub v7.2d, v27.2d, v6.2d
+	WORD $0x3cf0695b // ldr q27, [x10, x16]
+	WORD $0x3cf068e8 // ldr q8, [x7, x16]
+	WORD $0x4ee8d769 // fsub v9.2d, v27.2d, v8.2d
+	WORD $0x3cf0697b // ldr q27, [x11, x16]
+	WORD $0x3cf0690a // ldr q10, [x8, x16]
+	WORD $0x4eead76b // fsub v11.2d, v27.2d, v10.2d
+	WORD $0x4ee6d400 // fsub v0.2d, v0.2d, v6.2d
+	WORD $0x4ee8d442 // fsub v2.2d, v2.2d, v8.2d
+	WORD $0x4eead484 // fsub v4.2d, v4.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x6e6bdd68 // fmul v8.2d, v11.2d, v11.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc28 // fmul v8.2d, v1.2d, v1.2d
+	WORD $0x6e63dc6a // fmul v10.2d, v3.2d, v3.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e60dcea // fmul v10.2d, v7.2d, v0.2d
+	WORD $0x6e62dd2c // fmul v12.2d, v9.2d, v2.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e64dd6c // fmul v12.2d, v11.2d, v4.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
+	WORD $0x6e61dcec // fmul v12.2d, v7.2d, v1.2d
+	WORD $0x6e63dd2d // fmul v13.2d, v9.2d, v3.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
+	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
+	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
+	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
+	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
+	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
+	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
+	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
+	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
+	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
+	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
+	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
+	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
+	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
+	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
+	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
+	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
+	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
+	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
+	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
+	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4ee7d400 // fsub v0.2d, v0.2d, v7.2d
+	WORD $0x6e68dc61 // fmul v1.2d, v3.2d, v8.2d
+	WORD $0x4e61d441 // fadd v1.2d, v2.2d, v1.2d
+	WORD $0x4ee9d421 // fsub v1.2d, v1.2d, v9.2d
+	WORD $0x6e68dca2 // fmul v2.2d, v5.2d, v8.2d
+	WORD $0x4e62d482 // fadd v2.2d, v4.2d, v2.2d
+	WORD $0x4eead442 // fsub v2.2d, v2.2d, v10.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x6e61dc21 // fmul v1.2d, v1.2d, v1.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e62dc41 // fmul v1.2d, v2.2d, v2.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e781 // fcmge v1.2d, v28.2d, v0.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc01e82 // ldr q2, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	// Store the results.
+	WORD $0x3cb06988 // str q8, [x12, x16]
+	WORD $0x3cb069a6 // str q6, [x13, x16]
+	WORD $0x3cb069c0 // str q0, [x14, x16]
+	ADD $16, R16
+	SUB $2, R15
+	CMP $2, R15
+	BGE Closest64NEON_loop
+
+Closest64NEON_loop_end:
+
+Closest64NEON_tail:
+	// The n mod 2 lanes left, staged through the frame one float at a time.
+	CBZ R15, Closest64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8002bb // str q27, [x21, #0]
+	WORD $0x3d8006bb // str q27, [x21, #16]
+	WORD $0x3d800abb // str q27, [x21, #32]
+	WORD $0x3d800ebb // str q27, [x21, #48]
+	WORD $0x3d8012bb // str q27, [x21, #64]
+	WORD $0x3d8016bb // str q27, [x21, #80]
+	WORD $0x3d801abb // str q27, [x21, #96]
+	WORD $0x3d801ebb // str q27, [x21, #112]
+	WORD $0x3d8022bb // str q27, [x21, #128]
+	WORD $0x3d8026bb // str q27, [x21, #144]
+	WORD $0x3d802abb // str q27, [x21, #160]
+	WORD $0x3d802ebb // str q27, [x21, #176]
+	ADD R16, R0, R19
+	MOVD 0(R19), R22
+	MOVD R22, 0(R21)
+	ADD R16, R1, R19
+	MOVD 0(R19), R22
+	MOVD R22, 16(R21)
+	ADD R16, R2, R19
+	MOVD 0(R19), R22
+	MOVD R22, 32(R21)
+	ADD R16, R3, R19
+	MOVD 0(R19), R22
+	MOVD R22, 48(R21)
+	ADD R16, R4, R19
+	MOVD 0(R19), R22
+	MOVD R22, 64(R21)
+	ADD R16, R5, R19
+	MOVD 0(R19), R22
+	MOVD R22, 80(R21)
+	ADD R16, R6, R19
+	MOVD 0(R19), R22
+	MOVD R22, 96(R21)
+	ADD R16, R7, R19
+	MOVD 0(R19), R22
+	MOVD R22, 112(R21)
+	ADD R16, R8, R19
+	MOVD 0(R19), R22
+	MOVD R22, 128(R21)
+	ADD R16, R9, R19
+	MOVD 0(R19), R22
+	MOVD R22, 144(R21)
+	ADD R16, R10, R19
+	MOVD 0(R19), R22
+	MOVD R22, 160(R21)
+	ADD R16, R11, R19
+	MOVD 0(R19), R22
+	MOVD R22, 176(R21)
+
+Closest64NEON_in_end:
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x3dc002a0 // ldr q0, [x21, #0]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc006a2 // ldr q2, [x21, #16]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00aa4 // ldr q4, [x21, #32]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc01aa6 // ldr q6, [x21, #96]
+	WORD $0x4ee6d767 // fsub v7.2d, v27.2d, v6.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc01ea8 // ldr q8, [x21, #112]
+	WORD $0x4ee8d769 // fsub v9.2d, v27.2d, v8.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3dc022aa // ldr q10, [x21, #128]
+	WORD $0x4eead76b // fsub v11.2d, v27.2d, v10.2d
+	WORD $0x4ee6d400 // fsub v0.2d, v0.2d, v6.2d
+	WORD $0x4ee8d442 // fsub v2.2d, v2.2d, v8.2d
+	WORD $0x4eead484 // fsub v4.2d, v4.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x6e6bdd68 // fmul v8.2d, v11.2d, v11.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc28 // fmul v8.2d, v1.2d, v1.2d
+	WORD $0x6e63dc6a // fmul v10.2d, v3.2d, v3.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e60dcea // fmul v10.2d, v7.2d, v0.2d
+	WORD $0x6e62dd2c // fmul v12.2d, v9.2d, v2.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e64dd6c // fmul v12.2d, v11.2d, v4.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
+	WORD $0x6e61dcec // fmul v12.2d, v7.2d, v1.2d
+	WORD $0x6e63dd2d // fmul v13.2d, v9.2d, v3.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
+	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
+	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
+	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
+	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
+	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
+	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
+	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
+	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
+	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
+	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
+	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
+	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
+	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
+	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
+	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
+	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
+	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
+	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
+	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
+	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4ee7d400 // fsub v0.2d, v0.2d, v7.2d
+	WORD $0x6e68dc61 // fmul v1.2d, v3.2d, v8.2d
+	WORD $0x4e61d441 // fadd v1.2d, v2.2d, v1.2d
+	WORD $0x4ee9d421 // fsub v1.2d, v1.2d, v9.2d
+	WORD $0x6e68dca2 // fmul v2.2d, v5.2d, v8.2d
+	WORD $0x4e62d482 // fadd v2.2d, v4.2d, v2.2d
+	WORD $0x4eead442 // fsub v2.2d, v2.2d, v10.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x6e61dc21 // fmul v1.2d, v1.2d, v1.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e62dc41 // fmul v1.2d, v2.2d, v2.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e781 // fcmge v1.2d, v28.2d, v0.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc01e82 // ldr q2, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	WORD $0x3d8032a8 // str q8, [x21, #192]
+	WORD $0x3d8036a6 // str q6, [x21, #208]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	MOVD 192(R21), R22
+	ADD R16, R12, R19
+	MOVD R22, 0(R19)
+	MOVD 208(R21), R22
+	ADD R16, R13, R19
+	MOVD R22, 0(R19)
+	MOVD 224(R21), R22
+	ADD R16, R14, R19
+	MOVD R22, 0(R19)
+
+Closest64NEON_out_end:
+
+Closest64NEON_done:
+	RET
+
+// func Stream64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
+TEXT ·Stream64NEON(SB), NOSPLIT, $256-128
+	// 3 of 27 vector registers for values, 0 spilled per group.
+	MOVD ax+0(FP), R0
+	MOVD ay+8(FP), R1
+	MOVD az+16(FP), R2
+	MOVD bx+24(FP), R3
+	MOVD by+32(FP), R4
+	MOVD bz+40(FP), R5
+	MOVD cx+48(FP), R6
+	MOVD cy+56(FP), R7
+	MOVD cz+64(FP), R8
+	MOVD dx+72(FP), R9
+	MOVD dy+80(FP), R10
+	MOVD dz+88(FP), R11
+	MOVD s+96(FP), R12
+	MOVD t+104(FP), R13
+	MOVD dist2+112(FP), R14
+	MOVD n+120(FP), R15
+	MOVD $0, R16
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// Whole groups of 2 lanes.
+	CMP $2, R15
+	BLT Stream64NEON_loop_end
+
+Stream64NEON_loop:
+	WORD $0x3cf0681b // ldr q27, [x0, x16]
+	WORD $0x3cf0687c // ldr q28, [x3, x16]
+	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
+	WORD $0x3cf068dc // ldr q28, [x6, x16]
+	WORD $0x4e7cd400 // fadd v0.2d, v0.2d, v28.2d
+	WORD $0x3cf0693c // ldr q28, [x9, x16]
+	WORD $0x4e7cd400 // fadd v0.2d, v0.2d, v28.2d
+	WORD $0x3cf0683b // ldr q27, [x1, x16]
+	WORD $0x3cf0689c // ldr q28, [x4, x16]
+	WORD $0x4e7cd761 // fadd v1.2d, v27.2d, v28.2d
+	WORD $0x3cf068fc // ldr q28, [x7, x16]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x3cf0695c // ldr q28, [x10, x16]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x3cf0685b // ldr q27, [x2, x16]
+	WORD $0x3cf068bc // ldr q28, [x5, x16]
+	WORD $0x4e7cd762 // fadd v2.2d, v27.2d, v28.2d
+	WORD $0x3cf0691c // ldr q28, [x8, x16]
+	WORD $0x4e7cd442 // fadd v2.2d, v2.2d, v28.2d
+	WORD $0x3cf0697c // ldr q28, [x11, x16]
+	WORD $0x4e7cd442 // fadd v2.2d, v2.2d, v28.2d
+	// Store the results.
+	WORD $0x3cb06980 // str q0, [x12, x16]
+	WORD $0x3cb069a1 // str q1, [x13, x16]
+	WORD $0x3cb069c2 // str q2, [x14, x16]
+	ADD $16, R16
+	SUB $2, R15
+	CMP $2, R15
+	BGE Stream64NEON_loop
+
+Stream64NEON_loop_end:
+
+Stream64NEON_tail:
+	// The n mod 2 lanes left, staged through the frame one float at a time.
+	CBZ R15, Stream64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8002bb // str q27, [x21, #0]
+	WORD $0x3d8006bb // str q27, [x21, #16]
+	WORD $0x3d800abb // str q27, [x21, #32]
+	WORD $0x3d800ebb // str q27, [x21, #48]
+	WORD $0x3d8012bb // str q27, [x21, #64]
+	WORD $0x3d8016bb // str q27, [x21, #80]
+	WORD $0x3d801abb // str q27, [x21, #96]
+	WORD $0x3d801ebb // str q27, [x21, #112]
+	WORD $0x3d8022bb // str q27, [x21, #128]
+	WORD $0x3d8026bb // str q27, [x21, #144]
+	WORD $0x3d802abb // str q27, [x21, #160]
+	WORD $0x3d802ebb // str q27, [x21, #176]
+	ADD R16, R0, R19
+	MOVD 0(R19), R22
+	MOVD R22, 0(R21)
+	ADD R16, R1, R19
+	MOVD 0(R19), R22
+	MOVD R22, 16(R21)
+	ADD R16, R2, R19
+	MOVD 0(R19), R22
+	MOVD R22, 32(R21)
+	ADD R16, R3, R19
+	MOVD 0(R19), R22
+	MOVD R22, 48(R21)
+	ADD R16, R4, R19
+	MOVD 0(R19), R22
+	MOVD R22, 64(R21)
+	ADD R16, R5, R19
+	MOVD 0(R19), R22
+	MOVD R22, 80(R21)
+	ADD R16, R6, R19
+	MOVD 0(R19), R22
+	MOVD R22, 96(R21)
+	ADD R16, R7, R19
+	MOVD 0(R19), R22
+	MOVD R22, 112(R21)
+	ADD R16, R8, R19
+	MOVD 0(R19), R22
+	MOVD R22, 128(R21)
+	ADD R16, R9, R19
+	MOVD 0(R19), R22
+	MOVD R22, 144(R21)
+	ADD R16, R10, R19
+	MOVD 0(R19), R22
+	MOVD R22, 160(R21)
+	ADD R16, R11, R19
+	MOVD 0(R19), R22
+	MOVD R22, 176(R21)
+
+Stream64NEON_in_end:
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4e7cd400 // fadd v0.2d, v0.2d, v28.2d
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4e7cd400 // fadd v0.2d, v0.2d, v28.2d
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x4e7cd761 // fadd v1.2d, v27.2d, v28.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4e7cd762 // fadd v2.2d, v27.2d, v28.2d
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x4e7cd442 // fadd v2.2d, v2.2d, v28.2d
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4e7cd442 // fadd v2.2d, v2.2d, v28.2d
+	WORD $0x3d8032a0 // str q0, [x21, #192]
+	WORD $0x3d8036a1 // str q1, [x21, #208]
+	WORD $0x3d803aa2 // str q2, [x21, #224]
+	MOVD 192(R21), R22
+	ADD R16, R12, R19
+	MOVD R22, 0(R19)
+	MOVD 208(R21), R22
+	ADD R16, R13, R19
+	MOVD R22, 0(R19)
+	MOVD 224(R21), R22
+	ADD R16, R14, R19
+	MOVD R22, 0(R19)
+
+Stream64NEON_out_end:
+
+Stream64NEON_done:
+	RET
+
+// func ClosestPoint64NEON(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float64, n int)
+TEXT ·ClosestPoint64NEON(SB), NOSPLIT, $192-96
+	// 9 of 27 vector registers for values, 0 spilled per group.
+	MOVD px+0(FP), R0
+	MOVD py+8(FP), R1
+	MOVD pz+16(FP), R2
+	MOVD cx+24(FP), R3
+	MOVD cy+32(FP), R4
+	MOVD cz+40(FP), R5
+	MOVD dx+48(FP), R6
+	MOVD dy+56(FP), R7
+	MOVD dz+64(FP), R8
+	MOVD t+72(FP), R9
+	MOVD dist2+80(FP), R10
+	MOVD n+88(FP), R15
+	MOVD $0, R16
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// Whole groups of 2 lanes.
+	CMP $2, R15
+	BLT ClosestPoint64NEON_loop_end
+
+ClosestPoint64NEON_loop:
+	WORD $0x3cf068db // ldr q27, [x6, x16]
+	WORD $0x3cf06860 // ldr q0, [x3, x16]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3cf068fb // ldr q27, [x7, x16]
+	WORD $0x3cf06882 // ldr q2, [x4, x16]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3cf0691b // ldr q27, [x8, x16]
+	WORD $0x3cf068a4 // ldr q4, [x5, x16]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3cf0681b // ldr q27, [x0, x16]
+	WORD $0x4ee0d760 // fsub v0.2d, v27.2d, v0.2d
+	WORD $0x3cf0683b // ldr q27, [x1, x16]
+	WORD $0x4ee2d762 // fsub v2.2d, v27.2d, v2.2d
+	WORD $0x3cf0685b // ldr q27, [x2, x16]
+	WORD $0x4ee4d764 // fsub v4.2d, v27.2d, v4.2d
+	WORD $0x6e61dc06 // fmul v6.2d, v0.2d, v1.2d
+	WORD $0x6e63dc47 // fmul v7.2d, v2.2d, v3.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e65dc87 // fmul v7.2d, v4.2d, v5.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e61dc27 // fmul v7.2d, v1.2d, v1.2d
+	WORD $0x6e63dc68 // fmul v8.2d, v3.2d, v3.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x6e65dca8 // fmul v8.2d, v5.2d, v5.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee0d8fe // fcmeq v30.2d, v7.2d, #0.0
+	WORD $0x6e67fcc6 // fdiv v6.2d, v6.2d, v7.2d
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e66dc21 // fmul v1.2d, v1.2d, v6.2d
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
+	WORD $0x4ee0d420 // fsub v0.2d, v1.2d, v0.2d
+	WORD $0x4ee2d461 // fsub v1.2d, v3.2d, v2.2d
+	WORD $0x4ee4d4a2 // fsub v2.2d, v5.2d, v4.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x6e61dc21 // fmul v1.2d, v1.2d, v1.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e62dc41 // fmul v1.2d, v2.2d, v2.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e781 // fcmge v1.2d, v28.2d, v0.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc01e82 // ldr q2, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	// Store the results.
+	WORD $0x3cb06926 // str q6, [x9, x16]
+	WORD $0x3cb06940 // str q0, [x10, x16]
+	ADD $16, R16
+	SUB $2, R15
+	CMP $2, R15
+	BGE ClosestPoint64NEON_loop
+
+ClosestPoint64NEON_loop_end:
+
+ClosestPoint64NEON_tail:
+	// The n mod 2 lanes left, staged through the frame one float at a time.
+	CBZ R15, ClosestPoint64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8002bb // str q27, [x21, #0]
+	WORD $0x3d8006bb // str q27, [x21, #16]
+	WORD $0x3d800abb // str q27, [x21, #32]
+	WORD $0x3d800ebb // str q27, [x21, #48]
+	WORD $0x3d8012bb // str q27, [x21, #64]
+	WORD $0x3d8016bb // str q27, [x21, #80]
+	WORD $0x3d801abb // str q27, [x21, #96]
+	WORD $0x3d801ebb // str q27, [x21, #112]
+	WORD $0x3d8022bb // str q27, [x21, #128]
+	ADD R16, R0, R19
+	MOVD 0(R19), R22
+	MOVD R22, 0(R21)
+	ADD R16, R1, R19
+	MOVD 0(R19), R22
+	MOVD R22, 16(R21)
+	ADD R16, R2, R19
+	MOVD 0(R19), R22
+	MOVD R22, 32(R21)
+	ADD R16, R3, R19
+	MOVD 0(R19), R22
+	MOVD R22, 48(R21)
+	ADD R16, R4, R19
+	MOVD 0(R19), R22
+	MOVD R22, 64(R21)
+	ADD R16, R5, R19
+	MOVD 0(R19), R22
+	MOVD R22, 80(R21)
+	ADD R16, R6, R19
+	MOVD 0(R19), R22
+	MOVD R22, 96(R21)
+	ADD R16, R7, R19
+	MOVD 0(R19), R22
+	MOVD R22, 112(R21)
+	ADD R16, R8, R19
+	MOVD 0(R19), R22
+	MOVD R22, 128(R21)
+
+ClosestPoint64NEON_in_end:
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc00ea0 // ldr q0, [x21, #48]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012a2 // ldr q2, [x21, #64]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc016a4 // ldr q4, [x21, #80]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x4ee0d760 // fsub v0.2d, v27.2d, v0.2d
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x4ee2d762 // fsub v2.2d, v27.2d, v2.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x4ee4d764 // fsub v4.2d, v27.2d, v4.2d
+	WORD $0x6e61dc06 // fmul v6.2d, v0.2d, v1.2d
+	WORD $0x6e63dc47 // fmul v7.2d, v2.2d, v3.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e65dc87 // fmul v7.2d, v4.2d, v5.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e61dc27 // fmul v7.2d, v1.2d, v1.2d
+	WORD $0x6e63dc68 // fmul v8.2d, v3.2d, v3.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x6e65dca8 // fmul v8.2d, v5.2d, v5.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee0d8fe // fcmeq v30.2d, v7.2d, #0.0
+	WORD $0x6e67fcc6 // fdiv v6.2d, v6.2d, v7.2d
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e66dc21 // fmul v1.2d, v1.2d, v6.2d
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
+	WORD $0x4ee0d420 // fsub v0.2d, v1.2d, v0.2d
+	WORD $0x4ee2d461 // fsub v1.2d, v3.2d, v2.2d
+	WORD $0x4ee4d4a2 // fsub v2.2d, v5.2d, v4.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x6e61dc21 // fmul v1.2d, v1.2d, v1.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e62dc41 // fmul v1.2d, v2.2d, v2.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e781 // fcmge v1.2d, v28.2d, v0.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc01e82 // ldr q2, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	WORD $0x3d8026a6 // str q6, [x21, #144]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	MOVD 144(R21), R22
+	ADD R16, R9, R19
+	MOVD R22, 0(R19)
+	MOVD 160(R21), R22
+	ADD R16, R10, R19
+	MOVD R22, 0(R19)
+
+ClosestPoint64NEON_out_end:
+
+ClosestPoint64NEON_done:
+	RET
+
 // func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
 TEXT ·ContactsNEON(SB), $640-56
 	// 27 of 27 vector registers for values, 9 spilled per group.
@@ -1565,7 +2632,7 @@ ContactsNEON_loop:
 	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
 	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
 	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
-	WORD $0x3dc0129b // ldr q27, [x20, #64]
+	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
 	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
 	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
@@ -1590,7 +2657,7 @@ ContactsNEON_loop:
 	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
 	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
 	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
@@ -1664,7 +2731,7 @@ ContactsNEON_loop:
 	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
 	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
 	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
-	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
@@ -1801,7 +2868,7 @@ ContactsNEON_group_normal:
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
 	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x3dc042a9 // ldr q9, [x21, #256]
@@ -1825,12 +2892,12 @@ ContactsNEON_group_normal:
 	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
-	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
 	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
-	WORD $0x3dc0269c // ldr q28, [x20, #144]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
 	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
@@ -1948,21 +3015,21 @@ ContactsNEON_group_normal:
 	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
 	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -2029,21 +3096,21 @@ ContactsNEON_group_normal:
 	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
 	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
 	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
 	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -2150,7 +3217,7 @@ ContactsNEON_group_single:
 ContactsNEON_group_finite:
 	// Store one row per pair.
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc02a9f // ldr q31, [x20, #160]
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -2425,7 +3492,7 @@ ContactsNEON_tailin_end:
 	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
 	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
 	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
-	WORD $0x3dc0129b // ldr q27, [x20, #64]
+	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
 	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
 	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
@@ -2450,7 +3517,7 @@ ContactsNEON_tailin_end:
 	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
 	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
 	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
@@ -2524,7 +3591,7 @@ ContactsNEON_tailin_end:
 	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
 	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
 	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
-	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
@@ -2661,7 +3728,7 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
 	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x3dc042a9 // ldr q9, [x21, #256]
@@ -2685,12 +3752,12 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
-	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
 	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
-	WORD $0x3dc0269c // ldr q28, [x20, #144]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
 	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
@@ -2808,21 +3875,21 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
 	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -2889,21 +3956,21 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
 	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
 	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
 	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -3009,7 +4076,7 @@ ContactsNEON_tailgroup_single:
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc02a9f // ldr q31, [x20, #160]
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
 	WORD $0x3d8062a6 // str q6, [x21, #384]
@@ -3416,7 +4483,7 @@ CompactContactsNEON_loop:
 	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
 	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
 	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
-	WORD $0x3dc0129b // ldr q27, [x20, #64]
+	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
 	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
 	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
@@ -3441,7 +4508,7 @@ CompactContactsNEON_loop:
 	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
 	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
 	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
@@ -3515,7 +4582,7 @@ CompactContactsNEON_loop:
 	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
 	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
 	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
-	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
@@ -3652,7 +4719,7 @@ CompactContactsNEON_group_normal:
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
 	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x3dc042a9 // ldr q9, [x21, #256]
@@ -3676,12 +4743,12 @@ CompactContactsNEON_group_normal:
 	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
-	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
 	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
-	WORD $0x3dc0269c // ldr q28, [x20, #144]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
 	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
@@ -3799,21 +4866,21 @@ CompactContactsNEON_group_normal:
 	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
 	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -3880,21 +4947,21 @@ CompactContactsNEON_group_normal:
 	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
 	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
 	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
 	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -4004,7 +5071,7 @@ CompactContactsNEON_group_finite:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc02a9f // ldr q31, [x20, #160]
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
 	WORD $0x3d8062a6 // str q6, [x21, #384]
@@ -4431,7 +5498,7 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
 	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
 	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
-	WORD $0x3dc0129b // ldr q27, [x20, #64]
+	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
 	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
 	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
@@ -4456,7 +5523,7 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
 	WORD $0x6eb2e6be // fcmgt v30.4s, v21.4s, v18.4s
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
 	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
@@ -4530,7 +5597,7 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
 	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
 	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
-	WORD $0x3dc01a9b // ldr q27, [x20, #96]
+	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
@@ -4667,7 +5734,7 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
 	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc01e90 // ldr q16, [x20, #112]
+	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x3dc042a9 // ldr q9, [x21, #256]
@@ -4691,12 +5758,12 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
-	WORD $0x3dc0229c // ldr q28, [x20, #128]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
 	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
-	WORD $0x3dc0269c // ldr q28, [x20, #144]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea61cde // mov v30.16b, v6.16b
 	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
 	WORD $0x6eb0a8de // umaxv s30, v6.4s
@@ -4814,21 +5881,21 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
 	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -4895,21 +5962,21 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
 	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
 	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
 	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
 	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
@@ -5015,7 +6082,7 @@ CompactContactsNEON_tailgroup_single:
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc02a9f // ldr q31, [x20, #160]
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
 	WORD $0x3d8062a6 // str q6, [x21, #384]
@@ -5195,39 +6262,59 @@ DATA neonconst<>+48(SB)/4, $0x7fc00000
 DATA neonconst<>+52(SB)/4, $0x7fc00000
 DATA neonconst<>+56(SB)/4, $0x7fc00000
 DATA neonconst<>+60(SB)/4, $0x7fc00000
+// minnormal64
+DATA neonconst<>+64(SB)/4, $0x00000000
+DATA neonconst<>+68(SB)/4, $0x00100000
+DATA neonconst<>+72(SB)/4, $0x00000000
+DATA neonconst<>+76(SB)/4, $0x00100000
+// one64
+DATA neonconst<>+80(SB)/4, $0x00000000
+DATA neonconst<>+84(SB)/4, $0x3ff00000
+DATA neonconst<>+88(SB)/4, $0x00000000
+DATA neonconst<>+92(SB)/4, $0x3ff00000
+// maxfinite64
+DATA neonconst<>+96(SB)/4, $0xffffffff
+DATA neonconst<>+100(SB)/4, $0x7fefffff
+DATA neonconst<>+104(SB)/4, $0xffffffff
+DATA neonconst<>+108(SB)/4, $0x7fefffff
+// canonicalnan64
+DATA neonconst<>+112(SB)/4, $0x00000000
+DATA neonconst<>+116(SB)/4, $0x7ff80000
+DATA neonconst<>+120(SB)/4, $0x00000000
+DATA neonconst<>+124(SB)/4, $0x7ff80000
 // partol
-DATA neonconst<>+64(SB)/4, $0x38d1b717
-DATA neonconst<>+68(SB)/4, $0x38d1b717
-DATA neonconst<>+72(SB)/4, $0x38d1b717
-DATA neonconst<>+76(SB)/4, $0x38d1b717
+DATA neonconst<>+128(SB)/4, $0x38d1b717
+DATA neonconst<>+132(SB)/4, $0x38d1b717
+DATA neonconst<>+136(SB)/4, $0x38d1b717
+DATA neonconst<>+140(SB)/4, $0x38d1b717
 // crosstol
-DATA neonconst<>+80(SB)/4, $0x2e800000
-DATA neonconst<>+84(SB)/4, $0x2e800000
-DATA neonconst<>+88(SB)/4, $0x2e800000
-DATA neonconst<>+92(SB)/4, $0x2e800000
+DATA neonconst<>+144(SB)/4, $0x2e800000
+DATA neonconst<>+148(SB)/4, $0x2e800000
+DATA neonconst<>+152(SB)/4, $0x2e800000
+DATA neonconst<>+156(SB)/4, $0x2e800000
 // signtol
-DATA neonconst<>+96(SB)/4, $0x2d800000
-DATA neonconst<>+100(SB)/4, $0x2d800000
-DATA neonconst<>+104(SB)/4, $0x2d800000
-DATA neonconst<>+108(SB)/4, $0x2d800000
+DATA neonconst<>+160(SB)/4, $0x2d800000
+DATA neonconst<>+164(SB)/4, $0x2d800000
+DATA neonconst<>+168(SB)/4, $0x2d800000
+DATA neonconst<>+172(SB)/4, $0x2d800000
 // half
-DATA neonconst<>+112(SB)/4, $0x3f000000
-DATA neonconst<>+116(SB)/4, $0x3f000000
-DATA neonconst<>+120(SB)/4, $0x3f000000
-DATA neonconst<>+124(SB)/4, $0x3f000000
+DATA neonconst<>+176(SB)/4, $0x3f000000
+DATA neonconst<>+180(SB)/4, $0x3f000000
+DATA neonconst<>+184(SB)/4, $0x3f000000
+DATA neonconst<>+188(SB)/4, $0x3f000000
 // int1
-DATA neonconst<>+128(SB)/4, $0x00000001
-DATA neonconst<>+132(SB)/4, $0x00000001
-DATA neonconst<>+136(SB)/4, $0x00000001
-DATA neonconst<>+140(SB)/4, $0x00000001
+DATA neonconst<>+192(SB)/4, $0x00000001
+DATA neonconst<>+196(SB)/4, $0x00000001
+DATA neonconst<>+200(SB)/4, $0x00000001
+DATA neonconst<>+204(SB)/4, $0x00000001
 // int2
-DATA neonconst<>+144(SB)/4, $0x00000002
-DATA neonconst<>+148(SB)/4, $0x00000002
-DATA neonconst<>+152(SB)/4, $0x00000002
-DATA neonconst<>+156(SB)/4, $0x00000002
+DATA neonconst<>+208(SB)/4, $0x00000002
+DATA neonconst<>+212(SB)/4, $0x00000002
+DATA neonconst<>+216(SB)/4, $0x00000002
+DATA neonconst<>+220(SB)/4, $0x00000002
 // iota
-DATA neonconst<>+160(SB)/4, $0x00000000
-DATA neonconst<>+164(SB)/4, $0x00000001
-DATA neonconst<>+168(SB)/4, $0x00000002
-DATA neonconst<>+172(SB)/4, $0x00000003
-GLOBL neonconst<>(SB), RODATA|NOPTR, $176
+DATA neonconst<>+224(SB)/4, $0x00000000
+DATA neonconst<>+228(SB)/4, $0x00000001
+DATA neonconst<>+232(SB)/4, $0x00000002
+DATA neonconst<>+236(SB)/4, $0x00000003
+GLOBL neonconst<>(SB), RODATA|NOPTR, $240

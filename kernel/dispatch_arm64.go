@@ -9,5 +9,5 @@ import "github.com/segdist/segdist/asm"
 func archPaths() []Kernel {
 	return []Kernel{{isa: "neon", f32: &impl[float32]{closest: wrap(asm.ClosestNEON), stream: wrap(asm.StreamNEON),
 		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON)},
-		f64: goKernel.f64}} // EXPERIMENT: NEON float64 not generated yet
+		f64: &impl[float64]{closest: wrap(asm.Closest64NEON), stream: wrap(asm.Stream64NEON), point: wrapPoint(asm.ClosestPoint64NEON)}}}
 }

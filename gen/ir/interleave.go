@@ -17,7 +17,7 @@ func Interleave(p *Program, groups int, skew float64) *Program {
 	}
 	n := len(p.Code)
 	step := int(skew * float64(n))
-	q := &Program{Name: fmt.Sprintf("%s×%d", p.Name, groups), Inputs: groups * p.Inputs, Args: p.Args}
+	q := &Program{Name: fmt.Sprintf("%s×%d", p.Name, groups), Elem: p.Elem, Inputs: groups * p.Inputs, Args: p.Args}
 	newIndex := make([][]Value, groups)
 	for g := range newIndex {
 		newIndex[g] = make([]Value, n)

@@ -61,13 +61,16 @@ func countSpills(p *ir.Program, input, arg func(int) source) (spills, regs int) 
 	return l.spills, l.maxRegs
 }
 
-// Batch writes the NEON kernel for k: groups of 4 lanes loaded with
-// register-offset loads, then the n mod 4 lanes left staged through the
-// frame (copied in and out one float at a time, so nothing past n is
-// read or written).
-func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
-	name := k.Name + "NEON"
-	p := k.Program()
+// Batch writes the NEON kernel for k with lanes of type e: groups of 4
+// float32 (or 2 float64) lanes loaded with register-offset loads, then the
+// lanes left staged through the frame (copied in and out one float at a
+// time, so nothing past n is read or written).
+func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem) (spills, regs int) {
+	name := k.Name + e.Suffix() + "NEON"
+	p := k.ProgramOf(e)
+	lanes, size := 16/e.Bytes(), e.Bytes()
+	// move is the scalar load and store of one float.
+	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
 	nin, nout := len(k.Inputs), len(k.Outputs)
 	if nin+nout > 15 {
 		panic("neon: more streams than registers")
@@ -93,7 +96,7 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 	var f frame
 	slots := f.take(spills)
 	stageIn, stageOut := f.take(nin), f.take(nout)
-	w.raw(fmt.Sprintf("\n// func %s(%s *float32, n int)\n", name, strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")))
+	w.raw(fmt.Sprintf("\n// func %s(%s *%s, n int)\n", name, strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", "), e))
 	w.raw(f.text(name, true, 8*(nin+nout+1)))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
 	for s, n := range append(append([]string{}, k.Inputs...), k.Outputs...) {
@@ -104,15 +107,15 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 
-	// loop emits a rotated loop over p (groups groups of 4 lanes merged)
-	// while at least 4*groups lanes remain, then falls through.
+	// loop emits a rotated loop over p (groups groups of lanes merged)
+	// while at least lanes*groups lanes remain, then falls through.
 	loop := func(label string, p *ir.Program, groups int, in func(int) source) {
 		if groups > 1 {
-			w.comment(fmt.Sprintf("%d groups of 4 lanes at a time, their instructions merged with skew %v.", groups, Skew[k.Name]))
+			w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, Skew[k.Name]))
 		} else {
-			w.comment("Whole groups of 4 lanes.")
+			w.comment(fmt.Sprintf("Whole groups of %d lanes.", lanes))
 		}
-		w.line("CMP $%d, R%d", 4*groups, remainReg)
+		w.line("CMP $%d, R%d", lanes*groups, remainReg)
 		w.line("BLT %s_end", label)
 		w.label(label)
 		if groups > 1 {
@@ -129,8 +132,8 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 			}
 		}
 		w.line("ADD $%d, R%d", 16*groups, offReg)
-		w.line("SUB $%d, R%d", 4*groups, remainReg)
-		w.line("CMP $%d, R%d", 4*groups, remainReg)
+		w.line("SUB $%d, R%d", lanes*groups, remainReg)
+		w.line("CMP $%d, R%d", lanes*groups, remainReg)
 		w.line("BGE %s", label)
 		w.label(label + "_end")
 	}
@@ -142,17 +145,17 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 	l := newLowering(p, w, c)
 	l.slotBase, l.slotEnd = slots, slots+16*spills
 	w.label(name + "_tail")
-	w.comment("The n mod 4 lanes left, staged through the frame one float at a time.")
+	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
 	w.op(movi0(operand0))
 	for s := range nin {
 		w.op(strqi(operand0, frameReg, stageIn+16*s))
 	}
-	copyLanes(w, name+"_in", func(lane int) {
+	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) {
 		for s := range nin {
 			w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
-			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-			w.line("MOVW R%d, %d(R%d)", tmpB, stageIn+16*s+4*lane, frameReg)
+			w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
+			w.line("%s R%d, %d(R%d)", store, tmpB, stageIn+16*s+size*lane, frameReg)
 		}
 	})
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, stageIn+16*s) } }
@@ -161,11 +164,11 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 	for j := range nout {
 		w.op(strqi(l.output(j), frameReg, stageOut+16*j))
 	}
-	copyLanes(w, name+"_out", func(lane int) {
+	copyLanesOf(w, remainReg, lanes-1, name+"_out", func(lane int) {
 		for j := range nout {
-			w.line("MOVWU %d(R%d), R%d", stageOut+16*j+4*lane, frameReg, tmpB)
+			w.line("%s %d(R%d), R%d", load, stageOut+16*j+size*lane, frameReg, tmpB)
 			w.line("ADD R%d, R%d, R%d", offReg, nin+j, tmpA)
-			w.line("MOVW R%d, %d(R%d)", tmpB, 4*lane, tmpA)
+			w.line("%s R%d, %d(R%d)", store, tmpB, size*lane, tmpA)
 		}
 	})
 	w.label(name + "_done")
@@ -173,11 +176,6 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel) (spills, regs int) {
 	return spills, regs
 }
 
-// copyLanes emits body(lane) for lanes 0, 1, 2 while lane < remainReg
-// (1 to 3).
-func copyLanes(w *writer, label string, body func(lane int)) {
-	copyLanesOf(w, remainReg, label, body)
-}
 
 // Registers of the contact kernels.
 const (
@@ -338,7 +336,7 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	w.op(movi0(operand0))
 	w.op(strqi(operand0, frameReg, tailIdx))
 	w.op(strqi(operand0, frameReg, tailIdx+16))
-	copyLanesOf(w, leftReg, name+"_tailin", func(lane int) {
+	copyLanesOf(w, leftReg, 3, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
 			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
 			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
@@ -351,7 +349,7 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	l.label = name + "_tailgroup"
 	l.emit()
 	stageOutputs()
-	copyLanesOf(w, leftReg, name+"_tailout", func(lane int) { row(name+"_tailrow", lane) })
+	copyLanesOf(w, leftReg, 3, name+"_tailout", func(lane int) { row(name+"_tailrow", lane) })
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
 
 	w.label(name + "_done")
@@ -364,9 +362,10 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	return spills, regs
 }
 
-// copyLanesOf is copyLanes with the lane count in register r.
-func copyLanesOf(w *writer, r int, label string, body func(lane int)) {
-	for lane := range 3 {
+// copyLanesOf emits body(lane) for lanes 0, 1, ... up to max-1 while
+// lane < the count in register r (1 to max).
+func copyLanesOf(w *writer, r, max int, label string, body func(lane int)) {
+	for lane := range max {
 		if lane > 0 {
 			w.line("CMP $%d, R%d", lane+1, r)
 			w.line("BLT %s_end", label)

@@ -13,7 +13,12 @@
 // use Go's mnemonics. No fused multiply-add is ever emitted.
 package neon
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/segdist/segdist/gen/ir"
+)
 
 // inst is one encoded instruction and its GNU-syntax text.
 type inst struct {
@@ -53,6 +58,17 @@ func two(base uint32, name string, d, n int, arr func(int) string) inst {
 }
 
 // Floating point, four float32 lanes (IEEE, round to nearest).
+// of returns the floating-point instruction i (encoded for .4s lanes)
+// for lanes of type e: the .2d form sets the sz bit, bit 22, in every
+// vector FP arithmetic and compare instruction used here.
+func of(e ir.Elem, i inst) inst {
+	if e == ir.F64 {
+		i.word |= 1 << 22
+		i.text = strings.ReplaceAll(i.text, ".4s", ".2d")
+	}
+	return i
+}
+
 func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", d, n, m, v4s) }
 func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", d, n, m, v4s) }
 func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", d, n, m, v4s) }

@@ -31,12 +31,15 @@ func Generate() (asm, stubs string, stats []Stats) {
 	w.raw(header + "\n#include \"textflag.h\"\n")
 	c := newConstTable()
 	var decls []string
-	for _, k := range []*kernels.Kernel{kernels.Closest, kernels.Stream, kernels.ClosestPoint} {
-		sp, regs := Batch(&w, c, k)
-		stats = append(stats, Stats{k.Name + "NEON", regs, sp})
-		params := strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")
-		decls = append(decls, fmt.Sprintf("// %sNEON is %s%s on arm64 NEON, 4 lanes per vector, bit-identical to the\n// pure-Go spec. Every pointer must address at least n float32s; n > 0.\n//\n//go:noescape\nfunc %sNEON(%s *float32, n int)\n",
-			k.Name, "the ", batchDoc[k.Name], k.Name, params))
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, k := range []*kernels.Kernel{kernels.Closest, kernels.Stream, kernels.ClosestPoint} {
+			sp, regs := Batch(&w, c, k, e)
+			name := k.Name + e.Suffix() + "NEON"
+			stats = append(stats, Stats{name, regs, sp})
+			params := strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")
+			decls = append(decls, fmt.Sprintf("// %s is the %s%s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
+				name, batchDoc[k.Name], e.Suffix(), 16/e.Bytes(), e, e, name, params, e))
+		}
 	}
 	for _, compact := range []bool{false, true} {
 		sp, regs := Contacts(&w, c, compact)

@@ -125,7 +125,7 @@ func (l *lowering) materialize(v ir.Value, dst int) {
 			l.out.op(movi0(dst))
 			return
 		}
-		l.out.op(ldrqi(dst, constReg, l.consts.offset(in.Name, uint32(in.Bits))))
+		l.out.op(ldrqi(dst, constReg, l.consts.of(l.p.Elem, in.Name, in.Bits)))
 	case ir.OpInput:
 		l.out.op(l.input(in.Aux)(dst))
 	case ir.OpArg:
@@ -299,6 +299,16 @@ func (l *lowering) result(args []ir.Value, keep ...int) int {
 	return r
 }
 
+// fp emits a floating-point instruction for the program's lane type.
+func (l *lowering) fp(i inst) { l.out.op(of(l.p.Elem, i)) }
+
+// constant returns the offset of the element type's constant name ("one",
+// "minnormal"), as the IR names and defines it.
+func (l *lowering) constant(name string) int {
+	bits := map[string][2]uint64{"one": {0x3F800000, 0x3FF0000000000000}, "minnormal": {0x00800000, 0x0010000000000000}}[name]
+	return l.consts.of(l.p.Elem, name+l.p.Elem.Suffix(), bits[l.p.Elem])
+}
+
 func (l *lowering) instr(in *ir.Instr) {
 	a := in.Args
 	switch in.Op {
@@ -311,60 +321,60 @@ func (l *lowering) instr(in *ir.Instr) {
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
 		d := l.result(a)
 		f := map[ir.Op]func(int, int, int) inst{ir.OpAdd: fadd, ir.OpSub: fsub, ir.OpMul: fmul, ir.OpDiv: fdiv}[in.Op]
-		l.out.op(f(d, x, y))
+		l.fp(f(d, x, y))
 	case ir.OpSqrt, ir.OpNeg, ir.OpAbs:
 		x := l.use(a[0], 0)
 		d := l.result(a)
 		f := map[ir.Op]func(int, int) inst{ir.OpSqrt: fsqrt, ir.OpNeg: fneg, ir.OpAbs: fabs}[in.Op]
-		l.out.op(f(d, x))
+		l.fp(f(d, x))
 	case ir.OpMin, ir.OpMax:
 		// Min(x, y) = x < y ? x : y, Max = x > y ? x : y: a compare and a
 		// select (ARM's FMIN/FMAX differ from the spec on NaN and -0).
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
 		if in.Op == ir.OpMin {
-			l.out.op(fcmgt(scratch0, y, x)) // y > x
+			l.fp(fcmgt(scratch0, y, x)) // y > x
 		} else {
-			l.out.op(fcmgt(scratch0, x, y)) // x > y
+			l.fp(fcmgt(scratch0, x, y)) // x > y
 		}
 		l.selectInto(a[0], a[1], x, y, scratch0, a)
 	case ir.OpClamp01:
 		// Max(Min(x, 1), 0): lo = 1 > x ? x : 1; lo > 0 ? lo : +0 (an AND).
 		x := l.use(a[0], 0)
-		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("one", 0x3F800000)))
-		l.out.op(fcmgt(scratch0, scratch1, x))
+		l.out.op(ldrqi(scratch1, constReg, l.constant("one")))
+		l.fp(fcmgt(scratch0, scratch1, x))
 		l.out.op(bsl(scratch0, x, scratch1)) // scratch0 = lo
 		d := l.result(a)
-		l.out.op(fcmgtz(d, scratch0))
+		l.fp(fcmgtz(d, scratch0))
 		l.out.op(and(d, d, scratch0))
 	case ir.OpDivOrZero:
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
-		l.out.op(fcmeqz(scratch0, y))
+		l.fp(fcmeqz(scratch0, y))
 		d := l.result(a)
-		l.out.op(fdiv(d, x, y))
+		l.fp(fdiv(d, x, y))
 		l.out.op(bic(d, d, scratch0))
 	case ir.OpRecipOrZero:
 		x := l.use(a[0], 0)
-		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("minnormal", 0x00800000)))
-		l.out.op(fcmge(scratch0, x, scratch1)) // x >= 2^-126, false for NaN
-		l.out.op(ldrqi(scratch1, constReg, l.consts.offset("one", 0x3F800000)))
+		l.out.op(ldrqi(scratch1, constReg, l.constant("minnormal")))
+		l.fp(fcmge(scratch0, x, scratch1)) // x >= 2^-126 (2^-1022), false for NaN
+		l.out.op(ldrqi(scratch1, constReg, l.constant("one")))
 		d := l.result(a)
-		l.out.op(fdiv(d, scratch1, x))
+		l.fp(fdiv(d, scratch1, x))
 		l.out.op(and(d, d, scratch0))
 	case ir.OpCmp:
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
 		d := l.result(a)
 		switch ir.Pred(in.Aux) {
 		case ir.EQ:
-			l.out.op(fcmeq(d, x, y))
+			l.fp(fcmeq(d, x, y))
 		case ir.LT:
-			l.out.op(fcmgt(d, y, x))
+			l.fp(fcmgt(d, y, x))
 		case ir.LE:
-			l.out.op(fcmge(d, y, x))
+			l.fp(fcmge(d, y, x))
 		case ir.NotGE:
-			l.out.op(fcmge(d, x, y))
+			l.fp(fcmge(d, x, y))
 			l.out.op(not(d, d))
 		case ir.NotLE:
-			l.out.op(fcmge(d, y, x))
+			l.fp(fcmge(d, y, x))
 			l.out.op(not(d, d))
 		}
 	case ir.OpNonZero:

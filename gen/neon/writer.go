@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/segdist/segdist/gen/ir"
 )
 
 // writer collects the lines of an assembly file.
@@ -40,6 +42,16 @@ func newConstTable() *constTable {
 // adding it to the table on first use.
 func (c *constTable) offset(name string, bits uint32) int {
 	return c.vector(name, [4]uint32{bits, bits, bits, bits})
+}
+
+// of returns the offset of the constant name of element type e, bits in
+// every lane (two 64-bit lanes for float64).
+func (c *constTable) of(e ir.Elem, name string, bits uint64) int {
+	if e == ir.F64 {
+		lo, hi := uint32(bits), uint32(bits>>32)
+		return c.vector(name, [4]uint32{lo, hi, lo, hi})
+	}
+	return c.offset(name, uint32(bits))
 }
 
 // vector returns the offset of a constant with distinct lanes.
