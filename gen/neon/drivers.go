@@ -176,7 +176,6 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem) (spills, regs
 	return spills, regs
 }
 
-
 // Registers of the contact kernels.
 const (
 	capsReg = 0  // the capsule records
