@@ -127,6 +127,41 @@ func BenchmarkBatchClosest(b *testing.B) {
 	benchPaths(b, kernel.Kernel.BatchClosest)
 }
 
+// BenchmarkBatchClosest64 is the float64 kernel on every path, on the
+// same pairs as BenchmarkBatchClosest (widened exactly); ns/pair compares
+// directly, B/s counts the 120 bytes a float64 pair moves.
+func BenchmarkBatchClosest64(b *testing.B) {
+	benchPaths64(b, kernel.Kernel.BatchClosest64)
+}
+
+// BenchmarkStreamOnly64 is the float64 memory floor of each path.
+func BenchmarkStreamOnly64(b *testing.B) {
+	benchPaths64(b, kernel.Kernel.StreamOnly64)
+}
+
+// benchPaths64 is benchPaths for the float64 kernels.
+func benchPaths64(b *testing.B, pass func(k kernel.Kernel, dst *soa.Results64, src *soa.Pairs64)) {
+	for _, isa := range kernel.Available() {
+		b.Run("isa="+isa, func(b *testing.B) {
+			k := lookup(b, isa)
+			for _, n := range benchSizes {
+				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+					src := widen(randomPairs(n))
+					dst := soa.NewResults64(n)
+					pass(k, dst, src)
+					b.SetBytes(2 * bytesPerPair * int64(n))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						pass(k, dst, src)
+					}
+					reportPerPair(b, n)
+				})
+			}
+		})
+	}
+}
+
 // BenchmarkStreamOnly is each path's memory floor: the same loads and
 // stores as BatchClosest, no closest-point math.
 func BenchmarkStreamOnly(b *testing.B) {

@@ -230,20 +230,22 @@ func TestWriteJSONKeys(t *testing.T) {
 		{ISA: refISA, Kernel: "closest", Pairs: 10, NsPerPair: 60, Speedup: 1, Contacts: 3},
 		{ISA: "go", Kernel: "contacts", Pairs: 10, NsPerPair: 80, Speedup: 5, WorstErrEps: 0.1, Contacts: 4},
 		{ISA: "go", Kernel: "point", Pairs: 10, NsPerPair: 4, Speedup: 9, WorstErrEps: math.NaN(), Contacts: 2},
+		{ISA: "go", Kernel: "closest", Pairs: 10, NsPerPair: 40, Speedup: 1.5, Contacts: 3, Precision: "float64"},
 	}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	checkJSONLines(t, buf.String(), [][2]string{{"closest", "go"}, {"closest", "avx2"}, {"closest", refISA}, {"contacts", "go"}, {"point", "go"}})
+	checkJSONLines(t, buf.String(), [][3]string{{"closest", "go", "float32"}, {"closest", "avx2", "float32"}, {"closest", refISA, "float32"},
+		{"contacts", "go", "float32"}, {"point", "go", "float32"}, {"closest", "go", "float64"}})
 }
 
 // checkJSONLines checks that out is one JSON object per line with exactly
 // the documented keys, with (kernel, isa) values want in order.
-func checkJSONLines(t *testing.T, out string, want [][2]string) {
+func checkJSONLines(t *testing.T, out string, want [][3]string) {
 	t.Helper()
 	wantKeys := []string{"contacts", "isa", "kernel", "mismatches", "ns_per_pair", "pairs", "precision", "speedup", "worst_err_eps"}
-	var got [][2]string
+	var got [][3]string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		var m map[string]any
@@ -265,20 +267,26 @@ func checkJSONLines(t *testing.T, out string, want [][2]string) {
 		}
 		kern, _ := m["kernel"].(string)
 		isa, _ := m["isa"].(string)
-		got = append(got, [2]string{kern, isa})
+		prec, _ := m["precision"].(string)
+		got = append(got, [3]string{kern, isa, prec})
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("(kernel, isa) values %v, want %v", got, want)
+		t.Errorf("(kernel, isa, precision) values %v, want %v", got, want)
 	}
 }
 
 // jsonRows returns the (kernel, isa) rows of a run over isas: for each
 // kernel, every path and then the reference.
-func jsonRows(isas []string) [][2]string {
-	var out [][2]string
+func jsonRows(isas []string) [][3]string {
+	var out [][3]string
 	for _, kern := range []string{"closest", "contacts", "point"} {
 		for _, isa := range append(slices.Clone(isas), refISA) {
-			out = append(out, [2]string{kern, isa})
+			out = append(out, [3]string{kern, isa, "float32"})
+		}
+		if kern == "closest" { // then BatchClosest64 on every path
+			for _, isa := range isas {
+				out = append(out, [3]string{kern, isa, "float64"})
+			}
 		}
 	}
 	return out
@@ -357,7 +365,7 @@ func TestRun(t *testing.T) {
 			checkJSONLines(t, out.String(), jsonRows(isas))
 			human = errOut.String()
 		}
-		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  contacts",
+		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  closest float64", "float64", "verified:  contacts",
 			"verified:  point", "end to end", "copy+BatchClosest", refISA, "contacts ", "point "}, isas...) {
 			if !strings.Contains(human, want) {
 				t.Errorf("json=%v: output lacks %q:\n%s", js, want, human)
@@ -596,17 +604,22 @@ func TestSweep(t *testing.T) {
 	for _, isa := range isas {
 		for _, n := range sweepSizes {
 			if isa != "go" || n <= 65536 {
-				want += 2
+				want += 4 // closest and stream, float32 and float64
 			}
 		}
 	}
 	if len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
+	precisions := map[string]int{}
 	for _, r := range rows {
-		if !(r.NsPerPair > 0) || r.Precision != "float32" || (r.Kernel != "closest" && r.Kernel != "stream") {
+		precisions[r.Precision]++
+		if !(r.NsPerPair > 0) || (r.Kernel != "closest" && r.Kernel != "stream") {
 			t.Errorf("row %+v", r)
 		}
+	}
+	if len(precisions) != 2 || precisions["float32"] != want/2 || precisions["float64"] != want/2 {
+		t.Errorf("rows per precision %v, want %d float32 and %d float64", precisions, want/2, want/2)
 	}
 	var b strings.Builder
 	if err := writeJSON(&b, rows[:1]); err != nil || !strings.Contains(b.String(), `"precision":"float32"`) {

@@ -40,10 +40,10 @@ type row struct {
 	Pairs       int     `json:"pairs"`         // candidate pairs timed and verified
 	NsPerPair   float64 `json:"ns_per_pair"`   // median ns per pair
 	Speedup     float64 `json:"speedup"`       // the kernel's reference ns/pair over this row's
-	WorstErrEps float64 `json:"worst_err_eps"` // worst lane error, eps32 x scale
+	WorstErrEps float64 `json:"worst_err_eps"` // worst lane error, eps x scale of the row's precision (eps32 or eps64)
 	Contacts    int     `json:"contacts"`      // touching pairs (see above)
 	Mismatches  int     `json:"mismatches"`    // lanes (rows) whose bits differ from "go"
-	Precision   string  `json:"precision"`     // "float32" (every kernel so far)
+	Precision   string  `json:"precision"`     // "float32" or "float64"
 }
 
 // writeJSON writes each row as one JSON object on its own line. JSON has
@@ -54,7 +54,7 @@ func writeJSON(w io.Writer, rows []row) error {
 	enc := json.NewEncoder(w)
 	for _, r := range rows {
 		if r.Precision == "" {
-			r.Precision = "float32" // every kernel so far
+			r.Precision = "float32"
 		}
 		if math.IsNaN(r.WorstErrEps) || math.IsInf(r.WorstErrEps, 0) {
 			r.WorstErrEps = math.MaxFloat64
@@ -77,17 +77,20 @@ func writeJSON(w io.Writer, rows []row) error {
 func writeTable(w io.Writer, rows []row) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kernel\tpath\tpairs\tns/pair\tspeedup\tworst err (eps x scale)\tcontacts\tmismatches\t")
+	fmt.Fprintln(tw, "kernel\tprecision\tpath\tpairs\tns/pair\tspeedup\tworst err (eps x scale)\tcontacts\tmismatches\t")
 	for i, r := range rows {
-		if i > 0 && r.Kernel != rows[i-1].Kernel {
-			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t")
+		if r.Precision == "" {
+			r.Precision = "float32"
+		}
+		if i > 0 && (r.Kernel != rows[i-1].Kernel || r.Precision != rows[i-1].Precision && rows[i-1].Precision != "") {
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t")
 		}
 		mis := fmt.Sprint(r.Mismatches)
 		if r.ISA == refISA {
 			mis = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.1fx\t%.2f\t%d\t%s\t\n",
-			r.Kernel, r.ISA, r.Pairs, r.NsPerPair, r.Speedup, r.WorstErrEps, r.Contacts, mis)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.1fx\t%.2f\t%d\t%s\t\n",
+			r.Kernel, r.Precision, r.ISA, r.Pairs, r.NsPerPair, r.Speedup, r.WorstErrEps, r.Contacts, mis)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -12,10 +12,12 @@ import (
 var sweepSizes = []int{16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1 << 20}
 
 // sweep times BatchClosest and StreamOnly (the memory floor) on every path
-// of isas over sweepSizes, random pairs in a 10-cube, for the throughput
-// curve (make plot). Each row is one kernel ("closest" or "stream"), path
-// and batch size (pairs) with its median ns per pair. The results are not
-// verified here: the scene run and the tests do that.
+// of isas over sweepSizes, random pairs in a 10-cube, in float32 and in
+// float64 (BatchClosest64, StreamOnly64 on the same pairs), for the
+// throughput curve (make plot). Each row is one kernel ("closest" or
+// "stream"), precision, path and batch size (pairs) with its median ns per
+// pair. The results are not verified here: the scene run and the tests do
+// that.
 func sweep(isas []string, reps int, minRep time.Duration) []row {
 	var rows []row
 	for _, n := range sweepSizes {
@@ -27,20 +29,23 @@ func sweep(isas []string, reps int, minRep time.Duration) []row {
 		for i := range n {
 			src.Set(i, pt(), pt(), pt(), pt())
 		}
+		src64, dst64 := widen(src), soa.NewResults64(n)
 		for _, isa := range isas {
 			k, _ := kernel.Lookup(isa)
 			for _, kr := range []struct {
-				name string
-				pass func()
+				name, precision string
+				pass            func()
 			}{
-				{"closest", func() { k.BatchClosest(dst, src) }},
-				{"stream", func() { k.StreamOnly(dst, src) }},
+				{"closest", "float32", func() { k.BatchClosest(dst, src) }},
+				{"stream", "float32", func() { k.StreamOnly(dst, src) }},
+				{"closest", "float64", func() { k.BatchClosest64(dst64, src64) }},
+				{"stream", "float64", func() { k.StreamOnly64(dst64, src64) }},
 			} {
 				if isa == "go" && n > 65536 {
 					continue // minutes of pure Go add nothing to the picture
 				}
 				t := measure(kr.pass, reps, minRep)
-				rows = append(rows, row{ISA: isa, Kernel: kr.name, Pairs: n, NsPerPair: t.NsPer(n), Precision: "float32"})
+				rows = append(rows, row{ISA: isa, Kernel: kr.name, Pairs: n, NsPerPair: t.NsPer(n), Precision: kr.precision})
 			}
 		}
 	}

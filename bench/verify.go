@@ -160,3 +160,70 @@ func countTouching(caps []capsule, cands []candidate, dist2 func(k int) float64)
 	}
 	return n
 }
+
+// exactDistances returns the exact minimum distance of every pair of p
+// (the exact rational oracle, rounded to float64): what the float64 rows
+// are verified against, since the float64 reference is no more accurate
+// than the float64 kernel it would check.
+func exactDistances(p *soa.Pairs64) []float64 {
+	d := make([]float64, p.Len())
+	for i := range d {
+		d[i] = verify.Dist(verify.ExactMinDist2(p.Get(i)))
+	}
+	return d
+}
+
+// verifyClosest64 checks every lane of res (BatchClosest64 of one path on
+// p) against the exact distances: sqrt(Dist2) and the exact distance
+// between the reported points (verify.ExactDist2At) within maxErrEps eps64
+// x scale, S and T in [0,1]; and, bit for bit, against golden.
+func verifyClosest64(p *soa.Pairs64, res *soa.Results64, exact []float64, golden *soa.Results64) verdict {
+	var v verdict
+	for i := range p.Len() {
+		q := p.Get(i)
+		s, t, d2 := res.S[i], res.T[i], res.Dist2[i]
+		sc := verify.Scale(q)
+		de := verify.ErrEps64(math.Abs(math.Sqrt(d2)-exact[i]), sc)
+		pe := math.Inf(1)
+		ok := s >= 0 && s <= 1 && t >= 0 && t <= 1 && !math.IsInf(d2, 0)
+		if ok {
+			pe = verify.ErrEps64(math.Abs(verify.Dist(verify.ExactDist2At(q, s, t))-exact[i]), sc)
+		}
+		ok = ok && de <= maxErrEps && pe <= maxErrEps
+		w := max(de, pe)
+		if math.IsNaN(w) {
+			w = math.Inf(1)
+		}
+		v.Worst = max(v.Worst, w)
+		mis := math.Float64bits(s) != math.Float64bits(golden.S[i]) || math.Float64bits(t) != math.Float64bits(golden.T[i]) ||
+			math.Float64bits(d2) != math.Float64bits(golden.Dist2[i])
+		if !ok {
+			v.Failed++
+		}
+		if mis {
+			v.Mismatches++
+		}
+		if (!ok || mis) && len(v.Examples) < maxExamples {
+			v.Examples = append(v.Examples, failure{Lane: i, Pair: narrow(q), S: float32(s), T: float32(t), Dist2: float32(d2),
+				RefDist2: exact[i] * exact[i], DistErr: de, PointErr: pe, Mismatch: mis, VerificationFailed: !ok})
+		}
+	}
+	return v
+}
+
+// widen returns p in float64 (exactly).
+func widen(p *soa.Pairs) *soa.Pairs64 {
+	q := soa.NewPairs64(p.Len())
+	for i := range p.Len() {
+		r := p.Get(i)
+		w := func(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
+		q.Set(i, w(r.A), w(r.B), w(r.C), w(r.D))
+	}
+	return q
+}
+
+// narrow returns q rounded to float32, for failure reports.
+func narrow(q soa.Pair64) soa.Pair {
+	n := func(v [3]float64) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
+	return soa.Pair{A: n(q.A), B: n(q.B), C: n(q.C), D: n(q.D)}
+}

@@ -88,7 +88,8 @@ func readRows(r io.Reader) ([]row, error) {
 }
 
 // makePlot makes the picture: a line per (path, precision) for BatchClosest
-// and a dashed one per path for StreamOnly, the memory floor.
+// (float64 with triangles) and a dashed one per (path, precision) for
+// StreamOnly, the memory floor (float64 dotted).
 func makePlot(rows []row, cpu string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "segdist BatchClosest: ns per pair against batch size"
@@ -119,7 +120,10 @@ func makePlot(rows []row, cpu string) (*plot.Plot, error) {
 		if keys[i].kernel != keys[j].kernel {
 			return keys[i].kernel < keys[j].kernel
 		}
-		return keys[i].isa < keys[j].isa
+		if keys[i].isa != keys[j].isa {
+			return keys[i].isa < keys[j].isa
+		}
+		return keys[i].prec < keys[j].prec
 	})
 	colors := map[string]color.Color{
 		"avx512": color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
@@ -140,11 +144,16 @@ func makePlot(rows []row, cpu string) (*plot.Plot, error) {
 		}
 		line.Color, points.Color = c, c
 		name := fmt.Sprintf("%s %s", k.isa, k.prec)
+		if k.prec == "float64" { // the same colour, triangles
+			points.Shape = draw.TriangleGlyph{}
+		}
 		if k.kernel == "stream" {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			points.Shape = draw.CircleGlyph{}
+			if k.prec == "float64" {
+				line.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+			}
 			points.Radius = vg.Points(1.5)
-			name = fmt.Sprintf("memory floor (StreamOnly) %s", k.isa)
+			name = fmt.Sprintf("memory floor (StreamOnly) %s %s", k.isa, k.prec)
 		}
 		p.Add(line, points)
 		p.Legend.Add(name, line, points)
