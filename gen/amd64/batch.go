@@ -69,7 +69,7 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	name := KernelName(k, t)
 	p := k.ProgramOf(t.Elem)
 	nslots := slotsNeeded(t, p)
-	groups := max(1, Interleave[t.Name])
+	groups := max(1, tuned(Interleave, t))
 	if k != kernels.Closest {
 		groups = 1
 	}
@@ -188,6 +188,15 @@ var (
 	Skew       = map[string]float64{"AVX512": 0.4, "AVX2": 0.4}
 )
 
+// tuned returns the setting of m for t: under its name with the element
+// suffix (AVX51264) if there is one, else under its name.
+func tuned[V int | float64](m map[string]V, t *ir.Target) V {
+	if v, ok := m[t.Name+t.Elem.Suffix()]; ok {
+		return v
+	}
+	return m[t.Name]
+}
+
 // tailMask returns the mask of the first remain lanes: an opmask register
 // on AVX-512, a vector mask on AVX2.
 func tailMask(t *ir.Target, c *constants) Op {
@@ -293,7 +302,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 	}
 	// Group g's instruction i is emitted at time g*skew + i.
 	n := len(ls[0].p.Code)
-	skew := int(Skew[t.Name] * float64(n))
+	skew := int(tuned(Skew, t) * float64(n))
 	for time := 0; time < (len(ls)-1)*skew+n; time++ {
 		for g, l := range ls {
 			if i := time - g*skew; i >= 0 && i < n {
