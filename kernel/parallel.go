@@ -51,12 +51,17 @@ type Parallel struct {
 	closeP *soa.Pairs
 	pointR *soa.PointResults
 	pointS *soa.PointSegments
-	rows   *soa.Contacts
-	caps   soa.Capsules
-	pairs  *soa.IndexPairs
-	margin float32
-	counts []int        // compaction: rows written per chunk
-	views  []chunkViews // per worker: sub-batch headers, reused
+	// The float64 batches.
+	closeR64 *soa.Results64
+	closeP64 *soa.Pairs64
+	pointR64 *soa.PointResults64
+	pointS64 *soa.PointSegments64
+	rows     *soa.Contacts
+	caps     soa.Capsules
+	pairs    *soa.IndexPairs
+	margin   float32
+	counts   []int        // compaction: rows written per chunk
+	views    []chunkViews // per worker: sub-batch headers, reused
 }
 
 type parallelOp int
@@ -64,6 +69,8 @@ type parallelOp int
 const (
 	opClosest parallelOp = iota
 	opPoint
+	opClosest64
+	opPoint64
 	opContacts
 	opCompact
 )
@@ -71,13 +78,17 @@ const (
 // chunkViews are one worker's views of a chunk, kept so that handing a
 // chunk to a kernel allocates nothing.
 type chunkViews struct {
-	pairs soa.Pairs
-	res   soa.Results
-	seg   soa.PointSegments
-	pres  soa.PointResults
-	ip    soa.IndexPairs
-	rows  soa.Contacts
-	_     [64]byte // keep workers' views on separate cache lines
+	pairs   soa.Pairs
+	res     soa.Results
+	seg     soa.PointSegments
+	pres    soa.PointResults
+	pairs64 soa.Pairs64
+	res64   soa.Results64
+	seg64   soa.PointSegments64
+	pres64  soa.PointResults64
+	ip      soa.IndexPairs
+	rows    soa.Contacts
+	_       [64]byte // keep workers' views on separate cache lines
 }
 
 // DefaultMinParallel is the batch size from which NewParallel's Parallel
@@ -180,6 +191,7 @@ func (p *Parallel) run(n int) {
 // batches, so that a Parallel does not keep them alive.
 func (p *Parallel) forget() {
 	p.closeR, p.closeP, p.pointR, p.pointS = nil, nil, nil, nil
+	p.closeR64, p.closeP64, p.pointR64, p.pointS64 = nil, nil, nil, nil
 	p.rows, p.caps, p.pairs = nil, nil, nil
 }
 
@@ -195,17 +207,17 @@ func (p *Parallel) work(w int) {
 		hi := min(lo+p.cur, p.n)
 		switch p.op {
 		case opClosest:
-			s, d := p.closeP, p.closeR
-			v.pairs = soa.Pairs{AX: s.AX[lo:hi], AY: s.AY[lo:hi], AZ: s.AZ[lo:hi], BX: s.BX[lo:hi], BY: s.BY[lo:hi], BZ: s.BZ[lo:hi],
-				CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi], DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
-			v.res = soa.Results{S: d.S[lo:hi], T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
+			v.pairs, v.res = subPairs(p.closeP, lo, hi), subResults(p.closeR, lo, hi)
 			p.k.f32.closest(hi-lo, &v.res, &v.pairs)
 		case opPoint:
-			s, d := p.pointS, p.pointR
-			v.seg = soa.PointSegments{PX: s.PX[lo:hi], PY: s.PY[lo:hi], PZ: s.PZ[lo:hi], CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi],
-				DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
-			v.pres = soa.PointResults{T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
+			v.seg, v.pres = subSegments(p.pointS, lo, hi), subPointResults(p.pointR, lo, hi)
 			p.k.f32.point(hi-lo, &v.pres, &v.seg)
+		case opClosest64:
+			v.pairs64, v.res64 = subPairs(p.closeP64, lo, hi), subResults(p.closeR64, lo, hi)
+			p.k.f64.closest(hi-lo, &v.res64, &v.pairs64)
+		case opPoint64:
+			v.seg64, v.pres64 = subSegments(p.pointS64, lo, hi), subPointResults(p.pointR64, lo, hi)
+			p.k.f64.point(hi-lo, &v.pres64, &v.seg64)
 		case opContacts, opCompact:
 			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
 			r := p.rows
@@ -238,6 +250,52 @@ func (p *Parallel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 	}
 	p.op, p.closeR, p.closeP = opClosest, dst, src
 	p.run(n)
+}
+
+// BatchClosest64 is kernel.BatchClosest64 on the workers.
+func (p *Parallel) BatchClosest64(dst *soa.Results64, src *soa.Pairs64) {
+	n := checkLengths(dst, src)
+	if !p.parallel(n) {
+		if n > 0 {
+			p.k.f64.closest(n, dst, src)
+		}
+		return
+	}
+	p.op, p.closeR64, p.closeP64 = opClosest64, dst, src
+	p.run(n)
+}
+
+// BatchClosestPoint64 is kernel.BatchClosestPoint64 on the workers.
+func (p *Parallel) BatchClosestPoint64(dst *soa.PointResults64, src *soa.PointSegments64) {
+	n := checkPointLengths(dst, src)
+	if !p.parallel(n) {
+		if n > 0 {
+			p.k.f64.point(n, dst, src)
+		}
+		return
+	}
+	p.op, p.pointR64, p.pointS64 = opPoint64, dst, src
+	p.run(n)
+}
+
+// subPairs, subResults, subSegments and subPointResults return the views
+// [lo, hi) of a batch: a chunk.
+func subPairs[F soa.Float](s *soa.PairsOf[F], lo, hi int) soa.PairsOf[F] {
+	return soa.PairsOf[F]{AX: s.AX[lo:hi], AY: s.AY[lo:hi], AZ: s.AZ[lo:hi], BX: s.BX[lo:hi], BY: s.BY[lo:hi], BZ: s.BZ[lo:hi],
+		CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi], DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
+}
+
+func subResults[F soa.Float](d *soa.ResultsOf[F], lo, hi int) soa.ResultsOf[F] {
+	return soa.ResultsOf[F]{S: d.S[lo:hi], T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
+}
+
+func subSegments[F soa.Float](s *soa.PointSegmentsOf[F], lo, hi int) soa.PointSegmentsOf[F] {
+	return soa.PointSegmentsOf[F]{PX: s.PX[lo:hi], PY: s.PY[lo:hi], PZ: s.PZ[lo:hi], CX: s.CX[lo:hi], CY: s.CY[lo:hi], CZ: s.CZ[lo:hi],
+		DX: s.DX[lo:hi], DY: s.DY[lo:hi], DZ: s.DZ[lo:hi]}
+}
+
+func subPointResults[F soa.Float](d *soa.PointResultsOf[F], lo, hi int) soa.PointResultsOf[F] {
+	return soa.PointResultsOf[F]{T: d.T[lo:hi], Dist2: d.Dist2[lo:hi]}
 }
 
 // BatchClosestPoint is kernel.BatchClosestPoint on the workers.

@@ -26,6 +26,7 @@ func parallelSizes() []int {
 // same order with the same Pair indices.
 func TestParallelBitIdentical(t *testing.T) {
 	all := pool(41, 2000)
+	all64 := pool64(41, 2000)
 	r := verify.NewRand(42, 1)
 	caps := verify.RandomCapsules(r, 3000)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
@@ -56,6 +57,28 @@ func TestParallelBitIdentical(t *testing.T) {
 					for i := range n {
 						if math.Float32bits(wp.T[i]) != math.Float32bits(gp.T[i]) || math.Float32bits(wp.Dist2[i]) != math.Float32bits(gp.Dist2[i]) {
 							t.Fatalf("%s: BatchClosestPoint lane %d differs", what, i)
+						}
+					}
+
+					ps64 := make([]soa.Pair64, n)
+					for i := range ps64 {
+						ps64[i] = all64[(7*i)%len(all64)]
+					}
+					src64 := soa.FromPairs64(ps64)
+					want64, got64 := soa.NewResults64(n), soa.NewResults64(n)
+					k.BatchClosest64(want64, src64)
+					p.BatchClosest64(got64, src64)
+					checkSame64(t, what+" BatchClosest64", src64, got64, want64)
+					seg64 := soa.NewPointSegments64(n)
+					for i, q := range ps64 {
+						seg64.Set(i, q.A, q.C, q.D)
+					}
+					wp64, gp64 := soa.NewPointResults64(n), soa.NewPointResults64(n)
+					k.BatchClosestPoint64(wp64, seg64)
+					p.BatchClosestPoint64(gp64, seg64)
+					for i := range n {
+						if math.Float64bits(wp64.T[i]) != math.Float64bits(gp64.T[i]) || math.Float64bits(wp64.Dist2[i]) != math.Float64bits(gp64.Dist2[i]) {
+							t.Fatalf("%s: BatchClosestPoint64 lane %d differs", what, i)
 						}
 					}
 
@@ -112,8 +135,10 @@ func TestParallelNoAllocs(t *testing.T) {
 	caps := verify.RandomCapsules(r, 1000)
 	pairs := verify.RandomIndexPairs(r, caps.Len(), n)
 	rows := soa.NewContacts(n)
+	src64, dst64 := soa.FromPairs64(pool64(43, n)), soa.NewResults64(n)
 	for name, f := range map[string]func(){
 		"BatchClosest":    func() { p.BatchClosest(dst, src) },
+		"BatchClosest64":  func() { p.BatchClosest64(dst64, src64) },
 		"BatchContacts":   func() { p.BatchContacts(rows, caps, pairs, 0.01) },
 		"CompactContacts": func() { p.CompactContacts(rows, caps, pairs, 0.01) },
 	} {
