@@ -535,6 +535,20 @@ func BenchmarkParallel(b *testing.B) {
 					})
 				}
 			})
+			b.Run("kernel=stream", func(b *testing.B) {
+				for _, n := range []int{65536, 1 << 20} {
+					b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+						src, dst := randomPairs(n), soa.NewResults(n)
+						p.StreamOnly(dst, src)
+						b.SetBytes(bytesPerPair * int64(n))
+						b.ResetTimer()
+						for b.Loop() {
+							p.StreamOnly(dst, src)
+						}
+						reportPerPair(b, n)
+					})
+				}
+			})
 			b.Run("kernel=compact/hits=5pct", func(b *testing.B) {
 				for _, n := range []int{65536, 1 << 20} {
 					b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {

@@ -68,6 +68,7 @@ type parallelOp int
 
 const (
 	opClosest parallelOp = iota
+	opStream
 	opPoint
 	opClosest64
 	opPoint64
@@ -206,9 +207,13 @@ func (p *Parallel) work(w int) {
 		}
 		hi := min(lo+p.cur, p.n)
 		switch p.op {
-		case opClosest:
+		case opClosest, opStream:
 			v.pairs, v.res = subPairs(p.closeP, lo, hi), subResults(p.closeR, lo, hi)
-			p.k.f32.closest(hi-lo, &v.res, &v.pairs)
+			if p.op == opStream {
+				p.k.f32.stream(hi-lo, &v.res, &v.pairs)
+			} else {
+				p.k.f32.closest(hi-lo, &v.res, &v.pairs)
+			}
 		case opPoint:
 			v.seg, v.pres = subSegments(p.pointS, lo, hi), subPointResults(p.pointR, lo, hi)
 			p.k.f32.point(hi-lo, &v.pres, &v.seg)
@@ -249,6 +254,20 @@ func (p *Parallel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 		return
 	}
 	p.op, p.closeR, p.closeP = opClosest, dst, src
+	p.run(n)
+}
+
+// StreamOnly is Kernel.StreamOnly on the workers: the memory floor of a
+// parallel BatchClosest, for benchmarks.
+func (p *Parallel) StreamOnly(dst *soa.Results, src *soa.Pairs) {
+	n := checkLengths(dst, src)
+	if !p.parallel(n) {
+		if n > 0 {
+			p.k.f32.stream(n, dst, src)
+		}
+		return
+	}
+	p.op, p.closeR, p.closeP = opStream, dst, src
 	p.run(n)
 }
 

@@ -46,6 +46,9 @@ func TestParallelBitIdentical(t *testing.T) {
 					got := soa.NewResults(n)
 					p.BatchClosest(got, src)
 					checkSame(t, what, src, got, want)
+					k.StreamOnly(want, src)
+					p.StreamOnly(got, src)
+					checkSame(t, what+" StreamOnly", src, got, want)
 
 					seg := soa.NewPointSegments(n)
 					for i, q := range ps {
