@@ -5,7 +5,8 @@
 // # Operation order
 //
 // ClosestLane is the specification of the plane-projection kernel
-// (DESIGN.md section 2). The assembly in package asm performs the same
+// (DESIGN.md section 2); ClosestLane64 is the same code in float64 (both
+// instantiate one generic function, so they cannot drift apart). The assembly in package asm performs the same
 // IEEE-754 float32 operations in the same order, lane by lane, so S, T and
 // Dist2 are bit-identical on every path. To keep that true:
 //   - no fused multiply-add: every product that feeds a sum is wrapped as

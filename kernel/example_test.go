@@ -2,6 +2,7 @@ package kernel_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/segdist/segdist/kernel"
@@ -114,4 +115,28 @@ func ExampleParallel() {
 	}
 	fmt.Println(same, two.Dist2[0])
 	// Output: true 1.25
+}
+
+// Closest64 keeps float64's precision: a point 1e-9 off a segment 1e6
+// from the origin, which float32 cannot tell from the segment.
+func ExampleClosest64() {
+	s, t, dist2 := kernel.Closest64([3]float64{1e6, 0, 0}, [3]float64{1e6 + 8, 0, 0}, [3]float64{1e6 + 2, 1e-9, 0}, [3]float64{1e6 + 2, 1e-9, 0})
+	fmt.Printf("%.3g %.3g %.3g\n", s, t, math.Sqrt(dist2))
+	// Output: 0.25 0 1e-09
+}
+
+// BatchClosestPoint64 is the point-segment batch in float64.
+func ExampleBatchClosestPoint64() {
+	src := soa.NewPointSegments64(0)
+	src.Append([3]float64{5e100, 3e100, 0}, [3]float64{0, 0, 0}, [3]float64{1e101, 0, 0})
+	dst := soa.NewPointResults64(src.Len())
+	kernel.BatchClosestPoint64(dst, src)
+	fmt.Printf("t=%.3g distance=%.3g\n", dst.T[0], math.Sqrt(dst.Dist2[0]))
+	// Output: t=0.5 distance=3e+100
+}
+
+// Active is the path the package-level functions use, as a Kernel value.
+func ExampleActive() {
+	fmt.Println(kernel.Active().ISA() == kernel.ISA())
+	// Output: true
 }

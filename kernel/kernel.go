@@ -29,12 +29,26 @@
 //   - Memory: no allocation; the kernels read and write only the slices
 //     given, need no padding and no alignment.
 //
+// # float64
+//
+// BatchClosest64, Closest64 and BatchClosestPoint64 (soa.Pairs64 and the
+// other ...64 batches) are the same kernels in float64 on every path
+// (AVX-512 with 8 lanes, AVX2 with 4, NEON with 2, pure Go), generated
+// from the same kernel bodies, with the same guarantees in float64 terms:
+// within 8 eps64 x scale of the exact distance (eps64 = 2^-52; measured
+// worst 3.9), bit-identical on every path to fallback.ClosestLane64 and
+// ClosestPointLane64, finite results for coordinates up to 1e150,
+// segments shorter than about 1.5e-154 counted as points, and the
+// canonical NaN 0x7FF8000000000000 for non-finite lanes. The contact
+// kernels are float32 only.
+//
 // # Cost model
 //
 // A pair costs 48 bytes in and 12 bytes out and about 100 float32
 // operations (3 divisions). Batches that fit in cache run at the
 // arithmetic rate of the widest path, about 1 ns per pair with AVX-512 on
-// the machines measured (see the README's table and picture); batches of
+// the machines measured (float64 about 2x that: half the lanes per
+// instruction, slower divisions; see the README's table and picture); batches of
 // a million pairs stream from memory and are bound by bandwidth (outputs
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The

@@ -76,3 +76,30 @@ func ExamplePairs_Reset() {
 	fmt.Println(p.Len(), cap(p.AX) == c)
 	// Output: 0 true
 }
+
+// An engine keeps its capsules as 32-byte records; Append grows the slice
+// 32-byte aligned.
+func ExampleNewCapsules() {
+	caps := soa.NewCapsules(0)
+	caps.Append([3]float32{0, 0, 0}, [3]float32{0, 2, 0}, 0.5) // a capsule
+	caps.Append([3]float32{3, 1, 0}, [3]float32{3, 1, 0}, 1)   // a sphere: A = B
+	caps[1].R = 0.75                                           // the records are plain structs
+	fmt.Println(caps.Len(), caps[0].B, caps[1].R)
+	// Output: 2 [0 2 0] 0.75
+}
+
+// An engine's own []soa.Capsule is a soa.Capsules as it is.
+func ExampleCapsules() {
+	own := []soa.Capsule{{A: [3]float32{1, 2, 3}, B: [3]float32{4, 5, 6}, R: 0.1}}
+	var caps soa.Capsules = own
+	a, b, r := caps.Get(0)
+	fmt.Println(a, b, r)
+	// Output: [1 2 3] [4 5 6] 0.1
+}
+
+func ExampleNewPairs64() {
+	p := soa.NewPairs64(0)
+	p.Append([3]float64{1e200, 0, 0}, [3]float64{1e200, 1, 0}, [3]float64{0, 0, 0}, [3]float64{0, 0, 1})
+	fmt.Println(p.Len(), p.AX[0], p.BY[0])
+	// Output: 1 1e+200 1
+}
