@@ -81,7 +81,7 @@ func main() {
 	fs.BoolVar(&cfg.json, "json", false, "print the rows as JSON, one object per line, on stdout (the header goes to stderr)")
 	fs.IntVar(&cfg.reps, "reps", 7, "timed repetitions per path; the median is reported")
 	fs.DurationVar(&cfg.minRep, "mintime", 20*time.Millisecond, "minimum duration of one timed repetition")
-	fs.BoolVar(&cfg.sweep, "sweep", false, "instead of the scene: time BatchClosest and StreamOnly on every path at batch sizes 16 to 2^20 (the rows make plot draws)")
+	fs.BoolVar(&cfg.sweep, "sweep", false, "instead of the scene: time BatchClosest and StreamOnly, float32 and float64, on every path at batch sizes 16 to 2^20 (the rows make plot draws)")
 	fs.BoolVar(&cfg.progress, "v", false, "show progress on stderr (automatic from 100,000 capsules)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./bench [flags]\n\n")
