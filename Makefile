@@ -26,8 +26,10 @@ mca:
 	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func CompactContactsNEON -lanes 4 -taken
 
 # The throughput curve (throughput.png): go run ./bench -sweep on this
-# machine, drawn by the plot module (gonum, kept out of segdist's module).
+# machine, plus the C and archsimd peers when gcc is there (cgo, build tag
+# peers), drawn by the plot module (gonum, kept out of segdist's module).
 plot:
 	go run ./bench -sweep -json > sweep.json
+	if command -v gcc >/dev/null; then GOEXPERIMENT=simd go test -tags peers -run TestPeersSweep -count 1 ./bench/peers -peers.sweep "$(CURDIR)/sweep.json"; fi
 	cd plot && go run . -in ../sweep.json -out ../throughput.png -cpu "$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 	rm -f sweep.json

@@ -1,6 +1,8 @@
 // Command plot draws segdist's throughput curve: ns per pair against batch
 // size (log scale), one line per path and precision, with the StreamOnly
-// memory floor, from the rows `go run ./bench -sweep -json` prints:
+// memory floor and, when their rows are there, the C and archsimd peers
+// of bench/peers, from the rows `go run ./bench -sweep -json` prints (and
+// bench/peers' TestPeersSweep appends):
 //
 //	go run ./bench -sweep -json > sweep.json
 //	cd plot && go run . -in ../sweep.json -out ../throughput.png -cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
@@ -130,6 +132,10 @@ func makePlot(rows []row, cpu string) (*plot.Plot, error) {
 		"avx2":   color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
 		"neon":   color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
 		"go":     color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
+		// The peers of bench/peers (make plot adds them when gcc is there).
+		"c-avx512":        color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+		"c-avx2":          color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
+		"archsimd-avx512": color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	}
 	for _, k := range keys {
 		xy := series[k]
@@ -147,6 +153,11 @@ func makePlot(rows []row, cpu string) (*plot.Plot, error) {
 		if k.prec == "float64" { // the same colour, triangles
 			points.Shape = draw.TriangleGlyph{}
 		}
+		if strings.HasPrefix(k.isa, "c-") || strings.HasPrefix(k.isa, "archsimd") { // peers: squares, dash-dot
+			points.Shape = draw.BoxGlyph{}
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}
+			name += " (peer)"
+		}
 		if k.kernel == "stream" {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			if k.prec == "float64" {
@@ -158,6 +169,8 @@ func makePlot(rows []row, cpu string) (*plot.Plot, error) {
 		p.Add(line, points)
 		p.Legend.Add(name, line, points)
 	}
+	// Room above the slowest line for the legend (log scale: a factor).
+	p.Y.Max *= 30
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(10)
 	return p, nil

@@ -1,12 +1,16 @@
 package peers
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/segdist/segdist/kernel"
 	"github.com/segdist/segdist/soa"
@@ -284,4 +288,49 @@ func BenchmarkVariants(b *testing.B) {
 		b.Skip("no peer variants in this build")
 	}
 	benchImpls(b, append(append([]Impl{}, Impls()...), Variants()...))
+}
+
+var sweepFile = flag.String("peers.sweep", "",
+	"append to this file a JSON row per peer and batch size (the rows of go run ./bench -sweep -json), for make plot")
+
+// sweepSizes are go run ./bench -sweep's batch sizes.
+var sweepSizes = []int{16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1 << 20}
+
+// TestPeersSweep times every peer of this build (not segdist's own paths,
+// which go run ./bench -sweep times) at the sweep's batch sizes and
+// appends their rows to -peers.sweep; it is skipped without the flag.
+// Median of 7 repetitions of at least 20 ms each, yielding as the
+// benchmarks do.
+func TestPeersSweep(t *testing.T) {
+	if *sweepFile == "" {
+		t.Skip("no -peers.sweep file")
+	}
+	f, err := os.OpenFile(*sweepFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, n := range sweepSizes {
+		src, dst := randomPairs(rand.New(rand.NewPCG(7, uint64(n))), n), soa.NewResults(n)
+		for _, im := range Impls() {
+			reps := make([]float64, 7)
+			for i := range reps {
+				passes := 0
+				start := time.Now()
+				for time.Since(start) < 20*time.Millisecond {
+					im.Closest(dst, src)
+					if passes++; passes%max(1, (1<<18)/n) == 0 {
+						runtime.Gosched()
+					}
+				}
+				reps[i] = float64(time.Since(start).Nanoseconds()) / float64(passes*n)
+			}
+			slices.Sort(reps)
+			row := map[string]any{"isa": im.Name, "kernel": "closest", "pairs": n, "ns_per_pair": reps[len(reps)/2], "precision": "float32"}
+			if err := enc.Encode(row); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
