@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
 
@@ -98,18 +99,18 @@ func reportPerPair(b *testing.B, n int) {
 }
 
 // benchPaths runs pass over the pairs of every size on every available
-// path, as isa=<path>/n=<size>. One untimed pass first faults in the
-// results and warms the caches.
-func benchPaths(b *testing.B, pass func(k kernel.Kernel, dst *soa.Results, src *soa.Pairs)) {
+// path, as isa=<path>/n=<size>, float32 (randomPairs) or float64 (the
+// same pairs widened). One untimed pass first faults in the results and
+// warms the caches.
+func benchPaths[F soa.Float](b *testing.B, pass func(k kernel.Kernel, dst *soa.ResultsOf[F], src *soa.PairsOf[F])) {
 	for _, isa := range kernel.Available() {
 		b.Run("isa="+isa, func(b *testing.B) {
 			k := lookup(b, isa)
 			for _, n := range benchSizes {
 				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-					src := randomPairs(n)
-					dst := soa.NewResults(n)
+					src, dst := benchBatch[F](n)
 					pass(k, dst, src)
-					b.SetBytes(bytesPerPair * int64(n))
+					b.SetBytes(bytesPerPair * int64(unsafe.Sizeof(F(0))) / 4 * int64(n))
 					b.ReportAllocs()
 					b.ResetTimer()
 					for b.Loop() {
@@ -120,6 +121,20 @@ func benchPaths(b *testing.B, pass func(k kernel.Kernel, dst *soa.Results, src *
 			}
 		})
 	}
+}
+
+// benchBatch returns randomPairs(n) in F (float64: widened exactly) and
+// results for them, as soa allocates both (aligned, staggered).
+func benchBatch[F soa.Float](n int) (src *soa.PairsOf[F], dst *soa.ResultsOf[F]) {
+	switch s := any(&src).(type) {
+	case **soa.Pairs:
+		*s = randomPairs(n)
+		dst = any(soa.NewResults(n)).(*soa.ResultsOf[F])
+	case **soa.Pairs64:
+		*s = widen(randomPairs(n))
+		dst = any(soa.NewResults64(n)).(*soa.ResultsOf[F])
+	}
+	return src, dst
 }
 
 // BenchmarkBatchClosest is the kernel on every path.
@@ -131,35 +146,12 @@ func BenchmarkBatchClosest(b *testing.B) {
 // same pairs as BenchmarkBatchClosest (widened exactly); ns/pair compares
 // directly, B/s counts the 120 bytes a float64 pair moves.
 func BenchmarkBatchClosest64(b *testing.B) {
-	benchPaths64(b, kernel.Kernel.BatchClosest64)
+	benchPaths(b, kernel.Kernel.BatchClosest64)
 }
 
 // BenchmarkStreamOnly64 is the float64 memory floor of each path.
 func BenchmarkStreamOnly64(b *testing.B) {
-	benchPaths64(b, kernel.Kernel.StreamOnly64)
-}
-
-// benchPaths64 is benchPaths for the float64 kernels.
-func benchPaths64(b *testing.B, pass func(k kernel.Kernel, dst *soa.Results64, src *soa.Pairs64)) {
-	for _, isa := range kernel.Available() {
-		b.Run("isa="+isa, func(b *testing.B) {
-			k := lookup(b, isa)
-			for _, n := range benchSizes {
-				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-					src := widen(randomPairs(n))
-					dst := soa.NewResults64(n)
-					pass(k, dst, src)
-					b.SetBytes(2 * bytesPerPair * int64(n))
-					b.ReportAllocs()
-					b.ResetTimer()
-					for b.Loop() {
-						pass(k, dst, src)
-					}
-					reportPerPair(b, n)
-				})
-			}
-		})
-	}
+	benchPaths(b, kernel.Kernel.StreamOnly64)
 }
 
 // BenchmarkStreamOnly is each path's memory floor: the same loads and
