@@ -305,3 +305,58 @@ func TestBitIdenticalLarge64(t *testing.T) {
 		checkSame64(t, "offset", s, r, want)
 	})
 }
+
+// FuzzClosest64 fuzzes the twelve coordinates of one float64 pair, placed
+// at several lanes of a batch of other pairs: every path's BatchClosest64
+// returns fallback.ClosestLane64's bits there (the canonical NaN for a
+// non-finite lane) and the specification's bits in every other lane; for
+// finite coordinates up to 1e150, S and T are in [0,1] and the distance
+// is within 8 eps64 x scale (+ 2^-500) of exact arithmetic.
+func FuzzClosest64(f *testing.F) {
+	add := func(p soa.Pair64) {
+		f.Add(p.A[0], p.A[1], p.A[2], p.B[0], p.B[1], p.B[2], p.C[0], p.C[1], p.C[2], p.D[0], p.D[1], p.D[2])
+	}
+	for _, p := range pool64(71, 40) {
+		add(p)
+	}
+	add(soa.Pair64{A: [3]float64{math.NaN(), 0, 0}})
+	add(soa.Pair64{A: [3]float64{1e150, -1e150, 1e150}, B: [3]float64{-1e150, 1e150, -1e150}, C: [3]float64{1e150, 1e150, -1e150}})
+	add(soa.Pair64{B: [3]float64{5e-324, 0, 0}, D: [3]float64{0, 1e-160, 0}})
+	others := pool64(72, fuzzBatch)
+	f.Fuzz(func(t *testing.T, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float64) {
+		p := soa.Pair64{A: [3]float64{ax, ay, az}, B: [3]float64{bx, by, bz}, C: [3]float64{cx, cy, cz}, D: [3]float64{dx, dy, dz}}
+		s, tt, d2 := kernel.Closest64(p.A, p.B, p.C, p.D)
+		finite, inRange := true, true
+		for _, v := range [4][3]float64{p.A, p.B, p.C, p.D} {
+			for _, x := range v {
+				finite = finite && !math.IsNaN(x) && !math.IsInf(x, 0)
+				inRange = inRange && math.Abs(x) <= verify.MaxRange64
+			}
+		}
+		switch {
+		case !finite:
+			if math.Float64bits(d2) != 0x7FF8000000000000 || math.Float64bits(s) != 0x7FF8000000000000 || math.Float64bits(tt) != 0x7FF8000000000000 {
+				t.Fatalf("non-finite input %+v: %v %v %v, want the canonical NaN", p, s, tt, d2)
+			}
+		case inRange:
+			if !(s >= 0 && s <= 1 && tt >= 0 && tt <= 1) || math.IsInf(d2, 0) || d2 != d2 {
+				t.Fatalf("%+v: S, T, Dist2 = %v %v %v", p, s, tt, d2)
+			}
+			exact, scale := verify.ExactMinDist2(p), verify.Scale(p)
+			if e := math.Abs(math.Sqrt(d2) - verify.Dist(exact)); e > 8*verify.Eps64*scale+0x1p-500 {
+				t.Fatalf("%+v: distance error %.3g eps64 x scale", p, verify.ErrEps64(e, scale))
+			}
+		}
+		batch := append([]soa.Pair64(nil), others...)
+		for _, lane := range fuzzLanes {
+			batch[lane] = p
+		}
+		src := soa.FromPairs64(batch)
+		want := spec64(src)
+		forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+			got := soa.NewResults64(len(batch))
+			k.BatchClosest64(got, src)
+			checkSame64(t, "fuzz", src, got, want)
+		})
+	})
+}
