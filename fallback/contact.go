@@ -8,9 +8,9 @@ import "math"
 // overlap, as resting contact (stacking) needs.
 const ParallelTolerance2 = 1e-4
 
-// sqrt32 is the correctly rounded float32 square root (VSQRTPS): the
-// float64 square root of a float32 rounds to the same float32.
-func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+// sqrtF is the correctly rounded square root (VSQRTPS, VSQRTPD): for
+// float32, the float64 square root rounds to the same float32.
+func sqrtF[F Float](x F) F { return F(math.Sqrt(float64(x))) }
 
 // crossTol2 is the square of 64 eps32: |P-Q| below 64 eps32 of the
 // pair's longest edge vector (|M0|, |u| or |E|) is taken as axes that
@@ -23,29 +23,49 @@ func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 // within 64 eps32 x scale (TestContactLaneCrossingWithinResolution) the
 // worst normal is 1.5 degrees off the cross product with 32 eps32 here,
 // 0.96 with 64, 0.47 with 128.
+// In float64 it is the square of 64 eps64, 2^-92 (crossTol2Of).
 const crossTol2 float32 = 0x1p-34
 
 // signTol2 is the square of 32 eps32: r.k/|k| must be at least this far
-// below zero (relative to the same length) to flip the cross product.
+// below zero (relative to the same length) to flip the cross product. In
+// float64, 32 eps64 squared, 2^-94.
 const signTol2 float32 = 0x1p-36
 
-// minps and maxps are x86 MINPS/MAXPS: the second operand on ties and NaN.
-func minps(x, y float32) float32 {
+// crossTol2Of and signTol2Of are crossTol2 and signTol2 for F: the same
+// multiples of F's epsilon.
+func crossTol2Of[F Float]() F {
+	if is32[F]() {
+		return F(crossTol2)
+	}
+	return F(math.Float64frombits(0x3A30000000000000)) // 0x1p-92
+}
+
+func signTol2Of[F Float]() F {
+	if is32[F]() {
+		return F(signTol2)
+	}
+	return F(math.Float64frombits(0x3A10000000000000)) // 0x1p-94
+}
+
+// minps and maxps are x86 MINPS/MAXPS (MINPD/MAXPD): the second operand
+// on ties and NaN.
+func minps[F Float](x, y F) F {
 	if x < y {
 		return x
 	}
 	return y
 }
 
-func maxps(x, y float32) float32 {
+func maxps[F Float](x, y F) F {
 	if x > y {
 		return x
 	}
 	return y
 }
 
-// Contact is the contact of two capsules as ContactLane reports it.
-type Contact struct {
+// ContactOf is the contact of two capsules as ContactLane (ContactLane64)
+// reports it.
+type ContactOf[F Float] struct {
 	// Count is 0 when the capsules are apart (distance between the axes
 	// greater than r1 + r2 + margin), 2 for a two-point manifold of
 	// overlapping parallel capsules, else 1. Point[1] and Depth[1] repeat
@@ -54,7 +74,7 @@ type Contact struct {
 	// Depth is r1 + r2 minus the separation of the axes along Normal at
 	// each point: positive when the capsules overlap, negative for a gap
 	// within the margin (or at the far end of a two-point manifold).
-	Depth [2]float32
+	Depth [2]F
 	// Normal is the unit normal from capsule 2 toward capsule 1: P-Q
 	// normalised, P and Q the closest points of axis 1 and axis 2. When
 	// the axes touch, P-Q is rounding noise and says nothing about the
@@ -68,7 +88,7 @@ type Contact struct {
 	// other axis): v x (0,0,1) normalised, v the unit axis 1 (axis 2 if
 	// axis 1 has zero length), or v x (1,0,0) if v is along z; for two
 	// coincident sphere centres, (0,0,1).
-	Normal [3]float32
+	Normal [3]F
 	// Point holds the contact points, midway between the two surfaces
 	// along Normal. With Count 1 it is the point between P and Q. With
 	// Count 2 (axes within the parallel tolerance whose projections
@@ -77,16 +97,39 @@ type Contact struct {
 	// of axis 1's projection with [0, 1], each matched to its closest point
 	// P_k of axis 1; Depth[k] is r1 + r2 minus the separation (P_k-Q_k)
 	// along Normal, and Point[k] is midway between the surfaces there.
-	Point [2][3]float32
+	Point [2][3]F
 }
+
+// Contact is a float32 contact, Contact64 a float64 one (whose tolerances
+// are the same multiples of eps64: 64 eps64 for touching axes, 32 for the
+// flip).
+type (
+	Contact   = ContactOf[float32]
+	Contact64 = ContactOf[float64]
+)
 
 // ContactLane computes the contact of capsule 1 (axis A to B, radius r1)
 // and capsule 2 (axis C to D, radius r2) with the given margin. A sphere is
 // a capsule with A = B. The closest points of the axes come from the same
 // plane projection as ClosestLane, bit for bit. A lane whose inputs are not
 // finite gets Count 0 and the canonical NaN in every float.
-func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float32) (c Contact) {
-	var p projection[float32]
+func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float32) Contact {
+	return contactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin)
+}
+
+// ContactLane64 is ContactLane in float64.
+func ContactLane64(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float64) Contact64 {
+	return contactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin)
+}
+
+// ContactLaneOf is ContactLane or ContactLane64, for code generic in the
+// element type.
+func ContactLaneOf[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin F) ContactOf[F] {
+	return contactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin)
+}
+
+func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin F) (c ContactOf[F]) {
+	var p projection[F]
 	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 
 	// The normal: r = P-Q normalised, unless the axes touch (|r| is
@@ -94,28 +137,28 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	// along r; if that is zero too (parallel axes, a sphere on the other
 	// axis), v x (0,0,1) and v x (1,0,0) for v the unit axis 1 (axis 2 if
 	// A = B), finally z. A direction is used when its squared length is at
-	// least minNormal32 (its square root is then exact to half an ulp); unit
+	// least minNormal[F]() (its square root is then exact to half an ulp); unit
 	// axes keep the squares from overflowing. "Touch" is relative to the
 	// pair: |r|^2 below crossTol2 m, m = max(|M0|^2, |u|^2, |E|^2), or below
-	// minNormal32.
+	// minNormal[F]().
 	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2
 	m := maxps(maxps(p.a, p.l), dot(p.ex, p.ey, p.ez, p.ex, p.ey, p.ez))
-	tiny := !(g2 >= minNormal32)
-	near := g2 < float32(crossTol2*m)
+	tiny := !(g2 >= minNormal[F]())
+	near := g2 < F(crossTol2Of[F]()*m)
 	if tiny || near {
-		ia := divOrZero(1, sqrt32(p.a))
-		iu := sqrt32(p.invL)
-		m0x, m0y, m0z := float32(p.m0x*ia), float32(p.m0y*ia), float32(p.m0z*ia)
-		ux, uy, uz := float32(p.ux*iu), float32(p.uy*iu), float32(p.uz*iu)
-		kx := float32(m0y*uz) - float32(m0z*uy)
-		ky := float32(m0z*ux) - float32(m0x*uz)
-		kz := float32(m0x*uy) - float32(m0y*ux)
-		if k2 := dot(kx, ky, kz, kx, ky, kz); tiny || k2 >= minNormal32 {
+		ia := divOrZero(1, sqrtF(p.a))
+		iu := sqrtF(p.invL)
+		m0x, m0y, m0z := F(p.m0x*ia), F(p.m0y*ia), F(p.m0z*ia)
+		ux, uy, uz := F(p.ux*iu), F(p.uy*iu), F(p.uz*iu)
+		kx := F(m0y*uz) - F(m0z*uy)
+		ky := F(m0z*ux) - F(m0x*uz)
+		kz := F(m0x*uy) - F(m0y*ux)
+		if k2 := dot(kx, ky, kz, kx, ky, kz); tiny || k2 >= minNormal[F]() {
 			// Oriented so that n.r >= 0 (from capsule 2 toward capsule 1)
 			// where r.k is clearly negative, (r.k)^2 >= signTol2 m k2;
 			// else k as it is, so that axes that truly cross get the
 			// same normal every step, not one flipped by rounding noise.
-			if rk := dot(p.rx, p.ry, p.rz, kx, ky, kz); rk < 0 && float32(rk*rk) >= float32(float32(signTol2*m)*k2) {
+			if rk := dot(p.rx, p.ry, p.rz, kx, ky, kz); rk < 0 && F(rk*rk) >= F(F(signTol2Of[F]()*m)*k2) {
 				kx, ky, kz = -kx, -ky, -kz
 			}
 			gx, gy, gz, g2 = kx, ky, kz, k2
@@ -124,25 +167,25 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 		if p.a == 0 {
 			vx, vy, vz = ux, uy, uz
 		}
-		if !(g2 >= minNormal32) { // v x (0,0,1)
+		if !(g2 >= minNormal[F]()) { // v x (0,0,1)
 			gx, gy, gz = vy, -vx, 0
 			g2 = dot(gx, gy, gz, gx, gy, gz)
 		}
-		if !(g2 >= minNormal32) { // v x (1,0,0)
+		if !(g2 >= minNormal[F]()) { // v x (1,0,0)
 			gx, gy, gz = 0, vz, -vy
 			g2 = dot(gx, gy, gz, gx, gy, gz)
 		}
-		if !(g2 >= minNormal32) {
+		if !(g2 >= minNormal[F]()) {
 			gx, gy, gz, g2 = 0, 0, 1, 1
 		}
 	}
-	inv := 1 / sqrt32(g2)
-	nx, ny, nz := float32(gx*inv), float32(gy*inv), float32(gz*inv)
+	inv := 1 / sqrtF(g2)
+	nx, ny, nz := F(gx*inv), F(gy*inv), F(gz*inv)
 
-	dist := sqrt32(p.dist2)
+	dist := sqrtF(p.dist2)
 	rsum := r1 + r2
 	depth := rsum - dist
-	c.Normal = [3]float32{nx, ny, nz}
+	c.Normal = [3]F{nx, ny, nz}
 	if dist <= rsum+margin {
 		c.Count = 1
 	}
@@ -150,11 +193,11 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	// The contact point midway between the surfaces, relative to C:
 	// Q-C + (r + n (r2-r1)) / 2, where r = P-Q.
 	hr := r2 - r1
-	point := func(qx, qy, qz, rx, ry, rz float32) [3]float32 {
-		return [3]float32{
-			cx + (qx + float32((rx+float32(nx*hr))*0.5)),
-			cy + (qy + float32((ry+float32(ny*hr))*0.5)),
-			cz + (qz + float32((rz+float32(nz*hr))*0.5)),
+	point := func(qx, qy, qz, rx, ry, rz F) [3]F {
+		return [3]F{
+			cx + (qx + F((rx+F(nx*hr))*0.5)),
+			cy + (qy + F((ry+F(ny*hr))*0.5)),
+			cz + (qz + F((rz+F(nz*hr))*0.5)),
 		}
 	}
 	c.Depth[0] = depth
@@ -168,7 +211,7 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	ta, tb := p.ka, p.ka+p.kb // A and B along axis 2
 	lo := maxps(0, minps(ta, tb))
 	hi := minps(1, maxps(ta, tb))
-	if c.Count != 0 && p.a != 0 && p.invL != 0 && p.den1 <= float32(ParallelTolerance2*p.a) && lo < hi {
+	if c.Count != 0 && p.a != 0 && p.invL != 0 && p.den1 <= F(parTol[F]()*p.a) && lo < hi {
 		c.Count = 2
 		c.manifold(&p, lo, hi, rsum, nx, ny, nz, point)
 	}
@@ -178,33 +221,41 @@ func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin 
 	// would differ between platforms): Count 0 and the canonical NaN in
 	// every float. One sum sees them all.
 	sum := c.Depth[0] + c.Depth[1]
-	for _, v := range [9]float32{nx, ny, nz, c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2]} {
+	for _, v := range [9]F{nx, ny, nz, c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2]} {
 		sum += v
 	}
-	if !(abs32(depth) <= math.MaxFloat32) || !(abs32(sum) <= math.MaxFloat32) {
-		nan := CanonicalNaN
-		return Contact{
-			Depth:  [2]float32{nan, nan},
-			Normal: [3]float32{nan, nan, nan},
-			Point:  [2][3]float32{{nan, nan, nan}, {nan, nan, nan}},
+	if !(absF(depth) <= maxFinite[F]()) || !(absF(sum) <= maxFinite[F]()) {
+		nan := canonicalNaN[F]()
+		return ContactOf[F]{
+			Depth:  [2]F{nan, nan},
+			Normal: [3]F{nan, nan, nan},
+			Point:  [2][3]F{{nan, nan, nan}, {nan, nan, nan}},
 		}
 	}
 	return c
 }
 
-// abs32 clears the sign bit.
-func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
+// absF clears the sign bit.
+func absF[F Float](x F) F { return F(math.Abs(float64(x))) }
+
+// parTol is ParallelTolerance2 in F: float32(1e-4) or float64 1e-4.
+func parTol[F Float]() F {
+	if is32[F]() {
+		return F(float32(ParallelTolerance2))
+	}
+	return F(math.Float64frombits(0x3F1A36E2EB1C432D)) // 1e-4
+}
 
 // manifold replaces both points of c by the ends lo, hi of the overlap of
 // two parallel axes along axis 2, each with its own depth along n.
-func (c *Contact) manifold(p *projection[float32], lo, hi, rsum, nx, ny, nz float32, point func(qx, qy, qz, rx, ry, rz float32) [3]float32) {
-	for k, tk := range [2]float32{lo, hi} {
+func (c *ContactOf[F]) manifold(p *projection[F], lo, hi, rsum, nx, ny, nz F, point func(qx, qy, qz, rx, ry, rz F) [3]F) {
+	for k, tk := range [2]F{lo, hi} {
 		// Q_k - C = tk u; s_k = clamp01((Q_k-A).M0 / |M0|^2); r_k = P_k - Q_k.
-		qx, qy, qz := float32(p.ux*tk), float32(p.uy*tk), float32(p.uz*tk)
+		qx, qy, qz := F(p.ux*tk), F(p.uy*tk), F(p.uz*tk)
 		sk := clamp01(divOrZero(dot(qx-p.ex, qy-p.ey, qz-p.ez, p.m0x, p.m0y, p.m0z), p.a))
-		rx := (p.ex + float32(p.m0x*sk)) - qx
-		ry := (p.ey + float32(p.m0y*sk)) - qy
-		rz := (p.ez + float32(p.m0z*sk)) - qz
+		rx := (p.ex + F(p.m0x*sk)) - qx
+		ry := (p.ey + F(p.m0y*sk)) - qy
+		rz := (p.ez + F(p.m0z*sk)) - qz
 		c.Depth[k] = rsum - dot(rx, ry, rz, nx, ny, nz)
 		c.Point[k] = point(qx, qy, qz, rx, ry, rz)
 	}

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/soa"
@@ -73,6 +72,34 @@ func checkPointLengths[F soa.Float](dst *soa.PointResultsOf[F], src *soa.PointSe
 	return n
 }
 
+// BatchContacts64 is BatchContacts in float64: soa.Capsules64 records (64
+// bytes each), rows of float64 (soa.Contacts64), bit-identical on every
+// path to fallback.ContactLane64, whose tolerances are the same multiples
+// of eps64 as ContactLane's of eps32.
+func BatchContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) {
+	active.BatchContacts64(dst, caps, pairs, margin)
+}
+
+// CompactContacts64 is CompactContacts in float64.
+func CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) int {
+	return active.CompactContacts64(dst, caps, pairs, margin)
+}
+
+// BatchContacts64 is the package-level BatchContacts64 on this path.
+func (k Kernel) BatchContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) {
+	if m := checkContactArgs(dst, caps, pairs, margin, true); m > 0 {
+		k.f64.contacts(m, dst, caps, pairs, margin)
+	}
+}
+
+// CompactContacts64 is the package-level CompactContacts64 on this path.
+func (k Kernel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) int {
+	if m := checkContactArgs(dst, caps, pairs, margin, false); m > 0 {
+		return k.f64.compact(m, dst, caps, pairs, margin)
+	}
+	return 0
+}
+
 // BatchContacts is the package-level BatchContacts on this path.
 func (k Kernel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	m := checkContactArgs(dst, caps, pairs, margin, true)
@@ -101,8 +128,8 @@ func checkLen(name string, got, want int, wantName string) {
 // checkContactArgs checks every length, every index and the margin, and
 // returns the number of pairs. exact asks for dst with exactly that many
 // rows; otherwise at least that many.
-func checkContactArgs(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32, exact bool) int {
-	if !(margin >= 0 && margin <= math.MaxFloat32) {
+func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F, exact bool) int {
+	if !(margin >= 0 && float64(margin) <= maxFinite[F]()) {
 		panic(fmt.Sprintf("segdist/kernel: margin %v must be finite and >= 0", margin))
 	}
 	n := len(caps)
@@ -173,16 +200,16 @@ func goPoint64(n int, dst *soa.PointResults64, src *soa.PointSegments64) {
 	fallback.BatchClosestPoint64(n, src.PX, src.PY, src.PZ, src.CX, src.CY, src.CZ, src.DX, src.DY, src.DZ, dst.T, dst.Dist2)
 }
 
-// goContact is fallback.ContactLane on pair k: capsule I[k] as capsule 1,
-// J[k] as capsule 2.
-func goContact(caps soa.Capsules, pairs *soa.IndexPairs, k int, margin float32) fallback.Contact {
+// goContact is fallback's contact lane on pair k: capsule I[k] as capsule
+// 1, J[k] as capsule 2.
+func goContact[F soa.Float](caps soa.CapsulesOf[F], pairs *soa.IndexPairs, k int, margin F) fallback.ContactOf[F] {
 	c1, c2 := &caps[pairs.I[k]], &caps[pairs.J[k]]
-	return fallback.ContactLane(c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2], c1.R,
+	return fallback.ContactLaneOf(c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2], c1.R,
 		c2.A[0], c2.A[1], c2.A[2], c2.B[0], c2.B[1], c2.B[2], c2.R, margin)
 }
 
 // goContacts writes every pair's contact to its row.
-func goContacts(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func goContacts[F soa.Float](m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 	for k := range m {
 		c := goContact(caps, pairs, k, margin)
 		dst.Set(k, uint32(k), c.Count, c.Depth, c.Normal, c.Point)
@@ -191,7 +218,7 @@ func goContacts(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPai
 }
 
 // goCompact writes the touching pairs' contacts densely, in pair order.
-func goCompact(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
+func goCompact[F soa.Float](m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 	w := 0
 	for k := range m {
 		if c := goContact(caps, pairs, k, margin); c.Count > 0 {

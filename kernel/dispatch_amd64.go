@@ -46,12 +46,14 @@ func archPaths() []Kernel {
 	if supported("avx512") {
 		ks = append(ks, Kernel{isa: "avx512", f32: &impl[float32]{closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
 			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512)},
-			f64: &impl[float64]{closest: wrap(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPoint(asm.ClosestPoint64AVX512)}})
+			f64: &impl[float64]{closest: wrap(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPoint(asm.ClosestPoint64AVX512),
+				contacts: goContacts[float64], compact: goCompact[float64]}}) // float64 contacts: pure Go until generated
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
 			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)},
-			f64: &impl[float64]{closest: wrap(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPoint(asm.ClosestPoint64AVX2)}})
+			f64: &impl[float64]{closest: wrap(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPoint(asm.ClosestPoint64AVX2),
+				contacts: goContacts[float64], compact: goCompact[float64]}}) // float64 contacts: pure Go until generated
 	}
 	return ks
 }

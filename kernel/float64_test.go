@@ -360,3 +360,109 @@ func FuzzClosest64(f *testing.F) {
 		})
 	})
 }
+
+// widenCapsules returns caps in float64 (exactly), 64-byte aligned.
+func widenCapsules(caps soa.Capsules) soa.Capsules64 {
+	w := soa.NewCapsules64(caps.Len())
+	for i, c := range caps {
+		w64 := func(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
+		w.Set(i, w64(c.A), w64(c.B), float64(c.R))
+	}
+	return w
+}
+
+// contact64Scene is a float64 contact scene: random capsules plus every
+// adversarial capsule category (crossing, parallel, spheres, ...), widened
+// from float32 and then moved 1e12 away and perturbed below float32's
+// resolution, so that float32 could not represent it; random pairs,
+// repeats and self pairs, and one capsule with a NaN.
+func contact64Scene(seed uint64, m int) (soa.Capsules64, *soa.IndexPairs) {
+	caps, pairs := verify.SceneFromPairs(verify.NewRand(seed, 1), verify.MixedCapsulePairs(seed, 8, 0x1p-6))
+	c64 := widenCapsules(caps)
+	for i := range c64 {
+		for j := range 3 {
+			d := math.Ldexp(float64(i%7+j), -40)
+			c64[i].A[j] = 1e12 + c64[i].A[j] + d
+			c64[i].B[j] = 1e12 + c64[i].B[j] + d
+		}
+	}
+	c64[5].B[1] = math.NaN()
+	extra := verify.RandomIndexPairs(verify.NewRand(seed, 2), c64.Len(), m)
+	for k := range extra.Len() {
+		pairs.Append(extra.I[k], extra.J[k])
+	}
+	return c64, pairs
+}
+
+// spec64Contact is fallback.ContactLane64 on pair k.
+func spec64Contact(caps soa.Capsules64, pairs *soa.IndexPairs, k int, margin float64) fallback.Contact64 {
+	c1, c2 := caps[pairs.I[k]], caps[pairs.J[k]]
+	return fallback.ContactLane64(c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2], c1.R,
+		c2.A[0], c2.A[1], c2.A[2], c2.B[0], c2.B[1], c2.B[2], c2.R, margin)
+}
+
+// row64 returns row k of dst as a Contact64 and its Pair.
+func row64(dst *soa.Contacts64, k int) (uint32, fallback.Contact64) {
+	return dst.Pair[k], fallback.Contact64{Count: dst.Count[k], Depth: [2]float64{dst.Depth1[k], dst.Depth2[k]},
+		Normal: [3]float64{dst.NX[k], dst.NY[k], dst.NZ[k]},
+		Point:  [2][3]float64{{dst.P1X[k], dst.P1Y[k], dst.P1Z[k]}, {dst.P2X[k], dst.P2Y[k], dst.P2Z[k]}}}
+}
+
+// sameContact64 reports whether a and b have the same bits everywhere.
+func sameContact64(a, b fallback.Contact64) bool {
+	fa := []float64{a.Depth[0], a.Depth[1], a.Normal[0], a.Normal[1], a.Normal[2], a.Point[0][0], a.Point[0][1], a.Point[0][2], a.Point[1][0], a.Point[1][1], a.Point[1][2]}
+	fb := []float64{b.Depth[0], b.Depth[1], b.Normal[0], b.Normal[1], b.Normal[2], b.Point[0][0], b.Point[0][1], b.Point[0][2], b.Point[1][0], b.Point[1][1], b.Point[1][2]}
+	for i := range fa {
+		if math.Float64bits(fa[i]) != math.Float64bits(fb[i]) {
+			return false
+		}
+	}
+	return a.Count == b.Count
+}
+
+// TestContacts64 checks BatchContacts64 and CompactContacts64 on every
+// path against fallback.ContactLane64, every row bit for bit, for every
+// batch size up to 40 and a larger one; compaction writes the touching
+// pairs in pair order with their Pair index; the NaN capsule's rows are
+// Count 0 with the canonical NaN.
+func TestContacts64(t *testing.T) {
+	caps, all := contact64Scene(81, 400)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, m := range append(ctSizes(40), all.Len()) {
+			pairs := &soa.IndexPairs{I: all.I[:m], J: all.J[:m]}
+			for _, margin := range []float64{0, 0.25} {
+				dst := soa.NewContacts64(m)
+				k.BatchContacts64(dst, caps, pairs, margin)
+				touching := 0
+				for r := range m {
+					want := spec64Contact(caps, pairs, r, margin)
+					pair, got := row64(dst, r)
+					if pair != uint32(r) || !sameContact64(got, want) {
+						t.Fatalf("m=%d margin %v row %d: pair %d %+v, want %+v", m, margin, r, pair, got, want)
+					}
+					if want.Count > 0 {
+						touching++
+					}
+					if c := caps[pairs.I[r]]; math.IsNaN(c.B[1]) && (got.Count != 0 || math.Float64bits(got.Depth[0]) != 0x7FF8000000000000) {
+						t.Fatalf("row %d uses the NaN capsule: %+v", r, got)
+					}
+				}
+				cdst := soa.NewContacts64(m)
+				n := k.CompactContacts64(cdst, caps, pairs, margin)
+				if n != touching {
+					t.Fatalf("m=%d margin %v: CompactContacts64 wrote %d rows, %d pairs touch", m, margin, n, touching)
+				}
+				w := 0
+				for r := range m {
+					if want := spec64Contact(caps, pairs, r, margin); want.Count > 0 {
+						pair, got := row64(cdst, w)
+						if pair != uint32(r) || !sameContact64(got, want) {
+							t.Fatalf("m=%d compact row %d: pair %d %+v, want pair %d %+v", m, w, pair, got, r, want)
+						}
+						w++
+					}
+				}
+			}
+		}
+	})
+}

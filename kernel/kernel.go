@@ -61,6 +61,8 @@ package kernel
 
 import (
 	"fmt"
+	"math"
+	"unsafe"
 
 	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/soa"
@@ -99,20 +101,29 @@ func BatchClosest64(dst *soa.Results64, src *soa.Pairs64) {
 type Kernel struct {
 	isa string
 	f32 *impl[float32] // the float32 kernels
-	f64 *impl[float64] // the float64 kernels (no contacts)
+	f64 *impl[float64] // the float64 kernels
 }
 
 // impl is one path's implementation of every kernel of one element type,
 // registered once per path (dispatch_*.go); the entry points check their
 // arguments and call these with the common length n > 0. A new kernel adds
 // a field here and one entry per path; a new element type adds one impl
-// per path. The contact kernels exist in float32 only (nil in float64).
+// per path.
 type impl[F soa.Float] struct {
 	closest  func(n int, dst *soa.ResultsOf[F], src *soa.PairsOf[F])
 	stream   func(n int, dst *soa.ResultsOf[F], src *soa.PairsOf[F])
 	point    func(n int, dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F])
-	contacts func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int
-	compact  func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int
+	contacts func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int
+	compact  func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int
+}
+
+// maxFinite returns the largest finite F, as a float64.
+func maxFinite[F soa.Float]() float64 {
+	var z F
+	if unsafe.Sizeof(z) == 4 {
+		return math.MaxFloat32
+	}
+	return math.MaxFloat64
 }
 
 // ISA returns the path's name: "avx512", "avx2", "neon" or "go".

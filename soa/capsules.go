@@ -5,87 +5,106 @@ import (
 	"unsafe"
 )
 
-// Capsule is one capsule as a 32-byte record: the axis from A to B and the
-// radius R (a sphere is a capsule with A = B). The field order puts A and R
-// in the record's first 16 bytes and B in its last 16, so a kernel that
-// loads the records of four capsules transposes each half with one 4x4
-// shuffle (see gen/amd64/records.go). The last four bytes are padding.
-type Capsule struct {
-	A [3]float32
-	R float32
-	B [3]float32
-	_ float32
+// CapsuleOf is one capsule as a record of eight floats: the axis from A
+// to B and the radius R (a sphere is a capsule with A = B). The field
+// order puts A and R in the record's first half and B in its second, so a
+// kernel that loads the records of four capsules transposes each half
+// with one 4x4 shuffle (see gen/amd64/records.go). The last float is
+// padding.
+type CapsuleOf[F Float] struct {
+	A [3]F
+	R F
+	B [3]F
+	_ F
 }
 
-// Capsules is an engine's capsule store, one record per body: the contact
-// kernels read it through an IndexPairs list, loading the two capsules of
-// each pair as whole records, so an engine keeps one Capsules per world
-// and never copies per pair. Any []Capsule is a Capsules: an engine that
-// owns its records as a slice passes it as it is (no alignment assumed);
-// NewCapsules and Append allocate 32-byte aligned records, so that no
-// record straddles a cache line.
-type Capsules []Capsule
+// Capsule is a float32 capsule, a 32-byte record.
+type Capsule = CapsuleOf[float32]
 
-// capsuleBytes is the size of a Capsule and the alignment of the records
-// this package allocates.
-const capsuleBytes = int(unsafe.Sizeof(Capsule{}))
+// Capsule64 is a float64 capsule, a 64-byte record.
+type Capsule64 = CapsuleOf[float64]
+
+// CapsulesOf is an engine's capsule store, one record per body: the
+// contact kernels read it through an IndexPairs list, loading the two
+// capsules of each pair as whole records, so an engine keeps one store
+// per world and never copies per pair. Any []CapsuleOf[F] is a
+// CapsulesOf[F]: an engine that owns its records as a slice passes it as
+// it is (no alignment assumed); NewCapsules, Append and Resize allocate
+// records aligned to their size (32 bytes, 64 for float64), so that no
+// record straddles a cache line.
+type CapsulesOf[F Float] []CapsuleOf[F]
+
+// Capsules is the float32 capsule store of kernel.BatchContacts and
+// kernel.CompactContacts.
+type Capsules = CapsulesOf[float32]
+
+// Capsules64 is the float64 capsule store of kernel.BatchContacts64 and
+// kernel.CompactContacts64.
+type Capsules64 = CapsulesOf[float64]
 
 // NewCapsules returns n capsules, all zero, 32-byte aligned, with room to
 // Append up to the next multiple of 16.
-func NewCapsules(n int) Capsules {
+func NewCapsules(n int) Capsules { return newCapsules[float32]("NewCapsules", n) }
+
+// NewCapsules64 is NewCapsules in float64 (64-byte aligned records).
+func NewCapsules64(n int) Capsules64 { return newCapsules[float64]("NewCapsules64", n) }
+
+func newCapsules[F Float](what string, n int) CapsulesOf[F] {
 	if n < 0 {
-		panic(fmt.Sprintf("soa.NewCapsules: negative length %d", n))
+		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	return alignedCapsules(capFor(n))[:n]
+	return alignedCapsules[F](capFor(n))[:n]
 }
 
-// alignedCapsules returns c zero records starting on a 32-byte boundary:
-// they live in a float32 array 32 bytes longer than needed (Capsule holds
-// no pointer, so the garbage collector is indifferent to the view).
-func alignedCapsules(c int) Capsules {
-	const per = capsuleBytes / 4 // float32s per record
-	buf := make([]float32, per*(c+1))
+// alignedCapsules returns c zero records starting on a multiple of their
+// size: they live in an array of floats one record longer than needed (a
+// record holds no pointer, so the garbage collector is indifferent to the
+// view).
+func alignedCapsules[F Float](c int) CapsulesOf[F] {
+	size := int(unsafe.Sizeof(CapsuleOf[F]{}))
+	elem := size / 8 // bytes per float
+	buf := make([]F, 8*(c+1))
 	off := 0
-	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % uintptr(capsuleBytes)); mis != 0 {
-		off = (capsuleBytes - mis) / 4
+	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % uintptr(size)); mis != 0 {
+		off = (size - mis) / elem
 	}
-	return unsafe.Slice((*Capsule)(unsafe.Pointer(&buf[off])), c)
+	return unsafe.Slice((*CapsuleOf[F])(unsafe.Pointer(&buf[off])), c)
 }
 
 // Len returns the number of capsules.
-func (c Capsules) Len() int { return len(c) }
+func (c CapsulesOf[F]) Len() int { return len(c) }
 
 // Set stores capsule i: axis from a to b, radius r.
-func (c Capsules) Set(i int, a, b [3]float32, r float32) {
-	c[i] = Capsule{A: a, B: b, R: r}
+func (c CapsulesOf[F]) Set(i int, a, b [3]F, r F) {
+	c[i] = CapsuleOf[F]{A: a, B: b, R: r}
 }
 
 // Get returns capsule i: its axis from a to b and its radius.
-func (c Capsules) Get(i int) (a, b [3]float32, r float32) {
+func (c CapsulesOf[F]) Get(i int) (a, b [3]F, r F) {
 	return c[i].A, c[i].B, c[i].R
 }
 
-// Append adds one capsule at the end, doubling the allocation (32-byte
-// aligned) when full.
-func (c *Capsules) Append(a, b [3]float32, r float32) {
+// Append adds one capsule at the end, doubling the allocation (aligned)
+// when full.
+func (c *CapsulesOf[F]) Append(a, b [3]F, r F) {
 	n := len(*c)
 	if n == cap(*c) {
 		c.Resize(n + 1)
-		(*c)[n] = Capsule{A: a, B: b, R: r}
+		(*c)[n] = CapsuleOf[F]{A: a, B: b, R: r}
 		return
 	}
-	*c = append(*c, Capsule{A: a, B: b, R: r})
+	*c = append(*c, CapsuleOf[F]{A: a, B: b, R: r})
 }
 
 // Resize sets the number of capsules to n, keeping the first min(Len, n)
 // and reusing the storage when its capacity allows; a reallocation is
-// 32-byte aligned and at least doubles the capacity.
-func (c *Capsules) Resize(n int) {
+// aligned and at least doubles the capacity.
+func (c *CapsulesOf[F]) Resize(n int) {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.Capsules.Resize: negative length %d", n))
 	}
 	if n > cap(*c) {
-		grown := alignedCapsules(capFor(max(n, 2*cap(*c))))
+		grown := alignedCapsules[F](capFor(max(n, 2*cap(*c))))
 		copy(grown, *c)
 		*c = grown
 	}
@@ -93,7 +112,7 @@ func (c *Capsules) Resize(n int) {
 }
 
 // Reset sets the length to zero and keeps the storage.
-func (c *Capsules) Reset() { *c = (*c)[:0] }
+func (c *CapsulesOf[F]) Reset() { *c = (*c)[:0] }
 
 // IndexPairs is a broadphase's output: pair k is capsule I[k] against
 // capsule J[k] of a Capsules. Contact normals point from J toward I.
@@ -145,42 +164,55 @@ func (p *IndexPairs) Resize(n int) {
 // Reset sets the length to zero and keeps the storage.
 func (p *IndexPairs) Reset() { p.I, p.J = p.I[:0], p.J[:0] }
 
-// Contacts receives capsule contacts, one row per pair (BatchContacts) or
+// ContactsOf receives capsule contacts, one row per pair (BatchContacts) or
 // per touching pair only (CompactContacts). Row k is the contact of pair
 // Pair[k] of the IndexPairs given: Count points (0 apart, 1, or 2 for
 // overlapping parallel capsules), Depth1/Depth2 the penetration depth at
 // each point, (NX, NY, NZ) the unit normal from capsule J toward capsule I
 // and P1/P2 the points, midway between the surfaces. With Count 1, point 2
 // and Depth2 repeat point 1.
-type Contacts struct {
+type ContactsOf[F Float] struct {
 	Pair, Count    []uint32
-	Depth1, Depth2 []float32
-	NX, NY, NZ     []float32
-	P1X, P1Y, P1Z  []float32
-	P2X, P2Y, P2Z  []float32
+	Depth1, Depth2 []F
+	NX, NY, NZ     []F
+	P1X, P1Y, P1Z  []F
+	P2X, P2Y, P2Z  []F
 }
 
+// Contacts receives the float32 contacts of kernel.BatchContacts and
+// kernel.CompactContacts.
+type Contacts = ContactsOf[float32]
+
+// Contacts64 receives the float64 contacts of kernel.BatchContacts64 and
+// kernel.CompactContacts64.
+type Contacts64 = ContactsOf[float64]
+
 // NewContacts returns room for n contacts.
-func NewContacts(n int) *Contacts {
+func NewContacts(n int) *Contacts { return newContacts[float32]("NewContacts", n) }
+
+// NewContacts64 is NewContacts in float64.
+func NewContacts64(n int) *Contacts64 { return newContacts[float64]("NewContacts64", n) }
+
+func newContacts[F Float](what string, n int) *ContactsOf[F] {
 	if n < 0 {
-		panic(fmt.Sprintf("soa.NewContacts: negative length %d", n))
+		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	c := &Contacts{}
+	c := &ContactsOf[F]{}
 	c.Resize(n)
 	return c
 }
 
-func (c *Contacts) floats() [11]*[]float32 {
-	return [11]*[]float32{&c.Depth1, &c.Depth2, &c.NX, &c.NY, &c.NZ,
+func (c *ContactsOf[F]) floats() [11]*[]F {
+	return [11]*[]F{&c.Depth1, &c.Depth2, &c.NX, &c.NY, &c.NZ,
 		&c.P1X, &c.P1Y, &c.P1Z, &c.P2X, &c.P2Y, &c.P2Z}
 }
 
 // Len returns the number of rows, the length of Pair.
-func (c *Contacts) Len() int { return len(c.Pair) }
+func (c *ContactsOf[F]) Len() int { return len(c.Pair) }
 
 // Resize sets the number of rows to n, reusing the storage when its
 // capacity allows; the first min(Len, n) rows are kept.
-func (c *Contacts) Resize(n int) {
+func (c *ContactsOf[F]) Resize(n int) {
 	fl := c.floats()
 	resizeStreams("Contacts", fl[:], n, n)
 	if n > cap(c.Pair) || n > cap(c.Count) {
@@ -194,11 +226,11 @@ func (c *Contacts) Resize(n int) {
 }
 
 // Reset sets the number of rows to zero and keeps the storage.
-func (c *Contacts) Reset() { c.Resize(0) }
+func (c *ContactsOf[F]) Reset() { c.Resize(0) }
 
 // Set stores row k. Kernels write rows directly; Set is for tests and for
 // engines that merge contacts from several sources.
-func (c *Contacts) Set(k int, pair, count uint32, depth [2]float32, normal [3]float32, points [2][3]float32) {
+func (c *ContactsOf[F]) Set(k int, pair, count uint32, depth [2]F, normal [3]F, points [2][3]F) {
 	c.Pair[k], c.Count[k] = pair, count
 	c.Depth1[k], c.Depth2[k] = depth[0], depth[1]
 	c.NX[k], c.NY[k], c.NZ[k] = normal[0], normal[1], normal[2]

@@ -108,6 +108,25 @@ func TestCapsulesOfEngineSlice(t *testing.T) {
 	}
 }
 
+// TestCapsules64Layout checks the float64 records: 64 bytes, A at 0, R at
+// 24, B at 32, allocated 64-byte aligned, also after Append grows them.
+func TestCapsules64Layout(t *testing.T) {
+	var c soa.Capsule64
+	if s, r, b := unsafe.Sizeof(c), unsafe.Offsetof(c.R), unsafe.Offsetof(c.B); s != 64 || r != 24 || b != 32 {
+		t.Errorf("Capsule64: size %d, R at %d, B at %d; want 64, 24, 32", s, r, b)
+	}
+	caps := soa.NewCapsules64(3)
+	for i := range 100 {
+		caps.Append([3]float64{float64(i), 0, 0}, [3]float64{0, float64(i), 0}, 1e200)
+		if a := uintptr(unsafe.Pointer(&caps[0])); a%64 != 0 {
+			t.Fatalf("records at %#x after %d appends, not 64-byte aligned", a, i+1)
+		}
+	}
+	if _, b, r := caps.Get(102); b[1] != 99 || r != 1e200 {
+		t.Errorf("capsule 102 = %v %v", b, r)
+	}
+}
+
 // TestCapsulesLayout checks NewCapsules: n zero records, 32-byte aligned,
 // room up to the next multiple of 16, and a panic for a negative n.
 func TestCapsulesLayout(t *testing.T) {

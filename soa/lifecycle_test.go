@@ -78,6 +78,21 @@ func TestLifecycle(t *testing.T) {
 				return p == w3(i) && c == w3(i+1) && d == w3(i+2)
 			},
 			func(b batch, i int) { b.(*PointSegments64).Append(w3(i), w3(i+1), w3(i+2)) }},
+		{"Capsules64", func(n int) batch { c := NewCapsules64(n); return &c },
+			func(b batch, i int) { b.(*Capsules64).Set(i, w3(i), w3(i+1), g(i)) },
+			func(b batch, i int) bool {
+				a, bb, r := b.(*Capsules64).Get(i)
+				return a == w3(i) && bb == w3(i+1) && r == g(i)
+			},
+			func(b batch, i int) { b.(*Capsules64).Append(w3(i), w3(i+1), g(i)) }},
+		{"Contacts64", func(n int) batch { return NewContacts64(n) },
+			func(b batch, i int) {
+				b.(*Contacts64).Set(i, uint32(i), 2, [2]float64{g(i), g(i)}, w3(i), [2][3]float64{w3(i), w3(i + 1)})
+			},
+			func(b batch, i int) bool {
+				c := b.(*Contacts64)
+				return c.Pair[i] == uint32(i) && c.NZ[i] == w3(i)[2] && c.P2X[i] == g(i+1)
+			}, nil},
 		{"PointResults64", func(n int) batch { return NewPointResults64(n) },
 			func(b batch, i int) { r := b.(*PointResults64); r.T[i], r.Dist2[i] = g(i), g(i+1) },
 			func(b batch, i int) bool { r := b.(*PointResults64); return r.T[i] == g(i) && r.Dist2[i] == g(i+1) }, nil},
