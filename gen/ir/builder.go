@@ -116,11 +116,12 @@ func (b *Builder) Const64(name string, bits32 uint32, bits64 uint64) Value {
 	return b.constant(name, uint64(bits32), Float)
 }
 
-// ConstInt returns the int32 x in every lane (float32 programs only: Int
-// lanes are 32 bits).
+// ConstInt returns the integer x in every lane. Int lanes are as wide as
+// the program's float lanes: int32 in a float32 program, int64 in a
+// float64 one (the drivers narrow them to the uint32 streams they fill).
 func (b *Builder) ConstInt(name string, x int32) Value {
-	if b.p.Elem != F32 {
-		panic("ir: Int values in a " + b.p.Elem.String() + " program")
+	if b.p.Elem == F64 {
+		return b.constant(name, uint64(int64(x)), Int)
 	}
 	return b.constant(name, uint64(uint32(x)), Int)
 }

@@ -39,7 +39,7 @@ type Type uint8
 
 const (
 	Float Type = iota // one float per lane (the program's Elem)
-	Int               // one int32 per lane
+	Int               // one integer per lane (int32, or int64 in a float64 program)
 	Mask              // one boolean per lane (opmask bit or all-ones lane)
 )
 

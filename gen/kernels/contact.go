@@ -18,7 +18,7 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.")
 	lo, hi := overlap(b, p.ka, p.kb)
 	par := b.Cmp(ir.LT, lo, hi)
-	par = b.And(par, b.Cmp(ir.LE, p.den1, b.Mul(b.Const("partol", 0x38D1B717), p.a))) // float32(1e-4)
+	par = b.And(par, b.Cmp(ir.LE, p.den1, b.Mul(b.Const64("partol", 0x38D1B717, 0x3F1A36E2EB1C432D), p.a))) // 1e-4 (float32(1e-4) in float32)
 	par = b.AndNot(par, b.Cmp(ir.EQ, p.a, zero))
 	par = b.AndNot(par, b.Cmp(ir.EQ, p.invL, zero))
 	par = b.Park(ir.LongLived, par)
@@ -29,7 +29,7 @@ func contact(b *ir.Builder) []ir.Value {
 	g2 := b.ParkedVar(ir.LongLived, p.dist2)
 	tiny := b.Park(ir.LongLived, b.Cmp(ir.NotGE, g2, minNormal(b)))
 	m := b.Park(ir.LongLived, b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e)))
-	near := b.Park(ir.LongLived, b.Cmp(ir.LT, g2, b.Mul(b.Const("crosstol", 0x2E800000), m))) // 2^-34
+	near := b.Park(ir.LongLived, b.Cmp(ir.LT, g2, b.Mul(b.Const64("crosstol", 0x2E800000, 0x3A30000000000000), m))) // 2^-34 (64 eps32)^2, 2^-92 (64 eps64)^2
 	need := b.Or(tiny, near)
 	b.Rare("normal", need, func() {
 		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
@@ -54,7 +54,7 @@ func contact(b *ir.Builder) []ir.Value {
 		k2 := b.Dot(k, k)
 		useK := b.Or(tiny, b.AndNot(near, b.Cmp(ir.NotGE, k2, minNormal(b))))
 		rk := b.Dot(p.r, k)
-		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Const("signtol", 0x2D800000), m), k2)) // 2^-36
+		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Const64("signtol", 0x2D800000, 0x3A10000000000000), m), k2)) // 2^-36, 2^-94
 		flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
 		setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
 		b.Comment("v = unit axis 1, or unit axis 2 when A = B.")

@@ -194,3 +194,53 @@ func TestClosestPointBody64(t *testing.T) {
 		}
 	}
 }
+
+// TestContactBody64 runs the contact body in float64 against
+// fallback.ContactLane64: capsules from the float32 generators widened,
+// moved 1e12 away and perturbed below float32's resolution, and the rare
+// cases of TestContactBody.
+func TestContactBody64(t *testing.T) {
+	prog := Contact.ProgramOf(ir.F64)
+	r := rand.New(rand.NewPCG(15, 16))
+	check := func(in []float64, margin float64) {
+		t.Helper()
+		c := fallback.ContactLane64(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11], in[12], in[13], margin)
+		got := prog.Eval64(in, []float64{margin})
+		if got[0] != uint64(c.Count) {
+			t.Fatalf("contact64%v: count %d, spec %d", in, got[0], c.Count)
+		}
+		same64(t, "contact64", in, got[1:], c.Depth[0], c.Depth[1], c.Normal[0], c.Normal[1], c.Normal[2],
+			c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2])
+	}
+	counts := map[uint64]int{}
+	for _, p := range verify.Mixed(9, 300) {
+		in32 := capsuleInputs(rand.New(rand.NewPCG(17, 18)), verify.Coords(p))
+		in := make([]float64, len(in32))
+		for i, x := range in32 {
+			in[i] = float64(x)
+			if i != 6 && i != 13 { // coordinates, not radii
+				in[i] = 1e12 + in[i] + math.Ldexp(float64(i), -41)
+			}
+		}
+		check(in, 0.01)
+		check(coords64(r, in, 14), 0)
+		counts[prog.Eval64(in, []float64{0.01})[0]]++
+	}
+	for _, in32 := range [][]float32{
+		{0, 0, 0, 4, 0, 0, 1, 1, 0.5, 0, 3, 0.5, 0, 1},
+		{0, 0, 0, 3, 1, 0, 0.5, 1.5, 0.5, -1, 1.5, 0.5, 1, 0.5},
+		{0, 0, 0, 2, 0, 0, 0.5, 1, 0, 0, 1, 0, 0, 0.5},
+		{1, 2, 3, 1, 2, 3, 1, 1, 2, 3, 1, 2, 3, 1},
+		{0, 0, 5, 0, 0, 5, 1, 0, 0, 0, 0, 0, 9, 1},
+	} {
+		in := make([]float64, len(in32))
+		for i, x := range in32 {
+			in[i] = float64(x)
+		}
+		check(in, 0)
+		counts[prog.Eval64(in, []float64{0})[0]]++
+	}
+	if counts[1] == 0 || counts[2] == 0 || counts[0] == 0 {
+		t.Errorf("counts seen %v: the inputs miss a case", counts)
+	}
+}
