@@ -128,6 +128,42 @@ DATA minnormal64<>+16(SB)/8, $0x0010000000000000
 DATA minnormal64<>+24(SB)/8, $0x0010000000000000
 GLOBL minnormal64<>(SB), RODATA|NOPTR, $32
 
+DATA half64<>+0(SB)/8, $0x3fe0000000000000
+DATA half64<>+8(SB)/8, $0x3fe0000000000000
+DATA half64<>+16(SB)/8, $0x3fe0000000000000
+DATA half64<>+24(SB)/8, $0x3fe0000000000000
+GLOBL half64<>(SB), RODATA|NOPTR, $32
+
+DATA partol64<>+0(SB)/8, $0x3f1a36e2eb1c432d
+DATA partol64<>+8(SB)/8, $0x3f1a36e2eb1c432d
+DATA partol64<>+16(SB)/8, $0x3f1a36e2eb1c432d
+DATA partol64<>+24(SB)/8, $0x3f1a36e2eb1c432d
+GLOBL partol64<>(SB), RODATA|NOPTR, $32
+
+DATA crosstol64<>+0(SB)/8, $0x3a30000000000000
+DATA crosstol64<>+8(SB)/8, $0x3a30000000000000
+DATA crosstol64<>+16(SB)/8, $0x3a30000000000000
+DATA crosstol64<>+24(SB)/8, $0x3a30000000000000
+GLOBL crosstol64<>(SB), RODATA|NOPTR, $32
+
+DATA signtol64<>+0(SB)/8, $0x3a10000000000000
+DATA signtol64<>+8(SB)/8, $0x3a10000000000000
+DATA signtol64<>+16(SB)/8, $0x3a10000000000000
+DATA signtol64<>+24(SB)/8, $0x3a10000000000000
+GLOBL signtol64<>(SB), RODATA|NOPTR, $32
+
+DATA int164<>+0(SB)/8, $0x0000000000000001
+DATA int164<>+8(SB)/8, $0x0000000000000001
+DATA int164<>+16(SB)/8, $0x0000000000000001
+DATA int164<>+24(SB)/8, $0x0000000000000001
+GLOBL int164<>(SB), RODATA|NOPTR, $32
+
+DATA int264<>+0(SB)/8, $0x0000000000000002
+DATA int264<>+8(SB)/8, $0x0000000000000002
+DATA int264<>+16(SB)/8, $0x0000000000000002
+DATA int264<>+24(SB)/8, $0x0000000000000002
+GLOBL int264<>(SB), RODATA|NOPTR, $32
+
 DATA signmask<>+0(SB)/4, $0x80000000
 DATA signmask<>+4(SB)/4, $0x80000000
 DATA signmask<>+8(SB)/4, $0x80000000
@@ -10011,6 +10047,3403 @@ CompactContactsAVX512_tailgroup_finite:
 
 CompactContactsAVX512_tailgroup_none:
 CompactContactsAVX512_done:
+	MOVQ R11, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·Contacts64AVX512(SB), $2752-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         1664(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+Contacts64AVX512_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   Contacts64AVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL       (DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       (SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z13
+	VMULPD      Z3, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z4, Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z14
+	VMULPD      Z8, Z5, Z15
+	VMULPD      Z9, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z12, Z15, Z15
+	VMULPD      Z2, Z5, Z16
+	VMULPD      Z3, Z6, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z4, Z7, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z12, Z16, Z16
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z15, Z5, Z17
+	VMULPD Z15, Z6, Z18
+	VMULPD Z15, Z7, Z19
+	VSUBPD Z8, Z17, Z17
+	VSUBPD Z9, Z18, Z18
+	VSUBPD Z10, Z19, Z19
+	VMULPD Z16, Z5, Z20
+	VMULPD Z16, Z6, Z21
+	VMULPD Z16, Z7, Z22
+	VSUBPD Z20, Z2, Z20
+	VSUBPD Z21, Z3, Z21
+	VSUBPD Z22, Z4, Z22
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z20, Z20, Z23
+	VMULPD   Z21, Z21, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z22, Z22, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z20, Z17, Z17
+	VMULPD   Z21, Z18, Z18
+	VADDPD   Z18, Z17, Z17
+	VMULPD   Z22, Z19, Z18
+	VADDPD   Z18, Z17, Z17
+	VCMPPD   $0x04, Z23, Z0, K1
+	VDIVPD.Z Z23, Z17, K1, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z2, Z18
+	VADDPD Z18, Z8, Z18
+	VMULPD Z17, Z3, Z19
+	VADDPD Z19, Z9, Z19
+	VMULPD Z17, Z4, Z17
+	VADDPD Z17, Z10, Z17
+	VMULPD Z5, Z18, Z18
+	VMULPD Z6, Z19, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z7, Z17, Z17
+	VADDPD Z17, Z18, Z17
+	VMULPD Z12, Z17, Z17
+	VMINPD Z1, Z17, Z17
+	VMAXPD Z0, Z17, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z17, Z5, Z5
+	VMULPD Z17, Z6, Z6
+	VMULPD Z17, Z7, Z7
+	VSUBPD Z8, Z5, Z17
+	VSUBPD Z9, Z6, Z18
+	VSUBPD Z10, Z7, Z19
+	VMULPD Z2, Z17, Z17
+	VMULPD Z3, Z18, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z19, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z14, Z17, Z14
+	VMINPD Z1, Z14, Z14
+	VMAXPD Z0, Z14, Z14
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z14, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z14, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z14, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z17
+	VADDPD Z17, Z14, Z14
+	VMULPD Z4, Z4, Z17
+	VADDPD Z17, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       Z16, Z15, Z16
+	VMINPD       Z16, Z15, Z17
+	VMAXPD       Z17, Z0, Z17
+	VMAXPD       Z16, Z15, Z15
+	VMINPD       Z15, Z1, Z15
+	VCMPPD       $0x11, Z15, Z17, K1
+	VBROADCASTSD partol64<>+0(SB), Z15
+	VMULPD       Z13, Z15, Z15
+	VCMPPD       $0x12, Z15, Z23, K2
+	KANDW        K2, K1, K1
+	VCMPPD       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPD       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS      Z2, Z12
+	VMOVAPS      Z3, Z15
+	VMOVAPS      Z4, Z16
+	VMOVAPS      Z14, Z17
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VMAXPD       Z11, Z13, Z11
+	VMULPD       Z8, Z8, Z8
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z10, Z10, Z9
+	VADDPD       Z9, Z8, Z8
+	VMAXPD       Z8, Z11, Z8
+	VBROADCASTSD crosstol64<>+0(SB), Z9
+	VMULPD       Z8, Z9, Z9
+	VCMPPD       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	KORTESTW     K4, K4
+	JZ           Contacts64AVX512_group_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPD       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPD       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPD       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPD       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPD       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPD       576(BX), Z19, Z19
+	VMULPD       Z9, Z9, Z20
+	VMULPD       Z10, Z10, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z11, Z11, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z13, Z13, Z21
+	VMULPD       Z18, Z18, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z19, Z19, Z22
+	VADDPD       Z22, Z21, Z21
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
+	VDIVPD.Z     Z21, Z1, K4, Z21
+	VSQRTPD      Z20, Z22
+	VCMPPD       $0x04, Z22, Z0, K4
+	VDIVPD.Z     Z22, Z1, K4, Z22
+	VSQRTPD      Z21, Z21
+	VMULPD       Z22, Z9, Z9
+	VMULPD       Z22, Z10, Z10
+	VMULPD       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPD       Z21, Z13, Z9
+	VMULPD       Z21, Z18, Z10
+	VMULPD       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPD       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPD       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       256(R9), Z10, Z10
+	VSUBPD       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       320(R9), Z11, Z11
+	VSUBPD       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPD       192(R9), Z13, Z13
+	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPD       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPD       448(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPD       512(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z9, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPD       384(R9), Z2, Z10
+	VMULPD       448(R9), Z3, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       512(R9), Z4, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z8, Z13, Z8
+	VMULPD       Z9, Z8, Z8
+	VCMPPD       $0x19, Z8, Z11, K3
+	VCMPPD       $0x11, Z0, Z10, K5
+	KANDNW       K5, K3, K3
+	VMOVUPS      384(R9), Z8
+	VXORPD.BCST  signmask64<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPD    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPD    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPD    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPD 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPD 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPD 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMOVUPS     640(R9), Z9
+	VMULPD      640(R9), Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z0, Z0, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   640(R9), Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z9, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMULPD      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPD      704(R9), Z10, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z12, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+Contacts64AVX512_group_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD Z17, Z8
+	VDIVPD  Z8, Z1, Z8
+	VMULPD  Z8, Z12, Z9
+	VMULPD  Z8, Z15, Z10
+	VMULPD  Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Z14, Z11
+	VMOVUPS      384(BX), Z12
+	VADDPD       832(BX), Z12, Z12
+	VSUBPD       Z11, Z12, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z12, Z12
+	VCMPPD       $0x12, Z12, Z11, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPD       384(BX), Z11, Z11
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
+	VADDPD       Z2, Z5, Z2
+	VADDPD       448(BX), Z2, Z2
+	VMULPD       Z11, Z10, Z5
+	VADDPD       Z5, Z3, Z3
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VADDPD       Z3, Z6, Z3
+	VADDPD       512(BX), Z3, Z3
+	VMULPD       Z11, Z8, Z5
+	VADDPD       Z5, Z4, Z4
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z4, Z4
+	VADDPD       Z4, Z7, Z4
+	VADDPD       576(BX), Z4, Z4
+	VMOVAPS      Z13, Z5
+	VMOVAPS      Z13, Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z12
+	VMOVAPS      Z4, Z14
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z15
+	VBLENDMPD.BCST int264<>+0(SB), Z15, K1, Z15
+	KORTESTW       K1, K1
+	JZ             Contacts64AVX512_group_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z16
+	VSUBPD      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPD      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPD      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPD      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPD      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPD      576(BX), Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMULPD      Z17, Z17, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z18, Z18, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z19, Z19, Z23
+	VMULPD      Z20, Z20, Z24
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z21, Z21, Z24
+	VADDPD      Z24, Z23, Z23
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K2
+	VDIVPD.Z    Z23, Z1, K2, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPD      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPD      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPD      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
+	VMOVUPS     960(R9), Z16
+	VMULPD      1216(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPD      1280(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPD      1344(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPD      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPD      832(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPD      896(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z23, Z17, Z17
+	VADDPD      Z17, Z16, Z17
+	VMINPD      Z17, Z16, Z18
+	VMAXPD      Z18, Z0, Z18
+	VMAXPD      Z17, Z16, Z16
+	VMINPD      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPD      832(BX), Z16, Z16
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1216(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1280(R9), Z22, Z22
+	VSUBPD       Z18, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1344(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z16, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z17, Z7, K1, Z20
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z12, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z19, Z14, K1, Z18
+	VMOVAPS      Z20, Z7
+	VMOVAPS      Z17, Z12
+	VMOVAPS      Z18, Z14
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1472(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1216(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1280(R9), Z22, Z22
+	VSUBPD       Z18, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1344(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z16, Z16
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z11
+	VADDPD       Z11, Z20, Z11
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z11, Z11
+	VADDPD       Z11, Z19, Z11
+	VADDPD       576(BX), Z11, Z11
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z16, Z6, K1, Z19
+	VMOVAPS      Z19, Z6
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z2, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z3, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z11, Z4, K1, Z18
+	VMOVAPS      Z16, Z2
+	VMOVAPS      Z17, Z3
+	VMOVAPS      Z18, Z4
+
+Contacts64AVX512_group_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPD      Z6, Z5, Z11
+	VADDPD      Z9, Z11, Z11
+	VADDPD      Z10, Z11, Z11
+	VADDPD      Z8, Z11, Z11
+	VADDPD      Z7, Z11, Z11
+	VADDPD      Z12, Z11, Z11
+	VADDPD      Z14, Z11, Z11
+	VADDPD      Z2, Z11, Z11
+	VADDPD      Z3, Z11, Z11
+	VADDPD      Z4, Z11, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z13, Z13
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z13, K1
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          Contacts64AVX512_group_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
+	VMOVAPS        Z11, Z14
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD      Z0, Z15, K1, Z11
+	VMOVAPS        Z11, Z15
+
+Contacts64AVX512_group_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y11
+	VPADDD       iota<>+0(SB), Y11, Y11
+	VPMOVQD      Z15, Y13
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVDQU Y11, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVDQU Y13, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPD Z5, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPD Z6, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPD Z9, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPD Z10, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPD Z8, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPD Z7, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPD Z12, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPD Z14, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPD Z2, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPD Z3, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPD Z4, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	JMP     Contacts64AVX512_loop
+
+Contacts64AVX512_tail:
+	TESTQ R14, R14
+	JZ    Contacts64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVUPS     Y2, 896(BX)
+	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVUPS     Y2, 960(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL       896(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       900(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       904(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       908(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       912(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       916(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       920(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       924(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       960(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       964(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       968(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       972(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       976(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       980(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       984(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       988(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z13
+	VMULPD      Z3, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z4, Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K2
+	VDIVPD.Z    Z13, Z1, K2, Z14
+	VMULPD      Z8, Z5, Z15
+	VMULPD      Z9, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z12, Z15, Z15
+	VMULPD      Z2, Z5, Z16
+	VMULPD      Z3, Z6, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z4, Z7, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z12, Z16, Z16
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z15, Z5, Z17
+	VMULPD Z15, Z6, Z18
+	VMULPD Z15, Z7, Z19
+	VSUBPD Z8, Z17, Z17
+	VSUBPD Z9, Z18, Z18
+	VSUBPD Z10, Z19, Z19
+	VMULPD Z16, Z5, Z20
+	VMULPD Z16, Z6, Z21
+	VMULPD Z16, Z7, Z22
+	VSUBPD Z20, Z2, Z20
+	VSUBPD Z21, Z3, Z21
+	VSUBPD Z22, Z4, Z22
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z20, Z20, Z23
+	VMULPD   Z21, Z21, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z22, Z22, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z20, Z17, Z17
+	VMULPD   Z21, Z18, Z18
+	VADDPD   Z18, Z17, Z17
+	VMULPD   Z22, Z19, Z18
+	VADDPD   Z18, Z17, Z17
+	VCMPPD   $0x04, Z23, Z0, K2
+	VDIVPD.Z Z23, Z17, K2, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z2, Z18
+	VADDPD Z18, Z8, Z18
+	VMULPD Z17, Z3, Z19
+	VADDPD Z19, Z9, Z19
+	VMULPD Z17, Z4, Z17
+	VADDPD Z17, Z10, Z17
+	VMULPD Z5, Z18, Z18
+	VMULPD Z6, Z19, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z7, Z17, Z17
+	VADDPD Z17, Z18, Z17
+	VMULPD Z12, Z17, Z17
+	VMINPD Z1, Z17, Z17
+	VMAXPD Z0, Z17, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z17, Z5, Z5
+	VMULPD Z17, Z6, Z6
+	VMULPD Z17, Z7, Z7
+	VSUBPD Z8, Z5, Z17
+	VSUBPD Z9, Z6, Z18
+	VSUBPD Z10, Z7, Z19
+	VMULPD Z2, Z17, Z17
+	VMULPD Z3, Z18, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z19, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z14, Z17, Z14
+	VMINPD Z1, Z14, Z14
+	VMAXPD Z0, Z14, Z14
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z14, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z14, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z14, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z17
+	VADDPD Z17, Z14, Z14
+	VMULPD Z4, Z4, Z17
+	VADDPD Z17, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       Z16, Z15, Z16
+	VMINPD       Z16, Z15, Z17
+	VMAXPD       Z17, Z0, Z17
+	VMAXPD       Z16, Z15, Z15
+	VMINPD       Z15, Z1, Z15
+	VCMPPD       $0x11, Z15, Z17, K2
+	VBROADCASTSD partol64<>+0(SB), Z15
+	VMULPD       Z13, Z15, Z15
+	VCMPPD       $0x12, Z15, Z23, K3
+	KANDW        K3, K2, K2
+	VCMPPD       $0x00, Z0, Z13, K3
+	KANDNW       K2, K3, K2
+	VCMPPD       $0x00, Z0, Z12, K3
+	KANDNW       K2, K3, K2
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS      Z2, Z12
+	VMOVAPS      Z3, Z15
+	VMOVAPS      Z4, Z16
+	VMOVAPS      Z14, Z17
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
+	VMAXPD       Z11, Z13, Z11
+	VMULPD       Z8, Z8, Z8
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z10, Z10, Z9
+	VADDPD       Z9, Z8, Z8
+	VMAXPD       Z8, Z11, Z8
+	VBROADCASTSD crosstol64<>+0(SB), Z9
+	VMULPD       Z8, Z9, Z9
+	VCMPPD       $0x11, Z9, Z17, K4
+	KORW         K4, K3, K5
+	KORTESTW     K5, K5
+	JZ           Contacts64AVX512_tailgroup_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPD       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPD       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPD       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPD       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPD       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPD       576(BX), Z19, Z19
+	VMULPD       Z9, Z9, Z20
+	VMULPD       Z10, Z10, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z11, Z11, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z13, Z13, Z21
+	VMULPD       Z18, Z18, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z19, Z19, Z22
+	VADDPD       Z22, Z21, Z21
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K5
+	VDIVPD.Z     Z21, Z1, K5, Z21
+	VSQRTPD      Z20, Z22
+	VCMPPD       $0x04, Z22, Z0, K5
+	VDIVPD.Z     Z22, Z1, K5, Z22
+	VSQRTPD      Z21, Z21
+	VMULPD       Z22, Z9, Z9
+	VMULPD       Z22, Z10, Z10
+	VMULPD       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPD       Z21, Z13, Z9
+	VMULPD       Z21, Z18, Z10
+	VMULPD       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPD       $0x00, Z0, Z20, K5
+	VMOVUPS      64(R9), Z9
+	VMULPD       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       256(R9), Z10, Z10
+	VSUBPD       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       320(R9), Z11, Z11
+	VSUBPD       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPD       192(R9), Z13, Z13
+	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPD       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPD       448(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPD       512(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z9, K6
+	KANDNW       K4, K6, K4
+	KORW         K4, K3, K3
+	VMULPD       384(R9), Z2, Z10
+	VMULPD       448(R9), Z3, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       512(R9), Z4, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z8, Z13, Z8
+	VMULPD       Z9, Z8, Z8
+	VCMPPD       $0x19, Z8, Z11, K4
+	VCMPPD       $0x11, Z0, Z10, K6
+	KANDNW       K6, K4, K4
+	VMOVUPS      384(R9), Z8
+	VXORPD.BCST  signmask64<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPD    Z8, Z18, K4, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPD    Z10, Z18, K4, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPD    Z11, Z18, K4, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z12, K3, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z8, Z15, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPD    Z10, Z16, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z9, Z17, K3, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPD 192(R9), Z9, K5, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPD 256(R9), Z10, K5, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPD 320(R9), Z11, K5, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VMOVUPS     640(R9), Z9
+	VMULPD      640(R9), Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z0, Z0, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   640(R9), Z12, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z8, Z15, K3, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z16, K3, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z9, Z17, K3, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VMULPD      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPD      704(R9), Z10, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z0, Z12, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   704(R9), Z15, K3, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z8, Z16, K3, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z9, Z17, K3, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z12, K3, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z0, Z15, K3, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z1, Z16, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z1, Z17, K3, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+Contacts64AVX512_tailgroup_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD Z17, Z8
+	VDIVPD  Z8, Z1, Z8
+	VMULPD  Z8, Z12, Z9
+	VMULPD  Z8, Z15, Z10
+	VMULPD  Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Z14, Z11
+	VMOVUPS      384(BX), Z12
+	VADDPD       832(BX), Z12, Z12
+	VSUBPD       Z11, Z12, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z12, Z12
+	VCMPPD       $0x12, Z12, Z11, K3
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPD       384(BX), Z11, Z11
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
+	VADDPD       Z2, Z5, Z2
+	VADDPD       448(BX), Z2, Z2
+	VMULPD       Z11, Z10, Z5
+	VADDPD       Z5, Z3, Z3
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VADDPD       Z3, Z6, Z3
+	VADDPD       512(BX), Z3, Z3
+	VMULPD       Z11, Z8, Z5
+	VADDPD       Z5, Z4, Z4
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z4, Z4
+	VADDPD       Z4, Z7, Z4
+	VADDPD       576(BX), Z4, Z4
+	VMOVAPS      Z13, Z5
+	VMOVAPS      Z13, Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z12
+	VMOVAPS      Z4, Z14
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K2, K3, K2
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z15
+	VBLENDMPD.BCST int264<>+0(SB), Z15, K2, Z15
+	KORTESTW       K2, K2
+	JZ             Contacts64AVX512_tailgroup_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z16
+	VSUBPD      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPD      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPD      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPD      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPD      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPD      576(BX), Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMULPD      Z17, Z17, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z18, Z18, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z19, Z19, Z23
+	VMULPD      Z20, Z20, Z24
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z21, Z21, Z24
+	VADDPD      Z24, Z23, Z23
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K3
+	VDIVPD.Z    Z23, Z1, K3, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPD      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPD      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPD      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
+	VMOVUPS     960(R9), Z16
+	VMULPD      1216(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPD      1280(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPD      1344(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPD      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPD      832(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPD      896(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z23, Z17, Z17
+	VADDPD      Z17, Z16, Z17
+	VMINPD      Z17, Z16, Z18
+	VMAXPD      Z18, Z0, Z18
+	VMAXPD      Z17, Z16, Z16
+	VMINPD      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPD      832(BX), Z16, Z16
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K3
+	VDIVPD.Z     1152(R9), Z20, K3, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1216(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1280(R9), Z22, Z22
+	VSUBPD       Z18, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1344(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z16, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K2, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z17, Z7, K2, Z20
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z12, K2, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z19, Z14, K2, Z18
+	VMOVAPS      Z20, Z7
+	VMOVAPS      Z17, Z12
+	VMOVAPS      Z18, Z14
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1472(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K3
+	VDIVPD.Z     1152(R9), Z20, K3, Z20
+	VMINPD       Z1, Z20, Z1
+	VMAXPD       Z0, Z1, Z1
+	VMULPD       768(R9), Z1, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z17, Z20, Z20
+	VMULPD       832(R9), Z1, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z18, Z21, Z21
+	VMULPD       896(R9), Z1, Z1
+	VADDPD       1344(R9), Z1, Z1
+	VSUBPD       Z19, Z1, Z1
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z1, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z16, Z16
+	VMULPD       Z11, Z9, Z22
+	VADDPD       Z22, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z11
+	VADDPD       Z11, Z1, Z1
+	VBROADCASTSD half64<>+0(SB), Z11
+	VMULPD       Z11, Z1, Z1
+	VADDPD       Z1, Z19, Z1
+	VADDPD       576(BX), Z1, Z1
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z16, Z6, K2, Z11
+	VMOVAPS      Z11, Z6
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z17, Z2, K2, Z11
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z18, Z3, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z1, Z4, K2, Z17
+	VMOVAPS      Z11, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
+
+Contacts64AVX512_tailgroup_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPD      Z6, Z5, Z1
+	VADDPD      Z9, Z1, Z1
+	VADDPD      Z10, Z1, Z1
+	VADDPD      Z8, Z1, Z1
+	VADDPD      Z7, Z1, Z1
+	VADDPD      Z12, Z1, Z1
+	VADDPD      Z14, Z1, Z1
+	VADDPD      Z2, Z1, Z1
+	VADDPD      Z3, Z1, Z1
+	VADDPD      Z4, Z1, Z1
+	VANDPD.BCST absmask64<>+0(SB), Z13, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
+	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
+	KORW        K3, K2, K2
+	KORTESTW    K2, K2
+	JZ          Contacts64AVX512_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
+	VMOVAPS        Z1, Z5
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
+	VMOVAPS        Z1, Z9
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z1
+	VMOVAPS        Z1, Z10
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z1
+	VMOVAPS        Z1, Z8
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
+	VMOVAPS        Z1, Z7
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
+	VMOVAPS        Z1, Z14
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
+	VMOVAPS        Z1, Z2
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K2, Z1
+	VMOVAPS        Z1, Z3
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z1
+	VMOVAPS        Z1, Z4
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD      Z0, Z15, K2, Z1
+	VMOVAPS        Z1, Z15
+
+Contacts64AVX512_tailgroup_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y0
+	VPADDD       iota<>+0(SB), Y0, Y0
+	VPMOVQD      Z15, Y1
+
+	// Store one row per pair.
+	MOVQ      out+24(FP), R12
+	MOVQ      (R12), R12
+	VMOVDQU32 Y0, K1, (R12)(R13*4)
+	MOVQ      out+24(FP), R12
+	MOVQ      8(R12), R12
+	VMOVDQU32 Y1, K1, (R12)(R13*4)
+	MOVQ      out+24(FP), R12
+	MOVQ      16(R12), R12
+	VMOVUPD   Z5, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      24(R12), R12
+	VMOVUPD   Z6, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      32(R12), R12
+	VMOVUPD   Z9, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      40(R12), R12
+	VMOVUPD   Z10, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      48(R12), R12
+	VMOVUPD   Z8, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      56(R12), R12
+	VMOVUPD   Z7, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      64(R12), R12
+	VMOVUPD   Z12, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      72(R12), R12
+	VMOVUPD   Z14, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      80(R12), R12
+	VMOVUPD   Z2, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      88(R12), R12
+	VMOVUPD   Z3, K1, (R12)(R13*8)
+	MOVQ      out+24(FP), R12
+	MOVQ      96(R12), R12
+	VMOVUPD   Z4, K1, (R12)(R13*8)
+
+Contacts64AVX512_done:
+	MOVQ n+32(FP), R14
+	MOVQ R14, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, POPCNT
+TEXT ·CompactContacts64AVX512(SB), $2752-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         1664(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+CompactContacts64AVX512_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactContacts64AVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL       (DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       (SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z13
+	VMULPD      Z3, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z4, Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z14
+	VMULPD      Z8, Z5, Z15
+	VMULPD      Z9, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z12, Z15, Z15
+	VMULPD      Z2, Z5, Z16
+	VMULPD      Z3, Z6, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z4, Z7, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z12, Z16, Z16
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z15, Z5, Z17
+	VMULPD Z15, Z6, Z18
+	VMULPD Z15, Z7, Z19
+	VSUBPD Z8, Z17, Z17
+	VSUBPD Z9, Z18, Z18
+	VSUBPD Z10, Z19, Z19
+	VMULPD Z16, Z5, Z20
+	VMULPD Z16, Z6, Z21
+	VMULPD Z16, Z7, Z22
+	VSUBPD Z20, Z2, Z20
+	VSUBPD Z21, Z3, Z21
+	VSUBPD Z22, Z4, Z22
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z20, Z20, Z23
+	VMULPD   Z21, Z21, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z22, Z22, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z20, Z17, Z17
+	VMULPD   Z21, Z18, Z18
+	VADDPD   Z18, Z17, Z17
+	VMULPD   Z22, Z19, Z18
+	VADDPD   Z18, Z17, Z17
+	VCMPPD   $0x04, Z23, Z0, K1
+	VDIVPD.Z Z23, Z17, K1, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z2, Z18
+	VADDPD Z18, Z8, Z18
+	VMULPD Z17, Z3, Z19
+	VADDPD Z19, Z9, Z19
+	VMULPD Z17, Z4, Z17
+	VADDPD Z17, Z10, Z17
+	VMULPD Z5, Z18, Z18
+	VMULPD Z6, Z19, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z7, Z17, Z17
+	VADDPD Z17, Z18, Z17
+	VMULPD Z12, Z17, Z17
+	VMINPD Z1, Z17, Z17
+	VMAXPD Z0, Z17, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z17, Z5, Z5
+	VMULPD Z17, Z6, Z6
+	VMULPD Z17, Z7, Z7
+	VSUBPD Z8, Z5, Z17
+	VSUBPD Z9, Z6, Z18
+	VSUBPD Z10, Z7, Z19
+	VMULPD Z2, Z17, Z17
+	VMULPD Z3, Z18, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z19, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z14, Z17, Z14
+	VMINPD Z1, Z14, Z14
+	VMAXPD Z0, Z14, Z14
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z14, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z14, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z14, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z17
+	VADDPD Z17, Z14, Z14
+	VMULPD Z4, Z4, Z17
+	VADDPD Z17, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       Z16, Z15, Z16
+	VMINPD       Z16, Z15, Z17
+	VMAXPD       Z17, Z0, Z17
+	VMAXPD       Z16, Z15, Z15
+	VMINPD       Z15, Z1, Z15
+	VCMPPD       $0x11, Z15, Z17, K1
+	VBROADCASTSD partol64<>+0(SB), Z15
+	VMULPD       Z13, Z15, Z15
+	VCMPPD       $0x12, Z15, Z23, K2
+	KANDW        K2, K1, K1
+	VCMPPD       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPD       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS      Z2, Z12
+	VMOVAPS      Z3, Z15
+	VMOVAPS      Z4, Z16
+	VMOVAPS      Z14, Z17
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VMAXPD       Z11, Z13, Z11
+	VMULPD       Z8, Z8, Z8
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z10, Z10, Z9
+	VADDPD       Z9, Z8, Z8
+	VMAXPD       Z8, Z11, Z8
+	VBROADCASTSD crosstol64<>+0(SB), Z9
+	VMULPD       Z8, Z9, Z9
+	VCMPPD       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	KORTESTW     K4, K4
+	JZ           CompactContacts64AVX512_group_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPD       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPD       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPD       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPD       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPD       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPD       576(BX), Z19, Z19
+	VMULPD       Z9, Z9, Z20
+	VMULPD       Z10, Z10, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z11, Z11, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z13, Z13, Z21
+	VMULPD       Z18, Z18, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z19, Z19, Z22
+	VADDPD       Z22, Z21, Z21
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
+	VDIVPD.Z     Z21, Z1, K4, Z21
+	VSQRTPD      Z20, Z22
+	VCMPPD       $0x04, Z22, Z0, K4
+	VDIVPD.Z     Z22, Z1, K4, Z22
+	VSQRTPD      Z21, Z21
+	VMULPD       Z22, Z9, Z9
+	VMULPD       Z22, Z10, Z10
+	VMULPD       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPD       Z21, Z13, Z9
+	VMULPD       Z21, Z18, Z10
+	VMULPD       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPD       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPD       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       256(R9), Z10, Z10
+	VSUBPD       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       320(R9), Z11, Z11
+	VSUBPD       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPD       192(R9), Z13, Z13
+	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPD       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPD       448(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPD       512(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z9, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPD       384(R9), Z2, Z10
+	VMULPD       448(R9), Z3, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       512(R9), Z4, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z8, Z13, Z8
+	VMULPD       Z9, Z8, Z8
+	VCMPPD       $0x19, Z8, Z11, K3
+	VCMPPD       $0x11, Z0, Z10, K5
+	KANDNW       K5, K3, K3
+	VMOVUPS      384(R9), Z8
+	VXORPD.BCST  signmask64<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPD    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPD    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPD    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPD 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPD 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPD 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMOVUPS     640(R9), Z9
+	VMULPD      640(R9), Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z0, Z0, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   640(R9), Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z9, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMULPD      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPD      704(R9), Z10, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z12, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+CompactContacts64AVX512_group_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD Z17, Z8
+	VDIVPD  Z8, Z1, Z8
+	VMULPD  Z8, Z12, Z9
+	VMULPD  Z8, Z15, Z10
+	VMULPD  Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Z14, Z11
+	VMOVUPS      384(BX), Z12
+	VADDPD       832(BX), Z12, Z12
+	VSUBPD       Z11, Z12, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z12, Z12
+	VCMPPD       $0x12, Z12, Z11, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPD       384(BX), Z11, Z11
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
+	VADDPD       Z2, Z5, Z2
+	VADDPD       448(BX), Z2, Z2
+	VMULPD       Z11, Z10, Z5
+	VADDPD       Z5, Z3, Z3
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VADDPD       Z3, Z6, Z3
+	VADDPD       512(BX), Z3, Z3
+	VMULPD       Z11, Z8, Z5
+	VADDPD       Z5, Z4, Z4
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z4, Z4
+	VADDPD       Z4, Z7, Z4
+	VADDPD       576(BX), Z4, Z4
+	VMOVAPS      Z13, Z5
+	VMOVAPS      Z13, Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z12
+	VMOVAPS      Z4, Z14
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z15
+	VBLENDMPD.BCST int264<>+0(SB), Z15, K1, Z15
+	KORTESTW       K1, K1
+	JZ             CompactContacts64AVX512_group_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z16
+	VSUBPD      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPD      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPD      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPD      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPD      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPD      576(BX), Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMULPD      Z17, Z17, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z18, Z18, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z19, Z19, Z23
+	VMULPD      Z20, Z20, Z24
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z21, Z21, Z24
+	VADDPD      Z24, Z23, Z23
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K2
+	VDIVPD.Z    Z23, Z1, K2, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPD      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPD      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPD      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
+	VMOVUPS     960(R9), Z16
+	VMULPD      1216(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPD      1280(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPD      1344(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPD      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPD      832(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPD      896(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z23, Z17, Z17
+	VADDPD      Z17, Z16, Z17
+	VMINPD      Z17, Z16, Z18
+	VMAXPD      Z18, Z0, Z18
+	VMAXPD      Z17, Z16, Z16
+	VMINPD      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPD      832(BX), Z16, Z16
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1216(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1280(R9), Z22, Z22
+	VSUBPD       Z18, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1344(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z16, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z17, Z7, K1, Z20
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z12, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z19, Z14, K1, Z18
+	VMOVAPS      Z20, Z7
+	VMOVAPS      Z17, Z12
+	VMOVAPS      Z18, Z14
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1472(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1216(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1280(R9), Z22, Z22
+	VSUBPD       Z18, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1344(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z16, Z16
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z11
+	VADDPD       Z11, Z20, Z11
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z11, Z11
+	VADDPD       Z11, Z19, Z11
+	VADDPD       576(BX), Z11, Z11
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z16, Z6, K1, Z19
+	VMOVAPS      Z19, Z6
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z2, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z3, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z11, Z4, K1, Z18
+	VMOVAPS      Z16, Z2
+	VMOVAPS      Z17, Z3
+	VMOVAPS      Z18, Z4
+
+CompactContacts64AVX512_group_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPD      Z6, Z5, Z11
+	VADDPD      Z9, Z11, Z11
+	VADDPD      Z10, Z11, Z11
+	VADDPD      Z8, Z11, Z11
+	VADDPD      Z7, Z11, Z11
+	VADDPD      Z12, Z11, Z11
+	VADDPD      Z14, Z11, Z11
+	VADDPD      Z2, Z11, Z11
+	VADDPD      Z3, Z11, Z11
+	VADDPD      Z4, Z11, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z13, Z13
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z13, K1
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          CompactContacts64AVX512_group_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
+	VMOVAPS        Z11, Z14
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD      Z0, Z15, K1, Z11
+	VMOVAPS        Z11, Z15
+
+CompactContacts64AVX512_group_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y11
+	VPADDD       iota<>+0(SB), Y11, Y11
+	VPMOVQD      Z15, Y13
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one.
+	VPTESTMQ      Z15, Z15, K1
+	KORTESTW      K1, K1
+	JZ            CompactContacts64AVX512_group_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VPCOMPRESSD.Z Y11, K1, Y11
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVDQU32     Y11, K2, (R12)(R11*4)
+	VPCOMPRESSD.Z Y13, K1, Y11
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVDQU32     Y11, K2, (R12)(R11*4)
+	VCOMPRESSPD.Z Z5, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z6, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z9, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z10, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z8, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z7, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z12, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z14, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z3, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z4, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+
+CompactContacts64AVX512_group_none:
+	ADDQ $0x00000008, R13
+	JMP  CompactContacts64AVX512_loop
+
+CompactContacts64AVX512_tail:
+	TESTQ R14, R14
+	JZ    CompactContacts64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVUPS     Y2, 896(BX)
+	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVUPS     Y2, 960(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL       896(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       900(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       904(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       908(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       912(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       916(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       920(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       924(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       960(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       964(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       968(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       972(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       976(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       980(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       984(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       988(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z13
+	VMULPD      Z3, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z4, Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K2
+	VDIVPD.Z    Z13, Z1, K2, Z14
+	VMULPD      Z8, Z5, Z15
+	VMULPD      Z9, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z12, Z15, Z15
+	VMULPD      Z2, Z5, Z16
+	VMULPD      Z3, Z6, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z4, Z7, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z12, Z16, Z16
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z15, Z5, Z17
+	VMULPD Z15, Z6, Z18
+	VMULPD Z15, Z7, Z19
+	VSUBPD Z8, Z17, Z17
+	VSUBPD Z9, Z18, Z18
+	VSUBPD Z10, Z19, Z19
+	VMULPD Z16, Z5, Z20
+	VMULPD Z16, Z6, Z21
+	VMULPD Z16, Z7, Z22
+	VSUBPD Z20, Z2, Z20
+	VSUBPD Z21, Z3, Z21
+	VSUBPD Z22, Z4, Z22
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z20, Z20, Z23
+	VMULPD   Z21, Z21, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z22, Z22, Z24
+	VADDPD   Z24, Z23, Z23
+	VMULPD   Z20, Z17, Z17
+	VMULPD   Z21, Z18, Z18
+	VADDPD   Z18, Z17, Z17
+	VMULPD   Z22, Z19, Z18
+	VADDPD   Z18, Z17, Z17
+	VCMPPD   $0x04, Z23, Z0, K2
+	VDIVPD.Z Z23, Z17, K2, Z17
+	VMINPD   Z1, Z17, Z17
+	VMAXPD   Z0, Z17, Z17
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z17, Z2, Z18
+	VADDPD Z18, Z8, Z18
+	VMULPD Z17, Z3, Z19
+	VADDPD Z19, Z9, Z19
+	VMULPD Z17, Z4, Z17
+	VADDPD Z17, Z10, Z17
+	VMULPD Z5, Z18, Z18
+	VMULPD Z6, Z19, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z7, Z17, Z17
+	VADDPD Z17, Z18, Z17
+	VMULPD Z12, Z17, Z17
+	VMINPD Z1, Z17, Z17
+	VMAXPD Z0, Z17, Z17
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z17, Z5, Z5
+	VMULPD Z17, Z6, Z6
+	VMULPD Z17, Z7, Z7
+	VSUBPD Z8, Z5, Z17
+	VSUBPD Z9, Z6, Z18
+	VSUBPD Z10, Z7, Z19
+	VMULPD Z2, Z17, Z17
+	VMULPD Z3, Z18, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z19, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z14, Z17, Z14
+	VMINPD Z1, Z14, Z14
+	VMAXPD Z0, Z14, Z14
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z14, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z14, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z14, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z17
+	VADDPD Z17, Z14, Z14
+	VMULPD Z4, Z4, Z17
+	VADDPD Z17, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       Z16, Z15, Z16
+	VMINPD       Z16, Z15, Z17
+	VMAXPD       Z17, Z0, Z17
+	VMAXPD       Z16, Z15, Z15
+	VMINPD       Z15, Z1, Z15
+	VCMPPD       $0x11, Z15, Z17, K2
+	VBROADCASTSD partol64<>+0(SB), Z15
+	VMULPD       Z13, Z15, Z15
+	VCMPPD       $0x12, Z15, Z23, K3
+	KANDW        K3, K2, K2
+	VCMPPD       $0x00, Z0, Z13, K3
+	KANDNW       K2, K3, K2
+	VCMPPD       $0x00, Z0, Z12, K3
+	KANDNW       K2, K3, K2
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS      Z2, Z12
+	VMOVAPS      Z3, Z15
+	VMOVAPS      Z4, Z16
+	VMOVAPS      Z14, Z17
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
+	VMAXPD       Z11, Z13, Z11
+	VMULPD       Z8, Z8, Z8
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z10, Z10, Z9
+	VADDPD       Z9, Z8, Z8
+	VMAXPD       Z8, Z11, Z8
+	VBROADCASTSD crosstol64<>+0(SB), Z9
+	VMULPD       Z8, Z9, Z9
+	VCMPPD       $0x11, Z9, Z17, K4
+	KORW         K4, K3, K5
+	KORTESTW     K5, K5
+	JZ           CompactContacts64AVX512_tailgroup_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPD       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPD       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPD       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPD       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPD       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPD       576(BX), Z19, Z19
+	VMULPD       Z9, Z9, Z20
+	VMULPD       Z10, Z10, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z11, Z11, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z13, Z13, Z21
+	VMULPD       Z18, Z18, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z19, Z19, Z22
+	VADDPD       Z22, Z21, Z21
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K5
+	VDIVPD.Z     Z21, Z1, K5, Z21
+	VSQRTPD      Z20, Z22
+	VCMPPD       $0x04, Z22, Z0, K5
+	VDIVPD.Z     Z22, Z1, K5, Z22
+	VSQRTPD      Z21, Z21
+	VMULPD       Z22, Z9, Z9
+	VMULPD       Z22, Z10, Z10
+	VMULPD       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPD       Z21, Z13, Z9
+	VMULPD       Z21, Z18, Z10
+	VMULPD       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPD       $0x00, Z0, Z20, K5
+	VMOVUPS      64(R9), Z9
+	VMULPD       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       256(R9), Z10, Z10
+	VSUBPD       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       320(R9), Z11, Z11
+	VSUBPD       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPD       192(R9), Z13, Z13
+	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPD       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPD       448(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPD       512(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z9, K6
+	KANDNW       K4, K6, K4
+	KORW         K4, K3, K3
+	VMULPD       384(R9), Z2, Z10
+	VMULPD       448(R9), Z3, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       512(R9), Z4, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z8, Z13, Z8
+	VMULPD       Z9, Z8, Z8
+	VCMPPD       $0x19, Z8, Z11, K4
+	VCMPPD       $0x11, Z0, Z10, K6
+	KANDNW       K6, K4, K4
+	VMOVUPS      384(R9), Z8
+	VXORPD.BCST  signmask64<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPD    Z8, Z18, K4, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPD    Z10, Z18, K4, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPD    Z11, Z18, K4, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z12, K3, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z8, Z15, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPD    Z10, Z16, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z9, Z17, K3, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPD 192(R9), Z9, K5, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPD 256(R9), Z10, K5, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPD 320(R9), Z11, K5, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VMOVUPS     640(R9), Z9
+	VMULPD      640(R9), Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z0, Z0, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   640(R9), Z12, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z8, Z15, K3, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z16, K3, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z9, Z17, K3, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VMULPD      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPD      704(R9), Z10, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z0, Z12, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   704(R9), Z15, K3, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z8, Z16, K3, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z9, Z17, K3, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z12, K3, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z0, Z15, K3, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z1, Z16, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z1, Z17, K3, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+CompactContacts64AVX512_tailgroup_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD Z17, Z8
+	VDIVPD  Z8, Z1, Z8
+	VMULPD  Z8, Z12, Z9
+	VMULPD  Z8, Z15, Z10
+	VMULPD  Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Z14, Z11
+	VMOVUPS      384(BX), Z12
+	VADDPD       832(BX), Z12, Z12
+	VSUBPD       Z11, Z12, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z12, Z12
+	VCMPPD       $0x12, Z12, Z11, K3
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPD       384(BX), Z11, Z11
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
+	VADDPD       Z2, Z5, Z2
+	VADDPD       448(BX), Z2, Z2
+	VMULPD       Z11, Z10, Z5
+	VADDPD       Z5, Z3, Z3
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VADDPD       Z3, Z6, Z3
+	VADDPD       512(BX), Z3, Z3
+	VMULPD       Z11, Z8, Z5
+	VADDPD       Z5, Z4, Z4
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z4, Z4
+	VADDPD       Z4, Z7, Z4
+	VADDPD       576(BX), Z4, Z4
+	VMOVAPS      Z13, Z5
+	VMOVAPS      Z13, Z6
+	VMOVAPS      Z2, Z7
+	VMOVAPS      Z3, Z12
+	VMOVAPS      Z4, Z14
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K2, K3, K2
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z15
+	VBLENDMPD.BCST int264<>+0(SB), Z15, K2, Z15
+	KORTESTW       K2, K2
+	JZ             CompactContacts64AVX512_tailgroup_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z16
+	VSUBPD      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPD      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPD      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPD      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPD      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPD      576(BX), Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMULPD      Z17, Z17, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z18, Z18, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z19, Z19, Z23
+	VMULPD      Z20, Z20, Z24
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z21, Z21, Z24
+	VADDPD      Z24, Z23, Z23
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K3
+	VDIVPD.Z    Z23, Z1, K3, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPD      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPD      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPD      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
+	VMOVUPS     960(R9), Z16
+	VMULPD      1216(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPD      1280(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPD      1344(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPD      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPD      832(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPD      896(R9), Z18, Z18
+	VADDPD      Z18, Z17, Z17
+	VMULPD      Z23, Z17, Z17
+	VADDPD      Z17, Z16, Z17
+	VMINPD      Z17, Z16, Z18
+	VMAXPD      Z18, Z0, Z18
+	VMAXPD      Z17, Z16, Z16
+	VMINPD      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPD      832(BX), Z16, Z16
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K3
+	VDIVPD.Z     1152(R9), Z20, K3, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1216(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1280(R9), Z22, Z22
+	VSUBPD       Z18, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1344(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z16, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K2, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z17, Z7, K2, Z20
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z12, K2, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z19, Z14, K2, Z18
+	VMOVAPS      Z20, Z7
+	VMOVAPS      Z17, Z12
+	VMOVAPS      Z18, Z14
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1024(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1472(R9), Z19, Z19
+	VSUBPD       1216(R9), Z17, Z20
+	VSUBPD       1280(R9), Z18, Z21
+	VSUBPD       1344(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, 1152(R9), Z0, K3
+	VDIVPD.Z     1152(R9), Z20, K3, Z20
+	VMINPD       Z1, Z20, Z1
+	VMAXPD       Z0, Z1, Z1
+	VMULPD       768(R9), Z1, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z17, Z20, Z20
+	VMULPD       832(R9), Z1, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z18, Z21, Z21
+	VMULPD       896(R9), Z1, Z1
+	VADDPD       1344(R9), Z1, Z1
+	VSUBPD       Z19, Z1, Z1
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z1, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z16, Z16
+	VMULPD       Z11, Z9, Z22
+	VADDPD       Z22, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       448(BX), Z17, Z17
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z18, Z18
+	VADDPD       512(BX), Z18, Z18
+	VMULPD       Z11, Z8, Z11
+	VADDPD       Z11, Z1, Z1
+	VBROADCASTSD half64<>+0(SB), Z11
+	VMULPD       Z11, Z1, Z1
+	VADDPD       Z1, Z19, Z1
+	VADDPD       576(BX), Z1, Z1
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z16, Z6, K2, Z11
+	VMOVAPS      Z11, Z6
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z17, Z2, K2, Z11
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z18, Z3, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z1, Z4, K2, Z17
+	VMOVAPS      Z11, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
+
+CompactContacts64AVX512_tailgroup_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VADDPD      Z6, Z5, Z1
+	VADDPD      Z9, Z1, Z1
+	VADDPD      Z10, Z1, Z1
+	VADDPD      Z8, Z1, Z1
+	VADDPD      Z7, Z1, Z1
+	VADDPD      Z12, Z1, Z1
+	VADDPD      Z14, Z1, Z1
+	VADDPD      Z2, Z1, Z1
+	VADDPD      Z3, Z1, Z1
+	VADDPD      Z4, Z1, Z1
+	VANDPD.BCST absmask64<>+0(SB), Z13, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
+	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
+	KORW        K3, K2, K2
+	KORTESTW    K2, K2
+	JZ          CompactContacts64AVX512_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
+	VMOVAPS        Z1, Z5
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
+	VMOVAPS        Z1, Z9
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z1
+	VMOVAPS        Z1, Z10
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z1
+	VMOVAPS        Z1, Z8
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
+	VMOVAPS        Z1, Z7
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
+	VMOVAPS        Z1, Z14
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
+	VMOVAPS        Z1, Z2
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K2, Z1
+	VMOVAPS        Z1, Z3
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z1
+	VMOVAPS        Z1, Z4
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPD      Z0, Z15, K2, Z1
+	VMOVAPS        Z1, Z15
+
+CompactContacts64AVX512_tailgroup_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y0
+	VPADDD       iota<>+0(SB), Y0, Y0
+	VPMOVQD      Z15, Y1
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one.
+	VPTESTMQ      Z15, Z15, K2
+	KANDW         K1, K2, K1
+	KORTESTW      K1, K1
+	JZ            CompactContacts64AVX512_tailgroup_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VPCOMPRESSD.Z Y0, K1, Y0
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVDQU32     Y0, K2, (R12)(R11*4)
+	VPCOMPRESSD.Z Y1, K1, Y0
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVDQU32     Y0, K2, (R12)(R11*4)
+	VCOMPRESSPD.Z Z5, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z6, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z9, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z10, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z8, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z7, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z12, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z14, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z2, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z3, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z4, K1, Z0
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+
+CompactContacts64AVX512_tailgroup_none:
+CompactContacts64AVX512_done:
 	MOVQ R11, ret+48(FP)
 	VZEROUPPER
 	RET

@@ -36,10 +36,10 @@ func wrapPoint[F soa.Float](f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 
 // wrapContacts adapts a generated contact kernel (all rows or compacted).
 // It runs after checkContactArgs: m > 0, every index in range and every
 // output stream with room for m rows.
-func wrapContacts(f func(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int) func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	return func(m int, dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-		out := [13]*float32{
-			(*float32)(unsafe.Pointer(&dst.Pair[0])), (*float32)(unsafe.Pointer(&dst.Count[0])),
+func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F) int) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
+	return func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
+		out := [13]*F{
+			(*F)(unsafe.Pointer(&dst.Pair[0])), (*F)(unsafe.Pointer(&dst.Count[0])),
 			&dst.Depth1[0], &dst.Depth2[0], &dst.NX[0], &dst.NY[0], &dst.NZ[0],
 			&dst.P1X[0], &dst.P1Y[0], &dst.P1Z[0], &dst.P2X[0], &dst.P2Y[0], &dst.P2Z[0],
 		}

@@ -105,3 +105,56 @@ func TestClosestPointGuardPage(t *testing.T) {
 		}
 	})
 }
+
+// TestContacts64GuardPage is TestContactsGuardPage for the float64
+// contact kernels: the 64-byte records, the index arrays and the thirteen
+// output streams each end exactly at (then start right after) a
+// PROT_NONE page, lengths 1..21 (every tail of 8 lanes, and of 2 and 4),
+// every path, every row checked against fallback.ContactLane64.
+func TestContacts64GuardPage(t *testing.T) {
+	const maxN = 21
+	caps0, pairs0 := contact64Scene(82, maxN)
+	capR, idxR, outR := newGuarded(t, 64*maxN), [2]*guarded{newGuarded(t, 4*maxN), newGuarded(t, 4*maxN)}, make([]*guarded, 13)
+	for i := range outR {
+		outR[i] = newGuarded(t, 8*maxN)
+	}
+	f64 := func(f []float32) []float64 {
+		if len(f) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*float64)(unsafe.Pointer(&f[0])), len(f)/2)
+	}
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, place := range []string{"end", "start"} {
+			at := func(g *guarded, n int) []float32 {
+				if place == "end" {
+					return g.atEnd(n)
+				}
+				return g.atStart(n)
+			}
+			for n := 1; n <= maxN; n++ {
+				recs := at(capR, 16*n)
+				caps := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), n)
+				copy(caps, caps0[:n])
+				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
+				for j := range n {
+					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
+				}
+				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
+				dst := &soa.Contacts64{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
+				for i, s := range []*[]float64{&dst.Depth1, &dst.Depth2, &dst.NX, &dst.NY, &dst.NZ, &dst.P1X, &dst.P1Y, &dst.P1Z, &dst.P2X, &dst.P2Y, &dst.P2Z} {
+					*s = f64(at(outR[2+i], 2*n))
+				}
+				for _, margin := range []float64{0, 0.5} {
+					k.BatchContacts64(dst, caps, pairs, margin)
+					for r := range n {
+						if _, got := row64(dst, r); !sameContact64(got, spec64Contact(caps, pairs, r, margin)) {
+							t.Fatalf("guard %s n=%d row %d differs", place, n, r)
+						}
+					}
+					k.CompactContacts64(dst, caps, pairs, margin)
+				}
+			}
+		}
+	})
+}

@@ -19,6 +19,7 @@ var cpuFeatures = map[string]bool{
 	"AVX2":     cpu.X86.HasAVX2,
 	"AVX512F":  cpu.X86.HasAVX512F,
 	"AVX512DQ": cpu.X86.HasAVX512DQ,
+	"AVX512VL": cpu.X86.HasAVX512VL,
 	"BMI2":     cpu.X86.HasBMI2,
 	"POPCNT":   cpu.X86.HasPOPCNT,
 }
@@ -26,7 +27,7 @@ var cpuFeatures = map[string]bool{
 // requires lists, per path, every feature its generated functions use (a
 // test checks this against the "Requires:" lines of asm/kernels_amd64.s).
 var requires = map[string][]string{
-	"avx512": {"MMX+", "POPCNT", "AVX", "AVX512F", "AVX512DQ", "BMI2"},
+	"avx512": {"MMX+", "POPCNT", "AVX", "AVX2", "AVX512F", "AVX512DQ", "AVX512VL", "BMI2"},
 	"avx2":   {"MMX+", "POPCNT", "AVX", "AVX2"},
 }
 
@@ -47,7 +48,7 @@ func archPaths() []Kernel {
 		ks = append(ks, Kernel{isa: "avx512", f32: &impl[float32]{closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
 			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512)},
 			f64: &impl[float64]{closest: wrap(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPoint(asm.ClosestPoint64AVX512),
-				contacts: goContacts[float64], compact: goCompact[float64]}}) // float64 contacts: pure Go until generated
+				contacts: wrapContacts(asm.Contacts64AVX512), compact: wrapContacts(asm.CompactContacts64AVX512)}})
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),

@@ -64,6 +64,8 @@ func newConstants() *constants {
 	}{
 		{"one64", 0x3FF0000000000000}, {"maxfinite64", 0x7FEFFFFFFFFFFFFF},
 		{"canonicalnan64", 0x7FF8000000000000}, {"minnormal64", 0x0010000000000000},
+		{"half64", 0x3FE0000000000000}, {"partol64", 0x3F1A36E2EB1C432D}, {"crosstol64", 0x3A30000000000000},
+		{"signtol64", 0x3A10000000000000}, {"int164", 1}, {"int264", 2},
 	} {
 		c.byName[k.name] = vector64(k.name, k.bits)
 		c.bits[k.name] = k.bits

@@ -1,6 +1,9 @@
 package amd64
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -13,7 +16,12 @@ import (
 // source, records.go), run the kernels.Contact body and store one row per
 // pair or only the touching pairs, densely (the sink).
 
-const contactSignature = "func(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int"
+// contactSignature is the Go signature of a contact kernel with lanes of
+// type e: caps points at the first record, out holds the thirteen
+// soa.Contacts stream pointers (Pair and Count among them, as *e).
+func contactSignature(e ir.Elem) string {
+	return strings.ReplaceAll("func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F) int", "F", e.String())
+}
 
 // Registers of the contact kernels.
 var (
@@ -38,27 +46,28 @@ var (
 // faster on the Intel Xeon VM (count 8, one run).
 func Contacts(t *ir.Target, c *constants, compact bool) {
 	check(t)
-	if t.Elem != ir.F32 {
-		panic("amd64: the contact kernels are float32 only")
+	if t.Elem == ir.F64 && !evex(t) {
+		panic("amd64: float64 contact kernels are AVX-512 only")
 	}
 	k := kernels.Contact
-	name := k.Name + t.Name
+	name := KernelName(k, t)
 	if compact {
 		name = "Compact" + name
 	}
-	TEXT(name, 0, contactSignature) // not NOSPLIT: the slot area is several KiB
+	TEXT(name, 0, contactSignature(t.Elem)) // not NOSPLIT: the slot area is several KiB
 	Pragma("noescape")
+	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
 	if compact {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
 			"those of the touching pairs densely, in pair order; it returns their number.",
-			"Bit-identical to fallback.ContactLane on each. caps points at the capsule",
-			"records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in",
-			"range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.")
+			"Bit-identical to fallback.ContactLane"+sfx+" on each. caps points at the capsule",
+			"records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices (all in",
+			"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.")
 	} else {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
-			"per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points",
-			"at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices",
-			"(all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.")
+			"per pair, bit-identical to fallback.ContactLane"+sfx+" on each; it returns n. caps points",
+			"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
+			"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.")
 	}
 	XORQ(index, index)
 	XORQ(written, written)
@@ -66,7 +75,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	Load(Param("pi"), pairIdx[0])
 	Load(Param("pj"), pairIdx[1])
 
-	p := k.Program()
+	p := k.ProgramOf(t.Elem)
 	l := &lowering{t: t, p: p, consts: c}
 	l.zero, l.one = l.newVec(), l.newVec()
 	// The slots, then the set of 14 input vectors, then the tail's two
@@ -78,7 +87,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	LEAQ(Mem{Base: slotsBase, Disp: nslots * t.VecBytes()}, set)
 	tailIdx := Mem{Base: set, Disp: numInputs * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
-	VBROADCASTSS(c.get("one", 0x3F800000), l.one)
+	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
 
 	fromPairs := func(side, lane int) Mem {
 		return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * lane}
@@ -101,7 +110,10 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	Comment("The remaining pair indices, zero (capsule 0) past n.")
 	for side := range 2 {
 		m := Mem{Base: pairIdx[side], Index: index, Scale: 4}
-		idx := l.newVec()
+		var idx VecVirtual = l.newVec()
+		if t.Elem == ir.F64 {
+			idx = YMM() // 8 indices
+		}
 		if evex(t) {
 			VMOVDQU32_Z(m, mask, idx)
 		} else {
@@ -125,6 +137,80 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	RET()
 }
 
+// rowPtr returns the address of the current row of output stream k (of
+// elements size bytes): row index (one row per pair) or written
+// (compaction). It loads the stream pointer into scratch.
+func rowPtr(k int, compact bool, size uint8) Mem {
+	Load(Param("out"), scratch)
+	MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
+	if compact {
+		return Mem{Base: scratch, Index: written, Scale: size}
+	}
+	return Mem{Base: scratch, Index: index, Scale: size}
+}
+
+// contactSink64 stores the rows of a float64 group (AVX-512, 8 lanes): the
+// pair index and the count (int64 lanes, narrowed) as uint32, the eleven
+// floats as float64; all of them under mask (the tail) or, compacting,
+// only the touching lanes (VPCOMPRESSD, VCOMPRESSPD).
+func contactSink64(l *lowering, label string, compact bool, mask Op) {
+	Comment("Pair index k = i + lane (8 uint32), and the count narrowed to uint32.")
+	pair, count := YMM(), YMM()
+	VPBROADCASTD(index.As32(), pair)
+	VPADDD(l.consts.iota, pair, pair)
+	count64 := l.out(0)
+	VPMOVQD(count64, count)
+	narrow := []Op{pair, count}
+	floats := func(j int) Op { return l.out(1 + j) } // output j of the eleven floats
+	nf := len(l.p.Outputs) - 1
+	if !compact {
+		Comment("Store one row per pair.")
+		for k, v := range narrow {
+			if mask == nil {
+				VMOVDQU(v, rowPtr(k, false, 4))
+			} else {
+				VMOVDQU32(v, mask, rowPtr(k, false, 4))
+			}
+		}
+		for j := range nf {
+			if mask == nil {
+				VMOVUPD(floats(j), rowPtr(2+j, false, 8))
+			} else {
+				VMOVUPD(floats(j), mask, rowPtr(2+j, false, 8))
+			}
+		}
+		return
+	}
+	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
+	Comment("lanes; nothing at all for a group without one.")
+	touch := K()
+	VPTESTMQ(count64, count64, touch)
+	if mask != nil {
+		k2 := K()
+		KANDW(mask, touch, k2)
+		touch = k2
+	}
+	KORTESTW(touch, touch)
+	JZ(LabelRef(label + "_none"))
+	KMOVW(touch, remain.As32())
+	POPCNTL(remain.As32(), remain.As32())
+	ks := K()
+	BZHIL(remain.As32(), l.consts.low16, scratch.As32())
+	KMOVW(scratch.As32(), ks)
+	for k, v := range narrow {
+		c := YMM()
+		VPCOMPRESSD_Z(v, touch, c)
+		VMOVDQU32(c, ks, rowPtr(k, true, 4))
+	}
+	for j := range nf {
+		c := ZMM()
+		VCOMPRESSPD_Z(floats(j), touch, c)
+		VMOVUPD(c, ks, rowPtr(2+j, true, 8))
+	}
+	ADDQ(remain, written)
+	Label(label + "_none")
+}
+
 // contactGroup computes the contacts of the group of capsule pairs
 // loaded into set and stores them. mask is nil for a whole group.
 func contactGroup(l *lowering, label string, compact bool, mask Op) {
@@ -139,6 +225,10 @@ func contactGroup(l *lowering, label string, compact bool, mask Op) {
 	l.arg = func(int) Mem { return margin.Addr }
 	l.emit()
 
+	if t.Elem == ir.F64 {
+		contactSink64(l, label, compact, mask)
+		return
+	}
 	Comment("Pair index k = i + lane.")
 	pair := l.newVec()
 	if evex(t) {
@@ -153,14 +243,7 @@ func contactGroup(l *lowering, label string, compact bool, mask Op) {
 		outs = append(outs, func() Op { return l.out(j) })
 	}
 
-	outPtr := func(k int) Mem {
-		Load(Param("out"), scratch)
-		MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
-		if compact {
-			return Mem{Base: scratch, Index: written, Scale: 4}
-		}
-		return Mem{Base: scratch, Index: index, Scale: 4}
-	}
+	outPtr := func(k int) Mem { return rowPtr(k, compact, 4) }
 	if !compact {
 		Comment("Store one row per pair.")
 		for k, v := range outs {

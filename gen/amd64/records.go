@@ -34,16 +34,19 @@ func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) 
 		record := func(lane, offset int) Mem {
 			r := GP64()
 			MOVL(index(side, lane), r.As32())
-			SHLQ(U8(5), r)
+			SHLQ(U8(5+uint8(t.Elem)), r) // 32 or 64 bytes per record
 			return Mem{Base: caps, Index: r, Scale: 1, Disp: offset}
 		}
 		store := func(field int, v Op) {
 			VMOVUPS(v, Mem{Base: set, Disp: (7*side + fieldInput[field]) * t.VecBytes()})
 		}
 		Commentf("Capsule records of side %c, transposed.", "IJ"[side])
-		if evex(t) {
+		switch {
+		case t.Elem == ir.F64:
+			records8x64(record, store)
+		case evex(t):
 			records16(record, store)
-		} else {
+		default:
 			records8(record, store)
 		}
 	}
@@ -127,4 +130,51 @@ func transpose4(rows [4]VecVirtual, fields int, newVec func() VecVirtual) []Op {
 		VSHUFPS(imm, hi, lo, out[f])
 	}
 	return out
+}
+
+// records8x64 is the AVX-512 transpose of 8 float64 records (one zmm
+// each): unpacking pairs of rows gives, in each 128-bit lane, one field of
+// two records (t: even fields, h: odd); two rounds of VSHUFF64X2 (lanes 0
+// and 2, or 1 and 3, of two vectors) then gather each field of all eight
+// records, in record order. 8 loads, 8 unpacks, 15 cross-lane shuffles.
+func records8x64(record func(lane, offset int) Mem, store func(field int, v Op)) {
+	var rows [8]VecVirtual
+	for k := range rows {
+		rows[k] = ZMM()
+		VMOVUPD(record(k, 0), rows[k])
+	}
+	// lo[p], hi[p]: records 2p, 2p+1; lane j holds field 2j (lo) or 2j+1 (hi).
+	var lo, hi [4]VecVirtual
+	for p := range 4 {
+		lo[p], hi[p] = ZMM(), ZMM()
+		VUNPCKLPD(rows[2*p+1], rows[2*p], lo[p])
+		VUNPCKHPD(rows[2*p+1], rows[2*p], hi[p])
+	}
+	// fields returns fields f0, f0+4 of pairs (u, v) of records... : for
+	// the even (lo) or odd (hi) fields f and f+4, f+2 and f+6.
+	fields := func(in [4]VecVirtual, base int) {
+		// a: lanes 0 2 (fields base, base+4) of records 0-3; b: lanes 1 3
+		// (fields base+2, base+6); c, d the same for records 4-7.
+		a, b, c, d := ZMM(), ZMM(), ZMM(), ZMM()
+		VSHUFF64X2(U8(0x88), in[1], in[0], a)
+		VSHUFF64X2(U8(0xDD), in[1], in[0], b)
+		VSHUFF64X2(U8(0x88), in[3], in[2], c)
+		VSHUFF64X2(U8(0xDD), in[3], in[2], d)
+		for _, f := range []struct {
+			field    int
+			imm      uint8
+			src1, s2 VecVirtual
+		}{
+			{base, 0x88, a, c}, {base + 4, 0xDD, a, c}, {base + 2, 0x88, b, d}, {base + 6, 0xDD, b, d},
+		} {
+			if f.field > 6 {
+				continue // the padding
+			}
+			out := ZMM()
+			VSHUFF64X2(U8(f.imm), f.s2, f.src1, out)
+			store(f.field, out)
+		}
+	}
+	fields(lo, 0)
+	fields(hi, 1)
 }
