@@ -56,3 +56,20 @@ func ContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n in
 //
 //go:noescape
 func CompactContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+
+// Contacts64NEON computes the contacts of n capsule pairs, one row per pair, bit-identical
+// to fallback.ContactLane64 on each; it returns n. caps points at the capsule records
+// (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), out
+// holds the thirteen soa.Contacts64 streams with room for n rows; n > 0.
+//
+//go:noescape
+func Contacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+
+// CompactContacts64NEON computes the contacts of n capsule pairs and writes those of the
+// touching pairs densely, in pair order; it returns their number. Bit-identical
+// to fallback.ContactLane64 on each. caps points at the capsule records
+// (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), out
+// holds the thirteen soa.Contacts64 streams with room for n rows; n > 0.
+//
+//go:noescape
+func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int

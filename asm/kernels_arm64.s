@@ -6241,6 +6241,3533 @@ CompactContactsNEON_done:
 	MOVD R12, ret+48(FP)
 	RET
 
+// func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
+TEXT ·Contacts64NEON(SB), $640-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD pi+8(FP), R7
+	MOVD pj+16(FP), R8
+	MOVD out+24(FP), R9
+	MOVD n+32(FP), R10
+	MOVD $0, R11
+	MOVD $0, R12
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// The margin in every lane, in its slot.
+	MOVD margin+40(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d8092bb // str q27, [x21, #576]
+
+Contacts64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT Contacts64NEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
+	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
+	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
+	WORD $0x4ef0d4f4 // fsub v20.2d, v7.2d, v16.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e6bdd75 // fmul v21.2d, v11.2d, v11.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e71de36 // fmul v22.2d, v17.2d, v17.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6be // fcmge v30.2d, v21.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e75fff6 // fdiv v22.2d, v31.2d, v21.2d
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e62dc57 // fmul v23.2d, v2.2d, v2.2d
+	WORD $0x6e65dcb8 // fmul v24.2d, v5.2d, v5.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x6e68dd18 // fmul v24.2d, v8.2d, v8.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6fe // fcmge v30.2d, v23.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e77fff8 // fdiv v24.2d, v31.2d, v23.2d
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e72dd79 // fmul v25.2d, v11.2d, v18.2d
+	WORD $0x6e73ddda // fmul v26.2d, v14.2d, v19.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e74de3a // fmul v26.2d, v17.2d, v20.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e76df39 // fmul v25.2d, v25.2d, v22.2d
+	WORD $0x6e62dd7a // fmul v26.2d, v11.2d, v2.2d
+	WORD $0x6e65ddcf // fmul v15.2d, v14.2d, v5.2d
+	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
+	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
+	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
+	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
+	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
+	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
+	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
+	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
+	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
+	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
+	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
+	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
+	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
+	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
+	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
+	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
+	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
+	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
+	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
+	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
+	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
+	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
+	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
+	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
+	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
+	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
+	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
+	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
+	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
+	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0168f // ldr q15, [x20, #80]
+	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
+	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc01296 // ldr q22, [x20, #64]
+	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
+	WORD $0x6e73de73 // fmul v19.2d, v19.2d, v19.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6e74de93 // fmul v19.2d, v20.2d, v20.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
+	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, Contacts64NEON_group_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc046bc // ldr q28, [x21, #272]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
+	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
+	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
+	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
+	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
+	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
+	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
+	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
+	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
+	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
+	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
+	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
+	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
+	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
+	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
+	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
+	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
+	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
+	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
+	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
+	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
+	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+
+Contacts64NEON_group_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x3dc01681 // ldr q1, [x20, #80]
+	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
+	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
+	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
+	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	// Depth and touching (dist <= r1 + r2 + margin).
+	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
+	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
+	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
+	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
+	WORD $0x3dc04a90 // ldr q16, [x20, #288]
+	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
+	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
+	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, Contacts64NEON_group_single
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
+	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
+	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
+	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
+	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
+	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
+	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
+	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
+	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
+	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
+	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
+	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
+	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
+	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
+	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	// Manifold point 2.
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
+	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
+	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
+	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
+	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
+	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
+	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
+	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+
+Contacts64NEON_group_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
+	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
+	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
+	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
+	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
+	WORD $0x3dc01a88 // ldr q8, [x20, #96]
+	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
+	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, Contacts64NEON_group_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+
+Contacts64NEON_group_finite:
+	// Store one row per pair, lane by lane through the stage.
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 368(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 384(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVD 400(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 416(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 432(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 448(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 464(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 480(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 496(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 512(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 528(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 544(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 560(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVWU 372(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 392(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVD 408(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 424(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 440(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 456(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 472(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 488(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 504(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 520(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 536(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 552(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	MOVD 568(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 8(R19)
+	ADD $2, R11
+	B Contacts64NEON_loop
+
+Contacts64NEON_tail:
+	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, Contacts64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d809abb // str q27, [x21, #608]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 592(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 608(R21)
+
+Contacts64NEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 608(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 612(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
+	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
+	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
+	WORD $0x4ef0d4f4 // fsub v20.2d, v7.2d, v16.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e6bdd75 // fmul v21.2d, v11.2d, v11.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e71de36 // fmul v22.2d, v17.2d, v17.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6be // fcmge v30.2d, v21.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e75fff6 // fdiv v22.2d, v31.2d, v21.2d
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e62dc57 // fmul v23.2d, v2.2d, v2.2d
+	WORD $0x6e65dcb8 // fmul v24.2d, v5.2d, v5.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x6e68dd18 // fmul v24.2d, v8.2d, v8.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6fe // fcmge v30.2d, v23.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e77fff8 // fdiv v24.2d, v31.2d, v23.2d
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e72dd79 // fmul v25.2d, v11.2d, v18.2d
+	WORD $0x6e73ddda // fmul v26.2d, v14.2d, v19.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e74de3a // fmul v26.2d, v17.2d, v20.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e76df39 // fmul v25.2d, v25.2d, v22.2d
+	WORD $0x6e62dd7a // fmul v26.2d, v11.2d, v2.2d
+	WORD $0x6e65ddcf // fmul v15.2d, v14.2d, v5.2d
+	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
+	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
+	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
+	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
+	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
+	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
+	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
+	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
+	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
+	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
+	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
+	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
+	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
+	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
+	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
+	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
+	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
+	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
+	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
+	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
+	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
+	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
+	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
+	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
+	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
+	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
+	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
+	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
+	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
+	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0168f // ldr q15, [x20, #80]
+	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
+	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc01296 // ldr q22, [x20, #64]
+	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
+	WORD $0x6e73de73 // fmul v19.2d, v19.2d, v19.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6e74de93 // fmul v19.2d, v20.2d, v20.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
+	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, Contacts64NEON_tailgroup_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc046bc // ldr q28, [x21, #272]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
+	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
+	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
+	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
+	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
+	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
+	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
+	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
+	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
+	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
+	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
+	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
+	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
+	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
+	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
+	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
+	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
+	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
+	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
+	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
+	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
+	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+
+Contacts64NEON_tailgroup_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x3dc01681 // ldr q1, [x20, #80]
+	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
+	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
+	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
+	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	// Depth and touching (dist <= r1 + r2 + margin).
+	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
+	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
+	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
+	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
+	WORD $0x3dc04a90 // ldr q16, [x20, #288]
+	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
+	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
+	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, Contacts64NEON_tailgroup_single
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
+	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
+	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
+	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
+	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
+	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
+	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
+	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
+	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
+	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
+	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
+	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
+	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
+	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
+	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	// Manifold point 2.
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
+	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
+	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
+	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
+	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
+	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
+	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
+	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+
+Contacts64NEON_tailgroup_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
+	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
+	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
+	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
+	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
+	WORD $0x3dc01a88 // ldr q8, [x20, #96]
+	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
+	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, Contacts64NEON_tailgroup_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+
+Contacts64NEON_tailgroup_finite:
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 368(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 384(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVD 400(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 416(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 432(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 448(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 464(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 480(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 496(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 512(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 528(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 544(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 560(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+
+Contacts64NEON_tailout_end:
+	ADD R13, R11, R11
+
+Contacts64NEON_done:
+	MOVD R10, ret+48(FP)
+	RET
+
+// func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
+TEXT ·CompactContacts64NEON(SB), $640-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD pi+8(FP), R7
+	MOVD pj+16(FP), R8
+	MOVD out+24(FP), R9
+	MOVD n+32(FP), R10
+	MOVD $0, R11
+	MOVD $0, R12
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// The margin in every lane, in its slot.
+	MOVD margin+40(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d8092bb // str q27, [x21, #576]
+
+CompactContacts64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT CompactContacts64NEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
+	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
+	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
+	WORD $0x4ef0d4f4 // fsub v20.2d, v7.2d, v16.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e6bdd75 // fmul v21.2d, v11.2d, v11.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e71de36 // fmul v22.2d, v17.2d, v17.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6be // fcmge v30.2d, v21.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e75fff6 // fdiv v22.2d, v31.2d, v21.2d
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e62dc57 // fmul v23.2d, v2.2d, v2.2d
+	WORD $0x6e65dcb8 // fmul v24.2d, v5.2d, v5.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x6e68dd18 // fmul v24.2d, v8.2d, v8.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6fe // fcmge v30.2d, v23.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e77fff8 // fdiv v24.2d, v31.2d, v23.2d
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e72dd79 // fmul v25.2d, v11.2d, v18.2d
+	WORD $0x6e73ddda // fmul v26.2d, v14.2d, v19.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e74de3a // fmul v26.2d, v17.2d, v20.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e76df39 // fmul v25.2d, v25.2d, v22.2d
+	WORD $0x6e62dd7a // fmul v26.2d, v11.2d, v2.2d
+	WORD $0x6e65ddcf // fmul v15.2d, v14.2d, v5.2d
+	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
+	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
+	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
+	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
+	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
+	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
+	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
+	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
+	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
+	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
+	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
+	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
+	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
+	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
+	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
+	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
+	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
+	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
+	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
+	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
+	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
+	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
+	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
+	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
+	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
+	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
+	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
+	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
+	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
+	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0168f // ldr q15, [x20, #80]
+	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
+	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc01296 // ldr q22, [x20, #64]
+	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
+	WORD $0x6e73de73 // fmul v19.2d, v19.2d, v19.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6e74de93 // fmul v19.2d, v20.2d, v20.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
+	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_group_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc046bc // ldr q28, [x21, #272]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
+	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
+	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
+	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
+	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
+	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
+	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
+	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
+	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
+	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
+	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
+	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
+	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
+	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
+	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
+	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
+	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
+	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
+	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
+	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
+	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
+	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+
+CompactContacts64NEON_group_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x3dc01681 // ldr q1, [x20, #80]
+	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
+	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
+	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
+	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	// Depth and touching (dist <= r1 + r2 + margin).
+	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
+	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
+	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
+	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
+	WORD $0x3dc04a90 // ldr q16, [x20, #288]
+	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
+	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
+	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_group_single
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
+	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
+	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
+	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
+	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
+	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
+	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
+	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
+	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
+	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
+	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
+	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
+	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
+	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
+	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	// Manifold point 2.
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
+	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
+	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
+	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
+	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
+	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
+	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
+	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+
+CompactContacts64NEON_group_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
+	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
+	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
+	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
+	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
+	WORD $0x3dc01a88 // ldr q8, [x20, #96]
+	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
+	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_group_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+
+CompactContacts64NEON_group_finite:
+	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_none
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 384(R21), R19
+	CBZW R19, CompactContacts64NEON_group_skip0
+	MOVWU 368(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 384(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVD 400(R21), R22
+	MOVD 16(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 416(R21), R22
+	MOVD 24(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 432(R21), R22
+	MOVD 32(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 448(R21), R22
+	MOVD 40(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 464(R21), R22
+	MOVD 48(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 480(R21), R22
+	MOVD 56(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 496(R21), R22
+	MOVD 64(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 512(R21), R22
+	MOVD 72(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 528(R21), R22
+	MOVD 80(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 544(R21), R22
+	MOVD 88(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 560(R21), R22
+	MOVD 96(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	ADD $1, R12
+
+CompactContacts64NEON_group_skip0:
+	MOVWU 392(R21), R19
+	CBZW R19, CompactContacts64NEON_group_skip1
+	MOVWU 372(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 392(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVD 408(R21), R22
+	MOVD 16(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 424(R21), R22
+	MOVD 24(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 440(R21), R22
+	MOVD 32(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 456(R21), R22
+	MOVD 40(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 472(R21), R22
+	MOVD 48(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 488(R21), R22
+	MOVD 56(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 504(R21), R22
+	MOVD 64(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 520(R21), R22
+	MOVD 72(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 536(R21), R22
+	MOVD 80(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 552(R21), R22
+	MOVD 88(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 568(R21), R22
+	MOVD 96(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	ADD $1, R12
+
+CompactContacts64NEON_group_skip1:
+
+CompactContacts64NEON_none:
+	ADD $2, R11
+	B CompactContacts64NEON_loop
+
+CompactContacts64NEON_tail:
+	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, CompactContacts64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d809abb // str q27, [x21, #608]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 592(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 608(R21)
+
+CompactContacts64NEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 608(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 612(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
+	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
+	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
+	WORD $0x4ef0d4f4 // fsub v20.2d, v7.2d, v16.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e6bdd75 // fmul v21.2d, v11.2d, v11.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e71de36 // fmul v22.2d, v17.2d, v17.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6be // fcmge v30.2d, v21.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e75fff6 // fdiv v22.2d, v31.2d, v21.2d
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e62dc57 // fmul v23.2d, v2.2d, v2.2d
+	WORD $0x6e65dcb8 // fmul v24.2d, v5.2d, v5.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x6e68dd18 // fmul v24.2d, v8.2d, v8.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6fe // fcmge v30.2d, v23.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e77fff8 // fdiv v24.2d, v31.2d, v23.2d
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	WORD $0x6e72dd79 // fmul v25.2d, v11.2d, v18.2d
+	WORD $0x6e73ddda // fmul v26.2d, v14.2d, v19.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e74de3a // fmul v26.2d, v17.2d, v20.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e76df39 // fmul v25.2d, v25.2d, v22.2d
+	WORD $0x6e62dd7a // fmul v26.2d, v11.2d, v2.2d
+	WORD $0x6e65ddcf // fmul v15.2d, v14.2d, v5.2d
+	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
+	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
+	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
+	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
+	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
+	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
+	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
+	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
+	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
+	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
+	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
+	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
+	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
+	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
+	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
+	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
+	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
+	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
+	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
+	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
+	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
+	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
+	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
+	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
+	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
+	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
+	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
+	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
+	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
+	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
+	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
+	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
+	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
+	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
+	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
+	WORD $0x3dc0168f // ldr q15, [x20, #80]
+	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
+	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
+	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
+	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
+	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
+	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x4eab1d71 // mov v17.16b, v11.16b
+	WORD $0x3dc01296 // ldr q22, [x20, #64]
+	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
+	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
+	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
+	WORD $0x6e73de73 // fmul v19.2d, v19.2d, v19.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6e74de93 // fmul v19.2d, v20.2d, v20.2d
+	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
+	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
+	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
+	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
+	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eb0aa9e // umaxv s30, v20.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_tailgroup_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc046bc // ldr q28, [x21, #272]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3dc04abc // ldr q28, [x21, #288]
+	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
+	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
+	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
+	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
+	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
+	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
+	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
+	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
+	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
+	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
+	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
+	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
+	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
+	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
+	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
+	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
+	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e205b5a // mvn v26.16b, v26.16b
+	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
+	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
+	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
+	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
+	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
+	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
+	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
+	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
+	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
+	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
+	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
+	WORD $0x4eaf1ded // mov v13.16b, v15.16b
+	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
+	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
+	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
+	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
+	WORD $0x4eae1dcc // mov v12.16b, v14.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea31c6d // mov v13.16b, v3.16b
+	WORD $0x4ea41c90 // mov v16.16b, v4.16b
+	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+
+CompactContacts64NEON_tailgroup_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x3dc01681 // ldr q1, [x20, #80]
+	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
+	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
+	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
+	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	// Depth and touching (dist <= r1 + r2 + margin).
+	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
+	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
+	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
+	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
+	WORD $0x3dc04a90 // ldr q16, [x20, #288]
+	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
+	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
+	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
+	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
+	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
+	WORD $0x4ea21c53 // mov v19.16b, v2.16b
+	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
+	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
+	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_tailgroup_single
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
+	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
+	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
+	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
+	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
+	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
+	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
+	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
+	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
+	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
+	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
+	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
+	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
+	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
+	WORD $0x3d800ea1 // str q1, [x21, #48]
+	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
+	WORD $0x3d8016b6 // str q22, [x21, #80]
+	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
+	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
+	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
+	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
+	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
+	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
+	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
+	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
+	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
+	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
+	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
+	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
+	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	// Manifold point 2.
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
+	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
+	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
+	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
+	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
+	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
+	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
+	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
+	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
+	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
+	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
+	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
+	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
+	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+
+CompactContacts64NEON_tailgroup_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
+	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
+	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
+	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
+	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
+	WORD $0x3dc01a88 // ldr q8, [x20, #96]
+	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
+	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
+	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactContacts64NEON_tailgroup_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
+	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
+	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
+	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
+	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
+	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+
+CompactContacts64NEON_tailgroup_finite:
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806ab2 // str q18, [x21, #416]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807ab3 // str q19, [x21, #480]
+	WORD $0x3d807eb4 // str q20, [x21, #496]
+	WORD $0x3d8082b5 // str q21, [x21, #512]
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea7 // str q7, [x21, #560]
+	MOVWU 384(R21), R19
+	CBZW R19, CompactContacts64NEON_tailrow_skip0
+	MOVWU 368(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 384(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVD 400(R21), R22
+	MOVD 16(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 416(R21), R22
+	MOVD 24(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 432(R21), R22
+	MOVD 32(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 448(R21), R22
+	MOVD 40(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 464(R21), R22
+	MOVD 48(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 480(R21), R22
+	MOVD 56(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 496(R21), R22
+	MOVD 64(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 512(R21), R22
+	MOVD 72(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 528(R21), R22
+	MOVD 80(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 544(R21), R22
+	MOVD 88(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 560(R21), R22
+	MOVD 96(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	ADD $1, R12
+
+CompactContacts64NEON_tailrow_skip0:
+
+CompactContacts64NEON_tailout_end:
+	ADD R13, R11, R11
+
+CompactContacts64NEON_done:
+	MOVD R12, ret+48(FP)
+	RET
+
 // The constants, one 16-byte vector each.
 // minnormal
 DATA neonconst<>+0(SB)/4, $0x00800000
@@ -6317,4 +9844,34 @@ DATA neonconst<>+224(SB)/4, $0x00000000
 DATA neonconst<>+228(SB)/4, $0x00000001
 DATA neonconst<>+232(SB)/4, $0x00000002
 DATA neonconst<>+236(SB)/4, $0x00000003
-GLOBL neonconst<>(SB), RODATA|NOPTR, $240
+// partol64
+DATA neonconst<>+240(SB)/4, $0xeb1c432d
+DATA neonconst<>+244(SB)/4, $0x3f1a36e2
+DATA neonconst<>+248(SB)/4, $0xeb1c432d
+DATA neonconst<>+252(SB)/4, $0x3f1a36e2
+// crosstol64
+DATA neonconst<>+256(SB)/4, $0x00000000
+DATA neonconst<>+260(SB)/4, $0x3a300000
+DATA neonconst<>+264(SB)/4, $0x00000000
+DATA neonconst<>+268(SB)/4, $0x3a300000
+// signtol64
+DATA neonconst<>+272(SB)/4, $0x00000000
+DATA neonconst<>+276(SB)/4, $0x3a100000
+DATA neonconst<>+280(SB)/4, $0x00000000
+DATA neonconst<>+284(SB)/4, $0x3a100000
+// half64
+DATA neonconst<>+288(SB)/4, $0x00000000
+DATA neonconst<>+292(SB)/4, $0x3fe00000
+DATA neonconst<>+296(SB)/4, $0x00000000
+DATA neonconst<>+300(SB)/4, $0x3fe00000
+// int164
+DATA neonconst<>+304(SB)/4, $0x00000001
+DATA neonconst<>+308(SB)/4, $0x00000000
+DATA neonconst<>+312(SB)/4, $0x00000001
+DATA neonconst<>+316(SB)/4, $0x00000000
+// int264
+DATA neonconst<>+320(SB)/4, $0x00000002
+DATA neonconst<>+324(SB)/4, $0x00000000
+DATA neonconst<>+328(SB)/4, $0x00000002
+DATA neonconst<>+332(SB)/4, $0x00000000
+GLOBL neonconst<>(SB), RODATA|NOPTR, $336

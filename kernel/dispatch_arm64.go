@@ -10,5 +10,5 @@ func archPaths() []Kernel {
 	return []Kernel{{isa: "neon", f32: &impl[float32]{closest: wrap(asm.ClosestNEON), stream: wrap(asm.StreamNEON),
 		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON)},
 		f64: &impl[float64]{closest: wrap(asm.Closest64NEON), stream: wrap(asm.Stream64NEON), point: wrapPoint(asm.ClosestPoint64NEON),
-			contacts: goContacts[float64], compact: goCompact[float64]}}} // float64 contacts: pure Go until generated
+			contacts: wrapContacts(asm.Contacts64NEON), compact: wrapContacts(asm.CompactContacts64NEON)}}}
 }

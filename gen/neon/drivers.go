@@ -198,13 +198,20 @@ const (
 // whole groups from there. Rows are stored whole (Contacts) or lane by
 // lane for the touching pairs only (Compact: per-lane stores of each
 // output, then written += 1), skipping a group without any touching pair.
-func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
+//
+// In float64 (2 lanes, 64-byte records) the LD4s load doubles, the count
+// comes out in 64-bit lanes (its low 32 bits are the uint32 row value),
+// and every row goes through the stage lane by lane, as the tail's do (a
+// whole-vector store of the 32-bit Pair would write four rows).
+func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs int) {
 	k := kernels.Contact
-	name := k.Name + "NEON"
+	name := k.Name + e.Suffix() + "NEON"
 	if compact {
 		name = "Compact" + name
 	}
-	p := k.Program()
+	p := k.ProgramOf(e)
+	lanes, size := 16/e.Bytes(), e.Bytes()
+	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
 	var f frame
 	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
 	spills, regs = countSpills(p, dry, dry)
@@ -214,7 +221,7 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	marginOff := f.take(1)
 	tailIdx := f.take(2) // the tail's indices I, then J
 
-	w.raw(fmt.Sprintf("\n// func %s(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name))
+	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s) int\n", name, e, e, e))
 	w.raw(f.text(name, false, 56))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
 	w.line("MOVD caps+0(FP), R%d", capsReg)
@@ -227,8 +234,12 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 	w.comment("The margin in every lane, in its slot.")
-	w.line("MOVWU margin+40(FP), R%d", tmpA)
-	w.op(dupw(operand0, tmpA))
+	w.line("%s margin+40(FP), R%d", load, tmpA)
+	if e == ir.F64 {
+		w.op(dupx(operand0, tmpA))
+	} else {
+		w.op(dupw(operand0, tmpA))
+	}
 	w.op(strqi(operand0, frameReg, marginOff))
 
 	l := newLowering(p, w, c)
@@ -236,16 +247,21 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
 
-	// loadRecords loads the records of a group's 4 pairs into the set;
+	// loadRecords loads the records of a group's pairs into the set;
 	// index(side, lane) loads the capsule index of lane into tmpB.
 	loadRecords := func(index func(side, lane int)) {
 		for side := range 2 {
 			w.comment(fmt.Sprintf("Capsule records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", "IJ"[side]))
-			for lane := range 4 {
+			for lane := range lanes {
 				index(side, lane)
-				w.line("ADD R%d<<5, R%d, R%d", tmpB, capsReg, tmpC)
-				w.op(ld4lane(0, lane, tmpC, 16))
-				w.op(ld4lane(4, lane, tmpC, 0))
+				w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), capsReg, tmpC) // 32 or 64 bytes a record
+				if e == ir.F64 {
+					w.op(ld4laneD(0, lane, tmpC, 32))
+					w.op(ld4laneD(4, lane, tmpC, 0))
+				} else {
+					w.op(ld4lane(0, lane, tmpC, 16))
+					w.op(ld4lane(4, lane, tmpC, 0))
+				}
 			}
 			for v, pos := range []int{0, 1, 2, 6, 3, 4, 5} { // A0 A1 A2 r B0 B1 B2
 				w.op(strqi(v, frameReg, set+16*(7*side+pos)))
@@ -271,10 +287,13 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 			w.op(strqi(l.output(j), frameReg, stage+16*(1+j)))
 		}
 	}
-	// row emits the compaction or the row store of one lane from the stage.
+	// row emits the compaction or the row store of one lane from the
+	// stage. The pair index has 32-bit lanes; the count has the lanes of
+	// the element type (its low 32 bits are the row value); the floats are
+	// elements.
 	row := func(label string, lane int) {
 		if compact {
-			w.line("MOVWU %d(R%d), R%d", stage+16+4*lane, frameReg, tmpA) // count
+			w.line("MOVWU %d(R%d), R%d", stage+16+size*lane, frameReg, tmpA) // count
 			w.line("CBZW R%d, %s_skip%d", tmpA, label, lane)
 		}
 		dst := iReg // row index
@@ -282,13 +301,20 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 			dst = written
 		}
 		for s := range 1 + len(k.Outputs) {
-			w.line("MOVWU %d(R%d), R%d", stage+16*s+4*lane, frameReg, tmpB)
+			ld, st, from, sz := load, store, stage+16*s+size*lane, size
+			switch s {
+			case 0: // the pair index: 32-bit lanes
+				ld, st, from, sz = "MOVWU", "MOVW", stage+4*lane, 4
+			case 1: // the count: the low 32 bits of its lane
+				ld, st, sz = "MOVWU", "MOVW", 4
+			}
+			w.line("%s %d(R%d), R%d", ld, from, frameReg, tmpB)
 			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
 			if compact {
-				w.line("MOVW R%d, (R%d)(R%d<<2)", tmpB, tmpA, dst)
+				w.line("%s R%d, (R%d)(R%d<<%d)", st, tmpB, tmpA, dst, map[int]int{4: 2, 8: 3}[sz])
 			} else {
-				w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-				w.line("MOVW R%d, %d(R%d)", tmpB, 4*lane, tmpA)
+				w.line("ADD R%d<<%d, R%d, R%d", iReg, map[int]int{4: 2, 8: 3}[sz], tmpA, tmpA)
+				w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
 			}
 		}
 		if compact {
@@ -299,7 +325,7 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 
 	w.label(name + "_loop")
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $4, R%d", leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
 	w.line("BLT %s_tail", name)
 	loadRecords(fromPairs)
 	l.label = name + "_group"
@@ -310,10 +336,16 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 		w.op(fmovws(anyReg, scratch0))
 		w.line("CBZW R%d, %s_none", anyReg, name)
 		stageOutputs()
-		for lane := range 4 {
+		for lane := range lanes {
 			row(name+"_group", lane)
 		}
 		w.label(name + "_none")
+	} else if e == ir.F64 {
+		w.comment("Store one row per pair, lane by lane through the stage.")
+		stageOutputs()
+		for lane := range lanes {
+			row(name+"_group", lane)
+		}
 	} else {
 		w.comment("Store one row per pair.")
 		pairIndex(operand0)
@@ -326,16 +358,16 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 			w.op(strqi(l.output(j), tmpA, 0))
 		}
 	}
-	w.line("ADD $4, R%d", iReg)
+	w.line("ADD $%d, R%d", lanes, iReg)
 	w.line("B %s_loop", name)
 
 	w.label(name + "_tail")
-	w.comment("The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", lanes))
 	w.line("CBZ R%d, %s_done", leftReg, name)
 	w.op(movi0(operand0))
 	w.op(strqi(operand0, frameReg, tailIdx))
 	w.op(strqi(operand0, frameReg, tailIdx+16))
-	copyLanesOf(w, leftReg, 3, name+"_tailin", func(lane int) {
+	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
 			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
 			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
@@ -348,7 +380,7 @@ func Contacts(w *writer, c *constTable, compact bool) (spills, regs int) {
 	l.label = name + "_tailgroup"
 	l.emit()
 	stageOutputs()
-	copyLanesOf(w, leftReg, 3, name+"_tailout", func(lane int) { row(name+"_tailrow", lane) })
+	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) { row(name+"_tailrow", lane) })
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
 
 	w.label(name + "_done")

@@ -189,6 +189,28 @@ func ld4lane(t, lane, base, post int) inst {
 	panic(fmt.Sprintf("neon: ld4 post-increment %d", post))
 }
 
+// ld4laneD is ld4lane for float64 lanes: the four float64s at [base]
+// into lane (0 or 1) of t..t+3, then base += post (0 or 32).
+func ld4laneD(t, lane, base, post int) inst {
+	if t > 28 || lane < 0 || lane > 1 {
+		panic(fmt.Sprintf("neon: ld4 .d from v%d lane %d", t, lane))
+	}
+	regs := fmt.Sprintf("{v%d.d-v%d.d}[%d], [%s]", t, t+3, lane, xbase(base))
+	q := uint32(lane) << 30
+	switch post {
+	case 0:
+		return inst{0x0D60A400 | q | reg(base)<<5 | reg(t), "ld4 " + regs}
+	case 32:
+		return inst{0x0DFFA400 | q | reg(base)<<5 | reg(t), "ld4 " + regs + ", #32"}
+	}
+	panic(fmt.Sprintf("neon: ld4 .d post-increment %d", post))
+}
+
+// dupx is dup t.2d, x: a 64-bit register in both lanes.
+func dupx(d, x int) inst {
+	return inst{0x4E080C00 | reg(x)<<5 | reg(d), fmt.Sprintf("dup v%d.2d, x%d", d, x)}
+}
+
 // st1lane stores one lane of t to [base].
 func st1lane(t, lane, base int) inst {
 	return inst{0x0D008000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("st1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}

@@ -76,6 +76,14 @@ func TestEncoders(t *testing.T) {
 			}
 			return fmt.Sprintf("ld4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
 		}},
+		{"ld4laneD", func(a, b, c int) inst { return ld4laneD(a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
+			post := ""
+			if z%2 == 1 {
+				post = ", #32"
+			}
+			return fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
+		}},
+		{"dupx", func(a, b, _ int) inst { return dupx(a, b%31) }, func(x, y, _ int) string { return fmt.Sprintf("dup v%d.2d, x%d", x, y%31) }},
 		{"st1lane", func(a, b, c int) inst { return st1lane(a, c%4, b) }, func(x, y, z int) string { return fmt.Sprintf("st1 {v%d.s}[%d], [%s]", x, z%4, xb(y)) }},
 		{"umov", func(a, b, c int) inst { return umovw(a%31, b, c%4) }, func(x, y, z int) string { return fmt.Sprintf("mov w%d, v%d.s[%d]", x%31, y, z%4) }},
 	}

@@ -41,16 +41,19 @@ func Generate() (asm, stubs string, stats []Stats) {
 				name, batchDoc[k.Name], e.Suffix(), 16/e.Bytes(), e, e, name, params, e))
 		}
 	}
-	for _, compact := range []bool{false, true} {
-		sp, regs := Contacts(&w, c, compact)
-		name := "ContactsNEON"
-		doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.ContactLane on each; it returns n."
-		if compact {
-			name = "CompactContactsNEON"
-			doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane on each."
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, compact := range []bool{false, true} {
+			sp, regs := Contacts(&w, c, compact, e)
+			name := "Contacts" + e.Suffix() + "NEON"
+			doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.ContactLane" + e.Suffix() + " on each; it returns n."
+			if compact {
+				name = "Compact" + name
+				doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane" + e.Suffix() + " on each."
+			}
+			stats = append(stats, Stats{name, regs, sp})
+			decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts%s streams with room for n rows; n > 0.\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, out *[13]*%s, n int, margin %s) int\n",
+				name, doc, e.Suffix(), 8*e.Bytes(), e.Suffix(), name, e, e, e))
 		}
-		stats = append(stats, Stats{name, regs, sp})
-		decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts streams with room for n rows; n > 0.\n//\n//go:noescape\nfunc %s(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int\n", name, doc, name))
 	}
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")
