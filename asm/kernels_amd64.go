@@ -38,6 +38,23 @@ func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n 
 //go:noescape
 func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 
+// Contacts64AVX2 computes the contacts of n capsule pairs with AVX2, one row
+// per pair, bit-identical to fallback.ContactLane64 on each; it returns n. caps points
+// at the capsule records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices
+// (all in range), out holds the thirteen soa.Contacts64 streams of n rows; n > 0.
+//
+//go:noescape
+func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+
+// CompactContacts64AVX2 computes the contacts of n capsule pairs with AVX2 and writes
+// those of the touching pairs densely, in pair order; it returns their number.
+// Bit-identical to fallback.ContactLane64 on each. caps points at the capsule
+// records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in
+// range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+//
+//go:noescape
+func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+
 // Contacts64AVX512 computes the contacts of n capsule pairs with AVX512, one row
 // per pair, bit-identical to fallback.ContactLane64 on each; it returns n. caps points
 // at the capsule records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices

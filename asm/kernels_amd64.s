@@ -227,6 +227,276 @@ GLOBL iota<>(SB), RODATA|NOPTR, $64
 DATA low16<>+0(SB)/4, $0x0000ffff
 GLOBL low16<>(SB), RODATA|NOPTR, $4
 
+DATA compress4q<>+0(SB)/4, $0x00000000
+DATA compress4q<>+4(SB)/4, $0x00000001
+DATA compress4q<>+8(SB)/4, $0x00000000
+DATA compress4q<>+12(SB)/4, $0x00000001
+DATA compress4q<>+16(SB)/4, $0x00000000
+DATA compress4q<>+20(SB)/4, $0x00000001
+DATA compress4q<>+24(SB)/4, $0x00000000
+DATA compress4q<>+28(SB)/4, $0x00000001
+DATA compress4q<>+32(SB)/4, $0x00000000
+DATA compress4q<>+36(SB)/4, $0x00000001
+DATA compress4q<>+40(SB)/4, $0x00000000
+DATA compress4q<>+44(SB)/4, $0x00000001
+DATA compress4q<>+48(SB)/4, $0x00000000
+DATA compress4q<>+52(SB)/4, $0x00000001
+DATA compress4q<>+56(SB)/4, $0x00000000
+DATA compress4q<>+60(SB)/4, $0x00000001
+DATA compress4q<>+64(SB)/4, $0x00000002
+DATA compress4q<>+68(SB)/4, $0x00000003
+DATA compress4q<>+72(SB)/4, $0x00000000
+DATA compress4q<>+76(SB)/4, $0x00000001
+DATA compress4q<>+80(SB)/4, $0x00000000
+DATA compress4q<>+84(SB)/4, $0x00000001
+DATA compress4q<>+88(SB)/4, $0x00000000
+DATA compress4q<>+92(SB)/4, $0x00000001
+DATA compress4q<>+96(SB)/4, $0x00000000
+DATA compress4q<>+100(SB)/4, $0x00000001
+DATA compress4q<>+104(SB)/4, $0x00000002
+DATA compress4q<>+108(SB)/4, $0x00000003
+DATA compress4q<>+112(SB)/4, $0x00000000
+DATA compress4q<>+116(SB)/4, $0x00000001
+DATA compress4q<>+120(SB)/4, $0x00000000
+DATA compress4q<>+124(SB)/4, $0x00000001
+DATA compress4q<>+128(SB)/4, $0x00000004
+DATA compress4q<>+132(SB)/4, $0x00000005
+DATA compress4q<>+136(SB)/4, $0x00000000
+DATA compress4q<>+140(SB)/4, $0x00000001
+DATA compress4q<>+144(SB)/4, $0x00000000
+DATA compress4q<>+148(SB)/4, $0x00000001
+DATA compress4q<>+152(SB)/4, $0x00000000
+DATA compress4q<>+156(SB)/4, $0x00000001
+DATA compress4q<>+160(SB)/4, $0x00000000
+DATA compress4q<>+164(SB)/4, $0x00000001
+DATA compress4q<>+168(SB)/4, $0x00000004
+DATA compress4q<>+172(SB)/4, $0x00000005
+DATA compress4q<>+176(SB)/4, $0x00000000
+DATA compress4q<>+180(SB)/4, $0x00000001
+DATA compress4q<>+184(SB)/4, $0x00000000
+DATA compress4q<>+188(SB)/4, $0x00000001
+DATA compress4q<>+192(SB)/4, $0x00000002
+DATA compress4q<>+196(SB)/4, $0x00000003
+DATA compress4q<>+200(SB)/4, $0x00000004
+DATA compress4q<>+204(SB)/4, $0x00000005
+DATA compress4q<>+208(SB)/4, $0x00000000
+DATA compress4q<>+212(SB)/4, $0x00000001
+DATA compress4q<>+216(SB)/4, $0x00000000
+DATA compress4q<>+220(SB)/4, $0x00000001
+DATA compress4q<>+224(SB)/4, $0x00000000
+DATA compress4q<>+228(SB)/4, $0x00000001
+DATA compress4q<>+232(SB)/4, $0x00000002
+DATA compress4q<>+236(SB)/4, $0x00000003
+DATA compress4q<>+240(SB)/4, $0x00000004
+DATA compress4q<>+244(SB)/4, $0x00000005
+DATA compress4q<>+248(SB)/4, $0x00000000
+DATA compress4q<>+252(SB)/4, $0x00000001
+DATA compress4q<>+256(SB)/4, $0x00000006
+DATA compress4q<>+260(SB)/4, $0x00000007
+DATA compress4q<>+264(SB)/4, $0x00000000
+DATA compress4q<>+268(SB)/4, $0x00000001
+DATA compress4q<>+272(SB)/4, $0x00000000
+DATA compress4q<>+276(SB)/4, $0x00000001
+DATA compress4q<>+280(SB)/4, $0x00000000
+DATA compress4q<>+284(SB)/4, $0x00000001
+DATA compress4q<>+288(SB)/4, $0x00000000
+DATA compress4q<>+292(SB)/4, $0x00000001
+DATA compress4q<>+296(SB)/4, $0x00000006
+DATA compress4q<>+300(SB)/4, $0x00000007
+DATA compress4q<>+304(SB)/4, $0x00000000
+DATA compress4q<>+308(SB)/4, $0x00000001
+DATA compress4q<>+312(SB)/4, $0x00000000
+DATA compress4q<>+316(SB)/4, $0x00000001
+DATA compress4q<>+320(SB)/4, $0x00000002
+DATA compress4q<>+324(SB)/4, $0x00000003
+DATA compress4q<>+328(SB)/4, $0x00000006
+DATA compress4q<>+332(SB)/4, $0x00000007
+DATA compress4q<>+336(SB)/4, $0x00000000
+DATA compress4q<>+340(SB)/4, $0x00000001
+DATA compress4q<>+344(SB)/4, $0x00000000
+DATA compress4q<>+348(SB)/4, $0x00000001
+DATA compress4q<>+352(SB)/4, $0x00000000
+DATA compress4q<>+356(SB)/4, $0x00000001
+DATA compress4q<>+360(SB)/4, $0x00000002
+DATA compress4q<>+364(SB)/4, $0x00000003
+DATA compress4q<>+368(SB)/4, $0x00000006
+DATA compress4q<>+372(SB)/4, $0x00000007
+DATA compress4q<>+376(SB)/4, $0x00000000
+DATA compress4q<>+380(SB)/4, $0x00000001
+DATA compress4q<>+384(SB)/4, $0x00000004
+DATA compress4q<>+388(SB)/4, $0x00000005
+DATA compress4q<>+392(SB)/4, $0x00000006
+DATA compress4q<>+396(SB)/4, $0x00000007
+DATA compress4q<>+400(SB)/4, $0x00000000
+DATA compress4q<>+404(SB)/4, $0x00000001
+DATA compress4q<>+408(SB)/4, $0x00000000
+DATA compress4q<>+412(SB)/4, $0x00000001
+DATA compress4q<>+416(SB)/4, $0x00000000
+DATA compress4q<>+420(SB)/4, $0x00000001
+DATA compress4q<>+424(SB)/4, $0x00000004
+DATA compress4q<>+428(SB)/4, $0x00000005
+DATA compress4q<>+432(SB)/4, $0x00000006
+DATA compress4q<>+436(SB)/4, $0x00000007
+DATA compress4q<>+440(SB)/4, $0x00000000
+DATA compress4q<>+444(SB)/4, $0x00000001
+DATA compress4q<>+448(SB)/4, $0x00000002
+DATA compress4q<>+452(SB)/4, $0x00000003
+DATA compress4q<>+456(SB)/4, $0x00000004
+DATA compress4q<>+460(SB)/4, $0x00000005
+DATA compress4q<>+464(SB)/4, $0x00000006
+DATA compress4q<>+468(SB)/4, $0x00000007
+DATA compress4q<>+472(SB)/4, $0x00000000
+DATA compress4q<>+476(SB)/4, $0x00000001
+DATA compress4q<>+480(SB)/4, $0x00000000
+DATA compress4q<>+484(SB)/4, $0x00000001
+DATA compress4q<>+488(SB)/4, $0x00000002
+DATA compress4q<>+492(SB)/4, $0x00000003
+DATA compress4q<>+496(SB)/4, $0x00000004
+DATA compress4q<>+500(SB)/4, $0x00000005
+DATA compress4q<>+504(SB)/4, $0x00000006
+DATA compress4q<>+508(SB)/4, $0x00000007
+GLOBL compress4q<>(SB), RODATA|NOPTR, $512
+
+DATA compress4d<>+0(SB)/4, $0x00000000
+DATA compress4d<>+4(SB)/4, $0x00000000
+DATA compress4d<>+8(SB)/4, $0x00000000
+DATA compress4d<>+12(SB)/4, $0x00000000
+DATA compress4d<>+16(SB)/4, $0x00000000
+DATA compress4d<>+20(SB)/4, $0x00000000
+DATA compress4d<>+24(SB)/4, $0x00000000
+DATA compress4d<>+28(SB)/4, $0x00000000
+DATA compress4d<>+32(SB)/4, $0x00000000
+DATA compress4d<>+36(SB)/4, $0x00000000
+DATA compress4d<>+40(SB)/4, $0x00000000
+DATA compress4d<>+44(SB)/4, $0x00000000
+DATA compress4d<>+48(SB)/4, $0x00000000
+DATA compress4d<>+52(SB)/4, $0x00000000
+DATA compress4d<>+56(SB)/4, $0x00000000
+DATA compress4d<>+60(SB)/4, $0x00000000
+DATA compress4d<>+64(SB)/4, $0x00000001
+DATA compress4d<>+68(SB)/4, $0x00000000
+DATA compress4d<>+72(SB)/4, $0x00000000
+DATA compress4d<>+76(SB)/4, $0x00000000
+DATA compress4d<>+80(SB)/4, $0x00000000
+DATA compress4d<>+84(SB)/4, $0x00000000
+DATA compress4d<>+88(SB)/4, $0x00000000
+DATA compress4d<>+92(SB)/4, $0x00000000
+DATA compress4d<>+96(SB)/4, $0x00000000
+DATA compress4d<>+100(SB)/4, $0x00000001
+DATA compress4d<>+104(SB)/4, $0x00000000
+DATA compress4d<>+108(SB)/4, $0x00000000
+DATA compress4d<>+112(SB)/4, $0x00000000
+DATA compress4d<>+116(SB)/4, $0x00000000
+DATA compress4d<>+120(SB)/4, $0x00000000
+DATA compress4d<>+124(SB)/4, $0x00000000
+DATA compress4d<>+128(SB)/4, $0x00000002
+DATA compress4d<>+132(SB)/4, $0x00000000
+DATA compress4d<>+136(SB)/4, $0x00000000
+DATA compress4d<>+140(SB)/4, $0x00000000
+DATA compress4d<>+144(SB)/4, $0x00000000
+DATA compress4d<>+148(SB)/4, $0x00000000
+DATA compress4d<>+152(SB)/4, $0x00000000
+DATA compress4d<>+156(SB)/4, $0x00000000
+DATA compress4d<>+160(SB)/4, $0x00000000
+DATA compress4d<>+164(SB)/4, $0x00000002
+DATA compress4d<>+168(SB)/4, $0x00000000
+DATA compress4d<>+172(SB)/4, $0x00000000
+DATA compress4d<>+176(SB)/4, $0x00000000
+DATA compress4d<>+180(SB)/4, $0x00000000
+DATA compress4d<>+184(SB)/4, $0x00000000
+DATA compress4d<>+188(SB)/4, $0x00000000
+DATA compress4d<>+192(SB)/4, $0x00000001
+DATA compress4d<>+196(SB)/4, $0x00000002
+DATA compress4d<>+200(SB)/4, $0x00000000
+DATA compress4d<>+204(SB)/4, $0x00000000
+DATA compress4d<>+208(SB)/4, $0x00000000
+DATA compress4d<>+212(SB)/4, $0x00000000
+DATA compress4d<>+216(SB)/4, $0x00000000
+DATA compress4d<>+220(SB)/4, $0x00000000
+DATA compress4d<>+224(SB)/4, $0x00000000
+DATA compress4d<>+228(SB)/4, $0x00000001
+DATA compress4d<>+232(SB)/4, $0x00000002
+DATA compress4d<>+236(SB)/4, $0x00000000
+DATA compress4d<>+240(SB)/4, $0x00000000
+DATA compress4d<>+244(SB)/4, $0x00000000
+DATA compress4d<>+248(SB)/4, $0x00000000
+DATA compress4d<>+252(SB)/4, $0x00000000
+DATA compress4d<>+256(SB)/4, $0x00000003
+DATA compress4d<>+260(SB)/4, $0x00000000
+DATA compress4d<>+264(SB)/4, $0x00000000
+DATA compress4d<>+268(SB)/4, $0x00000000
+DATA compress4d<>+272(SB)/4, $0x00000000
+DATA compress4d<>+276(SB)/4, $0x00000000
+DATA compress4d<>+280(SB)/4, $0x00000000
+DATA compress4d<>+284(SB)/4, $0x00000000
+DATA compress4d<>+288(SB)/4, $0x00000000
+DATA compress4d<>+292(SB)/4, $0x00000003
+DATA compress4d<>+296(SB)/4, $0x00000000
+DATA compress4d<>+300(SB)/4, $0x00000000
+DATA compress4d<>+304(SB)/4, $0x00000000
+DATA compress4d<>+308(SB)/4, $0x00000000
+DATA compress4d<>+312(SB)/4, $0x00000000
+DATA compress4d<>+316(SB)/4, $0x00000000
+DATA compress4d<>+320(SB)/4, $0x00000001
+DATA compress4d<>+324(SB)/4, $0x00000003
+DATA compress4d<>+328(SB)/4, $0x00000000
+DATA compress4d<>+332(SB)/4, $0x00000000
+DATA compress4d<>+336(SB)/4, $0x00000000
+DATA compress4d<>+340(SB)/4, $0x00000000
+DATA compress4d<>+344(SB)/4, $0x00000000
+DATA compress4d<>+348(SB)/4, $0x00000000
+DATA compress4d<>+352(SB)/4, $0x00000000
+DATA compress4d<>+356(SB)/4, $0x00000001
+DATA compress4d<>+360(SB)/4, $0x00000003
+DATA compress4d<>+364(SB)/4, $0x00000000
+DATA compress4d<>+368(SB)/4, $0x00000000
+DATA compress4d<>+372(SB)/4, $0x00000000
+DATA compress4d<>+376(SB)/4, $0x00000000
+DATA compress4d<>+380(SB)/4, $0x00000000
+DATA compress4d<>+384(SB)/4, $0x00000002
+DATA compress4d<>+388(SB)/4, $0x00000003
+DATA compress4d<>+392(SB)/4, $0x00000000
+DATA compress4d<>+396(SB)/4, $0x00000000
+DATA compress4d<>+400(SB)/4, $0x00000000
+DATA compress4d<>+404(SB)/4, $0x00000000
+DATA compress4d<>+408(SB)/4, $0x00000000
+DATA compress4d<>+412(SB)/4, $0x00000000
+DATA compress4d<>+416(SB)/4, $0x00000000
+DATA compress4d<>+420(SB)/4, $0x00000002
+DATA compress4d<>+424(SB)/4, $0x00000003
+DATA compress4d<>+428(SB)/4, $0x00000000
+DATA compress4d<>+432(SB)/4, $0x00000000
+DATA compress4d<>+436(SB)/4, $0x00000000
+DATA compress4d<>+440(SB)/4, $0x00000000
+DATA compress4d<>+444(SB)/4, $0x00000000
+DATA compress4d<>+448(SB)/4, $0x00000001
+DATA compress4d<>+452(SB)/4, $0x00000002
+DATA compress4d<>+456(SB)/4, $0x00000003
+DATA compress4d<>+460(SB)/4, $0x00000000
+DATA compress4d<>+464(SB)/4, $0x00000000
+DATA compress4d<>+468(SB)/4, $0x00000000
+DATA compress4d<>+472(SB)/4, $0x00000000
+DATA compress4d<>+476(SB)/4, $0x00000000
+DATA compress4d<>+480(SB)/4, $0x00000000
+DATA compress4d<>+484(SB)/4, $0x00000001
+DATA compress4d<>+488(SB)/4, $0x00000002
+DATA compress4d<>+492(SB)/4, $0x00000003
+DATA compress4d<>+496(SB)/4, $0x00000000
+DATA compress4d<>+500(SB)/4, $0x00000000
+DATA compress4d<>+504(SB)/4, $0x00000000
+DATA compress4d<>+508(SB)/4, $0x00000000
+GLOBL compress4d<>(SB), RODATA|NOPTR, $512
+
+DATA pack64<>+0(SB)/4, $0x00000000
+DATA pack64<>+4(SB)/4, $0x00000002
+DATA pack64<>+8(SB)/4, $0x00000004
+DATA pack64<>+12(SB)/4, $0x00000006
+DATA pack64<>+16(SB)/4, $0x00000000
+DATA pack64<>+20(SB)/4, $0x00000002
+DATA pack64<>+24(SB)/4, $0x00000004
+DATA pack64<>+28(SB)/4, $0x00000006
+GLOBL pack64<>(SB), RODATA|NOPTR, $32
+
 DATA compress8<>+0(SB)/4, $0x00000000
 DATA compress8<>+4(SB)/4, $0x00000000
 DATA compress8<>+8(SB)/4, $0x00000000
@@ -10047,6 +10317,4178 @@ CompactContactsAVX512_tailgroup_finite:
 
 CompactContactsAVX512_tailgroup_none:
 CompactContactsAVX512_done:
+	MOVQ R11, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+// Requires: AVX, AVX2
+TEXT ·Contacts64AVX2(SB), $3360-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         2784(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+Contacts64AVX2_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000004
+	JB   Contacts64AVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 96(R9)
+	VMOVUPS Y3, 128(R9)
+	VMOVUPS Y4, 160(R9)
+	VMOVUPS (BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 192(R9)
+	VMOVUPS Y3, 224(R9)
+	VMOVUPS Y4, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y2
+	VMULPD  96(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  128(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  160(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y4
+	VANDPD  Y3, Y4, Y3
+	VMOVUPS Y3, 288(R9)
+	VMOVUPS Y2, 320(R9)
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y2
+	VMULPD  (R9), Y2, Y2
+	VMOVUPS 32(R9), Y3
+	VMULPD  32(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 64(R9), Y3
+	VMULPD  64(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS Y2, 352(R9)
+	VMOVUPS 352(R9), Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y2
+	VDIVPD  352(R9), Y1, Y3
+	VANDPD  Y2, Y3, Y2
+	VMOVUPS Y2, 384(R9)
+	VMOVUPS 96(R9), Y2
+	VMULPD  192(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  224(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  256(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  288(R9), Y2, Y2
+	VMOVUPS Y2, 416(R9)
+	VMOVUPS 96(R9), Y2
+	VMULPD  (R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  32(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  64(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  288(R9), Y2, Y2
+	VMOVUPS Y2, 448(R9)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 96(R9), Y2
+	VMULPD  416(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  416(R9), Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  416(R9), Y4, Y4
+	VSUBPD  192(R9), Y2, Y2
+	VSUBPD  224(R9), Y3, Y3
+	VSUBPD  256(R9), Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VMULPD  448(R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VMULPD  448(R9), Y6, Y6
+	VMOVUPS 160(R9), Y7
+	VMULPD  448(R9), Y7, Y7
+	VMOVUPS (R9), Y8
+	VSUBPD  Y5, Y8, Y5
+	VMOVUPS 32(R9), Y8
+	VSUBPD  Y6, Y8, Y6
+	VMOVUPS 64(R9), Y8
+	VSUBPD  Y7, Y8, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y5, Y5, Y8
+	VMULPD  Y6, Y6, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  Y7, Y7, Y9
+	VADDPD  Y9, Y8, Y8
+	VMOVUPS Y8, 480(R9)
+	VMULPD  Y5, Y2, Y2
+	VMULPD  Y6, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y7, Y4, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, 480(R9), Y0, Y3
+	VDIVPD  480(R9), Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R9), Y2, Y3
+	VADDPD 192(R9), Y3, Y3
+	VMULPD 32(R9), Y2, Y4
+	VADDPD 224(R9), Y4, Y4
+	VMULPD 64(R9), Y2, Y2
+	VADDPD 256(R9), Y2, Y2
+	VMULPD 96(R9), Y3, Y3
+	VMULPD 128(R9), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 160(R9), Y2, Y2
+	VADDPD Y2, Y3, Y2
+	VMULPD 288(R9), Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R9), Y2, Y3
+	VMULPD  128(R9), Y2, Y4
+	VMULPD  160(R9), Y2, Y2
+	VMOVUPS Y3, 512(R9)
+	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y2, 576(R9)
+	VMOVUPS 512(R9), Y2
+	VSUBPD  192(R9), Y2, Y2
+	VMOVUPS 544(R9), Y3
+	VSUBPD  224(R9), Y3, Y3
+	VMOVUPS 576(R9), Y4
+	VSUBPD  256(R9), Y4, Y4
+	VMULPD  (R9), Y2, Y2
+	VMULPD  32(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  64(R9), Y4, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  384(R9), Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  (R9), Y2, Y3
+	VADDPD  192(R9), Y3, Y3
+	VSUBPD  512(R9), Y3, Y3
+	VMULPD  32(R9), Y2, Y4
+	VADDPD  224(R9), Y4, Y4
+	VSUBPD  544(R9), Y4, Y4
+	VMULPD  64(R9), Y2, Y2
+	VADDPD  256(R9), Y2, Y2
+	VSUBPD  576(R9), Y2, Y2
+	VMULPD  Y3, Y3, Y5
+	VMULPD  Y4, Y4, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y2, Y2, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y4, 640(R9)
+	VMOVUPS Y2, 672(R9)
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VMOVUPS      416(R9), Y2
+	VADDPD       448(R9), Y2, Y2
+	VMOVUPS      416(R9), Y3
+	VMINPD       Y2, Y3, Y3
+	VMAXPD       Y3, Y0, Y3
+	VMOVUPS      416(R9), Y4
+	VMAXPD       Y2, Y4, Y2
+	VMINPD       Y2, Y1, Y2
+	VCMPPD       $0x11, Y2, Y3, Y2
+	VBROADCASTSD partol64<>+0(SB), Y3
+	VMULPD       352(R9), Y3, Y3
+	VMOVUPS      480(R9), Y4
+	VCMPPD       $0x12, Y3, Y4, Y3
+	VANDPD       Y3, Y2, Y2
+	VMOVUPS      352(R9), Y3
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VANDNPD      Y2, Y3, Y2
+	VMOVUPS      288(R9), Y3
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VANDNPD      Y2, Y3, Y2
+	VMOVUPS      Y2, 704(R9)
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVUPS      608(R9), Y2
+	VMOVUPS      Y2, 736(R9)
+	VMOVUPS      640(R9), Y2
+	VMOVUPS      Y2, 768(R9)
+	VMOVUPS      672(R9), Y2
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      832(R9), Y2
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS      Y2, 864(R9)
+	VMOVUPS      352(R9), Y2
+	VMAXPD       320(R9), Y2, Y2
+	VMOVUPS      192(R9), Y3
+	VMULPD       192(R9), Y3, Y3
+	VMOVUPS      224(R9), Y4
+	VMULPD       224(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      256(R9), Y4
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y2, Y2
+	VMOVUPS      Y2, 896(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y2
+	VMULPD       896(R9), Y2, Y2
+	VMOVUPS      832(R9), Y3
+	VCMPPD       $0x11, Y2, Y3, Y2
+	VMOVUPS      Y2, 928(R9)
+	VMOVUPS      864(R9), Y2
+	VORPD        928(R9), Y2, Y2
+	VTESTPD      Y2, Y2
+	JZ           Contacts64AVX2_group_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y3, 992(R9)
+	VMOVUPS      Y4, 1024(R9)
+	VMOVUPS      320(BX), Y2
+	VSUBPD       224(BX), Y2, Y2
+	VMOVUPS      352(BX), Y3
+	VSUBPD       256(BX), Y3, Y3
+	VMOVUPS      384(BX), Y4
+	VSUBPD       288(BX), Y4, Y4
+	VMOVUPS      Y2, 1056(R9)
+	VMOVUPS      Y3, 1088(R9)
+	VMOVUPS      Y4, 1120(R9)
+	VMOVUPS      960(R9), Y2
+	VMULPD       960(R9), Y2, Y2
+	VMOVUPS      992(R9), Y3
+	VMULPD       992(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      1024(R9), Y3
+	VMULPD       1024(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      1056(R9), Y3
+	VMULPD       1056(R9), Y3, Y3
+	VMOVUPS      1088(R9), Y4
+	VMULPD       1088(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1120(R9), Y4
+	VMULPD       1120(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD       Y3, Y1, Y3
+	VANDPD       Y4, Y3, Y3
+	VSQRTPD      Y2, Y4
+	VCMPPD       $0x04, Y4, Y0, Y6
+	VDIVPD       Y4, Y1, Y4
+	VANDPD       Y6, Y4, Y4
+	VSQRTPD      Y3, Y3
+	VMULPD       960(R9), Y4, Y6
+	VMULPD       992(R9), Y4, Y7
+	VMULPD       1024(R9), Y4, Y4
+	VMOVUPS      Y6, 1152(R9)
+	VMOVUPS      Y7, 1184(R9)
+	VMOVUPS      Y4, 1216(R9)
+	VMULPD       1056(R9), Y3, Y4
+	VMULPD       1088(R9), Y3, Y6
+	VMULPD       1120(R9), Y3, Y3
+	VMOVUPS      Y4, 1248(R9)
+	VMOVUPS      Y6, 1280(R9)
+	VMOVUPS      Y3, 1312(R9)
+	VCMPPD       $0x00, Y0, Y2, Y2
+	VMOVUPS      Y2, 1344(R9)
+	VMOVUPS      1184(R9), Y2
+	VMULPD       1312(R9), Y2, Y2
+	VMOVUPS      1216(R9), Y3
+	VMULPD       1280(R9), Y3, Y3
+	VSUBPD       Y3, Y2, Y2
+	VMOVUPS      1216(R9), Y3
+	VMULPD       1248(R9), Y3, Y3
+	VMOVUPS      1152(R9), Y4
+	VMULPD       1312(R9), Y4, Y4
+	VSUBPD       Y4, Y3, Y3
+	VMOVUPS      1152(R9), Y4
+	VMULPD       1280(R9), Y4, Y4
+	VMOVUPS      1184(R9), Y6
+	VMULPD       1248(R9), Y6, Y6
+	VSUBPD       Y6, Y4, Y4
+	VMOVUPS      Y2, 1376(R9)
+	VMOVUPS      Y3, 1408(R9)
+	VMOVUPS      Y4, 1440(R9)
+	VMOVUPS      1376(R9), Y2
+	VMULPD       1376(R9), Y2, Y2
+	VMOVUPS      1408(R9), Y3
+	VMULPD       1408(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      1440(R9), Y3
+	VMULPD       1440(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y3
+	VANDNPD      928(R9), Y3, Y3
+	VMOVUPS      864(R9), Y4
+	VORPD        Y3, Y4, Y3
+	VMOVUPS      608(R9), Y4
+	VMULPD       1376(R9), Y4, Y4
+	VMOVUPS      640(R9), Y6
+	VMULPD       1408(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      672(R9), Y6
+	VMULPD       1440(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMULPD       Y4, Y4, Y6
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       896(R9), Y7, Y7
+	VMULPD       Y2, Y7, Y7
+	VCMPPD       $0x19, Y7, Y6, Y6
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y6, Y4
+	VMOVUPS      1376(R9), Y6
+	VXORPD       signmask64<>+0(SB), Y6, Y6
+	VMOVUPS      1408(R9), Y7
+	VXORPD       signmask64<>+0(SB), Y7, Y7
+	VMOVUPS      1440(R9), Y8
+	VXORPD       signmask64<>+0(SB), Y8, Y8
+	VMOVUPS      1376(R9), Y9
+	VBLENDVPD    Y4, Y6, Y9, Y6
+	VMOVUPS      1408(R9), Y9
+	VBLENDVPD    Y4, Y7, Y9, Y7
+	VMOVUPS      1440(R9), Y9
+	VBLENDVPD    Y4, Y8, Y9, Y4
+	VMOVUPS      736(R9), Y8
+	VBLENDVPD    Y3, Y6, Y8, Y6
+	VMOVUPS      768(R9), Y8
+	VBLENDVPD    Y3, Y7, Y8, Y7
+	VMOVUPS      800(R9), Y8
+	VBLENDVPD    Y3, Y4, Y8, Y4
+	VMOVUPS      832(R9), Y8
+	VBLENDVPD    Y3, Y2, Y8, Y2
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y4, 800(R9)
+	VMOVUPS      Y2, 832(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1344(R9), Y2
+	VMOVUPS   1152(R9), Y3
+	VBLENDVPD Y2, 1248(R9), Y3, Y2
+	VMOVUPS   1344(R9), Y3
+	VMOVUPS   1184(R9), Y4
+	VBLENDVPD Y3, 1280(R9), Y4, Y3
+	VMOVUPS   1344(R9), Y4
+	VMOVUPS   1216(R9), Y6
+	VBLENDVPD Y4, 1312(R9), Y6, Y4
+	VMOVUPS   Y2, 1472(R9)
+	VMOVUPS   Y3, 1504(R9)
+	VMOVUPS   Y4, 1536(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1472(R9), Y2
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   832(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS   1504(R9), Y4
+	VMULPD    1504(R9), Y4, Y4
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y4, Y4
+	VMULPD    Y0, Y0, Y6
+	VADDPD    Y6, Y4, Y4
+	VMOVUPS   736(R9), Y6
+	VBLENDVPD Y3, 1504(R9), Y6, Y6
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y0, Y7, Y7
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y3, Y4, Y8, Y3
+	VMOVUPS   Y6, 736(R9)
+	VMOVUPS   Y2, 768(R9)
+	VMOVUPS   Y7, 800(R9)
+	VMOVUPS   Y3, 832(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1504(R9), Y2
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   832(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y4
+	VMOVUPS   1536(R9), Y6
+	VMULPD    1536(R9), Y6, Y6
+	VADDPD    Y6, Y4, Y4
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y4, Y4
+	VMOVUPS   736(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, 1536(R9), Y7, Y7
+	VMOVUPS   800(R9), Y8
+	VBLENDVPD Y3, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y3, Y4, Y8, Y3
+	VMOVUPS   Y6, 736(R9)
+	VMOVUPS   Y7, 768(R9)
+	VMOVUPS   Y2, 800(R9)
+	VMOVUPS   Y3, 832(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   832(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   768(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y6
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y2, Y1, Y7, Y2
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   Y6, 800(R9)
+	VMOVUPS   Y2, 832(R9)
+
+Contacts64AVX2_group_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD 832(R9), Y2
+	VDIVPD  Y2, Y1, Y2
+	VMULPD  736(R9), Y2, Y3
+	VMULPD  768(R9), Y2, Y4
+	VMULPD  800(R9), Y2, Y2
+	VMOVUPS Y3, 1568(R9)
+	VMOVUPS Y4, 1600(R9)
+	VMOVUPS Y2, 1632(R9)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Y5, Y2
+	VMOVUPS      192(BX), Y3
+	VADDPD       416(BX), Y3, Y3
+	VSUBPD       Y2, Y3, Y4
+	VMOVUPS      Y4, 1664(R9)
+	VBROADCASTSD margin+40(FP), Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x12, Y3, Y2, Y2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y3
+	VSUBPD       192(BX), Y3, Y3
+	VMOVUPS      Y3, 1696(R9)
+	VMOVUPS      1568(R9), Y3
+	VMULPD       1696(R9), Y3, Y3
+	VADDPD       608(R9), Y3, Y3
+	VBROADCASTSD half64<>+0(SB), Y4
+	VMULPD       Y4, Y3, Y3
+	VADDPD       512(R9), Y3, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1600(R9), Y4
+	VMULPD       1696(R9), Y4, Y4
+	VADDPD       640(R9), Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y4, Y4
+	VADDPD       544(R9), Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      1632(R9), Y5
+	VMULPD       1696(R9), Y5, Y5
+	VADDPD       672(R9), Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
+	VADDPD       576(R9), Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      Y3, 1728(R9)
+	VMOVUPS      Y4, 1760(R9)
+	VMOVUPS      Y5, 1792(R9)
+	VMOVUPS      1664(R9), Y3
+	VMOVUPS      Y3, 1824(R9)
+	VMOVUPS      1664(R9), Y3
+	VMOVUPS      Y3, 1856(R9)
+	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1888(R9)
+	VMOVUPS      1760(R9), Y3
+	VMOVUPS      Y3, 1920(R9)
+	VMOVUPS      1792(R9), Y3
+	VMOVUPS      Y3, 1952(R9)
+	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      1760(R9), Y3
+	VMOVUPS      Y3, 2016(R9)
+	VMOVUPS      1792(R9), Y3
+	VMOVUPS      Y3, 2048(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPD    704(R9), Y2, Y3
+	VANDPD    int164<>+0(SB), Y2, Y2
+	VBLENDVPD Y3, int264<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 2080(R9)
+	VTESTPD   Y3, Y3
+	JZ        Contacts64AVX2_group_single
+	VMOVUPS   Y3, 2112(R9)
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS Y2, 2144(R9)
+	VMOVUPS Y3, 2176(R9)
+	VMOVUPS Y4, 2208(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 2240(R9)
+	VMOVUPS Y3, 2272(R9)
+	VMOVUPS Y4, 2304(R9)
+	VMOVUPS 2144(R9), Y2
+	VMULPD  2144(R9), Y2, Y2
+	VMOVUPS 2176(R9), Y3
+	VMULPD  2176(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 2208(R9), Y3
+	VMULPD  2208(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 2240(R9), Y3
+	VMULPD  2240(R9), Y3, Y3
+	VMOVUPS 2272(R9), Y4
+	VMULPD  2272(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2304(R9), Y4
+	VMULPD  2304(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y2, 2336(R9)
+	VMOVUPS (BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y2, 2368(R9)
+	VMOVUPS Y4, 2400(R9)
+	VMOVUPS Y5, 2432(R9)
+	VMOVUPS 2240(R9), Y2
+	VMULPD  2368(R9), Y2, Y2
+	VMOVUPS 2272(R9), Y4
+	VMULPD  2400(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMOVUPS 2304(R9), Y4
+	VMULPD  2432(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMULPD  Y3, Y2, Y2
+	VMOVUPS 2240(R9), Y4
+	VMULPD  2144(R9), Y4, Y4
+	VMOVUPS 2272(R9), Y5
+	VMULPD  2176(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2304(R9), Y5
+	VMULPD  2208(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y3, Y4, Y3
+	VADDPD  Y3, Y2, Y3
+	VMINPD  Y3, Y2, Y4
+	VMAXPD  Y4, Y0, Y4
+	VMAXPD  Y3, Y2, Y2
+	VMINPD  Y2, Y1, Y2
+	VMOVUPS Y4, 2464(R9)
+	VMOVUPS Y2, 2496(R9)
+	VMOVUPS 192(BX), Y2
+	VADDPD  416(BX), Y2, Y2
+
+	// Manifold point 1.
+	VMOVUPS      2240(R9), Y3
+	VMULPD       2464(R9), Y3, Y3
+	VMOVUPS      2272(R9), Y4
+	VMULPD       2464(R9), Y4, Y4
+	VMOVUPS      2304(R9), Y5
+	VMULPD       2464(R9), Y5, Y5
+	VSUBPD       2368(R9), Y3, Y6
+	VSUBPD       2400(R9), Y4, Y7
+	VSUBPD       2432(R9), Y5, Y8
+	VMULPD       2144(R9), Y6, Y6
+	VMULPD       2176(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       2208(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 2336(R9), Y0, Y7
+	VDIVPD       2336(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       2144(R9), Y6, Y7
+	VADDPD       2368(R9), Y7, Y7
+	VSUBPD       Y3, Y7, Y7
+	VMULPD       2176(R9), Y6, Y8
+	VADDPD       2400(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       2208(R9), Y6, Y6
+	VADDPD       2432(R9), Y6, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       1568(R9), Y7, Y9
+	VMULPD       1600(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1632(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y2, Y9
+	VMOVUPS      1568(R9), Y10
+	VMULPD       1696(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1600(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      1632(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1824(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 1824(R9)
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1888(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1920(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1952(R9), Y7
+	VBLENDVPD    Y6, Y5, Y7, Y5
+	VMOVUPS      Y3, 1888(R9)
+	VMOVUPS      Y4, 1920(R9)
+	VMOVUPS      Y5, 1952(R9)
+
+	// Manifold point 2.
+	VMOVUPS      2240(R9), Y3
+	VMULPD       2496(R9), Y3, Y3
+	VMOVUPS      2272(R9), Y4
+	VMULPD       2496(R9), Y4, Y4
+	VMOVUPS      2304(R9), Y5
+	VMULPD       2496(R9), Y5, Y5
+	VSUBPD       2368(R9), Y3, Y6
+	VSUBPD       2400(R9), Y4, Y7
+	VSUBPD       2432(R9), Y5, Y8
+	VMULPD       2144(R9), Y6, Y6
+	VMULPD       2176(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       2208(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 2336(R9), Y0, Y7
+	VDIVPD       2336(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       2144(R9), Y6, Y7
+	VADDPD       2368(R9), Y7, Y7
+	VSUBPD       Y3, Y7, Y7
+	VMULPD       2176(R9), Y6, Y8
+	VADDPD       2400(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       2208(R9), Y6, Y6
+	VADDPD       2432(R9), Y6, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       1568(R9), Y7, Y9
+	VMULPD       1600(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1632(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y2, Y2
+	VMOVUPS      1568(R9), Y9
+	VMULPD       1696(R9), Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1600(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      1632(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1856(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      Y2, 1856(R9)
+	VMOVUPS      2112(R9), Y2
+	VMOVUPS      1984(R9), Y6
+	VBLENDVPD    Y2, Y3, Y6, Y2
+	VMOVUPS      2112(R9), Y3
+	VMOVUPS      2016(R9), Y6
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2112(R9), Y4
+	VMOVUPS      2048(R9), Y6
+	VBLENDVPD    Y4, Y5, Y6, Y4
+	VMOVUPS      Y2, 1984(R9)
+	VMOVUPS      Y3, 2016(R9)
+	VMOVUPS      Y4, 2048(R9)
+
+Contacts64AVX2_group_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS 1824(R9), Y2
+	VADDPD  1856(R9), Y2, Y2
+	VADDPD  1568(R9), Y2, Y2
+	VADDPD  1600(R9), Y2, Y2
+	VADDPD  1632(R9), Y2, Y2
+	VADDPD  1888(R9), Y2, Y2
+	VADDPD  1920(R9), Y2, Y2
+	VADDPD  1952(R9), Y2, Y2
+	VADDPD  1984(R9), Y2, Y2
+	VADDPD  2016(R9), Y2, Y2
+	VADDPD  2048(R9), Y2, Y2
+	VMOVUPS 1664(R9), Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VORPD   Y2, Y3, Y2
+	VMOVUPS 2080(R9), Y3
+	VTESTPD Y2, Y2
+	JZ      Contacts64AVX2_group_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1824(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1824(R9)
+	VMOVUPS   1856(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1856(R9)
+	VMOVUPS   1568(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1568(R9)
+	VMOVUPS   1600(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   1632(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   1888(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1888(R9)
+	VMOVUPS   1920(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1920(R9)
+	VMOVUPS   1952(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   1984(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1984(R9)
+	VMOVUPS   2016(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2016(R9)
+	VMOVUPS   2048(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(R9)
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVAPS   Y2, Y3
+
+Contacts64AVX2_group_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, 2528(R9)
+	VMOVDQU      X3, 2560(R9)
+
+	// Store one row per pair.
+	VMOVDQU 2528(R9), X2
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 2560(R9), X2
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 1824(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1856(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1568(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1600(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1632(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1888(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1920(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1952(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1984(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 2016(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 2048(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	JMP     Contacts64AVX2_loop
+
+Contacts64AVX2_tail:
+	TESTQ        R14, R14
+	JZ           Contacts64AVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota64<>+0(SB), Y2, Y2
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU    pack64<>+0(SB), Y3
+	VPERMD     Y2, Y3, Y3
+	VPMASKMOVD (DX)(R13*4), X3, X3
+	VMOVUPS    X3, 448(BX)
+	VMOVDQU    pack64<>+0(SB), Y3
+	VPERMD     Y2, Y3, Y3
+	VPMASKMOVD (SI)(R13*4), X3, X3
+	VMOVUPS    X3, 480(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, (BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 32(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 64(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 192(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 96(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 128(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 224(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 256(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 288(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 416(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 320(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 352(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y3
+	VSUBPD  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS Y3, (R9)
+	VMOVUPS Y4, 32(R9)
+	VMOVUPS Y5, 64(R9)
+	VMOVUPS 320(BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 96(R9)
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS Y5, 160(R9)
+	VMOVUPS (BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 192(R9)
+	VMOVUPS Y4, 224(R9)
+	VMOVUPS Y5, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y3
+	VMULPD  96(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  128(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  160(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y5
+	VANDPD  Y4, Y5, Y4
+	VMOVUPS Y4, 288(R9)
+	VMOVUPS Y3, 320(R9)
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y3
+	VMULPD  (R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VMULPD  64(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 352(R9)
+	VMOVUPS 352(R9), Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y3
+	VDIVPD  352(R9), Y1, Y4
+	VANDPD  Y3, Y4, Y3
+	VMOVUPS Y3, 384(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPD  192(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  224(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  256(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  288(R9), Y3, Y3
+	VMOVUPS Y3, 416(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPD  (R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  64(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  288(R9), Y3, Y3
+	VMOVUPS Y3, 448(R9)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 96(R9), Y3
+	VMULPD  416(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  416(R9), Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPD  416(R9), Y5, Y5
+	VSUBPD  192(R9), Y3, Y3
+	VSUBPD  224(R9), Y4, Y4
+	VSUBPD  256(R9), Y5, Y5
+	VMOVUPS 96(R9), Y6
+	VMULPD  448(R9), Y6, Y6
+	VMOVUPS 128(R9), Y7
+	VMULPD  448(R9), Y7, Y7
+	VMOVUPS 160(R9), Y8
+	VMULPD  448(R9), Y8, Y8
+	VMOVUPS (R9), Y9
+	VSUBPD  Y6, Y9, Y6
+	VMOVUPS 32(R9), Y9
+	VSUBPD  Y7, Y9, Y7
+	VMOVUPS 64(R9), Y9
+	VSUBPD  Y8, Y9, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y6, Y6, Y9
+	VMULPD  Y7, Y7, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  Y8, Y8, Y10
+	VADDPD  Y10, Y9, Y9
+	VMOVUPS Y9, 480(R9)
+	VMULPD  Y6, Y3, Y3
+	VMULPD  Y7, Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y8, Y5, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x04, 480(R9), Y0, Y4
+	VDIVPD  480(R9), Y3, Y3
+	VANDPD  Y4, Y3, Y3
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R9), Y3, Y4
+	VADDPD 192(R9), Y4, Y4
+	VMULPD 32(R9), Y3, Y5
+	VADDPD 224(R9), Y5, Y5
+	VMULPD 64(R9), Y3, Y3
+	VADDPD 256(R9), Y3, Y3
+	VMULPD 96(R9), Y4, Y4
+	VMULPD 128(R9), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD 160(R9), Y3, Y3
+	VADDPD Y3, Y4, Y3
+	VMULPD 288(R9), Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R9), Y3, Y4
+	VMULPD  128(R9), Y3, Y5
+	VMULPD  160(R9), Y3, Y3
+	VMOVUPS Y4, 512(R9)
+	VMOVUPS Y5, 544(R9)
+	VMOVUPS Y3, 576(R9)
+	VMOVUPS 512(R9), Y3
+	VSUBPD  192(R9), Y3, Y3
+	VMOVUPS 544(R9), Y4
+	VSUBPD  224(R9), Y4, Y4
+	VMOVUPS 576(R9), Y5
+	VSUBPD  256(R9), Y5, Y5
+	VMULPD  (R9), Y3, Y3
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  64(R9), Y5, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  384(R9), Y3, Y3
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  (R9), Y3, Y4
+	VADDPD  192(R9), Y4, Y4
+	VSUBPD  512(R9), Y4, Y4
+	VMULPD  32(R9), Y3, Y5
+	VADDPD  224(R9), Y5, Y5
+	VSUBPD  544(R9), Y5, Y5
+	VMULPD  64(R9), Y3, Y3
+	VADDPD  256(R9), Y3, Y3
+	VSUBPD  576(R9), Y3, Y3
+	VMULPD  Y4, Y4, Y6
+	VMULPD  Y5, Y5, Y7
+	VADDPD  Y7, Y6, Y6
+	VMULPD  Y3, Y3, Y7
+	VADDPD  Y7, Y6, Y6
+	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y5, 640(R9)
+	VMOVUPS Y3, 672(R9)
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VMOVUPS      416(R9), Y3
+	VADDPD       448(R9), Y3, Y3
+	VMOVUPS      416(R9), Y4
+	VMINPD       Y3, Y4, Y4
+	VMAXPD       Y4, Y0, Y4
+	VMOVUPS      416(R9), Y5
+	VMAXPD       Y3, Y5, Y3
+	VMINPD       Y3, Y1, Y3
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VBROADCASTSD partol64<>+0(SB), Y4
+	VMULPD       352(R9), Y4, Y4
+	VMOVUPS      480(R9), Y5
+	VCMPPD       $0x12, Y4, Y5, Y4
+	VANDPD       Y4, Y3, Y3
+	VMOVUPS      352(R9), Y4
+	VCMPPD       $0x00, Y0, Y4, Y4
+	VANDNPD      Y3, Y4, Y3
+	VMOVUPS      288(R9), Y4
+	VCMPPD       $0x00, Y0, Y4, Y4
+	VANDNPD      Y3, Y4, Y3
+	VMOVUPS      Y3, 704(R9)
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVUPS      608(R9), Y3
+	VMOVUPS      Y3, 736(R9)
+	VMOVUPS      640(R9), Y3
+	VMOVUPS      Y3, 768(R9)
+	VMOVUPS      672(R9), Y3
+	VMOVUPS      Y3, 800(R9)
+	VMOVUPS      Y6, 832(R9)
+	VMOVUPS      832(R9), Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS      Y3, 864(R9)
+	VMOVUPS      352(R9), Y3
+	VMAXPD       320(R9), Y3, Y3
+	VMOVUPS      192(R9), Y4
+	VMULPD       192(R9), Y4, Y4
+	VMOVUPS      224(R9), Y5
+	VMULPD       224(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      256(R9), Y5
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMAXPD       Y4, Y3, Y3
+	VMOVUPS      Y3, 896(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y3
+	VMULPD       896(R9), Y3, Y3
+	VMOVUPS      832(R9), Y4
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      864(R9), Y3
+	VORPD        928(R9), Y3, Y3
+	VTESTPD      Y3, Y3
+	JZ           Contacts64AVX2_tailgroup_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y3
+	VSUBPD       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPD       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPD       64(BX), Y5, Y5
+	VMOVUPS      Y3, 960(R9)
+	VMOVUPS      Y4, 992(R9)
+	VMOVUPS      Y5, 1024(R9)
+	VMOVUPS      320(BX), Y3
+	VSUBPD       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPD       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPD       288(BX), Y5, Y5
+	VMOVUPS      Y3, 1056(R9)
+	VMOVUPS      Y4, 1088(R9)
+	VMOVUPS      Y5, 1120(R9)
+	VMOVUPS      960(R9), Y3
+	VMULPD       960(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPD       992(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1024(R9), Y4
+	VMULPD       1024(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1056(R9), Y4
+	VMULPD       1056(R9), Y4, Y4
+	VMOVUPS      1088(R9), Y5
+	VMULPD       1088(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1120(R9), Y5
+	VMULPD       1120(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD       Y4, Y1, Y4
+	VANDPD       Y5, Y4, Y4
+	VSQRTPD      Y3, Y5
+	VCMPPD       $0x04, Y5, Y0, Y7
+	VDIVPD       Y5, Y1, Y5
+	VANDPD       Y7, Y5, Y5
+	VSQRTPD      Y4, Y4
+	VMULPD       960(R9), Y5, Y7
+	VMULPD       992(R9), Y5, Y8
+	VMULPD       1024(R9), Y5, Y5
+	VMOVUPS      Y7, 1152(R9)
+	VMOVUPS      Y8, 1184(R9)
+	VMOVUPS      Y5, 1216(R9)
+	VMULPD       1056(R9), Y4, Y5
+	VMULPD       1088(R9), Y4, Y7
+	VMULPD       1120(R9), Y4, Y4
+	VMOVUPS      Y5, 1248(R9)
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y4, 1312(R9)
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VMOVUPS      Y3, 1344(R9)
+	VMOVUPS      1184(R9), Y3
+	VMULPD       1312(R9), Y3, Y3
+	VMOVUPS      1216(R9), Y4
+	VMULPD       1280(R9), Y4, Y4
+	VSUBPD       Y4, Y3, Y3
+	VMOVUPS      1216(R9), Y4
+	VMULPD       1248(R9), Y4, Y4
+	VMOVUPS      1152(R9), Y5
+	VMULPD       1312(R9), Y5, Y5
+	VSUBPD       Y5, Y4, Y4
+	VMOVUPS      1152(R9), Y5
+	VMULPD       1280(R9), Y5, Y5
+	VMOVUPS      1184(R9), Y7
+	VMULPD       1248(R9), Y7, Y7
+	VSUBPD       Y7, Y5, Y5
+	VMOVUPS      Y3, 1376(R9)
+	VMOVUPS      Y4, 1408(R9)
+	VMOVUPS      Y5, 1440(R9)
+	VMOVUPS      1376(R9), Y3
+	VMULPD       1376(R9), Y3, Y3
+	VMOVUPS      1408(R9), Y4
+	VMULPD       1408(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1440(R9), Y4
+	VMULPD       1440(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y4
+	VANDNPD      928(R9), Y4, Y4
+	VMOVUPS      864(R9), Y5
+	VORPD        Y4, Y5, Y4
+	VMOVUPS      608(R9), Y5
+	VMULPD       1376(R9), Y5, Y5
+	VMOVUPS      640(R9), Y7
+	VMULPD       1408(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      672(R9), Y7
+	VMULPD       1440(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMULPD       Y5, Y5, Y7
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       896(R9), Y8, Y8
+	VMULPD       Y3, Y8, Y8
+	VCMPPD       $0x19, Y8, Y7, Y7
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y7, Y5
+	VMOVUPS      1376(R9), Y7
+	VXORPD       signmask64<>+0(SB), Y7, Y7
+	VMOVUPS      1408(R9), Y8
+	VXORPD       signmask64<>+0(SB), Y8, Y8
+	VMOVUPS      1440(R9), Y9
+	VXORPD       signmask64<>+0(SB), Y9, Y9
+	VMOVUPS      1376(R9), Y10
+	VBLENDVPD    Y5, Y7, Y10, Y7
+	VMOVUPS      1408(R9), Y10
+	VBLENDVPD    Y5, Y8, Y10, Y8
+	VMOVUPS      1440(R9), Y10
+	VBLENDVPD    Y5, Y9, Y10, Y5
+	VMOVUPS      736(R9), Y9
+	VBLENDVPD    Y4, Y7, Y9, Y7
+	VMOVUPS      768(R9), Y9
+	VBLENDVPD    Y4, Y8, Y9, Y8
+	VMOVUPS      800(R9), Y9
+	VBLENDVPD    Y4, Y5, Y9, Y5
+	VMOVUPS      832(R9), Y9
+	VBLENDVPD    Y4, Y3, Y9, Y3
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y8, 768(R9)
+	VMOVUPS      Y5, 800(R9)
+	VMOVUPS      Y3, 832(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1344(R9), Y3
+	VMOVUPS   1152(R9), Y4
+	VBLENDVPD Y3, 1248(R9), Y4, Y3
+	VMOVUPS   1344(R9), Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPD Y4, 1280(R9), Y5, Y4
+	VMOVUPS   1344(R9), Y5
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPD Y5, 1312(R9), Y7, Y5
+	VMOVUPS   Y3, 1472(R9)
+	VMOVUPS   Y4, 1504(R9)
+	VMOVUPS   Y5, 1536(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1472(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   832(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS   1504(R9), Y5
+	VMULPD    1504(R9), Y5, Y5
+	VMULPD    Y3, Y3, Y7
+	VADDPD    Y7, Y5, Y5
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y5, Y5
+	VMOVUPS   736(R9), Y7
+	VBLENDVPD Y4, 1504(R9), Y7, Y7
+	VMOVUPS   768(R9), Y8
+	VBLENDVPD Y4, Y3, Y8, Y3
+	VMOVUPS   800(R9), Y8
+	VBLENDVPD Y4, Y0, Y8, Y8
+	VMOVUPS   832(R9), Y9
+	VBLENDVPD Y4, Y5, Y9, Y4
+	VMOVUPS   Y7, 736(R9)
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   Y8, 800(R9)
+	VMOVUPS   Y4, 832(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1504(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   832(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMULPD    Y0, Y0, Y5
+	VMOVUPS   1536(R9), Y7
+	VMULPD    1536(R9), Y7, Y7
+	VADDPD    Y7, Y5, Y5
+	VMULPD    Y3, Y3, Y7
+	VADDPD    Y7, Y5, Y5
+	VMOVUPS   736(R9), Y7
+	VBLENDVPD Y4, Y0, Y7, Y7
+	VMOVUPS   768(R9), Y8
+	VBLENDVPD Y4, 1536(R9), Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y4, Y3, Y9, Y3
+	VMOVUPS   832(R9), Y9
+	VBLENDVPD Y4, Y5, Y9, Y4
+	VMOVUPS   Y7, 736(R9)
+	VMOVUPS   Y8, 768(R9)
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   Y4, 832(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   832(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS   736(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y4
+	VMOVUPS   768(R9), Y5
+	VBLENDVPD Y3, Y0, Y5, Y5
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y1, Y7, Y7
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y3, Y1, Y8, Y3
+	VMOVUPS   Y4, 736(R9)
+	VMOVUPS   Y5, 768(R9)
+	VMOVUPS   Y7, 800(R9)
+	VMOVUPS   Y3, 832(R9)
+
+Contacts64AVX2_tailgroup_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD 832(R9), Y3
+	VDIVPD  Y3, Y1, Y3
+	VMULPD  736(R9), Y3, Y4
+	VMULPD  768(R9), Y3, Y5
+	VMULPD  800(R9), Y3, Y3
+	VMOVUPS Y4, 1568(R9)
+	VMOVUPS Y5, 1600(R9)
+	VMOVUPS Y3, 1632(R9)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Y6, Y3
+	VMOVUPS      192(BX), Y4
+	VADDPD       416(BX), Y4, Y4
+	VSUBPD       Y3, Y4, Y5
+	VMOVUPS      Y5, 1664(R9)
+	VBROADCASTSD margin+40(FP), Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x12, Y4, Y3, Y3
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y4
+	VSUBPD       192(BX), Y4, Y4
+	VMOVUPS      Y4, 1696(R9)
+	VMOVUPS      1568(R9), Y4
+	VMULPD       1696(R9), Y4, Y4
+	VADDPD       608(R9), Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y4, Y4
+	VADDPD       512(R9), Y4, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y5
+	VMULPD       1696(R9), Y5, Y5
+	VADDPD       640(R9), Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
+	VADDPD       544(R9), Y5, Y5
+	VADDPD       256(BX), Y5, Y5
+	VMOVUPS      1632(R9), Y6
+	VMULPD       1696(R9), Y6, Y6
+	VADDPD       672(R9), Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       576(R9), Y6, Y6
+	VADDPD       288(BX), Y6, Y6
+	VMOVUPS      Y4, 1728(R9)
+	VMOVUPS      Y5, 1760(R9)
+	VMOVUPS      Y6, 1792(R9)
+	VMOVUPS      1664(R9), Y4
+	VMOVUPS      Y4, 1824(R9)
+	VMOVUPS      1664(R9), Y4
+	VMOVUPS      Y4, 1856(R9)
+	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1888(R9)
+	VMOVUPS      1760(R9), Y4
+	VMOVUPS      Y4, 1920(R9)
+	VMOVUPS      1792(R9), Y4
+	VMOVUPS      Y4, 1952(R9)
+	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1984(R9)
+	VMOVUPS      1760(R9), Y4
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      1792(R9), Y4
+	VMOVUPS      Y4, 2048(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPD    704(R9), Y3, Y4
+	VANDPD    int164<>+0(SB), Y3, Y3
+	VBLENDVPD Y4, int264<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2080(R9)
+	VTESTPD   Y4, Y4
+	JZ        Contacts64AVX2_tailgroup_single
+	VMOVUPS   Y4, 2112(R9)
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y3
+	VSUBPD  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS Y3, 2144(R9)
+	VMOVUPS Y4, 2176(R9)
+	VMOVUPS Y5, 2208(R9)
+	VMOVUPS 320(BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 2240(R9)
+	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y5, 2304(R9)
+	VMOVUPS 2144(R9), Y3
+	VMULPD  2144(R9), Y3, Y3
+	VMOVUPS 2176(R9), Y4
+	VMULPD  2176(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2208(R9), Y4
+	VMULPD  2208(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2240(R9), Y4
+	VMULPD  2240(R9), Y4, Y4
+	VMOVUPS 2272(R9), Y5
+	VMULPD  2272(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2304(R9), Y5
+	VMULPD  2304(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD  Y4, Y1, Y4
+	VANDPD  Y5, Y4, Y4
+	VMOVUPS Y3, 2336(R9)
+	VMOVUPS (BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y5
+	VSUBPD  256(BX), Y5, Y5
+	VMOVUPS 64(BX), Y6
+	VSUBPD  288(BX), Y6, Y6
+	VMOVUPS Y3, 2368(R9)
+	VMOVUPS Y5, 2400(R9)
+	VMOVUPS Y6, 2432(R9)
+	VMOVUPS 2240(R9), Y3
+	VMULPD  2368(R9), Y3, Y3
+	VMOVUPS 2272(R9), Y5
+	VMULPD  2400(R9), Y5, Y5
+	VADDPD  Y5, Y3, Y3
+	VMOVUPS 2304(R9), Y5
+	VMULPD  2432(R9), Y5, Y5
+	VADDPD  Y5, Y3, Y3
+	VMULPD  Y4, Y3, Y3
+	VMOVUPS 2240(R9), Y5
+	VMULPD  2144(R9), Y5, Y5
+	VMOVUPS 2272(R9), Y6
+	VMULPD  2176(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 2304(R9), Y6
+	VMULPD  2208(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y5, Y4
+	VADDPD  Y4, Y3, Y4
+	VMINPD  Y4, Y3, Y5
+	VMAXPD  Y5, Y0, Y5
+	VMAXPD  Y4, Y3, Y3
+	VMINPD  Y3, Y1, Y3
+	VMOVUPS Y5, 2464(R9)
+	VMOVUPS Y3, 2496(R9)
+	VMOVUPS 192(BX), Y3
+	VADDPD  416(BX), Y3, Y3
+
+	// Manifold point 1.
+	VMOVUPS      2240(R9), Y4
+	VMULPD       2464(R9), Y4, Y4
+	VMOVUPS      2272(R9), Y5
+	VMULPD       2464(R9), Y5, Y5
+	VMOVUPS      2304(R9), Y6
+	VMULPD       2464(R9), Y6, Y6
+	VSUBPD       2368(R9), Y4, Y7
+	VSUBPD       2400(R9), Y5, Y8
+	VSUBPD       2432(R9), Y6, Y9
+	VMULPD       2144(R9), Y7, Y7
+	VMULPD       2176(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       2208(R9), Y9, Y8
+	VADDPD       Y8, Y7, Y7
+	VCMPPD       $0x04, 2336(R9), Y0, Y8
+	VDIVPD       2336(R9), Y7, Y7
+	VANDPD       Y8, Y7, Y7
+	VMINPD       Y1, Y7, Y7
+	VMAXPD       Y0, Y7, Y7
+	VMULPD       2144(R9), Y7, Y8
+	VADDPD       2368(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       2176(R9), Y7, Y9
+	VADDPD       2400(R9), Y9, Y9
+	VSUBPD       Y5, Y9, Y9
+	VMULPD       2208(R9), Y7, Y7
+	VADDPD       2432(R9), Y7, Y7
+	VSUBPD       Y6, Y7, Y7
+	VMULPD       1568(R9), Y8, Y10
+	VMULPD       1600(R9), Y9, Y11
+	VADDPD       Y11, Y10, Y10
+	VMULPD       1632(R9), Y7, Y11
+	VADDPD       Y11, Y10, Y10
+	VSUBPD       Y10, Y3, Y10
+	VMOVUPS      1568(R9), Y11
+	VMULPD       1696(R9), Y11, Y11
+	VADDPD       Y11, Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y8
+	VMULPD       1696(R9), Y8, Y8
+	VADDPD       Y8, Y9, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       Y8, Y5, Y5
+	VADDPD       256(BX), Y5, Y5
+	VMOVUPS      1632(R9), Y8
+	VMULPD       1696(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VADDPD       288(BX), Y6, Y6
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1824(R9), Y8
+	VBLENDVPD    Y7, Y10, Y8, Y7
+	VMOVUPS      Y7, 1824(R9)
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1888(R9), Y8
+	VBLENDVPD    Y7, Y4, Y8, Y4
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1920(R9), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1952(R9), Y8
+	VBLENDVPD    Y7, Y6, Y8, Y6
+	VMOVUPS      Y4, 1888(R9)
+	VMOVUPS      Y5, 1920(R9)
+	VMOVUPS      Y6, 1952(R9)
+
+	// Manifold point 2.
+	VMOVUPS      2240(R9), Y4
+	VMULPD       2496(R9), Y4, Y4
+	VMOVUPS      2272(R9), Y5
+	VMULPD       2496(R9), Y5, Y5
+	VMOVUPS      2304(R9), Y6
+	VMULPD       2496(R9), Y6, Y6
+	VSUBPD       2368(R9), Y4, Y7
+	VSUBPD       2400(R9), Y5, Y8
+	VSUBPD       2432(R9), Y6, Y9
+	VMULPD       2144(R9), Y7, Y7
+	VMULPD       2176(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       2208(R9), Y9, Y8
+	VADDPD       Y8, Y7, Y7
+	VCMPPD       $0x04, 2336(R9), Y0, Y8
+	VDIVPD       2336(R9), Y7, Y7
+	VANDPD       Y8, Y7, Y7
+	VMINPD       Y1, Y7, Y1
+	VMAXPD       Y0, Y1, Y1
+	VMULPD       2144(R9), Y1, Y7
+	VADDPD       2368(R9), Y7, Y7
+	VSUBPD       Y4, Y7, Y7
+	VMULPD       2176(R9), Y1, Y8
+	VADDPD       2400(R9), Y8, Y8
+	VSUBPD       Y5, Y8, Y8
+	VMULPD       2208(R9), Y1, Y1
+	VADDPD       2432(R9), Y1, Y1
+	VSUBPD       Y6, Y1, Y1
+	VMULPD       1568(R9), Y7, Y9
+	VMULPD       1600(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1632(R9), Y1, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y3, Y3
+	VMOVUPS      1568(R9), Y9
+	VMULPD       1696(R9), Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VADDPD       256(BX), Y5, Y5
+	VMOVUPS      1632(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y1, Y1
+	VADDPD       Y1, Y6, Y1
+	VADDPD       288(BX), Y1, Y1
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1856(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      Y3, 1856(R9)
+	VMOVUPS      2112(R9), Y3
+	VMOVUPS      1984(R9), Y6
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2112(R9), Y4
+	VMOVUPS      2016(R9), Y6
+	VBLENDVPD    Y4, Y5, Y6, Y4
+	VMOVUPS      2112(R9), Y5
+	VMOVUPS      2048(R9), Y6
+	VBLENDVPD    Y5, Y1, Y6, Y1
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      Y1, 2048(R9)
+
+Contacts64AVX2_tailgroup_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS 1824(R9), Y1
+	VADDPD  1856(R9), Y1, Y1
+	VADDPD  1568(R9), Y1, Y1
+	VADDPD  1600(R9), Y1, Y1
+	VADDPD  1632(R9), Y1, Y1
+	VADDPD  1888(R9), Y1, Y1
+	VADDPD  1920(R9), Y1, Y1
+	VADDPD  1952(R9), Y1, Y1
+	VADDPD  1984(R9), Y1, Y1
+	VADDPD  2016(R9), Y1, Y1
+	VADDPD  2048(R9), Y1, Y1
+	VMOVUPS 1664(R9), Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y1, Y1
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
+	VORPD   Y1, Y3, Y1
+	VMOVUPS 2080(R9), Y3
+	VTESTPD Y1, Y1
+	JZ      Contacts64AVX2_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1824(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1824(R9)
+	VMOVUPS   1856(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1856(R9)
+	VMOVUPS   1568(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1568(R9)
+	VMOVUPS   1600(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   1632(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   1888(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1888(R9)
+	VMOVUPS   1920(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1920(R9)
+	VMOVUPS   1952(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   1984(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1984(R9)
+	VMOVUPS   2016(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2016(R9)
+	VMOVUPS   2048(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(R9)
+	VBLENDVPD Y1, Y0, Y3, Y0
+	VMOVAPS   Y0, Y3
+
+Contacts64AVX2_tailgroup_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X0
+	VPBROADCASTD X0, X0
+	VPADDD       iota<>+0(SB), X0, X0
+	VMOVDQU      pack64<>+0(SB), Y1
+	VPERMD       Y3, Y1, Y1
+	VMOVDQU      X0, 2528(R9)
+	VMOVDQU      X1, 2560(R9)
+
+	// Store one row per pair.
+	VMOVDQU    pack64<>+0(SB), Y0
+	VPERMD     Y2, Y0, Y0
+	VMOVDQU    X0, 2592(R9)
+	VMOVDQU    2528(R9), X0
+	VMOVDQU    2592(R9), X1
+	MOVQ       out+24(FP), R12
+	MOVQ       (R12), R12
+	VPMASKMOVD X0, X1, (R12)(R13*4)
+	VMOVDQU    2560(R9), X0
+	VMOVDQU    2592(R9), X1
+	MOVQ       out+24(FP), R12
+	MOVQ       8(R12), R12
+	VPMASKMOVD X0, X1, (R12)(R13*4)
+	VMOVUPS    1824(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       16(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1856(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       24(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1568(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       32(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1600(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       40(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1632(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       48(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1888(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       56(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1920(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       64(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1952(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       72(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    1984(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       80(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    2016(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       88(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    2048(R9), Y0
+	MOVQ       out+24(FP), R12
+	MOVQ       96(R12), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+
+Contacts64AVX2_done:
+	MOVQ n+32(FP), R14
+	MOVQ R14, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+// Requires: AVX, AVX2, POPCNT
+TEXT ·CompactContacts64AVX2(SB), $3360-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         2784(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+CompactContacts64AVX2_loop:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000004
+	JB   CompactContacts64AVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 96(R9)
+	VMOVUPS Y3, 128(R9)
+	VMOVUPS Y4, 160(R9)
+	VMOVUPS (BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 192(R9)
+	VMOVUPS Y3, 224(R9)
+	VMOVUPS Y4, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y2
+	VMULPD  96(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  128(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  160(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y4
+	VANDPD  Y3, Y4, Y3
+	VMOVUPS Y3, 288(R9)
+	VMOVUPS Y2, 320(R9)
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y2
+	VMULPD  (R9), Y2, Y2
+	VMOVUPS 32(R9), Y3
+	VMULPD  32(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 64(R9), Y3
+	VMULPD  64(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS Y2, 352(R9)
+	VMOVUPS 352(R9), Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y2
+	VDIVPD  352(R9), Y1, Y3
+	VANDPD  Y2, Y3, Y2
+	VMOVUPS Y2, 384(R9)
+	VMOVUPS 96(R9), Y2
+	VMULPD  192(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  224(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  256(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  288(R9), Y2, Y2
+	VMOVUPS Y2, 416(R9)
+	VMOVUPS 96(R9), Y2
+	VMULPD  (R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  32(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  64(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  288(R9), Y2, Y2
+	VMOVUPS Y2, 448(R9)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 96(R9), Y2
+	VMULPD  416(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  416(R9), Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  416(R9), Y4, Y4
+	VSUBPD  192(R9), Y2, Y2
+	VSUBPD  224(R9), Y3, Y3
+	VSUBPD  256(R9), Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VMULPD  448(R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VMULPD  448(R9), Y6, Y6
+	VMOVUPS 160(R9), Y7
+	VMULPD  448(R9), Y7, Y7
+	VMOVUPS (R9), Y8
+	VSUBPD  Y5, Y8, Y5
+	VMOVUPS 32(R9), Y8
+	VSUBPD  Y6, Y8, Y6
+	VMOVUPS 64(R9), Y8
+	VSUBPD  Y7, Y8, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y5, Y5, Y8
+	VMULPD  Y6, Y6, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  Y7, Y7, Y9
+	VADDPD  Y9, Y8, Y8
+	VMOVUPS Y8, 480(R9)
+	VMULPD  Y5, Y2, Y2
+	VMULPD  Y6, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y7, Y4, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, 480(R9), Y0, Y3
+	VDIVPD  480(R9), Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R9), Y2, Y3
+	VADDPD 192(R9), Y3, Y3
+	VMULPD 32(R9), Y2, Y4
+	VADDPD 224(R9), Y4, Y4
+	VMULPD 64(R9), Y2, Y2
+	VADDPD 256(R9), Y2, Y2
+	VMULPD 96(R9), Y3, Y3
+	VMULPD 128(R9), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 160(R9), Y2, Y2
+	VADDPD Y2, Y3, Y2
+	VMULPD 288(R9), Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R9), Y2, Y3
+	VMULPD  128(R9), Y2, Y4
+	VMULPD  160(R9), Y2, Y2
+	VMOVUPS Y3, 512(R9)
+	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y2, 576(R9)
+	VMOVUPS 512(R9), Y2
+	VSUBPD  192(R9), Y2, Y2
+	VMOVUPS 544(R9), Y3
+	VSUBPD  224(R9), Y3, Y3
+	VMOVUPS 576(R9), Y4
+	VSUBPD  256(R9), Y4, Y4
+	VMULPD  (R9), Y2, Y2
+	VMULPD  32(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  64(R9), Y4, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  384(R9), Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  (R9), Y2, Y3
+	VADDPD  192(R9), Y3, Y3
+	VSUBPD  512(R9), Y3, Y3
+	VMULPD  32(R9), Y2, Y4
+	VADDPD  224(R9), Y4, Y4
+	VSUBPD  544(R9), Y4, Y4
+	VMULPD  64(R9), Y2, Y2
+	VADDPD  256(R9), Y2, Y2
+	VSUBPD  576(R9), Y2, Y2
+	VMULPD  Y3, Y3, Y5
+	VMULPD  Y4, Y4, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y2, Y2, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y4, 640(R9)
+	VMOVUPS Y2, 672(R9)
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VMOVUPS      416(R9), Y2
+	VADDPD       448(R9), Y2, Y2
+	VMOVUPS      416(R9), Y3
+	VMINPD       Y2, Y3, Y3
+	VMAXPD       Y3, Y0, Y3
+	VMOVUPS      416(R9), Y4
+	VMAXPD       Y2, Y4, Y2
+	VMINPD       Y2, Y1, Y2
+	VCMPPD       $0x11, Y2, Y3, Y2
+	VBROADCASTSD partol64<>+0(SB), Y3
+	VMULPD       352(R9), Y3, Y3
+	VMOVUPS      480(R9), Y4
+	VCMPPD       $0x12, Y3, Y4, Y3
+	VANDPD       Y3, Y2, Y2
+	VMOVUPS      352(R9), Y3
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VANDNPD      Y2, Y3, Y2
+	VMOVUPS      288(R9), Y3
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VANDNPD      Y2, Y3, Y2
+	VMOVUPS      Y2, 704(R9)
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVUPS      608(R9), Y2
+	VMOVUPS      Y2, 736(R9)
+	VMOVUPS      640(R9), Y2
+	VMOVUPS      Y2, 768(R9)
+	VMOVUPS      672(R9), Y2
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      832(R9), Y2
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS      Y2, 864(R9)
+	VMOVUPS      352(R9), Y2
+	VMAXPD       320(R9), Y2, Y2
+	VMOVUPS      192(R9), Y3
+	VMULPD       192(R9), Y3, Y3
+	VMOVUPS      224(R9), Y4
+	VMULPD       224(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      256(R9), Y4
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y2, Y2
+	VMOVUPS      Y2, 896(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y2
+	VMULPD       896(R9), Y2, Y2
+	VMOVUPS      832(R9), Y3
+	VCMPPD       $0x11, Y2, Y3, Y2
+	VMOVUPS      Y2, 928(R9)
+	VMOVUPS      864(R9), Y2
+	VORPD        928(R9), Y2, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_group_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y3, 992(R9)
+	VMOVUPS      Y4, 1024(R9)
+	VMOVUPS      320(BX), Y2
+	VSUBPD       224(BX), Y2, Y2
+	VMOVUPS      352(BX), Y3
+	VSUBPD       256(BX), Y3, Y3
+	VMOVUPS      384(BX), Y4
+	VSUBPD       288(BX), Y4, Y4
+	VMOVUPS      Y2, 1056(R9)
+	VMOVUPS      Y3, 1088(R9)
+	VMOVUPS      Y4, 1120(R9)
+	VMOVUPS      960(R9), Y2
+	VMULPD       960(R9), Y2, Y2
+	VMOVUPS      992(R9), Y3
+	VMULPD       992(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      1024(R9), Y3
+	VMULPD       1024(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      1056(R9), Y3
+	VMULPD       1056(R9), Y3, Y3
+	VMOVUPS      1088(R9), Y4
+	VMULPD       1088(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1120(R9), Y4
+	VMULPD       1120(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD       Y3, Y1, Y3
+	VANDPD       Y4, Y3, Y3
+	VSQRTPD      Y2, Y4
+	VCMPPD       $0x04, Y4, Y0, Y6
+	VDIVPD       Y4, Y1, Y4
+	VANDPD       Y6, Y4, Y4
+	VSQRTPD      Y3, Y3
+	VMULPD       960(R9), Y4, Y6
+	VMULPD       992(R9), Y4, Y7
+	VMULPD       1024(R9), Y4, Y4
+	VMOVUPS      Y6, 1152(R9)
+	VMOVUPS      Y7, 1184(R9)
+	VMOVUPS      Y4, 1216(R9)
+	VMULPD       1056(R9), Y3, Y4
+	VMULPD       1088(R9), Y3, Y6
+	VMULPD       1120(R9), Y3, Y3
+	VMOVUPS      Y4, 1248(R9)
+	VMOVUPS      Y6, 1280(R9)
+	VMOVUPS      Y3, 1312(R9)
+	VCMPPD       $0x00, Y0, Y2, Y2
+	VMOVUPS      Y2, 1344(R9)
+	VMOVUPS      1184(R9), Y2
+	VMULPD       1312(R9), Y2, Y2
+	VMOVUPS      1216(R9), Y3
+	VMULPD       1280(R9), Y3, Y3
+	VSUBPD       Y3, Y2, Y2
+	VMOVUPS      1216(R9), Y3
+	VMULPD       1248(R9), Y3, Y3
+	VMOVUPS      1152(R9), Y4
+	VMULPD       1312(R9), Y4, Y4
+	VSUBPD       Y4, Y3, Y3
+	VMOVUPS      1152(R9), Y4
+	VMULPD       1280(R9), Y4, Y4
+	VMOVUPS      1184(R9), Y6
+	VMULPD       1248(R9), Y6, Y6
+	VSUBPD       Y6, Y4, Y4
+	VMOVUPS      Y2, 1376(R9)
+	VMOVUPS      Y3, 1408(R9)
+	VMOVUPS      Y4, 1440(R9)
+	VMOVUPS      1376(R9), Y2
+	VMULPD       1376(R9), Y2, Y2
+	VMOVUPS      1408(R9), Y3
+	VMULPD       1408(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      1440(R9), Y3
+	VMULPD       1440(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y3
+	VANDNPD      928(R9), Y3, Y3
+	VMOVUPS      864(R9), Y4
+	VORPD        Y3, Y4, Y3
+	VMOVUPS      608(R9), Y4
+	VMULPD       1376(R9), Y4, Y4
+	VMOVUPS      640(R9), Y6
+	VMULPD       1408(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      672(R9), Y6
+	VMULPD       1440(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMULPD       Y4, Y4, Y6
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       896(R9), Y7, Y7
+	VMULPD       Y2, Y7, Y7
+	VCMPPD       $0x19, Y7, Y6, Y6
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y6, Y4
+	VMOVUPS      1376(R9), Y6
+	VXORPD       signmask64<>+0(SB), Y6, Y6
+	VMOVUPS      1408(R9), Y7
+	VXORPD       signmask64<>+0(SB), Y7, Y7
+	VMOVUPS      1440(R9), Y8
+	VXORPD       signmask64<>+0(SB), Y8, Y8
+	VMOVUPS      1376(R9), Y9
+	VBLENDVPD    Y4, Y6, Y9, Y6
+	VMOVUPS      1408(R9), Y9
+	VBLENDVPD    Y4, Y7, Y9, Y7
+	VMOVUPS      1440(R9), Y9
+	VBLENDVPD    Y4, Y8, Y9, Y4
+	VMOVUPS      736(R9), Y8
+	VBLENDVPD    Y3, Y6, Y8, Y6
+	VMOVUPS      768(R9), Y8
+	VBLENDVPD    Y3, Y7, Y8, Y7
+	VMOVUPS      800(R9), Y8
+	VBLENDVPD    Y3, Y4, Y8, Y4
+	VMOVUPS      832(R9), Y8
+	VBLENDVPD    Y3, Y2, Y8, Y2
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y4, 800(R9)
+	VMOVUPS      Y2, 832(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1344(R9), Y2
+	VMOVUPS   1152(R9), Y3
+	VBLENDVPD Y2, 1248(R9), Y3, Y2
+	VMOVUPS   1344(R9), Y3
+	VMOVUPS   1184(R9), Y4
+	VBLENDVPD Y3, 1280(R9), Y4, Y3
+	VMOVUPS   1344(R9), Y4
+	VMOVUPS   1216(R9), Y6
+	VBLENDVPD Y4, 1312(R9), Y6, Y4
+	VMOVUPS   Y2, 1472(R9)
+	VMOVUPS   Y3, 1504(R9)
+	VMOVUPS   Y4, 1536(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1472(R9), Y2
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   832(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS   1504(R9), Y4
+	VMULPD    1504(R9), Y4, Y4
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y4, Y4
+	VMULPD    Y0, Y0, Y6
+	VADDPD    Y6, Y4, Y4
+	VMOVUPS   736(R9), Y6
+	VBLENDVPD Y3, 1504(R9), Y6, Y6
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y0, Y7, Y7
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y3, Y4, Y8, Y3
+	VMOVUPS   Y6, 736(R9)
+	VMOVUPS   Y2, 768(R9)
+	VMOVUPS   Y7, 800(R9)
+	VMOVUPS   Y3, 832(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1504(R9), Y2
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   832(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y4
+	VMOVUPS   1536(R9), Y6
+	VMULPD    1536(R9), Y6, Y6
+	VADDPD    Y6, Y4, Y4
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y4, Y4
+	VMOVUPS   736(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, 1536(R9), Y7, Y7
+	VMOVUPS   800(R9), Y8
+	VBLENDVPD Y3, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y3, Y4, Y8, Y3
+	VMOVUPS   Y6, 736(R9)
+	VMOVUPS   Y7, 768(R9)
+	VMOVUPS   Y2, 800(R9)
+	VMOVUPS   Y3, 832(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   832(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   768(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y6
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y2, Y1, Y7, Y2
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   Y6, 800(R9)
+	VMOVUPS   Y2, 832(R9)
+
+CompactContacts64AVX2_group_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD 832(R9), Y2
+	VDIVPD  Y2, Y1, Y2
+	VMULPD  736(R9), Y2, Y3
+	VMULPD  768(R9), Y2, Y4
+	VMULPD  800(R9), Y2, Y2
+	VMOVUPS Y3, 1568(R9)
+	VMOVUPS Y4, 1600(R9)
+	VMOVUPS Y2, 1632(R9)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Y5, Y2
+	VMOVUPS      192(BX), Y3
+	VADDPD       416(BX), Y3, Y3
+	VSUBPD       Y2, Y3, Y4
+	VMOVUPS      Y4, 1664(R9)
+	VBROADCASTSD margin+40(FP), Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x12, Y3, Y2, Y2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y3
+	VSUBPD       192(BX), Y3, Y3
+	VMOVUPS      Y3, 1696(R9)
+	VMOVUPS      1568(R9), Y3
+	VMULPD       1696(R9), Y3, Y3
+	VADDPD       608(R9), Y3, Y3
+	VBROADCASTSD half64<>+0(SB), Y4
+	VMULPD       Y4, Y3, Y3
+	VADDPD       512(R9), Y3, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1600(R9), Y4
+	VMULPD       1696(R9), Y4, Y4
+	VADDPD       640(R9), Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y4, Y4
+	VADDPD       544(R9), Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      1632(R9), Y5
+	VMULPD       1696(R9), Y5, Y5
+	VADDPD       672(R9), Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
+	VADDPD       576(R9), Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      Y3, 1728(R9)
+	VMOVUPS      Y4, 1760(R9)
+	VMOVUPS      Y5, 1792(R9)
+	VMOVUPS      1664(R9), Y3
+	VMOVUPS      Y3, 1824(R9)
+	VMOVUPS      1664(R9), Y3
+	VMOVUPS      Y3, 1856(R9)
+	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1888(R9)
+	VMOVUPS      1760(R9), Y3
+	VMOVUPS      Y3, 1920(R9)
+	VMOVUPS      1792(R9), Y3
+	VMOVUPS      Y3, 1952(R9)
+	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      1760(R9), Y3
+	VMOVUPS      Y3, 2016(R9)
+	VMOVUPS      1792(R9), Y3
+	VMOVUPS      Y3, 2048(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPD    704(R9), Y2, Y3
+	VANDPD    int164<>+0(SB), Y2, Y2
+	VBLENDVPD Y3, int264<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 2080(R9)
+	VTESTPD   Y3, Y3
+	JZ        CompactContacts64AVX2_group_single
+	VMOVUPS   Y3, 2112(R9)
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS Y2, 2144(R9)
+	VMOVUPS Y3, 2176(R9)
+	VMOVUPS Y4, 2208(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 2240(R9)
+	VMOVUPS Y3, 2272(R9)
+	VMOVUPS Y4, 2304(R9)
+	VMOVUPS 2144(R9), Y2
+	VMULPD  2144(R9), Y2, Y2
+	VMOVUPS 2176(R9), Y3
+	VMULPD  2176(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 2208(R9), Y3
+	VMULPD  2208(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 2240(R9), Y3
+	VMULPD  2240(R9), Y3, Y3
+	VMOVUPS 2272(R9), Y4
+	VMULPD  2272(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2304(R9), Y4
+	VMULPD  2304(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y2, 2336(R9)
+	VMOVUPS (BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y2, 2368(R9)
+	VMOVUPS Y4, 2400(R9)
+	VMOVUPS Y5, 2432(R9)
+	VMOVUPS 2240(R9), Y2
+	VMULPD  2368(R9), Y2, Y2
+	VMOVUPS 2272(R9), Y4
+	VMULPD  2400(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMOVUPS 2304(R9), Y4
+	VMULPD  2432(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMULPD  Y3, Y2, Y2
+	VMOVUPS 2240(R9), Y4
+	VMULPD  2144(R9), Y4, Y4
+	VMOVUPS 2272(R9), Y5
+	VMULPD  2176(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2304(R9), Y5
+	VMULPD  2208(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y3, Y4, Y3
+	VADDPD  Y3, Y2, Y3
+	VMINPD  Y3, Y2, Y4
+	VMAXPD  Y4, Y0, Y4
+	VMAXPD  Y3, Y2, Y2
+	VMINPD  Y2, Y1, Y2
+	VMOVUPS Y4, 2464(R9)
+	VMOVUPS Y2, 2496(R9)
+	VMOVUPS 192(BX), Y2
+	VADDPD  416(BX), Y2, Y2
+
+	// Manifold point 1.
+	VMOVUPS      2240(R9), Y3
+	VMULPD       2464(R9), Y3, Y3
+	VMOVUPS      2272(R9), Y4
+	VMULPD       2464(R9), Y4, Y4
+	VMOVUPS      2304(R9), Y5
+	VMULPD       2464(R9), Y5, Y5
+	VSUBPD       2368(R9), Y3, Y6
+	VSUBPD       2400(R9), Y4, Y7
+	VSUBPD       2432(R9), Y5, Y8
+	VMULPD       2144(R9), Y6, Y6
+	VMULPD       2176(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       2208(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 2336(R9), Y0, Y7
+	VDIVPD       2336(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       2144(R9), Y6, Y7
+	VADDPD       2368(R9), Y7, Y7
+	VSUBPD       Y3, Y7, Y7
+	VMULPD       2176(R9), Y6, Y8
+	VADDPD       2400(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       2208(R9), Y6, Y6
+	VADDPD       2432(R9), Y6, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       1568(R9), Y7, Y9
+	VMULPD       1600(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1632(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y2, Y9
+	VMOVUPS      1568(R9), Y10
+	VMULPD       1696(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1600(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      1632(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1824(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 1824(R9)
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1888(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1920(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1952(R9), Y7
+	VBLENDVPD    Y6, Y5, Y7, Y5
+	VMOVUPS      Y3, 1888(R9)
+	VMOVUPS      Y4, 1920(R9)
+	VMOVUPS      Y5, 1952(R9)
+
+	// Manifold point 2.
+	VMOVUPS      2240(R9), Y3
+	VMULPD       2496(R9), Y3, Y3
+	VMOVUPS      2272(R9), Y4
+	VMULPD       2496(R9), Y4, Y4
+	VMOVUPS      2304(R9), Y5
+	VMULPD       2496(R9), Y5, Y5
+	VSUBPD       2368(R9), Y3, Y6
+	VSUBPD       2400(R9), Y4, Y7
+	VSUBPD       2432(R9), Y5, Y8
+	VMULPD       2144(R9), Y6, Y6
+	VMULPD       2176(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       2208(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 2336(R9), Y0, Y7
+	VDIVPD       2336(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       2144(R9), Y6, Y7
+	VADDPD       2368(R9), Y7, Y7
+	VSUBPD       Y3, Y7, Y7
+	VMULPD       2176(R9), Y6, Y8
+	VADDPD       2400(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       2208(R9), Y6, Y6
+	VADDPD       2432(R9), Y6, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       1568(R9), Y7, Y9
+	VMULPD       1600(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1632(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y2, Y2
+	VMOVUPS      1568(R9), Y9
+	VMULPD       1696(R9), Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1600(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      1632(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1856(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      Y2, 1856(R9)
+	VMOVUPS      2112(R9), Y2
+	VMOVUPS      1984(R9), Y6
+	VBLENDVPD    Y2, Y3, Y6, Y2
+	VMOVUPS      2112(R9), Y3
+	VMOVUPS      2016(R9), Y6
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2112(R9), Y4
+	VMOVUPS      2048(R9), Y6
+	VBLENDVPD    Y4, Y5, Y6, Y4
+	VMOVUPS      Y2, 1984(R9)
+	VMOVUPS      Y3, 2016(R9)
+	VMOVUPS      Y4, 2048(R9)
+
+CompactContacts64AVX2_group_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS 1824(R9), Y2
+	VADDPD  1856(R9), Y2, Y2
+	VADDPD  1568(R9), Y2, Y2
+	VADDPD  1600(R9), Y2, Y2
+	VADDPD  1632(R9), Y2, Y2
+	VADDPD  1888(R9), Y2, Y2
+	VADDPD  1920(R9), Y2, Y2
+	VADDPD  1952(R9), Y2, Y2
+	VADDPD  1984(R9), Y2, Y2
+	VADDPD  2016(R9), Y2, Y2
+	VADDPD  2048(R9), Y2, Y2
+	VMOVUPS 1664(R9), Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VORPD   Y2, Y3, Y2
+	VMOVUPS 2080(R9), Y3
+	VTESTPD Y2, Y2
+	JZ      CompactContacts64AVX2_group_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1824(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1824(R9)
+	VMOVUPS   1856(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1856(R9)
+	VMOVUPS   1568(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1568(R9)
+	VMOVUPS   1600(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   1632(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   1888(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1888(R9)
+	VMOVUPS   1920(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1920(R9)
+	VMOVUPS   1952(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   1984(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1984(R9)
+	VMOVUPS   2016(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2016(R9)
+	VMOVUPS   2048(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(R9)
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVAPS   Y2, Y3
+
+CompactContacts64AVX2_group_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, 2528(R9)
+	VMOVDQU      X4, 2560(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_group_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 2592(R9)
+	VMOVDQU      Y3, 2624(R9)
+	VMOVDQU      Y5, 2656(R9)
+	VMOVDQU      Y4, 2688(R9)
+	VMOVDQU      2528(R9), Y2
+	VMOVDQU      2624(R9), Y3
+	VPERMD       Y2, Y3, Y2
+	VMOVDQU      2688(R9), X3
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), R12
+	VPMASKMOVD   X2, X3, (R12)(R11*4)
+	VMOVDQU      2560(R9), Y2
+	VMOVDQU      2624(R9), Y3
+	VPERMD       Y2, Y3, Y2
+	VMOVDQU      2688(R9), X3
+	MOVQ         out+24(FP), R12
+	MOVQ         8(R12), R12
+	VPMASKMOVD   X2, X3, (R12)(R11*4)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1824(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         16(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1856(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         24(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1568(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         32(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1600(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         40(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1632(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         48(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1888(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         56(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1920(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         64(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1952(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         72(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      1984(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         80(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      2016(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         88(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y2
+	VMOVUPS      2048(R9), Y3
+	VPERMPS      Y3, Y2, Y2
+	VMOVDQU      2656(R9), Y3
+	MOVQ         out+24(FP), R12
+	MOVQ         96(R12), R12
+	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
+	ADDQ         R14, R11
+
+CompactContacts64AVX2_group_none:
+	ADDQ $0x00000004, R13
+	JMP  CompactContacts64AVX2_loop
+
+CompactContacts64AVX2_tail:
+	TESTQ        R14, R14
+	JZ           CompactContacts64AVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota64<>+0(SB), Y2, Y2
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU    pack64<>+0(SB), Y3
+	VPERMD     Y2, Y3, Y3
+	VPMASKMOVD (DX)(R13*4), X3, X3
+	VMOVUPS    X3, 448(BX)
+	VMOVDQU    pack64<>+0(SB), Y3
+	VPERMD     Y2, Y3, Y3
+	VPMASKMOVD (SI)(R13*4), X3, X3
+	VMOVUPS    X3, 480(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, (BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 32(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 64(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 192(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 96(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 128(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 224(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 256(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 288(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 416(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 320(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 352(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y3
+	VSUBPD  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS Y3, (R9)
+	VMOVUPS Y4, 32(R9)
+	VMOVUPS Y5, 64(R9)
+	VMOVUPS 320(BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 96(R9)
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS Y5, 160(R9)
+	VMOVUPS (BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 192(R9)
+	VMOVUPS Y4, 224(R9)
+	VMOVUPS Y5, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y3
+	VMULPD  96(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  128(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  160(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y5
+	VANDPD  Y4, Y5, Y4
+	VMOVUPS Y4, 288(R9)
+	VMOVUPS Y3, 320(R9)
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y3
+	VMULPD  (R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VMULPD  64(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 352(R9)
+	VMOVUPS 352(R9), Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y3
+	VDIVPD  352(R9), Y1, Y4
+	VANDPD  Y3, Y4, Y3
+	VMOVUPS Y3, 384(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPD  192(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  224(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  256(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  288(R9), Y3, Y3
+	VMOVUPS Y3, 416(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPD  (R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  64(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  288(R9), Y3, Y3
+	VMOVUPS Y3, 448(R9)
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 96(R9), Y3
+	VMULPD  416(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  416(R9), Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPD  416(R9), Y5, Y5
+	VSUBPD  192(R9), Y3, Y3
+	VSUBPD  224(R9), Y4, Y4
+	VSUBPD  256(R9), Y5, Y5
+	VMOVUPS 96(R9), Y6
+	VMULPD  448(R9), Y6, Y6
+	VMOVUPS 128(R9), Y7
+	VMULPD  448(R9), Y7, Y7
+	VMOVUPS 160(R9), Y8
+	VMULPD  448(R9), Y8, Y8
+	VMOVUPS (R9), Y9
+	VSUBPD  Y6, Y9, Y6
+	VMOVUPS 32(R9), Y9
+	VSUBPD  Y7, Y9, Y7
+	VMOVUPS 64(R9), Y9
+	VSUBPD  Y8, Y9, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y6, Y6, Y9
+	VMULPD  Y7, Y7, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  Y8, Y8, Y10
+	VADDPD  Y10, Y9, Y9
+	VMOVUPS Y9, 480(R9)
+	VMULPD  Y6, Y3, Y3
+	VMULPD  Y7, Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y8, Y5, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x04, 480(R9), Y0, Y4
+	VDIVPD  480(R9), Y3, Y3
+	VANDPD  Y4, Y3, Y3
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R9), Y3, Y4
+	VADDPD 192(R9), Y4, Y4
+	VMULPD 32(R9), Y3, Y5
+	VADDPD 224(R9), Y5, Y5
+	VMULPD 64(R9), Y3, Y3
+	VADDPD 256(R9), Y3, Y3
+	VMULPD 96(R9), Y4, Y4
+	VMULPD 128(R9), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD 160(R9), Y3, Y3
+	VADDPD Y3, Y4, Y3
+	VMULPD 288(R9), Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R9), Y3, Y4
+	VMULPD  128(R9), Y3, Y5
+	VMULPD  160(R9), Y3, Y3
+	VMOVUPS Y4, 512(R9)
+	VMOVUPS Y5, 544(R9)
+	VMOVUPS Y3, 576(R9)
+	VMOVUPS 512(R9), Y3
+	VSUBPD  192(R9), Y3, Y3
+	VMOVUPS 544(R9), Y4
+	VSUBPD  224(R9), Y4, Y4
+	VMOVUPS 576(R9), Y5
+	VSUBPD  256(R9), Y5, Y5
+	VMULPD  (R9), Y3, Y3
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  64(R9), Y5, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  384(R9), Y3, Y3
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  (R9), Y3, Y4
+	VADDPD  192(R9), Y4, Y4
+	VSUBPD  512(R9), Y4, Y4
+	VMULPD  32(R9), Y3, Y5
+	VADDPD  224(R9), Y5, Y5
+	VSUBPD  544(R9), Y5, Y5
+	VMULPD  64(R9), Y3, Y3
+	VADDPD  256(R9), Y3, Y3
+	VSUBPD  576(R9), Y3, Y3
+	VMULPD  Y4, Y4, Y6
+	VMULPD  Y5, Y5, Y7
+	VADDPD  Y7, Y6, Y6
+	VMULPD  Y3, Y3, Y7
+	VADDPD  Y7, Y6, Y6
+	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y5, 640(R9)
+	VMOVUPS Y3, 672(R9)
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VMOVUPS      416(R9), Y3
+	VADDPD       448(R9), Y3, Y3
+	VMOVUPS      416(R9), Y4
+	VMINPD       Y3, Y4, Y4
+	VMAXPD       Y4, Y0, Y4
+	VMOVUPS      416(R9), Y5
+	VMAXPD       Y3, Y5, Y3
+	VMINPD       Y3, Y1, Y3
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VBROADCASTSD partol64<>+0(SB), Y4
+	VMULPD       352(R9), Y4, Y4
+	VMOVUPS      480(R9), Y5
+	VCMPPD       $0x12, Y4, Y5, Y4
+	VANDPD       Y4, Y3, Y3
+	VMOVUPS      352(R9), Y4
+	VCMPPD       $0x00, Y0, Y4, Y4
+	VANDNPD      Y3, Y4, Y3
+	VMOVUPS      288(R9), Y4
+	VCMPPD       $0x00, Y0, Y4, Y4
+	VANDNPD      Y3, Y4, Y3
+	VMOVUPS      Y3, 704(R9)
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVUPS      608(R9), Y3
+	VMOVUPS      Y3, 736(R9)
+	VMOVUPS      640(R9), Y3
+	VMOVUPS      Y3, 768(R9)
+	VMOVUPS      672(R9), Y3
+	VMOVUPS      Y3, 800(R9)
+	VMOVUPS      Y6, 832(R9)
+	VMOVUPS      832(R9), Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS      Y3, 864(R9)
+	VMOVUPS      352(R9), Y3
+	VMAXPD       320(R9), Y3, Y3
+	VMOVUPS      192(R9), Y4
+	VMULPD       192(R9), Y4, Y4
+	VMOVUPS      224(R9), Y5
+	VMULPD       224(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      256(R9), Y5
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMAXPD       Y4, Y3, Y3
+	VMOVUPS      Y3, 896(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y3
+	VMULPD       896(R9), Y3, Y3
+	VMOVUPS      832(R9), Y4
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      864(R9), Y3
+	VORPD        928(R9), Y3, Y3
+	VTESTPD      Y3, Y3
+	JZ           CompactContacts64AVX2_tailgroup_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y3
+	VSUBPD       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPD       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPD       64(BX), Y5, Y5
+	VMOVUPS      Y3, 960(R9)
+	VMOVUPS      Y4, 992(R9)
+	VMOVUPS      Y5, 1024(R9)
+	VMOVUPS      320(BX), Y3
+	VSUBPD       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPD       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPD       288(BX), Y5, Y5
+	VMOVUPS      Y3, 1056(R9)
+	VMOVUPS      Y4, 1088(R9)
+	VMOVUPS      Y5, 1120(R9)
+	VMOVUPS      960(R9), Y3
+	VMULPD       960(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPD       992(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1024(R9), Y4
+	VMULPD       1024(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1056(R9), Y4
+	VMULPD       1056(R9), Y4, Y4
+	VMOVUPS      1088(R9), Y5
+	VMULPD       1088(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1120(R9), Y5
+	VMULPD       1120(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD       Y4, Y1, Y4
+	VANDPD       Y5, Y4, Y4
+	VSQRTPD      Y3, Y5
+	VCMPPD       $0x04, Y5, Y0, Y7
+	VDIVPD       Y5, Y1, Y5
+	VANDPD       Y7, Y5, Y5
+	VSQRTPD      Y4, Y4
+	VMULPD       960(R9), Y5, Y7
+	VMULPD       992(R9), Y5, Y8
+	VMULPD       1024(R9), Y5, Y5
+	VMOVUPS      Y7, 1152(R9)
+	VMOVUPS      Y8, 1184(R9)
+	VMOVUPS      Y5, 1216(R9)
+	VMULPD       1056(R9), Y4, Y5
+	VMULPD       1088(R9), Y4, Y7
+	VMULPD       1120(R9), Y4, Y4
+	VMOVUPS      Y5, 1248(R9)
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y4, 1312(R9)
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VMOVUPS      Y3, 1344(R9)
+	VMOVUPS      1184(R9), Y3
+	VMULPD       1312(R9), Y3, Y3
+	VMOVUPS      1216(R9), Y4
+	VMULPD       1280(R9), Y4, Y4
+	VSUBPD       Y4, Y3, Y3
+	VMOVUPS      1216(R9), Y4
+	VMULPD       1248(R9), Y4, Y4
+	VMOVUPS      1152(R9), Y5
+	VMULPD       1312(R9), Y5, Y5
+	VSUBPD       Y5, Y4, Y4
+	VMOVUPS      1152(R9), Y5
+	VMULPD       1280(R9), Y5, Y5
+	VMOVUPS      1184(R9), Y7
+	VMULPD       1248(R9), Y7, Y7
+	VSUBPD       Y7, Y5, Y5
+	VMOVUPS      Y3, 1376(R9)
+	VMOVUPS      Y4, 1408(R9)
+	VMOVUPS      Y5, 1440(R9)
+	VMOVUPS      1376(R9), Y3
+	VMULPD       1376(R9), Y3, Y3
+	VMOVUPS      1408(R9), Y4
+	VMULPD       1408(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1440(R9), Y4
+	VMULPD       1440(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y4
+	VANDNPD      928(R9), Y4, Y4
+	VMOVUPS      864(R9), Y5
+	VORPD        Y4, Y5, Y4
+	VMOVUPS      608(R9), Y5
+	VMULPD       1376(R9), Y5, Y5
+	VMOVUPS      640(R9), Y7
+	VMULPD       1408(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      672(R9), Y7
+	VMULPD       1440(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMULPD       Y5, Y5, Y7
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       896(R9), Y8, Y8
+	VMULPD       Y3, Y8, Y8
+	VCMPPD       $0x19, Y8, Y7, Y7
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y7, Y5
+	VMOVUPS      1376(R9), Y7
+	VXORPD       signmask64<>+0(SB), Y7, Y7
+	VMOVUPS      1408(R9), Y8
+	VXORPD       signmask64<>+0(SB), Y8, Y8
+	VMOVUPS      1440(R9), Y9
+	VXORPD       signmask64<>+0(SB), Y9, Y9
+	VMOVUPS      1376(R9), Y10
+	VBLENDVPD    Y5, Y7, Y10, Y7
+	VMOVUPS      1408(R9), Y10
+	VBLENDVPD    Y5, Y8, Y10, Y8
+	VMOVUPS      1440(R9), Y10
+	VBLENDVPD    Y5, Y9, Y10, Y5
+	VMOVUPS      736(R9), Y9
+	VBLENDVPD    Y4, Y7, Y9, Y7
+	VMOVUPS      768(R9), Y9
+	VBLENDVPD    Y4, Y8, Y9, Y8
+	VMOVUPS      800(R9), Y9
+	VBLENDVPD    Y4, Y5, Y9, Y5
+	VMOVUPS      832(R9), Y9
+	VBLENDVPD    Y4, Y3, Y9, Y3
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y8, 768(R9)
+	VMOVUPS      Y5, 800(R9)
+	VMOVUPS      Y3, 832(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VMOVUPS   1344(R9), Y3
+	VMOVUPS   1152(R9), Y4
+	VBLENDVPD Y3, 1248(R9), Y4, Y3
+	VMOVUPS   1344(R9), Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPD Y4, 1280(R9), Y5, Y4
+	VMOVUPS   1344(R9), Y5
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPD Y5, 1312(R9), Y7, Y5
+	VMOVUPS   Y3, 1472(R9)
+	VMOVUPS   Y4, 1504(R9)
+	VMOVUPS   Y5, 1536(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS   1472(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   832(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS   1504(R9), Y5
+	VMULPD    1504(R9), Y5, Y5
+	VMULPD    Y3, Y3, Y7
+	VADDPD    Y7, Y5, Y5
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y5, Y5
+	VMOVUPS   736(R9), Y7
+	VBLENDVPD Y4, 1504(R9), Y7, Y7
+	VMOVUPS   768(R9), Y8
+	VBLENDVPD Y4, Y3, Y8, Y3
+	VMOVUPS   800(R9), Y8
+	VBLENDVPD Y4, Y0, Y8, Y8
+	VMOVUPS   832(R9), Y9
+	VBLENDVPD Y4, Y5, Y9, Y4
+	VMOVUPS   Y7, 736(R9)
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   Y8, 800(R9)
+	VMOVUPS   Y4, 832(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS   1504(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   832(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMULPD    Y0, Y0, Y5
+	VMOVUPS   1536(R9), Y7
+	VMULPD    1536(R9), Y7, Y7
+	VADDPD    Y7, Y5, Y5
+	VMULPD    Y3, Y3, Y7
+	VADDPD    Y7, Y5, Y5
+	VMOVUPS   736(R9), Y7
+	VBLENDVPD Y4, Y0, Y7, Y7
+	VMOVUPS   768(R9), Y8
+	VBLENDVPD Y4, 1536(R9), Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y4, Y3, Y9, Y3
+	VMOVUPS   832(R9), Y9
+	VBLENDVPD Y4, Y5, Y9, Y4
+	VMOVUPS   Y7, 736(R9)
+	VMOVUPS   Y8, 768(R9)
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   Y4, 832(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   832(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS   736(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y4
+	VMOVUPS   768(R9), Y5
+	VBLENDVPD Y3, Y0, Y5, Y5
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y1, Y7, Y7
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y3, Y1, Y8, Y3
+	VMOVUPS   Y4, 736(R9)
+	VMOVUPS   Y5, 768(R9)
+	VMOVUPS   Y7, 800(R9)
+	VMOVUPS   Y3, 832(R9)
+
+CompactContacts64AVX2_tailgroup_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VSQRTPD 832(R9), Y3
+	VDIVPD  Y3, Y1, Y3
+	VMULPD  736(R9), Y3, Y4
+	VMULPD  768(R9), Y3, Y5
+	VMULPD  800(R9), Y3, Y3
+	VMOVUPS Y4, 1568(R9)
+	VMOVUPS Y5, 1600(R9)
+	VMOVUPS Y3, 1632(R9)
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VSQRTPD      Y6, Y3
+	VMOVUPS      192(BX), Y4
+	VADDPD       416(BX), Y4, Y4
+	VSUBPD       Y3, Y4, Y5
+	VMOVUPS      Y5, 1664(R9)
+	VBROADCASTSD margin+40(FP), Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x12, Y4, Y3, Y3
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y4
+	VSUBPD       192(BX), Y4, Y4
+	VMOVUPS      Y4, 1696(R9)
+	VMOVUPS      1568(R9), Y4
+	VMULPD       1696(R9), Y4, Y4
+	VADDPD       608(R9), Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y4, Y4
+	VADDPD       512(R9), Y4, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y5
+	VMULPD       1696(R9), Y5, Y5
+	VADDPD       640(R9), Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
+	VADDPD       544(R9), Y5, Y5
+	VADDPD       256(BX), Y5, Y5
+	VMOVUPS      1632(R9), Y6
+	VMULPD       1696(R9), Y6, Y6
+	VADDPD       672(R9), Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       576(R9), Y6, Y6
+	VADDPD       288(BX), Y6, Y6
+	VMOVUPS      Y4, 1728(R9)
+	VMOVUPS      Y5, 1760(R9)
+	VMOVUPS      Y6, 1792(R9)
+	VMOVUPS      1664(R9), Y4
+	VMOVUPS      Y4, 1824(R9)
+	VMOVUPS      1664(R9), Y4
+	VMOVUPS      Y4, 1856(R9)
+	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1888(R9)
+	VMOVUPS      1760(R9), Y4
+	VMOVUPS      Y4, 1920(R9)
+	VMOVUPS      1792(R9), Y4
+	VMOVUPS      Y4, 1952(R9)
+	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1984(R9)
+	VMOVUPS      1760(R9), Y4
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      1792(R9), Y4
+	VMOVUPS      Y4, 2048(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPD    704(R9), Y3, Y4
+	VANDPD    int164<>+0(SB), Y3, Y3
+	VBLENDVPD Y4, int264<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 2080(R9)
+	VTESTPD   Y4, Y4
+	JZ        CompactContacts64AVX2_tailgroup_single
+	VMOVUPS   Y4, 2112(R9)
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y3
+	VSUBPD  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS Y3, 2144(R9)
+	VMOVUPS Y4, 2176(R9)
+	VMOVUPS Y5, 2208(R9)
+	VMOVUPS 320(BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 2240(R9)
+	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y5, 2304(R9)
+	VMOVUPS 2144(R9), Y3
+	VMULPD  2144(R9), Y3, Y3
+	VMOVUPS 2176(R9), Y4
+	VMULPD  2176(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2208(R9), Y4
+	VMULPD  2208(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2240(R9), Y4
+	VMULPD  2240(R9), Y4, Y4
+	VMOVUPS 2272(R9), Y5
+	VMULPD  2272(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2304(R9), Y5
+	VMULPD  2304(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD  Y4, Y1, Y4
+	VANDPD  Y5, Y4, Y4
+	VMOVUPS Y3, 2336(R9)
+	VMOVUPS (BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y5
+	VSUBPD  256(BX), Y5, Y5
+	VMOVUPS 64(BX), Y6
+	VSUBPD  288(BX), Y6, Y6
+	VMOVUPS Y3, 2368(R9)
+	VMOVUPS Y5, 2400(R9)
+	VMOVUPS Y6, 2432(R9)
+	VMOVUPS 2240(R9), Y3
+	VMULPD  2368(R9), Y3, Y3
+	VMOVUPS 2272(R9), Y5
+	VMULPD  2400(R9), Y5, Y5
+	VADDPD  Y5, Y3, Y3
+	VMOVUPS 2304(R9), Y5
+	VMULPD  2432(R9), Y5, Y5
+	VADDPD  Y5, Y3, Y3
+	VMULPD  Y4, Y3, Y3
+	VMOVUPS 2240(R9), Y5
+	VMULPD  2144(R9), Y5, Y5
+	VMOVUPS 2272(R9), Y6
+	VMULPD  2176(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 2304(R9), Y6
+	VMULPD  2208(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y5, Y4
+	VADDPD  Y4, Y3, Y4
+	VMINPD  Y4, Y3, Y5
+	VMAXPD  Y5, Y0, Y5
+	VMAXPD  Y4, Y3, Y3
+	VMINPD  Y3, Y1, Y3
+	VMOVUPS Y5, 2464(R9)
+	VMOVUPS Y3, 2496(R9)
+	VMOVUPS 192(BX), Y3
+	VADDPD  416(BX), Y3, Y3
+
+	// Manifold point 1.
+	VMOVUPS      2240(R9), Y4
+	VMULPD       2464(R9), Y4, Y4
+	VMOVUPS      2272(R9), Y5
+	VMULPD       2464(R9), Y5, Y5
+	VMOVUPS      2304(R9), Y6
+	VMULPD       2464(R9), Y6, Y6
+	VSUBPD       2368(R9), Y4, Y7
+	VSUBPD       2400(R9), Y5, Y8
+	VSUBPD       2432(R9), Y6, Y9
+	VMULPD       2144(R9), Y7, Y7
+	VMULPD       2176(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       2208(R9), Y9, Y8
+	VADDPD       Y8, Y7, Y7
+	VCMPPD       $0x04, 2336(R9), Y0, Y8
+	VDIVPD       2336(R9), Y7, Y7
+	VANDPD       Y8, Y7, Y7
+	VMINPD       Y1, Y7, Y7
+	VMAXPD       Y0, Y7, Y7
+	VMULPD       2144(R9), Y7, Y8
+	VADDPD       2368(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       2176(R9), Y7, Y9
+	VADDPD       2400(R9), Y9, Y9
+	VSUBPD       Y5, Y9, Y9
+	VMULPD       2208(R9), Y7, Y7
+	VADDPD       2432(R9), Y7, Y7
+	VSUBPD       Y6, Y7, Y7
+	VMULPD       1568(R9), Y8, Y10
+	VMULPD       1600(R9), Y9, Y11
+	VADDPD       Y11, Y10, Y10
+	VMULPD       1632(R9), Y7, Y11
+	VADDPD       Y11, Y10, Y10
+	VSUBPD       Y10, Y3, Y10
+	VMOVUPS      1568(R9), Y11
+	VMULPD       1696(R9), Y11, Y11
+	VADDPD       Y11, Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y8
+	VMULPD       1696(R9), Y8, Y8
+	VADDPD       Y8, Y9, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       Y8, Y5, Y5
+	VADDPD       256(BX), Y5, Y5
+	VMOVUPS      1632(R9), Y8
+	VMULPD       1696(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VADDPD       288(BX), Y6, Y6
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1824(R9), Y8
+	VBLENDVPD    Y7, Y10, Y8, Y7
+	VMOVUPS      Y7, 1824(R9)
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1888(R9), Y8
+	VBLENDVPD    Y7, Y4, Y8, Y4
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1920(R9), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VMOVUPS      2112(R9), Y7
+	VMOVUPS      1952(R9), Y8
+	VBLENDVPD    Y7, Y6, Y8, Y6
+	VMOVUPS      Y4, 1888(R9)
+	VMOVUPS      Y5, 1920(R9)
+	VMOVUPS      Y6, 1952(R9)
+
+	// Manifold point 2.
+	VMOVUPS      2240(R9), Y4
+	VMULPD       2496(R9), Y4, Y4
+	VMOVUPS      2272(R9), Y5
+	VMULPD       2496(R9), Y5, Y5
+	VMOVUPS      2304(R9), Y6
+	VMULPD       2496(R9), Y6, Y6
+	VSUBPD       2368(R9), Y4, Y7
+	VSUBPD       2400(R9), Y5, Y8
+	VSUBPD       2432(R9), Y6, Y9
+	VMULPD       2144(R9), Y7, Y7
+	VMULPD       2176(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       2208(R9), Y9, Y8
+	VADDPD       Y8, Y7, Y7
+	VCMPPD       $0x04, 2336(R9), Y0, Y8
+	VDIVPD       2336(R9), Y7, Y7
+	VANDPD       Y8, Y7, Y7
+	VMINPD       Y1, Y7, Y1
+	VMAXPD       Y0, Y1, Y1
+	VMULPD       2144(R9), Y1, Y7
+	VADDPD       2368(R9), Y7, Y7
+	VSUBPD       Y4, Y7, Y7
+	VMULPD       2176(R9), Y1, Y8
+	VADDPD       2400(R9), Y8, Y8
+	VSUBPD       Y5, Y8, Y8
+	VMULPD       2208(R9), Y1, Y1
+	VADDPD       2432(R9), Y1, Y1
+	VSUBPD       Y6, Y1, Y1
+	VMULPD       1568(R9), Y7, Y9
+	VMULPD       1600(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1632(R9), Y1, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y3, Y3
+	VMOVUPS      1568(R9), Y9
+	VMULPD       1696(R9), Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VADDPD       256(BX), Y5, Y5
+	VMOVUPS      1632(R9), Y7
+	VMULPD       1696(R9), Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y1, Y1
+	VADDPD       Y1, Y6, Y1
+	VADDPD       288(BX), Y1, Y1
+	VMOVUPS      2112(R9), Y6
+	VMOVUPS      1856(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      Y3, 1856(R9)
+	VMOVUPS      2112(R9), Y3
+	VMOVUPS      1984(R9), Y6
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2112(R9), Y4
+	VMOVUPS      2016(R9), Y6
+	VBLENDVPD    Y4, Y5, Y6, Y4
+	VMOVUPS      2112(R9), Y5
+	VMOVUPS      2048(R9), Y6
+	VBLENDVPD    Y5, Y1, Y6, Y1
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      Y1, 2048(R9)
+
+CompactContacts64AVX2_tailgroup_single:
+	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
+	VMOVUPS 1824(R9), Y1
+	VADDPD  1856(R9), Y1, Y1
+	VADDPD  1568(R9), Y1, Y1
+	VADDPD  1600(R9), Y1, Y1
+	VADDPD  1632(R9), Y1, Y1
+	VADDPD  1888(R9), Y1, Y1
+	VADDPD  1920(R9), Y1, Y1
+	VADDPD  1952(R9), Y1, Y1
+	VADDPD  1984(R9), Y1, Y1
+	VADDPD  2016(R9), Y1, Y1
+	VADDPD  2048(R9), Y1, Y1
+	VMOVUPS 1664(R9), Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y1, Y1
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
+	VORPD   Y1, Y3, Y1
+	VMOVUPS 2080(R9), Y3
+	VTESTPD Y1, Y1
+	JZ      CompactContacts64AVX2_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1824(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1824(R9)
+	VMOVUPS   1856(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1856(R9)
+	VMOVUPS   1568(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1568(R9)
+	VMOVUPS   1600(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   1632(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   1888(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1888(R9)
+	VMOVUPS   1920(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1920(R9)
+	VMOVUPS   1952(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   1984(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 1984(R9)
+	VMOVUPS   2016(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2016(R9)
+	VMOVUPS   2048(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2048(R9)
+	VBLENDVPD Y1, Y0, Y3, Y1
+	VMOVAPS   Y1, Y3
+
+CompactContacts64AVX2_tailgroup_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X1
+	VPBROADCASTD X1, X1
+	VPADDD       iota<>+0(SB), X1, X1
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X1, 2528(R9)
+	VMOVDQU      X4, 2560(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y0
+	VANDPD       Y2, Y0, Y0
+	VTESTPD      Y0, Y0
+	JZ           CompactContacts64AVX2_tailgroup_none
+	VMOVMSKPD    Y0, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y0
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y1
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota64<>+0(SB), Y2, Y3
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+	VMOVDQU      Y0, 2592(R9)
+	VMOVDQU      Y1, 2624(R9)
+	VMOVDQU      Y3, 2656(R9)
+	VMOVDQU      Y2, 2688(R9)
+	VMOVDQU      2528(R9), Y0
+	VMOVDQU      2624(R9), Y1
+	VPERMD       Y0, Y1, Y0
+	VMOVDQU      2688(R9), X1
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), R12
+	VPMASKMOVD   X0, X1, (R12)(R11*4)
+	VMOVDQU      2560(R9), Y0
+	VMOVDQU      2624(R9), Y1
+	VPERMD       Y0, Y1, Y0
+	VMOVDQU      2688(R9), X1
+	MOVQ         out+24(FP), R12
+	MOVQ         8(R12), R12
+	VPMASKMOVD   X0, X1, (R12)(R11*4)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1824(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         16(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1856(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         24(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1568(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         32(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1600(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         40(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1632(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         48(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1888(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         56(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1920(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         64(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1952(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         72(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      1984(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         80(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      2016(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         88(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      2592(R9), Y0
+	VMOVUPS      2048(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      2656(R9), Y1
+	MOVQ         out+24(FP), R12
+	MOVQ         96(R12), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	ADDQ         R14, R11
+
+CompactContacts64AVX2_tailgroup_none:
+CompactContacts64AVX2_done:
 	MOVQ R11, ret+48(FP)
 	VZEROUPPER
 	RET

@@ -54,7 +54,7 @@ func archPaths() []Kernel {
 		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
 			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)},
 			f64: &impl[float64]{closest: wrap(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPoint(asm.ClosestPoint64AVX2),
-				contacts: goContacts[float64], compact: goCompact[float64]}}) // float64 contacts: pure Go until generated
+				contacts: wrapContacts(asm.Contacts64AVX2), compact: wrapContacts(asm.CompactContacts64AVX2)}})
 	}
 	return ks
 }

@@ -22,6 +22,11 @@ type constants struct {
 	iota64    Mem    // int32 0 0 1 1 2 2 3 3: the AVX2 float64 lanes' numbers, per half
 	low16     Mem    // uint32 0xFFFF: sixteen lane bits
 	compress8 Mem    // AVX2 compaction: for each 8-bit mask, the lanes to keep, first
+	// AVX2 float64 compaction, for each 4-bit mask of lanes to keep: the
+	// dword indices that move them first, for 64-bit lanes (compress4q)
+	// and for 32-bit lanes (compress4d, in the low four of eight).
+	compress4q, compress4d Mem
+	pack64                 Mem // int32 0 2 4 6 0 2 4 6: the low halves of four 64-bit lanes (VPERMD)
 }
 
 // vector declares name as bits in 8 lanes.
@@ -82,6 +87,38 @@ func newConstants() *constants {
 	}
 	c.low16 = GLOBL("low16", RODATA|NOPTR)
 	DATA(0, U32(0xFFFF))
+	c.compress4q = GLOBL("compress4q", RODATA|NOPTR)
+	for m := range 16 {
+		j := 0
+		for lane := range 4 {
+			if m&(1<<lane) != 0 {
+				DATA(32*m+8*j, U32(2*lane))
+				DATA(32*m+8*j+4, U32(2*lane+1))
+				j++
+			}
+		}
+		for ; j < 4; j++ {
+			DATA(32*m+8*j, U32(0))
+			DATA(32*m+8*j+4, U32(1))
+		}
+	}
+	c.compress4d = GLOBL("compress4d", RODATA|NOPTR)
+	for m := range 16 {
+		j := 0
+		for lane := range 4 {
+			if m&(1<<lane) != 0 {
+				DATA(32*m+4*j, U32(lane))
+				j++
+			}
+		}
+		for ; j < 8; j++ {
+			DATA(32*m+4*j, U32(0))
+		}
+	}
+	c.pack64 = GLOBL("pack64", RODATA|NOPTR)
+	for i := range 8 {
+		DATA(4*i, U32(2*(i%4)))
+	}
 	c.compress8 = GLOBL("compress8", RODATA|NOPTR)
 	for m := range 256 {
 		j := 0

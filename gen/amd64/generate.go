@@ -18,8 +18,10 @@ func Declare() {
 		Contacts(t, c, false)
 		Contacts(t, c, true)
 	}
-	Contacts(ir.AVX512.Of(ir.F64), c, false)
-	Contacts(ir.AVX512.Of(ir.F64), c, true)
+	for _, t := range Targets {
+		Contacts(t.Of(ir.F64), c, false)
+		Contacts(t.Of(ir.F64), c, true)
+	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
 			t := t.Of(e)

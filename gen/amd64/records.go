@@ -42,8 +42,10 @@ func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) 
 		}
 		Commentf("Capsule records of side %c, transposed.", "IJ"[side])
 		switch {
-		case t.Elem == ir.F64:
+		case t.Elem == ir.F64 && evex(t):
 			records8x64(record, store)
+		case t.Elem == ir.F64:
+			records4x64(record, store)
 		case evex(t):
 			records16(record, store)
 		default:
@@ -177,4 +179,28 @@ func records8x64(record func(lane, offset int) Mem, store func(field int, v Op))
 	}
 	fields(lo, 0)
 	fields(hi, 1)
+}
+
+// records4x64 is the AVX2 transpose of 4 float64 records (two ymm each).
+// Row k of field pair q holds fields 2q, 2q+1 of records k and k+2, one
+// per 128-bit lane (a broadcast and an insert); unpacking rows 0 and 1
+// gives field 2q (low) and 2q+1 (high) of records 0-3 in order. 8 loads,
+// 8 inserts, 7 unpacks.
+func records4x64(record func(lane, offset int) Mem, store func(field int, v Op)) {
+	for q := range 4 {
+		var rows [2]VecVirtual
+		for k := range rows {
+			rows[k] = YMM()
+			VBROADCASTF128(record(k, 16*q), rows[k])
+			VINSERTF128(U8(1), record(k+2, 16*q), rows[k], rows[k])
+		}
+		lo := YMM()
+		VUNPCKLPD(rows[1], rows[0], lo)
+		store(2*q, lo)
+		if q < 3 { // field 7 is the padding
+			hi := YMM()
+			VUNPCKHPD(rows[1], rows[0], hi)
+			store(2*q+1, hi)
+		}
+	}
 }
