@@ -466,3 +466,63 @@ func TestContacts64(t *testing.T) {
 		}
 	})
 }
+
+// contact64GoldenHash pins the bits of fallback.ContactLane64 on
+// golden64Contacts (every path, every GOARCH); update it only on purpose,
+// with the assembly: go test ./kernel -run Contacts64Golden -v prints it.
+const contact64GoldenHash = "24f4b1b829a3358d39130efa84930f452eafd0eccff4c3aa3058ca3aae97e3a8"
+
+// golden64Contacts is a fixed float64 contact scene, the same on every
+// platform: the float32 golden contact scene of fallback (verify's
+// generators, rounded to float32) widened, moved 2^40 away by exact
+// additions, with a NaN capsule, and all its pairs with margin 2^-6.
+func golden64Contacts() (soa.Capsules64, *soa.IndexPairs) {
+	caps, pairs := verify.SceneFromPairs(verify.NewRand(0x601D, 1), verify.MixedCapsulePairs(0x601D, 16, 0x1p-6))
+	extra := verify.RandomIndexPairs(verify.NewRand(0x601D, 2), caps.Len(), 500)
+	for k := range extra.Len() {
+		pairs.Append(extra.I[k], extra.J[k])
+	}
+	c64 := widenCapsules(caps)
+	for i := range c64 {
+		for j := range 3 {
+			c64[i].A[j] += 0x1p40
+			c64[i].B[j] += 0x1p40
+		}
+	}
+	c64[7].A[2] = math.NaN()
+	return c64, pairs
+}
+
+// TestContacts64Golden checks contact64GoldenHash on the specification and
+// on every path's BatchContacts64.
+func TestContacts64Golden(t *testing.T) {
+	caps, pairs := golden64Contacts()
+	hash := func(rows func(k int) (uint32, fallback.Contact64)) string {
+		h := sha256.New()
+		var b [8]byte
+		for k := range pairs.Len() {
+			pair, c := rows(k)
+			binary.LittleEndian.PutUint32(b[:4], pair)
+			binary.LittleEndian.PutUint32(b[4:], c.Count)
+			h.Write(b[:])
+			for _, x := range []float64{c.Depth[0], c.Depth[1], c.Normal[0], c.Normal[1], c.Normal[2],
+				c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2]} {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+				h.Write(b[:])
+			}
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	spec := hash(func(k int) (uint32, fallback.Contact64) { return uint32(k), spec64Contact(caps, pairs, k, 0x1p-6) })
+	t.Logf("float64 contact golden hash %s", spec)
+	if spec != contact64GoldenHash {
+		t.Fatalf("specification: golden hash %s, want %s", spec, contact64GoldenHash)
+	}
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		dst := soa.NewContacts64(pairs.Len())
+		k.BatchContacts64(dst, caps, pairs, 0x1p-6)
+		if got := hash(func(r int) (uint32, fallback.Contact64) { return row64(dst, r) }); got != contact64GoldenHash {
+			t.Fatalf("golden hash %s, want %s (TestContacts64 shows the first differing row)", got, contact64GoldenHash)
+		}
+	})
+}
