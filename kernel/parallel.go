@@ -56,6 +56,9 @@ type Parallel struct {
 	closeP64 *soa.Pairs64
 	pointR64 *soa.PointResults64
 	pointS64 *soa.PointSegments64
+	rows64   *soa.Contacts64
+	caps64   soa.Capsules64
+	margin64 float64
 	rows     *soa.Contacts
 	caps     soa.Capsules
 	pairs    *soa.IndexPairs
@@ -72,6 +75,8 @@ const (
 	opPoint
 	opClosest64
 	opPoint64
+	opContacts64
+	opCompact64
 	opContacts
 	opCompact
 )
@@ -87,6 +92,7 @@ type chunkViews struct {
 	res64   soa.Results64
 	seg64   soa.PointSegments64
 	pres64  soa.PointResults64
+	rows64  soa.Contacts64
 	ip      soa.IndexPairs
 	rows    soa.Contacts
 	_       [64]byte // keep workers' views on separate cache lines
@@ -193,6 +199,7 @@ func (p *Parallel) run(n int) {
 func (p *Parallel) forget() {
 	p.closeR, p.closeP, p.pointR, p.pointS = nil, nil, nil, nil
 	p.closeR64, p.closeP64, p.pointR64, p.pointS64 = nil, nil, nil, nil
+	p.rows64, p.caps64 = nil, nil
 	p.rows, p.caps, p.pairs = nil, nil, nil
 }
 
@@ -225,10 +232,7 @@ func (p *Parallel) work(w int) {
 			p.k.f64.point(hi-lo, &v.pres64, &v.seg64)
 		case opContacts, opCompact:
 			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
-			r := p.rows
-			v.rows = soa.Contacts{Pair: r.Pair[lo:hi], Count: r.Count[lo:hi], Depth1: r.Depth1[lo:hi], Depth2: r.Depth2[lo:hi],
-				NX: r.NX[lo:hi], NY: r.NY[lo:hi], NZ: r.NZ[lo:hi], P1X: r.P1X[lo:hi], P1Y: r.P1Y[lo:hi], P1Z: r.P1Z[lo:hi],
-				P2X: r.P2X[lo:hi], P2Y: r.P2Y[lo:hi], P2Z: r.P2Z[lo:hi]}
+			v.rows = subContacts(p.rows, lo, hi)
 			rows := hi - lo
 			if p.op == opContacts {
 				p.k.f32.contacts(rows, &v.rows, p.caps, &v.ip, p.margin)
@@ -236,10 +240,18 @@ func (p *Parallel) work(w int) {
 				rows = p.k.f32.compact(rows, &v.rows, p.caps, &v.ip, p.margin)
 				p.counts[c] = rows
 			}
-			// The kernels number pairs within the chunk.
-			for i := range v.rows.Pair[:rows] {
-				v.rows.Pair[i] += uint32(lo)
+			renumber(v.rows.Pair[:rows], lo)
+		case opContacts64, opCompact64:
+			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
+			v.rows64 = subContacts(p.rows64, lo, hi)
+			rows := hi - lo
+			if p.op == opContacts64 {
+				p.k.f64.contacts(rows, &v.rows64, p.caps64, &v.ip, p.margin64)
+			} else {
+				rows = p.k.f64.compact(rows, &v.rows64, p.caps64, &v.ip, p.margin64)
+				p.counts[c] = rows
 			}
+			renumber(v.rows64.Pair[:rows], lo)
 		}
 	}
 }
@@ -330,6 +342,21 @@ func (p *Parallel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegmen
 	p.run(n)
 }
 
+// subContacts returns rows [lo, hi) of c.
+func subContacts[F soa.Float](r *soa.ContactsOf[F], lo, hi int) soa.ContactsOf[F] {
+	return soa.ContactsOf[F]{Pair: r.Pair[lo:hi], Count: r.Count[lo:hi], Depth1: r.Depth1[lo:hi], Depth2: r.Depth2[lo:hi],
+		NX: r.NX[lo:hi], NY: r.NY[lo:hi], NZ: r.NZ[lo:hi], P1X: r.P1X[lo:hi], P1Y: r.P1Y[lo:hi], P1Z: r.P1Z[lo:hi],
+		P2X: r.P2X[lo:hi], P2Y: r.P2Y[lo:hi], P2Z: r.P2Z[lo:hi]}
+}
+
+// renumber adds lo to the Pair indices of a chunk's rows: the kernels
+// number pairs within the chunk.
+func renumber(pair []uint32, lo int) {
+	for i := range pair {
+		pair[i] += uint32(lo)
+	}
+}
+
 // BatchContacts is kernel.BatchContacts on the workers.
 func (p *Parallel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	m := checkContactArgs(dst, caps, pairs, margin, true)
@@ -354,16 +381,56 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *
 		}
 		return p.k.f32.compact(m, dst, caps, pairs, margin)
 	}
+	p.prepareCounts(m)
+	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
+	p.run(m)
+	return closeGaps(dst, p.counts, p.chunkFor(m))
+}
+
+// BatchContacts64 is kernel.BatchContacts64 on the workers.
+func (p *Parallel) BatchContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) {
+	m := checkContactArgs(dst, caps, pairs, margin, true)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f64.contacts(m, dst, caps, pairs, margin)
+		}
+		return
+	}
+	p.op, p.rows64, p.caps64, p.pairs, p.margin64 = opContacts64, dst, caps, pairs, margin
+	p.run(m)
+}
+
+// CompactContacts64 is kernel.CompactContacts64 on the workers, as
+// CompactContacts.
+func (p *Parallel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) int {
+	m := checkContactArgs(dst, caps, pairs, margin, false)
+	if !p.parallel(m) {
+		if m == 0 {
+			return 0
+		}
+		return p.k.f64.compact(m, dst, caps, pairs, margin)
+	}
+	p.prepareCounts(m)
+	p.op, p.rows64, p.caps64, p.pairs, p.margin64 = opCompact64, dst, caps, pairs, margin
+	p.run(m)
+	return closeGaps(dst, p.counts, p.chunkFor(m))
+}
+
+// prepareCounts sizes p.counts for the chunks of a compaction of m pairs.
+func (p *Parallel) prepareCounts(m int) {
 	chunk := p.chunkFor(m) // run's chunks
 	chunks := (m + chunk - 1) / chunk
 	if cap(p.counts) < chunks {
 		p.counts = make([]int, chunks) // the only allocation: first call of a larger batch
 	}
 	p.counts = p.counts[:chunks]
-	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
-	p.run(m)
+}
+
+// closeGaps moves each chunk's compacted rows down, in chunk order, to
+// follow the previous chunk's, and returns the total.
+func closeGaps[F soa.Float](dst *soa.ContactsOf[F], counts []int, chunk int) int {
 	w := 0
-	for c, cnt := range p.counts {
+	for c, cnt := range counts {
 		if lo := c * chunk; lo != w && cnt > 0 {
 			moveRows(dst, w, lo, cnt)
 		}
@@ -373,10 +440,10 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *
 }
 
 // moveRows copies rows [from, from+n) of c to [to, to+n), to < from.
-func moveRows(c *soa.Contacts, to, from, n int) {
+func moveRows[F soa.Float](c *soa.ContactsOf[F], to, from, n int) {
 	copy(c.Pair[to:], c.Pair[from:from+n])
 	copy(c.Count[to:], c.Count[from:from+n])
-	for _, s := range [...][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ, c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z} {
+	for _, s := range [...][]F{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ, c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z} {
 		copy(s[to:], s[from:from+n])
 	}
 }

@@ -29,6 +29,7 @@ func TestParallelBitIdentical(t *testing.T) {
 	all64 := pool64(41, 2000)
 	r := verify.NewRand(42, 1)
 	caps := verify.RandomCapsules(r, 3000)
+	caps64 := widenCapsules(caps)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, workers := range []int{1, 2, 3} {
 			for _, minPar := range []int{0, kernel.DefaultMinParallel} {
@@ -86,6 +87,16 @@ func TestParallelBitIdentical(t *testing.T) {
 					}
 
 					pairs := verify.RandomIndexPairs(r, caps.Len(), n)
+					w64, g64 := soa.NewContacts64(n), soa.NewContacts64(n)
+					k.BatchContacts64(w64, caps64, pairs, 0.05)
+					p.BatchContacts64(g64, caps64, pairs, 0.05)
+					sameRows64(t, what+" BatchContacts64", w64, g64, n)
+					wn64, gn64 := k.CompactContacts64(w64, caps64, pairs, 0.05), p.CompactContacts64(g64, caps64, pairs, 0.05)
+					if wn64 != gn64 {
+						t.Fatalf("%s: CompactContacts64 wrote %d rows, one core %d", what, gn64, wn64)
+					}
+					sameRows64(t, what+" CompactContacts64", w64, g64, wn64)
+
 					wc, gc := soa.NewContacts(n), soa.NewContacts(n)
 					k.BatchContacts(wc, caps, pairs, 0.05)
 					p.BatchContacts(gc, caps, pairs, 0.05)
@@ -117,6 +128,18 @@ func sameRows(t *testing.T, what string, a, b *soa.Contacts, n int) {
 			if math.Float32bits(fa[j]) != math.Float32bits(fb[j]) {
 				t.Fatalf("%s: row %d float %d: %v, one core %v", what, k, j, fb[j], fa[j])
 			}
+		}
+	}
+}
+
+// sameRows64 fails t unless rows [0, n) of a and b are the same bits.
+func sameRows64(t *testing.T, what string, a, b *soa.Contacts64, n int) {
+	t.Helper()
+	for k := range n {
+		pa, ca := row64(a, k)
+		pb, cb := row64(b, k)
+		if pa != pb || !sameContact64(ca, cb) {
+			t.Fatalf("%s: row %d: pair %d %+v, one core pair %d %+v", what, k, pb, cb, pa, ca)
 		}
 	}
 }
