@@ -380,6 +380,25 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	sameContacts("contacts")
 	rows = append(rows, row{ISA: refISA, Kernel: "contacts", Pairs: np, NsPerPair: refCNs, Speedup: 1, Contacts: refTouch})
 
+	// ---- contacts, float64: CompactContacts64 on the same scene ----------
+	// Every row bit-identical to the go path's; one-point depths checked
+	// against the float64 reference (its distance: r1 + r2 - distance).
+	caps64 := widenCapsules(scaps)
+	gold64 := soa.NewContacts64(np)
+	goldN64 := kgo.CompactContacts64(gold64, caps64, ip, float64(margin))
+	c64 := soa.NewContacts64(np)
+	for _, k := range kernels {
+		isa := k.ISA()
+		log.printf("contacts64: %s", isa)
+		var n int
+		ns := measure(func() { n = k.CompactContacts64(c64, caps64, ip, float64(margin)) }).NsPer(np)
+		v := verifyContacts64(caps64, ip, float64(margin), c64, n, gold64, goldN64)
+		rows = append(rows, row{ISA: isa, Kernel: "contacts", Pairs: np, NsPerPair: ns, Speedup: refCNs / ns,
+			WorstErrEps: v.Worst, Contacts: n, Mismatches: v.Mismatches, Precision: "float64"})
+		reportVerdict("contacts64", isa, np, v)
+	}
+	sameContacts("contacts")
+
 	// ---- point: BatchClosestPoint, end A of capsule I against capsule J --
 	pts := pointBatch(caps, cands)
 	log.printf("point: reference, %d pairs", np)
@@ -448,6 +467,8 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		"           fallback.ReferenceContact (depth within %d eps32 x scale, unit normal within %d eps32, normal direction, midway points,\n"+
 		"           manifolds), the %d other pairs apart per BatchContacts and the reference; %d pairs in borderline bands (%d counted differently by the reference)\n",
 		set.GoldenN, twoPoint, np, verify.DepthTol, verify.NormalLenTol, np-set.GoldenN, v.Borderline, v.RefDisagree)
+	fmt.Fprintf(human, "verified:  contacts float64: %d contacts on every path, all 13 streams bit-identical to go; one-point depths within %d eps64 x scale of fallback.ReferenceContact\n",
+		goldN64, maxContact64Eps)
 	fmt.Fprintf(human, "verified:  point: all %d lanes of %d path(s) within %d eps32 x scale of fallback.ReferenceClosestPoint, T in [0,1], bit-identical to go\n",
 		np, len(isas), maxErrEps)
 	if set.GoldenN != refTouch {

@@ -283,7 +283,7 @@ func jsonRows(isas []string) [][3]string {
 		for _, isa := range append(slices.Clone(isas), refISA) {
 			out = append(out, [3]string{kern, isa, "float32"})
 		}
-		if kern == "closest" { // then BatchClosest64 on every path
+		if kern != "point" { // then the float64 kernel on every path
 			for _, isa := range isas {
 				out = append(out, [3]string{kern, isa, "float64"})
 			}
@@ -365,7 +365,7 @@ func TestRun(t *testing.T) {
 			checkJSONLines(t, out.String(), jsonRows(isas))
 			human = errOut.String()
 		}
-		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  closest float64", "float64", "verified:  contacts",
+		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  closest float64", "float64", "verified:  contacts float64", "verified:  contacts",
 			"verified:  point", "end to end", "copy+BatchClosest", refISA, "contacts ", "point "}, isas...) {
 			if !strings.Contains(human, want) {
 				t.Errorf("json=%v: output lacks %q:\n%s", js, want, human)

@@ -227,3 +227,66 @@ func narrow(q soa.Pair64) soa.Pair {
 	n := func(v [3]float64) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
 	return soa.Pair{A: n(q.A), B: n(q.B), C: n(q.C), D: n(q.D)}
 }
+
+// maxContact64Eps bounds the one-point depths of the float64 contact rows
+// against the float64 reference, in eps64 x scale: the kernel's distance
+// is within 3.9 of exact, the reference's within 2.7 (TestReferenceExact),
+// and the sums round.
+const maxContact64Eps = 16
+
+// widenCapsules returns caps in float64 (exactly).
+func widenCapsules(caps soa.Capsules) soa.Capsules64 {
+	w := soa.NewCapsules64(caps.Len())
+	for i, c := range caps {
+		w64 := func(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
+		w.Set(i, w64(c.A), w64(c.B), float64(c.R))
+	}
+	return w
+}
+
+// verifyContacts64 checks the n compacted float64 rows of got: the same
+// count and every stream's bits as the go path's (gold, goldN); rows in
+// pair order; the depth of every one-point row within maxContact64Eps
+// eps64 x scale of r1 + r2 minus fallback.ReferenceContact's distance.
+func verifyContacts64(caps soa.Capsules64, ip *soa.IndexPairs, margin float64, got *soa.Contacts64, n int, gold *soa.Contacts64, goldN int) verdict {
+	var v verdict
+	if n != goldN {
+		v.Mismatches += max(n-goldN, goldN-n)
+	}
+	bits := func(c *soa.Contacts64, r int) [13]uint64 {
+		return [13]uint64{uint64(c.Pair[r]), uint64(c.Count[r]), math.Float64bits(c.Depth1[r]), math.Float64bits(c.Depth2[r]),
+			math.Float64bits(c.NX[r]), math.Float64bits(c.NY[r]), math.Float64bits(c.NZ[r]),
+			math.Float64bits(c.P1X[r]), math.Float64bits(c.P1Y[r]), math.Float64bits(c.P1Z[r]),
+			math.Float64bits(c.P2X[r]), math.Float64bits(c.P2Y[r]), math.Float64bits(c.P2Z[r])}
+	}
+	prev := -1
+	for r := range min(n, goldN) {
+		if bits(got, r) != bits(gold, r) {
+			v.Mismatches++
+		}
+		k := int(got.Pair[r])
+		if k <= prev || k >= ip.Len() {
+			v.Failed++
+			continue
+		}
+		prev = k
+		c1, c2 := caps[ip.I[k]], caps[ip.J[k]]
+		if got.Count[r] != 1 {
+			continue
+		}
+		_, depth, _, _ := fallback.ReferenceContact(c1.A, c1.B, c1.R, c2.A, c2.B, c2.R, margin)
+		scale := 0.0
+		for _, x := range [...]float64{c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2], c2.A[0], c2.A[1], c2.A[2], c2.B[0], c2.B[1], c2.B[2]} {
+			scale = math.Max(scale, math.Abs(x))
+		}
+		e := verify.ErrEps64(math.Abs(got.Depth1[r]-depth[0]), scale)
+		if math.IsNaN(e) {
+			e = math.Inf(1)
+		}
+		v.Worst = max(v.Worst, e)
+		if !(e <= maxContact64Eps) {
+			v.Failed++
+		}
+	}
+	return v
+}
