@@ -3,7 +3,8 @@
 // coordinate, so that a SIMD kernel loads 8 or 16 consecutive pairs with
 // one instruction per coordinate. Each batch type is generic in its
 // element type (PairsOf[F]) and has a float32 name (Pairs) and a float64
-// name (Pairs64); the capsule and contact types are float32 only.
+// name (Pairs64); so do the capsule records (Capsule, 32 bytes, and
+// Capsule64, 64) and the contact rows.
 //
 // NewPairs and NewResults place all streams of a batch in one allocation,
 // each stream starting on a 64-byte boundary and no two streams at the
