@@ -526,3 +526,47 @@ func TestContacts64Golden(t *testing.T) {
 		}
 	})
 }
+
+// FuzzContact64 fuzzes one float64 capsule pair (both axes, both radii)
+// and the margin: on every path, BatchContacts64 and CompactContacts64
+// with the pair at several lanes of a batch of other pairs return
+// fallback.ContactLane64's bits for every row.
+func FuzzContact64(f *testing.F) {
+	f.Add(0.0, 0.0, 0.0, 4.0, 0.0, 0.0, 1.0, 1.0, 0.5, 0.0, 3.0, 0.5, 0.0, 1.0, 0.0)
+	f.Add(0.0, 0.0, 0.0, 3.0, 1.0, 0.0, 0.5, 1.5, 0.5, -1.0, 1.5, 0.5, 1.0, 0.5, 0.01)
+	f.Add(1e12, 2.0, 3.0, 1e12, 2.0, 3.0, 1.0, 1e12, 2.0, 3.0, 1e12, 2.0, 3.0, 1.0, 0.0)
+	f.Add(1e150, 0.0, 0.0, -1e150, 0.0, 0.0, 1.0, 0.0, 1e150, 0.0, 0.0, -1e150, 0.0, 1.0, 0.5)
+	f.Add(math.NaN(), 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0)
+	base, basePairs := contact64Scene(83, 40)
+	f.Fuzz(func(t *testing.T, ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float64) {
+		if !(margin >= 0 && margin <= math.MaxFloat64) {
+			return // the entry points panic on such margins (TestContactsMargin)
+		}
+		caps := append(soa.Capsules64(nil), base...)
+		i, j := uint32(len(caps)), uint32(len(caps)+1)
+		caps = append(caps, soa.Capsule64{A: [3]float64{ax, ay, az}, B: [3]float64{bx, by, bz}, R: r1},
+			soa.Capsule64{A: [3]float64{cx, cy, cz}, B: [3]float64{dx, dy, dz}, R: r2})
+		pairs := &soa.IndexPairs{I: append([]uint32(nil), basePairs.I[:fuzzBatch]...), J: append([]uint32(nil), basePairs.J[:fuzzBatch]...)}
+		for _, lane := range fuzzLanes {
+			pairs.I[lane], pairs.J[lane] = i, j
+		}
+		pairs.I[fuzzLanes[1]], pairs.J[fuzzLanes[1]] = j, i // and the other way round
+		forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+			dst := soa.NewContacts64(pairs.Len())
+			k.BatchContacts64(dst, caps, pairs, margin)
+			touching := 0
+			for r := range pairs.Len() {
+				want := spec64Contact(caps, pairs, r, margin)
+				if _, got := row64(dst, r); !sameContact64(got, want) {
+					t.Fatalf("row %d: %+v, want %+v", r, got, want)
+				}
+				if want.Count > 0 {
+					touching++
+				}
+			}
+			if n := k.CompactContacts64(soa.NewContacts64(pairs.Len()), caps, pairs, margin); n != touching {
+				t.Fatalf("CompactContacts64 wrote %d rows, %d touch", n, touching)
+			}
+		})
+	})
+}
