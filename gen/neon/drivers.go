@@ -188,8 +188,9 @@ const (
 	leftReg = 13 // pairs left in the tail
 )
 
-// Contacts writes ContactsNEON (compact false) or CompactContactsNEON.
-// Each lane's two capsule records (soa.Capsule, 32 bytes) are loaded with
+// Contacts writes ContactsNEON (compact false) or CompactContactsNEON, or
+// their float64 forms (Contacts64NEON, e = ir.F64). Each lane's two
+// capsule records (soa.Capsule, 32 bytes) are loaded with
 // two transposing LD4 lane loads each (ax ay az r, then bx by bz pad, into
 // one lane of four vectors), and the seven vectors of each side are
 // stored to a set of 14 in the frame, which the body reads as its inputs.
