@@ -7032,127 +7032,50 @@ Contacts64NEON_group_single:
 	WORD $0x4ea11c26 // mov v6.16b, v1.16b
 
 Contacts64NEON_group_finite:
-	// Store one row per pair, lane by lane through the stage.
+	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
-	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
-	MOVW R22, 0(R19)
-	MOVWU 384(R21), R22
+	WORD $0xfd00027b // str d27, [x19, #0]
+	WORD $0x0ea128db // xtn v27.2s, v6.2d
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
-	MOVW R22, 0(R19)
-	MOVD 400(R21), R22
+	WORD $0xfd00027b // str d27, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 416(R21), R22
+	WORD $0x3d800271 // str q17, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 432(R21), R22
+	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 448(R21), R22
+	WORD $0x3d800263 // str q3, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 464(R21), R22
+	WORD $0x3d800264 // str q4, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 480(R21), R22
+	WORD $0x3d800260 // str q0, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 496(R21), R22
+	WORD $0x3d800273 // str q19, [x19, #0]
 	MOVD 64(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 512(R21), R22
+	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 72(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 528(R21), R22
+	WORD $0x3d800275 // str q21, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 544(R21), R22
+	WORD $0x3d800262 // str q2, [x19, #0]
 	MOVD 88(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVD 560(R21), R22
+	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
-	MOVD R22, 0(R19)
-	MOVWU 372(R21), R22
-	MOVD 0(R9), R19
-	ADD R11<<2, R19, R19
-	MOVW R22, 4(R19)
-	MOVWU 392(R21), R22
-	MOVD 8(R9), R19
-	ADD R11<<2, R19, R19
-	MOVW R22, 4(R19)
-	MOVD 408(R21), R22
-	MOVD 16(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 424(R21), R22
-	MOVD 24(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 440(R21), R22
-	MOVD 32(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 456(R21), R22
-	MOVD 40(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 472(R21), R22
-	MOVD 48(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 488(R21), R22
-	MOVD 56(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 504(R21), R22
-	MOVD 64(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 520(R21), R22
-	MOVD 72(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 536(R21), R22
-	MOVD 80(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 552(R21), R22
-	MOVD 88(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
-	MOVD 568(R21), R22
-	MOVD 96(R9), R19
-	ADD R11<<3, R19, R19
-	MOVD R22, 8(R19)
+	WORD $0x3d800267 // str q7, [x19, #0]
 	ADD $2, R11
 	B Contacts64NEON_loop
 

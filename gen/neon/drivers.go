@@ -200,10 +200,10 @@ const (
 // lane for the touching pairs only (Compact: per-lane stores of each
 // output, then written += 1), skipping a group without any touching pair.
 //
-// In float64 (2 lanes, 64-byte records) the LD4s load doubles, the count
-// comes out in 64-bit lanes (its low 32 bits are the uint32 row value),
-// and every row goes through the stage lane by lane, as the tail's do (a
-// whole-vector store of the 32-bit Pair would write four rows).
+// In float64 (2 lanes, 64-byte records) the LD4s load doubles and the
+// count comes out in 64-bit lanes (narrowed by XTN for whole-group rows;
+// its low 32 bits are the row value in the stage); whole groups store
+// Pair and Count as 8 bytes (a 16-byte store would write four rows).
 func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs int) {
 	k := kernels.Contact
 	name := k.Name + e.Suffix() + "NEON"
@@ -342,10 +342,19 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 		}
 		w.label(name + "_none")
 	} else if e == ir.F64 {
-		w.comment("Store one row per pair, lane by lane through the stage.")
-		stageOutputs()
-		for lane := range lanes {
-			row(name+"_group", lane)
+		w.comment("Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.")
+		pairIndex(operand0)
+		w.line("MOVD 0(R%d), R%d", outReg, tmpA)
+		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+		w.op(strdi(operand0, tmpA, 0))
+		w.op(xtn2s(operand0, l.output(0)))
+		w.line("MOVD 8(R%d), R%d", outReg, tmpA)
+		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+		w.op(strdi(operand0, tmpA, 0))
+		for j := 1; j < len(k.Outputs); j++ {
+			w.line("MOVD %d(R%d), R%d", 8*(1+j), outReg, tmpA)
+			w.line("ADD R%d<<3, R%d, R%d", iReg, tmpA, tmpA)
+			w.op(strqi(l.output(j), tmpA, 0))
 		}
 	} else {
 		w.comment("Store one row per pair.")

@@ -206,6 +206,20 @@ func ld4laneD(t, lane, base, post int) inst {
 	panic(fmt.Sprintf("neon: ld4 .d post-increment %d", post))
 }
 
+// strdi stores the low 64 bits of t to [base, #off] (off a multiple of 8
+// below 32768).
+func strdi(t, base, off int) inst {
+	if off < 0 || off%8 != 0 || off >= 32768 {
+		panic(fmt.Sprintf("neon: d offset %d", off))
+	}
+	return inst{0xFD000000 | uint32(off/8)<<10 | reg(base)<<5 | reg(t), fmt.Sprintf("str d%d, [%s, #%d]", t, xbase(base), off)}
+}
+
+// xtn2s narrows the two 64-bit lanes of n to the low two 32-bit lanes of d.
+func xtn2s(d, n int) inst {
+	return inst{0x0EA12800 | reg(n)<<5 | reg(d), fmt.Sprintf("xtn v%d.2s, v%d.2d", d, n)}
+}
+
 // dupx is dup t.2d, x: a 64-bit register in both lanes.
 func dupx(d, x int) inst {
 	return inst{0x4E080C00 | reg(x)<<5 | reg(d), fmt.Sprintf("dup v%d.2d, x%d", d, x)}

@@ -83,6 +83,8 @@ func TestEncoders(t *testing.T) {
 			}
 			return fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
 		}},
+		{"strdi", func(a, b, c int) inst { return strdi(a, b, 8*c) }, func(x, y, z int) string { return fmt.Sprintf("str d%d, [%s, #%d]", x, xb(y), 8*z) }},
+		{"xtn2s", func(a, b, _ int) inst { return xtn2s(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("xtn v%d.2s, v%d.2d", x, y) }},
 		{"dupx", func(a, b, _ int) inst { return dupx(a, b%31) }, func(x, y, _ int) string { return fmt.Sprintf("dup v%d.2d, x%d", x, y%31) }},
 		{"st1lane", func(a, b, c int) inst { return st1lane(a, c%4, b) }, func(x, y, z int) string { return fmt.Sprintf("st1 {v%d.s}[%d], [%s]", x, z%4, xb(y)) }},
 		{"umov", func(a, b, c int) inst { return umovw(a%31, b, c%4) }, func(x, y, z int) string { return fmt.Sprintf("mov w%d, v%d.s[%d]", x%31, y, z%4) }},
