@@ -1,0 +1,184 @@
+package amd64
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The sinks of the float64 contact kernels: their count comes out in
+// 64-bit lanes and their Pair and Count streams are uint32, so every group
+// narrows them before it stores (contacts.go has the float32 sink).
+
+// mask32 returns the AVX2 float64 tail mask (64-bit lanes, all-ones per
+// lane) as a mask of four 32-bit lanes in an xmm register: the low halves
+// of its lanes, packed.
+func mask32(l *lowering, mask Op) Op {
+	idx, m := YMM(), YMM()
+	VMOVDQU(l.consts.pack64, idx)
+	VPERMD(mask, idx, m)
+	return m.AsX()
+}
+
+// contactSink64 stores the rows of a float64 group: the pair index and the
+// count (int64 lanes, narrowed) as uint32, the eleven floats as float64;
+// all of them under mask (the tail) or, compacting, only the touching
+// lanes. AVX-512 (8 lanes) compresses with VPCOMPRESSD and VCOMPRESSPD;
+// AVX2 (4 lanes) permutes with compress4q and compress4d.
+func contactSink64(l *lowering, label string, compact bool, mask Op) {
+	if !evex(l.t) {
+		contactSink64AVX2(l, label, compact, mask)
+		return
+	}
+	Comment("Pair index k = i + lane (8 uint32), and the count narrowed to uint32.")
+	pair, count := YMM(), YMM()
+	VPBROADCASTD(index.As32(), pair)
+	VPADDD(l.consts.iota, pair, pair)
+	count64 := l.out(0)
+	VPMOVQD(count64, count)
+	narrow := []Op{pair, count}
+	floats := func(j int) Op { return l.out(1 + j) } // output j of the eleven floats
+	nf := len(l.p.Outputs) - 1
+	if !compact {
+		Comment("Store one row per pair.")
+		for k, v := range narrow {
+			if mask == nil {
+				VMOVDQU(v, rowPtr(k, false, 4))
+			} else {
+				VMOVDQU32(v, mask, rowPtr(k, false, 4))
+			}
+		}
+		for j := range nf {
+			if mask == nil {
+				VMOVUPD(floats(j), rowPtr(2+j, false, 8))
+			} else {
+				VMOVUPD(floats(j), mask, rowPtr(2+j, false, 8))
+			}
+		}
+		return
+	}
+	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
+	Comment("lanes; nothing at all for a group without one.")
+	touch := K()
+	VPTESTMQ(count64, count64, touch)
+	if mask != nil {
+		k2 := K()
+		KANDW(mask, touch, k2)
+		touch = k2
+	}
+	KORTESTW(touch, touch)
+	JZ(LabelRef(label + "_none"))
+	KMOVW(touch, remain.As32())
+	POPCNTL(remain.As32(), remain.As32())
+	ks := K()
+	BZHIL(remain.As32(), l.consts.low16, scratch.As32())
+	KMOVW(scratch.As32(), ks)
+	for k, v := range narrow {
+		c := YMM()
+		VPCOMPRESSD_Z(v, touch, c)
+		VMOVDQU32(c, ks, rowPtr(k, true, 4))
+	}
+	for j := range nf {
+		c := ZMM()
+		VCOMPRESSPD_Z(floats(j), touch, c)
+		VMOVUPD(c, ks, rowPtr(2+j, true, 8))
+	}
+	ADDQ(remain, written)
+	Label(label + "_none")
+}
+
+// contactSink64AVX2 is contactSink64 on AVX2: 4 lanes, the pair index and
+// the narrowed count in xmm registers, the store masks and permutations
+// parked in slots (16 registers).
+func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
+	Comment("Pair index k = i + lane (4 uint32), and the count narrowed to uint32.")
+	pair := XMM()
+	VMOVD(index.As32(), pair)
+	VPBROADCASTD(pair, pair)
+	VPADDD(l.consts.iota, pair, pair)
+	count64 := l.out(0)
+	pk, c32 := YMM(), YMM()
+	VMOVDQU(l.consts.pack64, pk)
+	VPERMD(count64, pk, c32)
+	count := c32.AsX()
+	pairSlot, countSlot := l.slots.next(), l.slots.next()
+	VMOVDQU(pair, pairSlot)
+	VMOVDQU(count, countSlot)
+	narrow := []Mem{pairSlot, countSlot}
+	nf := len(l.p.Outputs) - 1
+	if !compact {
+		Comment("Store one row per pair.")
+		var m32 Op
+		if mask != nil {
+			ms := l.slots.next()
+			VMOVDQU(mask32(l, mask), ms)
+			m32 = ms
+		}
+		for k, v := range narrow {
+			x := XMM()
+			VMOVDQU(v, x)
+			if mask == nil {
+				VMOVDQU(x, rowPtr(k, false, 4))
+			} else {
+				mx := XMM()
+				VMOVDQU(m32, mx)
+				VPMASKMOVD(x, mx, rowPtr(k, false, 4))
+			}
+		}
+		for j := range nf {
+			if mask == nil {
+				VMOVUPD(l.out(1+j), rowPtr(2+j, false, 8))
+			} else {
+				VMASKMOVPD(l.out(1+j), mask, rowPtr(2+j, false, 8))
+			}
+		}
+		return
+	}
+	Comment("Compaction: the touching lanes (count > 0) moved first by a permutation, then")
+	Comment("a masked store of that many lanes; nothing for a group without one.")
+	touch := YMM()
+	VPCMPGTQ(l.zero, count64, touch)
+	if mask != nil {
+		t2 := YMM()
+		VANDPD(mask, touch, t2)
+		touch = t2
+	}
+	VTESTPD(touch, touch)
+	JZ(LabelRef(label + "_none"))
+	VMOVMSKPD(touch, remain.As32())
+	SHLQ(U8(5), remain)
+	permQ, permD := YMM(), YMM()
+	LEAQ(l.consts.compress4q, scratch)
+	VMOVDQU(Mem{Base: scratch, Index: remain, Scale: 1}, permQ)
+	LEAQ(l.consts.compress4d, scratch)
+	VMOVDQU(Mem{Base: scratch, Index: remain, Scale: 1}, permD)
+	SHRQ(U8(5), remain)
+	POPCNTL(remain.As32(), remain.As32())
+	cnt := YMM()
+	VMOVD(remain.As32(), cnt.AsX())
+	VPBROADCASTD(cnt.AsX(), cnt)
+	ks64, ks32 := YMM(), YMM()
+	VPCMPGTD(l.consts.iota64, cnt, ks64)
+	VPCMPGTD(l.consts.iota, cnt, ks32)
+	slots := []Mem{l.slots.next(), l.slots.next(), l.slots.next(), l.slots.next()}
+	for i, v := range []VecVirtual{permQ, permD, ks64, ks32} {
+		VMOVDQU(v, slots[i])
+	}
+	for k, v := range narrow {
+		x, p, c, kr := YMM(), YMM(), YMM(), XMM()
+		VMOVDQU(v, x) // the low 16 bytes are the four lanes; the indices stay below 4
+		VMOVDQU(slots[1], p)
+		VPERMD(x, p, c)
+		VMOVDQU(slots[3].Offset(0), kr)
+		VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4))
+	}
+	for j := range nf {
+		c, p, kr := YMM(), YMM(), YMM()
+		VMOVDQU(slots[0], p)
+		VPERMPS(l.out(1+j), p, c)
+		VMOVDQU(slots[2], kr)
+		VMASKMOVPD(c, kr, rowPtr(2+j, true, 8))
+	}
+	ADDQ(remain, written)
+	Label(label + "_none")
+}
