@@ -118,12 +118,6 @@ func TestContacts64GuardPage(t *testing.T) {
 	for i := range outR {
 		outR[i] = newGuarded(t, 8*maxN)
 	}
-	f64 := func(f []float32) []float64 {
-		if len(f) == 0 {
-			return nil
-		}
-		return unsafe.Slice((*float64)(unsafe.Pointer(&f[0])), len(f)/2)
-	}
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
 			at := func(g *guarded, n int) []float32 {
@@ -143,7 +137,7 @@ func TestContacts64GuardPage(t *testing.T) {
 				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
 				dst := &soa.Contacts64{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
 				for i, s := range []*[]float64{&dst.Depth1, &dst.Depth2, &dst.NX, &dst.NY, &dst.NZ, &dst.P1X, &dst.P1Y, &dst.P1Z, &dst.P2X, &dst.P2Y, &dst.P2Z} {
-					*s = f64(at(outR[2+i], 2*n))
+					*s = guardF64(at(outR[2+i], 2*n))
 				}
 				for _, margin := range []float64{0, 0.5} {
 					k.BatchContacts64(dst, caps, pairs, margin)

@@ -102,6 +102,15 @@ func TestGuardPage(t *testing.T) {
 	})
 }
 
+// guardF64 views 2n float32s of a region as n float64s (8-byte aligned:
+// both ends of a region's data are page-aligned).
+func guardF64(f []float32) []float64 {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&f[0])), len(f)/2)
+}
+
 // TestGuardPage64 is TestGuardPage for the float64 kernels
 // (BatchClosest64, StreamOnly64, BatchClosestPoint64): each slice ends
 // exactly at, then starts right after, a PROT_NONE page.
@@ -112,21 +121,13 @@ func TestGuardPage64(t *testing.T) {
 	for i := range regions {
 		regions[i] = newGuarded(t, 8*maxN)
 	}
-	// f64 views 2n float32s of a region as n float64s (8-byte aligned:
-	// both ends of a region's data are page-aligned).
-	f64 := func(f []float32) []float64 {
-		if len(f) == 0 {
-			return nil
-		}
-		return unsafe.Slice((*float64)(unsafe.Pointer(&f[0])), len(f)/2)
-	}
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
 			at := func(i, n int) []float64 {
 				if place == "end" {
-					return f64(regions[i].atEnd(2 * n))
+					return guardF64(regions[i].atEnd(2 * n))
 				}
-				return f64(regions[i].atStart(2 * n))
+				return guardF64(regions[i].atStart(2 * n))
 			}
 			for n := 1; n <= maxN; n++ {
 				src, dst := &soa.Pairs64{}, &soa.Results64{}
