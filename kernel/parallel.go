@@ -164,11 +164,17 @@ func (p *Parallel) Close() { p.stop.Do(func() { close(p.start) }) }
 // Workers returns the number of workers, the calling goroutine included.
 func (p *Parallel) Workers() int { return p.workers }
 
-// chunkFor returns the chunk size for a batch of n pairs: n split evenly
-// over the workers (rounded up to 64 pairs), at most half an L2.
+// chunkFor returns the chunk size for a batch of n pairs of the prepared
+// operation: n split evenly over the workers (rounded up to 64 pairs), at
+// most half an L2 (float64 pairs move twice the bytes: half as many).
 func (p *Parallel) chunkFor(n int) int {
+	limit := p.chunk
+	switch p.op {
+	case opClosest64, opPoint64, opContacts64, opCompact64:
+		limit = max(64, (limit/2)&^63)
+	}
 	even := (n + p.workers - 1) / p.workers
-	return min(p.chunk, (even+63)&^63)
+	return min(limit, (even+63)&^63)
 }
 
 // parallel reports whether a batch of n pairs runs on the workers.
@@ -381,10 +387,10 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *
 		}
 		return p.k.f32.compact(m, dst, caps, pairs, margin)
 	}
-	p.prepareCounts(m)
 	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
+	p.prepareCounts(m)
 	p.run(m)
-	return closeGaps(dst, p.counts, p.chunkFor(m))
+	return closeGaps(dst, p.counts, p.cur) // the chunks run used
 }
 
 // BatchContacts64 is kernel.BatchContacts64 on the workers.
@@ -410,13 +416,14 @@ func (p *Parallel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, p
 		}
 		return p.k.f64.compact(m, dst, caps, pairs, margin)
 	}
-	p.prepareCounts(m)
 	p.op, p.rows64, p.caps64, p.pairs, p.margin64 = opCompact64, dst, caps, pairs, margin
+	p.prepareCounts(m)
 	p.run(m)
-	return closeGaps(dst, p.counts, p.chunkFor(m))
+	return closeGaps(dst, p.counts, p.cur) // the chunks run used
 }
 
-// prepareCounts sizes p.counts for the chunks of a compaction of m pairs.
+// prepareCounts sizes p.counts for the chunks of a compaction of m pairs
+// (p.op set).
 func (p *Parallel) prepareCounts(m int) {
 	chunk := p.chunkFor(m) // run's chunks
 	chunks := (m + chunk - 1) / chunk
