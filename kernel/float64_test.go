@@ -570,3 +570,21 @@ func FuzzContact64(f *testing.F) {
 		})
 	})
 }
+
+// TestContacts64NoAllocs: the float64 contact entry points allocate
+// nothing, on every path and through the package.
+func TestContacts64NoAllocs(t *testing.T) {
+	caps, pairs := contact64Scene(84, 300)
+	dst := soa.NewContacts64(pairs.Len())
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		if a := testing.AllocsPerRun(10, func() { k.BatchContacts64(dst, caps, pairs, 0.1) }); a != 0 {
+			t.Errorf("BatchContacts64: %v allocations", a)
+		}
+		if a := testing.AllocsPerRun(10, func() { k.CompactContacts64(dst, caps, pairs, 0.1) }); a != 0 {
+			t.Errorf("CompactContacts64: %v allocations", a)
+		}
+	})
+	if a := testing.AllocsPerRun(10, func() { kernel.CompactContacts64(dst, caps, pairs, 0.1) }); a != 0 {
+		t.Errorf("kernel.CompactContacts64: %v allocations", a)
+	}
+}
