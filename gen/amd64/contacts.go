@@ -66,13 +66,45 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 			"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
 			"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.")
 	}
+	recordLoop(t, c, k.ProgramOf(t.Elem), name, func(l *lowering, label string, mask Op) {
+		contactGroup(l, label, compact, mask)
+	})
+	if compact {
+		Store(written, ReturnIndex(0))
+	} else {
+		Load(Param("n"), remain)
+		Store(remain, ReturnIndex(0))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// rowPtr returns the address of the current row of output stream k (of
+// elements size bytes): row index (one row per pair) or written
+// (compaction). It loads the stream pointer into scratch.
+func rowPtr(k int, compact bool, size uint8) Mem {
+	Load(Param("out"), scratch)
+	MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
+	if compact {
+		return Mem{Base: scratch, Index: written, Scale: size}
+	}
+	return Mem{Base: scratch, Index: index, Scale: size}
+}
+
+// recordLoop emits the loop of a kernel that reads capsule pairs by index
+// (program p, inputs A B r of capsule I then of capsule J, or a subset):
+// the registers and slots, whole groups of records loaded and transposed
+// into the set (loadRecords), then the masked tail, whose indices are
+// loaded under the mask into two slots (zero, capsule 0 -- always present
+// when n > 0 -- past n) and which runs as a whole group. group computes
+// and stores one group; recordLoop ends at the label name+"_done".
+func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op)) {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
 	Load(Param("pi"), pairIdx[0])
 	Load(Param("pj"), pairIdx[1])
 
-	p := k.ProgramOf(t.Elem)
 	l := &lowering{t: t, p: p, consts: c}
 	l.zero, l.one = l.newVec(), l.newVec()
 	// The slots, then the set of 14 input vectors, then the tail's two
@@ -96,7 +128,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	CMPQ(remain, U32(t.Lanes))
 	JB(LabelRef(name + "_tail"))
 	loadRecords(t, capsBase, set, fromPairs)
-	contactGroup(l, name+"_group", compact, nil)
+	group(l, name+"_group", nil)
 	ADDQ(U32(t.Lanes), index)
 	JMP(LabelRef(name + "_loop"))
 
@@ -125,29 +157,8 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	loadRecords(t, capsBase, set, func(side, lane int) Mem {
 		return tailIdx.Offset(side*t.VecBytes() + 4*lane)
 	})
-	contactGroup(l, name+"_tailgroup", compact, mask)
-
+	group(l, name+"_tailgroup", mask)
 	Label(name + "_done")
-	if compact {
-		Store(written, ReturnIndex(0))
-	} else {
-		Load(Param("n"), remain)
-		Store(remain, ReturnIndex(0))
-	}
-	VZEROUPPER()
-	RET()
-}
-
-// rowPtr returns the address of the current row of output stream k (of
-// elements size bytes): row index (one row per pair) or written
-// (compaction). It loads the stream pointer into scratch.
-func rowPtr(k int, compact bool, size uint8) Mem {
-	Load(Param("out"), scratch)
-	MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
-	if compact {
-		return Mem{Base: scratch, Index: written, Scale: size}
-	}
-	return Mem{Base: scratch, Index: index, Scale: size}
 }
 
 // contactGroup computes the contacts of the group of capsule pairs
