@@ -72,6 +72,38 @@ func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, 
 //go:noescape
 func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 
+// ClosestIndexedAVX2 computes the closest points of the axes of n capsule pairs with AVX2,
+// bit-identical to fallback.ClosestLane on each. caps points at the capsule records
+// (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t
+// and dist2 at n results each; n > 0.
+//
+//go:noescape
+func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+
+// ClosestIndexedAVX512 computes the closest points of the axes of n capsule pairs with AVX512,
+// bit-identical to fallback.ClosestLane on each. caps points at the capsule records
+// (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t
+// and dist2 at n results each; n > 0.
+//
+//go:noescape
+func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+
+// ClosestIndexed64AVX2 computes the closest points of the axes of n capsule pairs with AVX2,
+// bit-identical to fallback.ClosestLane64 on each. caps points at the capsule records
+// (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), s, t
+// and dist2 at n results each; n > 0.
+//
+//go:noescape
+func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+
+// ClosestIndexed64AVX512 computes the closest points of the axes of n capsule pairs with AVX512,
+// bit-identical to fallback.ClosestLane64 on each. caps points at the capsule records
+// (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), s, t
+// and dist2 at n results each; n > 0.
+//
+//go:noescape
+func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.

@@ -17890,6 +17890,2504 @@ CompactContacts64AVX512_done:
 	VZEROUPPER
 	RET
 
+// func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+// Requires: AVX, AVX2
+TEXT ·ClosestIndexedAVX2(SB), $960-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         384(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+ClosestIndexedAVX2_loop:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   ClosestIndexedAVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
+	VMOVUPS Y2, 96(R9)
+	VMOVUPS Y3, 128(R9)
+	VMOVUPS Y4, 160(R9)
+	VMOVUPS (BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
+	VMOVUPS Y2, 192(R9)
+	VMOVUPS Y3, 224(R9)
+	VMOVUPS Y4, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y2
+	VMULPS  96(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPS  128(R9), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPS  160(R9), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y2
+	VANDPS  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y3
+	VMULPS  (R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VMULPS  32(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VMULPS  64(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPS  192(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPS  224(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPS  256(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS 96(R9), Y4
+	VMULPS  (R9), Y4, Y4
+	VMOVUPS 128(R9), Y5
+	VMULPS  32(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPS  64(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  96(R9), Y3, Y5
+	VMULPS  128(R9), Y3, Y6
+	VMULPS  160(R9), Y3, Y3
+	VSUBPS  192(R9), Y5, Y5
+	VSUBPS  224(R9), Y6, Y6
+	VSUBPS  256(R9), Y3, Y3
+	VMULPS  96(R9), Y4, Y7
+	VMULPS  128(R9), Y4, Y8
+	VMULPS  160(R9), Y4, Y4
+	VMOVUPS (R9), Y9
+	VSUBPS  Y7, Y9, Y7
+	VMOVUPS 32(R9), Y9
+	VSUBPS  Y8, Y9, Y8
+	VMOVUPS 64(R9), Y9
+	VSUBPS  Y4, Y9, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y7, Y7, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS Y4, Y4, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS Y7, Y5, Y5
+	VMULPS Y8, Y6, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS Y4, Y3, Y3
+	VADDPS Y3, Y5, Y3
+	VCMPPS $0x04, Y9, Y0, Y4
+	VDIVPS Y9, Y3, Y3
+	VANDPS Y4, Y3, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS (R9), Y3, Y4
+	VADDPS 192(R9), Y4, Y4
+	VMULPS 32(R9), Y3, Y5
+	VADDPS 224(R9), Y5, Y5
+	VMULPS 64(R9), Y3, Y3
+	VADDPS 256(R9), Y3, Y3
+	VMULPS 96(R9), Y4, Y4
+	VMULPS 128(R9), Y5, Y5
+	VADDPS Y5, Y4, Y4
+	VMULPS 160(R9), Y3, Y3
+	VADDPS Y3, Y4, Y3
+	VMULPS Y2, Y3, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 96(R9), Y2, Y3
+	VMULPS 128(R9), Y2, Y4
+	VMULPS 160(R9), Y2, Y5
+	VSUBPS 192(R9), Y3, Y6
+	VSUBPS 224(R9), Y4, Y7
+	VSUBPS 256(R9), Y5, Y8
+	VMULPS (R9), Y6, Y6
+	VMULPS 32(R9), Y7, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS 64(R9), Y8, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS 288(R9), Y6, Y6
+	VMINPS Y1, Y6, Y6
+	VMAXPS Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS (R9), Y6, Y7
+	VADDPS 192(R9), Y7, Y7
+	VSUBPS Y3, Y7, Y3
+	VMULPS 32(R9), Y6, Y7
+	VADDPS 224(R9), Y7, Y7
+	VSUBPS Y4, Y7, Y4
+	VMULPS 64(R9), Y6, Y7
+	VADDPS 256(R9), Y7, Y7
+	VSUBPS Y5, Y7, Y5
+	VMULPS Y3, Y3, Y3
+	VMULPS Y4, Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS Y5, Y5, Y4
+	VADDPS Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store S, T and Dist2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y5, (R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	JMP     ClosestIndexedAVX2_loop
+
+ClosestIndexedAVX2_tail:
+	TESTQ        R14, R14
+	JZ           ClosestIndexedAVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VPMASKMOVD (DX)(R13*4), Y2, Y3
+	VMOVUPS    Y3, 448(BX)
+	VPMASKMOVD (SI)(R13*4), Y2, Y3
+	VMOVUPS    Y3, 480(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           448(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           464(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           468(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           456(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           472(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           460(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           476(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, (BX)
+	VMOVUPS        Y6, 32(BX)
+	VMOVUPS        Y7, 64(BX)
+	VMOVUPS        Y3, 192(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           464(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           468(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           456(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           472(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           460(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           476(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 96(BX)
+	VMOVUPS        Y6, 128(BX)
+	VMOVUPS        Y3, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           480(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           496(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           500(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           488(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           504(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           492(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           508(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, 224(BX)
+	VMOVUPS        Y6, 256(BX)
+	VMOVUPS        Y7, 288(BX)
+	VMOVUPS        Y3, 416(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           496(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           500(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           488(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           504(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           492(BX), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           508(BX), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 320(BX)
+	VMOVUPS        Y6, 352(BX)
+	VMOVUPS        Y3, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y3
+	VSUBPS  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
+	VMOVUPS Y3, (R9)
+	VMOVUPS Y4, 32(R9)
+	VMOVUPS Y5, 64(R9)
+	VMOVUPS 320(BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
+	VMOVUPS Y3, 96(R9)
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS Y5, 160(R9)
+	VMOVUPS (BX), Y3
+	VSUBPS  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y4
+	VSUBPS  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPS  288(BX), Y5, Y5
+	VMOVUPS Y3, 192(R9)
+	VMOVUPS Y4, 224(R9)
+	VMOVUPS Y5, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y3
+	VMULPS  96(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPS  128(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPS  160(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y4
+	VMULPS  (R9), Y4, Y4
+	VMOVUPS 32(R9), Y5
+	VMULPS  32(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 64(R9), Y5
+	VMULPS  64(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y5
+	VDIVPS  Y4, Y1, Y4
+	VANDPS  Y5, Y4, Y4
+	VMOVUPS Y4, 288(R9)
+	VMOVUPS 96(R9), Y4
+	VMULPS  192(R9), Y4, Y4
+	VMOVUPS 128(R9), Y5
+	VMULPS  224(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPS  256(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VMULPS  (R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VMULPS  32(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 160(R9), Y6
+	VMULPS  64(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y3, Y5, Y5
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  96(R9), Y4, Y6
+	VMULPS  128(R9), Y4, Y7
+	VMULPS  160(R9), Y4, Y4
+	VSUBPS  192(R9), Y6, Y6
+	VSUBPS  224(R9), Y7, Y7
+	VSUBPS  256(R9), Y4, Y4
+	VMULPS  96(R9), Y5, Y8
+	VMULPS  128(R9), Y5, Y9
+	VMULPS  160(R9), Y5, Y5
+	VMOVUPS (R9), Y10
+	VSUBPS  Y8, Y10, Y8
+	VMOVUPS 32(R9), Y10
+	VSUBPS  Y9, Y10, Y9
+	VMOVUPS 64(R9), Y10
+	VSUBPS  Y5, Y10, Y5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y8, Y8, Y10
+	VMULPS Y9, Y9, Y11
+	VADDPS Y11, Y10, Y10
+	VMULPS Y5, Y5, Y11
+	VADDPS Y11, Y10, Y10
+	VMULPS Y8, Y6, Y6
+	VMULPS Y9, Y7, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS Y5, Y4, Y4
+	VADDPS Y4, Y6, Y4
+	VCMPPS $0x04, Y10, Y0, Y5
+	VDIVPS Y10, Y4, Y4
+	VANDPS Y5, Y4, Y4
+	VMINPS Y1, Y4, Y4
+	VMAXPS Y0, Y4, Y4
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS (R9), Y4, Y5
+	VADDPS 192(R9), Y5, Y5
+	VMULPS 32(R9), Y4, Y6
+	VADDPS 224(R9), Y6, Y6
+	VMULPS 64(R9), Y4, Y4
+	VADDPS 256(R9), Y4, Y4
+	VMULPS 96(R9), Y5, Y5
+	VMULPS 128(R9), Y6, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS 160(R9), Y4, Y4
+	VADDPS Y4, Y5, Y4
+	VMULPS Y3, Y4, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 96(R9), Y3, Y4
+	VMULPS 128(R9), Y3, Y5
+	VMULPS 160(R9), Y3, Y6
+	VSUBPS 192(R9), Y4, Y7
+	VSUBPS 224(R9), Y5, Y8
+	VSUBPS 256(R9), Y6, Y9
+	VMULPS (R9), Y7, Y7
+	VMULPS 32(R9), Y8, Y8
+	VADDPS Y8, Y7, Y7
+	VMULPS 64(R9), Y9, Y8
+	VADDPS Y8, Y7, Y7
+	VMULPS 288(R9), Y7, Y7
+	VMINPS Y1, Y7, Y1
+	VMAXPS Y0, Y1, Y0
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS (R9), Y0, Y1
+	VADDPS 192(R9), Y1, Y1
+	VSUBPS Y4, Y1, Y1
+	VMULPS 32(R9), Y0, Y4
+	VADDPS 224(R9), Y4, Y4
+	VSUBPS Y5, Y4, Y4
+	VMULPS 64(R9), Y0, Y5
+	VADDPS 256(R9), Y5, Y5
+	VSUBPS Y6, Y5, Y5
+	VMULPS Y1, Y1, Y1
+	VMULPS Y4, Y4, Y4
+	VADDPS Y4, Y1, Y1
+	VMULPS Y5, Y5, Y4
+	VADDPS Y4, Y1, Y1
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y1, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y0, Y0
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y1, Y1
+
+	// Store S, T and Dist2.
+	MOVQ       s+24(FP), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	MOVQ       t+32(FP), R12
+	VMASKMOVPS Y3, Y2, (R12)(R13*4)
+	MOVQ       dist2+40(FP), R12
+	VMASKMOVPS Y1, Y2, (R12)(R13*4)
+
+ClosestIndexedAVX2_done:
+	VZEROUPPER
+	RET
+
+// func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·ClosestIndexedAVX512(SB), $1216-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         128(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+ClosestIndexedAVX512_loop:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ClosestIndexedAVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL            (DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            (SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z6, Z6, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z7, Z7, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z2, Z2, Z12
+	VMULPS      Z3, Z3, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z4, Z4, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z    Z12, Z1, K1, Z12
+	VMULPS      Z8, Z5, Z13
+	VMULPS      Z9, Z6, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z10, Z7, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z11, Z13, Z13
+	VMULPS      Z2, Z5, Z14
+	VMULPS      Z3, Z6, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z7, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z13, Z5, Z15
+	VMULPS Z13, Z6, Z16
+	VMULPS Z13, Z7, Z13
+	VSUBPS Z8, Z15, Z15
+	VSUBPS Z9, Z16, Z16
+	VSUBPS Z10, Z13, Z13
+	VMULPS Z14, Z5, Z17
+	VMULPS Z14, Z6, Z18
+	VMULPS Z14, Z7, Z14
+	VSUBPS Z17, Z2, Z17
+	VSUBPS Z18, Z3, Z18
+	VSUBPS Z14, Z4, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z17, Z17, Z19
+	VMULPS   Z18, Z18, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z14, Z14, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z17, Z15, Z15
+	VMULPS   Z18, Z16, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z14, Z13, Z13
+	VADDPS   Z13, Z15, Z13
+	VCMPPS   $0x04, Z19, Z0, K1
+	VDIVPS.Z Z19, Z13, K1, Z13
+	VMINPS   Z1, Z13, Z13
+	VMAXPS   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z13, Z2, Z14
+	VADDPS Z14, Z8, Z14
+	VMULPS Z13, Z3, Z15
+	VADDPS Z15, Z9, Z15
+	VMULPS Z13, Z4, Z13
+	VADDPS Z13, Z10, Z13
+	VMULPS Z5, Z14, Z14
+	VMULPS Z6, Z15, Z15
+	VADDPS Z15, Z14, Z14
+	VMULPS Z7, Z13, Z13
+	VADDPS Z13, Z14, Z13
+	VMULPS Z11, Z13, Z11
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z11, Z5, Z5
+	VMULPS Z11, Z6, Z6
+	VMULPS Z11, Z7, Z7
+	VSUBPS Z8, Z5, Z13
+	VSUBPS Z9, Z6, Z14
+	VSUBPS Z10, Z7, Z15
+	VMULPS Z2, Z13, Z13
+	VMULPS Z3, Z14, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS Z4, Z15, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS Z12, Z13, Z12
+	VMINPS Z1, Z12, Z12
+	VMAXPS Z0, Z12, Z12
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z12, Z2, Z2
+	VADDPS Z2, Z8, Z2
+	VSUBPS Z5, Z2, Z2
+	VMULPS Z12, Z3, Z3
+	VADDPS Z3, Z9, Z3
+	VSUBPS Z6, Z3, Z3
+	VMULPS Z12, Z4, Z4
+	VADDPS Z4, Z10, Z4
+	VSUBPS Z7, Z4, Z4
+	VMULPS Z2, Z2, Z2
+	VMULPS Z3, Z3, Z3
+	VADDPS Z3, Z2, Z2
+	VMULPS Z4, Z4, Z3
+	VADDPS Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store S, T and Dist2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	JMP     ClosestIndexedAVX512_loop
+
+ClosestIndexedAVX512_tail:
+	TESTQ R14, R14
+	JZ    ClosestIndexedAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Z2
+	VMOVUPS     Z2, 896(BX)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z2
+	VMOVUPS     Z2, 960(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL            896(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            912(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            900(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            916(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            904(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            920(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            908(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            924(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            928(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            944(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            932(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            948(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            936(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            952(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            940(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            956(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            960(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            976(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            964(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            980(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            968(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            984(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            972(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            988(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            992(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            1008(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            996(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            1012(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            1000(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            1016(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            1004(BX), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            1020(BX), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z6, Z6, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z7, Z7, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K2
+	VDIVPS.Z    Z11, Z1, K2, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z2, Z2, Z12
+	VMULPS      Z3, Z3, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z4, Z4, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
+	VDIVPS.Z    Z12, Z1, K2, Z12
+	VMULPS      Z8, Z5, Z13
+	VMULPS      Z9, Z6, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z10, Z7, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z11, Z13, Z13
+	VMULPS      Z2, Z5, Z14
+	VMULPS      Z3, Z6, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z7, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z13, Z5, Z15
+	VMULPS Z13, Z6, Z16
+	VMULPS Z13, Z7, Z13
+	VSUBPS Z8, Z15, Z15
+	VSUBPS Z9, Z16, Z16
+	VSUBPS Z10, Z13, Z13
+	VMULPS Z14, Z5, Z17
+	VMULPS Z14, Z6, Z18
+	VMULPS Z14, Z7, Z14
+	VSUBPS Z17, Z2, Z17
+	VSUBPS Z18, Z3, Z18
+	VSUBPS Z14, Z4, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z17, Z17, Z19
+	VMULPS   Z18, Z18, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z14, Z14, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z17, Z15, Z15
+	VMULPS   Z18, Z16, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z14, Z13, Z13
+	VADDPS   Z13, Z15, Z13
+	VCMPPS   $0x04, Z19, Z0, K2
+	VDIVPS.Z Z19, Z13, K2, Z13
+	VMINPS   Z1, Z13, Z13
+	VMAXPS   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z13, Z2, Z14
+	VADDPS Z14, Z8, Z14
+	VMULPS Z13, Z3, Z15
+	VADDPS Z15, Z9, Z15
+	VMULPS Z13, Z4, Z13
+	VADDPS Z13, Z10, Z13
+	VMULPS Z5, Z14, Z14
+	VMULPS Z6, Z15, Z15
+	VADDPS Z15, Z14, Z14
+	VMULPS Z7, Z13, Z13
+	VADDPS Z13, Z14, Z13
+	VMULPS Z11, Z13, Z11
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z11, Z5, Z5
+	VMULPS Z11, Z6, Z6
+	VMULPS Z11, Z7, Z7
+	VSUBPS Z8, Z5, Z13
+	VSUBPS Z9, Z6, Z14
+	VSUBPS Z10, Z7, Z15
+	VMULPS Z2, Z13, Z13
+	VMULPS Z3, Z14, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS Z4, Z15, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS Z12, Z13, Z12
+	VMINPS Z1, Z12, Z1
+	VMAXPS Z0, Z1, Z0
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z0, Z2, Z1
+	VADDPS Z1, Z8, Z1
+	VSUBPS Z5, Z1, Z1
+	VMULPS Z0, Z3, Z2
+	VADDPS Z2, Z9, Z2
+	VSUBPS Z6, Z2, Z2
+	VMULPS Z0, Z4, Z3
+	VADDPS Z3, Z10, Z3
+	VSUBPS Z7, Z3, Z3
+	VMULPS Z1, Z1, Z1
+	VMULPS Z2, Z2, Z2
+	VADDPS Z2, Z1, Z1
+	VMULPS Z3, Z3, Z2
+	VADDPS Z2, Z1, Z1
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
+
+	// Store S, T and Dist2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z0, K1, (R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z11, K1, (R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z1, K1, (R12)(R13*4)
+
+ClosestIndexedAVX512_done:
+	VZEROUPPER
+	RET
+
+// func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX2
+TEXT ·ClosestIndexed64AVX2(SB), $960-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         384(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+ClosestIndexed64AVX2_loop:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000004
+	JB   ClosestIndexed64AVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 96(R9)
+	VMOVUPS Y3, 128(R9)
+	VMOVUPS Y4, 160(R9)
+	VMOVUPS (BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 192(R9)
+	VMOVUPS Y3, 224(R9)
+	VMOVUPS Y4, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y2
+	VMULPD  96(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  128(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  160(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y2
+	VANDPD  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y3
+	VMULPD  (R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VMULPD  64(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPD  192(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  224(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  256(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPS 96(R9), Y4
+	VMULPD  (R9), Y4, Y4
+	VMOVUPS 128(R9), Y5
+	VMULPD  32(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPD  64(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  96(R9), Y3, Y5
+	VMULPD  128(R9), Y3, Y6
+	VMULPD  160(R9), Y3, Y3
+	VSUBPD  192(R9), Y5, Y5
+	VSUBPD  224(R9), Y6, Y6
+	VSUBPD  256(R9), Y3, Y3
+	VMULPD  96(R9), Y4, Y7
+	VMULPD  128(R9), Y4, Y8
+	VMULPD  160(R9), Y4, Y4
+	VMOVUPS (R9), Y9
+	VSUBPD  Y7, Y9, Y7
+	VMOVUPS 32(R9), Y9
+	VSUBPD  Y8, Y9, Y8
+	VMOVUPS 64(R9), Y9
+	VSUBPD  Y4, Y9, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y7, Y7, Y9
+	VMULPD Y8, Y8, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y4, Y4, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y7, Y5, Y5
+	VMULPD Y8, Y6, Y6
+	VADDPD Y6, Y5, Y5
+	VMULPD Y4, Y3, Y3
+	VADDPD Y3, Y5, Y3
+	VCMPPD $0x04, Y9, Y0, Y4
+	VDIVPD Y9, Y3, Y3
+	VANDPD Y4, Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R9), Y3, Y4
+	VADDPD 192(R9), Y4, Y4
+	VMULPD 32(R9), Y3, Y5
+	VADDPD 224(R9), Y5, Y5
+	VMULPD 64(R9), Y3, Y3
+	VADDPD 256(R9), Y3, Y3
+	VMULPD 96(R9), Y4, Y4
+	VMULPD 128(R9), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD 160(R9), Y3, Y3
+	VADDPD Y3, Y4, Y3
+	VMULPD Y2, Y3, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 96(R9), Y2, Y3
+	VMULPD 128(R9), Y2, Y4
+	VMULPD 160(R9), Y2, Y5
+	VSUBPD 192(R9), Y3, Y6
+	VSUBPD 224(R9), Y4, Y7
+	VSUBPD 256(R9), Y5, Y8
+	VMULPD (R9), Y6, Y6
+	VMULPD 32(R9), Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 64(R9), Y8, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 288(R9), Y6, Y6
+	VMINPD Y1, Y6, Y6
+	VMAXPD Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R9), Y6, Y7
+	VADDPD 192(R9), Y7, Y7
+	VSUBPD Y3, Y7, Y3
+	VMULPD 32(R9), Y6, Y7
+	VADDPD 224(R9), Y7, Y7
+	VSUBPD Y4, Y7, Y4
+	VMULPD 64(R9), Y6, Y7
+	VADDPD 256(R9), Y7, Y7
+	VSUBPD Y5, Y7, Y5
+	VMULPD Y3, Y3, Y3
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y6, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store S, T and Dist2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y5, (R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y3, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	JMP     ClosestIndexed64AVX2_loop
+
+ClosestIndexed64AVX2_tail:
+	TESTQ        R14, R14
+	JZ           ClosestIndexed64AVX2_done
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota64<>+0(SB), Y2, Y2
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU    pack64<>+0(SB), Y3
+	VPERMD     Y2, Y3, Y3
+	VPMASKMOVD (DX)(R13*4), X3, X3
+	VMOVUPS    X3, 448(BX)
+	VMOVDQU    pack64<>+0(SB), Y3
+	VPERMD     Y2, Y3, Y3
+	VPMASKMOVD (SI)(R13*4), X3, X3
+	VMOVUPS    X3, 480(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, (BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 32(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 64(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 192(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 96(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 128(BX)
+	MOVL           448(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           456(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           452(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           460(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 224(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 256(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 288(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 416(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 320(BX)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 352(BX)
+	MOVL           480(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           488(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           484(BX), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           492(BX), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 384(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y3
+	VSUBPD  (BX), Y3, Y3
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS Y3, (R9)
+	VMOVUPS Y4, 32(R9)
+	VMOVUPS Y5, 64(R9)
+	VMOVUPS 320(BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 352(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 384(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 96(R9)
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS Y5, 160(R9)
+	VMOVUPS (BX), Y3
+	VSUBPD  224(BX), Y3, Y3
+	VMOVUPS 32(BX), Y4
+	VSUBPD  256(BX), Y4, Y4
+	VMOVUPS 64(BX), Y5
+	VSUBPD  288(BX), Y5, Y5
+	VMOVUPS Y3, 192(R9)
+	VMOVUPS Y4, 224(R9)
+	VMOVUPS Y5, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y3
+	VMULPD  96(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  128(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  160(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y4
+	VMULPD  (R9), Y4, Y4
+	VMOVUPS 32(R9), Y5
+	VMULPD  32(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 64(R9), Y5
+	VMULPD  64(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD  Y4, Y1, Y4
+	VANDPD  Y5, Y4, Y4
+	VMOVUPS Y4, 288(R9)
+	VMOVUPS 96(R9), Y4
+	VMULPD  192(R9), Y4, Y4
+	VMOVUPS 128(R9), Y5
+	VMULPD  224(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPD  256(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y3, Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VMULPD  (R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VMULPD  32(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 160(R9), Y6
+	VMULPD  64(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y3, Y5, Y5
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  96(R9), Y4, Y6
+	VMULPD  128(R9), Y4, Y7
+	VMULPD  160(R9), Y4, Y4
+	VSUBPD  192(R9), Y6, Y6
+	VSUBPD  224(R9), Y7, Y7
+	VSUBPD  256(R9), Y4, Y4
+	VMULPD  96(R9), Y5, Y8
+	VMULPD  128(R9), Y5, Y9
+	VMULPD  160(R9), Y5, Y5
+	VMOVUPS (R9), Y10
+	VSUBPD  Y8, Y10, Y8
+	VMOVUPS 32(R9), Y10
+	VSUBPD  Y9, Y10, Y9
+	VMOVUPS 64(R9), Y10
+	VSUBPD  Y5, Y10, Y5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y8, Y8, Y10
+	VMULPD Y9, Y9, Y11
+	VADDPD Y11, Y10, Y10
+	VMULPD Y5, Y5, Y11
+	VADDPD Y11, Y10, Y10
+	VMULPD Y8, Y6, Y6
+	VMULPD Y9, Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD Y5, Y4, Y4
+	VADDPD Y4, Y6, Y4
+	VCMPPD $0x04, Y10, Y0, Y5
+	VDIVPD Y10, Y4, Y4
+	VANDPD Y5, Y4, Y4
+	VMINPD Y1, Y4, Y4
+	VMAXPD Y0, Y4, Y4
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD (R9), Y4, Y5
+	VADDPD 192(R9), Y5, Y5
+	VMULPD 32(R9), Y4, Y6
+	VADDPD 224(R9), Y6, Y6
+	VMULPD 64(R9), Y4, Y4
+	VADDPD 256(R9), Y4, Y4
+	VMULPD 96(R9), Y5, Y5
+	VMULPD 128(R9), Y6, Y6
+	VADDPD Y6, Y5, Y5
+	VMULPD 160(R9), Y4, Y4
+	VADDPD Y4, Y5, Y4
+	VMULPD Y3, Y4, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 96(R9), Y3, Y4
+	VMULPD 128(R9), Y3, Y5
+	VMULPD 160(R9), Y3, Y6
+	VSUBPD 192(R9), Y4, Y7
+	VSUBPD 224(R9), Y5, Y8
+	VSUBPD 256(R9), Y6, Y9
+	VMULPD (R9), Y7, Y7
+	VMULPD 32(R9), Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 64(R9), Y9, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 288(R9), Y7, Y7
+	VMINPD Y1, Y7, Y1
+	VMAXPD Y0, Y1, Y0
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R9), Y0, Y1
+	VADDPD 192(R9), Y1, Y1
+	VSUBPD Y4, Y1, Y1
+	VMULPD 32(R9), Y0, Y4
+	VADDPD 224(R9), Y4, Y4
+	VSUBPD Y5, Y4, Y4
+	VMULPD 64(R9), Y0, Y5
+	VADDPD 256(R9), Y5, Y5
+	VSUBPD Y6, Y5, Y5
+	VMULPD Y1, Y1, Y1
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y1, Y1
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y1, Y1
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y1, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y0, Y0
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y1, Y1
+
+	// Store S, T and Dist2.
+	MOVQ       s+24(FP), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*8)
+	MOVQ       t+32(FP), R12
+	VMASKMOVPS Y3, Y2, (R12)(R13*8)
+	MOVQ       dist2+40(FP), R12
+	VMASKMOVPS Y1, Y2, (R12)(R13*8)
+
+ClosestIndexed64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·ClosestIndexed64AVX512(SB), $1216-56
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         pi+8(FP), DX
+	MOVQ         pj+16(FP), SI
+	LEAQ         (SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         128(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+ClosestIndexed64AVX512_loop:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   ClosestIndexed64AVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL       (DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       (SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z12
+	VMULPD      Z3, Z3, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z4, Z4, Z13
+	VADDPD      Z13, Z12, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VMULPD      Z8, Z5, Z13
+	VMULPD      Z9, Z6, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z10, Z7, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z11, Z13, Z13
+	VMULPD      Z2, Z5, Z14
+	VMULPD      Z3, Z6, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z4, Z7, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z5, Z15
+	VMULPD Z13, Z6, Z16
+	VMULPD Z13, Z7, Z13
+	VSUBPD Z8, Z15, Z15
+	VSUBPD Z9, Z16, Z16
+	VSUBPD Z10, Z13, Z13
+	VMULPD Z14, Z5, Z17
+	VMULPD Z14, Z6, Z18
+	VMULPD Z14, Z7, Z14
+	VSUBPD Z17, Z2, Z17
+	VSUBPD Z18, Z3, Z18
+	VSUBPD Z14, Z4, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z17, Z17, Z19
+	VMULPD   Z18, Z18, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z14, Z14, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z17, Z15, Z15
+	VMULPD   Z18, Z16, Z16
+	VADDPD   Z16, Z15, Z15
+	VMULPD   Z14, Z13, Z13
+	VADDPD   Z13, Z15, Z13
+	VCMPPD   $0x04, Z19, Z0, K1
+	VDIVPD.Z Z19, Z13, K1, Z13
+	VMINPD   Z1, Z13, Z13
+	VMAXPD   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z13, Z2, Z14
+	VADDPD Z14, Z8, Z14
+	VMULPD Z13, Z3, Z15
+	VADDPD Z15, Z9, Z15
+	VMULPD Z13, Z4, Z13
+	VADDPD Z13, Z10, Z13
+	VMULPD Z5, Z14, Z14
+	VMULPD Z6, Z15, Z15
+	VADDPD Z15, Z14, Z14
+	VMULPD Z7, Z13, Z13
+	VADDPD Z13, Z14, Z13
+	VMULPD Z11, Z13, Z11
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z11, Z5, Z5
+	VMULPD Z11, Z6, Z6
+	VMULPD Z11, Z7, Z7
+	VSUBPD Z8, Z5, Z13
+	VSUBPD Z9, Z6, Z14
+	VSUBPD Z10, Z7, Z15
+	VMULPD Z2, Z13, Z13
+	VMULPD Z3, Z14, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z4, Z15, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z12, Z13, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z12, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z12, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z12, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z2
+	VMULPD Z3, Z3, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z4, Z4, Z3
+	VADDPD Z3, Z2, Z2
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store S, T and Dist2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z12, (R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z11, (R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	JMP     ClosestIndexed64AVX512_loop
+
+ClosestIndexed64AVX512_tail:
+	TESTQ R14, R14
+	JZ    ClosestIndexed64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVUPS     Y2, 896(BX)
+	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVUPS     Y2, 960(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL       896(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       900(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       904(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       908(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       912(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       916(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       920(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       924(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       960(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       964(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       968(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       972(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       976(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       980(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       984(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       988(BX), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z12
+	VMULPD      Z3, Z3, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z4, Z4, Z13
+	VADDPD      Z13, Z12, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K2
+	VDIVPD.Z    Z12, Z1, K2, Z12
+	VMULPD      Z8, Z5, Z13
+	VMULPD      Z9, Z6, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z10, Z7, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z11, Z13, Z13
+	VMULPD      Z2, Z5, Z14
+	VMULPD      Z3, Z6, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z4, Z7, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z5, Z15
+	VMULPD Z13, Z6, Z16
+	VMULPD Z13, Z7, Z13
+	VSUBPD Z8, Z15, Z15
+	VSUBPD Z9, Z16, Z16
+	VSUBPD Z10, Z13, Z13
+	VMULPD Z14, Z5, Z17
+	VMULPD Z14, Z6, Z18
+	VMULPD Z14, Z7, Z14
+	VSUBPD Z17, Z2, Z17
+	VSUBPD Z18, Z3, Z18
+	VSUBPD Z14, Z4, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z17, Z17, Z19
+	VMULPD   Z18, Z18, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z14, Z14, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z17, Z15, Z15
+	VMULPD   Z18, Z16, Z16
+	VADDPD   Z16, Z15, Z15
+	VMULPD   Z14, Z13, Z13
+	VADDPD   Z13, Z15, Z13
+	VCMPPD   $0x04, Z19, Z0, K2
+	VDIVPD.Z Z19, Z13, K2, Z13
+	VMINPD   Z1, Z13, Z13
+	VMAXPD   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z13, Z2, Z14
+	VADDPD Z14, Z8, Z14
+	VMULPD Z13, Z3, Z15
+	VADDPD Z15, Z9, Z15
+	VMULPD Z13, Z4, Z13
+	VADDPD Z13, Z10, Z13
+	VMULPD Z5, Z14, Z14
+	VMULPD Z6, Z15, Z15
+	VADDPD Z15, Z14, Z14
+	VMULPD Z7, Z13, Z13
+	VADDPD Z13, Z14, Z13
+	VMULPD Z11, Z13, Z11
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z11, Z5, Z5
+	VMULPD Z11, Z6, Z6
+	VMULPD Z11, Z7, Z7
+	VSUBPD Z8, Z5, Z13
+	VSUBPD Z9, Z6, Z14
+	VSUBPD Z10, Z7, Z15
+	VMULPD Z2, Z13, Z13
+	VMULPD Z3, Z14, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z4, Z15, Z14
+	VADDPD Z14, Z13, Z13
+	VMULPD Z12, Z13, Z12
+	VMINPD Z1, Z12, Z1
+	VMAXPD Z0, Z1, Z0
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z0, Z2, Z1
+	VADDPD Z1, Z8, Z1
+	VSUBPD Z5, Z1, Z1
+	VMULPD Z0, Z3, Z2
+	VADDPD Z2, Z9, Z2
+	VSUBPD Z6, Z2, Z2
+	VMULPD Z0, Z4, Z3
+	VADDPD Z3, Z10, Z3
+	VSUBPD Z7, Z3, Z3
+	VMULPD Z1, Z1, Z1
+	VMULPD Z2, Z2, Z2
+	VADDPD Z2, Z1, Z1
+	VMULPD Z3, Z3, Z2
+	VADDPD Z2, Z1, Z1
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K2, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1
+
+	// Store S, T and Dist2.
+	MOVQ    s+24(FP), R12
+	VMOVUPD Z0, K1, (R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPD Z11, K1, (R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPD Z1, K1, (R12)(R13*8)
+
+ClosestIndexed64AVX512_done:
+	VZEROUPPER
+	RET
+
 // func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·ClosestAVX2(SB), $704-128

@@ -96,6 +96,12 @@ func ClosestLane64(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz float64) (s, t
 	return closestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 }
 
+// ClosestLaneOf is ClosestLane or ClosestLane64, for code generic in the
+// element type.
+func ClosestLaneOf[F Float](ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz F) (s, t, dist2 F) {
+	return closestLane(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
+}
+
 func closestLane[F Float](ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz F) (s, t, dist2 F) {
 	var p projection[F]
 	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)

@@ -46,3 +46,11 @@ func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n in
 		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin)
 	}
 }
+
+// wrapIndexed adapts a generated indexed closest kernel. It runs after
+// checkIndexedArgs: m > 0, every index in range, every result slice of m.
+func wrapIndexed[F soa.Float](f func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int)) func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
+	return func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
+		f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m)
+	}
+}

@@ -24,6 +24,59 @@ func BatchClosestPoint64(dst *soa.PointResults64, src *soa.PointSegments64) {
 	active.BatchClosestPoint64(dst, src)
 }
 
+// BatchClosestIndexed computes, for every pair k of pairs, the closest
+// points of the axes of capsules pairs.I[k] and pairs.J[k] of caps (radii
+// ignored) and writes them to row k of dst: the same bits as BatchClosest
+// on those axes laid out in a soa.Pairs (segment 1 the axis of capsule
+// I), without the copy. dst must have pairs.Len() rows; indices out of
+// range and mismatched lengths panic before anything is computed.
+func BatchClosestIndexed(dst *soa.Results, caps soa.Capsules, pairs *soa.IndexPairs) {
+	active.BatchClosestIndexed(dst, caps, pairs)
+}
+
+// BatchClosestIndexed64 is BatchClosestIndexed in float64.
+func BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64, pairs *soa.IndexPairs) {
+	active.BatchClosestIndexed64(dst, caps, pairs)
+}
+
+// BatchClosestIndexed is the package-level BatchClosestIndexed on this path.
+func (k Kernel) BatchClosestIndexed(dst *soa.Results, caps soa.Capsules, pairs *soa.IndexPairs) {
+	if m := checkIndexedArgs(dst, caps, pairs); m > 0 {
+		k.f32.indexed(m, dst, caps, pairs)
+	}
+}
+
+// BatchClosestIndexed64 is the package-level BatchClosestIndexed64 on this path.
+func (k Kernel) BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64, pairs *soa.IndexPairs) {
+	if m := checkIndexedArgs(dst, caps, pairs); m > 0 {
+		k.f64.indexed(m, dst, caps, pairs)
+	}
+}
+
+// checkIndexedArgs checks the lengths and every index of an indexed
+// closest call and returns the number of pairs.
+func checkIndexedArgs[F soa.Float](dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) int {
+	m := len(pairs.I)
+	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
+	checkLen("dst.S", len(dst.S), m, "len(pairs.I)")
+	checkLen("dst.T", len(dst.T), m, "len(pairs.I)")
+	checkLen("dst.Dist2", len(dst.Dist2), m, "len(pairs.I)")
+	if !indicesBelow(pairs.I, pairs.J, len(caps)) {
+		checkIndices("pairs.I", pairs.I, len(caps))
+		checkIndices("pairs.J", pairs.J, len(caps))
+	}
+	return m
+}
+
+// goIndexed is the pure-Go BatchClosestIndexed.
+func goIndexed[F soa.Float](m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
+	for k := range m {
+		c1, c2 := &caps[pairs.I[k]], &caps[pairs.J[k]]
+		dst.S[k], dst.T[k], dst.Dist2[k] = fallback.ClosestLaneOf(c1.A[0], c1.A[1], c1.A[2], c1.B[0], c1.B[1], c1.B[2],
+			c2.A[0], c2.A[1], c2.A[2], c2.B[0], c2.B[1], c2.B[2])
+	}
+}
+
 // BatchContacts computes the contact of every pair of capsules in pairs
 // (capsule pairs.I[k] against pairs.J[k] of caps) and writes it to row k
 // of dst, which must have pairs.Len() rows (see soa.Contacts.Resize).

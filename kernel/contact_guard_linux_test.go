@@ -152,3 +152,56 @@ func TestContacts64GuardPage(t *testing.T) {
 		}
 	})
 }
+
+// TestClosestIndexedGuardPage places the records, the index arrays and S,
+// T, Dist2 of BatchClosestIndexed (and the 64-byte records and float64
+// results of BatchClosestIndexed64) each ending exactly at, then starting
+// right after, a PROT_NONE page; lengths 1..33, every path, results
+// checked against BatchClosest of the go path on the laid-out axes.
+func TestClosestIndexedGuardPage(t *testing.T) {
+	const maxN = 33
+	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
+	caps64, _ := contact64Scene(86, maxN)
+	capR, capR64 := newGuarded(t, 32*maxN), newGuarded(t, 64*len(caps64))
+	idxR := [2]*guarded{newGuarded(t, 4*maxN), newGuarded(t, 4*maxN)}
+	outR := [3]*guarded{newGuarded(t, 8*maxN), newGuarded(t, 8*maxN), newGuarded(t, 8*maxN)}
+	goK := lookup(t, "go")
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, place := range []string{"end", "start"} {
+			at := func(g *guarded, n int) []float32 {
+				if place == "end" {
+					return g.atEnd(n)
+				}
+				return g.atStart(n)
+			}
+			for n := 1; n <= maxN; n++ {
+				caps := ctCapsulesIn(at(capR, 8*n))
+				copy(caps, caps0[:n])
+				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
+				for j := range n {
+					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
+				}
+				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
+				dst := &soa.Results{S: at(outR[0], n), T: at(outR[1], n), Dist2: at(outR[2], n)}
+				k.BatchClosestIndexed(dst, caps, pairs)
+				src := laidOut(caps, pairs)
+				want := soa.NewResults(n)
+				goK.BatchClosest(want, src)
+				checkSame(t, fmt.Sprintf("guard %s n=%d", place, n), src, dst, want)
+
+				recs := at(capR64, 16*len(caps64))
+				c64 := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), len(caps64))
+				copy(c64, caps64)
+				for j := range n {
+					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(len(c64)), pairs0.J[j]%uint32(len(c64))
+				}
+				d64 := &soa.Results64{S: guardF64(at(outR[0], 2*n)), T: guardF64(at(outR[1], 2*n)), Dist2: guardF64(at(outR[2], 2*n))}
+				k.BatchClosestIndexed64(d64, c64, pairs)
+				src64 := laidOut(c64, pairs)
+				want64 := soa.NewResults64(n)
+				goK.BatchClosest64(want64, src64)
+				checkSame64(t, fmt.Sprintf("guard64 %s n=%d", place, n), src64, d64, want64)
+			}
+		}
+	})
+}

@@ -17,9 +17,9 @@ var paths = []Kernel{goKernel}
 // goKernel is the pure-Go path, available everywhere.
 var goKernel = Kernel{
 	isa: "go", f32: &impl[float32]{closest: goClosest, stream: goStream,
-		point: goPoint, contacts: goContacts[float32], compact: goCompact[float32]},
+		point: goPoint, contacts: goContacts[float32], compact: goCompact[float32], indexed: goIndexed[float32]},
 	f64: &impl[float64]{closest: goClosest64, stream: goStream64, point: goPoint64,
-		contacts: goContacts[float64], compact: goCompact[float64]},
+		contacts: goContacts[float64], compact: goCompact[float64], indexed: goIndexed[float64]},
 }
 
 // active is the path the package-level functions use, chosen once.

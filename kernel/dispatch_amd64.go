@@ -46,15 +46,19 @@ func archPaths() []Kernel {
 	var ks []Kernel
 	if supported("avx512") {
 		ks = append(ks, Kernel{isa: "avx512", f32: &impl[float32]{closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
-			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512)},
+			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512),
+			indexed: wrapIndexed(asm.ClosestIndexedAVX512)},
 			f64: &impl[float64]{closest: wrap(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPoint(asm.ClosestPoint64AVX512),
-				contacts: wrapContacts(asm.Contacts64AVX512), compact: wrapContacts(asm.CompactContacts64AVX512)}})
+				contacts: wrapContacts(asm.Contacts64AVX512), compact: wrapContacts(asm.CompactContacts64AVX512),
+				indexed: wrapIndexed(asm.ClosestIndexed64AVX512)}})
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
-			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2)},
+			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2),
+			indexed: wrapIndexed(asm.ClosestIndexedAVX2)},
 			f64: &impl[float64]{closest: wrap(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPoint(asm.ClosestPoint64AVX2),
-				contacts: wrapContacts(asm.Contacts64AVX2), compact: wrapContacts(asm.CompactContacts64AVX2)}})
+				contacts: wrapContacts(asm.Contacts64AVX2), compact: wrapContacts(asm.CompactContacts64AVX2),
+				indexed: wrapIndexed(asm.ClosestIndexed64AVX2)}})
 	}
 	return ks
 }

@@ -116,6 +116,7 @@ type impl[F soa.Float] struct {
 	point    func(n int, dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F])
 	contacts func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int
 	compact  func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int
+	indexed  func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs)
 }
 
 // maxFinite returns the largest finite F, as a float64.

@@ -24,6 +24,11 @@ func Declare() {
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
+			ClosestIndexed(t.Of(e), c)
+		}
+	}
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, t := range Targets {
 			t := t.Of(e)
 			spec, n := "fallback.ClosestLane"+e.Suffix(), e.String()+"s"
 			Batch(t, kernels.Closest, c, true,

@@ -1,0 +1,61 @@
+package amd64
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// ClosestIndexed emits ClosestIndexedISA: the closest-point kernel
+// (kernels.Closest) on the axes of capsule pairs given by index, read as
+// records like the contact kernels' (recordLoop), with S, T and Dist2
+// stored one row per pair. It spares an engine that keeps capsules per
+// body the copy into a soa.Pairs before BatchClosest.
+func ClosestIndexed(t *ir.Target, c *constants) {
+	check(t)
+	k := kernels.Closest
+	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
+	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int)", "F", t.Elem.String())
+	TEXT(name, 0, sig) // not NOSPLIT: the slot area
+	Pragma("noescape")
+	sfx := t.Elem.Suffix()
+	Doc(name+" computes the closest points of the axes of n capsule pairs with "+t.Name+",",
+		"bit-identical to fallback.ClosestLane"+sfx+" on each. caps points at the capsule records",
+		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
+		"and dist2 at n results each; n > 0.")
+	recordLoop(t, c, k.ProgramOf(t.Elem), name, func(l *lowering, label string, mask Op) {
+		l.slots.used = 0
+		l.label = label
+		// The body's inputs A B C D are the set's A B of capsule I (slots
+		// 0-5) and of capsule J (7-12): the radii (6, 13) are skipped.
+		l.input = func(pos int) Op {
+			if pos >= 6 {
+				pos++
+			}
+			return Mem{Base: set, Disp: pos * t.VecBytes()}
+		}
+		l.arg = func(int) Mem { panic("the closest kernel takes no scalar arguments") }
+		l.emit()
+		Comment("Store S, T and Dist2.")
+		for j, param := range []string{"s", "t", "dist2"} {
+			Load(Param(param), scratch)
+			dst := Mem{Base: scratch, Index: index, Scale: scale(t)}
+			v := l.out(j)
+			switch {
+			case mask == nil:
+				VMOVUPS(v, dst)
+			case evex(t):
+				fpOf(t).storeMasked(v, mask, dst)
+			default:
+				VMASKMOVPS(v, mask, dst) // all-ones lanes, whatever their width
+			}
+		}
+	})
+	VZEROUPPER()
+	RET()
+}
