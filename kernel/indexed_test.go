@@ -103,7 +103,9 @@ func TestClosestIndexedChecks(t *testing.T) {
 		}
 		k.BatchClosestIndexed(soa.NewResults(0), nil, soa.NewIndexPairs(0))
 	})
-	if msg, ok := panicMessage(func() { kernel.BatchClosestIndexed64(soa.NewResults64(1), nil, &soa.IndexPairs{I: []uint32{0}, J: []uint32{0}}) }); !ok || !strings.Contains(msg, "pairs.I[0] = 0") {
+	if msg, ok := panicMessage(func() {
+		kernel.BatchClosestIndexed64(soa.NewResults64(1), nil, &soa.IndexPairs{I: []uint32{0}, J: []uint32{0}})
+	}); !ok || !strings.Contains(msg, "pairs.I[0] = 0") {
 		t.Errorf("no capsules, one pair: panicked %v with %q", ok, msg)
 	}
 }
