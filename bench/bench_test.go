@@ -429,6 +429,20 @@ func BenchmarkCopyThenClosest(b *testing.B) {
 	})
 }
 
+// BenchmarkClosestIndexed is BatchClosestIndexed on the pairs of
+// BenchmarkCopyThenClosest: the closest points of capsule axes by index,
+// without the copy.
+func BenchmarkClosestIndexed(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		const n = 4096
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			caps, ip := contactPairs(hitLevels[0], n)
+			res := soa.NewResults(n)
+			timeLoop(b, n, func() { k.BatchClosestIndexed(res, caps, ip) })
+		})
+	})
+}
+
 // BenchmarkClosestPoint is BatchClosestPoint on every path.
 func BenchmarkClosestPoint(b *testing.B) {
 	eachPath(b, func(b *testing.B, k kernel.Kernel) {
