@@ -188,6 +188,55 @@ const (
 	leftReg = 13 // pairs left in the tail
 )
 
+// loadRecords loads the capsule records of a group's pairs into the set
+// of 14 vectors at frame offset set (A B r of capsule I, then of J), with
+// transposing LD4 lane loads; index(side, lane) loads the capsule index of
+// lane into tmpB.
+func loadRecords(w *writer, e ir.Elem, set int, index func(side, lane int)) {
+	for side := range 2 {
+		w.comment(fmt.Sprintf("Capsule records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", "IJ"[side]))
+		for lane := range 16 / e.Bytes() {
+			index(side, lane)
+			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), capsReg, tmpC) // 32 or 64 bytes a record
+			if e == ir.F64 {
+				w.op(ld4laneD(0, lane, tmpC, 32))
+				w.op(ld4laneD(4, lane, tmpC, 0))
+			} else {
+				w.op(ld4lane(0, lane, tmpC, 16))
+				w.op(ld4lane(4, lane, tmpC, 0))
+			}
+		}
+		for v, pos := range []int{0, 1, 2, 6, 3, 4, 5} { // A0 A1 A2 r B0 B1 B2
+			w.op(strqi(v, frameReg, set+16*(7*side+pos)))
+		}
+	}
+}
+
+// indexFromPairs loads into tmpB the capsule index of lane of the group
+// at iReg on side 0 (pi) or 1 (pj) (tmpA: the group's indices, set at
+// lane 0).
+func indexFromPairs(w *writer, side, lane int) {
+	if lane == 0 {
+		w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
+	}
+	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+}
+
+// copyTailIndices copies the left < lanes remaining pair indices of both
+// sides into the zeroed vectors at frame offset tailIdx (capsule 0 past n).
+func copyTailIndices(w *writer, name string, lanes, tailIdx int) {
+	w.op(movi0(operand0))
+	w.op(strqi(operand0, frameReg, tailIdx))
+	w.op(strqi(operand0, frameReg, tailIdx+16))
+	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
+		for side, idx := range []int{piReg, pjReg} {
+			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
+			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+			w.line("MOVW R%d, %d(R%d)", tmpB, tailIdx+16*side+4*lane, frameReg)
+		}
+	})
+}
+
 // Contacts writes ContactsNEON (compact false) or CompactContactsNEON, or
 // their float64 forms (Contacts64NEON, e = ir.F64). Each lane's two
 // capsule records (soa.Capsule, 32 bytes) are loaded with
@@ -248,33 +297,8 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
 
-	// loadRecords loads the records of a group's pairs into the set;
-	// index(side, lane) loads the capsule index of lane into tmpB.
-	loadRecords := func(index func(side, lane int)) {
-		for side := range 2 {
-			w.comment(fmt.Sprintf("Capsule records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", "IJ"[side]))
-			for lane := range lanes {
-				index(side, lane)
-				w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), capsReg, tmpC) // 32 or 64 bytes a record
-				if e == ir.F64 {
-					w.op(ld4laneD(0, lane, tmpC, 32))
-					w.op(ld4laneD(4, lane, tmpC, 0))
-				} else {
-					w.op(ld4lane(0, lane, tmpC, 16))
-					w.op(ld4lane(4, lane, tmpC, 0))
-				}
-			}
-			for v, pos := range []int{0, 1, 2, 6, 3, 4, 5} { // A0 A1 A2 r B0 B1 B2
-				w.op(strqi(v, frameReg, set+16*(7*side+pos)))
-			}
-		}
-	}
-	fromPairs := func(side, lane int) {
-		if lane == 0 {
-			w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
-		}
-		w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-	}
+	loadRecords := func(index func(side, lane int)) { loadRecords(w, e, set, index) }
+	fromPairs := func(side, lane int) { indexFromPairs(w, side, lane) }
 	pairIndex := func(dst int) {
 		w.op(dupw(dst, iReg))
 		w.op(ldrqi(scratch1, constReg, c.vector("iota", [4]uint32{0, 1, 2, 3})))
@@ -374,16 +398,7 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", lanes))
 	w.line("CBZ R%d, %s_done", leftReg, name)
-	w.op(movi0(operand0))
-	w.op(strqi(operand0, frameReg, tailIdx))
-	w.op(strqi(operand0, frameReg, tailIdx+16))
-	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
-		for side, idx := range []int{piReg, pjReg} {
-			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
-			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-			w.line("MOVW R%d, %d(R%d)", tmpB, tailIdx+16*side+4*lane, frameReg)
-		}
-	})
+	copyTailIndices(w, name, lanes, tailIdx)
 	loadRecords(func(side, lane int) {
 		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
 	})
