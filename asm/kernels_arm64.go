@@ -73,3 +73,19 @@ func Contacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n 
 //
 //go:noescape
 func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+
+// ClosestIndexedNEON computes the closest points of the axes of n capsule pairs on arm64
+// NEON, bit-identical to fallback.ClosestLane on each. caps points at the capsule
+// records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range),
+// s, t and dist2 at n results each; n > 0.
+//
+//go:noescape
+func ClosestIndexedNEON(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+
+// ClosestIndexed64NEON computes the closest points of the axes of n capsule pairs on arm64
+// NEON, bit-identical to fallback.ClosestLane64 on each. caps points at the capsule
+// records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range),
+// s, t and dist2 at n results each; n > 0.
+//
+//go:noescape
+func ClosestIndexed64NEON(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)

@@ -9691,6 +9691,924 @@ CompactContacts64NEON_done:
 	MOVD R12, ret+48(FP)
 	RET
 
+// func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int)
+TEXT ·ClosestIndexedNEON(SB), $320-56
+	// 19 of 27 vector registers for values, 0 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD pi+8(FP), R7
+	MOVD pj+16(FP), R8
+	MOVD s+24(FP), R1
+	MOVD t+32(FP), R2
+	MOVD dist2+40(FP), R3
+	MOVD n+48(FP), R10
+	MOVD $0, R11
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+
+ClosestIndexedNEON_loop:
+	SUB R11, R10, R13
+	CMP $4, R13
+	BLT ClosestIndexedNEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x3dc002a0 // ldr q0, [x21, #0]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc006a2 // ldr q2, [x21, #16]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00aa4 // ldr q4, [x21, #32]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc01ea6 // ldr q6, [x21, #112]
+	WORD $0x4ea6d767 // fsub v7.4s, v27.4s, v6.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3dc022a8 // ldr q8, [x21, #128]
+	WORD $0x4ea8d769 // fsub v9.4s, v27.4s, v8.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026aa // ldr q10, [x21, #144]
+	WORD $0x4eaad76b // fsub v11.4s, v27.4s, v10.4s
+	WORD $0x4ea6d400 // fsub v0.4s, v0.4s, v6.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4eaad484 // fsub v4.4s, v4.4s, v10.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x6e29dd28 // fmul v8.4s, v9.4s, v9.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x6e2bdd68 // fmul v8.4s, v11.4s, v11.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e23dc6a // fmul v10.4s, v3.4s, v3.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e20dcea // fmul v10.4s, v7.4s, v0.4s
+	WORD $0x6e22dd2c // fmul v12.4s, v9.4s, v2.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e24dd6c // fmul v12.4s, v11.4s, v4.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e26dd4a // fmul v10.4s, v10.4s, v6.4s
+	WORD $0x6e21dcec // fmul v12.4s, v7.4s, v1.4s
+	WORD $0x6e23dd2d // fmul v13.4s, v9.4s, v3.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
+	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
+	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
+	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
+	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
+	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
+	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
+	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
+	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
+	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
+	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
+	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
+	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
+	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
+	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
+	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
+	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
+	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
+	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4ea7d400 // fsub v0.4s, v0.4s, v7.4s
+	WORD $0x6e28dc61 // fmul v1.4s, v3.4s, v8.4s
+	WORD $0x4e21d441 // fadd v1.4s, v2.4s, v1.4s
+	WORD $0x4ea9d421 // fsub v1.4s, v1.4s, v9.4s
+	WORD $0x6e28dca2 // fmul v2.4s, v5.4s, v8.4s
+	WORD $0x4e22d482 // fadd v2.4s, v4.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
+	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e781 // fcmge v1.4s, v28.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc00e82 // ldr q2, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	// Store S, T and Dist2.
+	LSL $2, R11, R19
+	WORD $0x3cb36828 // str q8, [x1, x19]
+	WORD $0x3cb36846 // str q6, [x2, x19]
+	WORD $0x3cb36860 // str q0, [x3, x19]
+	ADD $4, R11
+	B ClosestIndexedNEON_loop
+
+ClosestIndexedNEON_tail:
+	// The n mod 4 pairs left: their indices, zero past n, then a whole group; results lane by lane.
+	CBZ R13, ClosestIndexedNEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8046bb // str q27, [x21, #272]
+	WORD $0x3d804abb // str q27, [x21, #288]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 272(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 288(R21)
+	CMP $2, R13
+	BLT ClosestIndexedNEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 276(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 292(R21)
+	CMP $3, R13
+	BLT ClosestIndexedNEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 280(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 296(R21)
+
+ClosestIndexedNEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 272(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 276(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 280(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 284(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 288(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 292(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 296(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 300(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x3dc002a0 // ldr q0, [x21, #0]
+	WORD $0x4ea0d761 // fsub v1.4s, v27.4s, v0.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc006a2 // ldr q2, [x21, #16]
+	WORD $0x4ea2d763 // fsub v3.4s, v27.4s, v2.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00aa4 // ldr q4, [x21, #32]
+	WORD $0x4ea4d765 // fsub v5.4s, v27.4s, v4.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc01ea6 // ldr q6, [x21, #112]
+	WORD $0x4ea6d767 // fsub v7.4s, v27.4s, v6.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3dc022a8 // ldr q8, [x21, #128]
+	WORD $0x4ea8d769 // fsub v9.4s, v27.4s, v8.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026aa // ldr q10, [x21, #144]
+	WORD $0x4eaad76b // fsub v11.4s, v27.4s, v10.4s
+	WORD $0x4ea6d400 // fsub v0.4s, v0.4s, v6.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4eaad484 // fsub v4.4s, v4.4s, v10.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x6e29dd28 // fmul v8.4s, v9.4s, v9.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x6e2bdd68 // fmul v8.4s, v11.4s, v11.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e21dc28 // fmul v8.4s, v1.4s, v1.4s
+	WORD $0x6e23dc6a // fmul v10.4s, v3.4s, v3.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e20dcea // fmul v10.4s, v7.4s, v0.4s
+	WORD $0x6e22dd2c // fmul v12.4s, v9.4s, v2.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e24dd6c // fmul v12.4s, v11.4s, v4.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e26dd4a // fmul v10.4s, v10.4s, v6.4s
+	WORD $0x6e21dcec // fmul v12.4s, v7.4s, v1.4s
+	WORD $0x6e23dd2d // fmul v13.4s, v9.4s, v3.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
+	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
+	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
+	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
+	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
+	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
+	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
+	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
+	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
+	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
+	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
+	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
+	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
+	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
+	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
+	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
+	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
+	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
+	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
+	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4ea7d400 // fsub v0.4s, v0.4s, v7.4s
+	WORD $0x6e28dc61 // fmul v1.4s, v3.4s, v8.4s
+	WORD $0x4e21d441 // fadd v1.4s, v2.4s, v1.4s
+	WORD $0x4ea9d421 // fsub v1.4s, v1.4s, v9.4s
+	WORD $0x6e28dca2 // fmul v2.4s, v5.4s, v8.4s
+	WORD $0x4e22d482 // fadd v2.4s, v4.4s, v2.4s
+	WORD $0x4eaad442 // fsub v2.4s, v2.4s, v10.4s
+	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e781 // fcmge v1.4s, v28.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc00e82 // ldr q2, [x20, #48]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	WORD $0x3d803aa8 // str q8, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	MOVWU 224(R21), R22
+	ADD R11<<2, R1, R19
+	MOVW R22, 0(R19)
+	MOVWU 240(R21), R22
+	ADD R11<<2, R2, R19
+	MOVW R22, 0(R19)
+	MOVWU 256(R21), R22
+	ADD R11<<2, R3, R19
+	MOVW R22, 0(R19)
+	CMP $2, R13
+	BLT ClosestIndexedNEON_tailout_end
+	MOVWU 228(R21), R22
+	ADD R11<<2, R1, R19
+	MOVW R22, 4(R19)
+	MOVWU 244(R21), R22
+	ADD R11<<2, R2, R19
+	MOVW R22, 4(R19)
+	MOVWU 260(R21), R22
+	ADD R11<<2, R3, R19
+	MOVW R22, 4(R19)
+	CMP $3, R13
+	BLT ClosestIndexedNEON_tailout_end
+	MOVWU 232(R21), R22
+	ADD R11<<2, R1, R19
+	MOVW R22, 8(R19)
+	MOVWU 248(R21), R22
+	ADD R11<<2, R2, R19
+	MOVW R22, 8(R19)
+	MOVWU 264(R21), R22
+	ADD R11<<2, R3, R19
+	MOVW R22, 8(R19)
+
+ClosestIndexedNEON_tailout_end:
+
+ClosestIndexedNEON_done:
+	RET
+
+// func ClosestIndexed64NEON(caps *float64, pi, pj *uint32, s, t, dist2 *float64, n int)
+TEXT ·ClosestIndexed64NEON(SB), $320-56
+	// 19 of 27 vector registers for values, 0 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD pi+8(FP), R7
+	MOVD pj+16(FP), R8
+	MOVD s+24(FP), R1
+	MOVD t+32(FP), R2
+	MOVD dist2+40(FP), R3
+	MOVD n+48(FP), R10
+	MOVD $0, R11
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+
+ClosestIndexed64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT ClosestIndexed64NEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x3dc002a0 // ldr q0, [x21, #0]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc006a2 // ldr q2, [x21, #16]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00aa4 // ldr q4, [x21, #32]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc01ea6 // ldr q6, [x21, #112]
+	WORD $0x4ee6d767 // fsub v7.2d, v27.2d, v6.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3dc022a8 // ldr q8, [x21, #128]
+	WORD $0x4ee8d769 // fsub v9.2d, v27.2d, v8.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026aa // ldr q10, [x21, #144]
+	WORD $0x4eead76b // fsub v11.2d, v27.2d, v10.2d
+	WORD $0x4ee6d400 // fsub v0.2d, v0.2d, v6.2d
+	WORD $0x4ee8d442 // fsub v2.2d, v2.2d, v8.2d
+	WORD $0x4eead484 // fsub v4.2d, v4.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x6e6bdd68 // fmul v8.2d, v11.2d, v11.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc28 // fmul v8.2d, v1.2d, v1.2d
+	WORD $0x6e63dc6a // fmul v10.2d, v3.2d, v3.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e60dcea // fmul v10.2d, v7.2d, v0.2d
+	WORD $0x6e62dd2c // fmul v12.2d, v9.2d, v2.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e64dd6c // fmul v12.2d, v11.2d, v4.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
+	WORD $0x6e61dcec // fmul v12.2d, v7.2d, v1.2d
+	WORD $0x6e63dd2d // fmul v13.2d, v9.2d, v3.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
+	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
+	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
+	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
+	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
+	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
+	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
+	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
+	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
+	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
+	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
+	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
+	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
+	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
+	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
+	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
+	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
+	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
+	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
+	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
+	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4ee7d400 // fsub v0.2d, v0.2d, v7.2d
+	WORD $0x6e68dc61 // fmul v1.2d, v3.2d, v8.2d
+	WORD $0x4e61d441 // fadd v1.2d, v2.2d, v1.2d
+	WORD $0x4ee9d421 // fsub v1.2d, v1.2d, v9.2d
+	WORD $0x6e68dca2 // fmul v2.2d, v5.2d, v8.2d
+	WORD $0x4e62d482 // fadd v2.2d, v4.2d, v2.2d
+	WORD $0x4eead442 // fsub v2.2d, v2.2d, v10.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x6e61dc21 // fmul v1.2d, v1.2d, v1.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e62dc41 // fmul v1.2d, v2.2d, v2.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e781 // fcmge v1.2d, v28.2d, v0.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc01e82 // ldr q2, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	// Store S, T and Dist2.
+	LSL $3, R11, R19
+	WORD $0x3cb36828 // str q8, [x1, x19]
+	WORD $0x3cb36846 // str q6, [x2, x19]
+	WORD $0x3cb36860 // str q0, [x3, x19]
+	ADD $2, R11
+	B ClosestIndexed64NEON_loop
+
+ClosestIndexed64NEON_tail:
+	// The n mod 2 pairs left: their indices, zero past n, then a whole group; results lane by lane.
+	CBZ R13, ClosestIndexed64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8046bb // str q27, [x21, #272]
+	WORD $0x3d804abb // str q27, [x21, #288]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 272(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 288(R21)
+
+ClosestIndexed64NEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 272(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 276(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 288(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 292(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x3dc002a0 // ldr q0, [x21, #0]
+	WORD $0x4ee0d761 // fsub v1.2d, v27.2d, v0.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc006a2 // ldr q2, [x21, #16]
+	WORD $0x4ee2d763 // fsub v3.2d, v27.2d, v2.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00aa4 // ldr q4, [x21, #32]
+	WORD $0x4ee4d765 // fsub v5.2d, v27.2d, v4.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc01ea6 // ldr q6, [x21, #112]
+	WORD $0x4ee6d767 // fsub v7.2d, v27.2d, v6.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3dc022a8 // ldr q8, [x21, #128]
+	WORD $0x4ee8d769 // fsub v9.2d, v27.2d, v8.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026aa // ldr q10, [x21, #144]
+	WORD $0x4eead76b // fsub v11.2d, v27.2d, v10.2d
+	WORD $0x4ee6d400 // fsub v0.2d, v0.2d, v6.2d
+	WORD $0x4ee8d442 // fsub v2.2d, v2.2d, v8.2d
+	WORD $0x4eead484 // fsub v4.2d, v4.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x6e6bdd68 // fmul v8.2d, v11.2d, v11.2d
+	WORD $0x4e68d4c6 // fadd v6.2d, v6.2d, v8.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc28 // fmul v8.2d, v1.2d, v1.2d
+	WORD $0x6e63dc6a // fmul v10.2d, v3.2d, v3.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e60dcea // fmul v10.2d, v7.2d, v0.2d
+	WORD $0x6e62dd2c // fmul v12.2d, v9.2d, v2.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e64dd6c // fmul v12.2d, v11.2d, v4.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
+	WORD $0x6e61dcec // fmul v12.2d, v7.2d, v1.2d
+	WORD $0x6e63dd2d // fmul v13.2d, v9.2d, v3.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
+	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
+	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
+	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
+	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
+	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
+	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
+	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
+	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
+	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
+	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
+	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
+	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
+	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
+	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
+	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
+	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
+	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
+	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
+	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
+	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
+	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
+	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4ee7d400 // fsub v0.2d, v0.2d, v7.2d
+	WORD $0x6e68dc61 // fmul v1.2d, v3.2d, v8.2d
+	WORD $0x4e61d441 // fadd v1.2d, v2.2d, v1.2d
+	WORD $0x4ee9d421 // fsub v1.2d, v1.2d, v9.2d
+	WORD $0x6e68dca2 // fmul v2.2d, v5.2d, v8.2d
+	WORD $0x4e62d482 // fadd v2.2d, v4.2d, v2.2d
+	WORD $0x4eead442 // fsub v2.2d, v2.2d, v10.2d
+	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
+	WORD $0x6e61dc21 // fmul v1.2d, v1.2d, v1.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e62dc41 // fmul v1.2d, v2.2d, v2.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e781 // fcmge v1.2d, v28.2d, v0.2d
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x3dc01e82 // ldr q2, [x20, #112]
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c48 // bit v8.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c46 // bit v6.16b, v2.16b, v30.16b
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6ebe1c40 // bit v0.16b, v2.16b, v30.16b
+	WORD $0x3d803aa8 // str q8, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	MOVD 224(R21), R22
+	ADD R11<<3, R1, R19
+	MOVD R22, 0(R19)
+	MOVD 240(R21), R22
+	ADD R11<<3, R2, R19
+	MOVD R22, 0(R19)
+	MOVD 256(R21), R22
+	ADD R11<<3, R3, R19
+	MOVD R22, 0(R19)
+
+ClosestIndexed64NEON_tailout_end:
+
+ClosestIndexed64NEON_done:
+	RET
+
 // The constants, one 16-byte vector each.
 // minnormal
 DATA neonconst<>+0(SB)/4, $0x00800000

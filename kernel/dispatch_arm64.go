@@ -9,8 +9,8 @@ import "github.com/segdist/segdist/asm"
 func archPaths() []Kernel {
 	return []Kernel{{isa: "neon", f32: &impl[float32]{closest: wrap(asm.ClosestNEON), stream: wrap(asm.StreamNEON),
 		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON),
-		indexed: goIndexed[float32]},
+		indexed: wrapIndexed(asm.ClosestIndexedNEON)},
 		f64: &impl[float64]{closest: wrap(asm.Closest64NEON), stream: wrap(asm.Stream64NEON), point: wrapPoint(asm.ClosestPoint64NEON),
 			contacts: wrapContacts(asm.Contacts64NEON), compact: wrapContacts(asm.CompactContacts64NEON),
-			indexed: goIndexed[float64]}}}
+			indexed: wrapIndexed(asm.ClosestIndexed64NEON)}}}
 }

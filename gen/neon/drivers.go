@@ -430,3 +430,87 @@ func copyLanesOf(w *writer, r, max int, label string, body func(lane int)) {
 	}
 	w.label(label + "_end")
 }
+
+// ClosestIndexed writes ClosestIndexedNEON (or ClosestIndexed64NEON): the
+// closest-point kernel on the axes of capsule pairs given by index, their
+// records loaded as the contact kernels' are (loadRecords), S, T and
+// Dist2 stored whole for whole groups and staged lane by lane for the
+// tail.
+func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
+	k := kernels.Closest
+	name := k.Name + "Indexed" + e.Suffix() + "NEON"
+	p := k.ProgramOf(e)
+	lanes, size := 16/e.Bytes(), e.Bytes()
+	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	var f frame
+	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
+	spills, regs = countSpills(p, dry, nil)
+	slots := f.take(spills)
+	set := f.take(14)
+	stage := f.take(len(k.Outputs))
+	tailIdx := f.take(2)
+	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
+
+	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int)\n", name, e, e))
+	w.raw(f.text(name, false, 56))
+	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	w.line("MOVD caps+0(FP), R%d", capsReg)
+	w.line("MOVD pi+8(FP), R%d", piReg)
+	w.line("MOVD pj+16(FP), R%d", pjReg)
+	for j, o := range []string{"s", "t", "dist2"} {
+		w.line("MOVD %s+%d(FP), R%d", o, 24+8*j, outs[j])
+	}
+	w.line("MOVD n+48(FP), R%d", nReg)
+	w.line("MOVD $0, R%d", iReg)
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+
+	l := newLowering(p, w, c)
+	l.slotBase, l.slotEnd = slots, slots+16*spills
+	// The body's inputs A B C D are the set's A B of capsule I (0-5) and
+	// of capsule J (7-12): the radii are skipped.
+	l.input = func(s int) source {
+		if s >= 6 {
+			s++
+		}
+		return func(d int) inst { return ldrqi(d, frameReg, set+16*s) }
+	}
+
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	loadRecords(w, e, set, func(side, lane int) { indexFromPairs(w, side, lane) })
+	l.label = name + "_group"
+	l.emit()
+	w.comment("Store S, T and Dist2.")
+	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[size], iReg, tmpA)
+	for j := range k.Outputs {
+		w.op(strqr(l.output(j), outs[j], tmpA))
+	}
+	w.line("ADD $%d, R%d", lanes, iReg)
+	w.line("B %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; results lane by lane.", lanes))
+	w.line("CBZ R%d, %s_done", leftReg, name)
+	copyTailIndices(w, name, lanes, tailIdx)
+	loadRecords(w, e, set, func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
+	l.label = name + "_tailgroup"
+	l.emit()
+	for j := range k.Outputs {
+		w.op(strqi(l.output(j), frameReg, stage+16*j))
+	}
+	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) {
+		for j := range k.Outputs {
+			w.line("%s %d(R%d), R%d", load, stage+16*j+size*lane, frameReg, tmpB)
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, map[int]int{4: 2, 8: 3}[size], outs[j], tmpA)
+			w.line("%s R%d, %d(R%d)", store, tmpB, size*lane, tmpA)
+		}
+	})
+	w.label(name + "_done")
+	w.line("RET")
+	return spills, regs
+}

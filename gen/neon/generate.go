@@ -55,6 +55,13 @@ func Generate() (asm, stubs string, stats []Stats) {
 				name, doc, e.Suffix(), 8*e.Bytes(), e.Suffix(), name, e, e, e))
 		}
 	}
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		name := "ClosestIndexed" + e.Suffix() + "NEON"
+		sp, regs := ClosestIndexed(&w, c, e)
+		stats = append(stats, Stats{name, regs, sp})
+		decls = append(decls, fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0.\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int)\n",
+			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e))
+	}
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")
 	return w.String(), stubs, stats
