@@ -77,6 +77,8 @@ const (
 	opPoint64
 	opContacts64
 	opCompact64
+	opIndexed
+	opIndexed64
 	opContacts
 	opCompact
 )
@@ -170,7 +172,7 @@ func (p *Parallel) Workers() int { return p.workers }
 func (p *Parallel) chunkFor(n int) int {
 	limit := p.chunk
 	switch p.op {
-	case opClosest64, opPoint64, opContacts64, opCompact64:
+	case opClosest64, opPoint64, opContacts64, opCompact64, opIndexed64:
 		limit = max(64, (limit/2)&^63)
 	}
 	even := (n + p.workers - 1) / p.workers
@@ -236,6 +238,12 @@ func (p *Parallel) work(w int) {
 		case opPoint64:
 			v.seg64, v.pres64 = subSegments(p.pointS64, lo, hi), subPointResults(p.pointR64, lo, hi)
 			p.k.f64.point(hi-lo, &v.pres64, &v.seg64)
+		case opIndexed:
+			v.ip, v.res = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}, subResults(p.closeR, lo, hi)
+			p.k.f32.indexed(hi-lo, &v.res, p.caps, &v.ip)
+		case opIndexed64:
+			v.ip, v.res64 = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}, subResults(p.closeR64, lo, hi)
+			p.k.f64.indexed(hi-lo, &v.res64, p.caps64, &v.ip)
 		case opContacts, opCompact:
 			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
 			v.rows = subContacts(p.rows, lo, hi)
@@ -361,6 +369,32 @@ func renumber(pair []uint32, lo int) {
 	for i := range pair {
 		pair[i] += uint32(lo)
 	}
+}
+
+// BatchClosestIndexed is kernel.BatchClosestIndexed on the workers.
+func (p *Parallel) BatchClosestIndexed(dst *soa.Results, caps soa.Capsules, pairs *soa.IndexPairs) {
+	m := checkIndexedArgs(dst, caps, pairs)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f32.indexed(m, dst, caps, pairs)
+		}
+		return
+	}
+	p.op, p.closeR, p.caps, p.pairs = opIndexed, dst, caps, pairs
+	p.run(m)
+}
+
+// BatchClosestIndexed64 is kernel.BatchClosestIndexed64 on the workers.
+func (p *Parallel) BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64, pairs *soa.IndexPairs) {
+	m := checkIndexedArgs(dst, caps, pairs)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f64.indexed(m, dst, caps, pairs)
+		}
+		return
+	}
+	p.op, p.closeR64, p.caps64, p.pairs = opIndexed64, dst, caps, pairs
+	p.run(m)
 }
 
 // BatchContacts is kernel.BatchContacts on the workers.

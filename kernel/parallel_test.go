@@ -87,6 +87,14 @@ func TestParallelBitIdentical(t *testing.T) {
 					}
 
 					pairs := verify.RandomIndexPairs(r, caps.Len(), n)
+					wi, gi := soa.NewResults(n), soa.NewResults(n)
+					k.BatchClosestIndexed(wi, caps, pairs)
+					p.BatchClosestIndexed(gi, caps, pairs)
+					checkSame(t, what+" BatchClosestIndexed", laidOut(caps, pairs), gi, wi)
+					wi64, gi64 := soa.NewResults64(n), soa.NewResults64(n)
+					k.BatchClosestIndexed64(wi64, caps64, pairs)
+					p.BatchClosestIndexed64(gi64, caps64, pairs)
+					checkSame64(t, what+" BatchClosestIndexed64", laidOut(caps64, pairs), gi64, wi64)
 					w64, g64 := soa.NewContacts64(n), soa.NewContacts64(n)
 					k.BatchContacts64(w64, caps64, pairs, 0.05)
 					p.BatchContacts64(g64, caps64, pairs, 0.05)
