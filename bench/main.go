@@ -375,7 +375,13 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		if vv := verifyClosest(gathered, res, refD2, golden); vv.Mismatches > 0 || vv.Failed > 0 {
 			problemf("contacts: %s: copy then BatchClosest: %d lanes fail, %d differ from the go path on the laid-out pairs", isa, vv.Failed, vv.Mismatches)
 		}
-		e2e = append(e2e, endToEnd{ISA: isa, Compact: ns, Batch: batchNs, Copy: copyNs, CopyClosest: copyClosestNs, Closest: closestNs[isa]})
+		clear(res.Dist2)
+		indexedNs := measure(func() { k.BatchClosestIndexed(res, scaps, ip) }).NsPer(np)
+		if vv := verifyClosest(gathered, res, refD2, golden); vv.Mismatches > 0 || vv.Failed > 0 {
+			problemf("contacts: %s: BatchClosestIndexed: %d lanes fail, %d differ from the go path on the laid-out pairs", isa, vv.Failed, vv.Mismatches)
+		}
+		e2e = append(e2e, endToEnd{ISA: isa, Compact: ns, Batch: batchNs, Copy: copyNs, CopyClosest: copyClosestNs,
+			Indexed: indexedNs, Closest: closestNs[isa]})
 	}
 	sameContacts("contacts")
 	rows = append(rows, row{ISA: refISA, Kernel: "contacts", Pairs: np, NsPerPair: refCNs, Speedup: 1, Contacts: refTouch})
