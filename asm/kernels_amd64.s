@@ -17892,7 +17892,7 @@ CompactContacts64AVX512_done:
 
 // func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2
-TEXT ·ClosestIndexedAVX2(SB), $960-56
+TEXT ·ClosestIndexedAVX2(SB), $1792-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -17901,9 +17901,646 @@ TEXT ·ClosestIndexedAVX2(SB), $960-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         384(R9), BX
+	LEAQ         768(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
+
+	// 2 groups at a time, their instruction streams merged.
+ClosestIndexedAVX2_wide:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ClosestIndexedAVX2_loop
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(BX)
+	VMOVUPS        Y5, 480(BX)
+	VMOVUPS        Y6, 512(BX)
+	VMOVUPS        Y2, 640(BX)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(BX)
+	VMOVUPS        Y5, 576(BX)
+	VMOVUPS        Y2, 608(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(BX)
+	VMOVUPS        Y5, 704(BX)
+	VMOVUPS        Y6, 736(BX)
+	VMOVUPS        Y2, 864(BX)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(BX)
+	VMOVUPS        Y5, 800(BX)
+	VMOVUPS        Y2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
+	VMOVUPS Y2, 96(R9)
+	VMOVUPS Y3, 128(R9)
+	VMOVUPS Y4, 160(R9)
+	VMOVUPS (BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
+	VMOVUPS Y2, 192(R9)
+	VMOVUPS Y3, 224(R9)
+	VMOVUPS Y4, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y2
+	VMULPS  96(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPS  128(R9), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPS  160(R9), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y2
+	VANDPS  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y3
+	VMULPS  (R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VMULPS  32(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VMULPS  64(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPS  192(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPS  224(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPS  256(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS 96(R9), Y4
+	VMULPS  (R9), Y4, Y4
+	VMOVUPS 128(R9), Y5
+	VMULPS  32(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPS  64(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS 96(R9), Y3, Y5
+	VMULPS 128(R9), Y3, Y6
+	VMULPS 160(R9), Y3, Y3
+	VSUBPS 192(R9), Y5, Y5
+	VSUBPS 224(R9), Y6, Y6
+	VSUBPS 256(R9), Y3, Y3
+	VMULPS 96(R9), Y4, Y7
+	VMULPS 128(R9), Y4, Y8
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y9
+	VSUBPS  448(BX), Y9, Y9
+	VMULPS  160(R9), Y4, Y4
+	VMOVUPS 576(BX), Y10
+	VSUBPS  480(BX), Y10, Y10
+	VMOVUPS (R9), Y11
+	VSUBPS  Y7, Y11, Y7
+	VMOVUPS 608(BX), Y11
+	VSUBPS  512(BX), Y11, Y11
+	VMOVUPS 32(R9), Y12
+	VSUBPS  Y8, Y12, Y8
+	VMOVUPS Y9, 384(R9)
+	VMOVUPS 64(R9), Y9
+	VSUBPS  Y4, Y9, Y4
+	VMOVUPS Y10, 416(R9)
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y7, Y7, Y9
+	VMOVUPS Y11, 448(R9)
+	VMULPS  Y8, Y8, Y10
+	VMOVUPS 768(BX), Y11
+	VSUBPS  672(BX), Y11, Y11
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS 800(BX), Y10
+	VSUBPS  704(BX), Y10, Y10
+	VMULPS  Y4, Y4, Y12
+	VMOVUPS 832(BX), Y13
+	VSUBPS  736(BX), Y13, Y13
+	VADDPS  Y12, Y9, Y9
+	VMOVUPS Y11, 480(R9)
+	VMULPS  Y7, Y5, Y5
+	VMOVUPS Y10, 512(R9)
+	VMULPS  Y8, Y6, Y6
+	VMOVUPS Y13, 544(R9)
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 448(BX), Y6
+	VSUBPS  672(BX), Y6, Y6
+	VMULPS  Y4, Y3, Y3
+	VMOVUPS 480(BX), Y4
+	VSUBPS  704(BX), Y4, Y4
+	VADDPS  Y3, Y5, Y3
+	VMOVUPS 512(BX), Y5
+	VSUBPS  736(BX), Y5, Y5
+	VCMPPS  $0x04, Y9, Y0, Y7
+	VDIVPS  Y9, Y3, Y3
+	VANDPS  Y7, Y3, Y3
+	VMOVUPS Y6, 576(R9)
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
+	VMOVUPS Y4, 608(R9)
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS  (R9), Y3, Y4
+	VMOVUPS Y5, 640(R9)
+	VADDPS  192(R9), Y4, Y4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 480(R9), Y5
+	VMULPS  480(R9), Y5, Y5
+	VMULPS  32(R9), Y3, Y6
+	VMOVUPS 512(R9), Y7
+	VMULPS  512(R9), Y7, Y7
+	VADDPS  224(R9), Y6, Y6
+	VADDPS  Y7, Y5, Y5
+	VMULPS  64(R9), Y3, Y3
+	VMOVUPS 544(R9), Y7
+	VMULPS  544(R9), Y7, Y7
+	VADDPS  256(R9), Y3, Y3
+	VADDPS  Y7, Y5, Y5
+	VMULPS  96(R9), Y4, Y4
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y7
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y7, Y5, Y5
+	VMULPS  128(R9), Y6, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 384(R9), Y7
+	VMULPS  384(R9), Y7, Y7
+	VADDPS  Y6, Y4, Y4
+	VMOVUPS 416(R9), Y6
+	VMULPS  416(R9), Y6, Y6
+	VMULPS  160(R9), Y3, Y3
+	VADDPS  Y6, Y7, Y6
+	VADDPS  Y3, Y4, Y3
+	VMOVUPS 448(R9), Y4
+	VMULPS  448(R9), Y4, Y4
+	VMULPS  Y2, Y3, Y2
+	VADDPS  Y4, Y6, Y3
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y4, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  96(R9), Y2, Y4
+	VMOVUPS Y3, 672(R9)
+	VMULPS  128(R9), Y2, Y3
+	VMOVUPS 480(R9), Y6
+	VMULPS  576(R9), Y6, Y6
+	VMULPS  160(R9), Y2, Y7
+	VMOVUPS 512(R9), Y8
+	VMULPS  608(R9), Y8, Y8
+	VSUBPS  192(R9), Y4, Y9
+	VADDPS  Y8, Y6, Y6
+	VSUBPS  224(R9), Y3, Y8
+	VMOVUPS 544(R9), Y10
+	VMULPS  640(R9), Y10, Y10
+	VSUBPS  256(R9), Y7, Y11
+	VADDPS  Y10, Y6, Y6
+	VMULPS  (R9), Y9, Y9
+	VMULPS  Y5, Y6, Y6
+	VMULPS  32(R9), Y8, Y8
+	VMOVUPS 480(R9), Y10
+	VMULPS  384(R9), Y10, Y10
+	VADDPS  Y8, Y9, Y8
+	VMOVUPS 512(R9), Y9
+	VMULPS  416(R9), Y9, Y9
+	VMULPS  64(R9), Y11, Y11
+	VADDPS  Y9, Y10, Y9
+	VADDPS  Y11, Y8, Y8
+	VMOVUPS 544(R9), Y10
+	VMULPS  448(R9), Y10, Y10
+	VMULPS  288(R9), Y8, Y8
+	VADDPS  Y10, Y9, Y9
+	VMINPS  Y1, Y8, Y8
+	VMAXPS  Y0, Y8, Y8
+	VMULPS  Y5, Y9, Y9
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS (R9), Y8, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  480(R9), Y6, Y11
+	VADDPS  192(R9), Y10, Y10
+	VMULPS  512(R9), Y6, Y12
+	VSUBPS  Y4, Y10, Y4
+	VMULPS  544(R9), Y6, Y6
+	VMULPS  32(R9), Y8, Y10
+	VSUBPS  576(R9), Y11, Y11
+	VADDPS  224(R9), Y10, Y10
+	VSUBPS  608(R9), Y12, Y12
+	VSUBPS  Y3, Y10, Y3
+	VSUBPS  640(R9), Y6, Y6
+	VMULPS  64(R9), Y8, Y10
+	VMULPS  480(R9), Y9, Y13
+	VADDPS  256(R9), Y10, Y10
+	VMULPS  512(R9), Y9, Y14
+	VSUBPS  Y7, Y10, Y7
+	VMULPS  544(R9), Y9, Y9
+	VMULPS  Y4, Y4, Y4
+	VMOVUPS 384(R9), Y10
+	VSUBPS  Y13, Y10, Y10
+	VMULPS  Y3, Y3, Y3
+	VMOVUPS 416(R9), Y13
+	VSUBPS  Y14, Y13, Y13
+	VADDPS  Y3, Y4, Y3
+	VMOVUPS 448(R9), Y4
+	VSUBPS  Y9, Y4, Y4
+	VMULPS  Y7, Y7, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y10, Y10, Y9
+	VADDPS Y7, Y3, Y3
+	VMULPS Y13, Y13, Y7
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS    Y7, Y9, Y7
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y9
+	VMULPS    Y4, Y4, Y14
+	VADDPS    Y14, Y7, Y7
+	VBLENDVPS Y9, canonicalnan<>+0(SB), Y8, Y8
+	VMULPS    Y10, Y11, Y10
+	VBLENDVPS Y9, canonicalnan<>+0(SB), Y2, Y2
+	VMULPS    Y13, Y12, Y11
+	VBLENDVPS Y9, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y8, (R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	VADDPS  Y11, Y10, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, Y7, Y0, Y3
+	VDIVPS  Y7, Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS 384(R9), Y2, Y3
+	VADDPS 576(R9), Y3, Y3
+	VMULPS 416(R9), Y2, Y4
+	VADDPS 608(R9), Y4, Y4
+	VMULPS 448(R9), Y2, Y2
+	VADDPS 640(R9), Y2, Y2
+	VMULPS 480(R9), Y3, Y3
+	VMULPS 512(R9), Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS 544(R9), Y2, Y2
+	VADDPS Y2, Y3, Y2
+	VMULPS Y5, Y2, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 480(R9), Y2, Y3
+	VMULPS 512(R9), Y2, Y4
+	VMULPS 544(R9), Y2, Y5
+	VSUBPS 576(R9), Y3, Y6
+	VSUBPS 608(R9), Y4, Y7
+	VSUBPS 640(R9), Y5, Y8
+	VMULPS 384(R9), Y6, Y6
+	VMULPS 416(R9), Y7, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS 448(R9), Y8, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS 672(R9), Y6, Y6
+	VMINPS Y1, Y6, Y6
+	VMAXPS Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 384(R9), Y6, Y7
+	VADDPS 576(R9), Y7, Y7
+	VSUBPS Y3, Y7, Y3
+	VMULPS 416(R9), Y6, Y7
+	VADDPS 608(R9), Y7, Y7
+	VSUBPS Y4, Y7, Y4
+	VMULPS 448(R9), Y6, Y7
+	VADDPS 640(R9), Y7, Y7
+	VSUBPS Y5, Y7, Y5
+	VMULPS Y3, Y3, Y3
+	VMULPS Y4, Y4, Y4
+	VADDPS Y4, Y3, Y3
+	VMULPS Y5, Y5, Y4
+	VADDPS Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store S, T and Dist2 of group 1.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y5, 32(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	JMP     ClosestIndexedAVX2_wide
 
 ClosestIndexedAVX2_loop:
 	MOVQ n+48(FP), R14
@@ -18217,7 +18854,7 @@ ClosestIndexedAVX2_loop:
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Y5, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
@@ -18236,33 +18873,33 @@ ClosestIndexedAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 448(BX)
+	VMOVUPS    Y3, 896(BX)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 480(BX)
+	VMOVUPS    Y3, 928(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL           448(BX), CX
+	MOVL           896(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           464(BX), CX
+	MOVL           912(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           900(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           468(BX), CX
+	MOVL           916(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           456(BX), CX
+	MOVL           904(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           472(BX), CX
+	MOVL           920(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           460(BX), CX
+	MOVL           908(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           476(BX), CX
+	MOVL           924(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -18277,28 +18914,28 @@ ClosestIndexedAVX2_tail:
 	VMOVUPS        Y6, 32(BX)
 	VMOVUPS        Y7, 64(BX)
 	VMOVUPS        Y3, 192(BX)
-	MOVL           448(BX), CX
+	MOVL           896(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           464(BX), CX
+	MOVL           912(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           900(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           468(BX), CX
+	MOVL           916(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           456(BX), CX
+	MOVL           904(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           472(BX), CX
+	MOVL           920(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           460(BX), CX
+	MOVL           908(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           476(BX), CX
+	MOVL           924(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -18313,28 +18950,28 @@ ClosestIndexedAVX2_tail:
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           480(BX), CX
+	MOVL           928(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           496(BX), CX
+	MOVL           944(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           932(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           500(BX), CX
+	MOVL           948(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           488(BX), CX
+	MOVL           936(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           504(BX), CX
+	MOVL           952(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           492(BX), CX
+	MOVL           940(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           508(BX), CX
+	MOVL           956(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -18349,28 +18986,28 @@ ClosestIndexedAVX2_tail:
 	VMOVUPS        Y6, 256(BX)
 	VMOVUPS        Y7, 288(BX)
 	VMOVUPS        Y3, 416(BX)
-	MOVL           480(BX), CX
+	MOVL           928(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           496(BX), CX
+	MOVL           944(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           932(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           500(BX), CX
+	MOVL           948(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           488(BX), CX
+	MOVL           936(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           504(BX), CX
+	MOVL           952(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           492(BX), CX
+	MOVL           940(BX), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           508(BX), CX
+	MOVL           956(BX), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -18546,7 +19183,7 @@ ClosestIndexedAVX2_tail:
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
 	VBLENDVPS Y4, canonicalnan<>+0(SB), Y1, Y1
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ       s+24(FP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	MOVQ       t+32(FP), R12
@@ -18560,7 +19197,7 @@ ClosestIndexedAVX2_done:
 
 // func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ClosestIndexedAVX512(SB), $1216-56
+TEXT ·ClosestIndexedAVX512(SB), $3264-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -18569,9 +19206,924 @@ TEXT ·ClosestIndexedAVX512(SB), $1216-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         128(R9), BX
+	LEAQ         384(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
+
+	// 3 groups at a time, their instruction streams merged.
+ClosestIndexedAVX512_wide:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000030
+	JB   ClosestIndexedAVX512_loop
+
+	// Capsule records of side I, transposed.
+	MOVL            (DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            (SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL            64(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            80(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            68(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            84(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            72(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            88(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            76(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            92(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            96(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            112(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            100(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            116(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            104(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            120(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            108(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            124(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 896(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 960(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 1024(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 1280(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 1088(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 1152(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 1216(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            64(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            80(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            68(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            84(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            72(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            88(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            76(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            92(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            96(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            112(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            100(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            116(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            104(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            120(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            108(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            124(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 1344(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 1408(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 1472(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 1728(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 1536(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 1600(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 1664(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL            128(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            144(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            132(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            148(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            136(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            152(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            140(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            156(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            160(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            176(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            164(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            180(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            168(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            184(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            172(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            188(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 1792(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 1856(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 1920(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 2176(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 1984(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 2048(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 2112(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            128(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            144(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            132(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            148(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            136(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            152(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            140(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            156(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            160(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            176(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            164(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            180(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            168(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            184(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            172(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            188(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 2240(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 2304(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 2368(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 2624(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 2432(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 2496(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 2560(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z6, Z6, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z7, Z7, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z2, Z2, Z12
+	VMULPS      Z3, Z3, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z4, Z4, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z    Z12, Z1, K1, Z12
+	VMULPS      Z8, Z5, Z13
+	VMULPS      Z9, Z6, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z10, Z7, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z11, Z13, Z13
+	VMULPS      Z2, Z5, Z14
+	VMULPS      Z3, Z6, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z7, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z13, Z5, Z15
+	VMULPS Z13, Z6, Z16
+	VMULPS Z13, Z7, Z13
+	VSUBPS Z8, Z15, Z15
+	VSUBPS Z9, Z16, Z16
+	VSUBPS Z10, Z13, Z13
+	VMULPS Z14, Z5, Z17
+	VMULPS Z14, Z6, Z18
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1088(BX), Z19
+	VSUBPS  896(BX), Z19, Z19
+	VMULPS  Z14, Z7, Z14
+	VMOVUPS 1152(BX), Z20
+	VSUBPS  960(BX), Z20, Z20
+	VSUBPS  Z17, Z2, Z17
+	VMOVUPS 1216(BX), Z21
+	VSUBPS  1024(BX), Z21, Z21
+	VSUBPS  Z18, Z3, Z18
+	VSUBPS  Z14, Z4, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z17, Z17, Z22
+	VMULPS   Z18, Z18, Z23
+	VMOVUPS  1536(BX), Z24
+	VSUBPS   1344(BX), Z24, Z24
+	VADDPS   Z23, Z22, Z22
+	VMOVUPS  1600(BX), Z23
+	VSUBPS   1408(BX), Z23, Z23
+	VMULPS   Z14, Z14, Z25
+	VMOVUPS  1664(BX), Z26
+	VSUBPS   1472(BX), Z26, Z26
+	VADDPS   Z25, Z22, Z22
+	VMULPS   Z17, Z15, Z15
+	VMULPS   Z18, Z16, Z16
+	VADDPS   Z16, Z15, Z15
+	VMOVUPS  896(BX), Z16
+	VSUBPS   1344(BX), Z16, Z16
+	VMULPS   Z14, Z13, Z13
+	VMOVUPS  960(BX), Z14
+	VSUBPS   1408(BX), Z14, Z14
+	VADDPS   Z13, Z15, Z13
+	VMOVUPS  1024(BX), Z15
+	VSUBPS   1472(BX), Z15, Z15
+	VCMPPS   $0x04, Z22, Z0, K1
+	VDIVPS.Z Z22, Z13, K1, Z13
+	VMINPS   Z1, Z13, Z13
+	VMAXPS   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z13, Z2, Z17
+	VADDPS Z17, Z8, Z17
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z24, Z24, Z18
+	VMULPS      Z13, Z3, Z22
+	VMULPS      Z23, Z23, Z25
+	VADDPS      Z22, Z9, Z22
+	VADDPS      Z25, Z18, Z18
+	VMULPS      Z13, Z4, Z13
+	VMULPS      Z26, Z26, Z25
+	VADDPS      Z13, Z10, Z13
+	VADDPS      Z25, Z18, Z18
+	VMULPS      Z5, Z17, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z    Z18, Z1, K1, Z18
+	VMULPS      Z6, Z22, Z22
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z19, Z19, Z25
+	VADDPS      Z22, Z17, Z17
+	VMULPS      Z20, Z20, Z22
+	VMULPS      Z7, Z13, Z13
+	VADDPS      Z22, Z25, Z22
+	VADDPS      Z13, Z17, Z13
+	VMULPS      Z21, Z21, Z17
+	VMULPS      Z11, Z13, Z11
+	VADDPS      Z17, Z22, Z13
+	VMINPS      Z1, Z11, Z11
+	VMAXPS      Z0, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z13
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z11, Z5, Z5
+	VMULPS Z11, Z6, Z6
+	VMULPS Z16, Z24, Z17
+	VMULPS Z11, Z7, Z7
+	VMULPS Z14, Z23, Z22
+	VSUBPS Z8, Z5, Z25
+	VADDPS Z22, Z17, Z17
+	VSUBPS Z9, Z6, Z22
+	VMULPS Z15, Z26, Z27
+	VSUBPS Z10, Z7, Z28
+	VADDPS Z27, Z17, Z17
+	VMULPS Z2, Z25, Z25
+	VMULPS Z18, Z17, Z17
+	VMULPS Z3, Z22, Z22
+	VMULPS Z19, Z24, Z27
+	VADDPS Z22, Z25, Z22
+	VMULPS Z20, Z23, Z25
+	VMULPS Z4, Z28, Z28
+	VADDPS Z25, Z27, Z25
+	VADDPS Z28, Z22, Z22
+	VMULPS Z21, Z26, Z27
+	VMULPS Z12, Z22, Z12
+	VADDPS Z27, Z25, Z22
+	VMINPS Z1, Z12, Z12
+	VMAXPS Z0, Z12, Z12
+	VMULPS Z18, Z22, Z22
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z12, Z2, Z2
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z17, Z24, Z25
+	VADDPS Z2, Z8, Z2
+	VMULPS Z17, Z23, Z8
+	VSUBPS Z5, Z2, Z2
+	VMULPS Z17, Z26, Z5
+	VMULPS Z12, Z3, Z3
+	VSUBPS Z16, Z25, Z17
+	VADDPS Z3, Z9, Z3
+	VSUBPS Z14, Z8, Z8
+	VSUBPS Z6, Z3, Z3
+	VSUBPS Z15, Z5, Z5
+	VMULPS Z12, Z4, Z4
+	VMULPS Z22, Z24, Z6
+	VADDPS Z4, Z10, Z4
+	VMULPS Z22, Z23, Z9
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1984(BX), Z10
+	VSUBPS  1792(BX), Z10, Z10
+	VSUBPS  Z7, Z4, Z4
+	VMULPS  Z22, Z26, Z7
+	VMOVUPS 2048(BX), Z22
+	VSUBPS  1856(BX), Z22, Z22
+	VMULPS  Z2, Z2, Z2
+	VSUBPS  Z6, Z19, Z6
+	VMOVUPS 2112(BX), Z25
+	VSUBPS  1920(BX), Z25, Z25
+	VMULPS  Z3, Z3, Z3
+	VSUBPS  Z9, Z20, Z9
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  Z7, Z21, Z3
+	VMULPS  Z4, Z4, Z4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Z6, Z6, Z7
+	VADDPS  Z4, Z2, Z2
+	VMULPS  Z9, Z9, Z4
+	VMOVUPS 2432(BX), Z27
+	VSUBPS  2240(BX), Z27, Z27
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z4, Z7, Z4
+	VMOVUPS        2496(BX), Z7
+	VSUBPS         2304(BX), Z7, Z7
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
+	VMULPS         Z3, Z3, Z28
+	VMOVUPS        2560(BX), Z29
+	VSUBPS         2368(BX), Z29, Z29
+	VADDPS         Z28, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
+	VMULPS         Z6, Z17, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VMULPS         Z9, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ     s+24(FP), R12
+	VMOVUPS  Z12, (R12)(R13*4)
+	MOVQ     t+32(FP), R12
+	VMOVUPS  Z11, (R12)(R13*4)
+	MOVQ     dist2+40(FP), R12
+	VMOVUPS  Z2, (R12)(R13*4)
+	VADDPS   Z8, Z6, Z2
+	VMOVUPS  1792(BX), Z6
+	VSUBPS   2240(BX), Z6, Z6
+	VMULPS   Z3, Z5, Z3
+	VMOVUPS  1856(BX), Z5
+	VSUBPS   2304(BX), Z5, Z5
+	VADDPS   Z3, Z2, Z2
+	VMOVUPS  1920(BX), Z3
+	VSUBPS   2368(BX), Z3, Z3
+	VCMPPS   $0x04, Z4, Z0, K1
+	VDIVPS.Z Z4, Z2, K1, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z2, Z19, Z4
+	VADDPS Z4, Z16, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z27, Z27, Z8
+	VMULPS      Z2, Z20, Z9
+	VMULPS      Z7, Z7, Z11
+	VADDPS      Z9, Z14, Z9
+	VADDPS      Z11, Z8, Z8
+	VMULPS      Z2, Z21, Z2
+	VMULPS      Z29, Z29, Z11
+	VADDPS      Z2, Z15, Z2
+	VADDPS      Z11, Z8, Z8
+	VMULPS      Z24, Z4, Z4
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
+	VDIVPS.Z    Z8, Z1, K1, Z8
+	VMULPS      Z23, Z9, Z9
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z10, Z10, Z11
+	VADDPS      Z9, Z4, Z4
+	VMULPS      Z22, Z22, Z9
+	VMULPS      Z26, Z2, Z2
+	VADDPS      Z9, Z11, Z9
+	VADDPS      Z2, Z4, Z2
+	VMULPS      Z25, Z25, Z4
+	VMULPS      Z18, Z2, Z2
+	VADDPS      Z4, Z9, Z4
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
+	VDIVPS.Z    Z4, Z1, K1, Z4
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z2, Z24, Z9
+	VMULPS Z2, Z23, Z11
+	VMULPS Z6, Z27, Z12
+	VMULPS Z2, Z26, Z17
+	VMULPS Z5, Z7, Z18
+	VSUBPS Z16, Z9, Z23
+	VADDPS Z18, Z12, Z12
+	VSUBPS Z14, Z11, Z18
+	VMULPS Z3, Z29, Z24
+	VSUBPS Z15, Z17, Z26
+	VADDPS Z24, Z12, Z12
+	VMULPS Z19, Z23, Z23
+	VMULPS Z8, Z12, Z12
+	VMULPS Z20, Z18, Z18
+	VMULPS Z10, Z27, Z24
+	VADDPS Z18, Z23, Z18
+	VMULPS Z22, Z7, Z23
+	VMULPS Z21, Z26, Z26
+	VADDPS Z23, Z24, Z23
+	VADDPS Z26, Z18, Z18
+	VMULPS Z25, Z29, Z24
+	VMULPS Z13, Z18, Z13
+	VADDPS Z24, Z23, Z18
+	VMINPS Z1, Z13, Z13
+	VMAXPS Z0, Z13, Z13
+	VMULPS Z8, Z18, Z18
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z13, Z19, Z19
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z12, Z27, Z23
+	VADDPS Z19, Z16, Z16
+	VMULPS Z12, Z7, Z19
+	VSUBPS Z9, Z16, Z9
+	VMULPS Z12, Z29, Z12
+	VMULPS Z13, Z20, Z16
+	VSUBPS Z6, Z23, Z20
+	VADDPS Z16, Z14, Z14
+	VSUBPS Z5, Z19, Z16
+	VSUBPS Z11, Z14, Z11
+	VSUBPS Z3, Z12, Z12
+	VMULPS Z13, Z21, Z14
+	VMULPS Z18, Z27, Z19
+	VADDPS Z14, Z15, Z14
+	VMULPS Z18, Z7, Z15
+	VSUBPS Z17, Z14, Z14
+	VMULPS Z18, Z29, Z17
+	VMULPS Z9, Z9, Z9
+	VSUBPS Z19, Z10, Z18
+	VMULPS Z11, Z11, Z11
+	VSUBPS Z15, Z22, Z15
+	VADDPS Z11, Z9, Z9
+	VSUBPS Z17, Z25, Z11
+	VMULPS Z14, Z14, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Z18, Z18, Z17
+	VADDPS Z14, Z9, Z9
+	VMULPS Z15, Z15, Z14
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z14, Z17, Z14
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z9, K1
+	VMULPS         Z11, Z11, Z17
+	VADDPS         Z17, Z14, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VMULPS         Z18, Z20, Z17
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z15, Z16, Z15
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
+
+	// Store S, T and Dist2 of group 1.
+	MOVQ     s+24(FP), R12
+	VMOVUPS  Z13, 64(R12)(R13*4)
+	MOVQ     t+32(FP), R12
+	VMOVUPS  Z2, 64(R12)(R13*4)
+	MOVQ     dist2+40(FP), R12
+	VMOVUPS  Z9, 64(R12)(R13*4)
+	VADDPS   Z15, Z17, Z2
+	VMULPS   Z11, Z12, Z9
+	VADDPS   Z9, Z2, Z2
+	VCMPPS   $0x04, Z14, Z0, K1
+	VDIVPS.Z Z14, Z2, K1, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPS Z2, Z10, Z9
+	VADDPS Z9, Z6, Z9
+	VMULPS Z2, Z22, Z11
+	VADDPS Z11, Z5, Z11
+	VMULPS Z2, Z25, Z2
+	VADDPS Z2, Z3, Z2
+	VMULPS Z27, Z9, Z9
+	VMULPS Z7, Z11, Z11
+	VADDPS Z11, Z9, Z9
+	VMULPS Z29, Z2, Z2
+	VADDPS Z2, Z9, Z2
+	VMULPS Z8, Z2, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z2, Z27, Z8
+	VMULPS Z2, Z7, Z7
+	VMULPS Z2, Z29, Z9
+	VSUBPS Z6, Z8, Z11
+	VSUBPS Z5, Z7, Z12
+	VSUBPS Z3, Z9, Z13
+	VMULPS Z10, Z11, Z11
+	VMULPS Z22, Z12, Z12
+	VADDPS Z12, Z11, Z11
+	VMULPS Z25, Z13, Z12
+	VADDPS Z12, Z11, Z11
+	VMULPS Z4, Z11, Z4
+	VMINPS Z1, Z4, Z4
+	VMAXPS Z0, Z4, Z4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z4, Z10, Z10
+	VADDPS Z10, Z6, Z6
+	VSUBPS Z8, Z6, Z6
+	VMULPS Z4, Z22, Z8
+	VADDPS Z8, Z5, Z5
+	VSUBPS Z7, Z5, Z5
+	VMULPS Z4, Z25, Z7
+	VADDPS Z7, Z3, Z3
+	VSUBPS Z9, Z3, Z3
+	VMULPS Z6, Z6, Z6
+	VMULPS Z5, Z5, Z5
+	VADDPS Z5, Z6, Z5
+	VMULPS Z3, Z3, Z3
+	VADDPS Z3, Z5, Z3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+
+	// Store S, T and Dist2 of group 2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z4, 128(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z2, 128(R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z3, 128(R12)(R13*4)
+	ADDQ    $0x00000030, R13
+	JMP     ClosestIndexedAVX512_wide
 
 ClosestIndexedAVX512_loop:
 	MOVQ n+48(FP), R14
@@ -18873,7 +20425,7 @@ ClosestIndexedAVX512_loop:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
@@ -18891,33 +20443,33 @@ ClosestIndexedAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 896(BX)
+	VMOVUPS     Z2, 2688(BX)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 960(BX)
+	VMOVUPS     Z2, 2752(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL            896(BX), CX
+	MOVL            2688(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            912(BX), CX
+	MOVL            2704(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            900(BX), CX
+	MOVL            2692(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            916(BX), CX
+	MOVL            2708(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            904(BX), CX
+	MOVL            2696(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            920(BX), CX
+	MOVL            2712(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            908(BX), CX
+	MOVL            2700(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            924(BX), CX
+	MOVL            2716(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -18928,28 +20480,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            928(BX), CX
+	MOVL            2720(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            944(BX), CX
+	MOVL            2736(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            932(BX), CX
+	MOVL            2724(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            948(BX), CX
+	MOVL            2740(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            936(BX), CX
+	MOVL            2728(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            952(BX), CX
+	MOVL            2744(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            940(BX), CX
+	MOVL            2732(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            956(BX), CX
+	MOVL            2748(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -18976,28 +20528,28 @@ ClosestIndexedAVX512_tail:
 	VMOVUPS         Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            960(BX), CX
+	MOVL            2752(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            976(BX), CX
+	MOVL            2768(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            964(BX), CX
+	MOVL            2756(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            980(BX), CX
+	MOVL            2772(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            968(BX), CX
+	MOVL            2760(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            984(BX), CX
+	MOVL            2776(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            972(BX), CX
+	MOVL            2764(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            988(BX), CX
+	MOVL            2780(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -19008,28 +20560,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            992(BX), CX
+	MOVL            2784(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1008(BX), CX
+	MOVL            2800(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            996(BX), CX
+	MOVL            2788(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            1012(BX), CX
+	MOVL            2804(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            1000(BX), CX
+	MOVL            2792(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            1016(BX), CX
+	MOVL            2808(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            1004(BX), CX
+	MOVL            2796(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            1020(BX), CX
+	MOVL            2812(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -19189,7 +20741,7 @@ ClosestIndexedAVX512_tail:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
@@ -19203,7 +20755,7 @@ ClosestIndexedAVX512_done:
 
 // func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX2
-TEXT ·ClosestIndexed64AVX2(SB), $960-56
+TEXT ·ClosestIndexed64AVX2(SB), $1792-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -19212,9 +20764,614 @@ TEXT ·ClosestIndexed64AVX2(SB), $960-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         384(R9), BX
+	LEAQ         768(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
+
+	// 2 groups at a time, their instruction streams merged.
+ClosestIndexed64AVX2_wide:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   ClosestIndexed64AVX2_loop
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 448(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 480(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 512(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 640(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 544(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 576(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 608(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 672(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 704(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 736(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 864(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 768(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 800(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 832(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 96(R9)
+	VMOVUPS Y3, 128(R9)
+	VMOVUPS Y4, 160(R9)
+	VMOVUPS (BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 32(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 64(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMOVUPS Y2, 192(R9)
+	VMOVUPS Y3, 224(R9)
+	VMOVUPS Y4, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 96(R9), Y2
+	VMULPD  96(R9), Y2, Y2
+	VMOVUPS 128(R9), Y3
+	VMULPD  128(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 160(R9), Y3
+	VMULPD  160(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y2
+	VANDPD  Y3, Y2, Y2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS (R9), Y3
+	VMULPD  (R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VMULPD  32(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VMULPD  64(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 288(R9)
+	VMOVUPS 96(R9), Y3
+	VMULPD  192(R9), Y3, Y3
+	VMOVUPS 128(R9), Y4
+	VMULPD  224(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 160(R9), Y4
+	VMULPD  256(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPS 96(R9), Y4
+	VMULPD  (R9), Y4, Y4
+	VMOVUPS 128(R9), Y5
+	VMULPD  32(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 160(R9), Y5
+	VMULPD  64(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  Y2, Y4, Y4
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD 96(R9), Y3, Y5
+	VMULPD 128(R9), Y3, Y6
+	VMULPD 160(R9), Y3, Y3
+	VSUBPD 192(R9), Y5, Y5
+	VSUBPD 224(R9), Y6, Y6
+	VSUBPD 256(R9), Y3, Y3
+	VMULPD 96(R9), Y4, Y7
+	VMULPD 128(R9), Y4, Y8
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y9
+	VSUBPD  448(BX), Y9, Y9
+	VMULPD  160(R9), Y4, Y4
+	VMOVUPS 576(BX), Y10
+	VSUBPD  480(BX), Y10, Y10
+	VMOVUPS (R9), Y11
+	VSUBPD  Y7, Y11, Y7
+	VMOVUPS 608(BX), Y11
+	VSUBPD  512(BX), Y11, Y11
+	VMOVUPS 32(R9), Y12
+	VSUBPD  Y8, Y12, Y8
+	VMOVUPS Y9, 384(R9)
+	VMOVUPS 64(R9), Y9
+	VSUBPD  Y4, Y9, Y4
+	VMOVUPS Y10, 416(R9)
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y7, Y7, Y9
+	VMOVUPS Y11, 448(R9)
+	VMULPD  Y8, Y8, Y10
+	VMOVUPS 768(BX), Y11
+	VSUBPD  672(BX), Y11, Y11
+	VADDPD  Y10, Y9, Y9
+	VMOVUPS 800(BX), Y10
+	VSUBPD  704(BX), Y10, Y10
+	VMULPD  Y4, Y4, Y12
+	VMOVUPS 832(BX), Y13
+	VSUBPD  736(BX), Y13, Y13
+	VADDPD  Y12, Y9, Y9
+	VMOVUPS Y11, 480(R9)
+	VMULPD  Y7, Y5, Y5
+	VMOVUPS Y10, 512(R9)
+	VMULPD  Y8, Y6, Y6
+	VMOVUPS Y13, 544(R9)
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 448(BX), Y6
+	VSUBPD  672(BX), Y6, Y6
+	VMULPD  Y4, Y3, Y3
+	VMOVUPS 480(BX), Y4
+	VSUBPD  704(BX), Y4, Y4
+	VADDPD  Y3, Y5, Y3
+	VMOVUPS 512(BX), Y5
+	VSUBPD  736(BX), Y5, Y5
+	VCMPPD  $0x04, Y9, Y0, Y7
+	VDIVPD  Y9, Y3, Y3
+	VANDPD  Y7, Y3, Y3
+	VMOVUPS Y6, 576(R9)
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+	VMOVUPS Y4, 608(R9)
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD  (R9), Y3, Y4
+	VMOVUPS Y5, 640(R9)
+	VADDPD  192(R9), Y4, Y4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 480(R9), Y5
+	VMULPD  480(R9), Y5, Y5
+	VMULPD  32(R9), Y3, Y6
+	VMOVUPS 512(R9), Y7
+	VMULPD  512(R9), Y7, Y7
+	VADDPD  224(R9), Y6, Y6
+	VADDPD  Y7, Y5, Y5
+	VMULPD  64(R9), Y3, Y3
+	VMOVUPS 544(R9), Y7
+	VMULPD  544(R9), Y7, Y7
+	VADDPD  256(R9), Y3, Y3
+	VADDPD  Y7, Y5, Y5
+	VMULPD  96(R9), Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y7
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y7, Y5, Y5
+	VMULPD  128(R9), Y6, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 384(R9), Y7
+	VMULPD  384(R9), Y7, Y7
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 416(R9), Y6
+	VMULPD  416(R9), Y6, Y6
+	VMULPD  160(R9), Y3, Y3
+	VADDPD  Y6, Y7, Y6
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 448(R9), Y4
+	VMULPD  448(R9), Y4, Y4
+	VMULPD  Y2, Y3, Y2
+	VADDPD  Y4, Y6, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y4, Y3, Y3
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  96(R9), Y2, Y4
+	VMOVUPS Y3, 672(R9)
+	VMULPD  128(R9), Y2, Y3
+	VMOVUPS 480(R9), Y6
+	VMULPD  576(R9), Y6, Y6
+	VMULPD  160(R9), Y2, Y7
+	VMOVUPS 512(R9), Y8
+	VMULPD  608(R9), Y8, Y8
+	VSUBPD  192(R9), Y4, Y9
+	VADDPD  Y8, Y6, Y6
+	VSUBPD  224(R9), Y3, Y8
+	VMOVUPS 544(R9), Y10
+	VMULPD  640(R9), Y10, Y10
+	VSUBPD  256(R9), Y7, Y11
+	VADDPD  Y10, Y6, Y6
+	VMULPD  (R9), Y9, Y9
+	VMULPD  Y5, Y6, Y6
+	VMULPD  32(R9), Y8, Y8
+	VMOVUPS 480(R9), Y10
+	VMULPD  384(R9), Y10, Y10
+	VADDPD  Y8, Y9, Y8
+	VMOVUPS 512(R9), Y9
+	VMULPD  416(R9), Y9, Y9
+	VMULPD  64(R9), Y11, Y11
+	VADDPD  Y9, Y10, Y9
+	VADDPD  Y11, Y8, Y8
+	VMOVUPS 544(R9), Y10
+	VMULPD  448(R9), Y10, Y10
+	VMULPD  288(R9), Y8, Y8
+	VADDPD  Y10, Y9, Y9
+	VMINPD  Y1, Y8, Y8
+	VMAXPD  Y0, Y8, Y8
+	VMULPD  Y5, Y9, Y9
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD (R9), Y8, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  480(R9), Y6, Y11
+	VADDPD  192(R9), Y10, Y10
+	VMULPD  512(R9), Y6, Y12
+	VSUBPD  Y4, Y10, Y4
+	VMULPD  544(R9), Y6, Y6
+	VMULPD  32(R9), Y8, Y10
+	VSUBPD  576(R9), Y11, Y11
+	VADDPD  224(R9), Y10, Y10
+	VSUBPD  608(R9), Y12, Y12
+	VSUBPD  Y3, Y10, Y3
+	VSUBPD  640(R9), Y6, Y6
+	VMULPD  64(R9), Y8, Y10
+	VMULPD  480(R9), Y9, Y13
+	VADDPD  256(R9), Y10, Y10
+	VMULPD  512(R9), Y9, Y14
+	VSUBPD  Y7, Y10, Y7
+	VMULPD  544(R9), Y9, Y9
+	VMULPD  Y4, Y4, Y4
+	VMOVUPS 384(R9), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMULPD  Y3, Y3, Y3
+	VMOVUPS 416(R9), Y13
+	VSUBPD  Y14, Y13, Y13
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS 448(R9), Y4
+	VSUBPD  Y9, Y4, Y4
+	VMULPD  Y7, Y7, Y7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y10, Y10, Y9
+	VADDPD Y7, Y3, Y3
+	VMULPD Y13, Y13, Y7
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD    Y7, Y9, Y7
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y9
+	VMULPD    Y4, Y4, Y14
+	VADDPD    Y14, Y7, Y7
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y8, Y8
+	VMULPD    Y10, Y11, Y10
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y2, Y2
+	VMULPD    Y13, Y12, Y11
+	VBLENDVPD Y9, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y8, (R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y3, (R12)(R13*8)
+	VADDPD  Y11, Y10, Y2
+	VMULPD  Y4, Y6, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y7, Y0, Y3
+	VDIVPD  Y7, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD 384(R9), Y2, Y3
+	VADDPD 576(R9), Y3, Y3
+	VMULPD 416(R9), Y2, Y4
+	VADDPD 608(R9), Y4, Y4
+	VMULPD 448(R9), Y2, Y2
+	VADDPD 640(R9), Y2, Y2
+	VMULPD 480(R9), Y3, Y3
+	VMULPD 512(R9), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 544(R9), Y2, Y2
+	VADDPD Y2, Y3, Y2
+	VMULPD Y5, Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 480(R9), Y2, Y3
+	VMULPD 512(R9), Y2, Y4
+	VMULPD 544(R9), Y2, Y5
+	VSUBPD 576(R9), Y3, Y6
+	VSUBPD 608(R9), Y4, Y7
+	VSUBPD 640(R9), Y5, Y8
+	VMULPD 384(R9), Y6, Y6
+	VMULPD 416(R9), Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 448(R9), Y8, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD 672(R9), Y6, Y6
+	VMINPD Y1, Y6, Y6
+	VMAXPD Y0, Y6, Y6
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 384(R9), Y6, Y7
+	VADDPD 576(R9), Y7, Y7
+	VSUBPD Y3, Y7, Y3
+	VMULPD 416(R9), Y6, Y7
+	VADDPD 608(R9), Y7, Y7
+	VSUBPD Y4, Y7, Y4
+	VMULPD 448(R9), Y6, Y7
+	VADDPD 640(R9), Y7, Y7
+	VSUBPD Y5, Y7, Y5
+	VMULPD Y3, Y3, Y3
+	VMULPD Y4, Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y5, Y5, Y4
+	VADDPD Y4, Y3, Y3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y6, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store S, T and Dist2 of group 1.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y5, 32(R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, 32(R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y3, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	JMP     ClosestIndexed64AVX2_wide
 
 ClosestIndexed64AVX2_loop:
 	MOVQ n+48(FP), R14
@@ -19512,7 +21669,7 @@ ClosestIndexed64AVX2_loop:
 	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
 	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Y5, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
@@ -19533,135 +21690,135 @@ ClosestIndexed64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 448(BX)
+	VMOVUPS    X3, 896(BX)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 480(BX)
+	VMOVUPS    X3, 928(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL           448(BX), CX
+	MOVL           896(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           904(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           900(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           908(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, (BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 32(BX)
-	MOVL           448(BX), CX
+	MOVL           896(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           904(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           900(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           908(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 64(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 192(BX)
-	MOVL           448(BX), CX
+	MOVL           896(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           904(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           900(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           908(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 96(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 128(BX)
-	MOVL           448(BX), CX
+	MOVL           896(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           904(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           900(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           908(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           480(BX), CX
+	MOVL           928(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           936(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           932(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           940(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 224(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 256(BX)
-	MOVL           480(BX), CX
+	MOVL           928(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           936(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           932(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           940(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 288(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 416(BX)
-	MOVL           480(BX), CX
+	MOVL           928(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           936(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           932(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           940(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 320(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 352(BX)
-	MOVL           480(BX), CX
+	MOVL           928(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           936(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           932(BX), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           940(BX), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
@@ -19829,7 +21986,7 @@ ClosestIndexed64AVX2_tail:
 	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
 	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y1, Y1
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ       s+24(FP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*8)
 	MOVQ       t+32(FP), R12
@@ -19843,7 +22000,7 @@ ClosestIndexed64AVX2_done:
 
 // func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·ClosestIndexed64AVX512(SB), $1216-56
+TEXT ·ClosestIndexed64AVX512(SB), $3264-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -19852,9 +22009,780 @@ TEXT ·ClosestIndexed64AVX512(SB), $1216-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         128(R9), BX
+	LEAQ         384(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
+
+	// 3 groups at a time, their instruction streams merged.
+ClosestIndexed64AVX512_wide:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000018
+	JB   ClosestIndexed64AVX512_loop
+
+	// Capsule records of side I, transposed.
+	MOVL       (DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       (SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 896(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 1088(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 1024(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 1216(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 960(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 1152(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 1280(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 1344(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 1536(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 1472(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 1664(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 1408(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 1600(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 1728(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL       64(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       68(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       72(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       76(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       80(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       84(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       88(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       92(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 1792(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 1984(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 1920(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 2112(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 1856(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 2048(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 2176(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       64(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       68(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       72(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       76(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       80(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       84(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       88(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       92(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 2240(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 2432(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 2368(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 2560(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 2304(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 2496(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 2624(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z12
+	VMULPD      Z3, Z3, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z4, Z4, Z13
+	VADDPD      Z13, Z12, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VMULPD      Z8, Z5, Z13
+	VMULPD      Z9, Z6, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z10, Z7, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z11, Z13, Z13
+	VMULPD      Z2, Z5, Z14
+	VMULPD      Z3, Z6, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z4, Z7, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z11, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z13, Z5, Z15
+	VMULPD Z13, Z6, Z16
+	VMULPD Z13, Z7, Z13
+	VSUBPD Z8, Z15, Z15
+	VSUBPD Z9, Z16, Z16
+	VSUBPD Z10, Z13, Z13
+	VMULPD Z14, Z5, Z17
+	VMULPD Z14, Z6, Z18
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1088(BX), Z19
+	VSUBPD  896(BX), Z19, Z19
+	VMULPD  Z14, Z7, Z14
+	VMOVUPS 1152(BX), Z20
+	VSUBPD  960(BX), Z20, Z20
+	VSUBPD  Z17, Z2, Z17
+	VMOVUPS 1216(BX), Z21
+	VSUBPD  1024(BX), Z21, Z21
+	VSUBPD  Z18, Z3, Z18
+	VSUBPD  Z14, Z4, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z17, Z17, Z22
+	VMULPD   Z18, Z18, Z23
+	VMOVUPS  1536(BX), Z24
+	VSUBPD   1344(BX), Z24, Z24
+	VADDPD   Z23, Z22, Z22
+	VMOVUPS  1600(BX), Z23
+	VSUBPD   1408(BX), Z23, Z23
+	VMULPD   Z14, Z14, Z25
+	VMOVUPS  1664(BX), Z26
+	VSUBPD   1472(BX), Z26, Z26
+	VADDPD   Z25, Z22, Z22
+	VMULPD   Z17, Z15, Z15
+	VMULPD   Z18, Z16, Z16
+	VADDPD   Z16, Z15, Z15
+	VMOVUPS  896(BX), Z16
+	VSUBPD   1344(BX), Z16, Z16
+	VMULPD   Z14, Z13, Z13
+	VMOVUPS  960(BX), Z14
+	VSUBPD   1408(BX), Z14, Z14
+	VADDPD   Z13, Z15, Z13
+	VMOVUPS  1024(BX), Z15
+	VSUBPD   1472(BX), Z15, Z15
+	VCMPPD   $0x04, Z22, Z0, K1
+	VDIVPD.Z Z22, Z13, K1, Z13
+	VMINPD   Z1, Z13, Z13
+	VMAXPD   Z0, Z13, Z13
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z13, Z2, Z17
+	VADDPD Z17, Z8, Z17
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z24, Z24, Z18
+	VMULPD      Z13, Z3, Z22
+	VMULPD      Z23, Z23, Z25
+	VADDPD      Z22, Z9, Z22
+	VADDPD      Z25, Z18, Z18
+	VMULPD      Z13, Z4, Z13
+	VMULPD      Z26, Z26, Z25
+	VADDPD      Z13, Z10, Z13
+	VADDPD      Z25, Z18, Z18
+	VMULPD      Z5, Z17, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z18, K1
+	VDIVPD.Z    Z18, Z1, K1, Z18
+	VMULPD      Z6, Z22, Z22
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z19, Z19, Z25
+	VADDPD      Z22, Z17, Z17
+	VMULPD      Z20, Z20, Z22
+	VMULPD      Z7, Z13, Z13
+	VADDPD      Z22, Z25, Z22
+	VADDPD      Z13, Z17, Z13
+	VMULPD      Z21, Z21, Z17
+	VMULPD      Z11, Z13, Z11
+	VADDPD      Z17, Z22, Z13
+	VMINPD      Z1, Z11, Z11
+	VMAXPD      Z0, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z13
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z11, Z5, Z5
+	VMULPD Z11, Z6, Z6
+	VMULPD Z16, Z24, Z17
+	VMULPD Z11, Z7, Z7
+	VMULPD Z14, Z23, Z22
+	VSUBPD Z8, Z5, Z25
+	VADDPD Z22, Z17, Z17
+	VSUBPD Z9, Z6, Z22
+	VMULPD Z15, Z26, Z27
+	VSUBPD Z10, Z7, Z28
+	VADDPD Z27, Z17, Z17
+	VMULPD Z2, Z25, Z25
+	VMULPD Z18, Z17, Z17
+	VMULPD Z3, Z22, Z22
+	VMULPD Z19, Z24, Z27
+	VADDPD Z22, Z25, Z22
+	VMULPD Z20, Z23, Z25
+	VMULPD Z4, Z28, Z28
+	VADDPD Z25, Z27, Z25
+	VADDPD Z28, Z22, Z22
+	VMULPD Z21, Z26, Z27
+	VMULPD Z12, Z22, Z12
+	VADDPD Z27, Z25, Z22
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
+	VMULPD Z18, Z22, Z22
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z12, Z2, Z2
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z17, Z24, Z25
+	VADDPD Z2, Z8, Z2
+	VMULPD Z17, Z23, Z8
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z17, Z26, Z5
+	VMULPD Z12, Z3, Z3
+	VSUBPD Z16, Z25, Z17
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z14, Z8, Z8
+	VSUBPD Z6, Z3, Z3
+	VSUBPD Z15, Z5, Z5
+	VMULPD Z12, Z4, Z4
+	VMULPD Z22, Z24, Z6
+	VADDPD Z4, Z10, Z4
+	VMULPD Z22, Z23, Z9
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1984(BX), Z10
+	VSUBPD  1792(BX), Z10, Z10
+	VSUBPD  Z7, Z4, Z4
+	VMULPD  Z22, Z26, Z7
+	VMOVUPS 2048(BX), Z22
+	VSUBPD  1856(BX), Z22, Z22
+	VMULPD  Z2, Z2, Z2
+	VSUBPD  Z6, Z19, Z6
+	VMOVUPS 2112(BX), Z25
+	VSUBPD  1920(BX), Z25, Z25
+	VMULPD  Z3, Z3, Z3
+	VSUBPD  Z9, Z20, Z9
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  Z7, Z21, Z3
+	VMULPD  Z4, Z4, Z4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Z6, Z6, Z7
+	VADDPD  Z4, Z2, Z2
+	VMULPD  Z9, Z9, Z4
+	VMOVUPS 2432(BX), Z27
+	VSUBPD  2240(BX), Z27, Z27
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z4, Z7, Z4
+	VMOVUPS        2496(BX), Z7
+	VSUBPD         2304(BX), Z7, Z7
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VMULPD         Z3, Z3, Z28
+	VMOVUPS        2560(BX), Z29
+	VSUBPD         2368(BX), Z29, Z29
+	VADDPD         Z28, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
+	VMULPD         Z6, Z17, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VMULPD         Z9, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ     s+24(FP), R12
+	VMOVUPS  Z12, (R12)(R13*8)
+	MOVQ     t+32(FP), R12
+	VMOVUPS  Z11, (R12)(R13*8)
+	MOVQ     dist2+40(FP), R12
+	VMOVUPS  Z2, (R12)(R13*8)
+	VADDPD   Z8, Z6, Z2
+	VMOVUPS  1792(BX), Z6
+	VSUBPD   2240(BX), Z6, Z6
+	VMULPD   Z3, Z5, Z3
+	VMOVUPS  1856(BX), Z5
+	VSUBPD   2304(BX), Z5, Z5
+	VADDPD   Z3, Z2, Z2
+	VMOVUPS  1920(BX), Z3
+	VSUBPD   2368(BX), Z3, Z3
+	VCMPPD   $0x04, Z4, Z0, K1
+	VDIVPD.Z Z4, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z19, Z4
+	VADDPD Z4, Z16, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z27, Z27, Z8
+	VMULPD      Z2, Z20, Z9
+	VMULPD      Z7, Z7, Z11
+	VADDPD      Z9, Z14, Z9
+	VADDPD      Z11, Z8, Z8
+	VMULPD      Z2, Z21, Z2
+	VMULPD      Z29, Z29, Z11
+	VADDPD      Z2, Z15, Z2
+	VADDPD      Z11, Z8, Z8
+	VMULPD      Z24, Z4, Z4
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K1
+	VDIVPD.Z    Z8, Z1, K1, Z8
+	VMULPD      Z23, Z9, Z9
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z10, Z10, Z11
+	VADDPD      Z9, Z4, Z4
+	VMULPD      Z22, Z22, Z9
+	VMULPD      Z26, Z2, Z2
+	VADDPD      Z9, Z11, Z9
+	VADDPD      Z2, Z4, Z2
+	VMULPD      Z25, Z25, Z4
+	VMULPD      Z18, Z2, Z2
+	VADDPD      Z4, Z9, Z4
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z    Z4, Z1, K1, Z4
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z24, Z9
+	VMULPD Z2, Z23, Z11
+	VMULPD Z6, Z27, Z12
+	VMULPD Z2, Z26, Z17
+	VMULPD Z5, Z7, Z18
+	VSUBPD Z16, Z9, Z23
+	VADDPD Z18, Z12, Z12
+	VSUBPD Z14, Z11, Z18
+	VMULPD Z3, Z29, Z24
+	VSUBPD Z15, Z17, Z26
+	VADDPD Z24, Z12, Z12
+	VMULPD Z19, Z23, Z23
+	VMULPD Z8, Z12, Z12
+	VMULPD Z20, Z18, Z18
+	VMULPD Z10, Z27, Z24
+	VADDPD Z18, Z23, Z18
+	VMULPD Z22, Z7, Z23
+	VMULPD Z21, Z26, Z26
+	VADDPD Z23, Z24, Z23
+	VADDPD Z26, Z18, Z18
+	VMULPD Z25, Z29, Z24
+	VMULPD Z13, Z18, Z13
+	VADDPD Z24, Z23, Z18
+	VMINPD Z1, Z13, Z13
+	VMAXPD Z0, Z13, Z13
+	VMULPD Z8, Z18, Z18
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z13, Z19, Z19
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z12, Z27, Z23
+	VADDPD Z19, Z16, Z16
+	VMULPD Z12, Z7, Z19
+	VSUBPD Z9, Z16, Z9
+	VMULPD Z12, Z29, Z12
+	VMULPD Z13, Z20, Z16
+	VSUBPD Z6, Z23, Z20
+	VADDPD Z16, Z14, Z14
+	VSUBPD Z5, Z19, Z16
+	VSUBPD Z11, Z14, Z11
+	VSUBPD Z3, Z12, Z12
+	VMULPD Z13, Z21, Z14
+	VMULPD Z18, Z27, Z19
+	VADDPD Z14, Z15, Z14
+	VMULPD Z18, Z7, Z15
+	VSUBPD Z17, Z14, Z14
+	VMULPD Z18, Z29, Z17
+	VMULPD Z9, Z9, Z9
+	VSUBPD Z19, Z10, Z18
+	VMULPD Z11, Z11, Z11
+	VSUBPD Z15, Z22, Z15
+	VADDPD Z11, Z9, Z9
+	VSUBPD Z17, Z25, Z11
+	VMULPD Z14, Z14, Z14
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Z18, Z18, Z17
+	VADDPD Z14, Z9, Z9
+	VMULPD Z15, Z15, Z14
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z14, Z17, Z14
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z9, K1
+	VMULPD         Z11, Z11, Z17
+	VADDPD         Z17, Z14, Z14
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z13
+	VMULPD         Z18, Z20, Z17
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMULPD         Z15, Z16, Z15
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+
+	// Store S, T and Dist2 of group 1.
+	MOVQ     s+24(FP), R12
+	VMOVUPS  Z13, 64(R12)(R13*8)
+	MOVQ     t+32(FP), R12
+	VMOVUPS  Z2, 64(R12)(R13*8)
+	MOVQ     dist2+40(FP), R12
+	VMOVUPS  Z9, 64(R12)(R13*8)
+	VADDPD   Z15, Z17, Z2
+	VMULPD   Z11, Z12, Z9
+	VADDPD   Z9, Z2, Z2
+	VCMPPD   $0x04, Z14, Z0, K1
+	VDIVPD.Z Z14, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
+	VMULPD Z2, Z10, Z9
+	VADDPD Z9, Z6, Z9
+	VMULPD Z2, Z22, Z11
+	VADDPD Z11, Z5, Z11
+	VMULPD Z2, Z25, Z2
+	VADDPD Z2, Z3, Z2
+	VMULPD Z27, Z9, Z9
+	VMULPD Z7, Z11, Z11
+	VADDPD Z11, Z9, Z9
+	VMULPD Z29, Z2, Z2
+	VADDPD Z2, Z9, Z2
+	VMULPD Z8, Z2, Z2
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+
+	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z2, Z27, Z8
+	VMULPD Z2, Z7, Z7
+	VMULPD Z2, Z29, Z9
+	VSUBPD Z6, Z8, Z11
+	VSUBPD Z5, Z7, Z12
+	VSUBPD Z3, Z9, Z13
+	VMULPD Z10, Z11, Z11
+	VMULPD Z22, Z12, Z12
+	VADDPD Z12, Z11, Z11
+	VMULPD Z25, Z13, Z12
+	VADDPD Z12, Z11, Z11
+	VMULPD Z4, Z11, Z4
+	VMINPD Z1, Z4, Z4
+	VMAXPD Z0, Z4, Z4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z4, Z10, Z10
+	VADDPD Z10, Z6, Z6
+	VSUBPD Z8, Z6, Z6
+	VMULPD Z4, Z22, Z8
+	VADDPD Z8, Z5, Z5
+	VSUBPD Z7, Z5, Z5
+	VMULPD Z4, Z25, Z7
+	VADDPD Z7, Z3, Z3
+	VSUBPD Z9, Z3, Z3
+	VMULPD Z6, Z6, Z6
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z6, Z5
+	VMULPD Z3, Z3, Z3
+	VADDPD Z3, Z5, Z3
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z3, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+
+	// Store S, T and Dist2 of group 2.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z4, 128(R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z2, 128(R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z3, 128(R12)(R13*8)
+	ADDQ    $0x00000018, R13
+	JMP     ClosestIndexed64AVX512_wide
 
 ClosestIndexed64AVX512_loop:
 	MOVQ n+48(FP), R14
@@ -20108,7 +23036,7 @@ ClosestIndexed64AVX512_loop:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z12, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
@@ -20126,33 +23054,33 @@ ClosestIndexed64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 896(BX)
+	VMOVUPS     Y2, 2688(BX)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 960(BX)
+	VMOVUPS     Y2, 2752(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL       896(BX), CX
+	MOVL       2688(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       900(BX), CX
+	MOVL       2692(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       904(BX), CX
+	MOVL       2696(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       908(BX), CX
+	MOVL       2700(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       912(BX), CX
+	MOVL       2704(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       916(BX), CX
+	MOVL       2708(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       920(BX), CX
+	MOVL       2712(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       924(BX), CX
+	MOVL       2716(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -20187,28 +23115,28 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       960(BX), CX
+	MOVL       2752(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       964(BX), CX
+	MOVL       2756(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       968(BX), CX
+	MOVL       2760(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       972(BX), CX
+	MOVL       2764(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       976(BX), CX
+	MOVL       2768(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       980(BX), CX
+	MOVL       2772(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       984(BX), CX
+	MOVL       2776(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       988(BX), CX
+	MOVL       2780(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -20376,7 +23304,7 @@ ClosestIndexed64AVX512_tail:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K2, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1
 
-	// Store S, T and Dist2.
+	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPD Z0, K1, (R12)(R13*8)
 	MOVQ    t+32(FP), R12

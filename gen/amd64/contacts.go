@@ -68,7 +68,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	}
 	recordLoop(t, c, k.ProgramOf(t.Elem), name, func(l *lowering, label string, mask Op) {
 		contactGroup(l, label, compact, mask)
-	})
+	}, 1, nil)
 	if compact {
 		Store(written, ReturnIndex(0))
 	} else {
@@ -98,7 +98,14 @@ func rowPtr(k int, compact bool, size uint8) Mem {
 // loaded under the mask into two slots (zero, capsule 0 -- always present
 // when n > 0 -- past n) and which runs as a whole group. group computes
 // and stores one group; recordLoop ends at the label name+"_done".
-func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op)) {
+//
+// With groups > 1, a first loop loads the records of groups groups at a
+// time (group g's set at slot g*14) and calls wide, whose lowerings
+// (one per group, sharing the registers holding 0 and 1 and the slot
+// area, each group its own slots) compute and store them; the loop above
+// then finishes the whole groups left.
+func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op),
+	groups int, wide func(ls []*lowering, label string)) {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
@@ -107,19 +114,44 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 
 	l := &lowering{t: t, p: p, consts: c}
 	l.zero, l.one = l.newVec(), l.newVec()
-	// The slots, then the set of 14 input vectors, then the tail's two
-	// index vectors. Compaction on AVX2 parks two more vectors.
+	// The slots (groups shares of them; compaction on AVX2 parks two
+	// more vectors), then a set of 14 input vectors per group, then the
+	// tail's two index vectors.
+	groups = max(1, groups)
 	nslots := slotsNeeded(t, p) + 2
 	const numInputs = 14
-	l.slots = newSlots(slotsBase, nslots+numInputs+2, t.VecBytes())
-	l.slots.n = nslots
-	LEAQ(Mem{Base: slotsBase, Disp: nslots * t.VecBytes()}, set)
-	tailIdx := Mem{Base: set, Disp: numInputs * t.VecBytes()}
+	area := newSlots(slotsBase, groups*nslots+groups*numInputs+2, t.VecBytes())
+	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}
+	LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set)
+	tailIdx := Mem{Base: set, Disp: groups * numInputs * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
 	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
 
-	fromPairs := func(side, lane int) Mem {
-		return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * lane}
+	// fromPairs(g) reads the indices of group g of an iteration.
+	fromPairs := func(g int) func(side, lane int) Mem {
+		return func(side, lane int) Mem {
+			return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
+		}
+	}
+
+	if groups > 1 {
+		ls := make([]*lowering, groups)
+		for g := range ls {
+			ls[g] = &lowering{t: t, p: p, consts: c, zero: l.zero, one: l.one,
+				slots: &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}}
+		}
+		Commentf("%d groups at a time, their instruction streams merged.", groups)
+		Label(name + "_wide")
+		Load(Param("n"), remain)
+		SUBQ(index, remain)
+		CMPQ(remain, U32(groups*t.Lanes))
+		JB(LabelRef(name + "_loop"))
+		for g := range groups {
+			loadRecords(t, capsBase, set, fromPairs(g), g*numInputs)
+		}
+		wide(ls, name+"_wide")
+		ADDQ(U32(groups*t.Lanes), index)
+		JMP(LabelRef(name + "_wide"))
 	}
 
 	Label(name + "_loop")
@@ -127,7 +159,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	SUBQ(index, remain)
 	CMPQ(remain, U32(t.Lanes))
 	JB(LabelRef(name + "_tail"))
-	loadRecords(t, capsBase, set, fromPairs)
+	loadRecords(t, capsBase, set, fromPairs(0), 0)
 	group(l, name+"_group", nil)
 	ADDQ(U32(t.Lanes), index)
 	JMP(LabelRef(name + "_loop"))
@@ -156,7 +188,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	}
 	loadRecords(t, capsBase, set, func(side, lane int) Mem {
 		return tailIdx.Offset(side*t.VecBytes() + 4*lane)
-	})
+	}, 0)
 	group(l, name+"_tailgroup", mask)
 	Label(name + "_done")
 }

@@ -14,7 +14,8 @@ import (
 // ClosestIndexed emits ClosestIndexedISA: the closest-point kernel
 // (kernels.Closest) on the axes of capsule pairs given by index, read as
 // records like the contact kernels' (recordLoop), with S, T and Dist2
-// stored one row per pair. It spares an engine that keeps capsules per
+// stored one row per pair; the main loop computes as many groups at a
+// time as the closest loops (Interleave, Skew). It spares an engine that keeps capsules per
 // body the copy into a soa.Pairs before BatchClosest.
 func ClosestIndexed(t *ir.Target, c *constants) {
 	check(t)
@@ -28,23 +29,24 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		"bit-identical to fallback.ClosestLane"+sfx+" on each. caps points at the capsule records",
 		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
 		"and dist2 at n results each; n > 0.")
-	recordLoop(t, c, k.ProgramOf(t.Elem), name, func(l *lowering, label string, mask Op) {
-		l.slots.used = 0
-		l.label = label
-		// The body's inputs A B C D are the set's A B of capsule I (slots
-		// 0-5) and of capsule J (7-12): the radii (6, 13) are skipped.
-		l.input = func(pos int) Op {
+	// input returns where input pos of the body lives for group g: its
+	// A B C D are the set's A B of capsule I (slots 0-5) and of capsule J
+	// (7-12); the radii (6, 13) are skipped.
+	input := func(g int) func(pos int) Op {
+		return func(pos int) Op {
 			if pos >= 6 {
 				pos++
 			}
-			return Mem{Base: set, Disp: pos * t.VecBytes()}
+			return Mem{Base: set, Disp: (14*g + pos) * t.VecBytes()}
 		}
-		l.arg = func(int) Mem { panic("the closest kernel takes no scalar arguments") }
-		l.emit()
-		Comment("Store S, T and Dist2.")
+	}
+	// store stores group g's S, T and Dist2 (the lanes from index +
+	// g*Lanes) under mask.
+	store := func(l *lowering, g int, mask Op) {
+		Commentf("Store S, T and Dist2 of group %d.", g)
 		for j, param := range []string{"s", "t", "dist2"} {
 			Load(Param(param), scratch)
-			dst := Mem{Base: scratch, Index: index, Scale: scale(t)}
+			dst := Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
 			v := l.out(j)
 			switch {
 			case mask == nil:
@@ -53,6 +55,32 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 				fpOf(t).storeMasked(v, mask, dst)
 			default:
 				VMASKMOVPS(v, mask, dst) // all-ones lanes, whatever their width
+			}
+		}
+	}
+	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
+	p := k.ProgramOf(t.Elem)
+	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
+		l.slots.used, l.label, l.input, l.arg = 0, label, input(0), noArgs
+		l.emit()
+		store(l, 0, mask)
+	}, tuned(Interleave, t), func(ls []*lowering, label string) {
+		// The groups' instruction streams merged with the closest loops'
+		// skew (batch.go); each group stores as soon as it is done.
+		for g, l := range ls {
+			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
+			l.begin()
+		}
+		n := len(p.Code)
+		skew := int(tuned(Skew, t) * float64(n))
+		for time := 0; time < (len(ls)-1)*skew+n; time++ {
+			for g, l := range ls {
+				if i := time - g*skew; i >= 0 && i < n {
+					l.step(i)
+					if i == n-1 {
+						store(l, g, nil)
+					}
+				}
 			}
 		}
 	})

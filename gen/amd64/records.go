@@ -26,8 +26,9 @@ var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
 // loadRecords loads the records of one group's capsule pairs from caps
 // and stores the transposed fields to set, capsule I's seven values then
 // capsule J's. index(side, lane) is the memory operand holding the
-// capsule index of lane on side 0 (I) or 1 (J).
-func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) Mem) {
+// capsule index of lane on side 0 (I) or 1 (J); the values go to the set's
+// slots from first on.
+func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) Mem, first int) {
 	for side := range 2 {
 		// record returns the address of lane's record (a 64-bit index:
 		// 2^27 capsules and more stay addressable).
@@ -38,7 +39,7 @@ func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) 
 			return Mem{Base: caps, Index: r, Scale: 1, Disp: offset}
 		}
 		store := func(field int, v Op) {
-			VMOVUPS(v, Mem{Base: set, Disp: (7*side + fieldInput[field]) * t.VecBytes()})
+			VMOVUPS(v, Mem{Base: set, Disp: (first + 7*side + fieldInput[field]) * t.VecBytes()})
 		}
 		Commentf("Capsule records of side %c, transposed.", "IJ"[side])
 		switch {
