@@ -131,7 +131,7 @@ func benchBatch[F soa.Float](n int) (src *soa.PairsOf[F], dst *soa.ResultsOf[F])
 		*s = randomPairs(n)
 		dst = any(soa.NewResults(n)).(*soa.ResultsOf[F])
 	case **soa.Pairs64:
-		*s = widen(randomPairs(n))
+		*s = verify.WidenPairs(randomPairs(n))
 		dst = any(soa.NewResults64(n)).(*soa.ResultsOf[F])
 	}
 	return src, dst

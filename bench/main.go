@@ -305,7 +305,7 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	// ---- closest, float64: BatchClosest64 on the same pairs ------------
 	// Verified against the exact oracle (the float64 reference is not more
 	// accurate than a float64 kernel); the reference time is the same.
-	pairs64 := widen(pairs)
+	pairs64 := verify.WidenPairs(pairs)
 	log.printf("closest64: exact oracle, %d pairs", np)
 	exact := exactDistances(pairs64)
 	golden64 := soa.NewResults64(np)
@@ -389,7 +389,7 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	// ---- contacts, float64: CompactContacts64 on the same scene ----------
 	// Every row bit-identical to the go path's; one-point depths checked
 	// against the float64 reference (its distance: r1 + r2 - distance).
-	caps64 := widenCapsules(scaps)
+	caps64 := verify.WidenCapsules(scaps)
 	gold64 := soa.NewContacts64(np)
 	goldN64 := kgo.CompactContacts64(gold64, caps64, ip, float64(margin))
 	c64 := soa.NewContacts64(np)

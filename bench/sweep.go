@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/kernel"
 	"github.com/segdist/segdist/soa"
 )
@@ -29,7 +30,7 @@ func sweep(isas []string, reps int, minRep time.Duration) []row {
 		for i := range n {
 			src.Set(i, pt(), pt(), pt(), pt())
 		}
-		src64, dst64 := widen(src), soa.NewResults64(n)
+		src64, dst64 := verify.WidenPairs(src), soa.NewResults64(n)
 		for _, isa := range isas {
 			k, _ := kernel.Lookup(isa)
 			for _, kr := range []struct {

@@ -211,17 +211,6 @@ func verifyClosest64(p *soa.Pairs64, res *soa.Results64, exact []float64, golden
 	return v
 }
 
-// widen returns p in float64 (exactly).
-func widen(p *soa.Pairs) *soa.Pairs64 {
-	q := soa.NewPairs64(p.Len())
-	for i := range p.Len() {
-		r := p.Get(i)
-		w := func(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
-		q.Set(i, w(r.A), w(r.B), w(r.C), w(r.D))
-	}
-	return q
-}
-
 // narrow returns q rounded to float32, for failure reports.
 func narrow(q soa.Pair64) soa.Pair {
 	n := func(v [3]float64) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
@@ -233,16 +222,6 @@ func narrow(q soa.Pair64) soa.Pair {
 // is within 3.9 of exact, the reference's within 2.7 (TestReferenceExact),
 // and the sums round.
 const maxContact64Eps = 16
-
-// widenCapsules returns caps in float64 (exactly).
-func widenCapsules(caps soa.Capsules) soa.Capsules64 {
-	w := soa.NewCapsules64(caps.Len())
-	for i, c := range caps {
-		w64 := func(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
-		w.Set(i, w64(c.A), w64(c.B), float64(c.R))
-	}
-	return w
-}
 
 // verifyContacts64 checks the n compacted float64 rows of got: the same
 // count and every stream's bits as the go path's (gold, goldN); rows in

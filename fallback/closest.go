@@ -62,9 +62,6 @@ func divOrZero[F Float](n, d F) F {
 	return 0
 }
 
-// minNormal32 is the smallest normal float32, 2^-126.
-const minNormal32 = 0x1p-126
-
 // recipOrZero returns 1/l for l >= the smallest normal (2^-126 in
 // float32, 2^-1022 in float64) and 0 otherwise (including NaN): the
 // reciprocal of a smaller l overflows. SIMD: an ordered >= compare and a

@@ -361,16 +361,6 @@ func FuzzClosest64(f *testing.F) {
 	})
 }
 
-// widenCapsules returns caps in float64 (exactly), 64-byte aligned.
-func widenCapsules(caps soa.Capsules) soa.Capsules64 {
-	w := soa.NewCapsules64(caps.Len())
-	for i, c := range caps {
-		w64 := func(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
-		w.Set(i, w64(c.A), w64(c.B), float64(c.R))
-	}
-	return w
-}
-
 // contact64Scene is a float64 contact scene: random capsules plus every
 // adversarial capsule category (crossing, parallel, spheres, ...), widened
 // from float32 and then moved 1e12 away and perturbed below float32's
@@ -378,7 +368,7 @@ func widenCapsules(caps soa.Capsules) soa.Capsules64 {
 // repeats and self pairs, and one capsule with a NaN.
 func contact64Scene(seed uint64, m int) (soa.Capsules64, *soa.IndexPairs) {
 	caps, pairs := verify.SceneFromPairs(verify.NewRand(seed, 1), verify.MixedCapsulePairs(seed, 8, 0x1p-6))
-	c64 := widenCapsules(caps)
+	c64 := verify.WidenCapsules(caps)
 	for i := range c64 {
 		for j := range 3 {
 			d := math.Ldexp(float64(i%7+j), -40)
@@ -482,7 +472,7 @@ func golden64Contacts() (soa.Capsules64, *soa.IndexPairs) {
 	for k := range extra.Len() {
 		pairs.Append(extra.I[k], extra.J[k])
 	}
-	c64 := widenCapsules(caps)
+	c64 := verify.WidenCapsules(caps)
 	for i := range c64 {
 		for j := range 3 {
 			c64[i].A[j] += 0x1p40

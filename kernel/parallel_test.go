@@ -29,7 +29,7 @@ func TestParallelBitIdentical(t *testing.T) {
 	all64 := pool64(41, 2000)
 	r := verify.NewRand(42, 1)
 	caps := verify.RandomCapsules(r, 3000)
-	caps64 := widenCapsules(caps)
+	caps64 := verify.WidenCapsules(caps)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, workers := range []int{1, 2, 3} {
 			for _, minPar := range []int{0, kernel.DefaultMinParallel} {

@@ -425,3 +425,26 @@ func NewSeparateResults(n, offset int) *soa.Results {
 	mk := func() []float32 { return make([]float32, n+offset)[offset:] }
 	return &soa.Results{S: mk(), T: mk(), Dist2: mk()}
 }
+
+// widen3 returns v in float64 (exactly).
+func widen3(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
+
+// WidenPairs returns p in float64, exactly: the float32 pairs as float64
+// batches for the float64 kernels' tests and benchmarks.
+func WidenPairs(p *soa.Pairs) *soa.Pairs64 {
+	q := soa.NewPairs64(p.Len())
+	for i := range p.Len() {
+		r := p.Get(i)
+		q.Set(i, widen3(r.A), widen3(r.B), widen3(r.C), widen3(r.D))
+	}
+	return q
+}
+
+// WidenCapsules returns caps in float64, exactly (64-byte aligned records).
+func WidenCapsules(caps soa.Capsules) soa.Capsules64 {
+	w := soa.NewCapsules64(caps.Len())
+	for i, c := range caps {
+		w.Set(i, widen3(c.A), widen3(c.B), float64(c.R))
+	}
+	return w
+}
