@@ -300,15 +300,25 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			}
 		}
 	}
-	// Group g's instruction i is emitted at time g*skew + i.
+	merge(ls, store)
+}
+
+// merge emits the programs of the lowerings ls (begun, one per group of
+// an iteration) with their instruction streams merged: group g's
+// instruction i at time g*skew + i, skew the target's Skew of the
+// program's length, so that the next group's independent work sits early
+// in the reorder window of the first. done(g) runs as soon as group g's
+// last instruction is emitted (its stores), so that its outputs do not
+// hold registers while the later groups finish.
+func merge(ls []*lowering, done func(g int)) {
 	n := len(ls[0].p.Code)
-	skew := int(tuned(Skew, t) * float64(n))
+	skew := int(tuned(Skew, ls[0].t) * float64(n))
 	for time := 0; time < (len(ls)-1)*skew+n; time++ {
 		for g, l := range ls {
 			if i := time - g*skew; i >= 0 && i < n {
 				l.step(i)
 				if i == n-1 {
-					store(g)
+					done(g)
 				}
 			}
 		}

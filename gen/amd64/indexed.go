@@ -65,24 +65,12 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		l.emit()
 		store(l, 0, mask)
 	}, tuned(Interleave, t), func(ls []*lowering, label string) {
-		// The groups' instruction streams merged with the closest loops'
-		// skew (batch.go); each group stores as soon as it is done.
+		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
 			l.begin()
 		}
-		n := len(p.Code)
-		skew := int(tuned(Skew, t) * float64(n))
-		for time := 0; time < (len(ls)-1)*skew+n; time++ {
-			for g, l := range ls {
-				if i := time - g*skew; i >= 0 && i < n {
-					l.step(i)
-					if i == n-1 {
-						store(l, g, nil)
-					}
-				}
-			}
-		}
+		merge(ls, func(g int) { store(ls[g], g, nil) })
 	})
 	VZEROUPPER()
 	RET()
