@@ -87,52 +87,37 @@ func newConstants() *constants {
 	}
 	c.low16 = GLOBL("low16", RODATA|NOPTR)
 	DATA(0, U32(0xFFFF))
-	c.compress4q = GLOBL("compress4q", RODATA|NOPTR)
-	for m := range 16 {
-		j := 0
-		for lane := range 4 {
-			if m&(1<<lane) != 0 {
-				DATA(32*m+8*j, U32(2*lane))
-				DATA(32*m+8*j+4, U32(2*lane+1))
-				j++
-			}
-		}
-		for ; j < 4; j++ {
-			DATA(32*m+8*j, U32(0))
-			DATA(32*m+8*j+4, U32(1))
-		}
-	}
-	c.compress4d = GLOBL("compress4d", RODATA|NOPTR)
-	for m := range 16 {
-		j := 0
-		for lane := range 4 {
-			if m&(1<<lane) != 0 {
-				DATA(32*m+4*j, U32(lane))
-				j++
-			}
-		}
-		for ; j < 8; j++ {
-			DATA(32*m+4*j, U32(0))
-		}
-	}
+	c.compress4q = compressTable("compress4q", 4, 2)
+	c.compress4d = compressTable("compress4d", 4, 1)
 	c.pack64 = GLOBL("pack64", RODATA|NOPTR)
 	for i := range 8 {
 		DATA(4*i, U32(2*(i%4)))
 	}
-	c.compress8 = GLOBL("compress8", RODATA|NOPTR)
-	for m := range 256 {
+	c.compress8 = compressTable("compress8", 8, 1)
+	return c
+}
+
+// compressTable declares the AVX2 compaction table name: for each mask m of
+// lanes lanes, a row of eight dwords holding the dword indices (width per
+// lane) of the lanes set in m, in order, for VPERMPS/VPERMD; the rest of
+// the row is zero (those lanes are not stored).
+func compressTable(name string, lanes, width int) Mem {
+	t := GLOBL(name, RODATA|NOPTR)
+	for m := range 1 << lanes {
 		j := 0
-		for lane := range 8 {
+		for lane := range lanes {
 			if m&(1<<lane) != 0 {
-				DATA(32*m+4*j, U32(lane))
-				j++
+				for w := range width {
+					DATA(32*m+4*j, U32(width*lane+w))
+					j++
+				}
 			}
 		}
 		for ; j < 8; j++ {
 			DATA(32*m+4*j, U32(0))
 		}
 	}
-	return c
+	return t
 }
 
 // of returns the IR constant name ("one", "minnormal", ...) of element
