@@ -43,12 +43,7 @@ func TestContactsGuardPage(t *testing.T) {
 	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
-			at := func(g *guarded, n int) []float32 {
-				if place == "end" {
-					return g.atEnd(n)
-				}
-				return g.atStart(n)
-			}
+			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
 			for n := 1; n <= maxN; n++ {
 				caps := ctCapsulesIn(at(capR[0], 8*n))
 				copy(caps, caps0)
@@ -92,11 +87,7 @@ func TestClosestPointGuardPage(t *testing.T) {
 				_, ptrs := ctPointSlices(src, dst)
 				_, from := ctPointSlices(all, soa.NewPointResults(maxN))
 				for i, p := range ptrs {
-					if place == "end" {
-						*p = regions[i].atEnd(n)
-					} else {
-						*p = regions[i].atStart(n)
-					}
+					*p = regions[i].at(place, n)
 					copy(*p, *from[i])
 				}
 				k.BatchClosestPoint(dst, src)
@@ -120,12 +111,7 @@ func TestContacts64GuardPage(t *testing.T) {
 	}
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
-			at := func(g *guarded, n int) []float32 {
-				if place == "end" {
-					return g.atEnd(n)
-				}
-				return g.atStart(n)
-			}
+			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
 			for n := 1; n <= maxN; n++ {
 				recs := at(capR, 16*n)
 				caps := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), n)
@@ -168,12 +154,7 @@ func TestClosestIndexedGuardPage(t *testing.T) {
 	goK := lookup(t, "go")
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
-			at := func(g *guarded, n int) []float32 {
-				if place == "end" {
-					return g.atEnd(n)
-				}
-				return g.atStart(n)
-			}
+			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
 			for n := 1; n <= maxN; n++ {
 				caps := ctCapsulesIn(at(capR, 8*n))
 				copy(caps, caps0[:n])

@@ -48,6 +48,14 @@ func (g *guarded) atEnd(n int) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
 }
 
+// at returns n float32s at place "end" (atEnd) or "start" (atStart).
+func (g *guarded) at(place string, n int) []float32 {
+	if place == "end" {
+		return g.atEnd(n)
+	}
+	return g.atStart(n)
+}
+
 // atStart returns n float32s starting right after the leading guard page.
 func (g *guarded) atStart(n int) []float32 {
 	if n == 0 {
@@ -81,11 +89,7 @@ func TestGuardPage(t *testing.T) {
 			for _, n := range lengths {
 				src, dst := &soa.Pairs{}, &soa.Results{}
 				for i, p := range slicePtrs(src, dst) {
-					if place == "end" {
-						*p = regions[i].atEnd(n)
-					} else {
-						*p = regions[i].atStart(n)
-					}
+					*p = regions[i].at(place, n)
 				}
 				for i := range n {
 					q := all[i]
@@ -123,12 +127,7 @@ func TestGuardPage64(t *testing.T) {
 	}
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
-			at := func(i, n int) []float64 {
-				if place == "end" {
-					return guardF64(regions[i].atEnd(2 * n))
-				}
-				return guardF64(regions[i].atStart(2 * n))
-			}
+			at := func(i, n int) []float64 { return guardF64(regions[i].at(place, 2*n)) }
 			for n := 1; n <= maxN; n++ {
 				src, dst := &soa.Pairs64{}, &soa.Results64{}
 				ptrs := []*[]float64{&src.AX, &src.AY, &src.AZ, &src.BX, &src.BY, &src.BZ,
