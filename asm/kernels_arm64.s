@@ -6,7 +6,7 @@
 
 // func ClosestNEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float32, n int)
 TEXT ·ClosestNEON(SB), NOSPLIT, $256-128
-	// 26 of 27 vector registers for values, 0 spilled per group.
+	// 27 of 27 vector registers for values, 0 spilled per group.
 	MOVD ax+0(FP), R0
 	MOVD ay+8(FP), R1
 	MOVD az+16(FP), R2
@@ -26,7 +26,7 @@ TEXT ·ClosestNEON(SB), NOSPLIT, $256-128
 	MOVD $0, R16
 	MOVD $neonconst<>(SB), R20
 	ADD $16, RSP, R21
-	// 2 groups of 4 lanes at a time, their instructions merged with skew 0.45.
+	// 2 groups of 4 lanes at a time, their instructions merged with skew 0.55.
 	CMP $8, R15
 	BLT ClosestNEON_groups_end
 
@@ -87,249 +87,229 @@ ClosestNEON_groups:
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
-	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
-	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
-	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
-	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
-	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
-	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
-	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
-	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
-	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
-	WORD $0x3cf8687b // ldr q27, [x3, x24]
-	WORD $0x3cf86813 // ldr q19, [x0, x24]
-	WORD $0x4eb3d774 // fsub v20.4s, v27.4s, v19.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x3cf8689b // ldr q27, [x4, x24]
-	WORD $0x3cf86832 // ldr q18, [x1, x24]
-	WORD $0x4eb2d775 // fsub v21.4s, v27.4s, v18.4s
-	WORD $0x6e2cdd96 // fmul v22.4s, v12.4s, v12.4s
-	WORD $0x3cf868bb // ldr q27, [x5, x24]
-	WORD $0x3cf86857 // ldr q23, [x2, x24]
-	WORD $0x4eb7d778 // fsub v24.4s, v27.4s, v23.4s
-	WORD $0x4e36d631 // fadd v17.4s, v17.4s, v22.4s
-	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
-	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x6e26dd86 // fmul v6.4s, v12.4s, v6.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21dc0d // fmul v13.4s, v0.4s, v1.4s
+	WORD $0x6e23dc4e // fmul v14.4s, v2.4s, v3.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	WORD $0x6e25dc8e // fmul v14.4s, v4.4s, v5.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adcee // fmul v14.4s, v7.4s, v10.4s
+	WORD $0x6e2add2f // fmul v15.4s, v9.4s, v10.4s
+	WORD $0x6e2add70 // fmul v16.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ce // fsub v14.4s, v14.4s, v0.4s
+	WORD $0x4ea2d5ef // fsub v15.4s, v15.4s, v2.4s
+	WORD $0x4ea4d610 // fsub v16.4s, v16.4s, v4.4s
+	WORD $0x6e26dcf1 // fmul v17.4s, v7.4s, v6.4s
+	WORD $0x6e26dd32 // fmul v18.4s, v9.4s, v6.4s
+	WORD $0x6e26dd73 // fmul v19.4s, v11.4s, v6.4s
+	WORD $0x4eb1d431 // fsub v17.4s, v1.4s, v17.4s
+	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
+	WORD $0x4eb3d4b3 // fsub v19.4s, v5.4s, v19.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
+	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
+	WORD $0x3cf8687b // ldr q27, [x3, x24]
+	WORD $0x3cf86816 // ldr q22, [x0, x24]
+	WORD $0x4eb6d777 // fsub v23.4s, v27.4s, v22.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x3cf8689b // ldr q27, [x4, x24]
+	WORD $0x3cf86835 // ldr q21, [x1, x24]
+	WORD $0x4eb5d778 // fsub v24.4s, v27.4s, v21.4s
+	WORD $0x6e33de79 // fmul v25.4s, v19.4s, v19.4s
+	WORD $0x3cf868bb // ldr q27, [x5, x24]
+	WORD $0x3cf8685a // ldr q26, [x2, x24]
+	WORD $0x4ebad775 // fsub v21.4s, v27.4s, v26.4s
+	WORD $0x4e39d694 // fadd v20.4s, v20.4s, v25.4s
+	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
+	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
 	WORD $0x3cf8693b // ldr q27, [x9, x24]
-	WORD $0x3cf868ce // ldr q14, [x6, x24]
-	WORD $0x4eaed76f // fsub v15.4s, v27.4s, v14.4s
-	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
+	WORD $0x3cf868cf // ldr q15, [x6, x24]
+	WORD $0x4eafd771 // fsub v17.4s, v27.4s, v15.4s
+	WORD $0x6e33de10 // fmul v16.4s, v16.4s, v19.4s
 	WORD $0x3cf8695b // ldr q27, [x10, x24]
-	WORD $0x3cf868ec // ldr q12, [x7, x24]
-	WORD $0x4eacd770 // fsub v16.4s, v27.4s, v12.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x3cf868f2 // ldr q18, [x7, x24]
+	WORD $0x4eb2d773 // fsub v19.4s, v27.4s, v18.4s
+	WORD $0x4e30d5ce // fadd v14.4s, v14.4s, v16.4s
 	WORD $0x3cf8697b // ldr q27, [x11, x24]
-	WORD $0x3cf8690d // ldr q13, [x8, x24]
-	WORD $0x4eadd776 // fsub v22.4s, v27.4s, v13.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3cf86910 // ldr q16, [x8, x24]
+	WORD $0x4eb0d779 // fsub v25.4s, v27.4s, v16.4s
+	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
+	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2adc31 // fmul v17.4s, v1.4s, v10.4s
-	WORD $0x4e31d411 // fadd v17.4s, v0.4s, v17.4s
-	WORD $0x4eaed66e // fsub v14.4s, v19.4s, v14.4s
-	WORD $0x6e2adc73 // fmul v19.4s, v3.4s, v10.4s
-	WORD $0x4eacd64c // fsub v12.4s, v18.4s, v12.4s
-	WORD $0x4e33d452 // fadd v18.4s, v2.4s, v19.4s
-	WORD $0x4eadd6ed // fsub v13.4s, v23.4s, v13.4s
-	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
-	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
-	WORD $0x6e27de31 // fmul v17.4s, v17.4s, v7.4s
-	WORD $0x6e29de52 // fmul v18.4s, v18.4s, v9.4s
-	WORD $0x6e2fddf3 // fmul v19.4s, v15.4s, v15.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x4e32d672 // fadd v18.4s, v19.4s, v18.4s
-	WORD $0x4e2ad62a // fadd v10.4s, v17.4s, v10.4s
-	WORD $0x6e36ded1 // fmul v17.4s, v22.4s, v22.4s
-	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
-	WORD $0x4e31d64a // fadd v10.4s, v18.4s, v17.4s
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e26ddc6 // fmul v6.4s, v14.4s, v6.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x4eafd6ca // fsub v10.4s, v22.4s, v15.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe55e // fcmge v30.4s, v10.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2affea // fdiv v10.4s, v31.4s, v10.4s
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	WORD $0x6e34de91 // fmul v17.4s, v20.4s, v20.4s
-	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
-	WORD $0x6e35deb2 // fmul v18.4s, v21.4s, v21.4s
-	WORD $0x6e26dd6b // fmul v11.4s, v11.4s, v6.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x4ea0d4f2 // fsub v18.4s, v7.4s, v0.4s
-	WORD $0x6e38df13 // fmul v19.4s, v24.4s, v24.4s
-	WORD $0x4ea2d537 // fsub v23.4s, v9.4s, v2.4s
-	WORD $0x4e33d631 // fadd v17.4s, v17.4s, v19.4s
-	WORD $0x4ea4d573 // fsub v19.4s, v11.4s, v4.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe63e // fcmge v30.4s, v17.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e31fff1 // fdiv v17.4s, v31.4s, v17.4s
-	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
-	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e23def7 // fmul v23.4s, v23.4s, v3.4s
-	WORD $0x6e2eddf9 // fmul v25.4s, v15.4s, v14.4s
-	WORD $0x4e37d652 // fadd v18.4s, v18.4s, v23.4s
-	WORD $0x6e2cde17 // fmul v23.4s, v16.4s, v12.4s
-	WORD $0x6e25de73 // fmul v19.4s, v19.4s, v5.4s
-	WORD $0x4e37d737 // fadd v23.4s, v25.4s, v23.4s
-	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
-	WORD $0x6e2dded3 // fmul v19.4s, v22.4s, v13.4s
-	WORD $0x6e28de48 // fmul v8.4s, v18.4s, v8.4s
-	WORD $0x4e33d6f2 // fadd v18.4s, v23.4s, v19.4s
+	WORD $0x3cf8683b // ldr q27, [x1, x24]
+	WORD $0x4eb2d76e // fsub v14.4s, v27.4s, v18.4s
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2cdccc // fmul v12.4s, v6.4s, v12.4s
+	WORD $0x4eb0d74f // fsub v15.4s, v26.4s, v16.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x6e28dd88 // fmul v8.4s, v12.4s, v8.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
-	WORD $0x6e2ade52 // fmul v18.4s, v18.4s, v10.4s
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e31de2c // fmul v12.4s, v17.4s, v17.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e33de6d // fmul v13.4s, v19.4s, v19.4s
+	WORD $0x6e26dd6b // fmul v11.4s, v11.4s, v6.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
-	WORD $0x6e34ddf3 // fmul v19.4s, v15.4s, v20.4s
+	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e35de01 // fmul v1.4s, v16.4s, v21.4s
+	WORD $0x4e2dd581 // fadd v1.4s, v12.4s, v13.4s
 	WORD $0x4ea7d400 // fsub v0.4s, v0.4s, v7.4s
-	WORD $0x4e21d661 // fadd v1.4s, v19.4s, v1.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x6e28dc63 // fmul v3.4s, v3.4s, v8.4s
-	WORD $0x6e38dec7 // fmul v7.4s, v22.4s, v24.4s
+	WORD $0x6e37dee7 // fmul v7.4s, v23.4s, v23.4s
 	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x6e38df03 // fmul v3.4s, v24.4s, v24.4s
 	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
-	WORD $0x6e28dca3 // fmul v3.4s, v5.4s, v8.4s
-	WORD $0x6e32dde5 // fmul v5.4s, v15.4s, v18.4s
-	WORD $0x4e23d483 // fadd v3.4s, v4.4s, v3.4s
-	WORD $0x6e32de04 // fmul v4.4s, v16.4s, v18.4s
-	WORD $0x4eabd463 // fsub v3.4s, v3.4s, v11.4s
-	WORD $0x6e32dec7 // fmul v7.4s, v22.4s, v18.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e28dca5 // fmul v5.4s, v5.4s, v8.4s
+	WORD $0x6e35dea7 // fmul v7.4s, v21.4s, v21.4s
+	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4eabd484 // fsub v4.4s, v4.4s, v11.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe47e // fcmge v30.4s, v3.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e23ffe3 // fdiv v3.4s, v31.4s, v3.4s
+	WORD $0x4e3e1c63 // and v3.16b, v3.16b, v30.16b
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x4eaed4a5 // fsub v5.4s, v5.4s, v14.4s
 	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x6e2ade25 // fmul v5.4s, v17.4s, v10.4s
 	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4eadd4e2 // fsub v2.4s, v7.4s, v13.4s
-	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
-	WORD $0x6e21dde7 // fmul v7.4s, v15.4s, v1.4s
-	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
-	WORD $0x6e21de03 // fmul v3.4s, v16.4s, v1.4s
+	WORD $0x6e2ede62 // fmul v2.4s, v19.4s, v14.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x4e22d4a2 // fadd v2.4s, v5.4s, v2.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x6e2fdf24 // fmul v4.4s, v25.4s, v15.4s
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	WORD $0x6e21dec1 // fmul v1.4s, v22.4s, v1.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e20e789 // fcmge v9.4s, v28.4s, v0.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4ea7d687 // fsub v7.4s, v20.4s, v7.4s
-	WORD $0x4ea3d6a3 // fsub v3.4s, v21.4s, v3.4s
-	WORD $0x3dc00e8b // ldr q11, [x20, #48]
-	WORD $0x4ea91d3e // mov v30.16b, v9.16b
-	WORD $0x6ebe1d68 // bit v8.16b, v11.16b, v30.16b
-	WORD $0x4ea1d701 // fsub v1.4s, v24.4s, v1.4s
-	WORD $0x4ea91d3e // mov v30.16b, v9.16b
-	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
-	WORD $0x6e27dcf2 // fmul v18.4s, v7.4s, v7.4s
-	WORD $0x4ea91d3e // mov v30.16b, v9.16b
-	WORD $0x6ebe1d60 // bit v0.16b, v11.16b, v30.16b
-	WORD $0x6e23dc69 // fmul v9.4s, v3.4s, v3.4s
-	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
-	WORD $0x6e21dc2b // fmul v11.4s, v1.4s, v1.4s
-	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
-	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
-	WORD $0x6e23dc83 // fmul v3.4s, v4.4s, v3.4s
-	WORD $0x4e23d4a3 // fadd v3.4s, v5.4s, v3.4s
-	WORD $0x6e21dc41 // fmul v1.4s, v2.4s, v1.4s
-	WORD $0x4e21d461 // fadd v1.4s, v3.4s, v1.4s
-	WORD $0x4ea0d93e // fcmeq v30.4s, v9.4s, #0.0
-	WORD $0x6e29fc21 // fdiv v1.4s, v1.4s, v9.4s
-	WORD $0x4e7e1c21 // bic v1.16b, v1.16b, v30.16b
+	WORD $0x6e20e784 // fcmge v4.4s, v28.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x6e37de25 // fmul v5.4s, v17.4s, v23.4s
+	WORD $0x3dc00e87 // ldr q7, [x20, #48]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ce8 // bit v8.16b, v7.16b, v30.16b
+	WORD $0x6e38de69 // fmul v9.4s, v19.4s, v24.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ce6 // bit v6.16b, v7.16b, v30.16b
+	WORD $0x4e29d4a5 // fadd v5.4s, v5.4s, v9.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ce0 // bit v0.16b, v7.16b, v30.16b
+	WORD $0x6e35df24 // fmul v4.4s, v25.4s, v21.4s
+	WORD $0x4e24d4a4 // fadd v4.4s, v5.4s, v4.4s
+	WORD $0x6e21dc81 // fmul v1.4s, v4.4s, v1.4s
+	WORD $0x6e37dd45 // fmul v5.4s, v10.4s, v23.4s
+	WORD $0x6e38ddc7 // fmul v7.4s, v14.4s, v24.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x6e35dde7 // fmul v7.4s, v15.4s, v21.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x6e22de27 // fmul v7.4s, v17.4s, v2.4s
+	WORD $0x6e22de69 // fmul v9.4s, v19.4s, v2.4s
+	WORD $0x6e22df2b // fmul v11.4s, v25.4s, v2.4s
+	WORD $0x4eaad4e7 // fsub v7.4s, v7.4s, v10.4s
+	WORD $0x4eaed529 // fsub v9.4s, v9.4s, v14.4s
+	WORD $0x4eafd56b // fsub v11.4s, v11.4s, v15.4s
+	WORD $0x6e21de2c // fmul v12.4s, v17.4s, v1.4s
+	WORD $0x6e21de6d // fmul v13.4s, v19.4s, v1.4s
+	WORD $0x6e21df30 // fmul v16.4s, v25.4s, v1.4s
+	WORD $0x4eacd6ec // fsub v12.4s, v23.4s, v12.4s
+	WORD $0x4eadd70d // fsub v13.4s, v24.4s, v13.4s
+	WORD $0x4eb0d6b0 // fsub v16.4s, v21.4s, v16.4s
+	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
+	WORD $0x6e2dddb4 // fmul v20.4s, v13.4s, v13.4s
+	WORD $0x4e34d652 // fadd v18.4s, v18.4s, v20.4s
+	WORD $0x6e30de14 // fmul v20.4s, v16.4s, v16.4s
+	WORD $0x4e34d652 // fadd v18.4s, v18.4s, v20.4s
+	WORD $0x6e2cdce7 // fmul v7.4s, v7.4s, v12.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e30dd69 // fmul v9.4s, v11.4s, v16.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x4ea0da5e // fcmeq v30.4s, v18.4s, #0.0
+	WORD $0x6e32fce7 // fdiv v7.4s, v7.4s, v18.4s
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea1e7fe // fcmgt v30.4s, v31.4s, v1.4s
-	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
-	WORD $0x4ea0cbc1 // fcmgt v1.4s, v30.4s, #0.0
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6e21de82 // fmul v2.4s, v20.4s, v1.4s
-	WORD $0x4e22d5c2 // fadd v2.4s, v14.4s, v2.4s
-	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
-	WORD $0x4e23d583 // fadd v3.4s, v12.4s, v3.4s
-	WORD $0x6e21df01 // fmul v1.4s, v24.4s, v1.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
-	WORD $0x6e2fdc42 // fmul v2.4s, v2.4s, v15.4s
-	WORD $0x6e30dc63 // fmul v3.4s, v3.4s, v16.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x6e36dc21 // fmul v1.4s, v1.4s, v22.4s
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e21dce1 // fmul v1.4s, v7.4s, v1.4s
 	WORD $0x4e21d441 // fadd v1.4s, v2.4s, v1.4s
-	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea1e7fe // fcmgt v30.4s, v31.4s, v1.4s
 	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
 	WORD $0x4ea0cbc1 // fcmgt v1.4s, v30.4s, #0.0
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6e21dde2 // fmul v2.4s, v15.4s, v1.4s
-	WORD $0x6e21de03 // fmul v3.4s, v16.4s, v1.4s
-	WORD $0x6e21dec4 // fmul v4.4s, v22.4s, v1.4s
-	WORD $0x4eaed445 // fsub v5.4s, v2.4s, v14.4s
-	WORD $0x4eacd467 // fsub v7.4s, v3.4s, v12.4s
-	WORD $0x4eadd489 // fsub v9.4s, v4.4s, v13.4s
-	WORD $0x6e34dca5 // fmul v5.4s, v5.4s, v20.4s
-	WORD $0x6e35dce7 // fmul v7.4s, v7.4s, v21.4s
-	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
-	WORD $0x6e38dd27 // fmul v7.4s, v9.4s, v24.4s
-	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
-	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e24dc22 // fmul v2.4s, v1.4s, v4.4s
+	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea5e7fe // fcmgt v30.4s, v31.4s, v5.4s
-	WORD $0x6e7f1cbe // bsl v30.16b, v5.16b, v31.16b
-	WORD $0x4ea0cbc5 // fcmgt v5.4s, v30.4s, #0.0
-	WORD $0x4e3e1ca5 // and v5.16b, v5.16b, v30.16b
-	WORD $0x6e25de87 // fmul v7.4s, v20.4s, v5.4s
-	WORD $0x4e27d5c7 // fadd v7.4s, v14.4s, v7.4s
-	WORD $0x4ea2d4e2 // fsub v2.4s, v7.4s, v2.4s
-	WORD $0x6e25dea7 // fmul v7.4s, v21.4s, v5.4s
-	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
+	WORD $0x6ea2e7fe // fcmgt v30.4s, v31.4s, v2.4s
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ea0cbc2 // fcmgt v2.4s, v30.4s, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6e21de23 // fmul v3.4s, v17.4s, v1.4s
+	WORD $0x6e21de64 // fmul v4.4s, v19.4s, v1.4s
+	WORD $0x6e21df25 // fmul v5.4s, v25.4s, v1.4s
+	WORD $0x6e22dee7 // fmul v7.4s, v23.4s, v2.4s
+	WORD $0x4e27d547 // fadd v7.4s, v10.4s, v7.4s
 	WORD $0x4ea3d4e3 // fsub v3.4s, v7.4s, v3.4s
-	WORD $0x6e25df07 // fmul v7.4s, v24.4s, v5.4s
-	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
+	WORD $0x6e22df07 // fmul v7.4s, v24.4s, v2.4s
+	WORD $0x4e27d5c7 // fadd v7.4s, v14.4s, v7.4s
 	WORD $0x4ea4d4e4 // fsub v4.4s, v7.4s, v4.4s
-	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x6e22dea7 // fmul v7.4s, v21.4s, v2.4s
+	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
+	WORD $0x4ea5d4e5 // fsub v5.4s, v7.4s, v5.4s
 	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e25dca4 // fmul v4.4s, v5.4s, v5.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
-	WORD $0x6e22e783 // fcmge v3.4s, v28.4s, v2.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x3dc00e84 // ldr q4, [x20, #48]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c85 // bit v5.16b, v4.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c81 // bit v1.16b, v4.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c82 // bit v2.16b, v4.16b, v30.16b
+	WORD $0x6e23e784 // fcmge v4.4s, v28.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x3dc00e85 // ldr q5, [x20, #48]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ca2 // bit v2.16b, v5.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ca1 // bit v1.16b, v5.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ca3 // bit v3.16b, v5.16b, v30.16b
 	// Store the results.
 	WORD $0x3cb06988 // str q8, [x12, x16]
 	WORD $0x3cb069a6 // str q6, [x13, x16]
 	WORD $0x3cb069c0 // str q0, [x14, x16]
-	WORD $0x3cb86985 // str q5, [x12, x24]
+	WORD $0x3cb86982 // str q2, [x12, x24]
 	WORD $0x3cb869a1 // str q1, [x13, x24]
-	WORD $0x3cb869c2 // str q2, [x14, x24]
+	WORD $0x3cb869c3 // str q3, [x14, x24]
 	ADD $32, R16
 	SUB $8, R15
 	CMP $8, R15
@@ -396,75 +376,65 @@ ClosestNEON_loop:
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
-	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
-	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
-	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
-	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
-	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
-	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
-	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
-	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
-	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
-	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x6e26dd86 // fmul v6.4s, v12.4s, v6.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21dc0d // fmul v13.4s, v0.4s, v1.4s
+	WORD $0x6e23dc4e // fmul v14.4s, v2.4s, v3.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e25dc8e // fmul v14.4s, v4.4s, v5.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adcee // fmul v14.4s, v7.4s, v10.4s
+	WORD $0x6e2add2f // fmul v15.4s, v9.4s, v10.4s
+	WORD $0x6e2add70 // fmul v16.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ce // fsub v14.4s, v14.4s, v0.4s
+	WORD $0x4ea2d5ef // fsub v15.4s, v15.4s, v2.4s
+	WORD $0x4ea4d610 // fsub v16.4s, v16.4s, v4.4s
+	WORD $0x6e26dcf1 // fmul v17.4s, v7.4s, v6.4s
+	WORD $0x6e26dd32 // fmul v18.4s, v9.4s, v6.4s
+	WORD $0x6e26dd73 // fmul v19.4s, v11.4s, v6.4s
+	WORD $0x4eb1d431 // fsub v17.4s, v1.4s, v17.4s
+	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
+	WORD $0x4eb3d4b3 // fsub v19.4s, v5.4s, v19.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
+	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
+	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
+	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
-	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
-	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
-	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
-	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
-	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
-	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
-	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e26ddc6 // fmul v6.4s, v14.4s, v6.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
-	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
-	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
-	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
-	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
-	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2cdcca // fmul v10.4s, v6.4s, v12.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e28dd48 // fmul v8.4s, v10.4s, v8.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -687,75 +657,65 @@ ClosestNEON_in_end:
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
-	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
-	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
-	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
-	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
-	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
-	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
-	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
-	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
-	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
-	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x6e26dd86 // fmul v6.4s, v12.4s, v6.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21dc0d // fmul v13.4s, v0.4s, v1.4s
+	WORD $0x6e23dc4e // fmul v14.4s, v2.4s, v3.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e25dc8e // fmul v14.4s, v4.4s, v5.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adcee // fmul v14.4s, v7.4s, v10.4s
+	WORD $0x6e2add2f // fmul v15.4s, v9.4s, v10.4s
+	WORD $0x6e2add70 // fmul v16.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ce // fsub v14.4s, v14.4s, v0.4s
+	WORD $0x4ea2d5ef // fsub v15.4s, v15.4s, v2.4s
+	WORD $0x4ea4d610 // fsub v16.4s, v16.4s, v4.4s
+	WORD $0x6e26dcf1 // fmul v17.4s, v7.4s, v6.4s
+	WORD $0x6e26dd32 // fmul v18.4s, v9.4s, v6.4s
+	WORD $0x6e26dd73 // fmul v19.4s, v11.4s, v6.4s
+	WORD $0x4eb1d431 // fsub v17.4s, v1.4s, v17.4s
+	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
+	WORD $0x4eb3d4b3 // fsub v19.4s, v5.4s, v19.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
+	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
+	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
+	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
-	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
-	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
-	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
-	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
-	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
-	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
-	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e26ddc6 // fmul v6.4s, v14.4s, v6.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
-	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
-	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
-	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
-	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
-	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2cdcca // fmul v10.4s, v6.4s, v12.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e28dd48 // fmul v8.4s, v10.4s, v8.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -1343,7 +1303,7 @@ ClosestPointNEON_done:
 
 // func Closest64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
 TEXT ·Closest64NEON(SB), NOSPLIT, $256-128
-	// 26 of 27 vector registers for values, 0 spilled per group.
+	// 27 of 27 vector registers for values, 0 spilled per group.
 	MOVD ax+0(FP), R0
 	MOVD ay+8(FP), R1
 	MOVD az+16(FP), R2
@@ -1363,7 +1323,7 @@ TEXT ·Closest64NEON(SB), NOSPLIT, $256-128
 	MOVD $0, R16
 	MOVD $neonconst<>(SB), R20
 	ADD $16, RSP, R21
-	// 2 groups of 2 lanes at a time, their instructions merged with skew 0.45.
+	// 2 groups of 2 lanes at a time, their instructions merged with skew 0.55.
 	CMP $4, R15
 	BLT Closest64NEON_groups_end
 
@@ -1424,249 +1384,229 @@ Closest64NEON_groups:
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
-	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
-	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
-	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
-	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
-	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
-	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
-	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
-	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
-	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
-	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
-	WORD $0x3cf8687b // ldr q27, [x3, x24]
-	WORD $0x3cf86813 // ldr q19, [x0, x24]
-	WORD $0x4ef3d774 // fsub v20.2d, v27.2d, v19.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x3cf8689b // ldr q27, [x4, x24]
-	WORD $0x3cf86832 // ldr q18, [x1, x24]
-	WORD $0x4ef2d775 // fsub v21.2d, v27.2d, v18.2d
-	WORD $0x6e6cdd96 // fmul v22.2d, v12.2d, v12.2d
-	WORD $0x3cf868bb // ldr q27, [x5, x24]
-	WORD $0x3cf86857 // ldr q23, [x2, x24]
-	WORD $0x4ef7d778 // fsub v24.2d, v27.2d, v23.2d
-	WORD $0x4e76d631 // fadd v17.2d, v17.2d, v22.2d
-	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
-	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x6e66dd86 // fmul v6.2d, v12.2d, v6.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61dc0d // fmul v13.2d, v0.2d, v1.2d
+	WORD $0x6e63dc4e // fmul v14.2d, v2.2d, v3.2d
 	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	WORD $0x6e65dc8e // fmul v14.2d, v4.2d, v5.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adcee // fmul v14.2d, v7.2d, v10.2d
+	WORD $0x6e6add2f // fmul v15.2d, v9.2d, v10.2d
+	WORD $0x6e6add70 // fmul v16.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ce // fsub v14.2d, v14.2d, v0.2d
+	WORD $0x4ee2d5ef // fsub v15.2d, v15.2d, v2.2d
+	WORD $0x4ee4d610 // fsub v16.2d, v16.2d, v4.2d
+	WORD $0x6e66dcf1 // fmul v17.2d, v7.2d, v6.2d
+	WORD $0x6e66dd32 // fmul v18.2d, v9.2d, v6.2d
+	WORD $0x6e66dd73 // fmul v19.2d, v11.2d, v6.2d
+	WORD $0x4ef1d431 // fsub v17.2d, v1.2d, v17.2d
+	WORD $0x4ef2d472 // fsub v18.2d, v3.2d, v18.2d
+	WORD $0x4ef3d4b3 // fsub v19.2d, v5.2d, v19.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e71de34 // fmul v20.2d, v17.2d, v17.2d
+	WORD $0x6e72de55 // fmul v21.2d, v18.2d, v18.2d
+	WORD $0x3cf8687b // ldr q27, [x3, x24]
+	WORD $0x3cf86816 // ldr q22, [x0, x24]
+	WORD $0x4ef6d777 // fsub v23.2d, v27.2d, v22.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x3cf8689b // ldr q27, [x4, x24]
+	WORD $0x3cf86835 // ldr q21, [x1, x24]
+	WORD $0x4ef5d778 // fsub v24.2d, v27.2d, v21.2d
+	WORD $0x6e73de79 // fmul v25.2d, v19.2d, v19.2d
+	WORD $0x3cf868bb // ldr q27, [x5, x24]
+	WORD $0x3cf8685a // ldr q26, [x2, x24]
+	WORD $0x4efad775 // fsub v21.2d, v27.2d, v26.2d
+	WORD $0x4e79d694 // fadd v20.2d, v20.2d, v25.2d
+	WORD $0x6e71ddce // fmul v14.2d, v14.2d, v17.2d
+	WORD $0x6e72ddef // fmul v15.2d, v15.2d, v18.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
 	WORD $0x3cf8693b // ldr q27, [x9, x24]
-	WORD $0x3cf868ce // ldr q14, [x6, x24]
-	WORD $0x4eeed76f // fsub v15.2d, v27.2d, v14.2d
-	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	WORD $0x3cf868cf // ldr q15, [x6, x24]
+	WORD $0x4eefd771 // fsub v17.2d, v27.2d, v15.2d
+	WORD $0x6e73de10 // fmul v16.2d, v16.2d, v19.2d
 	WORD $0x3cf8695b // ldr q27, [x10, x24]
-	WORD $0x3cf868ec // ldr q12, [x7, x24]
-	WORD $0x4eecd770 // fsub v16.2d, v27.2d, v12.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x3cf868f2 // ldr q18, [x7, x24]
+	WORD $0x4ef2d773 // fsub v19.2d, v27.2d, v18.2d
+	WORD $0x4e70d5ce // fadd v14.2d, v14.2d, v16.2d
 	WORD $0x3cf8697b // ldr q27, [x11, x24]
-	WORD $0x3cf8690d // ldr q13, [x8, x24]
-	WORD $0x4eedd776 // fsub v22.2d, v27.2d, v13.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3cf86910 // ldr q16, [x8, x24]
+	WORD $0x4ef0d779 // fsub v25.2d, v27.2d, v16.2d
+	WORD $0x4ee0da9e // fcmeq v30.2d, v20.2d, #0.0
+	WORD $0x6e74fdce // fdiv v14.2d, v14.2d, v20.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e6adc31 // fmul v17.2d, v1.2d, v10.2d
-	WORD $0x4e71d411 // fadd v17.2d, v0.2d, v17.2d
-	WORD $0x4eeed66e // fsub v14.2d, v19.2d, v14.2d
-	WORD $0x6e6adc73 // fmul v19.2d, v3.2d, v10.2d
-	WORD $0x4eecd64c // fsub v12.2d, v18.2d, v12.2d
-	WORD $0x4e73d452 // fadd v18.2d, v2.2d, v19.2d
-	WORD $0x4eedd6ed // fsub v13.2d, v23.2d, v13.2d
-	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
-	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
-	WORD $0x6e67de31 // fmul v17.2d, v17.2d, v7.2d
-	WORD $0x6e69de52 // fmul v18.2d, v18.2d, v9.2d
-	WORD $0x6e6fddf3 // fmul v19.2d, v15.2d, v15.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
-	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
-	WORD $0x4e72d672 // fadd v18.2d, v19.2d, v18.2d
-	WORD $0x4e6ad62a // fadd v10.2d, v17.2d, v10.2d
-	WORD $0x6e76ded1 // fmul v17.2d, v22.2d, v22.2d
-	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
-	WORD $0x4e71d64a // fadd v10.2d, v18.2d, v17.2d
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e66ddc6 // fmul v6.2d, v14.2d, v6.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
+	WORD $0x4eefd6ca // fsub v10.2d, v22.2d, v15.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe55e // fcmge v30.2d, v10.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e6affea // fdiv v10.2d, v31.2d, v10.2d
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
-	WORD $0x6e74de91 // fmul v17.2d, v20.2d, v20.2d
-	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
-	WORD $0x6e75deb2 // fmul v18.2d, v21.2d, v21.2d
-	WORD $0x6e66dd6b // fmul v11.2d, v11.2d, v6.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x4ee0d4f2 // fsub v18.2d, v7.2d, v0.2d
-	WORD $0x6e78df13 // fmul v19.2d, v24.2d, v24.2d
-	WORD $0x4ee2d537 // fsub v23.2d, v9.2d, v2.2d
-	WORD $0x4e73d631 // fadd v17.2d, v17.2d, v19.2d
-	WORD $0x4ee4d573 // fsub v19.2d, v11.2d, v4.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe63e // fcmge v30.2d, v17.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e71fff1 // fdiv v17.2d, v31.2d, v17.2d
-	WORD $0x4e3e1e31 // and v17.16b, v17.16b, v30.16b
-	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e63def7 // fmul v23.2d, v23.2d, v3.2d
-	WORD $0x6e6eddf9 // fmul v25.2d, v15.2d, v14.2d
-	WORD $0x4e77d652 // fadd v18.2d, v18.2d, v23.2d
-	WORD $0x6e6cde17 // fmul v23.2d, v16.2d, v12.2d
-	WORD $0x6e65de73 // fmul v19.2d, v19.2d, v5.2d
-	WORD $0x4e77d737 // fadd v23.2d, v25.2d, v23.2d
-	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
-	WORD $0x6e6dded3 // fmul v19.2d, v22.2d, v13.2d
-	WORD $0x6e68de48 // fmul v8.2d, v18.2d, v8.2d
-	WORD $0x4e73d6f2 // fadd v18.2d, v23.2d, v19.2d
+	WORD $0x3cf8683b // ldr q27, [x1, x24]
+	WORD $0x4ef2d76e // fsub v14.2d, v27.2d, v18.2d
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6cdccc // fmul v12.2d, v6.2d, v12.2d
+	WORD $0x4ef0d74f // fsub v15.2d, v26.2d, v16.2d
+	WORD $0x4eedd58c // fsub v12.2d, v12.2d, v13.2d
+	WORD $0x6e68dd88 // fmul v8.2d, v12.2d, v8.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
-	WORD $0x6e6ade52 // fmul v18.2d, v18.2d, v10.2d
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e71de2c // fmul v12.2d, v17.2d, v17.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e73de6d // fmul v13.2d, v19.2d, v19.2d
+	WORD $0x6e66dd6b // fmul v11.2d, v11.2d, v6.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
-	WORD $0x6e74ddf3 // fmul v19.2d, v15.2d, v20.2d
+	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
 	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e75de01 // fmul v1.2d, v16.2d, v21.2d
+	WORD $0x4e6dd581 // fadd v1.2d, v12.2d, v13.2d
 	WORD $0x4ee7d400 // fsub v0.2d, v0.2d, v7.2d
-	WORD $0x4e61d661 // fadd v1.2d, v19.2d, v1.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x6e68dc63 // fmul v3.2d, v3.2d, v8.2d
-	WORD $0x6e78dec7 // fmul v7.2d, v22.2d, v24.2d
+	WORD $0x6e77dee7 // fmul v7.2d, v23.2d, v23.2d
 	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
-	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
+	WORD $0x6e78df03 // fmul v3.2d, v24.2d, v24.2d
 	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e6adc21 // fmul v1.2d, v1.2d, v10.2d
-	WORD $0x6e68dca3 // fmul v3.2d, v5.2d, v8.2d
-	WORD $0x6e72dde5 // fmul v5.2d, v15.2d, v18.2d
-	WORD $0x4e63d483 // fadd v3.2d, v4.2d, v3.2d
-	WORD $0x6e72de04 // fmul v4.2d, v16.2d, v18.2d
-	WORD $0x4eebd463 // fsub v3.2d, v3.2d, v11.2d
-	WORD $0x6e72dec7 // fmul v7.2d, v22.2d, v18.2d
+	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
+	WORD $0x6e68dca5 // fmul v5.2d, v5.2d, v8.2d
+	WORD $0x6e75dea7 // fmul v7.2d, v21.2d, v21.2d
+	WORD $0x4e65d484 // fadd v4.2d, v4.2d, v5.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
+	WORD $0x4eebd484 // fsub v4.2d, v4.2d, v11.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe47e // fcmge v30.2d, v3.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e63ffe3 // fdiv v3.2d, v31.2d, v3.2d
+	WORD $0x4e3e1c63 // and v3.16b, v3.16b, v30.16b
 	WORD $0x6e60dc00 // fmul v0.2d, v0.2d, v0.2d
-	WORD $0x4eeed4a5 // fsub v5.2d, v5.2d, v14.2d
 	WORD $0x6e62dc42 // fmul v2.2d, v2.2d, v2.2d
-	WORD $0x4eecd484 // fsub v4.2d, v4.2d, v12.2d
+	WORD $0x6e6ade25 // fmul v5.2d, v17.2d, v10.2d
 	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
-	WORD $0x4eedd4e2 // fsub v2.2d, v7.2d, v13.2d
-	WORD $0x6e63dc63 // fmul v3.2d, v3.2d, v3.2d
-	WORD $0x6e61dde7 // fmul v7.2d, v15.2d, v1.2d
-	WORD $0x4e63d400 // fadd v0.2d, v0.2d, v3.2d
-	WORD $0x6e61de03 // fmul v3.2d, v16.2d, v1.2d
+	WORD $0x6e6ede62 // fmul v2.2d, v19.2d, v14.2d
+	WORD $0x6e64dc84 // fmul v4.2d, v4.2d, v4.2d
+	WORD $0x4e62d4a2 // fadd v2.2d, v5.2d, v2.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e6fdf24 // fmul v4.2d, v25.2d, v15.2d
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	WORD $0x6e61dec1 // fmul v1.2d, v22.2d, v1.2d
+	WORD $0x4e64d442 // fadd v2.2d, v2.2d, v4.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6e60e789 // fcmge v9.2d, v28.2d, v0.2d
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4ee7d687 // fsub v7.2d, v20.2d, v7.2d
-	WORD $0x4ee3d6a3 // fsub v3.2d, v21.2d, v3.2d
-	WORD $0x3dc01e8b // ldr q11, [x20, #112]
-	WORD $0x4ea91d3e // mov v30.16b, v9.16b
-	WORD $0x6ebe1d68 // bit v8.16b, v11.16b, v30.16b
-	WORD $0x4ee1d701 // fsub v1.2d, v24.2d, v1.2d
-	WORD $0x4ea91d3e // mov v30.16b, v9.16b
-	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
-	WORD $0x6e67dcf2 // fmul v18.2d, v7.2d, v7.2d
-	WORD $0x4ea91d3e // mov v30.16b, v9.16b
-	WORD $0x6ebe1d60 // bit v0.16b, v11.16b, v30.16b
-	WORD $0x6e63dc69 // fmul v9.2d, v3.2d, v3.2d
-	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
-	WORD $0x6e61dc2b // fmul v11.2d, v1.2d, v1.2d
-	WORD $0x4e6bd529 // fadd v9.2d, v9.2d, v11.2d
-	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
-	WORD $0x6e63dc83 // fmul v3.2d, v4.2d, v3.2d
-	WORD $0x4e63d4a3 // fadd v3.2d, v5.2d, v3.2d
-	WORD $0x6e61dc41 // fmul v1.2d, v2.2d, v1.2d
-	WORD $0x4e61d461 // fadd v1.2d, v3.2d, v1.2d
-	WORD $0x4ee0d93e // fcmeq v30.2d, v9.2d, #0.0
-	WORD $0x6e69fc21 // fdiv v1.2d, v1.2d, v9.2d
-	WORD $0x4e7e1c21 // bic v1.16b, v1.16b, v30.16b
+	WORD $0x6e60e784 // fcmge v4.2d, v28.2d, v0.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e61dc42 // fmul v2.2d, v2.2d, v1.2d
+	WORD $0x6e77de25 // fmul v5.2d, v17.2d, v23.2d
+	WORD $0x3dc01e87 // ldr q7, [x20, #112]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ce8 // bit v8.16b, v7.16b, v30.16b
+	WORD $0x6e78de69 // fmul v9.2d, v19.2d, v24.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ce6 // bit v6.16b, v7.16b, v30.16b
+	WORD $0x4e69d4a5 // fadd v5.2d, v5.2d, v9.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ce0 // bit v0.16b, v7.16b, v30.16b
+	WORD $0x6e75df24 // fmul v4.2d, v25.2d, v21.2d
+	WORD $0x4e64d4a4 // fadd v4.2d, v5.2d, v4.2d
+	WORD $0x6e61dc81 // fmul v1.2d, v4.2d, v1.2d
+	WORD $0x6e77dd45 // fmul v5.2d, v10.2d, v23.2d
+	WORD $0x6e78ddc7 // fmul v7.2d, v14.2d, v24.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x6e75dde7 // fmul v7.2d, v15.2d, v21.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x6e62de27 // fmul v7.2d, v17.2d, v2.2d
+	WORD $0x6e62de69 // fmul v9.2d, v19.2d, v2.2d
+	WORD $0x6e62df2b // fmul v11.2d, v25.2d, v2.2d
+	WORD $0x4eead4e7 // fsub v7.2d, v7.2d, v10.2d
+	WORD $0x4eeed529 // fsub v9.2d, v9.2d, v14.2d
+	WORD $0x4eefd56b // fsub v11.2d, v11.2d, v15.2d
+	WORD $0x6e61de2c // fmul v12.2d, v17.2d, v1.2d
+	WORD $0x6e61de6d // fmul v13.2d, v19.2d, v1.2d
+	WORD $0x6e61df30 // fmul v16.2d, v25.2d, v1.2d
+	WORD $0x4eecd6ec // fsub v12.2d, v23.2d, v12.2d
+	WORD $0x4eedd70d // fsub v13.2d, v24.2d, v13.2d
+	WORD $0x4ef0d6b0 // fsub v16.2d, v21.2d, v16.2d
+	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
+	WORD $0x6e6dddb4 // fmul v20.2d, v13.2d, v13.2d
+	WORD $0x4e74d652 // fadd v18.2d, v18.2d, v20.2d
+	WORD $0x6e70de14 // fmul v20.2d, v16.2d, v16.2d
+	WORD $0x4e74d652 // fadd v18.2d, v18.2d, v20.2d
+	WORD $0x6e6cdce7 // fmul v7.2d, v7.2d, v12.2d
+	WORD $0x6e6ddd29 // fmul v9.2d, v9.2d, v13.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e70dd69 // fmul v9.2d, v11.2d, v16.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x4ee0da5e // fcmeq v30.2d, v18.2d, #0.0
+	WORD $0x6e72fce7 // fdiv v7.2d, v7.2d, v18.2d
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee1e7fe // fcmgt v30.2d, v31.2d, v1.2d
-	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
-	WORD $0x4ee0cbc1 // fcmgt v1.2d, v30.2d, #0.0
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6e61de82 // fmul v2.2d, v20.2d, v1.2d
-	WORD $0x4e62d5c2 // fadd v2.2d, v14.2d, v2.2d
-	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
-	WORD $0x4e63d583 // fadd v3.2d, v12.2d, v3.2d
-	WORD $0x6e61df01 // fmul v1.2d, v24.2d, v1.2d
-	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
-	WORD $0x6e6fdc42 // fmul v2.2d, v2.2d, v15.2d
-	WORD $0x6e70dc63 // fmul v3.2d, v3.2d, v16.2d
-	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
-	WORD $0x6e76dc21 // fmul v1.2d, v1.2d, v22.2d
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e61dce1 // fmul v1.2d, v7.2d, v1.2d
 	WORD $0x4e61d441 // fadd v1.2d, v2.2d, v1.2d
-	WORD $0x6e6adc21 // fmul v1.2d, v1.2d, v10.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee1e7fe // fcmgt v30.2d, v31.2d, v1.2d
 	WORD $0x6e7f1c3e // bsl v30.16b, v1.16b, v31.16b
 	WORD $0x4ee0cbc1 // fcmgt v1.2d, v30.2d, #0.0
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6e61dde2 // fmul v2.2d, v15.2d, v1.2d
-	WORD $0x6e61de03 // fmul v3.2d, v16.2d, v1.2d
-	WORD $0x6e61dec4 // fmul v4.2d, v22.2d, v1.2d
-	WORD $0x4eeed445 // fsub v5.2d, v2.2d, v14.2d
-	WORD $0x4eecd467 // fsub v7.2d, v3.2d, v12.2d
-	WORD $0x4eedd489 // fsub v9.2d, v4.2d, v13.2d
-	WORD $0x6e74dca5 // fmul v5.2d, v5.2d, v20.2d
-	WORD $0x6e75dce7 // fmul v7.2d, v7.2d, v21.2d
-	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
-	WORD $0x6e78dd27 // fmul v7.2d, v9.2d, v24.2d
-	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
-	WORD $0x6e71dca5 // fmul v5.2d, v5.2d, v17.2d
+	WORD $0x6e64dc22 // fmul v2.2d, v1.2d, v4.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee5e7fe // fcmgt v30.2d, v31.2d, v5.2d
-	WORD $0x6e7f1cbe // bsl v30.16b, v5.16b, v31.16b
-	WORD $0x4ee0cbc5 // fcmgt v5.2d, v30.2d, #0.0
-	WORD $0x4e3e1ca5 // and v5.16b, v5.16b, v30.16b
-	WORD $0x6e65de87 // fmul v7.2d, v20.2d, v5.2d
-	WORD $0x4e67d5c7 // fadd v7.2d, v14.2d, v7.2d
-	WORD $0x4ee2d4e2 // fsub v2.2d, v7.2d, v2.2d
-	WORD $0x6e65dea7 // fmul v7.2d, v21.2d, v5.2d
-	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
+	WORD $0x6ee2e7fe // fcmgt v30.2d, v31.2d, v2.2d
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ee0cbc2 // fcmgt v2.2d, v30.2d, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6e61de23 // fmul v3.2d, v17.2d, v1.2d
+	WORD $0x6e61de64 // fmul v4.2d, v19.2d, v1.2d
+	WORD $0x6e61df25 // fmul v5.2d, v25.2d, v1.2d
+	WORD $0x6e62dee7 // fmul v7.2d, v23.2d, v2.2d
+	WORD $0x4e67d547 // fadd v7.2d, v10.2d, v7.2d
 	WORD $0x4ee3d4e3 // fsub v3.2d, v7.2d, v3.2d
-	WORD $0x6e65df07 // fmul v7.2d, v24.2d, v5.2d
-	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
+	WORD $0x6e62df07 // fmul v7.2d, v24.2d, v2.2d
+	WORD $0x4e67d5c7 // fadd v7.2d, v14.2d, v7.2d
 	WORD $0x4ee4d4e4 // fsub v4.2d, v7.2d, v4.2d
-	WORD $0x6e62dc42 // fmul v2.2d, v2.2d, v2.2d
+	WORD $0x6e62dea7 // fmul v7.2d, v21.2d, v2.2d
+	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
+	WORD $0x4ee5d4e5 // fsub v5.2d, v7.2d, v5.2d
 	WORD $0x6e63dc63 // fmul v3.2d, v3.2d, v3.2d
-	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
-	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
+	WORD $0x6e64dc84 // fmul v4.2d, v4.2d, v4.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e65dca4 // fmul v4.2d, v5.2d, v5.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
-	WORD $0x6e62e783 // fcmge v3.2d, v28.2d, v2.2d
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x3dc01e84 // ldr q4, [x20, #112]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c85 // bit v5.16b, v4.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c81 // bit v1.16b, v4.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1c82 // bit v2.16b, v4.16b, v30.16b
+	WORD $0x6e63e784 // fcmge v4.2d, v28.2d, v3.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x3dc01e85 // ldr q5, [x20, #112]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ca2 // bit v2.16b, v5.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ca1 // bit v1.16b, v5.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1ca3 // bit v3.16b, v5.16b, v30.16b
 	// Store the results.
 	WORD $0x3cb06988 // str q8, [x12, x16]
 	WORD $0x3cb069a6 // str q6, [x13, x16]
 	WORD $0x3cb069c0 // str q0, [x14, x16]
-	WORD $0x3cb86985 // str q5, [x12, x24]
+	WORD $0x3cb86982 // str q2, [x12, x24]
 	WORD $0x3cb869a1 // str q1, [x13, x24]
-	WORD $0x3cb869c2 // str q2, [x14, x24]
+	WORD $0x3cb869c3 // str q3, [x14, x24]
 	ADD $32, R16
 	SUB $4, R15
 	CMP $4, R15
@@ -1733,75 +1673,65 @@ Closest64NEON_loop:
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
-	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
-	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
-	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
-	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
-	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
-	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
-	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
-	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
-	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
-	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
-	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x6e66dd86 // fmul v6.2d, v12.2d, v6.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61dc0d // fmul v13.2d, v0.2d, v1.2d
+	WORD $0x6e63dc4e // fmul v14.2d, v2.2d, v3.2d
 	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
-	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e65dc8e // fmul v14.2d, v4.2d, v5.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adcee // fmul v14.2d, v7.2d, v10.2d
+	WORD $0x6e6add2f // fmul v15.2d, v9.2d, v10.2d
+	WORD $0x6e6add70 // fmul v16.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ce // fsub v14.2d, v14.2d, v0.2d
+	WORD $0x4ee2d5ef // fsub v15.2d, v15.2d, v2.2d
+	WORD $0x4ee4d610 // fsub v16.2d, v16.2d, v4.2d
+	WORD $0x6e66dcf1 // fmul v17.2d, v7.2d, v6.2d
+	WORD $0x6e66dd32 // fmul v18.2d, v9.2d, v6.2d
+	WORD $0x6e66dd73 // fmul v19.2d, v11.2d, v6.2d
+	WORD $0x4ef1d431 // fsub v17.2d, v1.2d, v17.2d
+	WORD $0x4ef2d472 // fsub v18.2d, v3.2d, v18.2d
+	WORD $0x4ef3d4b3 // fsub v19.2d, v5.2d, v19.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e71de34 // fmul v20.2d, v17.2d, v17.2d
+	WORD $0x6e72de55 // fmul v21.2d, v18.2d, v18.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e73de75 // fmul v21.2d, v19.2d, v19.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e71ddce // fmul v14.2d, v14.2d, v17.2d
+	WORD $0x6e72ddef // fmul v15.2d, v15.2d, v18.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x6e73de0f // fmul v15.2d, v16.2d, v19.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x4ee0da9e // fcmeq v30.2d, v20.2d, #0.0
+	WORD $0x6e74fdce // fdiv v14.2d, v14.2d, v20.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
-	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
-	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
-	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
-	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
-	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
-	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
-	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
-	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
-	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e66ddc6 // fmul v6.2d, v14.2d, v6.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
-	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
-	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
-	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
-	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
-	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
-	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6cdcca // fmul v10.2d, v6.2d, v12.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e68dd48 // fmul v8.2d, v10.2d, v8.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
 	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
@@ -1948,75 +1878,65 @@ Closest64NEON_in_end:
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
-	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
-	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
-	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
-	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
-	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
-	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
-	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
-	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
-	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
-	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
-	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x6e66dd86 // fmul v6.2d, v12.2d, v6.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61dc0d // fmul v13.2d, v0.2d, v1.2d
+	WORD $0x6e63dc4e // fmul v14.2d, v2.2d, v3.2d
 	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
-	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e65dc8e // fmul v14.2d, v4.2d, v5.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adcee // fmul v14.2d, v7.2d, v10.2d
+	WORD $0x6e6add2f // fmul v15.2d, v9.2d, v10.2d
+	WORD $0x6e6add70 // fmul v16.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ce // fsub v14.2d, v14.2d, v0.2d
+	WORD $0x4ee2d5ef // fsub v15.2d, v15.2d, v2.2d
+	WORD $0x4ee4d610 // fsub v16.2d, v16.2d, v4.2d
+	WORD $0x6e66dcf1 // fmul v17.2d, v7.2d, v6.2d
+	WORD $0x6e66dd32 // fmul v18.2d, v9.2d, v6.2d
+	WORD $0x6e66dd73 // fmul v19.2d, v11.2d, v6.2d
+	WORD $0x4ef1d431 // fsub v17.2d, v1.2d, v17.2d
+	WORD $0x4ef2d472 // fsub v18.2d, v3.2d, v18.2d
+	WORD $0x4ef3d4b3 // fsub v19.2d, v5.2d, v19.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e71de34 // fmul v20.2d, v17.2d, v17.2d
+	WORD $0x6e72de55 // fmul v21.2d, v18.2d, v18.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e73de75 // fmul v21.2d, v19.2d, v19.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e71ddce // fmul v14.2d, v14.2d, v17.2d
+	WORD $0x6e72ddef // fmul v15.2d, v15.2d, v18.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x6e73de0f // fmul v15.2d, v16.2d, v19.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x4ee0da9e // fcmeq v30.2d, v20.2d, #0.0
+	WORD $0x6e74fdce // fdiv v14.2d, v14.2d, v20.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
-	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
-	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
-	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
-	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
-	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
-	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
-	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
-	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
-	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e66ddc6 // fmul v6.2d, v14.2d, v6.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
-	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
-	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
-	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
-	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
-	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
-	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6cdcca // fmul v10.2d, v6.2d, v12.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e68dd48 // fmul v8.2d, v10.2d, v8.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
 	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
@@ -2534,120 +2454,110 @@ ContactsNEON_loop:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
-	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
-	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
-	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
-	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
-	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
-	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
-	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
-	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
-	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
-	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
-	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
-	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
-	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
-	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
-	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
-	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
-	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
-	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
-	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
-	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
-	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0068f // ldr q15, [x20, #16]
-	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
+	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
+	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0068d // ldr q13, [x20, #16]
+	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
-	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
+	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc00296 // ldr q22, [x20, #0]
-	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -2659,248 +2569,250 @@ ContactsNEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
 	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
+	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
+	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
+	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
-	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
-	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
-	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
-	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
-	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
-	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
-	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
-	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
-	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
-	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
-	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
-	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
+	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
+	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
+	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
+	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
+	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
+	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
+	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
+	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
+	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
-	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
-	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
-	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
-	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
-	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
+	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
+	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
+	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
+	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
-	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
-	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -2914,11 +2826,11 @@ ContactsNEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
@@ -2935,18 +2847,18 @@ ContactsNEON_group_normal:
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
-	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
+	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
@@ -2954,21 +2866,21 @@ ContactsNEON_group_normal:
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
-	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
+	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -2977,9 +2889,9 @@ ContactsNEON_group_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
@@ -3000,27 +2912,27 @@ ContactsNEON_group_normal:
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
 	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
-	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
+	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -3034,14 +2946,14 @@ ContactsNEON_group_normal:
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -3057,8 +2969,8 @@ ContactsNEON_group_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
 	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -3082,137 +2994,137 @@ ContactsNEON_group_normal:
 	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
-	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
-	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
-	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
+	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
+	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
-	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
+	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
-	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
+	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
+	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
 	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
-	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
-	WORD $0x3dc00a88 // ldr q8, [x20, #32]
-	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
+	WORD $0x3dc00a86 // ldr q6, [x20, #32]
+	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
+	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 ContactsNEON_group_finite:
 	// Store one row per pair.
@@ -3224,7 +3136,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d80027b // str q27, [x19, #0]
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800266 // str q6, [x19, #0]
+	WORD $0x3d800263 // str q3, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800271 // str q17, [x19, #0]
@@ -3233,10 +3145,10 @@ ContactsNEON_group_finite:
 	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800263 // str q3, [x19, #0]
+	WORD $0x3d80026a // str q10, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d80026b // str q11, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800260 // str q0, [x19, #0]
@@ -3257,7 +3169,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800267 // str q7, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	ADD $4, R11
 	B ContactsNEON_loop
 
@@ -3394,120 +3306,110 @@ ContactsNEON_tailin_end:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
-	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
-	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
-	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
-	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
-	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
-	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
-	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
-	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
-	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
-	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
-	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
-	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
-	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
-	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
-	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
-	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
-	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
-	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
-	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
-	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
-	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0068f // ldr q15, [x20, #16]
-	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
+	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
+	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0068d // ldr q13, [x20, #16]
+	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
-	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
+	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc00296 // ldr q22, [x20, #0]
-	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -3519,248 +3421,250 @@ ContactsNEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
 	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
+	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
+	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
+	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
-	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
-	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
-	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
-	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
-	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
-	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
-	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
-	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
-	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
-	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
-	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
-	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
+	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
+	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
+	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
+	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
+	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
+	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
+	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
+	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
+	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
-	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
-	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
-	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
-	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
-	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
+	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
+	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
+	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
+	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
-	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
-	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -3774,11 +3678,11 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
@@ -3795,18 +3699,18 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
-	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
+	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
@@ -3814,21 +3718,21 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
-	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
+	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -3837,9 +3741,9 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
@@ -3860,27 +3764,27 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
 	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
-	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
+	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -3894,14 +3798,14 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -3917,8 +3821,8 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
 	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -3942,155 +3846,155 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
-	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
-	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
-	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
+	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
+	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
-	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
+	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
-	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
+	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
+	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
 	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
-	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
-	WORD $0x3dc00a88 // ldr q8, [x20, #32]
-	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
+	WORD $0x3dc00a86 // ldr q6, [x20, #32]
+	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
+	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a0 // str q0, [x21, #464]
 	WORD $0x3d807ab3 // str q19, [x21, #480]
 	WORD $0x3d807eb4 // str q20, [x21, #496]
 	WORD $0x3d8082b5 // str q21, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
 	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -4385,120 +4289,110 @@ CompactContactsNEON_loop:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
-	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
-	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
-	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
-	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
-	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
-	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
-	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
-	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
-	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
-	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
-	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
-	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
-	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
-	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
-	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
-	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
-	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
-	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
-	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
-	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
-	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0068f // ldr q15, [x20, #16]
-	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
+	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
+	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0068d // ldr q13, [x20, #16]
+	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
-	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
+	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc00296 // ldr q22, [x20, #0]
-	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -4510,248 +4404,250 @@ CompactContactsNEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
 	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
+	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
+	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
+	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
-	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
-	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
-	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
-	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
-	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
-	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
-	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
-	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
-	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
-	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
-	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
-	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
+	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
+	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
+	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
+	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
+	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
+	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
+	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
+	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
+	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
-	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
-	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
-	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
-	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
-	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
+	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
+	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
+	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
+	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
-	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
-	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -4765,11 +4661,11 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
@@ -4786,18 +4682,18 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
-	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
+	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
@@ -4805,21 +4701,21 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
-	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
+	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -4828,9 +4724,9 @@ CompactContactsNEON_group_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
@@ -4851,27 +4747,27 @@ CompactContactsNEON_group_normal:
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
 	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
-	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
+	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -4885,14 +4781,14 @@ CompactContactsNEON_group_normal:
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -4908,8 +4804,8 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
 	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -4933,159 +4829,159 @@ CompactContactsNEON_group_normal:
 	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
-	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
-	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
-	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
+	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
+	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
-	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
+	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
-	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
+	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
+	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
 	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
-	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
-	WORD $0x3dc00a88 // ldr q8, [x20, #32]
-	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
+	WORD $0x3dc00a86 // ldr q6, [x20, #32]
+	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
+	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 CompactContactsNEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a0 // str q0, [x21, #464]
 	WORD $0x3d807ab3 // str q19, [x21, #480]
 	WORD $0x3d807eb4 // str q20, [x21, #496]
 	WORD $0x3d8082b5 // str q21, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
 	MOVWU 368(R21), R22
@@ -5400,120 +5296,110 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddef // fmul v15.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddd0 // fmul v16.4s, v14.4s, v25.4s
-	WORD $0x6e39de2c // fmul v12.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d610 // fsub v16.4s, v16.4s, v19.4s
-	WORD $0x4eb4d58c // fsub v12.4s, v12.4s, v20.4s
-	WORD $0x6e2fdd6d // fmul v13.4s, v11.4s, v15.4s
-	WORD $0x6e2fddc9 // fmul v9.4s, v14.4s, v15.4s
-	WORD $0x6e2fde2a // fmul v10.4s, v17.4s, v15.4s
-	WORD $0x4eadd44d // fsub v13.4s, v2.4s, v13.4s
-	WORD $0x4ea9d4a9 // fsub v9.4s, v5.4s, v9.4s
-	WORD $0x4eaad50a // fsub v10.4s, v8.4s, v10.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2ddda6 // fmul v6.4s, v13.4s, v13.4s
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2add47 // fmul v7.4s, v10.4s, v10.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x6e2ddf47 // fmul v7.4s, v26.4s, v13.4s
-	WORD $0x6e29de09 // fmul v9.4s, v16.4s, v9.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
-	WORD $0x4ea0d8de // fcmeq v30.4s, v6.4s, #0.0
-	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e27dc49 // fmul v9.4s, v2.4s, v7.4s
-	WORD $0x4e29d649 // fadd v9.4s, v18.4s, v9.4s
-	WORD $0x6e27dcaa // fmul v10.4s, v5.4s, v7.4s
-	WORD $0x4e2ad66a // fadd v10.4s, v19.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
-	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
-	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
-	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
-	WORD $0x6e36dce7 // fmul v7.4s, v7.4s, v22.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e27dd69 // fmul v9.4s, v11.4s, v7.4s
-	WORD $0x6e27ddca // fmul v10.4s, v14.4s, v7.4s
-	WORD $0x6e27de27 // fmul v7.4s, v17.4s, v7.4s
-	WORD $0x4eb2d52b // fsub v11.4s, v9.4s, v18.4s
-	WORD $0x4eb3d54c // fsub v12.4s, v10.4s, v19.4s
-	WORD $0x4eb4d4ed // fsub v13.4s, v7.4s, v20.4s
-	WORD $0x6e22dd6b // fmul v11.4s, v11.4s, v2.4s
-	WORD $0x6e25dd8c // fmul v12.4s, v12.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28ddac // fmul v12.4s, v13.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eabe7fe // fcmgt v30.4s, v31.4s, v11.4s
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ea0cbcb // fcmgt v11.4s, v30.4s, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e2bdc42 // fmul v2.4s, v2.4s, v11.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e2bdca5 // fmul v5.4s, v5.4s, v11.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x4e28d688 // fadd v8.4s, v20.4s, v8.4s
-	WORD $0x4ea7d508 // fsub v8.4s, v8.4s, v7.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	WORD $0x6e25dcac // fmul v12.4s, v5.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd0c // fmul v12.4s, v8.4s, v8.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e2fd72c // fadd v12.4s, v25.4s, v15.4s
-	WORD $0x6eb9e59e // fcmgt v30.4s, v12.4s, v25.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eade5de // fcmgt v30.4s, v14.4s, v13.4s
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eace73e // fcmgt v30.4s, v25.4s, v12.4s
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0068f // ldr q15, [x20, #16]
-	WORD $0x6eafe59e // fcmgt v30.4s, v12.4s, v15.4s
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eade58c // fcmgt v12.4s, v12.4s, v13.4s
+	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
+	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0068d // ldr q13, [x20, #16]
+	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6d // fmul v13.4s, v27.4s, v23.4s
-	WORD $0x6e26e5a6 // fcmge v6.4s, v13.4s, v6.4s
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e2ee6ec // fcmeq v12.4s, v23.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e2ee6cc // fcmeq v12.4s, v22.4s, v14.4s
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
+	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc00296 // ldr q22, [x20, #0]
-	WORD $0x6e36e638 // fcmge v24.4s, v17.4s, v22.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -5525,248 +5411,250 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eb1e673 // fcmgt v19.4s, v19.4s, v17.4s
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x4ea4d475 // fsub v21.4s, v3.4s, v4.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd763 // fsub v3.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
 	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e39df24 // fmul v4.4s, v25.4s, v25.4s
-	WORD $0x6e3adf41 // fmul v1.4s, v26.4s, v26.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
+	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24fde4 // fdiv v4.4s, v15.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
+	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
+	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df37 // fmul v23.4s, v25.4s, v1.4s
-	WORD $0x6e21df59 // fmul v25.4s, v26.4s, v1.4s
-	WORD $0x6e21dc61 // fmul v1.4s, v3.4s, v1.4s
-	WORD $0x4e2ee400 // fcmeq v0.4s, v0.4s, v14.4s
-	WORD $0x6e21dea3 // fmul v3.4s, v21.4s, v1.4s
-	WORD $0x6e39dc9a // fmul v26.4s, v4.4s, v25.4s
-	WORD $0x4ebad463 // fsub v3.4s, v3.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8f // fmul v15.4s, v20.4s, v1.4s
-	WORD $0x4eafd74f // fsub v15.4s, v26.4s, v15.4s
-	WORD $0x6e39de9a // fmul v26.4s, v20.4s, v25.4s
-	WORD $0x6e37deae // fmul v14.4s, v21.4s, v23.4s
-	WORD $0x4eaed74e // fsub v14.4s, v26.4s, v14.4s
-	WORD $0x6e23dc7a // fmul v26.4s, v3.4s, v3.4s
-	WORD $0x6e2fddf6 // fmul v22.4s, v15.4s, v15.4s
-	WORD $0x4e36d756 // fadd v22.4s, v26.4s, v22.4s
-	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
+	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
+	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
+	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
+	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
+	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
+	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
+	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
+	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
+	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce6da // fcmge v26.4s, v22.4s, v28.4s
+	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e23dc58 // fmul v24.4s, v2.4s, v3.4s
-	WORD $0x6e2fdcba // fmul v26.4s, v5.4s, v15.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e2edd1a // fmul v26.4s, v8.4s, v14.4s
-	WORD $0x4e3ad718 // fadd v24.4s, v24.4s, v26.4s
-	WORD $0x6e38df1a // fmul v26.4s, v24.4s, v24.4s
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e36de52 // fmul v18.4s, v18.4s, v22.4s
+	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb8e798 // fcmgt v24.4s, v28.4s, v24.4s
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ea0f878 // fneg v24.4s, v3.4s
-	WORD $0x6ea0f9fa // fneg v26.4s, v15.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f9c1 // fneg v1.4s, v14.4s
+	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35dea3 // fmul v3.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6e // fmul v14.4s, v27.4s, v28.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce621 // fcmge v1.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf63 // fmul v3.4s, v27.4s, v28.4s
-	WORD $0x6e24dc8e // fmul v14.4s, v4.4s, v4.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
-	WORD $0x6e20dc0e // fmul v14.4s, v0.4s, v0.4s
-	WORD $0x4e2ed463 // fadd v3.4s, v3.4s, v14.4s
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce620 // fcmge v0.4s, v17.4s, v28.4s
+	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1fa20 // fsqrt v0.4s, v17.4s
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
 	WORD $0x3dc00681 // ldr q1, [x20, #16]
 	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd83 // fmul v3.4s, v12.4s, v0.4s
-	WORD $0x6e20dda4 // fmul v4.4s, v13.4s, v0.4s
-	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
+	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
+	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
+	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f96b // fsqrt v11.4s, v11.4s
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4eabd5cf // fsub v15.4s, v14.4s, v11.4s
+	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e2be5cb // fcmge v11.4s, v14.4s, v11.4s
+	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc70 // fmul v16.4s, v3.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x6e2edc91 // fmul v17.4s, v4.4s, v14.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
-	WORD $0x4e31d508 // fadd v8.4s, v8.4s, v17.4s
-	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
-	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -5780,11 +5668,11 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad776 // fsub v22.4s, v27.4s, v10.4s
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea8d770 // fsub v16.4s, v27.4s, v8.4s
+	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
@@ -5801,18 +5689,18 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea8d76a // fsub v10.4s, v27.4s, v8.4s
-	WORD $0x6e2ddf48 // fmul v8.4s, v26.4s, v13.4s
+	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
+	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e29decc // fmul v12.4s, v22.4s, v9.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e2ade0c // fmul v12.4s, v16.4s, v10.4s
-	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
-	WORD $0x6e21dd08 // fmul v8.4s, v8.4s, v1.4s
+	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
@@ -5820,21 +5708,21 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
-	WORD $0x6ea8e43e // fcmgt v30.4s, v1.4s, v8.4s
+	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
+	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e51e // fcmgt v30.4s, v8.4s, v1.4s
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd768 // fadd v8.4s, v27.4s, v28.4s
+	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -5843,9 +5731,9 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea9d436 // fsub v22.4s, v1.4s, v9.4s
+	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eaad59a // fsub v26.4s, v12.4s, v10.4s
+	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
@@ -5866,27 +5754,27 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
 	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d550 // fadd v16.4s, v10.4s, v16.4s
+	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e23ded9 // fmul v25.4s, v22.4s, v3.4s
+	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e24df58 // fmul v24.4s, v26.4s, v4.4s
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d518 // fsub v24.4s, v8.4s, v24.4s
-	WORD $0x6e2edc79 // fmul v25.4s, v3.4s, v14.4s
+	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
+	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
 	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edc97 // fmul v23.4s, v4.4s, v14.4s
+	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -5900,14 +5788,14 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -5923,8 +5811,8 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
 	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad618 // fsub v24.4s, v16.4s, v10.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -5948,155 +5836,155 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d529 // fadd v9.4s, v9.4s, v23.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
+	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d54a // fadd v10.4s, v10.4s, v22.4s
-	WORD $0x4eb0d54a // fsub v10.4s, v10.4s, v16.4s
-	WORD $0x6e23ddb6 // fmul v22.4s, v13.4s, v3.4s
-	WORD $0x6e24dd37 // fmul v23.4s, v9.4s, v4.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
+	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
+	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd57 // fmul v23.4s, v10.4s, v0.4s
+	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d508 // fsub v8.4s, v8.4s, v22.4s
-	WORD $0x6e2edc76 // fmul v22.4s, v3.4s, v14.4s
+	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
+	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
 	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc8d // fmul v13.4s, v4.4s, v14.4s
-	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
+	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad60a // fadd v10.4s, v16.4s, v10.4s
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
+	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
 	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
 	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
 	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
 	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
 	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
 	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
-	WORD $0x4ea0f9e6 // fabs v6.4s, v15.4s
-	WORD $0x3dc00a88 // ldr q8, [x20, #32]
-	WORD $0x6e26e506 // fcmge v6.4s, v8.4s, v6.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
+	WORD $0x3dc00a86 // ldr q6, [x20, #32]
+	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e501 // fcmge v1.4s, v8.4s, v1.4s
+	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a0 // str q0, [x21, #464]
 	WORD $0x3d807ab3 // str q19, [x21, #480]
 	WORD $0x3d807eb4 // str q20, [x21, #496]
 	WORD $0x3d8082b5 // str q21, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
 	MOVWU 368(R21), R22
@@ -6351,120 +6239,110 @@ Contacts64NEON_loop:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
-	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
-	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
-	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
-	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
-	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
-	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
-	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
-	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
-	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
-	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
-	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
-	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
-	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
-	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
-	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
-	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
-	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
-	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
-	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
-	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
-	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
-	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
-	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
-	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
-	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
-	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
-	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
-	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
-	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0168f // ldr q15, [x20, #80]
-	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
+	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0168d // ldr q13, [x20, #80]
+	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
-	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
+	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc01296 // ldr q22, [x20, #64]
-	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -6476,248 +6354,250 @@ Contacts64NEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
 	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
-	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
+	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
+	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
+	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
-	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
-	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
-	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
-	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
-	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
-	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
-	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
-	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
-	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
-	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
-	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
-	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
-	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
-	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
+	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
+	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
+	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
+	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
+	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
+	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
+	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
+	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
+	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
+	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
-	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
-	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
-	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 Contacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
 	WORD $0x3dc01681 // ldr q1, [x20, #80]
 	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
-	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
-	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
+	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
+	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
-	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
-	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
-	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -6731,11 +6611,11 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
@@ -6752,18 +6632,18 @@ Contacts64NEON_group_normal:
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
-	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
+	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
@@ -6771,21 +6651,21 @@ Contacts64NEON_group_normal:
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
-	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
+	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -6794,9 +6674,9 @@ Contacts64NEON_group_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
@@ -6817,27 +6697,27 @@ Contacts64NEON_group_normal:
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
 	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
-	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
+	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
 	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -6851,14 +6731,14 @@ Contacts64NEON_group_normal:
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -6874,8 +6754,8 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
 	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -6899,137 +6779,137 @@ Contacts64NEON_group_normal:
 	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
-	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
-	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
-	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
+	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
+	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
-	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
+	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
 	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
-	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
+	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 Contacts64NEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
+	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
 	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
 	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
 	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
 	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
-	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
-	WORD $0x3dc01a88 // ldr q8, [x20, #96]
-	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
+	WORD $0x3dc01a86 // ldr q6, [x20, #96]
+	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 Contacts64NEON_group_finite:
 	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
@@ -7039,7 +6919,7 @@ Contacts64NEON_group_finite:
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0xfd00027b // str d27, [x19, #0]
-	WORD $0x0ea128db // xtn v27.2s, v6.2d
+	WORD $0x0ea1287b // xtn v27.2s, v3.2d
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0xfd00027b // str d27, [x19, #0]
@@ -7051,10 +6931,10 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800263 // str q3, [x19, #0]
+	WORD $0x3d80026a // str q10, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d80026b // str q11, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d800260 // str q0, [x19, #0]
@@ -7075,7 +6955,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800267 // str q7, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	ADD $2, R11
 	B Contacts64NEON_loop
 
@@ -7180,120 +7060,110 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
-	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
-	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
-	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
-	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
-	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
-	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
-	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
-	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
-	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
-	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
-	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
-	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
-	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
-	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
-	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
-	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
-	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
-	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
-	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
-	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
-	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
-	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
-	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
-	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
-	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
-	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
-	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
-	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
-	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0168f // ldr q15, [x20, #80]
-	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
+	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0168d // ldr q13, [x20, #80]
+	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
-	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
+	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc01296 // ldr q22, [x20, #64]
-	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -7305,248 +7175,250 @@ Contacts64NEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
 	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
-	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
+	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
+	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
+	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
-	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
-	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
-	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
-	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
-	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
-	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
-	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
-	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
-	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
-	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
-	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
-	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
-	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
-	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
+	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
+	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
+	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
+	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
+	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
+	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
+	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
+	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
+	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
+	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
-	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
-	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
-	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 Contacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
 	WORD $0x3dc01681 // ldr q1, [x20, #80]
 	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
-	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
-	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
+	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
+	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
-	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
-	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
-	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -7560,11 +7432,11 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
@@ -7581,18 +7453,18 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
-	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
+	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
@@ -7600,21 +7472,21 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
-	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
+	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -7623,9 +7495,9 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
@@ -7646,27 +7518,27 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
 	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
-	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
+	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
 	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -7680,14 +7552,14 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -7703,8 +7575,8 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
 	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -7728,155 +7600,155 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
-	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
-	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
-	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
+	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
+	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
-	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
+	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
 	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
-	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
+	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 Contacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
+	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
 	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
 	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
 	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
 	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
-	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
-	WORD $0x3dc01a88 // ldr q8, [x20, #96]
-	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
+	WORD $0x3dc01a86 // ldr q6, [x20, #96]
+	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a0 // str q0, [x21, #464]
 	WORD $0x3d807ab3 // str q19, [x21, #480]
 	WORD $0x3d807eb4 // str q20, [x21, #496]
 	WORD $0x3d8082b5 // str q21, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
 	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -8047,120 +7919,110 @@ CompactContacts64NEON_loop:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
-	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
-	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
-	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
-	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
-	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
-	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
-	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
-	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
-	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
-	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
-	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
-	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
-	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
-	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
-	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
-	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
-	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
-	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
-	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
-	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
-	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
-	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
-	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
-	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
-	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
-	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
-	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
-	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
-	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0168f // ldr q15, [x20, #80]
-	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
+	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0168d // ldr q13, [x20, #80]
+	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
-	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
+	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc01296 // ldr q22, [x20, #64]
-	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -8172,248 +8034,250 @@ CompactContacts64NEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
 	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
-	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
+	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
+	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
+	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
-	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
-	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
-	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
-	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
-	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
-	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
-	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
-	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
-	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
-	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
-	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
-	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
-	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
-	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
+	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
+	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
+	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
+	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
+	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
+	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
+	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
+	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
+	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
+	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
-	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
-	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
-	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
 	WORD $0x3dc01681 // ldr q1, [x20, #80]
 	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
-	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
-	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
+	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
+	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
-	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
-	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
-	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -8427,11 +8291,11 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
@@ -8448,18 +8312,18 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
-	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
+	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
@@ -8467,21 +8331,21 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
-	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
+	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -8490,9 +8354,9 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
@@ -8513,27 +8377,27 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
 	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
-	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
+	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
 	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -8547,14 +8411,14 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -8570,8 +8434,8 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
 	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -8595,159 +8459,159 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
-	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
-	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
-	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
+	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
+	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
-	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
+	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
 	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
-	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
+	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContacts64NEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
+	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
 	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
 	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
 	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
 	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
-	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
-	WORD $0x3dc01a88 // ldr q8, [x20, #96]
-	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
+	WORD $0x3dc01a86 // ldr q6, [x20, #96]
+	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 CompactContacts64NEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a0 // str q0, [x21, #464]
 	WORD $0x3d807ab3 // str q19, [x21, #480]
 	WORD $0x3d807eb4 // str q20, [x21, #496]
 	WORD $0x3d8082b5 // str q21, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip0
 	MOVWU 368(R21), R22
@@ -8942,120 +8806,110 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddef // fmul v15.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddd0 // fmul v16.2d, v14.2d, v25.2d
-	WORD $0x6e79de2c // fmul v12.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d610 // fsub v16.2d, v16.2d, v19.2d
-	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
-	WORD $0x6e6fdd6d // fmul v13.2d, v11.2d, v15.2d
-	WORD $0x6e6fddc9 // fmul v9.2d, v14.2d, v15.2d
-	WORD $0x6e6fde2a // fmul v10.2d, v17.2d, v15.2d
-	WORD $0x4eedd44d // fsub v13.2d, v2.2d, v13.2d
-	WORD $0x4ee9d4a9 // fsub v9.2d, v5.2d, v9.2d
-	WORD $0x4eead50a // fsub v10.2d, v8.2d, v10.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6ddda6 // fmul v6.2d, v13.2d, v13.2d
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6add47 // fmul v7.2d, v10.2d, v10.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x6e6ddf47 // fmul v7.2d, v26.2d, v13.2d
-	WORD $0x6e69de09 // fmul v9.2d, v16.2d, v9.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
-	WORD $0x4ee0d8de // fcmeq v30.2d, v6.2d, #0.0
-	WORD $0x6e66fce7 // fdiv v7.2d, v7.2d, v6.2d
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e67dc49 // fmul v9.2d, v2.2d, v7.2d
-	WORD $0x4e69d649 // fadd v9.2d, v18.2d, v9.2d
-	WORD $0x6e67dcaa // fmul v10.2d, v5.2d, v7.2d
-	WORD $0x4e6ad66a // fadd v10.2d, v19.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x6e6bdd29 // fmul v9.2d, v9.2d, v11.2d
-	WORD $0x6e6edd4a // fmul v10.2d, v10.2d, v14.2d
-	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
-	WORD $0x6e71dce7 // fmul v7.2d, v7.2d, v17.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
-	WORD $0x6e76dce7 // fmul v7.2d, v7.2d, v22.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e67dd69 // fmul v9.2d, v11.2d, v7.2d
-	WORD $0x6e67ddca // fmul v10.2d, v14.2d, v7.2d
-	WORD $0x6e67de27 // fmul v7.2d, v17.2d, v7.2d
-	WORD $0x4ef2d52b // fsub v11.2d, v9.2d, v18.2d
-	WORD $0x4ef3d54c // fsub v12.2d, v10.2d, v19.2d
-	WORD $0x4ef4d4ed // fsub v13.2d, v7.2d, v20.2d
-	WORD $0x6e62dd6b // fmul v11.2d, v11.2d, v2.2d
-	WORD $0x6e65dd8c // fmul v12.2d, v12.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68ddac // fmul v12.2d, v13.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e78dd6b // fmul v11.2d, v11.2d, v24.2d
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eebe7fe // fcmgt v30.2d, v31.2d, v11.2d
-	WORD $0x6e7f1d7e // bsl v30.16b, v11.16b, v31.16b
-	WORD $0x4ee0cbcb // fcmgt v11.2d, v30.2d, #0.0
-	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e6bdc42 // fmul v2.2d, v2.2d, v11.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e6bdca5 // fmul v5.2d, v5.2d, v11.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
-	WORD $0x4e68d688 // fadd v8.2d, v20.2d, v8.2d
-	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
-	WORD $0x6e62dc4b // fmul v11.2d, v2.2d, v2.2d
-	WORD $0x6e65dcac // fmul v12.2d, v5.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd0c // fmul v12.2d, v8.2d, v8.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e6fd72c // fadd v12.2d, v25.2d, v15.2d
-	WORD $0x6ef9e59e // fcmgt v30.2d, v12.2d, v25.2d
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6c1f2d // bsl v13.16b, v25.16b, v12.16b
-	WORD $0x6f00e40e // movi v14.2d, #0x0
-	WORD $0x6eede5de // fcmgt v30.2d, v14.2d, v13.2d
-	WORD $0x6ebe1dcd // bit v13.16b, v14.16b, v30.16b
-	WORD $0x6eece73e // fcmgt v30.2d, v25.2d, v12.2d
-	WORD $0x6ebe1f2c // bit v12.16b, v25.16b, v30.16b
-	WORD $0x3dc0168f // ldr q15, [x20, #80]
-	WORD $0x6eefe59e // fcmgt v30.2d, v12.2d, v15.2d
-	WORD $0x6ebe1dec // bit v12.16b, v15.16b, v30.16b
-	WORD $0x6eede58c // fcmgt v12.2d, v12.2d, v13.2d
+	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
+	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
+	WORD $0x6f00e40c // movi v12.2d, #0x0
+	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
+	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
+	WORD $0x3dc0168d // ldr q13, [x20, #80]
+	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
+	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
+	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6d // fmul v13.2d, v27.2d, v23.2d
-	WORD $0x6e66e5a6 // fcmge v6.2d, v13.2d, v6.2d
-	WORD $0x4e261d86 // and v6.16b, v12.16b, v6.16b
-	WORD $0x4e6ee6ec // fcmeq v12.2d, v23.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
-	WORD $0x4e6ee6cc // fcmeq v12.2d, v22.2d, v14.2d
-	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
+	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
+	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
+	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
+	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x4eab1d71 // mov v17.16b, v11.16b
-	WORD $0x3dc01296 // ldr q22, [x20, #64]
-	WORD $0x6e76e638 // fcmge v24.2d, v17.2d, v22.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea51cab // mov v11.16b, v5.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -9067,248 +8921,250 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6ef1e673 // fcmgt v19.2d, v19.2d, v17.2d
-	WORD $0x4eb31f14 // orr v20.16b, v24.16b, v19.16b
+	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x4ee4d475 // fsub v21.2d, v3.2d, v4.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd763 // fsub v3.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
 	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e79df24 // fmul v4.2d, v25.2d, v25.2d
-	WORD $0x6e7adf41 // fmul v1.2d, v26.2d, v26.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e63dc64 // fmul v4.2d, v3.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
+	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64fde4 // fdiv v4.2d, v15.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
+	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
+	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
+	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
+	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df37 // fmul v23.2d, v25.2d, v1.2d
-	WORD $0x6e61df59 // fmul v25.2d, v26.2d, v1.2d
-	WORD $0x6e61dc61 // fmul v1.2d, v3.2d, v1.2d
-	WORD $0x4e6ee400 // fcmeq v0.2d, v0.2d, v14.2d
-	WORD $0x6e61dea3 // fmul v3.2d, v21.2d, v1.2d
-	WORD $0x6e79dc9a // fmul v26.2d, v4.2d, v25.2d
-	WORD $0x4efad463 // fsub v3.2d, v3.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8f // fmul v15.2d, v20.2d, v1.2d
-	WORD $0x4eefd74f // fsub v15.2d, v26.2d, v15.2d
-	WORD $0x6e79de9a // fmul v26.2d, v20.2d, v25.2d
-	WORD $0x6e77deae // fmul v14.2d, v21.2d, v23.2d
-	WORD $0x4eeed74e // fsub v14.2d, v26.2d, v14.2d
-	WORD $0x6e63dc7a // fmul v26.2d, v3.2d, v3.2d
-	WORD $0x6e6fddf6 // fmul v22.2d, v15.2d, v15.2d
-	WORD $0x4e76d756 // fadd v22.2d, v26.2d, v22.2d
-	WORD $0x6e6eddda // fmul v26.2d, v14.2d, v14.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
+	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
+	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
+	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
+	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
+	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
+	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
+	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
+	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
+	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
+	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce6da // fcmge v26.2d, v22.2d, v28.2d
+	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31f13 // orr v19.16b, v24.16b, v19.16b
-	WORD $0x6e63dc58 // fmul v24.2d, v2.2d, v3.2d
-	WORD $0x6e6fdcba // fmul v26.2d, v5.2d, v15.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e6edd1a // fmul v26.2d, v8.2d, v14.2d
-	WORD $0x4e7ad718 // fadd v24.2d, v24.2d, v26.2d
-	WORD $0x6e78df1a // fmul v26.2d, v24.2d, v24.2d
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e76de52 // fmul v18.2d, v18.2d, v22.2d
+	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef8e798 // fcmgt v24.2d, v28.2d, v24.2d
-	WORD $0x4e721f12 // bic v18.16b, v24.16b, v18.16b
-	WORD $0x6ee0f878 // fneg v24.2d, v3.2d
-	WORD $0x6ee0f9fa // fneg v26.2d, v15.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f9c1 // fneg v1.2d, v14.2d
+	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f03 // bit v3.16b, v24.16b, v30.16b
+	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4f // bit v15.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2e // bit v14.16b, v1.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d83 // bif v3.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1daf // bif v15.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e0e // bif v14.16b, v16.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1e36 // bif v22.16b, v17.16b, v30.16b
-	WORD $0x4ea31c6c // mov v12.16b, v3.16b
-	WORD $0x4eaf1ded // mov v13.16b, v15.16b
-	WORD $0x4eae1dd0 // mov v16.16b, v14.16b
-	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb91f2a // mov v10.16b, v25.16b
+	WORD $0x4ead1dab // mov v11.16b, v13.16b
+	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f35 // bit v21.16b, v25.16b, v30.16b
+	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f84 // bit v4.16b, v28.16b, v30.16b
+	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75dea3 // fmul v3.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6e // fmul v14.2d, v27.2d, v28.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1eae // bsl v14.16b, v21.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x6e701f8f // bsl v15.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eaf1df0 // mov v16.16b, v15.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce621 // fcmge v1.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf63 // fmul v3.2d, v27.2d, v28.2d
-	WORD $0x6e64dc8e // fmul v14.2d, v4.2d, v4.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
-	WORD $0x6e60dc0e // fmul v14.2d, v0.2d, v0.2d
-	WORD $0x4e6ed463 // fadd v3.2d, v3.2d, v14.2d
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fce // mov v14.16b, v30.16b
-	WORD $0x6e6c1f8e // bsl v14.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e00 // bif v0.16b, v16.16b, v30.16b
+	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1e23 // bif v3.16b, v17.16b, v30.16b
-	WORD $0x4eae1dcc // mov v12.16b, v14.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
+	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
+	WORD $0x4eac1d8f // mov v15.16b, v12.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce620 // fcmge v0.2d, v17.2d, v28.2d
+	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6d1f83 // bsl v3.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e701f84 // bsl v4.16b, v28.16b, v16.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e711f80 // bsl v0.16b, v28.16b, v17.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea31c6d // mov v13.16b, v3.16b
-	WORD $0x4ea41c90 // mov v16.16b, v4.16b
-	WORD $0x4ea01c11 // mov v17.16b, v0.16b
+	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
+	WORD $0x4ea11c2a // mov v10.16b, v1.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1fa20 // fsqrt v0.2d, v17.2d
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
 	WORD $0x3dc01681 // ldr q1, [x20, #80]
 	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd83 // fmul v3.2d, v12.2d, v0.2d
-	WORD $0x6e60dda4 // fmul v4.2d, v13.2d, v0.2d
-	WORD $0x6e60de00 // fmul v0.2d, v16.2d, v0.2d
+	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
+	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
+	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f96b // fsqrt v11.2d, v11.2d
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
 	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4eebd5cf // fsub v15.2d, v14.2d, v11.2d
+	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
 	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e6be5cb // fcmge v11.2d, v14.2d, v11.2d
+	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc70 // fmul v16.2d, v3.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x6e6edc91 // fmul v17.2d, v4.2d, v14.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
-	WORD $0x4e71d508 // fadd v8.2d, v8.2d, v17.2d
-	WORD $0x6e70dd08 // fmul v8.2d, v8.2d, v16.2d
-	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
-	WORD $0x3dc04aa8 // ldr q8, [x21, #288]
-	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
 	WORD $0x4ea21c53 // mov v19.16b, v2.16b
 	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea71cf5 // mov v21.16b, v7.16b
+	WORD $0x4ea41c95 // mov v21.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	WORD $0x4e261d66 // and v6.16b, v11.16b, v6.16b
+	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e416 // movi v22.2d, #0x0
-	WORD $0x4eab1d7e // mov v30.16b, v11.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e761f8b // bsl v11.16b, v28.16b, v22.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6ebe1f8b // bit v11.16b, v28.16b, v30.16b
-	WORD $0x6eb0a8de // umaxv s30, v6.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -9322,11 +9178,11 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead776 // fsub v22.2d, v27.2d, v10.2d
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee8d770 // fsub v16.2d, v27.2d, v8.2d
+	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
@@ -9343,18 +9199,18 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee8d76a // fsub v10.2d, v27.2d, v8.2d
-	WORD $0x6e6ddf48 // fmul v8.2d, v26.2d, v13.2d
+	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
+	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
 	WORD $0x3d8006ac // str q12, [x21, #16]
-	WORD $0x6e69decc // fmul v12.2d, v22.2d, v9.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e6ade0c // fmul v12.2d, v16.2d, v10.2d
-	WORD $0x4e6cd508 // fadd v8.2d, v8.2d, v12.2d
-	WORD $0x6e61dd08 // fmul v8.2d, v8.2d, v1.2d
+	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
 	WORD $0x3d800ab7 // str q23, [x21, #32]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
@@ -9362,21 +9218,21 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
-	WORD $0x6ee8e43e // fcmgt v30.2d, v1.2d, v8.2d
+	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
+	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611d0c // bsl v12.16b, v8.16b, v1.16b
+	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e51e // fcmgt v30.2d, v8.2d, v1.2d
-	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
+	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
 	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd768 // fadd v8.2d, v27.2d, v28.2d
+	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
 	WORD $0x3d800ea1 // str q1, [x21, #48]
@@ -9385,9 +9241,9 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3d8012b0 // str q16, [x21, #64]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
 	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee9d436 // fsub v22.2d, v1.2d, v9.2d
+	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
 	WORD $0x3d801aba // str q26, [x21, #96]
-	WORD $0x4eead59a // fsub v26.2d, v12.2d, v10.2d
+	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
@@ -9408,27 +9264,27 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
 	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d550 // fadd v16.2d, v10.2d, v16.2d
+	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
 	WORD $0x3d801eb9 // str q25, [x21, #112]
-	WORD $0x6e63ded9 // fmul v25.2d, v22.2d, v3.2d
+	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
 	WORD $0x3d8022b8 // str q24, [x21, #128]
-	WORD $0x6e64df58 // fmul v24.2d, v26.2d, v4.2d
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d518 // fsub v24.2d, v8.2d, v24.2d
-	WORD $0x6e6edc79 // fmul v25.2d, v3.2d, v14.2d
+	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
+	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
 	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edc97 // fmul v23.2d, v4.2d, v14.2d
+	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -9442,14 +9298,14 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
 	WORD $0x4eb81f11 // mov v17.16b, v24.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
 	WORD $0x4ea11c34 // mov v20.16b, v1.16b
@@ -9465,8 +9321,8 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
 	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead618 // fsub v24.2d, v16.2d, v10.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
@@ -9490,155 +9346,155 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d529 // fadd v9.2d, v9.2d, v23.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d54a // fadd v10.2d, v10.2d, v22.2d
-	WORD $0x4ef0d54a // fsub v10.2d, v10.2d, v16.2d
-	WORD $0x6e63ddb6 // fmul v22.2d, v13.2d, v3.2d
-	WORD $0x6e64dd37 // fmul v23.2d, v9.2d, v4.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
+	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
+	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd57 // fmul v23.2d, v10.2d, v0.2d
+	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d508 // fsub v8.2d, v8.2d, v22.2d
-	WORD $0x6e6edc76 // fmul v22.2d, v3.2d, v14.2d
+	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
+	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
 	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc8d // fmul v13.2d, v4.2d, v14.2d
-	WORD $0x4e6dd529 // fadd v9.2d, v9.2d, v13.2d
+	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
+	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad60a // fadd v10.2d, v16.2d, v10.2d
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1e48 // bif v8.16b, v18.16b, v30.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea61cde // mov v30.16b, v6.16b
-	WORD $0x6efe1cea // bif v10.16b, v7.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
 	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
+	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
 	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
+	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
 	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
 	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
 	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
 	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e67d421 // fadd v1.2d, v1.2d, v7.2d
-	WORD $0x4ee0f9e6 // fabs v6.2d, v15.2d
-	WORD $0x3dc01a88 // ldr q8, [x20, #96]
-	WORD $0x6e66e506 // fcmge v6.2d, v8.2d, v6.2d
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
+	WORD $0x3dc01a86 // ldr q6, [x20, #96]
+	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e501 // fcmge v1.2d, v8.2d, v1.2d
+	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11cc1 // orr v1.16b, v6.16b, v1.16b
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a83e // umaxv s30, v1.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
-	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
+	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e721f88 // bsl v8.16b, v28.16b, v18.16b
-	WORD $0x4ea81d12 // mov v18.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
-	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e601f88 // bsl v8.16b, v28.16b, v0.16b
-	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
+	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e731f88 // bsl v8.16b, v28.16b, v19.16b
-	WORD $0x4ea81d13 // mov v19.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e741f88 // bsl v8.16b, v28.16b, v20.16b
-	WORD $0x4ea81d14 // mov v20.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x4ea81d15 // mov v21.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
+	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
-	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
-	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e671f88 // bsl v8.16b, v28.16b, v7.16b
-	WORD $0x4ea81d07 // mov v7.16b, v8.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
+	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea11c3e // mov v30.16b, v1.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e661f81 // bsl v1.16b, v28.16b, v6.16b
-	WORD $0x4ea11c26 // mov v6.16b, v1.16b
+	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
 
 CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a6 // str q6, [x21, #384]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8072a4 // str q4, [x21, #448]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a0 // str q0, [x21, #464]
 	WORD $0x3d807ab3 // str q19, [x21, #480]
 	WORD $0x3d807eb4 // str q20, [x21, #496]
 	WORD $0x3d8082b5 // str q21, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea7 // str q7, [x21, #560]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContacts64NEON_tailrow_skip0
 	MOVWU 368(R21), R22
@@ -9693,7 +9549,7 @@ CompactContacts64NEON_done:
 
 // func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int)
 TEXT ·ClosestIndexedNEON(SB), $320-56
-	// 19 of 27 vector registers for values, 0 spilled per group.
+	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -9814,75 +9670,65 @@ ClosestIndexedNEON_loop:
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
-	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
-	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
-	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
-	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
-	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
-	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
-	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
-	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
-	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
-	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x6e26dd86 // fmul v6.4s, v12.4s, v6.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21dc0d // fmul v13.4s, v0.4s, v1.4s
+	WORD $0x6e23dc4e // fmul v14.4s, v2.4s, v3.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e25dc8e // fmul v14.4s, v4.4s, v5.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adcee // fmul v14.4s, v7.4s, v10.4s
+	WORD $0x6e2add2f // fmul v15.4s, v9.4s, v10.4s
+	WORD $0x6e2add70 // fmul v16.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ce // fsub v14.4s, v14.4s, v0.4s
+	WORD $0x4ea2d5ef // fsub v15.4s, v15.4s, v2.4s
+	WORD $0x4ea4d610 // fsub v16.4s, v16.4s, v4.4s
+	WORD $0x6e26dcf1 // fmul v17.4s, v7.4s, v6.4s
+	WORD $0x6e26dd32 // fmul v18.4s, v9.4s, v6.4s
+	WORD $0x6e26dd73 // fmul v19.4s, v11.4s, v6.4s
+	WORD $0x4eb1d431 // fsub v17.4s, v1.4s, v17.4s
+	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
+	WORD $0x4eb3d4b3 // fsub v19.4s, v5.4s, v19.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
+	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
+	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
+	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
-	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
-	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
-	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
-	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
-	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
-	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
-	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e26ddc6 // fmul v6.4s, v14.4s, v6.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
-	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
-	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
-	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
-	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
-	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2cdcca // fmul v10.4s, v6.4s, v12.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e28dd48 // fmul v8.4s, v10.4s, v8.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -10050,75 +9896,65 @@ ClosestIndexedNEON_tailin_end:
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e25dd6d // fmul v13.4s, v11.4s, v5.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e26dd8c // fmul v12.4s, v12.4s, v6.4s
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e2adced // fmul v13.4s, v7.4s, v10.4s
-	WORD $0x6e2add2e // fmul v14.4s, v9.4s, v10.4s
-	WORD $0x6e2add6a // fmul v10.4s, v11.4s, v10.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x4ea2d5ce // fsub v14.4s, v14.4s, v2.4s
-	WORD $0x4ea4d54a // fsub v10.4s, v10.4s, v4.4s
-	WORD $0x6e2cdcef // fmul v15.4s, v7.4s, v12.4s
-	WORD $0x6e2cdd30 // fmul v16.4s, v9.4s, v12.4s
-	WORD $0x6e2cdd6c // fmul v12.4s, v11.4s, v12.4s
-	WORD $0x4eafd42f // fsub v15.4s, v1.4s, v15.4s
-	WORD $0x4eb0d470 // fsub v16.4s, v3.4s, v16.4s
-	WORD $0x4eacd4ac // fsub v12.4s, v5.4s, v12.4s
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e2fddf1 // fmul v17.4s, v15.4s, v15.4s
-	WORD $0x6e30de12 // fmul v18.4s, v16.4s, v16.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2cdd92 // fmul v18.4s, v12.4s, v12.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
-	WORD $0x6e30ddce // fmul v14.4s, v14.4s, v16.4s
+	WORD $0x6e26dd86 // fmul v6.4s, v12.4s, v6.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21dc0d // fmul v13.4s, v0.4s, v1.4s
+	WORD $0x6e23dc4e // fmul v14.4s, v2.4s, v3.4s
 	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
-	WORD $0x6e2cdd4a // fmul v10.4s, v10.4s, v12.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fd4a // fdiv v10.4s, v10.4s, v17.4s
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e25dc8e // fmul v14.4s, v4.4s, v5.4s
+	WORD $0x4e2ed5ad // fadd v13.4s, v13.4s, v14.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e2adcee // fmul v14.4s, v7.4s, v10.4s
+	WORD $0x6e2add2f // fmul v15.4s, v9.4s, v10.4s
+	WORD $0x6e2add70 // fmul v16.4s, v11.4s, v10.4s
+	WORD $0x4ea0d5ce // fsub v14.4s, v14.4s, v0.4s
+	WORD $0x4ea2d5ef // fsub v15.4s, v15.4s, v2.4s
+	WORD $0x4ea4d610 // fsub v16.4s, v16.4s, v4.4s
+	WORD $0x6e26dcf1 // fmul v17.4s, v7.4s, v6.4s
+	WORD $0x6e26dd32 // fmul v18.4s, v9.4s, v6.4s
+	WORD $0x6e26dd73 // fmul v19.4s, v11.4s, v6.4s
+	WORD $0x4eb1d431 // fsub v17.4s, v1.4s, v17.4s
+	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
+	WORD $0x4eb3d4b3 // fsub v19.4s, v5.4s, v19.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e31de34 // fmul v20.4s, v17.4s, v17.4s
+	WORD $0x6e32de55 // fmul v21.4s, v18.4s, v18.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e33de75 // fmul v21.4s, v19.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e31ddce // fmul v14.4s, v14.4s, v17.4s
+	WORD $0x6e32ddef // fmul v15.4s, v15.4s, v18.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x6e33de0f // fmul v15.4s, v16.4s, v19.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x4ea0da9e // fcmeq v30.4s, v20.4s, #0.0
+	WORD $0x6e34fdce // fdiv v14.4s, v14.4s, v20.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e2adc2c // fmul v12.4s, v1.4s, v10.4s
-	WORD $0x4e2cd40c // fadd v12.4s, v0.4s, v12.4s
-	WORD $0x6e2adc6d // fmul v13.4s, v3.4s, v10.4s
-	WORD $0x4e2dd44d // fadd v13.4s, v2.4s, v13.4s
-	WORD $0x6e2adcaa // fmul v10.4s, v5.4s, v10.4s
-	WORD $0x4e2ad48a // fadd v10.4s, v4.4s, v10.4s
-	WORD $0x6e27dd8c // fmul v12.4s, v12.4s, v7.4s
-	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e2bdd4a // fmul v10.4s, v10.4s, v11.4s
-	WORD $0x4e2ad58a // fadd v10.4s, v12.4s, v10.4s
-	WORD $0x6e26dd46 // fmul v6.4s, v10.4s, v6.4s
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e26ddc6 // fmul v6.4s, v14.4s, v6.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
-	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
-	WORD $0x4ea0d4eb // fsub v11.4s, v7.4s, v0.4s
-	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
-	WORD $0x4ea4d54d // fsub v13.4s, v10.4s, v4.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
-	WORD $0x6e23dd8c // fmul v12.4s, v12.4s, v3.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e25ddac // fmul v12.4s, v13.4s, v5.4s
-	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
-	WORD $0x6e28dd68 // fmul v8.4s, v11.4s, v8.4s
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2cdcca // fmul v10.4s, v6.4s, v12.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e28dd48 // fmul v8.4s, v10.4s, v8.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea8e7fe // fcmgt v30.4s, v31.4s, v8.4s
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ea0cbc8 // fcmgt v8.4s, v30.4s, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd29 // fmul v9.4s, v9.4s, v6.4s
+	WORD $0x6e26dd6a // fmul v10.4s, v11.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
@@ -10187,7 +10023,7 @@ ClosestIndexedNEON_done:
 
 // func ClosestIndexed64NEON(caps *float64, pi, pj *uint32, s, t, dist2 *float64, n int)
 TEXT ·ClosestIndexed64NEON(SB), $320-56
-	// 19 of 27 vector registers for values, 0 spilled per group.
+	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -10292,75 +10128,65 @@ ClosestIndexed64NEON_loop:
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
-	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
-	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
-	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
-	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
-	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
-	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
-	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
-	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
-	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
-	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
-	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x6e66dd86 // fmul v6.2d, v12.2d, v6.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61dc0d // fmul v13.2d, v0.2d, v1.2d
+	WORD $0x6e63dc4e // fmul v14.2d, v2.2d, v3.2d
 	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
-	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e65dc8e // fmul v14.2d, v4.2d, v5.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adcee // fmul v14.2d, v7.2d, v10.2d
+	WORD $0x6e6add2f // fmul v15.2d, v9.2d, v10.2d
+	WORD $0x6e6add70 // fmul v16.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ce // fsub v14.2d, v14.2d, v0.2d
+	WORD $0x4ee2d5ef // fsub v15.2d, v15.2d, v2.2d
+	WORD $0x4ee4d610 // fsub v16.2d, v16.2d, v4.2d
+	WORD $0x6e66dcf1 // fmul v17.2d, v7.2d, v6.2d
+	WORD $0x6e66dd32 // fmul v18.2d, v9.2d, v6.2d
+	WORD $0x6e66dd73 // fmul v19.2d, v11.2d, v6.2d
+	WORD $0x4ef1d431 // fsub v17.2d, v1.2d, v17.2d
+	WORD $0x4ef2d472 // fsub v18.2d, v3.2d, v18.2d
+	WORD $0x4ef3d4b3 // fsub v19.2d, v5.2d, v19.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e71de34 // fmul v20.2d, v17.2d, v17.2d
+	WORD $0x6e72de55 // fmul v21.2d, v18.2d, v18.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e73de75 // fmul v21.2d, v19.2d, v19.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e71ddce // fmul v14.2d, v14.2d, v17.2d
+	WORD $0x6e72ddef // fmul v15.2d, v15.2d, v18.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x6e73de0f // fmul v15.2d, v16.2d, v19.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x4ee0da9e // fcmeq v30.2d, v20.2d, #0.0
+	WORD $0x6e74fdce // fdiv v14.2d, v14.2d, v20.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
-	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
-	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
-	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
-	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
-	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
-	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
-	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
-	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
-	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e66ddc6 // fmul v6.2d, v14.2d, v6.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
-	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
-	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
-	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
-	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
-	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
-	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6cdcca // fmul v10.2d, v6.2d, v12.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e68dd48 // fmul v8.2d, v10.2d, v8.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
 	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
@@ -10496,75 +10322,65 @@ ClosestIndexed64NEON_tailin_end:
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e65dd6d // fmul v13.2d, v11.2d, v5.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e66dd8c // fmul v12.2d, v12.2d, v6.2d
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e6adced // fmul v13.2d, v7.2d, v10.2d
-	WORD $0x6e6add2e // fmul v14.2d, v9.2d, v10.2d
-	WORD $0x6e6add6a // fmul v10.2d, v11.2d, v10.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x4ee2d5ce // fsub v14.2d, v14.2d, v2.2d
-	WORD $0x4ee4d54a // fsub v10.2d, v10.2d, v4.2d
-	WORD $0x6e6cdcef // fmul v15.2d, v7.2d, v12.2d
-	WORD $0x6e6cdd30 // fmul v16.2d, v9.2d, v12.2d
-	WORD $0x6e6cdd6c // fmul v12.2d, v11.2d, v12.2d
-	WORD $0x4eefd42f // fsub v15.2d, v1.2d, v15.2d
-	WORD $0x4ef0d470 // fsub v16.2d, v3.2d, v16.2d
-	WORD $0x4eecd4ac // fsub v12.2d, v5.2d, v12.2d
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e6fddf1 // fmul v17.2d, v15.2d, v15.2d
-	WORD $0x6e70de12 // fmul v18.2d, v16.2d, v16.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6cdd92 // fmul v18.2d, v12.2d, v12.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x6e6fddad // fmul v13.2d, v13.2d, v15.2d
-	WORD $0x6e70ddce // fmul v14.2d, v14.2d, v16.2d
+	WORD $0x6e66dd86 // fmul v6.2d, v12.2d, v6.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61dc0d // fmul v13.2d, v0.2d, v1.2d
+	WORD $0x6e63dc4e // fmul v14.2d, v2.2d, v3.2d
 	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
-	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fd4a // fdiv v10.2d, v10.2d, v17.2d
-	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x6e65dc8e // fmul v14.2d, v4.2d, v5.2d
+	WORD $0x4e6ed5ad // fadd v13.2d, v13.2d, v14.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e6adcee // fmul v14.2d, v7.2d, v10.2d
+	WORD $0x6e6add2f // fmul v15.2d, v9.2d, v10.2d
+	WORD $0x6e6add70 // fmul v16.2d, v11.2d, v10.2d
+	WORD $0x4ee0d5ce // fsub v14.2d, v14.2d, v0.2d
+	WORD $0x4ee2d5ef // fsub v15.2d, v15.2d, v2.2d
+	WORD $0x4ee4d610 // fsub v16.2d, v16.2d, v4.2d
+	WORD $0x6e66dcf1 // fmul v17.2d, v7.2d, v6.2d
+	WORD $0x6e66dd32 // fmul v18.2d, v9.2d, v6.2d
+	WORD $0x6e66dd73 // fmul v19.2d, v11.2d, v6.2d
+	WORD $0x4ef1d431 // fsub v17.2d, v1.2d, v17.2d
+	WORD $0x4ef2d472 // fsub v18.2d, v3.2d, v18.2d
+	WORD $0x4ef3d4b3 // fsub v19.2d, v5.2d, v19.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e71de34 // fmul v20.2d, v17.2d, v17.2d
+	WORD $0x6e72de55 // fmul v21.2d, v18.2d, v18.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e73de75 // fmul v21.2d, v19.2d, v19.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e71ddce // fmul v14.2d, v14.2d, v17.2d
+	WORD $0x6e72ddef // fmul v15.2d, v15.2d, v18.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x6e73de0f // fmul v15.2d, v16.2d, v19.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
+	WORD $0x4ee0da9e // fcmeq v30.2d, v20.2d, #0.0
+	WORD $0x6e74fdce // fdiv v14.2d, v14.2d, v20.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
-	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
-	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
-	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
-	// Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).
-	WORD $0x6e6adc2c // fmul v12.2d, v1.2d, v10.2d
-	WORD $0x4e6cd40c // fadd v12.2d, v0.2d, v12.2d
-	WORD $0x6e6adc6d // fmul v13.2d, v3.2d, v10.2d
-	WORD $0x4e6dd44d // fadd v13.2d, v2.2d, v13.2d
-	WORD $0x6e6adcaa // fmul v10.2d, v5.2d, v10.2d
-	WORD $0x4e6ad48a // fadd v10.2d, v4.2d, v10.2d
-	WORD $0x6e67dd8c // fmul v12.2d, v12.2d, v7.2d
-	WORD $0x6e69ddad // fmul v13.2d, v13.2d, v9.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e6bdd4a // fmul v10.2d, v10.2d, v11.2d
-	WORD $0x4e6ad58a // fadd v10.2d, v12.2d, v10.2d
-	WORD $0x6e66dd46 // fmul v6.2d, v10.2d, v6.2d
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e66ddc6 // fmul v6.2d, v14.2d, v6.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
-	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
-	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
-	WORD $0x4ee0d4eb // fsub v11.2d, v7.2d, v0.2d
-	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
-	WORD $0x4ee4d54d // fsub v13.2d, v10.2d, v4.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
-	WORD $0x6e63dd8c // fmul v12.2d, v12.2d, v3.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e65ddac // fmul v12.2d, v13.2d, v5.2d
-	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
-	WORD $0x6e68dd68 // fmul v8.2d, v11.2d, v8.2d
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6cdcca // fmul v10.2d, v6.2d, v12.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e68dd48 // fmul v8.2d, v10.2d, v8.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee8e7fe // fcmgt v30.2d, v31.2d, v8.2d
 	WORD $0x6e7f1d1e // bsl v30.16b, v8.16b, v31.16b
 	WORD $0x4ee0cbc8 // fcmgt v8.2d, v30.2d, #0.0
 	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x6e66dce7 // fmul v7.2d, v7.2d, v6.2d
+	WORD $0x6e66dd29 // fmul v9.2d, v9.2d, v6.2d
+	WORD $0x6e66dd6a // fmul v10.2d, v11.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	WORD $0x6e68dc21 // fmul v1.2d, v1.2d, v8.2d
 	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d

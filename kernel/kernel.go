@@ -37,7 +37,7 @@
 // (AVX-512 with 8 lanes, AVX2 with 4, NEON with 2, pure Go), generated
 // from the same kernel bodies, with the same guarantees in float64 terms:
 // within 8 eps64 x scale of the exact distance (eps64 = 2^-52; measured
-// worst 3.9), bit-identical on every path to fallback.ClosestLane64 and
+// worst 3.3), bit-identical on every path to fallback.ClosestLane64 and
 // ClosestPointLane64 and ContactLane64, finite results for coordinates up
 // to 1e150, segments shorter than about 1.5e-154 counted as points, and
 // the canonical NaN 0x7FF8000000000000 for non-finite lanes. The contact

@@ -83,21 +83,21 @@ func group(k *simdConsts, ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz f16) (s
 	invL := recipOrZero(dot3(ux, uy, uz, ux, uy, uz), k)
 	invA := recipOrZero(dot3(m0x, m0y, m0z, m0x, m0y, m0z), k) // for step 4
 	ka := dot3(ux, uy, uz, ex, ey, ez).Mul(invL)
-	kb := dot3(ux, uy, uz, m0x, m0y, m0z).Mul(invL)
+	um := dot3(ux, uy, uz, m0x, m0y, m0z)
+	kb := um.Mul(invL)
+	em := dot3(ex, ey, ez, m0x, m0y, m0z) // for step 4
 	nx, ny, nz := ux.Mul(ka).Sub(ex), uy.Mul(ka).Sub(ey), uz.Mul(ka).Sub(ez)
 	wx, wy, wz := m0x.Sub(ux.Mul(kb)), m0y.Sub(uy.Mul(kb)), m0z.Sub(uz.Mul(kb))
 
 	// Step 2.
 	s1 := clamp01(divOrZero(dot3(nx, ny, nz, wx, wy, wz), dot3(wx, wy, wz, wx, wy, wz), k.zero), k)
 
-	// Step 3.
-	px, py, pz := ex.Add(m0x.Mul(s1)), ey.Add(m0y.Mul(s1)), ez.Add(m0z.Mul(s1))
-	t = clamp01(dot3(px, py, pz, ux, uy, uz).Mul(invL), k)
+	// Step 3: t = clamp01(ka + s1 kb).
+	t = clamp01(ka.Add(s1.Mul(kb)), k)
 
-	// Step 4.
+	// Step 4: s = clamp01((t u.M0 - E.M0) invA).
+	s = clamp01(t.Mul(um).Sub(em).Mul(invA), k)
 	tux, tuy, tuz := ux.Mul(t), uy.Mul(t), uz.Mul(t)
-	qx, qy, qz := tux.Sub(ex), tuy.Sub(ey), tuz.Sub(ez)
-	s = clamp01(dot3(qx, qy, qz, m0x, m0y, m0z).Mul(invA), k)
 
 	rx := ex.Add(m0x.Mul(s)).Sub(tux)
 	ry := ey.Add(m0y.Mul(s)).Sub(tuy)
@@ -149,15 +149,15 @@ func ArchsimdClosest(dst *soa.Results, src *soa.Pairs) {
 		invL := recipOrZero(dot3(ux, uy, uz, ux, uy, uz), &k)
 		invA := recipOrZero(dot3(m0x, m0y, m0z, m0x, m0y, m0z), &k) // for step 4
 		ka := dot3(ux, uy, uz, ex, ey, ez).Mul(invL)
-		kb := dot3(ux, uy, uz, m0x, m0y, m0z).Mul(invL)
+		um := dot3(ux, uy, uz, m0x, m0y, m0z)
+		kb := um.Mul(invL)
+		em := dot3(ex, ey, ez, m0x, m0y, m0z) // for step 4
 		nx, ny, nz := ux.Mul(ka).Sub(ex), uy.Mul(ka).Sub(ey), uz.Mul(ka).Sub(ez)
 		wx, wy, wz := m0x.Sub(ux.Mul(kb)), m0y.Sub(uy.Mul(kb)), m0z.Sub(uz.Mul(kb))
 		s1 := clamp01(divOrZero(dot3(nx, ny, nz, wx, wy, wz), dot3(wx, wy, wz, wx, wy, wz), k.zero), &k)
-		px, py, pz := ex.Add(m0x.Mul(s1)), ey.Add(m0y.Mul(s1)), ez.Add(m0z.Mul(s1))
-		t := clamp01(dot3(px, py, pz, ux, uy, uz).Mul(invL), &k)
+		t := clamp01(ka.Add(s1.Mul(kb)), &k)
+		s := clamp01(t.Mul(um).Sub(em).Mul(invA), &k)
 		tux, tuy, tuz := ux.Mul(t), uy.Mul(t), uz.Mul(t)
-		qx, qy, qz := tux.Sub(ex), tuy.Sub(ey), tuz.Sub(ez)
-		s := clamp01(dot3(qx, qy, qz, m0x, m0y, m0z).Mul(invA), &k)
 		rx := ex.Add(m0x.Mul(s)).Sub(tux)
 		ry := ey.Add(m0y.Mul(s)).Sub(tuy)
 		rz := ez.Add(m0z.Mul(s)).Sub(tuz)

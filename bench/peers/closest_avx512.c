@@ -91,21 +91,21 @@ static inline __attribute__((always_inline)) void lane16(
 	__m512 invL = recip_or_zero(dot3(ux, uy, uz, ux, uy, uz), K);
 	__m512 invA = recip_or_zero(dot3(m0x, m0y, m0z, m0x, m0y, m0z), K); // for step 4
 	__m512 ka = MUL(dot3(ux, uy, uz, ex, ey, ez), invL);
-	__m512 kb = MUL(dot3(ux, uy, uz, m0x, m0y, m0z), invL);
+	__m512 um = dot3(ux, uy, uz, m0x, m0y, m0z);
+	__m512 kb = MUL(um, invL);
+	__m512 em = dot3(ex, ey, ez, m0x, m0y, m0z); // for step 4
 	__m512 nx = SUB(MUL(ux, ka), ex), ny = SUB(MUL(uy, ka), ey), nz = SUB(MUL(uz, ka), ez);
 	__m512 wx = SUB(m0x, MUL(ux, kb)), wy = SUB(m0y, MUL(uy, kb)), wz = SUB(m0z, MUL(uz, kb));
 
 	// Step 2.
 	__m512 s1 = clamp01(div_or_zero(dot3(nx, ny, nz, wx, wy, wz), dot3(wx, wy, wz, wx, wy, wz), zero), zero, one);
 
-	// Step 3.
-	__m512 px = ADD(ex, MUL(m0x, s1)), py = ADD(ey, MUL(m0y, s1)), pz = ADD(ez, MUL(m0z, s1));
-	__m512 t = clamp01(MUL(dot3(px, py, pz, ux, uy, uz), invL), zero, one);
+	// Step 3: t = clamp01(ka + s1 kb).
+	__m512 t = clamp01(ADD(ka, MUL(s1, kb)), zero, one);
 
-	// Step 4.
+	// Step 4: s = clamp01((t u.M0 - E.M0) invA).
+	__m512 s = clamp01(MUL(SUB(MUL(t, um), em), invA), zero, one);
 	__m512 tux = MUL(ux, t), tuy = MUL(uy, t), tuz = MUL(uz, t);
-	__m512 qx = SUB(tux, ex), qy = SUB(tuy, ey), qz = SUB(tuz, ez);
-	__m512 s = clamp01(MUL(dot3(qx, qy, qz, m0x, m0y, m0z), invA), zero, one);
 
 	__m512 rx = SUB(ADD(ex, MUL(m0x, s)), tux);
 	__m512 ry = SUB(ADD(ey, MUL(m0y, s)), tuy);

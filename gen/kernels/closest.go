@@ -45,7 +45,11 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	am := long(b.Dot(m0, m0))
 	invA := b.Park(ir.Edges, b.RecipOrZero(am))
 	ka := long(b.Mul(b.Dot(u, e), invL))
-	kb := long(b.Mul(b.Dot(u, m0), invL))
+	um := b.Dot(u, m0)
+	kb := long(b.Mul(um, invL))
+	b.Comment("u.M0 and E.M0 for step 4, which needs no vector of step 3.")
+	um = b.Park(ir.Edges, um)
+	em := b.Park(ir.Edges, b.Dot(e, m0))
 	b.Comment("C-A' = ka u - E; B'-A' = M0 - kb u.")
 	n := b.Sub3(b.Scale(u, ka), e)
 	w := b.Sub3(m0, b.Scale(u, kb))
@@ -54,17 +58,15 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	den1 := long(b.Dot(w, w))
 	s1 := b.Clamp01(b.DivOrZero(b.Dot(n, w), den1))
 
-	b.Comment("Step 3: P-C = E + s1 M0; t = clamp01((P-C).u invL).")
-	pc := ir.Vec3{b.Add(e[0], b.Mul(m0[0], s1)), b.Add(e[1], b.Mul(m0[1], s1)), b.Add(e[2], b.Mul(m0[2], s1))}
-	t := b.Clamp01(b.Mul(b.Dot(pc, u), invL))
+	b.Comment("Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).")
+	t := b.Clamp01(b.Add(ka, b.Mul(s1, kb)))
 
-	b.Comment("Step 4: Q-A = t u - E; s = clamp01((Q-A).M0 / |M0|^2), 0 when A = B (or shorter than 1.1e-19).")
+	b.Comment("Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).")
+	s := b.Clamp01(b.Mul(b.Sub(b.Mul(t, um), em), invA))
 	tu := b.Scale(u, t)
 	if keep {
 		tu = b.Park3(ir.LongLived, tu)
 	}
-	q := b.Sub3(tu, e)
-	s := b.Clamp01(b.Mul(b.Dot(q, m0), invA))
 
 	b.Comment("P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.")
 	var r ir.Vec3
