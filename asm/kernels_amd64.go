@@ -4,6 +4,12 @@
 
 package asm
 
+// MaxIndexAVX2 returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),
+// reading nothing else.
+//
+//go:noescape
+func MaxIndexAVX2(pi *uint32, pj *uint32, n int) uint32
+
 // ContactsAVX2 computes the contacts of n capsule pairs with AVX2, one row
 // per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
 // at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices

@@ -2547,6 +2547,63 @@ DATA compress8<>+8184(SB)/4, $0x00000006
 DATA compress8<>+8188(SB)/4, $0x00000007
 GLOBL compress8<>(SB), RODATA|NOPTR, $8192
 
+// func MaxIndexAVX2(pi *uint32, pj *uint32, n int) uint32
+// Requires: AVX, AVX2, CMOV
+TEXT ·MaxIndexAVX2(SB), NOSPLIT, $0-28
+	MOVQ  pi+0(FP), AX
+	MOVQ  pj+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  DX, SI
+	ANDQ  $-16, SI
+	JZ    maxindex_reduce
+
+maxindex_loop:
+	VPMAXUD (AX)(BX*4), Y0, Y0
+	VPMAXUD (CX)(BX*4), Y2, Y2
+	VPMAXUD 32(AX)(BX*4), Y1, Y1
+	VPMAXUD 32(CX)(BX*4), Y3, Y3
+	ADDQ    $0x10, BX
+	CMPQ    BX, SI
+	JB      maxindex_loop
+
+maxindex_reduce:
+	// Fold the 32 lanes into one.
+	VPMAXUD      Y1, Y0, Y0
+	VPMAXUD      Y3, Y2, Y2
+	VPMAXUD      Y2, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPMAXUD      X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPMAXUD      X1, X0, X0
+	VPSHUFD      $0xb1, X0, X1
+	VPMAXUD      X1, X0, X0
+	VMOVD        X0, SI
+
+	// The last n mod 16 indices of each side.
+	CMPQ BX, DX
+	JAE  maxindex_done
+
+maxindex_tail:
+	MOVL    (AX)(BX*4), DI
+	CMPL    DI, SI
+	CMOVLHI DI, SI
+	MOVL    (CX)(BX*4), DI
+	CMPL    DI, SI
+	CMOVLHI DI, SI
+	INCQ    BX
+	CMPQ    BX, DX
+	JB      maxindex_tail
+
+maxindex_done:
+	MOVL SI, ret+24(FP)
+	VZEROUPPER
+	RET
+
 // func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2
 TEXT ·ContactsAVX2(SB), $3424-56

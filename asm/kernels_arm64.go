@@ -89,3 +89,9 @@ func ClosestIndexedNEON(caps *float32, pi *uint32, pj *uint32, s *float32, t *fl
 //
 //go:noescape
 func ClosestIndexed64NEON(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+
+// MaxIndexNEON returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),
+// reading nothing else.
+//
+//go:noescape
+func MaxIndexNEON(pi *uint32, pj *uint32, n int) uint32

@@ -10425,6 +10425,57 @@ ClosestIndexed64NEON_tailout_end:
 ClosestIndexed64NEON_done:
 	RET
 
+// func MaxIndexNEON(pi *uint32, pj *uint32, n int) uint32
+TEXT ·MaxIndexNEON(SB), NOSPLIT, $0-28
+	MOVD pi+0(FP), R0
+	MOVD pj+8(FP), R1
+	MOVD n+16(FP), R2
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	AND $~7, R2, R3
+	CBZ R3, maxindex_reduce
+
+maxindex_loop:
+	VLD1.P 32(R0), [V2.S4, V3.S4]
+	VLD1.P 32(R1), [V4.S4, V5.S4]
+	VUMAX V2.S4, V0.S4, V0.S4
+	VUMAX V3.S4, V1.S4, V1.S4
+	VUMAX V4.S4, V0.S4, V0.S4
+	VUMAX V5.S4, V1.S4, V1.S4
+	SUBS $8, R3, R3
+	BNE maxindex_loop
+
+maxindex_reduce:
+	// Fold the 8 lanes into R4.
+	VUMAX V1.S4, V0.S4, V0.S4
+	VMOV V0.S[0], R4
+	VMOV V0.S[1], R5
+	CMPW R4, R5
+	CSELW HI, R5, R4, R4
+	VMOV V0.S[2], R5
+	CMPW R4, R5
+	CSELW HI, R5, R4, R4
+	VMOV V0.S[3], R5
+	CMPW R4, R5
+	CSELW HI, R5, R4, R4
+	// The last n mod 8 indices of each side.
+	AND $7, R2, R3
+	CBZ R3, maxindex_done
+
+maxindex_tail:
+	MOVWU.P 4(R0), R5
+	CMPW R4, R5
+	CSELW HI, R5, R4, R4
+	MOVWU.P 4(R1), R5
+	CMPW R4, R5
+	CSELW HI, R5, R4, R4
+	SUBS $1, R3, R3
+	BNE maxindex_tail
+
+maxindex_done:
+	MOVW R4, ret+24(FP)
+	RET
+
 // The constants, one 16-byte vector each.
 // minnormal
 DATA neonconst<>+0(SB)/4, $0x00800000

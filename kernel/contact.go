@@ -209,13 +209,35 @@ func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 	return m
 }
 
-// indicesBelow reports whether every element of a and b (of equal length)
-// is below n. It runs on every contact call, so it has no branch per
-// index: uint64(v) - uint64(n) wraps around, setting bit 63, exactly when
-// v < n (n < 2^63), so the AND of all the differences keeps bit 63 only
-// if every index is in range. Four accumulators keep the ANDs independent
-// (about 0.4 ns per pair here, a third of a max-and-compare loop).
+// indicesBelow reports whether every element of a and b (at least as
+// long as a) is below n: with maxIndex where there is one, else with
+// indicesBelowGo.
 func indicesBelow(a, b []uint32, n int) bool {
+	b = b[:len(a)]
+	if maxIndex != nil && len(a) >= maxIndexFrom {
+		return uint64(maxIndex(&a[0], &b[0], len(a))) < uint64(n)
+	}
+	return indicesBelowGo(a, b, n)
+}
+
+// maxIndex returns the largest of pi[0:n] and pj[0:n] with vector code
+// (asm.MaxIndexAVX2, asm.MaxIndexNEON), set at init where the CPU and
+// build have it, whatever the path: it is integer code with one answer.
+// It reads 32 indices a cycle or so, against about 2 for indicesBelowGo
+// (0.48 ns per pair at 4,096 pairs on the Intel VM, a tenth of
+// CompactContacts).
+var maxIndex func(pi, pj *uint32, n int) uint32
+
+// maxIndexFrom is the number of pairs from which indicesBelow calls
+// maxIndex: below it the call costs more than the scalar loop.
+const maxIndexFrom = 16
+
+// indicesBelowGo is indicesBelow in Go, with no branch per index:
+// uint64(v) - uint64(n) wraps around, setting bit 63, exactly when v < n
+// (n < 2^63), so the AND of all the differences keeps bit 63 only if
+// every index is in range. Four accumulators keep the ANDs independent
+// (about 0.4 ns per pair on Zen 5, a third of a max-and-compare loop).
+func indicesBelowGo(a, b []uint32, n int) bool {
 	nn := uint64(n)
 	all0, all1, all2, all3 := ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)
 	b = b[:len(a)]

@@ -15,6 +15,7 @@ import (
 // flag is checked rather than an umbrella such as HasAVX512.
 var cpuFeatures = map[string]bool{
 	"MMX+":     true, // PREFETCHT0: SSE, part of the amd64 baseline
+	"CMOV":     true, // amd64 baseline
 	"AVX":      cpu.X86.HasAVX,
 	"AVX2":     cpu.X86.HasAVX2,
 	"AVX512F":  cpu.X86.HasAVX512F,
@@ -27,8 +28,8 @@ var cpuFeatures = map[string]bool{
 // requires lists, per path, every feature its generated functions use (a
 // test checks this against the "Requires:" lines of asm/kernels_amd64.s).
 var requires = map[string][]string{
-	"avx512": {"MMX+", "POPCNT", "AVX", "AVX2", "AVX512F", "AVX512DQ", "AVX512VL", "BMI2"},
-	"avx2":   {"MMX+", "POPCNT", "AVX", "AVX2"},
+	"avx512": {"MMX+", "CMOV", "POPCNT", "AVX", "AVX2", "AVX512F", "AVX512DQ", "AVX512VL", "BMI2"},
+	"avx2":   {"MMX+", "CMOV", "POPCNT", "AVX", "AVX2"},
 }
 
 // supported reports whether this CPU has every feature path isa needs.
@@ -39,6 +40,14 @@ func supported(isa string) bool {
 		}
 	}
 	return true
+}
+
+// The range check's vector kernel is MaxIndexAVX2 wherever the avx2 path
+// could run (the avx512 path's CPUs included).
+func init() {
+	if supported("avx2") {
+		maxIndex = asm.MaxIndexAVX2
+	}
 }
 
 // archPaths returns the assembly paths this CPU can run, best first.

@@ -4,6 +4,8 @@ package kernel
 
 import "github.com/segdist/segdist/asm"
 
+func init() { maxIndex = asm.MaxIndexNEON }
+
 // archPaths returns the NEON path: Advanced SIMD is part of the arm64
 // baseline, so there is nothing to check.
 func archPaths() []Kernel {

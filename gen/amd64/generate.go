@@ -14,6 +14,7 @@ var Targets = []*ir.Target{ir.AVX2, ir.AVX512}
 // runs avo's Generate.
 func Declare() {
 	c := newConstants()
+	MaxIndex()
 	for _, t := range Targets {
 		Contacts(t, c, false)
 		Contacts(t, c, true)

@@ -62,6 +62,7 @@ func Generate() (asm, stubs string, stats []Stats) {
 		decls = append(decls, fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0.\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int)\n",
 			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e))
 	}
+	decls = append(decls, MaxIndex(&w))
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")
 	return w.String(), stubs, stats
