@@ -46,8 +46,8 @@ func TestAVX2RegisterBudget(t *testing.T) {
 			}
 		}
 	}
-	if n != 12 { // contacts, compact, closest, stream, point and indexed closest, in float32 and float64
-		t.Errorf("%d AVX2 functions in asm/kernels_amd64.s, want 12", n)
+	if n != 13 { // contacts, compact, closest, stream, point and indexed closest, in float32 and float64, and MaxIndex
+		t.Errorf("%d AVX2 functions in asm/kernels_amd64.s, want 13", n)
 	}
 }
 
