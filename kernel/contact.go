@@ -41,27 +41,28 @@ func BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64, pairs *soa.I
 
 // BatchClosestIndexed is the package-level BatchClosestIndexed on this path.
 func (k Kernel) BatchClosestIndexed(dst *soa.Results, caps soa.Capsules, pairs *soa.IndexPairs) {
-	if m := checkIndexedArgs(dst, caps, pairs); m > 0 {
+	if m := checkIndexedArgs(dst, caps, pairs, nil); m > 0 {
 		k.f32.indexed(m, dst, caps, pairs)
 	}
 }
 
 // BatchClosestIndexed64 is the package-level BatchClosestIndexed64 on this path.
 func (k Kernel) BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64, pairs *soa.IndexPairs) {
-	if m := checkIndexedArgs(dst, caps, pairs); m > 0 {
+	if m := checkIndexedArgs(dst, caps, pairs, nil); m > 0 {
 		k.f64.indexed(m, dst, caps, pairs)
 	}
 }
 
 // checkIndexedArgs checks the lengths and every index of an indexed
-// closest call and returns the number of pairs.
-func checkIndexedArgs[F soa.Float](dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) int {
+// closest call and returns the number of pairs. The index check runs on
+// the workers of on (nil: the calling goroutine; Parallel.indicesBelow).
+func checkIndexedArgs[F soa.Float](dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, on *Parallel) int {
 	m := len(pairs.I)
 	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
 	checkLen("dst.S", len(dst.S), m, "len(pairs.I)")
 	checkLen("dst.T", len(dst.T), m, "len(pairs.I)")
 	checkLen("dst.Dist2", len(dst.Dist2), m, "len(pairs.I)")
-	if !indicesBelow(pairs.I, pairs.J, len(caps)) {
+	if !on.indicesBelow(pairs.I, pairs.J, len(caps)) {
 		checkIndices("pairs.I", pairs.I, len(caps))
 		checkIndices("pairs.J", pairs.J, len(caps))
 	}
@@ -140,14 +141,14 @@ func CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.Inde
 
 // BatchContacts64 is the package-level BatchContacts64 on this path.
 func (k Kernel) BatchContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) {
-	if m := checkContactArgs(dst, caps, pairs, margin, true); m > 0 {
+	if m := checkContactArgs(dst, caps, pairs, margin, true, nil); m > 0 {
 		k.f64.contacts(m, dst, caps, pairs, margin)
 	}
 }
 
 // CompactContacts64 is the package-level CompactContacts64 on this path.
 func (k Kernel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) int {
-	if m := checkContactArgs(dst, caps, pairs, margin, false); m > 0 {
+	if m := checkContactArgs(dst, caps, pairs, margin, false, nil); m > 0 {
 		return k.f64.compact(m, dst, caps, pairs, margin)
 	}
 	return 0
@@ -155,7 +156,7 @@ func (k Kernel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, pair
 
 // BatchContacts is the package-level BatchContacts on this path.
 func (k Kernel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
-	m := checkContactArgs(dst, caps, pairs, margin, true)
+	m := checkContactArgs(dst, caps, pairs, margin, true, nil)
 	if m == 0 {
 		return
 	}
@@ -164,7 +165,7 @@ func (k Kernel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.I
 
 // CompactContacts is the package-level CompactContacts on this path.
 func (k Kernel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
-	m := checkContactArgs(dst, caps, pairs, margin, false)
+	m := checkContactArgs(dst, caps, pairs, margin, false, nil)
 	if m == 0 {
 		return 0
 	}
@@ -180,8 +181,9 @@ func checkLen(name string, got, want int, wantName string) {
 
 // checkContactArgs checks every length, every index and the margin, and
 // returns the number of pairs. exact asks for dst with exactly that many
-// rows; otherwise at least that many.
-func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F, exact bool) int {
+// rows; otherwise at least that many. The index check runs on the workers
+// of on (nil: the calling goroutine; Parallel.indicesBelow).
+func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F, exact bool, on *Parallel) int {
 	if !(margin >= 0 && float64(margin) <= maxFinite[F]()) {
 		panic(fmt.Sprintf("segdist/kernel: margin %v must be finite and >= 0", margin))
 	}
@@ -202,7 +204,7 @@ func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 			panic(fmt.Sprintf("segdist/kernel: len(%s) = %d, want at least %d (len(pairs.I))", r.name, r.n, m))
 		}
 	}
-	if !indicesBelow(pairs.I, pairs.J, n) {
+	if !on.indicesBelow(pairs.I, pairs.J, n) {
 		checkIndices("pairs.I", pairs.I, n)
 		checkIndices("pairs.J", pairs.J, n)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,4 +228,58 @@ func TestParallelWorkers(t *testing.T) {
 		}
 	}()
 	kernel.NewParallel(lookup(t, "go"), 0)
+}
+
+// Batches large enough for Parallel to check their indices on the workers
+// (2^17 pairs and up) panic on one index out of range, wherever it is,
+// before any kernel writes a row, as the single-core entry points do; in
+// range, the check allocates nothing.
+func TestParallelIndexCheck(t *testing.T) {
+	const n = 1<<17 + 77
+	p := kernel.NewParallel(lookup(t, kernel.ISA()), 2)
+	defer p.Close()
+	r := verify.NewRand(46, 1)
+	caps := verify.RandomCapsules(r, 1000)
+	caps64 := verify.WidenCapsules(caps)
+	pairs := verify.RandomIndexPairs(r, caps.Len(), n)
+	rows, rows64 := soa.NewContacts(n), soa.NewContacts64(n)
+	res, res64 := soa.NewResults(n), soa.NewResults64(n)
+	calls := map[string]func(){
+		"BatchContacts":         func() { p.BatchContacts(rows, caps, pairs, 0.01) },
+		"CompactContacts":       func() { p.CompactContacts(rows, caps, pairs, 0.01) },
+		"BatchContacts64":       func() { p.BatchContacts64(rows64, caps64, pairs, 0.01) },
+		"CompactContacts64":     func() { p.CompactContacts64(rows64, caps64, pairs, 0.01) },
+		"BatchClosestIndexed":   func() { p.BatchClosestIndexed(res, caps, pairs) },
+		"BatchClosestIndexed64": func() { p.BatchClosestIndexed64(res64, caps64, pairs) },
+	}
+	untouched := func() bool {
+		return rows.Count[0] == 7 && rows.Count[n-1] == 7 && rows64.Count[0] == 7 && rows64.Count[n-1] == 7 &&
+			res.S[0] == 7 && res.S[n-1] == 7 && res64.S[0] == 7 && res64.S[n-1] == 7
+	}
+	for name, call := range calls {
+		call() // in range: no panic
+		if a := testing.AllocsPerRun(5, call); a != 0 {
+			t.Errorf("%s: %v allocations per call", name, a)
+		}
+		for _, at := range []int{0, n / 2, n - 1} {
+			for side, idx := range [][]uint32{pairs.I, pairs.J} {
+				rows.Count[0], rows.Count[n-1], rows64.Count[0], rows64.Count[n-1] = 7, 7, 7, 7
+				res.S[0], res.S[n-1], res64.S[0], res64.S[n-1] = 7, 7, 7, 7
+				old := idx[at]
+				idx[at] = uint32(caps.Len())
+				msg := func() (msg string) {
+					defer func() { msg, _ = recover().(string) }()
+					call()
+					return ""
+				}()
+				idx[at] = old
+				if !strings.Contains(msg, "out of range") || !strings.Contains(msg, strconv.Itoa(at)) {
+					t.Errorf("%s, index %d of side %d out of range: panic %q", name, at, side, msg)
+				}
+				if !untouched() {
+					t.Errorf("%s, index %d of side %d out of range: a kernel wrote results before the panic", name, at, side)
+				}
+			}
+		}
+	}
 }
