@@ -63,13 +63,13 @@ type Parallel struct {
 	caps     soa.Capsules
 	pairs    *soa.IndexPairs
 	margin   float32
-	counts   []int        // compaction: rows written per chunk
+	counts   []int // compaction: rows written per chunk
 	// The index check (opCheck): the indices, the bound, and whether a
 	// chunk found one out of range.
 	checkI, checkJ []uint32
 	checkN         int
 	outOfRange     atomic.Bool
-	views    []chunkViews // per worker: sub-batch headers, reused
+	views          []chunkViews // per worker: sub-batch headers, reused
 }
 
 type parallelOp int
