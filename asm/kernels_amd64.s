@@ -19110,7 +19110,7 @@ ClosestIndexedAVX2_done:
 
 // func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ClosestIndexedAVX512(SB), $3264-56
+TEXT ·ClosestIndexedAVX512(SB), $4288-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -19119,15 +19119,15 @@ TEXT ·ClosestIndexedAVX512(SB), $3264-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         384(R9), BX
+	LEAQ         512(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
-	// 3 groups at a time, their instruction streams merged.
+	// 4 groups at a time, their instruction streams merged.
 ClosestIndexedAVX512_wide:
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
-	CMPQ R14, $0x00000030
+	CMPQ R14, $0x00000040
 	JB   ClosestIndexedAVX512_loop
 
 	// Capsule records of side I, transposed.
@@ -19610,304 +19610,462 @@ ClosestIndexedAVX512_wide:
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 2560(BX)
 
+	// Capsule records of side I, transposed.
+	MOVL            192(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            208(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            196(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            212(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            200(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            216(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            204(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            220(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            224(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            240(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            228(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            244(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            232(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            248(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            236(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            252(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 2688(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 2752(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 2816(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 3072(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 2880(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 2944(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 3008(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            192(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            208(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            196(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            212(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            200(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            216(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            204(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            220(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            224(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            240(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            228(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            244(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            232(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            248(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            236(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            252(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 3136(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 3200(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 3264(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 3520(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 3328(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 3392(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 3456(BX)
+	VMOVUPS         640(BX), Z2
+	VSUBPS          448(BX), Z2, Z2
+	VMOVUPS         704(BX), Z3
+	VSUBPS          512(BX), Z3, Z3
+	VMOVUPS         768(BX), Z4
+	VSUBPS          576(BX), Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z2, Z2, Z5
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z4, Z4, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPS  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPS  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPS  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPS  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPS  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS 192(BX), Z6
+	VSUBPS  (BX), Z6, Z6
+	VMOVUPS 256(BX), Z7
+	VSUBPS  64(BX), Z7, Z7
 	VMOVUPS (BX), Z8
 	VSUBPS  448(BX), Z8, Z8
 	VMOVUPS 64(BX), Z9
 	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z12
-	VMULPS      Z3, Z3, Z13
-	VADDPS      Z13, Z12, Z12
-	VMULPS      Z4, Z4, Z13
-	VADDPS      Z13, Z12, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
-	VDIVPS.Z    Z12, Z1, K1, Z12
-	VMULPS      Z8, Z5, Z13
-	VMULPS      Z9, Z6, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z10, Z7, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z11, Z13, Z13
-	VMULPS      Z2, Z5, Z14
-	VMULPS      Z3, Z6, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z4, Z7, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z15
-	VMULPS Z3, Z9, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z4, Z10, Z16
-	VADDPS Z16, Z15, Z15
+	VMOVUPS 320(BX), Z10
+	VSUBPS  128(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
+	VMULPS  Z8, Z2, Z12
+	VMULPS  Z9, Z3, Z13
+	VMULPS  Z6, Z2, Z14
+	VMULPS  Z7, Z3, Z15
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z11, Z4, Z13
+	VADDPS  Z15, Z14, Z14
+	VMULPS  Z10, Z4, Z15
+	VADDPS  Z13, Z12, Z12
+	VADDPS  Z15, Z14, Z13
+	VMULPS  Z5, Z12, Z12
+	VMULPS  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z13, Z5, Z16
-	VMULPS Z13, Z6, Z17
-	VMULPS Z13, Z7, Z18
-	VSUBPS Z8, Z16, Z16
-	VSUBPS Z9, Z17, Z17
-	VSUBPS Z10, Z18, Z18
-	VMULPS Z11, Z5, Z19
-	VMULPS Z11, Z6, Z20
-	VMULPS Z11, Z7, Z21
-	VSUBPS Z19, Z2, Z19
-	VSUBPS Z20, Z3, Z20
-	VSUBPS Z21, Z4, Z21
+	VMULPS Z12, Z2, Z14
+	VMULPS Z12, Z3, Z15
+	VMULPS Z5, Z2, Z16
+	VMULPS Z5, Z3, Z17
+	VMULPS Z12, Z4, Z18
+	VSUBPS Z8, Z14, Z14
+	VSUBPS Z9, Z15, Z15
+	VMULPS Z5, Z4, Z19
+	VSUBPS Z16, Z6, Z16
+	VSUBPS Z17, Z7, Z17
+	VSUBPS Z11, Z18, Z18
+	VSUBPS Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z19, Z19, Z22
-	VMULPS Z20, Z20, Z23
-	VADDPS Z23, Z22, Z22
-	VMULPS Z21, Z21, Z23
-	VADDPS Z23, Z22, Z22
-	VMULPS Z19, Z16, Z16
-	VMULPS Z20, Z17, Z17
-	VADDPS Z17, Z16, Z16
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  1088(BX), Z17
-	VSUBPS   896(BX), Z17, Z17
-	VMULPS   Z21, Z18, Z18
-	VMOVUPS  1152(BX), Z19
-	VSUBPS   960(BX), Z19, Z19
-	VADDPS   Z18, Z16, Z16
-	VMOVUPS  1216(BX), Z18
-	VSUBPS   1024(BX), Z18, Z18
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z16, K1, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z11, Z16, Z11
-	VADDPS  Z11, Z13, Z11
-	VMOVUPS 1536(BX), Z13
-	VSUBPS  1344(BX), Z13, Z13
-	VMINPS  Z1, Z11, Z11
-	VMAXPS  Z0, Z11, Z11
-	VMOVUPS 1600(BX), Z16
-	VSUBPS  1408(BX), Z16, Z16
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z14, Z11, Z14
-	VMOVUPS 1664(BX), Z20
-	VSUBPS  1472(BX), Z20, Z20
-	VSUBPS  Z15, Z14, Z14
-	VMULPS  Z12, Z14, Z12
-	VMINPS  Z1, Z12, Z12
-	VMAXPS  Z0, Z12, Z12
-	VMULPS  Z11, Z5, Z5
-	VMOVUPS 896(BX), Z14
-	VSUBPS  1344(BX), Z14, Z14
-	VMULPS  Z11, Z6, Z6
-	VMOVUPS 960(BX), Z15
-	VSUBPS  1408(BX), Z15, Z15
-	VMULPS  Z11, Z7, Z7
-	VMOVUPS 1024(BX), Z21
-	VSUBPS  1472(BX), Z21, Z21
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z12, Z2, Z2
-	VADDPS Z2, Z8, Z2
-	VSUBPS Z5, Z2, Z2
-	VMULPS Z12, Z3, Z3
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z13, Z13, Z5
-	VADDPS      Z3, Z9, Z3
-	VMULPS      Z16, Z16, Z8
-	VSUBPS      Z6, Z3, Z3
-	VADDPS      Z8, Z5, Z5
-	VMULPS      Z12, Z4, Z4
-	VMULPS      Z20, Z20, Z6
-	VADDPS      Z4, Z10, Z4
-	VADDPS      Z6, Z5, Z5
-	VSUBPS      Z7, Z4, Z4
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMULPS      Z2, Z2, Z2
+	VMULPS   Z16, Z16, Z20
+	VMULPS   Z17, Z17, Z21
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z21, Z20, Z16
+	VMULPS   Z19, Z19, Z17
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z19, Z18, Z15
+	VADDPS   Z17, Z16, Z16
+	VADDPS   Z15, Z14, Z14
+	VCMPPS   $0x04, Z16, Z0, K1
+	VDIVPS.Z Z16, Z14, K1, Z14
+	VMINPS   Z1, Z14, Z14
+	VMAXPS   Z0, Z14, Z14
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z17, Z17, Z6
-	VMULPS Z3, Z3, Z3
-	VMULPS Z19, Z19, Z7
-	VADDPS Z3, Z2, Z2
-	VADDPS Z7, Z6, Z3
-	VMULPS Z4, Z4, Z4
-	VMULPS Z18, Z18, Z6
-	VADDPS Z4, Z2, Z2
-	VADDPS Z6, Z3, Z3
+	VMULPS  Z6, Z6, Z15
+	VMULPS  Z7, Z7, Z16
+	VADDPS  Z16, Z15, Z15
+	VMULPS  Z10, Z10, Z16
+	VMOVUPS 1536(BX), Z17
+	VSUBPS  1344(BX), Z17, Z17
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS      Z5, Z14, Z5
+	VMOVUPS     1600(BX), Z14
+	VSUBPS      1408(BX), Z14, Z14
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1664(BX), Z16
+	VSUBPS      1472(BX), Z16, Z16
+	VADDPS      Z5, Z12, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z    Z15, Z1, K1, Z12
+	VMULPS      Z6, Z8, Z15
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Z17, Z17, Z18
+	VMULPS Z7, Z9, Z19
+	VMULPS Z14, Z14, Z20
+	VMINPS Z1, Z5, Z5
+	VMAXPS Z0, Z5, Z5
+	VADDPS Z19, Z15, Z15
+	VADDPS Z20, Z18, Z18
+	VMULPS Z10, Z11, Z19
+	VMULPS Z16, Z16, Z20
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z19, Z15, Z15
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z13, Z5, Z13
+	VSUBPS      Z15, Z13, Z13
+	VADDPS      Z20, Z18, Z15
+	VMULPS      Z12, Z13, Z12
+	VMINPS      Z1, Z12, Z12
+	VMAXPS      Z0, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z    Z15, Z1, K1, Z13
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z12, Z6, Z6
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1088(BX), Z15
+	VSUBPS  896(BX), Z15, Z15
+	VMULPS  Z12, Z7, Z7
+	VMOVUPS 1152(BX), Z18
+	VSUBPS  960(BX), Z18, Z18
+	VMULPS  Z5, Z2, Z2
+	VMOVUPS 896(BX), Z19
+	VSUBPS  1344(BX), Z19, Z19
+	VMULPS  Z5, Z3, Z3
+	VMOVUPS 960(BX), Z20
+	VSUBPS  1408(BX), Z20, Z20
+	VADDPS  Z6, Z8, Z6
+	VMOVUPS 1216(BX), Z8
+	VSUBPS  1024(BX), Z8, Z8
+	VADDPS  Z7, Z9, Z7
+	VMULPS  Z12, Z10, Z9
+	VMULPS  Z5, Z4, Z4
+	VMOVUPS 1024(BX), Z10
+	VSUBPS  1472(BX), Z10, Z10
+	VSUBPS  Z2, Z6, Z2
+	VSUBPS  Z3, Z7, Z3
+	VADDPS  Z9, Z11, Z6
+	VMULPS  Z19, Z17, Z7
+	VSUBPS  Z4, Z6, Z4
+	VMULPS  Z20, Z14, Z6
+	VMULPS  Z2, Z2, Z2
+	VMULPS  Z15, Z17, Z9
+	VMULPS  Z3, Z3, Z3
+	VMULPS  Z18, Z14, Z11
+	VADDPS  Z3, Z2, Z2
+	VMULPS  Z4, Z4, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z       Z3, Z1, K1, Z3
+	VADDPS         Z6, Z7, Z4
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z10, Z16, Z3
+	VADDPS         Z11, Z9, Z6
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z14, Z13, Z4
+	VMULPS         Z8, Z16, Z7
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
-	VMULPS         Z15, Z16, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
-	VADDPS         Z6, Z4, Z4
+	VADDPS         Z3, Z4, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VADDPS         Z7, Z6, Z4
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z11, (R12)(R13*4)
+	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
-	VMULPS  Z21, Z20, Z2
-	VADDPS  Z2, Z4, Z2
-	VMULPS  Z5, Z2, Z2
-	VMULPS  Z17, Z13, Z4
-	VMULPS  Z19, Z16, Z6
-	VADDPS  Z6, Z4, Z4
-	VMULPS  Z18, Z20, Z6
-	VADDPS  Z6, Z4, Z4
-	VMULPS  Z5, Z4, Z5
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z17, Z14, Z6
-	VMULPS Z19, Z15, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS Z18, Z21, Z7
-	VADDPS Z7, Z6, Z6
+	VMULPS  Z13, Z3, Z2
+	VMULPS  Z13, Z4, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z13, Z7
-	VMULPS Z2, Z16, Z8
-	VMULPS Z2, Z20, Z9
-	VSUBPS Z14, Z7, Z7
-	VSUBPS Z15, Z8, Z8
-	VSUBPS Z21, Z9, Z9
-	VMULPS Z5, Z13, Z10
-	VMULPS Z5, Z16, Z11
-	VMULPS Z5, Z20, Z12
-	VSUBPS Z10, Z17, Z10
-	VSUBPS Z11, Z19, Z11
-	VSUBPS Z12, Z18, Z12
+	VMULPS Z2, Z17, Z5
+	VMULPS Z2, Z14, Z6
+	VMULPS Z3, Z17, Z7
+	VMULPS Z3, Z14, Z9
+	VMULPS Z2, Z16, Z11
+	VSUBPS Z19, Z5, Z5
+	VSUBPS Z20, Z6, Z6
+	VMULPS Z3, Z16, Z12
+	VSUBPS Z7, Z15, Z7
+	VSUBPS Z9, Z18, Z9
+	VSUBPS Z10, Z11, Z11
+	VSUBPS Z12, Z8, Z12
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z10, Z10, Z22
-	VMULPS Z11, Z11, Z23
-	VADDPS Z23, Z22, Z22
-	VMULPS Z12, Z12, Z23
-	VADDPS Z23, Z22, Z22
-	VMULPS Z10, Z7, Z7
-	VMULPS Z11, Z8, Z8
-	VADDPS Z8, Z7, Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  1984(BX), Z8
-	VSUBPS   1792(BX), Z8, Z8
-	VMULPS   Z12, Z9, Z9
-	VMOVUPS  2048(BX), Z10
-	VSUBPS   1856(BX), Z10, Z10
+	VMULPS   Z7, Z7, Z13
+	VMULPS   Z9, Z9, Z21
+	VMULPS   Z7, Z5, Z5
+	VMULPS   Z9, Z6, Z6
+	VADDPS   Z21, Z13, Z7
+	VMULPS   Z12, Z12, Z9
+	VADDPS   Z6, Z5, Z5
+	VMULPS   Z12, Z11, Z6
 	VADDPS   Z9, Z7, Z7
-	VMOVUPS  2112(BX), Z9
-	VSUBPS   1920(BX), Z9, Z9
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z7, K1, Z7
-	VMINPS   Z1, Z7, Z7
-	VMAXPS   Z0, Z7, Z7
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z5, Z7, Z5
-	VADDPS  Z5, Z2, Z2
-	VMOVUPS 2432(BX), Z5
-	VSUBPS  2240(BX), Z5, Z5
-	VMINPS  Z1, Z2, Z2
-	VMAXPS  Z0, Z2, Z2
-	VMOVUPS 2496(BX), Z7
-	VSUBPS  2304(BX), Z7, Z7
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z4, Z2, Z4
-	VMOVUPS 2560(BX), Z11
-	VSUBPS  2368(BX), Z11, Z11
-	VSUBPS  Z6, Z4, Z4
-	VMULPS  Z3, Z4, Z3
-	VMINPS  Z1, Z3, Z3
-	VMAXPS  Z0, Z3, Z3
-	VMULPS  Z2, Z13, Z4
-	VMOVUPS 1792(BX), Z6
-	VSUBPS  2240(BX), Z6, Z6
-	VMULPS  Z2, Z16, Z12
-	VMOVUPS 1856(BX), Z13
-	VSUBPS  2304(BX), Z13, Z13
-	VMULPS  Z2, Z20, Z16
-	VMOVUPS 1920(BX), Z20
-	VSUBPS  2368(BX), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z17, Z17
-	VADDPS Z17, Z14, Z14
-	VSUBPS Z4, Z14, Z4
-	VMULPS Z3, Z19, Z14
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z17
-	VADDPS      Z14, Z15, Z14
-	VMULPS      Z7, Z7, Z15
-	VSUBPS      Z12, Z14, Z12
-	VADDPS      Z15, Z17, Z14
-	VMULPS      Z3, Z18, Z15
-	VMULPS      Z11, Z11, Z17
-	VADDPS      Z15, Z21, Z15
-	VADDPS      Z17, Z14, Z14
-	VSUBPS      Z16, Z15, Z15
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z    Z14, Z1, K1, Z14
-	VMULPS      Z4, Z4, Z4
+	VADDPS   Z6, Z5, Z5
+	VCMPPS   $0x04, Z7, Z0, K1
+	VDIVPS.Z Z7, Z5, K1, Z5
+	VMINPS   Z1, Z5, Z5
+	VMAXPS   Z0, Z5, Z5
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z8, Z8, Z16
-	VMULPS Z12, Z12, Z12
-	VMULPS Z10, Z10, Z17
-	VADDPS Z12, Z4, Z4
-	VADDPS Z17, Z16, Z12
-	VMULPS Z15, Z15, Z15
-	VMULPS Z9, Z9, Z16
-	VADDPS Z15, Z4, Z4
-	VADDPS Z16, Z12, Z12
+	VMULPS  Z15, Z15, Z6
+	VMULPS  Z18, Z18, Z7
+	VADDPS  Z7, Z6, Z6
+	VMULPS  Z8, Z8, Z7
+	VMOVUPS 2432(BX), Z9
+	VSUBPS  2240(BX), Z9, Z9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS      Z3, Z5, Z3
+	VMOVUPS     2496(BX), Z5
+	VSUBPS      2304(BX), Z5, Z5
+	VADDPS      Z7, Z6, Z6
+	VMOVUPS     2560(BX), Z7
+	VSUBPS      2368(BX), Z7, Z7
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z    Z6, Z1, K1, Z3
+	VMULPS      Z15, Z19, Z6
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Z9, Z9, Z11
+	VMULPS Z18, Z20, Z12
+	VMULPS Z5, Z5, Z13
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+	VADDPS Z12, Z6, Z6
+	VADDPS Z13, Z11, Z11
+	VMULPS Z8, Z10, Z12
+	VMULPS Z7, Z7, Z13
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z12, Z6, Z6
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z4, Z2, Z4
+	VSUBPS      Z6, Z4, Z4
+	VADDPS      Z13, Z11, Z6
+	VMULPS      Z3, Z4, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z    Z6, Z1, K1, Z4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z15, Z6
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1984(BX), Z11
+	VSUBPS  1792(BX), Z11, Z11
+	VMULPS  Z3, Z18, Z12
+	VMOVUPS 2048(BX), Z13
+	VSUBPS  1856(BX), Z13, Z13
+	VMULPS  Z2, Z17, Z15
+	VMOVUPS 1792(BX), Z17
+	VSUBPS  2240(BX), Z17, Z17
+	VMULPS  Z2, Z14, Z14
+	VMOVUPS 1856(BX), Z18
+	VSUBPS  2304(BX), Z18, Z18
+	VADDPS  Z6, Z19, Z6
+	VMOVUPS 2112(BX), Z19
+	VSUBPS  1920(BX), Z19, Z19
+	VADDPS  Z12, Z20, Z12
+	VMULPS  Z3, Z8, Z8
+	VMULPS  Z2, Z16, Z16
+	VMOVUPS 1920(BX), Z20
+	VSUBPS  2368(BX), Z20, Z20
+	VSUBPS  Z15, Z6, Z6
+	VSUBPS  Z14, Z12, Z12
+	VADDPS  Z8, Z10, Z8
+	VMULPS  Z17, Z9, Z10
+	VSUBPS  Z16, Z8, Z8
+	VMULPS  Z18, Z5, Z14
+	VMULPS  Z6, Z6, Z6
+	VMULPS  Z11, Z9, Z15
+	VMULPS  Z12, Z12, Z12
+	VMULPS  Z13, Z5, Z16
+	VADDPS  Z12, Z6, Z6
+	VMULPS  Z8, Z8, Z8
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z12, K1
-	VDIVPS.Z       Z12, Z1, K1, Z12
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z6, Z5, Z15
+	VADDPS         Z14, Z10, Z10
+	VADDPS         Z8, Z6, Z6
+	VMULPS         Z20, Z7, Z8
+	VADDPS         Z16, Z15, Z12
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS         Z19, Z7, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VMULPS         Z13, Z7, Z16
+	VADDPS         Z8, Z10, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z16, Z15, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z14, Z12, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
@@ -19915,91 +20073,132 @@ ClosestIndexedAVX512_wide:
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z4, 64(R12)(R13*4)
-	VMULPS  Z20, Z11, Z2
-	VADDPS  Z2, Z15, Z2
-	VMULPS  Z14, Z2, Z2
-	VMULPS  Z8, Z5, Z3
-	VMULPS  Z10, Z7, Z4
-	VADDPS  Z4, Z3, Z3
-	VMULPS  Z9, Z11, Z4
-	VADDPS  Z4, Z3, Z3
-	VMULPS  Z14, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z8, Z6, Z14
-	VMULPS Z10, Z13, Z15
-	VADDPS Z15, Z14, Z14
-	VMULPS Z9, Z20, Z15
-	VADDPS Z15, Z14, Z14
+	VMOVUPS Z6, 64(R12)(R13*4)
+	VMULPS  Z4, Z8, Z2
+	VMULPS  Z4, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z5, Z15
-	VMULPS Z2, Z7, Z16
-	VMULPS Z2, Z11, Z17
-	VSUBPS Z6, Z15, Z15
-	VSUBPS Z13, Z16, Z16
-	VSUBPS Z20, Z17, Z17
-	VMULPS Z4, Z5, Z18
-	VMULPS Z4, Z7, Z19
-	VMULPS Z4, Z11, Z21
-	VSUBPS Z18, Z8, Z18
-	VSUBPS Z19, Z10, Z19
-	VSUBPS Z21, Z9, Z21
+	VMULPS Z2, Z9, Z4
+	VMULPS Z2, Z5, Z6
+	VMULPS Z3, Z9, Z8
+	VMULPS Z3, Z5, Z12
+	VMULPS Z2, Z7, Z14
+	VSUBPS Z17, Z4, Z4
+	VSUBPS Z18, Z6, Z6
+	VMULPS Z3, Z7, Z15
+	VSUBPS Z8, Z11, Z8
+	VSUBPS Z12, Z13, Z12
+	VSUBPS Z20, Z14, Z14
+	VSUBPS Z15, Z19, Z15
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z18, Z18, Z22
-	VMULPS   Z19, Z19, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z18, Z15, Z15
-	VMULPS   Z19, Z16, Z16
-	VADDPS   Z16, Z15, Z15
-	VMULPS   Z21, Z17, Z16
-	VADDPS   Z16, Z15, Z15
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z15, K1, Z15
-	VMINPS   Z1, Z15, Z15
-	VMAXPS   Z0, Z15, Z15
+	VMULPS   Z8, Z8, Z16
+	VMULPS   Z12, Z12, Z21
+	VMULPS   Z8, Z4, Z4
+	VMULPS   Z12, Z6, Z6
+	VADDPS   Z21, Z16, Z8
+	VMULPS   Z15, Z15, Z12
+	VADDPS   Z6, Z4, Z4
+	VMULPS   Z15, Z14, Z6
+	VADDPS   Z12, Z8, Z8
+	VADDPS   Z6, Z4, Z4
+	VCMPPS   $0x04, Z8, Z0, K1
+	VDIVPS.Z Z8, Z4, K1, Z4
+	VMINPS   Z1, Z4, Z4
+	VMAXPS   Z0, Z4, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z11, Z11, Z6
+	VMULPS  Z13, Z13, Z8
+	VADDPS  Z8, Z6, Z6
+	VMULPS  Z19, Z19, Z8
+	VMOVUPS 3328(BX), Z12
+	VSUBPS  3136(BX), Z12, Z12
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z4, Z15, Z4
-	VADDPS Z4, Z2, Z2
+	VMULPS      Z3, Z4, Z3
+	VMOVUPS     3392(BX), Z4
+	VSUBPS      3200(BX), Z4, Z4
+	VADDPS      Z8, Z6, Z6
+	VMOVUPS     3456(BX), Z8
+	VSUBPS      3264(BX), Z8, Z8
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z    Z6, Z1, K1, Z3
+	VMULPS      Z11, Z17, Z6
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Z12, Z12, Z14
+	VMULPS Z13, Z18, Z15
+	VMULPS Z4, Z4, Z16
 	VMINPS Z1, Z2, Z2
 	VMAXPS Z0, Z2, Z2
+	VADDPS Z15, Z6, Z6
+	VADDPS Z16, Z14, Z14
+	VMULPS Z19, Z20, Z15
+	VMULPS Z8, Z8, Z16
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z15, Z6, Z6
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z3, Z2, Z3
-	VSUBPS Z14, Z3, Z3
-	VMULPS Z12, Z3, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-	VMULPS Z2, Z5, Z4
-	VMULPS Z2, Z7, Z5
-	VMULPS Z2, Z11, Z7
+	VMULPS      Z10, Z2, Z10
+	VSUBPS      Z6, Z10, Z6
+	VADDPS      Z16, Z14, Z10
+	VMULPS      Z3, Z6, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
+	VDIVPS.Z    Z10, Z1, K1, Z6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z8, Z8
-	VADDPS Z8, Z6, Z6
-	VSUBPS Z4, Z6, Z4
-	VMULPS Z3, Z10, Z6
-	VADDPS Z6, Z13, Z6
-	VSUBPS Z5, Z6, Z5
-	VMULPS Z3, Z9, Z6
-	VADDPS Z6, Z20, Z6
-	VSUBPS Z7, Z6, Z6
-	VMULPS Z4, Z4, Z4
-	VMULPS Z5, Z5, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z6, Z5
-	VADDPS Z5, Z4, Z4
+	VMULPS Z3, Z11, Z10
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 2880(BX), Z11
+	VSUBPS  2688(BX), Z11, Z11
+	VMULPS  Z3, Z13, Z13
+	VMOVUPS 2944(BX), Z14
+	VSUBPS  2752(BX), Z14, Z14
+	VMULPS  Z2, Z9, Z9
+	VMOVUPS 2688(BX), Z15
+	VSUBPS  3136(BX), Z15, Z15
+	VMULPS  Z2, Z5, Z5
+	VMOVUPS 2752(BX), Z16
+	VSUBPS  3200(BX), Z16, Z16
+	VADDPS  Z10, Z17, Z10
+	VMOVUPS 3008(BX), Z17
+	VSUBPS  2816(BX), Z17, Z17
+	VADDPS  Z13, Z18, Z13
+	VMULPS  Z3, Z19, Z18
+	VMULPS  Z2, Z7, Z7
+	VMOVUPS 2816(BX), Z19
+	VSUBPS  3264(BX), Z19, Z19
+	VSUBPS  Z9, Z10, Z9
+	VSUBPS  Z5, Z13, Z5
+	VADDPS  Z18, Z20, Z10
+	VMULPS  Z15, Z12, Z13
+	VSUBPS  Z7, Z10, Z7
+	VMULPS  Z16, Z4, Z10
+	VMULPS  Z9, Z9, Z9
+	VMULPS  Z11, Z12, Z18
+	VMULPS  Z5, Z5, Z5
+	VMULPS  Z14, Z4, Z20
+	VADDPS  Z5, Z9, Z5
+	VMULPS  Z7, Z7, Z7
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS         Z10, Z13, Z9
+	VADDPS         Z7, Z5, Z5
+	VMULPS         Z19, Z8, Z7
+	VADDPS         Z20, Z18, Z10
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z5, K1
+	VMULPS         Z17, Z8, Z13
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VADDPS         Z7, Z9, Z7
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z13, Z10, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
@@ -20007,8 +20206,102 @@ ClosestIndexedAVX512_wide:
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*4)
-	ADDQ    $0x00000030, R13
+	VMOVUPS Z5, 128(R12)(R13*4)
+	VMULPS  Z6, Z7, Z2
+	VMULPS  Z6, Z9, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z2, Z12, Z5
+	VMULPS Z2, Z4, Z6
+	VMULPS Z3, Z12, Z7
+	VMULPS Z3, Z4, Z10
+	VMULPS Z2, Z8, Z13
+	VSUBPS Z15, Z5, Z5
+	VSUBPS Z16, Z6, Z6
+	VMULPS Z3, Z8, Z18
+	VSUBPS Z7, Z11, Z7
+	VSUBPS Z10, Z14, Z10
+	VSUBPS Z19, Z13, Z13
+	VSUBPS Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z7, Z7, Z20
+	VMULPS   Z10, Z10, Z21
+	VMULPS   Z7, Z5, Z5
+	VMULPS   Z10, Z6, Z6
+	VADDPS   Z21, Z20, Z7
+	VMULPS   Z18, Z18, Z10
+	VADDPS   Z6, Z5, Z5
+	VMULPS   Z18, Z13, Z6
+	VADDPS   Z10, Z7, Z7
+	VADDPS   Z6, Z5, Z5
+	VCMPPS   $0x04, Z7, Z0, K1
+	VDIVPS.Z Z7, Z5, K1, Z5
+	VMINPS   Z1, Z5, Z5
+	VMAXPS   Z0, Z5, Z5
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z11, Z11, Z6
+	VMULPS Z14, Z14, Z7
+	VADDPS Z7, Z6, Z6
+	VMULPS Z17, Z17, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS      Z3, Z5, Z3
+	VADDPS      Z7, Z6, Z5
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z11, Z15, Z5
+	VMULPS      Z14, Z16, Z6
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z17, Z19, Z6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z6, Z5, Z5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z9, Z2, Z6
+	VSUBPS Z5, Z6, Z5
+	VMULPS Z3, Z5, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z11, Z5
+	VMULPS Z3, Z14, Z6
+	VMULPS Z2, Z12, Z7
+	VMULPS Z2, Z4, Z4
+	VADDPS Z5, Z15, Z5
+	VADDPS Z6, Z16, Z6
+	VMULPS Z3, Z17, Z9
+	VMULPS Z2, Z8, Z8
+	VSUBPS Z7, Z5, Z5
+	VSUBPS Z4, Z6, Z4
+	VADDPS Z9, Z19, Z6
+	VSUBPS Z8, Z6, Z6
+	VMULPS Z5, Z5, Z5
+	VMULPS Z4, Z4, Z4
+	VADDPS Z4, Z5, Z4
+	VMULPS Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z5, Z4, Z4
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store S, T and Dist2 of group 3.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*4)
+	ADDQ    $0x00000040, R13
 	JMP     ClosestIndexedAVX512_wide
 
 ClosestIndexedAVX512_loop:
@@ -20176,137 +20469,137 @@ ClosestIndexedAVX512_loop:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
+	VMOVUPS         640(BX), Z2
+	VSUBPS          448(BX), Z2, Z2
+	VMOVUPS         704(BX), Z3
+	VSUBPS          512(BX), Z3, Z3
+	VMOVUPS         768(BX), Z4
+	VSUBPS          576(BX), Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z2, Z2, Z5
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z4, Z4, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPS  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPS  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPS  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPS  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPS  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS 192(BX), Z6
+	VSUBPS  (BX), Z6, Z6
+	VMOVUPS 256(BX), Z7
+	VSUBPS  64(BX), Z7, Z7
 	VMOVUPS (BX), Z8
 	VSUBPS  448(BX), Z8, Z8
 	VMOVUPS 64(BX), Z9
 	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z12
-	VMULPS      Z3, Z3, Z13
-	VADDPS      Z13, Z12, Z12
-	VMULPS      Z4, Z4, Z13
-	VADDPS      Z13, Z12, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
-	VDIVPS.Z    Z12, Z1, K1, Z12
-	VMULPS      Z8, Z5, Z13
-	VMULPS      Z9, Z6, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z10, Z7, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z11, Z13, Z13
-	VMULPS      Z2, Z5, Z14
-	VMULPS      Z3, Z6, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z4, Z7, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z15
-	VMULPS Z3, Z9, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z4, Z10, Z16
-	VADDPS Z16, Z15, Z15
+	VMOVUPS 320(BX), Z10
+	VSUBPS  128(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
+	VMULPS  Z8, Z2, Z12
+	VMULPS  Z9, Z3, Z13
+	VMULPS  Z6, Z2, Z14
+	VMULPS  Z7, Z3, Z15
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z11, Z4, Z13
+	VADDPS  Z15, Z14, Z14
+	VMULPS  Z10, Z4, Z15
+	VADDPS  Z13, Z12, Z12
+	VADDPS  Z15, Z14, Z13
+	VMULPS  Z5, Z12, Z12
+	VMULPS  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z13, Z5, Z16
-	VMULPS Z13, Z6, Z17
-	VMULPS Z13, Z7, Z18
-	VSUBPS Z8, Z16, Z16
-	VSUBPS Z9, Z17, Z17
-	VSUBPS Z10, Z18, Z18
-	VMULPS Z11, Z5, Z19
-	VMULPS Z11, Z6, Z20
-	VMULPS Z11, Z7, Z21
-	VSUBPS Z19, Z2, Z19
-	VSUBPS Z20, Z3, Z20
-	VSUBPS Z21, Z4, Z21
+	VMULPS Z12, Z2, Z14
+	VMULPS Z12, Z3, Z15
+	VMULPS Z5, Z2, Z16
+	VMULPS Z5, Z3, Z17
+	VMULPS Z12, Z4, Z18
+	VSUBPS Z8, Z14, Z14
+	VSUBPS Z9, Z15, Z15
+	VMULPS Z5, Z4, Z19
+	VSUBPS Z16, Z6, Z16
+	VSUBPS Z17, Z7, Z17
+	VSUBPS Z11, Z18, Z18
+	VSUBPS Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
+	VMULPS   Z16, Z16, Z20
+	VMULPS   Z17, Z17, Z21
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z21, Z20, Z16
+	VMULPS   Z19, Z19, Z17
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z19, Z18, Z15
 	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z16, K1, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VADDPS   Z15, Z14, Z14
+	VCMPPS   $0x04, Z16, Z0, K1
+	VDIVPS.Z Z16, Z14, K1, Z14
+	VMINPS   Z1, Z14, Z14
+	VMAXPS   Z0, Z14, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z6, Z6, Z15
+	VMULPS Z7, Z7, Z16
+	VADDPS Z16, Z15, Z15
+	VMULPS Z10, Z10, Z16
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z11, Z16, Z11
-	VADDPS Z11, Z13, Z11
-	VMINPS Z1, Z11, Z11
-	VMAXPS Z0, Z11, Z11
+	VMULPS      Z5, Z14, Z5
+	VADDPS      Z16, Z15, Z14
+	VADDPS      Z5, Z12, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z12
+	VMULPS      Z6, Z8, Z14
+	VMULPS      Z7, Z9, Z15
+	VMINPS      Z1, Z5, Z5
+	VMAXPS      Z0, Z5, Z5
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z11, Z15
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z15, Z14, Z14
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z14, Z11, Z13
-	VSUBPS Z15, Z13, Z13
+	VMULPS Z13, Z5, Z13
+	VSUBPS Z14, Z13, Z13
 	VMULPS Z12, Z13, Z12
 	VMINPS Z1, Z12, Z12
 	VMAXPS Z0, Z12, Z12
-	VMULPS Z11, Z5, Z5
-	VMULPS Z11, Z6, Z6
-	VMULPS Z11, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z12, Z2, Z2
-	VADDPS Z2, Z8, Z2
-	VSUBPS Z5, Z2, Z2
-	VMULPS Z12, Z3, Z3
-	VADDPS Z3, Z9, Z3
-	VSUBPS Z6, Z3, Z3
-	VMULPS Z12, Z4, Z4
-	VADDPS Z4, Z10, Z4
-	VSUBPS Z7, Z4, Z4
+	VMULPS Z12, Z6, Z6
+	VMULPS Z12, Z7, Z7
+	VMULPS Z5, Z2, Z2
+	VMULPS Z5, Z3, Z3
+	VADDPS Z6, Z8, Z6
+	VADDPS Z7, Z9, Z7
+	VMULPS Z12, Z10, Z8
+	VMULPS Z5, Z4, Z4
+	VSUBPS Z2, Z6, Z2
+	VSUBPS Z3, Z7, Z3
+	VADDPS Z8, Z11, Z6
+	VSUBPS Z4, Z6, Z4
 	VMULPS Z2, Z2, Z2
 	VMULPS Z3, Z3, Z3
 	VADDPS Z3, Z2, Z2
 	VMULPS Z4, Z4, Z3
-	VADDPS Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z11, (R12)(R13*4)
+	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
@@ -20320,33 +20613,33 @@ ClosestIndexedAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 2688(BX)
+	VMOVUPS     Z2, 3584(BX)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 2752(BX)
+	VMOVUPS     Z2, 3648(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL            2688(BX), CX
+	MOVL            3584(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            2704(BX), CX
+	MOVL            3600(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            2692(BX), CX
+	MOVL            3588(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2708(BX), CX
+	MOVL            3604(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2696(BX), CX
+	MOVL            3592(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            2712(BX), CX
+	MOVL            3608(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            2700(BX), CX
+	MOVL            3596(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            2716(BX), CX
+	MOVL            3612(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -20357,28 +20650,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            2720(BX), CX
+	MOVL            3616(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2736(BX), CX
+	MOVL            3632(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2724(BX), CX
+	MOVL            3620(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            2740(BX), CX
+	MOVL            3636(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            2728(BX), CX
+	MOVL            3624(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            2744(BX), CX
+	MOVL            3640(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            2732(BX), CX
+	MOVL            3628(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            2748(BX), CX
+	MOVL            3644(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -20405,28 +20698,28 @@ ClosestIndexedAVX512_tail:
 	VMOVUPS         Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            2752(BX), CX
+	MOVL            3648(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            2768(BX), CX
+	MOVL            3664(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            2756(BX), CX
+	MOVL            3652(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2772(BX), CX
+	MOVL            3668(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2760(BX), CX
+	MOVL            3656(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            2776(BX), CX
+	MOVL            3672(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            2764(BX), CX
+	MOVL            3660(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            2780(BX), CX
+	MOVL            3676(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -20437,28 +20730,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            2784(BX), CX
+	MOVL            3680(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2800(BX), CX
+	MOVL            3696(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2788(BX), CX
+	MOVL            3684(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            2804(BX), CX
+	MOVL            3700(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            2792(BX), CX
+	MOVL            3688(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            2808(BX), CX
+	MOVL            3704(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            2796(BX), CX
+	MOVL            3692(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            2812(BX), CX
+	MOVL            3708(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -20483,137 +20776,137 @@ ClosestIndexedAVX512_tail:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
+	VMOVUPS         640(BX), Z2
+	VSUBPS          448(BX), Z2, Z2
+	VMOVUPS         704(BX), Z3
+	VSUBPS          512(BX), Z3, Z3
+	VMOVUPS         768(BX), Z4
+	VSUBPS          576(BX), Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z2, Z2, Z5
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z4, Z4, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPS  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPS  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPS  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPS  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPS  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS 192(BX), Z6
+	VSUBPS  (BX), Z6, Z6
+	VMOVUPS 256(BX), Z7
+	VSUBPS  64(BX), Z7, Z7
 	VMOVUPS (BX), Z8
 	VSUBPS  448(BX), Z8, Z8
 	VMOVUPS 64(BX), Z9
 	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K2
-	VDIVPS.Z    Z11, Z1, K2, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z12
-	VMULPS      Z3, Z3, Z13
-	VADDPS      Z13, Z12, Z12
-	VMULPS      Z4, Z4, Z13
-	VADDPS      Z13, Z12, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
-	VDIVPS.Z    Z12, Z1, K2, Z12
-	VMULPS      Z8, Z5, Z13
-	VMULPS      Z9, Z6, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z10, Z7, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z11, Z13, Z13
-	VMULPS      Z2, Z5, Z14
-	VMULPS      Z3, Z6, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z4, Z7, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z15
-	VMULPS Z3, Z9, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z4, Z10, Z16
-	VADDPS Z16, Z15, Z15
+	VMOVUPS 320(BX), Z10
+	VSUBPS  128(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
+	VMULPS  Z8, Z2, Z12
+	VMULPS  Z9, Z3, Z13
+	VMULPS  Z6, Z2, Z14
+	VMULPS  Z7, Z3, Z15
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z11, Z4, Z13
+	VADDPS  Z15, Z14, Z14
+	VMULPS  Z10, Z4, Z15
+	VADDPS  Z13, Z12, Z12
+	VADDPS  Z15, Z14, Z13
+	VMULPS  Z5, Z12, Z12
+	VMULPS  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z13, Z5, Z16
-	VMULPS Z13, Z6, Z17
-	VMULPS Z13, Z7, Z18
-	VSUBPS Z8, Z16, Z16
-	VSUBPS Z9, Z17, Z17
-	VSUBPS Z10, Z18, Z18
-	VMULPS Z11, Z5, Z19
-	VMULPS Z11, Z6, Z20
-	VMULPS Z11, Z7, Z21
-	VSUBPS Z19, Z2, Z19
-	VSUBPS Z20, Z3, Z20
-	VSUBPS Z21, Z4, Z21
+	VMULPS Z12, Z2, Z14
+	VMULPS Z12, Z3, Z15
+	VMULPS Z5, Z2, Z16
+	VMULPS Z5, Z3, Z17
+	VMULPS Z12, Z4, Z18
+	VSUBPS Z8, Z14, Z14
+	VSUBPS Z9, Z15, Z15
+	VMULPS Z5, Z4, Z19
+	VSUBPS Z16, Z6, Z16
+	VSUBPS Z17, Z7, Z17
+	VSUBPS Z11, Z18, Z18
+	VSUBPS Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
+	VMULPS   Z16, Z16, Z20
+	VMULPS   Z17, Z17, Z21
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z21, Z20, Z16
+	VMULPS   Z19, Z19, Z17
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z19, Z18, Z15
 	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K2
-	VDIVPS.Z Z22, Z16, K2, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VADDPS   Z15, Z14, Z14
+	VCMPPS   $0x04, Z16, Z0, K2
+	VDIVPS.Z Z16, Z14, K2, Z14
+	VMINPS   Z1, Z14, Z14
+	VMAXPS   Z0, Z14, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z6, Z6, Z15
+	VMULPS Z7, Z7, Z16
+	VADDPS Z16, Z15, Z15
+	VMULPS Z10, Z10, Z16
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z11, Z16, Z11
-	VADDPS Z11, Z13, Z11
-	VMINPS Z1, Z11, Z11
-	VMAXPS Z0, Z11, Z11
+	VMULPS      Z5, Z14, Z5
+	VADDPS      Z16, Z15, Z14
+	VADDPS      Z5, Z12, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z12
+	VMULPS      Z6, Z8, Z14
+	VMULPS      Z7, Z9, Z15
+	VMINPS      Z1, Z5, Z5
+	VMAXPS      Z0, Z5, Z5
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z11, Z15
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z15, Z14, Z14
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z14, Z11, Z13
-	VSUBPS Z15, Z13, Z13
+	VMULPS Z13, Z5, Z13
+	VSUBPS Z14, Z13, Z13
 	VMULPS Z12, Z13, Z12
 	VMINPS Z1, Z12, Z1
 	VMAXPS Z0, Z1, Z0
-	VMULPS Z11, Z5, Z1
-	VMULPS Z11, Z6, Z5
-	VMULPS Z11, Z7, Z6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z0, Z2, Z2
-	VADDPS Z2, Z8, Z2
-	VSUBPS Z1, Z2, Z1
-	VMULPS Z0, Z3, Z2
-	VADDPS Z2, Z9, Z2
-	VSUBPS Z5, Z2, Z2
-	VMULPS Z0, Z4, Z3
-	VADDPS Z3, Z10, Z3
-	VSUBPS Z6, Z3, Z3
+	VMULPS Z0, Z6, Z1
+	VMULPS Z0, Z7, Z6
+	VMULPS Z5, Z2, Z2
+	VMULPS Z5, Z3, Z3
+	VADDPS Z1, Z8, Z1
+	VADDPS Z6, Z9, Z6
+	VMULPS Z0, Z10, Z7
+	VMULPS Z5, Z4, Z4
+	VSUBPS Z2, Z1, Z1
+	VSUBPS Z3, Z6, Z2
+	VADDPS Z7, Z11, Z3
+	VSUBPS Z4, Z3, Z3
 	VMULPS Z1, Z1, Z1
 	VMULPS Z2, Z2, Z2
 	VADDPS Z2, Z1, Z1
 	VMULPS Z3, Z3, Z2
-	VADDPS Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z2, Z1, Z1
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z11, K1, (R12)(R13*4)
+	VMOVUPS Z5, K1, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z1, K1, (R12)(R13*4)
 
@@ -21852,7 +22145,7 @@ ClosestIndexed64AVX2_done:
 
 // func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·ClosestIndexed64AVX512(SB), $3264-56
+TEXT ·ClosestIndexed64AVX512(SB), $4288-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -21861,15 +22154,15 @@ TEXT ·ClosestIndexed64AVX512(SB), $3264-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         384(R9), BX
+	LEAQ         512(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
-	// 3 groups at a time, their instruction streams merged.
+	// 4 groups at a time, their instruction streams merged.
 ClosestIndexed64AVX512_wide:
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
-	CMPQ R14, $0x00000018
+	CMPQ R14, $0x00000020
 	JB   ClosestIndexed64AVX512_loop
 
 	// Capsule records of side I, transposed.
@@ -22208,303 +22501,413 @@ ClosestIndexed64AVX512_wide:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 2624(BX)
 
+	// Capsule records of side I, transposed.
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 2688(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 2880(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 2816(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 3008(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 2752(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 2944(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 3072(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 3136(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 3328(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 3264(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 3456(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 3200(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 3392(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 3520(BX)
+	VMOVUPS    640(BX), Z2
+	VSUBPD     448(BX), Z2, Z2
+	VMOVUPS    704(BX), Z3
+	VSUBPD     512(BX), Z3, Z3
+	VMOVUPS    768(BX), Z4
+	VSUBPD     576(BX), Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPD  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPD  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPD  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPD  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPD  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS 192(BX), Z6
+	VSUBPD  (BX), Z6, Z6
+	VMOVUPS 256(BX), Z7
+	VSUBPD  64(BX), Z7, Z7
 	VMOVUPS (BX), Z8
 	VSUBPD  448(BX), Z8, Z8
 	VMOVUPS 64(BX), Z9
 	VSUBPD  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPD  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z5, Z5, Z11
-	VMULPD      Z6, Z6, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z7, Z7, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z2, Z2, Z12
-	VMULPD      Z3, Z3, Z13
-	VADDPD      Z13, Z12, Z12
-	VMULPD      Z4, Z4, Z13
-	VADDPD      Z13, Z12, Z12
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z    Z12, Z1, K1, Z12
-	VMULPD      Z8, Z5, Z13
-	VMULPD      Z9, Z6, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z10, Z7, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z11, Z13, Z13
-	VMULPD      Z2, Z5, Z14
-	VMULPD      Z3, Z6, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z4, Z7, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z15
-	VMULPD Z3, Z9, Z16
-	VADDPD Z16, Z15, Z15
-	VMULPD Z4, Z10, Z16
-	VADDPD Z16, Z15, Z15
+	VMOVUPS 320(BX), Z10
+	VSUBPD  128(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPD  576(BX), Z11, Z11
+	VMULPD  Z8, Z2, Z12
+	VMULPD  Z9, Z3, Z13
+	VMULPD  Z6, Z2, Z14
+	VMULPD  Z7, Z3, Z15
+	VADDPD  Z13, Z12, Z12
+	VMULPD  Z11, Z4, Z13
+	VADDPD  Z15, Z14, Z14
+	VMULPD  Z10, Z4, Z15
+	VADDPD  Z13, Z12, Z12
+	VADDPD  Z15, Z14, Z13
+	VMULPD  Z5, Z12, Z12
+	VMULPD  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z5, Z16
-	VMULPD Z13, Z6, Z17
-	VMULPD Z13, Z7, Z18
-	VSUBPD Z8, Z16, Z16
-	VSUBPD Z9, Z17, Z17
-	VSUBPD Z10, Z18, Z18
-	VMULPD Z11, Z5, Z19
-	VMULPD Z11, Z6, Z20
-	VMULPD Z11, Z7, Z21
-	VSUBPD Z19, Z2, Z19
-	VSUBPD Z20, Z3, Z20
-	VSUBPD Z21, Z4, Z21
+	VMULPD Z12, Z2, Z14
+	VMULPD Z12, Z3, Z15
+	VMULPD Z5, Z2, Z16
+	VMULPD Z5, Z3, Z17
+	VMULPD Z12, Z4, Z18
+	VSUBPD Z8, Z14, Z14
+	VSUBPD Z9, Z15, Z15
+	VMULPD Z5, Z4, Z19
+	VSUBPD Z16, Z6, Z16
+	VSUBPD Z17, Z7, Z17
+	VSUBPD Z11, Z18, Z18
+	VSUBPD Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z19, Z19, Z22
-	VMULPD Z20, Z20, Z23
-	VADDPD Z23, Z22, Z22
-	VMULPD Z21, Z21, Z23
-	VADDPD Z23, Z22, Z22
-	VMULPD Z19, Z16, Z16
-	VMULPD Z20, Z17, Z17
-	VADDPD Z17, Z16, Z16
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  1088(BX), Z17
-	VSUBPD   896(BX), Z17, Z17
-	VMULPD   Z21, Z18, Z18
-	VMOVUPS  1152(BX), Z19
-	VSUBPD   960(BX), Z19, Z19
-	VADDPD   Z18, Z16, Z16
-	VMOVUPS  1216(BX), Z18
-	VSUBPD   1024(BX), Z18, Z18
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z16, K1, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z11, Z16, Z11
-	VADDPD  Z11, Z13, Z11
-	VMOVUPS 1536(BX), Z13
-	VSUBPD  1344(BX), Z13, Z13
-	VMINPD  Z1, Z11, Z11
-	VMAXPD  Z0, Z11, Z11
-	VMOVUPS 1600(BX), Z16
-	VSUBPD  1408(BX), Z16, Z16
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z14, Z11, Z14
-	VMOVUPS 1664(BX), Z20
-	VSUBPD  1472(BX), Z20, Z20
-	VSUBPD  Z15, Z14, Z14
-	VMULPD  Z12, Z14, Z12
-	VMINPD  Z1, Z12, Z12
-	VMAXPD  Z0, Z12, Z12
-	VMULPD  Z11, Z5, Z5
-	VMOVUPS 896(BX), Z14
-	VSUBPD  1344(BX), Z14, Z14
-	VMULPD  Z11, Z6, Z6
-	VMOVUPS 960(BX), Z15
-	VSUBPD  1408(BX), Z15, Z15
-	VMULPD  Z11, Z7, Z7
-	VMOVUPS 1024(BX), Z21
-	VSUBPD  1472(BX), Z21, Z21
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z12, Z2, Z2
-	VADDPD Z2, Z8, Z2
-	VSUBPD Z5, Z2, Z2
-	VMULPD Z12, Z3, Z3
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z13, Z13, Z5
-	VADDPD      Z3, Z9, Z3
-	VMULPD      Z16, Z16, Z8
-	VSUBPD      Z6, Z3, Z3
-	VADDPD      Z8, Z5, Z5
-	VMULPD      Z12, Z4, Z4
-	VMULPD      Z20, Z20, Z6
-	VADDPD      Z4, Z10, Z4
-	VADDPD      Z6, Z5, Z5
-	VSUBPD      Z7, Z4, Z4
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-	VMULPD      Z2, Z2, Z2
+	VMULPD   Z16, Z16, Z20
+	VMULPD   Z17, Z17, Z21
+	VMULPD   Z16, Z14, Z14
+	VMULPD   Z17, Z15, Z15
+	VADDPD   Z21, Z20, Z16
+	VMULPD   Z19, Z19, Z17
+	VADDPD   Z15, Z14, Z14
+	VMULPD   Z19, Z18, Z15
+	VADDPD   Z17, Z16, Z16
+	VADDPD   Z15, Z14, Z14
+	VCMPPD   $0x04, Z16, Z0, K1
+	VDIVPD.Z Z16, Z14, K1, Z14
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z17, Z17, Z6
-	VMULPD Z3, Z3, Z3
-	VMULPD Z19, Z19, Z7
-	VADDPD Z3, Z2, Z2
-	VADDPD Z7, Z6, Z3
-	VMULPD Z4, Z4, Z4
-	VMULPD Z18, Z18, Z6
-	VADDPD Z4, Z2, Z2
-	VADDPD Z6, Z3, Z3
+	VMULPD      Z6, Z6, Z15
+	VMULPD      Z7, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z10, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VMOVUPS     1536(BX), Z17
+	VSUBPD      1344(BX), Z17, Z17
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1600(BX), Z16
+	VSUBPD      1408(BX), Z16, Z16
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z15
+	VMOVUPS     1664(BX), Z18
+	VSUBPD      1472(BX), Z18, Z18
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z5, Z14, Z5
+	VADDPD Z5, Z12, Z5
+	VMULPD Z6, Z8, Z12
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z17, Z17, Z14
+	VMULPD Z7, Z9, Z19
+	VMULPD Z16, Z16, Z20
+	VMINPD Z1, Z5, Z5
+	VMAXPD Z0, Z5, Z5
+	VADDPD Z19, Z12, Z12
+	VADDPD Z20, Z14, Z14
+	VMULPD Z10, Z11, Z19
+	VMULPD Z18, Z18, Z20
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z20, Z14, Z14
+	VADDPD      Z19, Z12, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K1
+	VDIVPD.Z    Z14, Z1, K1, Z14
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z13, Z5, Z13
+	VSUBPD Z12, Z13, Z12
+	VMULPD Z15, Z12, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z12, Z6, Z6
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1088(BX), Z13
+	VSUBPD  896(BX), Z13, Z13
+	VMULPD  Z12, Z7, Z7
+	VMOVUPS 1152(BX), Z15
+	VSUBPD  960(BX), Z15, Z15
+	VMULPD  Z5, Z2, Z2
+	VMOVUPS 896(BX), Z19
+	VSUBPD  1344(BX), Z19, Z19
+	VMULPD  Z5, Z3, Z3
+	VMOVUPS 960(BX), Z20
+	VSUBPD  1408(BX), Z20, Z20
+	VADDPD  Z6, Z8, Z6
+	VMOVUPS 1216(BX), Z8
+	VSUBPD  1024(BX), Z8, Z8
+	VADDPD  Z7, Z9, Z7
+	VMULPD  Z12, Z10, Z9
+	VMULPD  Z5, Z4, Z4
+	VMOVUPS 1024(BX), Z10
+	VSUBPD  1472(BX), Z10, Z10
+	VSUBPD  Z2, Z6, Z2
+	VSUBPD  Z3, Z7, Z3
+	VADDPD  Z9, Z11, Z6
+	VMULPD  Z19, Z17, Z7
+	VSUBPD  Z4, Z6, Z4
+	VMULPD  Z20, Z16, Z6
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z13, Z17, Z9
+	VMULPD  Z3, Z3, Z3
+	VMULPD  Z15, Z16, Z11
+	VADDPD  Z3, Z2, Z2
+	VMULPD  Z4, Z4, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z6, Z7, Z4
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z10, Z18, Z3
+	VADDPD         Z11, Z9, Z6
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VMULPD         Z14, Z13, Z4
+	VMULPD         Z8, Z18, Z7
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
-	VMULPD         Z15, Z16, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
-	VADDPD         Z6, Z4, Z4
+	VADDPD         Z3, Z4, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VADDPD         Z7, Z6, Z4
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z12, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z11, (R12)(R13*8)
+	VMOVUPS Z5, (R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
-	VMULPD  Z21, Z20, Z2
-	VADDPD  Z2, Z4, Z2
-	VMULPD  Z5, Z2, Z2
-	VMULPD  Z17, Z13, Z4
-	VMULPD  Z19, Z16, Z6
-	VADDPD  Z6, Z4, Z4
-	VMULPD  Z18, Z20, Z6
-	VADDPD  Z6, Z4, Z4
-	VMULPD  Z5, Z4, Z5
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z17, Z14, Z6
-	VMULPD Z19, Z15, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD Z18, Z21, Z7
-	VADDPD Z7, Z6, Z6
+	VMULPD  Z14, Z3, Z2
+	VMULPD  Z14, Z4, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z13, Z7
-	VMULPD Z2, Z16, Z8
-	VMULPD Z2, Z20, Z9
-	VSUBPD Z14, Z7, Z7
-	VSUBPD Z15, Z8, Z8
-	VSUBPD Z21, Z9, Z9
-	VMULPD Z5, Z13, Z10
-	VMULPD Z5, Z16, Z11
-	VMULPD Z5, Z20, Z12
-	VSUBPD Z10, Z17, Z10
-	VSUBPD Z11, Z19, Z11
-	VSUBPD Z12, Z18, Z12
+	VMULPD Z2, Z17, Z5
+	VMULPD Z2, Z16, Z6
+	VMULPD Z3, Z17, Z7
+	VMULPD Z3, Z16, Z9
+	VMULPD Z2, Z18, Z11
+	VSUBPD Z19, Z5, Z5
+	VSUBPD Z20, Z6, Z6
+	VMULPD Z3, Z18, Z12
+	VSUBPD Z7, Z13, Z7
+	VSUBPD Z9, Z15, Z9
+	VSUBPD Z10, Z11, Z11
+	VSUBPD Z12, Z8, Z12
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z10, Z10, Z22
-	VMULPD Z11, Z11, Z23
-	VADDPD Z23, Z22, Z22
-	VMULPD Z12, Z12, Z23
-	VADDPD Z23, Z22, Z22
-	VMULPD Z10, Z7, Z7
-	VMULPD Z11, Z8, Z8
-	VADDPD Z8, Z7, Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  1984(BX), Z8
-	VSUBPD   1792(BX), Z8, Z8
-	VMULPD   Z12, Z9, Z9
-	VMOVUPS  2048(BX), Z10
-	VSUBPD   1856(BX), Z10, Z10
+	VMULPD   Z7, Z7, Z14
+	VMULPD   Z9, Z9, Z21
+	VMULPD   Z7, Z5, Z5
+	VMULPD   Z9, Z6, Z6
+	VADDPD   Z21, Z14, Z7
+	VMULPD   Z12, Z12, Z9
+	VADDPD   Z6, Z5, Z5
+	VMULPD   Z12, Z11, Z6
 	VADDPD   Z9, Z7, Z7
-	VMOVUPS  2112(BX), Z9
-	VSUBPD   1920(BX), Z9, Z9
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z7, K1, Z7
-	VMINPD   Z1, Z7, Z7
-	VMAXPD   Z0, Z7, Z7
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z5, Z7, Z5
-	VADDPD  Z5, Z2, Z2
-	VMOVUPS 2432(BX), Z5
-	VSUBPD  2240(BX), Z5, Z5
-	VMINPD  Z1, Z2, Z2
-	VMAXPD  Z0, Z2, Z2
-	VMOVUPS 2496(BX), Z7
-	VSUBPD  2304(BX), Z7, Z7
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z4, Z2, Z4
-	VMOVUPS 2560(BX), Z11
-	VSUBPD  2368(BX), Z11, Z11
-	VSUBPD  Z6, Z4, Z4
-	VMULPD  Z3, Z4, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z2, Z13, Z4
-	VMOVUPS 1792(BX), Z6
-	VSUBPD  2240(BX), Z6, Z6
-	VMULPD  Z2, Z16, Z12
-	VMOVUPS 1856(BX), Z13
-	VSUBPD  2304(BX), Z13, Z13
-	VMULPD  Z2, Z20, Z16
-	VMOVUPS 1920(BX), Z20
-	VSUBPD  2368(BX), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z17, Z17
-	VADDPD Z17, Z14, Z14
-	VSUBPD Z4, Z14, Z4
-	VMULPD Z3, Z19, Z14
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z5, Z5, Z17
-	VADDPD      Z14, Z15, Z14
-	VMULPD      Z7, Z7, Z15
-	VSUBPD      Z12, Z14, Z12
-	VADDPD      Z15, Z17, Z14
-	VMULPD      Z3, Z18, Z15
-	VMULPD      Z11, Z11, Z17
-	VADDPD      Z15, Z21, Z15
-	VADDPD      Z17, Z14, Z14
-	VSUBPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K1
-	VDIVPD.Z    Z14, Z1, K1, Z14
-	VMULPD      Z4, Z4, Z4
+	VADDPD   Z6, Z5, Z5
+	VCMPPD   $0x04, Z7, Z0, K1
+	VDIVPD.Z Z7, Z5, K1, Z5
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z8, Z8, Z16
-	VMULPD Z12, Z12, Z12
-	VMULPD Z10, Z10, Z17
-	VADDPD Z12, Z4, Z4
-	VADDPD Z17, Z16, Z12
-	VMULPD Z15, Z15, Z15
-	VMULPD Z9, Z9, Z16
-	VADDPD Z15, Z4, Z4
-	VADDPD Z16, Z12, Z12
+	VMULPD      Z13, Z13, Z6
+	VMULPD      Z15, Z15, Z7
+	VADDPD      Z7, Z6, Z6
+	VMULPD      Z8, Z8, Z7
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VMOVUPS     2432(BX), Z9
+	VSUBPD      2240(BX), Z9, Z9
+	VADDPD      Z7, Z6, Z6
+	VMOVUPS     2496(BX), Z7
+	VSUBPD      2304(BX), Z7, Z7
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z6, K1
+	VDIVPD.Z    Z6, Z1, K1, Z6
+	VMOVUPS     2560(BX), Z11
+	VSUBPD      2368(BX), Z11, Z11
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z5, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z13, Z19, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z9, Z9, Z5
+	VMULPD Z15, Z20, Z12
+	VMULPD Z7, Z7, Z14
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z12, Z3, Z3
+	VADDPD Z14, Z5, Z5
+	VMULPD Z8, Z10, Z12
+	VMULPD Z11, Z11, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z14, Z5, Z5
+	VADDPD      Z12, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z4, Z2, Z4
+	VSUBPD Z3, Z4, Z3
+	VMULPD Z6, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z13, Z4
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1984(BX), Z6
+	VSUBPD  1792(BX), Z6, Z6
+	VMULPD  Z3, Z15, Z12
+	VMOVUPS 2048(BX), Z13
+	VSUBPD  1856(BX), Z13, Z13
+	VMULPD  Z2, Z17, Z14
+	VMOVUPS 1792(BX), Z15
+	VSUBPD  2240(BX), Z15, Z15
+	VMULPD  Z2, Z16, Z16
+	VMOVUPS 1856(BX), Z17
+	VSUBPD  2304(BX), Z17, Z17
+	VADDPD  Z4, Z19, Z4
+	VMOVUPS 2112(BX), Z19
+	VSUBPD  1920(BX), Z19, Z19
+	VADDPD  Z12, Z20, Z12
+	VMULPD  Z3, Z8, Z8
+	VMULPD  Z2, Z18, Z18
+	VMOVUPS 1920(BX), Z20
+	VSUBPD  2368(BX), Z20, Z20
+	VSUBPD  Z14, Z4, Z4
+	VSUBPD  Z16, Z12, Z12
+	VADDPD  Z8, Z10, Z8
+	VMULPD  Z15, Z9, Z10
+	VSUBPD  Z18, Z8, Z8
+	VMULPD  Z17, Z7, Z14
+	VMULPD  Z4, Z4, Z4
+	VMULPD  Z6, Z9, Z16
+	VMULPD  Z12, Z12, Z12
+	VMULPD  Z13, Z7, Z18
+	VADDPD  Z12, Z4, Z4
+	VMULPD  Z8, Z8, Z8
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z       Z12, Z1, K1, Z12
+	VADDPD         Z14, Z10, Z10
+	VADDPD         Z8, Z4, Z4
+	VMULPD         Z20, Z11, Z8
+	VADDPD         Z18, Z16, Z12
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VMULPD         Z6, Z5, Z15
+	VMULPD         Z19, Z11, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         Z13, Z7, Z16
+	VADDPD         Z8, Z10, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VADDPD         Z16, Z15, Z15
+	VADDPD         Z14, Z12, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
 
 	// Store S, T and Dist2 of group 1.
@@ -22514,90 +22917,131 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*8)
-	VMULPD  Z20, Z11, Z2
-	VADDPD  Z2, Z15, Z2
-	VMULPD  Z14, Z2, Z2
-	VMULPD  Z8, Z5, Z3
-	VMULPD  Z10, Z7, Z4
-	VADDPD  Z4, Z3, Z3
-	VMULPD  Z9, Z11, Z4
-	VADDPD  Z4, Z3, Z3
-	VMULPD  Z14, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z8, Z6, Z14
-	VMULPD Z10, Z13, Z15
-	VADDPD Z15, Z14, Z14
-	VMULPD Z9, Z20, Z15
-	VADDPD Z15, Z14, Z14
+	VMULPD  Z5, Z8, Z2
+	VMULPD  Z5, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z5, Z15
-	VMULPD Z2, Z7, Z16
-	VMULPD Z2, Z11, Z17
-	VSUBPD Z6, Z15, Z15
-	VSUBPD Z13, Z16, Z16
-	VSUBPD Z20, Z17, Z17
-	VMULPD Z4, Z5, Z18
-	VMULPD Z4, Z7, Z19
-	VMULPD Z4, Z11, Z21
-	VSUBPD Z18, Z8, Z18
-	VSUBPD Z19, Z10, Z19
-	VSUBPD Z21, Z9, Z21
+	VMULPD Z2, Z9, Z4
+	VMULPD Z2, Z7, Z5
+	VMULPD Z3, Z9, Z8
+	VMULPD Z3, Z7, Z12
+	VMULPD Z2, Z11, Z14
+	VSUBPD Z15, Z4, Z4
+	VSUBPD Z17, Z5, Z5
+	VMULPD Z3, Z11, Z16
+	VSUBPD Z8, Z6, Z8
+	VSUBPD Z12, Z13, Z12
+	VSUBPD Z20, Z14, Z14
+	VSUBPD Z16, Z19, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z18, Z18, Z22
-	VMULPD   Z19, Z19, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z18, Z15, Z15
-	VMULPD   Z19, Z16, Z16
-	VADDPD   Z16, Z15, Z15
-	VMULPD   Z21, Z17, Z16
-	VADDPD   Z16, Z15, Z15
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z15, K1, Z15
-	VMINPD   Z1, Z15, Z15
-	VMAXPD   Z0, Z15, Z15
+	VMULPD   Z8, Z8, Z18
+	VMULPD   Z12, Z12, Z21
+	VMULPD   Z8, Z4, Z4
+	VMULPD   Z12, Z5, Z5
+	VADDPD   Z21, Z18, Z8
+	VMULPD   Z16, Z16, Z12
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z16, Z14, Z5
+	VADDPD   Z12, Z8, Z8
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z8, Z0, K1
+	VDIVPD.Z Z8, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z6, Z6, Z5
+	VMULPD      Z13, Z13, Z8
+	VADDPD      Z8, Z5, Z5
+	VMULPD      Z19, Z19, Z8
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMOVUPS     3328(BX), Z12
+	VSUBPD      3136(BX), Z12, Z12
+	VADDPD      Z8, Z5, Z5
+	VMOVUPS     3392(BX), Z8
+	VSUBPD      3200(BX), Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+	VMOVUPS     3456(BX), Z14
+	VSUBPD      3264(BX), Z14, Z14
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z15, Z4
-	VADDPD Z4, Z2, Z2
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z6, Z15, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z12, Z12, Z4
+	VMULPD Z13, Z17, Z16
+	VMULPD Z8, Z8, Z18
 	VMINPD Z1, Z2, Z2
 	VMAXPD Z0, Z2, Z2
+	VADDPD Z16, Z3, Z3
+	VADDPD Z18, Z4, Z4
+	VMULPD Z19, Z20, Z16
+	VMULPD Z14, Z14, Z18
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z18, Z4, Z4
+	VADDPD      Z16, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z    Z4, Z1, K1, Z4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z3, Z2, Z3
-	VSUBPD Z14, Z3, Z3
-	VMULPD Z12, Z3, Z3
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
+	VMULPD Z5, Z3, Z3
 	VMINPD Z1, Z3, Z3
 	VMAXPD Z0, Z3, Z3
-	VMULPD Z2, Z5, Z4
-	VMULPD Z2, Z7, Z5
-	VMULPD Z2, Z11, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z8, Z8
-	VADDPD Z8, Z6, Z6
-	VSUBPD Z4, Z6, Z4
-	VMULPD Z3, Z10, Z6
-	VADDPD Z6, Z13, Z6
-	VSUBPD Z5, Z6, Z5
-	VMULPD Z3, Z9, Z6
-	VADDPD Z6, Z20, Z6
-	VSUBPD Z7, Z6, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-	VADDPD Z5, Z4, Z4
+	VMULPD Z3, Z6, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 2880(BX), Z6
+	VSUBPD  2688(BX), Z6, Z6
+	VMULPD  Z3, Z13, Z10
+	VMOVUPS 2944(BX), Z13
+	VSUBPD  2752(BX), Z13, Z13
+	VMULPD  Z2, Z9, Z9
+	VMOVUPS 2688(BX), Z16
+	VSUBPD  3136(BX), Z16, Z16
+	VMULPD  Z2, Z7, Z7
+	VMOVUPS 2752(BX), Z18
+	VSUBPD  3200(BX), Z18, Z18
+	VADDPD  Z5, Z15, Z5
+	VMOVUPS 3008(BX), Z15
+	VSUBPD  2816(BX), Z15, Z15
+	VADDPD  Z10, Z17, Z10
+	VMULPD  Z3, Z19, Z17
+	VMULPD  Z2, Z11, Z11
+	VMOVUPS 2816(BX), Z19
+	VSUBPD  3264(BX), Z19, Z19
+	VSUBPD  Z9, Z5, Z5
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  Z17, Z20, Z9
+	VMULPD  Z16, Z12, Z10
+	VSUBPD  Z11, Z9, Z9
+	VMULPD  Z18, Z8, Z11
+	VMULPD  Z5, Z5, Z5
+	VMULPD  Z6, Z12, Z17
+	VMULPD  Z7, Z7, Z7
+	VMULPD  Z13, Z8, Z20
+	VADDPD  Z7, Z5, Z5
+	VMULPD  Z9, Z9, Z7
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VADDPD         Z11, Z10, Z9
+	VADDPD         Z7, Z5, Z5
+	VMULPD         Z19, Z14, Z7
+	VADDPD         Z20, Z17, Z10
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z5, K1
+	VMULPD         Z15, Z14, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VADDPD         Z7, Z9, Z7
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VADDPD         Z11, Z10, Z9
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
@@ -22605,8 +23049,102 @@ ClosestIndexed64AVX512_wide:
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*8)
-	ADDQ    $0x00000018, R13
+	VMOVUPS Z5, 128(R12)(R13*8)
+	VMULPD  Z4, Z7, Z2
+	VMULPD  Z4, Z9, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z2, Z12, Z4
+	VMULPD Z2, Z8, Z5
+	VMULPD Z3, Z12, Z7
+	VMULPD Z3, Z8, Z10
+	VMULPD Z2, Z14, Z11
+	VSUBPD Z16, Z4, Z4
+	VSUBPD Z18, Z5, Z5
+	VMULPD Z3, Z14, Z17
+	VSUBPD Z7, Z6, Z7
+	VSUBPD Z10, Z13, Z10
+	VSUBPD Z19, Z11, Z11
+	VSUBPD Z17, Z15, Z17
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z7, Z7, Z20
+	VMULPD   Z10, Z10, Z21
+	VMULPD   Z7, Z4, Z4
+	VMULPD   Z10, Z5, Z5
+	VADDPD   Z21, Z20, Z7
+	VMULPD   Z17, Z17, Z10
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z17, Z11, Z5
+	VADDPD   Z10, Z7, Z7
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z7, Z0, K1
+	VDIVPD.Z Z7, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z6, Z6, Z5
+	VMULPD      Z13, Z13, Z7
+	VADDPD      Z7, Z5, Z5
+	VMULPD      Z15, Z15, Z7
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VADDPD      Z7, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z6, Z16, Z3
+	VMULPD Z13, Z18, Z4
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z4, Z3, Z3
+	VMULPD Z15, Z19, Z4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z4, Z3, Z3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z9, Z2, Z4
+	VSUBPD Z3, Z4, Z3
+	VMULPD Z5, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z6, Z4
+	VMULPD Z3, Z13, Z5
+	VMULPD Z2, Z12, Z6
+	VMULPD Z2, Z8, Z7
+	VADDPD Z4, Z16, Z4
+	VADDPD Z5, Z18, Z5
+	VMULPD Z3, Z15, Z8
+	VMULPD Z2, Z14, Z9
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z7, Z5, Z5
+	VADDPD Z8, Z19, Z6
+	VSUBPD Z9, Z6, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z4, Z4
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store S, T and Dist2 of group 3.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*8)
+	ADDQ    $0x00000020, R13
 	JMP     ClosestIndexed64AVX512_wide
 
 ClosestIndexed64AVX512_loop:
@@ -22726,137 +23264,137 @@ ClosestIndexed64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
+	VMOVUPS    640(BX), Z2
+	VSUBPD     448(BX), Z2, Z2
+	VMOVUPS    704(BX), Z3
+	VSUBPD     512(BX), Z3, Z3
+	VMOVUPS    768(BX), Z4
+	VSUBPD     576(BX), Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPD  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPD  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPD  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPD  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPD  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS 192(BX), Z6
+	VSUBPD  (BX), Z6, Z6
+	VMOVUPS 256(BX), Z7
+	VSUBPD  64(BX), Z7, Z7
 	VMOVUPS (BX), Z8
 	VSUBPD  448(BX), Z8, Z8
 	VMOVUPS 64(BX), Z9
 	VSUBPD  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPD  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z5, Z5, Z11
-	VMULPD      Z6, Z6, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z7, Z7, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z2, Z2, Z12
-	VMULPD      Z3, Z3, Z13
-	VADDPD      Z13, Z12, Z12
-	VMULPD      Z4, Z4, Z13
-	VADDPD      Z13, Z12, Z12
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z    Z12, Z1, K1, Z12
-	VMULPD      Z8, Z5, Z13
-	VMULPD      Z9, Z6, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z10, Z7, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z11, Z13, Z13
-	VMULPD      Z2, Z5, Z14
-	VMULPD      Z3, Z6, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z4, Z7, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z15
-	VMULPD Z3, Z9, Z16
-	VADDPD Z16, Z15, Z15
-	VMULPD Z4, Z10, Z16
-	VADDPD Z16, Z15, Z15
+	VMOVUPS 320(BX), Z10
+	VSUBPD  128(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPD  576(BX), Z11, Z11
+	VMULPD  Z8, Z2, Z12
+	VMULPD  Z9, Z3, Z13
+	VMULPD  Z6, Z2, Z14
+	VMULPD  Z7, Z3, Z15
+	VADDPD  Z13, Z12, Z12
+	VMULPD  Z11, Z4, Z13
+	VADDPD  Z15, Z14, Z14
+	VMULPD  Z10, Z4, Z15
+	VADDPD  Z13, Z12, Z12
+	VADDPD  Z15, Z14, Z13
+	VMULPD  Z5, Z12, Z12
+	VMULPD  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z5, Z16
-	VMULPD Z13, Z6, Z17
-	VMULPD Z13, Z7, Z18
-	VSUBPD Z8, Z16, Z16
-	VSUBPD Z9, Z17, Z17
-	VSUBPD Z10, Z18, Z18
-	VMULPD Z11, Z5, Z19
-	VMULPD Z11, Z6, Z20
-	VMULPD Z11, Z7, Z21
-	VSUBPD Z19, Z2, Z19
-	VSUBPD Z20, Z3, Z20
-	VSUBPD Z21, Z4, Z21
+	VMULPD Z12, Z2, Z14
+	VMULPD Z12, Z3, Z15
+	VMULPD Z5, Z2, Z16
+	VMULPD Z5, Z3, Z17
+	VMULPD Z12, Z4, Z18
+	VSUBPD Z8, Z14, Z14
+	VSUBPD Z9, Z15, Z15
+	VMULPD Z5, Z4, Z19
+	VSUBPD Z16, Z6, Z16
+	VSUBPD Z17, Z7, Z17
+	VSUBPD Z11, Z18, Z18
+	VSUBPD Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
+	VMULPD   Z16, Z16, Z20
+	VMULPD   Z17, Z17, Z21
+	VMULPD   Z16, Z14, Z14
+	VMULPD   Z17, Z15, Z15
+	VADDPD   Z21, Z20, Z16
+	VMULPD   Z19, Z19, Z17
+	VADDPD   Z15, Z14, Z14
+	VMULPD   Z19, Z18, Z15
 	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z16, K1, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VADDPD   Z15, Z14, Z14
+	VCMPPD   $0x04, Z16, Z0, K1
+	VDIVPD.Z Z16, Z14, K1, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z6, Z6, Z15
+	VMULPD      Z7, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z10, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z15
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z11, Z16, Z11
-	VADDPD Z11, Z13, Z11
-	VMINPD Z1, Z11, Z11
-	VMAXPD Z0, Z11, Z11
+	VMULPD Z5, Z14, Z5
+	VADDPD Z5, Z12, Z5
+	VMULPD Z6, Z8, Z12
+	VMULPD Z7, Z9, Z14
+	VMINPD Z1, Z5, Z5
+	VMAXPD Z0, Z5, Z5
+	VADDPD Z14, Z12, Z12
+	VMULPD Z10, Z11, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z14, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z14, Z11, Z13
-	VSUBPD Z15, Z13, Z13
-	VMULPD Z12, Z13, Z12
+	VMULPD Z13, Z5, Z13
+	VSUBPD Z12, Z13, Z12
+	VMULPD Z15, Z12, Z12
 	VMINPD Z1, Z12, Z12
 	VMAXPD Z0, Z12, Z12
-	VMULPD Z11, Z5, Z5
-	VMULPD Z11, Z6, Z6
-	VMULPD Z11, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z12, Z2, Z2
-	VADDPD Z2, Z8, Z2
-	VSUBPD Z5, Z2, Z2
-	VMULPD Z12, Z3, Z3
-	VADDPD Z3, Z9, Z3
-	VSUBPD Z6, Z3, Z3
-	VMULPD Z12, Z4, Z4
-	VADDPD Z4, Z10, Z4
-	VSUBPD Z7, Z4, Z4
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
+	VMULPD Z5, Z2, Z2
+	VMULPD Z5, Z3, Z3
+	VADDPD Z6, Z8, Z6
+	VADDPD Z7, Z9, Z7
+	VMULPD Z12, Z10, Z8
+	VMULPD Z5, Z4, Z4
+	VSUBPD Z2, Z6, Z2
+	VSUBPD Z3, Z7, Z3
+	VADDPD Z8, Z11, Z6
+	VSUBPD Z4, Z6, Z4
 	VMULPD Z2, Z2, Z2
 	VMULPD Z3, Z3, Z3
 	VADDPD Z3, Z2, Z2
 	VMULPD Z4, Z4, Z3
-	VADDPD Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPS Z12, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z11, (R12)(R13*8)
+	VMOVUPS Z5, (R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
@@ -22870,33 +23408,33 @@ ClosestIndexed64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 2688(BX)
+	VMOVUPS     Y2, 3584(BX)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 2752(BX)
+	VMOVUPS     Y2, 3648(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL       2688(BX), CX
+	MOVL       3584(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       2692(BX), CX
+	MOVL       3588(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       2696(BX), CX
+	MOVL       3592(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       2700(BX), CX
+	MOVL       3596(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       2704(BX), CX
+	MOVL       3600(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       2708(BX), CX
+	MOVL       3604(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       2712(BX), CX
+	MOVL       3608(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       2716(BX), CX
+	MOVL       3612(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -22931,28 +23469,28 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       2752(BX), CX
+	MOVL       3648(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       2756(BX), CX
+	MOVL       3652(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       2760(BX), CX
+	MOVL       3656(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       2764(BX), CX
+	MOVL       3660(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       2768(BX), CX
+	MOVL       3664(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       2772(BX), CX
+	MOVL       3668(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       2776(BX), CX
+	MOVL       3672(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       2780(BX), CX
+	MOVL       3676(BX), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -22985,137 +23523,137 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
+	VMOVUPS    640(BX), Z2
+	VSUBPD     448(BX), Z2, Z2
+	VMOVUPS    704(BX), Z3
+	VSUBPD     512(BX), Z3, Z3
+	VMOVUPS    768(BX), Z4
+	VSUBPD     576(BX), Z4, Z4
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPD  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPD  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPD  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPD  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPD  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS 192(BX), Z6
+	VSUBPD  (BX), Z6, Z6
+	VMOVUPS 256(BX), Z7
+	VSUBPD  64(BX), Z7, Z7
 	VMOVUPS (BX), Z8
 	VSUBPD  448(BX), Z8, Z8
 	VMOVUPS 64(BX), Z9
 	VSUBPD  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPD  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z5, Z5, Z11
-	VMULPD      Z6, Z6, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z7, Z7, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
-	VDIVPD.Z    Z11, Z1, K2, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z2, Z2, Z12
-	VMULPD      Z3, Z3, Z13
-	VADDPD      Z13, Z12, Z12
-	VMULPD      Z4, Z4, Z13
-	VADDPD      Z13, Z12, Z12
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K2
-	VDIVPD.Z    Z12, Z1, K2, Z12
-	VMULPD      Z8, Z5, Z13
-	VMULPD      Z9, Z6, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z10, Z7, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z11, Z13, Z13
-	VMULPD      Z2, Z5, Z14
-	VMULPD      Z3, Z6, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z4, Z7, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z15
-	VMULPD Z3, Z9, Z16
-	VADDPD Z16, Z15, Z15
-	VMULPD Z4, Z10, Z16
-	VADDPD Z16, Z15, Z15
+	VMOVUPS 320(BX), Z10
+	VSUBPD  128(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPD  576(BX), Z11, Z11
+	VMULPD  Z8, Z2, Z12
+	VMULPD  Z9, Z3, Z13
+	VMULPD  Z6, Z2, Z14
+	VMULPD  Z7, Z3, Z15
+	VADDPD  Z13, Z12, Z12
+	VMULPD  Z11, Z4, Z13
+	VADDPD  Z15, Z14, Z14
+	VMULPD  Z10, Z4, Z15
+	VADDPD  Z13, Z12, Z12
+	VADDPD  Z15, Z14, Z13
+	VMULPD  Z5, Z12, Z12
+	VMULPD  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z5, Z16
-	VMULPD Z13, Z6, Z17
-	VMULPD Z13, Z7, Z18
-	VSUBPD Z8, Z16, Z16
-	VSUBPD Z9, Z17, Z17
-	VSUBPD Z10, Z18, Z18
-	VMULPD Z11, Z5, Z19
-	VMULPD Z11, Z6, Z20
-	VMULPD Z11, Z7, Z21
-	VSUBPD Z19, Z2, Z19
-	VSUBPD Z20, Z3, Z20
-	VSUBPD Z21, Z4, Z21
+	VMULPD Z12, Z2, Z14
+	VMULPD Z12, Z3, Z15
+	VMULPD Z5, Z2, Z16
+	VMULPD Z5, Z3, Z17
+	VMULPD Z12, Z4, Z18
+	VSUBPD Z8, Z14, Z14
+	VSUBPD Z9, Z15, Z15
+	VMULPD Z5, Z4, Z19
+	VSUBPD Z16, Z6, Z16
+	VSUBPD Z17, Z7, Z17
+	VSUBPD Z11, Z18, Z18
+	VSUBPD Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
+	VMULPD   Z16, Z16, Z20
+	VMULPD   Z17, Z17, Z21
+	VMULPD   Z16, Z14, Z14
+	VMULPD   Z17, Z15, Z15
+	VADDPD   Z21, Z20, Z16
+	VMULPD   Z19, Z19, Z17
+	VADDPD   Z15, Z14, Z14
+	VMULPD   Z19, Z18, Z15
 	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K2
-	VDIVPD.Z Z22, Z16, K2, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VADDPD   Z15, Z14, Z14
+	VCMPPD   $0x04, Z16, Z0, K2
+	VDIVPD.Z Z16, Z14, K2, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z6, Z6, Z15
+	VMULPD      Z7, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z10, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z15
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z11, Z16, Z11
-	VADDPD Z11, Z13, Z11
-	VMINPD Z1, Z11, Z11
-	VMAXPD Z0, Z11, Z11
+	VMULPD Z5, Z14, Z5
+	VADDPD Z5, Z12, Z5
+	VMULPD Z6, Z8, Z12
+	VMULPD Z7, Z9, Z14
+	VMINPD Z1, Z5, Z5
+	VMAXPD Z0, Z5, Z5
+	VADDPD Z14, Z12, Z12
+	VMULPD Z10, Z11, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z14, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z14, Z11, Z13
-	VSUBPD Z15, Z13, Z13
-	VMULPD Z12, Z13, Z12
+	VMULPD Z13, Z5, Z13
+	VSUBPD Z12, Z13, Z12
+	VMULPD Z15, Z12, Z12
 	VMINPD Z1, Z12, Z1
 	VMAXPD Z0, Z1, Z0
-	VMULPD Z11, Z5, Z1
-	VMULPD Z11, Z6, Z5
-	VMULPD Z11, Z7, Z6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z0, Z2, Z2
-	VADDPD Z2, Z8, Z2
-	VSUBPD Z1, Z2, Z1
-	VMULPD Z0, Z3, Z2
-	VADDPD Z2, Z9, Z2
-	VSUBPD Z5, Z2, Z2
-	VMULPD Z0, Z4, Z3
-	VADDPD Z3, Z10, Z3
-	VSUBPD Z6, Z3, Z3
+	VMULPD Z0, Z6, Z1
+	VMULPD Z0, Z7, Z6
+	VMULPD Z5, Z2, Z2
+	VMULPD Z5, Z3, Z3
+	VADDPD Z1, Z8, Z1
+	VADDPD Z6, Z9, Z6
+	VMULPD Z0, Z10, Z7
+	VMULPD Z5, Z4, Z4
+	VSUBPD Z2, Z1, Z1
+	VSUBPD Z3, Z6, Z2
+	VADDPD Z7, Z11, Z3
+	VSUBPD Z4, Z3, Z3
 	VMULPD Z1, Z1, Z1
 	VMULPD Z2, Z2, Z2
 	VADDPD Z2, Z1, Z1
 	VMULPD Z3, Z3, Z2
-	VADDPD Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z2, Z1, Z1
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K2, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
 	VMOVUPD Z0, K1, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
-	VMOVUPD Z11, K1, (R12)(R13*8)
+	VMOVUPD Z5, K1, (R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
 	VMOVUPD Z1, K1, (R12)(R13*8)
 
@@ -25049,7 +25587,7 @@ TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestAVX512_nt_skip
 
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX512_nt_end
 
@@ -25104,298 +25642,312 @@ ClosestAVX512_nt:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1152(R12)(R13*4)
 	VMOVUPS    128(R12)(R13*4), Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z8
-	VSUBPS  (AX)(R13*4), Z8, Z8
-	VMOVUPS (SI)(R13*4), Z9
-	VSUBPS  (BX)(R13*4), Z9, Z9
-	VMOVUPS (DI)(R13*4), Z10
-	VSUBPS  (CX)(R13*4), Z10, Z10
-	VMOVUPS (R11)(R13*4), Z11
-	VSUBPS  (R8)(R13*4), Z11, Z11
-	VSUBPS  (R9)(R13*4), Z2, Z2
-	VSUBPS  (R10)(R13*4), Z3, Z3
-	VMOVUPS (AX)(R13*4), Z12
-	VSUBPS  (R8)(R13*4), Z12, Z12
-	VMOVUPS (BX)(R13*4), Z13
-	VSUBPS  (R9)(R13*4), Z13, Z13
-	VMOVUPS (CX)(R13*4), Z14
-	VSUBPS  (R10)(R13*4), Z14, Z14
+	PREFETCHT0 1216(AX)(R13*4)
+	PREFETCHT0 1216(BX)(R13*4)
+	PREFETCHT0 1216(CX)(R13*4)
+	PREFETCHT0 1216(DX)(R13*4)
+	PREFETCHT0 1216(SI)(R13*4)
+	PREFETCHT0 1216(DI)(R13*4)
+	PREFETCHT0 1216(R8)(R13*4)
+	PREFETCHT0 1216(R9)(R13*4)
+	PREFETCHT0 1216(R10)(R13*4)
+	PREFETCHT0 1216(R11)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1216(R12)(R13*4)
+	VMOVUPS    192(R12)(R13*4), Z8
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1216(R12)(R13*4)
+	VMOVUPS    192(R12)(R13*4), Z9
+	VMOVUPS    (R11)(R13*4), Z10
+	VSUBPS     (R8)(R13*4), Z10, Z10
+	VSUBPS     (R9)(R13*4), Z2, Z2
+	VSUBPS     (R10)(R13*4), Z3, Z3
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z11, Z11, Z15
-	VMULPS      Z2, Z2, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z3, Z3, Z16
-	VADDPS      Z16, Z15, Z15
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z15
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z8, Z8, Z16
-	VMULPS      Z9, Z9, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z10, Z10, Z17
-	VADDPS      Z17, Z16, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
-	VDIVPS.Z    Z16, Z1, K1, Z16
-	VMULPS      Z12, Z11, Z17
-	VMULPS      Z13, Z2, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z14, Z3, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z15, Z17, Z17
-	VMULPS      Z8, Z11, Z18
-	VMULPS      Z9, Z2, Z19
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z10, Z3, Z19
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z15, Z18, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z8, Z12, Z19
-	VMULPS Z9, Z13, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z10, Z14, Z20
-	VADDPS Z20, Z19, Z19
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z17, Z11, Z20
-	VMULPS Z17, Z2, Z21
-	VMULPS Z17, Z3, Z22
-	VSUBPS Z12, Z20, Z20
-	VSUBPS Z13, Z21, Z21
-	VSUBPS Z14, Z22, Z22
-	VMULPS Z15, Z11, Z23
-	VMULPS Z15, Z2, Z24
-	VMULPS Z15, Z3, Z25
-	VSUBPS Z23, Z8, Z23
-	VSUBPS Z24, Z9, Z24
-	VSUBPS Z25, Z10, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z23, Z23, Z26
-	VMULPS Z24, Z24, Z27
-	VADDPS Z27, Z26, Z26
-	VMULPS Z25, Z25, Z27
-	VADDPS Z27, Z26, Z26
-	VMULPS Z23, Z20, Z20
-	VMULPS Z24, Z21, Z21
-	VADDPS Z21, Z20, Z20
+	VMULPS      Z10, Z10, Z11
+	VMULPS      Z2, Z2, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  64(DX)(R13*4), Z21
-	VSUBPS   64(AX)(R13*4), Z21, Z21
-	VMULPS   Z25, Z22, Z22
-	VMOVUPS  64(SI)(R13*4), Z23
-	VSUBPS   64(BX)(R13*4), Z23, Z23
-	VADDPS   Z22, Z20, Z20
-	VMOVUPS  64(DI)(R13*4), Z22
-	VSUBPS   64(CX)(R13*4), Z22, Z22
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
+	VMOVUPS (DX)(R13*4), Z12
+	VSUBPS  (AX)(R13*4), Z12, Z12
+	VMOVUPS (SI)(R13*4), Z13
+	VSUBPS  (BX)(R13*4), Z13, Z13
+	VMOVUPS (AX)(R13*4), Z14
+	VSUBPS  (R8)(R13*4), Z14, Z14
+	VMOVUPS (BX)(R13*4), Z15
+	VSUBPS  (R9)(R13*4), Z15, Z15
+	VMOVUPS (DI)(R13*4), Z16
+	VSUBPS  (CX)(R13*4), Z16, Z16
+	VMOVUPS (CX)(R13*4), Z17
+	VSUBPS  (R10)(R13*4), Z17, Z17
+	VMULPS  Z14, Z10, Z18
+	VMULPS  Z15, Z2, Z19
+	VMULPS  Z12, Z10, Z20
+	VMULPS  Z13, Z2, Z21
+	VADDPS  Z19, Z18, Z18
+	VMULPS  Z17, Z3, Z19
+	VADDPS  Z21, Z20, Z20
+	VMULPS  Z16, Z3, Z21
+	VADDPS  Z19, Z18, Z18
+	VADDPS  Z21, Z20, Z19
+	VMULPS  Z11, Z18, Z18
+	VMULPS  Z11, Z19, Z11
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z18, Z10, Z20
+	VMULPS Z18, Z2, Z21
+	VMULPS Z11, Z10, Z22
+	VMULPS Z11, Z2, Z23
+	VMULPS Z18, Z3, Z24
+	VSUBPS Z14, Z20, Z20
+	VSUBPS Z15, Z21, Z21
+	VMULPS Z11, Z3, Z25
+	VSUBPS Z22, Z12, Z22
+	VSUBPS Z23, Z13, Z23
+	VSUBPS Z17, Z24, Z24
+	VSUBPS Z25, Z16, Z25
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z26
+	VMULPS   Z23, Z23, Z27
+	VMULPS   Z22, Z20, Z20
+	VMULPS   Z23, Z21, Z21
+	VADDPS   Z27, Z26, Z22
+	VMULPS   Z25, Z25, Z23
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z24, Z21
+	VADDPS   Z23, Z22, Z22
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z22, Z0, K1
+	VDIVPS.Z Z22, Z20, K1, Z20
 	VMINPS   Z1, Z20, Z20
 	VMAXPS   Z0, Z20, Z20
 
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z12, Z12, Z21
+	VMULPS  Z13, Z13, Z22
+	VADDPS  Z22, Z21, Z21
+	VMULPS  Z16, Z16, Z22
+	VMOVUPS 64(R11)(R13*4), Z23
+	VSUBPS  64(R8)(R13*4), Z23, Z23
+
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z15, Z20, Z15
-	VADDPS  Z15, Z17, Z15
-	VMOVUPS 64(R11)(R13*4), Z17
-	VSUBPS  64(R8)(R13*4), Z17, Z17
-	VMINPS  Z1, Z15, Z15
-	VMAXPS  Z0, Z15, Z15
-	VSUBPS  64(R9)(R13*4), Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z18, Z15, Z18
-	VSUBPS  64(R10)(R13*4), Z5, Z5
-	VSUBPS  Z19, Z18, Z18
-	VMULPS  Z16, Z18, Z16
-	VMINPS  Z1, Z16, Z16
-	VMAXPS  Z0, Z16, Z16
-	VMULPS  Z15, Z11, Z11
-	VMOVUPS 64(AX)(R13*4), Z18
-	VSUBPS  64(R8)(R13*4), Z18, Z18
-	VMULPS  Z15, Z2, Z2
-	VMOVUPS 64(BX)(R13*4), Z19
-	VSUBPS  64(R9)(R13*4), Z19, Z19
-	VMULPS  Z15, Z3, Z3
-	VMOVUPS 64(CX)(R13*4), Z20
-	VSUBPS  64(R10)(R13*4), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z16, Z8, Z8
-	VADDPS Z8, Z12, Z8
-	VSUBPS Z11, Z8, Z8
-	VMULPS Z16, Z9, Z9
+	VMULPS      Z11, Z20, Z11
+	VSUBPS      64(R9)(R13*4), Z4, Z4
+	VADDPS      Z22, Z21, Z20
+	VSUBPS      64(R10)(R13*4), Z5, Z5
+	VADDPS      Z11, Z18, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z18
+	VMULPS      Z12, Z14, Z20
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z17, Z17, Z11
-	VADDPS      Z9, Z13, Z9
-	VMULPS      Z4, Z4, Z12
-	VSUBPS      Z2, Z9, Z2
-	VADDPS      Z12, Z11, Z9
-	VMULPS      Z16, Z10, Z10
-	VMULPS      Z5, Z5, Z11
-	VADDPS      Z10, Z14, Z10
-	VADDPS      Z11, Z9, Z9
-	VSUBPS      Z3, Z10, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z9
-	VMULPS      Z8, Z8, Z8
+	VMULPS Z23, Z23, Z21
+	VMULPS Z13, Z15, Z22
+	VMULPS Z4, Z4, Z24
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
+	VADDPS Z22, Z20, Z20
+	VADDPS Z24, Z21, Z21
+	VMULPS Z16, Z17, Z22
+	VMULPS Z5, Z5, Z24
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z21, Z21, Z10
-	VMULPS Z2, Z2, Z2
-	VMULPS Z23, Z23, Z11
-	VADDPS Z2, Z8, Z2
-	VADDPS Z11, Z10, Z8
-	VMULPS Z3, Z3, Z3
-	VMULPS Z22, Z22, Z10
-	VADDPS Z3, Z2, Z2
-	VADDPS Z10, Z8, Z3
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z22, Z20, Z20
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z19, Z11, Z19
+	VSUBPS      Z20, Z19, Z19
+	VADDPS      Z24, Z21, Z20
+	VMULPS      Z18, Z19, Z18
+	VMINPS      Z1, Z18, Z18
+	VMAXPS      Z0, Z18, Z18
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z19
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z18, Z12, Z12
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*4), Z20
+	VSUBPS  64(AX)(R13*4), Z20, Z20
+	VMULPS  Z18, Z13, Z13
+	VMOVUPS 64(SI)(R13*4), Z21
+	VSUBPS  64(BX)(R13*4), Z21, Z21
+	VMULPS  Z11, Z10, Z10
+	VMOVUPS 64(AX)(R13*4), Z22
+	VSUBPS  64(R8)(R13*4), Z22, Z22
+	VMULPS  Z11, Z2, Z2
+	VMOVUPS 64(BX)(R13*4), Z24
+	VSUBPS  64(R9)(R13*4), Z24, Z24
+	VADDPS  Z12, Z14, Z12
+	VMOVUPS 64(DI)(R13*4), Z14
+	VSUBPS  64(CX)(R13*4), Z14, Z14
+	VADDPS  Z13, Z15, Z13
+	VMULPS  Z18, Z16, Z15
+	VMULPS  Z11, Z3, Z3
+	VMOVUPS 64(CX)(R13*4), Z16
+	VSUBPS  64(R10)(R13*4), Z16, Z16
+	VSUBPS  Z10, Z12, Z10
+	VSUBPS  Z2, Z13, Z2
+	VADDPS  Z15, Z17, Z12
+	VMULPS  Z22, Z23, Z13
+	VSUBPS  Z3, Z12, Z3
+	VMULPS  Z24, Z4, Z12
+	VMULPS  Z10, Z10, Z10
+	VMULPS  Z20, Z23, Z15
+	VMULPS  Z2, Z2, Z2
+	VMULPS  Z21, Z4, Z17
+	VADDPS  Z2, Z10, Z2
+	VMULPS  Z3, Z3, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z       Z3, Z1, K1, Z3
+	VADDPS         Z12, Z13, Z10
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z16, Z5, Z3
+	VADDPS         Z17, Z15, Z12
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z18, Z17, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z16
-	VMULPS         Z19, Z4, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
-	VADDPS         Z10, Z8, Z8
+	VMULPS         Z14, Z5, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z18
+	VADDPS         Z3, Z10, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VADDPS         Z13, Z12, Z10
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z16, (R12)(R13*4)
+	VMOVNTPS Z18, (R12)(R13*4)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z15, (R12)(R13*4)
+	VMOVNTPS Z11, (R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, (R12)(R13*4)
-	VMULPS   Z20, Z5, Z2
-	VADDPS   Z2, Z8, Z2
-	VMULPS   Z9, Z2, Z2
-	VMULPS   Z21, Z17, Z8
-	VMULPS   Z23, Z4, Z10
-	VADDPS   Z10, Z8, Z8
-	VMULPS   Z22, Z5, Z10
-	VADDPS   Z10, Z8, Z8
-	VMULPS   Z9, Z8, Z9
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z21, Z18, Z10
-	VMULPS Z23, Z19, Z11
-	VADDPS Z11, Z10, Z10
-	VMULPS Z22, Z20, Z11
-	VADDPS Z11, Z10, Z10
+	VMULPS   Z19, Z3, Z2
+	VMULPS   Z19, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z17, Z11
+	VMULPS Z2, Z23, Z11
 	VMULPS Z2, Z4, Z12
-	VMULPS Z2, Z5, Z13
-	VSUBPS Z18, Z11, Z11
-	VSUBPS Z19, Z12, Z12
-	VSUBPS Z20, Z13, Z13
-	VMULPS Z9, Z17, Z14
-	VMULPS Z9, Z4, Z15
-	VMULPS Z9, Z5, Z16
-	VSUBPS Z14, Z21, Z14
-	VSUBPS Z15, Z23, Z15
-	VSUBPS Z16, Z22, Z16
+	VMULPS Z3, Z23, Z13
+	VMULPS Z3, Z4, Z15
+	VMULPS Z2, Z5, Z17
+	VSUBPS Z22, Z11, Z11
+	VSUBPS Z24, Z12, Z12
+	VMULPS Z3, Z5, Z18
+	VSUBPS Z13, Z20, Z13
+	VSUBPS Z15, Z21, Z15
+	VSUBPS Z16, Z17, Z17
+	VSUBPS Z18, Z14, Z18
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z14, Z14, Z24
-	VMULPS Z15, Z15, Z25
-	VADDPS Z25, Z24, Z24
-	VMULPS Z16, Z16, Z25
-	VADDPS Z25, Z24, Z24
-	VMULPS Z14, Z11, Z11
-	VMULPS Z15, Z12, Z12
-	VADDPS Z12, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  128(DX)(R13*4), Z12
-	VSUBPS   128(AX)(R13*4), Z12, Z12
-	VMULPS   Z16, Z13, Z13
-	VMOVUPS  128(SI)(R13*4), Z14
-	VSUBPS   128(BX)(R13*4), Z14, Z14
-	VADDPS   Z13, Z11, Z11
-	VMOVUPS  128(DI)(R13*4), Z13
-	VSUBPS   128(CX)(R13*4), Z13, Z13
-	VCMPPS   $0x04, Z24, Z0, K1
-	VDIVPS.Z Z24, Z11, K1, Z11
+	VMULPS   Z13, Z13, Z19
+	VMULPS   Z15, Z15, Z25
+	VMULPS   Z13, Z11, Z11
+	VMULPS   Z15, Z12, Z12
+	VADDPS   Z25, Z19, Z13
+	VMULPS   Z18, Z18, Z15
+	VADDPS   Z12, Z11, Z11
+	VMULPS   Z18, Z17, Z12
+	VADDPS   Z15, Z13, Z13
+	VADDPS   Z12, Z11, Z11
+	VCMPPS   $0x04, Z13, Z0, K1
+	VDIVPS.Z Z13, Z11, K1, Z11
 	VMINPS   Z1, Z11, Z11
 	VMAXPS   Z0, Z11, Z11
 
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z20, Z20, Z12
+	VMULPS  Z21, Z21, Z13
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z14, Z14, Z13
+	VMOVUPS 128(R11)(R13*4), Z15
+	VSUBPS  128(R8)(R13*4), Z15, Z15
+
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z9, Z11, Z9
-	VADDPS  Z9, Z2, Z2
-	VMOVUPS 128(R11)(R13*4), Z9
-	VSUBPS  128(R8)(R13*4), Z9, Z9
-	VMINPS  Z1, Z2, Z2
-	VMAXPS  Z0, Z2, Z2
-	VSUBPS  128(R9)(R13*4), Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z8, Z2, Z8
-	VSUBPS  128(R10)(R13*4), Z7, Z7
-	VSUBPS  Z10, Z8, Z8
-	VMULPS  Z3, Z8, Z3
-	VMINPS  Z1, Z3, Z3
-	VMAXPS  Z0, Z3, Z3
-	VMULPS  Z2, Z17, Z8
-	VMOVUPS 128(AX)(R13*4), Z10
-	VSUBPS  128(R8)(R13*4), Z10, Z10
-	VMULPS  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*4), Z11
-	VSUBPS  128(R9)(R13*4), Z11, Z11
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*4), Z15
-	VSUBPS  128(R10)(R13*4), Z15, Z15
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z21, Z16
-	VADDPS Z16, Z18, Z16
-	VSUBPS Z8, Z16, Z8
-	VMULPS Z3, Z23, Z16
+	VMULPS      Z3, Z11, Z3
+	VSUBPS      128(R9)(R13*4), Z6, Z6
+	VADDPS      Z13, Z12, Z11
+	VSUBPS      128(R10)(R13*4), Z7, Z7
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z3
+	VMULPS      Z20, Z22, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z9, Z9, Z17
-	VADDPS      Z16, Z19, Z16
-	VMULPS      Z6, Z6, Z18
-	VSUBPS      Z4, Z16, Z4
-	VADDPS      Z18, Z17, Z16
-	VMULPS      Z3, Z22, Z17
-	VMULPS      Z7, Z7, Z18
-	VADDPS      Z17, Z20, Z17
-	VADDPS      Z18, Z16, Z16
-	VSUBPS      Z5, Z17, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
-	VDIVPS.Z    Z16, Z1, K1, Z16
-	VMULPS      Z8, Z8, Z8
+	VMULPS Z15, Z15, Z12
+	VMULPS Z21, Z24, Z13
+	VMULPS Z6, Z6, Z17
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+	VADDPS Z13, Z11, Z11
+	VADDPS Z17, Z12, Z12
+	VMULPS Z14, Z16, Z13
+	VMULPS Z7, Z7, Z17
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z12, Z12, Z17
-	VMULPS Z4, Z4, Z4
-	VMULPS Z14, Z14, Z18
-	VADDPS Z4, Z8, Z4
-	VADDPS Z18, Z17, Z8
-	VMULPS Z5, Z5, Z5
-	VMULPS Z13, Z13, Z17
-	VADDPS Z5, Z4, Z4
-	VADDPS Z17, Z8, Z5
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z13, Z11, Z11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z10, Z2, Z10
+	VSUBPS      Z11, Z10, Z10
+	VADDPS      Z17, Z12, Z11
+	VMULPS      Z3, Z10, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z20, Z11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*4), Z12
+	VSUBPS  128(AX)(R13*4), Z12, Z12
+	VMULPS  Z3, Z21, Z13
+	VMOVUPS 128(SI)(R13*4), Z17
+	VSUBPS  128(BX)(R13*4), Z17, Z17
+	VMULPS  Z2, Z23, Z18
+	VMOVUPS 128(AX)(R13*4), Z19
+	VSUBPS  128(R8)(R13*4), Z19, Z19
+	VMULPS  Z2, Z4, Z4
+	VMOVUPS 128(BX)(R13*4), Z20
+	VSUBPS  128(R9)(R13*4), Z20, Z20
+	VADDPS  Z11, Z22, Z11
+	VMOVUPS 128(DI)(R13*4), Z21
+	VSUBPS  128(CX)(R13*4), Z21, Z21
+	VADDPS  Z13, Z24, Z13
+	VMULPS  Z3, Z14, Z14
+	VMULPS  Z2, Z5, Z5
+	VMOVUPS 128(CX)(R13*4), Z22
+	VSUBPS  128(R10)(R13*4), Z22, Z22
+	VSUBPS  Z18, Z11, Z11
+	VSUBPS  Z4, Z13, Z4
+	VADDPS  Z14, Z16, Z13
+	VMULPS  Z19, Z15, Z14
+	VSUBPS  Z5, Z13, Z5
+	VMULPS  Z20, Z6, Z13
+	VMULPS  Z11, Z11, Z11
+	VMULPS  Z12, Z15, Z16
+	VMULPS  Z4, Z4, Z4
+	VMULPS  Z17, Z6, Z18
+	VADDPS  Z4, Z11, Z4
+	VMULPS  Z5, Z5, Z5
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
+	VADDPS         Z13, Z14, Z11
+	VADDPS         Z5, Z4, Z4
+	VMULPS         Z22, Z7, Z5
+	VADDPS         Z18, Z16, Z13
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z10, Z9, Z8
+	VMULPS         Z21, Z7, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VMULPS         Z11, Z6, Z17
+	VADDPS         Z5, Z11, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z17, Z8, Z8
+	VADDPS         Z14, Z13, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -25405,90 +25957,129 @@ ClosestAVX512_nt:
 	VMOVNTPS Z2, 64(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z4, 64(R12)(R13*4)
-	VMULPS   Z15, Z7, Z2
-	VADDPS   Z2, Z8, Z2
-	VMULPS   Z16, Z2, Z2
-	VMULPS   Z12, Z9, Z3
-	VMULPS   Z14, Z6, Z4
-	VADDPS   Z4, Z3, Z3
-	VMULPS   Z13, Z7, Z4
-	VADDPS   Z4, Z3, Z3
-	VMULPS   Z16, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z12, Z10, Z8
-	VMULPS Z14, Z11, Z16
-	VADDPS Z16, Z8, Z8
-	VMULPS Z13, Z15, Z16
-	VADDPS Z16, Z8, Z8
+	VMULPS   Z10, Z5, Z2
+	VMULPS   Z10, Z11, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z9, Z16
-	VMULPS Z2, Z6, Z17
-	VMULPS Z2, Z7, Z18
-	VSUBPS Z10, Z16, Z16
-	VSUBPS Z11, Z17, Z17
-	VSUBPS Z15, Z18, Z18
-	VMULPS Z4, Z9, Z19
-	VMULPS Z4, Z6, Z20
-	VMULPS Z4, Z7, Z21
-	VSUBPS Z19, Z12, Z19
-	VSUBPS Z20, Z14, Z20
-	VSUBPS Z21, Z13, Z21
+	VMULPS Z2, Z15, Z4
+	VMULPS Z2, Z6, Z5
+	VMULPS Z3, Z15, Z10
+	VMULPS Z3, Z6, Z13
+	VMULPS Z2, Z7, Z14
+	VSUBPS Z19, Z4, Z4
+	VSUBPS Z20, Z5, Z5
+	VMULPS Z3, Z7, Z16
+	VSUBPS Z10, Z12, Z10
+	VSUBPS Z13, Z17, Z13
+	VSUBPS Z22, Z14, Z14
+	VSUBPS Z16, Z21, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
-	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z16, K1, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VMULPS   Z10, Z10, Z18
+	VMULPS   Z13, Z13, Z23
+	VMULPS   Z10, Z4, Z4
+	VMULPS   Z13, Z5, Z5
+	VADDPS   Z23, Z18, Z10
+	VMULPS   Z16, Z16, Z13
+	VADDPS   Z5, Z4, Z4
+	VMULPS   Z16, Z14, Z5
+	VADDPS   Z13, Z10, Z10
+	VADDPS   Z5, Z4, Z4
+	VCMPPS   $0x04, Z10, Z0, K1
+	VDIVPS.Z Z10, Z4, K1, Z4
+	VMINPS   Z1, Z4, Z4
+	VMAXPS   Z0, Z4, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z12, Z12, Z5
+	VMULPS  Z17, Z17, Z10
+	VADDPS  Z10, Z5, Z5
+	VMULPS  Z21, Z21, Z10
+	VMOVUPS 192(R11)(R13*4), Z13
+	VSUBPS  192(R8)(R13*4), Z13, Z13
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z4, Z16, Z4
-	VADDPS Z4, Z2, Z2
+	VMULPS      Z3, Z4, Z3
+	VSUBPS      192(R9)(R13*4), Z8, Z4
+	VADDPS      Z10, Z5, Z5
+	VSUBPS      192(R10)(R13*4), Z9, Z8
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z12, Z19, Z5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Z13, Z13, Z9
+	VMULPS Z17, Z20, Z10
+	VMULPS Z4, Z4, Z14
 	VMINPS Z1, Z2, Z2
 	VMAXPS Z0, Z2, Z2
+	VADDPS Z10, Z5, Z5
+	VADDPS Z14, Z9, Z9
+	VMULPS Z21, Z22, Z10
+	VMULPS Z8, Z8, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z10, Z5, Z5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z3, Z2, Z3
-	VSUBPS Z8, Z3, Z3
-	VMULPS Z5, Z3, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-	VMULPS Z2, Z9, Z4
-	VMULPS Z2, Z6, Z5
-	VMULPS Z2, Z7, Z6
+	VMULPS      Z11, Z2, Z10
+	VSUBPS      Z5, Z10, Z5
+	VADDPS      Z14, Z9, Z9
+	VMULPS      Z3, Z5, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z5
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z12, Z7
-	VADDPS Z7, Z10, Z7
-	VSUBPS Z4, Z7, Z4
-	VMULPS Z3, Z14, Z7
-	VADDPS Z7, Z11, Z7
-	VSUBPS Z5, Z7, Z5
-	VMULPS Z3, Z13, Z7
-	VADDPS Z7, Z15, Z7
-	VSUBPS Z6, Z7, Z6
-	VMULPS Z4, Z4, Z4
-	VMULPS Z5, Z5, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z6, Z5
-	VADDPS Z5, Z4, Z4
+	VMULPS Z3, Z12, Z9
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(DX)(R13*4), Z10
+	VSUBPS  192(AX)(R13*4), Z10, Z10
+	VMULPS  Z3, Z17, Z11
+	VMOVUPS 192(SI)(R13*4), Z12
+	VSUBPS  192(BX)(R13*4), Z12, Z12
+	VMULPS  Z2, Z15, Z14
+	VMOVUPS 192(AX)(R13*4), Z15
+	VSUBPS  192(R8)(R13*4), Z15, Z15
+	VMULPS  Z2, Z6, Z6
+	VMOVUPS 192(BX)(R13*4), Z16
+	VSUBPS  192(R9)(R13*4), Z16, Z16
+	VADDPS  Z9, Z19, Z9
+	VMOVUPS 192(DI)(R13*4), Z17
+	VSUBPS  192(CX)(R13*4), Z17, Z17
+	VADDPS  Z11, Z20, Z11
+	VMULPS  Z3, Z21, Z18
+	VMULPS  Z2, Z7, Z7
+	VMOVUPS 192(CX)(R13*4), Z19
+	VSUBPS  192(R10)(R13*4), Z19, Z19
+	VSUBPS  Z14, Z9, Z9
+	VSUBPS  Z6, Z11, Z6
+	VADDPS  Z18, Z22, Z11
+	VMULPS  Z15, Z13, Z14
+	VSUBPS  Z7, Z11, Z7
+	VMULPS  Z16, Z4, Z11
+	VMULPS  Z9, Z9, Z9
+	VMULPS  Z10, Z13, Z18
+	VMULPS  Z6, Z6, Z6
+	VMULPS  Z12, Z4, Z20
+	VADDPS  Z6, Z9, Z6
+	VMULPS  Z7, Z7, Z7
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS         Z11, Z14, Z9
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z19, Z8, Z7
+	VADDPS         Z20, Z18, Z11
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS         Z17, Z8, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VADDPS         Z7, Z9, Z7
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z14, Z11, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
 	MOVQ     s+96(FP), R12
@@ -25496,9 +26087,103 @@ ClosestAVX512_nt:
 	MOVQ     t+104(FP), R12
 	VMOVNTPS Z2, 128(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 128(R12)(R13*4)
-	ADDQ     $0x00000030, R13
-	SUBQ     $0x00000030, R14
+	VMOVNTPS Z6, 128(R12)(R13*4)
+	VMULPS   Z5, Z7, Z2
+	VMULPS   Z5, Z9, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z2, Z13, Z5
+	VMULPS Z2, Z4, Z6
+	VMULPS Z3, Z13, Z7
+	VMULPS Z3, Z4, Z11
+	VMULPS Z2, Z8, Z14
+	VSUBPS Z15, Z5, Z5
+	VSUBPS Z16, Z6, Z6
+	VMULPS Z3, Z8, Z18
+	VSUBPS Z7, Z10, Z7
+	VSUBPS Z11, Z12, Z11
+	VSUBPS Z19, Z14, Z14
+	VSUBPS Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z7, Z7, Z20
+	VMULPS   Z11, Z11, Z21
+	VMULPS   Z7, Z5, Z5
+	VMULPS   Z11, Z6, Z6
+	VADDPS   Z21, Z20, Z7
+	VMULPS   Z18, Z18, Z11
+	VADDPS   Z6, Z5, Z5
+	VMULPS   Z18, Z14, Z6
+	VADDPS   Z11, Z7, Z7
+	VADDPS   Z6, Z5, Z5
+	VCMPPS   $0x04, Z7, Z0, K1
+	VDIVPS.Z Z7, Z5, K1, Z5
+	VMINPS   Z1, Z5, Z5
+	VMAXPS   Z0, Z5, Z5
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z10, Z10, Z6
+	VMULPS Z12, Z12, Z7
+	VADDPS Z7, Z6, Z6
+	VMULPS Z17, Z17, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS      Z3, Z5, Z3
+	VADDPS      Z7, Z6, Z5
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z10, Z15, Z5
+	VMULPS      Z12, Z16, Z6
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z17, Z19, Z6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z6, Z5, Z5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z9, Z2, Z6
+	VSUBPS Z5, Z6, Z5
+	VMULPS Z3, Z5, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z10, Z5
+	VMULPS Z3, Z12, Z6
+	VMULPS Z2, Z13, Z7
+	VMULPS Z2, Z4, Z4
+	VADDPS Z5, Z15, Z5
+	VADDPS Z6, Z16, Z6
+	VMULPS Z3, Z17, Z9
+	VMULPS Z2, Z8, Z8
+	VSUBPS Z7, Z5, Z5
+	VSUBPS Z4, Z6, Z4
+	VADDPS Z9, Z19, Z6
+	VSUBPS Z8, Z6, Z6
+	VMULPS Z5, Z5, Z5
+	VMULPS Z4, Z4, Z4
+	VADDPS Z4, Z5, Z4
+	VMULPS Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z5, Z4, Z4
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 3.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z3, 192(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 192(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 192(R12)(R13*4)
+	ADDQ     $0x00000040, R13
+	SUBQ     $0x00000040, R14
 	CMPQ     R14, $0x00004000
 	JAE      ClosestAVX512_nt
 
@@ -25506,7 +26191,7 @@ ClosestAVX512_nt_end:
 	SFENCE
 
 ClosestAVX512_nt_skip:
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX512_prefetch_end
 
@@ -25561,298 +26246,312 @@ ClosestAVX512_prefetch:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1152(R12)(R13*4)
 	VMOVUPS    128(R12)(R13*4), Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z8
-	VSUBPS  (AX)(R13*4), Z8, Z8
-	VMOVUPS (SI)(R13*4), Z9
-	VSUBPS  (BX)(R13*4), Z9, Z9
-	VMOVUPS (DI)(R13*4), Z10
-	VSUBPS  (CX)(R13*4), Z10, Z10
-	VMOVUPS (R11)(R13*4), Z11
-	VSUBPS  (R8)(R13*4), Z11, Z11
-	VSUBPS  (R9)(R13*4), Z2, Z2
-	VSUBPS  (R10)(R13*4), Z3, Z3
-	VMOVUPS (AX)(R13*4), Z12
-	VSUBPS  (R8)(R13*4), Z12, Z12
-	VMOVUPS (BX)(R13*4), Z13
-	VSUBPS  (R9)(R13*4), Z13, Z13
-	VMOVUPS (CX)(R13*4), Z14
-	VSUBPS  (R10)(R13*4), Z14, Z14
+	PREFETCHT0 1216(AX)(R13*4)
+	PREFETCHT0 1216(BX)(R13*4)
+	PREFETCHT0 1216(CX)(R13*4)
+	PREFETCHT0 1216(DX)(R13*4)
+	PREFETCHT0 1216(SI)(R13*4)
+	PREFETCHT0 1216(DI)(R13*4)
+	PREFETCHT0 1216(R8)(R13*4)
+	PREFETCHT0 1216(R9)(R13*4)
+	PREFETCHT0 1216(R10)(R13*4)
+	PREFETCHT0 1216(R11)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1216(R12)(R13*4)
+	VMOVUPS    192(R12)(R13*4), Z8
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1216(R12)(R13*4)
+	VMOVUPS    192(R12)(R13*4), Z9
+	VMOVUPS    (R11)(R13*4), Z10
+	VSUBPS     (R8)(R13*4), Z10, Z10
+	VSUBPS     (R9)(R13*4), Z2, Z2
+	VSUBPS     (R10)(R13*4), Z3, Z3
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z11, Z11, Z15
-	VMULPS      Z2, Z2, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z3, Z3, Z16
-	VADDPS      Z16, Z15, Z15
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z15
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z8, Z8, Z16
-	VMULPS      Z9, Z9, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z10, Z10, Z17
-	VADDPS      Z17, Z16, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
-	VDIVPS.Z    Z16, Z1, K1, Z16
-	VMULPS      Z12, Z11, Z17
-	VMULPS      Z13, Z2, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z14, Z3, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z15, Z17, Z17
-	VMULPS      Z8, Z11, Z18
-	VMULPS      Z9, Z2, Z19
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z10, Z3, Z19
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z15, Z18, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z8, Z12, Z19
-	VMULPS Z9, Z13, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z10, Z14, Z20
-	VADDPS Z20, Z19, Z19
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z17, Z11, Z20
-	VMULPS Z17, Z2, Z21
-	VMULPS Z17, Z3, Z22
-	VSUBPS Z12, Z20, Z20
-	VSUBPS Z13, Z21, Z21
-	VSUBPS Z14, Z22, Z22
-	VMULPS Z15, Z11, Z23
-	VMULPS Z15, Z2, Z24
-	VMULPS Z15, Z3, Z25
-	VSUBPS Z23, Z8, Z23
-	VSUBPS Z24, Z9, Z24
-	VSUBPS Z25, Z10, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z23, Z23, Z26
-	VMULPS Z24, Z24, Z27
-	VADDPS Z27, Z26, Z26
-	VMULPS Z25, Z25, Z27
-	VADDPS Z27, Z26, Z26
-	VMULPS Z23, Z20, Z20
-	VMULPS Z24, Z21, Z21
-	VADDPS Z21, Z20, Z20
+	VMULPS      Z10, Z10, Z11
+	VMULPS      Z2, Z2, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  64(DX)(R13*4), Z21
-	VSUBPS   64(AX)(R13*4), Z21, Z21
-	VMULPS   Z25, Z22, Z22
-	VMOVUPS  64(SI)(R13*4), Z23
-	VSUBPS   64(BX)(R13*4), Z23, Z23
-	VADDPS   Z22, Z20, Z20
-	VMOVUPS  64(DI)(R13*4), Z22
-	VSUBPS   64(CX)(R13*4), Z22, Z22
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
+	VMOVUPS (DX)(R13*4), Z12
+	VSUBPS  (AX)(R13*4), Z12, Z12
+	VMOVUPS (SI)(R13*4), Z13
+	VSUBPS  (BX)(R13*4), Z13, Z13
+	VMOVUPS (AX)(R13*4), Z14
+	VSUBPS  (R8)(R13*4), Z14, Z14
+	VMOVUPS (BX)(R13*4), Z15
+	VSUBPS  (R9)(R13*4), Z15, Z15
+	VMOVUPS (DI)(R13*4), Z16
+	VSUBPS  (CX)(R13*4), Z16, Z16
+	VMOVUPS (CX)(R13*4), Z17
+	VSUBPS  (R10)(R13*4), Z17, Z17
+	VMULPS  Z14, Z10, Z18
+	VMULPS  Z15, Z2, Z19
+	VMULPS  Z12, Z10, Z20
+	VMULPS  Z13, Z2, Z21
+	VADDPS  Z19, Z18, Z18
+	VMULPS  Z17, Z3, Z19
+	VADDPS  Z21, Z20, Z20
+	VMULPS  Z16, Z3, Z21
+	VADDPS  Z19, Z18, Z18
+	VADDPS  Z21, Z20, Z19
+	VMULPS  Z11, Z18, Z18
+	VMULPS  Z11, Z19, Z11
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z18, Z10, Z20
+	VMULPS Z18, Z2, Z21
+	VMULPS Z11, Z10, Z22
+	VMULPS Z11, Z2, Z23
+	VMULPS Z18, Z3, Z24
+	VSUBPS Z14, Z20, Z20
+	VSUBPS Z15, Z21, Z21
+	VMULPS Z11, Z3, Z25
+	VSUBPS Z22, Z12, Z22
+	VSUBPS Z23, Z13, Z23
+	VSUBPS Z17, Z24, Z24
+	VSUBPS Z25, Z16, Z25
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z26
+	VMULPS   Z23, Z23, Z27
+	VMULPS   Z22, Z20, Z20
+	VMULPS   Z23, Z21, Z21
+	VADDPS   Z27, Z26, Z22
+	VMULPS   Z25, Z25, Z23
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z24, Z21
+	VADDPS   Z23, Z22, Z22
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z22, Z0, K1
+	VDIVPS.Z Z22, Z20, K1, Z20
 	VMINPS   Z1, Z20, Z20
 	VMAXPS   Z0, Z20, Z20
 
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z12, Z12, Z21
+	VMULPS  Z13, Z13, Z22
+	VADDPS  Z22, Z21, Z21
+	VMULPS  Z16, Z16, Z22
+	VMOVUPS 64(R11)(R13*4), Z23
+	VSUBPS  64(R8)(R13*4), Z23, Z23
+
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z15, Z20, Z15
-	VADDPS  Z15, Z17, Z15
-	VMOVUPS 64(R11)(R13*4), Z17
-	VSUBPS  64(R8)(R13*4), Z17, Z17
-	VMINPS  Z1, Z15, Z15
-	VMAXPS  Z0, Z15, Z15
-	VSUBPS  64(R9)(R13*4), Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z18, Z15, Z18
-	VSUBPS  64(R10)(R13*4), Z5, Z5
-	VSUBPS  Z19, Z18, Z18
-	VMULPS  Z16, Z18, Z16
-	VMINPS  Z1, Z16, Z16
-	VMAXPS  Z0, Z16, Z16
-	VMULPS  Z15, Z11, Z11
-	VMOVUPS 64(AX)(R13*4), Z18
-	VSUBPS  64(R8)(R13*4), Z18, Z18
-	VMULPS  Z15, Z2, Z2
-	VMOVUPS 64(BX)(R13*4), Z19
-	VSUBPS  64(R9)(R13*4), Z19, Z19
-	VMULPS  Z15, Z3, Z3
-	VMOVUPS 64(CX)(R13*4), Z20
-	VSUBPS  64(R10)(R13*4), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z16, Z8, Z8
-	VADDPS Z8, Z12, Z8
-	VSUBPS Z11, Z8, Z8
-	VMULPS Z16, Z9, Z9
+	VMULPS      Z11, Z20, Z11
+	VSUBPS      64(R9)(R13*4), Z4, Z4
+	VADDPS      Z22, Z21, Z20
+	VSUBPS      64(R10)(R13*4), Z5, Z5
+	VADDPS      Z11, Z18, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z18
+	VMULPS      Z12, Z14, Z20
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z17, Z17, Z11
-	VADDPS      Z9, Z13, Z9
-	VMULPS      Z4, Z4, Z12
-	VSUBPS      Z2, Z9, Z2
-	VADDPS      Z12, Z11, Z9
-	VMULPS      Z16, Z10, Z10
-	VMULPS      Z5, Z5, Z11
-	VADDPS      Z10, Z14, Z10
-	VADDPS      Z11, Z9, Z9
-	VSUBPS      Z3, Z10, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z9
-	VMULPS      Z8, Z8, Z8
+	VMULPS Z23, Z23, Z21
+	VMULPS Z13, Z15, Z22
+	VMULPS Z4, Z4, Z24
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
+	VADDPS Z22, Z20, Z20
+	VADDPS Z24, Z21, Z21
+	VMULPS Z16, Z17, Z22
+	VMULPS Z5, Z5, Z24
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z21, Z21, Z10
-	VMULPS Z2, Z2, Z2
-	VMULPS Z23, Z23, Z11
-	VADDPS Z2, Z8, Z2
-	VADDPS Z11, Z10, Z8
-	VMULPS Z3, Z3, Z3
-	VMULPS Z22, Z22, Z10
-	VADDPS Z3, Z2, Z2
-	VADDPS Z10, Z8, Z3
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z22, Z20, Z20
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z19, Z11, Z19
+	VSUBPS      Z20, Z19, Z19
+	VADDPS      Z24, Z21, Z20
+	VMULPS      Z18, Z19, Z18
+	VMINPS      Z1, Z18, Z18
+	VMAXPS      Z0, Z18, Z18
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z19
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z18, Z12, Z12
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*4), Z20
+	VSUBPS  64(AX)(R13*4), Z20, Z20
+	VMULPS  Z18, Z13, Z13
+	VMOVUPS 64(SI)(R13*4), Z21
+	VSUBPS  64(BX)(R13*4), Z21, Z21
+	VMULPS  Z11, Z10, Z10
+	VMOVUPS 64(AX)(R13*4), Z22
+	VSUBPS  64(R8)(R13*4), Z22, Z22
+	VMULPS  Z11, Z2, Z2
+	VMOVUPS 64(BX)(R13*4), Z24
+	VSUBPS  64(R9)(R13*4), Z24, Z24
+	VADDPS  Z12, Z14, Z12
+	VMOVUPS 64(DI)(R13*4), Z14
+	VSUBPS  64(CX)(R13*4), Z14, Z14
+	VADDPS  Z13, Z15, Z13
+	VMULPS  Z18, Z16, Z15
+	VMULPS  Z11, Z3, Z3
+	VMOVUPS 64(CX)(R13*4), Z16
+	VSUBPS  64(R10)(R13*4), Z16, Z16
+	VSUBPS  Z10, Z12, Z10
+	VSUBPS  Z2, Z13, Z2
+	VADDPS  Z15, Z17, Z12
+	VMULPS  Z22, Z23, Z13
+	VSUBPS  Z3, Z12, Z3
+	VMULPS  Z24, Z4, Z12
+	VMULPS  Z10, Z10, Z10
+	VMULPS  Z20, Z23, Z15
+	VMULPS  Z2, Z2, Z2
+	VMULPS  Z21, Z4, Z17
+	VADDPS  Z2, Z10, Z2
+	VMULPS  Z3, Z3, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z       Z3, Z1, K1, Z3
+	VADDPS         Z12, Z13, Z10
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z16, Z5, Z3
+	VADDPS         Z17, Z15, Z12
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z18, Z17, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z16
-	VMULPS         Z19, Z4, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
-	VADDPS         Z10, Z8, Z8
+	VMULPS         Z14, Z5, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z18
+	VADDPS         Z3, Z10, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VADDPS         Z13, Z12, Z10
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z16, (R12)(R13*4)
+	VMOVUPS Z18, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z15, (R12)(R13*4)
+	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
-	VMULPS  Z20, Z5, Z2
-	VADDPS  Z2, Z8, Z2
-	VMULPS  Z9, Z2, Z2
-	VMULPS  Z21, Z17, Z8
-	VMULPS  Z23, Z4, Z10
-	VADDPS  Z10, Z8, Z8
-	VMULPS  Z22, Z5, Z10
-	VADDPS  Z10, Z8, Z8
-	VMULPS  Z9, Z8, Z9
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z21, Z18, Z10
-	VMULPS Z23, Z19, Z11
-	VADDPS Z11, Z10, Z10
-	VMULPS Z22, Z20, Z11
-	VADDPS Z11, Z10, Z10
+	VMULPS  Z19, Z3, Z2
+	VMULPS  Z19, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z17, Z11
+	VMULPS Z2, Z23, Z11
 	VMULPS Z2, Z4, Z12
-	VMULPS Z2, Z5, Z13
-	VSUBPS Z18, Z11, Z11
-	VSUBPS Z19, Z12, Z12
-	VSUBPS Z20, Z13, Z13
-	VMULPS Z9, Z17, Z14
-	VMULPS Z9, Z4, Z15
-	VMULPS Z9, Z5, Z16
-	VSUBPS Z14, Z21, Z14
-	VSUBPS Z15, Z23, Z15
-	VSUBPS Z16, Z22, Z16
+	VMULPS Z3, Z23, Z13
+	VMULPS Z3, Z4, Z15
+	VMULPS Z2, Z5, Z17
+	VSUBPS Z22, Z11, Z11
+	VSUBPS Z24, Z12, Z12
+	VMULPS Z3, Z5, Z18
+	VSUBPS Z13, Z20, Z13
+	VSUBPS Z15, Z21, Z15
+	VSUBPS Z16, Z17, Z17
+	VSUBPS Z18, Z14, Z18
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z14, Z14, Z24
-	VMULPS Z15, Z15, Z25
-	VADDPS Z25, Z24, Z24
-	VMULPS Z16, Z16, Z25
-	VADDPS Z25, Z24, Z24
-	VMULPS Z14, Z11, Z11
-	VMULPS Z15, Z12, Z12
-	VADDPS Z12, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  128(DX)(R13*4), Z12
-	VSUBPS   128(AX)(R13*4), Z12, Z12
-	VMULPS   Z16, Z13, Z13
-	VMOVUPS  128(SI)(R13*4), Z14
-	VSUBPS   128(BX)(R13*4), Z14, Z14
-	VADDPS   Z13, Z11, Z11
-	VMOVUPS  128(DI)(R13*4), Z13
-	VSUBPS   128(CX)(R13*4), Z13, Z13
-	VCMPPS   $0x04, Z24, Z0, K1
-	VDIVPS.Z Z24, Z11, K1, Z11
+	VMULPS   Z13, Z13, Z19
+	VMULPS   Z15, Z15, Z25
+	VMULPS   Z13, Z11, Z11
+	VMULPS   Z15, Z12, Z12
+	VADDPS   Z25, Z19, Z13
+	VMULPS   Z18, Z18, Z15
+	VADDPS   Z12, Z11, Z11
+	VMULPS   Z18, Z17, Z12
+	VADDPS   Z15, Z13, Z13
+	VADDPS   Z12, Z11, Z11
+	VCMPPS   $0x04, Z13, Z0, K1
+	VDIVPS.Z Z13, Z11, K1, Z11
 	VMINPS   Z1, Z11, Z11
 	VMAXPS   Z0, Z11, Z11
 
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z20, Z20, Z12
+	VMULPS  Z21, Z21, Z13
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z14, Z14, Z13
+	VMOVUPS 128(R11)(R13*4), Z15
+	VSUBPS  128(R8)(R13*4), Z15, Z15
+
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z9, Z11, Z9
-	VADDPS  Z9, Z2, Z2
-	VMOVUPS 128(R11)(R13*4), Z9
-	VSUBPS  128(R8)(R13*4), Z9, Z9
-	VMINPS  Z1, Z2, Z2
-	VMAXPS  Z0, Z2, Z2
-	VSUBPS  128(R9)(R13*4), Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z8, Z2, Z8
-	VSUBPS  128(R10)(R13*4), Z7, Z7
-	VSUBPS  Z10, Z8, Z8
-	VMULPS  Z3, Z8, Z3
-	VMINPS  Z1, Z3, Z3
-	VMAXPS  Z0, Z3, Z3
-	VMULPS  Z2, Z17, Z8
-	VMOVUPS 128(AX)(R13*4), Z10
-	VSUBPS  128(R8)(R13*4), Z10, Z10
-	VMULPS  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*4), Z11
-	VSUBPS  128(R9)(R13*4), Z11, Z11
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*4), Z15
-	VSUBPS  128(R10)(R13*4), Z15, Z15
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z21, Z16
-	VADDPS Z16, Z18, Z16
-	VSUBPS Z8, Z16, Z8
-	VMULPS Z3, Z23, Z16
+	VMULPS      Z3, Z11, Z3
+	VSUBPS      128(R9)(R13*4), Z6, Z6
+	VADDPS      Z13, Z12, Z11
+	VSUBPS      128(R10)(R13*4), Z7, Z7
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z3
+	VMULPS      Z20, Z22, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z9, Z9, Z17
-	VADDPS      Z16, Z19, Z16
-	VMULPS      Z6, Z6, Z18
-	VSUBPS      Z4, Z16, Z4
-	VADDPS      Z18, Z17, Z16
-	VMULPS      Z3, Z22, Z17
-	VMULPS      Z7, Z7, Z18
-	VADDPS      Z17, Z20, Z17
-	VADDPS      Z18, Z16, Z16
-	VSUBPS      Z5, Z17, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
-	VDIVPS.Z    Z16, Z1, K1, Z16
-	VMULPS      Z8, Z8, Z8
+	VMULPS Z15, Z15, Z12
+	VMULPS Z21, Z24, Z13
+	VMULPS Z6, Z6, Z17
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+	VADDPS Z13, Z11, Z11
+	VADDPS Z17, Z12, Z12
+	VMULPS Z14, Z16, Z13
+	VMULPS Z7, Z7, Z17
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z12, Z12, Z17
-	VMULPS Z4, Z4, Z4
-	VMULPS Z14, Z14, Z18
-	VADDPS Z4, Z8, Z4
-	VADDPS Z18, Z17, Z8
-	VMULPS Z5, Z5, Z5
-	VMULPS Z13, Z13, Z17
-	VADDPS Z5, Z4, Z4
-	VADDPS Z17, Z8, Z5
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z13, Z11, Z11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z10, Z2, Z10
+	VSUBPS      Z11, Z10, Z10
+	VADDPS      Z17, Z12, Z11
+	VMULPS      Z3, Z10, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z20, Z11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*4), Z12
+	VSUBPS  128(AX)(R13*4), Z12, Z12
+	VMULPS  Z3, Z21, Z13
+	VMOVUPS 128(SI)(R13*4), Z17
+	VSUBPS  128(BX)(R13*4), Z17, Z17
+	VMULPS  Z2, Z23, Z18
+	VMOVUPS 128(AX)(R13*4), Z19
+	VSUBPS  128(R8)(R13*4), Z19, Z19
+	VMULPS  Z2, Z4, Z4
+	VMOVUPS 128(BX)(R13*4), Z20
+	VSUBPS  128(R9)(R13*4), Z20, Z20
+	VADDPS  Z11, Z22, Z11
+	VMOVUPS 128(DI)(R13*4), Z21
+	VSUBPS  128(CX)(R13*4), Z21, Z21
+	VADDPS  Z13, Z24, Z13
+	VMULPS  Z3, Z14, Z14
+	VMULPS  Z2, Z5, Z5
+	VMOVUPS 128(CX)(R13*4), Z22
+	VSUBPS  128(R10)(R13*4), Z22, Z22
+	VSUBPS  Z18, Z11, Z11
+	VSUBPS  Z4, Z13, Z4
+	VADDPS  Z14, Z16, Z13
+	VMULPS  Z19, Z15, Z14
+	VSUBPS  Z5, Z13, Z5
+	VMULPS  Z20, Z6, Z13
+	VMULPS  Z11, Z11, Z11
+	VMULPS  Z12, Z15, Z16
+	VMULPS  Z4, Z4, Z4
+	VMULPS  Z17, Z6, Z18
+	VADDPS  Z4, Z11, Z4
+	VMULPS  Z5, Z5, Z5
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
+	VADDPS         Z13, Z14, Z11
+	VADDPS         Z5, Z4, Z4
+	VMULPS         Z22, Z7, Z5
+	VADDPS         Z18, Z16, Z13
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z10, Z9, Z8
+	VMULPS         Z21, Z7, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VMULPS         Z11, Z6, Z17
+	VADDPS         Z5, Z11, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z17, Z8, Z8
+	VADDPS         Z14, Z13, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -25862,90 +26561,129 @@ ClosestAVX512_prefetch:
 	VMOVUPS Z2, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*4)
-	VMULPS  Z15, Z7, Z2
-	VADDPS  Z2, Z8, Z2
-	VMULPS  Z16, Z2, Z2
-	VMULPS  Z12, Z9, Z3
-	VMULPS  Z14, Z6, Z4
-	VADDPS  Z4, Z3, Z3
-	VMULPS  Z13, Z7, Z4
-	VADDPS  Z4, Z3, Z3
-	VMULPS  Z16, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z12, Z10, Z8
-	VMULPS Z14, Z11, Z16
-	VADDPS Z16, Z8, Z8
-	VMULPS Z13, Z15, Z16
-	VADDPS Z16, Z8, Z8
+	VMULPS  Z10, Z5, Z2
+	VMULPS  Z10, Z11, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z9, Z16
-	VMULPS Z2, Z6, Z17
-	VMULPS Z2, Z7, Z18
-	VSUBPS Z10, Z16, Z16
-	VSUBPS Z11, Z17, Z17
-	VSUBPS Z15, Z18, Z18
-	VMULPS Z4, Z9, Z19
-	VMULPS Z4, Z6, Z20
-	VMULPS Z4, Z7, Z21
-	VSUBPS Z19, Z12, Z19
-	VSUBPS Z20, Z14, Z20
-	VSUBPS Z21, Z13, Z21
+	VMULPS Z2, Z15, Z4
+	VMULPS Z2, Z6, Z5
+	VMULPS Z3, Z15, Z10
+	VMULPS Z3, Z6, Z13
+	VMULPS Z2, Z7, Z14
+	VSUBPS Z19, Z4, Z4
+	VSUBPS Z20, Z5, Z5
+	VMULPS Z3, Z7, Z16
+	VSUBPS Z10, Z12, Z10
+	VSUBPS Z13, Z17, Z13
+	VSUBPS Z22, Z14, Z14
+	VSUBPS Z16, Z21, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
-	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z16, K1, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VMULPS   Z10, Z10, Z18
+	VMULPS   Z13, Z13, Z23
+	VMULPS   Z10, Z4, Z4
+	VMULPS   Z13, Z5, Z5
+	VADDPS   Z23, Z18, Z10
+	VMULPS   Z16, Z16, Z13
+	VADDPS   Z5, Z4, Z4
+	VMULPS   Z16, Z14, Z5
+	VADDPS   Z13, Z10, Z10
+	VADDPS   Z5, Z4, Z4
+	VCMPPS   $0x04, Z10, Z0, K1
+	VDIVPS.Z Z10, Z4, K1, Z4
+	VMINPS   Z1, Z4, Z4
+	VMAXPS   Z0, Z4, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z12, Z12, Z5
+	VMULPS  Z17, Z17, Z10
+	VADDPS  Z10, Z5, Z5
+	VMULPS  Z21, Z21, Z10
+	VMOVUPS 192(R11)(R13*4), Z13
+	VSUBPS  192(R8)(R13*4), Z13, Z13
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z4, Z16, Z4
-	VADDPS Z4, Z2, Z2
+	VMULPS      Z3, Z4, Z3
+	VSUBPS      192(R9)(R13*4), Z8, Z4
+	VADDPS      Z10, Z5, Z5
+	VSUBPS      192(R10)(R13*4), Z9, Z8
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z12, Z19, Z5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Z13, Z13, Z9
+	VMULPS Z17, Z20, Z10
+	VMULPS Z4, Z4, Z14
 	VMINPS Z1, Z2, Z2
 	VMAXPS Z0, Z2, Z2
+	VADDPS Z10, Z5, Z5
+	VADDPS Z14, Z9, Z9
+	VMULPS Z21, Z22, Z10
+	VMULPS Z8, Z8, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z10, Z5, Z5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z3, Z2, Z3
-	VSUBPS Z8, Z3, Z3
-	VMULPS Z5, Z3, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-	VMULPS Z2, Z9, Z4
-	VMULPS Z2, Z6, Z5
-	VMULPS Z2, Z7, Z6
+	VMULPS      Z11, Z2, Z10
+	VSUBPS      Z5, Z10, Z5
+	VADDPS      Z14, Z9, Z9
+	VMULPS      Z3, Z5, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z5
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z12, Z7
-	VADDPS Z7, Z10, Z7
-	VSUBPS Z4, Z7, Z4
-	VMULPS Z3, Z14, Z7
-	VADDPS Z7, Z11, Z7
-	VSUBPS Z5, Z7, Z5
-	VMULPS Z3, Z13, Z7
-	VADDPS Z7, Z15, Z7
-	VSUBPS Z6, Z7, Z6
-	VMULPS Z4, Z4, Z4
-	VMULPS Z5, Z5, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z6, Z5
-	VADDPS Z5, Z4, Z4
+	VMULPS Z3, Z12, Z9
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(DX)(R13*4), Z10
+	VSUBPS  192(AX)(R13*4), Z10, Z10
+	VMULPS  Z3, Z17, Z11
+	VMOVUPS 192(SI)(R13*4), Z12
+	VSUBPS  192(BX)(R13*4), Z12, Z12
+	VMULPS  Z2, Z15, Z14
+	VMOVUPS 192(AX)(R13*4), Z15
+	VSUBPS  192(R8)(R13*4), Z15, Z15
+	VMULPS  Z2, Z6, Z6
+	VMOVUPS 192(BX)(R13*4), Z16
+	VSUBPS  192(R9)(R13*4), Z16, Z16
+	VADDPS  Z9, Z19, Z9
+	VMOVUPS 192(DI)(R13*4), Z17
+	VSUBPS  192(CX)(R13*4), Z17, Z17
+	VADDPS  Z11, Z20, Z11
+	VMULPS  Z3, Z21, Z18
+	VMULPS  Z2, Z7, Z7
+	VMOVUPS 192(CX)(R13*4), Z19
+	VSUBPS  192(R10)(R13*4), Z19, Z19
+	VSUBPS  Z14, Z9, Z9
+	VSUBPS  Z6, Z11, Z6
+	VADDPS  Z18, Z22, Z11
+	VMULPS  Z15, Z13, Z14
+	VSUBPS  Z7, Z11, Z7
+	VMULPS  Z16, Z4, Z11
+	VMULPS  Z9, Z9, Z9
+	VMULPS  Z10, Z13, Z18
+	VMULPS  Z6, Z6, Z6
+	VMULPS  Z12, Z4, Z20
+	VADDPS  Z6, Z9, Z6
+	VMULPS  Z7, Z7, Z7
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS         Z11, Z14, Z9
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z19, Z8, Z7
+	VADDPS         Z20, Z18, Z11
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS         Z17, Z8, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VADDPS         Z7, Z9, Z7
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z14, Z11, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -25953,15 +26691,109 @@ ClosestAVX512_prefetch:
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*4)
-	ADDQ    $0x00000030, R13
-	SUBQ    $0x00000030, R14
+	VMOVUPS Z6, 128(R12)(R13*4)
+	VMULPS  Z5, Z7, Z2
+	VMULPS  Z5, Z9, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z2, Z13, Z5
+	VMULPS Z2, Z4, Z6
+	VMULPS Z3, Z13, Z7
+	VMULPS Z3, Z4, Z11
+	VMULPS Z2, Z8, Z14
+	VSUBPS Z15, Z5, Z5
+	VSUBPS Z16, Z6, Z6
+	VMULPS Z3, Z8, Z18
+	VSUBPS Z7, Z10, Z7
+	VSUBPS Z11, Z12, Z11
+	VSUBPS Z19, Z14, Z14
+	VSUBPS Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z7, Z7, Z20
+	VMULPS   Z11, Z11, Z21
+	VMULPS   Z7, Z5, Z5
+	VMULPS   Z11, Z6, Z6
+	VADDPS   Z21, Z20, Z7
+	VMULPS   Z18, Z18, Z11
+	VADDPS   Z6, Z5, Z5
+	VMULPS   Z18, Z14, Z6
+	VADDPS   Z11, Z7, Z7
+	VADDPS   Z6, Z5, Z5
+	VCMPPS   $0x04, Z7, Z0, K1
+	VDIVPS.Z Z7, Z5, K1, Z5
+	VMINPS   Z1, Z5, Z5
+	VMAXPS   Z0, Z5, Z5
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z10, Z10, Z6
+	VMULPS Z12, Z12, Z7
+	VADDPS Z7, Z6, Z6
+	VMULPS Z17, Z17, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS      Z3, Z5, Z3
+	VADDPS      Z7, Z6, Z5
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z10, Z15, Z5
+	VMULPS      Z12, Z16, Z6
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z17, Z19, Z6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z6, Z5, Z5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z9, Z2, Z6
+	VSUBPS Z5, Z6, Z5
+	VMULPS Z3, Z5, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z10, Z5
+	VMULPS Z3, Z12, Z6
+	VMULPS Z2, Z13, Z7
+	VMULPS Z2, Z4, Z4
+	VADDPS Z5, Z15, Z5
+	VADDPS Z6, Z16, Z6
+	VMULPS Z3, Z17, Z9
+	VMULPS Z2, Z8, Z8
+	VSUBPS Z7, Z5, Z5
+	VSUBPS Z4, Z6, Z4
+	VADDPS Z9, Z19, Z6
+	VSUBPS Z8, Z6, Z6
+	VMULPS Z5, Z5, Z5
+	VMULPS Z4, Z4, Z4
+	VADDPS Z4, Z5, Z4
+	VMULPS Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z5, Z4, Z4
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 3.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*4)
+	ADDQ    $0x00000040, R13
+	SUBQ    $0x00000040, R14
 	CMPQ    R14, $0x00004000
 	JAE     ClosestAVX512_prefetch
 
 ClosestAVX512_prefetch_end:
-	// Loop over 3 group(s) at a time while at least 48 lanes remain.
-	CMPQ R14, $0x00000030
+	// Loop over 4 group(s) at a time while at least 64 lanes remain.
+	CMPQ R14, $0x00000040
 	JB   ClosestAVX512_groups_end
 
 ClosestAVX512_groups:
@@ -25977,298 +26809,300 @@ ClosestAVX512_groups:
 	VMOVUPS 128(R12)(R13*4), Z6
 	MOVQ    dz+88(FP), R12
 	VMOVUPS 128(R12)(R13*4), Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z8
-	VSUBPS  (AX)(R13*4), Z8, Z8
-	VMOVUPS (SI)(R13*4), Z9
-	VSUBPS  (BX)(R13*4), Z9, Z9
-	VMOVUPS (DI)(R13*4), Z10
-	VSUBPS  (CX)(R13*4), Z10, Z10
-	VMOVUPS (R11)(R13*4), Z11
-	VSUBPS  (R8)(R13*4), Z11, Z11
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 192(R12)(R13*4), Z8
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 192(R12)(R13*4), Z9
+	VMOVUPS (R11)(R13*4), Z10
+	VSUBPS  (R8)(R13*4), Z10, Z10
 	VSUBPS  (R9)(R13*4), Z2, Z2
 	VSUBPS  (R10)(R13*4), Z3, Z3
-	VMOVUPS (AX)(R13*4), Z12
-	VSUBPS  (R8)(R13*4), Z12, Z12
-	VMOVUPS (BX)(R13*4), Z13
-	VSUBPS  (R9)(R13*4), Z13, Z13
-	VMOVUPS (CX)(R13*4), Z14
-	VSUBPS  (R10)(R13*4), Z14, Z14
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z11, Z11, Z15
-	VMULPS      Z2, Z2, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z3, Z3, Z16
-	VADDPS      Z16, Z15, Z15
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z15
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z8, Z8, Z16
-	VMULPS      Z9, Z9, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z10, Z10, Z17
-	VADDPS      Z17, Z16, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
-	VDIVPS.Z    Z16, Z1, K1, Z16
-	VMULPS      Z12, Z11, Z17
-	VMULPS      Z13, Z2, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z14, Z3, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z15, Z17, Z17
-	VMULPS      Z8, Z11, Z18
-	VMULPS      Z9, Z2, Z19
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z10, Z3, Z19
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z15, Z18, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z8, Z12, Z19
-	VMULPS Z9, Z13, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z10, Z14, Z20
-	VADDPS Z20, Z19, Z19
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z17, Z11, Z20
-	VMULPS Z17, Z2, Z21
-	VMULPS Z17, Z3, Z22
-	VSUBPS Z12, Z20, Z20
-	VSUBPS Z13, Z21, Z21
-	VSUBPS Z14, Z22, Z22
-	VMULPS Z15, Z11, Z23
-	VMULPS Z15, Z2, Z24
-	VMULPS Z15, Z3, Z25
-	VSUBPS Z23, Z8, Z23
-	VSUBPS Z24, Z9, Z24
-	VSUBPS Z25, Z10, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z23, Z23, Z26
-	VMULPS Z24, Z24, Z27
-	VADDPS Z27, Z26, Z26
-	VMULPS Z25, Z25, Z27
-	VADDPS Z27, Z26, Z26
-	VMULPS Z23, Z20, Z20
-	VMULPS Z24, Z21, Z21
-	VADDPS Z21, Z20, Z20
+	VMULPS      Z10, Z10, Z11
+	VMULPS      Z2, Z2, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  64(DX)(R13*4), Z21
-	VSUBPS   64(AX)(R13*4), Z21, Z21
-	VMULPS   Z25, Z22, Z22
-	VMOVUPS  64(SI)(R13*4), Z23
-	VSUBPS   64(BX)(R13*4), Z23, Z23
-	VADDPS   Z22, Z20, Z20
-	VMOVUPS  64(DI)(R13*4), Z22
-	VSUBPS   64(CX)(R13*4), Z22, Z22
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
+	VMOVUPS (DX)(R13*4), Z12
+	VSUBPS  (AX)(R13*4), Z12, Z12
+	VMOVUPS (SI)(R13*4), Z13
+	VSUBPS  (BX)(R13*4), Z13, Z13
+	VMOVUPS (AX)(R13*4), Z14
+	VSUBPS  (R8)(R13*4), Z14, Z14
+	VMOVUPS (BX)(R13*4), Z15
+	VSUBPS  (R9)(R13*4), Z15, Z15
+	VMOVUPS (DI)(R13*4), Z16
+	VSUBPS  (CX)(R13*4), Z16, Z16
+	VMOVUPS (CX)(R13*4), Z17
+	VSUBPS  (R10)(R13*4), Z17, Z17
+	VMULPS  Z14, Z10, Z18
+	VMULPS  Z15, Z2, Z19
+	VMULPS  Z12, Z10, Z20
+	VMULPS  Z13, Z2, Z21
+	VADDPS  Z19, Z18, Z18
+	VMULPS  Z17, Z3, Z19
+	VADDPS  Z21, Z20, Z20
+	VMULPS  Z16, Z3, Z21
+	VADDPS  Z19, Z18, Z18
+	VADDPS  Z21, Z20, Z19
+	VMULPS  Z11, Z18, Z18
+	VMULPS  Z11, Z19, Z11
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z18, Z10, Z20
+	VMULPS Z18, Z2, Z21
+	VMULPS Z11, Z10, Z22
+	VMULPS Z11, Z2, Z23
+	VMULPS Z18, Z3, Z24
+	VSUBPS Z14, Z20, Z20
+	VSUBPS Z15, Z21, Z21
+	VMULPS Z11, Z3, Z25
+	VSUBPS Z22, Z12, Z22
+	VSUBPS Z23, Z13, Z23
+	VSUBPS Z17, Z24, Z24
+	VSUBPS Z25, Z16, Z25
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z26
+	VMULPS   Z23, Z23, Z27
+	VMULPS   Z22, Z20, Z20
+	VMULPS   Z23, Z21, Z21
+	VADDPS   Z27, Z26, Z22
+	VMULPS   Z25, Z25, Z23
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z24, Z21
+	VADDPS   Z23, Z22, Z22
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z22, Z0, K1
+	VDIVPS.Z Z22, Z20, K1, Z20
 	VMINPS   Z1, Z20, Z20
 	VMAXPS   Z0, Z20, Z20
 
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z12, Z12, Z21
+	VMULPS  Z13, Z13, Z22
+	VADDPS  Z22, Z21, Z21
+	VMULPS  Z16, Z16, Z22
+	VMOVUPS 64(R11)(R13*4), Z23
+	VSUBPS  64(R8)(R13*4), Z23, Z23
+
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z15, Z20, Z15
-	VADDPS  Z15, Z17, Z15
-	VMOVUPS 64(R11)(R13*4), Z17
-	VSUBPS  64(R8)(R13*4), Z17, Z17
-	VMINPS  Z1, Z15, Z15
-	VMAXPS  Z0, Z15, Z15
-	VSUBPS  64(R9)(R13*4), Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z18, Z15, Z18
-	VSUBPS  64(R10)(R13*4), Z5, Z5
-	VSUBPS  Z19, Z18, Z18
-	VMULPS  Z16, Z18, Z16
-	VMINPS  Z1, Z16, Z16
-	VMAXPS  Z0, Z16, Z16
-	VMULPS  Z15, Z11, Z11
-	VMOVUPS 64(AX)(R13*4), Z18
-	VSUBPS  64(R8)(R13*4), Z18, Z18
-	VMULPS  Z15, Z2, Z2
-	VMOVUPS 64(BX)(R13*4), Z19
-	VSUBPS  64(R9)(R13*4), Z19, Z19
-	VMULPS  Z15, Z3, Z3
-	VMOVUPS 64(CX)(R13*4), Z20
-	VSUBPS  64(R10)(R13*4), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z16, Z8, Z8
-	VADDPS Z8, Z12, Z8
-	VSUBPS Z11, Z8, Z8
-	VMULPS Z16, Z9, Z9
+	VMULPS      Z11, Z20, Z11
+	VSUBPS      64(R9)(R13*4), Z4, Z4
+	VADDPS      Z22, Z21, Z20
+	VSUBPS      64(R10)(R13*4), Z5, Z5
+	VADDPS      Z11, Z18, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z18
+	VMULPS      Z12, Z14, Z20
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z17, Z17, Z11
-	VADDPS      Z9, Z13, Z9
-	VMULPS      Z4, Z4, Z12
-	VSUBPS      Z2, Z9, Z2
-	VADDPS      Z12, Z11, Z9
-	VMULPS      Z16, Z10, Z10
-	VMULPS      Z5, Z5, Z11
-	VADDPS      Z10, Z14, Z10
-	VADDPS      Z11, Z9, Z9
-	VSUBPS      Z3, Z10, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z9
-	VMULPS      Z8, Z8, Z8
+	VMULPS Z23, Z23, Z21
+	VMULPS Z13, Z15, Z22
+	VMULPS Z4, Z4, Z24
+	VMINPS Z1, Z11, Z11
+	VMAXPS Z0, Z11, Z11
+	VADDPS Z22, Z20, Z20
+	VADDPS Z24, Z21, Z21
+	VMULPS Z16, Z17, Z22
+	VMULPS Z5, Z5, Z24
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z21, Z21, Z10
-	VMULPS Z2, Z2, Z2
-	VMULPS Z23, Z23, Z11
-	VADDPS Z2, Z8, Z2
-	VADDPS Z11, Z10, Z8
-	VMULPS Z3, Z3, Z3
-	VMULPS Z22, Z22, Z10
-	VADDPS Z3, Z2, Z2
-	VADDPS Z10, Z8, Z3
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z22, Z20, Z20
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z19, Z11, Z19
+	VSUBPS      Z20, Z19, Z19
+	VADDPS      Z24, Z21, Z20
+	VMULPS      Z18, Z19, Z18
+	VMINPS      Z1, Z18, Z18
+	VMAXPS      Z0, Z18, Z18
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z19
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z18, Z12, Z12
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*4), Z20
+	VSUBPS  64(AX)(R13*4), Z20, Z20
+	VMULPS  Z18, Z13, Z13
+	VMOVUPS 64(SI)(R13*4), Z21
+	VSUBPS  64(BX)(R13*4), Z21, Z21
+	VMULPS  Z11, Z10, Z10
+	VMOVUPS 64(AX)(R13*4), Z22
+	VSUBPS  64(R8)(R13*4), Z22, Z22
+	VMULPS  Z11, Z2, Z2
+	VMOVUPS 64(BX)(R13*4), Z24
+	VSUBPS  64(R9)(R13*4), Z24, Z24
+	VADDPS  Z12, Z14, Z12
+	VMOVUPS 64(DI)(R13*4), Z14
+	VSUBPS  64(CX)(R13*4), Z14, Z14
+	VADDPS  Z13, Z15, Z13
+	VMULPS  Z18, Z16, Z15
+	VMULPS  Z11, Z3, Z3
+	VMOVUPS 64(CX)(R13*4), Z16
+	VSUBPS  64(R10)(R13*4), Z16, Z16
+	VSUBPS  Z10, Z12, Z10
+	VSUBPS  Z2, Z13, Z2
+	VADDPS  Z15, Z17, Z12
+	VMULPS  Z22, Z23, Z13
+	VSUBPS  Z3, Z12, Z3
+	VMULPS  Z24, Z4, Z12
+	VMULPS  Z10, Z10, Z10
+	VMULPS  Z20, Z23, Z15
+	VMULPS  Z2, Z2, Z2
+	VMULPS  Z21, Z4, Z17
+	VADDPS  Z2, Z10, Z2
+	VMULPS  Z3, Z3, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z       Z3, Z1, K1, Z3
+	VADDPS         Z12, Z13, Z10
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z16, Z5, Z3
+	VADDPS         Z17, Z15, Z12
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z18, Z17, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z16
-	VMULPS         Z19, Z4, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z15
-	VADDPS         Z10, Z8, Z8
+	VMULPS         Z14, Z5, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z18
+	VADDPS         Z3, Z10, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VADDPS         Z13, Z12, Z10
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z16, (R12)(R13*4)
+	VMOVUPS Z18, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z15, (R12)(R13*4)
+	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
-	VMULPS  Z20, Z5, Z2
-	VADDPS  Z2, Z8, Z2
-	VMULPS  Z9, Z2, Z2
-	VMULPS  Z21, Z17, Z8
-	VMULPS  Z23, Z4, Z10
-	VADDPS  Z10, Z8, Z8
-	VMULPS  Z22, Z5, Z10
-	VADDPS  Z10, Z8, Z8
-	VMULPS  Z9, Z8, Z9
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z21, Z18, Z10
-	VMULPS Z23, Z19, Z11
-	VADDPS Z11, Z10, Z10
-	VMULPS Z22, Z20, Z11
-	VADDPS Z11, Z10, Z10
+	VMULPS  Z19, Z3, Z2
+	VMULPS  Z19, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z17, Z11
+	VMULPS Z2, Z23, Z11
 	VMULPS Z2, Z4, Z12
-	VMULPS Z2, Z5, Z13
-	VSUBPS Z18, Z11, Z11
-	VSUBPS Z19, Z12, Z12
-	VSUBPS Z20, Z13, Z13
-	VMULPS Z9, Z17, Z14
-	VMULPS Z9, Z4, Z15
-	VMULPS Z9, Z5, Z16
-	VSUBPS Z14, Z21, Z14
-	VSUBPS Z15, Z23, Z15
-	VSUBPS Z16, Z22, Z16
+	VMULPS Z3, Z23, Z13
+	VMULPS Z3, Z4, Z15
+	VMULPS Z2, Z5, Z17
+	VSUBPS Z22, Z11, Z11
+	VSUBPS Z24, Z12, Z12
+	VMULPS Z3, Z5, Z18
+	VSUBPS Z13, Z20, Z13
+	VSUBPS Z15, Z21, Z15
+	VSUBPS Z16, Z17, Z17
+	VSUBPS Z18, Z14, Z18
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS Z14, Z14, Z24
-	VMULPS Z15, Z15, Z25
-	VADDPS Z25, Z24, Z24
-	VMULPS Z16, Z16, Z25
-	VADDPS Z25, Z24, Z24
-	VMULPS Z14, Z11, Z11
-	VMULPS Z15, Z12, Z12
-	VADDPS Z12, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  128(DX)(R13*4), Z12
-	VSUBPS   128(AX)(R13*4), Z12, Z12
-	VMULPS   Z16, Z13, Z13
-	VMOVUPS  128(SI)(R13*4), Z14
-	VSUBPS   128(BX)(R13*4), Z14, Z14
-	VADDPS   Z13, Z11, Z11
-	VMOVUPS  128(DI)(R13*4), Z13
-	VSUBPS   128(CX)(R13*4), Z13, Z13
-	VCMPPS   $0x04, Z24, Z0, K1
-	VDIVPS.Z Z24, Z11, K1, Z11
+	VMULPS   Z13, Z13, Z19
+	VMULPS   Z15, Z15, Z25
+	VMULPS   Z13, Z11, Z11
+	VMULPS   Z15, Z12, Z12
+	VADDPS   Z25, Z19, Z13
+	VMULPS   Z18, Z18, Z15
+	VADDPS   Z12, Z11, Z11
+	VMULPS   Z18, Z17, Z12
+	VADDPS   Z15, Z13, Z13
+	VADDPS   Z12, Z11, Z11
+	VCMPPS   $0x04, Z13, Z0, K1
+	VDIVPS.Z Z13, Z11, K1, Z11
 	VMINPS   Z1, Z11, Z11
 	VMAXPS   Z0, Z11, Z11
 
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z20, Z20, Z12
+	VMULPS  Z21, Z21, Z13
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z14, Z14, Z13
+	VMOVUPS 128(R11)(R13*4), Z15
+	VSUBPS  128(R8)(R13*4), Z15, Z15
+
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS  Z9, Z11, Z9
-	VADDPS  Z9, Z2, Z2
-	VMOVUPS 128(R11)(R13*4), Z9
-	VSUBPS  128(R8)(R13*4), Z9, Z9
-	VMINPS  Z1, Z2, Z2
-	VMAXPS  Z0, Z2, Z2
-	VSUBPS  128(R9)(R13*4), Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS  Z8, Z2, Z8
-	VSUBPS  128(R10)(R13*4), Z7, Z7
-	VSUBPS  Z10, Z8, Z8
-	VMULPS  Z3, Z8, Z3
-	VMINPS  Z1, Z3, Z3
-	VMAXPS  Z0, Z3, Z3
-	VMULPS  Z2, Z17, Z8
-	VMOVUPS 128(AX)(R13*4), Z10
-	VSUBPS  128(R8)(R13*4), Z10, Z10
-	VMULPS  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*4), Z11
-	VSUBPS  128(R9)(R13*4), Z11, Z11
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*4), Z15
-	VSUBPS  128(R10)(R13*4), Z15, Z15
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z21, Z16
-	VADDPS Z16, Z18, Z16
-	VSUBPS Z8, Z16, Z8
-	VMULPS Z3, Z23, Z16
+	VMULPS      Z3, Z11, Z3
+	VSUBPS      128(R9)(R13*4), Z6, Z6
+	VADDPS      Z13, Z12, Z11
+	VSUBPS      128(R10)(R13*4), Z7, Z7
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z3
+	VMULPS      Z20, Z22, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z9, Z9, Z17
-	VADDPS      Z16, Z19, Z16
-	VMULPS      Z6, Z6, Z18
-	VSUBPS      Z4, Z16, Z4
-	VADDPS      Z18, Z17, Z16
-	VMULPS      Z3, Z22, Z17
-	VMULPS      Z7, Z7, Z18
-	VADDPS      Z17, Z20, Z17
-	VADDPS      Z18, Z16, Z16
-	VSUBPS      Z5, Z17, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K1
-	VDIVPS.Z    Z16, Z1, K1, Z16
-	VMULPS      Z8, Z8, Z8
+	VMULPS Z15, Z15, Z12
+	VMULPS Z21, Z24, Z13
+	VMULPS Z6, Z6, Z17
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+	VADDPS Z13, Z11, Z11
+	VADDPS Z17, Z12, Z12
+	VMULPS Z14, Z16, Z13
+	VMULPS Z7, Z7, Z17
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z12, Z12, Z17
-	VMULPS Z4, Z4, Z4
-	VMULPS Z14, Z14, Z18
-	VADDPS Z4, Z8, Z4
-	VADDPS Z18, Z17, Z8
-	VMULPS Z5, Z5, Z5
-	VMULPS Z13, Z13, Z17
-	VADDPS Z5, Z4, Z4
-	VADDPS Z17, Z8, Z5
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z13, Z11, Z11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS      Z10, Z2, Z10
+	VSUBPS      Z11, Z10, Z10
+	VADDPS      Z17, Z12, Z11
+	VMULPS      Z3, Z10, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z20, Z11
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*4), Z12
+	VSUBPS  128(AX)(R13*4), Z12, Z12
+	VMULPS  Z3, Z21, Z13
+	VMOVUPS 128(SI)(R13*4), Z17
+	VSUBPS  128(BX)(R13*4), Z17, Z17
+	VMULPS  Z2, Z23, Z18
+	VMOVUPS 128(AX)(R13*4), Z19
+	VSUBPS  128(R8)(R13*4), Z19, Z19
+	VMULPS  Z2, Z4, Z4
+	VMOVUPS 128(BX)(R13*4), Z20
+	VSUBPS  128(R9)(R13*4), Z20, Z20
+	VADDPS  Z11, Z22, Z11
+	VMOVUPS 128(DI)(R13*4), Z21
+	VSUBPS  128(CX)(R13*4), Z21, Z21
+	VADDPS  Z13, Z24, Z13
+	VMULPS  Z3, Z14, Z14
+	VMULPS  Z2, Z5, Z5
+	VMOVUPS 128(CX)(R13*4), Z22
+	VSUBPS  128(R10)(R13*4), Z22, Z22
+	VSUBPS  Z18, Z11, Z11
+	VSUBPS  Z4, Z13, Z4
+	VADDPS  Z14, Z16, Z13
+	VMULPS  Z19, Z15, Z14
+	VSUBPS  Z5, Z13, Z5
+	VMULPS  Z20, Z6, Z13
+	VMULPS  Z11, Z11, Z11
+	VMULPS  Z12, Z15, Z16
+	VMULPS  Z4, Z4, Z4
+	VMULPS  Z17, Z6, Z18
+	VADDPS  Z4, Z11, Z4
+	VMULPS  Z5, Z5, Z5
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
+	VADDPS         Z13, Z14, Z11
+	VADDPS         Z5, Z4, Z4
+	VMULPS         Z22, Z7, Z5
+	VADDPS         Z18, Z16, Z13
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z10, Z9, Z8
+	VMULPS         Z21, Z7, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VMULPS         Z11, Z6, Z17
+	VADDPS         Z5, Z11, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z17, Z8, Z8
+	VADDPS         Z14, Z13, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -26278,90 +27112,129 @@ ClosestAVX512_groups:
 	VMOVUPS Z2, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*4)
-	VMULPS  Z15, Z7, Z2
-	VADDPS  Z2, Z8, Z2
-	VMULPS  Z16, Z2, Z2
-	VMULPS  Z12, Z9, Z3
-	VMULPS  Z14, Z6, Z4
-	VADDPS  Z4, Z3, Z3
-	VMULPS  Z13, Z7, Z4
-	VADDPS  Z4, Z3, Z3
-	VMULPS  Z16, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z12, Z10, Z8
-	VMULPS Z14, Z11, Z16
-	VADDPS Z16, Z8, Z8
-	VMULPS Z13, Z15, Z16
-	VADDPS Z16, Z8, Z8
+	VMULPS  Z10, Z5, Z2
+	VMULPS  Z10, Z11, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z9, Z16
-	VMULPS Z2, Z6, Z17
-	VMULPS Z2, Z7, Z18
-	VSUBPS Z10, Z16, Z16
-	VSUBPS Z11, Z17, Z17
-	VSUBPS Z15, Z18, Z18
-	VMULPS Z4, Z9, Z19
-	VMULPS Z4, Z6, Z20
-	VMULPS Z4, Z7, Z21
-	VSUBPS Z19, Z12, Z19
-	VSUBPS Z20, Z14, Z20
-	VSUBPS Z21, Z13, Z21
+	VMULPS Z2, Z15, Z4
+	VMULPS Z2, Z6, Z5
+	VMULPS Z3, Z15, Z10
+	VMULPS Z3, Z6, Z13
+	VMULPS Z2, Z7, Z14
+	VSUBPS Z19, Z4, Z4
+	VSUBPS Z20, Z5, Z5
+	VMULPS Z3, Z7, Z16
+	VSUBPS Z10, Z12, Z10
+	VSUBPS Z13, Z17, Z13
+	VSUBPS Z22, Z14, Z14
+	VSUBPS Z16, Z21, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
-	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z16, K1, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VMULPS   Z10, Z10, Z18
+	VMULPS   Z13, Z13, Z23
+	VMULPS   Z10, Z4, Z4
+	VMULPS   Z13, Z5, Z5
+	VADDPS   Z23, Z18, Z10
+	VMULPS   Z16, Z16, Z13
+	VADDPS   Z5, Z4, Z4
+	VMULPS   Z16, Z14, Z5
+	VADDPS   Z13, Z10, Z10
+	VADDPS   Z5, Z4, Z4
+	VCMPPS   $0x04, Z10, Z0, K1
+	VDIVPS.Z Z10, Z4, K1, Z4
+	VMINPS   Z1, Z4, Z4
+	VMAXPS   Z0, Z4, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Z12, Z12, Z5
+	VMULPS  Z17, Z17, Z10
+	VADDPS  Z10, Z5, Z5
+	VMULPS  Z21, Z21, Z10
+	VMOVUPS 192(R11)(R13*4), Z13
+	VSUBPS  192(R8)(R13*4), Z13, Z13
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z4, Z16, Z4
-	VADDPS Z4, Z2, Z2
+	VMULPS      Z3, Z4, Z3
+	VSUBPS      192(R9)(R13*4), Z8, Z4
+	VADDPS      Z10, Z5, Z5
+	VSUBPS      192(R10)(R13*4), Z9, Z8
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z12, Z19, Z5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Z13, Z13, Z9
+	VMULPS Z17, Z20, Z10
+	VMULPS Z4, Z4, Z14
 	VMINPS Z1, Z2, Z2
 	VMAXPS Z0, Z2, Z2
+	VADDPS Z10, Z5, Z5
+	VADDPS Z14, Z9, Z9
+	VMULPS Z21, Z22, Z10
+	VMULPS Z8, Z8, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z10, Z5, Z5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z3, Z2, Z3
-	VSUBPS Z8, Z3, Z3
-	VMULPS Z5, Z3, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-	VMULPS Z2, Z9, Z4
-	VMULPS Z2, Z6, Z5
-	VMULPS Z2, Z7, Z6
+	VMULPS      Z11, Z2, Z10
+	VSUBPS      Z5, Z10, Z5
+	VADDPS      Z14, Z9, Z9
+	VMULPS      Z3, Z5, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z5
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z12, Z7
-	VADDPS Z7, Z10, Z7
-	VSUBPS Z4, Z7, Z4
-	VMULPS Z3, Z14, Z7
-	VADDPS Z7, Z11, Z7
-	VSUBPS Z5, Z7, Z5
-	VMULPS Z3, Z13, Z7
-	VADDPS Z7, Z15, Z7
-	VSUBPS Z6, Z7, Z6
-	VMULPS Z4, Z4, Z4
-	VMULPS Z5, Z5, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z6, Z5
-	VADDPS Z5, Z4, Z4
+	VMULPS Z3, Z12, Z9
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(DX)(R13*4), Z10
+	VSUBPS  192(AX)(R13*4), Z10, Z10
+	VMULPS  Z3, Z17, Z11
+	VMOVUPS 192(SI)(R13*4), Z12
+	VSUBPS  192(BX)(R13*4), Z12, Z12
+	VMULPS  Z2, Z15, Z14
+	VMOVUPS 192(AX)(R13*4), Z15
+	VSUBPS  192(R8)(R13*4), Z15, Z15
+	VMULPS  Z2, Z6, Z6
+	VMOVUPS 192(BX)(R13*4), Z16
+	VSUBPS  192(R9)(R13*4), Z16, Z16
+	VADDPS  Z9, Z19, Z9
+	VMOVUPS 192(DI)(R13*4), Z17
+	VSUBPS  192(CX)(R13*4), Z17, Z17
+	VADDPS  Z11, Z20, Z11
+	VMULPS  Z3, Z21, Z18
+	VMULPS  Z2, Z7, Z7
+	VMOVUPS 192(CX)(R13*4), Z19
+	VSUBPS  192(R10)(R13*4), Z19, Z19
+	VSUBPS  Z14, Z9, Z9
+	VSUBPS  Z6, Z11, Z6
+	VADDPS  Z18, Z22, Z11
+	VMULPS  Z15, Z13, Z14
+	VSUBPS  Z7, Z11, Z7
+	VMULPS  Z16, Z4, Z11
+	VMULPS  Z9, Z9, Z9
+	VMULPS  Z10, Z13, Z18
+	VMULPS  Z6, Z6, Z6
+	VMULPS  Z12, Z4, Z20
+	VADDPS  Z6, Z9, Z6
+	VMULPS  Z7, Z7, Z7
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS         Z11, Z14, Z9
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z19, Z8, Z7
+	VADDPS         Z20, Z18, Z11
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS         Z17, Z8, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VADDPS         Z7, Z9, Z7
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z14, Z11, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -26369,10 +27242,104 @@ ClosestAVX512_groups:
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*4)
-	ADDQ    $0x00000030, R13
-	SUBQ    $0x00000030, R14
-	CMPQ    R14, $0x00000030
+	VMOVUPS Z6, 128(R12)(R13*4)
+	VMULPS  Z5, Z7, Z2
+	VMULPS  Z5, Z9, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z2, Z13, Z5
+	VMULPS Z2, Z4, Z6
+	VMULPS Z3, Z13, Z7
+	VMULPS Z3, Z4, Z11
+	VMULPS Z2, Z8, Z14
+	VSUBPS Z15, Z5, Z5
+	VSUBPS Z16, Z6, Z6
+	VMULPS Z3, Z8, Z18
+	VSUBPS Z7, Z10, Z7
+	VSUBPS Z11, Z12, Z11
+	VSUBPS Z19, Z14, Z14
+	VSUBPS Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z7, Z7, Z20
+	VMULPS   Z11, Z11, Z21
+	VMULPS   Z7, Z5, Z5
+	VMULPS   Z11, Z6, Z6
+	VADDPS   Z21, Z20, Z7
+	VMULPS   Z18, Z18, Z11
+	VADDPS   Z6, Z5, Z5
+	VMULPS   Z18, Z14, Z6
+	VADDPS   Z11, Z7, Z7
+	VADDPS   Z6, Z5, Z5
+	VCMPPS   $0x04, Z7, Z0, K1
+	VDIVPS.Z Z7, Z5, K1, Z5
+	VMINPS   Z1, Z5, Z5
+	VMAXPS   Z0, Z5, Z5
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z10, Z10, Z6
+	VMULPS Z12, Z12, Z7
+	VADDPS Z7, Z6, Z6
+	VMULPS Z17, Z17, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS      Z3, Z5, Z3
+	VADDPS      Z7, Z6, Z5
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z3
+	VMULPS      Z10, Z15, Z5
+	VMULPS      Z12, Z16, Z6
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z17, Z19, Z6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z6, Z5, Z5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z9, Z2, Z6
+	VSUBPS Z5, Z6, Z5
+	VMULPS Z3, Z5, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z3, Z10, Z5
+	VMULPS Z3, Z12, Z6
+	VMULPS Z2, Z13, Z7
+	VMULPS Z2, Z4, Z4
+	VADDPS Z5, Z15, Z5
+	VADDPS Z6, Z16, Z6
+	VMULPS Z3, Z17, Z9
+	VMULPS Z2, Z8, Z8
+	VSUBPS Z7, Z5, Z5
+	VSUBPS Z4, Z6, Z4
+	VADDPS Z9, Z19, Z6
+	VSUBPS Z8, Z6, Z6
+	VMULPS Z5, Z5, Z5
+	VMULPS Z4, Z4, Z4
+	VADDPS Z4, Z5, Z4
+	VMULPS Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z5, Z4, Z4
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 3.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*4)
+	ADDQ    $0x00000040, R13
+	SUBQ    $0x00000040, R14
+	CMPQ    R14, $0x00000040
 	JAE     ClosestAVX512_groups
 
 ClosestAVX512_groups_end:
@@ -26385,135 +27352,135 @@ ClosestAVX512_loop:
 	VMOVUPS (R12)(R13*4), Z2
 	MOVQ    dz+88(FP), R12
 	VMOVUPS (R12)(R13*4), Z3
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z4
-	VSUBPS  (AX)(R13*4), Z4, Z4
-	VMOVUPS (SI)(R13*4), Z5
-	VSUBPS  (BX)(R13*4), Z5, Z5
-	VMOVUPS (DI)(R13*4), Z6
-	VSUBPS  (CX)(R13*4), Z6, Z6
-	VMOVUPS (R11)(R13*4), Z7
-	VSUBPS  (R8)(R13*4), Z7, Z7
+	VMOVUPS (R11)(R13*4), Z4
+	VSUBPS  (R8)(R13*4), Z4, Z4
 	VSUBPS  (R9)(R13*4), Z2, Z2
 	VSUBPS  (R10)(R13*4), Z3, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z4, Z4, Z5
+	VMULPS      Z2, Z2, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*4), Z6
+	VSUBPS  (AX)(R13*4), Z6, Z6
+	VMOVUPS (SI)(R13*4), Z7
+	VSUBPS  (BX)(R13*4), Z7, Z7
 	VMOVUPS (AX)(R13*4), Z8
 	VSUBPS  (R8)(R13*4), Z8, Z8
 	VMOVUPS (BX)(R13*4), Z9
 	VSUBPS  (R9)(R13*4), Z9, Z9
-	VMOVUPS (CX)(R13*4), Z10
-	VSUBPS  (R10)(R13*4), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z7, Z7, Z11
-	VMULPS      Z2, Z2, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z3, Z3, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z4, Z4, Z12
-	VMULPS      Z5, Z5, Z13
-	VADDPS      Z13, Z12, Z12
-	VMULPS      Z6, Z6, Z13
-	VADDPS      Z13, Z12, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
-	VDIVPS.Z    Z12, Z1, K1, Z12
-	VMULPS      Z8, Z7, Z13
-	VMULPS      Z9, Z2, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z10, Z3, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z11, Z13, Z13
-	VMULPS      Z4, Z7, Z14
-	VMULPS      Z5, Z2, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z6, Z3, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z4, Z8, Z15
-	VMULPS Z5, Z9, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z6, Z10, Z16
-	VADDPS Z16, Z15, Z15
+	VMOVUPS (DI)(R13*4), Z10
+	VSUBPS  (CX)(R13*4), Z10, Z10
+	VMOVUPS (CX)(R13*4), Z11
+	VSUBPS  (R10)(R13*4), Z11, Z11
+	VMULPS  Z8, Z4, Z12
+	VMULPS  Z9, Z2, Z13
+	VMULPS  Z6, Z4, Z14
+	VMULPS  Z7, Z2, Z15
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z11, Z3, Z13
+	VADDPS  Z15, Z14, Z14
+	VMULPS  Z10, Z3, Z15
+	VADDPS  Z13, Z12, Z12
+	VADDPS  Z15, Z14, Z13
+	VMULPS  Z5, Z12, Z12
+	VMULPS  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z13, Z7, Z16
-	VMULPS Z13, Z2, Z17
-	VMULPS Z13, Z3, Z18
-	VSUBPS Z8, Z16, Z16
-	VSUBPS Z9, Z17, Z17
-	VSUBPS Z10, Z18, Z18
-	VMULPS Z11, Z7, Z19
-	VMULPS Z11, Z2, Z20
-	VMULPS Z11, Z3, Z21
-	VSUBPS Z19, Z4, Z19
-	VSUBPS Z20, Z5, Z20
-	VSUBPS Z21, Z6, Z21
+	VMULPS Z12, Z4, Z14
+	VMULPS Z12, Z2, Z15
+	VMULPS Z5, Z4, Z16
+	VMULPS Z5, Z2, Z17
+	VMULPS Z12, Z3, Z18
+	VSUBPS Z8, Z14, Z14
+	VSUBPS Z9, Z15, Z15
+	VMULPS Z5, Z3, Z19
+	VSUBPS Z16, Z6, Z16
+	VSUBPS Z17, Z7, Z17
+	VSUBPS Z11, Z18, Z18
+	VSUBPS Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
+	VMULPS   Z16, Z16, Z20
+	VMULPS   Z17, Z17, Z21
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z21, Z20, Z16
+	VMULPS   Z19, Z19, Z17
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z19, Z18, Z15
 	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z16, K1, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VADDPS   Z15, Z14, Z14
+	VCMPPS   $0x04, Z16, Z0, K1
+	VDIVPS.Z Z16, Z14, K1, Z14
+	VMINPS   Z1, Z14, Z14
+	VMAXPS   Z0, Z14, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z6, Z6, Z15
+	VMULPS Z7, Z7, Z16
+	VADDPS Z16, Z15, Z15
+	VMULPS Z10, Z10, Z16
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z11, Z16, Z11
-	VADDPS Z11, Z13, Z11
-	VMINPS Z1, Z11, Z11
-	VMAXPS Z0, Z11, Z11
+	VMULPS      Z5, Z14, Z5
+	VADDPS      Z16, Z15, Z14
+	VADDPS      Z5, Z12, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z12
+	VMULPS      Z6, Z8, Z14
+	VMULPS      Z7, Z9, Z15
+	VMINPS      Z1, Z5, Z5
+	VMAXPS      Z0, Z5, Z5
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z11, Z15
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z15, Z14, Z14
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z14, Z11, Z13
-	VSUBPS Z15, Z13, Z13
+	VMULPS Z13, Z5, Z13
+	VSUBPS Z14, Z13, Z13
 	VMULPS Z12, Z13, Z12
 	VMINPS Z1, Z12, Z12
 	VMAXPS Z0, Z12, Z12
-	VMULPS Z11, Z7, Z7
-	VMULPS Z11, Z2, Z2
-	VMULPS Z11, Z3, Z3
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z12, Z4, Z4
-	VADDPS Z4, Z8, Z4
-	VSUBPS Z7, Z4, Z4
-	VMULPS Z12, Z5, Z5
-	VADDPS Z5, Z9, Z5
-	VSUBPS Z2, Z5, Z2
-	VMULPS Z12, Z6, Z5
-	VADDPS Z5, Z10, Z5
-	VSUBPS Z3, Z5, Z3
+	VMULPS Z12, Z6, Z6
+	VMULPS Z12, Z7, Z7
+	VMULPS Z5, Z4, Z4
+	VMULPS Z5, Z2, Z2
+	VADDPS Z6, Z8, Z6
+	VADDPS Z7, Z9, Z7
+	VMULPS Z12, Z10, Z8
+	VMULPS Z5, Z3, Z3
+	VSUBPS Z4, Z6, Z4
+	VSUBPS Z2, Z7, Z2
+	VADDPS Z8, Z11, Z6
+	VSUBPS Z3, Z6, Z3
 	VMULPS Z4, Z4, Z4
 	VMULPS Z2, Z2, Z2
 	VADDPS Z2, Z4, Z2
 	VMULPS Z3, Z3, Z3
-	VADDPS Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z11, (R12)(R13*4)
+	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
@@ -26543,118 +27510,118 @@ ClosestAVX512_loop_end:
 	VMOVUPS.Z (R12)(R13*4), K1, Z12
 	MOVQ      dz+88(FP), R12
 	VMOVUPS.Z (R12)(R13*4), K1, Z13
+	VSUBPS    Z8, Z11, Z11
+	VSUBPS    Z9, Z12, Z12
+	VSUBPS    Z10, Z13, Z13
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z11, Z11, Z14
+	VMULPS      Z12, Z12, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z13, Z13, Z15
+	VADDPS      Z15, Z14, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z2, Z5, Z5
 	VSUBPS Z3, Z6, Z6
-	VSUBPS Z4, Z7, Z7
-	VSUBPS Z8, Z11, Z11
-	VSUBPS Z9, Z12, Z12
-	VSUBPS Z10, Z13, Z13
 	VSUBPS Z8, Z2, Z2
 	VSUBPS Z9, Z3, Z3
+	VSUBPS Z4, Z7, Z7
 	VSUBPS Z10, Z4, Z4
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z11, Z11, Z8
-	VMULPS      Z12, Z12, Z9
-	VADDPS      Z9, Z8, Z8
-	VMULPS      Z13, Z13, Z9
-	VADDPS      Z9, Z8, Z8
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K2
-	VDIVPS.Z    Z8, Z1, K2, Z8
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z5, Z5, Z9
-	VMULPS      Z6, Z6, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z7, Z7, Z10
-	VADDPS      Z10, Z9, Z9
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K2
-	VDIVPS.Z    Z9, Z1, K2, Z9
-	VMULPS      Z2, Z11, Z10
-	VMULPS      Z3, Z12, Z14
-	VADDPS      Z14, Z10, Z10
-	VMULPS      Z4, Z13, Z14
-	VADDPS      Z14, Z10, Z10
-	VMULPS      Z8, Z10, Z10
-	VMULPS      Z5, Z11, Z14
-	VMULPS      Z6, Z12, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z7, Z13, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z8, Z14, Z8
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z5, Z2, Z15
-	VMULPS Z6, Z3, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z7, Z4, Z16
-	VADDPS Z16, Z15, Z15
+	VMULPS Z2, Z11, Z8
+	VMULPS Z3, Z12, Z9
+	VMULPS Z5, Z11, Z10
+	VMULPS Z6, Z12, Z15
+	VADDPS Z9, Z8, Z8
+	VMULPS Z4, Z13, Z9
+	VADDPS Z15, Z10, Z10
+	VMULPS Z7, Z13, Z15
+	VADDPS Z9, Z8, Z8
+	VADDPS Z15, Z10, Z9
+	VMULPS Z14, Z8, Z8
+	VMULPS Z14, Z9, Z10
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z8, Z11, Z14
+	VMULPS Z8, Z12, Z15
 	VMULPS Z10, Z11, Z16
 	VMULPS Z10, Z12, Z17
-	VMULPS Z10, Z13, Z18
-	VSUBPS Z2, Z16, Z16
-	VSUBPS Z3, Z17, Z17
+	VMULPS Z8, Z13, Z18
+	VSUBPS Z2, Z14, Z14
+	VSUBPS Z3, Z15, Z15
+	VMULPS Z10, Z13, Z19
+	VSUBPS Z16, Z5, Z16
+	VSUBPS Z17, Z6, Z17
 	VSUBPS Z4, Z18, Z18
-	VMULPS Z8, Z11, Z19
-	VMULPS Z8, Z12, Z20
-	VMULPS Z8, Z13, Z21
-	VSUBPS Z19, Z5, Z19
-	VSUBPS Z20, Z6, Z20
-	VSUBPS Z21, Z7, Z21
+	VSUBPS Z19, Z7, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z19, Z19, Z22
-	VMULPS   Z20, Z20, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z21, Z21, Z23
-	VADDPS   Z23, Z22, Z22
-	VMULPS   Z19, Z16, Z16
-	VMULPS   Z20, Z17, Z17
+	VMULPS   Z16, Z16, Z20
+	VMULPS   Z17, Z17, Z21
+	VMULPS   Z16, Z14, Z14
+	VMULPS   Z17, Z15, Z15
+	VADDPS   Z21, Z20, Z16
+	VMULPS   Z19, Z19, Z17
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z19, Z18, Z15
 	VADDPS   Z17, Z16, Z16
-	VMULPS   Z21, Z18, Z17
-	VADDPS   Z17, Z16, Z16
-	VCMPPS   $0x04, Z22, Z0, K2
-	VDIVPS.Z Z22, Z16, K2, Z16
-	VMINPS   Z1, Z16, Z16
-	VMAXPS   Z0, Z16, Z16
+	VADDPS   Z15, Z14, Z14
+	VCMPPS   $0x04, Z16, Z0, K2
+	VDIVPS.Z Z16, Z14, K2, Z14
+	VMINPS   Z1, Z14, Z14
+	VMAXPS   Z0, Z14, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS Z5, Z5, Z15
+	VMULPS Z6, Z6, Z16
+	VADDPS Z16, Z15, Z15
+	VMULPS Z7, Z7, Z16
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z8, Z16, Z8
-	VADDPS Z8, Z10, Z8
-	VMINPS Z1, Z8, Z8
-	VMAXPS Z0, Z8, Z8
+	VMULPS      Z10, Z14, Z10
+	VADDPS      Z16, Z15, Z14
+	VADDPS      Z10, Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z10
+	VMULPS      Z5, Z2, Z14
+	VMULPS      Z6, Z3, Z15
+	VMINPS      Z1, Z8, Z8
+	VMAXPS      Z0, Z8, Z8
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z7, Z4, Z15
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPS Z15, Z14, Z14
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z14, Z8, Z10
-	VSUBPS Z15, Z10, Z10
-	VMULPS Z9, Z10, Z9
+	VMULPS Z9, Z8, Z9
+	VSUBPS Z14, Z9, Z9
+	VMULPS Z10, Z9, Z9
 	VMINPS Z1, Z9, Z1
 	VMAXPS Z0, Z1, Z0
-	VMULPS Z8, Z11, Z1
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z13, Z10
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z0, Z5, Z5
-	VADDPS Z5, Z2, Z2
-	VSUBPS Z1, Z2, Z1
-	VMULPS Z0, Z6, Z2
-	VADDPS Z2, Z3, Z2
-	VSUBPS Z9, Z2, Z2
+	VMULPS Z0, Z5, Z1
+	VMULPS Z0, Z6, Z5
+	VMULPS Z8, Z11, Z6
+	VMULPS Z8, Z12, Z9
+	VADDPS Z1, Z2, Z1
+	VADDPS Z5, Z3, Z2
 	VMULPS Z0, Z7, Z3
+	VMULPS Z8, Z13, Z5
+	VSUBPS Z6, Z1, Z1
+	VSUBPS Z9, Z2, Z2
 	VADDPS Z3, Z4, Z3
-	VSUBPS Z10, Z3, Z3
+	VSUBPS Z5, Z3, Z3
 	VMULPS Z1, Z1, Z1
 	VMULPS Z2, Z2, Z2
 	VADDPS Z2, Z1, Z1
 	VMULPS Z3, Z3, Z2
-	VADDPS Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPS         Z2, Z1, Z1
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z8
@@ -26701,16 +27668,16 @@ StreamAVX512_loop:
 	VMOVUPS (R12)(R13*4), Z1
 	VMOVUPS (AX)(R13*4), Z2
 	VADDPS  (DX)(R13*4), Z2, Z2
-	VADDPS  (R8)(R13*4), Z2, Z2
-	VADDPS  (R11)(R13*4), Z2, Z2
 	VMOVUPS (BX)(R13*4), Z3
 	VADDPS  (SI)(R13*4), Z3, Z3
+	VMOVUPS (CX)(R13*4), Z4
+	VADDPS  (DI)(R13*4), Z4, Z4
+	VADDPS  (R8)(R13*4), Z2, Z2
 	VADDPS  (R9)(R13*4), Z3, Z3
+	VADDPS  (R10)(R13*4), Z4, Z4
+	VADDPS  (R11)(R13*4), Z2, Z2
 	VADDPS  Z0, Z3, Z0
-	VMOVUPS (CX)(R13*4), Z3
-	VADDPS  (DI)(R13*4), Z3, Z3
-	VADDPS  (R10)(R13*4), Z3, Z3
-	VADDPS  Z1, Z3, Z1
+	VADDPS  Z1, Z4, Z1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -26747,13 +27714,13 @@ StreamAVX512_loop_end:
 	MOVQ      dz+88(FP), R12
 	VMOVUPS.Z (R12)(R13*4), K1, Z11
 	VADDPS    Z3, Z0, Z0
-	VADDPS    Z6, Z0, Z0
-	VADDPS    Z9, Z0, Z0
 	VADDPS    Z4, Z1, Z1
-	VADDPS    Z7, Z1, Z1
-	VADDPS    Z10, Z1, Z1
 	VADDPS    Z5, Z2, Z2
+	VADDPS    Z6, Z0, Z0
+	VADDPS    Z7, Z1, Z1
 	VADDPS    Z8, Z2, Z2
+	VADDPS    Z9, Z0, Z0
+	VADDPS    Z10, Z1, Z1
 	VADDPS    Z11, Z2, Z2
 
 	// Store the results of group 0.
@@ -26816,41 +27783,41 @@ ClosestPointAVX512_nt:
 	VSUBPS     (DX)(R13*4), Z2, Z2
 	VMOVUPS    (R9)(R13*4), Z3
 	VSUBPS     (SI)(R13*4), Z3, Z3
-	VMOVUPS    (R10)(R13*4), Z4
-	VSUBPS     (DI)(R13*4), Z4, Z4
-	VMOVUPS    (AX)(R13*4), Z5
-	VSUBPS     (DX)(R13*4), Z5, Z5
-	VMOVUPS    (BX)(R13*4), Z6
-	VSUBPS     (SI)(R13*4), Z6, Z6
+	VMOVUPS    (AX)(R13*4), Z4
+	VSUBPS     (DX)(R13*4), Z4, Z4
+	VMOVUPS    (BX)(R13*4), Z5
+	VSUBPS     (SI)(R13*4), Z5, Z5
+	VMOVUPS    (R10)(R13*4), Z6
+	VSUBPS     (DI)(R13*4), Z6, Z6
 	VMOVUPS    (CX)(R13*4), Z7
 	VSUBPS     (DI)(R13*4), Z7, Z7
-	VMULPS     Z2, Z5, Z8
-	VMULPS     Z3, Z6, Z9
+	VMULPS     Z2, Z4, Z8
+	VMULPS     Z3, Z5, Z9
+	VMULPS     Z2, Z2, Z10
+	VMULPS     Z3, Z3, Z11
 	VADDPS     Z9, Z8, Z8
-	VMULPS     Z4, Z7, Z9
+	VMULPS     Z6, Z7, Z9
+	VADDPS     Z11, Z10, Z10
+	VMULPS     Z6, Z6, Z11
 	VADDPS     Z9, Z8, Z8
-	VMULPS     Z2, Z2, Z9
-	VMULPS     Z3, Z3, Z10
-	VADDPS     Z10, Z9, Z9
-	VMULPS     Z4, Z4, Z10
-	VADDPS     Z10, Z9, Z9
+	VADDPS     Z11, Z10, Z9
 	VCMPPS     $0x04, Z9, Z0, K1
 	VDIVPS.Z   Z9, Z8, K1, Z8
 	VMINPS     Z1, Z8, Z8
 	VMAXPS     Z0, Z8, Z8
 	VMULPS     Z8, Z2, Z2
 	VMULPS     Z8, Z3, Z3
-	VMULPS     Z8, Z4, Z4
-	VSUBPS     Z5, Z2, Z2
-	VSUBPS     Z6, Z3, Z3
-	VSUBPS     Z7, Z4, Z4
+	VMULPS     Z8, Z6, Z6
+	VSUBPS     Z4, Z2, Z2
+	VSUBPS     Z5, Z3, Z3
+	VSUBPS     Z7, Z6, Z4
 	VMULPS     Z2, Z2, Z2
 	VMULPS     Z3, Z3, Z3
 	VADDPS     Z3, Z2, Z2
 	VMULPS     Z4, Z4, Z3
-	VADDPS     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
@@ -26889,41 +27856,41 @@ ClosestPointAVX512_prefetch:
 	VSUBPS     (DX)(R13*4), Z2, Z2
 	VMOVUPS    (R9)(R13*4), Z3
 	VSUBPS     (SI)(R13*4), Z3, Z3
-	VMOVUPS    (R10)(R13*4), Z4
-	VSUBPS     (DI)(R13*4), Z4, Z4
-	VMOVUPS    (AX)(R13*4), Z5
-	VSUBPS     (DX)(R13*4), Z5, Z5
-	VMOVUPS    (BX)(R13*4), Z6
-	VSUBPS     (SI)(R13*4), Z6, Z6
+	VMOVUPS    (AX)(R13*4), Z4
+	VSUBPS     (DX)(R13*4), Z4, Z4
+	VMOVUPS    (BX)(R13*4), Z5
+	VSUBPS     (SI)(R13*4), Z5, Z5
+	VMOVUPS    (R10)(R13*4), Z6
+	VSUBPS     (DI)(R13*4), Z6, Z6
 	VMOVUPS    (CX)(R13*4), Z7
 	VSUBPS     (DI)(R13*4), Z7, Z7
-	VMULPS     Z2, Z5, Z8
-	VMULPS     Z3, Z6, Z9
+	VMULPS     Z2, Z4, Z8
+	VMULPS     Z3, Z5, Z9
+	VMULPS     Z2, Z2, Z10
+	VMULPS     Z3, Z3, Z11
 	VADDPS     Z9, Z8, Z8
-	VMULPS     Z4, Z7, Z9
+	VMULPS     Z6, Z7, Z9
+	VADDPS     Z11, Z10, Z10
+	VMULPS     Z6, Z6, Z11
 	VADDPS     Z9, Z8, Z8
-	VMULPS     Z2, Z2, Z9
-	VMULPS     Z3, Z3, Z10
-	VADDPS     Z10, Z9, Z9
-	VMULPS     Z4, Z4, Z10
-	VADDPS     Z10, Z9, Z9
+	VADDPS     Z11, Z10, Z9
 	VCMPPS     $0x04, Z9, Z0, K1
 	VDIVPS.Z   Z9, Z8, K1, Z8
 	VMINPS     Z1, Z8, Z8
 	VMAXPS     Z0, Z8, Z8
 	VMULPS     Z8, Z2, Z2
 	VMULPS     Z8, Z3, Z3
-	VMULPS     Z8, Z4, Z4
-	VSUBPS     Z5, Z2, Z2
-	VSUBPS     Z6, Z3, Z3
-	VSUBPS     Z7, Z4, Z4
+	VMULPS     Z8, Z6, Z6
+	VSUBPS     Z4, Z2, Z2
+	VSUBPS     Z5, Z3, Z3
+	VSUBPS     Z7, Z6, Z4
 	VMULPS     Z2, Z2, Z2
 	VMULPS     Z3, Z3, Z3
 	VADDPS     Z3, Z2, Z2
 	VMULPS     Z4, Z4, Z3
-	VADDPS     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
@@ -26948,41 +27915,41 @@ ClosestPointAVX512_loop:
 	VSUBPS   (DX)(R13*4), Z2, Z2
 	VMOVUPS  (R9)(R13*4), Z3
 	VSUBPS   (SI)(R13*4), Z3, Z3
-	VMOVUPS  (R10)(R13*4), Z4
-	VSUBPS   (DI)(R13*4), Z4, Z4
-	VMOVUPS  (AX)(R13*4), Z5
-	VSUBPS   (DX)(R13*4), Z5, Z5
-	VMOVUPS  (BX)(R13*4), Z6
-	VSUBPS   (SI)(R13*4), Z6, Z6
+	VMOVUPS  (AX)(R13*4), Z4
+	VSUBPS   (DX)(R13*4), Z4, Z4
+	VMOVUPS  (BX)(R13*4), Z5
+	VSUBPS   (SI)(R13*4), Z5, Z5
+	VMOVUPS  (R10)(R13*4), Z6
+	VSUBPS   (DI)(R13*4), Z6, Z6
 	VMOVUPS  (CX)(R13*4), Z7
 	VSUBPS   (DI)(R13*4), Z7, Z7
-	VMULPS   Z2, Z5, Z8
-	VMULPS   Z3, Z6, Z9
+	VMULPS   Z2, Z4, Z8
+	VMULPS   Z3, Z5, Z9
+	VMULPS   Z2, Z2, Z10
+	VMULPS   Z3, Z3, Z11
 	VADDPS   Z9, Z8, Z8
-	VMULPS   Z4, Z7, Z9
+	VMULPS   Z6, Z7, Z9
+	VADDPS   Z11, Z10, Z10
+	VMULPS   Z6, Z6, Z11
 	VADDPS   Z9, Z8, Z8
-	VMULPS   Z2, Z2, Z9
-	VMULPS   Z3, Z3, Z10
-	VADDPS   Z10, Z9, Z9
-	VMULPS   Z4, Z4, Z10
-	VADDPS   Z10, Z9, Z9
+	VADDPS   Z11, Z10, Z9
 	VCMPPS   $0x04, Z9, Z0, K1
 	VDIVPS.Z Z9, Z8, K1, Z8
 	VMINPS   Z1, Z8, Z8
 	VMAXPS   Z0, Z8, Z8
 	VMULPS   Z8, Z2, Z2
 	VMULPS   Z8, Z3, Z3
-	VMULPS   Z8, Z4, Z4
-	VSUBPS   Z5, Z2, Z2
-	VSUBPS   Z6, Z3, Z3
-	VSUBPS   Z7, Z4, Z4
+	VMULPS   Z8, Z6, Z6
+	VSUBPS   Z4, Z2, Z2
+	VSUBPS   Z5, Z3, Z3
+	VSUBPS   Z7, Z6, Z4
 	VMULPS   Z2, Z2, Z2
 	VMULPS   Z3, Z3, Z3
 	VADDPS   Z3, Z2, Z2
 	VMULPS   Z4, Z4, Z3
-	VADDPS   Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
@@ -27016,37 +27983,37 @@ ClosestPointAVX512_loop_end:
 	VMOVUPS.Z (R10)(R13*4), K1, Z10
 	VSUBPS    Z5, Z8, Z8
 	VSUBPS    Z6, Z9, Z9
-	VSUBPS    Z7, Z10, Z10
 	VSUBPS    Z5, Z2, Z2
 	VSUBPS    Z6, Z3, Z3
+	VSUBPS    Z7, Z10, Z5
 	VSUBPS    Z7, Z4, Z4
-	VMULPS    Z8, Z2, Z5
-	VMULPS    Z9, Z3, Z6
-	VADDPS    Z6, Z5, Z5
-	VMULPS    Z10, Z4, Z6
-	VADDPS    Z6, Z5, Z5
-	VMULPS    Z8, Z8, Z6
-	VMULPS    Z9, Z9, Z7
+	VMULPS    Z8, Z2, Z6
+	VMULPS    Z9, Z3, Z7
+	VMULPS    Z8, Z8, Z10
+	VMULPS    Z9, Z9, Z11
 	VADDPS    Z7, Z6, Z6
-	VMULPS    Z10, Z10, Z7
+	VMULPS    Z5, Z4, Z7
+	VADDPS    Z11, Z10, Z10
+	VMULPS    Z5, Z5, Z11
 	VADDPS    Z7, Z6, Z6
-	VCMPPS    $0x04, Z6, Z0, K2
-	VDIVPS.Z  Z6, Z5, K2, Z5
-	VMINPS    Z1, Z5, Z1
+	VADDPS    Z11, Z10, Z7
+	VCMPPS    $0x04, Z7, Z0, K2
+	VDIVPS.Z  Z7, Z6, K2, Z6
+	VMINPS    Z1, Z6, Z1
 	VMAXPS    Z0, Z1, Z0
 	VMULPS    Z0, Z8, Z1
-	VMULPS    Z0, Z9, Z5
-	VMULPS    Z0, Z10, Z6
+	VMULPS    Z0, Z9, Z6
+	VMULPS    Z0, Z5, Z5
 	VSUBPS    Z2, Z1, Z1
-	VSUBPS    Z3, Z5, Z2
-	VSUBPS    Z4, Z6, Z3
+	VSUBPS    Z3, Z6, Z2
+	VSUBPS    Z4, Z5, Z3
 	VMULPS    Z1, Z1, Z1
 	VMULPS    Z2, Z2, Z2
 	VADDPS    Z2, Z1, Z1
 	VMULPS    Z3, Z3, Z2
-	VADDPS    Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPS         Z2, Z1, Z1
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
@@ -28987,7 +29954,7 @@ TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
 	TESTQ $0x0000003f, R12
 	JNZ   Closest64AVX512_nt_skip
 
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_nt_end
 
@@ -29042,298 +30009,312 @@ Closest64AVX512_nt:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1152(R12)(R13*8)
 	VMOVUPS    128(R12)(R13*8), Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z8
-	VSUBPD  (AX)(R13*8), Z8, Z8
-	VMOVUPS (SI)(R13*8), Z9
-	VSUBPD  (BX)(R13*8), Z9, Z9
-	VMOVUPS (DI)(R13*8), Z10
-	VSUBPD  (CX)(R13*8), Z10, Z10
-	VMOVUPS (R11)(R13*8), Z11
-	VSUBPD  (R8)(R13*8), Z11, Z11
-	VSUBPD  (R9)(R13*8), Z2, Z2
-	VSUBPD  (R10)(R13*8), Z3, Z3
-	VMOVUPS (AX)(R13*8), Z12
-	VSUBPD  (R8)(R13*8), Z12, Z12
-	VMOVUPS (BX)(R13*8), Z13
-	VSUBPD  (R9)(R13*8), Z13, Z13
-	VMOVUPS (CX)(R13*8), Z14
-	VSUBPD  (R10)(R13*8), Z14, Z14
+	PREFETCHT0 1216(AX)(R13*8)
+	PREFETCHT0 1216(BX)(R13*8)
+	PREFETCHT0 1216(CX)(R13*8)
+	PREFETCHT0 1216(DX)(R13*8)
+	PREFETCHT0 1216(SI)(R13*8)
+	PREFETCHT0 1216(DI)(R13*8)
+	PREFETCHT0 1216(R8)(R13*8)
+	PREFETCHT0 1216(R9)(R13*8)
+	PREFETCHT0 1216(R10)(R13*8)
+	PREFETCHT0 1216(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1216(R12)(R13*8)
+	VMOVUPS    192(R12)(R13*8), Z8
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1216(R12)(R13*8)
+	VMOVUPS    192(R12)(R13*8), Z9
+	VMOVUPS    (R11)(R13*8), Z10
+	VSUBPD     (R8)(R13*8), Z10, Z10
+	VSUBPD     (R9)(R13*8), Z2, Z2
+	VSUBPD     (R10)(R13*8), Z3, Z3
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z11, Z11, Z15
-	VMULPD      Z2, Z2, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z3, Z3, Z16
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
+	VMULPD      Z10, Z10, Z11
+	VMULPD      Z2, Z2, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z3, Z3, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z8, Z8, Z16
-	VMULPD      Z9, Z9, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z10, Z10, Z17
-	VADDPD      Z17, Z16, Z16
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VMULPD      Z12, Z11, Z17
-	VMULPD      Z13, Z2, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z14, Z3, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z15, Z17, Z17
-	VMULPD      Z8, Z11, Z18
-	VMULPD      Z9, Z2, Z19
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z10, Z3, Z19
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z15, Z18, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z8, Z12, Z19
-	VMULPD Z9, Z13, Z20
-	VADDPD Z20, Z19, Z19
-	VMULPD Z10, Z14, Z20
-	VADDPD Z20, Z19, Z19
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z12
+	VSUBPD  (AX)(R13*8), Z12, Z12
+	VMOVUPS (SI)(R13*8), Z13
+	VSUBPD  (BX)(R13*8), Z13, Z13
+	VMOVUPS (AX)(R13*8), Z14
+	VSUBPD  (R8)(R13*8), Z14, Z14
+	VMOVUPS (BX)(R13*8), Z15
+	VSUBPD  (R9)(R13*8), Z15, Z15
+	VMOVUPS (DI)(R13*8), Z16
+	VSUBPD  (CX)(R13*8), Z16, Z16
+	VMOVUPS (CX)(R13*8), Z17
+	VSUBPD  (R10)(R13*8), Z17, Z17
+	VMULPD  Z14, Z10, Z18
+	VMULPD  Z15, Z2, Z19
+	VMULPD  Z12, Z10, Z20
+	VMULPD  Z13, Z2, Z21
+	VADDPD  Z19, Z18, Z18
+	VMULPD  Z17, Z3, Z19
+	VADDPD  Z21, Z20, Z20
+	VMULPD  Z16, Z3, Z21
+	VADDPD  Z19, Z18, Z18
+	VADDPD  Z21, Z20, Z19
+	VMULPD  Z11, Z18, Z18
+	VMULPD  Z11, Z19, Z11
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z17, Z11, Z20
-	VMULPD Z17, Z2, Z21
-	VMULPD Z17, Z3, Z22
-	VSUBPD Z12, Z20, Z20
-	VSUBPD Z13, Z21, Z21
-	VSUBPD Z14, Z22, Z22
-	VMULPD Z15, Z11, Z23
-	VMULPD Z15, Z2, Z24
-	VMULPD Z15, Z3, Z25
-	VSUBPD Z23, Z8, Z23
-	VSUBPD Z24, Z9, Z24
-	VSUBPD Z25, Z10, Z25
+	VMULPD Z18, Z10, Z20
+	VMULPD Z18, Z2, Z21
+	VMULPD Z11, Z10, Z22
+	VMULPD Z11, Z2, Z23
+	VMULPD Z18, Z3, Z24
+	VSUBPD Z14, Z20, Z20
+	VSUBPD Z15, Z21, Z21
+	VMULPD Z11, Z3, Z25
+	VSUBPD Z22, Z12, Z22
+	VSUBPD Z23, Z13, Z23
+	VSUBPD Z17, Z24, Z24
+	VSUBPD Z25, Z16, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z23, Z23, Z26
-	VMULPD Z24, Z24, Z27
-	VADDPD Z27, Z26, Z26
-	VMULPD Z25, Z25, Z27
-	VADDPD Z27, Z26, Z26
-	VMULPD Z23, Z20, Z20
-	VMULPD Z24, Z21, Z21
-	VADDPD Z21, Z20, Z20
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  64(DX)(R13*8), Z21
-	VSUBPD   64(AX)(R13*8), Z21, Z21
-	VMULPD   Z25, Z22, Z22
-	VMOVUPS  64(SI)(R13*8), Z23
-	VSUBPD   64(BX)(R13*8), Z23, Z23
-	VADDPD   Z22, Z20, Z20
-	VMOVUPS  64(DI)(R13*8), Z22
-	VSUBPD   64(CX)(R13*8), Z22, Z22
-	VCMPPD   $0x04, Z26, Z0, K1
-	VDIVPD.Z Z26, Z20, K1, Z20
-	VMINPD   Z1, Z20, Z20
-	VMAXPD   Z0, Z20, Z20
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z15, Z20, Z15
-	VADDPD  Z15, Z17, Z15
-	VMOVUPS 64(R11)(R13*8), Z17
-	VSUBPD  64(R8)(R13*8), Z17, Z17
-	VMINPD  Z1, Z15, Z15
-	VMAXPD  Z0, Z15, Z15
-	VSUBPD  64(R9)(R13*8), Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z18, Z15, Z18
-	VSUBPD  64(R10)(R13*8), Z5, Z5
-	VSUBPD  Z19, Z18, Z18
-	VMULPD  Z16, Z18, Z16
-	VMINPD  Z1, Z16, Z16
-	VMAXPD  Z0, Z16, Z16
-	VMULPD  Z15, Z11, Z11
-	VMOVUPS 64(AX)(R13*8), Z18
-	VSUBPD  64(R8)(R13*8), Z18, Z18
-	VMULPD  Z15, Z2, Z2
-	VMOVUPS 64(BX)(R13*8), Z19
-	VSUBPD  64(R9)(R13*8), Z19, Z19
-	VMULPD  Z15, Z3, Z3
-	VMOVUPS 64(CX)(R13*8), Z20
-	VSUBPD  64(R10)(R13*8), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z16, Z8, Z8
-	VADDPD Z8, Z12, Z8
-	VSUBPD Z11, Z8, Z8
-	VMULPD Z16, Z9, Z9
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z17, Z17, Z11
-	VADDPD      Z9, Z13, Z9
-	VMULPD      Z4, Z4, Z12
-	VSUBPD      Z2, Z9, Z2
-	VADDPD      Z12, Z11, Z9
-	VMULPD      Z16, Z10, Z10
-	VMULPD      Z5, Z5, Z11
-	VADDPD      Z10, Z14, Z10
-	VADDPD      Z11, Z9, Z9
-	VSUBPD      Z3, Z10, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMULPD      Z8, Z8, Z8
+	VMULPD   Z22, Z22, Z26
+	VMULPD   Z23, Z23, Z27
+	VMULPD   Z22, Z20, Z20
+	VMULPD   Z23, Z21, Z21
+	VADDPD   Z27, Z26, Z22
+	VMULPD   Z25, Z25, Z23
+	VADDPD   Z21, Z20, Z20
+	VMULPD   Z25, Z24, Z21
+	VADDPD   Z23, Z22, Z22
+	VADDPD   Z21, Z20, Z20
+	VCMPPD   $0x04, Z22, Z0, K1
+	VDIVPD.Z Z22, Z20, K1, Z20
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z21, Z21, Z10
-	VMULPD Z2, Z2, Z2
-	VMULPD Z23, Z23, Z11
-	VADDPD Z2, Z8, Z2
-	VADDPD Z11, Z10, Z8
-	VMULPD Z3, Z3, Z3
-	VMULPD Z22, Z22, Z10
-	VADDPD Z3, Z2, Z2
-	VADDPD Z10, Z8, Z3
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMINPD      Z1, Z20, Z20
+	VMAXPD      Z0, Z20, Z20
+	VMOVUPS     64(R11)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VADDPD      Z22, Z21, Z21
+	VSUBPD      64(R9)(R13*8), Z4, Z4
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z    Z21, Z1, K1, Z21
+	VSUBPD      64(R10)(R13*8), Z5, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z11, Z20, Z11
+	VADDPD Z11, Z18, Z11
+	VMULPD Z12, Z14, Z18
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z23, Z23, Z20
+	VMULPD Z13, Z15, Z22
+	VMULPD Z4, Z4, Z24
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+	VADDPD Z22, Z18, Z18
+	VADDPD Z24, Z20, Z20
+	VMULPD Z16, Z17, Z22
+	VMULPD Z5, Z5, Z24
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z24, Z20, Z20
+	VADDPD      Z22, Z18, Z18
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
+	VDIVPD.Z    Z20, Z1, K1, Z20
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z19, Z11, Z19
+	VSUBPD Z18, Z19, Z18
+	VMULPD Z21, Z18, Z18
+	VMINPD Z1, Z18, Z18
+	VMAXPD Z0, Z18, Z18
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z18, Z12, Z12
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*8), Z19
+	VSUBPD  64(AX)(R13*8), Z19, Z19
+	VMULPD  Z18, Z13, Z13
+	VMOVUPS 64(SI)(R13*8), Z21
+	VSUBPD  64(BX)(R13*8), Z21, Z21
+	VMULPD  Z11, Z10, Z10
+	VMOVUPS 64(AX)(R13*8), Z22
+	VSUBPD  64(R8)(R13*8), Z22, Z22
+	VMULPD  Z11, Z2, Z2
+	VMOVUPS 64(BX)(R13*8), Z24
+	VSUBPD  64(R9)(R13*8), Z24, Z24
+	VADDPD  Z12, Z14, Z12
+	VMOVUPS 64(DI)(R13*8), Z14
+	VSUBPD  64(CX)(R13*8), Z14, Z14
+	VADDPD  Z13, Z15, Z13
+	VMULPD  Z18, Z16, Z15
+	VMULPD  Z11, Z3, Z3
+	VMOVUPS 64(CX)(R13*8), Z16
+	VSUBPD  64(R10)(R13*8), Z16, Z16
+	VSUBPD  Z10, Z12, Z10
+	VSUBPD  Z2, Z13, Z2
+	VADDPD  Z15, Z17, Z12
+	VMULPD  Z22, Z23, Z13
+	VSUBPD  Z3, Z12, Z3
+	VMULPD  Z24, Z4, Z12
+	VMULPD  Z10, Z10, Z10
+	VMULPD  Z19, Z23, Z15
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z21, Z4, Z17
+	VADDPD  Z2, Z10, Z2
+	VMULPD  Z3, Z3, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z12, Z13, Z10
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z16, Z5, Z3
+	VADDPD         Z17, Z15, Z12
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VMULPD         Z18, Z17, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
-	VMULPD         Z19, Z4, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
-	VADDPD         Z10, Z8, Z8
+	VMULPD         Z14, Z5, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z18, K1, Z18
+	VADDPD         Z3, Z10, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VADDPD         Z13, Z12, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z16, (R12)(R13*8)
+	VMOVNTPS Z18, (R12)(R13*8)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z15, (R12)(R13*8)
+	VMOVNTPS Z11, (R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, (R12)(R13*8)
-	VMULPD   Z20, Z5, Z2
-	VADDPD   Z2, Z8, Z2
-	VMULPD   Z9, Z2, Z2
-	VMULPD   Z21, Z17, Z8
-	VMULPD   Z23, Z4, Z10
-	VADDPD   Z10, Z8, Z8
-	VMULPD   Z22, Z5, Z10
-	VADDPD   Z10, Z8, Z8
-	VMULPD   Z9, Z8, Z9
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z21, Z18, Z10
-	VMULPD Z23, Z19, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD Z22, Z20, Z11
-	VADDPD Z11, Z10, Z10
+	VMULPD   Z20, Z3, Z2
+	VMULPD   Z20, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z17, Z11
+	VMULPD Z2, Z23, Z11
 	VMULPD Z2, Z4, Z12
-	VMULPD Z2, Z5, Z13
-	VSUBPD Z18, Z11, Z11
-	VSUBPD Z19, Z12, Z12
-	VSUBPD Z20, Z13, Z13
-	VMULPD Z9, Z17, Z14
-	VMULPD Z9, Z4, Z15
-	VMULPD Z9, Z5, Z16
-	VSUBPD Z14, Z21, Z14
-	VSUBPD Z15, Z23, Z15
-	VSUBPD Z16, Z22, Z16
+	VMULPD Z3, Z23, Z13
+	VMULPD Z3, Z4, Z15
+	VMULPD Z2, Z5, Z17
+	VSUBPD Z22, Z11, Z11
+	VSUBPD Z24, Z12, Z12
+	VMULPD Z3, Z5, Z18
+	VSUBPD Z13, Z19, Z13
+	VSUBPD Z15, Z21, Z15
+	VSUBPD Z16, Z17, Z17
+	VSUBPD Z18, Z14, Z18
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z14, Z14, Z24
-	VMULPD Z15, Z15, Z25
-	VADDPD Z25, Z24, Z24
-	VMULPD Z16, Z16, Z25
-	VADDPD Z25, Z24, Z24
-	VMULPD Z14, Z11, Z11
-	VMULPD Z15, Z12, Z12
-	VADDPD Z12, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  128(DX)(R13*8), Z12
-	VSUBPD   128(AX)(R13*8), Z12, Z12
-	VMULPD   Z16, Z13, Z13
-	VMOVUPS  128(SI)(R13*8), Z14
-	VSUBPD   128(BX)(R13*8), Z14, Z14
-	VADDPD   Z13, Z11, Z11
-	VMOVUPS  128(DI)(R13*8), Z13
-	VSUBPD   128(CX)(R13*8), Z13, Z13
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z11, K1, Z11
-	VMINPD   Z1, Z11, Z11
-	VMAXPD   Z0, Z11, Z11
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z9, Z11, Z9
-	VADDPD  Z9, Z2, Z2
-	VMOVUPS 128(R11)(R13*8), Z9
-	VSUBPD  128(R8)(R13*8), Z9, Z9
-	VMINPD  Z1, Z2, Z2
-	VMAXPD  Z0, Z2, Z2
-	VSUBPD  128(R9)(R13*8), Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z8, Z2, Z8
-	VSUBPD  128(R10)(R13*8), Z7, Z7
-	VSUBPD  Z10, Z8, Z8
-	VMULPD  Z3, Z8, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z2, Z17, Z8
-	VMOVUPS 128(AX)(R13*8), Z10
-	VSUBPD  128(R8)(R13*8), Z10, Z10
-	VMULPD  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*8), Z11
-	VSUBPD  128(R9)(R13*8), Z11, Z11
-	VMULPD  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*8), Z15
-	VSUBPD  128(R10)(R13*8), Z15, Z15
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z21, Z16
-	VADDPD Z16, Z18, Z16
-	VSUBPD Z8, Z16, Z8
-	VMULPD Z3, Z23, Z16
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z9, Z9, Z17
-	VADDPD      Z16, Z19, Z16
-	VMULPD      Z6, Z6, Z18
-	VSUBPD      Z4, Z16, Z4
-	VADDPD      Z18, Z17, Z16
-	VMULPD      Z3, Z22, Z17
-	VMULPD      Z7, Z7, Z18
-	VADDPD      Z17, Z20, Z17
-	VADDPD      Z18, Z16, Z16
-	VSUBPD      Z5, Z17, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VMULPD      Z8, Z8, Z8
+	VMULPD   Z13, Z13, Z20
+	VMULPD   Z15, Z15, Z25
+	VMULPD   Z13, Z11, Z11
+	VMULPD   Z15, Z12, Z12
+	VADDPD   Z25, Z20, Z13
+	VMULPD   Z18, Z18, Z15
+	VADDPD   Z12, Z11, Z11
+	VMULPD   Z18, Z17, Z12
+	VADDPD   Z15, Z13, Z13
+	VADDPD   Z12, Z11, Z11
+	VCMPPD   $0x04, Z13, Z0, K1
+	VDIVPD.Z Z13, Z11, K1, Z11
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z12, Z12, Z17
-	VMULPD Z4, Z4, Z4
-	VMULPD Z14, Z14, Z18
-	VADDPD Z4, Z8, Z4
-	VADDPD Z18, Z17, Z8
-	VMULPD Z5, Z5, Z5
-	VMULPD Z13, Z13, Z17
-	VADDPD Z5, Z4, Z4
-	VADDPD Z17, Z8, Z5
+	VMULPD      Z19, Z19, Z12
+	VMULPD      Z21, Z21, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z14, Z14, Z13
+	VMINPD      Z1, Z11, Z11
+	VMAXPD      Z0, Z11, Z11
+	VMOVUPS     128(R11)(R13*8), Z15
+	VSUBPD      128(R8)(R13*8), Z15, Z15
+	VADDPD      Z13, Z12, Z12
+	VSUBPD      128(R9)(R13*8), Z6, Z6
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VSUBPD      128(R10)(R13*8), Z7, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z11, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z19, Z22, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z15, Z15, Z11
+	VMULPD Z21, Z24, Z13
+	VMULPD Z6, Z6, Z17
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z13, Z3, Z3
+	VADDPD Z17, Z11, Z11
+	VMULPD Z14, Z16, Z13
+	VMULPD Z7, Z7, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z13, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
+	VMULPD Z12, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z19, Z10
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*8), Z12
+	VSUBPD  128(AX)(R13*8), Z12, Z12
+	VMULPD  Z3, Z21, Z13
+	VMOVUPS 128(SI)(R13*8), Z17
+	VSUBPD  128(BX)(R13*8), Z17, Z17
+	VMULPD  Z2, Z23, Z18
+	VMOVUPS 128(AX)(R13*8), Z19
+	VSUBPD  128(R8)(R13*8), Z19, Z19
+	VMULPD  Z2, Z4, Z4
+	VMOVUPS 128(BX)(R13*8), Z20
+	VSUBPD  128(R9)(R13*8), Z20, Z20
+	VADDPD  Z10, Z22, Z10
+	VMOVUPS 128(DI)(R13*8), Z21
+	VSUBPD  128(CX)(R13*8), Z21, Z21
+	VADDPD  Z13, Z24, Z13
+	VMULPD  Z3, Z14, Z14
+	VMULPD  Z2, Z5, Z5
+	VMOVUPS 128(CX)(R13*8), Z22
+	VSUBPD  128(R10)(R13*8), Z22, Z22
+	VSUBPD  Z18, Z10, Z10
+	VSUBPD  Z4, Z13, Z4
+	VADDPD  Z14, Z16, Z13
+	VMULPD  Z19, Z15, Z14
+	VSUBPD  Z5, Z13, Z5
+	VMULPD  Z20, Z6, Z13
+	VMULPD  Z10, Z10, Z10
+	VMULPD  Z12, Z15, Z16
+	VMULPD  Z4, Z4, Z4
+	VMULPD  Z17, Z6, Z18
+	VADDPD  Z4, Z10, Z4
+	VMULPD  Z5, Z5, Z5
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z       Z5, Z1, K1, Z5
+	VADDPD         Z13, Z14, Z10
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z22, Z7, Z5
+	VADDPD         Z18, Z16, Z13
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VMULPD         Z10, Z9, Z8
+	VMULPD         Z21, Z7, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         Z11, Z6, Z17
+	VADDPD         Z5, Z10, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VADDPD         Z17, Z8, Z8
+	VADDPD         Z14, Z13, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -29343,90 +30324,129 @@ Closest64AVX512_nt:
 	VMOVNTPS Z2, 64(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z4, 64(R12)(R13*8)
-	VMULPD   Z15, Z7, Z2
-	VADDPD   Z2, Z8, Z2
-	VMULPD   Z16, Z2, Z2
-	VMULPD   Z12, Z9, Z3
-	VMULPD   Z14, Z6, Z4
-	VADDPD   Z4, Z3, Z3
-	VMULPD   Z13, Z7, Z4
-	VADDPD   Z4, Z3, Z3
-	VMULPD   Z16, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z12, Z10, Z8
-	VMULPD Z14, Z11, Z16
-	VADDPD Z16, Z8, Z8
-	VMULPD Z13, Z15, Z16
-	VADDPD Z16, Z8, Z8
+	VMULPD   Z11, Z5, Z2
+	VMULPD   Z11, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z9, Z16
-	VMULPD Z2, Z6, Z17
-	VMULPD Z2, Z7, Z18
-	VSUBPD Z10, Z16, Z16
-	VSUBPD Z11, Z17, Z17
-	VSUBPD Z15, Z18, Z18
-	VMULPD Z4, Z9, Z19
-	VMULPD Z4, Z6, Z20
-	VMULPD Z4, Z7, Z21
-	VSUBPD Z19, Z12, Z19
-	VSUBPD Z20, Z14, Z20
-	VSUBPD Z21, Z13, Z21
+	VMULPD Z2, Z15, Z4
+	VMULPD Z2, Z6, Z5
+	VMULPD Z3, Z15, Z11
+	VMULPD Z3, Z6, Z13
+	VMULPD Z2, Z7, Z14
+	VSUBPD Z19, Z4, Z4
+	VSUBPD Z20, Z5, Z5
+	VMULPD Z3, Z7, Z16
+	VSUBPD Z11, Z12, Z11
+	VSUBPD Z13, Z17, Z13
+	VSUBPD Z22, Z14, Z14
+	VSUBPD Z16, Z21, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
-	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z16, K1, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VMULPD   Z11, Z11, Z18
+	VMULPD   Z13, Z13, Z23
+	VMULPD   Z11, Z4, Z4
+	VMULPD   Z13, Z5, Z5
+	VADDPD   Z23, Z18, Z11
+	VMULPD   Z16, Z16, Z13
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z16, Z14, Z5
+	VADDPD   Z13, Z11, Z11
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z11, Z0, K1
+	VDIVPD.Z Z11, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z12, Z12, Z5
+	VMULPD      Z17, Z17, Z11
+	VADDPD      Z11, Z5, Z5
+	VMULPD      Z21, Z21, Z11
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMOVUPS     192(R11)(R13*8), Z13
+	VSUBPD      192(R8)(R13*8), Z13, Z13
+	VADDPD      Z11, Z5, Z5
+	VSUBPD      192(R9)(R13*8), Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+	VSUBPD      192(R10)(R13*8), Z9, Z9
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z16, Z4
-	VADDPD Z4, Z2, Z2
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z12, Z19, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z13, Z13, Z4
+	VMULPD Z17, Z20, Z11
+	VMULPD Z8, Z8, Z14
 	VMINPD Z1, Z2, Z2
 	VMAXPD Z0, Z2, Z2
+	VADDPD Z11, Z3, Z3
+	VADDPD Z14, Z4, Z4
+	VMULPD Z21, Z22, Z11
+	VMULPD Z9, Z9, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z14, Z4, Z4
+	VADDPD      Z11, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z    Z4, Z1, K1, Z4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z3, Z2, Z3
-	VSUBPD Z8, Z3, Z3
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
 	VMULPD Z5, Z3, Z3
 	VMINPD Z1, Z3, Z3
 	VMAXPD Z0, Z3, Z3
-	VMULPD Z2, Z9, Z4
-	VMULPD Z2, Z6, Z5
-	VMULPD Z2, Z7, Z6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z12, Z7
-	VADDPD Z7, Z10, Z7
-	VSUBPD Z4, Z7, Z4
-	VMULPD Z3, Z14, Z7
-	VADDPD Z7, Z11, Z7
-	VSUBPD Z5, Z7, Z5
-	VMULPD Z3, Z13, Z7
-	VADDPD Z7, Z15, Z7
-	VSUBPD Z6, Z7, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-	VADDPD Z5, Z4, Z4
+	VMULPD Z3, Z12, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(DX)(R13*8), Z10
+	VSUBPD  192(AX)(R13*8), Z10, Z10
+	VMULPD  Z3, Z17, Z11
+	VMOVUPS 192(SI)(R13*8), Z12
+	VSUBPD  192(BX)(R13*8), Z12, Z12
+	VMULPD  Z2, Z15, Z14
+	VMOVUPS 192(AX)(R13*8), Z15
+	VSUBPD  192(R8)(R13*8), Z15, Z15
+	VMULPD  Z2, Z6, Z6
+	VMOVUPS 192(BX)(R13*8), Z16
+	VSUBPD  192(R9)(R13*8), Z16, Z16
+	VADDPD  Z5, Z19, Z5
+	VMOVUPS 192(DI)(R13*8), Z17
+	VSUBPD  192(CX)(R13*8), Z17, Z17
+	VADDPD  Z11, Z20, Z11
+	VMULPD  Z3, Z21, Z18
+	VMULPD  Z2, Z7, Z7
+	VMOVUPS 192(CX)(R13*8), Z19
+	VSUBPD  192(R10)(R13*8), Z19, Z19
+	VSUBPD  Z14, Z5, Z5
+	VSUBPD  Z6, Z11, Z6
+	VADDPD  Z18, Z22, Z11
+	VMULPD  Z15, Z13, Z14
+	VSUBPD  Z7, Z11, Z7
+	VMULPD  Z16, Z8, Z11
+	VMULPD  Z5, Z5, Z5
+	VMULPD  Z10, Z13, Z18
+	VMULPD  Z6, Z6, Z6
+	VMULPD  Z12, Z8, Z20
+	VADDPD  Z6, Z5, Z5
+	VMULPD  Z7, Z7, Z6
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VADDPD         Z11, Z14, Z7
+	VADDPD         Z6, Z5, Z5
+	VMULPD         Z19, Z9, Z6
+	VADDPD         Z20, Z18, Z11
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z5, K1
+	VMULPD         Z17, Z9, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VADDPD         Z6, Z7, Z6
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VADDPD         Z14, Z11, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 
 	// Store the results of group 2.
 	MOVQ     s+96(FP), R12
@@ -29434,9 +30454,103 @@ Closest64AVX512_nt:
 	MOVQ     t+104(FP), R12
 	VMOVNTPS Z2, 128(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 128(R12)(R13*8)
-	ADDQ     $0x00000018, R13
-	SUBQ     $0x00000018, R14
+	VMOVNTPS Z5, 128(R12)(R13*8)
+	VMULPD   Z4, Z6, Z2
+	VMULPD   Z4, Z7, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z2, Z13, Z4
+	VMULPD Z2, Z8, Z5
+	VMULPD Z3, Z13, Z6
+	VMULPD Z3, Z8, Z11
+	VMULPD Z2, Z9, Z14
+	VSUBPD Z15, Z4, Z4
+	VSUBPD Z16, Z5, Z5
+	VMULPD Z3, Z9, Z18
+	VSUBPD Z6, Z10, Z6
+	VSUBPD Z11, Z12, Z11
+	VSUBPD Z19, Z14, Z14
+	VSUBPD Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z6, Z6, Z20
+	VMULPD   Z11, Z11, Z21
+	VMULPD   Z6, Z4, Z4
+	VMULPD   Z11, Z5, Z5
+	VADDPD   Z21, Z20, Z6
+	VMULPD   Z18, Z18, Z11
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z18, Z14, Z5
+	VADDPD   Z11, Z6, Z6
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z6, Z0, K1
+	VDIVPD.Z Z6, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z10, Z10, Z5
+	VMULPD      Z12, Z12, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z17, Z17, Z6
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z10, Z15, Z3
+	VMULPD Z12, Z16, Z4
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z4, Z3, Z3
+	VMULPD Z17, Z19, Z4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z4, Z3, Z3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z7, Z2, Z4
+	VSUBPD Z3, Z4, Z3
+	VMULPD Z5, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z10, Z4
+	VMULPD Z3, Z12, Z5
+	VMULPD Z2, Z13, Z6
+	VMULPD Z2, Z8, Z7
+	VADDPD Z4, Z15, Z4
+	VADDPD Z5, Z16, Z5
+	VMULPD Z3, Z17, Z8
+	VMULPD Z2, Z9, Z9
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z7, Z5, Z5
+	VADDPD Z8, Z19, Z6
+	VSUBPD Z9, Z6, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z4, Z4
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 3.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z3, 192(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 192(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 192(R12)(R13*8)
+	ADDQ     $0x00000020, R13
+	SUBQ     $0x00000020, R14
 	CMPQ     R14, $0x00004000
 	JAE      Closest64AVX512_nt
 
@@ -29444,7 +30558,7 @@ Closest64AVX512_nt_end:
 	SFENCE
 
 Closest64AVX512_nt_skip:
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_prefetch_end
 
@@ -29499,298 +30613,312 @@ Closest64AVX512_prefetch:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1152(R12)(R13*8)
 	VMOVUPS    128(R12)(R13*8), Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z8
-	VSUBPD  (AX)(R13*8), Z8, Z8
-	VMOVUPS (SI)(R13*8), Z9
-	VSUBPD  (BX)(R13*8), Z9, Z9
-	VMOVUPS (DI)(R13*8), Z10
-	VSUBPD  (CX)(R13*8), Z10, Z10
-	VMOVUPS (R11)(R13*8), Z11
-	VSUBPD  (R8)(R13*8), Z11, Z11
-	VSUBPD  (R9)(R13*8), Z2, Z2
-	VSUBPD  (R10)(R13*8), Z3, Z3
-	VMOVUPS (AX)(R13*8), Z12
-	VSUBPD  (R8)(R13*8), Z12, Z12
-	VMOVUPS (BX)(R13*8), Z13
-	VSUBPD  (R9)(R13*8), Z13, Z13
-	VMOVUPS (CX)(R13*8), Z14
-	VSUBPD  (R10)(R13*8), Z14, Z14
+	PREFETCHT0 1216(AX)(R13*8)
+	PREFETCHT0 1216(BX)(R13*8)
+	PREFETCHT0 1216(CX)(R13*8)
+	PREFETCHT0 1216(DX)(R13*8)
+	PREFETCHT0 1216(SI)(R13*8)
+	PREFETCHT0 1216(DI)(R13*8)
+	PREFETCHT0 1216(R8)(R13*8)
+	PREFETCHT0 1216(R9)(R13*8)
+	PREFETCHT0 1216(R10)(R13*8)
+	PREFETCHT0 1216(R11)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1216(R12)(R13*8)
+	VMOVUPS    192(R12)(R13*8), Z8
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1216(R12)(R13*8)
+	VMOVUPS    192(R12)(R13*8), Z9
+	VMOVUPS    (R11)(R13*8), Z10
+	VSUBPD     (R8)(R13*8), Z10, Z10
+	VSUBPD     (R9)(R13*8), Z2, Z2
+	VSUBPD     (R10)(R13*8), Z3, Z3
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z11, Z11, Z15
-	VMULPD      Z2, Z2, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z3, Z3, Z16
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
+	VMULPD      Z10, Z10, Z11
+	VMULPD      Z2, Z2, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z3, Z3, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z8, Z8, Z16
-	VMULPD      Z9, Z9, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z10, Z10, Z17
-	VADDPD      Z17, Z16, Z16
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VMULPD      Z12, Z11, Z17
-	VMULPD      Z13, Z2, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z14, Z3, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z15, Z17, Z17
-	VMULPD      Z8, Z11, Z18
-	VMULPD      Z9, Z2, Z19
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z10, Z3, Z19
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z15, Z18, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z8, Z12, Z19
-	VMULPD Z9, Z13, Z20
-	VADDPD Z20, Z19, Z19
-	VMULPD Z10, Z14, Z20
-	VADDPD Z20, Z19, Z19
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z12
+	VSUBPD  (AX)(R13*8), Z12, Z12
+	VMOVUPS (SI)(R13*8), Z13
+	VSUBPD  (BX)(R13*8), Z13, Z13
+	VMOVUPS (AX)(R13*8), Z14
+	VSUBPD  (R8)(R13*8), Z14, Z14
+	VMOVUPS (BX)(R13*8), Z15
+	VSUBPD  (R9)(R13*8), Z15, Z15
+	VMOVUPS (DI)(R13*8), Z16
+	VSUBPD  (CX)(R13*8), Z16, Z16
+	VMOVUPS (CX)(R13*8), Z17
+	VSUBPD  (R10)(R13*8), Z17, Z17
+	VMULPD  Z14, Z10, Z18
+	VMULPD  Z15, Z2, Z19
+	VMULPD  Z12, Z10, Z20
+	VMULPD  Z13, Z2, Z21
+	VADDPD  Z19, Z18, Z18
+	VMULPD  Z17, Z3, Z19
+	VADDPD  Z21, Z20, Z20
+	VMULPD  Z16, Z3, Z21
+	VADDPD  Z19, Z18, Z18
+	VADDPD  Z21, Z20, Z19
+	VMULPD  Z11, Z18, Z18
+	VMULPD  Z11, Z19, Z11
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z17, Z11, Z20
-	VMULPD Z17, Z2, Z21
-	VMULPD Z17, Z3, Z22
-	VSUBPD Z12, Z20, Z20
-	VSUBPD Z13, Z21, Z21
-	VSUBPD Z14, Z22, Z22
-	VMULPD Z15, Z11, Z23
-	VMULPD Z15, Z2, Z24
-	VMULPD Z15, Z3, Z25
-	VSUBPD Z23, Z8, Z23
-	VSUBPD Z24, Z9, Z24
-	VSUBPD Z25, Z10, Z25
+	VMULPD Z18, Z10, Z20
+	VMULPD Z18, Z2, Z21
+	VMULPD Z11, Z10, Z22
+	VMULPD Z11, Z2, Z23
+	VMULPD Z18, Z3, Z24
+	VSUBPD Z14, Z20, Z20
+	VSUBPD Z15, Z21, Z21
+	VMULPD Z11, Z3, Z25
+	VSUBPD Z22, Z12, Z22
+	VSUBPD Z23, Z13, Z23
+	VSUBPD Z17, Z24, Z24
+	VSUBPD Z25, Z16, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z23, Z23, Z26
-	VMULPD Z24, Z24, Z27
-	VADDPD Z27, Z26, Z26
-	VMULPD Z25, Z25, Z27
-	VADDPD Z27, Z26, Z26
-	VMULPD Z23, Z20, Z20
-	VMULPD Z24, Z21, Z21
-	VADDPD Z21, Z20, Z20
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  64(DX)(R13*8), Z21
-	VSUBPD   64(AX)(R13*8), Z21, Z21
-	VMULPD   Z25, Z22, Z22
-	VMOVUPS  64(SI)(R13*8), Z23
-	VSUBPD   64(BX)(R13*8), Z23, Z23
-	VADDPD   Z22, Z20, Z20
-	VMOVUPS  64(DI)(R13*8), Z22
-	VSUBPD   64(CX)(R13*8), Z22, Z22
-	VCMPPD   $0x04, Z26, Z0, K1
-	VDIVPD.Z Z26, Z20, K1, Z20
-	VMINPD   Z1, Z20, Z20
-	VMAXPD   Z0, Z20, Z20
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z15, Z20, Z15
-	VADDPD  Z15, Z17, Z15
-	VMOVUPS 64(R11)(R13*8), Z17
-	VSUBPD  64(R8)(R13*8), Z17, Z17
-	VMINPD  Z1, Z15, Z15
-	VMAXPD  Z0, Z15, Z15
-	VSUBPD  64(R9)(R13*8), Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z18, Z15, Z18
-	VSUBPD  64(R10)(R13*8), Z5, Z5
-	VSUBPD  Z19, Z18, Z18
-	VMULPD  Z16, Z18, Z16
-	VMINPD  Z1, Z16, Z16
-	VMAXPD  Z0, Z16, Z16
-	VMULPD  Z15, Z11, Z11
-	VMOVUPS 64(AX)(R13*8), Z18
-	VSUBPD  64(R8)(R13*8), Z18, Z18
-	VMULPD  Z15, Z2, Z2
-	VMOVUPS 64(BX)(R13*8), Z19
-	VSUBPD  64(R9)(R13*8), Z19, Z19
-	VMULPD  Z15, Z3, Z3
-	VMOVUPS 64(CX)(R13*8), Z20
-	VSUBPD  64(R10)(R13*8), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z16, Z8, Z8
-	VADDPD Z8, Z12, Z8
-	VSUBPD Z11, Z8, Z8
-	VMULPD Z16, Z9, Z9
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z17, Z17, Z11
-	VADDPD      Z9, Z13, Z9
-	VMULPD      Z4, Z4, Z12
-	VSUBPD      Z2, Z9, Z2
-	VADDPD      Z12, Z11, Z9
-	VMULPD      Z16, Z10, Z10
-	VMULPD      Z5, Z5, Z11
-	VADDPD      Z10, Z14, Z10
-	VADDPD      Z11, Z9, Z9
-	VSUBPD      Z3, Z10, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMULPD      Z8, Z8, Z8
+	VMULPD   Z22, Z22, Z26
+	VMULPD   Z23, Z23, Z27
+	VMULPD   Z22, Z20, Z20
+	VMULPD   Z23, Z21, Z21
+	VADDPD   Z27, Z26, Z22
+	VMULPD   Z25, Z25, Z23
+	VADDPD   Z21, Z20, Z20
+	VMULPD   Z25, Z24, Z21
+	VADDPD   Z23, Z22, Z22
+	VADDPD   Z21, Z20, Z20
+	VCMPPD   $0x04, Z22, Z0, K1
+	VDIVPD.Z Z22, Z20, K1, Z20
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z21, Z21, Z10
-	VMULPD Z2, Z2, Z2
-	VMULPD Z23, Z23, Z11
-	VADDPD Z2, Z8, Z2
-	VADDPD Z11, Z10, Z8
-	VMULPD Z3, Z3, Z3
-	VMULPD Z22, Z22, Z10
-	VADDPD Z3, Z2, Z2
-	VADDPD Z10, Z8, Z3
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMINPD      Z1, Z20, Z20
+	VMAXPD      Z0, Z20, Z20
+	VMOVUPS     64(R11)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VADDPD      Z22, Z21, Z21
+	VSUBPD      64(R9)(R13*8), Z4, Z4
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z    Z21, Z1, K1, Z21
+	VSUBPD      64(R10)(R13*8), Z5, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z11, Z20, Z11
+	VADDPD Z11, Z18, Z11
+	VMULPD Z12, Z14, Z18
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z23, Z23, Z20
+	VMULPD Z13, Z15, Z22
+	VMULPD Z4, Z4, Z24
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+	VADDPD Z22, Z18, Z18
+	VADDPD Z24, Z20, Z20
+	VMULPD Z16, Z17, Z22
+	VMULPD Z5, Z5, Z24
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z24, Z20, Z20
+	VADDPD      Z22, Z18, Z18
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
+	VDIVPD.Z    Z20, Z1, K1, Z20
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z19, Z11, Z19
+	VSUBPD Z18, Z19, Z18
+	VMULPD Z21, Z18, Z18
+	VMINPD Z1, Z18, Z18
+	VMAXPD Z0, Z18, Z18
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z18, Z12, Z12
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*8), Z19
+	VSUBPD  64(AX)(R13*8), Z19, Z19
+	VMULPD  Z18, Z13, Z13
+	VMOVUPS 64(SI)(R13*8), Z21
+	VSUBPD  64(BX)(R13*8), Z21, Z21
+	VMULPD  Z11, Z10, Z10
+	VMOVUPS 64(AX)(R13*8), Z22
+	VSUBPD  64(R8)(R13*8), Z22, Z22
+	VMULPD  Z11, Z2, Z2
+	VMOVUPS 64(BX)(R13*8), Z24
+	VSUBPD  64(R9)(R13*8), Z24, Z24
+	VADDPD  Z12, Z14, Z12
+	VMOVUPS 64(DI)(R13*8), Z14
+	VSUBPD  64(CX)(R13*8), Z14, Z14
+	VADDPD  Z13, Z15, Z13
+	VMULPD  Z18, Z16, Z15
+	VMULPD  Z11, Z3, Z3
+	VMOVUPS 64(CX)(R13*8), Z16
+	VSUBPD  64(R10)(R13*8), Z16, Z16
+	VSUBPD  Z10, Z12, Z10
+	VSUBPD  Z2, Z13, Z2
+	VADDPD  Z15, Z17, Z12
+	VMULPD  Z22, Z23, Z13
+	VSUBPD  Z3, Z12, Z3
+	VMULPD  Z24, Z4, Z12
+	VMULPD  Z10, Z10, Z10
+	VMULPD  Z19, Z23, Z15
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z21, Z4, Z17
+	VADDPD  Z2, Z10, Z2
+	VMULPD  Z3, Z3, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z12, Z13, Z10
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z16, Z5, Z3
+	VADDPD         Z17, Z15, Z12
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VMULPD         Z18, Z17, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
-	VMULPD         Z19, Z4, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
-	VADDPD         Z10, Z8, Z8
+	VMULPD         Z14, Z5, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z18, K1, Z18
+	VADDPD         Z3, Z10, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VADDPD         Z13, Z12, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z16, (R12)(R13*8)
+	VMOVUPS Z18, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z15, (R12)(R13*8)
+	VMOVUPS Z11, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
-	VMULPD  Z20, Z5, Z2
-	VADDPD  Z2, Z8, Z2
-	VMULPD  Z9, Z2, Z2
-	VMULPD  Z21, Z17, Z8
-	VMULPD  Z23, Z4, Z10
-	VADDPD  Z10, Z8, Z8
-	VMULPD  Z22, Z5, Z10
-	VADDPD  Z10, Z8, Z8
-	VMULPD  Z9, Z8, Z9
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z21, Z18, Z10
-	VMULPD Z23, Z19, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD Z22, Z20, Z11
-	VADDPD Z11, Z10, Z10
+	VMULPD  Z20, Z3, Z2
+	VMULPD  Z20, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z17, Z11
+	VMULPD Z2, Z23, Z11
 	VMULPD Z2, Z4, Z12
-	VMULPD Z2, Z5, Z13
-	VSUBPD Z18, Z11, Z11
-	VSUBPD Z19, Z12, Z12
-	VSUBPD Z20, Z13, Z13
-	VMULPD Z9, Z17, Z14
-	VMULPD Z9, Z4, Z15
-	VMULPD Z9, Z5, Z16
-	VSUBPD Z14, Z21, Z14
-	VSUBPD Z15, Z23, Z15
-	VSUBPD Z16, Z22, Z16
+	VMULPD Z3, Z23, Z13
+	VMULPD Z3, Z4, Z15
+	VMULPD Z2, Z5, Z17
+	VSUBPD Z22, Z11, Z11
+	VSUBPD Z24, Z12, Z12
+	VMULPD Z3, Z5, Z18
+	VSUBPD Z13, Z19, Z13
+	VSUBPD Z15, Z21, Z15
+	VSUBPD Z16, Z17, Z17
+	VSUBPD Z18, Z14, Z18
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z14, Z14, Z24
-	VMULPD Z15, Z15, Z25
-	VADDPD Z25, Z24, Z24
-	VMULPD Z16, Z16, Z25
-	VADDPD Z25, Z24, Z24
-	VMULPD Z14, Z11, Z11
-	VMULPD Z15, Z12, Z12
-	VADDPD Z12, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  128(DX)(R13*8), Z12
-	VSUBPD   128(AX)(R13*8), Z12, Z12
-	VMULPD   Z16, Z13, Z13
-	VMOVUPS  128(SI)(R13*8), Z14
-	VSUBPD   128(BX)(R13*8), Z14, Z14
-	VADDPD   Z13, Z11, Z11
-	VMOVUPS  128(DI)(R13*8), Z13
-	VSUBPD   128(CX)(R13*8), Z13, Z13
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z11, K1, Z11
-	VMINPD   Z1, Z11, Z11
-	VMAXPD   Z0, Z11, Z11
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z9, Z11, Z9
-	VADDPD  Z9, Z2, Z2
-	VMOVUPS 128(R11)(R13*8), Z9
-	VSUBPD  128(R8)(R13*8), Z9, Z9
-	VMINPD  Z1, Z2, Z2
-	VMAXPD  Z0, Z2, Z2
-	VSUBPD  128(R9)(R13*8), Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z8, Z2, Z8
-	VSUBPD  128(R10)(R13*8), Z7, Z7
-	VSUBPD  Z10, Z8, Z8
-	VMULPD  Z3, Z8, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z2, Z17, Z8
-	VMOVUPS 128(AX)(R13*8), Z10
-	VSUBPD  128(R8)(R13*8), Z10, Z10
-	VMULPD  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*8), Z11
-	VSUBPD  128(R9)(R13*8), Z11, Z11
-	VMULPD  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*8), Z15
-	VSUBPD  128(R10)(R13*8), Z15, Z15
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z21, Z16
-	VADDPD Z16, Z18, Z16
-	VSUBPD Z8, Z16, Z8
-	VMULPD Z3, Z23, Z16
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z9, Z9, Z17
-	VADDPD      Z16, Z19, Z16
-	VMULPD      Z6, Z6, Z18
-	VSUBPD      Z4, Z16, Z4
-	VADDPD      Z18, Z17, Z16
-	VMULPD      Z3, Z22, Z17
-	VMULPD      Z7, Z7, Z18
-	VADDPD      Z17, Z20, Z17
-	VADDPD      Z18, Z16, Z16
-	VSUBPD      Z5, Z17, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VMULPD      Z8, Z8, Z8
+	VMULPD   Z13, Z13, Z20
+	VMULPD   Z15, Z15, Z25
+	VMULPD   Z13, Z11, Z11
+	VMULPD   Z15, Z12, Z12
+	VADDPD   Z25, Z20, Z13
+	VMULPD   Z18, Z18, Z15
+	VADDPD   Z12, Z11, Z11
+	VMULPD   Z18, Z17, Z12
+	VADDPD   Z15, Z13, Z13
+	VADDPD   Z12, Z11, Z11
+	VCMPPD   $0x04, Z13, Z0, K1
+	VDIVPD.Z Z13, Z11, K1, Z11
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z12, Z12, Z17
-	VMULPD Z4, Z4, Z4
-	VMULPD Z14, Z14, Z18
-	VADDPD Z4, Z8, Z4
-	VADDPD Z18, Z17, Z8
-	VMULPD Z5, Z5, Z5
-	VMULPD Z13, Z13, Z17
-	VADDPD Z5, Z4, Z4
-	VADDPD Z17, Z8, Z5
+	VMULPD      Z19, Z19, Z12
+	VMULPD      Z21, Z21, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z14, Z14, Z13
+	VMINPD      Z1, Z11, Z11
+	VMAXPD      Z0, Z11, Z11
+	VMOVUPS     128(R11)(R13*8), Z15
+	VSUBPD      128(R8)(R13*8), Z15, Z15
+	VADDPD      Z13, Z12, Z12
+	VSUBPD      128(R9)(R13*8), Z6, Z6
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VSUBPD      128(R10)(R13*8), Z7, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z11, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z19, Z22, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z15, Z15, Z11
+	VMULPD Z21, Z24, Z13
+	VMULPD Z6, Z6, Z17
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z13, Z3, Z3
+	VADDPD Z17, Z11, Z11
+	VMULPD Z14, Z16, Z13
+	VMULPD Z7, Z7, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z13, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
+	VMULPD Z12, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z19, Z10
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*8), Z12
+	VSUBPD  128(AX)(R13*8), Z12, Z12
+	VMULPD  Z3, Z21, Z13
+	VMOVUPS 128(SI)(R13*8), Z17
+	VSUBPD  128(BX)(R13*8), Z17, Z17
+	VMULPD  Z2, Z23, Z18
+	VMOVUPS 128(AX)(R13*8), Z19
+	VSUBPD  128(R8)(R13*8), Z19, Z19
+	VMULPD  Z2, Z4, Z4
+	VMOVUPS 128(BX)(R13*8), Z20
+	VSUBPD  128(R9)(R13*8), Z20, Z20
+	VADDPD  Z10, Z22, Z10
+	VMOVUPS 128(DI)(R13*8), Z21
+	VSUBPD  128(CX)(R13*8), Z21, Z21
+	VADDPD  Z13, Z24, Z13
+	VMULPD  Z3, Z14, Z14
+	VMULPD  Z2, Z5, Z5
+	VMOVUPS 128(CX)(R13*8), Z22
+	VSUBPD  128(R10)(R13*8), Z22, Z22
+	VSUBPD  Z18, Z10, Z10
+	VSUBPD  Z4, Z13, Z4
+	VADDPD  Z14, Z16, Z13
+	VMULPD  Z19, Z15, Z14
+	VSUBPD  Z5, Z13, Z5
+	VMULPD  Z20, Z6, Z13
+	VMULPD  Z10, Z10, Z10
+	VMULPD  Z12, Z15, Z16
+	VMULPD  Z4, Z4, Z4
+	VMULPD  Z17, Z6, Z18
+	VADDPD  Z4, Z10, Z4
+	VMULPD  Z5, Z5, Z5
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z       Z5, Z1, K1, Z5
+	VADDPD         Z13, Z14, Z10
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z22, Z7, Z5
+	VADDPD         Z18, Z16, Z13
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VMULPD         Z10, Z9, Z8
+	VMULPD         Z21, Z7, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         Z11, Z6, Z17
+	VADDPD         Z5, Z10, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VADDPD         Z17, Z8, Z8
+	VADDPD         Z14, Z13, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -29800,90 +30928,129 @@ Closest64AVX512_prefetch:
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*8)
-	VMULPD  Z15, Z7, Z2
-	VADDPD  Z2, Z8, Z2
-	VMULPD  Z16, Z2, Z2
-	VMULPD  Z12, Z9, Z3
-	VMULPD  Z14, Z6, Z4
-	VADDPD  Z4, Z3, Z3
-	VMULPD  Z13, Z7, Z4
-	VADDPD  Z4, Z3, Z3
-	VMULPD  Z16, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z12, Z10, Z8
-	VMULPD Z14, Z11, Z16
-	VADDPD Z16, Z8, Z8
-	VMULPD Z13, Z15, Z16
-	VADDPD Z16, Z8, Z8
+	VMULPD  Z11, Z5, Z2
+	VMULPD  Z11, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z9, Z16
-	VMULPD Z2, Z6, Z17
-	VMULPD Z2, Z7, Z18
-	VSUBPD Z10, Z16, Z16
-	VSUBPD Z11, Z17, Z17
-	VSUBPD Z15, Z18, Z18
-	VMULPD Z4, Z9, Z19
-	VMULPD Z4, Z6, Z20
-	VMULPD Z4, Z7, Z21
-	VSUBPD Z19, Z12, Z19
-	VSUBPD Z20, Z14, Z20
-	VSUBPD Z21, Z13, Z21
+	VMULPD Z2, Z15, Z4
+	VMULPD Z2, Z6, Z5
+	VMULPD Z3, Z15, Z11
+	VMULPD Z3, Z6, Z13
+	VMULPD Z2, Z7, Z14
+	VSUBPD Z19, Z4, Z4
+	VSUBPD Z20, Z5, Z5
+	VMULPD Z3, Z7, Z16
+	VSUBPD Z11, Z12, Z11
+	VSUBPD Z13, Z17, Z13
+	VSUBPD Z22, Z14, Z14
+	VSUBPD Z16, Z21, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
-	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z16, K1, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VMULPD   Z11, Z11, Z18
+	VMULPD   Z13, Z13, Z23
+	VMULPD   Z11, Z4, Z4
+	VMULPD   Z13, Z5, Z5
+	VADDPD   Z23, Z18, Z11
+	VMULPD   Z16, Z16, Z13
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z16, Z14, Z5
+	VADDPD   Z13, Z11, Z11
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z11, Z0, K1
+	VDIVPD.Z Z11, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z12, Z12, Z5
+	VMULPD      Z17, Z17, Z11
+	VADDPD      Z11, Z5, Z5
+	VMULPD      Z21, Z21, Z11
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMOVUPS     192(R11)(R13*8), Z13
+	VSUBPD      192(R8)(R13*8), Z13, Z13
+	VADDPD      Z11, Z5, Z5
+	VSUBPD      192(R9)(R13*8), Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+	VSUBPD      192(R10)(R13*8), Z9, Z9
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z16, Z4
-	VADDPD Z4, Z2, Z2
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z12, Z19, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z13, Z13, Z4
+	VMULPD Z17, Z20, Z11
+	VMULPD Z8, Z8, Z14
 	VMINPD Z1, Z2, Z2
 	VMAXPD Z0, Z2, Z2
+	VADDPD Z11, Z3, Z3
+	VADDPD Z14, Z4, Z4
+	VMULPD Z21, Z22, Z11
+	VMULPD Z9, Z9, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z14, Z4, Z4
+	VADDPD      Z11, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z    Z4, Z1, K1, Z4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z3, Z2, Z3
-	VSUBPD Z8, Z3, Z3
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
 	VMULPD Z5, Z3, Z3
 	VMINPD Z1, Z3, Z3
 	VMAXPD Z0, Z3, Z3
-	VMULPD Z2, Z9, Z4
-	VMULPD Z2, Z6, Z5
-	VMULPD Z2, Z7, Z6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z12, Z7
-	VADDPD Z7, Z10, Z7
-	VSUBPD Z4, Z7, Z4
-	VMULPD Z3, Z14, Z7
-	VADDPD Z7, Z11, Z7
-	VSUBPD Z5, Z7, Z5
-	VMULPD Z3, Z13, Z7
-	VADDPD Z7, Z15, Z7
-	VSUBPD Z6, Z7, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-	VADDPD Z5, Z4, Z4
+	VMULPD Z3, Z12, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(DX)(R13*8), Z10
+	VSUBPD  192(AX)(R13*8), Z10, Z10
+	VMULPD  Z3, Z17, Z11
+	VMOVUPS 192(SI)(R13*8), Z12
+	VSUBPD  192(BX)(R13*8), Z12, Z12
+	VMULPD  Z2, Z15, Z14
+	VMOVUPS 192(AX)(R13*8), Z15
+	VSUBPD  192(R8)(R13*8), Z15, Z15
+	VMULPD  Z2, Z6, Z6
+	VMOVUPS 192(BX)(R13*8), Z16
+	VSUBPD  192(R9)(R13*8), Z16, Z16
+	VADDPD  Z5, Z19, Z5
+	VMOVUPS 192(DI)(R13*8), Z17
+	VSUBPD  192(CX)(R13*8), Z17, Z17
+	VADDPD  Z11, Z20, Z11
+	VMULPD  Z3, Z21, Z18
+	VMULPD  Z2, Z7, Z7
+	VMOVUPS 192(CX)(R13*8), Z19
+	VSUBPD  192(R10)(R13*8), Z19, Z19
+	VSUBPD  Z14, Z5, Z5
+	VSUBPD  Z6, Z11, Z6
+	VADDPD  Z18, Z22, Z11
+	VMULPD  Z15, Z13, Z14
+	VSUBPD  Z7, Z11, Z7
+	VMULPD  Z16, Z8, Z11
+	VMULPD  Z5, Z5, Z5
+	VMULPD  Z10, Z13, Z18
+	VMULPD  Z6, Z6, Z6
+	VMULPD  Z12, Z8, Z20
+	VADDPD  Z6, Z5, Z5
+	VMULPD  Z7, Z7, Z6
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VADDPD         Z11, Z14, Z7
+	VADDPD         Z6, Z5, Z5
+	VMULPD         Z19, Z9, Z6
+	VADDPD         Z20, Z18, Z11
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z5, K1
+	VMULPD         Z17, Z9, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VADDPD         Z6, Z7, Z6
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VADDPD         Z14, Z11, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -29891,15 +31058,109 @@ Closest64AVX512_prefetch:
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*8)
-	ADDQ    $0x00000018, R13
-	SUBQ    $0x00000018, R14
+	VMOVUPS Z5, 128(R12)(R13*8)
+	VMULPD  Z4, Z6, Z2
+	VMULPD  Z4, Z7, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z2, Z13, Z4
+	VMULPD Z2, Z8, Z5
+	VMULPD Z3, Z13, Z6
+	VMULPD Z3, Z8, Z11
+	VMULPD Z2, Z9, Z14
+	VSUBPD Z15, Z4, Z4
+	VSUBPD Z16, Z5, Z5
+	VMULPD Z3, Z9, Z18
+	VSUBPD Z6, Z10, Z6
+	VSUBPD Z11, Z12, Z11
+	VSUBPD Z19, Z14, Z14
+	VSUBPD Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z6, Z6, Z20
+	VMULPD   Z11, Z11, Z21
+	VMULPD   Z6, Z4, Z4
+	VMULPD   Z11, Z5, Z5
+	VADDPD   Z21, Z20, Z6
+	VMULPD   Z18, Z18, Z11
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z18, Z14, Z5
+	VADDPD   Z11, Z6, Z6
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z6, Z0, K1
+	VDIVPD.Z Z6, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z10, Z10, Z5
+	VMULPD      Z12, Z12, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z17, Z17, Z6
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z10, Z15, Z3
+	VMULPD Z12, Z16, Z4
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z4, Z3, Z3
+	VMULPD Z17, Z19, Z4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z4, Z3, Z3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z7, Z2, Z4
+	VSUBPD Z3, Z4, Z3
+	VMULPD Z5, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z10, Z4
+	VMULPD Z3, Z12, Z5
+	VMULPD Z2, Z13, Z6
+	VMULPD Z2, Z8, Z7
+	VADDPD Z4, Z15, Z4
+	VADDPD Z5, Z16, Z5
+	VMULPD Z3, Z17, Z8
+	VMULPD Z2, Z9, Z9
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z7, Z5, Z5
+	VADDPD Z8, Z19, Z6
+	VSUBPD Z9, Z6, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z4, Z4
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 3.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*8)
+	ADDQ    $0x00000020, R13
+	SUBQ    $0x00000020, R14
 	CMPQ    R14, $0x00004000
 	JAE     Closest64AVX512_prefetch
 
 Closest64AVX512_prefetch_end:
-	// Loop over 3 group(s) at a time while at least 24 lanes remain.
-	CMPQ R14, $0x00000018
+	// Loop over 4 group(s) at a time while at least 32 lanes remain.
+	CMPQ R14, $0x00000020
 	JB   Closest64AVX512_groups_end
 
 Closest64AVX512_groups:
@@ -29915,298 +31176,300 @@ Closest64AVX512_groups:
 	VMOVUPS 128(R12)(R13*8), Z6
 	MOVQ    dz+88(FP), R12
 	VMOVUPS 128(R12)(R13*8), Z7
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z8
-	VSUBPD  (AX)(R13*8), Z8, Z8
-	VMOVUPS (SI)(R13*8), Z9
-	VSUBPD  (BX)(R13*8), Z9, Z9
-	VMOVUPS (DI)(R13*8), Z10
-	VSUBPD  (CX)(R13*8), Z10, Z10
-	VMOVUPS (R11)(R13*8), Z11
-	VSUBPD  (R8)(R13*8), Z11, Z11
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 192(R12)(R13*8), Z8
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 192(R12)(R13*8), Z9
+	VMOVUPS (R11)(R13*8), Z10
+	VSUBPD  (R8)(R13*8), Z10, Z10
 	VSUBPD  (R9)(R13*8), Z2, Z2
 	VSUBPD  (R10)(R13*8), Z3, Z3
-	VMOVUPS (AX)(R13*8), Z12
-	VSUBPD  (R8)(R13*8), Z12, Z12
-	VMOVUPS (BX)(R13*8), Z13
-	VSUBPD  (R9)(R13*8), Z13, Z13
-	VMOVUPS (CX)(R13*8), Z14
-	VSUBPD  (R10)(R13*8), Z14, Z14
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z11, Z11, Z15
-	VMULPD      Z2, Z2, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z3, Z3, Z16
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z8, Z8, Z16
-	VMULPD      Z9, Z9, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z10, Z10, Z17
-	VADDPD      Z17, Z16, Z16
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VMULPD      Z12, Z11, Z17
-	VMULPD      Z13, Z2, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z14, Z3, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z15, Z17, Z17
-	VMULPD      Z8, Z11, Z18
-	VMULPD      Z9, Z2, Z19
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z10, Z3, Z19
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z15, Z18, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z8, Z12, Z19
-	VMULPD Z9, Z13, Z20
-	VADDPD Z20, Z19, Z19
-	VMULPD Z10, Z14, Z20
-	VADDPD Z20, Z19, Z19
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z17, Z11, Z20
-	VMULPD Z17, Z2, Z21
-	VMULPD Z17, Z3, Z22
-	VSUBPD Z12, Z20, Z20
-	VSUBPD Z13, Z21, Z21
-	VSUBPD Z14, Z22, Z22
-	VMULPD Z15, Z11, Z23
-	VMULPD Z15, Z2, Z24
-	VMULPD Z15, Z3, Z25
-	VSUBPD Z23, Z8, Z23
-	VSUBPD Z24, Z9, Z24
-	VSUBPD Z25, Z10, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z23, Z23, Z26
-	VMULPD Z24, Z24, Z27
-	VADDPD Z27, Z26, Z26
-	VMULPD Z25, Z25, Z27
-	VADDPD Z27, Z26, Z26
-	VMULPD Z23, Z20, Z20
-	VMULPD Z24, Z21, Z21
-	VADDPD Z21, Z20, Z20
+	VMULPD      Z10, Z10, Z11
+	VMULPD      Z2, Z2, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z3, Z3, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  64(DX)(R13*8), Z21
-	VSUBPD   64(AX)(R13*8), Z21, Z21
-	VMULPD   Z25, Z22, Z22
-	VMOVUPS  64(SI)(R13*8), Z23
-	VSUBPD   64(BX)(R13*8), Z23, Z23
-	VADDPD   Z22, Z20, Z20
-	VMOVUPS  64(DI)(R13*8), Z22
-	VSUBPD   64(CX)(R13*8), Z22, Z22
-	VCMPPD   $0x04, Z26, Z0, K1
-	VDIVPD.Z Z26, Z20, K1, Z20
-	VMINPD   Z1, Z20, Z20
-	VMAXPD   Z0, Z20, Z20
+	VMOVUPS (DX)(R13*8), Z12
+	VSUBPD  (AX)(R13*8), Z12, Z12
+	VMOVUPS (SI)(R13*8), Z13
+	VSUBPD  (BX)(R13*8), Z13, Z13
+	VMOVUPS (AX)(R13*8), Z14
+	VSUBPD  (R8)(R13*8), Z14, Z14
+	VMOVUPS (BX)(R13*8), Z15
+	VSUBPD  (R9)(R13*8), Z15, Z15
+	VMOVUPS (DI)(R13*8), Z16
+	VSUBPD  (CX)(R13*8), Z16, Z16
+	VMOVUPS (CX)(R13*8), Z17
+	VSUBPD  (R10)(R13*8), Z17, Z17
+	VMULPD  Z14, Z10, Z18
+	VMULPD  Z15, Z2, Z19
+	VMULPD  Z12, Z10, Z20
+	VMULPD  Z13, Z2, Z21
+	VADDPD  Z19, Z18, Z18
+	VMULPD  Z17, Z3, Z19
+	VADDPD  Z21, Z20, Z20
+	VMULPD  Z16, Z3, Z21
+	VADDPD  Z19, Z18, Z18
+	VADDPD  Z21, Z20, Z19
+	VMULPD  Z11, Z18, Z18
+	VMULPD  Z11, Z19, Z11
 
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z15, Z20, Z15
-	VADDPD  Z15, Z17, Z15
-	VMOVUPS 64(R11)(R13*8), Z17
-	VSUBPD  64(R8)(R13*8), Z17, Z17
-	VMINPD  Z1, Z15, Z15
-	VMAXPD  Z0, Z15, Z15
-	VSUBPD  64(R9)(R13*8), Z4, Z4
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z18, Z10, Z20
+	VMULPD Z18, Z2, Z21
+	VMULPD Z11, Z10, Z22
+	VMULPD Z11, Z2, Z23
+	VMULPD Z18, Z3, Z24
+	VSUBPD Z14, Z20, Z20
+	VSUBPD Z15, Z21, Z21
+	VMULPD Z11, Z3, Z25
+	VSUBPD Z22, Z12, Z22
+	VSUBPD Z23, Z13, Z23
+	VSUBPD Z17, Z24, Z24
+	VSUBPD Z25, Z16, Z25
 
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z18, Z15, Z18
-	VSUBPD  64(R10)(R13*8), Z5, Z5
-	VSUBPD  Z19, Z18, Z18
-	VMULPD  Z16, Z18, Z16
-	VMINPD  Z1, Z16, Z16
-	VMAXPD  Z0, Z16, Z16
-	VMULPD  Z15, Z11, Z11
-	VMOVUPS 64(AX)(R13*8), Z18
-	VSUBPD  64(R8)(R13*8), Z18, Z18
-	VMULPD  Z15, Z2, Z2
-	VMOVUPS 64(BX)(R13*8), Z19
-	VSUBPD  64(R9)(R13*8), Z19, Z19
-	VMULPD  Z15, Z3, Z3
-	VMOVUPS 64(CX)(R13*8), Z20
-	VSUBPD  64(R10)(R13*8), Z20, Z20
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z16, Z8, Z8
-	VADDPD Z8, Z12, Z8
-	VSUBPD Z11, Z8, Z8
-	VMULPD Z16, Z9, Z9
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z17, Z17, Z11
-	VADDPD      Z9, Z13, Z9
-	VMULPD      Z4, Z4, Z12
-	VSUBPD      Z2, Z9, Z2
-	VADDPD      Z12, Z11, Z9
-	VMULPD      Z16, Z10, Z10
-	VMULPD      Z5, Z5, Z11
-	VADDPD      Z10, Z14, Z10
-	VADDPD      Z11, Z9, Z9
-	VSUBPD      Z3, Z10, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMULPD      Z8, Z8, Z8
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z22, Z22, Z26
+	VMULPD   Z23, Z23, Z27
+	VMULPD   Z22, Z20, Z20
+	VMULPD   Z23, Z21, Z21
+	VADDPD   Z27, Z26, Z22
+	VMULPD   Z25, Z25, Z23
+	VADDPD   Z21, Z20, Z20
+	VMULPD   Z25, Z24, Z21
+	VADDPD   Z23, Z22, Z22
+	VADDPD   Z21, Z20, Z20
+	VCMPPD   $0x04, Z22, Z0, K1
+	VDIVPD.Z Z22, Z20, K1, Z20
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z21, Z21, Z10
-	VMULPD Z2, Z2, Z2
-	VMULPD Z23, Z23, Z11
-	VADDPD Z2, Z8, Z2
-	VADDPD Z11, Z10, Z8
-	VMULPD Z3, Z3, Z3
-	VMULPD Z22, Z22, Z10
-	VADDPD Z3, Z2, Z2
-	VADDPD Z10, Z8, Z3
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z16, Z16, Z22
+	VMINPD      Z1, Z20, Z20
+	VMAXPD      Z0, Z20, Z20
+	VMOVUPS     64(R11)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VADDPD      Z22, Z21, Z21
+	VSUBPD      64(R9)(R13*8), Z4, Z4
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z    Z21, Z1, K1, Z21
+	VSUBPD      64(R10)(R13*8), Z5, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z11, Z20, Z11
+	VADDPD Z11, Z18, Z11
+	VMULPD Z12, Z14, Z18
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z23, Z23, Z20
+	VMULPD Z13, Z15, Z22
+	VMULPD Z4, Z4, Z24
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+	VADDPD Z22, Z18, Z18
+	VADDPD Z24, Z20, Z20
+	VMULPD Z16, Z17, Z22
+	VMULPD Z5, Z5, Z24
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z24, Z20, Z20
+	VADDPD      Z22, Z18, Z18
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
+	VDIVPD.Z    Z20, Z1, K1, Z20
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z19, Z11, Z19
+	VSUBPD Z18, Z19, Z18
+	VMULPD Z21, Z18, Z18
+	VMINPD Z1, Z18, Z18
+	VMAXPD Z0, Z18, Z18
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z18, Z12, Z12
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 64(DX)(R13*8), Z19
+	VSUBPD  64(AX)(R13*8), Z19, Z19
+	VMULPD  Z18, Z13, Z13
+	VMOVUPS 64(SI)(R13*8), Z21
+	VSUBPD  64(BX)(R13*8), Z21, Z21
+	VMULPD  Z11, Z10, Z10
+	VMOVUPS 64(AX)(R13*8), Z22
+	VSUBPD  64(R8)(R13*8), Z22, Z22
+	VMULPD  Z11, Z2, Z2
+	VMOVUPS 64(BX)(R13*8), Z24
+	VSUBPD  64(R9)(R13*8), Z24, Z24
+	VADDPD  Z12, Z14, Z12
+	VMOVUPS 64(DI)(R13*8), Z14
+	VSUBPD  64(CX)(R13*8), Z14, Z14
+	VADDPD  Z13, Z15, Z13
+	VMULPD  Z18, Z16, Z15
+	VMULPD  Z11, Z3, Z3
+	VMOVUPS 64(CX)(R13*8), Z16
+	VSUBPD  64(R10)(R13*8), Z16, Z16
+	VSUBPD  Z10, Z12, Z10
+	VSUBPD  Z2, Z13, Z2
+	VADDPD  Z15, Z17, Z12
+	VMULPD  Z22, Z23, Z13
+	VSUBPD  Z3, Z12, Z3
+	VMULPD  Z24, Z4, Z12
+	VMULPD  Z10, Z10, Z10
+	VMULPD  Z19, Z23, Z15
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z21, Z4, Z17
+	VADDPD  Z2, Z10, Z2
+	VMULPD  Z3, Z3, Z3
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z12, Z13, Z10
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z16, Z5, Z3
+	VADDPD         Z17, Z15, Z12
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VMULPD         Z18, Z17, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
-	VMULPD         Z19, Z4, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
-	VADDPD         Z10, Z8, Z8
+	VMULPD         Z14, Z5, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z18, K1, Z18
+	VADDPD         Z3, Z10, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VADDPD         Z13, Z12, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z16, (R12)(R13*8)
+	VMOVUPS Z18, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z15, (R12)(R13*8)
+	VMOVUPS Z11, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
-	VMULPD  Z20, Z5, Z2
-	VADDPD  Z2, Z8, Z2
-	VMULPD  Z9, Z2, Z2
-	VMULPD  Z21, Z17, Z8
-	VMULPD  Z23, Z4, Z10
-	VADDPD  Z10, Z8, Z8
-	VMULPD  Z22, Z5, Z10
-	VADDPD  Z10, Z8, Z8
-	VMULPD  Z9, Z8, Z9
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z21, Z18, Z10
-	VMULPD Z23, Z19, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD Z22, Z20, Z11
-	VADDPD Z11, Z10, Z10
+	VMULPD  Z20, Z3, Z2
+	VMULPD  Z20, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z17, Z11
+	VMULPD Z2, Z23, Z11
 	VMULPD Z2, Z4, Z12
-	VMULPD Z2, Z5, Z13
-	VSUBPD Z18, Z11, Z11
-	VSUBPD Z19, Z12, Z12
-	VSUBPD Z20, Z13, Z13
-	VMULPD Z9, Z17, Z14
-	VMULPD Z9, Z4, Z15
-	VMULPD Z9, Z5, Z16
-	VSUBPD Z14, Z21, Z14
-	VSUBPD Z15, Z23, Z15
-	VSUBPD Z16, Z22, Z16
+	VMULPD Z3, Z23, Z13
+	VMULPD Z3, Z4, Z15
+	VMULPD Z2, Z5, Z17
+	VSUBPD Z22, Z11, Z11
+	VSUBPD Z24, Z12, Z12
+	VMULPD Z3, Z5, Z18
+	VSUBPD Z13, Z19, Z13
+	VSUBPD Z15, Z21, Z15
+	VSUBPD Z16, Z17, Z17
+	VSUBPD Z18, Z14, Z18
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD Z14, Z14, Z24
-	VMULPD Z15, Z15, Z25
-	VADDPD Z25, Z24, Z24
-	VMULPD Z16, Z16, Z25
-	VADDPD Z25, Z24, Z24
-	VMULPD Z14, Z11, Z11
-	VMULPD Z15, Z12, Z12
-	VADDPD Z12, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS  128(DX)(R13*8), Z12
-	VSUBPD   128(AX)(R13*8), Z12, Z12
-	VMULPD   Z16, Z13, Z13
-	VMOVUPS  128(SI)(R13*8), Z14
-	VSUBPD   128(BX)(R13*8), Z14, Z14
-	VADDPD   Z13, Z11, Z11
-	VMOVUPS  128(DI)(R13*8), Z13
-	VSUBPD   128(CX)(R13*8), Z13, Z13
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z11, K1, Z11
-	VMINPD   Z1, Z11, Z11
-	VMAXPD   Z0, Z11, Z11
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD  Z9, Z11, Z9
-	VADDPD  Z9, Z2, Z2
-	VMOVUPS 128(R11)(R13*8), Z9
-	VSUBPD  128(R8)(R13*8), Z9, Z9
-	VMINPD  Z1, Z2, Z2
-	VMAXPD  Z0, Z2, Z2
-	VSUBPD  128(R9)(R13*8), Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z8, Z2, Z8
-	VSUBPD  128(R10)(R13*8), Z7, Z7
-	VSUBPD  Z10, Z8, Z8
-	VMULPD  Z3, Z8, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z2, Z17, Z8
-	VMOVUPS 128(AX)(R13*8), Z10
-	VSUBPD  128(R8)(R13*8), Z10, Z10
-	VMULPD  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*8), Z11
-	VSUBPD  128(R9)(R13*8), Z11, Z11
-	VMULPD  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*8), Z15
-	VSUBPD  128(R10)(R13*8), Z15, Z15
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z21, Z16
-	VADDPD Z16, Z18, Z16
-	VSUBPD Z8, Z16, Z8
-	VMULPD Z3, Z23, Z16
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z9, Z9, Z17
-	VADDPD      Z16, Z19, Z16
-	VMULPD      Z6, Z6, Z18
-	VSUBPD      Z4, Z16, Z4
-	VADDPD      Z18, Z17, Z16
-	VMULPD      Z3, Z22, Z17
-	VMULPD      Z7, Z7, Z18
-	VADDPD      Z17, Z20, Z17
-	VADDPD      Z18, Z16, Z16
-	VSUBPD      Z5, Z17, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VMULPD      Z8, Z8, Z8
+	VMULPD   Z13, Z13, Z20
+	VMULPD   Z15, Z15, Z25
+	VMULPD   Z13, Z11, Z11
+	VMULPD   Z15, Z12, Z12
+	VADDPD   Z25, Z20, Z13
+	VMULPD   Z18, Z18, Z15
+	VADDPD   Z12, Z11, Z11
+	VMULPD   Z18, Z17, Z12
+	VADDPD   Z15, Z13, Z13
+	VADDPD   Z12, Z11, Z11
+	VCMPPD   $0x04, Z13, Z0, K1
+	VDIVPD.Z Z13, Z11, K1, Z11
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD Z12, Z12, Z17
-	VMULPD Z4, Z4, Z4
-	VMULPD Z14, Z14, Z18
-	VADDPD Z4, Z8, Z4
-	VADDPD Z18, Z17, Z8
-	VMULPD Z5, Z5, Z5
-	VMULPD Z13, Z13, Z17
-	VADDPD Z5, Z4, Z4
-	VADDPD Z17, Z8, Z5
+	VMULPD      Z19, Z19, Z12
+	VMULPD      Z21, Z21, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z14, Z14, Z13
+	VMINPD      Z1, Z11, Z11
+	VMAXPD      Z0, Z11, Z11
+	VMOVUPS     128(R11)(R13*8), Z15
+	VSUBPD      128(R8)(R13*8), Z15, Z15
+	VADDPD      Z13, Z12, Z12
+	VSUBPD      128(R9)(R13*8), Z6, Z6
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VSUBPD      128(R10)(R13*8), Z7, Z7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z11, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z19, Z22, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z15, Z15, Z11
+	VMULPD Z21, Z24, Z13
+	VMULPD Z6, Z6, Z17
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z13, Z3, Z3
+	VADDPD Z17, Z11, Z11
+	VMULPD Z14, Z16, Z13
+	VMULPD Z7, Z7, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z13, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
+	VMULPD Z12, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z19, Z10
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 128(DX)(R13*8), Z12
+	VSUBPD  128(AX)(R13*8), Z12, Z12
+	VMULPD  Z3, Z21, Z13
+	VMOVUPS 128(SI)(R13*8), Z17
+	VSUBPD  128(BX)(R13*8), Z17, Z17
+	VMULPD  Z2, Z23, Z18
+	VMOVUPS 128(AX)(R13*8), Z19
+	VSUBPD  128(R8)(R13*8), Z19, Z19
+	VMULPD  Z2, Z4, Z4
+	VMOVUPS 128(BX)(R13*8), Z20
+	VSUBPD  128(R9)(R13*8), Z20, Z20
+	VADDPD  Z10, Z22, Z10
+	VMOVUPS 128(DI)(R13*8), Z21
+	VSUBPD  128(CX)(R13*8), Z21, Z21
+	VADDPD  Z13, Z24, Z13
+	VMULPD  Z3, Z14, Z14
+	VMULPD  Z2, Z5, Z5
+	VMOVUPS 128(CX)(R13*8), Z22
+	VSUBPD  128(R10)(R13*8), Z22, Z22
+	VSUBPD  Z18, Z10, Z10
+	VSUBPD  Z4, Z13, Z4
+	VADDPD  Z14, Z16, Z13
+	VMULPD  Z19, Z15, Z14
+	VSUBPD  Z5, Z13, Z5
+	VMULPD  Z20, Z6, Z13
+	VMULPD  Z10, Z10, Z10
+	VMULPD  Z12, Z15, Z16
+	VMULPD  Z4, Z4, Z4
+	VMULPD  Z17, Z6, Z18
+	VADDPD  Z4, Z10, Z4
+	VMULPD  Z5, Z5, Z5
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z       Z5, Z1, K1, Z5
+	VADDPD         Z13, Z14, Z10
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z22, Z7, Z5
+	VADDPD         Z18, Z16, Z13
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VMULPD         Z10, Z9, Z8
+	VMULPD         Z21, Z7, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         Z11, Z6, Z17
+	VADDPD         Z5, Z10, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VADDPD         Z17, Z8, Z8
+	VADDPD         Z14, Z13, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -30216,90 +31479,129 @@ Closest64AVX512_groups:
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*8)
-	VMULPD  Z15, Z7, Z2
-	VADDPD  Z2, Z8, Z2
-	VMULPD  Z16, Z2, Z2
-	VMULPD  Z12, Z9, Z3
-	VMULPD  Z14, Z6, Z4
-	VADDPD  Z4, Z3, Z3
-	VMULPD  Z13, Z7, Z4
-	VADDPD  Z4, Z3, Z3
-	VMULPD  Z16, Z3, Z4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z12, Z10, Z8
-	VMULPD Z14, Z11, Z16
-	VADDPD Z16, Z8, Z8
-	VMULPD Z13, Z15, Z16
-	VADDPD Z16, Z8, Z8
+	VMULPD  Z11, Z5, Z2
+	VMULPD  Z11, Z10, Z3
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z2, Z9, Z16
-	VMULPD Z2, Z6, Z17
-	VMULPD Z2, Z7, Z18
-	VSUBPD Z10, Z16, Z16
-	VSUBPD Z11, Z17, Z17
-	VSUBPD Z15, Z18, Z18
-	VMULPD Z4, Z9, Z19
-	VMULPD Z4, Z6, Z20
-	VMULPD Z4, Z7, Z21
-	VSUBPD Z19, Z12, Z19
-	VSUBPD Z20, Z14, Z20
-	VSUBPD Z21, Z13, Z21
+	VMULPD Z2, Z15, Z4
+	VMULPD Z2, Z6, Z5
+	VMULPD Z3, Z15, Z11
+	VMULPD Z3, Z6, Z13
+	VMULPD Z2, Z7, Z14
+	VSUBPD Z19, Z4, Z4
+	VSUBPD Z20, Z5, Z5
+	VMULPD Z3, Z7, Z16
+	VSUBPD Z11, Z12, Z11
+	VSUBPD Z13, Z17, Z13
+	VSUBPD Z22, Z14, Z14
+	VSUBPD Z16, Z21, Z16
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
-	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z16, K1, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VMULPD   Z11, Z11, Z18
+	VMULPD   Z13, Z13, Z23
+	VMULPD   Z11, Z4, Z4
+	VMULPD   Z13, Z5, Z5
+	VADDPD   Z23, Z18, Z11
+	VMULPD   Z16, Z16, Z13
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z16, Z14, Z5
+	VADDPD   Z13, Z11, Z11
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z11, Z0, K1
+	VDIVPD.Z Z11, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z12, Z12, Z5
+	VMULPD      Z17, Z17, Z11
+	VADDPD      Z11, Z5, Z5
+	VMULPD      Z21, Z21, Z11
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMOVUPS     192(R11)(R13*8), Z13
+	VSUBPD      192(R8)(R13*8), Z13, Z13
+	VADDPD      Z11, Z5, Z5
+	VSUBPD      192(R9)(R13*8), Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+	VSUBPD      192(R10)(R13*8), Z9, Z9
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z16, Z4
-	VADDPD Z4, Z2, Z2
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z12, Z19, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Z13, Z13, Z4
+	VMULPD Z17, Z20, Z11
+	VMULPD Z8, Z8, Z14
 	VMINPD Z1, Z2, Z2
 	VMAXPD Z0, Z2, Z2
+	VADDPD Z11, Z3, Z3
+	VADDPD Z14, Z4, Z4
+	VMULPD Z21, Z22, Z11
+	VMULPD Z9, Z9, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD      Z14, Z4, Z4
+	VADDPD      Z11, Z3, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z    Z4, Z1, K1, Z4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z3, Z2, Z3
-	VSUBPD Z8, Z3, Z3
+	VMULPD Z10, Z2, Z10
+	VSUBPD Z3, Z10, Z3
 	VMULPD Z5, Z3, Z3
 	VMINPD Z1, Z3, Z3
 	VMAXPD Z0, Z3, Z3
-	VMULPD Z2, Z9, Z4
-	VMULPD Z2, Z6, Z5
-	VMULPD Z2, Z7, Z6
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z12, Z7
-	VADDPD Z7, Z10, Z7
-	VSUBPD Z4, Z7, Z4
-	VMULPD Z3, Z14, Z7
-	VADDPD Z7, Z11, Z7
-	VSUBPD Z5, Z7, Z5
-	VMULPD Z3, Z13, Z7
-	VADDPD Z7, Z15, Z7
-	VSUBPD Z6, Z7, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-	VADDPD Z5, Z4, Z4
+	VMULPD Z3, Z12, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(DX)(R13*8), Z10
+	VSUBPD  192(AX)(R13*8), Z10, Z10
+	VMULPD  Z3, Z17, Z11
+	VMOVUPS 192(SI)(R13*8), Z12
+	VSUBPD  192(BX)(R13*8), Z12, Z12
+	VMULPD  Z2, Z15, Z14
+	VMOVUPS 192(AX)(R13*8), Z15
+	VSUBPD  192(R8)(R13*8), Z15, Z15
+	VMULPD  Z2, Z6, Z6
+	VMOVUPS 192(BX)(R13*8), Z16
+	VSUBPD  192(R9)(R13*8), Z16, Z16
+	VADDPD  Z5, Z19, Z5
+	VMOVUPS 192(DI)(R13*8), Z17
+	VSUBPD  192(CX)(R13*8), Z17, Z17
+	VADDPD  Z11, Z20, Z11
+	VMULPD  Z3, Z21, Z18
+	VMULPD  Z2, Z7, Z7
+	VMOVUPS 192(CX)(R13*8), Z19
+	VSUBPD  192(R10)(R13*8), Z19, Z19
+	VSUBPD  Z14, Z5, Z5
+	VSUBPD  Z6, Z11, Z6
+	VADDPD  Z18, Z22, Z11
+	VMULPD  Z15, Z13, Z14
+	VSUBPD  Z7, Z11, Z7
+	VMULPD  Z16, Z8, Z11
+	VMULPD  Z5, Z5, Z5
+	VMULPD  Z10, Z13, Z18
+	VMULPD  Z6, Z6, Z6
+	VMULPD  Z12, Z8, Z20
+	VADDPD  Z6, Z5, Z5
+	VMULPD  Z7, Z7, Z6
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VADDPD         Z11, Z14, Z7
+	VADDPD         Z6, Z5, Z5
+	VMULPD         Z19, Z9, Z6
+	VADDPD         Z20, Z18, Z11
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z5, K1
+	VMULPD         Z17, Z9, Z14
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VADDPD         Z6, Z7, Z6
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VADDPD         Z14, Z11, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -30307,10 +31609,104 @@ Closest64AVX512_groups:
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*8)
-	ADDQ    $0x00000018, R13
-	SUBQ    $0x00000018, R14
-	CMPQ    R14, $0x00000018
+	VMOVUPS Z5, 128(R12)(R13*8)
+	VMULPD  Z4, Z6, Z2
+	VMULPD  Z4, Z7, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z2, Z13, Z4
+	VMULPD Z2, Z8, Z5
+	VMULPD Z3, Z13, Z6
+	VMULPD Z3, Z8, Z11
+	VMULPD Z2, Z9, Z14
+	VSUBPD Z15, Z4, Z4
+	VSUBPD Z16, Z5, Z5
+	VMULPD Z3, Z9, Z18
+	VSUBPD Z6, Z10, Z6
+	VSUBPD Z11, Z12, Z11
+	VSUBPD Z19, Z14, Z14
+	VSUBPD Z18, Z17, Z18
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z6, Z6, Z20
+	VMULPD   Z11, Z11, Z21
+	VMULPD   Z6, Z4, Z4
+	VMULPD   Z11, Z5, Z5
+	VADDPD   Z21, Z20, Z6
+	VMULPD   Z18, Z18, Z11
+	VADDPD   Z5, Z4, Z4
+	VMULPD   Z18, Z14, Z5
+	VADDPD   Z11, Z6, Z6
+	VADDPD   Z5, Z4, Z4
+	VCMPPD   $0x04, Z6, Z0, K1
+	VDIVPD.Z Z6, Z4, K1, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z10, Z10, Z5
+	VMULPD      Z12, Z12, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z17, Z17, Z6
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z3, Z4, Z3
+	VADDPD Z3, Z2, Z2
+	VMULPD Z10, Z15, Z3
+	VMULPD Z12, Z16, Z4
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+	VADDPD Z4, Z3, Z3
+	VMULPD Z17, Z19, Z4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z4, Z3, Z3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z7, Z2, Z4
+	VSUBPD Z3, Z4, Z3
+	VMULPD Z5, Z3, Z3
+	VMINPD Z1, Z3, Z3
+	VMAXPD Z0, Z3, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z3, Z10, Z4
+	VMULPD Z3, Z12, Z5
+	VMULPD Z2, Z13, Z6
+	VMULPD Z2, Z8, Z7
+	VADDPD Z4, Z15, Z4
+	VADDPD Z5, Z16, Z5
+	VMULPD Z3, Z17, Z8
+	VMULPD Z2, Z9, Z9
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z7, Z5, Z5
+	VADDPD Z8, Z19, Z6
+	VSUBPD Z9, Z6, Z6
+	VMULPD Z4, Z4, Z4
+	VMULPD Z5, Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z6, Z5
+
+	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z5, Z4, Z4
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 3.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*8)
+	ADDQ    $0x00000020, R13
+	SUBQ    $0x00000020, R14
+	CMPQ    R14, $0x00000020
 	JAE     Closest64AVX512_groups
 
 Closest64AVX512_groups_end:
@@ -30323,135 +31719,135 @@ Closest64AVX512_loop:
 	VMOVUPS (R12)(R13*8), Z2
 	MOVQ    dz+88(FP), R12
 	VMOVUPS (R12)(R13*8), Z3
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z4
-	VSUBPD  (AX)(R13*8), Z4, Z4
-	VMOVUPS (SI)(R13*8), Z5
-	VSUBPD  (BX)(R13*8), Z5, Z5
-	VMOVUPS (DI)(R13*8), Z6
-	VSUBPD  (CX)(R13*8), Z6, Z6
-	VMOVUPS (R11)(R13*8), Z7
-	VSUBPD  (R8)(R13*8), Z7, Z7
+	VMOVUPS (R11)(R13*8), Z4
+	VSUBPD  (R8)(R13*8), Z4, Z4
 	VSUBPD  (R9)(R13*8), Z2, Z2
 	VSUBPD  (R10)(R13*8), Z3, Z3
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z4, Z4, Z5
+	VMULPD      Z2, Z2, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS (DX)(R13*8), Z6
+	VSUBPD  (AX)(R13*8), Z6, Z6
+	VMOVUPS (SI)(R13*8), Z7
+	VSUBPD  (BX)(R13*8), Z7, Z7
 	VMOVUPS (AX)(R13*8), Z8
 	VSUBPD  (R8)(R13*8), Z8, Z8
 	VMOVUPS (BX)(R13*8), Z9
 	VSUBPD  (R9)(R13*8), Z9, Z9
-	VMOVUPS (CX)(R13*8), Z10
-	VSUBPD  (R10)(R13*8), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z7, Z7, Z11
-	VMULPD      Z2, Z2, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z3, Z3, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z4, Z4, Z12
-	VMULPD      Z5, Z5, Z13
-	VADDPD      Z13, Z12, Z12
-	VMULPD      Z6, Z6, Z13
-	VADDPD      Z13, Z12, Z12
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z    Z12, Z1, K1, Z12
-	VMULPD      Z8, Z7, Z13
-	VMULPD      Z9, Z2, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z10, Z3, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z11, Z13, Z13
-	VMULPD      Z4, Z7, Z14
-	VMULPD      Z5, Z2, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z6, Z3, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z11, Z14, Z11
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z4, Z8, Z15
-	VMULPD Z5, Z9, Z16
-	VADDPD Z16, Z15, Z15
-	VMULPD Z6, Z10, Z16
-	VADDPD Z16, Z15, Z15
+	VMOVUPS (DI)(R13*8), Z10
+	VSUBPD  (CX)(R13*8), Z10, Z10
+	VMOVUPS (CX)(R13*8), Z11
+	VSUBPD  (R10)(R13*8), Z11, Z11
+	VMULPD  Z8, Z4, Z12
+	VMULPD  Z9, Z2, Z13
+	VMULPD  Z6, Z4, Z14
+	VMULPD  Z7, Z2, Z15
+	VADDPD  Z13, Z12, Z12
+	VMULPD  Z11, Z3, Z13
+	VADDPD  Z15, Z14, Z14
+	VMULPD  Z10, Z3, Z15
+	VADDPD  Z13, Z12, Z12
+	VADDPD  Z15, Z14, Z13
+	VMULPD  Z5, Z12, Z12
+	VMULPD  Z5, Z13, Z5
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z7, Z16
-	VMULPD Z13, Z2, Z17
-	VMULPD Z13, Z3, Z18
-	VSUBPD Z8, Z16, Z16
-	VSUBPD Z9, Z17, Z17
-	VSUBPD Z10, Z18, Z18
-	VMULPD Z11, Z7, Z19
-	VMULPD Z11, Z2, Z20
-	VMULPD Z11, Z3, Z21
-	VSUBPD Z19, Z4, Z19
-	VSUBPD Z20, Z5, Z20
-	VSUBPD Z21, Z6, Z21
+	VMULPD Z12, Z4, Z14
+	VMULPD Z12, Z2, Z15
+	VMULPD Z5, Z4, Z16
+	VMULPD Z5, Z2, Z17
+	VMULPD Z12, Z3, Z18
+	VSUBPD Z8, Z14, Z14
+	VSUBPD Z9, Z15, Z15
+	VMULPD Z5, Z3, Z19
+	VSUBPD Z16, Z6, Z16
+	VSUBPD Z17, Z7, Z17
+	VSUBPD Z11, Z18, Z18
+	VSUBPD Z19, Z10, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
+	VMULPD   Z16, Z16, Z20
+	VMULPD   Z17, Z17, Z21
+	VMULPD   Z16, Z14, Z14
+	VMULPD   Z17, Z15, Z15
+	VADDPD   Z21, Z20, Z16
+	VMULPD   Z19, Z19, Z17
+	VADDPD   Z15, Z14, Z14
+	VMULPD   Z19, Z18, Z15
 	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z16, K1, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VADDPD   Z15, Z14, Z14
+	VCMPPD   $0x04, Z16, Z0, K1
+	VDIVPD.Z Z16, Z14, K1, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z6, Z6, Z15
+	VMULPD      Z7, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z10, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z15
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z11, Z16, Z11
-	VADDPD Z11, Z13, Z11
-	VMINPD Z1, Z11, Z11
-	VMAXPD Z0, Z11, Z11
+	VMULPD Z5, Z14, Z5
+	VADDPD Z5, Z12, Z5
+	VMULPD Z6, Z8, Z12
+	VMULPD Z7, Z9, Z14
+	VMINPD Z1, Z5, Z5
+	VMAXPD Z0, Z5, Z5
+	VADDPD Z14, Z12, Z12
+	VMULPD Z10, Z11, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z14, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z14, Z11, Z13
-	VSUBPD Z15, Z13, Z13
-	VMULPD Z12, Z13, Z12
+	VMULPD Z13, Z5, Z13
+	VSUBPD Z12, Z13, Z12
+	VMULPD Z15, Z12, Z12
 	VMINPD Z1, Z12, Z12
 	VMAXPD Z0, Z12, Z12
-	VMULPD Z11, Z7, Z7
-	VMULPD Z11, Z2, Z2
-	VMULPD Z11, Z3, Z3
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z12, Z4, Z4
-	VADDPD Z4, Z8, Z4
-	VSUBPD Z7, Z4, Z4
-	VMULPD Z12, Z5, Z5
-	VADDPD Z5, Z9, Z5
-	VSUBPD Z2, Z5, Z2
-	VMULPD Z12, Z6, Z5
-	VADDPD Z5, Z10, Z5
-	VSUBPD Z3, Z5, Z3
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
+	VMULPD Z5, Z4, Z4
+	VMULPD Z5, Z2, Z2
+	VADDPD Z6, Z8, Z6
+	VADDPD Z7, Z9, Z7
+	VMULPD Z12, Z10, Z8
+	VMULPD Z5, Z3, Z3
+	VSUBPD Z4, Z6, Z4
+	VSUBPD Z2, Z7, Z2
+	VADDPD Z8, Z11, Z6
+	VSUBPD Z3, Z6, Z3
 	VMULPD Z4, Z4, Z4
 	VMULPD Z2, Z2, Z2
 	VADDPD Z2, Z4, Z2
 	VMULPD Z3, Z3, Z3
-	VADDPD Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
 	VMOVUPS Z12, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z11, (R12)(R13*8)
+	VMOVUPS Z5, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
@@ -30481,118 +31877,118 @@ Closest64AVX512_loop_end:
 	VMOVUPD.Z (R12)(R13*8), K1, Z12
 	MOVQ      dz+88(FP), R12
 	VMOVUPD.Z (R12)(R13*8), K1, Z13
+	VSUBPD    Z8, Z11, Z11
+	VSUBPD    Z9, Z12, Z12
+	VSUBPD    Z10, Z13, Z13
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z11, Z11, Z14
+	VMULPD      Z12, Z12, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z13, Z13, Z15
+	VADDPD      Z15, Z14, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K2
+	VDIVPD.Z    Z14, Z1, K2, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z5
 	VSUBPD Z3, Z6, Z6
-	VSUBPD Z4, Z7, Z7
-	VSUBPD Z8, Z11, Z11
-	VSUBPD Z9, Z12, Z12
-	VSUBPD Z10, Z13, Z13
 	VSUBPD Z8, Z2, Z2
 	VSUBPD Z9, Z3, Z3
+	VSUBPD Z4, Z7, Z7
 	VSUBPD Z10, Z4, Z4
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z11, Z11, Z8
-	VMULPD      Z12, Z12, Z9
-	VADDPD      Z9, Z8, Z8
-	VMULPD      Z13, Z13, Z9
-	VADDPD      Z9, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K2
-	VDIVPD.Z    Z8, Z1, K2, Z8
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z5, Z5, Z9
-	VMULPD      Z6, Z6, Z10
-	VADDPD      Z10, Z9, Z9
-	VMULPD      Z7, Z7, Z10
-	VADDPD      Z10, Z9, Z9
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K2
-	VDIVPD.Z    Z9, Z1, K2, Z9
-	VMULPD      Z2, Z11, Z10
-	VMULPD      Z3, Z12, Z14
-	VADDPD      Z14, Z10, Z10
-	VMULPD      Z4, Z13, Z14
-	VADDPD      Z14, Z10, Z10
-	VMULPD      Z8, Z10, Z10
-	VMULPD      Z5, Z11, Z14
-	VMULPD      Z6, Z12, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z7, Z13, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z8, Z14, Z8
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z5, Z2, Z15
-	VMULPD Z6, Z3, Z16
-	VADDPD Z16, Z15, Z15
-	VMULPD Z7, Z4, Z16
-	VADDPD Z16, Z15, Z15
+	VMULPD Z2, Z11, Z8
+	VMULPD Z3, Z12, Z9
+	VMULPD Z5, Z11, Z10
+	VMULPD Z6, Z12, Z15
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z13, Z9
+	VADDPD Z15, Z10, Z10
+	VMULPD Z7, Z13, Z15
+	VADDPD Z9, Z8, Z8
+	VADDPD Z15, Z10, Z9
+	VMULPD Z14, Z8, Z8
+	VMULPD Z14, Z9, Z10
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z8, Z11, Z14
+	VMULPD Z8, Z12, Z15
 	VMULPD Z10, Z11, Z16
 	VMULPD Z10, Z12, Z17
-	VMULPD Z10, Z13, Z18
-	VSUBPD Z2, Z16, Z16
-	VSUBPD Z3, Z17, Z17
+	VMULPD Z8, Z13, Z18
+	VSUBPD Z2, Z14, Z14
+	VSUBPD Z3, Z15, Z15
+	VMULPD Z10, Z13, Z19
+	VSUBPD Z16, Z5, Z16
+	VSUBPD Z17, Z6, Z17
 	VSUBPD Z4, Z18, Z18
-	VMULPD Z8, Z11, Z19
-	VMULPD Z8, Z12, Z20
-	VMULPD Z8, Z13, Z21
-	VSUBPD Z19, Z5, Z19
-	VSUBPD Z20, Z6, Z20
-	VSUBPD Z21, Z7, Z21
+	VSUBPD Z19, Z7, Z19
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z19, Z19, Z22
-	VMULPD   Z20, Z20, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z21, Z21, Z23
-	VADDPD   Z23, Z22, Z22
-	VMULPD   Z19, Z16, Z16
-	VMULPD   Z20, Z17, Z17
+	VMULPD   Z16, Z16, Z20
+	VMULPD   Z17, Z17, Z21
+	VMULPD   Z16, Z14, Z14
+	VMULPD   Z17, Z15, Z15
+	VADDPD   Z21, Z20, Z16
+	VMULPD   Z19, Z19, Z17
+	VADDPD   Z15, Z14, Z14
+	VMULPD   Z19, Z18, Z15
 	VADDPD   Z17, Z16, Z16
-	VMULPD   Z21, Z18, Z17
-	VADDPD   Z17, Z16, Z16
-	VCMPPD   $0x04, Z22, Z0, K2
-	VDIVPD.Z Z22, Z16, K2, Z16
-	VMINPD   Z1, Z16, Z16
-	VMAXPD   Z0, Z16, Z16
+	VADDPD   Z15, Z14, Z14
+	VCMPPD   $0x04, Z16, Z0, K2
+	VDIVPD.Z Z16, Z14, K2, Z14
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z5, Z5, Z15
+	VMULPD      Z6, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z7, Z7, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z16, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z15
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z8, Z16, Z8
-	VADDPD Z8, Z10, Z8
+	VMULPD Z10, Z14, Z10
+	VADDPD Z10, Z8, Z8
+	VMULPD Z5, Z2, Z10
+	VMULPD Z6, Z3, Z14
 	VMINPD Z1, Z8, Z8
 	VMAXPD Z0, Z8, Z8
+	VADDPD Z14, Z10, Z10
+	VMULPD Z7, Z4, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VADDPD Z14, Z10, Z10
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z14, Z8, Z10
-	VSUBPD Z15, Z10, Z10
-	VMULPD Z9, Z10, Z9
+	VMULPD Z9, Z8, Z9
+	VSUBPD Z10, Z9, Z9
+	VMULPD Z15, Z9, Z9
 	VMINPD Z1, Z9, Z1
 	VMAXPD Z0, Z1, Z0
-	VMULPD Z8, Z11, Z1
-	VMULPD Z8, Z12, Z9
-	VMULPD Z8, Z13, Z10
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z0, Z5, Z5
-	VADDPD Z5, Z2, Z2
-	VSUBPD Z1, Z2, Z1
-	VMULPD Z0, Z6, Z2
-	VADDPD Z2, Z3, Z2
-	VSUBPD Z9, Z2, Z2
+	VMULPD Z0, Z5, Z1
+	VMULPD Z0, Z6, Z5
+	VMULPD Z8, Z11, Z6
+	VMULPD Z8, Z12, Z9
+	VADDPD Z1, Z2, Z1
+	VADDPD Z5, Z3, Z2
 	VMULPD Z0, Z7, Z3
+	VMULPD Z8, Z13, Z5
+	VSUBPD Z6, Z1, Z1
+	VSUBPD Z9, Z2, Z2
 	VADDPD Z3, Z4, Z3
-	VSUBPD Z10, Z3, Z3
+	VSUBPD Z5, Z3, Z3
 	VMULPD Z1, Z1, Z1
 	VMULPD Z2, Z2, Z2
 	VADDPD Z2, Z1, Z1
 	VMULPD Z3, Z3, Z2
-	VADDPD Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	VADDPD         Z2, Z1, Z1
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z8
@@ -30639,16 +32035,16 @@ Stream64AVX512_loop:
 	VMOVUPS (R12)(R13*8), Z1
 	VMOVUPS (AX)(R13*8), Z2
 	VADDPD  (DX)(R13*8), Z2, Z2
-	VADDPD  (R8)(R13*8), Z2, Z2
-	VADDPD  (R11)(R13*8), Z2, Z2
 	VMOVUPS (BX)(R13*8), Z3
 	VADDPD  (SI)(R13*8), Z3, Z3
+	VMOVUPS (CX)(R13*8), Z4
+	VADDPD  (DI)(R13*8), Z4, Z4
+	VADDPD  (R8)(R13*8), Z2, Z2
 	VADDPD  (R9)(R13*8), Z3, Z3
+	VADDPD  (R10)(R13*8), Z4, Z4
+	VADDPD  (R11)(R13*8), Z2, Z2
 	VADDPD  Z0, Z3, Z0
-	VMOVUPS (CX)(R13*8), Z3
-	VADDPD  (DI)(R13*8), Z3, Z3
-	VADDPD  (R10)(R13*8), Z3, Z3
-	VADDPD  Z1, Z3, Z1
+	VADDPD  Z1, Z4, Z1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -30685,13 +32081,13 @@ Stream64AVX512_loop_end:
 	MOVQ      dz+88(FP), R12
 	VMOVUPD.Z (R12)(R13*8), K1, Z11
 	VADDPD    Z3, Z0, Z0
-	VADDPD    Z6, Z0, Z0
-	VADDPD    Z9, Z0, Z0
 	VADDPD    Z4, Z1, Z1
-	VADDPD    Z7, Z1, Z1
-	VADDPD    Z10, Z1, Z1
 	VADDPD    Z5, Z2, Z2
+	VADDPD    Z6, Z0, Z0
+	VADDPD    Z7, Z1, Z1
 	VADDPD    Z8, Z2, Z2
+	VADDPD    Z9, Z0, Z0
+	VADDPD    Z10, Z1, Z1
 	VADDPD    Z11, Z2, Z2
 
 	// Store the results of group 0.
@@ -30754,41 +32150,41 @@ ClosestPoint64AVX512_nt:
 	VSUBPD     (DX)(R13*8), Z2, Z2
 	VMOVUPS    (R9)(R13*8), Z3
 	VSUBPD     (SI)(R13*8), Z3, Z3
-	VMOVUPS    (R10)(R13*8), Z4
-	VSUBPD     (DI)(R13*8), Z4, Z4
-	VMOVUPS    (AX)(R13*8), Z5
-	VSUBPD     (DX)(R13*8), Z5, Z5
-	VMOVUPS    (BX)(R13*8), Z6
-	VSUBPD     (SI)(R13*8), Z6, Z6
+	VMOVUPS    (AX)(R13*8), Z4
+	VSUBPD     (DX)(R13*8), Z4, Z4
+	VMOVUPS    (BX)(R13*8), Z5
+	VSUBPD     (SI)(R13*8), Z5, Z5
+	VMOVUPS    (R10)(R13*8), Z6
+	VSUBPD     (DI)(R13*8), Z6, Z6
 	VMOVUPS    (CX)(R13*8), Z7
 	VSUBPD     (DI)(R13*8), Z7, Z7
-	VMULPD     Z2, Z5, Z8
-	VMULPD     Z3, Z6, Z9
+	VMULPD     Z2, Z4, Z8
+	VMULPD     Z3, Z5, Z9
+	VMULPD     Z2, Z2, Z10
+	VMULPD     Z3, Z3, Z11
 	VADDPD     Z9, Z8, Z8
-	VMULPD     Z4, Z7, Z9
+	VMULPD     Z6, Z7, Z9
+	VADDPD     Z11, Z10, Z10
+	VMULPD     Z6, Z6, Z11
 	VADDPD     Z9, Z8, Z8
-	VMULPD     Z2, Z2, Z9
-	VMULPD     Z3, Z3, Z10
-	VADDPD     Z10, Z9, Z9
-	VMULPD     Z4, Z4, Z10
-	VADDPD     Z10, Z9, Z9
+	VADDPD     Z11, Z10, Z9
 	VCMPPD     $0x04, Z9, Z0, K1
 	VDIVPD.Z   Z9, Z8, K1, Z8
 	VMINPD     Z1, Z8, Z8
 	VMAXPD     Z0, Z8, Z8
 	VMULPD     Z8, Z2, Z2
 	VMULPD     Z8, Z3, Z3
-	VMULPD     Z8, Z4, Z4
-	VSUBPD     Z5, Z2, Z2
-	VSUBPD     Z6, Z3, Z3
-	VSUBPD     Z7, Z4, Z4
+	VMULPD     Z8, Z6, Z6
+	VSUBPD     Z4, Z2, Z2
+	VSUBPD     Z5, Z3, Z3
+	VSUBPD     Z7, Z6, Z4
 	VMULPD     Z2, Z2, Z2
 	VMULPD     Z3, Z3, Z3
 	VADDPD     Z3, Z2, Z2
 	VMULPD     Z4, Z4, Z3
-	VADDPD     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
@@ -30827,41 +32223,41 @@ ClosestPoint64AVX512_prefetch:
 	VSUBPD     (DX)(R13*8), Z2, Z2
 	VMOVUPS    (R9)(R13*8), Z3
 	VSUBPD     (SI)(R13*8), Z3, Z3
-	VMOVUPS    (R10)(R13*8), Z4
-	VSUBPD     (DI)(R13*8), Z4, Z4
-	VMOVUPS    (AX)(R13*8), Z5
-	VSUBPD     (DX)(R13*8), Z5, Z5
-	VMOVUPS    (BX)(R13*8), Z6
-	VSUBPD     (SI)(R13*8), Z6, Z6
+	VMOVUPS    (AX)(R13*8), Z4
+	VSUBPD     (DX)(R13*8), Z4, Z4
+	VMOVUPS    (BX)(R13*8), Z5
+	VSUBPD     (SI)(R13*8), Z5, Z5
+	VMOVUPS    (R10)(R13*8), Z6
+	VSUBPD     (DI)(R13*8), Z6, Z6
 	VMOVUPS    (CX)(R13*8), Z7
 	VSUBPD     (DI)(R13*8), Z7, Z7
-	VMULPD     Z2, Z5, Z8
-	VMULPD     Z3, Z6, Z9
+	VMULPD     Z2, Z4, Z8
+	VMULPD     Z3, Z5, Z9
+	VMULPD     Z2, Z2, Z10
+	VMULPD     Z3, Z3, Z11
 	VADDPD     Z9, Z8, Z8
-	VMULPD     Z4, Z7, Z9
+	VMULPD     Z6, Z7, Z9
+	VADDPD     Z11, Z10, Z10
+	VMULPD     Z6, Z6, Z11
 	VADDPD     Z9, Z8, Z8
-	VMULPD     Z2, Z2, Z9
-	VMULPD     Z3, Z3, Z10
-	VADDPD     Z10, Z9, Z9
-	VMULPD     Z4, Z4, Z10
-	VADDPD     Z10, Z9, Z9
+	VADDPD     Z11, Z10, Z9
 	VCMPPD     $0x04, Z9, Z0, K1
 	VDIVPD.Z   Z9, Z8, K1, Z8
 	VMINPD     Z1, Z8, Z8
 	VMAXPD     Z0, Z8, Z8
 	VMULPD     Z8, Z2, Z2
 	VMULPD     Z8, Z3, Z3
-	VMULPD     Z8, Z4, Z4
-	VSUBPD     Z5, Z2, Z2
-	VSUBPD     Z6, Z3, Z3
-	VSUBPD     Z7, Z4, Z4
+	VMULPD     Z8, Z6, Z6
+	VSUBPD     Z4, Z2, Z2
+	VSUBPD     Z5, Z3, Z3
+	VSUBPD     Z7, Z6, Z4
 	VMULPD     Z2, Z2, Z2
 	VMULPD     Z3, Z3, Z3
 	VADDPD     Z3, Z2, Z2
 	VMULPD     Z4, Z4, Z3
-	VADDPD     Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
@@ -30886,41 +32282,41 @@ ClosestPoint64AVX512_loop:
 	VSUBPD   (DX)(R13*8), Z2, Z2
 	VMOVUPS  (R9)(R13*8), Z3
 	VSUBPD   (SI)(R13*8), Z3, Z3
-	VMOVUPS  (R10)(R13*8), Z4
-	VSUBPD   (DI)(R13*8), Z4, Z4
-	VMOVUPS  (AX)(R13*8), Z5
-	VSUBPD   (DX)(R13*8), Z5, Z5
-	VMOVUPS  (BX)(R13*8), Z6
-	VSUBPD   (SI)(R13*8), Z6, Z6
+	VMOVUPS  (AX)(R13*8), Z4
+	VSUBPD   (DX)(R13*8), Z4, Z4
+	VMOVUPS  (BX)(R13*8), Z5
+	VSUBPD   (SI)(R13*8), Z5, Z5
+	VMOVUPS  (R10)(R13*8), Z6
+	VSUBPD   (DI)(R13*8), Z6, Z6
 	VMOVUPS  (CX)(R13*8), Z7
 	VSUBPD   (DI)(R13*8), Z7, Z7
-	VMULPD   Z2, Z5, Z8
-	VMULPD   Z3, Z6, Z9
+	VMULPD   Z2, Z4, Z8
+	VMULPD   Z3, Z5, Z9
+	VMULPD   Z2, Z2, Z10
+	VMULPD   Z3, Z3, Z11
 	VADDPD   Z9, Z8, Z8
-	VMULPD   Z4, Z7, Z9
+	VMULPD   Z6, Z7, Z9
+	VADDPD   Z11, Z10, Z10
+	VMULPD   Z6, Z6, Z11
 	VADDPD   Z9, Z8, Z8
-	VMULPD   Z2, Z2, Z9
-	VMULPD   Z3, Z3, Z10
-	VADDPD   Z10, Z9, Z9
-	VMULPD   Z4, Z4, Z10
-	VADDPD   Z10, Z9, Z9
+	VADDPD   Z11, Z10, Z9
 	VCMPPD   $0x04, Z9, Z0, K1
 	VDIVPD.Z Z9, Z8, K1, Z8
 	VMINPD   Z1, Z8, Z8
 	VMAXPD   Z0, Z8, Z8
 	VMULPD   Z8, Z2, Z2
 	VMULPD   Z8, Z3, Z3
-	VMULPD   Z8, Z4, Z4
-	VSUBPD   Z5, Z2, Z2
-	VSUBPD   Z6, Z3, Z3
-	VSUBPD   Z7, Z4, Z4
+	VMULPD   Z8, Z6, Z6
+	VSUBPD   Z4, Z2, Z2
+	VSUBPD   Z5, Z3, Z3
+	VSUBPD   Z7, Z6, Z4
 	VMULPD   Z2, Z2, Z2
 	VMULPD   Z3, Z3, Z3
 	VADDPD   Z3, Z2, Z2
 	VMULPD   Z4, Z4, Z3
-	VADDPD   Z3, Z2, Z2
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
@@ -30954,37 +32350,37 @@ ClosestPoint64AVX512_loop_end:
 	VMOVUPD.Z (R10)(R13*8), K1, Z10
 	VSUBPD    Z5, Z8, Z8
 	VSUBPD    Z6, Z9, Z9
-	VSUBPD    Z7, Z10, Z10
 	VSUBPD    Z5, Z2, Z2
 	VSUBPD    Z6, Z3, Z3
+	VSUBPD    Z7, Z10, Z5
 	VSUBPD    Z7, Z4, Z4
-	VMULPD    Z8, Z2, Z5
-	VMULPD    Z9, Z3, Z6
-	VADDPD    Z6, Z5, Z5
-	VMULPD    Z10, Z4, Z6
-	VADDPD    Z6, Z5, Z5
-	VMULPD    Z8, Z8, Z6
-	VMULPD    Z9, Z9, Z7
+	VMULPD    Z8, Z2, Z6
+	VMULPD    Z9, Z3, Z7
+	VMULPD    Z8, Z8, Z10
+	VMULPD    Z9, Z9, Z11
 	VADDPD    Z7, Z6, Z6
-	VMULPD    Z10, Z10, Z7
+	VMULPD    Z5, Z4, Z7
+	VADDPD    Z11, Z10, Z10
+	VMULPD    Z5, Z5, Z11
 	VADDPD    Z7, Z6, Z6
-	VCMPPD    $0x04, Z6, Z0, K2
-	VDIVPD.Z  Z6, Z5, K2, Z5
-	VMINPD    Z1, Z5, Z1
+	VADDPD    Z11, Z10, Z7
+	VCMPPD    $0x04, Z7, Z0, K2
+	VDIVPD.Z  Z7, Z6, K2, Z6
+	VMINPD    Z1, Z6, Z1
 	VMAXPD    Z0, Z1, Z0
 	VMULPD    Z0, Z8, Z1
-	VMULPD    Z0, Z9, Z5
-	VMULPD    Z0, Z10, Z6
+	VMULPD    Z0, Z9, Z6
+	VMULPD    Z0, Z5, Z5
 	VSUBPD    Z2, Z1, Z1
-	VSUBPD    Z3, Z5, Z2
-	VSUBPD    Z4, Z6, Z3
+	VSUBPD    Z3, Z6, Z2
+	VSUBPD    Z4, Z5, Z3
 	VMULPD    Z1, Z1, Z1
 	VMULPD    Z2, Z2, Z2
 	VADDPD    Z2, Z1, Z1
 	VMULPD    Z3, Z3, Z2
-	VADDPD    Z2, Z1, Z1
 
 	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	VADDPD         Z2, Z1, Z1
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1

@@ -67,7 +67,7 @@ func KernelName(k *kernels.Kernel, t *ir.Target) string { return k.Name + t.Elem
 func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...string) {
 	check(t)
 	name := KernelName(k, t)
-	p := k.ProgramOf(t.Elem)
+	p := program(k, t)
 	nslots := slotsNeeded(t, p)
 	groups := max(1, tuned(Interleave, t))
 	if k != kernels.Closest {
@@ -186,16 +186,68 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // allocate below skew 0.5, nor 2 groups below 0.45; on the Intel VM
 // (count 8, bench/peers, ns per 4,096 pairs) 3 groups at 0.5 7.07 µs,
 // at 0.6 6.92, 2 groups at 0.5 7.19, at 0.6 8.49; AVX2 2 groups at 0.3
-// 13.8, 0.4 13.1, 0.6 13.9 (0.5 needs Y16). The gen flags -interleave512,
-// -skew512, -interleave2 and -skew2 override these.
+// 13.8, 0.4 13.1, 0.6 13.9 (0.5 needs Y16). With the AVX-512 body
+// reordered (Scheduled) 4 groups at 0.6 are best (below). The gen flags
+// -interleave512, -skew512, -interleave2, -skew2, -schedule512 and
+// -schedule2 override these; the float64 kernels (AVX51264, AVX264) take
+// the same settings.
 var (
-	Interleave = map[string]int{"AVX512": 3, "AVX2": 2}
+	Interleave = map[string]int{"AVX512": 4, "AVX2": 2}
 	Skew       = map[string]float64{"AVX512": 0.6, "AVX2": 0.4}
 )
 
+// Scheduled says for which targets the closest body is reordered as late
+// as possible (ir.Schedule, with latencyOf) before the loop driver merges
+// its groups: the chain's instructions first, the rest next to their
+// first use. On the Intel VM (Sapphire/Emerald Rapids, bench/peers at
+// 4,096 pairs, 26 alternating invocations, median of per-invocation
+// ratios to the C AVX-512 peer) AVX-512 in IR order with 3 groups at skew
+// 0.6 took 0.89x C's time and 9.09 µs, reordered with 4 groups at 0.6
+// 0.84x and 8.39 µs (-7.7%, p = 0.002); 3 groups at 0.6 reordered 0.92x,
+// 4 at 0.5 0.88x, 4 at 0.7 0.88x, 5 at 0.6 0.89x (16 invocations).
+// Ordered as soon as possible instead (each instruction at the earliest
+// cycle its operands allow) it was slower than IR order: 1.02x C. AVX2 (2
+// groups, which need skew 0.5 or more to stay in Y0-Y15 reordered)
+// measured 1.06-1.11x C against 1.06x in IR order: not reordered.
+var Scheduled = map[string]bool{"AVX512": true}
+
+// program returns kernel k's body for t, reordered where Scheduled says.
+func program(k *kernels.Kernel, t *ir.Target) *ir.Program {
+	p := k.ProgramOf(t.Elem)
+	if tuned(Scheduled, t) {
+		p = ir.Schedule(p, latencyOf(t))
+	}
+	return p
+}
+
+// latencyOf is the latency model ir.Schedule orders by: cycles from the
+// start of an instruction to its result on recent x86 cores (Golden Cove,
+// Zen 4: 4 for the float arithmetic, about 18 for a float32 division and
+// 23 for a float64 one, 20 for a square root, 5 for a load).
+func latencyOf(t *ir.Target) func(in *ir.Instr) int {
+	return func(in *ir.Instr) int {
+		switch in.Op {
+		case ir.OpInput, ir.OpConst, ir.OpArg:
+			return 5
+		case ir.OpDiv, ir.OpDivOrZero, ir.OpRecipOrZero:
+			if t.Elem == ir.F64 {
+				return 23
+			}
+			return 18
+		case ir.OpSqrt:
+			return 20
+		case ir.OpClamp01:
+			return 8 // min, then max
+		case ir.OpNeg, ir.OpAbs, ir.OpAnd, ir.OpOr, ir.OpAndNot, ir.OpSelect, ir.OpPark:
+			return 1
+		}
+		return 4
+	}
+}
+
 // tuned returns the setting of m for t: under its name with the element
 // suffix (AVX51264) if there is one, else under its name.
-func tuned[V int | float64](m map[string]V, t *ir.Target) V {
+func tuned[V int | float64 | bool](m map[string]V, t *ir.Target) V {
 	if v, ok := m[t.Name+t.Elem.Suffix()]; ok {
 		return v
 	}

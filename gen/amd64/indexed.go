@@ -59,7 +59,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		}
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
-	p := k.ProgramOf(t.Elem)
+	p := program(k, t)
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
 		l.slots.used, l.label, l.input, l.arg = 0, label, input(0), noArgs
 		l.emit()

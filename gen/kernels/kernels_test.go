@@ -244,3 +244,43 @@ func TestContactBody64(t *testing.T) {
 		t.Errorf("counts seen %v: the inputs miss a case", counts)
 	}
 }
+
+// TestScheduleKeepsResults: ir.Schedule reorders the closest body (every
+// argument still before its use, the order changed) without changing a
+// bit of its results, and leaves the contact body (rare blocks) as it is.
+func TestScheduleKeepsResults(t *testing.T) {
+	latency := func(in *ir.Instr) int {
+		switch in.Op {
+		case ir.OpDiv, ir.OpDivOrZero, ir.OpRecipOrZero:
+			return 18
+		}
+		return 4
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, k := range []*Kernel{Closest, ClosestPoint, Stream} {
+		p := k.Program()
+		q := ir.Schedule(p, latency)
+		moved := 0
+		for i, in := range q.Code {
+			for _, a := range in.Args {
+				if int(a) >= i {
+					t.Fatalf("%s: instruction %d reads v%d, defined later", k.Name, i, a)
+				}
+			}
+			if in.Op != p.Code[i].Op {
+				moved++
+			}
+		}
+		if k == Closest && moved == 0 {
+			t.Errorf("%s: Schedule changed nothing", k.Name)
+		}
+		for _, pair := range verify.Mixed(11, 300) {
+			c := verify.Coords(pair)
+			in := coords(r, c[:], p.Inputs)
+			same(t, k.Name+" scheduled", in, q.Eval(in, nil), p.Eval(in, nil))
+		}
+	}
+	if p := Contact.Program(); ir.Schedule(p, latency) != p {
+		t.Error("Schedule reordered the contact body, which has rare blocks")
+	}
+}

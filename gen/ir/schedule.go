@@ -1,0 +1,58 @@
+package ir
+
+import "sort"
+
+// Schedule returns p with its instructions reordered as late as
+// possible: by the latest cycle at which each can start without delaying
+// the end of the program (the longest chain of latencies from it to an
+// output, latency(in) the cycles from the start of in to its result),
+// ties kept in p's order. Instructions on the long dependency chain come
+// first and work off the chain moves next to its first use, so that an
+// out-of-order core holds fewer waiting instructions per group and can
+// keep more groups in flight. Results are unchanged: the same operations
+// on the same operands, only independent instructions change places
+// (TestScheduleKeepsResults). Programs with rare blocks or variables are
+// returned as they are.
+func Schedule(p *Program, latency func(in *Instr) int) *Program {
+	for _, in := range p.Code {
+		switch in.Op {
+		case OpRare, OpEndRare, OpVar, OpAssign:
+			return p
+		}
+	}
+	n := len(p.Code)
+	// height[i]: the longest path of latencies from the start of i to
+	// the end of the program.
+	height := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		height[i] += latency(&p.Code[i])
+		for _, a := range p.Code[i].Args {
+			height[a] = max(height[a], height[i])
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	// Latest start = longest height - height[i]: higher first.
+	sort.SliceStable(order, func(x, y int) bool { return height[order[x]] > height[order[y]] })
+	at := make([]Value, n) // old index -> new
+	for k, i := range order {
+		at[i] = Value(k)
+	}
+	q := *p
+	q.Code = make([]Instr, n)
+	for k, i := range order {
+		in := p.Code[i]
+		in.Args = make([]Value, len(p.Code[i].Args))
+		for j, a := range p.Code[i].Args {
+			in.Args[j] = at[a]
+		}
+		q.Code[k] = in
+	}
+	q.Outputs = make([]Value, len(p.Outputs))
+	for j, o := range p.Outputs {
+		q.Outputs[j] = at[o]
+	}
+	return &q
+}
