@@ -19769,14 +19769,14 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS         Z2, 3392(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 3456(BX)
-	VMOVUPS         640(BX), Z2
-	VSUBPS          448(BX), Z2, Z2
-	VMOVUPS         704(BX), Z3
-	VSUBPS          512(BX), Z3, Z3
-	VMOVUPS         768(BX), Z4
-	VSUBPS          576(BX), Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     640(BX), Z2
+	VSUBPS      448(BX), Z2, Z2
+	VMOVUPS     704(BX), Z3
+	VSUBPS      512(BX), Z3, Z3
+	VMOVUPS     768(BX), Z4
+	VSUBPS      576(BX), Z4, Z4
 	VMULPS      Z2, Z2, Z5
 	VMULPS      Z3, Z3, Z6
 	VADDPS      Z6, Z5, Z5
@@ -19784,144 +19784,124 @@ ClosestIndexedAVX512_wide:
 	VADDPS      Z6, Z5, Z5
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
 	VDIVPS.Z    Z5, Z1, K1, Z5
+	VMOVUPS     192(BX), Z6
+	VSUBPS      (BX), Z6, Z6
+	VMOVUPS     256(BX), Z7
+	VSUBPS      64(BX), Z7, Z7
+	VMOVUPS     (BX), Z8
+	VSUBPS      448(BX), Z8, Z8
+	VMOVUPS     64(BX), Z9
+	VSUBPS      512(BX), Z9, Z9
+	VMOVUPS     320(BX), Z10
+	VSUBPS      128(BX), Z10, Z10
+	VMOVUPS     128(BX), Z11
+	VSUBPS      576(BX), Z11, Z11
+	VMULPS      Z8, Z2, Z12
+	VMULPS      Z9, Z3, Z13
+	VMULPS      Z6, Z2, Z14
+	VMULPS      Z7, Z3, Z15
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z11, Z4, Z13
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z4, Z15
+	VADDPS      Z13, Z12, Z12
+	VADDPS      Z15, Z14, Z13
+	VMULPS      Z5, Z12, Z12
+	VMULPS      Z5, Z13, Z5
+	VMULPS      Z12, Z2, Z14
+	VMULPS      Z12, Z3, Z15
+	VMULPS      Z5, Z2, Z16
+	VMULPS      Z5, Z3, Z17
+	VMULPS      Z12, Z4, Z18
+	VSUBPS      Z8, Z14, Z14
+	VSUBPS      Z9, Z15, Z15
+	VMULPS      Z5, Z4, Z19
+	VSUBPS      Z16, Z6, Z16
+	VSUBPS      Z17, Z7, Z17
+	VSUBPS      Z11, Z18, Z18
+	VSUBPS      Z19, Z10, Z19
+	VMULPS      Z16, Z16, Z20
+	VMULPS      Z17, Z17, Z21
+	VMULPS      Z16, Z14, Z14
+	VMULPS      Z17, Z15, Z15
+	VADDPS      Z21, Z20, Z16
+	VMULPS      Z19, Z19, Z17
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z19, Z18, Z15
+	VADDPS      Z17, Z16, Z16
+	VADDPS      Z15, Z14, Z14
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z6
-	VSUBPS  (BX), Z6, Z6
-	VMOVUPS 256(BX), Z7
-	VSUBPS  64(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 320(BX), Z10
-	VSUBPS  128(BX), Z10, Z10
-	VMOVUPS 128(BX), Z11
-	VSUBPS  576(BX), Z11, Z11
-	VMULPS  Z8, Z2, Z12
-	VMULPS  Z9, Z3, Z13
-	VMULPS  Z6, Z2, Z14
-	VMULPS  Z7, Z3, Z15
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z11, Z4, Z13
-	VADDPS  Z15, Z14, Z14
-	VMULPS  Z10, Z4, Z15
-	VADDPS  Z13, Z12, Z12
-	VADDPS  Z15, Z14, Z13
-	VMULPS  Z5, Z12, Z12
-	VMULPS  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z12, Z2, Z14
-	VMULPS Z12, Z3, Z15
-	VMULPS Z5, Z2, Z16
-	VMULPS Z5, Z3, Z17
-	VMULPS Z12, Z4, Z18
-	VSUBPS Z8, Z14, Z14
-	VSUBPS Z9, Z15, Z15
-	VMULPS Z5, Z4, Z19
-	VSUBPS Z16, Z6, Z16
-	VSUBPS Z17, Z7, Z17
-	VSUBPS Z11, Z18, Z18
-	VSUBPS Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z16, Z16, Z20
-	VMULPS   Z17, Z17, Z21
-	VMULPS   Z16, Z14, Z14
-	VMULPS   Z17, Z15, Z15
-	VADDPS   Z21, Z20, Z16
-	VMULPS   Z19, Z19, Z17
-	VADDPS   Z15, Z14, Z14
-	VMULPS   Z19, Z18, Z15
-	VADDPS   Z17, Z16, Z16
-	VADDPS   Z15, Z14, Z14
-	VCMPPS   $0x04, Z16, Z0, K1
-	VDIVPS.Z Z16, Z14, K1, Z14
-	VMINPS   Z1, Z14, Z14
-	VMAXPS   Z0, Z14, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z6, Z6, Z15
-	VMULPS  Z7, Z7, Z16
-	VADDPS  Z16, Z15, Z15
-	VMULPS  Z10, Z10, Z16
-	VMOVUPS 1536(BX), Z17
-	VSUBPS  1344(BX), Z17, Z17
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z5, Z14, Z5
-	VMOVUPS     1600(BX), Z14
-	VSUBPS      1408(BX), Z14, Z14
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1664(BX), Z16
-	VSUBPS      1472(BX), Z16, Z16
-	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z12
-	VMULPS      Z6, Z8, Z15
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z17, Z17, Z18
-	VMULPS Z7, Z9, Z19
-	VMULPS Z14, Z14, Z20
-	VMINPS Z1, Z5, Z5
-	VMAXPS Z0, Z5, Z5
-	VADDPS Z19, Z15, Z15
-	VADDPS Z20, Z18, Z18
-	VMULPS Z10, Z11, Z19
-	VMULPS Z16, Z16, Z20
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z19, Z15, Z15
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z13, Z5, Z13
-	VSUBPS      Z15, Z13, Z13
-	VADDPS      Z20, Z18, Z15
-	VMULPS      Z12, Z13, Z12
-	VMINPS      Z1, Z12, Z12
-	VMAXPS      Z0, Z12, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z13
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z12, Z6, Z6
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 1088(BX), Z15
-	VSUBPS  896(BX), Z15, Z15
-	VMULPS  Z12, Z7, Z7
-	VMOVUPS 1152(BX), Z18
-	VSUBPS  960(BX), Z18, Z18
-	VMULPS  Z5, Z2, Z2
-	VMOVUPS 896(BX), Z19
-	VSUBPS  1344(BX), Z19, Z19
-	VMULPS  Z5, Z3, Z3
-	VMOVUPS 960(BX), Z20
-	VSUBPS  1408(BX), Z20, Z20
-	VADDPS  Z6, Z8, Z6
-	VMOVUPS 1216(BX), Z8
-	VSUBPS  1024(BX), Z8, Z8
-	VADDPS  Z7, Z9, Z7
-	VMULPS  Z12, Z10, Z9
-	VMULPS  Z5, Z4, Z4
-	VMOVUPS 1024(BX), Z10
-	VSUBPS  1472(BX), Z10, Z10
-	VSUBPS  Z2, Z6, Z2
-	VSUBPS  Z3, Z7, Z3
-	VADDPS  Z9, Z11, Z6
-	VMULPS  Z19, Z17, Z7
-	VSUBPS  Z4, Z6, Z4
-	VMULPS  Z20, Z14, Z6
-	VMULPS  Z2, Z2, Z2
-	VMULPS  Z15, Z17, Z9
-	VMULPS  Z3, Z3, Z3
-	VMULPS  Z18, Z14, Z11
-	VADDPS  Z3, Z2, Z2
-	VMULPS  Z4, Z4, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z16, Z0, K1
+	VDIVPS.Z       Z16, Z14, K1, Z14
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
+	VMULPS         Z6, Z6, Z15
+	VMULPS         Z7, Z7, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z10, Z10, Z16
+	VMOVUPS        1536(BX), Z17
+	VSUBPS         1344(BX), Z17, Z17
+	VMULPS         Z5, Z14, Z5
+	VMOVUPS        1600(BX), Z14
+	VSUBPS         1408(BX), Z14, Z14
+	VADDPS         Z16, Z15, Z15
+	VMOVUPS        1664(BX), Z16
+	VSUBPS         1472(BX), Z16, Z16
+	VADDPS         Z5, Z12, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z       Z15, Z1, K1, Z12
+	VMULPS         Z6, Z8, Z15
+	VMULPS         Z17, Z17, Z18
+	VMULPS         Z7, Z9, Z19
+	VMULPS         Z14, Z14, Z20
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VADDPS         Z19, Z15, Z15
+	VADDPS         Z20, Z18, Z18
+	VMULPS         Z10, Z11, Z19
+	VMULPS         Z16, Z16, Z20
+	VADDPS         Z19, Z15, Z15
+	VMULPS         Z13, Z5, Z13
+	VSUBPS         Z15, Z13, Z13
+	VADDPS         Z20, Z18, Z15
+	VMULPS         Z12, Z13, Z12
+	VMINPS         Z1, Z12, Z12
+	VMAXPS         Z0, Z12, Z12
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z       Z15, Z1, K1, Z13
+	VMULPS         Z12, Z6, Z6
+	VMOVUPS        1088(BX), Z15
+	VSUBPS         896(BX), Z15, Z15
+	VMULPS         Z12, Z7, Z7
+	VMOVUPS        1152(BX), Z18
+	VSUBPS         960(BX), Z18, Z18
+	VMULPS         Z5, Z2, Z2
+	VMOVUPS        896(BX), Z19
+	VSUBPS         1344(BX), Z19, Z19
+	VMULPS         Z5, Z3, Z3
+	VMOVUPS        960(BX), Z20
+	VSUBPS         1408(BX), Z20, Z20
+	VADDPS         Z6, Z8, Z6
+	VMOVUPS        1216(BX), Z8
+	VSUBPS         1024(BX), Z8, Z8
+	VADDPS         Z7, Z9, Z7
+	VMULPS         Z12, Z10, Z9
+	VMULPS         Z5, Z4, Z4
+	VMOVUPS        1024(BX), Z10
+	VSUBPS         1472(BX), Z10, Z10
+	VSUBPS         Z2, Z6, Z2
+	VSUBPS         Z3, Z7, Z3
+	VADDPS         Z9, Z11, Z6
+	VMULPS         Z19, Z17, Z7
+	VSUBPS         Z4, Z6, Z4
+	VMULPS         Z20, Z14, Z6
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z15, Z17, Z9
+	VMULPS         Z3, Z3, Z3
+	VMULPS         Z18, Z14, Z11
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z4, Z4, Z3
 	VADDPS         Z6, Z7, Z4
 	VADDPS         Z3, Z2, Z2
 	VMULPS         Z10, Z16, Z3
@@ -19943,118 +19923,100 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS Z2, (R12)(R13*4)
 	VMULPS  Z13, Z3, Z2
 	VMULPS  Z13, Z4, Z3
+	VMULPS  Z2, Z17, Z5
+	VMULPS  Z2, Z14, Z6
+	VMULPS  Z3, Z17, Z7
+	VMULPS  Z3, Z14, Z9
+	VMULPS  Z2, Z16, Z11
+	VSUBPS  Z19, Z5, Z5
+	VSUBPS  Z20, Z6, Z6
+	VMULPS  Z3, Z16, Z12
+	VSUBPS  Z7, Z15, Z7
+	VSUBPS  Z9, Z18, Z9
+	VSUBPS  Z10, Z11, Z11
+	VSUBPS  Z12, Z8, Z12
+	VMULPS  Z7, Z7, Z13
+	VMULPS  Z9, Z9, Z21
+	VMULPS  Z7, Z5, Z5
+	VMULPS  Z9, Z6, Z6
+	VADDPS  Z21, Z13, Z7
+	VMULPS  Z12, Z12, Z9
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z12, Z11, Z6
+	VADDPS  Z9, Z7, Z7
+	VADDPS  Z6, Z5, Z5
 
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z17, Z5
-	VMULPS Z2, Z14, Z6
-	VMULPS Z3, Z17, Z7
-	VMULPS Z3, Z14, Z9
-	VMULPS Z2, Z16, Z11
-	VSUBPS Z19, Z5, Z5
-	VSUBPS Z20, Z6, Z6
-	VMULPS Z3, Z16, Z12
-	VSUBPS Z7, Z15, Z7
-	VSUBPS Z9, Z18, Z9
-	VSUBPS Z10, Z11, Z11
-	VSUBPS Z12, Z8, Z12
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z7, Z7, Z13
-	VMULPS   Z9, Z9, Z21
-	VMULPS   Z7, Z5, Z5
-	VMULPS   Z9, Z6, Z6
-	VADDPS   Z21, Z13, Z7
-	VMULPS   Z12, Z12, Z9
-	VADDPS   Z6, Z5, Z5
-	VMULPS   Z12, Z11, Z6
-	VADDPS   Z9, Z7, Z7
-	VADDPS   Z6, Z5, Z5
-	VCMPPS   $0x04, Z7, Z0, K1
-	VDIVPS.Z Z7, Z5, K1, Z5
-	VMINPS   Z1, Z5, Z5
-	VMAXPS   Z0, Z5, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z15, Z15, Z6
-	VMULPS  Z18, Z18, Z7
-	VADDPS  Z7, Z6, Z6
-	VMULPS  Z8, Z8, Z7
-	VMOVUPS 2432(BX), Z9
-	VSUBPS  2240(BX), Z9, Z9
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z5, Z3
-	VMOVUPS     2496(BX), Z5
-	VSUBPS      2304(BX), Z5, Z5
-	VADDPS      Z7, Z6, Z6
-	VMOVUPS     2560(BX), Z7
-	VSUBPS      2368(BX), Z7, Z7
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z3
-	VMULPS      Z15, Z19, Z6
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z9, Z9, Z11
-	VMULPS Z18, Z20, Z12
-	VMULPS Z5, Z5, Z13
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z12, Z6, Z6
-	VADDPS Z13, Z11, Z11
-	VMULPS Z8, Z10, Z12
-	VMULPS Z7, Z7, Z13
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z12, Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z4, Z2, Z4
-	VSUBPS      Z6, Z4, Z4
-	VADDPS      Z13, Z11, Z6
-	VMULPS      Z3, Z4, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z4
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z15, Z6
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 1984(BX), Z11
-	VSUBPS  1792(BX), Z11, Z11
-	VMULPS  Z3, Z18, Z12
-	VMOVUPS 2048(BX), Z13
-	VSUBPS  1856(BX), Z13, Z13
-	VMULPS  Z2, Z17, Z15
-	VMOVUPS 1792(BX), Z17
-	VSUBPS  2240(BX), Z17, Z17
-	VMULPS  Z2, Z14, Z14
-	VMOVUPS 1856(BX), Z18
-	VSUBPS  2304(BX), Z18, Z18
-	VADDPS  Z6, Z19, Z6
-	VMOVUPS 2112(BX), Z19
-	VSUBPS  1920(BX), Z19, Z19
-	VADDPS  Z12, Z20, Z12
-	VMULPS  Z3, Z8, Z8
-	VMULPS  Z2, Z16, Z16
-	VMOVUPS 1920(BX), Z20
-	VSUBPS  2368(BX), Z20, Z20
-	VSUBPS  Z15, Z6, Z6
-	VSUBPS  Z14, Z12, Z12
-	VADDPS  Z8, Z10, Z8
-	VMULPS  Z17, Z9, Z10
-	VSUBPS  Z16, Z8, Z8
-	VMULPS  Z18, Z5, Z14
-	VMULPS  Z6, Z6, Z6
-	VMULPS  Z11, Z9, Z15
-	VMULPS  Z12, Z12, Z12
-	VMULPS  Z13, Z5, Z16
-	VADDPS  Z12, Z6, Z6
-	VMULPS  Z8, Z8, Z8
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z7, Z0, K1
+	VDIVPS.Z       Z7, Z5, K1, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z15, Z15, Z6
+	VMULPS         Z18, Z18, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z8, Z8, Z7
+	VMOVUPS        2432(BX), Z9
+	VSUBPS         2240(BX), Z9, Z9
+	VMULPS         Z3, Z5, Z3
+	VMOVUPS        2496(BX), Z5
+	VSUBPS         2304(BX), Z5, Z5
+	VADDPS         Z7, Z6, Z6
+	VMOVUPS        2560(BX), Z7
+	VSUBPS         2368(BX), Z7, Z7
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z       Z6, Z1, K1, Z3
+	VMULPS         Z15, Z19, Z6
+	VMULPS         Z9, Z9, Z11
+	VMULPS         Z18, Z20, Z12
+	VMULPS         Z5, Z5, Z13
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z12, Z6, Z6
+	VADDPS         Z13, Z11, Z11
+	VMULPS         Z8, Z10, Z12
+	VMULPS         Z7, Z7, Z13
+	VADDPS         Z12, Z6, Z6
+	VMULPS         Z4, Z2, Z4
+	VSUBPS         Z6, Z4, Z4
+	VADDPS         Z13, Z11, Z6
+	VMULPS         Z3, Z4, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z       Z6, Z1, K1, Z4
+	VMULPS         Z3, Z15, Z6
+	VMOVUPS        1984(BX), Z11
+	VSUBPS         1792(BX), Z11, Z11
+	VMULPS         Z3, Z18, Z12
+	VMOVUPS        2048(BX), Z13
+	VSUBPS         1856(BX), Z13, Z13
+	VMULPS         Z2, Z17, Z15
+	VMOVUPS        1792(BX), Z17
+	VSUBPS         2240(BX), Z17, Z17
+	VMULPS         Z2, Z14, Z14
+	VMOVUPS        1856(BX), Z18
+	VSUBPS         2304(BX), Z18, Z18
+	VADDPS         Z6, Z19, Z6
+	VMOVUPS        2112(BX), Z19
+	VSUBPS         1920(BX), Z19, Z19
+	VADDPS         Z12, Z20, Z12
+	VMULPS         Z3, Z8, Z8
+	VMULPS         Z2, Z16, Z16
+	VMOVUPS        1920(BX), Z20
+	VSUBPS         2368(BX), Z20, Z20
+	VSUBPS         Z15, Z6, Z6
+	VSUBPS         Z14, Z12, Z12
+	VADDPS         Z8, Z10, Z8
+	VMULPS         Z17, Z9, Z10
+	VSUBPS         Z16, Z8, Z8
+	VMULPS         Z18, Z5, Z14
+	VMULPS         Z6, Z6, Z6
+	VMULPS         Z11, Z9, Z15
+	VMULPS         Z12, Z12, Z12
+	VMULPS         Z13, Z5, Z16
+	VADDPS         Z12, Z6, Z6
+	VMULPS         Z8, Z8, Z8
 	VADDPS         Z14, Z10, Z10
 	VADDPS         Z8, Z6, Z6
 	VMULPS         Z20, Z7, Z8
@@ -20076,118 +20038,100 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS Z6, 64(R12)(R13*4)
 	VMULPS  Z4, Z8, Z2
 	VMULPS  Z4, Z10, Z3
+	VMULPS  Z2, Z9, Z4
+	VMULPS  Z2, Z5, Z6
+	VMULPS  Z3, Z9, Z8
+	VMULPS  Z3, Z5, Z12
+	VMULPS  Z2, Z7, Z14
+	VSUBPS  Z17, Z4, Z4
+	VSUBPS  Z18, Z6, Z6
+	VMULPS  Z3, Z7, Z15
+	VSUBPS  Z8, Z11, Z8
+	VSUBPS  Z12, Z13, Z12
+	VSUBPS  Z20, Z14, Z14
+	VSUBPS  Z15, Z19, Z15
+	VMULPS  Z8, Z8, Z16
+	VMULPS  Z12, Z12, Z21
+	VMULPS  Z8, Z4, Z4
+	VMULPS  Z12, Z6, Z6
+	VADDPS  Z21, Z16, Z8
+	VMULPS  Z15, Z15, Z12
+	VADDPS  Z6, Z4, Z4
+	VMULPS  Z15, Z14, Z6
+	VADDPS  Z12, Z8, Z8
+	VADDPS  Z6, Z4, Z4
 
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z9, Z4
-	VMULPS Z2, Z5, Z6
-	VMULPS Z3, Z9, Z8
-	VMULPS Z3, Z5, Z12
-	VMULPS Z2, Z7, Z14
-	VSUBPS Z17, Z4, Z4
-	VSUBPS Z18, Z6, Z6
-	VMULPS Z3, Z7, Z15
-	VSUBPS Z8, Z11, Z8
-	VSUBPS Z12, Z13, Z12
-	VSUBPS Z20, Z14, Z14
-	VSUBPS Z15, Z19, Z15
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z8, Z8, Z16
-	VMULPS   Z12, Z12, Z21
-	VMULPS   Z8, Z4, Z4
-	VMULPS   Z12, Z6, Z6
-	VADDPS   Z21, Z16, Z8
-	VMULPS   Z15, Z15, Z12
-	VADDPS   Z6, Z4, Z4
-	VMULPS   Z15, Z14, Z6
-	VADDPS   Z12, Z8, Z8
-	VADDPS   Z6, Z4, Z4
-	VCMPPS   $0x04, Z8, Z0, K1
-	VDIVPS.Z Z8, Z4, K1, Z4
-	VMINPS   Z1, Z4, Z4
-	VMAXPS   Z0, Z4, Z4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z11, Z11, Z6
-	VMULPS  Z13, Z13, Z8
-	VADDPS  Z8, Z6, Z6
-	VMULPS  Z19, Z19, Z8
-	VMOVUPS 3328(BX), Z12
-	VSUBPS  3136(BX), Z12, Z12
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z4, Z3
-	VMOVUPS     3392(BX), Z4
-	VSUBPS      3200(BX), Z4, Z4
-	VADDPS      Z8, Z6, Z6
-	VMOVUPS     3456(BX), Z8
-	VSUBPS      3264(BX), Z8, Z8
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z3
-	VMULPS      Z11, Z17, Z6
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z12, Z12, Z14
-	VMULPS Z13, Z18, Z15
-	VMULPS Z4, Z4, Z16
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z15, Z6, Z6
-	VADDPS Z16, Z14, Z14
-	VMULPS Z19, Z20, Z15
-	VMULPS Z8, Z8, Z16
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z15, Z6, Z6
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z10, Z2, Z10
-	VSUBPS      Z6, Z10, Z6
-	VADDPS      Z16, Z14, Z10
-	VMULPS      Z3, Z6, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z    Z10, Z1, K1, Z6
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z11, Z10
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 2880(BX), Z11
-	VSUBPS  2688(BX), Z11, Z11
-	VMULPS  Z3, Z13, Z13
-	VMOVUPS 2944(BX), Z14
-	VSUBPS  2752(BX), Z14, Z14
-	VMULPS  Z2, Z9, Z9
-	VMOVUPS 2688(BX), Z15
-	VSUBPS  3136(BX), Z15, Z15
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 2752(BX), Z16
-	VSUBPS  3200(BX), Z16, Z16
-	VADDPS  Z10, Z17, Z10
-	VMOVUPS 3008(BX), Z17
-	VSUBPS  2816(BX), Z17, Z17
-	VADDPS  Z13, Z18, Z13
-	VMULPS  Z3, Z19, Z18
-	VMULPS  Z2, Z7, Z7
-	VMOVUPS 2816(BX), Z19
-	VSUBPS  3264(BX), Z19, Z19
-	VSUBPS  Z9, Z10, Z9
-	VSUBPS  Z5, Z13, Z5
-	VADDPS  Z18, Z20, Z10
-	VMULPS  Z15, Z12, Z13
-	VSUBPS  Z7, Z10, Z7
-	VMULPS  Z16, Z4, Z10
-	VMULPS  Z9, Z9, Z9
-	VMULPS  Z11, Z12, Z18
-	VMULPS  Z5, Z5, Z5
-	VMULPS  Z14, Z4, Z20
-	VADDPS  Z5, Z9, Z5
-	VMULPS  Z7, Z7, Z7
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z8, Z0, K1
+	VDIVPS.Z       Z8, Z4, K1, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VMULPS         Z11, Z11, Z6
+	VMULPS         Z13, Z13, Z8
+	VADDPS         Z8, Z6, Z6
+	VMULPS         Z19, Z19, Z8
+	VMOVUPS        3328(BX), Z12
+	VSUBPS         3136(BX), Z12, Z12
+	VMULPS         Z3, Z4, Z3
+	VMOVUPS        3392(BX), Z4
+	VSUBPS         3200(BX), Z4, Z4
+	VADDPS         Z8, Z6, Z6
+	VMOVUPS        3456(BX), Z8
+	VSUBPS         3264(BX), Z8, Z8
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z       Z6, Z1, K1, Z3
+	VMULPS         Z11, Z17, Z6
+	VMULPS         Z12, Z12, Z14
+	VMULPS         Z13, Z18, Z15
+	VMULPS         Z4, Z4, Z16
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z15, Z6, Z6
+	VADDPS         Z16, Z14, Z14
+	VMULPS         Z19, Z20, Z15
+	VMULPS         Z8, Z8, Z16
+	VADDPS         Z15, Z6, Z6
+	VMULPS         Z10, Z2, Z10
+	VSUBPS         Z6, Z10, Z6
+	VADDPS         Z16, Z14, Z10
+	VMULPS         Z3, Z6, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K1
+	VDIVPS.Z       Z10, Z1, K1, Z6
+	VMULPS         Z3, Z11, Z10
+	VMOVUPS        2880(BX), Z11
+	VSUBPS         2688(BX), Z11, Z11
+	VMULPS         Z3, Z13, Z13
+	VMOVUPS        2944(BX), Z14
+	VSUBPS         2752(BX), Z14, Z14
+	VMULPS         Z2, Z9, Z9
+	VMOVUPS        2688(BX), Z15
+	VSUBPS         3136(BX), Z15, Z15
+	VMULPS         Z2, Z5, Z5
+	VMOVUPS        2752(BX), Z16
+	VSUBPS         3200(BX), Z16, Z16
+	VADDPS         Z10, Z17, Z10
+	VMOVUPS        3008(BX), Z17
+	VSUBPS         2816(BX), Z17, Z17
+	VADDPS         Z13, Z18, Z13
+	VMULPS         Z3, Z19, Z18
+	VMULPS         Z2, Z7, Z7
+	VMOVUPS        2816(BX), Z19
+	VSUBPS         3264(BX), Z19, Z19
+	VSUBPS         Z9, Z10, Z9
+	VSUBPS         Z5, Z13, Z5
+	VADDPS         Z18, Z20, Z10
+	VMULPS         Z15, Z12, Z13
+	VSUBPS         Z7, Z10, Z7
+	VMULPS         Z16, Z4, Z10
+	VMULPS         Z9, Z9, Z9
+	VMULPS         Z11, Z12, Z18
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z14, Z4, Z20
+	VADDPS         Z5, Z9, Z5
+	VMULPS         Z7, Z7, Z7
 	VADDPS         Z10, Z13, Z9
 	VADDPS         Z7, Z5, Z5
 	VMULPS         Z19, Z8, Z7
@@ -20201,93 +20145,77 @@ ClosestIndexedAVX512_wide:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
 
 	// Store S, T and Dist2 of group 2.
-	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
-	MOVQ    t+32(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*4)
-	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z5, 128(R12)(R13*4)
-	VMULPS  Z6, Z7, Z2
-	VMULPS  Z6, Z9, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z12, Z5
-	VMULPS Z2, Z4, Z6
-	VMULPS Z3, Z12, Z7
-	VMULPS Z3, Z4, Z10
-	VMULPS Z2, Z8, Z13
-	VSUBPS Z15, Z5, Z5
-	VSUBPS Z16, Z6, Z6
-	VMULPS Z3, Z8, Z18
-	VSUBPS Z7, Z11, Z7
-	VSUBPS Z10, Z14, Z10
-	VSUBPS Z19, Z13, Z13
-	VSUBPS Z18, Z17, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z7, Z7, Z20
-	VMULPS   Z10, Z10, Z21
-	VMULPS   Z7, Z5, Z5
-	VMULPS   Z10, Z6, Z6
-	VADDPS   Z21, Z20, Z7
-	VMULPS   Z18, Z18, Z10
-	VADDPS   Z6, Z5, Z5
-	VMULPS   Z18, Z13, Z6
-	VADDPS   Z10, Z7, Z7
-	VADDPS   Z6, Z5, Z5
-	VCMPPS   $0x04, Z7, Z0, K1
-	VDIVPS.Z Z7, Z5, K1, Z5
-	VMINPS   Z1, Z5, Z5
-	VMAXPS   Z0, Z5, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z11, Z11, Z6
-	VMULPS Z14, Z14, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS Z17, Z17, Z7
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z5, Z3
-	VADDPS      Z7, Z6, Z5
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z11, Z15, Z5
-	VMULPS      Z14, Z16, Z6
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z17, Z19, Z6
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z6, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z9, Z2, Z6
-	VSUBPS Z5, Z6, Z5
-	VMULPS Z3, Z5, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z11, Z5
-	VMULPS Z3, Z14, Z6
-	VMULPS Z2, Z12, Z7
-	VMULPS Z2, Z4, Z4
-	VADDPS Z5, Z15, Z5
-	VADDPS Z6, Z16, Z6
-	VMULPS Z3, Z17, Z9
-	VMULPS Z2, Z8, Z8
-	VSUBPS Z7, Z5, Z5
-	VSUBPS Z4, Z6, Z4
-	VADDPS Z9, Z19, Z6
-	VSUBPS Z8, Z6, Z6
-	VMULPS Z5, Z5, Z5
-	VMULPS Z4, Z4, Z4
-	VADDPS Z4, Z5, Z4
-	VMULPS Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+24(FP), R12
+	VMOVUPS        Z3, 128(R12)(R13*4)
+	MOVQ           t+32(FP), R12
+	VMOVUPS        Z2, 128(R12)(R13*4)
+	MOVQ           dist2+40(FP), R12
+	VMOVUPS        Z5, 128(R12)(R13*4)
+	VMULPS         Z6, Z7, Z2
+	VMULPS         Z6, Z9, Z3
+	VMULPS         Z2, Z12, Z5
+	VMULPS         Z2, Z4, Z6
+	VMULPS         Z3, Z12, Z7
+	VMULPS         Z3, Z4, Z10
+	VMULPS         Z2, Z8, Z13
+	VSUBPS         Z15, Z5, Z5
+	VSUBPS         Z16, Z6, Z6
+	VMULPS         Z3, Z8, Z18
+	VSUBPS         Z7, Z11, Z7
+	VSUBPS         Z10, Z14, Z10
+	VSUBPS         Z19, Z13, Z13
+	VSUBPS         Z18, Z17, Z18
+	VMULPS         Z7, Z7, Z20
+	VMULPS         Z10, Z10, Z21
+	VMULPS         Z7, Z5, Z5
+	VMULPS         Z10, Z6, Z6
+	VADDPS         Z21, Z20, Z7
+	VMULPS         Z18, Z18, Z10
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z18, Z13, Z6
+	VADDPS         Z10, Z7, Z7
+	VADDPS         Z6, Z5, Z5
+	VCMPPS         $0x04, Z7, Z0, K1
+	VDIVPS.Z       Z7, Z5, K1, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z11, Z11, Z6
+	VMULPS         Z14, Z14, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z17, Z17, Z7
+	VMULPS         Z3, Z5, Z3
+	VADDPS         Z7, Z6, Z5
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z11, Z15, Z5
+	VMULPS         Z14, Z16, Z6
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z17, Z19, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z9, Z2, Z6
+	VSUBPS         Z5, Z6, Z5
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VMULPS         Z3, Z11, Z5
+	VMULPS         Z3, Z14, Z6
+	VMULPS         Z2, Z12, Z7
+	VMULPS         Z2, Z4, Z4
+	VADDPS         Z5, Z15, Z5
+	VADDPS         Z6, Z16, Z6
+	VMULPS         Z3, Z17, Z9
+	VMULPS         Z2, Z8, Z8
+	VSUBPS         Z7, Z5, Z5
+	VSUBPS         Z4, Z6, Z4
+	VADDPS         Z9, Z19, Z6
+	VSUBPS         Z8, Z6, Z6
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z5, Z4
+	VMULPS         Z6, Z6, Z5
 	VADDPS         Z5, Z4, Z4
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
@@ -20469,126 +20397,108 @@ ClosestIndexedAVX512_loop:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
-	VMOVUPS         640(BX), Z2
-	VSUBPS          448(BX), Z2, Z2
-	VMOVUPS         704(BX), Z3
-	VSUBPS          512(BX), Z3, Z3
-	VMOVUPS         768(BX), Z4
-	VSUBPS          576(BX), Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z2, Z2, Z5
-	VMULPS      Z3, Z3, Z6
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z4, Z4, Z6
-	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z6
-	VSUBPS  (BX), Z6, Z6
-	VMOVUPS 256(BX), Z7
-	VSUBPS  64(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 320(BX), Z10
-	VSUBPS  128(BX), Z10, Z10
-	VMOVUPS 128(BX), Z11
-	VSUBPS  576(BX), Z11, Z11
-	VMULPS  Z8, Z2, Z12
-	VMULPS  Z9, Z3, Z13
-	VMULPS  Z6, Z2, Z14
-	VMULPS  Z7, Z3, Z15
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z11, Z4, Z13
-	VADDPS  Z15, Z14, Z14
-	VMULPS  Z10, Z4, Z15
-	VADDPS  Z13, Z12, Z12
-	VADDPS  Z15, Z14, Z13
-	VMULPS  Z5, Z12, Z12
-	VMULPS  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z12, Z2, Z14
-	VMULPS Z12, Z3, Z15
-	VMULPS Z5, Z2, Z16
-	VMULPS Z5, Z3, Z17
-	VMULPS Z12, Z4, Z18
-	VSUBPS Z8, Z14, Z14
-	VSUBPS Z9, Z15, Z15
-	VMULPS Z5, Z4, Z19
-	VSUBPS Z16, Z6, Z16
-	VSUBPS Z17, Z7, Z17
-	VSUBPS Z11, Z18, Z18
-	VSUBPS Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z16, Z16, Z20
-	VMULPS   Z17, Z17, Z21
-	VMULPS   Z16, Z14, Z14
-	VMULPS   Z17, Z15, Z15
-	VADDPS   Z21, Z20, Z16
-	VMULPS   Z19, Z19, Z17
-	VADDPS   Z15, Z14, Z14
-	VMULPS   Z19, Z18, Z15
-	VADDPS   Z17, Z16, Z16
-	VADDPS   Z15, Z14, Z14
-	VCMPPS   $0x04, Z16, Z0, K1
-	VDIVPS.Z Z16, Z14, K1, Z14
-	VMINPS   Z1, Z14, Z14
-	VMAXPS   Z0, Z14, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z6, Z6, Z15
-	VMULPS Z7, Z7, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z10, Z10, Z16
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z5, Z14, Z5
-	VADDPS      Z16, Z15, Z14
-	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z    Z14, Z1, K1, Z12
-	VMULPS      Z6, Z8, Z14
-	VMULPS      Z7, Z9, Z15
-	VMINPS      Z1, Z5, Z5
-	VMAXPS      Z0, Z5, Z5
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z10, Z11, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z15, Z14, Z14
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z13, Z5, Z13
-	VSUBPS Z14, Z13, Z13
-	VMULPS Z12, Z13, Z12
-	VMINPS Z1, Z12, Z12
-	VMAXPS Z0, Z12, Z12
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z12, Z6, Z6
-	VMULPS Z12, Z7, Z7
-	VMULPS Z5, Z2, Z2
-	VMULPS Z5, Z3, Z3
-	VADDPS Z6, Z8, Z6
-	VADDPS Z7, Z9, Z7
-	VMULPS Z12, Z10, Z8
-	VMULPS Z5, Z4, Z4
-	VSUBPS Z2, Z6, Z2
-	VSUBPS Z3, Z7, Z3
-	VADDPS Z8, Z11, Z6
-	VSUBPS Z4, Z6, Z4
-	VMULPS Z2, Z2, Z2
-	VMULPS Z3, Z3, Z3
-	VADDPS Z3, Z2, Z2
-	VMULPS Z4, Z4, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        640(BX), Z2
+	VSUBPS         448(BX), Z2, Z2
+	VMOVUPS        704(BX), Z3
+	VSUBPS         512(BX), Z3, Z3
+	VMOVUPS        768(BX), Z4
+	VSUBPS         576(BX), Z4, Z4
+	VMULPS         Z2, Z2, Z5
+	VMULPS         Z3, Z3, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z4, Z4, Z6
+	VADDPS         Z6, Z5, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z5
+	VMOVUPS        192(BX), Z6
+	VSUBPS         (BX), Z6, Z6
+	VMOVUPS        256(BX), Z7
+	VSUBPS         64(BX), Z7, Z7
+	VMOVUPS        (BX), Z8
+	VSUBPS         448(BX), Z8, Z8
+	VMOVUPS        64(BX), Z9
+	VSUBPS         512(BX), Z9, Z9
+	VMOVUPS        320(BX), Z10
+	VSUBPS         128(BX), Z10, Z10
+	VMOVUPS        128(BX), Z11
+	VSUBPS         576(BX), Z11, Z11
+	VMULPS         Z8, Z2, Z12
+	VMULPS         Z9, Z3, Z13
+	VMULPS         Z6, Z2, Z14
+	VMULPS         Z7, Z3, Z15
+	VADDPS         Z13, Z12, Z12
+	VMULPS         Z11, Z4, Z13
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z10, Z4, Z15
+	VADDPS         Z13, Z12, Z12
+	VADDPS         Z15, Z14, Z13
+	VMULPS         Z5, Z12, Z12
+	VMULPS         Z5, Z13, Z5
+	VMULPS         Z12, Z2, Z14
+	VMULPS         Z12, Z3, Z15
+	VMULPS         Z5, Z2, Z16
+	VMULPS         Z5, Z3, Z17
+	VMULPS         Z12, Z4, Z18
+	VSUBPS         Z8, Z14, Z14
+	VSUBPS         Z9, Z15, Z15
+	VMULPS         Z5, Z4, Z19
+	VSUBPS         Z16, Z6, Z16
+	VSUBPS         Z17, Z7, Z17
+	VSUBPS         Z11, Z18, Z18
+	VSUBPS         Z19, Z10, Z19
+	VMULPS         Z16, Z16, Z20
+	VMULPS         Z17, Z17, Z21
+	VMULPS         Z16, Z14, Z14
+	VMULPS         Z17, Z15, Z15
+	VADDPS         Z21, Z20, Z16
+	VMULPS         Z19, Z19, Z17
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z19, Z18, Z15
+	VADDPS         Z17, Z16, Z16
+	VADDPS         Z15, Z14, Z14
+	VCMPPS         $0x04, Z16, Z0, K1
+	VDIVPS.Z       Z16, Z14, K1, Z14
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
+	VMULPS         Z6, Z6, Z15
+	VMULPS         Z7, Z7, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z10, Z10, Z16
+	VMULPS         Z5, Z14, Z5
+	VADDPS         Z16, Z15, Z14
+	VADDPS         Z5, Z12, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z       Z14, Z1, K1, Z12
+	VMULPS         Z6, Z8, Z14
+	VMULPS         Z7, Z9, Z15
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z10, Z11, Z15
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z13, Z5, Z13
+	VSUBPS         Z14, Z13, Z13
+	VMULPS         Z12, Z13, Z12
+	VMINPS         Z1, Z12, Z12
+	VMAXPS         Z0, Z12, Z12
+	VMULPS         Z12, Z6, Z6
+	VMULPS         Z12, Z7, Z7
+	VMULPS         Z5, Z2, Z2
+	VMULPS         Z5, Z3, Z3
+	VADDPS         Z6, Z8, Z6
+	VADDPS         Z7, Z9, Z7
+	VMULPS         Z12, Z10, Z8
+	VMULPS         Z5, Z4, Z4
+	VSUBPS         Z2, Z6, Z2
+	VSUBPS         Z3, Z7, Z3
+	VADDPS         Z8, Z11, Z6
+	VSUBPS         Z4, Z6, Z4
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z4, Z4, Z3
 	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
@@ -20776,126 +20686,108 @@ ClosestIndexedAVX512_tail:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
-	VMOVUPS         640(BX), Z2
-	VSUBPS          448(BX), Z2, Z2
-	VMOVUPS         704(BX), Z3
-	VSUBPS          512(BX), Z3, Z3
-	VMOVUPS         768(BX), Z4
-	VSUBPS          576(BX), Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z2, Z2, Z5
-	VMULPS      Z3, Z3, Z6
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z4, Z4, Z6
-	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
-	VDIVPS.Z    Z5, Z1, K2, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z6
-	VSUBPS  (BX), Z6, Z6
-	VMOVUPS 256(BX), Z7
-	VSUBPS  64(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 320(BX), Z10
-	VSUBPS  128(BX), Z10, Z10
-	VMOVUPS 128(BX), Z11
-	VSUBPS  576(BX), Z11, Z11
-	VMULPS  Z8, Z2, Z12
-	VMULPS  Z9, Z3, Z13
-	VMULPS  Z6, Z2, Z14
-	VMULPS  Z7, Z3, Z15
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z11, Z4, Z13
-	VADDPS  Z15, Z14, Z14
-	VMULPS  Z10, Z4, Z15
-	VADDPS  Z13, Z12, Z12
-	VADDPS  Z15, Z14, Z13
-	VMULPS  Z5, Z12, Z12
-	VMULPS  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z12, Z2, Z14
-	VMULPS Z12, Z3, Z15
-	VMULPS Z5, Z2, Z16
-	VMULPS Z5, Z3, Z17
-	VMULPS Z12, Z4, Z18
-	VSUBPS Z8, Z14, Z14
-	VSUBPS Z9, Z15, Z15
-	VMULPS Z5, Z4, Z19
-	VSUBPS Z16, Z6, Z16
-	VSUBPS Z17, Z7, Z17
-	VSUBPS Z11, Z18, Z18
-	VSUBPS Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z16, Z16, Z20
-	VMULPS   Z17, Z17, Z21
-	VMULPS   Z16, Z14, Z14
-	VMULPS   Z17, Z15, Z15
-	VADDPS   Z21, Z20, Z16
-	VMULPS   Z19, Z19, Z17
-	VADDPS   Z15, Z14, Z14
-	VMULPS   Z19, Z18, Z15
-	VADDPS   Z17, Z16, Z16
-	VADDPS   Z15, Z14, Z14
-	VCMPPS   $0x04, Z16, Z0, K2
-	VDIVPS.Z Z16, Z14, K2, Z14
-	VMINPS   Z1, Z14, Z14
-	VMAXPS   Z0, Z14, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z6, Z6, Z15
-	VMULPS Z7, Z7, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z10, Z10, Z16
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z5, Z14, Z5
-	VADDPS      Z16, Z15, Z14
-	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z12
-	VMULPS      Z6, Z8, Z14
-	VMULPS      Z7, Z9, Z15
-	VMINPS      Z1, Z5, Z5
-	VMAXPS      Z0, Z5, Z5
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z10, Z11, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z15, Z14, Z14
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z13, Z5, Z13
-	VSUBPS Z14, Z13, Z13
-	VMULPS Z12, Z13, Z12
-	VMINPS Z1, Z12, Z1
-	VMAXPS Z0, Z1, Z0
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z0, Z6, Z1
-	VMULPS Z0, Z7, Z6
-	VMULPS Z5, Z2, Z2
-	VMULPS Z5, Z3, Z3
-	VADDPS Z1, Z8, Z1
-	VADDPS Z6, Z9, Z6
-	VMULPS Z0, Z10, Z7
-	VMULPS Z5, Z4, Z4
-	VSUBPS Z2, Z1, Z1
-	VSUBPS Z3, Z6, Z2
-	VADDPS Z7, Z11, Z3
-	VSUBPS Z4, Z3, Z3
-	VMULPS Z1, Z1, Z1
-	VMULPS Z2, Z2, Z2
-	VADDPS Z2, Z1, Z1
-	VMULPS Z3, Z3, Z2
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        640(BX), Z2
+	VSUBPS         448(BX), Z2, Z2
+	VMOVUPS        704(BX), Z3
+	VSUBPS         512(BX), Z3, Z3
+	VMOVUPS        768(BX), Z4
+	VSUBPS         576(BX), Z4, Z4
+	VMULPS         Z2, Z2, Z5
+	VMULPS         Z3, Z3, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z4, Z4, Z6
+	VADDPS         Z6, Z5, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z       Z5, Z1, K2, Z5
+	VMOVUPS        192(BX), Z6
+	VSUBPS         (BX), Z6, Z6
+	VMOVUPS        256(BX), Z7
+	VSUBPS         64(BX), Z7, Z7
+	VMOVUPS        (BX), Z8
+	VSUBPS         448(BX), Z8, Z8
+	VMOVUPS        64(BX), Z9
+	VSUBPS         512(BX), Z9, Z9
+	VMOVUPS        320(BX), Z10
+	VSUBPS         128(BX), Z10, Z10
+	VMOVUPS        128(BX), Z11
+	VSUBPS         576(BX), Z11, Z11
+	VMULPS         Z8, Z2, Z12
+	VMULPS         Z9, Z3, Z13
+	VMULPS         Z6, Z2, Z14
+	VMULPS         Z7, Z3, Z15
+	VADDPS         Z13, Z12, Z12
+	VMULPS         Z11, Z4, Z13
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z10, Z4, Z15
+	VADDPS         Z13, Z12, Z12
+	VADDPS         Z15, Z14, Z13
+	VMULPS         Z5, Z12, Z12
+	VMULPS         Z5, Z13, Z5
+	VMULPS         Z12, Z2, Z14
+	VMULPS         Z12, Z3, Z15
+	VMULPS         Z5, Z2, Z16
+	VMULPS         Z5, Z3, Z17
+	VMULPS         Z12, Z4, Z18
+	VSUBPS         Z8, Z14, Z14
+	VSUBPS         Z9, Z15, Z15
+	VMULPS         Z5, Z4, Z19
+	VSUBPS         Z16, Z6, Z16
+	VSUBPS         Z17, Z7, Z17
+	VSUBPS         Z11, Z18, Z18
+	VSUBPS         Z19, Z10, Z19
+	VMULPS         Z16, Z16, Z20
+	VMULPS         Z17, Z17, Z21
+	VMULPS         Z16, Z14, Z14
+	VMULPS         Z17, Z15, Z15
+	VADDPS         Z21, Z20, Z16
+	VMULPS         Z19, Z19, Z17
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z19, Z18, Z15
+	VADDPS         Z17, Z16, Z16
+	VADDPS         Z15, Z14, Z14
+	VCMPPS         $0x04, Z16, Z0, K2
+	VDIVPS.Z       Z16, Z14, K2, Z14
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
+	VMULPS         Z6, Z6, Z15
+	VMULPS         Z7, Z7, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z10, Z10, Z16
+	VMULPS         Z5, Z14, Z5
+	VADDPS         Z16, Z15, Z14
+	VADDPS         Z5, Z12, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z       Z14, Z1, K2, Z12
+	VMULPS         Z6, Z8, Z14
+	VMULPS         Z7, Z9, Z15
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z10, Z11, Z15
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z13, Z5, Z13
+	VSUBPS         Z14, Z13, Z13
+	VMULPS         Z12, Z13, Z12
+	VMINPS         Z1, Z12, Z1
+	VMAXPS         Z0, Z1, Z0
+	VMULPS         Z0, Z6, Z1
+	VMULPS         Z0, Z7, Z6
+	VMULPS         Z5, Z2, Z2
+	VMULPS         Z5, Z3, Z3
+	VADDPS         Z1, Z8, Z1
+	VADDPS         Z6, Z9, Z6
+	VMULPS         Z0, Z10, Z7
+	VMULPS         Z5, Z4, Z4
+	VSUBPS         Z2, Z1, Z1
+	VSUBPS         Z3, Z6, Z2
+	VADDPS         Z7, Z11, Z3
+	VSUBPS         Z4, Z3, Z3
+	VMULPS         Z1, Z1, Z1
+	VMULPS         Z2, Z2, Z2
+	VADDPS         Z2, Z1, Z1
+	VMULPS         Z3, Z3, Z2
 	VADDPS         Z2, Z1, Z1
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
@@ -22612,14 +22504,14 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPS    Z3, 3392(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 3520(BX)
-	VMOVUPS    640(BX), Z2
-	VSUBPD     448(BX), Z2, Z2
-	VMOVUPS    704(BX), Z3
-	VSUBPD     512(BX), Z3, Z3
-	VMOVUPS    768(BX), Z4
-	VSUBPD     576(BX), Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     640(BX), Z2
+	VSUBPD      448(BX), Z2, Z2
+	VMOVUPS     704(BX), Z3
+	VSUBPD      512(BX), Z3, Z3
+	VMOVUPS     768(BX), Z4
+	VSUBPD      576(BX), Z4, Z4
 	VMULPD      Z2, Z2, Z5
 	VMULPD      Z3, Z3, Z6
 	VADDPD      Z6, Z5, Z5
@@ -22627,157 +22519,135 @@ ClosestIndexed64AVX512_wide:
 	VADDPD      Z6, Z5, Z5
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
 	VDIVPD.Z    Z5, Z1, K1, Z5
+	VMOVUPS     192(BX), Z6
+	VSUBPD      (BX), Z6, Z6
+	VMOVUPS     256(BX), Z7
+	VSUBPD      64(BX), Z7, Z7
+	VMOVUPS     (BX), Z8
+	VSUBPD      448(BX), Z8, Z8
+	VMOVUPS     64(BX), Z9
+	VSUBPD      512(BX), Z9, Z9
+	VMOVUPS     320(BX), Z10
+	VSUBPD      128(BX), Z10, Z10
+	VMOVUPS     128(BX), Z11
+	VSUBPD      576(BX), Z11, Z11
+	VMULPD      Z8, Z2, Z12
+	VMULPD      Z9, Z3, Z13
+	VMULPD      Z6, Z2, Z14
+	VMULPD      Z7, Z3, Z15
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z11, Z4, Z13
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z10, Z4, Z15
+	VADDPD      Z13, Z12, Z12
+	VADDPD      Z15, Z14, Z13
+	VMULPD      Z5, Z12, Z12
+	VMULPD      Z5, Z13, Z5
+	VMULPD      Z12, Z2, Z14
+	VMULPD      Z12, Z3, Z15
+	VMULPD      Z5, Z2, Z16
+	VMULPD      Z5, Z3, Z17
+	VMULPD      Z12, Z4, Z18
+	VSUBPD      Z8, Z14, Z14
+	VSUBPD      Z9, Z15, Z15
+	VMULPD      Z5, Z4, Z19
+	VSUBPD      Z16, Z6, Z16
+	VSUBPD      Z17, Z7, Z17
+	VSUBPD      Z11, Z18, Z18
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z6
-	VSUBPD  (BX), Z6, Z6
-	VMOVUPS 256(BX), Z7
-	VSUBPD  64(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPD  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPD  512(BX), Z9, Z9
-	VMOVUPS 320(BX), Z10
-	VSUBPD  128(BX), Z10, Z10
-	VMOVUPS 128(BX), Z11
-	VSUBPD  576(BX), Z11, Z11
-	VMULPD  Z8, Z2, Z12
-	VMULPD  Z9, Z3, Z13
-	VMULPD  Z6, Z2, Z14
-	VMULPD  Z7, Z3, Z15
-	VADDPD  Z13, Z12, Z12
-	VMULPD  Z11, Z4, Z13
-	VADDPD  Z15, Z14, Z14
-	VMULPD  Z10, Z4, Z15
-	VADDPD  Z13, Z12, Z12
-	VADDPD  Z15, Z14, Z13
-	VMULPD  Z5, Z12, Z12
-	VMULPD  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z12, Z2, Z14
-	VMULPD Z12, Z3, Z15
-	VMULPD Z5, Z2, Z16
-	VMULPD Z5, Z3, Z17
-	VMULPD Z12, Z4, Z18
-	VSUBPD Z8, Z14, Z14
-	VSUBPD Z9, Z15, Z15
-	VMULPD Z5, Z4, Z19
-	VSUBPD Z16, Z6, Z16
-	VSUBPD Z17, Z7, Z17
-	VSUBPD Z11, Z18, Z18
-	VSUBPD Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z16, Z16, Z20
-	VMULPD  Z17, Z17, Z21
-	VMULPD  Z16, Z14, Z14
-	VMULPD  Z17, Z15, Z15
-	VADDPD  Z21, Z20, Z16
-	VMOVUPS 1536(BX), Z17
-	VSUBPD  1344(BX), Z17, Z17
-	VMULPD  Z19, Z19, Z20
-	VMOVUPS 1600(BX), Z21
-	VSUBPD  1408(BX), Z21, Z21
-	VADDPD  Z15, Z14, Z14
-	VMOVUPS 1664(BX), Z15
-	VSUBPD  1472(BX), Z15, Z15
-	VMULPD  Z19, Z18, Z18
-	VADDPD  Z20, Z16, Z16
-	VADDPD  Z18, Z14, Z14
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z17, Z17, Z18
-	VCMPPD   $0x04, Z16, Z0, K1
-	VDIVPD.Z Z16, Z14, K1, Z14
-	VMULPD   Z21, Z21, Z16
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z6, Z6, Z19
-	VMULPD      Z7, Z7, Z20
-	VADDPD      Z16, Z18, Z16
-	VADDPD      Z20, Z19, Z18
-	VMULPD      Z15, Z15, Z19
-	VMULPD      Z10, Z10, Z20
-	VADDPD      Z19, Z16, Z16
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
-	VADDPD      Z20, Z18, Z18
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z18, K1
-	VDIVPD.Z    Z18, Z1, K1, Z18
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z5, Z14, Z5
-	VADDPD Z5, Z12, Z5
-	VMULPD Z6, Z8, Z12
-	VMULPD Z7, Z9, Z14
-	VMINPD Z1, Z5, Z5
-	VMAXPD Z0, Z5, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 1088(BX), Z19
-	VSUBPD  896(BX), Z19, Z19
-	VADDPD  Z14, Z12, Z12
-	VMOVUPS 1152(BX), Z14
-	VSUBPD  960(BX), Z14, Z14
-	VMULPD  Z10, Z11, Z20
-	VMOVUPS 896(BX), Z22
-	VSUBPD  1344(BX), Z22, Z22
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 960(BX), Z23
-	VSUBPD  1408(BX), Z23, Z23
-	VADDPD  Z20, Z12, Z12
-	VMOVUPS 1216(BX), Z20
-	VSUBPD  1024(BX), Z20, Z20
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z13, Z5, Z13
-	VSUBPD  Z12, Z13, Z12
-	VMOVUPS 1024(BX), Z13
-	VSUBPD  1472(BX), Z13, Z13
-	VMULPD  Z18, Z12, Z12
-	VMINPD  Z1, Z12, Z12
-	VMAXPD  Z0, Z12, Z12
-	VMULPD  Z22, Z17, Z18
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z12, Z6, Z6
-	VMULPD Z23, Z21, Z24
-	VMULPD Z12, Z7, Z7
-	VMULPD Z19, Z17, Z25
-	VMULPD Z5, Z2, Z2
-	VMULPD Z14, Z21, Z26
-	VMULPD Z5, Z3, Z3
-	VADDPD Z6, Z8, Z6
-	VADDPD Z7, Z9, Z7
-	VADDPD Z24, Z18, Z8
-	VMULPD Z12, Z10, Z9
-	VMULPD Z13, Z15, Z10
-	VMULPD Z5, Z4, Z4
-	VADDPD Z26, Z25, Z18
-	VSUBPD Z2, Z6, Z2
-	VMULPD Z20, Z15, Z6
-	VSUBPD Z3, Z7, Z3
-	VADDPD Z10, Z8, Z7
-	VADDPD Z9, Z11, Z8
-	VADDPD Z6, Z18, Z6
-	VSUBPD Z4, Z8, Z4
-	VMULPD Z16, Z7, Z7
-	VMULPD Z2, Z2, Z2
-	VMULPD Z16, Z6, Z8
-	VMULPD Z3, Z3, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z7, Z17, Z9
-	VADDPD Z3, Z2, Z2
-	VMULPD Z7, Z21, Z3
-	VMULPD Z4, Z4, Z4
-	VMULPD Z8, Z17, Z10
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z19, Z10, Z19
+	VMULPD         Z16, Z16, Z20
+	VMULPD         Z17, Z17, Z21
+	VMULPD         Z16, Z14, Z14
+	VMULPD         Z17, Z15, Z15
+	VADDPD         Z21, Z20, Z16
+	VMOVUPS        1536(BX), Z17
+	VSUBPD         1344(BX), Z17, Z17
+	VMULPD         Z19, Z19, Z20
+	VMOVUPS        1600(BX), Z21
+	VSUBPD         1408(BX), Z21, Z21
+	VADDPD         Z15, Z14, Z14
+	VMOVUPS        1664(BX), Z15
+	VSUBPD         1472(BX), Z15, Z15
+	VMULPD         Z19, Z18, Z18
+	VADDPD         Z20, Z16, Z16
+	VADDPD         Z18, Z14, Z14
+	VMULPD         Z17, Z17, Z18
+	VCMPPD         $0x04, Z16, Z0, K1
+	VDIVPD.Z       Z16, Z14, K1, Z14
+	VMULPD         Z21, Z21, Z16
+	VMULPD         Z6, Z6, Z19
+	VMULPD         Z7, Z7, Z20
+	VADDPD         Z16, Z18, Z16
+	VADDPD         Z20, Z19, Z18
+	VMULPD         Z15, Z15, Z19
+	VMULPD         Z10, Z10, Z20
+	VADDPD         Z19, Z16, Z16
+	VMINPD         Z1, Z14, Z14
+	VMAXPD         Z0, Z14, Z14
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z16, K1
+	VDIVPD.Z       Z16, Z1, K1, Z16
+	VADDPD         Z20, Z18, Z18
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z18, K1
+	VDIVPD.Z       Z18, Z1, K1, Z18
+	VMULPD         Z5, Z14, Z5
+	VADDPD         Z5, Z12, Z5
+	VMULPD         Z6, Z8, Z12
+	VMULPD         Z7, Z9, Z14
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VMOVUPS        1088(BX), Z19
+	VSUBPD         896(BX), Z19, Z19
+	VADDPD         Z14, Z12, Z12
+	VMOVUPS        1152(BX), Z14
+	VSUBPD         960(BX), Z14, Z14
+	VMULPD         Z10, Z11, Z20
+	VMOVUPS        896(BX), Z22
+	VSUBPD         1344(BX), Z22, Z22
+	VMOVUPS        960(BX), Z23
+	VSUBPD         1408(BX), Z23, Z23
+	VADDPD         Z20, Z12, Z12
+	VMOVUPS        1216(BX), Z20
+	VSUBPD         1024(BX), Z20, Z20
+	VMULPD         Z13, Z5, Z13
+	VSUBPD         Z12, Z13, Z12
+	VMOVUPS        1024(BX), Z13
+	VSUBPD         1472(BX), Z13, Z13
+	VMULPD         Z18, Z12, Z12
+	VMINPD         Z1, Z12, Z12
+	VMAXPD         Z0, Z12, Z12
+	VMULPD         Z22, Z17, Z18
+	VMULPD         Z12, Z6, Z6
+	VMULPD         Z23, Z21, Z24
+	VMULPD         Z12, Z7, Z7
+	VMULPD         Z19, Z17, Z25
+	VMULPD         Z5, Z2, Z2
+	VMULPD         Z14, Z21, Z26
+	VMULPD         Z5, Z3, Z3
+	VADDPD         Z6, Z8, Z6
+	VADDPD         Z7, Z9, Z7
+	VADDPD         Z24, Z18, Z8
+	VMULPD         Z12, Z10, Z9
+	VMULPD         Z13, Z15, Z10
+	VMULPD         Z5, Z4, Z4
+	VADDPD         Z26, Z25, Z18
+	VSUBPD         Z2, Z6, Z2
+	VMULPD         Z20, Z15, Z6
+	VSUBPD         Z3, Z7, Z3
+	VADDPD         Z10, Z8, Z7
+	VADDPD         Z9, Z11, Z8
+	VADDPD         Z6, Z18, Z6
+	VSUBPD         Z4, Z8, Z4
+	VMULPD         Z16, Z7, Z7
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z16, Z6, Z8
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z7, Z17, Z9
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z7, Z21, Z3
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z8, Z17, Z10
 	VMULPD         Z8, Z21, Z11
 	VADDPD         Z4, Z2, Z2
 	VMULPD         Z7, Z15, Z4
@@ -22799,118 +22669,100 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPS Z2, (R12)(R13*8)
 	VSUBPD  Z11, Z14, Z2
 	VSUBPD  Z13, Z4, Z4
-	VSUBPD  Z16, Z20, Z5
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z10, Z10, Z11
-	VMULPD  Z2, Z2, Z12
-	VMULPD  Z10, Z9, Z9
-	VMULPD  Z2, Z3, Z2
-	VADDPD  Z12, Z11, Z3
-	VMOVUPS 2432(BX), Z10
-	VSUBPD  2240(BX), Z10, Z10
-	VMULPD  Z5, Z5, Z11
-	VMOVUPS 2496(BX), Z12
-	VSUBPD  2304(BX), Z12, Z12
-	VADDPD  Z2, Z9, Z2
-	VMOVUPS 2560(BX), Z9
-	VSUBPD  2368(BX), Z9, Z9
-	VMULPD  Z5, Z4, Z4
-	VADDPD  Z11, Z3, Z3
-	VADDPD  Z4, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z10, Z10, Z4
-	VCMPPD   $0x04, Z3, Z0, K1
-	VDIVPD.Z Z3, Z2, K1, Z2
-	VMULPD   Z12, Z12, Z3
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z19, Z19, Z5
-	VMULPD      Z14, Z14, Z11
-	VADDPD      Z3, Z4, Z3
-	VADDPD      Z11, Z5, Z4
-	VMULPD      Z9, Z9, Z5
-	VMULPD      Z20, Z20, Z11
-	VADDPD      Z5, Z3, Z3
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VADDPD      Z11, Z4, Z4
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z8, Z2, Z2
-	VADDPD Z2, Z7, Z2
-	VMULPD Z19, Z22, Z5
-	VMULPD Z14, Z23, Z7
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 1984(BX), Z8
-	VSUBPD  1792(BX), Z8, Z8
-	VADDPD  Z7, Z5, Z5
-	VMOVUPS 2048(BX), Z7
-	VSUBPD  1856(BX), Z7, Z7
-	VMULPD  Z20, Z13, Z11
-	VMOVUPS 1792(BX), Z16
-	VSUBPD  2240(BX), Z16, Z16
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 1856(BX), Z18
-	VSUBPD  2304(BX), Z18, Z18
-	VADDPD  Z11, Z5, Z5
-	VMOVUPS 2112(BX), Z11
-	VSUBPD  1920(BX), Z11, Z11
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z6, Z2, Z6
-	VSUBPD  Z5, Z6, Z5
-	VMOVUPS 1920(BX), Z6
-	VSUBPD  2368(BX), Z6, Z6
-	VMULPD  Z4, Z5, Z4
-	VMINPD  Z1, Z4, Z4
-	VMAXPD  Z0, Z4, Z4
-	VMULPD  Z16, Z10, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z4, Z19, Z19
-	VMULPD Z18, Z12, Z24
-	VMULPD Z4, Z14, Z14
-	VMULPD Z8, Z10, Z25
-	VMULPD Z2, Z17, Z17
-	VMULPD Z7, Z12, Z26
-	VMULPD Z2, Z21, Z21
-	VADDPD Z19, Z22, Z19
-	VADDPD Z14, Z23, Z14
-	VADDPD Z24, Z5, Z5
-	VMULPD Z4, Z20, Z20
-	VMULPD Z6, Z9, Z22
-	VMULPD Z2, Z15, Z15
-	VADDPD Z26, Z25, Z23
-	VSUBPD Z17, Z19, Z17
-	VMULPD Z11, Z9, Z19
-	VSUBPD Z21, Z14, Z14
-	VADDPD Z22, Z5, Z5
-	VADDPD Z20, Z13, Z13
-	VADDPD Z19, Z23, Z19
-	VSUBPD Z15, Z13, Z13
-	VMULPD Z3, Z5, Z5
-	VMULPD Z17, Z17, Z15
-	VMULPD Z3, Z19, Z3
-	VMULPD Z14, Z14, Z14
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z5, Z10, Z17
-	VADDPD Z14, Z15, Z14
-	VMULPD Z5, Z12, Z15
-	VMULPD Z13, Z13, Z13
-	VMULPD Z3, Z10, Z20
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z16, Z20, Z5
+	VMULPD         Z10, Z10, Z11
+	VMULPD         Z2, Z2, Z12
+	VMULPD         Z10, Z9, Z9
+	VMULPD         Z2, Z3, Z2
+	VADDPD         Z12, Z11, Z3
+	VMOVUPS        2432(BX), Z10
+	VSUBPD         2240(BX), Z10, Z10
+	VMULPD         Z5, Z5, Z11
+	VMOVUPS        2496(BX), Z12
+	VSUBPD         2304(BX), Z12, Z12
+	VADDPD         Z2, Z9, Z2
+	VMOVUPS        2560(BX), Z9
+	VSUBPD         2368(BX), Z9, Z9
+	VMULPD         Z5, Z4, Z4
+	VADDPD         Z11, Z3, Z3
+	VADDPD         Z4, Z2, Z2
+	VMULPD         Z10, Z10, Z4
+	VCMPPD         $0x04, Z3, Z0, K1
+	VDIVPD.Z       Z3, Z2, K1, Z2
+	VMULPD         Z12, Z12, Z3
+	VMULPD         Z19, Z19, Z5
+	VMULPD         Z14, Z14, Z11
+	VADDPD         Z3, Z4, Z3
+	VADDPD         Z11, Z5, Z4
+	VMULPD         Z9, Z9, Z5
+	VMULPD         Z20, Z20, Z11
+	VADDPD         Z5, Z3, Z3
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z11, Z4, Z4
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z       Z4, Z1, K1, Z4
+	VMULPD         Z8, Z2, Z2
+	VADDPD         Z2, Z7, Z2
+	VMULPD         Z19, Z22, Z5
+	VMULPD         Z14, Z23, Z7
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        1984(BX), Z8
+	VSUBPD         1792(BX), Z8, Z8
+	VADDPD         Z7, Z5, Z5
+	VMOVUPS        2048(BX), Z7
+	VSUBPD         1856(BX), Z7, Z7
+	VMULPD         Z20, Z13, Z11
+	VMOVUPS        1792(BX), Z16
+	VSUBPD         2240(BX), Z16, Z16
+	VMOVUPS        1856(BX), Z18
+	VSUBPD         2304(BX), Z18, Z18
+	VADDPD         Z11, Z5, Z5
+	VMOVUPS        2112(BX), Z11
+	VSUBPD         1920(BX), Z11, Z11
+	VMULPD         Z6, Z2, Z6
+	VSUBPD         Z5, Z6, Z5
+	VMOVUPS        1920(BX), Z6
+	VSUBPD         2368(BX), Z6, Z6
+	VMULPD         Z4, Z5, Z4
+	VMINPD         Z1, Z4, Z4
+	VMAXPD         Z0, Z4, Z4
+	VMULPD         Z16, Z10, Z5
+	VMULPD         Z4, Z19, Z19
+	VMULPD         Z18, Z12, Z24
+	VMULPD         Z4, Z14, Z14
+	VMULPD         Z8, Z10, Z25
+	VMULPD         Z2, Z17, Z17
+	VMULPD         Z7, Z12, Z26
+	VMULPD         Z2, Z21, Z21
+	VADDPD         Z19, Z22, Z19
+	VADDPD         Z14, Z23, Z14
+	VADDPD         Z24, Z5, Z5
+	VMULPD         Z4, Z20, Z20
+	VMULPD         Z6, Z9, Z22
+	VMULPD         Z2, Z15, Z15
+	VADDPD         Z26, Z25, Z23
+	VSUBPD         Z17, Z19, Z17
+	VMULPD         Z11, Z9, Z19
+	VSUBPD         Z21, Z14, Z14
+	VADDPD         Z22, Z5, Z5
+	VADDPD         Z20, Z13, Z13
+	VADDPD         Z19, Z23, Z19
+	VSUBPD         Z15, Z13, Z13
+	VMULPD         Z3, Z5, Z5
+	VMULPD         Z17, Z17, Z15
+	VMULPD         Z3, Z19, Z3
+	VMULPD         Z14, Z14, Z14
+	VMULPD         Z5, Z10, Z17
+	VADDPD         Z14, Z15, Z14
+	VMULPD         Z5, Z12, Z15
+	VMULPD         Z13, Z13, Z13
+	VMULPD         Z3, Z10, Z20
 	VMULPD         Z3, Z12, Z21
 	VADDPD         Z13, Z14, Z13
 	VMULPD         Z5, Z9, Z14
@@ -22932,118 +22784,100 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPS Z13, 64(R12)(R13*8)
 	VSUBPD  Z21, Z7, Z2
 	VSUBPD  Z6, Z14, Z4
-	VSUBPD  Z22, Z11, Z13
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z20, Z20, Z14
-	VMULPD  Z2, Z2, Z21
-	VMULPD  Z20, Z17, Z17
-	VMULPD  Z2, Z15, Z2
-	VADDPD  Z21, Z14, Z14
-	VMOVUPS 3328(BX), Z15
-	VSUBPD  3136(BX), Z15, Z15
-	VMULPD  Z13, Z13, Z20
-	VMOVUPS 3392(BX), Z21
-	VSUBPD  3200(BX), Z21, Z21
-	VADDPD  Z2, Z17, Z2
-	VMOVUPS 3456(BX), Z17
-	VSUBPD  3264(BX), Z17, Z17
-	VMULPD  Z13, Z4, Z4
-	VADDPD  Z20, Z14, Z13
-	VADDPD  Z4, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z15, Z15, Z4
-	VCMPPD   $0x04, Z13, Z0, K1
-	VDIVPD.Z Z13, Z2, K1, Z2
-	VMULPD   Z21, Z21, Z13
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z8, Z8, Z14
-	VMULPD      Z7, Z7, Z20
-	VADDPD      Z13, Z4, Z4
-	VADDPD      Z20, Z14, Z13
-	VMULPD      Z17, Z17, Z14
-	VMULPD      Z11, Z11, Z20
-	VADDPD      Z14, Z4, Z4
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-	VADDPD      Z20, Z13, Z13
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
-	VDIVPD.Z    Z13, Z1, K1, Z13
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z3, Z2, Z2
-	VADDPD Z2, Z5, Z2
-	VMULPD Z8, Z16, Z3
-	VMULPD Z7, Z18, Z5
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 2880(BX), Z14
-	VSUBPD  2688(BX), Z14, Z14
-	VADDPD  Z5, Z3, Z3
-	VMOVUPS 2944(BX), Z5
-	VSUBPD  2752(BX), Z5, Z5
-	VMULPD  Z11, Z6, Z20
-	VMOVUPS 2688(BX), Z22
-	VSUBPD  3136(BX), Z22, Z22
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 2752(BX), Z23
-	VSUBPD  3200(BX), Z23, Z23
-	VADDPD  Z20, Z3, Z3
-	VMOVUPS 3008(BX), Z20
-	VSUBPD  2816(BX), Z20, Z20
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z19, Z2, Z19
-	VSUBPD  Z3, Z19, Z3
-	VMOVUPS 2816(BX), Z19
-	VSUBPD  3264(BX), Z19, Z19
-	VMULPD  Z13, Z3, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z22, Z15, Z13
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z8, Z8
-	VMULPD Z23, Z21, Z24
-	VMULPD Z3, Z7, Z7
-	VMULPD Z14, Z15, Z25
-	VMULPD Z2, Z10, Z10
-	VMULPD Z5, Z21, Z26
-	VMULPD Z2, Z12, Z12
-	VADDPD Z8, Z16, Z8
-	VADDPD Z7, Z18, Z7
-	VADDPD Z24, Z13, Z13
-	VMULPD Z3, Z11, Z11
-	VMULPD Z19, Z17, Z16
-	VMULPD Z2, Z9, Z9
-	VADDPD Z26, Z25, Z18
-	VSUBPD Z10, Z8, Z8
-	VMULPD Z20, Z17, Z10
-	VSUBPD Z12, Z7, Z7
-	VADDPD Z16, Z13, Z12
-	VADDPD Z11, Z6, Z6
-	VADDPD Z10, Z18, Z10
-	VSUBPD Z9, Z6, Z6
-	VMULPD Z4, Z12, Z9
-	VMULPD Z8, Z8, Z8
-	VMULPD Z4, Z10, Z4
-	VMULPD Z7, Z7, Z7
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z9, Z15, Z11
-	VADDPD Z7, Z8, Z7
-	VMULPD Z9, Z21, Z8
-	VMULPD Z6, Z6, Z6
-	VMULPD Z4, Z15, Z12
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z22, Z11, Z13
+	VMULPD         Z20, Z20, Z14
+	VMULPD         Z2, Z2, Z21
+	VMULPD         Z20, Z17, Z17
+	VMULPD         Z2, Z15, Z2
+	VADDPD         Z21, Z14, Z14
+	VMOVUPS        3328(BX), Z15
+	VSUBPD         3136(BX), Z15, Z15
+	VMULPD         Z13, Z13, Z20
+	VMOVUPS        3392(BX), Z21
+	VSUBPD         3200(BX), Z21, Z21
+	VADDPD         Z2, Z17, Z2
+	VMOVUPS        3456(BX), Z17
+	VSUBPD         3264(BX), Z17, Z17
+	VMULPD         Z13, Z4, Z4
+	VADDPD         Z20, Z14, Z13
+	VADDPD         Z4, Z2, Z2
+	VMULPD         Z15, Z15, Z4
+	VCMPPD         $0x04, Z13, Z0, K1
+	VDIVPD.Z       Z13, Z2, K1, Z2
+	VMULPD         Z21, Z21, Z13
+	VMULPD         Z8, Z8, Z14
+	VMULPD         Z7, Z7, Z20
+	VADDPD         Z13, Z4, Z4
+	VADDPD         Z20, Z14, Z13
+	VMULPD         Z17, Z17, Z14
+	VMULPD         Z11, Z11, Z20
+	VADDPD         Z14, Z4, Z4
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z       Z4, Z1, K1, Z4
+	VADDPD         Z20, Z13, Z13
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z       Z13, Z1, K1, Z13
+	VMULPD         Z3, Z2, Z2
+	VADDPD         Z2, Z5, Z2
+	VMULPD         Z8, Z16, Z3
+	VMULPD         Z7, Z18, Z5
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        2880(BX), Z14
+	VSUBPD         2688(BX), Z14, Z14
+	VADDPD         Z5, Z3, Z3
+	VMOVUPS        2944(BX), Z5
+	VSUBPD         2752(BX), Z5, Z5
+	VMULPD         Z11, Z6, Z20
+	VMOVUPS        2688(BX), Z22
+	VSUBPD         3136(BX), Z22, Z22
+	VMOVUPS        2752(BX), Z23
+	VSUBPD         3200(BX), Z23, Z23
+	VADDPD         Z20, Z3, Z3
+	VMOVUPS        3008(BX), Z20
+	VSUBPD         2816(BX), Z20, Z20
+	VMULPD         Z19, Z2, Z19
+	VSUBPD         Z3, Z19, Z3
+	VMOVUPS        2816(BX), Z19
+	VSUBPD         3264(BX), Z19, Z19
+	VMULPD         Z13, Z3, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z22, Z15, Z13
+	VMULPD         Z3, Z8, Z8
+	VMULPD         Z23, Z21, Z24
+	VMULPD         Z3, Z7, Z7
+	VMULPD         Z14, Z15, Z25
+	VMULPD         Z2, Z10, Z10
+	VMULPD         Z5, Z21, Z26
+	VMULPD         Z2, Z12, Z12
+	VADDPD         Z8, Z16, Z8
+	VADDPD         Z7, Z18, Z7
+	VADDPD         Z24, Z13, Z13
+	VMULPD         Z3, Z11, Z11
+	VMULPD         Z19, Z17, Z16
+	VMULPD         Z2, Z9, Z9
+	VADDPD         Z26, Z25, Z18
+	VSUBPD         Z10, Z8, Z8
+	VMULPD         Z20, Z17, Z10
+	VSUBPD         Z12, Z7, Z7
+	VADDPD         Z16, Z13, Z12
+	VADDPD         Z11, Z6, Z6
+	VADDPD         Z10, Z18, Z10
+	VSUBPD         Z9, Z6, Z6
+	VMULPD         Z4, Z12, Z9
+	VMULPD         Z8, Z8, Z8
+	VMULPD         Z4, Z10, Z4
+	VMULPD         Z7, Z7, Z7
+	VMULPD         Z9, Z15, Z11
+	VADDPD         Z7, Z8, Z7
+	VMULPD         Z9, Z21, Z8
+	VMULPD         Z6, Z6, Z6
+	VMULPD         Z4, Z15, Z12
 	VMULPD         Z4, Z21, Z13
 	VADDPD         Z6, Z7, Z6
 	VMULPD         Z9, Z17, Z7
@@ -23057,80 +22891,66 @@ ClosestIndexed64AVX512_wide:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
 
 	// Store S, T and Dist2 of group 2.
-	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*8)
-	MOVQ    t+32(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*8)
-	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*8)
-	VSUBPD  Z13, Z5, Z2
-	VSUBPD  Z19, Z7, Z3
-	VSUBPD  Z16, Z20, Z6
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z12, Z12, Z7
-	VMULPD   Z2, Z2, Z13
-	VMULPD   Z12, Z11, Z11
-	VMULPD   Z2, Z8, Z2
-	VADDPD   Z13, Z7, Z7
-	VMULPD   Z6, Z6, Z8
-	VADDPD   Z2, Z11, Z2
-	VMULPD   Z6, Z3, Z3
-	VADDPD   Z8, Z7, Z6
-	VADDPD   Z3, Z2, Z2
-	VCMPPD   $0x04, Z6, Z0, K1
-	VDIVPD.Z Z6, Z2, K1, Z2
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z14, Z14, Z3
-	VMULPD      Z5, Z5, Z6
-	VADDPD      Z6, Z3, Z3
-	VMULPD      Z20, Z20, Z6
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z6, Z3, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z2, Z2
-	VADDPD Z2, Z9, Z2
-	VMULPD Z14, Z22, Z4
-	VMULPD Z5, Z23, Z6
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-	VADDPD Z6, Z4, Z4
-	VMULPD Z20, Z19, Z6
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z6, Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z10, Z2, Z6
-	VSUBPD Z4, Z6, Z4
-	VMULPD Z3, Z4, Z3
-	VMINPD Z1, Z3, Z3
-	VMAXPD Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z14, Z4
-	VMULPD Z3, Z5, Z5
-	VMULPD Z2, Z15, Z6
-	VMULPD Z2, Z21, Z7
-	VADDPD Z4, Z22, Z4
-	VADDPD Z5, Z23, Z5
-	VMULPD Z3, Z20, Z8
-	VMULPD Z2, Z17, Z9
-	VSUBPD Z6, Z4, Z4
-	VSUBPD Z7, Z5, Z5
-	VADDPD Z8, Z19, Z6
-	VSUBPD Z9, Z6, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+24(FP), R12
+	VMOVUPS        Z3, 128(R12)(R13*8)
+	MOVQ           t+32(FP), R12
+	VMOVUPS        Z2, 128(R12)(R13*8)
+	MOVQ           dist2+40(FP), R12
+	VMOVUPS        Z6, 128(R12)(R13*8)
+	VSUBPD         Z13, Z5, Z2
+	VSUBPD         Z19, Z7, Z3
+	VSUBPD         Z16, Z20, Z6
+	VMULPD         Z12, Z12, Z7
+	VMULPD         Z2, Z2, Z13
+	VMULPD         Z12, Z11, Z11
+	VMULPD         Z2, Z8, Z2
+	VADDPD         Z13, Z7, Z7
+	VMULPD         Z6, Z6, Z8
+	VADDPD         Z2, Z11, Z2
+	VMULPD         Z6, Z3, Z3
+	VADDPD         Z8, Z7, Z6
+	VADDPD         Z3, Z2, Z2
+	VCMPPD         $0x04, Z6, Z0, K1
+	VDIVPD.Z       Z6, Z2, K1, Z2
+	VMULPD         Z14, Z14, Z3
+	VMULPD         Z5, Z5, Z6
+	VADDPD         Z6, Z3, Z3
+	VMULPD         Z20, Z20, Z6
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z6, Z3, Z3
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VMULPD         Z4, Z2, Z2
+	VADDPD         Z2, Z9, Z2
+	VMULPD         Z14, Z22, Z4
+	VMULPD         Z5, Z23, Z6
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z6, Z4, Z4
+	VMULPD         Z20, Z19, Z6
+	VADDPD         Z6, Z4, Z4
+	VMULPD         Z10, Z2, Z6
+	VSUBPD         Z4, Z6, Z4
+	VMULPD         Z3, Z4, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z3, Z14, Z4
+	VMULPD         Z3, Z5, Z5
+	VMULPD         Z2, Z15, Z6
+	VMULPD         Z2, Z21, Z7
+	VADDPD         Z4, Z22, Z4
+	VADDPD         Z5, Z23, Z5
+	VMULPD         Z3, Z20, Z8
+	VMULPD         Z2, Z17, Z9
+	VSUBPD         Z6, Z4, Z4
+	VSUBPD         Z7, Z5, Z5
+	VADDPD         Z8, Z19, Z6
+	VSUBPD         Z9, Z6, Z6
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z5, Z5, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z6, Z6, Z5
 	VADDPD         Z5, Z4, Z4
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
@@ -23264,126 +23084,108 @@ ClosestIndexed64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	VMOVUPS    640(BX), Z2
-	VSUBPD     448(BX), Z2, Z2
-	VMOVUPS    704(BX), Z3
-	VSUBPD     512(BX), Z3, Z3
-	VMOVUPS    768(BX), Z4
-	VSUBPD     576(BX), Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z2, Z2, Z5
-	VMULPD      Z3, Z3, Z6
-	VADDPD      Z6, Z5, Z5
-	VMULPD      Z4, Z4, Z6
-	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z6
-	VSUBPD  (BX), Z6, Z6
-	VMOVUPS 256(BX), Z7
-	VSUBPD  64(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPD  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPD  512(BX), Z9, Z9
-	VMOVUPS 320(BX), Z10
-	VSUBPD  128(BX), Z10, Z10
-	VMOVUPS 128(BX), Z11
-	VSUBPD  576(BX), Z11, Z11
-	VMULPD  Z8, Z2, Z12
-	VMULPD  Z9, Z3, Z13
-	VMULPD  Z6, Z2, Z14
-	VMULPD  Z7, Z3, Z15
-	VADDPD  Z13, Z12, Z12
-	VMULPD  Z11, Z4, Z13
-	VADDPD  Z15, Z14, Z14
-	VMULPD  Z10, Z4, Z15
-	VADDPD  Z13, Z12, Z12
-	VADDPD  Z15, Z14, Z13
-	VMULPD  Z5, Z12, Z12
-	VMULPD  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z12, Z2, Z14
-	VMULPD Z12, Z3, Z15
-	VMULPD Z5, Z2, Z16
-	VMULPD Z5, Z3, Z17
-	VMULPD Z12, Z4, Z18
-	VSUBPD Z8, Z14, Z14
-	VSUBPD Z9, Z15, Z15
-	VMULPD Z5, Z4, Z19
-	VSUBPD Z16, Z6, Z16
-	VSUBPD Z17, Z7, Z17
-	VSUBPD Z11, Z18, Z18
-	VSUBPD Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z16, Z16, Z20
-	VMULPD   Z17, Z17, Z21
-	VMULPD   Z16, Z14, Z14
-	VMULPD   Z17, Z15, Z15
-	VADDPD   Z21, Z20, Z16
-	VMULPD   Z19, Z19, Z17
-	VADDPD   Z15, Z14, Z14
-	VMULPD   Z19, Z18, Z15
-	VADDPD   Z17, Z16, Z16
-	VADDPD   Z15, Z14, Z14
-	VCMPPD   $0x04, Z16, Z0, K1
-	VDIVPD.Z Z16, Z14, K1, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z6, Z6, Z15
-	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z5, Z14, Z5
-	VADDPD Z5, Z12, Z5
-	VMULPD Z6, Z8, Z12
-	VMULPD Z7, Z9, Z14
-	VMINPD Z1, Z5, Z5
-	VMAXPD Z0, Z5, Z5
-	VADDPD Z14, Z12, Z12
-	VMULPD Z10, Z11, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z14, Z12, Z12
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z13, Z5, Z13
-	VSUBPD Z12, Z13, Z12
-	VMULPD Z15, Z12, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
-	VMULPD Z5, Z2, Z2
-	VMULPD Z5, Z3, Z3
-	VADDPD Z6, Z8, Z6
-	VADDPD Z7, Z9, Z7
-	VMULPD Z12, Z10, Z8
-	VMULPD Z5, Z4, Z4
-	VSUBPD Z2, Z6, Z2
-	VSUBPD Z3, Z7, Z3
-	VADDPD Z8, Z11, Z6
-	VSUBPD Z4, Z6, Z4
-	VMULPD Z2, Z2, Z2
-	VMULPD Z3, Z3, Z3
-	VADDPD Z3, Z2, Z2
-	VMULPD Z4, Z4, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        640(BX), Z2
+	VSUBPD         448(BX), Z2, Z2
+	VMOVUPS        704(BX), Z3
+	VSUBPD         512(BX), Z3, Z3
+	VMOVUPS        768(BX), Z4
+	VSUBPD         576(BX), Z4, Z4
+	VMULPD         Z2, Z2, Z5
+	VMULPD         Z3, Z3, Z6
+	VADDPD         Z6, Z5, Z5
+	VMULPD         Z4, Z4, Z6
+	VADDPD         Z6, Z5, Z5
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z       Z5, Z1, K1, Z5
+	VMOVUPS        192(BX), Z6
+	VSUBPD         (BX), Z6, Z6
+	VMOVUPS        256(BX), Z7
+	VSUBPD         64(BX), Z7, Z7
+	VMOVUPS        (BX), Z8
+	VSUBPD         448(BX), Z8, Z8
+	VMOVUPS        64(BX), Z9
+	VSUBPD         512(BX), Z9, Z9
+	VMOVUPS        320(BX), Z10
+	VSUBPD         128(BX), Z10, Z10
+	VMOVUPS        128(BX), Z11
+	VSUBPD         576(BX), Z11, Z11
+	VMULPD         Z8, Z2, Z12
+	VMULPD         Z9, Z3, Z13
+	VMULPD         Z6, Z2, Z14
+	VMULPD         Z7, Z3, Z15
+	VADDPD         Z13, Z12, Z12
+	VMULPD         Z11, Z4, Z13
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z10, Z4, Z15
+	VADDPD         Z13, Z12, Z12
+	VADDPD         Z15, Z14, Z13
+	VMULPD         Z5, Z12, Z12
+	VMULPD         Z5, Z13, Z5
+	VMULPD         Z12, Z2, Z14
+	VMULPD         Z12, Z3, Z15
+	VMULPD         Z5, Z2, Z16
+	VMULPD         Z5, Z3, Z17
+	VMULPD         Z12, Z4, Z18
+	VSUBPD         Z8, Z14, Z14
+	VSUBPD         Z9, Z15, Z15
+	VMULPD         Z5, Z4, Z19
+	VSUBPD         Z16, Z6, Z16
+	VSUBPD         Z17, Z7, Z17
+	VSUBPD         Z11, Z18, Z18
+	VSUBPD         Z19, Z10, Z19
+	VMULPD         Z16, Z16, Z20
+	VMULPD         Z17, Z17, Z21
+	VMULPD         Z16, Z14, Z14
+	VMULPD         Z17, Z15, Z15
+	VADDPD         Z21, Z20, Z16
+	VMULPD         Z19, Z19, Z17
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z19, Z18, Z15
+	VADDPD         Z17, Z16, Z16
+	VADDPD         Z15, Z14, Z14
+	VCMPPD         $0x04, Z16, Z0, K1
+	VDIVPD.Z       Z16, Z14, K1, Z14
+	VMULPD         Z6, Z6, Z15
+	VMULPD         Z7, Z7, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z10, Z10, Z16
+	VMINPD         Z1, Z14, Z14
+	VMAXPD         Z0, Z14, Z14
+	VADDPD         Z16, Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z       Z15, Z1, K1, Z15
+	VMULPD         Z5, Z14, Z5
+	VADDPD         Z5, Z12, Z5
+	VMULPD         Z6, Z8, Z12
+	VMULPD         Z7, Z9, Z14
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z10, Z11, Z14
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z13, Z5, Z13
+	VSUBPD         Z12, Z13, Z12
+	VMULPD         Z15, Z12, Z12
+	VMINPD         Z1, Z12, Z12
+	VMAXPD         Z0, Z12, Z12
+	VMULPD         Z12, Z6, Z6
+	VMULPD         Z12, Z7, Z7
+	VMULPD         Z5, Z2, Z2
+	VMULPD         Z5, Z3, Z3
+	VADDPD         Z6, Z8, Z6
+	VADDPD         Z7, Z9, Z7
+	VMULPD         Z12, Z10, Z8
+	VMULPD         Z5, Z4, Z4
+	VSUBPD         Z2, Z6, Z2
+	VSUBPD         Z3, Z7, Z3
+	VADDPD         Z8, Z11, Z6
+	VSUBPD         Z4, Z6, Z4
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z3, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z4, Z4, Z3
 	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
@@ -23523,126 +23325,108 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	VMOVUPS    640(BX), Z2
-	VSUBPD     448(BX), Z2, Z2
-	VMOVUPS    704(BX), Z3
-	VSUBPD     512(BX), Z3, Z3
-	VMOVUPS    768(BX), Z4
-	VSUBPD     576(BX), Z4, Z4
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z2, Z2, Z5
-	VMULPD      Z3, Z3, Z6
-	VADDPD      Z6, Z5, Z5
-	VMULPD      Z4, Z4, Z6
-	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
-	VDIVPD.Z    Z5, Z1, K2, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z6
-	VSUBPD  (BX), Z6, Z6
-	VMOVUPS 256(BX), Z7
-	VSUBPD  64(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPD  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPD  512(BX), Z9, Z9
-	VMOVUPS 320(BX), Z10
-	VSUBPD  128(BX), Z10, Z10
-	VMOVUPS 128(BX), Z11
-	VSUBPD  576(BX), Z11, Z11
-	VMULPD  Z8, Z2, Z12
-	VMULPD  Z9, Z3, Z13
-	VMULPD  Z6, Z2, Z14
-	VMULPD  Z7, Z3, Z15
-	VADDPD  Z13, Z12, Z12
-	VMULPD  Z11, Z4, Z13
-	VADDPD  Z15, Z14, Z14
-	VMULPD  Z10, Z4, Z15
-	VADDPD  Z13, Z12, Z12
-	VADDPD  Z15, Z14, Z13
-	VMULPD  Z5, Z12, Z12
-	VMULPD  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z12, Z2, Z14
-	VMULPD Z12, Z3, Z15
-	VMULPD Z5, Z2, Z16
-	VMULPD Z5, Z3, Z17
-	VMULPD Z12, Z4, Z18
-	VSUBPD Z8, Z14, Z14
-	VSUBPD Z9, Z15, Z15
-	VMULPD Z5, Z4, Z19
-	VSUBPD Z16, Z6, Z16
-	VSUBPD Z17, Z7, Z17
-	VSUBPD Z11, Z18, Z18
-	VSUBPD Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z16, Z16, Z20
-	VMULPD   Z17, Z17, Z21
-	VMULPD   Z16, Z14, Z14
-	VMULPD   Z17, Z15, Z15
-	VADDPD   Z21, Z20, Z16
-	VMULPD   Z19, Z19, Z17
-	VADDPD   Z15, Z14, Z14
-	VMULPD   Z19, Z18, Z15
-	VADDPD   Z17, Z16, Z16
-	VADDPD   Z15, Z14, Z14
-	VCMPPD   $0x04, Z16, Z0, K2
-	VDIVPD.Z Z16, Z14, K2, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z6, Z6, Z15
-	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z5, Z14, Z5
-	VADDPD Z5, Z12, Z5
-	VMULPD Z6, Z8, Z12
-	VMULPD Z7, Z9, Z14
-	VMINPD Z1, Z5, Z5
-	VMAXPD Z0, Z5, Z5
-	VADDPD Z14, Z12, Z12
-	VMULPD Z10, Z11, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z14, Z12, Z12
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z13, Z5, Z13
-	VSUBPD Z12, Z13, Z12
-	VMULPD Z15, Z12, Z12
-	VMINPD Z1, Z12, Z1
-	VMAXPD Z0, Z1, Z0
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z0, Z6, Z1
-	VMULPD Z0, Z7, Z6
-	VMULPD Z5, Z2, Z2
-	VMULPD Z5, Z3, Z3
-	VADDPD Z1, Z8, Z1
-	VADDPD Z6, Z9, Z6
-	VMULPD Z0, Z10, Z7
-	VMULPD Z5, Z4, Z4
-	VSUBPD Z2, Z1, Z1
-	VSUBPD Z3, Z6, Z2
-	VADDPD Z7, Z11, Z3
-	VSUBPD Z4, Z3, Z3
-	VMULPD Z1, Z1, Z1
-	VMULPD Z2, Z2, Z2
-	VADDPD Z2, Z1, Z1
-	VMULPD Z3, Z3, Z2
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        640(BX), Z2
+	VSUBPD         448(BX), Z2, Z2
+	VMOVUPS        704(BX), Z3
+	VSUBPD         512(BX), Z3, Z3
+	VMOVUPS        768(BX), Z4
+	VSUBPD         576(BX), Z4, Z4
+	VMULPD         Z2, Z2, Z5
+	VMULPD         Z3, Z3, Z6
+	VADDPD         Z6, Z5, Z5
+	VMULPD         Z4, Z4, Z6
+	VADDPD         Z6, Z5, Z5
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z       Z5, Z1, K2, Z5
+	VMOVUPS        192(BX), Z6
+	VSUBPD         (BX), Z6, Z6
+	VMOVUPS        256(BX), Z7
+	VSUBPD         64(BX), Z7, Z7
+	VMOVUPS        (BX), Z8
+	VSUBPD         448(BX), Z8, Z8
+	VMOVUPS        64(BX), Z9
+	VSUBPD         512(BX), Z9, Z9
+	VMOVUPS        320(BX), Z10
+	VSUBPD         128(BX), Z10, Z10
+	VMOVUPS        128(BX), Z11
+	VSUBPD         576(BX), Z11, Z11
+	VMULPD         Z8, Z2, Z12
+	VMULPD         Z9, Z3, Z13
+	VMULPD         Z6, Z2, Z14
+	VMULPD         Z7, Z3, Z15
+	VADDPD         Z13, Z12, Z12
+	VMULPD         Z11, Z4, Z13
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z10, Z4, Z15
+	VADDPD         Z13, Z12, Z12
+	VADDPD         Z15, Z14, Z13
+	VMULPD         Z5, Z12, Z12
+	VMULPD         Z5, Z13, Z5
+	VMULPD         Z12, Z2, Z14
+	VMULPD         Z12, Z3, Z15
+	VMULPD         Z5, Z2, Z16
+	VMULPD         Z5, Z3, Z17
+	VMULPD         Z12, Z4, Z18
+	VSUBPD         Z8, Z14, Z14
+	VSUBPD         Z9, Z15, Z15
+	VMULPD         Z5, Z4, Z19
+	VSUBPD         Z16, Z6, Z16
+	VSUBPD         Z17, Z7, Z17
+	VSUBPD         Z11, Z18, Z18
+	VSUBPD         Z19, Z10, Z19
+	VMULPD         Z16, Z16, Z20
+	VMULPD         Z17, Z17, Z21
+	VMULPD         Z16, Z14, Z14
+	VMULPD         Z17, Z15, Z15
+	VADDPD         Z21, Z20, Z16
+	VMULPD         Z19, Z19, Z17
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z19, Z18, Z15
+	VADDPD         Z17, Z16, Z16
+	VADDPD         Z15, Z14, Z14
+	VCMPPD         $0x04, Z16, Z0, K2
+	VDIVPD.Z       Z16, Z14, K2, Z14
+	VMULPD         Z6, Z6, Z15
+	VMULPD         Z7, Z7, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z10, Z10, Z16
+	VMINPD         Z1, Z14, Z14
+	VMAXPD         Z0, Z14, Z14
+	VADDPD         Z16, Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z       Z15, Z1, K2, Z15
+	VMULPD         Z5, Z14, Z5
+	VADDPD         Z5, Z12, Z5
+	VMULPD         Z6, Z8, Z12
+	VMULPD         Z7, Z9, Z14
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z10, Z11, Z14
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z13, Z5, Z13
+	VSUBPD         Z12, Z13, Z12
+	VMULPD         Z15, Z12, Z12
+	VMINPD         Z1, Z12, Z1
+	VMAXPD         Z0, Z1, Z0
+	VMULPD         Z0, Z6, Z1
+	VMULPD         Z0, Z7, Z6
+	VMULPD         Z5, Z2, Z2
+	VMULPD         Z5, Z3, Z3
+	VADDPD         Z1, Z8, Z1
+	VADDPD         Z6, Z9, Z6
+	VMULPD         Z0, Z10, Z7
+	VMULPD         Z5, Z4, Z4
+	VSUBPD         Z2, Z1, Z1
+	VSUBPD         Z3, Z6, Z2
+	VADDPD         Z7, Z11, Z3
+	VSUBPD         Z4, Z3, Z3
+	VMULPD         Z1, Z1, Z1
+	VMULPD         Z2, Z2, Z2
+	VADDPD         Z2, Z1, Z1
+	VMULPD         Z3, Z3, Z2
 	VADDPD         Z2, Z1, Z1
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
@@ -25658,12 +25442,12 @@ ClosestAVX512_nt:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1216(R12)(R13*4)
 	VMOVUPS    192(R12)(R13*4), Z9
-	VMOVUPS    (R11)(R13*4), Z10
-	VSUBPS     (R8)(R13*4), Z10, Z10
-	VSUBPS     (R9)(R13*4), Z2, Z2
-	VSUBPS     (R10)(R13*4), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*4), Z10
+	VSUBPS      (R8)(R13*4), Z10, Z10
+	VSUBPS      (R9)(R13*4), Z2, Z2
+	VSUBPS      (R10)(R13*4), Z3, Z3
 	VMULPS      Z10, Z10, Z11
 	VMULPS      Z2, Z2, Z12
 	VADDPS      Z12, Z11, Z11
@@ -25671,142 +25455,122 @@ ClosestAVX512_nt:
 	VADDPS      Z12, Z11, Z11
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
 	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*4), Z12
+	VSUBPS      (AX)(R13*4), Z12, Z12
+	VMOVUPS     (SI)(R13*4), Z13
+	VSUBPS      (BX)(R13*4), Z13, Z13
+	VMOVUPS     (AX)(R13*4), Z14
+	VSUBPS      (R8)(R13*4), Z14, Z14
+	VMOVUPS     (BX)(R13*4), Z15
+	VSUBPS      (R9)(R13*4), Z15, Z15
+	VMOVUPS     (DI)(R13*4), Z16
+	VSUBPS      (CX)(R13*4), Z16, Z16
+	VMOVUPS     (CX)(R13*4), Z17
+	VSUBPS      (R10)(R13*4), Z17, Z17
+	VMULPS      Z14, Z10, Z18
+	VMULPS      Z15, Z2, Z19
+	VMULPS      Z12, Z10, Z20
+	VMULPS      Z13, Z2, Z21
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z17, Z3, Z19
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z3, Z21
+	VADDPS      Z19, Z18, Z18
+	VADDPS      Z21, Z20, Z19
+	VMULPS      Z11, Z18, Z18
+	VMULPS      Z11, Z19, Z11
+	VMULPS      Z18, Z10, Z20
+	VMULPS      Z18, Z2, Z21
+	VMULPS      Z11, Z10, Z22
+	VMULPS      Z11, Z2, Z23
+	VMULPS      Z18, Z3, Z24
+	VSUBPS      Z14, Z20, Z20
+	VSUBPS      Z15, Z21, Z21
+	VMULPS      Z11, Z3, Z25
+	VSUBPS      Z22, Z12, Z22
+	VSUBPS      Z23, Z13, Z23
+	VSUBPS      Z17, Z24, Z24
+	VSUBPS      Z25, Z16, Z25
+	VMULPS      Z22, Z22, Z26
+	VMULPS      Z23, Z23, Z27
+	VMULPS      Z22, Z20, Z20
+	VMULPS      Z23, Z21, Z21
+	VADDPS      Z27, Z26, Z22
+	VMULPS      Z25, Z25, Z23
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z25, Z24, Z21
+	VADDPS      Z23, Z22, Z22
+	VADDPS      Z21, Z20, Z20
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z12
-	VSUBPS  (AX)(R13*4), Z12, Z12
-	VMOVUPS (SI)(R13*4), Z13
-	VSUBPS  (BX)(R13*4), Z13, Z13
-	VMOVUPS (AX)(R13*4), Z14
-	VSUBPS  (R8)(R13*4), Z14, Z14
-	VMOVUPS (BX)(R13*4), Z15
-	VSUBPS  (R9)(R13*4), Z15, Z15
-	VMOVUPS (DI)(R13*4), Z16
-	VSUBPS  (CX)(R13*4), Z16, Z16
-	VMOVUPS (CX)(R13*4), Z17
-	VSUBPS  (R10)(R13*4), Z17, Z17
-	VMULPS  Z14, Z10, Z18
-	VMULPS  Z15, Z2, Z19
-	VMULPS  Z12, Z10, Z20
-	VMULPS  Z13, Z2, Z21
-	VADDPS  Z19, Z18, Z18
-	VMULPS  Z17, Z3, Z19
-	VADDPS  Z21, Z20, Z20
-	VMULPS  Z16, Z3, Z21
-	VADDPS  Z19, Z18, Z18
-	VADDPS  Z21, Z20, Z19
-	VMULPS  Z11, Z18, Z18
-	VMULPS  Z11, Z19, Z11
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z18, Z10, Z20
-	VMULPS Z18, Z2, Z21
-	VMULPS Z11, Z10, Z22
-	VMULPS Z11, Z2, Z23
-	VMULPS Z18, Z3, Z24
-	VSUBPS Z14, Z20, Z20
-	VSUBPS Z15, Z21, Z21
-	VMULPS Z11, Z3, Z25
-	VSUBPS Z22, Z12, Z22
-	VSUBPS Z23, Z13, Z23
-	VSUBPS Z17, Z24, Z24
-	VSUBPS Z25, Z16, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z26
-	VMULPS   Z23, Z23, Z27
-	VMULPS   Z22, Z20, Z20
-	VMULPS   Z23, Z21, Z21
-	VADDPS   Z27, Z26, Z22
-	VMULPS   Z25, Z25, Z23
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z24, Z21
-	VADDPS   Z23, Z22, Z22
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z12, Z12, Z21
-	VMULPS  Z13, Z13, Z22
-	VADDPS  Z22, Z21, Z21
-	VMULPS  Z16, Z16, Z22
-	VMOVUPS 64(R11)(R13*4), Z23
-	VSUBPS  64(R8)(R13*4), Z23, Z23
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z11, Z20, Z11
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VADDPS      Z22, Z21, Z20
-	VSUBPS      64(R10)(R13*4), Z5, Z5
-	VADDPS      Z11, Z18, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z18
-	VMULPS      Z12, Z14, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z23, Z23, Z21
-	VMULPS Z13, Z15, Z22
-	VMULPS Z4, Z4, Z24
-	VMINPS Z1, Z11, Z11
-	VMAXPS Z0, Z11, Z11
-	VADDPS Z22, Z20, Z20
-	VADDPS Z24, Z21, Z21
-	VMULPS Z16, Z17, Z22
-	VMULPS Z5, Z5, Z24
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z22, Z20, Z20
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z19, Z11, Z19
-	VSUBPS      Z20, Z19, Z19
-	VADDPS      Z24, Z21, Z20
-	VMULPS      Z18, Z19, Z18
-	VMINPS      Z1, Z18, Z18
-	VMAXPS      Z0, Z18, Z18
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z19
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z18, Z12, Z12
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 64(DX)(R13*4), Z20
-	VSUBPS  64(AX)(R13*4), Z20, Z20
-	VMULPS  Z18, Z13, Z13
-	VMOVUPS 64(SI)(R13*4), Z21
-	VSUBPS  64(BX)(R13*4), Z21, Z21
-	VMULPS  Z11, Z10, Z10
-	VMOVUPS 64(AX)(R13*4), Z22
-	VSUBPS  64(R8)(R13*4), Z22, Z22
-	VMULPS  Z11, Z2, Z2
-	VMOVUPS 64(BX)(R13*4), Z24
-	VSUBPS  64(R9)(R13*4), Z24, Z24
-	VADDPS  Z12, Z14, Z12
-	VMOVUPS 64(DI)(R13*4), Z14
-	VSUBPS  64(CX)(R13*4), Z14, Z14
-	VADDPS  Z13, Z15, Z13
-	VMULPS  Z18, Z16, Z15
-	VMULPS  Z11, Z3, Z3
-	VMOVUPS 64(CX)(R13*4), Z16
-	VSUBPS  64(R10)(R13*4), Z16, Z16
-	VSUBPS  Z10, Z12, Z10
-	VSUBPS  Z2, Z13, Z2
-	VADDPS  Z15, Z17, Z12
-	VMULPS  Z22, Z23, Z13
-	VSUBPS  Z3, Z12, Z3
-	VMULPS  Z24, Z4, Z12
-	VMULPS  Z10, Z10, Z10
-	VMULPS  Z20, Z23, Z15
-	VMULPS  Z2, Z2, Z2
-	VMULPS  Z21, Z4, Z17
-	VADDPS  Z2, Z10, Z2
-	VMULPS  Z3, Z3, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z22, Z0, K1
+	VDIVPS.Z       Z22, Z20, K1, Z20
+	VMINPS         Z1, Z20, Z20
+	VMAXPS         Z0, Z20, Z20
+	VMULPS         Z12, Z12, Z21
+	VMULPS         Z13, Z13, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMOVUPS        64(R11)(R13*4), Z23
+	VSUBPS         64(R8)(R13*4), Z23, Z23
+	VMULPS         Z11, Z20, Z11
+	VSUBPS         64(R9)(R13*4), Z4, Z4
+	VADDPS         Z22, Z21, Z20
+	VSUBPS         64(R10)(R13*4), Z5, Z5
+	VADDPS         Z11, Z18, Z11
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z18
+	VMULPS         Z12, Z14, Z20
+	VMULPS         Z23, Z23, Z21
+	VMULPS         Z13, Z15, Z22
+	VMULPS         Z4, Z4, Z24
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VADDPS         Z22, Z20, Z20
+	VADDPS         Z24, Z21, Z21
+	VMULPS         Z16, Z17, Z22
+	VMULPS         Z5, Z5, Z24
+	VADDPS         Z22, Z20, Z20
+	VMULPS         Z19, Z11, Z19
+	VSUBPS         Z20, Z19, Z19
+	VADDPS         Z24, Z21, Z20
+	VMULPS         Z18, Z19, Z18
+	VMINPS         Z1, Z18, Z18
+	VMAXPS         Z0, Z18, Z18
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z19
+	VMULPS         Z18, Z12, Z12
+	VMOVUPS        64(DX)(R13*4), Z20
+	VSUBPS         64(AX)(R13*4), Z20, Z20
+	VMULPS         Z18, Z13, Z13
+	VMOVUPS        64(SI)(R13*4), Z21
+	VSUBPS         64(BX)(R13*4), Z21, Z21
+	VMULPS         Z11, Z10, Z10
+	VMOVUPS        64(AX)(R13*4), Z22
+	VSUBPS         64(R8)(R13*4), Z22, Z22
+	VMULPS         Z11, Z2, Z2
+	VMOVUPS        64(BX)(R13*4), Z24
+	VSUBPS         64(R9)(R13*4), Z24, Z24
+	VADDPS         Z12, Z14, Z12
+	VMOVUPS        64(DI)(R13*4), Z14
+	VSUBPS         64(CX)(R13*4), Z14, Z14
+	VADDPS         Z13, Z15, Z13
+	VMULPS         Z18, Z16, Z15
+	VMULPS         Z11, Z3, Z3
+	VMOVUPS        64(CX)(R13*4), Z16
+	VSUBPS         64(R10)(R13*4), Z16, Z16
+	VSUBPS         Z10, Z12, Z10
+	VSUBPS         Z2, Z13, Z2
+	VADDPS         Z15, Z17, Z12
+	VMULPS         Z22, Z23, Z13
+	VSUBPS         Z3, Z12, Z3
+	VMULPS         Z24, Z4, Z12
+	VMULPS         Z10, Z10, Z10
+	VMULPS         Z20, Z23, Z15
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z21, Z4, Z17
+	VADDPS         Z2, Z10, Z2
+	VMULPS         Z3, Z3, Z3
 	VADDPS         Z12, Z13, Z10
 	VADDPS         Z3, Z2, Z2
 	VMULPS         Z16, Z5, Z3
@@ -25828,22 +25592,18 @@ ClosestAVX512_nt:
 	VMOVNTPS Z2, (R12)(R13*4)
 	VMULPS   Z19, Z3, Z2
 	VMULPS   Z19, Z10, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z23, Z11
-	VMULPS Z2, Z4, Z12
-	VMULPS Z3, Z23, Z13
-	VMULPS Z3, Z4, Z15
-	VMULPS Z2, Z5, Z17
-	VSUBPS Z22, Z11, Z11
-	VSUBPS Z24, Z12, Z12
-	VMULPS Z3, Z5, Z18
-	VSUBPS Z13, Z20, Z13
-	VSUBPS Z15, Z21, Z15
-	VSUBPS Z16, Z17, Z17
-	VSUBPS Z18, Z14, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z2, Z23, Z11
+	VMULPS   Z2, Z4, Z12
+	VMULPS   Z3, Z23, Z13
+	VMULPS   Z3, Z4, Z15
+	VMULPS   Z2, Z5, Z17
+	VSUBPS   Z22, Z11, Z11
+	VSUBPS   Z24, Z12, Z12
+	VMULPS   Z3, Z5, Z18
+	VSUBPS   Z13, Z20, Z13
+	VSUBPS   Z15, Z21, Z15
+	VSUBPS   Z16, Z17, Z17
+	VSUBPS   Z18, Z14, Z18
 	VMULPS   Z13, Z13, Z19
 	VMULPS   Z15, Z15, Z25
 	VMULPS   Z13, Z11, Z11
@@ -25854,90 +25614,76 @@ ClosestAVX512_nt:
 	VMULPS   Z18, Z17, Z12
 	VADDPS   Z15, Z13, Z13
 	VADDPS   Z12, Z11, Z11
-	VCMPPS   $0x04, Z13, Z0, K1
-	VDIVPS.Z Z13, Z11, K1, Z11
-	VMINPS   Z1, Z11, Z11
-	VMAXPS   Z0, Z11, Z11
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z20, Z20, Z12
-	VMULPS  Z21, Z21, Z13
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z14, Z14, Z13
-	VMOVUPS 128(R11)(R13*4), Z15
-	VSUBPS  128(R8)(R13*4), Z15, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z11, Z3
-	VSUBPS      128(R9)(R13*4), Z6, Z6
-	VADDPS      Z13, Z12, Z11
-	VSUBPS      128(R10)(R13*4), Z7, Z7
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z3
-	VMULPS      Z20, Z22, Z11
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z15, Z15, Z12
-	VMULPS Z21, Z24, Z13
-	VMULPS Z6, Z6, Z17
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z13, Z11, Z11
-	VADDPS Z17, Z12, Z12
-	VMULPS Z14, Z16, Z13
-	VMULPS Z7, Z7, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z13, Z11, Z11
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z10, Z2, Z10
-	VSUBPS      Z11, Z10, Z10
-	VADDPS      Z17, Z12, Z11
-	VMULPS      Z3, Z10, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z10
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z20, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 128(DX)(R13*4), Z12
-	VSUBPS  128(AX)(R13*4), Z12, Z12
-	VMULPS  Z3, Z21, Z13
-	VMOVUPS 128(SI)(R13*4), Z17
-	VSUBPS  128(BX)(R13*4), Z17, Z17
-	VMULPS  Z2, Z23, Z18
-	VMOVUPS 128(AX)(R13*4), Z19
-	VSUBPS  128(R8)(R13*4), Z19, Z19
-	VMULPS  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*4), Z20
-	VSUBPS  128(R9)(R13*4), Z20, Z20
-	VADDPS  Z11, Z22, Z11
-	VMOVUPS 128(DI)(R13*4), Z21
-	VSUBPS  128(CX)(R13*4), Z21, Z21
-	VADDPS  Z13, Z24, Z13
-	VMULPS  Z3, Z14, Z14
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*4), Z22
-	VSUBPS  128(R10)(R13*4), Z22, Z22
-	VSUBPS  Z18, Z11, Z11
-	VSUBPS  Z4, Z13, Z4
-	VADDPS  Z14, Z16, Z13
-	VMULPS  Z19, Z15, Z14
-	VSUBPS  Z5, Z13, Z5
-	VMULPS  Z20, Z6, Z13
-	VMULPS  Z11, Z11, Z11
-	VMULPS  Z12, Z15, Z16
-	VMULPS  Z4, Z4, Z4
-	VMULPS  Z17, Z6, Z18
-	VADDPS  Z4, Z11, Z4
-	VMULPS  Z5, Z5, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z13, Z0, K1
+	VDIVPS.Z       Z13, Z11, K1, Z11
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VMULPS         Z20, Z20, Z12
+	VMULPS         Z21, Z21, Z13
+	VADDPS         Z13, Z12, Z12
+	VMULPS         Z14, Z14, Z13
+	VMOVUPS        128(R11)(R13*4), Z15
+	VSUBPS         128(R8)(R13*4), Z15, Z15
+	VMULPS         Z3, Z11, Z3
+	VSUBPS         128(R9)(R13*4), Z6, Z6
+	VADDPS         Z13, Z12, Z11
+	VSUBPS         128(R10)(R13*4), Z7, Z7
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z3
+	VMULPS         Z20, Z22, Z11
+	VMULPS         Z15, Z15, Z12
+	VMULPS         Z21, Z24, Z13
+	VMULPS         Z6, Z6, Z17
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z13, Z11, Z11
+	VADDPS         Z17, Z12, Z12
+	VMULPS         Z14, Z16, Z13
+	VMULPS         Z7, Z7, Z17
+	VADDPS         Z13, Z11, Z11
+	VMULPS         Z10, Z2, Z10
+	VSUBPS         Z11, Z10, Z10
+	VADDPS         Z17, Z12, Z11
+	VMULPS         Z3, Z10, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z10
+	VMULPS         Z3, Z20, Z11
+	VMOVUPS        128(DX)(R13*4), Z12
+	VSUBPS         128(AX)(R13*4), Z12, Z12
+	VMULPS         Z3, Z21, Z13
+	VMOVUPS        128(SI)(R13*4), Z17
+	VSUBPS         128(BX)(R13*4), Z17, Z17
+	VMULPS         Z2, Z23, Z18
+	VMOVUPS        128(AX)(R13*4), Z19
+	VSUBPS         128(R8)(R13*4), Z19, Z19
+	VMULPS         Z2, Z4, Z4
+	VMOVUPS        128(BX)(R13*4), Z20
+	VSUBPS         128(R9)(R13*4), Z20, Z20
+	VADDPS         Z11, Z22, Z11
+	VMOVUPS        128(DI)(R13*4), Z21
+	VSUBPS         128(CX)(R13*4), Z21, Z21
+	VADDPS         Z13, Z24, Z13
+	VMULPS         Z3, Z14, Z14
+	VMULPS         Z2, Z5, Z5
+	VMOVUPS        128(CX)(R13*4), Z22
+	VSUBPS         128(R10)(R13*4), Z22, Z22
+	VSUBPS         Z18, Z11, Z11
+	VSUBPS         Z4, Z13, Z4
+	VADDPS         Z14, Z16, Z13
+	VMULPS         Z19, Z15, Z14
+	VSUBPS         Z5, Z13, Z5
+	VMULPS         Z20, Z6, Z13
+	VMULPS         Z11, Z11, Z11
+	VMULPS         Z12, Z15, Z16
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z17, Z6, Z18
+	VADDPS         Z4, Z11, Z4
+	VMULPS         Z5, Z5, Z5
 	VADDPS         Z13, Z14, Z11
 	VADDPS         Z5, Z4, Z4
 	VMULPS         Z22, Z7, Z5
@@ -25959,22 +25705,18 @@ ClosestAVX512_nt:
 	VMOVNTPS Z4, 64(R12)(R13*4)
 	VMULPS   Z10, Z5, Z2
 	VMULPS   Z10, Z11, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z15, Z4
-	VMULPS Z2, Z6, Z5
-	VMULPS Z3, Z15, Z10
-	VMULPS Z3, Z6, Z13
-	VMULPS Z2, Z7, Z14
-	VSUBPS Z19, Z4, Z4
-	VSUBPS Z20, Z5, Z5
-	VMULPS Z3, Z7, Z16
-	VSUBPS Z10, Z12, Z10
-	VSUBPS Z13, Z17, Z13
-	VSUBPS Z22, Z14, Z14
-	VSUBPS Z16, Z21, Z16
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z2, Z15, Z4
+	VMULPS   Z2, Z6, Z5
+	VMULPS   Z3, Z15, Z10
+	VMULPS   Z3, Z6, Z13
+	VMULPS   Z2, Z7, Z14
+	VSUBPS   Z19, Z4, Z4
+	VSUBPS   Z20, Z5, Z5
+	VMULPS   Z3, Z7, Z16
+	VSUBPS   Z10, Z12, Z10
+	VSUBPS   Z13, Z17, Z13
+	VSUBPS   Z22, Z14, Z14
+	VSUBPS   Z16, Z21, Z16
 	VMULPS   Z10, Z10, Z18
 	VMULPS   Z13, Z13, Z23
 	VMULPS   Z10, Z4, Z4
@@ -25985,90 +25727,76 @@ ClosestAVX512_nt:
 	VMULPS   Z16, Z14, Z5
 	VADDPS   Z13, Z10, Z10
 	VADDPS   Z5, Z4, Z4
-	VCMPPS   $0x04, Z10, Z0, K1
-	VDIVPS.Z Z10, Z4, K1, Z4
-	VMINPS   Z1, Z4, Z4
-	VMAXPS   Z0, Z4, Z4
 
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z12, Z12, Z5
-	VMULPS  Z17, Z17, Z10
-	VADDPS  Z10, Z5, Z5
-	VMULPS  Z21, Z21, Z10
-	VMOVUPS 192(R11)(R13*4), Z13
-	VSUBPS  192(R8)(R13*4), Z13, Z13
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z4, Z3
-	VSUBPS      192(R9)(R13*4), Z8, Z4
-	VADDPS      Z10, Z5, Z5
-	VSUBPS      192(R10)(R13*4), Z9, Z8
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z12, Z19, Z5
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z13, Z13, Z9
-	VMULPS Z17, Z20, Z10
-	VMULPS Z4, Z4, Z14
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z10, Z5, Z5
-	VADDPS Z14, Z9, Z9
-	VMULPS Z21, Z22, Z10
-	VMULPS Z8, Z8, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z10, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z11, Z2, Z10
-	VSUBPS      Z5, Z10, Z5
-	VADDPS      Z14, Z9, Z9
-	VMULPS      Z3, Z5, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z12, Z9
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(DX)(R13*4), Z10
-	VSUBPS  192(AX)(R13*4), Z10, Z10
-	VMULPS  Z3, Z17, Z11
-	VMOVUPS 192(SI)(R13*4), Z12
-	VSUBPS  192(BX)(R13*4), Z12, Z12
-	VMULPS  Z2, Z15, Z14
-	VMOVUPS 192(AX)(R13*4), Z15
-	VSUBPS  192(R8)(R13*4), Z15, Z15
-	VMULPS  Z2, Z6, Z6
-	VMOVUPS 192(BX)(R13*4), Z16
-	VSUBPS  192(R9)(R13*4), Z16, Z16
-	VADDPS  Z9, Z19, Z9
-	VMOVUPS 192(DI)(R13*4), Z17
-	VSUBPS  192(CX)(R13*4), Z17, Z17
-	VADDPS  Z11, Z20, Z11
-	VMULPS  Z3, Z21, Z18
-	VMULPS  Z2, Z7, Z7
-	VMOVUPS 192(CX)(R13*4), Z19
-	VSUBPS  192(R10)(R13*4), Z19, Z19
-	VSUBPS  Z14, Z9, Z9
-	VSUBPS  Z6, Z11, Z6
-	VADDPS  Z18, Z22, Z11
-	VMULPS  Z15, Z13, Z14
-	VSUBPS  Z7, Z11, Z7
-	VMULPS  Z16, Z4, Z11
-	VMULPS  Z9, Z9, Z9
-	VMULPS  Z10, Z13, Z18
-	VMULPS  Z6, Z6, Z6
-	VMULPS  Z12, Z4, Z20
-	VADDPS  Z6, Z9, Z6
-	VMULPS  Z7, Z7, Z7
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z10, Z0, K1
+	VDIVPS.Z       Z10, Z4, K1, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VMULPS         Z12, Z12, Z5
+	VMULPS         Z17, Z17, Z10
+	VADDPS         Z10, Z5, Z5
+	VMULPS         Z21, Z21, Z10
+	VMOVUPS        192(R11)(R13*4), Z13
+	VSUBPS         192(R8)(R13*4), Z13, Z13
+	VMULPS         Z3, Z4, Z3
+	VSUBPS         192(R9)(R13*4), Z8, Z4
+	VADDPS         Z10, Z5, Z5
+	VSUBPS         192(R10)(R13*4), Z9, Z8
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z12, Z19, Z5
+	VMULPS         Z13, Z13, Z9
+	VMULPS         Z17, Z20, Z10
+	VMULPS         Z4, Z4, Z14
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z10, Z5, Z5
+	VADDPS         Z14, Z9, Z9
+	VMULPS         Z21, Z22, Z10
+	VMULPS         Z8, Z8, Z14
+	VADDPS         Z10, Z5, Z5
+	VMULPS         Z11, Z2, Z10
+	VSUBPS         Z5, Z10, Z5
+	VADDPS         Z14, Z9, Z9
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z       Z9, Z1, K1, Z5
+	VMULPS         Z3, Z12, Z9
+	VMOVUPS        192(DX)(R13*4), Z10
+	VSUBPS         192(AX)(R13*4), Z10, Z10
+	VMULPS         Z3, Z17, Z11
+	VMOVUPS        192(SI)(R13*4), Z12
+	VSUBPS         192(BX)(R13*4), Z12, Z12
+	VMULPS         Z2, Z15, Z14
+	VMOVUPS        192(AX)(R13*4), Z15
+	VSUBPS         192(R8)(R13*4), Z15, Z15
+	VMULPS         Z2, Z6, Z6
+	VMOVUPS        192(BX)(R13*4), Z16
+	VSUBPS         192(R9)(R13*4), Z16, Z16
+	VADDPS         Z9, Z19, Z9
+	VMOVUPS        192(DI)(R13*4), Z17
+	VSUBPS         192(CX)(R13*4), Z17, Z17
+	VADDPS         Z11, Z20, Z11
+	VMULPS         Z3, Z21, Z18
+	VMULPS         Z2, Z7, Z7
+	VMOVUPS        192(CX)(R13*4), Z19
+	VSUBPS         192(R10)(R13*4), Z19, Z19
+	VSUBPS         Z14, Z9, Z9
+	VSUBPS         Z6, Z11, Z6
+	VADDPS         Z18, Z22, Z11
+	VMULPS         Z15, Z13, Z14
+	VSUBPS         Z7, Z11, Z7
+	VMULPS         Z16, Z4, Z11
+	VMULPS         Z9, Z9, Z9
+	VMULPS         Z10, Z13, Z18
+	VMULPS         Z6, Z6, Z6
+	VMULPS         Z12, Z4, Z20
+	VADDPS         Z6, Z9, Z6
+	VMULPS         Z7, Z7, Z7
 	VADDPS         Z11, Z14, Z9
 	VADDPS         Z7, Z6, Z6
 	VMULPS         Z19, Z8, Z7
@@ -26082,93 +25810,77 @@ ClosestAVX512_nt:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z3, 128(R12)(R13*4)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 128(R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z6, 128(R12)(R13*4)
-	VMULPS   Z5, Z7, Z2
-	VMULPS   Z5, Z9, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z13, Z5
-	VMULPS Z2, Z4, Z6
-	VMULPS Z3, Z13, Z7
-	VMULPS Z3, Z4, Z11
-	VMULPS Z2, Z8, Z14
-	VSUBPS Z15, Z5, Z5
-	VSUBPS Z16, Z6, Z6
-	VMULPS Z3, Z8, Z18
-	VSUBPS Z7, Z10, Z7
-	VSUBPS Z11, Z12, Z11
-	VSUBPS Z19, Z14, Z14
-	VSUBPS Z18, Z17, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z7, Z7, Z20
-	VMULPS   Z11, Z11, Z21
-	VMULPS   Z7, Z5, Z5
-	VMULPS   Z11, Z6, Z6
-	VADDPS   Z21, Z20, Z7
-	VMULPS   Z18, Z18, Z11
-	VADDPS   Z6, Z5, Z5
-	VMULPS   Z18, Z14, Z6
-	VADDPS   Z11, Z7, Z7
-	VADDPS   Z6, Z5, Z5
-	VCMPPS   $0x04, Z7, Z0, K1
-	VDIVPS.Z Z7, Z5, K1, Z5
-	VMINPS   Z1, Z5, Z5
-	VMAXPS   Z0, Z5, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z10, Z10, Z6
-	VMULPS Z12, Z12, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS Z17, Z17, Z7
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z5, Z3
-	VADDPS      Z7, Z6, Z5
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z10, Z15, Z5
-	VMULPS      Z12, Z16, Z6
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z17, Z19, Z6
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z6, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z9, Z2, Z6
-	VSUBPS Z5, Z6, Z5
-	VMULPS Z3, Z5, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z10, Z5
-	VMULPS Z3, Z12, Z6
-	VMULPS Z2, Z13, Z7
-	VMULPS Z2, Z4, Z4
-	VADDPS Z5, Z15, Z5
-	VADDPS Z6, Z16, Z6
-	VMULPS Z3, Z17, Z9
-	VMULPS Z2, Z8, Z8
-	VSUBPS Z7, Z5, Z5
-	VSUBPS Z4, Z6, Z4
-	VADDPS Z9, Z19, Z6
-	VSUBPS Z8, Z6, Z6
-	VMULPS Z5, Z5, Z5
-	VMULPS Z4, Z4, Z4
-	VADDPS Z4, Z5, Z4
-	VMULPS Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z3, 128(R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z2, 128(R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z6, 128(R12)(R13*4)
+	VMULPS         Z5, Z7, Z2
+	VMULPS         Z5, Z9, Z3
+	VMULPS         Z2, Z13, Z5
+	VMULPS         Z2, Z4, Z6
+	VMULPS         Z3, Z13, Z7
+	VMULPS         Z3, Z4, Z11
+	VMULPS         Z2, Z8, Z14
+	VSUBPS         Z15, Z5, Z5
+	VSUBPS         Z16, Z6, Z6
+	VMULPS         Z3, Z8, Z18
+	VSUBPS         Z7, Z10, Z7
+	VSUBPS         Z11, Z12, Z11
+	VSUBPS         Z19, Z14, Z14
+	VSUBPS         Z18, Z17, Z18
+	VMULPS         Z7, Z7, Z20
+	VMULPS         Z11, Z11, Z21
+	VMULPS         Z7, Z5, Z5
+	VMULPS         Z11, Z6, Z6
+	VADDPS         Z21, Z20, Z7
+	VMULPS         Z18, Z18, Z11
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z18, Z14, Z6
+	VADDPS         Z11, Z7, Z7
+	VADDPS         Z6, Z5, Z5
+	VCMPPS         $0x04, Z7, Z0, K1
+	VDIVPS.Z       Z7, Z5, K1, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z10, Z10, Z6
+	VMULPS         Z12, Z12, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z17, Z17, Z7
+	VMULPS         Z3, Z5, Z3
+	VADDPS         Z7, Z6, Z5
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z10, Z15, Z5
+	VMULPS         Z12, Z16, Z6
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z17, Z19, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z9, Z2, Z6
+	VSUBPS         Z5, Z6, Z5
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VMULPS         Z3, Z10, Z5
+	VMULPS         Z3, Z12, Z6
+	VMULPS         Z2, Z13, Z7
+	VMULPS         Z2, Z4, Z4
+	VADDPS         Z5, Z15, Z5
+	VADDPS         Z6, Z16, Z6
+	VMULPS         Z3, Z17, Z9
+	VMULPS         Z2, Z8, Z8
+	VSUBPS         Z7, Z5, Z5
+	VSUBPS         Z4, Z6, Z4
+	VADDPS         Z9, Z19, Z6
+	VSUBPS         Z8, Z6, Z6
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z5, Z4
+	VMULPS         Z6, Z6, Z5
 	VADDPS         Z5, Z4, Z4
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
@@ -26262,12 +25974,12 @@ ClosestAVX512_prefetch:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1216(R12)(R13*4)
 	VMOVUPS    192(R12)(R13*4), Z9
-	VMOVUPS    (R11)(R13*4), Z10
-	VSUBPS     (R8)(R13*4), Z10, Z10
-	VSUBPS     (R9)(R13*4), Z2, Z2
-	VSUBPS     (R10)(R13*4), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*4), Z10
+	VSUBPS      (R8)(R13*4), Z10, Z10
+	VSUBPS      (R9)(R13*4), Z2, Z2
+	VSUBPS      (R10)(R13*4), Z3, Z3
 	VMULPS      Z10, Z10, Z11
 	VMULPS      Z2, Z2, Z12
 	VADDPS      Z12, Z11, Z11
@@ -26275,142 +25987,122 @@ ClosestAVX512_prefetch:
 	VADDPS      Z12, Z11, Z11
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
 	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*4), Z12
+	VSUBPS      (AX)(R13*4), Z12, Z12
+	VMOVUPS     (SI)(R13*4), Z13
+	VSUBPS      (BX)(R13*4), Z13, Z13
+	VMOVUPS     (AX)(R13*4), Z14
+	VSUBPS      (R8)(R13*4), Z14, Z14
+	VMOVUPS     (BX)(R13*4), Z15
+	VSUBPS      (R9)(R13*4), Z15, Z15
+	VMOVUPS     (DI)(R13*4), Z16
+	VSUBPS      (CX)(R13*4), Z16, Z16
+	VMOVUPS     (CX)(R13*4), Z17
+	VSUBPS      (R10)(R13*4), Z17, Z17
+	VMULPS      Z14, Z10, Z18
+	VMULPS      Z15, Z2, Z19
+	VMULPS      Z12, Z10, Z20
+	VMULPS      Z13, Z2, Z21
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z17, Z3, Z19
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z3, Z21
+	VADDPS      Z19, Z18, Z18
+	VADDPS      Z21, Z20, Z19
+	VMULPS      Z11, Z18, Z18
+	VMULPS      Z11, Z19, Z11
+	VMULPS      Z18, Z10, Z20
+	VMULPS      Z18, Z2, Z21
+	VMULPS      Z11, Z10, Z22
+	VMULPS      Z11, Z2, Z23
+	VMULPS      Z18, Z3, Z24
+	VSUBPS      Z14, Z20, Z20
+	VSUBPS      Z15, Z21, Z21
+	VMULPS      Z11, Z3, Z25
+	VSUBPS      Z22, Z12, Z22
+	VSUBPS      Z23, Z13, Z23
+	VSUBPS      Z17, Z24, Z24
+	VSUBPS      Z25, Z16, Z25
+	VMULPS      Z22, Z22, Z26
+	VMULPS      Z23, Z23, Z27
+	VMULPS      Z22, Z20, Z20
+	VMULPS      Z23, Z21, Z21
+	VADDPS      Z27, Z26, Z22
+	VMULPS      Z25, Z25, Z23
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z25, Z24, Z21
+	VADDPS      Z23, Z22, Z22
+	VADDPS      Z21, Z20, Z20
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z12
-	VSUBPS  (AX)(R13*4), Z12, Z12
-	VMOVUPS (SI)(R13*4), Z13
-	VSUBPS  (BX)(R13*4), Z13, Z13
-	VMOVUPS (AX)(R13*4), Z14
-	VSUBPS  (R8)(R13*4), Z14, Z14
-	VMOVUPS (BX)(R13*4), Z15
-	VSUBPS  (R9)(R13*4), Z15, Z15
-	VMOVUPS (DI)(R13*4), Z16
-	VSUBPS  (CX)(R13*4), Z16, Z16
-	VMOVUPS (CX)(R13*4), Z17
-	VSUBPS  (R10)(R13*4), Z17, Z17
-	VMULPS  Z14, Z10, Z18
-	VMULPS  Z15, Z2, Z19
-	VMULPS  Z12, Z10, Z20
-	VMULPS  Z13, Z2, Z21
-	VADDPS  Z19, Z18, Z18
-	VMULPS  Z17, Z3, Z19
-	VADDPS  Z21, Z20, Z20
-	VMULPS  Z16, Z3, Z21
-	VADDPS  Z19, Z18, Z18
-	VADDPS  Z21, Z20, Z19
-	VMULPS  Z11, Z18, Z18
-	VMULPS  Z11, Z19, Z11
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z18, Z10, Z20
-	VMULPS Z18, Z2, Z21
-	VMULPS Z11, Z10, Z22
-	VMULPS Z11, Z2, Z23
-	VMULPS Z18, Z3, Z24
-	VSUBPS Z14, Z20, Z20
-	VSUBPS Z15, Z21, Z21
-	VMULPS Z11, Z3, Z25
-	VSUBPS Z22, Z12, Z22
-	VSUBPS Z23, Z13, Z23
-	VSUBPS Z17, Z24, Z24
-	VSUBPS Z25, Z16, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z26
-	VMULPS   Z23, Z23, Z27
-	VMULPS   Z22, Z20, Z20
-	VMULPS   Z23, Z21, Z21
-	VADDPS   Z27, Z26, Z22
-	VMULPS   Z25, Z25, Z23
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z24, Z21
-	VADDPS   Z23, Z22, Z22
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z12, Z12, Z21
-	VMULPS  Z13, Z13, Z22
-	VADDPS  Z22, Z21, Z21
-	VMULPS  Z16, Z16, Z22
-	VMOVUPS 64(R11)(R13*4), Z23
-	VSUBPS  64(R8)(R13*4), Z23, Z23
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z11, Z20, Z11
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VADDPS      Z22, Z21, Z20
-	VSUBPS      64(R10)(R13*4), Z5, Z5
-	VADDPS      Z11, Z18, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z18
-	VMULPS      Z12, Z14, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z23, Z23, Z21
-	VMULPS Z13, Z15, Z22
-	VMULPS Z4, Z4, Z24
-	VMINPS Z1, Z11, Z11
-	VMAXPS Z0, Z11, Z11
-	VADDPS Z22, Z20, Z20
-	VADDPS Z24, Z21, Z21
-	VMULPS Z16, Z17, Z22
-	VMULPS Z5, Z5, Z24
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z22, Z20, Z20
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z19, Z11, Z19
-	VSUBPS      Z20, Z19, Z19
-	VADDPS      Z24, Z21, Z20
-	VMULPS      Z18, Z19, Z18
-	VMINPS      Z1, Z18, Z18
-	VMAXPS      Z0, Z18, Z18
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z19
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z18, Z12, Z12
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 64(DX)(R13*4), Z20
-	VSUBPS  64(AX)(R13*4), Z20, Z20
-	VMULPS  Z18, Z13, Z13
-	VMOVUPS 64(SI)(R13*4), Z21
-	VSUBPS  64(BX)(R13*4), Z21, Z21
-	VMULPS  Z11, Z10, Z10
-	VMOVUPS 64(AX)(R13*4), Z22
-	VSUBPS  64(R8)(R13*4), Z22, Z22
-	VMULPS  Z11, Z2, Z2
-	VMOVUPS 64(BX)(R13*4), Z24
-	VSUBPS  64(R9)(R13*4), Z24, Z24
-	VADDPS  Z12, Z14, Z12
-	VMOVUPS 64(DI)(R13*4), Z14
-	VSUBPS  64(CX)(R13*4), Z14, Z14
-	VADDPS  Z13, Z15, Z13
-	VMULPS  Z18, Z16, Z15
-	VMULPS  Z11, Z3, Z3
-	VMOVUPS 64(CX)(R13*4), Z16
-	VSUBPS  64(R10)(R13*4), Z16, Z16
-	VSUBPS  Z10, Z12, Z10
-	VSUBPS  Z2, Z13, Z2
-	VADDPS  Z15, Z17, Z12
-	VMULPS  Z22, Z23, Z13
-	VSUBPS  Z3, Z12, Z3
-	VMULPS  Z24, Z4, Z12
-	VMULPS  Z10, Z10, Z10
-	VMULPS  Z20, Z23, Z15
-	VMULPS  Z2, Z2, Z2
-	VMULPS  Z21, Z4, Z17
-	VADDPS  Z2, Z10, Z2
-	VMULPS  Z3, Z3, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z22, Z0, K1
+	VDIVPS.Z       Z22, Z20, K1, Z20
+	VMINPS         Z1, Z20, Z20
+	VMAXPS         Z0, Z20, Z20
+	VMULPS         Z12, Z12, Z21
+	VMULPS         Z13, Z13, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMOVUPS        64(R11)(R13*4), Z23
+	VSUBPS         64(R8)(R13*4), Z23, Z23
+	VMULPS         Z11, Z20, Z11
+	VSUBPS         64(R9)(R13*4), Z4, Z4
+	VADDPS         Z22, Z21, Z20
+	VSUBPS         64(R10)(R13*4), Z5, Z5
+	VADDPS         Z11, Z18, Z11
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z18
+	VMULPS         Z12, Z14, Z20
+	VMULPS         Z23, Z23, Z21
+	VMULPS         Z13, Z15, Z22
+	VMULPS         Z4, Z4, Z24
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VADDPS         Z22, Z20, Z20
+	VADDPS         Z24, Z21, Z21
+	VMULPS         Z16, Z17, Z22
+	VMULPS         Z5, Z5, Z24
+	VADDPS         Z22, Z20, Z20
+	VMULPS         Z19, Z11, Z19
+	VSUBPS         Z20, Z19, Z19
+	VADDPS         Z24, Z21, Z20
+	VMULPS         Z18, Z19, Z18
+	VMINPS         Z1, Z18, Z18
+	VMAXPS         Z0, Z18, Z18
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z19
+	VMULPS         Z18, Z12, Z12
+	VMOVUPS        64(DX)(R13*4), Z20
+	VSUBPS         64(AX)(R13*4), Z20, Z20
+	VMULPS         Z18, Z13, Z13
+	VMOVUPS        64(SI)(R13*4), Z21
+	VSUBPS         64(BX)(R13*4), Z21, Z21
+	VMULPS         Z11, Z10, Z10
+	VMOVUPS        64(AX)(R13*4), Z22
+	VSUBPS         64(R8)(R13*4), Z22, Z22
+	VMULPS         Z11, Z2, Z2
+	VMOVUPS        64(BX)(R13*4), Z24
+	VSUBPS         64(R9)(R13*4), Z24, Z24
+	VADDPS         Z12, Z14, Z12
+	VMOVUPS        64(DI)(R13*4), Z14
+	VSUBPS         64(CX)(R13*4), Z14, Z14
+	VADDPS         Z13, Z15, Z13
+	VMULPS         Z18, Z16, Z15
+	VMULPS         Z11, Z3, Z3
+	VMOVUPS        64(CX)(R13*4), Z16
+	VSUBPS         64(R10)(R13*4), Z16, Z16
+	VSUBPS         Z10, Z12, Z10
+	VSUBPS         Z2, Z13, Z2
+	VADDPS         Z15, Z17, Z12
+	VMULPS         Z22, Z23, Z13
+	VSUBPS         Z3, Z12, Z3
+	VMULPS         Z24, Z4, Z12
+	VMULPS         Z10, Z10, Z10
+	VMULPS         Z20, Z23, Z15
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z21, Z4, Z17
+	VADDPS         Z2, Z10, Z2
+	VMULPS         Z3, Z3, Z3
 	VADDPS         Z12, Z13, Z10
 	VADDPS         Z3, Z2, Z2
 	VMULPS         Z16, Z5, Z3
@@ -26432,116 +26124,98 @@ ClosestAVX512_prefetch:
 	VMOVUPS Z2, (R12)(R13*4)
 	VMULPS  Z19, Z3, Z2
 	VMULPS  Z19, Z10, Z3
+	VMULPS  Z2, Z23, Z11
+	VMULPS  Z2, Z4, Z12
+	VMULPS  Z3, Z23, Z13
+	VMULPS  Z3, Z4, Z15
+	VMULPS  Z2, Z5, Z17
+	VSUBPS  Z22, Z11, Z11
+	VSUBPS  Z24, Z12, Z12
+	VMULPS  Z3, Z5, Z18
+	VSUBPS  Z13, Z20, Z13
+	VSUBPS  Z15, Z21, Z15
+	VSUBPS  Z16, Z17, Z17
+	VSUBPS  Z18, Z14, Z18
+	VMULPS  Z13, Z13, Z19
+	VMULPS  Z15, Z15, Z25
+	VMULPS  Z13, Z11, Z11
+	VMULPS  Z15, Z12, Z12
+	VADDPS  Z25, Z19, Z13
+	VMULPS  Z18, Z18, Z15
+	VADDPS  Z12, Z11, Z11
+	VMULPS  Z18, Z17, Z12
+	VADDPS  Z15, Z13, Z13
+	VADDPS  Z12, Z11, Z11
 
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z23, Z11
-	VMULPS Z2, Z4, Z12
-	VMULPS Z3, Z23, Z13
-	VMULPS Z3, Z4, Z15
-	VMULPS Z2, Z5, Z17
-	VSUBPS Z22, Z11, Z11
-	VSUBPS Z24, Z12, Z12
-	VMULPS Z3, Z5, Z18
-	VSUBPS Z13, Z20, Z13
-	VSUBPS Z15, Z21, Z15
-	VSUBPS Z16, Z17, Z17
-	VSUBPS Z18, Z14, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z13, Z13, Z19
-	VMULPS   Z15, Z15, Z25
-	VMULPS   Z13, Z11, Z11
-	VMULPS   Z15, Z12, Z12
-	VADDPS   Z25, Z19, Z13
-	VMULPS   Z18, Z18, Z15
-	VADDPS   Z12, Z11, Z11
-	VMULPS   Z18, Z17, Z12
-	VADDPS   Z15, Z13, Z13
-	VADDPS   Z12, Z11, Z11
-	VCMPPS   $0x04, Z13, Z0, K1
-	VDIVPS.Z Z13, Z11, K1, Z11
-	VMINPS   Z1, Z11, Z11
-	VMAXPS   Z0, Z11, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z20, Z20, Z12
-	VMULPS  Z21, Z21, Z13
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z14, Z14, Z13
-	VMOVUPS 128(R11)(R13*4), Z15
-	VSUBPS  128(R8)(R13*4), Z15, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z11, Z3
-	VSUBPS      128(R9)(R13*4), Z6, Z6
-	VADDPS      Z13, Z12, Z11
-	VSUBPS      128(R10)(R13*4), Z7, Z7
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z3
-	VMULPS      Z20, Z22, Z11
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z15, Z15, Z12
-	VMULPS Z21, Z24, Z13
-	VMULPS Z6, Z6, Z17
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z13, Z11, Z11
-	VADDPS Z17, Z12, Z12
-	VMULPS Z14, Z16, Z13
-	VMULPS Z7, Z7, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z13, Z11, Z11
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z10, Z2, Z10
-	VSUBPS      Z11, Z10, Z10
-	VADDPS      Z17, Z12, Z11
-	VMULPS      Z3, Z10, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z10
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z20, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 128(DX)(R13*4), Z12
-	VSUBPS  128(AX)(R13*4), Z12, Z12
-	VMULPS  Z3, Z21, Z13
-	VMOVUPS 128(SI)(R13*4), Z17
-	VSUBPS  128(BX)(R13*4), Z17, Z17
-	VMULPS  Z2, Z23, Z18
-	VMOVUPS 128(AX)(R13*4), Z19
-	VSUBPS  128(R8)(R13*4), Z19, Z19
-	VMULPS  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*4), Z20
-	VSUBPS  128(R9)(R13*4), Z20, Z20
-	VADDPS  Z11, Z22, Z11
-	VMOVUPS 128(DI)(R13*4), Z21
-	VSUBPS  128(CX)(R13*4), Z21, Z21
-	VADDPS  Z13, Z24, Z13
-	VMULPS  Z3, Z14, Z14
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*4), Z22
-	VSUBPS  128(R10)(R13*4), Z22, Z22
-	VSUBPS  Z18, Z11, Z11
-	VSUBPS  Z4, Z13, Z4
-	VADDPS  Z14, Z16, Z13
-	VMULPS  Z19, Z15, Z14
-	VSUBPS  Z5, Z13, Z5
-	VMULPS  Z20, Z6, Z13
-	VMULPS  Z11, Z11, Z11
-	VMULPS  Z12, Z15, Z16
-	VMULPS  Z4, Z4, Z4
-	VMULPS  Z17, Z6, Z18
-	VADDPS  Z4, Z11, Z4
-	VMULPS  Z5, Z5, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z13, Z0, K1
+	VDIVPS.Z       Z13, Z11, K1, Z11
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VMULPS         Z20, Z20, Z12
+	VMULPS         Z21, Z21, Z13
+	VADDPS         Z13, Z12, Z12
+	VMULPS         Z14, Z14, Z13
+	VMOVUPS        128(R11)(R13*4), Z15
+	VSUBPS         128(R8)(R13*4), Z15, Z15
+	VMULPS         Z3, Z11, Z3
+	VSUBPS         128(R9)(R13*4), Z6, Z6
+	VADDPS         Z13, Z12, Z11
+	VSUBPS         128(R10)(R13*4), Z7, Z7
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z3
+	VMULPS         Z20, Z22, Z11
+	VMULPS         Z15, Z15, Z12
+	VMULPS         Z21, Z24, Z13
+	VMULPS         Z6, Z6, Z17
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z13, Z11, Z11
+	VADDPS         Z17, Z12, Z12
+	VMULPS         Z14, Z16, Z13
+	VMULPS         Z7, Z7, Z17
+	VADDPS         Z13, Z11, Z11
+	VMULPS         Z10, Z2, Z10
+	VSUBPS         Z11, Z10, Z10
+	VADDPS         Z17, Z12, Z11
+	VMULPS         Z3, Z10, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z10
+	VMULPS         Z3, Z20, Z11
+	VMOVUPS        128(DX)(R13*4), Z12
+	VSUBPS         128(AX)(R13*4), Z12, Z12
+	VMULPS         Z3, Z21, Z13
+	VMOVUPS        128(SI)(R13*4), Z17
+	VSUBPS         128(BX)(R13*4), Z17, Z17
+	VMULPS         Z2, Z23, Z18
+	VMOVUPS        128(AX)(R13*4), Z19
+	VSUBPS         128(R8)(R13*4), Z19, Z19
+	VMULPS         Z2, Z4, Z4
+	VMOVUPS        128(BX)(R13*4), Z20
+	VSUBPS         128(R9)(R13*4), Z20, Z20
+	VADDPS         Z11, Z22, Z11
+	VMOVUPS        128(DI)(R13*4), Z21
+	VSUBPS         128(CX)(R13*4), Z21, Z21
+	VADDPS         Z13, Z24, Z13
+	VMULPS         Z3, Z14, Z14
+	VMULPS         Z2, Z5, Z5
+	VMOVUPS        128(CX)(R13*4), Z22
+	VSUBPS         128(R10)(R13*4), Z22, Z22
+	VSUBPS         Z18, Z11, Z11
+	VSUBPS         Z4, Z13, Z4
+	VADDPS         Z14, Z16, Z13
+	VMULPS         Z19, Z15, Z14
+	VSUBPS         Z5, Z13, Z5
+	VMULPS         Z20, Z6, Z13
+	VMULPS         Z11, Z11, Z11
+	VMULPS         Z12, Z15, Z16
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z17, Z6, Z18
+	VADDPS         Z4, Z11, Z4
+	VMULPS         Z5, Z5, Z5
 	VADDPS         Z13, Z14, Z11
 	VADDPS         Z5, Z4, Z4
 	VMULPS         Z22, Z7, Z5
@@ -26563,116 +26237,98 @@ ClosestAVX512_prefetch:
 	VMOVUPS Z4, 64(R12)(R13*4)
 	VMULPS  Z10, Z5, Z2
 	VMULPS  Z10, Z11, Z3
+	VMULPS  Z2, Z15, Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z3, Z15, Z10
+	VMULPS  Z3, Z6, Z13
+	VMULPS  Z2, Z7, Z14
+	VSUBPS  Z19, Z4, Z4
+	VSUBPS  Z20, Z5, Z5
+	VMULPS  Z3, Z7, Z16
+	VSUBPS  Z10, Z12, Z10
+	VSUBPS  Z13, Z17, Z13
+	VSUBPS  Z22, Z14, Z14
+	VSUBPS  Z16, Z21, Z16
+	VMULPS  Z10, Z10, Z18
+	VMULPS  Z13, Z13, Z23
+	VMULPS  Z10, Z4, Z4
+	VMULPS  Z13, Z5, Z5
+	VADDPS  Z23, Z18, Z10
+	VMULPS  Z16, Z16, Z13
+	VADDPS  Z5, Z4, Z4
+	VMULPS  Z16, Z14, Z5
+	VADDPS  Z13, Z10, Z10
+	VADDPS  Z5, Z4, Z4
 
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z15, Z4
-	VMULPS Z2, Z6, Z5
-	VMULPS Z3, Z15, Z10
-	VMULPS Z3, Z6, Z13
-	VMULPS Z2, Z7, Z14
-	VSUBPS Z19, Z4, Z4
-	VSUBPS Z20, Z5, Z5
-	VMULPS Z3, Z7, Z16
-	VSUBPS Z10, Z12, Z10
-	VSUBPS Z13, Z17, Z13
-	VSUBPS Z22, Z14, Z14
-	VSUBPS Z16, Z21, Z16
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z10, Z10, Z18
-	VMULPS   Z13, Z13, Z23
-	VMULPS   Z10, Z4, Z4
-	VMULPS   Z13, Z5, Z5
-	VADDPS   Z23, Z18, Z10
-	VMULPS   Z16, Z16, Z13
-	VADDPS   Z5, Z4, Z4
-	VMULPS   Z16, Z14, Z5
-	VADDPS   Z13, Z10, Z10
-	VADDPS   Z5, Z4, Z4
-	VCMPPS   $0x04, Z10, Z0, K1
-	VDIVPS.Z Z10, Z4, K1, Z4
-	VMINPS   Z1, Z4, Z4
-	VMAXPS   Z0, Z4, Z4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z12, Z12, Z5
-	VMULPS  Z17, Z17, Z10
-	VADDPS  Z10, Z5, Z5
-	VMULPS  Z21, Z21, Z10
-	VMOVUPS 192(R11)(R13*4), Z13
-	VSUBPS  192(R8)(R13*4), Z13, Z13
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z4, Z3
-	VSUBPS      192(R9)(R13*4), Z8, Z4
-	VADDPS      Z10, Z5, Z5
-	VSUBPS      192(R10)(R13*4), Z9, Z8
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z12, Z19, Z5
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z13, Z13, Z9
-	VMULPS Z17, Z20, Z10
-	VMULPS Z4, Z4, Z14
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z10, Z5, Z5
-	VADDPS Z14, Z9, Z9
-	VMULPS Z21, Z22, Z10
-	VMULPS Z8, Z8, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z10, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z11, Z2, Z10
-	VSUBPS      Z5, Z10, Z5
-	VADDPS      Z14, Z9, Z9
-	VMULPS      Z3, Z5, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z12, Z9
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(DX)(R13*4), Z10
-	VSUBPS  192(AX)(R13*4), Z10, Z10
-	VMULPS  Z3, Z17, Z11
-	VMOVUPS 192(SI)(R13*4), Z12
-	VSUBPS  192(BX)(R13*4), Z12, Z12
-	VMULPS  Z2, Z15, Z14
-	VMOVUPS 192(AX)(R13*4), Z15
-	VSUBPS  192(R8)(R13*4), Z15, Z15
-	VMULPS  Z2, Z6, Z6
-	VMOVUPS 192(BX)(R13*4), Z16
-	VSUBPS  192(R9)(R13*4), Z16, Z16
-	VADDPS  Z9, Z19, Z9
-	VMOVUPS 192(DI)(R13*4), Z17
-	VSUBPS  192(CX)(R13*4), Z17, Z17
-	VADDPS  Z11, Z20, Z11
-	VMULPS  Z3, Z21, Z18
-	VMULPS  Z2, Z7, Z7
-	VMOVUPS 192(CX)(R13*4), Z19
-	VSUBPS  192(R10)(R13*4), Z19, Z19
-	VSUBPS  Z14, Z9, Z9
-	VSUBPS  Z6, Z11, Z6
-	VADDPS  Z18, Z22, Z11
-	VMULPS  Z15, Z13, Z14
-	VSUBPS  Z7, Z11, Z7
-	VMULPS  Z16, Z4, Z11
-	VMULPS  Z9, Z9, Z9
-	VMULPS  Z10, Z13, Z18
-	VMULPS  Z6, Z6, Z6
-	VMULPS  Z12, Z4, Z20
-	VADDPS  Z6, Z9, Z6
-	VMULPS  Z7, Z7, Z7
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z10, Z0, K1
+	VDIVPS.Z       Z10, Z4, K1, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VMULPS         Z12, Z12, Z5
+	VMULPS         Z17, Z17, Z10
+	VADDPS         Z10, Z5, Z5
+	VMULPS         Z21, Z21, Z10
+	VMOVUPS        192(R11)(R13*4), Z13
+	VSUBPS         192(R8)(R13*4), Z13, Z13
+	VMULPS         Z3, Z4, Z3
+	VSUBPS         192(R9)(R13*4), Z8, Z4
+	VADDPS         Z10, Z5, Z5
+	VSUBPS         192(R10)(R13*4), Z9, Z8
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z12, Z19, Z5
+	VMULPS         Z13, Z13, Z9
+	VMULPS         Z17, Z20, Z10
+	VMULPS         Z4, Z4, Z14
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z10, Z5, Z5
+	VADDPS         Z14, Z9, Z9
+	VMULPS         Z21, Z22, Z10
+	VMULPS         Z8, Z8, Z14
+	VADDPS         Z10, Z5, Z5
+	VMULPS         Z11, Z2, Z10
+	VSUBPS         Z5, Z10, Z5
+	VADDPS         Z14, Z9, Z9
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z       Z9, Z1, K1, Z5
+	VMULPS         Z3, Z12, Z9
+	VMOVUPS        192(DX)(R13*4), Z10
+	VSUBPS         192(AX)(R13*4), Z10, Z10
+	VMULPS         Z3, Z17, Z11
+	VMOVUPS        192(SI)(R13*4), Z12
+	VSUBPS         192(BX)(R13*4), Z12, Z12
+	VMULPS         Z2, Z15, Z14
+	VMOVUPS        192(AX)(R13*4), Z15
+	VSUBPS         192(R8)(R13*4), Z15, Z15
+	VMULPS         Z2, Z6, Z6
+	VMOVUPS        192(BX)(R13*4), Z16
+	VSUBPS         192(R9)(R13*4), Z16, Z16
+	VADDPS         Z9, Z19, Z9
+	VMOVUPS        192(DI)(R13*4), Z17
+	VSUBPS         192(CX)(R13*4), Z17, Z17
+	VADDPS         Z11, Z20, Z11
+	VMULPS         Z3, Z21, Z18
+	VMULPS         Z2, Z7, Z7
+	VMOVUPS        192(CX)(R13*4), Z19
+	VSUBPS         192(R10)(R13*4), Z19, Z19
+	VSUBPS         Z14, Z9, Z9
+	VSUBPS         Z6, Z11, Z6
+	VADDPS         Z18, Z22, Z11
+	VMULPS         Z15, Z13, Z14
+	VSUBPS         Z7, Z11, Z7
+	VMULPS         Z16, Z4, Z11
+	VMULPS         Z9, Z9, Z9
+	VMULPS         Z10, Z13, Z18
+	VMULPS         Z6, Z6, Z6
+	VMULPS         Z12, Z4, Z20
+	VADDPS         Z6, Z9, Z6
+	VMULPS         Z7, Z7, Z7
 	VADDPS         Z11, Z14, Z9
 	VADDPS         Z7, Z6, Z6
 	VMULPS         Z19, Z8, Z7
@@ -26686,93 +26342,77 @@ ClosestAVX512_prefetch:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*4)
-	VMULPS  Z5, Z7, Z2
-	VMULPS  Z5, Z9, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z13, Z5
-	VMULPS Z2, Z4, Z6
-	VMULPS Z3, Z13, Z7
-	VMULPS Z3, Z4, Z11
-	VMULPS Z2, Z8, Z14
-	VSUBPS Z15, Z5, Z5
-	VSUBPS Z16, Z6, Z6
-	VMULPS Z3, Z8, Z18
-	VSUBPS Z7, Z10, Z7
-	VSUBPS Z11, Z12, Z11
-	VSUBPS Z19, Z14, Z14
-	VSUBPS Z18, Z17, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z7, Z7, Z20
-	VMULPS   Z11, Z11, Z21
-	VMULPS   Z7, Z5, Z5
-	VMULPS   Z11, Z6, Z6
-	VADDPS   Z21, Z20, Z7
-	VMULPS   Z18, Z18, Z11
-	VADDPS   Z6, Z5, Z5
-	VMULPS   Z18, Z14, Z6
-	VADDPS   Z11, Z7, Z7
-	VADDPS   Z6, Z5, Z5
-	VCMPPS   $0x04, Z7, Z0, K1
-	VDIVPS.Z Z7, Z5, K1, Z5
-	VMINPS   Z1, Z5, Z5
-	VMAXPS   Z0, Z5, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z10, Z10, Z6
-	VMULPS Z12, Z12, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS Z17, Z17, Z7
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z5, Z3
-	VADDPS      Z7, Z6, Z5
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z10, Z15, Z5
-	VMULPS      Z12, Z16, Z6
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z17, Z19, Z6
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z6, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z9, Z2, Z6
-	VSUBPS Z5, Z6, Z5
-	VMULPS Z3, Z5, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z10, Z5
-	VMULPS Z3, Z12, Z6
-	VMULPS Z2, Z13, Z7
-	VMULPS Z2, Z4, Z4
-	VADDPS Z5, Z15, Z5
-	VADDPS Z6, Z16, Z6
-	VMULPS Z3, Z17, Z9
-	VMULPS Z2, Z8, Z8
-	VSUBPS Z7, Z5, Z5
-	VSUBPS Z4, Z6, Z4
-	VADDPS Z9, Z19, Z6
-	VSUBPS Z8, Z6, Z6
-	VMULPS Z5, Z5, Z5
-	VMULPS Z4, Z4, Z4
-	VADDPS Z4, Z5, Z4
-	VMULPS Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+96(FP), R12
+	VMOVUPS        Z3, 128(R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVUPS        Z2, 128(R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVUPS        Z6, 128(R12)(R13*4)
+	VMULPS         Z5, Z7, Z2
+	VMULPS         Z5, Z9, Z3
+	VMULPS         Z2, Z13, Z5
+	VMULPS         Z2, Z4, Z6
+	VMULPS         Z3, Z13, Z7
+	VMULPS         Z3, Z4, Z11
+	VMULPS         Z2, Z8, Z14
+	VSUBPS         Z15, Z5, Z5
+	VSUBPS         Z16, Z6, Z6
+	VMULPS         Z3, Z8, Z18
+	VSUBPS         Z7, Z10, Z7
+	VSUBPS         Z11, Z12, Z11
+	VSUBPS         Z19, Z14, Z14
+	VSUBPS         Z18, Z17, Z18
+	VMULPS         Z7, Z7, Z20
+	VMULPS         Z11, Z11, Z21
+	VMULPS         Z7, Z5, Z5
+	VMULPS         Z11, Z6, Z6
+	VADDPS         Z21, Z20, Z7
+	VMULPS         Z18, Z18, Z11
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z18, Z14, Z6
+	VADDPS         Z11, Z7, Z7
+	VADDPS         Z6, Z5, Z5
+	VCMPPS         $0x04, Z7, Z0, K1
+	VDIVPS.Z       Z7, Z5, K1, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z10, Z10, Z6
+	VMULPS         Z12, Z12, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z17, Z17, Z7
+	VMULPS         Z3, Z5, Z3
+	VADDPS         Z7, Z6, Z5
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z10, Z15, Z5
+	VMULPS         Z12, Z16, Z6
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z17, Z19, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z9, Z2, Z6
+	VSUBPS         Z5, Z6, Z5
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VMULPS         Z3, Z10, Z5
+	VMULPS         Z3, Z12, Z6
+	VMULPS         Z2, Z13, Z7
+	VMULPS         Z2, Z4, Z4
+	VADDPS         Z5, Z15, Z5
+	VADDPS         Z6, Z16, Z6
+	VMULPS         Z3, Z17, Z9
+	VMULPS         Z2, Z8, Z8
+	VSUBPS         Z7, Z5, Z5
+	VSUBPS         Z4, Z6, Z4
+	VADDPS         Z9, Z19, Z6
+	VSUBPS         Z8, Z6, Z6
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z5, Z4
+	VMULPS         Z6, Z6, Z5
 	VADDPS         Z5, Z4, Z4
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
@@ -26813,12 +26453,12 @@ ClosestAVX512_groups:
 	VMOVUPS 192(R12)(R13*4), Z8
 	MOVQ    dz+88(FP), R12
 	VMOVUPS 192(R12)(R13*4), Z9
-	VMOVUPS (R11)(R13*4), Z10
-	VSUBPS  (R8)(R13*4), Z10, Z10
-	VSUBPS  (R9)(R13*4), Z2, Z2
-	VSUBPS  (R10)(R13*4), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*4), Z10
+	VSUBPS      (R8)(R13*4), Z10, Z10
+	VSUBPS      (R9)(R13*4), Z2, Z2
+	VSUBPS      (R10)(R13*4), Z3, Z3
 	VMULPS      Z10, Z10, Z11
 	VMULPS      Z2, Z2, Z12
 	VADDPS      Z12, Z11, Z11
@@ -26826,142 +26466,122 @@ ClosestAVX512_groups:
 	VADDPS      Z12, Z11, Z11
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
 	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*4), Z12
+	VSUBPS      (AX)(R13*4), Z12, Z12
+	VMOVUPS     (SI)(R13*4), Z13
+	VSUBPS      (BX)(R13*4), Z13, Z13
+	VMOVUPS     (AX)(R13*4), Z14
+	VSUBPS      (R8)(R13*4), Z14, Z14
+	VMOVUPS     (BX)(R13*4), Z15
+	VSUBPS      (R9)(R13*4), Z15, Z15
+	VMOVUPS     (DI)(R13*4), Z16
+	VSUBPS      (CX)(R13*4), Z16, Z16
+	VMOVUPS     (CX)(R13*4), Z17
+	VSUBPS      (R10)(R13*4), Z17, Z17
+	VMULPS      Z14, Z10, Z18
+	VMULPS      Z15, Z2, Z19
+	VMULPS      Z12, Z10, Z20
+	VMULPS      Z13, Z2, Z21
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z17, Z3, Z19
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z3, Z21
+	VADDPS      Z19, Z18, Z18
+	VADDPS      Z21, Z20, Z19
+	VMULPS      Z11, Z18, Z18
+	VMULPS      Z11, Z19, Z11
+	VMULPS      Z18, Z10, Z20
+	VMULPS      Z18, Z2, Z21
+	VMULPS      Z11, Z10, Z22
+	VMULPS      Z11, Z2, Z23
+	VMULPS      Z18, Z3, Z24
+	VSUBPS      Z14, Z20, Z20
+	VSUBPS      Z15, Z21, Z21
+	VMULPS      Z11, Z3, Z25
+	VSUBPS      Z22, Z12, Z22
+	VSUBPS      Z23, Z13, Z23
+	VSUBPS      Z17, Z24, Z24
+	VSUBPS      Z25, Z16, Z25
+	VMULPS      Z22, Z22, Z26
+	VMULPS      Z23, Z23, Z27
+	VMULPS      Z22, Z20, Z20
+	VMULPS      Z23, Z21, Z21
+	VADDPS      Z27, Z26, Z22
+	VMULPS      Z25, Z25, Z23
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z25, Z24, Z21
+	VADDPS      Z23, Z22, Z22
+	VADDPS      Z21, Z20, Z20
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z12
-	VSUBPS  (AX)(R13*4), Z12, Z12
-	VMOVUPS (SI)(R13*4), Z13
-	VSUBPS  (BX)(R13*4), Z13, Z13
-	VMOVUPS (AX)(R13*4), Z14
-	VSUBPS  (R8)(R13*4), Z14, Z14
-	VMOVUPS (BX)(R13*4), Z15
-	VSUBPS  (R9)(R13*4), Z15, Z15
-	VMOVUPS (DI)(R13*4), Z16
-	VSUBPS  (CX)(R13*4), Z16, Z16
-	VMOVUPS (CX)(R13*4), Z17
-	VSUBPS  (R10)(R13*4), Z17, Z17
-	VMULPS  Z14, Z10, Z18
-	VMULPS  Z15, Z2, Z19
-	VMULPS  Z12, Z10, Z20
-	VMULPS  Z13, Z2, Z21
-	VADDPS  Z19, Z18, Z18
-	VMULPS  Z17, Z3, Z19
-	VADDPS  Z21, Z20, Z20
-	VMULPS  Z16, Z3, Z21
-	VADDPS  Z19, Z18, Z18
-	VADDPS  Z21, Z20, Z19
-	VMULPS  Z11, Z18, Z18
-	VMULPS  Z11, Z19, Z11
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z18, Z10, Z20
-	VMULPS Z18, Z2, Z21
-	VMULPS Z11, Z10, Z22
-	VMULPS Z11, Z2, Z23
-	VMULPS Z18, Z3, Z24
-	VSUBPS Z14, Z20, Z20
-	VSUBPS Z15, Z21, Z21
-	VMULPS Z11, Z3, Z25
-	VSUBPS Z22, Z12, Z22
-	VSUBPS Z23, Z13, Z23
-	VSUBPS Z17, Z24, Z24
-	VSUBPS Z25, Z16, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z26
-	VMULPS   Z23, Z23, Z27
-	VMULPS   Z22, Z20, Z20
-	VMULPS   Z23, Z21, Z21
-	VADDPS   Z27, Z26, Z22
-	VMULPS   Z25, Z25, Z23
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z24, Z21
-	VADDPS   Z23, Z22, Z22
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z22, Z0, K1
-	VDIVPS.Z Z22, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z12, Z12, Z21
-	VMULPS  Z13, Z13, Z22
-	VADDPS  Z22, Z21, Z21
-	VMULPS  Z16, Z16, Z22
-	VMOVUPS 64(R11)(R13*4), Z23
-	VSUBPS  64(R8)(R13*4), Z23, Z23
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z11, Z20, Z11
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VADDPS      Z22, Z21, Z20
-	VSUBPS      64(R10)(R13*4), Z5, Z5
-	VADDPS      Z11, Z18, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z18
-	VMULPS      Z12, Z14, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z23, Z23, Z21
-	VMULPS Z13, Z15, Z22
-	VMULPS Z4, Z4, Z24
-	VMINPS Z1, Z11, Z11
-	VMAXPS Z0, Z11, Z11
-	VADDPS Z22, Z20, Z20
-	VADDPS Z24, Z21, Z21
-	VMULPS Z16, Z17, Z22
-	VMULPS Z5, Z5, Z24
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z22, Z20, Z20
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z19, Z11, Z19
-	VSUBPS      Z20, Z19, Z19
-	VADDPS      Z24, Z21, Z20
-	VMULPS      Z18, Z19, Z18
-	VMINPS      Z1, Z18, Z18
-	VMAXPS      Z0, Z18, Z18
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z19
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z18, Z12, Z12
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 64(DX)(R13*4), Z20
-	VSUBPS  64(AX)(R13*4), Z20, Z20
-	VMULPS  Z18, Z13, Z13
-	VMOVUPS 64(SI)(R13*4), Z21
-	VSUBPS  64(BX)(R13*4), Z21, Z21
-	VMULPS  Z11, Z10, Z10
-	VMOVUPS 64(AX)(R13*4), Z22
-	VSUBPS  64(R8)(R13*4), Z22, Z22
-	VMULPS  Z11, Z2, Z2
-	VMOVUPS 64(BX)(R13*4), Z24
-	VSUBPS  64(R9)(R13*4), Z24, Z24
-	VADDPS  Z12, Z14, Z12
-	VMOVUPS 64(DI)(R13*4), Z14
-	VSUBPS  64(CX)(R13*4), Z14, Z14
-	VADDPS  Z13, Z15, Z13
-	VMULPS  Z18, Z16, Z15
-	VMULPS  Z11, Z3, Z3
-	VMOVUPS 64(CX)(R13*4), Z16
-	VSUBPS  64(R10)(R13*4), Z16, Z16
-	VSUBPS  Z10, Z12, Z10
-	VSUBPS  Z2, Z13, Z2
-	VADDPS  Z15, Z17, Z12
-	VMULPS  Z22, Z23, Z13
-	VSUBPS  Z3, Z12, Z3
-	VMULPS  Z24, Z4, Z12
-	VMULPS  Z10, Z10, Z10
-	VMULPS  Z20, Z23, Z15
-	VMULPS  Z2, Z2, Z2
-	VMULPS  Z21, Z4, Z17
-	VADDPS  Z2, Z10, Z2
-	VMULPS  Z3, Z3, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z22, Z0, K1
+	VDIVPS.Z       Z22, Z20, K1, Z20
+	VMINPS         Z1, Z20, Z20
+	VMAXPS         Z0, Z20, Z20
+	VMULPS         Z12, Z12, Z21
+	VMULPS         Z13, Z13, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMOVUPS        64(R11)(R13*4), Z23
+	VSUBPS         64(R8)(R13*4), Z23, Z23
+	VMULPS         Z11, Z20, Z11
+	VSUBPS         64(R9)(R13*4), Z4, Z4
+	VADDPS         Z22, Z21, Z20
+	VSUBPS         64(R10)(R13*4), Z5, Z5
+	VADDPS         Z11, Z18, Z11
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z18
+	VMULPS         Z12, Z14, Z20
+	VMULPS         Z23, Z23, Z21
+	VMULPS         Z13, Z15, Z22
+	VMULPS         Z4, Z4, Z24
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VADDPS         Z22, Z20, Z20
+	VADDPS         Z24, Z21, Z21
+	VMULPS         Z16, Z17, Z22
+	VMULPS         Z5, Z5, Z24
+	VADDPS         Z22, Z20, Z20
+	VMULPS         Z19, Z11, Z19
+	VSUBPS         Z20, Z19, Z19
+	VADDPS         Z24, Z21, Z20
+	VMULPS         Z18, Z19, Z18
+	VMINPS         Z1, Z18, Z18
+	VMAXPS         Z0, Z18, Z18
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z19
+	VMULPS         Z18, Z12, Z12
+	VMOVUPS        64(DX)(R13*4), Z20
+	VSUBPS         64(AX)(R13*4), Z20, Z20
+	VMULPS         Z18, Z13, Z13
+	VMOVUPS        64(SI)(R13*4), Z21
+	VSUBPS         64(BX)(R13*4), Z21, Z21
+	VMULPS         Z11, Z10, Z10
+	VMOVUPS        64(AX)(R13*4), Z22
+	VSUBPS         64(R8)(R13*4), Z22, Z22
+	VMULPS         Z11, Z2, Z2
+	VMOVUPS        64(BX)(R13*4), Z24
+	VSUBPS         64(R9)(R13*4), Z24, Z24
+	VADDPS         Z12, Z14, Z12
+	VMOVUPS        64(DI)(R13*4), Z14
+	VSUBPS         64(CX)(R13*4), Z14, Z14
+	VADDPS         Z13, Z15, Z13
+	VMULPS         Z18, Z16, Z15
+	VMULPS         Z11, Z3, Z3
+	VMOVUPS        64(CX)(R13*4), Z16
+	VSUBPS         64(R10)(R13*4), Z16, Z16
+	VSUBPS         Z10, Z12, Z10
+	VSUBPS         Z2, Z13, Z2
+	VADDPS         Z15, Z17, Z12
+	VMULPS         Z22, Z23, Z13
+	VSUBPS         Z3, Z12, Z3
+	VMULPS         Z24, Z4, Z12
+	VMULPS         Z10, Z10, Z10
+	VMULPS         Z20, Z23, Z15
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z21, Z4, Z17
+	VADDPS         Z2, Z10, Z2
+	VMULPS         Z3, Z3, Z3
 	VADDPS         Z12, Z13, Z10
 	VADDPS         Z3, Z2, Z2
 	VMULPS         Z16, Z5, Z3
@@ -26983,116 +26603,98 @@ ClosestAVX512_groups:
 	VMOVUPS Z2, (R12)(R13*4)
 	VMULPS  Z19, Z3, Z2
 	VMULPS  Z19, Z10, Z3
+	VMULPS  Z2, Z23, Z11
+	VMULPS  Z2, Z4, Z12
+	VMULPS  Z3, Z23, Z13
+	VMULPS  Z3, Z4, Z15
+	VMULPS  Z2, Z5, Z17
+	VSUBPS  Z22, Z11, Z11
+	VSUBPS  Z24, Z12, Z12
+	VMULPS  Z3, Z5, Z18
+	VSUBPS  Z13, Z20, Z13
+	VSUBPS  Z15, Z21, Z15
+	VSUBPS  Z16, Z17, Z17
+	VSUBPS  Z18, Z14, Z18
+	VMULPS  Z13, Z13, Z19
+	VMULPS  Z15, Z15, Z25
+	VMULPS  Z13, Z11, Z11
+	VMULPS  Z15, Z12, Z12
+	VADDPS  Z25, Z19, Z13
+	VMULPS  Z18, Z18, Z15
+	VADDPS  Z12, Z11, Z11
+	VMULPS  Z18, Z17, Z12
+	VADDPS  Z15, Z13, Z13
+	VADDPS  Z12, Z11, Z11
 
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z23, Z11
-	VMULPS Z2, Z4, Z12
-	VMULPS Z3, Z23, Z13
-	VMULPS Z3, Z4, Z15
-	VMULPS Z2, Z5, Z17
-	VSUBPS Z22, Z11, Z11
-	VSUBPS Z24, Z12, Z12
-	VMULPS Z3, Z5, Z18
-	VSUBPS Z13, Z20, Z13
-	VSUBPS Z15, Z21, Z15
-	VSUBPS Z16, Z17, Z17
-	VSUBPS Z18, Z14, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z13, Z13, Z19
-	VMULPS   Z15, Z15, Z25
-	VMULPS   Z13, Z11, Z11
-	VMULPS   Z15, Z12, Z12
-	VADDPS   Z25, Z19, Z13
-	VMULPS   Z18, Z18, Z15
-	VADDPS   Z12, Z11, Z11
-	VMULPS   Z18, Z17, Z12
-	VADDPS   Z15, Z13, Z13
-	VADDPS   Z12, Z11, Z11
-	VCMPPS   $0x04, Z13, Z0, K1
-	VDIVPS.Z Z13, Z11, K1, Z11
-	VMINPS   Z1, Z11, Z11
-	VMAXPS   Z0, Z11, Z11
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z20, Z20, Z12
-	VMULPS  Z21, Z21, Z13
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z14, Z14, Z13
-	VMOVUPS 128(R11)(R13*4), Z15
-	VSUBPS  128(R8)(R13*4), Z15, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z11, Z3
-	VSUBPS      128(R9)(R13*4), Z6, Z6
-	VADDPS      Z13, Z12, Z11
-	VSUBPS      128(R10)(R13*4), Z7, Z7
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z3
-	VMULPS      Z20, Z22, Z11
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z15, Z15, Z12
-	VMULPS Z21, Z24, Z13
-	VMULPS Z6, Z6, Z17
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z13, Z11, Z11
-	VADDPS Z17, Z12, Z12
-	VMULPS Z14, Z16, Z13
-	VMULPS Z7, Z7, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z13, Z11, Z11
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z10, Z2, Z10
-	VSUBPS      Z11, Z10, Z10
-	VADDPS      Z17, Z12, Z11
-	VMULPS      Z3, Z10, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z10
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z20, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 128(DX)(R13*4), Z12
-	VSUBPS  128(AX)(R13*4), Z12, Z12
-	VMULPS  Z3, Z21, Z13
-	VMOVUPS 128(SI)(R13*4), Z17
-	VSUBPS  128(BX)(R13*4), Z17, Z17
-	VMULPS  Z2, Z23, Z18
-	VMOVUPS 128(AX)(R13*4), Z19
-	VSUBPS  128(R8)(R13*4), Z19, Z19
-	VMULPS  Z2, Z4, Z4
-	VMOVUPS 128(BX)(R13*4), Z20
-	VSUBPS  128(R9)(R13*4), Z20, Z20
-	VADDPS  Z11, Z22, Z11
-	VMOVUPS 128(DI)(R13*4), Z21
-	VSUBPS  128(CX)(R13*4), Z21, Z21
-	VADDPS  Z13, Z24, Z13
-	VMULPS  Z3, Z14, Z14
-	VMULPS  Z2, Z5, Z5
-	VMOVUPS 128(CX)(R13*4), Z22
-	VSUBPS  128(R10)(R13*4), Z22, Z22
-	VSUBPS  Z18, Z11, Z11
-	VSUBPS  Z4, Z13, Z4
-	VADDPS  Z14, Z16, Z13
-	VMULPS  Z19, Z15, Z14
-	VSUBPS  Z5, Z13, Z5
-	VMULPS  Z20, Z6, Z13
-	VMULPS  Z11, Z11, Z11
-	VMULPS  Z12, Z15, Z16
-	VMULPS  Z4, Z4, Z4
-	VMULPS  Z17, Z6, Z18
-	VADDPS  Z4, Z11, Z4
-	VMULPS  Z5, Z5, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z13, Z0, K1
+	VDIVPS.Z       Z13, Z11, K1, Z11
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VMULPS         Z20, Z20, Z12
+	VMULPS         Z21, Z21, Z13
+	VADDPS         Z13, Z12, Z12
+	VMULPS         Z14, Z14, Z13
+	VMOVUPS        128(R11)(R13*4), Z15
+	VSUBPS         128(R8)(R13*4), Z15, Z15
+	VMULPS         Z3, Z11, Z3
+	VSUBPS         128(R9)(R13*4), Z6, Z6
+	VADDPS         Z13, Z12, Z11
+	VSUBPS         128(R10)(R13*4), Z7, Z7
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z3
+	VMULPS         Z20, Z22, Z11
+	VMULPS         Z15, Z15, Z12
+	VMULPS         Z21, Z24, Z13
+	VMULPS         Z6, Z6, Z17
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z13, Z11, Z11
+	VADDPS         Z17, Z12, Z12
+	VMULPS         Z14, Z16, Z13
+	VMULPS         Z7, Z7, Z17
+	VADDPS         Z13, Z11, Z11
+	VMULPS         Z10, Z2, Z10
+	VSUBPS         Z11, Z10, Z10
+	VADDPS         Z17, Z12, Z11
+	VMULPS         Z3, Z10, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z10
+	VMULPS         Z3, Z20, Z11
+	VMOVUPS        128(DX)(R13*4), Z12
+	VSUBPS         128(AX)(R13*4), Z12, Z12
+	VMULPS         Z3, Z21, Z13
+	VMOVUPS        128(SI)(R13*4), Z17
+	VSUBPS         128(BX)(R13*4), Z17, Z17
+	VMULPS         Z2, Z23, Z18
+	VMOVUPS        128(AX)(R13*4), Z19
+	VSUBPS         128(R8)(R13*4), Z19, Z19
+	VMULPS         Z2, Z4, Z4
+	VMOVUPS        128(BX)(R13*4), Z20
+	VSUBPS         128(R9)(R13*4), Z20, Z20
+	VADDPS         Z11, Z22, Z11
+	VMOVUPS        128(DI)(R13*4), Z21
+	VSUBPS         128(CX)(R13*4), Z21, Z21
+	VADDPS         Z13, Z24, Z13
+	VMULPS         Z3, Z14, Z14
+	VMULPS         Z2, Z5, Z5
+	VMOVUPS        128(CX)(R13*4), Z22
+	VSUBPS         128(R10)(R13*4), Z22, Z22
+	VSUBPS         Z18, Z11, Z11
+	VSUBPS         Z4, Z13, Z4
+	VADDPS         Z14, Z16, Z13
+	VMULPS         Z19, Z15, Z14
+	VSUBPS         Z5, Z13, Z5
+	VMULPS         Z20, Z6, Z13
+	VMULPS         Z11, Z11, Z11
+	VMULPS         Z12, Z15, Z16
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z17, Z6, Z18
+	VADDPS         Z4, Z11, Z4
+	VMULPS         Z5, Z5, Z5
 	VADDPS         Z13, Z14, Z11
 	VADDPS         Z5, Z4, Z4
 	VMULPS         Z22, Z7, Z5
@@ -27114,116 +26716,98 @@ ClosestAVX512_groups:
 	VMOVUPS Z4, 64(R12)(R13*4)
 	VMULPS  Z10, Z5, Z2
 	VMULPS  Z10, Z11, Z3
+	VMULPS  Z2, Z15, Z4
+	VMULPS  Z2, Z6, Z5
+	VMULPS  Z3, Z15, Z10
+	VMULPS  Z3, Z6, Z13
+	VMULPS  Z2, Z7, Z14
+	VSUBPS  Z19, Z4, Z4
+	VSUBPS  Z20, Z5, Z5
+	VMULPS  Z3, Z7, Z16
+	VSUBPS  Z10, Z12, Z10
+	VSUBPS  Z13, Z17, Z13
+	VSUBPS  Z22, Z14, Z14
+	VSUBPS  Z16, Z21, Z16
+	VMULPS  Z10, Z10, Z18
+	VMULPS  Z13, Z13, Z23
+	VMULPS  Z10, Z4, Z4
+	VMULPS  Z13, Z5, Z5
+	VADDPS  Z23, Z18, Z10
+	VMULPS  Z16, Z16, Z13
+	VADDPS  Z5, Z4, Z4
+	VMULPS  Z16, Z14, Z5
+	VADDPS  Z13, Z10, Z10
+	VADDPS  Z5, Z4, Z4
 
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z15, Z4
-	VMULPS Z2, Z6, Z5
-	VMULPS Z3, Z15, Z10
-	VMULPS Z3, Z6, Z13
-	VMULPS Z2, Z7, Z14
-	VSUBPS Z19, Z4, Z4
-	VSUBPS Z20, Z5, Z5
-	VMULPS Z3, Z7, Z16
-	VSUBPS Z10, Z12, Z10
-	VSUBPS Z13, Z17, Z13
-	VSUBPS Z22, Z14, Z14
-	VSUBPS Z16, Z21, Z16
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z10, Z10, Z18
-	VMULPS   Z13, Z13, Z23
-	VMULPS   Z10, Z4, Z4
-	VMULPS   Z13, Z5, Z5
-	VADDPS   Z23, Z18, Z10
-	VMULPS   Z16, Z16, Z13
-	VADDPS   Z5, Z4, Z4
-	VMULPS   Z16, Z14, Z5
-	VADDPS   Z13, Z10, Z10
-	VADDPS   Z5, Z4, Z4
-	VCMPPS   $0x04, Z10, Z0, K1
-	VDIVPS.Z Z10, Z4, K1, Z4
-	VMINPS   Z1, Z4, Z4
-	VMAXPS   Z0, Z4, Z4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Z12, Z12, Z5
-	VMULPS  Z17, Z17, Z10
-	VADDPS  Z10, Z5, Z5
-	VMULPS  Z21, Z21, Z10
-	VMOVUPS 192(R11)(R13*4), Z13
-	VSUBPS  192(R8)(R13*4), Z13, Z13
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z4, Z3
-	VSUBPS      192(R9)(R13*4), Z8, Z4
-	VADDPS      Z10, Z5, Z5
-	VSUBPS      192(R10)(R13*4), Z9, Z8
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z12, Z19, Z5
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS Z13, Z13, Z9
-	VMULPS Z17, Z20, Z10
-	VMULPS Z4, Z4, Z14
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-	VADDPS Z10, Z5, Z5
-	VADDPS Z14, Z9, Z9
-	VMULPS Z21, Z22, Z10
-	VMULPS Z8, Z8, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z10, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS      Z11, Z2, Z10
-	VSUBPS      Z5, Z10, Z5
-	VADDPS      Z14, Z9, Z9
-	VMULPS      Z3, Z5, Z3
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z12, Z9
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(DX)(R13*4), Z10
-	VSUBPS  192(AX)(R13*4), Z10, Z10
-	VMULPS  Z3, Z17, Z11
-	VMOVUPS 192(SI)(R13*4), Z12
-	VSUBPS  192(BX)(R13*4), Z12, Z12
-	VMULPS  Z2, Z15, Z14
-	VMOVUPS 192(AX)(R13*4), Z15
-	VSUBPS  192(R8)(R13*4), Z15, Z15
-	VMULPS  Z2, Z6, Z6
-	VMOVUPS 192(BX)(R13*4), Z16
-	VSUBPS  192(R9)(R13*4), Z16, Z16
-	VADDPS  Z9, Z19, Z9
-	VMOVUPS 192(DI)(R13*4), Z17
-	VSUBPS  192(CX)(R13*4), Z17, Z17
-	VADDPS  Z11, Z20, Z11
-	VMULPS  Z3, Z21, Z18
-	VMULPS  Z2, Z7, Z7
-	VMOVUPS 192(CX)(R13*4), Z19
-	VSUBPS  192(R10)(R13*4), Z19, Z19
-	VSUBPS  Z14, Z9, Z9
-	VSUBPS  Z6, Z11, Z6
-	VADDPS  Z18, Z22, Z11
-	VMULPS  Z15, Z13, Z14
-	VSUBPS  Z7, Z11, Z7
-	VMULPS  Z16, Z4, Z11
-	VMULPS  Z9, Z9, Z9
-	VMULPS  Z10, Z13, Z18
-	VMULPS  Z6, Z6, Z6
-	VMULPS  Z12, Z4, Z20
-	VADDPS  Z6, Z9, Z6
-	VMULPS  Z7, Z7, Z7
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z10, Z0, K1
+	VDIVPS.Z       Z10, Z4, K1, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VMULPS         Z12, Z12, Z5
+	VMULPS         Z17, Z17, Z10
+	VADDPS         Z10, Z5, Z5
+	VMULPS         Z21, Z21, Z10
+	VMOVUPS        192(R11)(R13*4), Z13
+	VSUBPS         192(R8)(R13*4), Z13, Z13
+	VMULPS         Z3, Z4, Z3
+	VSUBPS         192(R9)(R13*4), Z8, Z4
+	VADDPS         Z10, Z5, Z5
+	VSUBPS         192(R10)(R13*4), Z9, Z8
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z12, Z19, Z5
+	VMULPS         Z13, Z13, Z9
+	VMULPS         Z17, Z20, Z10
+	VMULPS         Z4, Z4, Z14
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z10, Z5, Z5
+	VADDPS         Z14, Z9, Z9
+	VMULPS         Z21, Z22, Z10
+	VMULPS         Z8, Z8, Z14
+	VADDPS         Z10, Z5, Z5
+	VMULPS         Z11, Z2, Z10
+	VSUBPS         Z5, Z10, Z5
+	VADDPS         Z14, Z9, Z9
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z       Z9, Z1, K1, Z5
+	VMULPS         Z3, Z12, Z9
+	VMOVUPS        192(DX)(R13*4), Z10
+	VSUBPS         192(AX)(R13*4), Z10, Z10
+	VMULPS         Z3, Z17, Z11
+	VMOVUPS        192(SI)(R13*4), Z12
+	VSUBPS         192(BX)(R13*4), Z12, Z12
+	VMULPS         Z2, Z15, Z14
+	VMOVUPS        192(AX)(R13*4), Z15
+	VSUBPS         192(R8)(R13*4), Z15, Z15
+	VMULPS         Z2, Z6, Z6
+	VMOVUPS        192(BX)(R13*4), Z16
+	VSUBPS         192(R9)(R13*4), Z16, Z16
+	VADDPS         Z9, Z19, Z9
+	VMOVUPS        192(DI)(R13*4), Z17
+	VSUBPS         192(CX)(R13*4), Z17, Z17
+	VADDPS         Z11, Z20, Z11
+	VMULPS         Z3, Z21, Z18
+	VMULPS         Z2, Z7, Z7
+	VMOVUPS        192(CX)(R13*4), Z19
+	VSUBPS         192(R10)(R13*4), Z19, Z19
+	VSUBPS         Z14, Z9, Z9
+	VSUBPS         Z6, Z11, Z6
+	VADDPS         Z18, Z22, Z11
+	VMULPS         Z15, Z13, Z14
+	VSUBPS         Z7, Z11, Z7
+	VMULPS         Z16, Z4, Z11
+	VMULPS         Z9, Z9, Z9
+	VMULPS         Z10, Z13, Z18
+	VMULPS         Z6, Z6, Z6
+	VMULPS         Z12, Z4, Z20
+	VADDPS         Z6, Z9, Z6
+	VMULPS         Z7, Z7, Z7
 	VADDPS         Z11, Z14, Z9
 	VADDPS         Z7, Z6, Z6
 	VMULPS         Z19, Z8, Z7
@@ -27237,93 +26821,77 @@ ClosestAVX512_groups:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*4)
-	VMULPS  Z5, Z7, Z2
-	VMULPS  Z5, Z9, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z2, Z13, Z5
-	VMULPS Z2, Z4, Z6
-	VMULPS Z3, Z13, Z7
-	VMULPS Z3, Z4, Z11
-	VMULPS Z2, Z8, Z14
-	VSUBPS Z15, Z5, Z5
-	VSUBPS Z16, Z6, Z6
-	VMULPS Z3, Z8, Z18
-	VSUBPS Z7, Z10, Z7
-	VSUBPS Z11, Z12, Z11
-	VSUBPS Z19, Z14, Z14
-	VSUBPS Z18, Z17, Z18
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z7, Z7, Z20
-	VMULPS   Z11, Z11, Z21
-	VMULPS   Z7, Z5, Z5
-	VMULPS   Z11, Z6, Z6
-	VADDPS   Z21, Z20, Z7
-	VMULPS   Z18, Z18, Z11
-	VADDPS   Z6, Z5, Z5
-	VMULPS   Z18, Z14, Z6
-	VADDPS   Z11, Z7, Z7
-	VADDPS   Z6, Z5, Z5
-	VCMPPS   $0x04, Z7, Z0, K1
-	VDIVPS.Z Z7, Z5, K1, Z5
-	VMINPS   Z1, Z5, Z5
-	VMAXPS   Z0, Z5, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z10, Z10, Z6
-	VMULPS Z12, Z12, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS Z17, Z17, Z7
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z3, Z5, Z3
-	VADDPS      Z7, Z6, Z5
-	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z3
-	VMULPS      Z10, Z15, Z5
-	VMULPS      Z12, Z16, Z6
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z17, Z19, Z6
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z6, Z5, Z5
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z9, Z2, Z6
-	VSUBPS Z5, Z6, Z5
-	VMULPS Z3, Z5, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z3, Z10, Z5
-	VMULPS Z3, Z12, Z6
-	VMULPS Z2, Z13, Z7
-	VMULPS Z2, Z4, Z4
-	VADDPS Z5, Z15, Z5
-	VADDPS Z6, Z16, Z6
-	VMULPS Z3, Z17, Z9
-	VMULPS Z2, Z8, Z8
-	VSUBPS Z7, Z5, Z5
-	VSUBPS Z4, Z6, Z4
-	VADDPS Z9, Z19, Z6
-	VSUBPS Z8, Z6, Z6
-	VMULPS Z5, Z5, Z5
-	VMULPS Z4, Z4, Z4
-	VADDPS Z4, Z5, Z4
-	VMULPS Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+96(FP), R12
+	VMOVUPS        Z3, 128(R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVUPS        Z2, 128(R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVUPS        Z6, 128(R12)(R13*4)
+	VMULPS         Z5, Z7, Z2
+	VMULPS         Z5, Z9, Z3
+	VMULPS         Z2, Z13, Z5
+	VMULPS         Z2, Z4, Z6
+	VMULPS         Z3, Z13, Z7
+	VMULPS         Z3, Z4, Z11
+	VMULPS         Z2, Z8, Z14
+	VSUBPS         Z15, Z5, Z5
+	VSUBPS         Z16, Z6, Z6
+	VMULPS         Z3, Z8, Z18
+	VSUBPS         Z7, Z10, Z7
+	VSUBPS         Z11, Z12, Z11
+	VSUBPS         Z19, Z14, Z14
+	VSUBPS         Z18, Z17, Z18
+	VMULPS         Z7, Z7, Z20
+	VMULPS         Z11, Z11, Z21
+	VMULPS         Z7, Z5, Z5
+	VMULPS         Z11, Z6, Z6
+	VADDPS         Z21, Z20, Z7
+	VMULPS         Z18, Z18, Z11
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z18, Z14, Z6
+	VADDPS         Z11, Z7, Z7
+	VADDPS         Z6, Z5, Z5
+	VCMPPS         $0x04, Z7, Z0, K1
+	VDIVPS.Z       Z7, Z5, K1, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z10, Z10, Z6
+	VMULPS         Z12, Z12, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z17, Z17, Z7
+	VMULPS         Z3, Z5, Z3
+	VADDPS         Z7, Z6, Z5
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z3
+	VMULPS         Z10, Z15, Z5
+	VMULPS         Z12, Z16, Z6
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z17, Z19, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z9, Z2, Z6
+	VSUBPS         Z5, Z6, Z5
+	VMULPS         Z3, Z5, Z3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VMULPS         Z3, Z10, Z5
+	VMULPS         Z3, Z12, Z6
+	VMULPS         Z2, Z13, Z7
+	VMULPS         Z2, Z4, Z4
+	VADDPS         Z5, Z15, Z5
+	VADDPS         Z6, Z16, Z6
+	VMULPS         Z3, Z17, Z9
+	VMULPS         Z2, Z8, Z8
+	VSUBPS         Z7, Z5, Z5
+	VSUBPS         Z4, Z6, Z4
+	VADDPS         Z9, Z19, Z6
+	VSUBPS         Z8, Z6, Z6
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z5, Z4
+	VMULPS         Z6, Z6, Z5
 	VADDPS         Z5, Z4, Z4
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
@@ -27352,124 +26920,106 @@ ClosestAVX512_loop:
 	VMOVUPS (R12)(R13*4), Z2
 	MOVQ    dz+88(FP), R12
 	VMOVUPS (R12)(R13*4), Z3
-	VMOVUPS (R11)(R13*4), Z4
-	VSUBPS  (R8)(R13*4), Z4, Z4
-	VSUBPS  (R9)(R13*4), Z2, Z2
-	VSUBPS  (R10)(R13*4), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z4, Z4, Z5
-	VMULPS      Z2, Z2, Z6
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z3, Z3, Z6
-	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*4), Z6
-	VSUBPS  (AX)(R13*4), Z6, Z6
-	VMOVUPS (SI)(R13*4), Z7
-	VSUBPS  (BX)(R13*4), Z7, Z7
-	VMOVUPS (AX)(R13*4), Z8
-	VSUBPS  (R8)(R13*4), Z8, Z8
-	VMOVUPS (BX)(R13*4), Z9
-	VSUBPS  (R9)(R13*4), Z9, Z9
-	VMOVUPS (DI)(R13*4), Z10
-	VSUBPS  (CX)(R13*4), Z10, Z10
-	VMOVUPS (CX)(R13*4), Z11
-	VSUBPS  (R10)(R13*4), Z11, Z11
-	VMULPS  Z8, Z4, Z12
-	VMULPS  Z9, Z2, Z13
-	VMULPS  Z6, Z4, Z14
-	VMULPS  Z7, Z2, Z15
-	VADDPS  Z13, Z12, Z12
-	VMULPS  Z11, Z3, Z13
-	VADDPS  Z15, Z14, Z14
-	VMULPS  Z10, Z3, Z15
-	VADDPS  Z13, Z12, Z12
-	VADDPS  Z15, Z14, Z13
-	VMULPS  Z5, Z12, Z12
-	VMULPS  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z12, Z4, Z14
-	VMULPS Z12, Z2, Z15
-	VMULPS Z5, Z4, Z16
-	VMULPS Z5, Z2, Z17
-	VMULPS Z12, Z3, Z18
-	VSUBPS Z8, Z14, Z14
-	VSUBPS Z9, Z15, Z15
-	VMULPS Z5, Z3, Z19
-	VSUBPS Z16, Z6, Z16
-	VSUBPS Z17, Z7, Z17
-	VSUBPS Z11, Z18, Z18
-	VSUBPS Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z16, Z16, Z20
-	VMULPS   Z17, Z17, Z21
-	VMULPS   Z16, Z14, Z14
-	VMULPS   Z17, Z15, Z15
-	VADDPS   Z21, Z20, Z16
-	VMULPS   Z19, Z19, Z17
-	VADDPS   Z15, Z14, Z14
-	VMULPS   Z19, Z18, Z15
-	VADDPS   Z17, Z16, Z16
-	VADDPS   Z15, Z14, Z14
-	VCMPPS   $0x04, Z16, Z0, K1
-	VDIVPS.Z Z16, Z14, K1, Z14
-	VMINPS   Z1, Z14, Z14
-	VMAXPS   Z0, Z14, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z6, Z6, Z15
-	VMULPS Z7, Z7, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z10, Z10, Z16
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z5, Z14, Z5
-	VADDPS      Z16, Z15, Z14
-	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z    Z14, Z1, K1, Z12
-	VMULPS      Z6, Z8, Z14
-	VMULPS      Z7, Z9, Z15
-	VMINPS      Z1, Z5, Z5
-	VMAXPS      Z0, Z5, Z5
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z10, Z11, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z15, Z14, Z14
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z13, Z5, Z13
-	VSUBPS Z14, Z13, Z13
-	VMULPS Z12, Z13, Z12
-	VMINPS Z1, Z12, Z12
-	VMAXPS Z0, Z12, Z12
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z12, Z6, Z6
-	VMULPS Z12, Z7, Z7
-	VMULPS Z5, Z4, Z4
-	VMULPS Z5, Z2, Z2
-	VADDPS Z6, Z8, Z6
-	VADDPS Z7, Z9, Z7
-	VMULPS Z12, Z10, Z8
-	VMULPS Z5, Z3, Z3
-	VSUBPS Z4, Z6, Z4
-	VSUBPS Z2, Z7, Z2
-	VADDPS Z8, Z11, Z6
-	VSUBPS Z3, Z6, Z3
-	VMULPS Z4, Z4, Z4
-	VMULPS Z2, Z2, Z2
-	VADDPS Z2, Z4, Z2
-	VMULPS Z3, Z3, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R11)(R13*4), Z4
+	VSUBPS         (R8)(R13*4), Z4, Z4
+	VSUBPS         (R9)(R13*4), Z2, Z2
+	VSUBPS         (R10)(R13*4), Z3, Z3
+	VMULPS         Z4, Z4, Z5
+	VMULPS         Z2, Z2, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z3, Z3, Z6
+	VADDPS         Z6, Z5, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z5
+	VMOVUPS        (DX)(R13*4), Z6
+	VSUBPS         (AX)(R13*4), Z6, Z6
+	VMOVUPS        (SI)(R13*4), Z7
+	VSUBPS         (BX)(R13*4), Z7, Z7
+	VMOVUPS        (AX)(R13*4), Z8
+	VSUBPS         (R8)(R13*4), Z8, Z8
+	VMOVUPS        (BX)(R13*4), Z9
+	VSUBPS         (R9)(R13*4), Z9, Z9
+	VMOVUPS        (DI)(R13*4), Z10
+	VSUBPS         (CX)(R13*4), Z10, Z10
+	VMOVUPS        (CX)(R13*4), Z11
+	VSUBPS         (R10)(R13*4), Z11, Z11
+	VMULPS         Z8, Z4, Z12
+	VMULPS         Z9, Z2, Z13
+	VMULPS         Z6, Z4, Z14
+	VMULPS         Z7, Z2, Z15
+	VADDPS         Z13, Z12, Z12
+	VMULPS         Z11, Z3, Z13
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z10, Z3, Z15
+	VADDPS         Z13, Z12, Z12
+	VADDPS         Z15, Z14, Z13
+	VMULPS         Z5, Z12, Z12
+	VMULPS         Z5, Z13, Z5
+	VMULPS         Z12, Z4, Z14
+	VMULPS         Z12, Z2, Z15
+	VMULPS         Z5, Z4, Z16
+	VMULPS         Z5, Z2, Z17
+	VMULPS         Z12, Z3, Z18
+	VSUBPS         Z8, Z14, Z14
+	VSUBPS         Z9, Z15, Z15
+	VMULPS         Z5, Z3, Z19
+	VSUBPS         Z16, Z6, Z16
+	VSUBPS         Z17, Z7, Z17
+	VSUBPS         Z11, Z18, Z18
+	VSUBPS         Z19, Z10, Z19
+	VMULPS         Z16, Z16, Z20
+	VMULPS         Z17, Z17, Z21
+	VMULPS         Z16, Z14, Z14
+	VMULPS         Z17, Z15, Z15
+	VADDPS         Z21, Z20, Z16
+	VMULPS         Z19, Z19, Z17
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z19, Z18, Z15
+	VADDPS         Z17, Z16, Z16
+	VADDPS         Z15, Z14, Z14
+	VCMPPS         $0x04, Z16, Z0, K1
+	VDIVPS.Z       Z16, Z14, K1, Z14
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
+	VMULPS         Z6, Z6, Z15
+	VMULPS         Z7, Z7, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z10, Z10, Z16
+	VMULPS         Z5, Z14, Z5
+	VADDPS         Z16, Z15, Z14
+	VADDPS         Z5, Z12, Z5
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z       Z14, Z1, K1, Z12
+	VMULPS         Z6, Z8, Z14
+	VMULPS         Z7, Z9, Z15
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z10, Z11, Z15
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z13, Z5, Z13
+	VSUBPS         Z14, Z13, Z13
+	VMULPS         Z12, Z13, Z12
+	VMINPS         Z1, Z12, Z12
+	VMAXPS         Z0, Z12, Z12
+	VMULPS         Z12, Z6, Z6
+	VMULPS         Z12, Z7, Z7
+	VMULPS         Z5, Z4, Z4
+	VMULPS         Z5, Z2, Z2
+	VADDPS         Z6, Z8, Z6
+	VADDPS         Z7, Z9, Z7
+	VMULPS         Z12, Z10, Z8
+	VMULPS         Z5, Z3, Z3
+	VSUBPS         Z4, Z6, Z4
+	VSUBPS         Z2, Z7, Z2
+	VADDPS         Z8, Z11, Z6
+	VSUBPS         Z3, Z6, Z3
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z2, Z2, Z2
+	VADDPS         Z2, Z4, Z2
+	VMULPS         Z3, Z3, Z3
 	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
@@ -27510,117 +27060,99 @@ ClosestAVX512_loop_end:
 	VMOVUPS.Z (R12)(R13*4), K1, Z12
 	MOVQ      dz+88(FP), R12
 	VMOVUPS.Z (R12)(R13*4), K1, Z13
-	VSUBPS    Z8, Z11, Z11
-	VSUBPS    Z9, Z12, Z12
-	VSUBPS    Z10, Z13, Z13
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z11, Z11, Z14
-	VMULPS      Z12, Z12, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z13, Z13, Z15
-	VADDPS      Z15, Z14, Z14
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z14
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS Z2, Z5, Z5
-	VSUBPS Z3, Z6, Z6
-	VSUBPS Z8, Z2, Z2
-	VSUBPS Z9, Z3, Z3
-	VSUBPS Z4, Z7, Z7
-	VSUBPS Z10, Z4, Z4
-	VMULPS Z2, Z11, Z8
-	VMULPS Z3, Z12, Z9
-	VMULPS Z5, Z11, Z10
-	VMULPS Z6, Z12, Z15
-	VADDPS Z9, Z8, Z8
-	VMULPS Z4, Z13, Z9
-	VADDPS Z15, Z10, Z10
-	VMULPS Z7, Z13, Z15
-	VADDPS Z9, Z8, Z8
-	VADDPS Z15, Z10, Z9
-	VMULPS Z14, Z8, Z8
-	VMULPS Z14, Z9, Z10
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z8, Z11, Z14
-	VMULPS Z8, Z12, Z15
-	VMULPS Z10, Z11, Z16
-	VMULPS Z10, Z12, Z17
-	VMULPS Z8, Z13, Z18
-	VSUBPS Z2, Z14, Z14
-	VSUBPS Z3, Z15, Z15
-	VMULPS Z10, Z13, Z19
-	VSUBPS Z16, Z5, Z16
-	VSUBPS Z17, Z6, Z17
-	VSUBPS Z4, Z18, Z18
-	VSUBPS Z19, Z7, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z16, Z16, Z20
-	VMULPS   Z17, Z17, Z21
-	VMULPS   Z16, Z14, Z14
-	VMULPS   Z17, Z15, Z15
-	VADDPS   Z21, Z20, Z16
-	VMULPS   Z19, Z19, Z17
-	VADDPS   Z15, Z14, Z14
-	VMULPS   Z19, Z18, Z15
-	VADDPS   Z17, Z16, Z16
-	VADDPS   Z15, Z14, Z14
-	VCMPPS   $0x04, Z16, Z0, K2
-	VDIVPS.Z Z16, Z14, K2, Z14
-	VMINPS   Z1, Z14, Z14
-	VMAXPS   Z0, Z14, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS Z5, Z5, Z15
-	VMULPS Z6, Z6, Z16
-	VADDPS Z16, Z15, Z15
-	VMULPS Z7, Z7, Z16
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS      Z10, Z14, Z10
-	VADDPS      Z16, Z15, Z14
-	VADDPS      Z10, Z8, Z8
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z10
-	VMULPS      Z5, Z2, Z14
-	VMULPS      Z6, Z3, Z15
-	VMINPS      Z1, Z8, Z8
-	VMAXPS      Z0, Z8, Z8
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z7, Z4, Z15
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPS Z15, Z14, Z14
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z9, Z8, Z9
-	VSUBPS Z14, Z9, Z9
-	VMULPS Z10, Z9, Z9
-	VMINPS Z1, Z9, Z1
-	VMAXPS Z0, Z1, Z0
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z0, Z5, Z1
-	VMULPS Z0, Z6, Z5
-	VMULPS Z8, Z11, Z6
-	VMULPS Z8, Z12, Z9
-	VADDPS Z1, Z2, Z1
-	VADDPS Z5, Z3, Z2
-	VMULPS Z0, Z7, Z3
-	VMULPS Z8, Z13, Z5
-	VSUBPS Z6, Z1, Z1
-	VSUBPS Z9, Z2, Z2
-	VADDPS Z3, Z4, Z3
-	VSUBPS Z5, Z3, Z3
-	VMULPS Z1, Z1, Z1
-	VMULPS Z2, Z2, Z2
-	VADDPS Z2, Z1, Z1
-	VMULPS Z3, Z3, Z2
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPS         Z8, Z11, Z11
+	VSUBPS         Z9, Z12, Z12
+	VSUBPS         Z10, Z13, Z13
+	VMULPS         Z11, Z11, Z14
+	VMULPS         Z12, Z12, Z15
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z13, Z13, Z15
+	VADDPS         Z15, Z14, Z14
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z       Z14, Z1, K2, Z14
+	VSUBPS         Z2, Z5, Z5
+	VSUBPS         Z3, Z6, Z6
+	VSUBPS         Z8, Z2, Z2
+	VSUBPS         Z9, Z3, Z3
+	VSUBPS         Z4, Z7, Z7
+	VSUBPS         Z10, Z4, Z4
+	VMULPS         Z2, Z11, Z8
+	VMULPS         Z3, Z12, Z9
+	VMULPS         Z5, Z11, Z10
+	VMULPS         Z6, Z12, Z15
+	VADDPS         Z9, Z8, Z8
+	VMULPS         Z4, Z13, Z9
+	VADDPS         Z15, Z10, Z10
+	VMULPS         Z7, Z13, Z15
+	VADDPS         Z9, Z8, Z8
+	VADDPS         Z15, Z10, Z9
+	VMULPS         Z14, Z8, Z8
+	VMULPS         Z14, Z9, Z10
+	VMULPS         Z8, Z11, Z14
+	VMULPS         Z8, Z12, Z15
+	VMULPS         Z10, Z11, Z16
+	VMULPS         Z10, Z12, Z17
+	VMULPS         Z8, Z13, Z18
+	VSUBPS         Z2, Z14, Z14
+	VSUBPS         Z3, Z15, Z15
+	VMULPS         Z10, Z13, Z19
+	VSUBPS         Z16, Z5, Z16
+	VSUBPS         Z17, Z6, Z17
+	VSUBPS         Z4, Z18, Z18
+	VSUBPS         Z19, Z7, Z19
+	VMULPS         Z16, Z16, Z20
+	VMULPS         Z17, Z17, Z21
+	VMULPS         Z16, Z14, Z14
+	VMULPS         Z17, Z15, Z15
+	VADDPS         Z21, Z20, Z16
+	VMULPS         Z19, Z19, Z17
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z19, Z18, Z15
+	VADDPS         Z17, Z16, Z16
+	VADDPS         Z15, Z14, Z14
+	VCMPPS         $0x04, Z16, Z0, K2
+	VDIVPS.Z       Z16, Z14, K2, Z14
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
+	VMULPS         Z5, Z5, Z15
+	VMULPS         Z6, Z6, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z7, Z7, Z16
+	VMULPS         Z10, Z14, Z10
+	VADDPS         Z16, Z15, Z14
+	VADDPS         Z10, Z8, Z8
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z       Z14, Z1, K2, Z10
+	VMULPS         Z5, Z2, Z14
+	VMULPS         Z6, Z3, Z15
+	VMINPS         Z1, Z8, Z8
+	VMAXPS         Z0, Z8, Z8
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z7, Z4, Z15
+	VADDPS         Z15, Z14, Z14
+	VMULPS         Z9, Z8, Z9
+	VSUBPS         Z14, Z9, Z9
+	VMULPS         Z10, Z9, Z9
+	VMINPS         Z1, Z9, Z1
+	VMAXPS         Z0, Z1, Z0
+	VMULPS         Z0, Z5, Z1
+	VMULPS         Z0, Z6, Z5
+	VMULPS         Z8, Z11, Z6
+	VMULPS         Z8, Z12, Z9
+	VADDPS         Z1, Z2, Z1
+	VADDPS         Z5, Z3, Z2
+	VMULPS         Z0, Z7, Z3
+	VMULPS         Z8, Z13, Z5
+	VSUBPS         Z6, Z1, Z1
+	VSUBPS         Z9, Z2, Z2
+	VADDPS         Z3, Z4, Z3
+	VSUBPS         Z5, Z3, Z3
+	VMULPS         Z1, Z1, Z1
+	VMULPS         Z2, Z2, Z2
+	VADDPS         Z2, Z1, Z1
+	VMULPS         Z3, Z3, Z2
 	VADDPS         Z2, Z1, Z1
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
@@ -27666,6 +27198,8 @@ StreamAVX512_loop:
 	VMOVUPS (R12)(R13*4), Z0
 	MOVQ    dz+88(FP), R12
 	VMOVUPS (R12)(R13*4), Z1
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS (AX)(R13*4), Z2
 	VADDPS  (DX)(R13*4), Z2, Z2
 	VMOVUPS (BX)(R13*4), Z3
@@ -27713,15 +27247,17 @@ StreamAVX512_loop_end:
 	VMOVUPS.Z (R12)(R13*4), K1, Z10
 	MOVQ      dz+88(FP), R12
 	VMOVUPS.Z (R12)(R13*4), K1, Z11
-	VADDPS    Z3, Z0, Z0
-	VADDPS    Z4, Z1, Z1
-	VADDPS    Z5, Z2, Z2
-	VADDPS    Z6, Z0, Z0
-	VADDPS    Z7, Z1, Z1
-	VADDPS    Z8, Z2, Z2
-	VADDPS    Z9, Z0, Z0
-	VADDPS    Z10, Z1, Z1
-	VADDPS    Z11, Z2, Z2
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS Z3, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	VADDPS Z5, Z2, Z2
+	VADDPS Z6, Z0, Z0
+	VADDPS Z7, Z1, Z1
+	VADDPS Z8, Z2, Z2
+	VADDPS Z9, Z0, Z0
+	VADDPS Z10, Z1, Z1
+	VADDPS Z11, Z2, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -27779,44 +27315,44 @@ ClosestPointAVX512_nt:
 	PREFETCHT0 1024(R8)(R13*4)
 	PREFETCHT0 1024(R9)(R13*4)
 	PREFETCHT0 1024(R10)(R13*4)
-	VMOVUPS    (R8)(R13*4), Z2
-	VSUBPS     (DX)(R13*4), Z2, Z2
-	VMOVUPS    (R9)(R13*4), Z3
-	VSUBPS     (SI)(R13*4), Z3, Z3
-	VMOVUPS    (AX)(R13*4), Z4
-	VSUBPS     (DX)(R13*4), Z4, Z4
-	VMOVUPS    (BX)(R13*4), Z5
-	VSUBPS     (SI)(R13*4), Z5, Z5
-	VMOVUPS    (R10)(R13*4), Z6
-	VSUBPS     (DI)(R13*4), Z6, Z6
-	VMOVUPS    (CX)(R13*4), Z7
-	VSUBPS     (DI)(R13*4), Z7, Z7
-	VMULPS     Z2, Z4, Z8
-	VMULPS     Z3, Z5, Z9
-	VMULPS     Z2, Z2, Z10
-	VMULPS     Z3, Z3, Z11
-	VADDPS     Z9, Z8, Z8
-	VMULPS     Z6, Z7, Z9
-	VADDPS     Z11, Z10, Z10
-	VMULPS     Z6, Z6, Z11
-	VADDPS     Z9, Z8, Z8
-	VADDPS     Z11, Z10, Z9
-	VCMPPS     $0x04, Z9, Z0, K1
-	VDIVPS.Z   Z9, Z8, K1, Z8
-	VMINPS     Z1, Z8, Z8
-	VMAXPS     Z0, Z8, Z8
-	VMULPS     Z8, Z2, Z2
-	VMULPS     Z8, Z3, Z3
-	VMULPS     Z8, Z6, Z6
-	VSUBPS     Z4, Z2, Z2
-	VSUBPS     Z5, Z3, Z3
-	VSUBPS     Z7, Z6, Z4
-	VMULPS     Z2, Z2, Z2
-	VMULPS     Z3, Z3, Z3
-	VADDPS     Z3, Z2, Z2
-	VMULPS     Z4, Z4, Z3
 
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*4), Z2
+	VSUBPS         (DX)(R13*4), Z2, Z2
+	VMOVUPS        (R9)(R13*4), Z3
+	VSUBPS         (SI)(R13*4), Z3, Z3
+	VMOVUPS        (AX)(R13*4), Z4
+	VSUBPS         (DX)(R13*4), Z4, Z4
+	VMOVUPS        (BX)(R13*4), Z5
+	VSUBPS         (SI)(R13*4), Z5, Z5
+	VMOVUPS        (R10)(R13*4), Z6
+	VSUBPS         (DI)(R13*4), Z6, Z6
+	VMOVUPS        (CX)(R13*4), Z7
+	VSUBPS         (DI)(R13*4), Z7, Z7
+	VMULPS         Z2, Z4, Z8
+	VMULPS         Z3, Z5, Z9
+	VMULPS         Z2, Z2, Z10
+	VMULPS         Z3, Z3, Z11
+	VADDPS         Z9, Z8, Z8
+	VMULPS         Z6, Z7, Z9
+	VADDPS         Z11, Z10, Z10
+	VMULPS         Z6, Z6, Z11
+	VADDPS         Z9, Z8, Z8
+	VADDPS         Z11, Z10, Z9
+	VCMPPS         $0x04, Z9, Z0, K1
+	VDIVPS.Z       Z9, Z8, K1, Z8
+	VMINPS         Z1, Z8, Z8
+	VMAXPS         Z0, Z8, Z8
+	VMULPS         Z8, Z2, Z2
+	VMULPS         Z8, Z3, Z3
+	VMULPS         Z8, Z6, Z6
+	VSUBPS         Z4, Z2, Z2
+	VSUBPS         Z5, Z3, Z3
+	VSUBPS         Z7, Z6, Z4
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z4, Z4, Z3
 	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
@@ -27852,44 +27388,44 @@ ClosestPointAVX512_prefetch:
 	PREFETCHT0 1024(R8)(R13*4)
 	PREFETCHT0 1024(R9)(R13*4)
 	PREFETCHT0 1024(R10)(R13*4)
-	VMOVUPS    (R8)(R13*4), Z2
-	VSUBPS     (DX)(R13*4), Z2, Z2
-	VMOVUPS    (R9)(R13*4), Z3
-	VSUBPS     (SI)(R13*4), Z3, Z3
-	VMOVUPS    (AX)(R13*4), Z4
-	VSUBPS     (DX)(R13*4), Z4, Z4
-	VMOVUPS    (BX)(R13*4), Z5
-	VSUBPS     (SI)(R13*4), Z5, Z5
-	VMOVUPS    (R10)(R13*4), Z6
-	VSUBPS     (DI)(R13*4), Z6, Z6
-	VMOVUPS    (CX)(R13*4), Z7
-	VSUBPS     (DI)(R13*4), Z7, Z7
-	VMULPS     Z2, Z4, Z8
-	VMULPS     Z3, Z5, Z9
-	VMULPS     Z2, Z2, Z10
-	VMULPS     Z3, Z3, Z11
-	VADDPS     Z9, Z8, Z8
-	VMULPS     Z6, Z7, Z9
-	VADDPS     Z11, Z10, Z10
-	VMULPS     Z6, Z6, Z11
-	VADDPS     Z9, Z8, Z8
-	VADDPS     Z11, Z10, Z9
-	VCMPPS     $0x04, Z9, Z0, K1
-	VDIVPS.Z   Z9, Z8, K1, Z8
-	VMINPS     Z1, Z8, Z8
-	VMAXPS     Z0, Z8, Z8
-	VMULPS     Z8, Z2, Z2
-	VMULPS     Z8, Z3, Z3
-	VMULPS     Z8, Z6, Z6
-	VSUBPS     Z4, Z2, Z2
-	VSUBPS     Z5, Z3, Z3
-	VSUBPS     Z7, Z6, Z4
-	VMULPS     Z2, Z2, Z2
-	VMULPS     Z3, Z3, Z3
-	VADDPS     Z3, Z2, Z2
-	VMULPS     Z4, Z4, Z3
 
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*4), Z2
+	VSUBPS         (DX)(R13*4), Z2, Z2
+	VMOVUPS        (R9)(R13*4), Z3
+	VSUBPS         (SI)(R13*4), Z3, Z3
+	VMOVUPS        (AX)(R13*4), Z4
+	VSUBPS         (DX)(R13*4), Z4, Z4
+	VMOVUPS        (BX)(R13*4), Z5
+	VSUBPS         (SI)(R13*4), Z5, Z5
+	VMOVUPS        (R10)(R13*4), Z6
+	VSUBPS         (DI)(R13*4), Z6, Z6
+	VMOVUPS        (CX)(R13*4), Z7
+	VSUBPS         (DI)(R13*4), Z7, Z7
+	VMULPS         Z2, Z4, Z8
+	VMULPS         Z3, Z5, Z9
+	VMULPS         Z2, Z2, Z10
+	VMULPS         Z3, Z3, Z11
+	VADDPS         Z9, Z8, Z8
+	VMULPS         Z6, Z7, Z9
+	VADDPS         Z11, Z10, Z10
+	VMULPS         Z6, Z6, Z11
+	VADDPS         Z9, Z8, Z8
+	VADDPS         Z11, Z10, Z9
+	VCMPPS         $0x04, Z9, Z0, K1
+	VDIVPS.Z       Z9, Z8, K1, Z8
+	VMINPS         Z1, Z8, Z8
+	VMAXPS         Z0, Z8, Z8
+	VMULPS         Z8, Z2, Z2
+	VMULPS         Z8, Z3, Z3
+	VMULPS         Z8, Z6, Z6
+	VSUBPS         Z4, Z2, Z2
+	VSUBPS         Z5, Z3, Z3
+	VSUBPS         Z7, Z6, Z4
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z4, Z4, Z3
 	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
@@ -27911,44 +27447,43 @@ ClosestPointAVX512_prefetch_end:
 	JB   ClosestPointAVX512_loop_end
 
 ClosestPointAVX512_loop:
-	VMOVUPS  (R8)(R13*4), Z2
-	VSUBPS   (DX)(R13*4), Z2, Z2
-	VMOVUPS  (R9)(R13*4), Z3
-	VSUBPS   (SI)(R13*4), Z3, Z3
-	VMOVUPS  (AX)(R13*4), Z4
-	VSUBPS   (DX)(R13*4), Z4, Z4
-	VMOVUPS  (BX)(R13*4), Z5
-	VSUBPS   (SI)(R13*4), Z5, Z5
-	VMOVUPS  (R10)(R13*4), Z6
-	VSUBPS   (DI)(R13*4), Z6, Z6
-	VMOVUPS  (CX)(R13*4), Z7
-	VSUBPS   (DI)(R13*4), Z7, Z7
-	VMULPS   Z2, Z4, Z8
-	VMULPS   Z3, Z5, Z9
-	VMULPS   Z2, Z2, Z10
-	VMULPS   Z3, Z3, Z11
-	VADDPS   Z9, Z8, Z8
-	VMULPS   Z6, Z7, Z9
-	VADDPS   Z11, Z10, Z10
-	VMULPS   Z6, Z6, Z11
-	VADDPS   Z9, Z8, Z8
-	VADDPS   Z11, Z10, Z9
-	VCMPPS   $0x04, Z9, Z0, K1
-	VDIVPS.Z Z9, Z8, K1, Z8
-	VMINPS   Z1, Z8, Z8
-	VMAXPS   Z0, Z8, Z8
-	VMULPS   Z8, Z2, Z2
-	VMULPS   Z8, Z3, Z3
-	VMULPS   Z8, Z6, Z6
-	VSUBPS   Z4, Z2, Z2
-	VSUBPS   Z5, Z3, Z3
-	VSUBPS   Z7, Z6, Z4
-	VMULPS   Z2, Z2, Z2
-	VMULPS   Z3, Z3, Z3
-	VADDPS   Z3, Z2, Z2
-	VMULPS   Z4, Z4, Z3
-
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*4), Z2
+	VSUBPS         (DX)(R13*4), Z2, Z2
+	VMOVUPS        (R9)(R13*4), Z3
+	VSUBPS         (SI)(R13*4), Z3, Z3
+	VMOVUPS        (AX)(R13*4), Z4
+	VSUBPS         (DX)(R13*4), Z4, Z4
+	VMOVUPS        (BX)(R13*4), Z5
+	VSUBPS         (SI)(R13*4), Z5, Z5
+	VMOVUPS        (R10)(R13*4), Z6
+	VSUBPS         (DI)(R13*4), Z6, Z6
+	VMOVUPS        (CX)(R13*4), Z7
+	VSUBPS         (DI)(R13*4), Z7, Z7
+	VMULPS         Z2, Z4, Z8
+	VMULPS         Z3, Z5, Z9
+	VMULPS         Z2, Z2, Z10
+	VMULPS         Z3, Z3, Z11
+	VADDPS         Z9, Z8, Z8
+	VMULPS         Z6, Z7, Z9
+	VADDPS         Z11, Z10, Z10
+	VMULPS         Z6, Z6, Z11
+	VADDPS         Z9, Z8, Z8
+	VADDPS         Z11, Z10, Z9
+	VCMPPS         $0x04, Z9, Z0, K1
+	VDIVPS.Z       Z9, Z8, K1, Z8
+	VMINPS         Z1, Z8, Z8
+	VMAXPS         Z0, Z8, Z8
+	VMULPS         Z8, Z2, Z2
+	VMULPS         Z8, Z3, Z3
+	VMULPS         Z8, Z6, Z6
+	VSUBPS         Z4, Z2, Z2
+	VSUBPS         Z5, Z3, Z3
+	VSUBPS         Z7, Z6, Z4
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z4, Z4, Z3
 	VADDPS         Z3, Z2, Z2
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
@@ -27981,38 +27516,38 @@ ClosestPointAVX512_loop_end:
 	VMOVUPS.Z (R8)(R13*4), K1, Z8
 	VMOVUPS.Z (R9)(R13*4), K1, Z9
 	VMOVUPS.Z (R10)(R13*4), K1, Z10
-	VSUBPS    Z5, Z8, Z8
-	VSUBPS    Z6, Z9, Z9
-	VSUBPS    Z5, Z2, Z2
-	VSUBPS    Z6, Z3, Z3
-	VSUBPS    Z7, Z10, Z5
-	VSUBPS    Z7, Z4, Z4
-	VMULPS    Z8, Z2, Z6
-	VMULPS    Z9, Z3, Z7
-	VMULPS    Z8, Z8, Z10
-	VMULPS    Z9, Z9, Z11
-	VADDPS    Z7, Z6, Z6
-	VMULPS    Z5, Z4, Z7
-	VADDPS    Z11, Z10, Z10
-	VMULPS    Z5, Z5, Z11
-	VADDPS    Z7, Z6, Z6
-	VADDPS    Z11, Z10, Z7
-	VCMPPS    $0x04, Z7, Z0, K2
-	VDIVPS.Z  Z7, Z6, K2, Z6
-	VMINPS    Z1, Z6, Z1
-	VMAXPS    Z0, Z1, Z0
-	VMULPS    Z0, Z8, Z1
-	VMULPS    Z0, Z9, Z6
-	VMULPS    Z0, Z5, Z5
-	VSUBPS    Z2, Z1, Z1
-	VSUBPS    Z3, Z6, Z2
-	VSUBPS    Z4, Z5, Z3
-	VMULPS    Z1, Z1, Z1
-	VMULPS    Z2, Z2, Z2
-	VADDPS    Z2, Z1, Z1
-	VMULPS    Z3, Z3, Z2
 
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPS         Z5, Z8, Z8
+	VSUBPS         Z6, Z9, Z9
+	VSUBPS         Z5, Z2, Z2
+	VSUBPS         Z6, Z3, Z3
+	VSUBPS         Z7, Z10, Z5
+	VSUBPS         Z7, Z4, Z4
+	VMULPS         Z8, Z2, Z6
+	VMULPS         Z9, Z3, Z7
+	VMULPS         Z8, Z8, Z10
+	VMULPS         Z9, Z9, Z11
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z5, Z4, Z7
+	VADDPS         Z11, Z10, Z10
+	VMULPS         Z5, Z5, Z11
+	VADDPS         Z7, Z6, Z6
+	VADDPS         Z11, Z10, Z7
+	VCMPPS         $0x04, Z7, Z0, K2
+	VDIVPS.Z       Z7, Z6, K2, Z6
+	VMINPS         Z1, Z6, Z1
+	VMAXPS         Z0, Z1, Z0
+	VMULPS         Z0, Z8, Z1
+	VMULPS         Z0, Z9, Z6
+	VMULPS         Z0, Z5, Z5
+	VSUBPS         Z2, Z1, Z1
+	VSUBPS         Z3, Z6, Z2
+	VSUBPS         Z4, Z5, Z3
+	VMULPS         Z1, Z1, Z1
+	VMULPS         Z2, Z2, Z2
+	VADDPS         Z2, Z1, Z1
+	VMULPS         Z3, Z3, Z2
 	VADDPS         Z2, Z1, Z1
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z1, K2
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
@@ -30025,12 +29560,12 @@ Closest64AVX512_nt:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1216(R12)(R13*8)
 	VMOVUPS    192(R12)(R13*8), Z9
-	VMOVUPS    (R11)(R13*8), Z10
-	VSUBPD     (R8)(R13*8), Z10, Z10
-	VSUBPD     (R9)(R13*8), Z2, Z2
-	VSUBPD     (R10)(R13*8), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*8), Z10
+	VSUBPD      (R8)(R13*8), Z10, Z10
+	VSUBPD      (R9)(R13*8), Z2, Z2
+	VSUBPD      (R10)(R13*8), Z3, Z3
 	VMULPD      Z10, Z10, Z11
 	VMULPD      Z2, Z2, Z12
 	VADDPD      Z12, Z11, Z11
@@ -30038,155 +29573,133 @@ Closest64AVX512_nt:
 	VADDPD      Z12, Z11, Z11
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
 	VDIVPD.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*8), Z12
+	VSUBPD      (AX)(R13*8), Z12, Z12
+	VMOVUPS     (SI)(R13*8), Z13
+	VSUBPD      (BX)(R13*8), Z13, Z13
+	VMOVUPS     (AX)(R13*8), Z14
+	VSUBPD      (R8)(R13*8), Z14, Z14
+	VMOVUPS     (BX)(R13*8), Z15
+	VSUBPD      (R9)(R13*8), Z15, Z15
+	VMOVUPS     (DI)(R13*8), Z16
+	VSUBPD      (CX)(R13*8), Z16, Z16
+	VMOVUPS     (CX)(R13*8), Z17
+	VSUBPD      (R10)(R13*8), Z17, Z17
+	VMULPD      Z14, Z10, Z18
+	VMULPD      Z15, Z2, Z19
+	VMULPD      Z12, Z10, Z20
+	VMULPD      Z13, Z2, Z21
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z17, Z3, Z19
+	VADDPD      Z21, Z20, Z20
+	VMULPD      Z16, Z3, Z21
+	VADDPD      Z19, Z18, Z18
+	VADDPD      Z21, Z20, Z19
+	VMULPD      Z11, Z18, Z18
+	VMULPD      Z11, Z19, Z11
+	VMULPD      Z18, Z10, Z20
+	VMULPD      Z18, Z2, Z21
+	VMULPD      Z11, Z10, Z22
+	VMULPD      Z11, Z2, Z23
+	VMULPD      Z18, Z3, Z24
+	VSUBPD      Z14, Z20, Z20
+	VSUBPD      Z15, Z21, Z21
+	VMULPD      Z11, Z3, Z25
+	VSUBPD      Z22, Z12, Z22
+	VSUBPD      Z23, Z13, Z23
+	VSUBPD      Z17, Z24, Z24
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z12
-	VSUBPD  (AX)(R13*8), Z12, Z12
-	VMOVUPS (SI)(R13*8), Z13
-	VSUBPD  (BX)(R13*8), Z13, Z13
-	VMOVUPS (AX)(R13*8), Z14
-	VSUBPD  (R8)(R13*8), Z14, Z14
-	VMOVUPS (BX)(R13*8), Z15
-	VSUBPD  (R9)(R13*8), Z15, Z15
-	VMOVUPS (DI)(R13*8), Z16
-	VSUBPD  (CX)(R13*8), Z16, Z16
-	VMOVUPS (CX)(R13*8), Z17
-	VSUBPD  (R10)(R13*8), Z17, Z17
-	VMULPD  Z14, Z10, Z18
-	VMULPD  Z15, Z2, Z19
-	VMULPD  Z12, Z10, Z20
-	VMULPD  Z13, Z2, Z21
-	VADDPD  Z19, Z18, Z18
-	VMULPD  Z17, Z3, Z19
-	VADDPD  Z21, Z20, Z20
-	VMULPD  Z16, Z3, Z21
-	VADDPD  Z19, Z18, Z18
-	VADDPD  Z21, Z20, Z19
-	VMULPD  Z11, Z18, Z18
-	VMULPD  Z11, Z19, Z11
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z18, Z10, Z20
-	VMULPD Z18, Z2, Z21
-	VMULPD Z11, Z10, Z22
-	VMULPD Z11, Z2, Z23
-	VMULPD Z18, Z3, Z24
-	VSUBPD Z14, Z20, Z20
-	VSUBPD Z15, Z21, Z21
-	VMULPD Z11, Z3, Z25
-	VSUBPD Z22, Z12, Z22
-	VSUBPD Z23, Z13, Z23
-	VSUBPD Z17, Z24, Z24
-	VSUBPD Z25, Z16, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z22, Z22, Z26
-	VMULPD  Z23, Z23, Z27
-	VMULPD  Z22, Z20, Z20
-	VMULPD  Z23, Z21, Z21
-	VADDPD  Z27, Z26, Z22
-	VMOVUPS 64(R11)(R13*8), Z23
-	VSUBPD  64(R8)(R13*8), Z23, Z23
-	VMULPD  Z25, Z25, Z26
-	VSUBPD  64(R9)(R13*8), Z4, Z4
-	VADDPD  Z21, Z20, Z20
-	VSUBPD  64(R10)(R13*8), Z5, Z5
-	VMULPD  Z25, Z24, Z21
-	VADDPD  Z26, Z22, Z22
-	VADDPD  Z21, Z20, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z23, Z23, Z21
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z20, K1, Z20
-	VMULPD   Z4, Z4, Z22
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z12, Z12, Z24
-	VMULPD      Z13, Z13, Z25
-	VADDPD      Z22, Z21, Z21
-	VADDPD      Z25, Z24, Z22
-	VMULPD      Z5, Z5, Z24
-	VMULPD      Z16, Z16, Z25
-	VADDPD      Z24, Z21, Z21
-	VMINPD      Z1, Z20, Z20
-	VMAXPD      Z0, Z20, Z20
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VADDPD      Z25, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K1
-	VDIVPD.Z    Z22, Z1, K1, Z22
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z11, Z20, Z11
-	VADDPD Z11, Z18, Z11
-	VMULPD Z12, Z14, Z18
-	VMULPD Z13, Z15, Z20
-	VMINPD Z1, Z11, Z11
-	VMAXPD Z0, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 64(DX)(R13*8), Z24
-	VSUBPD  64(AX)(R13*8), Z24, Z24
-	VADDPD  Z20, Z18, Z18
-	VMOVUPS 64(SI)(R13*8), Z20
-	VSUBPD  64(BX)(R13*8), Z20, Z20
-	VMULPD  Z16, Z17, Z25
-	VMOVUPS 64(AX)(R13*8), Z26
-	VSUBPD  64(R8)(R13*8), Z26, Z26
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 64(BX)(R13*8), Z27
-	VSUBPD  64(R9)(R13*8), Z27, Z27
-	VADDPD  Z25, Z18, Z18
-	VMOVUPS 64(DI)(R13*8), Z25
-	VSUBPD  64(CX)(R13*8), Z25, Z25
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z19, Z11, Z19
-	VSUBPD  Z18, Z19, Z18
-	VMOVUPS 64(CX)(R13*8), Z19
-	VSUBPD  64(R10)(R13*8), Z19, Z19
-	VMULPD  Z22, Z18, Z18
-	VMINPD  Z1, Z18, Z18
-	VMAXPD  Z0, Z18, Z18
-	VMULPD  Z26, Z23, Z22
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z18, Z12, Z12
-	VMULPD Z27, Z4, Z28
-	VMULPD Z18, Z13, Z13
-	VMULPD Z24, Z23, Z29
-	VMULPD Z11, Z10, Z10
-	VMULPD Z20, Z4, Z30
-	VMULPD Z11, Z2, Z2
-	VADDPD Z12, Z14, Z12
-	VADDPD Z13, Z15, Z13
-	VADDPD Z28, Z22, Z14
-	VMULPD Z18, Z16, Z15
-	VMULPD Z19, Z5, Z16
-	VMULPD Z11, Z3, Z3
-	VADDPD Z30, Z29, Z22
-	VSUBPD Z10, Z12, Z10
-	VMULPD Z25, Z5, Z12
-	VSUBPD Z2, Z13, Z2
-	VADDPD Z16, Z14, Z13
-	VADDPD Z15, Z17, Z14
-	VADDPD Z12, Z22, Z12
-	VSUBPD Z3, Z14, Z3
-	VMULPD Z21, Z13, Z13
-	VMULPD Z10, Z10, Z10
-	VMULPD Z21, Z12, Z14
-	VMULPD Z2, Z2, Z2
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z23, Z15
-	VADDPD Z2, Z10, Z2
-	VMULPD Z13, Z4, Z10
-	VMULPD Z3, Z3, Z3
-	VMULPD Z14, Z23, Z16
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z25, Z16, Z25
+	VMULPD         Z22, Z22, Z26
+	VMULPD         Z23, Z23, Z27
+	VMULPD         Z22, Z20, Z20
+	VMULPD         Z23, Z21, Z21
+	VADDPD         Z27, Z26, Z22
+	VMOVUPS        64(R11)(R13*8), Z23
+	VSUBPD         64(R8)(R13*8), Z23, Z23
+	VMULPD         Z25, Z25, Z26
+	VSUBPD         64(R9)(R13*8), Z4, Z4
+	VADDPD         Z21, Z20, Z20
+	VSUBPD         64(R10)(R13*8), Z5, Z5
+	VMULPD         Z25, Z24, Z21
+	VADDPD         Z26, Z22, Z22
+	VADDPD         Z21, Z20, Z20
+	VMULPD         Z23, Z23, Z21
+	VCMPPD         $0x04, Z22, Z0, K1
+	VDIVPD.Z       Z22, Z20, K1, Z20
+	VMULPD         Z4, Z4, Z22
+	VMULPD         Z12, Z12, Z24
+	VMULPD         Z13, Z13, Z25
+	VADDPD         Z22, Z21, Z21
+	VADDPD         Z25, Z24, Z22
+	VMULPD         Z5, Z5, Z24
+	VMULPD         Z16, Z16, Z25
+	VADDPD         Z24, Z21, Z21
+	VMINPD         Z1, Z20, Z20
+	VMAXPD         Z0, Z20, Z20
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z       Z21, Z1, K1, Z21
+	VADDPD         Z25, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K1
+	VDIVPD.Z       Z22, Z1, K1, Z22
+	VMULPD         Z11, Z20, Z11
+	VADDPD         Z11, Z18, Z11
+	VMULPD         Z12, Z14, Z18
+	VMULPD         Z13, Z15, Z20
+	VMINPD         Z1, Z11, Z11
+	VMAXPD         Z0, Z11, Z11
+	VMOVUPS        64(DX)(R13*8), Z24
+	VSUBPD         64(AX)(R13*8), Z24, Z24
+	VADDPD         Z20, Z18, Z18
+	VMOVUPS        64(SI)(R13*8), Z20
+	VSUBPD         64(BX)(R13*8), Z20, Z20
+	VMULPD         Z16, Z17, Z25
+	VMOVUPS        64(AX)(R13*8), Z26
+	VSUBPD         64(R8)(R13*8), Z26, Z26
+	VMOVUPS        64(BX)(R13*8), Z27
+	VSUBPD         64(R9)(R13*8), Z27, Z27
+	VADDPD         Z25, Z18, Z18
+	VMOVUPS        64(DI)(R13*8), Z25
+	VSUBPD         64(CX)(R13*8), Z25, Z25
+	VMULPD         Z19, Z11, Z19
+	VSUBPD         Z18, Z19, Z18
+	VMOVUPS        64(CX)(R13*8), Z19
+	VSUBPD         64(R10)(R13*8), Z19, Z19
+	VMULPD         Z22, Z18, Z18
+	VMINPD         Z1, Z18, Z18
+	VMAXPD         Z0, Z18, Z18
+	VMULPD         Z26, Z23, Z22
+	VMULPD         Z18, Z12, Z12
+	VMULPD         Z27, Z4, Z28
+	VMULPD         Z18, Z13, Z13
+	VMULPD         Z24, Z23, Z29
+	VMULPD         Z11, Z10, Z10
+	VMULPD         Z20, Z4, Z30
+	VMULPD         Z11, Z2, Z2
+	VADDPD         Z12, Z14, Z12
+	VADDPD         Z13, Z15, Z13
+	VADDPD         Z28, Z22, Z14
+	VMULPD         Z18, Z16, Z15
+	VMULPD         Z19, Z5, Z16
+	VMULPD         Z11, Z3, Z3
+	VADDPD         Z30, Z29, Z22
+	VSUBPD         Z10, Z12, Z10
+	VMULPD         Z25, Z5, Z12
+	VSUBPD         Z2, Z13, Z2
+	VADDPD         Z16, Z14, Z13
+	VADDPD         Z15, Z17, Z14
+	VADDPD         Z12, Z22, Z12
+	VSUBPD         Z3, Z14, Z3
+	VMULPD         Z21, Z13, Z13
+	VMULPD         Z10, Z10, Z10
+	VMULPD         Z21, Z12, Z14
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z13, Z23, Z15
+	VADDPD         Z2, Z10, Z2
+	VMULPD         Z13, Z4, Z10
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z14, Z23, Z16
 	VMULPD         Z14, Z4, Z17
 	VADDPD         Z3, Z2, Z2
 	VMULPD         Z13, Z5, Z3
@@ -30208,116 +29721,98 @@ Closest64AVX512_nt:
 	VMOVNTPS Z2, (R12)(R13*8)
 	VSUBPD   Z17, Z20, Z2
 	VSUBPD   Z19, Z3, Z3
-	VSUBPD   Z21, Z25, Z11
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z16, Z16, Z17
-	VMULPD  Z2, Z2, Z18
-	VMULPD  Z16, Z15, Z15
-	VMULPD  Z2, Z10, Z2
-	VADDPD  Z18, Z17, Z10
-	VMOVUPS 128(R11)(R13*8), Z16
-	VSUBPD  128(R8)(R13*8), Z16, Z16
-	VMULPD  Z11, Z11, Z17
-	VSUBPD  128(R9)(R13*8), Z6, Z6
-	VADDPD  Z2, Z15, Z2
-	VSUBPD  128(R10)(R13*8), Z7, Z7
-	VMULPD  Z11, Z3, Z3
-	VADDPD  Z17, Z10, Z10
-	VADDPD  Z3, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z16, Z16, Z3
-	VCMPPD   $0x04, Z10, Z0, K1
-	VDIVPD.Z Z10, Z2, K1, Z2
-	VMULPD   Z6, Z6, Z10
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z24, Z24, Z11
-	VMULPD      Z20, Z20, Z15
-	VADDPD      Z10, Z3, Z3
-	VADDPD      Z15, Z11, Z10
-	VMULPD      Z7, Z7, Z11
-	VMULPD      Z25, Z25, Z15
-	VADDPD      Z11, Z3, Z3
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VADDPD      Z15, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z10, K1
-	VDIVPD.Z    Z10, Z1, K1, Z10
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z14, Z2, Z2
-	VADDPD Z2, Z13, Z2
-	VMULPD Z24, Z26, Z11
-	VMULPD Z20, Z27, Z13
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 128(DX)(R13*8), Z14
-	VSUBPD  128(AX)(R13*8), Z14, Z14
-	VADDPD  Z13, Z11, Z11
-	VMOVUPS 128(SI)(R13*8), Z13
-	VSUBPD  128(BX)(R13*8), Z13, Z13
-	VMULPD  Z25, Z19, Z15
-	VMOVUPS 128(AX)(R13*8), Z17
-	VSUBPD  128(R8)(R13*8), Z17, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 128(BX)(R13*8), Z18
-	VSUBPD  128(R9)(R13*8), Z18, Z18
-	VADDPD  Z15, Z11, Z11
-	VMOVUPS 128(DI)(R13*8), Z15
-	VSUBPD  128(CX)(R13*8), Z15, Z15
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z12, Z2, Z12
-	VSUBPD  Z11, Z12, Z11
-	VMOVUPS 128(CX)(R13*8), Z12
-	VSUBPD  128(R10)(R13*8), Z12, Z12
-	VMULPD  Z10, Z11, Z10
-	VMINPD  Z1, Z10, Z10
-	VMAXPD  Z0, Z10, Z10
-	VMULPD  Z17, Z16, Z11
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z10, Z24, Z21
-	VMULPD Z18, Z6, Z22
-	VMULPD Z10, Z20, Z20
-	VMULPD Z14, Z16, Z24
-	VMULPD Z2, Z23, Z23
-	VMULPD Z13, Z6, Z28
-	VMULPD Z2, Z4, Z4
-	VADDPD Z21, Z26, Z21
-	VADDPD Z20, Z27, Z20
-	VADDPD Z22, Z11, Z11
-	VMULPD Z10, Z25, Z22
-	VMULPD Z12, Z7, Z25
-	VMULPD Z2, Z5, Z5
-	VADDPD Z28, Z24, Z24
-	VSUBPD Z23, Z21, Z21
-	VMULPD Z15, Z7, Z23
-	VSUBPD Z4, Z20, Z4
-	VADDPD Z25, Z11, Z11
-	VADDPD Z22, Z19, Z19
-	VADDPD Z23, Z24, Z20
-	VSUBPD Z5, Z19, Z5
-	VMULPD Z3, Z11, Z11
-	VMULPD Z21, Z21, Z19
-	VMULPD Z3, Z20, Z3
-	VMULPD Z4, Z4, Z4
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z11, Z16, Z21
-	VADDPD Z4, Z19, Z4
-	VMULPD Z11, Z6, Z19
-	VMULPD Z5, Z5, Z5
-	VMULPD Z3, Z16, Z22
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z21, Z25, Z11
+	VMULPD         Z16, Z16, Z17
+	VMULPD         Z2, Z2, Z18
+	VMULPD         Z16, Z15, Z15
+	VMULPD         Z2, Z10, Z2
+	VADDPD         Z18, Z17, Z10
+	VMOVUPS        128(R11)(R13*8), Z16
+	VSUBPD         128(R8)(R13*8), Z16, Z16
+	VMULPD         Z11, Z11, Z17
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VADDPD         Z2, Z15, Z2
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VMULPD         Z11, Z3, Z3
+	VADDPD         Z17, Z10, Z10
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z16, Z16, Z3
+	VCMPPD         $0x04, Z10, Z0, K1
+	VDIVPD.Z       Z10, Z2, K1, Z2
+	VMULPD         Z6, Z6, Z10
+	VMULPD         Z24, Z24, Z11
+	VMULPD         Z20, Z20, Z15
+	VADDPD         Z10, Z3, Z3
+	VADDPD         Z15, Z11, Z10
+	VMULPD         Z7, Z7, Z11
+	VMULPD         Z25, Z25, Z15
+	VADDPD         Z11, Z3, Z3
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z15, Z10, Z10
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z10, K1
+	VDIVPD.Z       Z10, Z1, K1, Z10
+	VMULPD         Z14, Z2, Z2
+	VADDPD         Z2, Z13, Z2
+	VMULPD         Z24, Z26, Z11
+	VMULPD         Z20, Z27, Z13
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        128(DX)(R13*8), Z14
+	VSUBPD         128(AX)(R13*8), Z14, Z14
+	VADDPD         Z13, Z11, Z11
+	VMOVUPS        128(SI)(R13*8), Z13
+	VSUBPD         128(BX)(R13*8), Z13, Z13
+	VMULPD         Z25, Z19, Z15
+	VMOVUPS        128(AX)(R13*8), Z17
+	VSUBPD         128(R8)(R13*8), Z17, Z17
+	VMOVUPS        128(BX)(R13*8), Z18
+	VSUBPD         128(R9)(R13*8), Z18, Z18
+	VADDPD         Z15, Z11, Z11
+	VMOVUPS        128(DI)(R13*8), Z15
+	VSUBPD         128(CX)(R13*8), Z15, Z15
+	VMULPD         Z12, Z2, Z12
+	VSUBPD         Z11, Z12, Z11
+	VMOVUPS        128(CX)(R13*8), Z12
+	VSUBPD         128(R10)(R13*8), Z12, Z12
+	VMULPD         Z10, Z11, Z10
+	VMINPD         Z1, Z10, Z10
+	VMAXPD         Z0, Z10, Z10
+	VMULPD         Z17, Z16, Z11
+	VMULPD         Z10, Z24, Z21
+	VMULPD         Z18, Z6, Z22
+	VMULPD         Z10, Z20, Z20
+	VMULPD         Z14, Z16, Z24
+	VMULPD         Z2, Z23, Z23
+	VMULPD         Z13, Z6, Z28
+	VMULPD         Z2, Z4, Z4
+	VADDPD         Z21, Z26, Z21
+	VADDPD         Z20, Z27, Z20
+	VADDPD         Z22, Z11, Z11
+	VMULPD         Z10, Z25, Z22
+	VMULPD         Z12, Z7, Z25
+	VMULPD         Z2, Z5, Z5
+	VADDPD         Z28, Z24, Z24
+	VSUBPD         Z23, Z21, Z21
+	VMULPD         Z15, Z7, Z23
+	VSUBPD         Z4, Z20, Z4
+	VADDPD         Z25, Z11, Z11
+	VADDPD         Z22, Z19, Z19
+	VADDPD         Z23, Z24, Z20
+	VSUBPD         Z5, Z19, Z5
+	VMULPD         Z3, Z11, Z11
+	VMULPD         Z21, Z21, Z19
+	VMULPD         Z3, Z20, Z3
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z11, Z16, Z21
+	VADDPD         Z4, Z19, Z4
+	VMULPD         Z11, Z6, Z19
+	VMULPD         Z5, Z5, Z5
+	VMULPD         Z3, Z16, Z22
 	VMULPD         Z3, Z6, Z23
 	VADDPD         Z5, Z4, Z4
 	VMULPD         Z11, Z7, Z5
@@ -30339,116 +29834,98 @@ Closest64AVX512_nt:
 	VMOVNTPS Z4, 64(R12)(R13*8)
 	VSUBPD   Z23, Z13, Z2
 	VSUBPD   Z12, Z5, Z4
-	VSUBPD   Z24, Z15, Z5
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z22, Z22, Z10
-	VMULPD  Z2, Z2, Z23
-	VMULPD  Z22, Z21, Z21
-	VMULPD  Z2, Z19, Z2
-	VADDPD  Z23, Z10, Z10
-	VMOVUPS 192(R11)(R13*8), Z19
-	VSUBPD  192(R8)(R13*8), Z19, Z19
-	VMULPD  Z5, Z5, Z22
-	VSUBPD  192(R9)(R13*8), Z8, Z8
-	VADDPD  Z2, Z21, Z2
-	VSUBPD  192(R10)(R13*8), Z9, Z9
-	VMULPD  Z5, Z4, Z4
-	VADDPD  Z22, Z10, Z5
-	VADDPD  Z4, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z19, Z19, Z4
-	VCMPPD   $0x04, Z5, Z0, K1
-	VDIVPD.Z Z5, Z2, K1, Z2
-	VMULPD   Z8, Z8, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z14, Z14, Z10
-	VMULPD      Z13, Z13, Z21
-	VADDPD      Z5, Z4, Z4
-	VADDPD      Z21, Z10, Z5
-	VMULPD      Z9, Z9, Z10
-	VMULPD      Z15, Z15, Z21
-	VADDPD      Z10, Z4, Z4
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-	VADDPD      Z21, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z3, Z2, Z2
-	VADDPD Z2, Z11, Z2
-	VMULPD Z14, Z17, Z3
-	VMULPD Z13, Z18, Z10
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(DX)(R13*8), Z11
-	VSUBPD  192(AX)(R13*8), Z11, Z11
-	VADDPD  Z10, Z3, Z3
-	VMOVUPS 192(SI)(R13*8), Z10
-	VSUBPD  192(BX)(R13*8), Z10, Z10
-	VMULPD  Z15, Z12, Z21
-	VMOVUPS 192(AX)(R13*8), Z22
-	VSUBPD  192(R8)(R13*8), Z22, Z22
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 192(BX)(R13*8), Z23
-	VSUBPD  192(R9)(R13*8), Z23, Z23
-	VADDPD  Z21, Z3, Z3
-	VMOVUPS 192(DI)(R13*8), Z21
-	VSUBPD  192(CX)(R13*8), Z21, Z21
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z20, Z2, Z20
-	VSUBPD  Z3, Z20, Z3
-	VMOVUPS 192(CX)(R13*8), Z20
-	VSUBPD  192(R10)(R13*8), Z20, Z20
-	VMULPD  Z5, Z3, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z22, Z19, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z14, Z14
-	VMULPD Z23, Z8, Z24
-	VMULPD Z3, Z13, Z13
-	VMULPD Z11, Z19, Z25
-	VMULPD Z2, Z16, Z16
-	VMULPD Z10, Z8, Z26
-	VMULPD Z2, Z6, Z6
-	VADDPD Z14, Z17, Z14
-	VADDPD Z13, Z18, Z13
-	VADDPD Z24, Z5, Z5
-	VMULPD Z3, Z15, Z15
-	VMULPD Z20, Z9, Z17
-	VMULPD Z2, Z7, Z7
-	VADDPD Z26, Z25, Z18
-	VSUBPD Z16, Z14, Z14
-	VMULPD Z21, Z9, Z16
-	VSUBPD Z6, Z13, Z6
-	VADDPD Z17, Z5, Z5
-	VADDPD Z15, Z12, Z12
-	VADDPD Z16, Z18, Z13
-	VSUBPD Z7, Z12, Z7
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z14, Z12
-	VMULPD Z4, Z13, Z4
-	VMULPD Z6, Z6, Z6
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z5, Z19, Z14
-	VADDPD Z6, Z12, Z6
-	VMULPD Z5, Z8, Z12
-	VMULPD Z7, Z7, Z7
-	VMULPD Z4, Z19, Z15
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z24, Z15, Z5
+	VMULPD         Z22, Z22, Z10
+	VMULPD         Z2, Z2, Z23
+	VMULPD         Z22, Z21, Z21
+	VMULPD         Z2, Z19, Z2
+	VADDPD         Z23, Z10, Z10
+	VMOVUPS        192(R11)(R13*8), Z19
+	VSUBPD         192(R8)(R13*8), Z19, Z19
+	VMULPD         Z5, Z5, Z22
+	VSUBPD         192(R9)(R13*8), Z8, Z8
+	VADDPD         Z2, Z21, Z2
+	VSUBPD         192(R10)(R13*8), Z9, Z9
+	VMULPD         Z5, Z4, Z4
+	VADDPD         Z22, Z10, Z5
+	VADDPD         Z4, Z2, Z2
+	VMULPD         Z19, Z19, Z4
+	VCMPPD         $0x04, Z5, Z0, K1
+	VDIVPD.Z       Z5, Z2, K1, Z2
+	VMULPD         Z8, Z8, Z5
+	VMULPD         Z14, Z14, Z10
+	VMULPD         Z13, Z13, Z21
+	VADDPD         Z5, Z4, Z4
+	VADDPD         Z21, Z10, Z5
+	VMULPD         Z9, Z9, Z10
+	VMULPD         Z15, Z15, Z21
+	VADDPD         Z10, Z4, Z4
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z       Z4, Z1, K1, Z4
+	VADDPD         Z21, Z5, Z5
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z       Z5, Z1, K1, Z5
+	VMULPD         Z3, Z2, Z2
+	VADDPD         Z2, Z11, Z2
+	VMULPD         Z14, Z17, Z3
+	VMULPD         Z13, Z18, Z10
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        192(DX)(R13*8), Z11
+	VSUBPD         192(AX)(R13*8), Z11, Z11
+	VADDPD         Z10, Z3, Z3
+	VMOVUPS        192(SI)(R13*8), Z10
+	VSUBPD         192(BX)(R13*8), Z10, Z10
+	VMULPD         Z15, Z12, Z21
+	VMOVUPS        192(AX)(R13*8), Z22
+	VSUBPD         192(R8)(R13*8), Z22, Z22
+	VMOVUPS        192(BX)(R13*8), Z23
+	VSUBPD         192(R9)(R13*8), Z23, Z23
+	VADDPD         Z21, Z3, Z3
+	VMOVUPS        192(DI)(R13*8), Z21
+	VSUBPD         192(CX)(R13*8), Z21, Z21
+	VMULPD         Z20, Z2, Z20
+	VSUBPD         Z3, Z20, Z3
+	VMOVUPS        192(CX)(R13*8), Z20
+	VSUBPD         192(R10)(R13*8), Z20, Z20
+	VMULPD         Z5, Z3, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z22, Z19, Z5
+	VMULPD         Z3, Z14, Z14
+	VMULPD         Z23, Z8, Z24
+	VMULPD         Z3, Z13, Z13
+	VMULPD         Z11, Z19, Z25
+	VMULPD         Z2, Z16, Z16
+	VMULPD         Z10, Z8, Z26
+	VMULPD         Z2, Z6, Z6
+	VADDPD         Z14, Z17, Z14
+	VADDPD         Z13, Z18, Z13
+	VADDPD         Z24, Z5, Z5
+	VMULPD         Z3, Z15, Z15
+	VMULPD         Z20, Z9, Z17
+	VMULPD         Z2, Z7, Z7
+	VADDPD         Z26, Z25, Z18
+	VSUBPD         Z16, Z14, Z14
+	VMULPD         Z21, Z9, Z16
+	VSUBPD         Z6, Z13, Z6
+	VADDPD         Z17, Z5, Z5
+	VADDPD         Z15, Z12, Z12
+	VADDPD         Z16, Z18, Z13
+	VSUBPD         Z7, Z12, Z7
+	VMULPD         Z4, Z5, Z5
+	VMULPD         Z14, Z14, Z12
+	VMULPD         Z4, Z13, Z4
+	VMULPD         Z6, Z6, Z6
+	VMULPD         Z5, Z19, Z14
+	VADDPD         Z6, Z12, Z6
+	VMULPD         Z5, Z8, Z12
+	VMULPD         Z7, Z7, Z7
+	VMULPD         Z4, Z19, Z15
 	VMULPD         Z4, Z8, Z16
 	VADDPD         Z7, Z6, Z6
 	VMULPD         Z5, Z9, Z7
@@ -30462,80 +29939,66 @@ Closest64AVX512_nt:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z3, 128(R12)(R13*8)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 128(R12)(R13*8)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z6, 128(R12)(R13*8)
-	VSUBPD   Z16, Z10, Z2
-	VSUBPD   Z20, Z7, Z3
-	VSUBPD   Z17, Z21, Z6
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z15, Z15, Z7
-	VMULPD   Z2, Z2, Z16
-	VMULPD   Z15, Z14, Z14
-	VMULPD   Z2, Z12, Z2
-	VADDPD   Z16, Z7, Z7
-	VMULPD   Z6, Z6, Z12
-	VADDPD   Z2, Z14, Z2
-	VMULPD   Z6, Z3, Z3
-	VADDPD   Z12, Z7, Z6
-	VADDPD   Z3, Z2, Z2
-	VCMPPD   $0x04, Z6, Z0, K1
-	VDIVPD.Z Z6, Z2, K1, Z2
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z11, Z11, Z3
-	VMULPD      Z10, Z10, Z6
-	VADDPD      Z6, Z3, Z3
-	VMULPD      Z21, Z21, Z6
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z6, Z3, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z2, Z2
-	VADDPD Z2, Z5, Z2
-	VMULPD Z11, Z22, Z4
-	VMULPD Z10, Z23, Z5
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-	VADDPD Z5, Z4, Z4
-	VMULPD Z21, Z20, Z5
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z5, Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z13, Z2, Z5
-	VSUBPD Z4, Z5, Z4
-	VMULPD Z3, Z4, Z3
-	VMINPD Z1, Z3, Z3
-	VMAXPD Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z11, Z4
-	VMULPD Z3, Z10, Z5
-	VMULPD Z2, Z19, Z6
-	VMULPD Z2, Z8, Z7
-	VADDPD Z4, Z22, Z4
-	VADDPD Z5, Z23, Z5
-	VMULPD Z3, Z21, Z8
-	VMULPD Z2, Z9, Z9
-	VSUBPD Z6, Z4, Z4
-	VSUBPD Z7, Z5, Z5
-	VADDPD Z8, Z20, Z6
-	VSUBPD Z9, Z6, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z3, 128(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z2, 128(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z6, 128(R12)(R13*8)
+	VSUBPD         Z16, Z10, Z2
+	VSUBPD         Z20, Z7, Z3
+	VSUBPD         Z17, Z21, Z6
+	VMULPD         Z15, Z15, Z7
+	VMULPD         Z2, Z2, Z16
+	VMULPD         Z15, Z14, Z14
+	VMULPD         Z2, Z12, Z2
+	VADDPD         Z16, Z7, Z7
+	VMULPD         Z6, Z6, Z12
+	VADDPD         Z2, Z14, Z2
+	VMULPD         Z6, Z3, Z3
+	VADDPD         Z12, Z7, Z6
+	VADDPD         Z3, Z2, Z2
+	VCMPPD         $0x04, Z6, Z0, K1
+	VDIVPD.Z       Z6, Z2, K1, Z2
+	VMULPD         Z11, Z11, Z3
+	VMULPD         Z10, Z10, Z6
+	VADDPD         Z6, Z3, Z3
+	VMULPD         Z21, Z21, Z6
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z6, Z3, Z3
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VMULPD         Z4, Z2, Z2
+	VADDPD         Z2, Z5, Z2
+	VMULPD         Z11, Z22, Z4
+	VMULPD         Z10, Z23, Z5
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z21, Z20, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z13, Z2, Z5
+	VSUBPD         Z4, Z5, Z4
+	VMULPD         Z3, Z4, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z3, Z11, Z4
+	VMULPD         Z3, Z10, Z5
+	VMULPD         Z2, Z19, Z6
+	VMULPD         Z2, Z8, Z7
+	VADDPD         Z4, Z22, Z4
+	VADDPD         Z5, Z23, Z5
+	VMULPD         Z3, Z21, Z8
+	VMULPD         Z2, Z9, Z9
+	VSUBPD         Z6, Z4, Z4
+	VSUBPD         Z7, Z5, Z5
+	VADDPD         Z8, Z20, Z6
+	VSUBPD         Z9, Z6, Z6
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z5, Z5, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z6, Z6, Z5
 	VADDPD         Z5, Z4, Z4
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
@@ -30629,12 +30092,12 @@ Closest64AVX512_prefetch:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1216(R12)(R13*8)
 	VMOVUPS    192(R12)(R13*8), Z9
-	VMOVUPS    (R11)(R13*8), Z10
-	VSUBPD     (R8)(R13*8), Z10, Z10
-	VSUBPD     (R9)(R13*8), Z2, Z2
-	VSUBPD     (R10)(R13*8), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*8), Z10
+	VSUBPD      (R8)(R13*8), Z10, Z10
+	VSUBPD      (R9)(R13*8), Z2, Z2
+	VSUBPD      (R10)(R13*8), Z3, Z3
 	VMULPD      Z10, Z10, Z11
 	VMULPD      Z2, Z2, Z12
 	VADDPD      Z12, Z11, Z11
@@ -30642,155 +30105,133 @@ Closest64AVX512_prefetch:
 	VADDPD      Z12, Z11, Z11
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
 	VDIVPD.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*8), Z12
+	VSUBPD      (AX)(R13*8), Z12, Z12
+	VMOVUPS     (SI)(R13*8), Z13
+	VSUBPD      (BX)(R13*8), Z13, Z13
+	VMOVUPS     (AX)(R13*8), Z14
+	VSUBPD      (R8)(R13*8), Z14, Z14
+	VMOVUPS     (BX)(R13*8), Z15
+	VSUBPD      (R9)(R13*8), Z15, Z15
+	VMOVUPS     (DI)(R13*8), Z16
+	VSUBPD      (CX)(R13*8), Z16, Z16
+	VMOVUPS     (CX)(R13*8), Z17
+	VSUBPD      (R10)(R13*8), Z17, Z17
+	VMULPD      Z14, Z10, Z18
+	VMULPD      Z15, Z2, Z19
+	VMULPD      Z12, Z10, Z20
+	VMULPD      Z13, Z2, Z21
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z17, Z3, Z19
+	VADDPD      Z21, Z20, Z20
+	VMULPD      Z16, Z3, Z21
+	VADDPD      Z19, Z18, Z18
+	VADDPD      Z21, Z20, Z19
+	VMULPD      Z11, Z18, Z18
+	VMULPD      Z11, Z19, Z11
+	VMULPD      Z18, Z10, Z20
+	VMULPD      Z18, Z2, Z21
+	VMULPD      Z11, Z10, Z22
+	VMULPD      Z11, Z2, Z23
+	VMULPD      Z18, Z3, Z24
+	VSUBPD      Z14, Z20, Z20
+	VSUBPD      Z15, Z21, Z21
+	VMULPD      Z11, Z3, Z25
+	VSUBPD      Z22, Z12, Z22
+	VSUBPD      Z23, Z13, Z23
+	VSUBPD      Z17, Z24, Z24
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z12
-	VSUBPD  (AX)(R13*8), Z12, Z12
-	VMOVUPS (SI)(R13*8), Z13
-	VSUBPD  (BX)(R13*8), Z13, Z13
-	VMOVUPS (AX)(R13*8), Z14
-	VSUBPD  (R8)(R13*8), Z14, Z14
-	VMOVUPS (BX)(R13*8), Z15
-	VSUBPD  (R9)(R13*8), Z15, Z15
-	VMOVUPS (DI)(R13*8), Z16
-	VSUBPD  (CX)(R13*8), Z16, Z16
-	VMOVUPS (CX)(R13*8), Z17
-	VSUBPD  (R10)(R13*8), Z17, Z17
-	VMULPD  Z14, Z10, Z18
-	VMULPD  Z15, Z2, Z19
-	VMULPD  Z12, Z10, Z20
-	VMULPD  Z13, Z2, Z21
-	VADDPD  Z19, Z18, Z18
-	VMULPD  Z17, Z3, Z19
-	VADDPD  Z21, Z20, Z20
-	VMULPD  Z16, Z3, Z21
-	VADDPD  Z19, Z18, Z18
-	VADDPD  Z21, Z20, Z19
-	VMULPD  Z11, Z18, Z18
-	VMULPD  Z11, Z19, Z11
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z18, Z10, Z20
-	VMULPD Z18, Z2, Z21
-	VMULPD Z11, Z10, Z22
-	VMULPD Z11, Z2, Z23
-	VMULPD Z18, Z3, Z24
-	VSUBPD Z14, Z20, Z20
-	VSUBPD Z15, Z21, Z21
-	VMULPD Z11, Z3, Z25
-	VSUBPD Z22, Z12, Z22
-	VSUBPD Z23, Z13, Z23
-	VSUBPD Z17, Z24, Z24
-	VSUBPD Z25, Z16, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z22, Z22, Z26
-	VMULPD  Z23, Z23, Z27
-	VMULPD  Z22, Z20, Z20
-	VMULPD  Z23, Z21, Z21
-	VADDPD  Z27, Z26, Z22
-	VMOVUPS 64(R11)(R13*8), Z23
-	VSUBPD  64(R8)(R13*8), Z23, Z23
-	VMULPD  Z25, Z25, Z26
-	VSUBPD  64(R9)(R13*8), Z4, Z4
-	VADDPD  Z21, Z20, Z20
-	VSUBPD  64(R10)(R13*8), Z5, Z5
-	VMULPD  Z25, Z24, Z21
-	VADDPD  Z26, Z22, Z22
-	VADDPD  Z21, Z20, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z23, Z23, Z21
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z20, K1, Z20
-	VMULPD   Z4, Z4, Z22
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z12, Z12, Z24
-	VMULPD      Z13, Z13, Z25
-	VADDPD      Z22, Z21, Z21
-	VADDPD      Z25, Z24, Z22
-	VMULPD      Z5, Z5, Z24
-	VMULPD      Z16, Z16, Z25
-	VADDPD      Z24, Z21, Z21
-	VMINPD      Z1, Z20, Z20
-	VMAXPD      Z0, Z20, Z20
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VADDPD      Z25, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K1
-	VDIVPD.Z    Z22, Z1, K1, Z22
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z11, Z20, Z11
-	VADDPD Z11, Z18, Z11
-	VMULPD Z12, Z14, Z18
-	VMULPD Z13, Z15, Z20
-	VMINPD Z1, Z11, Z11
-	VMAXPD Z0, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 64(DX)(R13*8), Z24
-	VSUBPD  64(AX)(R13*8), Z24, Z24
-	VADDPD  Z20, Z18, Z18
-	VMOVUPS 64(SI)(R13*8), Z20
-	VSUBPD  64(BX)(R13*8), Z20, Z20
-	VMULPD  Z16, Z17, Z25
-	VMOVUPS 64(AX)(R13*8), Z26
-	VSUBPD  64(R8)(R13*8), Z26, Z26
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 64(BX)(R13*8), Z27
-	VSUBPD  64(R9)(R13*8), Z27, Z27
-	VADDPD  Z25, Z18, Z18
-	VMOVUPS 64(DI)(R13*8), Z25
-	VSUBPD  64(CX)(R13*8), Z25, Z25
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z19, Z11, Z19
-	VSUBPD  Z18, Z19, Z18
-	VMOVUPS 64(CX)(R13*8), Z19
-	VSUBPD  64(R10)(R13*8), Z19, Z19
-	VMULPD  Z22, Z18, Z18
-	VMINPD  Z1, Z18, Z18
-	VMAXPD  Z0, Z18, Z18
-	VMULPD  Z26, Z23, Z22
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z18, Z12, Z12
-	VMULPD Z27, Z4, Z28
-	VMULPD Z18, Z13, Z13
-	VMULPD Z24, Z23, Z29
-	VMULPD Z11, Z10, Z10
-	VMULPD Z20, Z4, Z30
-	VMULPD Z11, Z2, Z2
-	VADDPD Z12, Z14, Z12
-	VADDPD Z13, Z15, Z13
-	VADDPD Z28, Z22, Z14
-	VMULPD Z18, Z16, Z15
-	VMULPD Z19, Z5, Z16
-	VMULPD Z11, Z3, Z3
-	VADDPD Z30, Z29, Z22
-	VSUBPD Z10, Z12, Z10
-	VMULPD Z25, Z5, Z12
-	VSUBPD Z2, Z13, Z2
-	VADDPD Z16, Z14, Z13
-	VADDPD Z15, Z17, Z14
-	VADDPD Z12, Z22, Z12
-	VSUBPD Z3, Z14, Z3
-	VMULPD Z21, Z13, Z13
-	VMULPD Z10, Z10, Z10
-	VMULPD Z21, Z12, Z14
-	VMULPD Z2, Z2, Z2
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z23, Z15
-	VADDPD Z2, Z10, Z2
-	VMULPD Z13, Z4, Z10
-	VMULPD Z3, Z3, Z3
-	VMULPD Z14, Z23, Z16
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z25, Z16, Z25
+	VMULPD         Z22, Z22, Z26
+	VMULPD         Z23, Z23, Z27
+	VMULPD         Z22, Z20, Z20
+	VMULPD         Z23, Z21, Z21
+	VADDPD         Z27, Z26, Z22
+	VMOVUPS        64(R11)(R13*8), Z23
+	VSUBPD         64(R8)(R13*8), Z23, Z23
+	VMULPD         Z25, Z25, Z26
+	VSUBPD         64(R9)(R13*8), Z4, Z4
+	VADDPD         Z21, Z20, Z20
+	VSUBPD         64(R10)(R13*8), Z5, Z5
+	VMULPD         Z25, Z24, Z21
+	VADDPD         Z26, Z22, Z22
+	VADDPD         Z21, Z20, Z20
+	VMULPD         Z23, Z23, Z21
+	VCMPPD         $0x04, Z22, Z0, K1
+	VDIVPD.Z       Z22, Z20, K1, Z20
+	VMULPD         Z4, Z4, Z22
+	VMULPD         Z12, Z12, Z24
+	VMULPD         Z13, Z13, Z25
+	VADDPD         Z22, Z21, Z21
+	VADDPD         Z25, Z24, Z22
+	VMULPD         Z5, Z5, Z24
+	VMULPD         Z16, Z16, Z25
+	VADDPD         Z24, Z21, Z21
+	VMINPD         Z1, Z20, Z20
+	VMAXPD         Z0, Z20, Z20
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z       Z21, Z1, K1, Z21
+	VADDPD         Z25, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K1
+	VDIVPD.Z       Z22, Z1, K1, Z22
+	VMULPD         Z11, Z20, Z11
+	VADDPD         Z11, Z18, Z11
+	VMULPD         Z12, Z14, Z18
+	VMULPD         Z13, Z15, Z20
+	VMINPD         Z1, Z11, Z11
+	VMAXPD         Z0, Z11, Z11
+	VMOVUPS        64(DX)(R13*8), Z24
+	VSUBPD         64(AX)(R13*8), Z24, Z24
+	VADDPD         Z20, Z18, Z18
+	VMOVUPS        64(SI)(R13*8), Z20
+	VSUBPD         64(BX)(R13*8), Z20, Z20
+	VMULPD         Z16, Z17, Z25
+	VMOVUPS        64(AX)(R13*8), Z26
+	VSUBPD         64(R8)(R13*8), Z26, Z26
+	VMOVUPS        64(BX)(R13*8), Z27
+	VSUBPD         64(R9)(R13*8), Z27, Z27
+	VADDPD         Z25, Z18, Z18
+	VMOVUPS        64(DI)(R13*8), Z25
+	VSUBPD         64(CX)(R13*8), Z25, Z25
+	VMULPD         Z19, Z11, Z19
+	VSUBPD         Z18, Z19, Z18
+	VMOVUPS        64(CX)(R13*8), Z19
+	VSUBPD         64(R10)(R13*8), Z19, Z19
+	VMULPD         Z22, Z18, Z18
+	VMINPD         Z1, Z18, Z18
+	VMAXPD         Z0, Z18, Z18
+	VMULPD         Z26, Z23, Z22
+	VMULPD         Z18, Z12, Z12
+	VMULPD         Z27, Z4, Z28
+	VMULPD         Z18, Z13, Z13
+	VMULPD         Z24, Z23, Z29
+	VMULPD         Z11, Z10, Z10
+	VMULPD         Z20, Z4, Z30
+	VMULPD         Z11, Z2, Z2
+	VADDPD         Z12, Z14, Z12
+	VADDPD         Z13, Z15, Z13
+	VADDPD         Z28, Z22, Z14
+	VMULPD         Z18, Z16, Z15
+	VMULPD         Z19, Z5, Z16
+	VMULPD         Z11, Z3, Z3
+	VADDPD         Z30, Z29, Z22
+	VSUBPD         Z10, Z12, Z10
+	VMULPD         Z25, Z5, Z12
+	VSUBPD         Z2, Z13, Z2
+	VADDPD         Z16, Z14, Z13
+	VADDPD         Z15, Z17, Z14
+	VADDPD         Z12, Z22, Z12
+	VSUBPD         Z3, Z14, Z3
+	VMULPD         Z21, Z13, Z13
+	VMULPD         Z10, Z10, Z10
+	VMULPD         Z21, Z12, Z14
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z13, Z23, Z15
+	VADDPD         Z2, Z10, Z2
+	VMULPD         Z13, Z4, Z10
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z14, Z23, Z16
 	VMULPD         Z14, Z4, Z17
 	VADDPD         Z3, Z2, Z2
 	VMULPD         Z13, Z5, Z3
@@ -30812,116 +30253,98 @@ Closest64AVX512_prefetch:
 	VMOVUPS Z2, (R12)(R13*8)
 	VSUBPD  Z17, Z20, Z2
 	VSUBPD  Z19, Z3, Z3
-	VSUBPD  Z21, Z25, Z11
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z16, Z16, Z17
-	VMULPD  Z2, Z2, Z18
-	VMULPD  Z16, Z15, Z15
-	VMULPD  Z2, Z10, Z2
-	VADDPD  Z18, Z17, Z10
-	VMOVUPS 128(R11)(R13*8), Z16
-	VSUBPD  128(R8)(R13*8), Z16, Z16
-	VMULPD  Z11, Z11, Z17
-	VSUBPD  128(R9)(R13*8), Z6, Z6
-	VADDPD  Z2, Z15, Z2
-	VSUBPD  128(R10)(R13*8), Z7, Z7
-	VMULPD  Z11, Z3, Z3
-	VADDPD  Z17, Z10, Z10
-	VADDPD  Z3, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z16, Z16, Z3
-	VCMPPD   $0x04, Z10, Z0, K1
-	VDIVPD.Z Z10, Z2, K1, Z2
-	VMULPD   Z6, Z6, Z10
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z24, Z24, Z11
-	VMULPD      Z20, Z20, Z15
-	VADDPD      Z10, Z3, Z3
-	VADDPD      Z15, Z11, Z10
-	VMULPD      Z7, Z7, Z11
-	VMULPD      Z25, Z25, Z15
-	VADDPD      Z11, Z3, Z3
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VADDPD      Z15, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z10, K1
-	VDIVPD.Z    Z10, Z1, K1, Z10
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z14, Z2, Z2
-	VADDPD Z2, Z13, Z2
-	VMULPD Z24, Z26, Z11
-	VMULPD Z20, Z27, Z13
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 128(DX)(R13*8), Z14
-	VSUBPD  128(AX)(R13*8), Z14, Z14
-	VADDPD  Z13, Z11, Z11
-	VMOVUPS 128(SI)(R13*8), Z13
-	VSUBPD  128(BX)(R13*8), Z13, Z13
-	VMULPD  Z25, Z19, Z15
-	VMOVUPS 128(AX)(R13*8), Z17
-	VSUBPD  128(R8)(R13*8), Z17, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 128(BX)(R13*8), Z18
-	VSUBPD  128(R9)(R13*8), Z18, Z18
-	VADDPD  Z15, Z11, Z11
-	VMOVUPS 128(DI)(R13*8), Z15
-	VSUBPD  128(CX)(R13*8), Z15, Z15
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z12, Z2, Z12
-	VSUBPD  Z11, Z12, Z11
-	VMOVUPS 128(CX)(R13*8), Z12
-	VSUBPD  128(R10)(R13*8), Z12, Z12
-	VMULPD  Z10, Z11, Z10
-	VMINPD  Z1, Z10, Z10
-	VMAXPD  Z0, Z10, Z10
-	VMULPD  Z17, Z16, Z11
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z10, Z24, Z21
-	VMULPD Z18, Z6, Z22
-	VMULPD Z10, Z20, Z20
-	VMULPD Z14, Z16, Z24
-	VMULPD Z2, Z23, Z23
-	VMULPD Z13, Z6, Z28
-	VMULPD Z2, Z4, Z4
-	VADDPD Z21, Z26, Z21
-	VADDPD Z20, Z27, Z20
-	VADDPD Z22, Z11, Z11
-	VMULPD Z10, Z25, Z22
-	VMULPD Z12, Z7, Z25
-	VMULPD Z2, Z5, Z5
-	VADDPD Z28, Z24, Z24
-	VSUBPD Z23, Z21, Z21
-	VMULPD Z15, Z7, Z23
-	VSUBPD Z4, Z20, Z4
-	VADDPD Z25, Z11, Z11
-	VADDPD Z22, Z19, Z19
-	VADDPD Z23, Z24, Z20
-	VSUBPD Z5, Z19, Z5
-	VMULPD Z3, Z11, Z11
-	VMULPD Z21, Z21, Z19
-	VMULPD Z3, Z20, Z3
-	VMULPD Z4, Z4, Z4
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z11, Z16, Z21
-	VADDPD Z4, Z19, Z4
-	VMULPD Z11, Z6, Z19
-	VMULPD Z5, Z5, Z5
-	VMULPD Z3, Z16, Z22
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z21, Z25, Z11
+	VMULPD         Z16, Z16, Z17
+	VMULPD         Z2, Z2, Z18
+	VMULPD         Z16, Z15, Z15
+	VMULPD         Z2, Z10, Z2
+	VADDPD         Z18, Z17, Z10
+	VMOVUPS        128(R11)(R13*8), Z16
+	VSUBPD         128(R8)(R13*8), Z16, Z16
+	VMULPD         Z11, Z11, Z17
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VADDPD         Z2, Z15, Z2
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VMULPD         Z11, Z3, Z3
+	VADDPD         Z17, Z10, Z10
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z16, Z16, Z3
+	VCMPPD         $0x04, Z10, Z0, K1
+	VDIVPD.Z       Z10, Z2, K1, Z2
+	VMULPD         Z6, Z6, Z10
+	VMULPD         Z24, Z24, Z11
+	VMULPD         Z20, Z20, Z15
+	VADDPD         Z10, Z3, Z3
+	VADDPD         Z15, Z11, Z10
+	VMULPD         Z7, Z7, Z11
+	VMULPD         Z25, Z25, Z15
+	VADDPD         Z11, Z3, Z3
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z15, Z10, Z10
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z10, K1
+	VDIVPD.Z       Z10, Z1, K1, Z10
+	VMULPD         Z14, Z2, Z2
+	VADDPD         Z2, Z13, Z2
+	VMULPD         Z24, Z26, Z11
+	VMULPD         Z20, Z27, Z13
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        128(DX)(R13*8), Z14
+	VSUBPD         128(AX)(R13*8), Z14, Z14
+	VADDPD         Z13, Z11, Z11
+	VMOVUPS        128(SI)(R13*8), Z13
+	VSUBPD         128(BX)(R13*8), Z13, Z13
+	VMULPD         Z25, Z19, Z15
+	VMOVUPS        128(AX)(R13*8), Z17
+	VSUBPD         128(R8)(R13*8), Z17, Z17
+	VMOVUPS        128(BX)(R13*8), Z18
+	VSUBPD         128(R9)(R13*8), Z18, Z18
+	VADDPD         Z15, Z11, Z11
+	VMOVUPS        128(DI)(R13*8), Z15
+	VSUBPD         128(CX)(R13*8), Z15, Z15
+	VMULPD         Z12, Z2, Z12
+	VSUBPD         Z11, Z12, Z11
+	VMOVUPS        128(CX)(R13*8), Z12
+	VSUBPD         128(R10)(R13*8), Z12, Z12
+	VMULPD         Z10, Z11, Z10
+	VMINPD         Z1, Z10, Z10
+	VMAXPD         Z0, Z10, Z10
+	VMULPD         Z17, Z16, Z11
+	VMULPD         Z10, Z24, Z21
+	VMULPD         Z18, Z6, Z22
+	VMULPD         Z10, Z20, Z20
+	VMULPD         Z14, Z16, Z24
+	VMULPD         Z2, Z23, Z23
+	VMULPD         Z13, Z6, Z28
+	VMULPD         Z2, Z4, Z4
+	VADDPD         Z21, Z26, Z21
+	VADDPD         Z20, Z27, Z20
+	VADDPD         Z22, Z11, Z11
+	VMULPD         Z10, Z25, Z22
+	VMULPD         Z12, Z7, Z25
+	VMULPD         Z2, Z5, Z5
+	VADDPD         Z28, Z24, Z24
+	VSUBPD         Z23, Z21, Z21
+	VMULPD         Z15, Z7, Z23
+	VSUBPD         Z4, Z20, Z4
+	VADDPD         Z25, Z11, Z11
+	VADDPD         Z22, Z19, Z19
+	VADDPD         Z23, Z24, Z20
+	VSUBPD         Z5, Z19, Z5
+	VMULPD         Z3, Z11, Z11
+	VMULPD         Z21, Z21, Z19
+	VMULPD         Z3, Z20, Z3
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z11, Z16, Z21
+	VADDPD         Z4, Z19, Z4
+	VMULPD         Z11, Z6, Z19
+	VMULPD         Z5, Z5, Z5
+	VMULPD         Z3, Z16, Z22
 	VMULPD         Z3, Z6, Z23
 	VADDPD         Z5, Z4, Z4
 	VMULPD         Z11, Z7, Z5
@@ -30943,116 +30366,98 @@ Closest64AVX512_prefetch:
 	VMOVUPS Z4, 64(R12)(R13*8)
 	VSUBPD  Z23, Z13, Z2
 	VSUBPD  Z12, Z5, Z4
-	VSUBPD  Z24, Z15, Z5
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z22, Z22, Z10
-	VMULPD  Z2, Z2, Z23
-	VMULPD  Z22, Z21, Z21
-	VMULPD  Z2, Z19, Z2
-	VADDPD  Z23, Z10, Z10
-	VMOVUPS 192(R11)(R13*8), Z19
-	VSUBPD  192(R8)(R13*8), Z19, Z19
-	VMULPD  Z5, Z5, Z22
-	VSUBPD  192(R9)(R13*8), Z8, Z8
-	VADDPD  Z2, Z21, Z2
-	VSUBPD  192(R10)(R13*8), Z9, Z9
-	VMULPD  Z5, Z4, Z4
-	VADDPD  Z22, Z10, Z5
-	VADDPD  Z4, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z19, Z19, Z4
-	VCMPPD   $0x04, Z5, Z0, K1
-	VDIVPD.Z Z5, Z2, K1, Z2
-	VMULPD   Z8, Z8, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z14, Z14, Z10
-	VMULPD      Z13, Z13, Z21
-	VADDPD      Z5, Z4, Z4
-	VADDPD      Z21, Z10, Z5
-	VMULPD      Z9, Z9, Z10
-	VMULPD      Z15, Z15, Z21
-	VADDPD      Z10, Z4, Z4
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-	VADDPD      Z21, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z3, Z2, Z2
-	VADDPD Z2, Z11, Z2
-	VMULPD Z14, Z17, Z3
-	VMULPD Z13, Z18, Z10
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(DX)(R13*8), Z11
-	VSUBPD  192(AX)(R13*8), Z11, Z11
-	VADDPD  Z10, Z3, Z3
-	VMOVUPS 192(SI)(R13*8), Z10
-	VSUBPD  192(BX)(R13*8), Z10, Z10
-	VMULPD  Z15, Z12, Z21
-	VMOVUPS 192(AX)(R13*8), Z22
-	VSUBPD  192(R8)(R13*8), Z22, Z22
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 192(BX)(R13*8), Z23
-	VSUBPD  192(R9)(R13*8), Z23, Z23
-	VADDPD  Z21, Z3, Z3
-	VMOVUPS 192(DI)(R13*8), Z21
-	VSUBPD  192(CX)(R13*8), Z21, Z21
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z20, Z2, Z20
-	VSUBPD  Z3, Z20, Z3
-	VMOVUPS 192(CX)(R13*8), Z20
-	VSUBPD  192(R10)(R13*8), Z20, Z20
-	VMULPD  Z5, Z3, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z22, Z19, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z14, Z14
-	VMULPD Z23, Z8, Z24
-	VMULPD Z3, Z13, Z13
-	VMULPD Z11, Z19, Z25
-	VMULPD Z2, Z16, Z16
-	VMULPD Z10, Z8, Z26
-	VMULPD Z2, Z6, Z6
-	VADDPD Z14, Z17, Z14
-	VADDPD Z13, Z18, Z13
-	VADDPD Z24, Z5, Z5
-	VMULPD Z3, Z15, Z15
-	VMULPD Z20, Z9, Z17
-	VMULPD Z2, Z7, Z7
-	VADDPD Z26, Z25, Z18
-	VSUBPD Z16, Z14, Z14
-	VMULPD Z21, Z9, Z16
-	VSUBPD Z6, Z13, Z6
-	VADDPD Z17, Z5, Z5
-	VADDPD Z15, Z12, Z12
-	VADDPD Z16, Z18, Z13
-	VSUBPD Z7, Z12, Z7
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z14, Z12
-	VMULPD Z4, Z13, Z4
-	VMULPD Z6, Z6, Z6
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z5, Z19, Z14
-	VADDPD Z6, Z12, Z6
-	VMULPD Z5, Z8, Z12
-	VMULPD Z7, Z7, Z7
-	VMULPD Z4, Z19, Z15
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z24, Z15, Z5
+	VMULPD         Z22, Z22, Z10
+	VMULPD         Z2, Z2, Z23
+	VMULPD         Z22, Z21, Z21
+	VMULPD         Z2, Z19, Z2
+	VADDPD         Z23, Z10, Z10
+	VMOVUPS        192(R11)(R13*8), Z19
+	VSUBPD         192(R8)(R13*8), Z19, Z19
+	VMULPD         Z5, Z5, Z22
+	VSUBPD         192(R9)(R13*8), Z8, Z8
+	VADDPD         Z2, Z21, Z2
+	VSUBPD         192(R10)(R13*8), Z9, Z9
+	VMULPD         Z5, Z4, Z4
+	VADDPD         Z22, Z10, Z5
+	VADDPD         Z4, Z2, Z2
+	VMULPD         Z19, Z19, Z4
+	VCMPPD         $0x04, Z5, Z0, K1
+	VDIVPD.Z       Z5, Z2, K1, Z2
+	VMULPD         Z8, Z8, Z5
+	VMULPD         Z14, Z14, Z10
+	VMULPD         Z13, Z13, Z21
+	VADDPD         Z5, Z4, Z4
+	VADDPD         Z21, Z10, Z5
+	VMULPD         Z9, Z9, Z10
+	VMULPD         Z15, Z15, Z21
+	VADDPD         Z10, Z4, Z4
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z       Z4, Z1, K1, Z4
+	VADDPD         Z21, Z5, Z5
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z       Z5, Z1, K1, Z5
+	VMULPD         Z3, Z2, Z2
+	VADDPD         Z2, Z11, Z2
+	VMULPD         Z14, Z17, Z3
+	VMULPD         Z13, Z18, Z10
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        192(DX)(R13*8), Z11
+	VSUBPD         192(AX)(R13*8), Z11, Z11
+	VADDPD         Z10, Z3, Z3
+	VMOVUPS        192(SI)(R13*8), Z10
+	VSUBPD         192(BX)(R13*8), Z10, Z10
+	VMULPD         Z15, Z12, Z21
+	VMOVUPS        192(AX)(R13*8), Z22
+	VSUBPD         192(R8)(R13*8), Z22, Z22
+	VMOVUPS        192(BX)(R13*8), Z23
+	VSUBPD         192(R9)(R13*8), Z23, Z23
+	VADDPD         Z21, Z3, Z3
+	VMOVUPS        192(DI)(R13*8), Z21
+	VSUBPD         192(CX)(R13*8), Z21, Z21
+	VMULPD         Z20, Z2, Z20
+	VSUBPD         Z3, Z20, Z3
+	VMOVUPS        192(CX)(R13*8), Z20
+	VSUBPD         192(R10)(R13*8), Z20, Z20
+	VMULPD         Z5, Z3, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z22, Z19, Z5
+	VMULPD         Z3, Z14, Z14
+	VMULPD         Z23, Z8, Z24
+	VMULPD         Z3, Z13, Z13
+	VMULPD         Z11, Z19, Z25
+	VMULPD         Z2, Z16, Z16
+	VMULPD         Z10, Z8, Z26
+	VMULPD         Z2, Z6, Z6
+	VADDPD         Z14, Z17, Z14
+	VADDPD         Z13, Z18, Z13
+	VADDPD         Z24, Z5, Z5
+	VMULPD         Z3, Z15, Z15
+	VMULPD         Z20, Z9, Z17
+	VMULPD         Z2, Z7, Z7
+	VADDPD         Z26, Z25, Z18
+	VSUBPD         Z16, Z14, Z14
+	VMULPD         Z21, Z9, Z16
+	VSUBPD         Z6, Z13, Z6
+	VADDPD         Z17, Z5, Z5
+	VADDPD         Z15, Z12, Z12
+	VADDPD         Z16, Z18, Z13
+	VSUBPD         Z7, Z12, Z7
+	VMULPD         Z4, Z5, Z5
+	VMULPD         Z14, Z14, Z12
+	VMULPD         Z4, Z13, Z4
+	VMULPD         Z6, Z6, Z6
+	VMULPD         Z5, Z19, Z14
+	VADDPD         Z6, Z12, Z6
+	VMULPD         Z5, Z8, Z12
+	VMULPD         Z7, Z7, Z7
+	VMULPD         Z4, Z19, Z15
 	VMULPD         Z4, Z8, Z16
 	VADDPD         Z7, Z6, Z6
 	VMULPD         Z5, Z9, Z7
@@ -31066,80 +30471,66 @@ Closest64AVX512_prefetch:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*8)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*8)
-	VSUBPD  Z16, Z10, Z2
-	VSUBPD  Z20, Z7, Z3
-	VSUBPD  Z17, Z21, Z6
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z15, Z15, Z7
-	VMULPD   Z2, Z2, Z16
-	VMULPD   Z15, Z14, Z14
-	VMULPD   Z2, Z12, Z2
-	VADDPD   Z16, Z7, Z7
-	VMULPD   Z6, Z6, Z12
-	VADDPD   Z2, Z14, Z2
-	VMULPD   Z6, Z3, Z3
-	VADDPD   Z12, Z7, Z6
-	VADDPD   Z3, Z2, Z2
-	VCMPPD   $0x04, Z6, Z0, K1
-	VDIVPD.Z Z6, Z2, K1, Z2
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z11, Z11, Z3
-	VMULPD      Z10, Z10, Z6
-	VADDPD      Z6, Z3, Z3
-	VMULPD      Z21, Z21, Z6
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z6, Z3, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z2, Z2
-	VADDPD Z2, Z5, Z2
-	VMULPD Z11, Z22, Z4
-	VMULPD Z10, Z23, Z5
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-	VADDPD Z5, Z4, Z4
-	VMULPD Z21, Z20, Z5
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z5, Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z13, Z2, Z5
-	VSUBPD Z4, Z5, Z4
-	VMULPD Z3, Z4, Z3
-	VMINPD Z1, Z3, Z3
-	VMAXPD Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z11, Z4
-	VMULPD Z3, Z10, Z5
-	VMULPD Z2, Z19, Z6
-	VMULPD Z2, Z8, Z7
-	VADDPD Z4, Z22, Z4
-	VADDPD Z5, Z23, Z5
-	VMULPD Z3, Z21, Z8
-	VMULPD Z2, Z9, Z9
-	VSUBPD Z6, Z4, Z4
-	VSUBPD Z7, Z5, Z5
-	VADDPD Z8, Z20, Z6
-	VSUBPD Z9, Z6, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+96(FP), R12
+	VMOVUPS        Z3, 128(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVUPS        Z2, 128(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVUPS        Z6, 128(R12)(R13*8)
+	VSUBPD         Z16, Z10, Z2
+	VSUBPD         Z20, Z7, Z3
+	VSUBPD         Z17, Z21, Z6
+	VMULPD         Z15, Z15, Z7
+	VMULPD         Z2, Z2, Z16
+	VMULPD         Z15, Z14, Z14
+	VMULPD         Z2, Z12, Z2
+	VADDPD         Z16, Z7, Z7
+	VMULPD         Z6, Z6, Z12
+	VADDPD         Z2, Z14, Z2
+	VMULPD         Z6, Z3, Z3
+	VADDPD         Z12, Z7, Z6
+	VADDPD         Z3, Z2, Z2
+	VCMPPD         $0x04, Z6, Z0, K1
+	VDIVPD.Z       Z6, Z2, K1, Z2
+	VMULPD         Z11, Z11, Z3
+	VMULPD         Z10, Z10, Z6
+	VADDPD         Z6, Z3, Z3
+	VMULPD         Z21, Z21, Z6
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z6, Z3, Z3
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VMULPD         Z4, Z2, Z2
+	VADDPD         Z2, Z5, Z2
+	VMULPD         Z11, Z22, Z4
+	VMULPD         Z10, Z23, Z5
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z21, Z20, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z13, Z2, Z5
+	VSUBPD         Z4, Z5, Z4
+	VMULPD         Z3, Z4, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z3, Z11, Z4
+	VMULPD         Z3, Z10, Z5
+	VMULPD         Z2, Z19, Z6
+	VMULPD         Z2, Z8, Z7
+	VADDPD         Z4, Z22, Z4
+	VADDPD         Z5, Z23, Z5
+	VMULPD         Z3, Z21, Z8
+	VMULPD         Z2, Z9, Z9
+	VSUBPD         Z6, Z4, Z4
+	VSUBPD         Z7, Z5, Z5
+	VADDPD         Z8, Z20, Z6
+	VSUBPD         Z9, Z6, Z6
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z5, Z5, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z6, Z6, Z5
 	VADDPD         Z5, Z4, Z4
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
@@ -31180,12 +30571,12 @@ Closest64AVX512_groups:
 	VMOVUPS 192(R12)(R13*8), Z8
 	MOVQ    dz+88(FP), R12
 	VMOVUPS 192(R12)(R13*8), Z9
-	VMOVUPS (R11)(R13*8), Z10
-	VSUBPD  (R8)(R13*8), Z10, Z10
-	VSUBPD  (R9)(R13*8), Z2, Z2
-	VSUBPD  (R10)(R13*8), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*8), Z10
+	VSUBPD      (R8)(R13*8), Z10, Z10
+	VSUBPD      (R9)(R13*8), Z2, Z2
+	VSUBPD      (R10)(R13*8), Z3, Z3
 	VMULPD      Z10, Z10, Z11
 	VMULPD      Z2, Z2, Z12
 	VADDPD      Z12, Z11, Z11
@@ -31193,155 +30584,133 @@ Closest64AVX512_groups:
 	VADDPD      Z12, Z11, Z11
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
 	VDIVPD.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*8), Z12
+	VSUBPD      (AX)(R13*8), Z12, Z12
+	VMOVUPS     (SI)(R13*8), Z13
+	VSUBPD      (BX)(R13*8), Z13, Z13
+	VMOVUPS     (AX)(R13*8), Z14
+	VSUBPD      (R8)(R13*8), Z14, Z14
+	VMOVUPS     (BX)(R13*8), Z15
+	VSUBPD      (R9)(R13*8), Z15, Z15
+	VMOVUPS     (DI)(R13*8), Z16
+	VSUBPD      (CX)(R13*8), Z16, Z16
+	VMOVUPS     (CX)(R13*8), Z17
+	VSUBPD      (R10)(R13*8), Z17, Z17
+	VMULPD      Z14, Z10, Z18
+	VMULPD      Z15, Z2, Z19
+	VMULPD      Z12, Z10, Z20
+	VMULPD      Z13, Z2, Z21
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z17, Z3, Z19
+	VADDPD      Z21, Z20, Z20
+	VMULPD      Z16, Z3, Z21
+	VADDPD      Z19, Z18, Z18
+	VADDPD      Z21, Z20, Z19
+	VMULPD      Z11, Z18, Z18
+	VMULPD      Z11, Z19, Z11
+	VMULPD      Z18, Z10, Z20
+	VMULPD      Z18, Z2, Z21
+	VMULPD      Z11, Z10, Z22
+	VMULPD      Z11, Z2, Z23
+	VMULPD      Z18, Z3, Z24
+	VSUBPD      Z14, Z20, Z20
+	VSUBPD      Z15, Z21, Z21
+	VMULPD      Z11, Z3, Z25
+	VSUBPD      Z22, Z12, Z22
+	VSUBPD      Z23, Z13, Z23
+	VSUBPD      Z17, Z24, Z24
 
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z12
-	VSUBPD  (AX)(R13*8), Z12, Z12
-	VMOVUPS (SI)(R13*8), Z13
-	VSUBPD  (BX)(R13*8), Z13, Z13
-	VMOVUPS (AX)(R13*8), Z14
-	VSUBPD  (R8)(R13*8), Z14, Z14
-	VMOVUPS (BX)(R13*8), Z15
-	VSUBPD  (R9)(R13*8), Z15, Z15
-	VMOVUPS (DI)(R13*8), Z16
-	VSUBPD  (CX)(R13*8), Z16, Z16
-	VMOVUPS (CX)(R13*8), Z17
-	VSUBPD  (R10)(R13*8), Z17, Z17
-	VMULPD  Z14, Z10, Z18
-	VMULPD  Z15, Z2, Z19
-	VMULPD  Z12, Z10, Z20
-	VMULPD  Z13, Z2, Z21
-	VADDPD  Z19, Z18, Z18
-	VMULPD  Z17, Z3, Z19
-	VADDPD  Z21, Z20, Z20
-	VMULPD  Z16, Z3, Z21
-	VADDPD  Z19, Z18, Z18
-	VADDPD  Z21, Z20, Z19
-	VMULPD  Z11, Z18, Z18
-	VMULPD  Z11, Z19, Z11
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z18, Z10, Z20
-	VMULPD Z18, Z2, Z21
-	VMULPD Z11, Z10, Z22
-	VMULPD Z11, Z2, Z23
-	VMULPD Z18, Z3, Z24
-	VSUBPD Z14, Z20, Z20
-	VSUBPD Z15, Z21, Z21
-	VMULPD Z11, Z3, Z25
-	VSUBPD Z22, Z12, Z22
-	VSUBPD Z23, Z13, Z23
-	VSUBPD Z17, Z24, Z24
-	VSUBPD Z25, Z16, Z25
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z22, Z22, Z26
-	VMULPD  Z23, Z23, Z27
-	VMULPD  Z22, Z20, Z20
-	VMULPD  Z23, Z21, Z21
-	VADDPD  Z27, Z26, Z22
-	VMOVUPS 64(R11)(R13*8), Z23
-	VSUBPD  64(R8)(R13*8), Z23, Z23
-	VMULPD  Z25, Z25, Z26
-	VSUBPD  64(R9)(R13*8), Z4, Z4
-	VADDPD  Z21, Z20, Z20
-	VSUBPD  64(R10)(R13*8), Z5, Z5
-	VMULPD  Z25, Z24, Z21
-	VADDPD  Z26, Z22, Z22
-	VADDPD  Z21, Z20, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z23, Z23, Z21
-	VCMPPD   $0x04, Z22, Z0, K1
-	VDIVPD.Z Z22, Z20, K1, Z20
-	VMULPD   Z4, Z4, Z22
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z12, Z12, Z24
-	VMULPD      Z13, Z13, Z25
-	VADDPD      Z22, Z21, Z21
-	VADDPD      Z25, Z24, Z22
-	VMULPD      Z5, Z5, Z24
-	VMULPD      Z16, Z16, Z25
-	VADDPD      Z24, Z21, Z21
-	VMINPD      Z1, Z20, Z20
-	VMAXPD      Z0, Z20, Z20
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VADDPD      Z25, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K1
-	VDIVPD.Z    Z22, Z1, K1, Z22
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z11, Z20, Z11
-	VADDPD Z11, Z18, Z11
-	VMULPD Z12, Z14, Z18
-	VMULPD Z13, Z15, Z20
-	VMINPD Z1, Z11, Z11
-	VMAXPD Z0, Z11, Z11
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 64(DX)(R13*8), Z24
-	VSUBPD  64(AX)(R13*8), Z24, Z24
-	VADDPD  Z20, Z18, Z18
-	VMOVUPS 64(SI)(R13*8), Z20
-	VSUBPD  64(BX)(R13*8), Z20, Z20
-	VMULPD  Z16, Z17, Z25
-	VMOVUPS 64(AX)(R13*8), Z26
-	VSUBPD  64(R8)(R13*8), Z26, Z26
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 64(BX)(R13*8), Z27
-	VSUBPD  64(R9)(R13*8), Z27, Z27
-	VADDPD  Z25, Z18, Z18
-	VMOVUPS 64(DI)(R13*8), Z25
-	VSUBPD  64(CX)(R13*8), Z25, Z25
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z19, Z11, Z19
-	VSUBPD  Z18, Z19, Z18
-	VMOVUPS 64(CX)(R13*8), Z19
-	VSUBPD  64(R10)(R13*8), Z19, Z19
-	VMULPD  Z22, Z18, Z18
-	VMINPD  Z1, Z18, Z18
-	VMAXPD  Z0, Z18, Z18
-	VMULPD  Z26, Z23, Z22
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z18, Z12, Z12
-	VMULPD Z27, Z4, Z28
-	VMULPD Z18, Z13, Z13
-	VMULPD Z24, Z23, Z29
-	VMULPD Z11, Z10, Z10
-	VMULPD Z20, Z4, Z30
-	VMULPD Z11, Z2, Z2
-	VADDPD Z12, Z14, Z12
-	VADDPD Z13, Z15, Z13
-	VADDPD Z28, Z22, Z14
-	VMULPD Z18, Z16, Z15
-	VMULPD Z19, Z5, Z16
-	VMULPD Z11, Z3, Z3
-	VADDPD Z30, Z29, Z22
-	VSUBPD Z10, Z12, Z10
-	VMULPD Z25, Z5, Z12
-	VSUBPD Z2, Z13, Z2
-	VADDPD Z16, Z14, Z13
-	VADDPD Z15, Z17, Z14
-	VADDPD Z12, Z22, Z12
-	VSUBPD Z3, Z14, Z3
-	VMULPD Z21, Z13, Z13
-	VMULPD Z10, Z10, Z10
-	VMULPD Z21, Z12, Z14
-	VMULPD Z2, Z2, Z2
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z13, Z23, Z15
-	VADDPD Z2, Z10, Z2
-	VMULPD Z13, Z4, Z10
-	VMULPD Z3, Z3, Z3
-	VMULPD Z14, Z23, Z16
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z25, Z16, Z25
+	VMULPD         Z22, Z22, Z26
+	VMULPD         Z23, Z23, Z27
+	VMULPD         Z22, Z20, Z20
+	VMULPD         Z23, Z21, Z21
+	VADDPD         Z27, Z26, Z22
+	VMOVUPS        64(R11)(R13*8), Z23
+	VSUBPD         64(R8)(R13*8), Z23, Z23
+	VMULPD         Z25, Z25, Z26
+	VSUBPD         64(R9)(R13*8), Z4, Z4
+	VADDPD         Z21, Z20, Z20
+	VSUBPD         64(R10)(R13*8), Z5, Z5
+	VMULPD         Z25, Z24, Z21
+	VADDPD         Z26, Z22, Z22
+	VADDPD         Z21, Z20, Z20
+	VMULPD         Z23, Z23, Z21
+	VCMPPD         $0x04, Z22, Z0, K1
+	VDIVPD.Z       Z22, Z20, K1, Z20
+	VMULPD         Z4, Z4, Z22
+	VMULPD         Z12, Z12, Z24
+	VMULPD         Z13, Z13, Z25
+	VADDPD         Z22, Z21, Z21
+	VADDPD         Z25, Z24, Z22
+	VMULPD         Z5, Z5, Z24
+	VMULPD         Z16, Z16, Z25
+	VADDPD         Z24, Z21, Z21
+	VMINPD         Z1, Z20, Z20
+	VMAXPD         Z0, Z20, Z20
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z       Z21, Z1, K1, Z21
+	VADDPD         Z25, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K1
+	VDIVPD.Z       Z22, Z1, K1, Z22
+	VMULPD         Z11, Z20, Z11
+	VADDPD         Z11, Z18, Z11
+	VMULPD         Z12, Z14, Z18
+	VMULPD         Z13, Z15, Z20
+	VMINPD         Z1, Z11, Z11
+	VMAXPD         Z0, Z11, Z11
+	VMOVUPS        64(DX)(R13*8), Z24
+	VSUBPD         64(AX)(R13*8), Z24, Z24
+	VADDPD         Z20, Z18, Z18
+	VMOVUPS        64(SI)(R13*8), Z20
+	VSUBPD         64(BX)(R13*8), Z20, Z20
+	VMULPD         Z16, Z17, Z25
+	VMOVUPS        64(AX)(R13*8), Z26
+	VSUBPD         64(R8)(R13*8), Z26, Z26
+	VMOVUPS        64(BX)(R13*8), Z27
+	VSUBPD         64(R9)(R13*8), Z27, Z27
+	VADDPD         Z25, Z18, Z18
+	VMOVUPS        64(DI)(R13*8), Z25
+	VSUBPD         64(CX)(R13*8), Z25, Z25
+	VMULPD         Z19, Z11, Z19
+	VSUBPD         Z18, Z19, Z18
+	VMOVUPS        64(CX)(R13*8), Z19
+	VSUBPD         64(R10)(R13*8), Z19, Z19
+	VMULPD         Z22, Z18, Z18
+	VMINPD         Z1, Z18, Z18
+	VMAXPD         Z0, Z18, Z18
+	VMULPD         Z26, Z23, Z22
+	VMULPD         Z18, Z12, Z12
+	VMULPD         Z27, Z4, Z28
+	VMULPD         Z18, Z13, Z13
+	VMULPD         Z24, Z23, Z29
+	VMULPD         Z11, Z10, Z10
+	VMULPD         Z20, Z4, Z30
+	VMULPD         Z11, Z2, Z2
+	VADDPD         Z12, Z14, Z12
+	VADDPD         Z13, Z15, Z13
+	VADDPD         Z28, Z22, Z14
+	VMULPD         Z18, Z16, Z15
+	VMULPD         Z19, Z5, Z16
+	VMULPD         Z11, Z3, Z3
+	VADDPD         Z30, Z29, Z22
+	VSUBPD         Z10, Z12, Z10
+	VMULPD         Z25, Z5, Z12
+	VSUBPD         Z2, Z13, Z2
+	VADDPD         Z16, Z14, Z13
+	VADDPD         Z15, Z17, Z14
+	VADDPD         Z12, Z22, Z12
+	VSUBPD         Z3, Z14, Z3
+	VMULPD         Z21, Z13, Z13
+	VMULPD         Z10, Z10, Z10
+	VMULPD         Z21, Z12, Z14
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z13, Z23, Z15
+	VADDPD         Z2, Z10, Z2
+	VMULPD         Z13, Z4, Z10
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z14, Z23, Z16
 	VMULPD         Z14, Z4, Z17
 	VADDPD         Z3, Z2, Z2
 	VMULPD         Z13, Z5, Z3
@@ -31363,116 +30732,98 @@ Closest64AVX512_groups:
 	VMOVUPS Z2, (R12)(R13*8)
 	VSUBPD  Z17, Z20, Z2
 	VSUBPD  Z19, Z3, Z3
-	VSUBPD  Z21, Z25, Z11
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z16, Z16, Z17
-	VMULPD  Z2, Z2, Z18
-	VMULPD  Z16, Z15, Z15
-	VMULPD  Z2, Z10, Z2
-	VADDPD  Z18, Z17, Z10
-	VMOVUPS 128(R11)(R13*8), Z16
-	VSUBPD  128(R8)(R13*8), Z16, Z16
-	VMULPD  Z11, Z11, Z17
-	VSUBPD  128(R9)(R13*8), Z6, Z6
-	VADDPD  Z2, Z15, Z2
-	VSUBPD  128(R10)(R13*8), Z7, Z7
-	VMULPD  Z11, Z3, Z3
-	VADDPD  Z17, Z10, Z10
-	VADDPD  Z3, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z16, Z16, Z3
-	VCMPPD   $0x04, Z10, Z0, K1
-	VDIVPD.Z Z10, Z2, K1, Z2
-	VMULPD   Z6, Z6, Z10
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z24, Z24, Z11
-	VMULPD      Z20, Z20, Z15
-	VADDPD      Z10, Z3, Z3
-	VADDPD      Z15, Z11, Z10
-	VMULPD      Z7, Z7, Z11
-	VMULPD      Z25, Z25, Z15
-	VADDPD      Z11, Z3, Z3
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VADDPD      Z15, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z10, K1
-	VDIVPD.Z    Z10, Z1, K1, Z10
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z14, Z2, Z2
-	VADDPD Z2, Z13, Z2
-	VMULPD Z24, Z26, Z11
-	VMULPD Z20, Z27, Z13
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 128(DX)(R13*8), Z14
-	VSUBPD  128(AX)(R13*8), Z14, Z14
-	VADDPD  Z13, Z11, Z11
-	VMOVUPS 128(SI)(R13*8), Z13
-	VSUBPD  128(BX)(R13*8), Z13, Z13
-	VMULPD  Z25, Z19, Z15
-	VMOVUPS 128(AX)(R13*8), Z17
-	VSUBPD  128(R8)(R13*8), Z17, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 128(BX)(R13*8), Z18
-	VSUBPD  128(R9)(R13*8), Z18, Z18
-	VADDPD  Z15, Z11, Z11
-	VMOVUPS 128(DI)(R13*8), Z15
-	VSUBPD  128(CX)(R13*8), Z15, Z15
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z12, Z2, Z12
-	VSUBPD  Z11, Z12, Z11
-	VMOVUPS 128(CX)(R13*8), Z12
-	VSUBPD  128(R10)(R13*8), Z12, Z12
-	VMULPD  Z10, Z11, Z10
-	VMINPD  Z1, Z10, Z10
-	VMAXPD  Z0, Z10, Z10
-	VMULPD  Z17, Z16, Z11
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z10, Z24, Z21
-	VMULPD Z18, Z6, Z22
-	VMULPD Z10, Z20, Z20
-	VMULPD Z14, Z16, Z24
-	VMULPD Z2, Z23, Z23
-	VMULPD Z13, Z6, Z28
-	VMULPD Z2, Z4, Z4
-	VADDPD Z21, Z26, Z21
-	VADDPD Z20, Z27, Z20
-	VADDPD Z22, Z11, Z11
-	VMULPD Z10, Z25, Z22
-	VMULPD Z12, Z7, Z25
-	VMULPD Z2, Z5, Z5
-	VADDPD Z28, Z24, Z24
-	VSUBPD Z23, Z21, Z21
-	VMULPD Z15, Z7, Z23
-	VSUBPD Z4, Z20, Z4
-	VADDPD Z25, Z11, Z11
-	VADDPD Z22, Z19, Z19
-	VADDPD Z23, Z24, Z20
-	VSUBPD Z5, Z19, Z5
-	VMULPD Z3, Z11, Z11
-	VMULPD Z21, Z21, Z19
-	VMULPD Z3, Z20, Z3
-	VMULPD Z4, Z4, Z4
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z11, Z16, Z21
-	VADDPD Z4, Z19, Z4
-	VMULPD Z11, Z6, Z19
-	VMULPD Z5, Z5, Z5
-	VMULPD Z3, Z16, Z22
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z21, Z25, Z11
+	VMULPD         Z16, Z16, Z17
+	VMULPD         Z2, Z2, Z18
+	VMULPD         Z16, Z15, Z15
+	VMULPD         Z2, Z10, Z2
+	VADDPD         Z18, Z17, Z10
+	VMOVUPS        128(R11)(R13*8), Z16
+	VSUBPD         128(R8)(R13*8), Z16, Z16
+	VMULPD         Z11, Z11, Z17
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VADDPD         Z2, Z15, Z2
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VMULPD         Z11, Z3, Z3
+	VADDPD         Z17, Z10, Z10
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z16, Z16, Z3
+	VCMPPD         $0x04, Z10, Z0, K1
+	VDIVPD.Z       Z10, Z2, K1, Z2
+	VMULPD         Z6, Z6, Z10
+	VMULPD         Z24, Z24, Z11
+	VMULPD         Z20, Z20, Z15
+	VADDPD         Z10, Z3, Z3
+	VADDPD         Z15, Z11, Z10
+	VMULPD         Z7, Z7, Z11
+	VMULPD         Z25, Z25, Z15
+	VADDPD         Z11, Z3, Z3
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z15, Z10, Z10
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z10, K1
+	VDIVPD.Z       Z10, Z1, K1, Z10
+	VMULPD         Z14, Z2, Z2
+	VADDPD         Z2, Z13, Z2
+	VMULPD         Z24, Z26, Z11
+	VMULPD         Z20, Z27, Z13
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        128(DX)(R13*8), Z14
+	VSUBPD         128(AX)(R13*8), Z14, Z14
+	VADDPD         Z13, Z11, Z11
+	VMOVUPS        128(SI)(R13*8), Z13
+	VSUBPD         128(BX)(R13*8), Z13, Z13
+	VMULPD         Z25, Z19, Z15
+	VMOVUPS        128(AX)(R13*8), Z17
+	VSUBPD         128(R8)(R13*8), Z17, Z17
+	VMOVUPS        128(BX)(R13*8), Z18
+	VSUBPD         128(R9)(R13*8), Z18, Z18
+	VADDPD         Z15, Z11, Z11
+	VMOVUPS        128(DI)(R13*8), Z15
+	VSUBPD         128(CX)(R13*8), Z15, Z15
+	VMULPD         Z12, Z2, Z12
+	VSUBPD         Z11, Z12, Z11
+	VMOVUPS        128(CX)(R13*8), Z12
+	VSUBPD         128(R10)(R13*8), Z12, Z12
+	VMULPD         Z10, Z11, Z10
+	VMINPD         Z1, Z10, Z10
+	VMAXPD         Z0, Z10, Z10
+	VMULPD         Z17, Z16, Z11
+	VMULPD         Z10, Z24, Z21
+	VMULPD         Z18, Z6, Z22
+	VMULPD         Z10, Z20, Z20
+	VMULPD         Z14, Z16, Z24
+	VMULPD         Z2, Z23, Z23
+	VMULPD         Z13, Z6, Z28
+	VMULPD         Z2, Z4, Z4
+	VADDPD         Z21, Z26, Z21
+	VADDPD         Z20, Z27, Z20
+	VADDPD         Z22, Z11, Z11
+	VMULPD         Z10, Z25, Z22
+	VMULPD         Z12, Z7, Z25
+	VMULPD         Z2, Z5, Z5
+	VADDPD         Z28, Z24, Z24
+	VSUBPD         Z23, Z21, Z21
+	VMULPD         Z15, Z7, Z23
+	VSUBPD         Z4, Z20, Z4
+	VADDPD         Z25, Z11, Z11
+	VADDPD         Z22, Z19, Z19
+	VADDPD         Z23, Z24, Z20
+	VSUBPD         Z5, Z19, Z5
+	VMULPD         Z3, Z11, Z11
+	VMULPD         Z21, Z21, Z19
+	VMULPD         Z3, Z20, Z3
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z11, Z16, Z21
+	VADDPD         Z4, Z19, Z4
+	VMULPD         Z11, Z6, Z19
+	VMULPD         Z5, Z5, Z5
+	VMULPD         Z3, Z16, Z22
 	VMULPD         Z3, Z6, Z23
 	VADDPD         Z5, Z4, Z4
 	VMULPD         Z11, Z7, Z5
@@ -31494,116 +30845,98 @@ Closest64AVX512_groups:
 	VMOVUPS Z4, 64(R12)(R13*8)
 	VSUBPD  Z23, Z13, Z2
 	VSUBPD  Z12, Z5, Z4
-	VSUBPD  Z24, Z15, Z5
 
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Z22, Z22, Z10
-	VMULPD  Z2, Z2, Z23
-	VMULPD  Z22, Z21, Z21
-	VMULPD  Z2, Z19, Z2
-	VADDPD  Z23, Z10, Z10
-	VMOVUPS 192(R11)(R13*8), Z19
-	VSUBPD  192(R8)(R13*8), Z19, Z19
-	VMULPD  Z5, Z5, Z22
-	VSUBPD  192(R9)(R13*8), Z8, Z8
-	VADDPD  Z2, Z21, Z2
-	VSUBPD  192(R10)(R13*8), Z9, Z9
-	VMULPD  Z5, Z4, Z4
-	VADDPD  Z22, Z10, Z5
-	VADDPD  Z4, Z2, Z2
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD   Z19, Z19, Z4
-	VCMPPD   $0x04, Z5, Z0, K1
-	VDIVPD.Z Z5, Z2, K1, Z2
-	VMULPD   Z8, Z8, Z5
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z14, Z14, Z10
-	VMULPD      Z13, Z13, Z21
-	VADDPD      Z5, Z4, Z4
-	VADDPD      Z21, Z10, Z5
-	VMULPD      Z9, Z9, Z10
-	VMULPD      Z15, Z15, Z21
-	VADDPD      Z10, Z4, Z4
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-	VADDPD      Z21, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z3, Z2, Z2
-	VADDPD Z2, Z11, Z2
-	VMULPD Z14, Z17, Z3
-	VMULPD Z13, Z18, Z10
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(DX)(R13*8), Z11
-	VSUBPD  192(AX)(R13*8), Z11, Z11
-	VADDPD  Z10, Z3, Z3
-	VMOVUPS 192(SI)(R13*8), Z10
-	VSUBPD  192(BX)(R13*8), Z10, Z10
-	VMULPD  Z15, Z12, Z21
-	VMOVUPS 192(AX)(R13*8), Z22
-	VSUBPD  192(R8)(R13*8), Z22, Z22
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMOVUPS 192(BX)(R13*8), Z23
-	VSUBPD  192(R9)(R13*8), Z23, Z23
-	VADDPD  Z21, Z3, Z3
-	VMOVUPS 192(DI)(R13*8), Z21
-	VSUBPD  192(CX)(R13*8), Z21, Z21
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD  Z20, Z2, Z20
-	VSUBPD  Z3, Z20, Z3
-	VMOVUPS 192(CX)(R13*8), Z20
-	VSUBPD  192(R10)(R13*8), Z20, Z20
-	VMULPD  Z5, Z3, Z3
-	VMINPD  Z1, Z3, Z3
-	VMAXPD  Z0, Z3, Z3
-	VMULPD  Z22, Z19, Z5
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z14, Z14
-	VMULPD Z23, Z8, Z24
-	VMULPD Z3, Z13, Z13
-	VMULPD Z11, Z19, Z25
-	VMULPD Z2, Z16, Z16
-	VMULPD Z10, Z8, Z26
-	VMULPD Z2, Z6, Z6
-	VADDPD Z14, Z17, Z14
-	VADDPD Z13, Z18, Z13
-	VADDPD Z24, Z5, Z5
-	VMULPD Z3, Z15, Z15
-	VMULPD Z20, Z9, Z17
-	VMULPD Z2, Z7, Z7
-	VADDPD Z26, Z25, Z18
-	VSUBPD Z16, Z14, Z14
-	VMULPD Z21, Z9, Z16
-	VSUBPD Z6, Z13, Z6
-	VADDPD Z17, Z5, Z5
-	VADDPD Z15, Z12, Z12
-	VADDPD Z16, Z18, Z13
-	VSUBPD Z7, Z12, Z7
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z14, Z12
-	VMULPD Z4, Z13, Z4
-	VMULPD Z6, Z6, Z6
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z5, Z19, Z14
-	VADDPD Z6, Z12, Z6
-	VMULPD Z5, Z8, Z12
-	VMULPD Z7, Z7, Z7
-	VMULPD Z4, Z19, Z15
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z24, Z15, Z5
+	VMULPD         Z22, Z22, Z10
+	VMULPD         Z2, Z2, Z23
+	VMULPD         Z22, Z21, Z21
+	VMULPD         Z2, Z19, Z2
+	VADDPD         Z23, Z10, Z10
+	VMOVUPS        192(R11)(R13*8), Z19
+	VSUBPD         192(R8)(R13*8), Z19, Z19
+	VMULPD         Z5, Z5, Z22
+	VSUBPD         192(R9)(R13*8), Z8, Z8
+	VADDPD         Z2, Z21, Z2
+	VSUBPD         192(R10)(R13*8), Z9, Z9
+	VMULPD         Z5, Z4, Z4
+	VADDPD         Z22, Z10, Z5
+	VADDPD         Z4, Z2, Z2
+	VMULPD         Z19, Z19, Z4
+	VCMPPD         $0x04, Z5, Z0, K1
+	VDIVPD.Z       Z5, Z2, K1, Z2
+	VMULPD         Z8, Z8, Z5
+	VMULPD         Z14, Z14, Z10
+	VMULPD         Z13, Z13, Z21
+	VADDPD         Z5, Z4, Z4
+	VADDPD         Z21, Z10, Z5
+	VMULPD         Z9, Z9, Z10
+	VMULPD         Z15, Z15, Z21
+	VADDPD         Z10, Z4, Z4
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z       Z4, Z1, K1, Z4
+	VADDPD         Z21, Z5, Z5
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z       Z5, Z1, K1, Z5
+	VMULPD         Z3, Z2, Z2
+	VADDPD         Z2, Z11, Z2
+	VMULPD         Z14, Z17, Z3
+	VMULPD         Z13, Z18, Z10
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMOVUPS        192(DX)(R13*8), Z11
+	VSUBPD         192(AX)(R13*8), Z11, Z11
+	VADDPD         Z10, Z3, Z3
+	VMOVUPS        192(SI)(R13*8), Z10
+	VSUBPD         192(BX)(R13*8), Z10, Z10
+	VMULPD         Z15, Z12, Z21
+	VMOVUPS        192(AX)(R13*8), Z22
+	VSUBPD         192(R8)(R13*8), Z22, Z22
+	VMOVUPS        192(BX)(R13*8), Z23
+	VSUBPD         192(R9)(R13*8), Z23, Z23
+	VADDPD         Z21, Z3, Z3
+	VMOVUPS        192(DI)(R13*8), Z21
+	VSUBPD         192(CX)(R13*8), Z21, Z21
+	VMULPD         Z20, Z2, Z20
+	VSUBPD         Z3, Z20, Z3
+	VMOVUPS        192(CX)(R13*8), Z20
+	VSUBPD         192(R10)(R13*8), Z20, Z20
+	VMULPD         Z5, Z3, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z22, Z19, Z5
+	VMULPD         Z3, Z14, Z14
+	VMULPD         Z23, Z8, Z24
+	VMULPD         Z3, Z13, Z13
+	VMULPD         Z11, Z19, Z25
+	VMULPD         Z2, Z16, Z16
+	VMULPD         Z10, Z8, Z26
+	VMULPD         Z2, Z6, Z6
+	VADDPD         Z14, Z17, Z14
+	VADDPD         Z13, Z18, Z13
+	VADDPD         Z24, Z5, Z5
+	VMULPD         Z3, Z15, Z15
+	VMULPD         Z20, Z9, Z17
+	VMULPD         Z2, Z7, Z7
+	VADDPD         Z26, Z25, Z18
+	VSUBPD         Z16, Z14, Z14
+	VMULPD         Z21, Z9, Z16
+	VSUBPD         Z6, Z13, Z6
+	VADDPD         Z17, Z5, Z5
+	VADDPD         Z15, Z12, Z12
+	VADDPD         Z16, Z18, Z13
+	VSUBPD         Z7, Z12, Z7
+	VMULPD         Z4, Z5, Z5
+	VMULPD         Z14, Z14, Z12
+	VMULPD         Z4, Z13, Z4
+	VMULPD         Z6, Z6, Z6
+	VMULPD         Z5, Z19, Z14
+	VADDPD         Z6, Z12, Z6
+	VMULPD         Z5, Z8, Z12
+	VMULPD         Z7, Z7, Z7
+	VMULPD         Z4, Z19, Z15
 	VMULPD         Z4, Z8, Z16
 	VADDPD         Z7, Z6, Z6
 	VMULPD         Z5, Z9, Z7
@@ -31617,80 +30950,66 @@ Closest64AVX512_groups:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*8)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*8)
-	VSUBPD  Z16, Z10, Z2
-	VSUBPD  Z20, Z7, Z3
-	VSUBPD  Z17, Z21, Z6
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z15, Z15, Z7
-	VMULPD   Z2, Z2, Z16
-	VMULPD   Z15, Z14, Z14
-	VMULPD   Z2, Z12, Z2
-	VADDPD   Z16, Z7, Z7
-	VMULPD   Z6, Z6, Z12
-	VADDPD   Z2, Z14, Z2
-	VMULPD   Z6, Z3, Z3
-	VADDPD   Z12, Z7, Z6
-	VADDPD   Z3, Z2, Z2
-	VCMPPD   $0x04, Z6, Z0, K1
-	VDIVPD.Z Z6, Z2, K1, Z2
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z11, Z11, Z3
-	VMULPD      Z10, Z10, Z6
-	VADDPD      Z6, Z3, Z3
-	VMULPD      Z21, Z21, Z6
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z6, Z3, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z4, Z2, Z2
-	VADDPD Z2, Z5, Z2
-	VMULPD Z11, Z22, Z4
-	VMULPD Z10, Z23, Z5
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-	VADDPD Z5, Z4, Z4
-	VMULPD Z21, Z20, Z5
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z5, Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z13, Z2, Z5
-	VSUBPD Z4, Z5, Z4
-	VMULPD Z3, Z4, Z3
-	VMINPD Z1, Z3, Z3
-	VMAXPD Z0, Z3, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z3, Z11, Z4
-	VMULPD Z3, Z10, Z5
-	VMULPD Z2, Z19, Z6
-	VMULPD Z2, Z8, Z7
-	VADDPD Z4, Z22, Z4
-	VADDPD Z5, Z23, Z5
-	VMULPD Z3, Z21, Z8
-	VMULPD Z2, Z9, Z9
-	VSUBPD Z6, Z4, Z4
-	VSUBPD Z7, Z5, Z5
-	VADDPD Z8, Z20, Z6
-	VSUBPD Z9, Z6, Z6
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z6, Z5
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	MOVQ           s+96(FP), R12
+	VMOVUPS        Z3, 128(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVUPS        Z2, 128(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVUPS        Z6, 128(R12)(R13*8)
+	VSUBPD         Z16, Z10, Z2
+	VSUBPD         Z20, Z7, Z3
+	VSUBPD         Z17, Z21, Z6
+	VMULPD         Z15, Z15, Z7
+	VMULPD         Z2, Z2, Z16
+	VMULPD         Z15, Z14, Z14
+	VMULPD         Z2, Z12, Z2
+	VADDPD         Z16, Z7, Z7
+	VMULPD         Z6, Z6, Z12
+	VADDPD         Z2, Z14, Z2
+	VMULPD         Z6, Z3, Z3
+	VADDPD         Z12, Z7, Z6
+	VADDPD         Z3, Z2, Z2
+	VCMPPD         $0x04, Z6, Z0, K1
+	VDIVPD.Z       Z6, Z2, K1, Z2
+	VMULPD         Z11, Z11, Z3
+	VMULPD         Z10, Z10, Z6
+	VADDPD         Z6, Z3, Z3
+	VMULPD         Z21, Z21, Z6
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z6, Z3, Z3
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VMULPD         Z4, Z2, Z2
+	VADDPD         Z2, Z5, Z2
+	VMULPD         Z11, Z22, Z4
+	VMULPD         Z10, Z23, Z5
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z21, Z20, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z13, Z2, Z5
+	VSUBPD         Z4, Z5, Z4
+	VMULPD         Z3, Z4, Z3
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z3, Z11, Z4
+	VMULPD         Z3, Z10, Z5
+	VMULPD         Z2, Z19, Z6
+	VMULPD         Z2, Z8, Z7
+	VADDPD         Z4, Z22, Z4
+	VADDPD         Z5, Z23, Z5
+	VMULPD         Z3, Z21, Z8
+	VMULPD         Z2, Z9, Z9
+	VSUBPD         Z6, Z4, Z4
+	VSUBPD         Z7, Z5, Z5
+	VADDPD         Z8, Z20, Z6
+	VSUBPD         Z9, Z6, Z6
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z5, Z5, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z6, Z6, Z5
 	VADDPD         Z5, Z4, Z4
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
@@ -31719,124 +31038,106 @@ Closest64AVX512_loop:
 	VMOVUPS (R12)(R13*8), Z2
 	MOVQ    dz+88(FP), R12
 	VMOVUPS (R12)(R13*8), Z3
-	VMOVUPS (R11)(R13*8), Z4
-	VSUBPD  (R8)(R13*8), Z4, Z4
-	VSUBPD  (R9)(R13*8), Z2, Z2
-	VSUBPD  (R10)(R13*8), Z3, Z3
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z4, Z4, Z5
-	VMULPD      Z2, Z2, Z6
-	VADDPD      Z6, Z5, Z5
-	VMULPD      Z3, Z3, Z6
-	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS (DX)(R13*8), Z6
-	VSUBPD  (AX)(R13*8), Z6, Z6
-	VMOVUPS (SI)(R13*8), Z7
-	VSUBPD  (BX)(R13*8), Z7, Z7
-	VMOVUPS (AX)(R13*8), Z8
-	VSUBPD  (R8)(R13*8), Z8, Z8
-	VMOVUPS (BX)(R13*8), Z9
-	VSUBPD  (R9)(R13*8), Z9, Z9
-	VMOVUPS (DI)(R13*8), Z10
-	VSUBPD  (CX)(R13*8), Z10, Z10
-	VMOVUPS (CX)(R13*8), Z11
-	VSUBPD  (R10)(R13*8), Z11, Z11
-	VMULPD  Z8, Z4, Z12
-	VMULPD  Z9, Z2, Z13
-	VMULPD  Z6, Z4, Z14
-	VMULPD  Z7, Z2, Z15
-	VADDPD  Z13, Z12, Z12
-	VMULPD  Z11, Z3, Z13
-	VADDPD  Z15, Z14, Z14
-	VMULPD  Z10, Z3, Z15
-	VADDPD  Z13, Z12, Z12
-	VADDPD  Z15, Z14, Z13
-	VMULPD  Z5, Z12, Z12
-	VMULPD  Z5, Z13, Z5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z12, Z4, Z14
-	VMULPD Z12, Z2, Z15
-	VMULPD Z5, Z4, Z16
-	VMULPD Z5, Z2, Z17
-	VMULPD Z12, Z3, Z18
-	VSUBPD Z8, Z14, Z14
-	VSUBPD Z9, Z15, Z15
-	VMULPD Z5, Z3, Z19
-	VSUBPD Z16, Z6, Z16
-	VSUBPD Z17, Z7, Z17
-	VSUBPD Z11, Z18, Z18
-	VSUBPD Z19, Z10, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z16, Z16, Z20
-	VMULPD   Z17, Z17, Z21
-	VMULPD   Z16, Z14, Z14
-	VMULPD   Z17, Z15, Z15
-	VADDPD   Z21, Z20, Z16
-	VMULPD   Z19, Z19, Z17
-	VADDPD   Z15, Z14, Z14
-	VMULPD   Z19, Z18, Z15
-	VADDPD   Z17, Z16, Z16
-	VADDPD   Z15, Z14, Z14
-	VCMPPD   $0x04, Z16, Z0, K1
-	VDIVPD.Z Z16, Z14, K1, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z6, Z6, Z15
-	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z5, Z14, Z5
-	VADDPD Z5, Z12, Z5
-	VMULPD Z6, Z8, Z12
-	VMULPD Z7, Z9, Z14
-	VMINPD Z1, Z5, Z5
-	VMAXPD Z0, Z5, Z5
-	VADDPD Z14, Z12, Z12
-	VMULPD Z10, Z11, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z14, Z12, Z12
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z13, Z5, Z13
-	VSUBPD Z12, Z13, Z12
-	VMULPD Z15, Z12, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
-	VMULPD Z5, Z4, Z4
-	VMULPD Z5, Z2, Z2
-	VADDPD Z6, Z8, Z6
-	VADDPD Z7, Z9, Z7
-	VMULPD Z12, Z10, Z8
-	VMULPD Z5, Z3, Z3
-	VSUBPD Z4, Z6, Z4
-	VSUBPD Z2, Z7, Z2
-	VADDPD Z8, Z11, Z6
-	VSUBPD Z3, Z6, Z3
-	VMULPD Z4, Z4, Z4
-	VMULPD Z2, Z2, Z2
-	VADDPD Z2, Z4, Z2
-	VMULPD Z3, Z3, Z3
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R11)(R13*8), Z4
+	VSUBPD         (R8)(R13*8), Z4, Z4
+	VSUBPD         (R9)(R13*8), Z2, Z2
+	VSUBPD         (R10)(R13*8), Z3, Z3
+	VMULPD         Z4, Z4, Z5
+	VMULPD         Z2, Z2, Z6
+	VADDPD         Z6, Z5, Z5
+	VMULPD         Z3, Z3, Z6
+	VADDPD         Z6, Z5, Z5
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z       Z5, Z1, K1, Z5
+	VMOVUPS        (DX)(R13*8), Z6
+	VSUBPD         (AX)(R13*8), Z6, Z6
+	VMOVUPS        (SI)(R13*8), Z7
+	VSUBPD         (BX)(R13*8), Z7, Z7
+	VMOVUPS        (AX)(R13*8), Z8
+	VSUBPD         (R8)(R13*8), Z8, Z8
+	VMOVUPS        (BX)(R13*8), Z9
+	VSUBPD         (R9)(R13*8), Z9, Z9
+	VMOVUPS        (DI)(R13*8), Z10
+	VSUBPD         (CX)(R13*8), Z10, Z10
+	VMOVUPS        (CX)(R13*8), Z11
+	VSUBPD         (R10)(R13*8), Z11, Z11
+	VMULPD         Z8, Z4, Z12
+	VMULPD         Z9, Z2, Z13
+	VMULPD         Z6, Z4, Z14
+	VMULPD         Z7, Z2, Z15
+	VADDPD         Z13, Z12, Z12
+	VMULPD         Z11, Z3, Z13
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z10, Z3, Z15
+	VADDPD         Z13, Z12, Z12
+	VADDPD         Z15, Z14, Z13
+	VMULPD         Z5, Z12, Z12
+	VMULPD         Z5, Z13, Z5
+	VMULPD         Z12, Z4, Z14
+	VMULPD         Z12, Z2, Z15
+	VMULPD         Z5, Z4, Z16
+	VMULPD         Z5, Z2, Z17
+	VMULPD         Z12, Z3, Z18
+	VSUBPD         Z8, Z14, Z14
+	VSUBPD         Z9, Z15, Z15
+	VMULPD         Z5, Z3, Z19
+	VSUBPD         Z16, Z6, Z16
+	VSUBPD         Z17, Z7, Z17
+	VSUBPD         Z11, Z18, Z18
+	VSUBPD         Z19, Z10, Z19
+	VMULPD         Z16, Z16, Z20
+	VMULPD         Z17, Z17, Z21
+	VMULPD         Z16, Z14, Z14
+	VMULPD         Z17, Z15, Z15
+	VADDPD         Z21, Z20, Z16
+	VMULPD         Z19, Z19, Z17
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z19, Z18, Z15
+	VADDPD         Z17, Z16, Z16
+	VADDPD         Z15, Z14, Z14
+	VCMPPD         $0x04, Z16, Z0, K1
+	VDIVPD.Z       Z16, Z14, K1, Z14
+	VMULPD         Z6, Z6, Z15
+	VMULPD         Z7, Z7, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z10, Z10, Z16
+	VMINPD         Z1, Z14, Z14
+	VMAXPD         Z0, Z14, Z14
+	VADDPD         Z16, Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z       Z15, Z1, K1, Z15
+	VMULPD         Z5, Z14, Z5
+	VADDPD         Z5, Z12, Z5
+	VMULPD         Z6, Z8, Z12
+	VMULPD         Z7, Z9, Z14
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z10, Z11, Z14
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z13, Z5, Z13
+	VSUBPD         Z12, Z13, Z12
+	VMULPD         Z15, Z12, Z12
+	VMINPD         Z1, Z12, Z12
+	VMAXPD         Z0, Z12, Z12
+	VMULPD         Z12, Z6, Z6
+	VMULPD         Z12, Z7, Z7
+	VMULPD         Z5, Z4, Z4
+	VMULPD         Z5, Z2, Z2
+	VADDPD         Z6, Z8, Z6
+	VADDPD         Z7, Z9, Z7
+	VMULPD         Z12, Z10, Z8
+	VMULPD         Z5, Z3, Z3
+	VSUBPD         Z4, Z6, Z4
+	VSUBPD         Z2, Z7, Z2
+	VADDPD         Z8, Z11, Z6
+	VSUBPD         Z3, Z6, Z3
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z2, Z2, Z2
+	VADDPD         Z2, Z4, Z2
+	VMULPD         Z3, Z3, Z3
 	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
@@ -31877,117 +31178,99 @@ Closest64AVX512_loop_end:
 	VMOVUPD.Z (R12)(R13*8), K1, Z12
 	MOVQ      dz+88(FP), R12
 	VMOVUPD.Z (R12)(R13*8), K1, Z13
-	VSUBPD    Z8, Z11, Z11
-	VSUBPD    Z9, Z12, Z12
-	VSUBPD    Z10, Z13, Z13
 
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z11, Z11, Z14
-	VMULPD      Z12, Z12, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z13, Z13, Z15
-	VADDPD      Z15, Z14, Z14
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K2
-	VDIVPD.Z    Z14, Z1, K2, Z14
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD Z2, Z5, Z5
-	VSUBPD Z3, Z6, Z6
-	VSUBPD Z8, Z2, Z2
-	VSUBPD Z9, Z3, Z3
-	VSUBPD Z4, Z7, Z7
-	VSUBPD Z10, Z4, Z4
-	VMULPD Z2, Z11, Z8
-	VMULPD Z3, Z12, Z9
-	VMULPD Z5, Z11, Z10
-	VMULPD Z6, Z12, Z15
-	VADDPD Z9, Z8, Z8
-	VMULPD Z4, Z13, Z9
-	VADDPD Z15, Z10, Z10
-	VMULPD Z7, Z13, Z15
-	VADDPD Z9, Z8, Z8
-	VADDPD Z15, Z10, Z9
-	VMULPD Z14, Z8, Z8
-	VMULPD Z14, Z9, Z10
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z8, Z11, Z14
-	VMULPD Z8, Z12, Z15
-	VMULPD Z10, Z11, Z16
-	VMULPD Z10, Z12, Z17
-	VMULPD Z8, Z13, Z18
-	VSUBPD Z2, Z14, Z14
-	VSUBPD Z3, Z15, Z15
-	VMULPD Z10, Z13, Z19
-	VSUBPD Z16, Z5, Z16
-	VSUBPD Z17, Z6, Z17
-	VSUBPD Z4, Z18, Z18
-	VSUBPD Z19, Z7, Z19
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z16, Z16, Z20
-	VMULPD   Z17, Z17, Z21
-	VMULPD   Z16, Z14, Z14
-	VMULPD   Z17, Z15, Z15
-	VADDPD   Z21, Z20, Z16
-	VMULPD   Z19, Z19, Z17
-	VADDPD   Z15, Z14, Z14
-	VMULPD   Z19, Z18, Z15
-	VADDPD   Z17, Z16, Z16
-	VADDPD   Z15, Z14, Z14
-	VCMPPD   $0x04, Z16, Z0, K2
-	VDIVPD.Z Z16, Z14, K2, Z14
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z5, Z5, Z15
-	VMULPD      Z6, Z6, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z7, Z7, Z16
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z15
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z10, Z14, Z10
-	VADDPD Z10, Z8, Z8
-	VMULPD Z5, Z2, Z10
-	VMULPD Z6, Z3, Z14
-	VMINPD Z1, Z8, Z8
-	VMAXPD Z0, Z8, Z8
-	VADDPD Z14, Z10, Z10
-	VMULPD Z7, Z4, Z14
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VADDPD Z14, Z10, Z10
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z9, Z8, Z9
-	VSUBPD Z10, Z9, Z9
-	VMULPD Z15, Z9, Z9
-	VMINPD Z1, Z9, Z1
-	VMAXPD Z0, Z1, Z0
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD Z0, Z5, Z1
-	VMULPD Z0, Z6, Z5
-	VMULPD Z8, Z11, Z6
-	VMULPD Z8, Z12, Z9
-	VADDPD Z1, Z2, Z1
-	VADDPD Z5, Z3, Z2
-	VMULPD Z0, Z7, Z3
-	VMULPD Z8, Z13, Z5
-	VSUBPD Z6, Z1, Z1
-	VSUBPD Z9, Z2, Z2
-	VADDPD Z3, Z4, Z3
-	VSUBPD Z5, Z3, Z3
-	VMULPD Z1, Z1, Z1
-	VMULPD Z2, Z2, Z2
-	VADDPD Z2, Z1, Z1
-	VMULPD Z3, Z3, Z2
-
-	// Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z8, Z11, Z11
+	VSUBPD         Z9, Z12, Z12
+	VSUBPD         Z10, Z13, Z13
+	VMULPD         Z11, Z11, Z14
+	VMULPD         Z12, Z12, Z15
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z13, Z13, Z15
+	VADDPD         Z15, Z14, Z14
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z14, K2
+	VDIVPD.Z       Z14, Z1, K2, Z14
+	VSUBPD         Z2, Z5, Z5
+	VSUBPD         Z3, Z6, Z6
+	VSUBPD         Z8, Z2, Z2
+	VSUBPD         Z9, Z3, Z3
+	VSUBPD         Z4, Z7, Z7
+	VSUBPD         Z10, Z4, Z4
+	VMULPD         Z2, Z11, Z8
+	VMULPD         Z3, Z12, Z9
+	VMULPD         Z5, Z11, Z10
+	VMULPD         Z6, Z12, Z15
+	VADDPD         Z9, Z8, Z8
+	VMULPD         Z4, Z13, Z9
+	VADDPD         Z15, Z10, Z10
+	VMULPD         Z7, Z13, Z15
+	VADDPD         Z9, Z8, Z8
+	VADDPD         Z15, Z10, Z9
+	VMULPD         Z14, Z8, Z8
+	VMULPD         Z14, Z9, Z10
+	VMULPD         Z8, Z11, Z14
+	VMULPD         Z8, Z12, Z15
+	VMULPD         Z10, Z11, Z16
+	VMULPD         Z10, Z12, Z17
+	VMULPD         Z8, Z13, Z18
+	VSUBPD         Z2, Z14, Z14
+	VSUBPD         Z3, Z15, Z15
+	VMULPD         Z10, Z13, Z19
+	VSUBPD         Z16, Z5, Z16
+	VSUBPD         Z17, Z6, Z17
+	VSUBPD         Z4, Z18, Z18
+	VSUBPD         Z19, Z7, Z19
+	VMULPD         Z16, Z16, Z20
+	VMULPD         Z17, Z17, Z21
+	VMULPD         Z16, Z14, Z14
+	VMULPD         Z17, Z15, Z15
+	VADDPD         Z21, Z20, Z16
+	VMULPD         Z19, Z19, Z17
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z19, Z18, Z15
+	VADDPD         Z17, Z16, Z16
+	VADDPD         Z15, Z14, Z14
+	VCMPPD         $0x04, Z16, Z0, K2
+	VDIVPD.Z       Z16, Z14, K2, Z14
+	VMULPD         Z5, Z5, Z15
+	VMULPD         Z6, Z6, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z7, Z7, Z16
+	VMINPD         Z1, Z14, Z14
+	VMAXPD         Z0, Z14, Z14
+	VADDPD         Z16, Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z       Z15, Z1, K2, Z15
+	VMULPD         Z10, Z14, Z10
+	VADDPD         Z10, Z8, Z8
+	VMULPD         Z5, Z2, Z10
+	VMULPD         Z6, Z3, Z14
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VADDPD         Z14, Z10, Z10
+	VMULPD         Z7, Z4, Z14
+	VADDPD         Z14, Z10, Z10
+	VMULPD         Z9, Z8, Z9
+	VSUBPD         Z10, Z9, Z9
+	VMULPD         Z15, Z9, Z9
+	VMINPD         Z1, Z9, Z1
+	VMAXPD         Z0, Z1, Z0
+	VMULPD         Z0, Z5, Z1
+	VMULPD         Z0, Z6, Z5
+	VMULPD         Z8, Z11, Z6
+	VMULPD         Z8, Z12, Z9
+	VADDPD         Z1, Z2, Z1
+	VADDPD         Z5, Z3, Z2
+	VMULPD         Z0, Z7, Z3
+	VMULPD         Z8, Z13, Z5
+	VSUBPD         Z6, Z1, Z1
+	VSUBPD         Z9, Z2, Z2
+	VADDPD         Z3, Z4, Z3
+	VSUBPD         Z5, Z3, Z3
+	VMULPD         Z1, Z1, Z1
+	VMULPD         Z2, Z2, Z2
+	VADDPD         Z2, Z1, Z1
+	VMULPD         Z3, Z3, Z2
 	VADDPD         Z2, Z1, Z1
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
@@ -32033,6 +31316,8 @@ Stream64AVX512_loop:
 	VMOVUPS (R12)(R13*8), Z0
 	MOVQ    dz+88(FP), R12
 	VMOVUPS (R12)(R13*8), Z1
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS (AX)(R13*8), Z2
 	VADDPD  (DX)(R13*8), Z2, Z2
 	VMOVUPS (BX)(R13*8), Z3
@@ -32080,15 +31365,17 @@ Stream64AVX512_loop_end:
 	VMOVUPD.Z (R12)(R13*8), K1, Z10
 	MOVQ      dz+88(FP), R12
 	VMOVUPD.Z (R12)(R13*8), K1, Z11
-	VADDPD    Z3, Z0, Z0
-	VADDPD    Z4, Z1, Z1
-	VADDPD    Z5, Z2, Z2
-	VADDPD    Z6, Z0, Z0
-	VADDPD    Z7, Z1, Z1
-	VADDPD    Z8, Z2, Z2
-	VADDPD    Z9, Z0, Z0
-	VADDPD    Z10, Z1, Z1
-	VADDPD    Z11, Z2, Z2
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPD Z3, Z0, Z0
+	VADDPD Z4, Z1, Z1
+	VADDPD Z5, Z2, Z2
+	VADDPD Z6, Z0, Z0
+	VADDPD Z7, Z1, Z1
+	VADDPD Z8, Z2, Z2
+	VADDPD Z9, Z0, Z0
+	VADDPD Z10, Z1, Z1
+	VADDPD Z11, Z2, Z2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -32146,44 +31433,44 @@ ClosestPoint64AVX512_nt:
 	PREFETCHT0 1024(R8)(R13*8)
 	PREFETCHT0 1024(R9)(R13*8)
 	PREFETCHT0 1024(R10)(R13*8)
-	VMOVUPS    (R8)(R13*8), Z2
-	VSUBPD     (DX)(R13*8), Z2, Z2
-	VMOVUPS    (R9)(R13*8), Z3
-	VSUBPD     (SI)(R13*8), Z3, Z3
-	VMOVUPS    (AX)(R13*8), Z4
-	VSUBPD     (DX)(R13*8), Z4, Z4
-	VMOVUPS    (BX)(R13*8), Z5
-	VSUBPD     (SI)(R13*8), Z5, Z5
-	VMOVUPS    (R10)(R13*8), Z6
-	VSUBPD     (DI)(R13*8), Z6, Z6
-	VMOVUPS    (CX)(R13*8), Z7
-	VSUBPD     (DI)(R13*8), Z7, Z7
-	VMULPD     Z2, Z4, Z8
-	VMULPD     Z3, Z5, Z9
-	VMULPD     Z2, Z2, Z10
-	VMULPD     Z3, Z3, Z11
-	VADDPD     Z9, Z8, Z8
-	VMULPD     Z6, Z7, Z9
-	VADDPD     Z11, Z10, Z10
-	VMULPD     Z6, Z6, Z11
-	VADDPD     Z9, Z8, Z8
-	VADDPD     Z11, Z10, Z9
-	VCMPPD     $0x04, Z9, Z0, K1
-	VDIVPD.Z   Z9, Z8, K1, Z8
-	VMINPD     Z1, Z8, Z8
-	VMAXPD     Z0, Z8, Z8
-	VMULPD     Z8, Z2, Z2
-	VMULPD     Z8, Z3, Z3
-	VMULPD     Z8, Z6, Z6
-	VSUBPD     Z4, Z2, Z2
-	VSUBPD     Z5, Z3, Z3
-	VSUBPD     Z7, Z6, Z4
-	VMULPD     Z2, Z2, Z2
-	VMULPD     Z3, Z3, Z3
-	VADDPD     Z3, Z2, Z2
-	VMULPD     Z4, Z4, Z3
 
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*8), Z2
+	VSUBPD         (DX)(R13*8), Z2, Z2
+	VMOVUPS        (R9)(R13*8), Z3
+	VSUBPD         (SI)(R13*8), Z3, Z3
+	VMOVUPS        (AX)(R13*8), Z4
+	VSUBPD         (DX)(R13*8), Z4, Z4
+	VMOVUPS        (BX)(R13*8), Z5
+	VSUBPD         (SI)(R13*8), Z5, Z5
+	VMOVUPS        (R10)(R13*8), Z6
+	VSUBPD         (DI)(R13*8), Z6, Z6
+	VMOVUPS        (CX)(R13*8), Z7
+	VSUBPD         (DI)(R13*8), Z7, Z7
+	VMULPD         Z2, Z4, Z8
+	VMULPD         Z3, Z5, Z9
+	VMULPD         Z2, Z2, Z10
+	VMULPD         Z3, Z3, Z11
+	VADDPD         Z9, Z8, Z8
+	VMULPD         Z6, Z7, Z9
+	VADDPD         Z11, Z10, Z10
+	VMULPD         Z6, Z6, Z11
+	VADDPD         Z9, Z8, Z8
+	VADDPD         Z11, Z10, Z9
+	VCMPPD         $0x04, Z9, Z0, K1
+	VDIVPD.Z       Z9, Z8, K1, Z8
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VMULPD         Z8, Z2, Z2
+	VMULPD         Z8, Z3, Z3
+	VMULPD         Z8, Z6, Z6
+	VSUBPD         Z4, Z2, Z2
+	VSUBPD         Z5, Z3, Z3
+	VSUBPD         Z7, Z6, Z4
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z3, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z4, Z4, Z3
 	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
@@ -32219,44 +31506,44 @@ ClosestPoint64AVX512_prefetch:
 	PREFETCHT0 1024(R8)(R13*8)
 	PREFETCHT0 1024(R9)(R13*8)
 	PREFETCHT0 1024(R10)(R13*8)
-	VMOVUPS    (R8)(R13*8), Z2
-	VSUBPD     (DX)(R13*8), Z2, Z2
-	VMOVUPS    (R9)(R13*8), Z3
-	VSUBPD     (SI)(R13*8), Z3, Z3
-	VMOVUPS    (AX)(R13*8), Z4
-	VSUBPD     (DX)(R13*8), Z4, Z4
-	VMOVUPS    (BX)(R13*8), Z5
-	VSUBPD     (SI)(R13*8), Z5, Z5
-	VMOVUPS    (R10)(R13*8), Z6
-	VSUBPD     (DI)(R13*8), Z6, Z6
-	VMOVUPS    (CX)(R13*8), Z7
-	VSUBPD     (DI)(R13*8), Z7, Z7
-	VMULPD     Z2, Z4, Z8
-	VMULPD     Z3, Z5, Z9
-	VMULPD     Z2, Z2, Z10
-	VMULPD     Z3, Z3, Z11
-	VADDPD     Z9, Z8, Z8
-	VMULPD     Z6, Z7, Z9
-	VADDPD     Z11, Z10, Z10
-	VMULPD     Z6, Z6, Z11
-	VADDPD     Z9, Z8, Z8
-	VADDPD     Z11, Z10, Z9
-	VCMPPD     $0x04, Z9, Z0, K1
-	VDIVPD.Z   Z9, Z8, K1, Z8
-	VMINPD     Z1, Z8, Z8
-	VMAXPD     Z0, Z8, Z8
-	VMULPD     Z8, Z2, Z2
-	VMULPD     Z8, Z3, Z3
-	VMULPD     Z8, Z6, Z6
-	VSUBPD     Z4, Z2, Z2
-	VSUBPD     Z5, Z3, Z3
-	VSUBPD     Z7, Z6, Z4
-	VMULPD     Z2, Z2, Z2
-	VMULPD     Z3, Z3, Z3
-	VADDPD     Z3, Z2, Z2
-	VMULPD     Z4, Z4, Z3
 
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*8), Z2
+	VSUBPD         (DX)(R13*8), Z2, Z2
+	VMOVUPS        (R9)(R13*8), Z3
+	VSUBPD         (SI)(R13*8), Z3, Z3
+	VMOVUPS        (AX)(R13*8), Z4
+	VSUBPD         (DX)(R13*8), Z4, Z4
+	VMOVUPS        (BX)(R13*8), Z5
+	VSUBPD         (SI)(R13*8), Z5, Z5
+	VMOVUPS        (R10)(R13*8), Z6
+	VSUBPD         (DI)(R13*8), Z6, Z6
+	VMOVUPS        (CX)(R13*8), Z7
+	VSUBPD         (DI)(R13*8), Z7, Z7
+	VMULPD         Z2, Z4, Z8
+	VMULPD         Z3, Z5, Z9
+	VMULPD         Z2, Z2, Z10
+	VMULPD         Z3, Z3, Z11
+	VADDPD         Z9, Z8, Z8
+	VMULPD         Z6, Z7, Z9
+	VADDPD         Z11, Z10, Z10
+	VMULPD         Z6, Z6, Z11
+	VADDPD         Z9, Z8, Z8
+	VADDPD         Z11, Z10, Z9
+	VCMPPD         $0x04, Z9, Z0, K1
+	VDIVPD.Z       Z9, Z8, K1, Z8
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VMULPD         Z8, Z2, Z2
+	VMULPD         Z8, Z3, Z3
+	VMULPD         Z8, Z6, Z6
+	VSUBPD         Z4, Z2, Z2
+	VSUBPD         Z5, Z3, Z3
+	VSUBPD         Z7, Z6, Z4
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z3, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z4, Z4, Z3
 	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
@@ -32278,44 +31565,43 @@ ClosestPoint64AVX512_prefetch_end:
 	JB   ClosestPoint64AVX512_loop_end
 
 ClosestPoint64AVX512_loop:
-	VMOVUPS  (R8)(R13*8), Z2
-	VSUBPD   (DX)(R13*8), Z2, Z2
-	VMOVUPS  (R9)(R13*8), Z3
-	VSUBPD   (SI)(R13*8), Z3, Z3
-	VMOVUPS  (AX)(R13*8), Z4
-	VSUBPD   (DX)(R13*8), Z4, Z4
-	VMOVUPS  (BX)(R13*8), Z5
-	VSUBPD   (SI)(R13*8), Z5, Z5
-	VMOVUPS  (R10)(R13*8), Z6
-	VSUBPD   (DI)(R13*8), Z6, Z6
-	VMOVUPS  (CX)(R13*8), Z7
-	VSUBPD   (DI)(R13*8), Z7, Z7
-	VMULPD   Z2, Z4, Z8
-	VMULPD   Z3, Z5, Z9
-	VMULPD   Z2, Z2, Z10
-	VMULPD   Z3, Z3, Z11
-	VADDPD   Z9, Z8, Z8
-	VMULPD   Z6, Z7, Z9
-	VADDPD   Z11, Z10, Z10
-	VMULPD   Z6, Z6, Z11
-	VADDPD   Z9, Z8, Z8
-	VADDPD   Z11, Z10, Z9
-	VCMPPD   $0x04, Z9, Z0, K1
-	VDIVPD.Z Z9, Z8, K1, Z8
-	VMINPD   Z1, Z8, Z8
-	VMAXPD   Z0, Z8, Z8
-	VMULPD   Z8, Z2, Z2
-	VMULPD   Z8, Z3, Z3
-	VMULPD   Z8, Z6, Z6
-	VSUBPD   Z4, Z2, Z2
-	VSUBPD   Z5, Z3, Z3
-	VSUBPD   Z7, Z6, Z4
-	VMULPD   Z2, Z2, Z2
-	VMULPD   Z3, Z3, Z3
-	VADDPD   Z3, Z2, Z2
-	VMULPD   Z4, Z4, Z3
-
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*8), Z2
+	VSUBPD         (DX)(R13*8), Z2, Z2
+	VMOVUPS        (R9)(R13*8), Z3
+	VSUBPD         (SI)(R13*8), Z3, Z3
+	VMOVUPS        (AX)(R13*8), Z4
+	VSUBPD         (DX)(R13*8), Z4, Z4
+	VMOVUPS        (BX)(R13*8), Z5
+	VSUBPD         (SI)(R13*8), Z5, Z5
+	VMOVUPS        (R10)(R13*8), Z6
+	VSUBPD         (DI)(R13*8), Z6, Z6
+	VMOVUPS        (CX)(R13*8), Z7
+	VSUBPD         (DI)(R13*8), Z7, Z7
+	VMULPD         Z2, Z4, Z8
+	VMULPD         Z3, Z5, Z9
+	VMULPD         Z2, Z2, Z10
+	VMULPD         Z3, Z3, Z11
+	VADDPD         Z9, Z8, Z8
+	VMULPD         Z6, Z7, Z9
+	VADDPD         Z11, Z10, Z10
+	VMULPD         Z6, Z6, Z11
+	VADDPD         Z9, Z8, Z8
+	VADDPD         Z11, Z10, Z9
+	VCMPPD         $0x04, Z9, Z0, K1
+	VDIVPD.Z       Z9, Z8, K1, Z8
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VMULPD         Z8, Z2, Z2
+	VMULPD         Z8, Z3, Z3
+	VMULPD         Z8, Z6, Z6
+	VSUBPD         Z4, Z2, Z2
+	VSUBPD         Z5, Z3, Z3
+	VSUBPD         Z7, Z6, Z4
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z3, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z4, Z4, Z3
 	VADDPD         Z3, Z2, Z2
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
@@ -32348,38 +31634,38 @@ ClosestPoint64AVX512_loop_end:
 	VMOVUPD.Z (R8)(R13*8), K1, Z8
 	VMOVUPD.Z (R9)(R13*8), K1, Z9
 	VMOVUPD.Z (R10)(R13*8), K1, Z10
-	VSUBPD    Z5, Z8, Z8
-	VSUBPD    Z6, Z9, Z9
-	VSUBPD    Z5, Z2, Z2
-	VSUBPD    Z6, Z3, Z3
-	VSUBPD    Z7, Z10, Z5
-	VSUBPD    Z7, Z4, Z4
-	VMULPD    Z8, Z2, Z6
-	VMULPD    Z9, Z3, Z7
-	VMULPD    Z8, Z8, Z10
-	VMULPD    Z9, Z9, Z11
-	VADDPD    Z7, Z6, Z6
-	VMULPD    Z5, Z4, Z7
-	VADDPD    Z11, Z10, Z10
-	VMULPD    Z5, Z5, Z11
-	VADDPD    Z7, Z6, Z6
-	VADDPD    Z11, Z10, Z7
-	VCMPPD    $0x04, Z7, Z0, K2
-	VDIVPD.Z  Z7, Z6, K2, Z6
-	VMINPD    Z1, Z6, Z1
-	VMAXPD    Z0, Z1, Z0
-	VMULPD    Z0, Z8, Z1
-	VMULPD    Z0, Z9, Z6
-	VMULPD    Z0, Z5, Z5
-	VSUBPD    Z2, Z1, Z1
-	VSUBPD    Z3, Z6, Z2
-	VSUBPD    Z4, Z5, Z3
-	VMULPD    Z1, Z1, Z1
-	VMULPD    Z2, Z2, Z2
-	VADDPD    Z2, Z1, Z1
-	VMULPD    Z3, Z3, Z2
 
-	// Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD         Z5, Z8, Z8
+	VSUBPD         Z6, Z9, Z9
+	VSUBPD         Z5, Z2, Z2
+	VSUBPD         Z6, Z3, Z3
+	VSUBPD         Z7, Z10, Z5
+	VSUBPD         Z7, Z4, Z4
+	VMULPD         Z8, Z2, Z6
+	VMULPD         Z9, Z3, Z7
+	VMULPD         Z8, Z8, Z10
+	VMULPD         Z9, Z9, Z11
+	VADDPD         Z7, Z6, Z6
+	VMULPD         Z5, Z4, Z7
+	VADDPD         Z11, Z10, Z10
+	VMULPD         Z5, Z5, Z11
+	VADDPD         Z7, Z6, Z6
+	VADDPD         Z11, Z10, Z7
+	VCMPPD         $0x04, Z7, Z0, K2
+	VDIVPD.Z       Z7, Z6, K2, Z6
+	VMINPD         Z1, Z6, Z1
+	VMAXPD         Z0, Z1, Z0
+	VMULPD         Z0, Z8, Z1
+	VMULPD         Z0, Z9, Z6
+	VMULPD         Z0, Z5, Z5
+	VSUBPD         Z2, Z1, Z1
+	VSUBPD         Z3, Z6, Z2
+	VSUBPD         Z4, Z5, Z3
+	VMULPD         Z1, Z1, Z1
+	VMULPD         Z2, Z2, Z2
+	VADDPD         Z2, Z1, Z1
+	VMULPD         Z3, Z3, Z2
 	VADDPD         Z2, Z1, Z1
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z1, K2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0

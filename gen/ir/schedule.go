@@ -11,8 +11,9 @@ import "sort"
 // out-of-order core holds fewer waiting instructions per group and can
 // keep more groups in flight. Results are unchanged: the same operations
 // on the same operands, only independent instructions change places
-// (TestScheduleKeepsResults). Programs with rare blocks or variables are
-// returned as they are.
+// (TestScheduleKeepsResults). The instructions' comments, which name the
+// steps in p's order, are dropped for one that says so. Programs with
+// rare blocks or variables are returned as they are.
 func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	for _, in := range p.Code {
 		switch in.Op {
@@ -44,6 +45,10 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	q.Code = make([]Instr, n)
 	for k, i := range order {
 		in := p.Code[i]
+		in.Comment = ""
+		if k == 0 {
+			in.Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
+		}
 		in.Args = make([]Value, len(p.Code[i].Args))
 		for j, a := range p.Code[i].Args {
 			in.Args[j] = at[a]
