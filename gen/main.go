@@ -40,12 +40,15 @@ func main() {
 	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
 	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")
 	sk2 := flag.Float64("skew2", amd64.Skew["AVX2"], "the same for AVX2")
+	pl512 := flag.Bool("prefetchl2-512", amd64.PrefetchL2["AVX512"], "the AVX-512 closest loops prefetch into L2 (PREFETCHT1), not L1")
+	pl2 := flag.Bool("prefetchl2-2", amd64.PrefetchL2["AVX2"], "the same for AVX2")
 	sc512 := flag.Bool("schedule512", amd64.Scheduled["AVX512"], "reorder the AVX-512 closest body as late as possible (ir.Schedule)")
 	sc2 := flag.Bool("schedule2", amd64.Scheduled["AVX2"], "the same for AVX2")
 	flag.Parse()
 	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
 	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
 	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2
+	amd64.PrefetchL2["AVX512"], amd64.PrefetchL2["AVX2"] = *pl512, *pl2
 	if *docFile != "" {
 		if err := os.WriteFile(*docFile, []byte(packageDoc), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -44,6 +44,19 @@ var PrefetchBytes = 1024
 // results are likely read right after, from cache. 0 disables them.
 var NTMinLanes = 1 << 18
 
+// PrefetchL2 says for which targets the closest-point loops prefetch into
+// the L2 cache (PREFETCHT1) rather than into L1 (PREFETCHT0). On the Zen 4
+// VM (AMD EPYC family 25 model 17, 2026-11-25, BatchClosest at n = 1M,
+// taskset -c 1, 8 alternating invocations of each build, median ns/pair)
+// the AVX-512 loop (4 groups, non-temporal stores) took 3.18 with
+// PREFETCHT0, 2.30 with PREFETCHT1 and 2.10 with no prefetch against
+// StreamOnly's 2.05 (float64: 6.41, 4.56, 4.45 against 4.53), while the
+// AVX2 loop took 2.98 with PREFETCHT0, 3.52 with PREFETCHT1 and 2.93 with
+// none (float64 6.03, 6.90, 6.73). L2 is the AVX-512 choice rather than
+// none because prefetching paid on the Zen 5 VM (see PrefetchBytes) and
+// made no difference on the Intel VM.
+var PrefetchL2 = map[string]bool{"AVX512": true}
+
 // prefetchMinLanes is the batch size from which the loops prefetch: about
 // 1 MB of input, the L2 cache of this machine kind. Below it the data is
 // cache-resident and the prefetches only cost issue slots.
@@ -320,7 +333,11 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			if prefetch > 0 {
 				pf := m
 				pf.Disp += prefetch
-				PREFETCHT0(pf)
+				if tuned(PrefetchL2, t) {
+					PREFETCHT1(pf)
+				} else {
+					PREFETCHT0(pf)
+				}
 			}
 			switch {
 			case mask == nil && s < len(ptrs):
