@@ -379,7 +379,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			}
 		}
 	}
-	merge(ls, store)
+	merge(ls, tuned(Skew, t), store)
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of
@@ -389,14 +389,37 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 // in the reorder window of the first. done(g) runs as soon as group g's
 // last instruction is emitted (its stores), so that its outputs do not
 // hold registers while the later groups finish.
-func merge(ls []*lowering, done func(g int)) {
+//
+// A rare block is emitted whole when its group reaches it (the other
+// groups' instructions must not sit inside a block that a group may
+// branch over); its group then waits until the time it would have
+// reached the block's end.
+func merge(ls []*lowering, skewOf float64, done func(g int)) {
 	n := len(ls[0].p.Code)
-	skew := int(tuned(Skew, ls[0].t) * float64(n))
+	skew := int(skewOf * float64(n))
+	next := make([]int, len(ls)) // each group's next instruction
 	for time := 0; time < (len(ls)-1)*skew+n; time++ {
 		for g, l := range ls {
-			if i := time - g*skew; i >= 0 && i < n {
-				l.step(i)
-				if i == n-1 {
+			for next[g] < n && next[g] <= time-g*skew {
+				i := next[g]
+				if l.p.Code[i].Op == ir.OpRare {
+					for depth := 0; ; i++ {
+						l.step(i)
+						switch l.p.Code[i].Op {
+						case ir.OpRare:
+							depth++
+						case ir.OpEndRare:
+							depth--
+						}
+						if depth == 0 {
+							break
+						}
+					}
+				} else {
+					l.step(i)
+				}
+				next[g] = i + 1
+				if next[g] == n {
 					done(g)
 				}
 			}

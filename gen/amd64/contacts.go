@@ -66,9 +66,25 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 			"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
 			"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.")
 	}
+	groups := 1
+	if t.Elem == ir.F32 {
+		groups = max(1, tuned(ContactInterleave, t))
+	}
+	// Interleaved groups park their long-lived values: in registers they
+	// do not allocate on either target at any skew.
+	wide := *t
+	wide.Parks[ir.LongLived] = true
 	recordLoop(t, c, k.ProgramOf(t.Elem), name, func(l *lowering, label string, mask Op) {
-		contactGroup(l, label, compact, mask)
-	}, 1, nil)
+		contactBody(l, label, 0)
+		l.emit()
+		contactSink(l, label, compact, mask, 0)
+	}, groups, func(ls []*lowering, label string) {
+		for g, l := range ls {
+			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
+			l.begin()
+		}
+		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) })
+	}, &wide)
 	if compact {
 		Store(written, ReturnIndex(0))
 	} else {
@@ -80,15 +96,16 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 }
 
 // rowPtr returns the address of the current row of output stream k (of
-// elements size bytes): row index (one row per pair) or written
-// (compaction). It loads the stream pointer into scratch.
-func rowPtr(k int, compact bool, size uint8) Mem {
+// elements size bytes): row index + lane (one row per pair; lane is the
+// first lane of the group within its iteration) or written (compaction).
+// It loads the stream pointer into scratch.
+func rowPtr(k int, compact bool, size uint8, lane int) Mem {
 	Load(Param("out"), scratch)
 	MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
 	if compact {
 		return Mem{Base: scratch, Index: written, Scale: size}
 	}
-	return Mem{Base: scratch, Index: index, Scale: size}
+	return Mem{Base: scratch, Index: index, Scale: size, Disp: lane * int(size)}
 }
 
 // recordLoop emits the loop of a kernel that reads capsule pairs by index
@@ -101,11 +118,11 @@ func rowPtr(k int, compact bool, size uint8) Mem {
 //
 // With groups > 1, a first loop loads the records of groups groups at a
 // time (group g's set at slot g*14) and calls wide, whose lowerings
-// (one per group, sharing the registers holding 0 and 1 and the slot
-// area, each group its own slots) compute and store them; the loop above
-// then finishes the whole groups left.
+// (one per group, for target wt, sharing the registers holding 0 and 1
+// and the slot area, each group its own slots) compute and store them;
+// the loop above then finishes the whole groups left.
 func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op),
-	groups int, wide func(ls []*lowering, label string)) {
+	groups int, wide func(ls []*lowering, label string), wt *ir.Target) {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
@@ -118,7 +135,11 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	// more vectors), then a set of 14 input vectors per group, then the
 	// tail's two index vectors.
 	groups = max(1, groups)
-	nslots := slotsNeeded(t, p) + 2
+	nslots := slotsNeeded(t, p)
+	if groups > 1 {
+		nslots = max(nslots, slotsNeeded(wt, p))
+	}
+	nslots += 2
 	const numInputs = 14
 	area := newSlots(slotsBase, groups*nslots+groups*numInputs+2, t.VecBytes())
 	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}
@@ -137,7 +158,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	if groups > 1 {
 		ls := make([]*lowering, groups)
 		for g := range ls {
-			ls[g] = &lowering{t: t, p: p, consts: c, zero: l.zero, one: l.one,
+			ls[g] = &lowering{t: wt, p: p, consts: c, zero: l.zero, one: l.one,
 				slots: &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}}
 		}
 		Commentf("%d groups at a time, their instruction streams merged.", groups)
@@ -193,30 +214,56 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	Label(name + "_done")
 }
 
-// contactGroup computes the contacts of the group of capsule pairs
-// loaded into set and stores them. mask is nil for a whole group.
-func contactGroup(l *lowering, label string, compact bool, mask Op) {
+// ContactInterleave is the number of groups the float32 contact loops
+// compute per iteration, per target (1 when missing), their instruction
+// streams merged with ContactSkew as the closest loops' are (merge), and
+// their long-lived values parked. It is 1 everywhere: on the Zen 4 VM
+// (AMD EPYC family 25 model 17, 2026-11-25, n = 4,096, taskset -c 1, 6
+// alternating invocations, median ns/pair) AVX-512 BatchContacts took
+// 4.98 with one group and 6.22 / 6.12 / 6.12 with two at skew 0.3 / 0.5
+// / 0.7 (CompactContacts 5%: 5.00 against 5.55 / 5.46 / 5.64); on the
+// Intel VM an earlier version measured 7.77 against 9.16-10.01. The
+// parked values' loads and stores cost more than the overlap gains. The
+// gen flags -contacts512 and -contactskew512 set them.
+var ContactInterleave = map[string]int{}
+
+// ContactSkew is the skew of the interleaved contact groups.
+var ContactSkew = map[string]float64{"AVX512": 0.5}
+
+// contactBody prepares l to compute the contacts of group g of an
+// iteration, whose capsule pairs are loaded into set from slot 14g.
+func contactBody(l *lowering, label string, g int) {
 	t := l.t
 	l.slots.used = 0
 	l.label = label
-	l.input = func(pos int) Op { return Mem{Base: set, Disp: pos * t.VecBytes()} }
+	l.input = func(pos int) Op { return Mem{Base: set, Disp: (14*g + pos) * t.VecBytes()} }
 	margin, err := Param("margin").Resolve()
 	if err != nil {
 		panic(err)
 	}
 	l.arg = func(int) Mem { return margin.Addr }
-	l.emit()
+}
 
+// contactSink stores the contacts of group g of an iteration, computed by
+// l: one row per pair, or only the touching pairs' rows (compact). mask
+// is nil for a whole group.
+func contactSink(l *lowering, label string, compact bool, mask Op, g int) {
+	t := l.t
 	if t.Elem == ir.F64 {
 		contactSink64(l, label, compact, mask)
 		return
 	}
 	Comment("Pair index k = i + lane.")
 	pair := l.newVec()
+	first := index
+	if g > 0 {
+		first = remain // free here: the loop recomputes it
+		LEAQ(Mem{Base: index, Disp: g * t.Lanes}, first)
+	}
 	if evex(t) {
-		VPBROADCASTD(index.As32(), pair)
+		VPBROADCASTD(first.As32(), pair)
 	} else {
-		VMOVD(index.As32(), pair.AsX())
+		VMOVD(first.As32(), pair.AsX())
 		VPBROADCASTD(pair.AsX(), pair)
 	}
 	VPADDD(l.consts.iota, pair, pair)
@@ -225,7 +272,7 @@ func contactGroup(l *lowering, label string, compact bool, mask Op) {
 		outs = append(outs, func() Op { return l.out(j) })
 	}
 
-	outPtr := func(k int) Mem { return rowPtr(k, compact, 4) }
+	outPtr := func(k int) Mem { return rowPtr(k, compact, 4, g*t.Lanes) }
 	if !compact {
 		Comment("Store one row per pair.")
 		for k, v := range outs {

@@ -43,16 +43,16 @@ func contactSink64(l *lowering, label string, compact bool, mask Op) {
 		Comment("Store one row per pair.")
 		for k, v := range narrow {
 			if mask == nil {
-				VMOVDQU(v, rowPtr(k, false, 4))
+				VMOVDQU(v, rowPtr(k, false, 4, 0))
 			} else {
-				VMOVDQU32(v, mask, rowPtr(k, false, 4))
+				VMOVDQU32(v, mask, rowPtr(k, false, 4, 0))
 			}
 		}
 		for j := range nf {
 			if mask == nil {
-				VMOVUPD(floats(j), rowPtr(2+j, false, 8))
+				VMOVUPD(floats(j), rowPtr(2+j, false, 8, 0))
 			} else {
-				VMOVUPD(floats(j), mask, rowPtr(2+j, false, 8))
+				VMOVUPD(floats(j), mask, rowPtr(2+j, false, 8, 0))
 			}
 		}
 		return
@@ -76,12 +76,12 @@ func contactSink64(l *lowering, label string, compact bool, mask Op) {
 	for k, v := range narrow {
 		c := YMM()
 		VPCOMPRESSD_Z(v, touch, c)
-		VMOVDQU32(c, ks, rowPtr(k, true, 4))
+		VMOVDQU32(c, ks, rowPtr(k, true, 4, 0))
 	}
 	for j := range nf {
 		c := ZMM()
 		VCOMPRESSPD_Z(floats(j), touch, c)
-		VMOVUPD(c, ks, rowPtr(2+j, true, 8))
+		VMOVUPD(c, ks, rowPtr(2+j, true, 8, 0))
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
@@ -118,18 +118,18 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
 			x := XMM()
 			VMOVDQU(v, x)
 			if mask == nil {
-				VMOVDQU(x, rowPtr(k, false, 4))
+				VMOVDQU(x, rowPtr(k, false, 4, 0))
 			} else {
 				mx := XMM()
 				VMOVDQU(m32, mx)
-				VPMASKMOVD(x, mx, rowPtr(k, false, 4))
+				VPMASKMOVD(x, mx, rowPtr(k, false, 4, 0))
 			}
 		}
 		for j := range nf {
 			if mask == nil {
-				VMOVUPD(l.out(1+j), rowPtr(2+j, false, 8))
+				VMOVUPD(l.out(1+j), rowPtr(2+j, false, 8, 0))
 			} else {
-				VMASKMOVPD(l.out(1+j), mask, rowPtr(2+j, false, 8))
+				VMASKMOVPD(l.out(1+j), mask, rowPtr(2+j, false, 8, 0))
 			}
 		}
 		return
@@ -170,14 +170,14 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
 		VMOVDQU(slots[1], p)
 		VPERMD(x, p, c)
 		VMOVDQU(slots[3].Offset(0), kr)
-		VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4))
+		VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4, 0))
 	}
 	for j := range nf {
 		c, p, kr := YMM(), YMM(), YMM()
 		VMOVDQU(slots[0], p)
 		VPERMPS(l.out(1+j), p, c)
 		VMOVDQU(slots[2], kr)
-		VMASKMOVPD(c, kr, rowPtr(2+j, true, 8))
+		VMASKMOVPD(c, kr, rowPtr(2+j, true, 8, 0))
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")

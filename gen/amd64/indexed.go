@@ -70,8 +70,8 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
 			l.begin()
 		}
-		merge(ls, func(g int) { store(ls[g], g, nil) })
-	})
+		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) })
+	}, t)
 	VZEROUPPER()
 	RET()
 }
