@@ -2606,7 +2606,7 @@ maxindex_done:
 
 // func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2
-TEXT ·ContactsAVX2(SB), $3424-56
+TEXT ·ContactsAVX2(SB), $3456-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -2615,7 +2615,7 @@ TEXT ·ContactsAVX2(SB), $3424-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         2848(R9), BX
+	LEAQ         2880(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
@@ -2964,260 +2964,266 @@ ContactsAVX2_loop:
 	VMOVUPS      Y2, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y2
-	VMOVUPS      Y2, 800(R9)
-	VMOVUPS      704(R9), Y2
-	VMOVUPS      Y2, 832(R9)
-	VMOVUPS      736(R9), Y2
-	VMOVUPS      Y2, 864(R9)
-	VMOVUPS      Y5, 896(R9)
-	VMOVUPS      896(R9), Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS 672(R9), Y2
+	VMOVUPS Y2, 800(R9)
+	VMOVUPS 704(R9), Y2
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS 736(R9), Y2
+	VMOVUPS Y2, 864(R9)
+	VMOVUPS Y5, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y5, Y2
 	VMOVUPS      Y2, 928(R9)
-	VMOVUPS      352(R9), Y2
-	VMAXPS       320(R9), Y2, Y2
-	VMOVUPS      192(R9), Y3
-	VMULPS       192(R9), Y3, Y3
-	VMOVUPS      224(R9), Y4
-	VMULPS       224(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      256(R9), Y4
-	VMULPS       256(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMAXPS       Y3, Y2, Y2
-	VMOVUPS      Y2, 960(R9)
-	VBROADCASTSS crosstol<>+0(SB), Y2
-	VMULPS       960(R9), Y2, Y2
 	VMOVUPS      896(R9), Y3
-	VCMPPS       $0x11, Y2, Y3, Y2
-	VMOVUPS      Y2, 992(R9)
-	VMOVUPS      928(R9), Y2
-	VORPS        992(R9), Y2, Y2
-	VTESTPS      Y2, Y2
+	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y3
+	VMOVUPS      Y3, 960(R9)
+	VMOVUPS      352(R9), Y3
+	VMAXPS       320(R9), Y3, Y3
+	VMOVUPS      192(R9), Y4
+	VMULPS       192(R9), Y4, Y4
+	VMOVUPS      224(R9), Y5
+	VMULPS       224(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      256(R9), Y5
+	VMULPS       256(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMAXPS       Y4, Y3, Y3
+	VMOVUPS      Y3, 992(R9)
+	VBROADCASTSS crosstol<>+0(SB), Y3
+	VMULPS       992(R9), Y3, Y3
+	VMOVUPS      896(R9), Y4
+	VCMPPS       $0x11, Y3, Y4, Y3
+	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      960(R9), Y3
+	VORPS        1024(R9), Y3, Y3
+	VTESTPS      Y3, Y3
 	JZ           ContactsAVX2_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y2
-	VSUBPS       (BX), Y2, Y2
-	VMOVUPS      128(BX), Y3
-	VSUBPS       32(BX), Y3, Y3
-	VMOVUPS      160(BX), Y4
-	VSUBPS       64(BX), Y4, Y4
-	VMOVUPS      Y2, 1024(R9)
+	VMOVUPS      96(BX), Y3
+	VSUBPS       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPS       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPS       64(BX), Y5, Y5
 	VMOVUPS      Y3, 1056(R9)
 	VMOVUPS      Y4, 1088(R9)
-	VMOVUPS      320(BX), Y2
-	VSUBPS       224(BX), Y2, Y2
-	VMOVUPS      352(BX), Y3
-	VSUBPS       256(BX), Y3, Y3
-	VMOVUPS      384(BX), Y4
-	VSUBPS       288(BX), Y4, Y4
-	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      Y5, 1120(R9)
+	VMOVUPS      320(BX), Y3
+	VSUBPS       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPS       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPS       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1152(R9)
 	VMOVUPS      Y4, 1184(R9)
-	VMOVUPS      1024(R9), Y2
-	VMULPS       1024(R9), Y2, Y2
+	VMOVUPS      Y5, 1216(R9)
 	VMOVUPS      1056(R9), Y3
 	VMULPS       1056(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1088(R9), Y3
-	VMULPS       1088(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1120(R9), Y3
-	VMULPS       1120(R9), Y3, Y3
+	VMOVUPS      1088(R9), Y4
+	VMULPS       1088(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      1120(R9), Y4
+	VMULPS       1120(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
 	VMOVUPS      1152(R9), Y4
 	VMULPS       1152(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1184(R9), Y4
-	VMULPS       1184(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS       Y3, Y1, Y3
-	VANDPS       Y4, Y3, Y3
-	VSQRTPS      Y2, Y4
-	VCMPPS       $0x04, Y4, Y0, Y6
+	VMOVUPS      1184(R9), Y5
+	VMULPS       1184(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      1216(R9), Y5
+	VMULPS       1216(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y4, Y5
 	VDIVPS       Y4, Y1, Y4
-	VANDPS       Y6, Y4, Y4
-	VSQRTPS      Y3, Y3
-	VMULPS       1024(R9), Y4, Y6
-	VMULPS       1056(R9), Y4, Y7
-	VMULPS       1088(R9), Y4, Y4
-	VMOVUPS      Y6, 1216(R9)
-	VMOVUPS      Y7, 1248(R9)
-	VMOVUPS      Y4, 1280(R9)
-	VMULPS       1120(R9), Y3, Y4
-	VMULPS       1152(R9), Y3, Y6
-	VMULPS       1184(R9), Y3, Y3
-	VMOVUPS      Y4, 1312(R9)
-	VMOVUPS      Y6, 1344(R9)
-	VMOVUPS      Y3, 1376(R9)
-	VCMPPS       $0x00, Y0, Y2, Y2
-	VMOVUPS      Y2, 1408(R9)
-	VMOVUPS      1248(R9), Y2
-	VMULPS       1376(R9), Y2, Y2
+	VANDPS       Y5, Y4, Y4
+	VSQRTPS      Y3, Y5
+	VCMPPS       $0x04, Y5, Y0, Y6
+	VDIVPS       Y5, Y1, Y5
+	VANDPS       Y6, Y5, Y5
+	VSQRTPS      Y4, Y4
+	VMULPS       1056(R9), Y5, Y6
+	VMULPS       1088(R9), Y5, Y7
+	VMULPS       1120(R9), Y5, Y5
+	VMOVUPS      Y6, 1248(R9)
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y5, 1312(R9)
+	VMULPS       1152(R9), Y4, Y5
+	VMULPS       1184(R9), Y4, Y6
+	VMULPS       1216(R9), Y4, Y4
+	VMOVUPS      Y5, 1344(R9)
+	VMOVUPS      Y6, 1376(R9)
+	VMOVUPS      Y4, 1408(R9)
+	VCMPPS       $0x00, Y0, Y3, Y3
+	VMOVUPS      Y3, 1440(R9)
 	VMOVUPS      1280(R9), Y3
-	VMULPS       1344(R9), Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VMOVUPS      1280(R9), Y3
-	VMULPS       1312(R9), Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMULPS       1408(R9), Y3, Y3
+	VMOVUPS      1312(R9), Y4
 	VMULPS       1376(R9), Y4, Y4
 	VSUBPS       Y4, Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMOVUPS      1312(R9), Y4
 	VMULPS       1344(R9), Y4, Y4
-	VMOVUPS      1248(R9), Y6
-	VMULPS       1312(R9), Y6, Y6
-	VSUBPS       Y6, Y4, Y4
-	VMOVUPS      Y2, 1440(R9)
+	VMOVUPS      1248(R9), Y5
+	VMULPS       1408(R9), Y5, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMOVUPS      1248(R9), Y5
+	VMULPS       1376(R9), Y5, Y5
+	VMOVUPS      1280(R9), Y6
+	VMULPS       1344(R9), Y6, Y6
+	VSUBPS       Y6, Y5, Y5
 	VMOVUPS      Y3, 1472(R9)
 	VMOVUPS      Y4, 1504(R9)
-	VMOVUPS      1440(R9), Y2
-	VMULPS       1440(R9), Y2, Y2
+	VMOVUPS      Y5, 1536(R9)
 	VMOVUPS      1472(R9), Y3
 	VMULPS       1472(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1504(R9), Y3
-	VMULPS       1504(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y3
-	VANDNPS      992(R9), Y3, Y3
-	VMOVUPS      928(R9), Y4
-	VORPS        Y3, Y4, Y3
-	VMOVUPS      672(R9), Y4
-	VMULPS       1440(R9), Y4, Y4
+	VMOVUPS      1504(R9), Y4
+	VMULPS       1504(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPS       1536(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y4
+	VANDNPS      1024(R9), Y4, Y4
+	VMOVUPS      960(R9), Y5
+	VORPS        Y4, Y5, Y4
+	VMOVUPS      672(R9), Y5
+	VMULPS       1472(R9), Y5, Y5
 	VMOVUPS      704(R9), Y6
-	VMULPS       1472(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      736(R9), Y6
 	VMULPS       1504(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMULPS       Y4, Y4, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      736(R9), Y6
+	VMULPS       1536(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       Y5, Y5, Y6
 	VBROADCASTSS signtol<>+0(SB), Y7
-	VMULPS       960(R9), Y7, Y7
-	VMULPS       Y2, Y7, Y7
+	VMULPS       992(R9), Y7, Y7
+	VMULPS       Y3, Y7, Y7
 	VCMPPS       $0x19, Y7, Y6, Y6
-	VCMPPS       $0x11, Y0, Y4, Y4
-	VANDNPS      Y4, Y6, Y4
-	VMOVUPS      1440(R9), Y6
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y6, Y5
+	VMOVUPS      1472(R9), Y6
 	VXORPS       signmask<>+0(SB), Y6, Y6
-	VMOVUPS      1472(R9), Y7
+	VMOVUPS      1504(R9), Y7
 	VXORPS       signmask<>+0(SB), Y7, Y7
-	VMOVUPS      1504(R9), Y8
+	VMOVUPS      1536(R9), Y8
 	VXORPS       signmask<>+0(SB), Y8, Y8
-	VMOVUPS      1440(R9), Y9
-	VBLENDVPS    Y4, Y6, Y9, Y6
 	VMOVUPS      1472(R9), Y9
-	VBLENDVPS    Y4, Y7, Y9, Y7
+	VBLENDVPS    Y5, Y6, Y9, Y6
 	VMOVUPS      1504(R9), Y9
-	VBLENDVPS    Y4, Y8, Y9, Y4
+	VBLENDVPS    Y5, Y7, Y9, Y7
+	VMOVUPS      1536(R9), Y9
+	VBLENDVPS    Y5, Y8, Y9, Y5
 	VMOVUPS      800(R9), Y8
-	VBLENDVPS    Y3, Y6, Y8, Y6
+	VBLENDVPS    Y4, Y6, Y8, Y6
 	VMOVUPS      832(R9), Y8
-	VBLENDVPS    Y3, Y7, Y8, Y7
+	VBLENDVPS    Y4, Y7, Y8, Y7
 	VMOVUPS      864(R9), Y8
-	VBLENDVPS    Y3, Y4, Y8, Y4
+	VBLENDVPS    Y4, Y5, Y8, Y5
 	VMOVUPS      896(R9), Y8
-	VBLENDVPS    Y3, Y2, Y8, Y2
+	VBLENDVPS    Y4, Y3, Y8, Y3
 	VMOVUPS      Y6, 800(R9)
 	VMOVUPS      Y7, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y2, 896(R9)
+	VMOVUPS      Y5, 864(R9)
+	VMOVUPS      Y3, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y2
-	VMOVUPS   1216(R9), Y3
-	VBLENDVPS Y2, 1312(R9), Y3, Y2
-	VMOVUPS   1408(R9), Y3
+	VMOVUPS   1440(R9), Y3
 	VMOVUPS   1248(R9), Y4
 	VBLENDVPS Y3, 1344(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
-	VMOVUPS   1280(R9), Y6
-	VBLENDVPS Y4, 1376(R9), Y6, Y4
-	VMOVUPS   Y2, 1536(R9)
+	VMOVUPS   1440(R9), Y4
+	VMOVUPS   1280(R9), Y5
+	VBLENDVPS Y4, 1376(R9), Y5, Y4
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1312(R9), Y6
+	VBLENDVPS Y5, 1408(R9), Y6, Y5
 	VMOVUPS   Y3, 1568(R9)
 	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   Y5, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   1568(R9), Y4
-	VMULPS    1568(R9), Y4, Y4
-	VMULPS    Y2, Y2, Y6
-	VADDPS    Y6, Y4, Y4
+	VMOVUPS   1568(R9), Y3
+	VXORPS    signmask<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
+	VMOVUPS   1600(R9), Y5
+	VMULPS    1600(R9), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VADDPS    Y6, Y5, Y5
 	VMULPS    Y0, Y0, Y6
-	VADDPS    Y6, Y4, Y4
+	VADDPS    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPS Y3, 1568(R9), Y6, Y6
+	VBLENDVPS Y4, 1600(R9), Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPS Y3, Y2, Y7, Y2
+	VBLENDVPS Y4, Y3, Y7, Y3
 	VMOVUPS   864(R9), Y7
-	VBLENDVPS Y3, Y0, Y7, Y7
+	VBLENDVPS Y4, Y0, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPS Y3, Y4, Y8, Y3
+	VBLENDVPS Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y4
-	VMOVUPS   1600(R9), Y6
-	VMULPS    1600(R9), Y6, Y6
-	VADDPS    Y6, Y4, Y4
-	VMULPS    Y2, Y2, Y6
-	VADDPS    Y6, Y4, Y4
+	VMOVUPS   1600(R9), Y3
+	VXORPS    signmask<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
+	VMULPS    Y0, Y0, Y5
+	VMOVUPS   1632(R9), Y6
+	VMULPS    1632(R9), Y6, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VADDPS    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPS Y3, Y0, Y6, Y6
+	VBLENDVPS Y4, Y0, Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPS Y3, 1600(R9), Y7, Y7
+	VBLENDVPS Y4, 1632(R9), Y7, Y7
 	VMOVUPS   864(R9), Y8
-	VBLENDVPS Y3, Y2, Y8, Y2
+	VBLENDVPS Y4, Y3, Y8, Y3
 	VMOVUPS   896(R9), Y8
-	VBLENDVPS Y3, Y4, Y8, Y3
+	VBLENDVPS Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
 	VMOVUPS   Y7, 832(R9)
-	VMOVUPS   Y2, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   832(R9), Y4
-	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   896(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMOVUPS   800(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPS Y3, Y0, Y5, Y5
 	VMOVUPS   864(R9), Y6
-	VBLENDVPS Y2, Y1, Y6, Y6
+	VBLENDVPS Y3, Y1, Y6, Y6
 	VMOVUPS   896(R9), Y7
-	VBLENDVPS Y2, Y1, Y7, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 832(R9)
+	VBLENDVPS Y3, Y1, Y7, Y3
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y5, 832(R9)
 	VMOVUPS   Y6, 864(R9)
-	VMOVUPS   Y2, 896(R9)
+	VMOVUPS   Y3, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 896(R9), Y3
+	VMOVUPS Y3, 928(R9)
 
 ContactsAVX2_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS 896(R9), Y2
-	VDIVPS  Y2, Y1, Y2
-	VMULPS  800(R9), Y2, Y3
-	VMULPS  832(R9), Y2, Y4
-	VMULPS  864(R9), Y2, Y2
-	VMOVUPS Y3, 1632(R9)
+	VDIVPS  928(R9), Y1, Y3
+	VMULPS  800(R9), Y3, Y4
+	VMULPS  832(R9), Y3, Y5
+	VMULPS  864(R9), Y3, Y3
 	VMOVUPS Y4, 1664(R9)
-	VMOVUPS Y2, 1696(R9)
+	VMOVUPS Y5, 1696(R9)
+	VMOVUPS Y3, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Y5, Y2
 	VMOVUPS      192(BX), Y3
 	VADDPS       416(BX), Y3, Y3
 	VSUBPS       Y2, Y3, Y4
-	VMOVUPS      Y4, 1728(R9)
+	VMOVUPS      Y4, 1760(R9)
 	VBROADCASTSS margin+40(FP), Y4
 	VADDPS       Y4, Y3, Y3
 	VCMPPS       $0x12, Y3, Y2, Y2
@@ -3225,56 +3231,56 @@ ContactsAVX2_group_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y3
 	VSUBPS       192(BX), Y3, Y3
-	VMOVUPS      Y3, 1760(R9)
-	VMOVUPS      1632(R9), Y3
-	VMULPS       1760(R9), Y3, Y3
+	VMOVUPS      Y3, 1792(R9)
+	VMOVUPS      1664(R9), Y3
+	VMULPS       1792(R9), Y3, Y3
 	VADDPS       672(R9), Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y4
 	VMULPS       Y4, Y3, Y3
 	VADDPS       576(R9), Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y4
-	VMULPS       1760(R9), Y4, Y4
+	VMOVUPS      1696(R9), Y4
+	VMULPS       1792(R9), Y4, Y4
 	VADDPS       704(R9), Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       608(R9), Y4, Y4
 	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y5
-	VMULPS       1760(R9), Y5, Y5
+	VMOVUPS      1728(R9), Y5
+	VMULPS       1792(R9), Y5, Y5
 	VADDPS       736(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       640(R9), Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1792(R9)
-	VMOVUPS      Y4, 1824(R9)
-	VMOVUPS      Y5, 1856(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1824(R9)
+	VMOVUPS      Y4, 1856(R9)
+	VMOVUPS      Y5, 1888(R9)
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1952(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 1984(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1888(R9), Y3
 	VMOVUPS      Y3, 2048(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 2080(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      1888(R9), Y3
+	VMOVUPS      Y3, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPS    768(R9), Y2, Y3
 	VANDPS    int1<>+0(SB), Y2, Y2
 	VBLENDVPS Y3, int2<>+0(SB), Y2, Y2
-	VMOVUPS   Y2, 2144(R9)
+	VMOVUPS   Y2, 2176(R9)
 	VTESTPS   Y3, Y3
 	JZ        ContactsAVX2_group_single
-	VMOVUPS   Y3, 2176(R9)
+	VMOVUPS   Y3, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -3283,63 +3289,63 @@ ContactsAVX2_group_normal:
 	VSUBPS  32(BX), Y3, Y3
 	VMOVUPS 160(BX), Y4
 	VSUBPS  64(BX), Y4, Y4
-	VMOVUPS Y2, 2208(R9)
-	VMOVUPS Y3, 2240(R9)
-	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y2, 2240(R9)
+	VMOVUPS Y3, 2272(R9)
+	VMOVUPS Y4, 2304(R9)
 	VMOVUPS 320(BX), Y2
 	VSUBPS  224(BX), Y2, Y2
 	VMOVUPS 352(BX), Y3
 	VSUBPS  256(BX), Y3, Y3
 	VMOVUPS 384(BX), Y4
 	VSUBPS  288(BX), Y4, Y4
-	VMOVUPS Y2, 2304(R9)
-	VMOVUPS Y3, 2336(R9)
-	VMOVUPS Y4, 2368(R9)
-	VMOVUPS 2208(R9), Y2
-	VMULPS  2208(R9), Y2, Y2
-	VMOVUPS 2240(R9), Y3
-	VMULPS  2240(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
+	VMOVUPS Y2, 2336(R9)
+	VMOVUPS Y3, 2368(R9)
+	VMOVUPS Y4, 2400(R9)
+	VMOVUPS 2240(R9), Y2
+	VMULPS  2240(R9), Y2, Y2
 	VMOVUPS 2272(R9), Y3
 	VMULPS  2272(R9), Y3, Y3
 	VADDPS  Y3, Y2, Y2
 	VMOVUPS 2304(R9), Y3
 	VMULPS  2304(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y4
-	VMULPS  2336(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 2336(R9), Y3
+	VMULPS  2336(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y4
 	VMULPS  2368(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 2400(R9), Y4
+	VMULPS  2400(R9), Y4, Y4
 	VADDPS  Y4, Y3, Y3
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
 	VDIVPS  Y3, Y1, Y3
 	VANDPS  Y4, Y3, Y3
-	VMOVUPS Y2, 2400(R9)
+	VMOVUPS Y2, 2432(R9)
 	VMOVUPS (BX), Y2
 	VSUBPS  224(BX), Y2, Y2
 	VMOVUPS 32(BX), Y4
 	VSUBPS  256(BX), Y4, Y4
 	VMOVUPS 64(BX), Y5
 	VSUBPS  288(BX), Y5, Y5
-	VMOVUPS Y2, 2432(R9)
-	VMOVUPS Y4, 2464(R9)
-	VMOVUPS Y5, 2496(R9)
-	VMOVUPS 2304(R9), Y2
-	VMULPS  2432(R9), Y2, Y2
-	VMOVUPS 2336(R9), Y4
-	VMULPS  2464(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
+	VMOVUPS Y2, 2464(R9)
+	VMOVUPS Y4, 2496(R9)
+	VMOVUPS Y5, 2528(R9)
+	VMOVUPS 2336(R9), Y2
+	VMULPS  2464(R9), Y2, Y2
 	VMOVUPS 2368(R9), Y4
 	VMULPS  2496(R9), Y4, Y4
 	VADDPS  Y4, Y2, Y2
+	VMOVUPS 2400(R9), Y4
+	VMULPS  2528(R9), Y4, Y4
+	VADDPS  Y4, Y2, Y2
 	VMULPS  Y3, Y2, Y2
-	VMOVUPS 2304(R9), Y4
-	VMULPS  2208(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPS  2240(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
+	VMOVUPS 2336(R9), Y4
+	VMULPS  2240(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPS  2272(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPS  2304(R9), Y5, Y5
 	VADDPS  Y5, Y4, Y4
 	VMULPS  Y3, Y4, Y3
 	VADDPS  Y3, Y2, Y3
@@ -3347,199 +3353,196 @@ ContactsAVX2_group_normal:
 	VMAXPS  Y4, Y0, Y4
 	VMAXPS  Y3, Y2, Y2
 	VMINPS  Y2, Y1, Y2
-	VMOVUPS Y4, 2528(R9)
-	VMOVUPS Y2, 2560(R9)
+	VMOVUPS Y4, 2560(R9)
+	VMOVUPS Y2, 2592(R9)
 	VMOVUPS 192(BX), Y2
 	VADDPS  416(BX), Y2, Y2
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y3
-	VMULPS       2528(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPS       2528(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPS       2528(R9), Y5, Y5
-	VSUBPS       2432(R9), Y3, Y6
-	VSUBPS       2464(R9), Y4, Y7
-	VSUBPS       2496(R9), Y5, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VMULPS       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPS       2560(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPS       2560(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPS       2560(R9), Y5, Y5
+	VSUBPS       2464(R9), Y3, Y6
+	VSUBPS       2496(R9), Y4, Y7
+	VSUBPS       2528(R9), Y5, Y8
+	VMULPS       2240(R9), Y6, Y6
+	VMULPS       2272(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       2272(R9), Y8, Y7
+	VMULPS       2304(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2400(R9), Y0, Y7
-	VDIVPS       2400(R9), Y6, Y6
+	VCMPPS       $0x04, 2432(R9), Y0, Y7
+	VDIVPS       2432(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
-	VMULPS       2208(R9), Y6, Y7
-	VADDPS       2432(R9), Y7, Y7
+	VMULPS       2240(R9), Y6, Y7
+	VADDPS       2464(R9), Y7, Y7
 	VSUBPS       Y3, Y7, Y7
-	VMULPS       2240(R9), Y6, Y8
-	VADDPS       2464(R9), Y8, Y8
+	VMULPS       2272(R9), Y6, Y8
+	VADDPS       2496(R9), Y8, Y8
 	VSUBPS       Y4, Y8, Y8
-	VMULPS       2272(R9), Y6, Y6
-	VADDPS       2496(R9), Y6, Y6
+	VMULPS       2304(R9), Y6, Y6
+	VADDPS       2528(R9), Y6, Y6
 	VSUBPS       Y5, Y6, Y6
-	VMULPS       1632(R9), Y7, Y9
-	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1664(R9), Y7, Y9
+	VMULPS       1696(R9), Y8, Y10
 	VADDPS       Y10, Y9, Y9
-	VMULPS       1696(R9), Y6, Y10
+	VMULPS       1728(R9), Y6, Y10
 	VADDPS       Y10, Y9, Y9
 	VSUBPS       Y9, Y2, Y9
-	VMOVUPS      1632(R9), Y10
-	VMULPS       1760(R9), Y10, Y10
+	VMOVUPS      1664(R9), Y10
+	VMULPS       1792(R9), Y10, Y10
 	VADDPS       Y10, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
 	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1888(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1920(R9), Y7
 	VBLENDVPS    Y6, Y9, Y7, Y6
-	VMOVUPS      Y6, 1888(R9)
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1952(R9), Y7
-	VBLENDVPS    Y6, Y3, Y7, Y3
-	VMOVUPS      2176(R9), Y6
+	VMOVUPS      Y6, 1920(R9)
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      1984(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
-	VMOVUPS      2176(R9), Y6
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      2016(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      2048(R9), Y7
 	VBLENDVPS    Y6, Y5, Y7, Y5
-	VMOVUPS      Y3, 1952(R9)
-	VMOVUPS      Y4, 1984(R9)
-	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      Y5, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y3
-	VMULPS       2560(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPS       2560(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPS       2560(R9), Y5, Y5
-	VSUBPS       2432(R9), Y3, Y6
-	VSUBPS       2464(R9), Y4, Y7
-	VSUBPS       2496(R9), Y5, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VMULPS       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPS       2592(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPS       2592(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPS       2592(R9), Y5, Y5
+	VSUBPS       2464(R9), Y3, Y6
+	VSUBPS       2496(R9), Y4, Y7
+	VSUBPS       2528(R9), Y5, Y8
+	VMULPS       2240(R9), Y6, Y6
+	VMULPS       2272(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       2272(R9), Y8, Y7
+	VMULPS       2304(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2400(R9), Y0, Y7
-	VDIVPS       2400(R9), Y6, Y6
+	VCMPPS       $0x04, 2432(R9), Y0, Y7
+	VDIVPS       2432(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
-	VMULPS       2208(R9), Y6, Y7
-	VADDPS       2432(R9), Y7, Y7
+	VMULPS       2240(R9), Y6, Y7
+	VADDPS       2464(R9), Y7, Y7
 	VSUBPS       Y3, Y7, Y7
-	VMULPS       2240(R9), Y6, Y8
-	VADDPS       2464(R9), Y8, Y8
+	VMULPS       2272(R9), Y6, Y8
+	VADDPS       2496(R9), Y8, Y8
 	VSUBPS       Y4, Y8, Y8
-	VMULPS       2272(R9), Y6, Y6
-	VADDPS       2496(R9), Y6, Y6
+	VMULPS       2304(R9), Y6, Y6
+	VADDPS       2528(R9), Y6, Y6
 	VSUBPS       Y5, Y6, Y6
-	VMULPS       1632(R9), Y7, Y9
-	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1664(R9), Y7, Y9
+	VMULPS       1696(R9), Y8, Y10
 	VADDPS       Y10, Y9, Y9
-	VMULPS       1696(R9), Y6, Y10
+	VMULPS       1728(R9), Y6, Y10
 	VADDPS       Y10, Y9, Y9
 	VSUBPS       Y9, Y2, Y2
-	VMOVUPS      1632(R9), Y9
-	VMULPS       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPS       1792(R9), Y9, Y9
 	VADDPS       Y9, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
 	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      Y2, 1920(R9)
-	VMOVUPS      2176(R9), Y2
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPS    Y2, Y3, Y6, Y2
-	VMOVUPS      2176(R9), Y3
+	VMOVUPS      Y2, 1952(R9)
+	VMOVUPS      2208(R9), Y2
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPS    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VBLENDVPS    Y2, Y3, Y6, Y2
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPS    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPS    Y4, Y5, Y6, Y4
-	VMOVUPS      Y2, 2048(R9)
-	VMOVUPS      Y3, 2080(R9)
-	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y2, 2080(R9)
+	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      Y4, 2144(R9)
 
 ContactsAVX2_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y2
-	VADDPS  1920(R9), Y2, Y2
-	VADDPS  1632(R9), Y2, Y2
+	VMOVUPS 1920(R9), Y2
+	VADDPS  1952(R9), Y2, Y2
 	VADDPS  1664(R9), Y2, Y2
 	VADDPS  1696(R9), Y2, Y2
-	VADDPS  1952(R9), Y2, Y2
+	VADDPS  1728(R9), Y2, Y2
 	VADDPS  1984(R9), Y2, Y2
 	VADDPS  2016(R9), Y2, Y2
 	VADDPS  2048(R9), Y2, Y2
 	VADDPS  2080(R9), Y2, Y2
 	VADDPS  2112(R9), Y2, Y2
-	VMOVUPS 1728(R9), Y3
+	VADDPS  2144(R9), Y2, Y2
+	VMOVUPS 1760(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VORPS   Y2, Y3, Y2
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -3555,6 +3558,9 @@ ContactsAVX2_group_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPS Y2, Y0, Y3, Y2
 	VMOVAPS   Y2, Y3
 
@@ -3571,47 +3577,47 @@ ContactsAVX2_group_finite:
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
 	VMOVUPS Y3, (R12)(R13*4)
-	VMOVUPS 1888(R9), Y2
+	VMOVUPS 1920(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1920(R9), Y2
+	VMOVUPS 1952(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1632(R9), Y2
+	VMOVUPS 1664(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1664(R9), Y2
+	VMOVUPS 1696(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    40(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1696(R9), Y2
+	VMOVUPS 1728(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    48(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1952(R9), Y2
+	VMOVUPS 1984(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 1984(R9), Y2
+	VMOVUPS 2016(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 2016(R9), Y2
+	VMOVUPS 2048(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 2048(R9), Y2
+	VMOVUPS 2080(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 2080(R9), Y2
+	VMOVUPS 2112(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    88(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 2112(R9), Y2
+	VMOVUPS 2144(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    96(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
@@ -3970,260 +3976,266 @@ ContactsAVX2_tail:
 	VMOVUPS      Y3, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y3
-	VMOVUPS      Y3, 800(R9)
-	VMOVUPS      704(R9), Y3
-	VMOVUPS      Y3, 832(R9)
-	VMOVUPS      736(R9), Y3
-	VMOVUPS      Y3, 864(R9)
-	VMOVUPS      Y6, 896(R9)
-	VMOVUPS      896(R9), Y3
-	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y3
+	VMOVUPS 672(R9), Y3
+	VMOVUPS Y3, 800(R9)
+	VMOVUPS 704(R9), Y3
+	VMOVUPS Y3, 832(R9)
+	VMOVUPS 736(R9), Y3
+	VMOVUPS Y3, 864(R9)
+	VMOVUPS Y6, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y6, Y3
 	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      352(R9), Y3
-	VMAXPS       320(R9), Y3, Y3
-	VMOVUPS      192(R9), Y4
-	VMULPS       192(R9), Y4, Y4
-	VMOVUPS      224(R9), Y5
-	VMULPS       224(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMOVUPS      256(R9), Y5
-	VMULPS       256(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMAXPS       Y4, Y3, Y3
-	VMOVUPS      Y3, 960(R9)
-	VBROADCASTSS crosstol<>+0(SB), Y3
-	VMULPS       960(R9), Y3, Y3
 	VMOVUPS      896(R9), Y4
-	VCMPPS       $0x11, Y3, Y4, Y3
-	VMOVUPS      Y3, 992(R9)
-	VMOVUPS      928(R9), Y3
-	VORPS        992(R9), Y3, Y3
-	VTESTPS      Y3, Y3
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 960(R9)
+	VMOVUPS      352(R9), Y4
+	VMAXPS       320(R9), Y4, Y4
+	VMOVUPS      192(R9), Y5
+	VMULPS       192(R9), Y5, Y5
+	VMOVUPS      224(R9), Y6
+	VMULPS       224(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      256(R9), Y6
+	VMULPS       256(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y4, Y4
+	VMOVUPS      Y4, 992(R9)
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       992(R9), Y4, Y4
+	VMOVUPS      896(R9), Y5
+	VCMPPS       $0x11, Y4, Y5, Y4
+	VMOVUPS      Y4, 1024(R9)
+	VMOVUPS      960(R9), Y4
+	VORPS        1024(R9), Y4, Y4
+	VTESTPS      Y4, Y4
 	JZ           ContactsAVX2_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y3
-	VSUBPS       (BX), Y3, Y3
-	VMOVUPS      128(BX), Y4
-	VSUBPS       32(BX), Y4, Y4
-	VMOVUPS      160(BX), Y5
-	VSUBPS       64(BX), Y5, Y5
-	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      96(BX), Y4
+	VSUBPS       (BX), Y4, Y4
+	VMOVUPS      128(BX), Y5
+	VSUBPS       32(BX), Y5, Y5
+	VMOVUPS      160(BX), Y6
+	VSUBPS       64(BX), Y6, Y6
 	VMOVUPS      Y4, 1056(R9)
 	VMOVUPS      Y5, 1088(R9)
-	VMOVUPS      320(BX), Y3
-	VSUBPS       224(BX), Y3, Y3
-	VMOVUPS      352(BX), Y4
-	VSUBPS       256(BX), Y4, Y4
-	VMOVUPS      384(BX), Y5
-	VSUBPS       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1120(R9)
+	VMOVUPS      Y6, 1120(R9)
+	VMOVUPS      320(BX), Y4
+	VSUBPS       224(BX), Y4, Y4
+	VMOVUPS      352(BX), Y5
+	VSUBPS       256(BX), Y5, Y5
+	VMOVUPS      384(BX), Y6
+	VSUBPS       288(BX), Y6, Y6
 	VMOVUPS      Y4, 1152(R9)
 	VMOVUPS      Y5, 1184(R9)
-	VMOVUPS      1024(R9), Y3
-	VMULPS       1024(R9), Y3, Y3
+	VMOVUPS      Y6, 1216(R9)
 	VMOVUPS      1056(R9), Y4
 	VMULPS       1056(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1088(R9), Y4
-	VMULPS       1088(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1120(R9), Y4
-	VMULPS       1120(R9), Y4, Y4
+	VMOVUPS      1088(R9), Y5
+	VMULPS       1088(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      1120(R9), Y5
+	VMULPS       1120(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
 	VMOVUPS      1152(R9), Y5
 	VMULPS       1152(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMOVUPS      1184(R9), Y5
-	VMULPS       1184(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y4, Y5
-	VDIVPS       Y4, Y1, Y4
-	VANDPS       Y5, Y4, Y4
-	VSQRTPS      Y3, Y5
-	VCMPPS       $0x04, Y5, Y0, Y7
+	VMOVUPS      1184(R9), Y6
+	VMULPS       1184(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      1216(R9), Y6
+	VMULPS       1216(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y5, Y6
 	VDIVPS       Y5, Y1, Y5
-	VANDPS       Y7, Y5, Y5
-	VSQRTPS      Y4, Y4
-	VMULPS       1024(R9), Y5, Y7
-	VMULPS       1056(R9), Y5, Y8
-	VMULPS       1088(R9), Y5, Y5
-	VMOVUPS      Y7, 1216(R9)
-	VMOVUPS      Y8, 1248(R9)
-	VMOVUPS      Y5, 1280(R9)
-	VMULPS       1120(R9), Y4, Y5
-	VMULPS       1152(R9), Y4, Y7
-	VMULPS       1184(R9), Y4, Y4
-	VMOVUPS      Y5, 1312(R9)
-	VMOVUPS      Y7, 1344(R9)
-	VMOVUPS      Y4, 1376(R9)
-	VCMPPS       $0x00, Y0, Y3, Y3
-	VMOVUPS      Y3, 1408(R9)
-	VMOVUPS      1248(R9), Y3
-	VMULPS       1376(R9), Y3, Y3
+	VANDPS       Y6, Y5, Y5
+	VSQRTPS      Y4, Y6
+	VCMPPS       $0x04, Y6, Y0, Y7
+	VDIVPS       Y6, Y1, Y6
+	VANDPS       Y7, Y6, Y6
+	VSQRTPS      Y5, Y5
+	VMULPS       1056(R9), Y6, Y7
+	VMULPS       1088(R9), Y6, Y8
+	VMULPS       1120(R9), Y6, Y6
+	VMOVUPS      Y7, 1248(R9)
+	VMOVUPS      Y8, 1280(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMULPS       1152(R9), Y5, Y6
+	VMULPS       1184(R9), Y5, Y7
+	VMULPS       1216(R9), Y5, Y5
+	VMOVUPS      Y6, 1344(R9)
+	VMOVUPS      Y7, 1376(R9)
+	VMOVUPS      Y5, 1408(R9)
+	VCMPPS       $0x00, Y0, Y4, Y4
+	VMOVUPS      Y4, 1440(R9)
 	VMOVUPS      1280(R9), Y4
-	VMULPS       1344(R9), Y4, Y4
-	VSUBPS       Y4, Y3, Y3
-	VMOVUPS      1280(R9), Y4
-	VMULPS       1312(R9), Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMULPS       1408(R9), Y4, Y4
+	VMOVUPS      1312(R9), Y5
 	VMULPS       1376(R9), Y5, Y5
 	VSUBPS       Y5, Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMOVUPS      1312(R9), Y5
 	VMULPS       1344(R9), Y5, Y5
-	VMOVUPS      1248(R9), Y7
-	VMULPS       1312(R9), Y7, Y7
-	VSUBPS       Y7, Y5, Y5
-	VMOVUPS      Y3, 1440(R9)
+	VMOVUPS      1248(R9), Y6
+	VMULPS       1408(R9), Y6, Y6
+	VSUBPS       Y6, Y5, Y5
+	VMOVUPS      1248(R9), Y6
+	VMULPS       1376(R9), Y6, Y6
+	VMOVUPS      1280(R9), Y7
+	VMULPS       1344(R9), Y7, Y7
+	VSUBPS       Y7, Y6, Y6
 	VMOVUPS      Y4, 1472(R9)
 	VMOVUPS      Y5, 1504(R9)
-	VMOVUPS      1440(R9), Y3
-	VMULPS       1440(R9), Y3, Y3
+	VMOVUPS      Y6, 1536(R9)
 	VMOVUPS      1472(R9), Y4
 	VMULPS       1472(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1504(R9), Y4
-	VMULPS       1504(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y4
-	VANDNPS      992(R9), Y4, Y4
-	VMOVUPS      928(R9), Y5
-	VORPS        Y4, Y5, Y4
-	VMOVUPS      672(R9), Y5
-	VMULPS       1440(R9), Y5, Y5
+	VMOVUPS      1504(R9), Y5
+	VMULPS       1504(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      1536(R9), Y5
+	VMULPS       1536(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y5
+	VANDNPS      1024(R9), Y5, Y5
+	VMOVUPS      960(R9), Y6
+	VORPS        Y5, Y6, Y5
+	VMOVUPS      672(R9), Y6
+	VMULPS       1472(R9), Y6, Y6
 	VMOVUPS      704(R9), Y7
-	VMULPS       1472(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMOVUPS      736(R9), Y7
 	VMULPS       1504(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMULPS       Y5, Y5, Y7
+	VADDPS       Y7, Y6, Y6
+	VMOVUPS      736(R9), Y7
+	VMULPS       1536(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       Y6, Y6, Y7
 	VBROADCASTSS signtol<>+0(SB), Y8
-	VMULPS       960(R9), Y8, Y8
-	VMULPS       Y3, Y8, Y8
+	VMULPS       992(R9), Y8, Y8
+	VMULPS       Y4, Y8, Y8
 	VCMPPS       $0x19, Y8, Y7, Y7
-	VCMPPS       $0x11, Y0, Y5, Y5
-	VANDNPS      Y5, Y7, Y5
-	VMOVUPS      1440(R9), Y7
+	VCMPPS       $0x11, Y0, Y6, Y6
+	VANDNPS      Y6, Y7, Y6
+	VMOVUPS      1472(R9), Y7
 	VXORPS       signmask<>+0(SB), Y7, Y7
-	VMOVUPS      1472(R9), Y8
+	VMOVUPS      1504(R9), Y8
 	VXORPS       signmask<>+0(SB), Y8, Y8
-	VMOVUPS      1504(R9), Y9
+	VMOVUPS      1536(R9), Y9
 	VXORPS       signmask<>+0(SB), Y9, Y9
-	VMOVUPS      1440(R9), Y10
-	VBLENDVPS    Y5, Y7, Y10, Y7
 	VMOVUPS      1472(R9), Y10
-	VBLENDVPS    Y5, Y8, Y10, Y8
+	VBLENDVPS    Y6, Y7, Y10, Y7
 	VMOVUPS      1504(R9), Y10
-	VBLENDVPS    Y5, Y9, Y10, Y5
+	VBLENDVPS    Y6, Y8, Y10, Y8
+	VMOVUPS      1536(R9), Y10
+	VBLENDVPS    Y6, Y9, Y10, Y6
 	VMOVUPS      800(R9), Y9
-	VBLENDVPS    Y4, Y7, Y9, Y7
+	VBLENDVPS    Y5, Y7, Y9, Y7
 	VMOVUPS      832(R9), Y9
-	VBLENDVPS    Y4, Y8, Y9, Y8
+	VBLENDVPS    Y5, Y8, Y9, Y8
 	VMOVUPS      864(R9), Y9
-	VBLENDVPS    Y4, Y5, Y9, Y5
+	VBLENDVPS    Y5, Y6, Y9, Y6
 	VMOVUPS      896(R9), Y9
-	VBLENDVPS    Y4, Y3, Y9, Y3
+	VBLENDVPS    Y5, Y4, Y9, Y4
 	VMOVUPS      Y7, 800(R9)
 	VMOVUPS      Y8, 832(R9)
-	VMOVUPS      Y5, 864(R9)
-	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y6, 864(R9)
+	VMOVUPS      Y4, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y3
-	VMOVUPS   1216(R9), Y4
-	VBLENDVPS Y3, 1312(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
+	VMOVUPS   1440(R9), Y4
 	VMOVUPS   1248(R9), Y5
 	VBLENDVPS Y4, 1344(R9), Y5, Y4
-	VMOVUPS   1408(R9), Y5
-	VMOVUPS   1280(R9), Y7
-	VBLENDVPS Y5, 1376(R9), Y7, Y5
-	VMOVUPS   Y3, 1536(R9)
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1280(R9), Y6
+	VBLENDVPS Y5, 1376(R9), Y6, Y5
+	VMOVUPS   1440(R9), Y6
+	VMOVUPS   1312(R9), Y7
+	VBLENDVPS Y6, 1408(R9), Y7, Y6
 	VMOVUPS   Y4, 1568(R9)
 	VMOVUPS   Y5, 1600(R9)
+	VMOVUPS   Y6, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y3
-	VXORPS    signmask<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
-	VMOVUPS   1568(R9), Y5
-	VMULPS    1568(R9), Y5, Y5
-	VMULPS    Y3, Y3, Y7
-	VADDPS    Y7, Y5, Y5
+	VMOVUPS   1568(R9), Y4
+	VXORPS    signmask<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMOVUPS   1600(R9), Y6
+	VMULPS    1600(R9), Y6, Y6
+	VMULPS    Y4, Y4, Y7
+	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
-	VADDPS    Y7, Y5, Y5
+	VADDPS    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y4, 1568(R9), Y7, Y7
+	VBLENDVPS Y5, 1600(R9), Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPS Y4, Y3, Y8, Y3
+	VBLENDVPS Y5, Y4, Y8, Y4
 	VMOVUPS   864(R9), Y8
-	VBLENDVPS Y4, Y0, Y8, Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
 	VMOVUPS   896(R9), Y9
-	VBLENDVPS Y4, Y5, Y9, Y4
+	VBLENDVPS Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   Y4, 832(R9)
 	VMOVUPS   Y8, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y3
-	VXORPS    signmask<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
-	VMULPS    Y0, Y0, Y5
-	VMOVUPS   1600(R9), Y7
-	VMULPS    1600(R9), Y7, Y7
-	VADDPS    Y7, Y5, Y5
-	VMULPS    Y3, Y3, Y7
-	VADDPS    Y7, Y5, Y5
+	VMOVUPS   1600(R9), Y4
+	VXORPS    signmask<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y0, Y0, Y6
+	VMOVUPS   1632(R9), Y7
+	VMULPS    1632(R9), Y7, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y4, Y4, Y7
+	VADDPS    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y4, Y0, Y7, Y7
+	VBLENDVPS Y5, Y0, Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPS Y4, 1600(R9), Y8, Y8
+	VBLENDVPS Y5, 1632(R9), Y8, Y8
 	VMOVUPS   864(R9), Y9
-	VBLENDVPS Y4, Y3, Y9, Y3
+	VBLENDVPS Y5, Y4, Y9, Y4
 	VMOVUPS   896(R9), Y9
-	VBLENDVPS Y4, Y5, Y9, Y4
+	VBLENDVPS Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
 	VMOVUPS   Y8, 832(R9)
-	VMOVUPS   Y3, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   800(R9), Y4
-	VBLENDVPS Y3, Y0, Y4, Y4
-	VMOVUPS   832(R9), Y5
-	VBLENDVPS Y3, Y0, Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
+	VMOVUPS   800(R9), Y5
+	VBLENDVPS Y4, Y0, Y5, Y5
+	VMOVUPS   832(R9), Y6
+	VBLENDVPS Y4, Y0, Y6, Y6
 	VMOVUPS   864(R9), Y7
-	VBLENDVPS Y3, Y1, Y7, Y7
+	VBLENDVPS Y4, Y1, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPS Y3, Y1, Y8, Y3
-	VMOVUPS   Y4, 800(R9)
-	VMOVUPS   Y5, 832(R9)
+	VBLENDVPS Y4, Y1, Y8, Y4
+	VMOVUPS   Y5, 800(R9)
+	VMOVUPS   Y6, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 896(R9), Y4
+	VMOVUPS Y4, 928(R9)
 
 ContactsAVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS 896(R9), Y3
-	VDIVPS  Y3, Y1, Y3
-	VMULPS  800(R9), Y3, Y4
-	VMULPS  832(R9), Y3, Y5
-	VMULPS  864(R9), Y3, Y3
-	VMOVUPS Y4, 1632(R9)
+	VDIVPS  928(R9), Y1, Y4
+	VMULPS  800(R9), Y4, Y5
+	VMULPS  832(R9), Y4, Y6
+	VMULPS  864(R9), Y4, Y4
 	VMOVUPS Y5, 1664(R9)
-	VMOVUPS Y3, 1696(R9)
+	VMOVUPS Y6, 1696(R9)
+	VMOVUPS Y4, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Y6, Y3
 	VMOVUPS      192(BX), Y4
 	VADDPS       416(BX), Y4, Y4
 	VSUBPS       Y3, Y4, Y5
-	VMOVUPS      Y5, 1728(R9)
+	VMOVUPS      Y5, 1760(R9)
 	VBROADCASTSS margin+40(FP), Y5
 	VADDPS       Y5, Y4, Y4
 	VCMPPS       $0x12, Y4, Y3, Y3
@@ -4231,56 +4243,56 @@ ContactsAVX2_tailgroup_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y4
 	VSUBPS       192(BX), Y4, Y4
-	VMOVUPS      Y4, 1760(R9)
-	VMOVUPS      1632(R9), Y4
-	VMULPS       1760(R9), Y4, Y4
+	VMOVUPS      Y4, 1792(R9)
+	VMOVUPS      1664(R9), Y4
+	VMULPS       1792(R9), Y4, Y4
 	VADDPS       672(R9), Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       576(R9), Y4, Y4
 	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y5
-	VMULPS       1760(R9), Y5, Y5
+	VMOVUPS      1696(R9), Y5
+	VMULPS       1792(R9), Y5, Y5
 	VADDPS       704(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       608(R9), Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y6
-	VMULPS       1760(R9), Y6, Y6
+	VMOVUPS      1728(R9), Y6
+	VMULPS       1792(R9), Y6, Y6
 	VADDPS       736(R9), Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       640(R9), Y6, Y6
 	VADDPS       288(BX), Y6, Y6
-	VMOVUPS      Y4, 1792(R9)
-	VMOVUPS      Y5, 1824(R9)
-	VMOVUPS      Y6, 1856(R9)
-	VMOVUPS      1728(R9), Y4
-	VMOVUPS      Y4, 1888(R9)
-	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1824(R9)
+	VMOVUPS      Y5, 1856(R9)
+	VMOVUPS      Y6, 1888(R9)
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1920(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1952(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 1984(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2016(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1888(R9), Y4
 	VMOVUPS      Y4, 2048(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 2080(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      1888(R9), Y4
+	VMOVUPS      Y4, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPS    768(R9), Y3, Y4
 	VANDPS    int1<>+0(SB), Y3, Y3
 	VBLENDVPS Y4, int2<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 2144(R9)
+	VMOVUPS   Y3, 2176(R9)
 	VTESTPS   Y4, Y4
 	JZ        ContactsAVX2_tailgroup_single
-	VMOVUPS   Y4, 2176(R9)
+	VMOVUPS   Y4, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y3
@@ -4289,63 +4301,63 @@ ContactsAVX2_tailgroup_normal:
 	VSUBPS  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS Y3, 2208(R9)
-	VMOVUPS Y4, 2240(R9)
-	VMOVUPS Y5, 2272(R9)
+	VMOVUPS Y3, 2240(R9)
+	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y5, 2304(R9)
 	VMOVUPS 320(BX), Y3
 	VSUBPS  224(BX), Y3, Y3
 	VMOVUPS 352(BX), Y4
 	VSUBPS  256(BX), Y4, Y4
 	VMOVUPS 384(BX), Y5
 	VSUBPS  288(BX), Y5, Y5
-	VMOVUPS Y3, 2304(R9)
-	VMOVUPS Y4, 2336(R9)
-	VMOVUPS Y5, 2368(R9)
-	VMOVUPS 2208(R9), Y3
-	VMULPS  2208(R9), Y3, Y3
-	VMOVUPS 2240(R9), Y4
-	VMULPS  2240(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 2336(R9)
+	VMOVUPS Y4, 2368(R9)
+	VMOVUPS Y5, 2400(R9)
+	VMOVUPS 2240(R9), Y3
+	VMULPS  2240(R9), Y3, Y3
 	VMOVUPS 2272(R9), Y4
 	VMULPS  2272(R9), Y4, Y4
 	VADDPS  Y4, Y3, Y3
 	VMOVUPS 2304(R9), Y4
 	VMULPS  2304(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPS  2336(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 2336(R9), Y4
+	VMULPS  2336(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPS  2368(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPS  2400(R9), Y5, Y5
 	VADDPS  Y5, Y4, Y4
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y5
 	VDIVPS  Y4, Y1, Y4
 	VANDPS  Y5, Y4, Y4
-	VMOVUPS Y3, 2400(R9)
+	VMOVUPS Y3, 2432(R9)
 	VMOVUPS (BX), Y3
 	VSUBPS  224(BX), Y3, Y3
 	VMOVUPS 32(BX), Y5
 	VSUBPS  256(BX), Y5, Y5
 	VMOVUPS 64(BX), Y6
 	VSUBPS  288(BX), Y6, Y6
-	VMOVUPS Y3, 2432(R9)
-	VMOVUPS Y5, 2464(R9)
-	VMOVUPS Y6, 2496(R9)
-	VMOVUPS 2304(R9), Y3
-	VMULPS  2432(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y5
-	VMULPS  2464(R9), Y5, Y5
-	VADDPS  Y5, Y3, Y3
+	VMOVUPS Y3, 2464(R9)
+	VMOVUPS Y5, 2496(R9)
+	VMOVUPS Y6, 2528(R9)
+	VMOVUPS 2336(R9), Y3
+	VMULPS  2464(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y5
 	VMULPS  2496(R9), Y5, Y5
 	VADDPS  Y5, Y3, Y3
+	VMOVUPS 2400(R9), Y5
+	VMULPS  2528(R9), Y5, Y5
+	VADDPS  Y5, Y3, Y3
 	VMULPS  Y4, Y3, Y3
-	VMOVUPS 2304(R9), Y5
-	VMULPS  2208(R9), Y5, Y5
-	VMOVUPS 2336(R9), Y6
-	VMULPS  2240(R9), Y6, Y6
-	VADDPS  Y6, Y5, Y5
+	VMOVUPS 2336(R9), Y5
+	VMULPS  2240(R9), Y5, Y5
 	VMOVUPS 2368(R9), Y6
 	VMULPS  2272(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 2400(R9), Y6
+	VMULPS  2304(R9), Y6, Y6
 	VADDPS  Y6, Y5, Y5
 	VMULPS  Y4, Y5, Y4
 	VADDPS  Y4, Y3, Y4
@@ -4353,199 +4365,196 @@ ContactsAVX2_tailgroup_normal:
 	VMAXPS  Y5, Y0, Y5
 	VMAXPS  Y4, Y3, Y3
 	VMINPS  Y3, Y1, Y3
-	VMOVUPS Y5, 2528(R9)
-	VMOVUPS Y3, 2560(R9)
+	VMOVUPS Y5, 2560(R9)
+	VMOVUPS Y3, 2592(R9)
 	VMOVUPS 192(BX), Y3
 	VADDPS  416(BX), Y3, Y3
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y4
-	VMULPS       2528(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPS       2528(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPS       2528(R9), Y6, Y6
-	VSUBPS       2432(R9), Y4, Y7
-	VSUBPS       2464(R9), Y5, Y8
-	VSUBPS       2496(R9), Y6, Y9
-	VMULPS       2208(R9), Y7, Y7
-	VMULPS       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPS       2560(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPS       2560(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPS       2560(R9), Y6, Y6
+	VSUBPS       2464(R9), Y4, Y7
+	VSUBPS       2496(R9), Y5, Y8
+	VSUBPS       2528(R9), Y6, Y9
+	VMULPS       2240(R9), Y7, Y7
+	VMULPS       2272(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
-	VMULPS       2272(R9), Y9, Y8
+	VMULPS       2304(R9), Y9, Y8
 	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 2400(R9), Y0, Y8
-	VDIVPS       2400(R9), Y7, Y7
+	VCMPPS       $0x04, 2432(R9), Y0, Y8
+	VDIVPS       2432(R9), Y7, Y7
 	VANDPS       Y8, Y7, Y7
 	VMINPS       Y1, Y7, Y7
 	VMAXPS       Y0, Y7, Y7
-	VMULPS       2208(R9), Y7, Y8
-	VADDPS       2432(R9), Y8, Y8
+	VMULPS       2240(R9), Y7, Y8
+	VADDPS       2464(R9), Y8, Y8
 	VSUBPS       Y4, Y8, Y8
-	VMULPS       2240(R9), Y7, Y9
-	VADDPS       2464(R9), Y9, Y9
+	VMULPS       2272(R9), Y7, Y9
+	VADDPS       2496(R9), Y9, Y9
 	VSUBPS       Y5, Y9, Y9
-	VMULPS       2272(R9), Y7, Y7
-	VADDPS       2496(R9), Y7, Y7
+	VMULPS       2304(R9), Y7, Y7
+	VADDPS       2528(R9), Y7, Y7
 	VSUBPS       Y6, Y7, Y7
-	VMULPS       1632(R9), Y8, Y10
-	VMULPS       1664(R9), Y9, Y11
+	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1696(R9), Y9, Y11
 	VADDPS       Y11, Y10, Y10
-	VMULPS       1696(R9), Y7, Y11
+	VMULPS       1728(R9), Y7, Y11
 	VADDPS       Y11, Y10, Y10
 	VSUBPS       Y10, Y3, Y10
-	VMOVUPS      1632(R9), Y11
-	VMULPS       1760(R9), Y11, Y11
+	VMOVUPS      1664(R9), Y11
+	VMULPS       1792(R9), Y11, Y11
 	VADDPS       Y11, Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y8, Y8
 	VADDPS       Y8, Y4, Y4
 	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y8
-	VMULPS       1760(R9), Y8, Y8
+	VMOVUPS      1696(R9), Y8
+	VMULPS       1792(R9), Y8, Y8
 	VADDPS       Y8, Y9, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
 	VADDPS       Y8, Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y8
-	VMULPS       1760(R9), Y8, Y8
+	VMOVUPS      1728(R9), Y8
+	VMULPS       1792(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VADDPS       288(BX), Y6, Y6
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1888(R9), Y8
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      1920(R9), Y8
 	VBLENDVPS    Y7, Y10, Y8, Y7
-	VMOVUPS      Y7, 1888(R9)
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1952(R9), Y8
-	VBLENDVPS    Y7, Y4, Y8, Y4
-	VMOVUPS      2176(R9), Y7
+	VMOVUPS      Y7, 1920(R9)
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      1984(R9), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
-	VMOVUPS      2176(R9), Y7
+	VBLENDVPS    Y7, Y4, Y8, Y4
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      2016(R9), Y8
+	VBLENDVPS    Y7, Y5, Y8, Y5
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      2048(R9), Y8
 	VBLENDVPS    Y7, Y6, Y8, Y6
-	VMOVUPS      Y4, 1952(R9)
-	VMOVUPS      Y5, 1984(R9)
-	VMOVUPS      Y6, 2016(R9)
+	VMOVUPS      Y4, 1984(R9)
+	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y6, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y4
-	VMULPS       2560(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPS       2560(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPS       2560(R9), Y6, Y6
-	VSUBPS       2432(R9), Y4, Y7
-	VSUBPS       2464(R9), Y5, Y8
-	VSUBPS       2496(R9), Y6, Y9
-	VMULPS       2208(R9), Y7, Y7
-	VMULPS       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPS       2592(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPS       2592(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPS       2592(R9), Y6, Y6
+	VSUBPS       2464(R9), Y4, Y7
+	VSUBPS       2496(R9), Y5, Y8
+	VSUBPS       2528(R9), Y6, Y9
+	VMULPS       2240(R9), Y7, Y7
+	VMULPS       2272(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
-	VMULPS       2272(R9), Y9, Y8
+	VMULPS       2304(R9), Y9, Y8
 	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 2400(R9), Y0, Y8
-	VDIVPS       2400(R9), Y7, Y7
+	VCMPPS       $0x04, 2432(R9), Y0, Y8
+	VDIVPS       2432(R9), Y7, Y7
 	VANDPS       Y8, Y7, Y7
 	VMINPS       Y1, Y7, Y1
 	VMAXPS       Y0, Y1, Y1
-	VMULPS       2208(R9), Y1, Y7
-	VADDPS       2432(R9), Y7, Y7
+	VMULPS       2240(R9), Y1, Y7
+	VADDPS       2464(R9), Y7, Y7
 	VSUBPS       Y4, Y7, Y7
-	VMULPS       2240(R9), Y1, Y8
-	VADDPS       2464(R9), Y8, Y8
+	VMULPS       2272(R9), Y1, Y8
+	VADDPS       2496(R9), Y8, Y8
 	VSUBPS       Y5, Y8, Y8
-	VMULPS       2272(R9), Y1, Y1
-	VADDPS       2496(R9), Y1, Y1
+	VMULPS       2304(R9), Y1, Y1
+	VADDPS       2528(R9), Y1, Y1
 	VSUBPS       Y6, Y1, Y1
-	VMULPS       1632(R9), Y7, Y9
-	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1664(R9), Y7, Y9
+	VMULPS       1696(R9), Y8, Y10
 	VADDPS       Y10, Y9, Y9
-	VMULPS       1696(R9), Y1, Y10
+	VMULPS       1728(R9), Y1, Y10
 	VADDPS       Y10, Y9, Y9
 	VSUBPS       Y9, Y3, Y3
-	VMOVUPS      1632(R9), Y9
-	VMULPS       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPS       1792(R9), Y9, Y9
 	VADDPS       Y9, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y4, Y4
 	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y1, Y1
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y1, Y1
 	VADDPS       Y1, Y6, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPS    Y6, Y3, Y7, Y3
-	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      2176(R9), Y3
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPS    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VMOVUPS      Y3, 1952(R9)
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPS    Y4, Y5, Y6, Y4
-	VMOVUPS      2176(R9), Y5
+	VBLENDVPS    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPS    Y4, Y5, Y6, Y4
+	VMOVUPS      2208(R9), Y5
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPS    Y5, Y1, Y6, Y1
-	VMOVUPS      Y3, 2048(R9)
-	VMOVUPS      Y4, 2080(R9)
-	VMOVUPS      Y1, 2112(R9)
+	VMOVUPS      Y3, 2080(R9)
+	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y1, 2144(R9)
 
 ContactsAVX2_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y1
-	VADDPS  1920(R9), Y1, Y1
-	VADDPS  1632(R9), Y1, Y1
+	VMOVUPS 1920(R9), Y1
+	VADDPS  1952(R9), Y1, Y1
 	VADDPS  1664(R9), Y1, Y1
 	VADDPS  1696(R9), Y1, Y1
-	VADDPS  1952(R9), Y1, Y1
+	VADDPS  1728(R9), Y1, Y1
 	VADDPS  1984(R9), Y1, Y1
 	VADDPS  2016(R9), Y1, Y1
 	VADDPS  2048(R9), Y1, Y1
 	VADDPS  2080(R9), Y1, Y1
 	VADDPS  2112(R9), Y1, Y1
-	VMOVUPS 1728(R9), Y3
+	VADDPS  2144(R9), Y1, Y1
+	VMOVUPS 1760(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
 	VORPS   Y1, Y3, Y1
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPS Y1, Y1
 	JZ      ContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -4561,6 +4570,9 @@ ContactsAVX2_tailgroup_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPS Y1, Y0, Y3, Y0
 	VMOVAPS   Y0, Y3
 
@@ -4577,47 +4589,47 @@ ContactsAVX2_tailgroup_finite:
 	MOVQ       out+24(FP), R12
 	MOVQ       8(R12), R12
 	VMASKMOVPS Y3, Y2, (R12)(R13*4)
-	VMOVUPS    1888(R9), Y0
+	VMOVUPS    1920(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       16(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    1920(R9), Y0
+	VMOVUPS    1952(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       24(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    1632(R9), Y0
+	VMOVUPS    1664(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       32(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    1664(R9), Y0
+	VMOVUPS    1696(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       40(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    1696(R9), Y0
+	VMOVUPS    1728(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       48(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    1952(R9), Y0
+	VMOVUPS    1984(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       56(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    1984(R9), Y0
+	VMOVUPS    2016(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       64(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    2016(R9), Y0
+	VMOVUPS    2048(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       72(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    2048(R9), Y0
+	VMOVUPS    2080(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       80(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    2080(R9), Y0
+	VMOVUPS    2112(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       88(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    2112(R9), Y0
+	VMOVUPS    2144(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       96(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
@@ -4630,7 +4642,7 @@ ContactsAVX2_done:
 
 // func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContactsAVX2(SB), $3424-56
+TEXT ·CompactContactsAVX2(SB), $3456-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -4639,7 +4651,7 @@ TEXT ·CompactContactsAVX2(SB), $3424-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         2848(R9), BX
+	LEAQ         2880(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
@@ -4988,260 +5000,266 @@ CompactContactsAVX2_loop:
 	VMOVUPS      Y2, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y2
-	VMOVUPS      Y2, 800(R9)
-	VMOVUPS      704(R9), Y2
-	VMOVUPS      Y2, 832(R9)
-	VMOVUPS      736(R9), Y2
-	VMOVUPS      Y2, 864(R9)
-	VMOVUPS      Y5, 896(R9)
-	VMOVUPS      896(R9), Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS 672(R9), Y2
+	VMOVUPS Y2, 800(R9)
+	VMOVUPS 704(R9), Y2
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS 736(R9), Y2
+	VMOVUPS Y2, 864(R9)
+	VMOVUPS Y5, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y5, Y2
 	VMOVUPS      Y2, 928(R9)
-	VMOVUPS      352(R9), Y2
-	VMAXPS       320(R9), Y2, Y2
-	VMOVUPS      192(R9), Y3
-	VMULPS       192(R9), Y3, Y3
-	VMOVUPS      224(R9), Y4
-	VMULPS       224(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      256(R9), Y4
-	VMULPS       256(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMAXPS       Y3, Y2, Y2
-	VMOVUPS      Y2, 960(R9)
-	VBROADCASTSS crosstol<>+0(SB), Y2
-	VMULPS       960(R9), Y2, Y2
 	VMOVUPS      896(R9), Y3
-	VCMPPS       $0x11, Y2, Y3, Y2
-	VMOVUPS      Y2, 992(R9)
-	VMOVUPS      928(R9), Y2
-	VORPS        992(R9), Y2, Y2
-	VTESTPS      Y2, Y2
+	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y3
+	VMOVUPS      Y3, 960(R9)
+	VMOVUPS      352(R9), Y3
+	VMAXPS       320(R9), Y3, Y3
+	VMOVUPS      192(R9), Y4
+	VMULPS       192(R9), Y4, Y4
+	VMOVUPS      224(R9), Y5
+	VMULPS       224(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      256(R9), Y5
+	VMULPS       256(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMAXPS       Y4, Y3, Y3
+	VMOVUPS      Y3, 992(R9)
+	VBROADCASTSS crosstol<>+0(SB), Y3
+	VMULPS       992(R9), Y3, Y3
+	VMOVUPS      896(R9), Y4
+	VCMPPS       $0x11, Y3, Y4, Y3
+	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      960(R9), Y3
+	VORPS        1024(R9), Y3, Y3
+	VTESTPS      Y3, Y3
 	JZ           CompactContactsAVX2_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y2
-	VSUBPS       (BX), Y2, Y2
-	VMOVUPS      128(BX), Y3
-	VSUBPS       32(BX), Y3, Y3
-	VMOVUPS      160(BX), Y4
-	VSUBPS       64(BX), Y4, Y4
-	VMOVUPS      Y2, 1024(R9)
+	VMOVUPS      96(BX), Y3
+	VSUBPS       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPS       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPS       64(BX), Y5, Y5
 	VMOVUPS      Y3, 1056(R9)
 	VMOVUPS      Y4, 1088(R9)
-	VMOVUPS      320(BX), Y2
-	VSUBPS       224(BX), Y2, Y2
-	VMOVUPS      352(BX), Y3
-	VSUBPS       256(BX), Y3, Y3
-	VMOVUPS      384(BX), Y4
-	VSUBPS       288(BX), Y4, Y4
-	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      Y5, 1120(R9)
+	VMOVUPS      320(BX), Y3
+	VSUBPS       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPS       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPS       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1152(R9)
 	VMOVUPS      Y4, 1184(R9)
-	VMOVUPS      1024(R9), Y2
-	VMULPS       1024(R9), Y2, Y2
+	VMOVUPS      Y5, 1216(R9)
 	VMOVUPS      1056(R9), Y3
 	VMULPS       1056(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1088(R9), Y3
-	VMULPS       1088(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1120(R9), Y3
-	VMULPS       1120(R9), Y3, Y3
+	VMOVUPS      1088(R9), Y4
+	VMULPS       1088(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      1120(R9), Y4
+	VMULPS       1120(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
 	VMOVUPS      1152(R9), Y4
 	VMULPS       1152(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1184(R9), Y4
-	VMULPS       1184(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS       Y3, Y1, Y3
-	VANDPS       Y4, Y3, Y3
-	VSQRTPS      Y2, Y4
-	VCMPPS       $0x04, Y4, Y0, Y6
+	VMOVUPS      1184(R9), Y5
+	VMULPS       1184(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      1216(R9), Y5
+	VMULPS       1216(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y4, Y5
 	VDIVPS       Y4, Y1, Y4
-	VANDPS       Y6, Y4, Y4
-	VSQRTPS      Y3, Y3
-	VMULPS       1024(R9), Y4, Y6
-	VMULPS       1056(R9), Y4, Y7
-	VMULPS       1088(R9), Y4, Y4
-	VMOVUPS      Y6, 1216(R9)
-	VMOVUPS      Y7, 1248(R9)
-	VMOVUPS      Y4, 1280(R9)
-	VMULPS       1120(R9), Y3, Y4
-	VMULPS       1152(R9), Y3, Y6
-	VMULPS       1184(R9), Y3, Y3
-	VMOVUPS      Y4, 1312(R9)
-	VMOVUPS      Y6, 1344(R9)
-	VMOVUPS      Y3, 1376(R9)
-	VCMPPS       $0x00, Y0, Y2, Y2
-	VMOVUPS      Y2, 1408(R9)
-	VMOVUPS      1248(R9), Y2
-	VMULPS       1376(R9), Y2, Y2
+	VANDPS       Y5, Y4, Y4
+	VSQRTPS      Y3, Y5
+	VCMPPS       $0x04, Y5, Y0, Y6
+	VDIVPS       Y5, Y1, Y5
+	VANDPS       Y6, Y5, Y5
+	VSQRTPS      Y4, Y4
+	VMULPS       1056(R9), Y5, Y6
+	VMULPS       1088(R9), Y5, Y7
+	VMULPS       1120(R9), Y5, Y5
+	VMOVUPS      Y6, 1248(R9)
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y5, 1312(R9)
+	VMULPS       1152(R9), Y4, Y5
+	VMULPS       1184(R9), Y4, Y6
+	VMULPS       1216(R9), Y4, Y4
+	VMOVUPS      Y5, 1344(R9)
+	VMOVUPS      Y6, 1376(R9)
+	VMOVUPS      Y4, 1408(R9)
+	VCMPPS       $0x00, Y0, Y3, Y3
+	VMOVUPS      Y3, 1440(R9)
 	VMOVUPS      1280(R9), Y3
-	VMULPS       1344(R9), Y3, Y3
-	VSUBPS       Y3, Y2, Y2
-	VMOVUPS      1280(R9), Y3
-	VMULPS       1312(R9), Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMULPS       1408(R9), Y3, Y3
+	VMOVUPS      1312(R9), Y4
 	VMULPS       1376(R9), Y4, Y4
 	VSUBPS       Y4, Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMOVUPS      1312(R9), Y4
 	VMULPS       1344(R9), Y4, Y4
-	VMOVUPS      1248(R9), Y6
-	VMULPS       1312(R9), Y6, Y6
-	VSUBPS       Y6, Y4, Y4
-	VMOVUPS      Y2, 1440(R9)
+	VMOVUPS      1248(R9), Y5
+	VMULPS       1408(R9), Y5, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMOVUPS      1248(R9), Y5
+	VMULPS       1376(R9), Y5, Y5
+	VMOVUPS      1280(R9), Y6
+	VMULPS       1344(R9), Y6, Y6
+	VSUBPS       Y6, Y5, Y5
 	VMOVUPS      Y3, 1472(R9)
 	VMOVUPS      Y4, 1504(R9)
-	VMOVUPS      1440(R9), Y2
-	VMULPS       1440(R9), Y2, Y2
+	VMOVUPS      Y5, 1536(R9)
 	VMOVUPS      1472(R9), Y3
 	VMULPS       1472(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      1504(R9), Y3
-	VMULPS       1504(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VCMPPS       $0x19, minnormal<>+0(SB), Y2, Y3
-	VANDNPS      992(R9), Y3, Y3
-	VMOVUPS      928(R9), Y4
-	VORPS        Y3, Y4, Y3
-	VMOVUPS      672(R9), Y4
-	VMULPS       1440(R9), Y4, Y4
+	VMOVUPS      1504(R9), Y4
+	VMULPS       1504(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPS       1536(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y4
+	VANDNPS      1024(R9), Y4, Y4
+	VMOVUPS      960(R9), Y5
+	VORPS        Y4, Y5, Y4
+	VMOVUPS      672(R9), Y5
+	VMULPS       1472(R9), Y5, Y5
 	VMOVUPS      704(R9), Y6
-	VMULPS       1472(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      736(R9), Y6
 	VMULPS       1504(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMULPS       Y4, Y4, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      736(R9), Y6
+	VMULPS       1536(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       Y5, Y5, Y6
 	VBROADCASTSS signtol<>+0(SB), Y7
-	VMULPS       960(R9), Y7, Y7
-	VMULPS       Y2, Y7, Y7
+	VMULPS       992(R9), Y7, Y7
+	VMULPS       Y3, Y7, Y7
 	VCMPPS       $0x19, Y7, Y6, Y6
-	VCMPPS       $0x11, Y0, Y4, Y4
-	VANDNPS      Y4, Y6, Y4
-	VMOVUPS      1440(R9), Y6
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y6, Y5
+	VMOVUPS      1472(R9), Y6
 	VXORPS       signmask<>+0(SB), Y6, Y6
-	VMOVUPS      1472(R9), Y7
+	VMOVUPS      1504(R9), Y7
 	VXORPS       signmask<>+0(SB), Y7, Y7
-	VMOVUPS      1504(R9), Y8
+	VMOVUPS      1536(R9), Y8
 	VXORPS       signmask<>+0(SB), Y8, Y8
-	VMOVUPS      1440(R9), Y9
-	VBLENDVPS    Y4, Y6, Y9, Y6
 	VMOVUPS      1472(R9), Y9
-	VBLENDVPS    Y4, Y7, Y9, Y7
+	VBLENDVPS    Y5, Y6, Y9, Y6
 	VMOVUPS      1504(R9), Y9
-	VBLENDVPS    Y4, Y8, Y9, Y4
+	VBLENDVPS    Y5, Y7, Y9, Y7
+	VMOVUPS      1536(R9), Y9
+	VBLENDVPS    Y5, Y8, Y9, Y5
 	VMOVUPS      800(R9), Y8
-	VBLENDVPS    Y3, Y6, Y8, Y6
+	VBLENDVPS    Y4, Y6, Y8, Y6
 	VMOVUPS      832(R9), Y8
-	VBLENDVPS    Y3, Y7, Y8, Y7
+	VBLENDVPS    Y4, Y7, Y8, Y7
 	VMOVUPS      864(R9), Y8
-	VBLENDVPS    Y3, Y4, Y8, Y4
+	VBLENDVPS    Y4, Y5, Y8, Y5
 	VMOVUPS      896(R9), Y8
-	VBLENDVPS    Y3, Y2, Y8, Y2
+	VBLENDVPS    Y4, Y3, Y8, Y3
 	VMOVUPS      Y6, 800(R9)
 	VMOVUPS      Y7, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y2, 896(R9)
+	VMOVUPS      Y5, 864(R9)
+	VMOVUPS      Y3, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y2
-	VMOVUPS   1216(R9), Y3
-	VBLENDVPS Y2, 1312(R9), Y3, Y2
-	VMOVUPS   1408(R9), Y3
+	VMOVUPS   1440(R9), Y3
 	VMOVUPS   1248(R9), Y4
 	VBLENDVPS Y3, 1344(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
-	VMOVUPS   1280(R9), Y6
-	VBLENDVPS Y4, 1376(R9), Y6, Y4
-	VMOVUPS   Y2, 1536(R9)
+	VMOVUPS   1440(R9), Y4
+	VMOVUPS   1280(R9), Y5
+	VBLENDVPS Y4, 1376(R9), Y5, Y4
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1312(R9), Y6
+	VBLENDVPS Y5, 1408(R9), Y6, Y5
 	VMOVUPS   Y3, 1568(R9)
 	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   Y5, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   1568(R9), Y4
-	VMULPS    1568(R9), Y4, Y4
-	VMULPS    Y2, Y2, Y6
-	VADDPS    Y6, Y4, Y4
+	VMOVUPS   1568(R9), Y3
+	VXORPS    signmask<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
+	VMOVUPS   1600(R9), Y5
+	VMULPS    1600(R9), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VADDPS    Y6, Y5, Y5
 	VMULPS    Y0, Y0, Y6
-	VADDPS    Y6, Y4, Y4
+	VADDPS    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPS Y3, 1568(R9), Y6, Y6
+	VBLENDVPS Y4, 1600(R9), Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPS Y3, Y2, Y7, Y2
+	VBLENDVPS Y4, Y3, Y7, Y3
 	VMOVUPS   864(R9), Y7
-	VBLENDVPS Y3, Y0, Y7, Y7
+	VBLENDVPS Y4, Y0, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPS Y3, Y4, Y8, Y3
+	VBLENDVPS Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y2
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y4
-	VMOVUPS   1600(R9), Y6
-	VMULPS    1600(R9), Y6, Y6
-	VADDPS    Y6, Y4, Y4
-	VMULPS    Y2, Y2, Y6
-	VADDPS    Y6, Y4, Y4
+	VMOVUPS   1600(R9), Y3
+	VXORPS    signmask<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
+	VMULPS    Y0, Y0, Y5
+	VMOVUPS   1632(R9), Y6
+	VMULPS    1632(R9), Y6, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VADDPS    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPS Y3, Y0, Y6, Y6
+	VBLENDVPS Y4, Y0, Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPS Y3, 1600(R9), Y7, Y7
+	VBLENDVPS Y4, 1632(R9), Y7, Y7
 	VMOVUPS   864(R9), Y8
-	VBLENDVPS Y3, Y2, Y8, Y2
+	VBLENDVPS Y4, Y3, Y8, Y3
 	VMOVUPS   896(R9), Y8
-	VBLENDVPS Y3, Y4, Y8, Y3
+	VBLENDVPS Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
 	VMOVUPS   Y7, 832(R9)
-	VMOVUPS   Y2, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   832(R9), Y4
-	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   896(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMOVUPS   800(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPS Y3, Y0, Y5, Y5
 	VMOVUPS   864(R9), Y6
-	VBLENDVPS Y2, Y1, Y6, Y6
+	VBLENDVPS Y3, Y1, Y6, Y6
 	VMOVUPS   896(R9), Y7
-	VBLENDVPS Y2, Y1, Y7, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 832(R9)
+	VBLENDVPS Y3, Y1, Y7, Y3
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y5, 832(R9)
 	VMOVUPS   Y6, 864(R9)
-	VMOVUPS   Y2, 896(R9)
+	VMOVUPS   Y3, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 896(R9), Y3
+	VMOVUPS Y3, 928(R9)
 
 CompactContactsAVX2_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS 896(R9), Y2
-	VDIVPS  Y2, Y1, Y2
-	VMULPS  800(R9), Y2, Y3
-	VMULPS  832(R9), Y2, Y4
-	VMULPS  864(R9), Y2, Y2
-	VMOVUPS Y3, 1632(R9)
+	VDIVPS  928(R9), Y1, Y3
+	VMULPS  800(R9), Y3, Y4
+	VMULPS  832(R9), Y3, Y5
+	VMULPS  864(R9), Y3, Y3
 	VMOVUPS Y4, 1664(R9)
-	VMOVUPS Y2, 1696(R9)
+	VMOVUPS Y5, 1696(R9)
+	VMOVUPS Y3, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Y5, Y2
 	VMOVUPS      192(BX), Y3
 	VADDPS       416(BX), Y3, Y3
 	VSUBPS       Y2, Y3, Y4
-	VMOVUPS      Y4, 1728(R9)
+	VMOVUPS      Y4, 1760(R9)
 	VBROADCASTSS margin+40(FP), Y4
 	VADDPS       Y4, Y3, Y3
 	VCMPPS       $0x12, Y3, Y2, Y2
@@ -5249,56 +5267,56 @@ CompactContactsAVX2_group_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y3
 	VSUBPS       192(BX), Y3, Y3
-	VMOVUPS      Y3, 1760(R9)
-	VMOVUPS      1632(R9), Y3
-	VMULPS       1760(R9), Y3, Y3
+	VMOVUPS      Y3, 1792(R9)
+	VMOVUPS      1664(R9), Y3
+	VMULPS       1792(R9), Y3, Y3
 	VADDPS       672(R9), Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y4
 	VMULPS       Y4, Y3, Y3
 	VADDPS       576(R9), Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y4
-	VMULPS       1760(R9), Y4, Y4
+	VMOVUPS      1696(R9), Y4
+	VMULPS       1792(R9), Y4, Y4
 	VADDPS       704(R9), Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       608(R9), Y4, Y4
 	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y5
-	VMULPS       1760(R9), Y5, Y5
+	VMOVUPS      1728(R9), Y5
+	VMULPS       1792(R9), Y5, Y5
 	VADDPS       736(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       640(R9), Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1792(R9)
-	VMOVUPS      Y4, 1824(R9)
-	VMOVUPS      Y5, 1856(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1824(R9)
+	VMOVUPS      Y4, 1856(R9)
+	VMOVUPS      Y5, 1888(R9)
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1952(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 1984(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1888(R9), Y3
 	VMOVUPS      Y3, 2048(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 2080(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      1888(R9), Y3
+	VMOVUPS      Y3, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPS    768(R9), Y2, Y3
 	VANDPS    int1<>+0(SB), Y2, Y2
 	VBLENDVPS Y3, int2<>+0(SB), Y2, Y2
-	VMOVUPS   Y2, 2144(R9)
+	VMOVUPS   Y2, 2176(R9)
 	VTESTPS   Y3, Y3
 	JZ        CompactContactsAVX2_group_single
-	VMOVUPS   Y3, 2176(R9)
+	VMOVUPS   Y3, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -5307,63 +5325,63 @@ CompactContactsAVX2_group_normal:
 	VSUBPS  32(BX), Y3, Y3
 	VMOVUPS 160(BX), Y4
 	VSUBPS  64(BX), Y4, Y4
-	VMOVUPS Y2, 2208(R9)
-	VMOVUPS Y3, 2240(R9)
-	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y2, 2240(R9)
+	VMOVUPS Y3, 2272(R9)
+	VMOVUPS Y4, 2304(R9)
 	VMOVUPS 320(BX), Y2
 	VSUBPS  224(BX), Y2, Y2
 	VMOVUPS 352(BX), Y3
 	VSUBPS  256(BX), Y3, Y3
 	VMOVUPS 384(BX), Y4
 	VSUBPS  288(BX), Y4, Y4
-	VMOVUPS Y2, 2304(R9)
-	VMOVUPS Y3, 2336(R9)
-	VMOVUPS Y4, 2368(R9)
-	VMOVUPS 2208(R9), Y2
-	VMULPS  2208(R9), Y2, Y2
-	VMOVUPS 2240(R9), Y3
-	VMULPS  2240(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
+	VMOVUPS Y2, 2336(R9)
+	VMOVUPS Y3, 2368(R9)
+	VMOVUPS Y4, 2400(R9)
+	VMOVUPS 2240(R9), Y2
+	VMULPS  2240(R9), Y2, Y2
 	VMOVUPS 2272(R9), Y3
 	VMULPS  2272(R9), Y3, Y3
 	VADDPS  Y3, Y2, Y2
 	VMOVUPS 2304(R9), Y3
 	VMULPS  2304(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y4
-	VMULPS  2336(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 2336(R9), Y3
+	VMULPS  2336(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y4
 	VMULPS  2368(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 2400(R9), Y4
+	VMULPS  2400(R9), Y4, Y4
 	VADDPS  Y4, Y3, Y3
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
 	VDIVPS  Y3, Y1, Y3
 	VANDPS  Y4, Y3, Y3
-	VMOVUPS Y2, 2400(R9)
+	VMOVUPS Y2, 2432(R9)
 	VMOVUPS (BX), Y2
 	VSUBPS  224(BX), Y2, Y2
 	VMOVUPS 32(BX), Y4
 	VSUBPS  256(BX), Y4, Y4
 	VMOVUPS 64(BX), Y5
 	VSUBPS  288(BX), Y5, Y5
-	VMOVUPS Y2, 2432(R9)
-	VMOVUPS Y4, 2464(R9)
-	VMOVUPS Y5, 2496(R9)
-	VMOVUPS 2304(R9), Y2
-	VMULPS  2432(R9), Y2, Y2
-	VMOVUPS 2336(R9), Y4
-	VMULPS  2464(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
+	VMOVUPS Y2, 2464(R9)
+	VMOVUPS Y4, 2496(R9)
+	VMOVUPS Y5, 2528(R9)
+	VMOVUPS 2336(R9), Y2
+	VMULPS  2464(R9), Y2, Y2
 	VMOVUPS 2368(R9), Y4
 	VMULPS  2496(R9), Y4, Y4
 	VADDPS  Y4, Y2, Y2
+	VMOVUPS 2400(R9), Y4
+	VMULPS  2528(R9), Y4, Y4
+	VADDPS  Y4, Y2, Y2
 	VMULPS  Y3, Y2, Y2
-	VMOVUPS 2304(R9), Y4
-	VMULPS  2208(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPS  2240(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
+	VMOVUPS 2336(R9), Y4
+	VMULPS  2240(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPS  2272(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPS  2304(R9), Y5, Y5
 	VADDPS  Y5, Y4, Y4
 	VMULPS  Y3, Y4, Y3
 	VADDPS  Y3, Y2, Y3
@@ -5371,199 +5389,196 @@ CompactContactsAVX2_group_normal:
 	VMAXPS  Y4, Y0, Y4
 	VMAXPS  Y3, Y2, Y2
 	VMINPS  Y2, Y1, Y2
-	VMOVUPS Y4, 2528(R9)
-	VMOVUPS Y2, 2560(R9)
+	VMOVUPS Y4, 2560(R9)
+	VMOVUPS Y2, 2592(R9)
 	VMOVUPS 192(BX), Y2
 	VADDPS  416(BX), Y2, Y2
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y3
-	VMULPS       2528(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPS       2528(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPS       2528(R9), Y5, Y5
-	VSUBPS       2432(R9), Y3, Y6
-	VSUBPS       2464(R9), Y4, Y7
-	VSUBPS       2496(R9), Y5, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VMULPS       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPS       2560(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPS       2560(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPS       2560(R9), Y5, Y5
+	VSUBPS       2464(R9), Y3, Y6
+	VSUBPS       2496(R9), Y4, Y7
+	VSUBPS       2528(R9), Y5, Y8
+	VMULPS       2240(R9), Y6, Y6
+	VMULPS       2272(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       2272(R9), Y8, Y7
+	VMULPS       2304(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2400(R9), Y0, Y7
-	VDIVPS       2400(R9), Y6, Y6
+	VCMPPS       $0x04, 2432(R9), Y0, Y7
+	VDIVPS       2432(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
-	VMULPS       2208(R9), Y6, Y7
-	VADDPS       2432(R9), Y7, Y7
+	VMULPS       2240(R9), Y6, Y7
+	VADDPS       2464(R9), Y7, Y7
 	VSUBPS       Y3, Y7, Y7
-	VMULPS       2240(R9), Y6, Y8
-	VADDPS       2464(R9), Y8, Y8
+	VMULPS       2272(R9), Y6, Y8
+	VADDPS       2496(R9), Y8, Y8
 	VSUBPS       Y4, Y8, Y8
-	VMULPS       2272(R9), Y6, Y6
-	VADDPS       2496(R9), Y6, Y6
+	VMULPS       2304(R9), Y6, Y6
+	VADDPS       2528(R9), Y6, Y6
 	VSUBPS       Y5, Y6, Y6
-	VMULPS       1632(R9), Y7, Y9
-	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1664(R9), Y7, Y9
+	VMULPS       1696(R9), Y8, Y10
 	VADDPS       Y10, Y9, Y9
-	VMULPS       1696(R9), Y6, Y10
+	VMULPS       1728(R9), Y6, Y10
 	VADDPS       Y10, Y9, Y9
 	VSUBPS       Y9, Y2, Y9
-	VMOVUPS      1632(R9), Y10
-	VMULPS       1760(R9), Y10, Y10
+	VMOVUPS      1664(R9), Y10
+	VMULPS       1792(R9), Y10, Y10
 	VADDPS       Y10, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
 	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1888(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1920(R9), Y7
 	VBLENDVPS    Y6, Y9, Y7, Y6
-	VMOVUPS      Y6, 1888(R9)
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1952(R9), Y7
-	VBLENDVPS    Y6, Y3, Y7, Y3
-	VMOVUPS      2176(R9), Y6
+	VMOVUPS      Y6, 1920(R9)
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      1984(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
-	VMOVUPS      2176(R9), Y6
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      2016(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      2048(R9), Y7
 	VBLENDVPS    Y6, Y5, Y7, Y5
-	VMOVUPS      Y3, 1952(R9)
-	VMOVUPS      Y4, 1984(R9)
-	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      Y5, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y3
-	VMULPS       2560(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPS       2560(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPS       2560(R9), Y5, Y5
-	VSUBPS       2432(R9), Y3, Y6
-	VSUBPS       2464(R9), Y4, Y7
-	VSUBPS       2496(R9), Y5, Y8
-	VMULPS       2208(R9), Y6, Y6
-	VMULPS       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPS       2592(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPS       2592(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPS       2592(R9), Y5, Y5
+	VSUBPS       2464(R9), Y3, Y6
+	VSUBPS       2496(R9), Y4, Y7
+	VSUBPS       2528(R9), Y5, Y8
+	VMULPS       2240(R9), Y6, Y6
+	VMULPS       2272(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       2272(R9), Y8, Y7
+	VMULPS       2304(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 2400(R9), Y0, Y7
-	VDIVPS       2400(R9), Y6, Y6
+	VCMPPS       $0x04, 2432(R9), Y0, Y7
+	VDIVPS       2432(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
-	VMULPS       2208(R9), Y6, Y7
-	VADDPS       2432(R9), Y7, Y7
+	VMULPS       2240(R9), Y6, Y7
+	VADDPS       2464(R9), Y7, Y7
 	VSUBPS       Y3, Y7, Y7
-	VMULPS       2240(R9), Y6, Y8
-	VADDPS       2464(R9), Y8, Y8
+	VMULPS       2272(R9), Y6, Y8
+	VADDPS       2496(R9), Y8, Y8
 	VSUBPS       Y4, Y8, Y8
-	VMULPS       2272(R9), Y6, Y6
-	VADDPS       2496(R9), Y6, Y6
+	VMULPS       2304(R9), Y6, Y6
+	VADDPS       2528(R9), Y6, Y6
 	VSUBPS       Y5, Y6, Y6
-	VMULPS       1632(R9), Y7, Y9
-	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1664(R9), Y7, Y9
+	VMULPS       1696(R9), Y8, Y10
 	VADDPS       Y10, Y9, Y9
-	VMULPS       1696(R9), Y6, Y10
+	VMULPS       1728(R9), Y6, Y10
 	VADDPS       Y10, Y9, Y9
 	VSUBPS       Y9, Y2, Y2
-	VMOVUPS      1632(R9), Y9
-	VMULPS       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPS       1792(R9), Y9, Y9
 	VADDPS       Y9, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y4, Y4
 	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      Y2, 1920(R9)
-	VMOVUPS      2176(R9), Y2
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPS    Y2, Y3, Y6, Y2
-	VMOVUPS      2176(R9), Y3
+	VMOVUPS      Y2, 1952(R9)
+	VMOVUPS      2208(R9), Y2
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPS    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VBLENDVPS    Y2, Y3, Y6, Y2
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPS    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPS    Y4, Y5, Y6, Y4
-	VMOVUPS      Y2, 2048(R9)
-	VMOVUPS      Y3, 2080(R9)
-	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y2, 2080(R9)
+	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      Y4, 2144(R9)
 
 CompactContactsAVX2_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y2
-	VADDPS  1920(R9), Y2, Y2
-	VADDPS  1632(R9), Y2, Y2
+	VMOVUPS 1920(R9), Y2
+	VADDPS  1952(R9), Y2, Y2
 	VADDPS  1664(R9), Y2, Y2
 	VADDPS  1696(R9), Y2, Y2
-	VADDPS  1952(R9), Y2, Y2
+	VADDPS  1728(R9), Y2, Y2
 	VADDPS  1984(R9), Y2, Y2
 	VADDPS  2016(R9), Y2, Y2
 	VADDPS  2048(R9), Y2, Y2
 	VADDPS  2080(R9), Y2, Y2
 	VADDPS  2112(R9), Y2, Y2
-	VMOVUPS 1728(R9), Y3
+	VADDPS  2144(R9), Y2, Y2
+	VMOVUPS 1760(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VORPS   Y2, Y3, Y2
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -5579,6 +5594,9 @@ CompactContactsAVX2_group_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPS Y2, Y0, Y3, Y2
 	VMOVAPS   Y2, Y3
 
@@ -5602,94 +5620,94 @@ CompactContactsAVX2_group_finite:
 	VMOVD        R14, X5
 	VPBROADCASTD X5, Y5
 	VPCMPGTD     iota<>+0(SB), Y5, Y5
-	VMOVUPS      Y5, 2592(R9)
-	VMOVUPS      Y4, 2624(R9)
-	VMOVUPS      2624(R9), Y4
+	VMOVUPS      Y5, 2624(R9)
+	VMOVUPS      Y4, 2656(R9)
+	VMOVUPS      2656(R9), Y4
 	VPERMPS      Y2, Y4, Y2
-	VMOVUPS      2592(R9), Y4
+	VMOVUPS      2624(R9), Y4
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), R12
 	VMASKMOVPS   Y2, Y4, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
+	VMOVUPS      2656(R9), Y2
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         8(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1888(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      1920(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         16(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1920(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      1952(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         24(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1632(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      1664(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         32(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1664(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      1696(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         40(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1696(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      1728(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         48(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1952(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      1984(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         56(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      1984(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      2016(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         64(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      2016(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      2048(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         72(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      2048(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      2080(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         80(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      2080(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      2112(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         88(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y2
-	VMOVUPS      2112(R9), Y3
+	VMOVUPS      2656(R9), Y2
+	VMOVUPS      2144(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVUPS      2592(R9), Y3
+	VMOVUPS      2624(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         96(R12), R12
 	VMASKMOVPS   Y2, Y3, (R12)(R11*4)
@@ -6051,260 +6069,266 @@ CompactContactsAVX2_tail:
 	VMOVUPS      Y3, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y3
-	VMOVUPS      Y3, 800(R9)
-	VMOVUPS      704(R9), Y3
-	VMOVUPS      Y3, 832(R9)
-	VMOVUPS      736(R9), Y3
-	VMOVUPS      Y3, 864(R9)
-	VMOVUPS      Y6, 896(R9)
-	VMOVUPS      896(R9), Y3
-	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y3
+	VMOVUPS 672(R9), Y3
+	VMOVUPS Y3, 800(R9)
+	VMOVUPS 704(R9), Y3
+	VMOVUPS Y3, 832(R9)
+	VMOVUPS 736(R9), Y3
+	VMOVUPS Y3, 864(R9)
+	VMOVUPS Y6, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y6, Y3
 	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      352(R9), Y3
-	VMAXPS       320(R9), Y3, Y3
-	VMOVUPS      192(R9), Y4
-	VMULPS       192(R9), Y4, Y4
-	VMOVUPS      224(R9), Y5
-	VMULPS       224(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMOVUPS      256(R9), Y5
-	VMULPS       256(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMAXPS       Y4, Y3, Y3
-	VMOVUPS      Y3, 960(R9)
-	VBROADCASTSS crosstol<>+0(SB), Y3
-	VMULPS       960(R9), Y3, Y3
 	VMOVUPS      896(R9), Y4
-	VCMPPS       $0x11, Y3, Y4, Y3
-	VMOVUPS      Y3, 992(R9)
-	VMOVUPS      928(R9), Y3
-	VORPS        992(R9), Y3, Y3
-	VTESTPS      Y3, Y3
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 960(R9)
+	VMOVUPS      352(R9), Y4
+	VMAXPS       320(R9), Y4, Y4
+	VMOVUPS      192(R9), Y5
+	VMULPS       192(R9), Y5, Y5
+	VMOVUPS      224(R9), Y6
+	VMULPS       224(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      256(R9), Y6
+	VMULPS       256(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y4, Y4
+	VMOVUPS      Y4, 992(R9)
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       992(R9), Y4, Y4
+	VMOVUPS      896(R9), Y5
+	VCMPPS       $0x11, Y4, Y5, Y4
+	VMOVUPS      Y4, 1024(R9)
+	VMOVUPS      960(R9), Y4
+	VORPS        1024(R9), Y4, Y4
+	VTESTPS      Y4, Y4
 	JZ           CompactContactsAVX2_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y3
-	VSUBPS       (BX), Y3, Y3
-	VMOVUPS      128(BX), Y4
-	VSUBPS       32(BX), Y4, Y4
-	VMOVUPS      160(BX), Y5
-	VSUBPS       64(BX), Y5, Y5
-	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      96(BX), Y4
+	VSUBPS       (BX), Y4, Y4
+	VMOVUPS      128(BX), Y5
+	VSUBPS       32(BX), Y5, Y5
+	VMOVUPS      160(BX), Y6
+	VSUBPS       64(BX), Y6, Y6
 	VMOVUPS      Y4, 1056(R9)
 	VMOVUPS      Y5, 1088(R9)
-	VMOVUPS      320(BX), Y3
-	VSUBPS       224(BX), Y3, Y3
-	VMOVUPS      352(BX), Y4
-	VSUBPS       256(BX), Y4, Y4
-	VMOVUPS      384(BX), Y5
-	VSUBPS       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1120(R9)
+	VMOVUPS      Y6, 1120(R9)
+	VMOVUPS      320(BX), Y4
+	VSUBPS       224(BX), Y4, Y4
+	VMOVUPS      352(BX), Y5
+	VSUBPS       256(BX), Y5, Y5
+	VMOVUPS      384(BX), Y6
+	VSUBPS       288(BX), Y6, Y6
 	VMOVUPS      Y4, 1152(R9)
 	VMOVUPS      Y5, 1184(R9)
-	VMOVUPS      1024(R9), Y3
-	VMULPS       1024(R9), Y3, Y3
+	VMOVUPS      Y6, 1216(R9)
 	VMOVUPS      1056(R9), Y4
 	VMULPS       1056(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1088(R9), Y4
-	VMULPS       1088(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1120(R9), Y4
-	VMULPS       1120(R9), Y4, Y4
+	VMOVUPS      1088(R9), Y5
+	VMULPS       1088(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      1120(R9), Y5
+	VMULPS       1120(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
 	VMOVUPS      1152(R9), Y5
 	VMULPS       1152(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMOVUPS      1184(R9), Y5
-	VMULPS       1184(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y4, Y5
-	VDIVPS       Y4, Y1, Y4
-	VANDPS       Y5, Y4, Y4
-	VSQRTPS      Y3, Y5
-	VCMPPS       $0x04, Y5, Y0, Y7
+	VMOVUPS      1184(R9), Y6
+	VMULPS       1184(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      1216(R9), Y6
+	VMULPS       1216(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y5, Y6
 	VDIVPS       Y5, Y1, Y5
-	VANDPS       Y7, Y5, Y5
-	VSQRTPS      Y4, Y4
-	VMULPS       1024(R9), Y5, Y7
-	VMULPS       1056(R9), Y5, Y8
-	VMULPS       1088(R9), Y5, Y5
-	VMOVUPS      Y7, 1216(R9)
-	VMOVUPS      Y8, 1248(R9)
-	VMOVUPS      Y5, 1280(R9)
-	VMULPS       1120(R9), Y4, Y5
-	VMULPS       1152(R9), Y4, Y7
-	VMULPS       1184(R9), Y4, Y4
-	VMOVUPS      Y5, 1312(R9)
-	VMOVUPS      Y7, 1344(R9)
-	VMOVUPS      Y4, 1376(R9)
-	VCMPPS       $0x00, Y0, Y3, Y3
-	VMOVUPS      Y3, 1408(R9)
-	VMOVUPS      1248(R9), Y3
-	VMULPS       1376(R9), Y3, Y3
+	VANDPS       Y6, Y5, Y5
+	VSQRTPS      Y4, Y6
+	VCMPPS       $0x04, Y6, Y0, Y7
+	VDIVPS       Y6, Y1, Y6
+	VANDPS       Y7, Y6, Y6
+	VSQRTPS      Y5, Y5
+	VMULPS       1056(R9), Y6, Y7
+	VMULPS       1088(R9), Y6, Y8
+	VMULPS       1120(R9), Y6, Y6
+	VMOVUPS      Y7, 1248(R9)
+	VMOVUPS      Y8, 1280(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMULPS       1152(R9), Y5, Y6
+	VMULPS       1184(R9), Y5, Y7
+	VMULPS       1216(R9), Y5, Y5
+	VMOVUPS      Y6, 1344(R9)
+	VMOVUPS      Y7, 1376(R9)
+	VMOVUPS      Y5, 1408(R9)
+	VCMPPS       $0x00, Y0, Y4, Y4
+	VMOVUPS      Y4, 1440(R9)
 	VMOVUPS      1280(R9), Y4
-	VMULPS       1344(R9), Y4, Y4
-	VSUBPS       Y4, Y3, Y3
-	VMOVUPS      1280(R9), Y4
-	VMULPS       1312(R9), Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMULPS       1408(R9), Y4, Y4
+	VMOVUPS      1312(R9), Y5
 	VMULPS       1376(R9), Y5, Y5
 	VSUBPS       Y5, Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMOVUPS      1312(R9), Y5
 	VMULPS       1344(R9), Y5, Y5
-	VMOVUPS      1248(R9), Y7
-	VMULPS       1312(R9), Y7, Y7
-	VSUBPS       Y7, Y5, Y5
-	VMOVUPS      Y3, 1440(R9)
+	VMOVUPS      1248(R9), Y6
+	VMULPS       1408(R9), Y6, Y6
+	VSUBPS       Y6, Y5, Y5
+	VMOVUPS      1248(R9), Y6
+	VMULPS       1376(R9), Y6, Y6
+	VMOVUPS      1280(R9), Y7
+	VMULPS       1344(R9), Y7, Y7
+	VSUBPS       Y7, Y6, Y6
 	VMOVUPS      Y4, 1472(R9)
 	VMOVUPS      Y5, 1504(R9)
-	VMOVUPS      1440(R9), Y3
-	VMULPS       1440(R9), Y3, Y3
+	VMOVUPS      Y6, 1536(R9)
 	VMOVUPS      1472(R9), Y4
 	VMULPS       1472(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      1504(R9), Y4
-	VMULPS       1504(R9), Y4, Y4
-	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x19, minnormal<>+0(SB), Y3, Y4
-	VANDNPS      992(R9), Y4, Y4
-	VMOVUPS      928(R9), Y5
-	VORPS        Y4, Y5, Y4
-	VMOVUPS      672(R9), Y5
-	VMULPS       1440(R9), Y5, Y5
+	VMOVUPS      1504(R9), Y5
+	VMULPS       1504(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      1536(R9), Y5
+	VMULPS       1536(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y5
+	VANDNPS      1024(R9), Y5, Y5
+	VMOVUPS      960(R9), Y6
+	VORPS        Y5, Y6, Y5
+	VMOVUPS      672(R9), Y6
+	VMULPS       1472(R9), Y6, Y6
 	VMOVUPS      704(R9), Y7
-	VMULPS       1472(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMOVUPS      736(R9), Y7
 	VMULPS       1504(R9), Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VMULPS       Y5, Y5, Y7
+	VADDPS       Y7, Y6, Y6
+	VMOVUPS      736(R9), Y7
+	VMULPS       1536(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       Y6, Y6, Y7
 	VBROADCASTSS signtol<>+0(SB), Y8
-	VMULPS       960(R9), Y8, Y8
-	VMULPS       Y3, Y8, Y8
+	VMULPS       992(R9), Y8, Y8
+	VMULPS       Y4, Y8, Y8
 	VCMPPS       $0x19, Y8, Y7, Y7
-	VCMPPS       $0x11, Y0, Y5, Y5
-	VANDNPS      Y5, Y7, Y5
-	VMOVUPS      1440(R9), Y7
+	VCMPPS       $0x11, Y0, Y6, Y6
+	VANDNPS      Y6, Y7, Y6
+	VMOVUPS      1472(R9), Y7
 	VXORPS       signmask<>+0(SB), Y7, Y7
-	VMOVUPS      1472(R9), Y8
+	VMOVUPS      1504(R9), Y8
 	VXORPS       signmask<>+0(SB), Y8, Y8
-	VMOVUPS      1504(R9), Y9
+	VMOVUPS      1536(R9), Y9
 	VXORPS       signmask<>+0(SB), Y9, Y9
-	VMOVUPS      1440(R9), Y10
-	VBLENDVPS    Y5, Y7, Y10, Y7
 	VMOVUPS      1472(R9), Y10
-	VBLENDVPS    Y5, Y8, Y10, Y8
+	VBLENDVPS    Y6, Y7, Y10, Y7
 	VMOVUPS      1504(R9), Y10
-	VBLENDVPS    Y5, Y9, Y10, Y5
+	VBLENDVPS    Y6, Y8, Y10, Y8
+	VMOVUPS      1536(R9), Y10
+	VBLENDVPS    Y6, Y9, Y10, Y6
 	VMOVUPS      800(R9), Y9
-	VBLENDVPS    Y4, Y7, Y9, Y7
+	VBLENDVPS    Y5, Y7, Y9, Y7
 	VMOVUPS      832(R9), Y9
-	VBLENDVPS    Y4, Y8, Y9, Y8
+	VBLENDVPS    Y5, Y8, Y9, Y8
 	VMOVUPS      864(R9), Y9
-	VBLENDVPS    Y4, Y5, Y9, Y5
+	VBLENDVPS    Y5, Y6, Y9, Y6
 	VMOVUPS      896(R9), Y9
-	VBLENDVPS    Y4, Y3, Y9, Y3
+	VBLENDVPS    Y5, Y4, Y9, Y4
 	VMOVUPS      Y7, 800(R9)
 	VMOVUPS      Y8, 832(R9)
-	VMOVUPS      Y5, 864(R9)
-	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y6, 864(R9)
+	VMOVUPS      Y4, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y3
-	VMOVUPS   1216(R9), Y4
-	VBLENDVPS Y3, 1312(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
+	VMOVUPS   1440(R9), Y4
 	VMOVUPS   1248(R9), Y5
 	VBLENDVPS Y4, 1344(R9), Y5, Y4
-	VMOVUPS   1408(R9), Y5
-	VMOVUPS   1280(R9), Y7
-	VBLENDVPS Y5, 1376(R9), Y7, Y5
-	VMOVUPS   Y3, 1536(R9)
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1280(R9), Y6
+	VBLENDVPS Y5, 1376(R9), Y6, Y5
+	VMOVUPS   1440(R9), Y6
+	VMOVUPS   1312(R9), Y7
+	VBLENDVPS Y6, 1408(R9), Y7, Y6
 	VMOVUPS   Y4, 1568(R9)
 	VMOVUPS   Y5, 1600(R9)
+	VMOVUPS   Y6, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y3
-	VXORPS    signmask<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
-	VMOVUPS   1568(R9), Y5
-	VMULPS    1568(R9), Y5, Y5
-	VMULPS    Y3, Y3, Y7
-	VADDPS    Y7, Y5, Y5
+	VMOVUPS   1568(R9), Y4
+	VXORPS    signmask<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMOVUPS   1600(R9), Y6
+	VMULPS    1600(R9), Y6, Y6
+	VMULPS    Y4, Y4, Y7
+	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
-	VADDPS    Y7, Y5, Y5
+	VADDPS    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y4, 1568(R9), Y7, Y7
+	VBLENDVPS Y5, 1600(R9), Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPS Y4, Y3, Y8, Y3
+	VBLENDVPS Y5, Y4, Y8, Y4
 	VMOVUPS   864(R9), Y8
-	VBLENDVPS Y4, Y0, Y8, Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
 	VMOVUPS   896(R9), Y9
-	VBLENDVPS Y4, Y5, Y9, Y4
+	VBLENDVPS Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   Y4, 832(R9)
 	VMOVUPS   Y8, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y3
-	VXORPS    signmask<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
-	VMULPS    Y0, Y0, Y5
-	VMOVUPS   1600(R9), Y7
-	VMULPS    1600(R9), Y7, Y7
-	VADDPS    Y7, Y5, Y5
-	VMULPS    Y3, Y3, Y7
-	VADDPS    Y7, Y5, Y5
+	VMOVUPS   1600(R9), Y4
+	VXORPS    signmask<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y0, Y0, Y6
+	VMOVUPS   1632(R9), Y7
+	VMULPS    1632(R9), Y7, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y4, Y4, Y7
+	VADDPS    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y4, Y0, Y7, Y7
+	VBLENDVPS Y5, Y0, Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPS Y4, 1600(R9), Y8, Y8
+	VBLENDVPS Y5, 1632(R9), Y8, Y8
 	VMOVUPS   864(R9), Y9
-	VBLENDVPS Y4, Y3, Y9, Y3
+	VBLENDVPS Y5, Y4, Y9, Y4
 	VMOVUPS   896(R9), Y9
-	VBLENDVPS Y4, Y5, Y9, Y4
+	VBLENDVPS Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
 	VMOVUPS   Y8, 832(R9)
-	VMOVUPS   Y3, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   800(R9), Y4
-	VBLENDVPS Y3, Y0, Y4, Y4
-	VMOVUPS   832(R9), Y5
-	VBLENDVPS Y3, Y0, Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
+	VMOVUPS   800(R9), Y5
+	VBLENDVPS Y4, Y0, Y5, Y5
+	VMOVUPS   832(R9), Y6
+	VBLENDVPS Y4, Y0, Y6, Y6
 	VMOVUPS   864(R9), Y7
-	VBLENDVPS Y3, Y1, Y7, Y7
+	VBLENDVPS Y4, Y1, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPS Y3, Y1, Y8, Y3
-	VMOVUPS   Y4, 800(R9)
-	VMOVUPS   Y5, 832(R9)
+	VBLENDVPS Y4, Y1, Y8, Y4
+	VMOVUPS   Y5, 800(R9)
+	VMOVUPS   Y6, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 896(R9), Y4
+	VMOVUPS Y4, 928(R9)
 
 CompactContactsAVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS 896(R9), Y3
-	VDIVPS  Y3, Y1, Y3
-	VMULPS  800(R9), Y3, Y4
-	VMULPS  832(R9), Y3, Y5
-	VMULPS  864(R9), Y3, Y3
-	VMOVUPS Y4, 1632(R9)
+	VDIVPS  928(R9), Y1, Y4
+	VMULPS  800(R9), Y4, Y5
+	VMULPS  832(R9), Y4, Y6
+	VMULPS  864(R9), Y4, Y4
 	VMOVUPS Y5, 1664(R9)
-	VMOVUPS Y3, 1696(R9)
+	VMOVUPS Y6, 1696(R9)
+	VMOVUPS Y4, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Y6, Y3
 	VMOVUPS      192(BX), Y4
 	VADDPS       416(BX), Y4, Y4
 	VSUBPS       Y3, Y4, Y5
-	VMOVUPS      Y5, 1728(R9)
+	VMOVUPS      Y5, 1760(R9)
 	VBROADCASTSS margin+40(FP), Y5
 	VADDPS       Y5, Y4, Y4
 	VCMPPS       $0x12, Y4, Y3, Y3
@@ -6312,56 +6336,56 @@ CompactContactsAVX2_tailgroup_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y4
 	VSUBPS       192(BX), Y4, Y4
-	VMOVUPS      Y4, 1760(R9)
-	VMOVUPS      1632(R9), Y4
-	VMULPS       1760(R9), Y4, Y4
+	VMOVUPS      Y4, 1792(R9)
+	VMOVUPS      1664(R9), Y4
+	VMULPS       1792(R9), Y4, Y4
 	VADDPS       672(R9), Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y5
 	VMULPS       Y5, Y4, Y4
 	VADDPS       576(R9), Y4, Y4
 	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y5
-	VMULPS       1760(R9), Y5, Y5
+	VMOVUPS      1696(R9), Y5
+	VMULPS       1792(R9), Y5, Y5
 	VADDPS       704(R9), Y5, Y5
 	VBROADCASTSS half<>+0(SB), Y6
 	VMULPS       Y6, Y5, Y5
 	VADDPS       608(R9), Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y6
-	VMULPS       1760(R9), Y6, Y6
+	VMOVUPS      1728(R9), Y6
+	VMULPS       1792(R9), Y6, Y6
 	VADDPS       736(R9), Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       640(R9), Y6, Y6
 	VADDPS       288(BX), Y6, Y6
-	VMOVUPS      Y4, 1792(R9)
-	VMOVUPS      Y5, 1824(R9)
-	VMOVUPS      Y6, 1856(R9)
-	VMOVUPS      1728(R9), Y4
-	VMOVUPS      Y4, 1888(R9)
-	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1824(R9)
+	VMOVUPS      Y5, 1856(R9)
+	VMOVUPS      Y6, 1888(R9)
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1920(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1952(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 1984(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2016(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1888(R9), Y4
 	VMOVUPS      Y4, 2048(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 2080(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      1888(R9), Y4
+	VMOVUPS      Y4, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPS    768(R9), Y3, Y4
 	VANDPS    int1<>+0(SB), Y3, Y3
 	VBLENDVPS Y4, int2<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 2144(R9)
+	VMOVUPS   Y3, 2176(R9)
 	VTESTPS   Y4, Y4
 	JZ        CompactContactsAVX2_tailgroup_single
-	VMOVUPS   Y4, 2176(R9)
+	VMOVUPS   Y4, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y3
@@ -6370,63 +6394,63 @@ CompactContactsAVX2_tailgroup_normal:
 	VSUBPS  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS Y3, 2208(R9)
-	VMOVUPS Y4, 2240(R9)
-	VMOVUPS Y5, 2272(R9)
+	VMOVUPS Y3, 2240(R9)
+	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y5, 2304(R9)
 	VMOVUPS 320(BX), Y3
 	VSUBPS  224(BX), Y3, Y3
 	VMOVUPS 352(BX), Y4
 	VSUBPS  256(BX), Y4, Y4
 	VMOVUPS 384(BX), Y5
 	VSUBPS  288(BX), Y5, Y5
-	VMOVUPS Y3, 2304(R9)
-	VMOVUPS Y4, 2336(R9)
-	VMOVUPS Y5, 2368(R9)
-	VMOVUPS 2208(R9), Y3
-	VMULPS  2208(R9), Y3, Y3
-	VMOVUPS 2240(R9), Y4
-	VMULPS  2240(R9), Y4, Y4
-	VADDPS  Y4, Y3, Y3
+	VMOVUPS Y3, 2336(R9)
+	VMOVUPS Y4, 2368(R9)
+	VMOVUPS Y5, 2400(R9)
+	VMOVUPS 2240(R9), Y3
+	VMULPS  2240(R9), Y3, Y3
 	VMOVUPS 2272(R9), Y4
 	VMULPS  2272(R9), Y4, Y4
 	VADDPS  Y4, Y3, Y3
 	VMOVUPS 2304(R9), Y4
 	VMULPS  2304(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPS  2336(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 2336(R9), Y4
+	VMULPS  2336(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPS  2368(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPS  2400(R9), Y5, Y5
 	VADDPS  Y5, Y4, Y4
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y5
 	VDIVPS  Y4, Y1, Y4
 	VANDPS  Y5, Y4, Y4
-	VMOVUPS Y3, 2400(R9)
+	VMOVUPS Y3, 2432(R9)
 	VMOVUPS (BX), Y3
 	VSUBPS  224(BX), Y3, Y3
 	VMOVUPS 32(BX), Y5
 	VSUBPS  256(BX), Y5, Y5
 	VMOVUPS 64(BX), Y6
 	VSUBPS  288(BX), Y6, Y6
-	VMOVUPS Y3, 2432(R9)
-	VMOVUPS Y5, 2464(R9)
-	VMOVUPS Y6, 2496(R9)
-	VMOVUPS 2304(R9), Y3
-	VMULPS  2432(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y5
-	VMULPS  2464(R9), Y5, Y5
-	VADDPS  Y5, Y3, Y3
+	VMOVUPS Y3, 2464(R9)
+	VMOVUPS Y5, 2496(R9)
+	VMOVUPS Y6, 2528(R9)
+	VMOVUPS 2336(R9), Y3
+	VMULPS  2464(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y5
 	VMULPS  2496(R9), Y5, Y5
 	VADDPS  Y5, Y3, Y3
+	VMOVUPS 2400(R9), Y5
+	VMULPS  2528(R9), Y5, Y5
+	VADDPS  Y5, Y3, Y3
 	VMULPS  Y4, Y3, Y3
-	VMOVUPS 2304(R9), Y5
-	VMULPS  2208(R9), Y5, Y5
-	VMOVUPS 2336(R9), Y6
-	VMULPS  2240(R9), Y6, Y6
-	VADDPS  Y6, Y5, Y5
+	VMOVUPS 2336(R9), Y5
+	VMULPS  2240(R9), Y5, Y5
 	VMOVUPS 2368(R9), Y6
 	VMULPS  2272(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 2400(R9), Y6
+	VMULPS  2304(R9), Y6, Y6
 	VADDPS  Y6, Y5, Y5
 	VMULPS  Y4, Y5, Y4
 	VADDPS  Y4, Y3, Y4
@@ -6434,199 +6458,196 @@ CompactContactsAVX2_tailgroup_normal:
 	VMAXPS  Y5, Y0, Y5
 	VMAXPS  Y4, Y3, Y3
 	VMINPS  Y3, Y1, Y3
-	VMOVUPS Y5, 2528(R9)
-	VMOVUPS Y3, 2560(R9)
+	VMOVUPS Y5, 2560(R9)
+	VMOVUPS Y3, 2592(R9)
 	VMOVUPS 192(BX), Y3
 	VADDPS  416(BX), Y3, Y3
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y4
-	VMULPS       2528(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPS       2528(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPS       2528(R9), Y6, Y6
-	VSUBPS       2432(R9), Y4, Y7
-	VSUBPS       2464(R9), Y5, Y8
-	VSUBPS       2496(R9), Y6, Y9
-	VMULPS       2208(R9), Y7, Y7
-	VMULPS       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPS       2560(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPS       2560(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPS       2560(R9), Y6, Y6
+	VSUBPS       2464(R9), Y4, Y7
+	VSUBPS       2496(R9), Y5, Y8
+	VSUBPS       2528(R9), Y6, Y9
+	VMULPS       2240(R9), Y7, Y7
+	VMULPS       2272(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
-	VMULPS       2272(R9), Y9, Y8
+	VMULPS       2304(R9), Y9, Y8
 	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 2400(R9), Y0, Y8
-	VDIVPS       2400(R9), Y7, Y7
+	VCMPPS       $0x04, 2432(R9), Y0, Y8
+	VDIVPS       2432(R9), Y7, Y7
 	VANDPS       Y8, Y7, Y7
 	VMINPS       Y1, Y7, Y7
 	VMAXPS       Y0, Y7, Y7
-	VMULPS       2208(R9), Y7, Y8
-	VADDPS       2432(R9), Y8, Y8
+	VMULPS       2240(R9), Y7, Y8
+	VADDPS       2464(R9), Y8, Y8
 	VSUBPS       Y4, Y8, Y8
-	VMULPS       2240(R9), Y7, Y9
-	VADDPS       2464(R9), Y9, Y9
+	VMULPS       2272(R9), Y7, Y9
+	VADDPS       2496(R9), Y9, Y9
 	VSUBPS       Y5, Y9, Y9
-	VMULPS       2272(R9), Y7, Y7
-	VADDPS       2496(R9), Y7, Y7
+	VMULPS       2304(R9), Y7, Y7
+	VADDPS       2528(R9), Y7, Y7
 	VSUBPS       Y6, Y7, Y7
-	VMULPS       1632(R9), Y8, Y10
-	VMULPS       1664(R9), Y9, Y11
+	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1696(R9), Y9, Y11
 	VADDPS       Y11, Y10, Y10
-	VMULPS       1696(R9), Y7, Y11
+	VMULPS       1728(R9), Y7, Y11
 	VADDPS       Y11, Y10, Y10
 	VSUBPS       Y10, Y3, Y10
-	VMOVUPS      1632(R9), Y11
-	VMULPS       1760(R9), Y11, Y11
+	VMOVUPS      1664(R9), Y11
+	VMULPS       1792(R9), Y11, Y11
 	VADDPS       Y11, Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y8, Y8
 	VADDPS       Y8, Y4, Y4
 	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y8
-	VMULPS       1760(R9), Y8, Y8
+	VMOVUPS      1696(R9), Y8
+	VMULPS       1792(R9), Y8, Y8
 	VADDPS       Y8, Y9, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
 	VADDPS       Y8, Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y8
-	VMULPS       1760(R9), Y8, Y8
+	VMOVUPS      1728(R9), Y8
+	VMULPS       1792(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VADDPS       288(BX), Y6, Y6
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1888(R9), Y8
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      1920(R9), Y8
 	VBLENDVPS    Y7, Y10, Y8, Y7
-	VMOVUPS      Y7, 1888(R9)
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1952(R9), Y8
-	VBLENDVPS    Y7, Y4, Y8, Y4
-	VMOVUPS      2176(R9), Y7
+	VMOVUPS      Y7, 1920(R9)
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      1984(R9), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
-	VMOVUPS      2176(R9), Y7
+	VBLENDVPS    Y7, Y4, Y8, Y4
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      2016(R9), Y8
+	VBLENDVPS    Y7, Y5, Y8, Y5
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      2048(R9), Y8
 	VBLENDVPS    Y7, Y6, Y8, Y6
-	VMOVUPS      Y4, 1952(R9)
-	VMOVUPS      Y5, 1984(R9)
-	VMOVUPS      Y6, 2016(R9)
+	VMOVUPS      Y4, 1984(R9)
+	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y6, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y4
-	VMULPS       2560(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPS       2560(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPS       2560(R9), Y6, Y6
-	VSUBPS       2432(R9), Y4, Y7
-	VSUBPS       2464(R9), Y5, Y8
-	VSUBPS       2496(R9), Y6, Y9
-	VMULPS       2208(R9), Y7, Y7
-	VMULPS       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPS       2592(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPS       2592(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPS       2592(R9), Y6, Y6
+	VSUBPS       2464(R9), Y4, Y7
+	VSUBPS       2496(R9), Y5, Y8
+	VSUBPS       2528(R9), Y6, Y9
+	VMULPS       2240(R9), Y7, Y7
+	VMULPS       2272(R9), Y8, Y8
 	VADDPS       Y8, Y7, Y7
-	VMULPS       2272(R9), Y9, Y8
+	VMULPS       2304(R9), Y9, Y8
 	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 2400(R9), Y0, Y8
-	VDIVPS       2400(R9), Y7, Y7
+	VCMPPS       $0x04, 2432(R9), Y0, Y8
+	VDIVPS       2432(R9), Y7, Y7
 	VANDPS       Y8, Y7, Y7
 	VMINPS       Y1, Y7, Y1
 	VMAXPS       Y0, Y1, Y1
-	VMULPS       2208(R9), Y1, Y7
-	VADDPS       2432(R9), Y7, Y7
+	VMULPS       2240(R9), Y1, Y7
+	VADDPS       2464(R9), Y7, Y7
 	VSUBPS       Y4, Y7, Y7
-	VMULPS       2240(R9), Y1, Y8
-	VADDPS       2464(R9), Y8, Y8
+	VMULPS       2272(R9), Y1, Y8
+	VADDPS       2496(R9), Y8, Y8
 	VSUBPS       Y5, Y8, Y8
-	VMULPS       2272(R9), Y1, Y1
-	VADDPS       2496(R9), Y1, Y1
+	VMULPS       2304(R9), Y1, Y1
+	VADDPS       2528(R9), Y1, Y1
 	VSUBPS       Y6, Y1, Y1
-	VMULPS       1632(R9), Y7, Y9
-	VMULPS       1664(R9), Y8, Y10
+	VMULPS       1664(R9), Y7, Y9
+	VMULPS       1696(R9), Y8, Y10
 	VADDPS       Y10, Y9, Y9
-	VMULPS       1696(R9), Y1, Y10
+	VMULPS       1728(R9), Y1, Y10
 	VADDPS       Y10, Y9, Y9
 	VSUBPS       Y9, Y3, Y3
-	VMOVUPS      1632(R9), Y9
-	VMULPS       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPS       1792(R9), Y9, Y9
 	VADDPS       Y9, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y7, Y7
 	VADDPS       Y7, Y4, Y4
 	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y7
-	VMULPS       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPS       1792(R9), Y7, Y7
 	VADDPS       Y7, Y1, Y1
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y1, Y1
 	VADDPS       Y1, Y6, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPS    Y6, Y3, Y7, Y3
-	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      2176(R9), Y3
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPS    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VMOVUPS      Y3, 1952(R9)
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPS    Y4, Y5, Y6, Y4
-	VMOVUPS      2176(R9), Y5
+	VBLENDVPS    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPS    Y4, Y5, Y6, Y4
+	VMOVUPS      2208(R9), Y5
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPS    Y5, Y1, Y6, Y1
-	VMOVUPS      Y3, 2048(R9)
-	VMOVUPS      Y4, 2080(R9)
-	VMOVUPS      Y1, 2112(R9)
+	VMOVUPS      Y3, 2080(R9)
+	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y1, 2144(R9)
 
 CompactContactsAVX2_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y1
-	VADDPS  1920(R9), Y1, Y1
-	VADDPS  1632(R9), Y1, Y1
+	VMOVUPS 1920(R9), Y1
+	VADDPS  1952(R9), Y1, Y1
 	VADDPS  1664(R9), Y1, Y1
 	VADDPS  1696(R9), Y1, Y1
-	VADDPS  1952(R9), Y1, Y1
+	VADDPS  1728(R9), Y1, Y1
 	VADDPS  1984(R9), Y1, Y1
 	VADDPS  2016(R9), Y1, Y1
 	VADDPS  2048(R9), Y1, Y1
 	VADDPS  2080(R9), Y1, Y1
 	VADDPS  2112(R9), Y1, Y1
-	VMOVUPS 1728(R9), Y3
+	VADDPS  2144(R9), Y1, Y1
+	VMOVUPS 1760(R9), Y3
 	VANDPS  absmask<>+0(SB), Y3, Y3
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
 	VORPS   Y1, Y3, Y1
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPS Y1, Y1
 	JZ      CompactContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -6642,6 +6663,9 @@ CompactContactsAVX2_tailgroup_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPS Y1, Y0, Y3, Y1
 	VMOVAPS   Y1, Y3
 
@@ -6666,94 +6690,94 @@ CompactContactsAVX2_tailgroup_finite:
 	VMOVD        R14, X2
 	VPBROADCASTD X2, Y2
 	VPCMPGTD     iota<>+0(SB), Y2, Y2
-	VMOVUPS      Y2, 2592(R9)
-	VMOVUPS      Y0, 2624(R9)
-	VMOVUPS      2624(R9), Y0
+	VMOVUPS      Y2, 2624(R9)
+	VMOVUPS      Y0, 2656(R9)
+	VMOVUPS      2656(R9), Y0
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
+	VMOVUPS      2656(R9), Y0
 	VPERMPS      Y3, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         8(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1888(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      1920(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         16(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1920(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      1952(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         24(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1632(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      1664(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         32(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1664(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      1696(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         40(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1696(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      1728(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         48(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1952(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      1984(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         56(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      1984(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      2016(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         64(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      2016(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      2048(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         72(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      2048(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      2080(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         80(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      2080(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      2112(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         88(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      2624(R9), Y0
-	VMOVUPS      2112(R9), Y1
+	VMOVUPS      2656(R9), Y0
+	VMOVUPS      2144(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVUPS      2592(R9), Y1
+	VMOVUPS      2624(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         96(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
@@ -7082,10 +7106,14 @@ ContactsAVX512_loop:
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
@@ -7287,30 +7315,32 @@ ContactsAVX512_loop:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
+
 ContactsAVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS Z17, Z8
-	VDIVPS  Z8, Z1, Z8
-	VMULPS  Z8, Z12, Z9
-	VMULPS  Z8, Z15, Z10
-	VMULPS  Z8, Z16, Z8
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z11, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z11, K2
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -7325,10 +7355,10 @@ ContactsAVX512_group_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -7465,11 +7495,11 @@ ContactsAVX512_group_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z17, Z7, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K1, Z17
+	VBLENDMPS    Z18, Z13, K1, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPS    Z19, Z14, K1, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -7544,13 +7574,13 @@ ContactsAVX512_group_single:
 	VADDPS      Z10, Z11, Z11
 	VADDPS      Z8, Z11, Z11
 	VADDPS      Z7, Z11, Z11
-	VADDPS      Z12, Z11, Z11
+	VADDPS      Z13, Z11, Z11
 	VADDPS      Z14, Z11, Z11
 	VADDPS      Z2, Z11, Z11
 	VADDPS      Z3, Z11, Z11
 	VADDPS      Z4, Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
@@ -7577,8 +7607,8 @@ ContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z11
 	VMOVAPS        Z11, Z14
@@ -7627,7 +7657,7 @@ ContactsAVX512_group_finite:
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
-	VMOVUPS Z12, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPS Z14, (R12)(R13*4)
@@ -7951,10 +7981,14 @@ ContactsAVX512_tail:
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
@@ -8156,30 +8190,32 @@ ContactsAVX512_tail:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
+
 ContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS Z17, Z8
-	VDIVPS  Z8, Z1, Z8
-	VMULPS  Z8, Z12, Z9
-	VMULPS  Z8, Z15, Z10
-	VMULPS  Z8, Z16, Z8
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z11, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z11, K3
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -8194,10 +8230,10 @@ ContactsAVX512_tailgroup_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -8334,11 +8370,11 @@ ContactsAVX512_tailgroup_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z17, Z7, K2, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K2, Z17
+	VBLENDMPS    Z18, Z13, K2, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPS    Z19, Z14, K2, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -8413,12 +8449,12 @@ ContactsAVX512_tailgroup_single:
 	VADDPS      Z10, Z1, Z1
 	VADDPS      Z8, Z1, Z1
 	VADDPS      Z7, Z1, Z1
-	VADDPS      Z12, Z1, Z1
+	VADDPS      Z13, Z1, Z1
 	VADDPS      Z14, Z1, Z1
 	VADDPS      Z2, Z1, Z1
 	VADDPS      Z3, Z1, Z1
 	VADDPS      Z4, Z1, Z1
-	VANDPS.BCST absmask<>+0(SB), Z13, Z11
+	VANDPS.BCST absmask<>+0(SB), Z12, Z11
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
@@ -8446,8 +8482,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z1
 	VMOVAPS        Z1, Z14
@@ -8496,7 +8532,7 @@ ContactsAVX512_tailgroup_finite:
 	VMOVUPS Z7, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
-	VMOVUPS Z12, K1, (R12)(R13*4)
+	VMOVUPS Z13, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPS Z14, K1, (R12)(R13*4)
@@ -8833,10 +8869,14 @@ CompactContactsAVX512_loop:
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
@@ -9038,30 +9078,32 @@ CompactContactsAVX512_loop:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
+
 CompactContactsAVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS Z17, Z8
-	VDIVPS  Z8, Z1, Z8
-	VMULPS  Z8, Z12, Z9
-	VMULPS  Z8, Z15, Z10
-	VMULPS  Z8, Z16, Z8
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z11, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z11, K2
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -9076,10 +9118,10 @@ CompactContactsAVX512_group_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -9216,11 +9258,11 @@ CompactContactsAVX512_group_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z17, Z7, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K1, Z17
+	VBLENDMPS    Z18, Z13, K1, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPS    Z19, Z14, K1, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -9295,13 +9337,13 @@ CompactContactsAVX512_group_single:
 	VADDPS      Z10, Z11, Z11
 	VADDPS      Z8, Z11, Z11
 	VADDPS      Z7, Z11, Z11
-	VADDPS      Z12, Z11, Z11
+	VADDPS      Z13, Z11, Z11
 	VADDPS      Z14, Z11, Z11
 	VADDPS      Z2, Z11, Z11
 	VADDPS      Z3, Z11, Z11
 	VADDPS      Z4, Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z13, Z13
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
@@ -9328,8 +9370,8 @@ CompactContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z11
 	VMOVAPS        Z11, Z14
@@ -9392,7 +9434,7 @@ CompactContactsAVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z5
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
@@ -9726,10 +9768,14 @@ CompactContactsAVX512_tail:
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
@@ -9931,30 +9977,32 @@ CompactContactsAVX512_tail:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
+
 CompactContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPS Z17, Z8
-	VDIVPS  Z8, Z1, Z8
-	VMULPS  Z8, Z12, Z9
-	VMULPS  Z8, Z15, Z10
-	VMULPS  Z8, Z16, Z8
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPS      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z11, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z11, K3
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -9969,10 +10017,10 @@ CompactContactsAVX512_tailgroup_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -10109,11 +10157,11 @@ CompactContactsAVX512_tailgroup_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPS    Z17, Z7, K2, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K2, Z17
+	VBLENDMPS    Z18, Z13, K2, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPS    Z19, Z14, K2, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -10188,12 +10236,12 @@ CompactContactsAVX512_tailgroup_single:
 	VADDPS      Z10, Z1, Z1
 	VADDPS      Z8, Z1, Z1
 	VADDPS      Z7, Z1, Z1
-	VADDPS      Z12, Z1, Z1
+	VADDPS      Z13, Z1, Z1
 	VADDPS      Z14, Z1, Z1
 	VADDPS      Z2, Z1, Z1
 	VADDPS      Z3, Z1, Z1
 	VADDPS      Z4, Z1, Z1
-	VANDPS.BCST absmask<>+0(SB), Z13, Z11
+	VANDPS.BCST absmask<>+0(SB), Z12, Z11
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
@@ -10221,8 +10269,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z1
 	VMOVAPS        Z1, Z14
@@ -10286,7 +10334,7 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z0
+	VCOMPRESSPS.Z Z13, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -10316,7 +10364,7 @@ CompactContactsAVX512_done:
 
 // func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2
-TEXT ·Contacts64AVX2(SB), $3424-56
+TEXT ·Contacts64AVX2(SB), $3456-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -10325,7 +10373,7 @@ TEXT ·Contacts64AVX2(SB), $3424-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         2848(R9), BX
+	LEAQ         2880(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
 
@@ -10658,260 +10706,266 @@ Contacts64AVX2_loop:
 	VMOVUPS      Y2, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y2
-	VMOVUPS      Y2, 800(R9)
-	VMOVUPS      704(R9), Y2
-	VMOVUPS      Y2, 832(R9)
-	VMOVUPS      736(R9), Y2
-	VMOVUPS      Y2, 864(R9)
-	VMOVUPS      Y5, 896(R9)
-	VMOVUPS      896(R9), Y2
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS 672(R9), Y2
+	VMOVUPS Y2, 800(R9)
+	VMOVUPS 704(R9), Y2
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS 736(R9), Y2
+	VMOVUPS Y2, 864(R9)
+	VMOVUPS Y5, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y5, Y2
 	VMOVUPS      Y2, 928(R9)
-	VMOVUPS      352(R9), Y2
-	VMAXPD       320(R9), Y2, Y2
-	VMOVUPS      192(R9), Y3
-	VMULPD       192(R9), Y3, Y3
-	VMOVUPS      224(R9), Y4
-	VMULPD       224(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      256(R9), Y4
-	VMULPD       256(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMAXPD       Y3, Y2, Y2
-	VMOVUPS      Y2, 960(R9)
-	VBROADCASTSD crosstol64<>+0(SB), Y2
-	VMULPD       960(R9), Y2, Y2
 	VMOVUPS      896(R9), Y3
-	VCMPPD       $0x11, Y2, Y3, Y2
-	VMOVUPS      Y2, 992(R9)
-	VMOVUPS      928(R9), Y2
-	VORPD        992(R9), Y2, Y2
-	VTESTPD      Y2, Y2
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS      Y3, 960(R9)
+	VMOVUPS      352(R9), Y3
+	VMAXPD       320(R9), Y3, Y3
+	VMOVUPS      192(R9), Y4
+	VMULPD       192(R9), Y4, Y4
+	VMOVUPS      224(R9), Y5
+	VMULPD       224(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      256(R9), Y5
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMAXPD       Y4, Y3, Y3
+	VMOVUPS      Y3, 992(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y3
+	VMULPD       992(R9), Y3, Y3
+	VMOVUPS      896(R9), Y4
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      960(R9), Y3
+	VORPD        1024(R9), Y3, Y3
+	VTESTPD      Y3, Y3
 	JZ           Contacts64AVX2_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y2
-	VSUBPD       (BX), Y2, Y2
-	VMOVUPS      128(BX), Y3
-	VSUBPD       32(BX), Y3, Y3
-	VMOVUPS      160(BX), Y4
-	VSUBPD       64(BX), Y4, Y4
-	VMOVUPS      Y2, 1024(R9)
+	VMOVUPS      96(BX), Y3
+	VSUBPD       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPD       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPD       64(BX), Y5, Y5
 	VMOVUPS      Y3, 1056(R9)
 	VMOVUPS      Y4, 1088(R9)
-	VMOVUPS      320(BX), Y2
-	VSUBPD       224(BX), Y2, Y2
-	VMOVUPS      352(BX), Y3
-	VSUBPD       256(BX), Y3, Y3
-	VMOVUPS      384(BX), Y4
-	VSUBPD       288(BX), Y4, Y4
-	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      Y5, 1120(R9)
+	VMOVUPS      320(BX), Y3
+	VSUBPD       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPD       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPD       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1152(R9)
 	VMOVUPS      Y4, 1184(R9)
-	VMOVUPS      1024(R9), Y2
-	VMULPD       1024(R9), Y2, Y2
+	VMOVUPS      Y5, 1216(R9)
 	VMOVUPS      1056(R9), Y3
 	VMULPD       1056(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      1088(R9), Y3
-	VMULPD       1088(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      1120(R9), Y3
-	VMULPD       1120(R9), Y3, Y3
+	VMOVUPS      1088(R9), Y4
+	VMULPD       1088(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1120(R9), Y4
+	VMULPD       1120(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
 	VMOVUPS      1152(R9), Y4
 	VMULPD       1152(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1184(R9), Y4
-	VMULPD       1184(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD       Y3, Y1, Y3
-	VANDPD       Y4, Y3, Y3
-	VSQRTPD      Y2, Y4
-	VCMPPD       $0x04, Y4, Y0, Y6
+	VMOVUPS      1184(R9), Y5
+	VMULPD       1184(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1216(R9), Y5
+	VMULPD       1216(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y5
 	VDIVPD       Y4, Y1, Y4
-	VANDPD       Y6, Y4, Y4
-	VSQRTPD      Y3, Y3
-	VMULPD       1024(R9), Y4, Y6
-	VMULPD       1056(R9), Y4, Y7
-	VMULPD       1088(R9), Y4, Y4
-	VMOVUPS      Y6, 1216(R9)
-	VMOVUPS      Y7, 1248(R9)
-	VMOVUPS      Y4, 1280(R9)
-	VMULPD       1120(R9), Y3, Y4
-	VMULPD       1152(R9), Y3, Y6
-	VMULPD       1184(R9), Y3, Y3
-	VMOVUPS      Y4, 1312(R9)
-	VMOVUPS      Y6, 1344(R9)
-	VMOVUPS      Y3, 1376(R9)
-	VCMPPD       $0x00, Y0, Y2, Y2
-	VMOVUPS      Y2, 1408(R9)
-	VMOVUPS      1248(R9), Y2
-	VMULPD       1376(R9), Y2, Y2
+	VANDPD       Y5, Y4, Y4
+	VSQRTPD      Y3, Y5
+	VCMPPD       $0x04, Y5, Y0, Y6
+	VDIVPD       Y5, Y1, Y5
+	VANDPD       Y6, Y5, Y5
+	VSQRTPD      Y4, Y4
+	VMULPD       1056(R9), Y5, Y6
+	VMULPD       1088(R9), Y5, Y7
+	VMULPD       1120(R9), Y5, Y5
+	VMOVUPS      Y6, 1248(R9)
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y5, 1312(R9)
+	VMULPD       1152(R9), Y4, Y5
+	VMULPD       1184(R9), Y4, Y6
+	VMULPD       1216(R9), Y4, Y4
+	VMOVUPS      Y5, 1344(R9)
+	VMOVUPS      Y6, 1376(R9)
+	VMOVUPS      Y4, 1408(R9)
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VMOVUPS      Y3, 1440(R9)
 	VMOVUPS      1280(R9), Y3
-	VMULPD       1344(R9), Y3, Y3
-	VSUBPD       Y3, Y2, Y2
-	VMOVUPS      1280(R9), Y3
-	VMULPD       1312(R9), Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMULPD       1408(R9), Y3, Y3
+	VMOVUPS      1312(R9), Y4
 	VMULPD       1376(R9), Y4, Y4
 	VSUBPD       Y4, Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMOVUPS      1312(R9), Y4
 	VMULPD       1344(R9), Y4, Y4
-	VMOVUPS      1248(R9), Y6
-	VMULPD       1312(R9), Y6, Y6
-	VSUBPD       Y6, Y4, Y4
-	VMOVUPS      Y2, 1440(R9)
+	VMOVUPS      1248(R9), Y5
+	VMULPD       1408(R9), Y5, Y5
+	VSUBPD       Y5, Y4, Y4
+	VMOVUPS      1248(R9), Y5
+	VMULPD       1376(R9), Y5, Y5
+	VMOVUPS      1280(R9), Y6
+	VMULPD       1344(R9), Y6, Y6
+	VSUBPD       Y6, Y5, Y5
 	VMOVUPS      Y3, 1472(R9)
 	VMOVUPS      Y4, 1504(R9)
-	VMOVUPS      1440(R9), Y2
-	VMULPD       1440(R9), Y2, Y2
+	VMOVUPS      Y5, 1536(R9)
 	VMOVUPS      1472(R9), Y3
 	VMULPD       1472(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      1504(R9), Y3
-	VMULPD       1504(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y3
-	VANDNPD      992(R9), Y3, Y3
-	VMOVUPS      928(R9), Y4
-	VORPD        Y3, Y4, Y3
-	VMOVUPS      672(R9), Y4
-	VMULPD       1440(R9), Y4, Y4
+	VMOVUPS      1504(R9), Y4
+	VMULPD       1504(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPD       1536(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y4
+	VANDNPD      1024(R9), Y4, Y4
+	VMOVUPS      960(R9), Y5
+	VORPD        Y4, Y5, Y4
+	VMOVUPS      672(R9), Y5
+	VMULPD       1472(R9), Y5, Y5
 	VMOVUPS      704(R9), Y6
-	VMULPD       1472(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      736(R9), Y6
 	VMULPD       1504(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMULPD       Y4, Y4, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      736(R9), Y6
+	VMULPD       1536(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMULPD       Y5, Y5, Y6
 	VBROADCASTSD signtol64<>+0(SB), Y7
-	VMULPD       960(R9), Y7, Y7
-	VMULPD       Y2, Y7, Y7
+	VMULPD       992(R9), Y7, Y7
+	VMULPD       Y3, Y7, Y7
 	VCMPPD       $0x19, Y7, Y6, Y6
-	VCMPPD       $0x11, Y0, Y4, Y4
-	VANDNPD      Y4, Y6, Y4
-	VMOVUPS      1440(R9), Y6
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y6, Y5
+	VMOVUPS      1472(R9), Y6
 	VXORPD       signmask64<>+0(SB), Y6, Y6
-	VMOVUPS      1472(R9), Y7
+	VMOVUPS      1504(R9), Y7
 	VXORPD       signmask64<>+0(SB), Y7, Y7
-	VMOVUPS      1504(R9), Y8
+	VMOVUPS      1536(R9), Y8
 	VXORPD       signmask64<>+0(SB), Y8, Y8
-	VMOVUPS      1440(R9), Y9
-	VBLENDVPD    Y4, Y6, Y9, Y6
 	VMOVUPS      1472(R9), Y9
-	VBLENDVPD    Y4, Y7, Y9, Y7
+	VBLENDVPD    Y5, Y6, Y9, Y6
 	VMOVUPS      1504(R9), Y9
-	VBLENDVPD    Y4, Y8, Y9, Y4
+	VBLENDVPD    Y5, Y7, Y9, Y7
+	VMOVUPS      1536(R9), Y9
+	VBLENDVPD    Y5, Y8, Y9, Y5
 	VMOVUPS      800(R9), Y8
-	VBLENDVPD    Y3, Y6, Y8, Y6
+	VBLENDVPD    Y4, Y6, Y8, Y6
 	VMOVUPS      832(R9), Y8
-	VBLENDVPD    Y3, Y7, Y8, Y7
+	VBLENDVPD    Y4, Y7, Y8, Y7
 	VMOVUPS      864(R9), Y8
-	VBLENDVPD    Y3, Y4, Y8, Y4
+	VBLENDVPD    Y4, Y5, Y8, Y5
 	VMOVUPS      896(R9), Y8
-	VBLENDVPD    Y3, Y2, Y8, Y2
+	VBLENDVPD    Y4, Y3, Y8, Y3
 	VMOVUPS      Y6, 800(R9)
 	VMOVUPS      Y7, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y2, 896(R9)
+	VMOVUPS      Y5, 864(R9)
+	VMOVUPS      Y3, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y2
-	VMOVUPS   1216(R9), Y3
-	VBLENDVPD Y2, 1312(R9), Y3, Y2
-	VMOVUPS   1408(R9), Y3
+	VMOVUPS   1440(R9), Y3
 	VMOVUPS   1248(R9), Y4
 	VBLENDVPD Y3, 1344(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
-	VMOVUPS   1280(R9), Y6
-	VBLENDVPD Y4, 1376(R9), Y6, Y4
-	VMOVUPS   Y2, 1536(R9)
+	VMOVUPS   1440(R9), Y4
+	VMOVUPS   1280(R9), Y5
+	VBLENDVPD Y4, 1376(R9), Y5, Y4
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1312(R9), Y6
+	VBLENDVPD Y5, 1408(R9), Y6, Y5
 	VMOVUPS   Y3, 1568(R9)
 	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   Y5, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y2
-	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMOVUPS   1568(R9), Y4
-	VMULPD    1568(R9), Y4, Y4
-	VMULPD    Y2, Y2, Y6
-	VADDPD    Y6, Y4, Y4
+	VMOVUPS   1568(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS   1600(R9), Y5
+	VMULPD    1600(R9), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VADDPD    Y6, Y5, Y5
 	VMULPD    Y0, Y0, Y6
-	VADDPD    Y6, Y4, Y4
+	VADDPD    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPD Y3, 1568(R9), Y6, Y6
+	VBLENDVPD Y4, 1600(R9), Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPD Y3, Y2, Y7, Y2
+	VBLENDVPD Y4, Y3, Y7, Y3
 	VMOVUPS   864(R9), Y7
-	VBLENDVPD Y3, Y0, Y7, Y7
+	VBLENDVPD Y4, Y0, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPD Y3, Y4, Y8, Y3
+	VBLENDVPD Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y2
-	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMULPD    Y0, Y0, Y4
-	VMOVUPS   1600(R9), Y6
-	VMULPD    1600(R9), Y6, Y6
-	VADDPD    Y6, Y4, Y4
-	VMULPD    Y2, Y2, Y6
-	VADDPD    Y6, Y4, Y4
+	VMOVUPS   1600(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMULPD    Y0, Y0, Y5
+	VMOVUPS   1632(R9), Y6
+	VMULPD    1632(R9), Y6, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VADDPD    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPD Y3, Y0, Y6, Y6
+	VBLENDVPD Y4, Y0, Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPD Y3, 1600(R9), Y7, Y7
+	VBLENDVPD Y4, 1632(R9), Y7, Y7
 	VMOVUPS   864(R9), Y8
-	VBLENDVPD Y3, Y2, Y8, Y2
+	VBLENDVPD Y4, Y3, Y8, Y3
 	VMOVUPS   896(R9), Y8
-	VBLENDVPD Y3, Y4, Y8, Y3
+	VBLENDVPD Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
 	VMOVUPS   Y7, 832(R9)
-	VMOVUPS   Y2, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   832(R9), Y4
-	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   896(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS   800(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPD Y3, Y0, Y5, Y5
 	VMOVUPS   864(R9), Y6
-	VBLENDVPD Y2, Y1, Y6, Y6
+	VBLENDVPD Y3, Y1, Y6, Y6
 	VMOVUPS   896(R9), Y7
-	VBLENDVPD Y2, Y1, Y7, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 832(R9)
+	VBLENDVPD Y3, Y1, Y7, Y3
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y5, 832(R9)
 	VMOVUPS   Y6, 864(R9)
-	VMOVUPS   Y2, 896(R9)
+	VMOVUPS   Y3, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 896(R9), Y3
+	VMOVUPS Y3, 928(R9)
 
 Contacts64AVX2_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD 896(R9), Y2
-	VDIVPD  Y2, Y1, Y2
-	VMULPD  800(R9), Y2, Y3
-	VMULPD  832(R9), Y2, Y4
-	VMULPD  864(R9), Y2, Y2
-	VMOVUPS Y3, 1632(R9)
+	VDIVPD  928(R9), Y1, Y3
+	VMULPD  800(R9), Y3, Y4
+	VMULPD  832(R9), Y3, Y5
+	VMULPD  864(R9), Y3, Y3
 	VMOVUPS Y4, 1664(R9)
-	VMOVUPS Y2, 1696(R9)
+	VMOVUPS Y5, 1696(R9)
+	VMOVUPS Y3, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Y5, Y2
 	VMOVUPS      192(BX), Y3
 	VADDPD       416(BX), Y3, Y3
 	VSUBPD       Y2, Y3, Y4
-	VMOVUPS      Y4, 1728(R9)
+	VMOVUPS      Y4, 1760(R9)
 	VBROADCASTSD margin+40(FP), Y4
 	VADDPD       Y4, Y3, Y3
 	VCMPPD       $0x12, Y3, Y2, Y2
@@ -10919,56 +10973,56 @@ Contacts64AVX2_group_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y3
 	VSUBPD       192(BX), Y3, Y3
-	VMOVUPS      Y3, 1760(R9)
-	VMOVUPS      1632(R9), Y3
-	VMULPD       1760(R9), Y3, Y3
+	VMOVUPS      Y3, 1792(R9)
+	VMOVUPS      1664(R9), Y3
+	VMULPD       1792(R9), Y3, Y3
 	VADDPD       672(R9), Y3, Y3
 	VBROADCASTSD half64<>+0(SB), Y4
 	VMULPD       Y4, Y3, Y3
 	VADDPD       576(R9), Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y4
-	VMULPD       1760(R9), Y4, Y4
+	VMOVUPS      1696(R9), Y4
+	VMULPD       1792(R9), Y4, Y4
 	VADDPD       704(R9), Y4, Y4
 	VBROADCASTSD half64<>+0(SB), Y5
 	VMULPD       Y5, Y4, Y4
 	VADDPD       608(R9), Y4, Y4
 	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y5
-	VMULPD       1760(R9), Y5, Y5
+	VMOVUPS      1728(R9), Y5
+	VMULPD       1792(R9), Y5, Y5
 	VADDPD       736(R9), Y5, Y5
 	VBROADCASTSD half64<>+0(SB), Y6
 	VMULPD       Y6, Y5, Y5
 	VADDPD       640(R9), Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1792(R9)
-	VMOVUPS      Y4, 1824(R9)
-	VMOVUPS      Y5, 1856(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1824(R9)
+	VMOVUPS      Y4, 1856(R9)
+	VMOVUPS      Y5, 1888(R9)
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1952(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 1984(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1888(R9), Y3
 	VMOVUPS      Y3, 2048(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 2080(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      1888(R9), Y3
+	VMOVUPS      Y3, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPD    768(R9), Y2, Y3
 	VANDPD    int164<>+0(SB), Y2, Y2
 	VBLENDVPD Y3, int264<>+0(SB), Y2, Y2
-	VMOVUPS   Y2, 2144(R9)
+	VMOVUPS   Y2, 2176(R9)
 	VTESTPD   Y3, Y3
 	JZ        Contacts64AVX2_group_single
-	VMOVUPS   Y3, 2176(R9)
+	VMOVUPS   Y3, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -10977,63 +11031,63 @@ Contacts64AVX2_group_normal:
 	VSUBPD  32(BX), Y3, Y3
 	VMOVUPS 160(BX), Y4
 	VSUBPD  64(BX), Y4, Y4
-	VMOVUPS Y2, 2208(R9)
-	VMOVUPS Y3, 2240(R9)
-	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y2, 2240(R9)
+	VMOVUPS Y3, 2272(R9)
+	VMOVUPS Y4, 2304(R9)
 	VMOVUPS 320(BX), Y2
 	VSUBPD  224(BX), Y2, Y2
 	VMOVUPS 352(BX), Y3
 	VSUBPD  256(BX), Y3, Y3
 	VMOVUPS 384(BX), Y4
 	VSUBPD  288(BX), Y4, Y4
-	VMOVUPS Y2, 2304(R9)
-	VMOVUPS Y3, 2336(R9)
-	VMOVUPS Y4, 2368(R9)
-	VMOVUPS 2208(R9), Y2
-	VMULPD  2208(R9), Y2, Y2
-	VMOVUPS 2240(R9), Y3
-	VMULPD  2240(R9), Y3, Y3
-	VADDPD  Y3, Y2, Y2
+	VMOVUPS Y2, 2336(R9)
+	VMOVUPS Y3, 2368(R9)
+	VMOVUPS Y4, 2400(R9)
+	VMOVUPS 2240(R9), Y2
+	VMULPD  2240(R9), Y2, Y2
 	VMOVUPS 2272(R9), Y3
 	VMULPD  2272(R9), Y3, Y3
 	VADDPD  Y3, Y2, Y2
 	VMOVUPS 2304(R9), Y3
 	VMULPD  2304(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y4
-	VMULPD  2336(R9), Y4, Y4
-	VADDPD  Y4, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 2336(R9), Y3
+	VMULPD  2336(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y4
 	VMULPD  2368(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2400(R9), Y4
+	VMULPD  2400(R9), Y4, Y4
 	VADDPD  Y4, Y3, Y3
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
 	VDIVPD  Y3, Y1, Y3
 	VANDPD  Y4, Y3, Y3
-	VMOVUPS Y2, 2400(R9)
+	VMOVUPS Y2, 2432(R9)
 	VMOVUPS (BX), Y2
 	VSUBPD  224(BX), Y2, Y2
 	VMOVUPS 32(BX), Y4
 	VSUBPD  256(BX), Y4, Y4
 	VMOVUPS 64(BX), Y5
 	VSUBPD  288(BX), Y5, Y5
-	VMOVUPS Y2, 2432(R9)
-	VMOVUPS Y4, 2464(R9)
-	VMOVUPS Y5, 2496(R9)
-	VMOVUPS 2304(R9), Y2
-	VMULPD  2432(R9), Y2, Y2
-	VMOVUPS 2336(R9), Y4
-	VMULPD  2464(R9), Y4, Y4
-	VADDPD  Y4, Y2, Y2
+	VMOVUPS Y2, 2464(R9)
+	VMOVUPS Y4, 2496(R9)
+	VMOVUPS Y5, 2528(R9)
+	VMOVUPS 2336(R9), Y2
+	VMULPD  2464(R9), Y2, Y2
 	VMOVUPS 2368(R9), Y4
 	VMULPD  2496(R9), Y4, Y4
 	VADDPD  Y4, Y2, Y2
+	VMOVUPS 2400(R9), Y4
+	VMULPD  2528(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
 	VMULPD  Y3, Y2, Y2
-	VMOVUPS 2304(R9), Y4
-	VMULPD  2208(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPD  2240(R9), Y5, Y5
-	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2336(R9), Y4
+	VMULPD  2240(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPD  2272(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPD  2304(R9), Y5, Y5
 	VADDPD  Y5, Y4, Y4
 	VMULPD  Y3, Y4, Y3
 	VADDPD  Y3, Y2, Y3
@@ -11041,199 +11095,196 @@ Contacts64AVX2_group_normal:
 	VMAXPD  Y4, Y0, Y4
 	VMAXPD  Y3, Y2, Y2
 	VMINPD  Y2, Y1, Y2
-	VMOVUPS Y4, 2528(R9)
-	VMOVUPS Y2, 2560(R9)
+	VMOVUPS Y4, 2560(R9)
+	VMOVUPS Y2, 2592(R9)
 	VMOVUPS 192(BX), Y2
 	VADDPD  416(BX), Y2, Y2
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y3
-	VMULPD       2528(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPD       2528(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPD       2528(R9), Y5, Y5
-	VSUBPD       2432(R9), Y3, Y6
-	VSUBPD       2464(R9), Y4, Y7
-	VSUBPD       2496(R9), Y5, Y8
-	VMULPD       2208(R9), Y6, Y6
-	VMULPD       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPD       2560(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPD       2560(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPD       2560(R9), Y5, Y5
+	VSUBPD       2464(R9), Y3, Y6
+	VSUBPD       2496(R9), Y4, Y7
+	VSUBPD       2528(R9), Y5, Y8
+	VMULPD       2240(R9), Y6, Y6
+	VMULPD       2272(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       2272(R9), Y8, Y7
+	VMULPD       2304(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 2400(R9), Y0, Y7
-	VDIVPD       2400(R9), Y6, Y6
+	VCMPPD       $0x04, 2432(R9), Y0, Y7
+	VDIVPD       2432(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
-	VMULPD       2208(R9), Y6, Y7
-	VADDPD       2432(R9), Y7, Y7
+	VMULPD       2240(R9), Y6, Y7
+	VADDPD       2464(R9), Y7, Y7
 	VSUBPD       Y3, Y7, Y7
-	VMULPD       2240(R9), Y6, Y8
-	VADDPD       2464(R9), Y8, Y8
+	VMULPD       2272(R9), Y6, Y8
+	VADDPD       2496(R9), Y8, Y8
 	VSUBPD       Y4, Y8, Y8
-	VMULPD       2272(R9), Y6, Y6
-	VADDPD       2496(R9), Y6, Y6
+	VMULPD       2304(R9), Y6, Y6
+	VADDPD       2528(R9), Y6, Y6
 	VSUBPD       Y5, Y6, Y6
-	VMULPD       1632(R9), Y7, Y9
-	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1664(R9), Y7, Y9
+	VMULPD       1696(R9), Y8, Y10
 	VADDPD       Y10, Y9, Y9
-	VMULPD       1696(R9), Y6, Y10
+	VMULPD       1728(R9), Y6, Y10
 	VADDPD       Y10, Y9, Y9
 	VSUBPD       Y9, Y2, Y9
-	VMOVUPS      1632(R9), Y10
-	VMULPD       1760(R9), Y10, Y10
+	VMOVUPS      1664(R9), Y10
+	VMULPD       1792(R9), Y10, Y10
 	VADDPD       Y10, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y4, Y4
 	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1888(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1920(R9), Y7
 	VBLENDVPD    Y6, Y9, Y7, Y6
-	VMOVUPS      Y6, 1888(R9)
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1952(R9), Y7
-	VBLENDVPD    Y6, Y3, Y7, Y3
-	VMOVUPS      2176(R9), Y6
+	VMOVUPS      Y6, 1920(R9)
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      1984(R9), Y7
-	VBLENDVPD    Y6, Y4, Y7, Y4
-	VMOVUPS      2176(R9), Y6
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      2016(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      2048(R9), Y7
 	VBLENDVPD    Y6, Y5, Y7, Y5
-	VMOVUPS      Y3, 1952(R9)
-	VMOVUPS      Y4, 1984(R9)
-	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      Y5, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y3
-	VMULPD       2560(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPD       2560(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPD       2560(R9), Y5, Y5
-	VSUBPD       2432(R9), Y3, Y6
-	VSUBPD       2464(R9), Y4, Y7
-	VSUBPD       2496(R9), Y5, Y8
-	VMULPD       2208(R9), Y6, Y6
-	VMULPD       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPD       2592(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPD       2592(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPD       2592(R9), Y5, Y5
+	VSUBPD       2464(R9), Y3, Y6
+	VSUBPD       2496(R9), Y4, Y7
+	VSUBPD       2528(R9), Y5, Y8
+	VMULPD       2240(R9), Y6, Y6
+	VMULPD       2272(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       2272(R9), Y8, Y7
+	VMULPD       2304(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 2400(R9), Y0, Y7
-	VDIVPD       2400(R9), Y6, Y6
+	VCMPPD       $0x04, 2432(R9), Y0, Y7
+	VDIVPD       2432(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
-	VMULPD       2208(R9), Y6, Y7
-	VADDPD       2432(R9), Y7, Y7
+	VMULPD       2240(R9), Y6, Y7
+	VADDPD       2464(R9), Y7, Y7
 	VSUBPD       Y3, Y7, Y7
-	VMULPD       2240(R9), Y6, Y8
-	VADDPD       2464(R9), Y8, Y8
+	VMULPD       2272(R9), Y6, Y8
+	VADDPD       2496(R9), Y8, Y8
 	VSUBPD       Y4, Y8, Y8
-	VMULPD       2272(R9), Y6, Y6
-	VADDPD       2496(R9), Y6, Y6
+	VMULPD       2304(R9), Y6, Y6
+	VADDPD       2528(R9), Y6, Y6
 	VSUBPD       Y5, Y6, Y6
-	VMULPD       1632(R9), Y7, Y9
-	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1664(R9), Y7, Y9
+	VMULPD       1696(R9), Y8, Y10
 	VADDPD       Y10, Y9, Y9
-	VMULPD       1696(R9), Y6, Y10
+	VMULPD       1728(R9), Y6, Y10
 	VADDPD       Y10, Y9, Y9
 	VSUBPD       Y9, Y2, Y2
-	VMOVUPS      1632(R9), Y9
-	VMULPD       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPD       1792(R9), Y9, Y9
 	VADDPD       Y9, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y4, Y4
 	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPD    Y6, Y2, Y7, Y2
-	VMOVUPS      Y2, 1920(R9)
-	VMOVUPS      2176(R9), Y2
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPD    Y2, Y3, Y6, Y2
-	VMOVUPS      2176(R9), Y3
+	VMOVUPS      Y2, 1952(R9)
+	VMOVUPS      2208(R9), Y2
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPD    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VBLENDVPD    Y2, Y3, Y6, Y2
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPD    Y4, Y5, Y6, Y4
-	VMOVUPS      Y2, 2048(R9)
-	VMOVUPS      Y3, 2080(R9)
-	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y2, 2080(R9)
+	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      Y4, 2144(R9)
 
 Contacts64AVX2_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y2
-	VADDPD  1920(R9), Y2, Y2
-	VADDPD  1632(R9), Y2, Y2
+	VMOVUPS 1920(R9), Y2
+	VADDPD  1952(R9), Y2, Y2
 	VADDPD  1664(R9), Y2, Y2
 	VADDPD  1696(R9), Y2, Y2
-	VADDPD  1952(R9), Y2, Y2
+	VADDPD  1728(R9), Y2, Y2
 	VADDPD  1984(R9), Y2, Y2
 	VADDPD  2016(R9), Y2, Y2
 	VADDPD  2048(R9), Y2, Y2
 	VADDPD  2080(R9), Y2, Y2
 	VADDPD  2112(R9), Y2, Y2
-	VMOVUPS 1728(R9), Y3
+	VADDPD  2144(R9), Y2, Y2
+	VMOVUPS 1760(R9), Y3
 	VANDPD  absmask64<>+0(SB), Y3, Y3
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VORPD   Y2, Y3, Y2
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -11249,6 +11300,9 @@ Contacts64AVX2_group_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPD Y2, Y0, Y3, Y2
 	VMOVAPS   Y2, Y3
 
@@ -11259,59 +11313,59 @@ Contacts64AVX2_group_finite:
 	VPADDD       iota<>+0(SB), X2, X2
 	VMOVDQU      pack64<>+0(SB), Y4
 	VPERMD       Y3, Y4, Y3
-	VMOVDQU      X2, 2592(R9)
-	VMOVDQU      X3, 2624(R9)
+	VMOVDQU      X2, 2624(R9)
+	VMOVDQU      X3, 2656(R9)
 
 	// Store one row per pair.
-	VMOVDQU 2592(R9), X2
+	VMOVDQU 2624(R9), X2
 	MOVQ    out+24(FP), R12
 	MOVQ    (R12), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVDQU 2624(R9), X2
+	VMOVDQU 2656(R9), X2
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVUPS 1888(R9), Y2
+	VMOVUPS 1920(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 1920(R9), Y2
+	VMOVUPS 1952(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 1632(R9), Y2
+	VMOVUPS 1664(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 1664(R9), Y2
+	VMOVUPS 1696(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    40(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 1696(R9), Y2
+	VMOVUPS 1728(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    48(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 1952(R9), Y2
+	VMOVUPS 1984(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 1984(R9), Y2
+	VMOVUPS 2016(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 2016(R9), Y2
+	VMOVUPS 2048(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 2048(R9), Y2
+	VMOVUPS 2080(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 2080(R9), Y2
+	VMOVUPS 2112(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    88(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 2112(R9), Y2
+	VMOVUPS 2144(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    96(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
@@ -11658,260 +11712,266 @@ Contacts64AVX2_tail:
 	VMOVUPS      Y3, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y3
-	VMOVUPS      Y3, 800(R9)
-	VMOVUPS      704(R9), Y3
-	VMOVUPS      Y3, 832(R9)
-	VMOVUPS      736(R9), Y3
-	VMOVUPS      Y3, 864(R9)
-	VMOVUPS      Y6, 896(R9)
-	VMOVUPS      896(R9), Y3
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS 672(R9), Y3
+	VMOVUPS Y3, 800(R9)
+	VMOVUPS 704(R9), Y3
+	VMOVUPS Y3, 832(R9)
+	VMOVUPS 736(R9), Y3
+	VMOVUPS Y3, 864(R9)
+	VMOVUPS Y6, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y6, Y3
 	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      352(R9), Y3
-	VMAXPD       320(R9), Y3, Y3
-	VMOVUPS      192(R9), Y4
-	VMULPD       192(R9), Y4, Y4
-	VMOVUPS      224(R9), Y5
-	VMULPD       224(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMOVUPS      256(R9), Y5
-	VMULPD       256(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMAXPD       Y4, Y3, Y3
-	VMOVUPS      Y3, 960(R9)
-	VBROADCASTSD crosstol64<>+0(SB), Y3
-	VMULPD       960(R9), Y3, Y3
 	VMOVUPS      896(R9), Y4
-	VCMPPD       $0x11, Y3, Y4, Y3
-	VMOVUPS      Y3, 992(R9)
-	VMOVUPS      928(R9), Y3
-	VORPD        992(R9), Y3, Y3
-	VTESTPD      Y3, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 960(R9)
+	VMOVUPS      352(R9), Y4
+	VMAXPD       320(R9), Y4, Y4
+	VMOVUPS      192(R9), Y5
+	VMULPD       192(R9), Y5, Y5
+	VMOVUPS      224(R9), Y6
+	VMULPD       224(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      256(R9), Y6
+	VMULPD       256(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMAXPD       Y5, Y4, Y4
+	VMOVUPS      Y4, 992(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       992(R9), Y4, Y4
+	VMOVUPS      896(R9), Y5
+	VCMPPD       $0x11, Y4, Y5, Y4
+	VMOVUPS      Y4, 1024(R9)
+	VMOVUPS      960(R9), Y4
+	VORPD        1024(R9), Y4, Y4
+	VTESTPD      Y4, Y4
 	JZ           Contacts64AVX2_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y3
-	VSUBPD       (BX), Y3, Y3
-	VMOVUPS      128(BX), Y4
-	VSUBPD       32(BX), Y4, Y4
-	VMOVUPS      160(BX), Y5
-	VSUBPD       64(BX), Y5, Y5
-	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      96(BX), Y4
+	VSUBPD       (BX), Y4, Y4
+	VMOVUPS      128(BX), Y5
+	VSUBPD       32(BX), Y5, Y5
+	VMOVUPS      160(BX), Y6
+	VSUBPD       64(BX), Y6, Y6
 	VMOVUPS      Y4, 1056(R9)
 	VMOVUPS      Y5, 1088(R9)
-	VMOVUPS      320(BX), Y3
-	VSUBPD       224(BX), Y3, Y3
-	VMOVUPS      352(BX), Y4
-	VSUBPD       256(BX), Y4, Y4
-	VMOVUPS      384(BX), Y5
-	VSUBPD       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1120(R9)
+	VMOVUPS      Y6, 1120(R9)
+	VMOVUPS      320(BX), Y4
+	VSUBPD       224(BX), Y4, Y4
+	VMOVUPS      352(BX), Y5
+	VSUBPD       256(BX), Y5, Y5
+	VMOVUPS      384(BX), Y6
+	VSUBPD       288(BX), Y6, Y6
 	VMOVUPS      Y4, 1152(R9)
 	VMOVUPS      Y5, 1184(R9)
-	VMOVUPS      1024(R9), Y3
-	VMULPD       1024(R9), Y3, Y3
+	VMOVUPS      Y6, 1216(R9)
 	VMOVUPS      1056(R9), Y4
 	VMULPD       1056(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1088(R9), Y4
-	VMULPD       1088(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1120(R9), Y4
-	VMULPD       1120(R9), Y4, Y4
+	VMOVUPS      1088(R9), Y5
+	VMULPD       1088(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1120(R9), Y5
+	VMULPD       1120(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
 	VMOVUPS      1152(R9), Y5
 	VMULPD       1152(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMOVUPS      1184(R9), Y5
-	VMULPD       1184(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y5
-	VDIVPD       Y4, Y1, Y4
-	VANDPD       Y5, Y4, Y4
-	VSQRTPD      Y3, Y5
-	VCMPPD       $0x04, Y5, Y0, Y7
+	VMOVUPS      1184(R9), Y6
+	VMULPD       1184(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      1216(R9), Y6
+	VMULPD       1216(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y5, Y6
 	VDIVPD       Y5, Y1, Y5
-	VANDPD       Y7, Y5, Y5
-	VSQRTPD      Y4, Y4
-	VMULPD       1024(R9), Y5, Y7
-	VMULPD       1056(R9), Y5, Y8
-	VMULPD       1088(R9), Y5, Y5
-	VMOVUPS      Y7, 1216(R9)
-	VMOVUPS      Y8, 1248(R9)
-	VMOVUPS      Y5, 1280(R9)
-	VMULPD       1120(R9), Y4, Y5
-	VMULPD       1152(R9), Y4, Y7
-	VMULPD       1184(R9), Y4, Y4
-	VMOVUPS      Y5, 1312(R9)
-	VMOVUPS      Y7, 1344(R9)
-	VMOVUPS      Y4, 1376(R9)
-	VCMPPD       $0x00, Y0, Y3, Y3
-	VMOVUPS      Y3, 1408(R9)
-	VMOVUPS      1248(R9), Y3
-	VMULPD       1376(R9), Y3, Y3
+	VANDPD       Y6, Y5, Y5
+	VSQRTPD      Y4, Y6
+	VCMPPD       $0x04, Y6, Y0, Y7
+	VDIVPD       Y6, Y1, Y6
+	VANDPD       Y7, Y6, Y6
+	VSQRTPD      Y5, Y5
+	VMULPD       1056(R9), Y6, Y7
+	VMULPD       1088(R9), Y6, Y8
+	VMULPD       1120(R9), Y6, Y6
+	VMOVUPS      Y7, 1248(R9)
+	VMOVUPS      Y8, 1280(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMULPD       1152(R9), Y5, Y6
+	VMULPD       1184(R9), Y5, Y7
+	VMULPD       1216(R9), Y5, Y5
+	VMOVUPS      Y6, 1344(R9)
+	VMOVUPS      Y7, 1376(R9)
+	VMOVUPS      Y5, 1408(R9)
+	VCMPPD       $0x00, Y0, Y4, Y4
+	VMOVUPS      Y4, 1440(R9)
 	VMOVUPS      1280(R9), Y4
-	VMULPD       1344(R9), Y4, Y4
-	VSUBPD       Y4, Y3, Y3
-	VMOVUPS      1280(R9), Y4
-	VMULPD       1312(R9), Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMULPD       1408(R9), Y4, Y4
+	VMOVUPS      1312(R9), Y5
 	VMULPD       1376(R9), Y5, Y5
 	VSUBPD       Y5, Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMOVUPS      1312(R9), Y5
 	VMULPD       1344(R9), Y5, Y5
-	VMOVUPS      1248(R9), Y7
-	VMULPD       1312(R9), Y7, Y7
-	VSUBPD       Y7, Y5, Y5
-	VMOVUPS      Y3, 1440(R9)
+	VMOVUPS      1248(R9), Y6
+	VMULPD       1408(R9), Y6, Y6
+	VSUBPD       Y6, Y5, Y5
+	VMOVUPS      1248(R9), Y6
+	VMULPD       1376(R9), Y6, Y6
+	VMOVUPS      1280(R9), Y7
+	VMULPD       1344(R9), Y7, Y7
+	VSUBPD       Y7, Y6, Y6
 	VMOVUPS      Y4, 1472(R9)
 	VMOVUPS      Y5, 1504(R9)
-	VMOVUPS      1440(R9), Y3
-	VMULPD       1440(R9), Y3, Y3
+	VMOVUPS      Y6, 1536(R9)
 	VMOVUPS      1472(R9), Y4
 	VMULPD       1472(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1504(R9), Y4
-	VMULPD       1504(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y4
-	VANDNPD      992(R9), Y4, Y4
-	VMOVUPS      928(R9), Y5
-	VORPD        Y4, Y5, Y4
-	VMOVUPS      672(R9), Y5
-	VMULPD       1440(R9), Y5, Y5
+	VMOVUPS      1504(R9), Y5
+	VMULPD       1504(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1536(R9), Y5
+	VMULPD       1536(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y5
+	VANDNPD      1024(R9), Y5, Y5
+	VMOVUPS      960(R9), Y6
+	VORPD        Y5, Y6, Y5
+	VMOVUPS      672(R9), Y6
+	VMULPD       1472(R9), Y6, Y6
 	VMOVUPS      704(R9), Y7
-	VMULPD       1472(R9), Y7, Y7
-	VADDPD       Y7, Y5, Y5
-	VMOVUPS      736(R9), Y7
 	VMULPD       1504(R9), Y7, Y7
-	VADDPD       Y7, Y5, Y5
-	VMULPD       Y5, Y5, Y7
+	VADDPD       Y7, Y6, Y6
+	VMOVUPS      736(R9), Y7
+	VMULPD       1536(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       Y6, Y6, Y7
 	VBROADCASTSD signtol64<>+0(SB), Y8
-	VMULPD       960(R9), Y8, Y8
-	VMULPD       Y3, Y8, Y8
+	VMULPD       992(R9), Y8, Y8
+	VMULPD       Y4, Y8, Y8
 	VCMPPD       $0x19, Y8, Y7, Y7
-	VCMPPD       $0x11, Y0, Y5, Y5
-	VANDNPD      Y5, Y7, Y5
-	VMOVUPS      1440(R9), Y7
+	VCMPPD       $0x11, Y0, Y6, Y6
+	VANDNPD      Y6, Y7, Y6
+	VMOVUPS      1472(R9), Y7
 	VXORPD       signmask64<>+0(SB), Y7, Y7
-	VMOVUPS      1472(R9), Y8
+	VMOVUPS      1504(R9), Y8
 	VXORPD       signmask64<>+0(SB), Y8, Y8
-	VMOVUPS      1504(R9), Y9
+	VMOVUPS      1536(R9), Y9
 	VXORPD       signmask64<>+0(SB), Y9, Y9
-	VMOVUPS      1440(R9), Y10
-	VBLENDVPD    Y5, Y7, Y10, Y7
 	VMOVUPS      1472(R9), Y10
-	VBLENDVPD    Y5, Y8, Y10, Y8
+	VBLENDVPD    Y6, Y7, Y10, Y7
 	VMOVUPS      1504(R9), Y10
-	VBLENDVPD    Y5, Y9, Y10, Y5
+	VBLENDVPD    Y6, Y8, Y10, Y8
+	VMOVUPS      1536(R9), Y10
+	VBLENDVPD    Y6, Y9, Y10, Y6
 	VMOVUPS      800(R9), Y9
-	VBLENDVPD    Y4, Y7, Y9, Y7
+	VBLENDVPD    Y5, Y7, Y9, Y7
 	VMOVUPS      832(R9), Y9
-	VBLENDVPD    Y4, Y8, Y9, Y8
+	VBLENDVPD    Y5, Y8, Y9, Y8
 	VMOVUPS      864(R9), Y9
-	VBLENDVPD    Y4, Y5, Y9, Y5
+	VBLENDVPD    Y5, Y6, Y9, Y6
 	VMOVUPS      896(R9), Y9
-	VBLENDVPD    Y4, Y3, Y9, Y3
+	VBLENDVPD    Y5, Y4, Y9, Y4
 	VMOVUPS      Y7, 800(R9)
 	VMOVUPS      Y8, 832(R9)
-	VMOVUPS      Y5, 864(R9)
-	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y6, 864(R9)
+	VMOVUPS      Y4, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y3
-	VMOVUPS   1216(R9), Y4
-	VBLENDVPD Y3, 1312(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
+	VMOVUPS   1440(R9), Y4
 	VMOVUPS   1248(R9), Y5
 	VBLENDVPD Y4, 1344(R9), Y5, Y4
-	VMOVUPS   1408(R9), Y5
-	VMOVUPS   1280(R9), Y7
-	VBLENDVPD Y5, 1376(R9), Y7, Y5
-	VMOVUPS   Y3, 1536(R9)
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1280(R9), Y6
+	VBLENDVPD Y5, 1376(R9), Y6, Y5
+	VMOVUPS   1440(R9), Y6
+	VMOVUPS   1312(R9), Y7
+	VBLENDVPD Y6, 1408(R9), Y7, Y6
 	VMOVUPS   Y4, 1568(R9)
 	VMOVUPS   Y5, 1600(R9)
+	VMOVUPS   Y6, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y3
-	VXORPD    signmask64<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
-	VMOVUPS   1568(R9), Y5
-	VMULPD    1568(R9), Y5, Y5
-	VMULPD    Y3, Y3, Y7
-	VADDPD    Y7, Y5, Y5
+	VMOVUPS   1568(R9), Y4
+	VXORPD    signmask64<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMOVUPS   1600(R9), Y6
+	VMULPD    1600(R9), Y6, Y6
+	VMULPD    Y4, Y4, Y7
+	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
-	VADDPD    Y7, Y5, Y5
+	VADDPD    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPD Y4, 1568(R9), Y7, Y7
+	VBLENDVPD Y5, 1600(R9), Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPD Y4, Y3, Y8, Y3
+	VBLENDVPD Y5, Y4, Y8, Y4
 	VMOVUPS   864(R9), Y8
-	VBLENDVPD Y4, Y0, Y8, Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
 	VMOVUPS   896(R9), Y9
-	VBLENDVPD Y4, Y5, Y9, Y4
+	VBLENDVPD Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   Y4, 832(R9)
 	VMOVUPS   Y8, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y3
-	VXORPD    signmask64<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
-	VMULPD    Y0, Y0, Y5
-	VMOVUPS   1600(R9), Y7
-	VMULPD    1600(R9), Y7, Y7
-	VADDPD    Y7, Y5, Y5
-	VMULPD    Y3, Y3, Y7
-	VADDPD    Y7, Y5, Y5
+	VMOVUPS   1600(R9), Y4
+	VXORPD    signmask64<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y0, Y0, Y6
+	VMOVUPS   1632(R9), Y7
+	VMULPD    1632(R9), Y7, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y4, Y4, Y7
+	VADDPD    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPD Y4, Y0, Y7, Y7
+	VBLENDVPD Y5, Y0, Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPD Y4, 1600(R9), Y8, Y8
+	VBLENDVPD Y5, 1632(R9), Y8, Y8
 	VMOVUPS   864(R9), Y9
-	VBLENDVPD Y4, Y3, Y9, Y3
+	VBLENDVPD Y5, Y4, Y9, Y4
 	VMOVUPS   896(R9), Y9
-	VBLENDVPD Y4, Y5, Y9, Y4
+	VBLENDVPD Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
 	VMOVUPS   Y8, 832(R9)
-	VMOVUPS   Y3, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMOVUPS   800(R9), Y4
-	VBLENDVPD Y3, Y0, Y4, Y4
-	VMOVUPS   832(R9), Y5
-	VBLENDVPD Y3, Y0, Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS   800(R9), Y5
+	VBLENDVPD Y4, Y0, Y5, Y5
+	VMOVUPS   832(R9), Y6
+	VBLENDVPD Y4, Y0, Y6, Y6
 	VMOVUPS   864(R9), Y7
-	VBLENDVPD Y3, Y1, Y7, Y7
+	VBLENDVPD Y4, Y1, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPD Y3, Y1, Y8, Y3
-	VMOVUPS   Y4, 800(R9)
-	VMOVUPS   Y5, 832(R9)
+	VBLENDVPD Y4, Y1, Y8, Y4
+	VMOVUPS   Y5, 800(R9)
+	VMOVUPS   Y6, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 896(R9), Y4
+	VMOVUPS Y4, 928(R9)
 
 Contacts64AVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD 896(R9), Y3
-	VDIVPD  Y3, Y1, Y3
-	VMULPD  800(R9), Y3, Y4
-	VMULPD  832(R9), Y3, Y5
-	VMULPD  864(R9), Y3, Y3
-	VMOVUPS Y4, 1632(R9)
+	VDIVPD  928(R9), Y1, Y4
+	VMULPD  800(R9), Y4, Y5
+	VMULPD  832(R9), Y4, Y6
+	VMULPD  864(R9), Y4, Y4
 	VMOVUPS Y5, 1664(R9)
-	VMOVUPS Y3, 1696(R9)
+	VMOVUPS Y6, 1696(R9)
+	VMOVUPS Y4, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Y6, Y3
 	VMOVUPS      192(BX), Y4
 	VADDPD       416(BX), Y4, Y4
 	VSUBPD       Y3, Y4, Y5
-	VMOVUPS      Y5, 1728(R9)
+	VMOVUPS      Y5, 1760(R9)
 	VBROADCASTSD margin+40(FP), Y5
 	VADDPD       Y5, Y4, Y4
 	VCMPPD       $0x12, Y4, Y3, Y3
@@ -11919,56 +11979,56 @@ Contacts64AVX2_tailgroup_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y4
 	VSUBPD       192(BX), Y4, Y4
-	VMOVUPS      Y4, 1760(R9)
-	VMOVUPS      1632(R9), Y4
-	VMULPD       1760(R9), Y4, Y4
+	VMOVUPS      Y4, 1792(R9)
+	VMOVUPS      1664(R9), Y4
+	VMULPD       1792(R9), Y4, Y4
 	VADDPD       672(R9), Y4, Y4
 	VBROADCASTSD half64<>+0(SB), Y5
 	VMULPD       Y5, Y4, Y4
 	VADDPD       576(R9), Y4, Y4
 	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y5
-	VMULPD       1760(R9), Y5, Y5
+	VMOVUPS      1696(R9), Y5
+	VMULPD       1792(R9), Y5, Y5
 	VADDPD       704(R9), Y5, Y5
 	VBROADCASTSD half64<>+0(SB), Y6
 	VMULPD       Y6, Y5, Y5
 	VADDPD       608(R9), Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y6
-	VMULPD       1760(R9), Y6, Y6
+	VMOVUPS      1728(R9), Y6
+	VMULPD       1792(R9), Y6, Y6
 	VADDPD       736(R9), Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       640(R9), Y6, Y6
 	VADDPD       288(BX), Y6, Y6
-	VMOVUPS      Y4, 1792(R9)
-	VMOVUPS      Y5, 1824(R9)
-	VMOVUPS      Y6, 1856(R9)
-	VMOVUPS      1728(R9), Y4
-	VMOVUPS      Y4, 1888(R9)
-	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1824(R9)
+	VMOVUPS      Y5, 1856(R9)
+	VMOVUPS      Y6, 1888(R9)
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1920(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1952(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 1984(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2016(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1888(R9), Y4
 	VMOVUPS      Y4, 2048(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 2080(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      1888(R9), Y4
+	VMOVUPS      Y4, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPD    768(R9), Y3, Y4
 	VANDPD    int164<>+0(SB), Y3, Y3
 	VBLENDVPD Y4, int264<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 2144(R9)
+	VMOVUPS   Y3, 2176(R9)
 	VTESTPD   Y4, Y4
 	JZ        Contacts64AVX2_tailgroup_single
-	VMOVUPS   Y4, 2176(R9)
+	VMOVUPS   Y4, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y3
@@ -11977,63 +12037,63 @@ Contacts64AVX2_tailgroup_normal:
 	VSUBPD  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS Y3, 2208(R9)
-	VMOVUPS Y4, 2240(R9)
-	VMOVUPS Y5, 2272(R9)
+	VMOVUPS Y3, 2240(R9)
+	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y5, 2304(R9)
 	VMOVUPS 320(BX), Y3
 	VSUBPD  224(BX), Y3, Y3
 	VMOVUPS 352(BX), Y4
 	VSUBPD  256(BX), Y4, Y4
 	VMOVUPS 384(BX), Y5
 	VSUBPD  288(BX), Y5, Y5
-	VMOVUPS Y3, 2304(R9)
-	VMOVUPS Y4, 2336(R9)
-	VMOVUPS Y5, 2368(R9)
-	VMOVUPS 2208(R9), Y3
-	VMULPD  2208(R9), Y3, Y3
-	VMOVUPS 2240(R9), Y4
-	VMULPD  2240(R9), Y4, Y4
-	VADDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 2336(R9)
+	VMOVUPS Y4, 2368(R9)
+	VMOVUPS Y5, 2400(R9)
+	VMOVUPS 2240(R9), Y3
+	VMULPD  2240(R9), Y3, Y3
 	VMOVUPS 2272(R9), Y4
 	VMULPD  2272(R9), Y4, Y4
 	VADDPD  Y4, Y3, Y3
 	VMOVUPS 2304(R9), Y4
 	VMULPD  2304(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPD  2336(R9), Y5, Y5
-	VADDPD  Y5, Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2336(R9), Y4
+	VMULPD  2336(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPD  2368(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPD  2400(R9), Y5, Y5
 	VADDPD  Y5, Y4, Y4
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
 	VDIVPD  Y4, Y1, Y4
 	VANDPD  Y5, Y4, Y4
-	VMOVUPS Y3, 2400(R9)
+	VMOVUPS Y3, 2432(R9)
 	VMOVUPS (BX), Y3
 	VSUBPD  224(BX), Y3, Y3
 	VMOVUPS 32(BX), Y5
 	VSUBPD  256(BX), Y5, Y5
 	VMOVUPS 64(BX), Y6
 	VSUBPD  288(BX), Y6, Y6
-	VMOVUPS Y3, 2432(R9)
-	VMOVUPS Y5, 2464(R9)
-	VMOVUPS Y6, 2496(R9)
-	VMOVUPS 2304(R9), Y3
-	VMULPD  2432(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y5
-	VMULPD  2464(R9), Y5, Y5
-	VADDPD  Y5, Y3, Y3
+	VMOVUPS Y3, 2464(R9)
+	VMOVUPS Y5, 2496(R9)
+	VMOVUPS Y6, 2528(R9)
+	VMOVUPS 2336(R9), Y3
+	VMULPD  2464(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y5
 	VMULPD  2496(R9), Y5, Y5
 	VADDPD  Y5, Y3, Y3
+	VMOVUPS 2400(R9), Y5
+	VMULPD  2528(R9), Y5, Y5
+	VADDPD  Y5, Y3, Y3
 	VMULPD  Y4, Y3, Y3
-	VMOVUPS 2304(R9), Y5
-	VMULPD  2208(R9), Y5, Y5
-	VMOVUPS 2336(R9), Y6
-	VMULPD  2240(R9), Y6, Y6
-	VADDPD  Y6, Y5, Y5
+	VMOVUPS 2336(R9), Y5
+	VMULPD  2240(R9), Y5, Y5
 	VMOVUPS 2368(R9), Y6
 	VMULPD  2272(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 2400(R9), Y6
+	VMULPD  2304(R9), Y6, Y6
 	VADDPD  Y6, Y5, Y5
 	VMULPD  Y4, Y5, Y4
 	VADDPD  Y4, Y3, Y4
@@ -12041,199 +12101,196 @@ Contacts64AVX2_tailgroup_normal:
 	VMAXPD  Y5, Y0, Y5
 	VMAXPD  Y4, Y3, Y3
 	VMINPD  Y3, Y1, Y3
-	VMOVUPS Y5, 2528(R9)
-	VMOVUPS Y3, 2560(R9)
+	VMOVUPS Y5, 2560(R9)
+	VMOVUPS Y3, 2592(R9)
 	VMOVUPS 192(BX), Y3
 	VADDPD  416(BX), Y3, Y3
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y4
-	VMULPD       2528(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPD       2528(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPD       2528(R9), Y6, Y6
-	VSUBPD       2432(R9), Y4, Y7
-	VSUBPD       2464(R9), Y5, Y8
-	VSUBPD       2496(R9), Y6, Y9
-	VMULPD       2208(R9), Y7, Y7
-	VMULPD       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPD       2560(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPD       2560(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPD       2560(R9), Y6, Y6
+	VSUBPD       2464(R9), Y4, Y7
+	VSUBPD       2496(R9), Y5, Y8
+	VSUBPD       2528(R9), Y6, Y9
+	VMULPD       2240(R9), Y7, Y7
+	VMULPD       2272(R9), Y8, Y8
 	VADDPD       Y8, Y7, Y7
-	VMULPD       2272(R9), Y9, Y8
+	VMULPD       2304(R9), Y9, Y8
 	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 2400(R9), Y0, Y8
-	VDIVPD       2400(R9), Y7, Y7
+	VCMPPD       $0x04, 2432(R9), Y0, Y8
+	VDIVPD       2432(R9), Y7, Y7
 	VANDPD       Y8, Y7, Y7
 	VMINPD       Y1, Y7, Y7
 	VMAXPD       Y0, Y7, Y7
-	VMULPD       2208(R9), Y7, Y8
-	VADDPD       2432(R9), Y8, Y8
+	VMULPD       2240(R9), Y7, Y8
+	VADDPD       2464(R9), Y8, Y8
 	VSUBPD       Y4, Y8, Y8
-	VMULPD       2240(R9), Y7, Y9
-	VADDPD       2464(R9), Y9, Y9
+	VMULPD       2272(R9), Y7, Y9
+	VADDPD       2496(R9), Y9, Y9
 	VSUBPD       Y5, Y9, Y9
-	VMULPD       2272(R9), Y7, Y7
-	VADDPD       2496(R9), Y7, Y7
+	VMULPD       2304(R9), Y7, Y7
+	VADDPD       2528(R9), Y7, Y7
 	VSUBPD       Y6, Y7, Y7
-	VMULPD       1632(R9), Y8, Y10
-	VMULPD       1664(R9), Y9, Y11
+	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1696(R9), Y9, Y11
 	VADDPD       Y11, Y10, Y10
-	VMULPD       1696(R9), Y7, Y11
+	VMULPD       1728(R9), Y7, Y11
 	VADDPD       Y11, Y10, Y10
 	VSUBPD       Y10, Y3, Y10
-	VMOVUPS      1632(R9), Y11
-	VMULPD       1760(R9), Y11, Y11
+	VMOVUPS      1664(R9), Y11
+	VMULPD       1792(R9), Y11, Y11
 	VADDPD       Y11, Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y8, Y8
 	VADDPD       Y8, Y4, Y4
 	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y8
-	VMULPD       1760(R9), Y8, Y8
+	VMOVUPS      1696(R9), Y8
+	VMULPD       1792(R9), Y8, Y8
 	VADDPD       Y8, Y9, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
 	VADDPD       Y8, Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y8
-	VMULPD       1760(R9), Y8, Y8
+	VMOVUPS      1728(R9), Y8
+	VMULPD       1792(R9), Y8, Y8
 	VADDPD       Y8, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VADDPD       288(BX), Y6, Y6
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1888(R9), Y8
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      1920(R9), Y8
 	VBLENDVPD    Y7, Y10, Y8, Y7
-	VMOVUPS      Y7, 1888(R9)
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1952(R9), Y8
-	VBLENDVPD    Y7, Y4, Y8, Y4
-	VMOVUPS      2176(R9), Y7
+	VMOVUPS      Y7, 1920(R9)
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      1984(R9), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
-	VMOVUPS      2176(R9), Y7
+	VBLENDVPD    Y7, Y4, Y8, Y4
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      2016(R9), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      2048(R9), Y8
 	VBLENDVPD    Y7, Y6, Y8, Y6
-	VMOVUPS      Y4, 1952(R9)
-	VMOVUPS      Y5, 1984(R9)
-	VMOVUPS      Y6, 2016(R9)
+	VMOVUPS      Y4, 1984(R9)
+	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y6, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y4
-	VMULPD       2560(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPD       2560(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPD       2560(R9), Y6, Y6
-	VSUBPD       2432(R9), Y4, Y7
-	VSUBPD       2464(R9), Y5, Y8
-	VSUBPD       2496(R9), Y6, Y9
-	VMULPD       2208(R9), Y7, Y7
-	VMULPD       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPD       2592(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPD       2592(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPD       2592(R9), Y6, Y6
+	VSUBPD       2464(R9), Y4, Y7
+	VSUBPD       2496(R9), Y5, Y8
+	VSUBPD       2528(R9), Y6, Y9
+	VMULPD       2240(R9), Y7, Y7
+	VMULPD       2272(R9), Y8, Y8
 	VADDPD       Y8, Y7, Y7
-	VMULPD       2272(R9), Y9, Y8
+	VMULPD       2304(R9), Y9, Y8
 	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 2400(R9), Y0, Y8
-	VDIVPD       2400(R9), Y7, Y7
+	VCMPPD       $0x04, 2432(R9), Y0, Y8
+	VDIVPD       2432(R9), Y7, Y7
 	VANDPD       Y8, Y7, Y7
 	VMINPD       Y1, Y7, Y1
 	VMAXPD       Y0, Y1, Y1
-	VMULPD       2208(R9), Y1, Y7
-	VADDPD       2432(R9), Y7, Y7
+	VMULPD       2240(R9), Y1, Y7
+	VADDPD       2464(R9), Y7, Y7
 	VSUBPD       Y4, Y7, Y7
-	VMULPD       2240(R9), Y1, Y8
-	VADDPD       2464(R9), Y8, Y8
+	VMULPD       2272(R9), Y1, Y8
+	VADDPD       2496(R9), Y8, Y8
 	VSUBPD       Y5, Y8, Y8
-	VMULPD       2272(R9), Y1, Y1
-	VADDPD       2496(R9), Y1, Y1
+	VMULPD       2304(R9), Y1, Y1
+	VADDPD       2528(R9), Y1, Y1
 	VSUBPD       Y6, Y1, Y1
-	VMULPD       1632(R9), Y7, Y9
-	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1664(R9), Y7, Y9
+	VMULPD       1696(R9), Y8, Y10
 	VADDPD       Y10, Y9, Y9
-	VMULPD       1696(R9), Y1, Y10
+	VMULPD       1728(R9), Y1, Y10
 	VADDPD       Y10, Y9, Y9
 	VSUBPD       Y9, Y3, Y3
-	VMOVUPS      1632(R9), Y9
-	VMULPD       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPD       1792(R9), Y9, Y9
 	VADDPD       Y9, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y7, Y7
 	VADDPD       Y7, Y4, Y4
 	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y1, Y1
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y1, Y1
 	VADDPD       Y1, Y6, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPD    Y6, Y3, Y7, Y3
-	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      2176(R9), Y3
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPD    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VMOVUPS      Y3, 1952(R9)
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPD    Y4, Y5, Y6, Y4
-	VMOVUPS      2176(R9), Y5
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPD    Y4, Y5, Y6, Y4
+	VMOVUPS      2208(R9), Y5
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPD    Y5, Y1, Y6, Y1
-	VMOVUPS      Y3, 2048(R9)
-	VMOVUPS      Y4, 2080(R9)
-	VMOVUPS      Y1, 2112(R9)
+	VMOVUPS      Y3, 2080(R9)
+	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y1, 2144(R9)
 
 Contacts64AVX2_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y1
-	VADDPD  1920(R9), Y1, Y1
-	VADDPD  1632(R9), Y1, Y1
+	VMOVUPS 1920(R9), Y1
+	VADDPD  1952(R9), Y1, Y1
 	VADDPD  1664(R9), Y1, Y1
 	VADDPD  1696(R9), Y1, Y1
-	VADDPD  1952(R9), Y1, Y1
+	VADDPD  1728(R9), Y1, Y1
 	VADDPD  1984(R9), Y1, Y1
 	VADDPD  2016(R9), Y1, Y1
 	VADDPD  2048(R9), Y1, Y1
 	VADDPD  2080(R9), Y1, Y1
 	VADDPD  2112(R9), Y1, Y1
-	VMOVUPS 1728(R9), Y3
+	VADDPD  2144(R9), Y1, Y1
+	VMOVUPS 1760(R9), Y3
 	VANDPD  absmask64<>+0(SB), Y3, Y3
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
 	VORPD   Y1, Y3, Y1
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPD Y1, Y1
 	JZ      Contacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -12249,6 +12306,9 @@ Contacts64AVX2_tailgroup_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPD Y1, Y0, Y3, Y0
 	VMOVAPS   Y0, Y3
 
@@ -12259,64 +12319,64 @@ Contacts64AVX2_tailgroup_finite:
 	VPADDD       iota<>+0(SB), X0, X0
 	VMOVDQU      pack64<>+0(SB), Y1
 	VPERMD       Y3, Y1, Y1
-	VMOVDQU      X0, 2592(R9)
-	VMOVDQU      X1, 2624(R9)
+	VMOVDQU      X0, 2624(R9)
+	VMOVDQU      X1, 2656(R9)
 
 	// Store one row per pair.
 	VMOVDQU    pack64<>+0(SB), Y0
 	VPERMD     Y2, Y0, Y0
-	VMOVDQU    X0, 2656(R9)
-	VMOVDQU    2592(R9), X0
-	VMOVDQU    2656(R9), X1
+	VMOVDQU    X0, 2688(R9)
+	VMOVDQU    2624(R9), X0
+	VMOVDQU    2688(R9), X1
 	MOVQ       out+24(FP), R12
 	MOVQ       (R12), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
-	VMOVDQU    2624(R9), X0
-	VMOVDQU    2656(R9), X1
+	VMOVDQU    2656(R9), X0
+	VMOVDQU    2688(R9), X1
 	MOVQ       out+24(FP), R12
 	MOVQ       8(R12), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
-	VMOVUPS    1888(R9), Y0
+	VMOVUPS    1920(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       16(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    1920(R9), Y0
+	VMOVUPS    1952(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       24(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    1632(R9), Y0
+	VMOVUPS    1664(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       32(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    1664(R9), Y0
+	VMOVUPS    1696(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       40(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    1696(R9), Y0
+	VMOVUPS    1728(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       48(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    1952(R9), Y0
+	VMOVUPS    1984(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       56(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    1984(R9), Y0
+	VMOVUPS    2016(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       64(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    2016(R9), Y0
+	VMOVUPS    2048(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       72(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    2048(R9), Y0
+	VMOVUPS    2080(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       80(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    2080(R9), Y0
+	VMOVUPS    2112(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       88(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    2112(R9), Y0
+	VMOVUPS    2144(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       96(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
@@ -12329,7 +12389,7 @@ Contacts64AVX2_done:
 
 // func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContacts64AVX2(SB), $3424-56
+TEXT ·CompactContacts64AVX2(SB), $3456-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -12338,7 +12398,7 @@ TEXT ·CompactContacts64AVX2(SB), $3424-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         2848(R9), BX
+	LEAQ         2880(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
 
@@ -12671,260 +12731,266 @@ CompactContacts64AVX2_loop:
 	VMOVUPS      Y2, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y2
-	VMOVUPS      Y2, 800(R9)
-	VMOVUPS      704(R9), Y2
-	VMOVUPS      Y2, 832(R9)
-	VMOVUPS      736(R9), Y2
-	VMOVUPS      Y2, 864(R9)
-	VMOVUPS      Y5, 896(R9)
-	VMOVUPS      896(R9), Y2
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS 672(R9), Y2
+	VMOVUPS Y2, 800(R9)
+	VMOVUPS 704(R9), Y2
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS 736(R9), Y2
+	VMOVUPS Y2, 864(R9)
+	VMOVUPS Y5, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y5, Y2
 	VMOVUPS      Y2, 928(R9)
-	VMOVUPS      352(R9), Y2
-	VMAXPD       320(R9), Y2, Y2
-	VMOVUPS      192(R9), Y3
-	VMULPD       192(R9), Y3, Y3
-	VMOVUPS      224(R9), Y4
-	VMULPD       224(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      256(R9), Y4
-	VMULPD       256(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMAXPD       Y3, Y2, Y2
-	VMOVUPS      Y2, 960(R9)
-	VBROADCASTSD crosstol64<>+0(SB), Y2
-	VMULPD       960(R9), Y2, Y2
 	VMOVUPS      896(R9), Y3
-	VCMPPD       $0x11, Y2, Y3, Y2
-	VMOVUPS      Y2, 992(R9)
-	VMOVUPS      928(R9), Y2
-	VORPD        992(R9), Y2, Y2
-	VTESTPD      Y2, Y2
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS      Y3, 960(R9)
+	VMOVUPS      352(R9), Y3
+	VMAXPD       320(R9), Y3, Y3
+	VMOVUPS      192(R9), Y4
+	VMULPD       192(R9), Y4, Y4
+	VMOVUPS      224(R9), Y5
+	VMULPD       224(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      256(R9), Y5
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMAXPD       Y4, Y3, Y3
+	VMOVUPS      Y3, 992(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y3
+	VMULPD       992(R9), Y3, Y3
+	VMOVUPS      896(R9), Y4
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      960(R9), Y3
+	VORPD        1024(R9), Y3, Y3
+	VTESTPD      Y3, Y3
 	JZ           CompactContacts64AVX2_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y2
-	VSUBPD       (BX), Y2, Y2
-	VMOVUPS      128(BX), Y3
-	VSUBPD       32(BX), Y3, Y3
-	VMOVUPS      160(BX), Y4
-	VSUBPD       64(BX), Y4, Y4
-	VMOVUPS      Y2, 1024(R9)
+	VMOVUPS      96(BX), Y3
+	VSUBPD       (BX), Y3, Y3
+	VMOVUPS      128(BX), Y4
+	VSUBPD       32(BX), Y4, Y4
+	VMOVUPS      160(BX), Y5
+	VSUBPD       64(BX), Y5, Y5
 	VMOVUPS      Y3, 1056(R9)
 	VMOVUPS      Y4, 1088(R9)
-	VMOVUPS      320(BX), Y2
-	VSUBPD       224(BX), Y2, Y2
-	VMOVUPS      352(BX), Y3
-	VSUBPD       256(BX), Y3, Y3
-	VMOVUPS      384(BX), Y4
-	VSUBPD       288(BX), Y4, Y4
-	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      Y5, 1120(R9)
+	VMOVUPS      320(BX), Y3
+	VSUBPD       224(BX), Y3, Y3
+	VMOVUPS      352(BX), Y4
+	VSUBPD       256(BX), Y4, Y4
+	VMOVUPS      384(BX), Y5
+	VSUBPD       288(BX), Y5, Y5
 	VMOVUPS      Y3, 1152(R9)
 	VMOVUPS      Y4, 1184(R9)
-	VMOVUPS      1024(R9), Y2
-	VMULPD       1024(R9), Y2, Y2
+	VMOVUPS      Y5, 1216(R9)
 	VMOVUPS      1056(R9), Y3
 	VMULPD       1056(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      1088(R9), Y3
-	VMULPD       1088(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      1120(R9), Y3
-	VMULPD       1120(R9), Y3, Y3
+	VMOVUPS      1088(R9), Y4
+	VMULPD       1088(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1120(R9), Y4
+	VMULPD       1120(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
 	VMOVUPS      1152(R9), Y4
 	VMULPD       1152(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1184(R9), Y4
-	VMULPD       1184(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD       Y3, Y1, Y3
-	VANDPD       Y4, Y3, Y3
-	VSQRTPD      Y2, Y4
-	VCMPPD       $0x04, Y4, Y0, Y6
+	VMOVUPS      1184(R9), Y5
+	VMULPD       1184(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1216(R9), Y5
+	VMULPD       1216(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y5
 	VDIVPD       Y4, Y1, Y4
-	VANDPD       Y6, Y4, Y4
-	VSQRTPD      Y3, Y3
-	VMULPD       1024(R9), Y4, Y6
-	VMULPD       1056(R9), Y4, Y7
-	VMULPD       1088(R9), Y4, Y4
-	VMOVUPS      Y6, 1216(R9)
-	VMOVUPS      Y7, 1248(R9)
-	VMOVUPS      Y4, 1280(R9)
-	VMULPD       1120(R9), Y3, Y4
-	VMULPD       1152(R9), Y3, Y6
-	VMULPD       1184(R9), Y3, Y3
-	VMOVUPS      Y4, 1312(R9)
-	VMOVUPS      Y6, 1344(R9)
-	VMOVUPS      Y3, 1376(R9)
-	VCMPPD       $0x00, Y0, Y2, Y2
-	VMOVUPS      Y2, 1408(R9)
-	VMOVUPS      1248(R9), Y2
-	VMULPD       1376(R9), Y2, Y2
+	VANDPD       Y5, Y4, Y4
+	VSQRTPD      Y3, Y5
+	VCMPPD       $0x04, Y5, Y0, Y6
+	VDIVPD       Y5, Y1, Y5
+	VANDPD       Y6, Y5, Y5
+	VSQRTPD      Y4, Y4
+	VMULPD       1056(R9), Y5, Y6
+	VMULPD       1088(R9), Y5, Y7
+	VMULPD       1120(R9), Y5, Y5
+	VMOVUPS      Y6, 1248(R9)
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y5, 1312(R9)
+	VMULPD       1152(R9), Y4, Y5
+	VMULPD       1184(R9), Y4, Y6
+	VMULPD       1216(R9), Y4, Y4
+	VMOVUPS      Y5, 1344(R9)
+	VMOVUPS      Y6, 1376(R9)
+	VMOVUPS      Y4, 1408(R9)
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VMOVUPS      Y3, 1440(R9)
 	VMOVUPS      1280(R9), Y3
-	VMULPD       1344(R9), Y3, Y3
-	VSUBPD       Y3, Y2, Y2
-	VMOVUPS      1280(R9), Y3
-	VMULPD       1312(R9), Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMULPD       1408(R9), Y3, Y3
+	VMOVUPS      1312(R9), Y4
 	VMULPD       1376(R9), Y4, Y4
 	VSUBPD       Y4, Y3, Y3
-	VMOVUPS      1216(R9), Y4
+	VMOVUPS      1312(R9), Y4
 	VMULPD       1344(R9), Y4, Y4
-	VMOVUPS      1248(R9), Y6
-	VMULPD       1312(R9), Y6, Y6
-	VSUBPD       Y6, Y4, Y4
-	VMOVUPS      Y2, 1440(R9)
+	VMOVUPS      1248(R9), Y5
+	VMULPD       1408(R9), Y5, Y5
+	VSUBPD       Y5, Y4, Y4
+	VMOVUPS      1248(R9), Y5
+	VMULPD       1376(R9), Y5, Y5
+	VMOVUPS      1280(R9), Y6
+	VMULPD       1344(R9), Y6, Y6
+	VSUBPD       Y6, Y5, Y5
 	VMOVUPS      Y3, 1472(R9)
 	VMOVUPS      Y4, 1504(R9)
-	VMOVUPS      1440(R9), Y2
-	VMULPD       1440(R9), Y2, Y2
+	VMOVUPS      Y5, 1536(R9)
 	VMOVUPS      1472(R9), Y3
 	VMULPD       1472(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      1504(R9), Y3
-	VMULPD       1504(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y2, Y3
-	VANDNPD      992(R9), Y3, Y3
-	VMOVUPS      928(R9), Y4
-	VORPD        Y3, Y4, Y3
-	VMOVUPS      672(R9), Y4
-	VMULPD       1440(R9), Y4, Y4
+	VMOVUPS      1504(R9), Y4
+	VMULPD       1504(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPD       1536(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y4
+	VANDNPD      1024(R9), Y4, Y4
+	VMOVUPS      960(R9), Y5
+	VORPD        Y4, Y5, Y4
+	VMOVUPS      672(R9), Y5
+	VMULPD       1472(R9), Y5, Y5
 	VMOVUPS      704(R9), Y6
-	VMULPD       1472(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      736(R9), Y6
 	VMULPD       1504(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMULPD       Y4, Y4, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      736(R9), Y6
+	VMULPD       1536(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMULPD       Y5, Y5, Y6
 	VBROADCASTSD signtol64<>+0(SB), Y7
-	VMULPD       960(R9), Y7, Y7
-	VMULPD       Y2, Y7, Y7
+	VMULPD       992(R9), Y7, Y7
+	VMULPD       Y3, Y7, Y7
 	VCMPPD       $0x19, Y7, Y6, Y6
-	VCMPPD       $0x11, Y0, Y4, Y4
-	VANDNPD      Y4, Y6, Y4
-	VMOVUPS      1440(R9), Y6
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y6, Y5
+	VMOVUPS      1472(R9), Y6
 	VXORPD       signmask64<>+0(SB), Y6, Y6
-	VMOVUPS      1472(R9), Y7
+	VMOVUPS      1504(R9), Y7
 	VXORPD       signmask64<>+0(SB), Y7, Y7
-	VMOVUPS      1504(R9), Y8
+	VMOVUPS      1536(R9), Y8
 	VXORPD       signmask64<>+0(SB), Y8, Y8
-	VMOVUPS      1440(R9), Y9
-	VBLENDVPD    Y4, Y6, Y9, Y6
 	VMOVUPS      1472(R9), Y9
-	VBLENDVPD    Y4, Y7, Y9, Y7
+	VBLENDVPD    Y5, Y6, Y9, Y6
 	VMOVUPS      1504(R9), Y9
-	VBLENDVPD    Y4, Y8, Y9, Y4
+	VBLENDVPD    Y5, Y7, Y9, Y7
+	VMOVUPS      1536(R9), Y9
+	VBLENDVPD    Y5, Y8, Y9, Y5
 	VMOVUPS      800(R9), Y8
-	VBLENDVPD    Y3, Y6, Y8, Y6
+	VBLENDVPD    Y4, Y6, Y8, Y6
 	VMOVUPS      832(R9), Y8
-	VBLENDVPD    Y3, Y7, Y8, Y7
+	VBLENDVPD    Y4, Y7, Y8, Y7
 	VMOVUPS      864(R9), Y8
-	VBLENDVPD    Y3, Y4, Y8, Y4
+	VBLENDVPD    Y4, Y5, Y8, Y5
 	VMOVUPS      896(R9), Y8
-	VBLENDVPD    Y3, Y2, Y8, Y2
+	VBLENDVPD    Y4, Y3, Y8, Y3
 	VMOVUPS      Y6, 800(R9)
 	VMOVUPS      Y7, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y2, 896(R9)
+	VMOVUPS      Y5, 864(R9)
+	VMOVUPS      Y3, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y2
-	VMOVUPS   1216(R9), Y3
-	VBLENDVPD Y2, 1312(R9), Y3, Y2
-	VMOVUPS   1408(R9), Y3
+	VMOVUPS   1440(R9), Y3
 	VMOVUPS   1248(R9), Y4
 	VBLENDVPD Y3, 1344(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
-	VMOVUPS   1280(R9), Y6
-	VBLENDVPD Y4, 1376(R9), Y6, Y4
-	VMOVUPS   Y2, 1536(R9)
+	VMOVUPS   1440(R9), Y4
+	VMOVUPS   1280(R9), Y5
+	VBLENDVPD Y4, 1376(R9), Y5, Y4
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1312(R9), Y6
+	VBLENDVPD Y5, 1408(R9), Y6, Y5
 	VMOVUPS   Y3, 1568(R9)
 	VMOVUPS   Y4, 1600(R9)
+	VMOVUPS   Y5, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y2
-	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMOVUPS   1568(R9), Y4
-	VMULPD    1568(R9), Y4, Y4
-	VMULPD    Y2, Y2, Y6
-	VADDPD    Y6, Y4, Y4
+	VMOVUPS   1568(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS   1600(R9), Y5
+	VMULPD    1600(R9), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VADDPD    Y6, Y5, Y5
 	VMULPD    Y0, Y0, Y6
-	VADDPD    Y6, Y4, Y4
+	VADDPD    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPD Y3, 1568(R9), Y6, Y6
+	VBLENDVPD Y4, 1600(R9), Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPD Y3, Y2, Y7, Y2
+	VBLENDVPD Y4, Y3, Y7, Y3
 	VMOVUPS   864(R9), Y7
-	VBLENDVPD Y3, Y0, Y7, Y7
+	VBLENDVPD Y4, Y0, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPD Y3, Y4, Y8, Y3
+	VBLENDVPD Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y2
-	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMULPD    Y0, Y0, Y4
-	VMOVUPS   1600(R9), Y6
-	VMULPD    1600(R9), Y6, Y6
-	VADDPD    Y6, Y4, Y4
-	VMULPD    Y2, Y2, Y6
-	VADDPD    Y6, Y4, Y4
+	VMOVUPS   1600(R9), Y3
+	VXORPD    signmask64<>+0(SB), Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMULPD    Y0, Y0, Y5
+	VMOVUPS   1632(R9), Y6
+	VMULPD    1632(R9), Y6, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VADDPD    Y6, Y5, Y5
 	VMOVUPS   800(R9), Y6
-	VBLENDVPD Y3, Y0, Y6, Y6
+	VBLENDVPD Y4, Y0, Y6, Y6
 	VMOVUPS   832(R9), Y7
-	VBLENDVPD Y3, 1600(R9), Y7, Y7
+	VBLENDVPD Y4, 1632(R9), Y7, Y7
 	VMOVUPS   864(R9), Y8
-	VBLENDVPD Y3, Y2, Y8, Y2
+	VBLENDVPD Y4, Y3, Y8, Y3
 	VMOVUPS   896(R9), Y8
-	VBLENDVPD Y3, Y4, Y8, Y3
+	VBLENDVPD Y4, Y5, Y8, Y4
 	VMOVUPS   Y6, 800(R9)
 	VMOVUPS   Y7, 832(R9)
-	VMOVUPS   Y2, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   Y4, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   832(R9), Y4
-	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   896(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS   800(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPD Y3, Y0, Y5, Y5
 	VMOVUPS   864(R9), Y6
-	VBLENDVPD Y2, Y1, Y6, Y6
+	VBLENDVPD Y3, Y1, Y6, Y6
 	VMOVUPS   896(R9), Y7
-	VBLENDVPD Y2, Y1, Y7, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 832(R9)
+	VBLENDVPD Y3, Y1, Y7, Y3
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y5, 832(R9)
 	VMOVUPS   Y6, 864(R9)
-	VMOVUPS   Y2, 896(R9)
+	VMOVUPS   Y3, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 896(R9), Y3
+	VMOVUPS Y3, 928(R9)
 
 CompactContacts64AVX2_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD 896(R9), Y2
-	VDIVPD  Y2, Y1, Y2
-	VMULPD  800(R9), Y2, Y3
-	VMULPD  832(R9), Y2, Y4
-	VMULPD  864(R9), Y2, Y2
-	VMOVUPS Y3, 1632(R9)
+	VDIVPD  928(R9), Y1, Y3
+	VMULPD  800(R9), Y3, Y4
+	VMULPD  832(R9), Y3, Y5
+	VMULPD  864(R9), Y3, Y3
 	VMOVUPS Y4, 1664(R9)
-	VMOVUPS Y2, 1696(R9)
+	VMOVUPS Y5, 1696(R9)
+	VMOVUPS Y3, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Y5, Y2
 	VMOVUPS      192(BX), Y3
 	VADDPD       416(BX), Y3, Y3
 	VSUBPD       Y2, Y3, Y4
-	VMOVUPS      Y4, 1728(R9)
+	VMOVUPS      Y4, 1760(R9)
 	VBROADCASTSD margin+40(FP), Y4
 	VADDPD       Y4, Y3, Y3
 	VCMPPD       $0x12, Y3, Y2, Y2
@@ -12932,56 +12998,56 @@ CompactContacts64AVX2_group_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y3
 	VSUBPD       192(BX), Y3, Y3
-	VMOVUPS      Y3, 1760(R9)
-	VMOVUPS      1632(R9), Y3
-	VMULPD       1760(R9), Y3, Y3
+	VMOVUPS      Y3, 1792(R9)
+	VMOVUPS      1664(R9), Y3
+	VMULPD       1792(R9), Y3, Y3
 	VADDPD       672(R9), Y3, Y3
 	VBROADCASTSD half64<>+0(SB), Y4
 	VMULPD       Y4, Y3, Y3
 	VADDPD       576(R9), Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y4
-	VMULPD       1760(R9), Y4, Y4
+	VMOVUPS      1696(R9), Y4
+	VMULPD       1792(R9), Y4, Y4
 	VADDPD       704(R9), Y4, Y4
 	VBROADCASTSD half64<>+0(SB), Y5
 	VMULPD       Y5, Y4, Y4
 	VADDPD       608(R9), Y4, Y4
 	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y5
-	VMULPD       1760(R9), Y5, Y5
+	VMOVUPS      1728(R9), Y5
+	VMULPD       1792(R9), Y5, Y5
 	VADDPD       736(R9), Y5, Y5
 	VBROADCASTSD half64<>+0(SB), Y6
 	VMULPD       Y6, Y5, Y5
 	VADDPD       640(R9), Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1792(R9)
-	VMOVUPS      Y4, 1824(R9)
-	VMOVUPS      Y5, 1856(R9)
-	VMOVUPS      1728(R9), Y3
-	VMOVUPS      Y3, 1888(R9)
-	VMOVUPS      1728(R9), Y3
+	VMOVUPS      Y3, 1824(R9)
+	VMOVUPS      Y4, 1856(R9)
+	VMOVUPS      Y5, 1888(R9)
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1760(R9), Y3
 	VMOVUPS      Y3, 1952(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 1984(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2016(R9)
-	VMOVUPS      1792(R9), Y3
+	VMOVUPS      1888(R9), Y3
 	VMOVUPS      Y3, 2048(R9)
 	VMOVUPS      1824(R9), Y3
 	VMOVUPS      Y3, 2080(R9)
 	VMOVUPS      1856(R9), Y3
 	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      1888(R9), Y3
+	VMOVUPS      Y3, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPD    768(R9), Y2, Y3
 	VANDPD    int164<>+0(SB), Y2, Y2
 	VBLENDVPD Y3, int264<>+0(SB), Y2, Y2
-	VMOVUPS   Y2, 2144(R9)
+	VMOVUPS   Y2, 2176(R9)
 	VTESTPD   Y3, Y3
 	JZ        CompactContacts64AVX2_group_single
-	VMOVUPS   Y3, 2176(R9)
+	VMOVUPS   Y3, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -12990,63 +13056,63 @@ CompactContacts64AVX2_group_normal:
 	VSUBPD  32(BX), Y3, Y3
 	VMOVUPS 160(BX), Y4
 	VSUBPD  64(BX), Y4, Y4
-	VMOVUPS Y2, 2208(R9)
-	VMOVUPS Y3, 2240(R9)
-	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y2, 2240(R9)
+	VMOVUPS Y3, 2272(R9)
+	VMOVUPS Y4, 2304(R9)
 	VMOVUPS 320(BX), Y2
 	VSUBPD  224(BX), Y2, Y2
 	VMOVUPS 352(BX), Y3
 	VSUBPD  256(BX), Y3, Y3
 	VMOVUPS 384(BX), Y4
 	VSUBPD  288(BX), Y4, Y4
-	VMOVUPS Y2, 2304(R9)
-	VMOVUPS Y3, 2336(R9)
-	VMOVUPS Y4, 2368(R9)
-	VMOVUPS 2208(R9), Y2
-	VMULPD  2208(R9), Y2, Y2
-	VMOVUPS 2240(R9), Y3
-	VMULPD  2240(R9), Y3, Y3
-	VADDPD  Y3, Y2, Y2
+	VMOVUPS Y2, 2336(R9)
+	VMOVUPS Y3, 2368(R9)
+	VMOVUPS Y4, 2400(R9)
+	VMOVUPS 2240(R9), Y2
+	VMULPD  2240(R9), Y2, Y2
 	VMOVUPS 2272(R9), Y3
 	VMULPD  2272(R9), Y3, Y3
 	VADDPD  Y3, Y2, Y2
 	VMOVUPS 2304(R9), Y3
 	VMULPD  2304(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y4
-	VMULPD  2336(R9), Y4, Y4
-	VADDPD  Y4, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 2336(R9), Y3
+	VMULPD  2336(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y4
 	VMULPD  2368(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2400(R9), Y4
+	VMULPD  2400(R9), Y4, Y4
 	VADDPD  Y4, Y3, Y3
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
 	VDIVPD  Y3, Y1, Y3
 	VANDPD  Y4, Y3, Y3
-	VMOVUPS Y2, 2400(R9)
+	VMOVUPS Y2, 2432(R9)
 	VMOVUPS (BX), Y2
 	VSUBPD  224(BX), Y2, Y2
 	VMOVUPS 32(BX), Y4
 	VSUBPD  256(BX), Y4, Y4
 	VMOVUPS 64(BX), Y5
 	VSUBPD  288(BX), Y5, Y5
-	VMOVUPS Y2, 2432(R9)
-	VMOVUPS Y4, 2464(R9)
-	VMOVUPS Y5, 2496(R9)
-	VMOVUPS 2304(R9), Y2
-	VMULPD  2432(R9), Y2, Y2
-	VMOVUPS 2336(R9), Y4
-	VMULPD  2464(R9), Y4, Y4
-	VADDPD  Y4, Y2, Y2
+	VMOVUPS Y2, 2464(R9)
+	VMOVUPS Y4, 2496(R9)
+	VMOVUPS Y5, 2528(R9)
+	VMOVUPS 2336(R9), Y2
+	VMULPD  2464(R9), Y2, Y2
 	VMOVUPS 2368(R9), Y4
 	VMULPD  2496(R9), Y4, Y4
 	VADDPD  Y4, Y2, Y2
+	VMOVUPS 2400(R9), Y4
+	VMULPD  2528(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
 	VMULPD  Y3, Y2, Y2
-	VMOVUPS 2304(R9), Y4
-	VMULPD  2208(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPD  2240(R9), Y5, Y5
-	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2336(R9), Y4
+	VMULPD  2240(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPD  2272(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPD  2304(R9), Y5, Y5
 	VADDPD  Y5, Y4, Y4
 	VMULPD  Y3, Y4, Y3
 	VADDPD  Y3, Y2, Y3
@@ -13054,199 +13120,196 @@ CompactContacts64AVX2_group_normal:
 	VMAXPD  Y4, Y0, Y4
 	VMAXPD  Y3, Y2, Y2
 	VMINPD  Y2, Y1, Y2
-	VMOVUPS Y4, 2528(R9)
-	VMOVUPS Y2, 2560(R9)
+	VMOVUPS Y4, 2560(R9)
+	VMOVUPS Y2, 2592(R9)
 	VMOVUPS 192(BX), Y2
 	VADDPD  416(BX), Y2, Y2
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y3
-	VMULPD       2528(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPD       2528(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPD       2528(R9), Y5, Y5
-	VSUBPD       2432(R9), Y3, Y6
-	VSUBPD       2464(R9), Y4, Y7
-	VSUBPD       2496(R9), Y5, Y8
-	VMULPD       2208(R9), Y6, Y6
-	VMULPD       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPD       2560(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPD       2560(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPD       2560(R9), Y5, Y5
+	VSUBPD       2464(R9), Y3, Y6
+	VSUBPD       2496(R9), Y4, Y7
+	VSUBPD       2528(R9), Y5, Y8
+	VMULPD       2240(R9), Y6, Y6
+	VMULPD       2272(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       2272(R9), Y8, Y7
+	VMULPD       2304(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 2400(R9), Y0, Y7
-	VDIVPD       2400(R9), Y6, Y6
+	VCMPPD       $0x04, 2432(R9), Y0, Y7
+	VDIVPD       2432(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
-	VMULPD       2208(R9), Y6, Y7
-	VADDPD       2432(R9), Y7, Y7
+	VMULPD       2240(R9), Y6, Y7
+	VADDPD       2464(R9), Y7, Y7
 	VSUBPD       Y3, Y7, Y7
-	VMULPD       2240(R9), Y6, Y8
-	VADDPD       2464(R9), Y8, Y8
+	VMULPD       2272(R9), Y6, Y8
+	VADDPD       2496(R9), Y8, Y8
 	VSUBPD       Y4, Y8, Y8
-	VMULPD       2272(R9), Y6, Y6
-	VADDPD       2496(R9), Y6, Y6
+	VMULPD       2304(R9), Y6, Y6
+	VADDPD       2528(R9), Y6, Y6
 	VSUBPD       Y5, Y6, Y6
-	VMULPD       1632(R9), Y7, Y9
-	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1664(R9), Y7, Y9
+	VMULPD       1696(R9), Y8, Y10
 	VADDPD       Y10, Y9, Y9
-	VMULPD       1696(R9), Y6, Y10
+	VMULPD       1728(R9), Y6, Y10
 	VADDPD       Y10, Y9, Y9
 	VSUBPD       Y9, Y2, Y9
-	VMOVUPS      1632(R9), Y10
-	VMULPD       1760(R9), Y10, Y10
+	VMOVUPS      1664(R9), Y10
+	VMULPD       1792(R9), Y10, Y10
 	VADDPD       Y10, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y4, Y4
 	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1888(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1920(R9), Y7
 	VBLENDVPD    Y6, Y9, Y7, Y6
-	VMOVUPS      Y6, 1888(R9)
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1952(R9), Y7
-	VBLENDVPD    Y6, Y3, Y7, Y3
-	VMOVUPS      2176(R9), Y6
+	VMOVUPS      Y6, 1920(R9)
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      1984(R9), Y7
-	VBLENDVPD    Y6, Y4, Y7, Y4
-	VMOVUPS      2176(R9), Y6
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      2208(R9), Y6
 	VMOVUPS      2016(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      2048(R9), Y7
 	VBLENDVPD    Y6, Y5, Y7, Y5
-	VMOVUPS      Y3, 1952(R9)
-	VMOVUPS      Y4, 1984(R9)
-	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y3, 1984(R9)
+	VMOVUPS      Y4, 2016(R9)
+	VMOVUPS      Y5, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y3
-	VMULPD       2560(R9), Y3, Y3
-	VMOVUPS      2336(R9), Y4
-	VMULPD       2560(R9), Y4, Y4
-	VMOVUPS      2368(R9), Y5
-	VMULPD       2560(R9), Y5, Y5
-	VSUBPD       2432(R9), Y3, Y6
-	VSUBPD       2464(R9), Y4, Y7
-	VSUBPD       2496(R9), Y5, Y8
-	VMULPD       2208(R9), Y6, Y6
-	VMULPD       2240(R9), Y7, Y7
+	VMOVUPS      2336(R9), Y3
+	VMULPD       2592(R9), Y3, Y3
+	VMOVUPS      2368(R9), Y4
+	VMULPD       2592(R9), Y4, Y4
+	VMOVUPS      2400(R9), Y5
+	VMULPD       2592(R9), Y5, Y5
+	VSUBPD       2464(R9), Y3, Y6
+	VSUBPD       2496(R9), Y4, Y7
+	VSUBPD       2528(R9), Y5, Y8
+	VMULPD       2240(R9), Y6, Y6
+	VMULPD       2272(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       2272(R9), Y8, Y7
+	VMULPD       2304(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 2400(R9), Y0, Y7
-	VDIVPD       2400(R9), Y6, Y6
+	VCMPPD       $0x04, 2432(R9), Y0, Y7
+	VDIVPD       2432(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
-	VMULPD       2208(R9), Y6, Y7
-	VADDPD       2432(R9), Y7, Y7
+	VMULPD       2240(R9), Y6, Y7
+	VADDPD       2464(R9), Y7, Y7
 	VSUBPD       Y3, Y7, Y7
-	VMULPD       2240(R9), Y6, Y8
-	VADDPD       2464(R9), Y8, Y8
+	VMULPD       2272(R9), Y6, Y8
+	VADDPD       2496(R9), Y8, Y8
 	VSUBPD       Y4, Y8, Y8
-	VMULPD       2272(R9), Y6, Y6
-	VADDPD       2496(R9), Y6, Y6
+	VMULPD       2304(R9), Y6, Y6
+	VADDPD       2528(R9), Y6, Y6
 	VSUBPD       Y5, Y6, Y6
-	VMULPD       1632(R9), Y7, Y9
-	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1664(R9), Y7, Y9
+	VMULPD       1696(R9), Y8, Y10
 	VADDPD       Y10, Y9, Y9
-	VMULPD       1696(R9), Y6, Y10
+	VMULPD       1728(R9), Y6, Y10
 	VADDPD       Y10, Y9, Y9
 	VSUBPD       Y9, Y2, Y2
-	VMOVUPS      1632(R9), Y9
-	VMULPD       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPD       1792(R9), Y9, Y9
 	VADDPD       Y9, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y4, Y4
 	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      1696(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPD    Y6, Y2, Y7, Y2
-	VMOVUPS      Y2, 1920(R9)
-	VMOVUPS      2176(R9), Y2
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPD    Y2, Y3, Y6, Y2
-	VMOVUPS      2176(R9), Y3
+	VMOVUPS      Y2, 1952(R9)
+	VMOVUPS      2208(R9), Y2
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPD    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VBLENDVPD    Y2, Y3, Y6, Y2
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPD    Y4, Y5, Y6, Y4
-	VMOVUPS      Y2, 2048(R9)
-	VMOVUPS      Y3, 2080(R9)
-	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y2, 2080(R9)
+	VMOVUPS      Y3, 2112(R9)
+	VMOVUPS      Y4, 2144(R9)
 
 CompactContacts64AVX2_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y2
-	VADDPD  1920(R9), Y2, Y2
-	VADDPD  1632(R9), Y2, Y2
+	VMOVUPS 1920(R9), Y2
+	VADDPD  1952(R9), Y2, Y2
 	VADDPD  1664(R9), Y2, Y2
 	VADDPD  1696(R9), Y2, Y2
-	VADDPD  1952(R9), Y2, Y2
+	VADDPD  1728(R9), Y2, Y2
 	VADDPD  1984(R9), Y2, Y2
 	VADDPD  2016(R9), Y2, Y2
 	VADDPD  2048(R9), Y2, Y2
 	VADDPD  2080(R9), Y2, Y2
 	VADDPD  2112(R9), Y2, Y2
-	VMOVUPS 1728(R9), Y3
+	VADDPD  2144(R9), Y2, Y2
+	VMOVUPS 1760(R9), Y3
 	VANDPD  absmask64<>+0(SB), Y3, Y3
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VORPD   Y2, Y3, Y2
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -13262,6 +13325,9 @@ CompactContacts64AVX2_group_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPD Y2, Y0, Y3, Y2
 	VMOVAPS   Y2, Y3
 
@@ -13272,8 +13338,8 @@ CompactContacts64AVX2_group_finite:
 	VPADDD       iota<>+0(SB), X2, X2
 	VMOVDQU      pack64<>+0(SB), Y4
 	VPERMD       Y3, Y4, Y4
-	VMOVDQU      X2, 2592(R9)
-	VMOVDQU      X4, 2624(R9)
+	VMOVDQU      X2, 2624(R9)
+	VMOVDQU      X4, 2656(R9)
 
 	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
 	// a masked store of that many lanes; nothing for a group without one.
@@ -13292,98 +13358,98 @@ CompactContacts64AVX2_group_finite:
 	VPBROADCASTD X4, Y4
 	VPCMPGTD     iota64<>+0(SB), Y4, Y5
 	VPCMPGTD     iota<>+0(SB), Y4, Y4
-	VMOVDQU      Y2, 2656(R9)
-	VMOVDQU      Y3, 2688(R9)
-	VMOVDQU      Y5, 2720(R9)
-	VMOVDQU      Y4, 2752(R9)
-	VMOVDQU      2592(R9), Y2
-	VMOVDQU      2688(R9), Y3
+	VMOVDQU      Y2, 2688(R9)
+	VMOVDQU      Y3, 2720(R9)
+	VMOVDQU      Y5, 2752(R9)
+	VMOVDQU      Y4, 2784(R9)
+	VMOVDQU      2624(R9), Y2
+	VMOVDQU      2720(R9), Y3
 	VPERMD       Y2, Y3, Y2
-	VMOVDQU      2752(R9), X3
+	VMOVDQU      2784(R9), X3
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), R12
 	VPMASKMOVD   X2, X3, (R12)(R11*4)
-	VMOVDQU      2624(R9), Y2
-	VMOVDQU      2688(R9), Y3
+	VMOVDQU      2656(R9), Y2
+	VMOVDQU      2720(R9), Y3
 	VPERMD       Y2, Y3, Y2
-	VMOVDQU      2752(R9), X3
+	VMOVDQU      2784(R9), X3
 	MOVQ         out+24(FP), R12
 	MOVQ         8(R12), R12
 	VPMASKMOVD   X2, X3, (R12)(R11*4)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1888(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      1920(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         16(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1920(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      1952(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         24(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1632(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      1664(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         32(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1664(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      1696(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         40(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1696(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      1728(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         48(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1952(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      1984(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         56(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      1984(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      2016(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         64(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      2016(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      2048(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         72(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      2048(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      2080(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         80(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      2080(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      2112(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         88(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y2
-	VMOVUPS      2112(R9), Y3
+	VMOVDQU      2688(R9), Y2
+	VMOVUPS      2144(R9), Y3
 	VPERMPS      Y3, Y2, Y2
-	VMOVDQU      2720(R9), Y3
+	VMOVDQU      2752(R9), Y3
 	MOVQ         out+24(FP), R12
 	MOVQ         96(R12), R12
 	VMASKMOVPD   Y2, Y3, (R12)(R11*8)
@@ -13733,260 +13799,266 @@ CompactContacts64AVX2_tail:
 	VMOVUPS      Y3, 768(R9)
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVUPS      672(R9), Y3
-	VMOVUPS      Y3, 800(R9)
-	VMOVUPS      704(R9), Y3
-	VMOVUPS      Y3, 832(R9)
-	VMOVUPS      736(R9), Y3
-	VMOVUPS      Y3, 864(R9)
-	VMOVUPS      Y6, 896(R9)
-	VMOVUPS      896(R9), Y3
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMOVUPS 672(R9), Y3
+	VMOVUPS Y3, 800(R9)
+	VMOVUPS 704(R9), Y3
+	VMOVUPS Y3, 832(R9)
+	VMOVUPS 736(R9), Y3
+	VMOVUPS Y3, 864(R9)
+	VMOVUPS Y6, 896(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y6, Y3
 	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      352(R9), Y3
-	VMAXPD       320(R9), Y3, Y3
-	VMOVUPS      192(R9), Y4
-	VMULPD       192(R9), Y4, Y4
-	VMOVUPS      224(R9), Y5
-	VMULPD       224(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMOVUPS      256(R9), Y5
-	VMULPD       256(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMAXPD       Y4, Y3, Y3
-	VMOVUPS      Y3, 960(R9)
-	VBROADCASTSD crosstol64<>+0(SB), Y3
-	VMULPD       960(R9), Y3, Y3
 	VMOVUPS      896(R9), Y4
-	VCMPPD       $0x11, Y3, Y4, Y3
-	VMOVUPS      Y3, 992(R9)
-	VMOVUPS      928(R9), Y3
-	VORPD        992(R9), Y3, Y3
-	VTESTPD      Y3, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 960(R9)
+	VMOVUPS      352(R9), Y4
+	VMAXPD       320(R9), Y4, Y4
+	VMOVUPS      192(R9), Y5
+	VMULPD       192(R9), Y5, Y5
+	VMOVUPS      224(R9), Y6
+	VMULPD       224(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      256(R9), Y6
+	VMULPD       256(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMAXPD       Y5, Y4, Y4
+	VMOVUPS      Y4, 992(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       992(R9), Y4, Y4
+	VMOVUPS      896(R9), Y5
+	VCMPPD       $0x11, Y4, Y5, Y4
+	VMOVUPS      Y4, 1024(R9)
+	VMOVUPS      960(R9), Y4
+	VORPD        1024(R9), Y4, Y4
+	VTESTPD      Y4, Y4
 	JZ           CompactContacts64AVX2_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      96(BX), Y3
-	VSUBPD       (BX), Y3, Y3
-	VMOVUPS      128(BX), Y4
-	VSUBPD       32(BX), Y4, Y4
-	VMOVUPS      160(BX), Y5
-	VSUBPD       64(BX), Y5, Y5
-	VMOVUPS      Y3, 1024(R9)
+	VMOVUPS      96(BX), Y4
+	VSUBPD       (BX), Y4, Y4
+	VMOVUPS      128(BX), Y5
+	VSUBPD       32(BX), Y5, Y5
+	VMOVUPS      160(BX), Y6
+	VSUBPD       64(BX), Y6, Y6
 	VMOVUPS      Y4, 1056(R9)
 	VMOVUPS      Y5, 1088(R9)
-	VMOVUPS      320(BX), Y3
-	VSUBPD       224(BX), Y3, Y3
-	VMOVUPS      352(BX), Y4
-	VSUBPD       256(BX), Y4, Y4
-	VMOVUPS      384(BX), Y5
-	VSUBPD       288(BX), Y5, Y5
-	VMOVUPS      Y3, 1120(R9)
+	VMOVUPS      Y6, 1120(R9)
+	VMOVUPS      320(BX), Y4
+	VSUBPD       224(BX), Y4, Y4
+	VMOVUPS      352(BX), Y5
+	VSUBPD       256(BX), Y5, Y5
+	VMOVUPS      384(BX), Y6
+	VSUBPD       288(BX), Y6, Y6
 	VMOVUPS      Y4, 1152(R9)
 	VMOVUPS      Y5, 1184(R9)
-	VMOVUPS      1024(R9), Y3
-	VMULPD       1024(R9), Y3, Y3
+	VMOVUPS      Y6, 1216(R9)
 	VMOVUPS      1056(R9), Y4
 	VMULPD       1056(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1088(R9), Y4
-	VMULPD       1088(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1120(R9), Y4
-	VMULPD       1120(R9), Y4, Y4
+	VMOVUPS      1088(R9), Y5
+	VMULPD       1088(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1120(R9), Y5
+	VMULPD       1120(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
 	VMOVUPS      1152(R9), Y5
 	VMULPD       1152(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMOVUPS      1184(R9), Y5
-	VMULPD       1184(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y5
-	VDIVPD       Y4, Y1, Y4
-	VANDPD       Y5, Y4, Y4
-	VSQRTPD      Y3, Y5
-	VCMPPD       $0x04, Y5, Y0, Y7
+	VMOVUPS      1184(R9), Y6
+	VMULPD       1184(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      1216(R9), Y6
+	VMULPD       1216(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y5, Y6
 	VDIVPD       Y5, Y1, Y5
-	VANDPD       Y7, Y5, Y5
-	VSQRTPD      Y4, Y4
-	VMULPD       1024(R9), Y5, Y7
-	VMULPD       1056(R9), Y5, Y8
-	VMULPD       1088(R9), Y5, Y5
-	VMOVUPS      Y7, 1216(R9)
-	VMOVUPS      Y8, 1248(R9)
-	VMOVUPS      Y5, 1280(R9)
-	VMULPD       1120(R9), Y4, Y5
-	VMULPD       1152(R9), Y4, Y7
-	VMULPD       1184(R9), Y4, Y4
-	VMOVUPS      Y5, 1312(R9)
-	VMOVUPS      Y7, 1344(R9)
-	VMOVUPS      Y4, 1376(R9)
-	VCMPPD       $0x00, Y0, Y3, Y3
-	VMOVUPS      Y3, 1408(R9)
-	VMOVUPS      1248(R9), Y3
-	VMULPD       1376(R9), Y3, Y3
+	VANDPD       Y6, Y5, Y5
+	VSQRTPD      Y4, Y6
+	VCMPPD       $0x04, Y6, Y0, Y7
+	VDIVPD       Y6, Y1, Y6
+	VANDPD       Y7, Y6, Y6
+	VSQRTPD      Y5, Y5
+	VMULPD       1056(R9), Y6, Y7
+	VMULPD       1088(R9), Y6, Y8
+	VMULPD       1120(R9), Y6, Y6
+	VMOVUPS      Y7, 1248(R9)
+	VMOVUPS      Y8, 1280(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMULPD       1152(R9), Y5, Y6
+	VMULPD       1184(R9), Y5, Y7
+	VMULPD       1216(R9), Y5, Y5
+	VMOVUPS      Y6, 1344(R9)
+	VMOVUPS      Y7, 1376(R9)
+	VMOVUPS      Y5, 1408(R9)
+	VCMPPD       $0x00, Y0, Y4, Y4
+	VMOVUPS      Y4, 1440(R9)
 	VMOVUPS      1280(R9), Y4
-	VMULPD       1344(R9), Y4, Y4
-	VSUBPD       Y4, Y3, Y3
-	VMOVUPS      1280(R9), Y4
-	VMULPD       1312(R9), Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMULPD       1408(R9), Y4, Y4
+	VMOVUPS      1312(R9), Y5
 	VMULPD       1376(R9), Y5, Y5
 	VSUBPD       Y5, Y4, Y4
-	VMOVUPS      1216(R9), Y5
+	VMOVUPS      1312(R9), Y5
 	VMULPD       1344(R9), Y5, Y5
-	VMOVUPS      1248(R9), Y7
-	VMULPD       1312(R9), Y7, Y7
-	VSUBPD       Y7, Y5, Y5
-	VMOVUPS      Y3, 1440(R9)
+	VMOVUPS      1248(R9), Y6
+	VMULPD       1408(R9), Y6, Y6
+	VSUBPD       Y6, Y5, Y5
+	VMOVUPS      1248(R9), Y6
+	VMULPD       1376(R9), Y6, Y6
+	VMOVUPS      1280(R9), Y7
+	VMULPD       1344(R9), Y7, Y7
+	VSUBPD       Y7, Y6, Y6
 	VMOVUPS      Y4, 1472(R9)
 	VMOVUPS      Y5, 1504(R9)
-	VMOVUPS      1440(R9), Y3
-	VMULPD       1440(R9), Y3, Y3
+	VMOVUPS      Y6, 1536(R9)
 	VMOVUPS      1472(R9), Y4
 	VMULPD       1472(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      1504(R9), Y4
-	VMULPD       1504(R9), Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y3, Y4
-	VANDNPD      992(R9), Y4, Y4
-	VMOVUPS      928(R9), Y5
-	VORPD        Y4, Y5, Y4
-	VMOVUPS      672(R9), Y5
-	VMULPD       1440(R9), Y5, Y5
+	VMOVUPS      1504(R9), Y5
+	VMULPD       1504(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      1536(R9), Y5
+	VMULPD       1536(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y5
+	VANDNPD      1024(R9), Y5, Y5
+	VMOVUPS      960(R9), Y6
+	VORPD        Y5, Y6, Y5
+	VMOVUPS      672(R9), Y6
+	VMULPD       1472(R9), Y6, Y6
 	VMOVUPS      704(R9), Y7
-	VMULPD       1472(R9), Y7, Y7
-	VADDPD       Y7, Y5, Y5
-	VMOVUPS      736(R9), Y7
 	VMULPD       1504(R9), Y7, Y7
-	VADDPD       Y7, Y5, Y5
-	VMULPD       Y5, Y5, Y7
+	VADDPD       Y7, Y6, Y6
+	VMOVUPS      736(R9), Y7
+	VMULPD       1536(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       Y6, Y6, Y7
 	VBROADCASTSD signtol64<>+0(SB), Y8
-	VMULPD       960(R9), Y8, Y8
-	VMULPD       Y3, Y8, Y8
+	VMULPD       992(R9), Y8, Y8
+	VMULPD       Y4, Y8, Y8
 	VCMPPD       $0x19, Y8, Y7, Y7
-	VCMPPD       $0x11, Y0, Y5, Y5
-	VANDNPD      Y5, Y7, Y5
-	VMOVUPS      1440(R9), Y7
+	VCMPPD       $0x11, Y0, Y6, Y6
+	VANDNPD      Y6, Y7, Y6
+	VMOVUPS      1472(R9), Y7
 	VXORPD       signmask64<>+0(SB), Y7, Y7
-	VMOVUPS      1472(R9), Y8
+	VMOVUPS      1504(R9), Y8
 	VXORPD       signmask64<>+0(SB), Y8, Y8
-	VMOVUPS      1504(R9), Y9
+	VMOVUPS      1536(R9), Y9
 	VXORPD       signmask64<>+0(SB), Y9, Y9
-	VMOVUPS      1440(R9), Y10
-	VBLENDVPD    Y5, Y7, Y10, Y7
 	VMOVUPS      1472(R9), Y10
-	VBLENDVPD    Y5, Y8, Y10, Y8
+	VBLENDVPD    Y6, Y7, Y10, Y7
 	VMOVUPS      1504(R9), Y10
-	VBLENDVPD    Y5, Y9, Y10, Y5
+	VBLENDVPD    Y6, Y8, Y10, Y8
+	VMOVUPS      1536(R9), Y10
+	VBLENDVPD    Y6, Y9, Y10, Y6
 	VMOVUPS      800(R9), Y9
-	VBLENDVPD    Y4, Y7, Y9, Y7
+	VBLENDVPD    Y5, Y7, Y9, Y7
 	VMOVUPS      832(R9), Y9
-	VBLENDVPD    Y4, Y8, Y9, Y8
+	VBLENDVPD    Y5, Y8, Y9, Y8
 	VMOVUPS      864(R9), Y9
-	VBLENDVPD    Y4, Y5, Y9, Y5
+	VBLENDVPD    Y5, Y6, Y9, Y6
 	VMOVUPS      896(R9), Y9
-	VBLENDVPD    Y4, Y3, Y9, Y3
+	VBLENDVPD    Y5, Y4, Y9, Y4
 	VMOVUPS      Y7, 800(R9)
 	VMOVUPS      Y8, 832(R9)
-	VMOVUPS      Y5, 864(R9)
-	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y6, 864(R9)
+	VMOVUPS      Y4, 896(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VMOVUPS   1408(R9), Y3
-	VMOVUPS   1216(R9), Y4
-	VBLENDVPD Y3, 1312(R9), Y4, Y3
-	VMOVUPS   1408(R9), Y4
+	VMOVUPS   1440(R9), Y4
 	VMOVUPS   1248(R9), Y5
 	VBLENDVPD Y4, 1344(R9), Y5, Y4
-	VMOVUPS   1408(R9), Y5
-	VMOVUPS   1280(R9), Y7
-	VBLENDVPD Y5, 1376(R9), Y7, Y5
-	VMOVUPS   Y3, 1536(R9)
+	VMOVUPS   1440(R9), Y5
+	VMOVUPS   1280(R9), Y6
+	VBLENDVPD Y5, 1376(R9), Y6, Y5
+	VMOVUPS   1440(R9), Y6
+	VMOVUPS   1312(R9), Y7
+	VBLENDVPD Y6, 1408(R9), Y7, Y6
 	VMOVUPS   Y4, 1568(R9)
 	VMOVUPS   Y5, 1600(R9)
+	VMOVUPS   Y6, 1632(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS   1536(R9), Y3
-	VXORPD    signmask64<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
-	VMOVUPS   1568(R9), Y5
-	VMULPD    1568(R9), Y5, Y5
-	VMULPD    Y3, Y3, Y7
-	VADDPD    Y7, Y5, Y5
+	VMOVUPS   1568(R9), Y4
+	VXORPD    signmask64<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMOVUPS   1600(R9), Y6
+	VMULPD    1600(R9), Y6, Y6
+	VMULPD    Y4, Y4, Y7
+	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
-	VADDPD    Y7, Y5, Y5
+	VADDPD    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPD Y4, 1568(R9), Y7, Y7
+	VBLENDVPD Y5, 1600(R9), Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPD Y4, Y3, Y8, Y3
+	VBLENDVPD Y5, Y4, Y8, Y4
 	VMOVUPS   864(R9), Y8
-	VBLENDVPD Y4, Y0, Y8, Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
 	VMOVUPS   896(R9), Y9
-	VBLENDVPD Y4, Y5, Y9, Y4
+	VBLENDVPD Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   Y4, 832(R9)
 	VMOVUPS   Y8, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS   1568(R9), Y3
-	VXORPD    signmask64<>+0(SB), Y3, Y3
-	VMOVUPS   896(R9), Y4
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
-	VMULPD    Y0, Y0, Y5
-	VMOVUPS   1600(R9), Y7
-	VMULPD    1600(R9), Y7, Y7
-	VADDPD    Y7, Y5, Y5
-	VMULPD    Y3, Y3, Y7
-	VADDPD    Y7, Y5, Y5
+	VMOVUPS   1600(R9), Y4
+	VXORPD    signmask64<>+0(SB), Y4, Y4
+	VMOVUPS   896(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y0, Y0, Y6
+	VMOVUPS   1632(R9), Y7
+	VMULPD    1632(R9), Y7, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y4, Y4, Y7
+	VADDPD    Y7, Y6, Y6
 	VMOVUPS   800(R9), Y7
-	VBLENDVPD Y4, Y0, Y7, Y7
+	VBLENDVPD Y5, Y0, Y7, Y7
 	VMOVUPS   832(R9), Y8
-	VBLENDVPD Y4, 1600(R9), Y8, Y8
+	VBLENDVPD Y5, 1632(R9), Y8, Y8
 	VMOVUPS   864(R9), Y9
-	VBLENDVPD Y4, Y3, Y9, Y3
+	VBLENDVPD Y5, Y4, Y9, Y4
 	VMOVUPS   896(R9), Y9
-	VBLENDVPD Y4, Y5, Y9, Y4
+	VBLENDVPD Y5, Y6, Y9, Y5
 	VMOVUPS   Y7, 800(R9)
 	VMOVUPS   Y8, 832(R9)
-	VMOVUPS   Y3, 864(R9)
-	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 896(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMOVUPS   800(R9), Y4
-	VBLENDVPD Y3, Y0, Y4, Y4
-	VMOVUPS   832(R9), Y5
-	VBLENDVPD Y3, Y0, Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
+	VMOVUPS   800(R9), Y5
+	VBLENDVPD Y4, Y0, Y5, Y5
+	VMOVUPS   832(R9), Y6
+	VBLENDVPD Y4, Y0, Y6, Y6
 	VMOVUPS   864(R9), Y7
-	VBLENDVPD Y3, Y1, Y7, Y7
+	VBLENDVPD Y4, Y1, Y7, Y7
 	VMOVUPS   896(R9), Y8
-	VBLENDVPD Y3, Y1, Y8, Y3
-	VMOVUPS   Y4, 800(R9)
-	VMOVUPS   Y5, 832(R9)
+	VBLENDVPD Y4, Y1, Y8, Y4
+	VMOVUPS   Y5, 800(R9)
+	VMOVUPS   Y6, 832(R9)
 	VMOVUPS   Y7, 864(R9)
-	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 896(R9), Y4
+	VMOVUPS Y4, 928(R9)
 
 CompactContacts64AVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD 896(R9), Y3
-	VDIVPD  Y3, Y1, Y3
-	VMULPD  800(R9), Y3, Y4
-	VMULPD  832(R9), Y3, Y5
-	VMULPD  864(R9), Y3, Y3
-	VMOVUPS Y4, 1632(R9)
+	VDIVPD  928(R9), Y1, Y4
+	VMULPD  800(R9), Y4, Y5
+	VMULPD  832(R9), Y4, Y6
+	VMULPD  864(R9), Y4, Y4
 	VMOVUPS Y5, 1664(R9)
-	VMOVUPS Y3, 1696(R9)
+	VMOVUPS Y6, 1696(R9)
+	VMOVUPS Y4, 1728(R9)
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Y6, Y3
 	VMOVUPS      192(BX), Y4
 	VADDPD       416(BX), Y4, Y4
 	VSUBPD       Y3, Y4, Y5
-	VMOVUPS      Y5, 1728(R9)
+	VMOVUPS      Y5, 1760(R9)
 	VBROADCASTSD margin+40(FP), Y5
 	VADDPD       Y5, Y4, Y4
 	VCMPPD       $0x12, Y4, Y3, Y3
@@ -13994,56 +14066,56 @@ CompactContacts64AVX2_tailgroup_normal:
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y4
 	VSUBPD       192(BX), Y4, Y4
-	VMOVUPS      Y4, 1760(R9)
-	VMOVUPS      1632(R9), Y4
-	VMULPD       1760(R9), Y4, Y4
+	VMOVUPS      Y4, 1792(R9)
+	VMOVUPS      1664(R9), Y4
+	VMULPD       1792(R9), Y4, Y4
 	VADDPD       672(R9), Y4, Y4
 	VBROADCASTSD half64<>+0(SB), Y5
 	VMULPD       Y5, Y4, Y4
 	VADDPD       576(R9), Y4, Y4
 	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y5
-	VMULPD       1760(R9), Y5, Y5
+	VMOVUPS      1696(R9), Y5
+	VMULPD       1792(R9), Y5, Y5
 	VADDPD       704(R9), Y5, Y5
 	VBROADCASTSD half64<>+0(SB), Y6
 	VMULPD       Y6, Y5, Y5
 	VADDPD       608(R9), Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y6
-	VMULPD       1760(R9), Y6, Y6
+	VMOVUPS      1728(R9), Y6
+	VMULPD       1792(R9), Y6, Y6
 	VADDPD       736(R9), Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       640(R9), Y6, Y6
 	VADDPD       288(BX), Y6, Y6
-	VMOVUPS      Y4, 1792(R9)
-	VMOVUPS      Y5, 1824(R9)
-	VMOVUPS      Y6, 1856(R9)
-	VMOVUPS      1728(R9), Y4
-	VMOVUPS      Y4, 1888(R9)
-	VMOVUPS      1728(R9), Y4
+	VMOVUPS      Y4, 1824(R9)
+	VMOVUPS      Y5, 1856(R9)
+	VMOVUPS      Y6, 1888(R9)
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1920(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1760(R9), Y4
 	VMOVUPS      Y4, 1952(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 1984(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2016(R9)
-	VMOVUPS      1792(R9), Y4
+	VMOVUPS      1888(R9), Y4
 	VMOVUPS      Y4, 2048(R9)
 	VMOVUPS      1824(R9), Y4
 	VMOVUPS      Y4, 2080(R9)
 	VMOVUPS      1856(R9), Y4
 	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      1888(R9), Y4
+	VMOVUPS      Y4, 2144(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	VANDPD    768(R9), Y3, Y4
 	VANDPD    int164<>+0(SB), Y3, Y3
 	VBLENDVPD Y4, int264<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 2144(R9)
+	VMOVUPS   Y3, 2176(R9)
 	VTESTPD   Y4, Y4
 	JZ        CompactContacts64AVX2_tailgroup_single
-	VMOVUPS   Y4, 2176(R9)
+	VMOVUPS   Y4, 2208(R9)
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y3
@@ -14052,63 +14124,63 @@ CompactContacts64AVX2_tailgroup_normal:
 	VSUBPD  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS Y3, 2208(R9)
-	VMOVUPS Y4, 2240(R9)
-	VMOVUPS Y5, 2272(R9)
+	VMOVUPS Y3, 2240(R9)
+	VMOVUPS Y4, 2272(R9)
+	VMOVUPS Y5, 2304(R9)
 	VMOVUPS 320(BX), Y3
 	VSUBPD  224(BX), Y3, Y3
 	VMOVUPS 352(BX), Y4
 	VSUBPD  256(BX), Y4, Y4
 	VMOVUPS 384(BX), Y5
 	VSUBPD  288(BX), Y5, Y5
-	VMOVUPS Y3, 2304(R9)
-	VMOVUPS Y4, 2336(R9)
-	VMOVUPS Y5, 2368(R9)
-	VMOVUPS 2208(R9), Y3
-	VMULPD  2208(R9), Y3, Y3
-	VMOVUPS 2240(R9), Y4
-	VMULPD  2240(R9), Y4, Y4
-	VADDPD  Y4, Y3, Y3
+	VMOVUPS Y3, 2336(R9)
+	VMOVUPS Y4, 2368(R9)
+	VMOVUPS Y5, 2400(R9)
+	VMOVUPS 2240(R9), Y3
+	VMULPD  2240(R9), Y3, Y3
 	VMOVUPS 2272(R9), Y4
 	VMULPD  2272(R9), Y4, Y4
 	VADDPD  Y4, Y3, Y3
 	VMOVUPS 2304(R9), Y4
 	VMULPD  2304(R9), Y4, Y4
-	VMOVUPS 2336(R9), Y5
-	VMULPD  2336(R9), Y5, Y5
-	VADDPD  Y5, Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 2336(R9), Y4
+	VMULPD  2336(R9), Y4, Y4
 	VMOVUPS 2368(R9), Y5
 	VMULPD  2368(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPS 2400(R9), Y5
+	VMULPD  2400(R9), Y5, Y5
 	VADDPD  Y5, Y4, Y4
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
 	VDIVPD  Y4, Y1, Y4
 	VANDPD  Y5, Y4, Y4
-	VMOVUPS Y3, 2400(R9)
+	VMOVUPS Y3, 2432(R9)
 	VMOVUPS (BX), Y3
 	VSUBPD  224(BX), Y3, Y3
 	VMOVUPS 32(BX), Y5
 	VSUBPD  256(BX), Y5, Y5
 	VMOVUPS 64(BX), Y6
 	VSUBPD  288(BX), Y6, Y6
-	VMOVUPS Y3, 2432(R9)
-	VMOVUPS Y5, 2464(R9)
-	VMOVUPS Y6, 2496(R9)
-	VMOVUPS 2304(R9), Y3
-	VMULPD  2432(R9), Y3, Y3
-	VMOVUPS 2336(R9), Y5
-	VMULPD  2464(R9), Y5, Y5
-	VADDPD  Y5, Y3, Y3
+	VMOVUPS Y3, 2464(R9)
+	VMOVUPS Y5, 2496(R9)
+	VMOVUPS Y6, 2528(R9)
+	VMOVUPS 2336(R9), Y3
+	VMULPD  2464(R9), Y3, Y3
 	VMOVUPS 2368(R9), Y5
 	VMULPD  2496(R9), Y5, Y5
 	VADDPD  Y5, Y3, Y3
+	VMOVUPS 2400(R9), Y5
+	VMULPD  2528(R9), Y5, Y5
+	VADDPD  Y5, Y3, Y3
 	VMULPD  Y4, Y3, Y3
-	VMOVUPS 2304(R9), Y5
-	VMULPD  2208(R9), Y5, Y5
-	VMOVUPS 2336(R9), Y6
-	VMULPD  2240(R9), Y6, Y6
-	VADDPD  Y6, Y5, Y5
+	VMOVUPS 2336(R9), Y5
+	VMULPD  2240(R9), Y5, Y5
 	VMOVUPS 2368(R9), Y6
 	VMULPD  2272(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 2400(R9), Y6
+	VMULPD  2304(R9), Y6, Y6
 	VADDPD  Y6, Y5, Y5
 	VMULPD  Y4, Y5, Y4
 	VADDPD  Y4, Y3, Y4
@@ -14116,199 +14188,196 @@ CompactContacts64AVX2_tailgroup_normal:
 	VMAXPD  Y5, Y0, Y5
 	VMAXPD  Y4, Y3, Y3
 	VMINPD  Y3, Y1, Y3
-	VMOVUPS Y5, 2528(R9)
-	VMOVUPS Y3, 2560(R9)
+	VMOVUPS Y5, 2560(R9)
+	VMOVUPS Y3, 2592(R9)
 	VMOVUPS 192(BX), Y3
 	VADDPD  416(BX), Y3, Y3
 
 	// Manifold point 1.
-	VMOVUPS      2304(R9), Y4
-	VMULPD       2528(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPD       2528(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPD       2528(R9), Y6, Y6
-	VSUBPD       2432(R9), Y4, Y7
-	VSUBPD       2464(R9), Y5, Y8
-	VSUBPD       2496(R9), Y6, Y9
-	VMULPD       2208(R9), Y7, Y7
-	VMULPD       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPD       2560(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPD       2560(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPD       2560(R9), Y6, Y6
+	VSUBPD       2464(R9), Y4, Y7
+	VSUBPD       2496(R9), Y5, Y8
+	VSUBPD       2528(R9), Y6, Y9
+	VMULPD       2240(R9), Y7, Y7
+	VMULPD       2272(R9), Y8, Y8
 	VADDPD       Y8, Y7, Y7
-	VMULPD       2272(R9), Y9, Y8
+	VMULPD       2304(R9), Y9, Y8
 	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 2400(R9), Y0, Y8
-	VDIVPD       2400(R9), Y7, Y7
+	VCMPPD       $0x04, 2432(R9), Y0, Y8
+	VDIVPD       2432(R9), Y7, Y7
 	VANDPD       Y8, Y7, Y7
 	VMINPD       Y1, Y7, Y7
 	VMAXPD       Y0, Y7, Y7
-	VMULPD       2208(R9), Y7, Y8
-	VADDPD       2432(R9), Y8, Y8
+	VMULPD       2240(R9), Y7, Y8
+	VADDPD       2464(R9), Y8, Y8
 	VSUBPD       Y4, Y8, Y8
-	VMULPD       2240(R9), Y7, Y9
-	VADDPD       2464(R9), Y9, Y9
+	VMULPD       2272(R9), Y7, Y9
+	VADDPD       2496(R9), Y9, Y9
 	VSUBPD       Y5, Y9, Y9
-	VMULPD       2272(R9), Y7, Y7
-	VADDPD       2496(R9), Y7, Y7
+	VMULPD       2304(R9), Y7, Y7
+	VADDPD       2528(R9), Y7, Y7
 	VSUBPD       Y6, Y7, Y7
-	VMULPD       1632(R9), Y8, Y10
-	VMULPD       1664(R9), Y9, Y11
+	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1696(R9), Y9, Y11
 	VADDPD       Y11, Y10, Y10
-	VMULPD       1696(R9), Y7, Y11
+	VMULPD       1728(R9), Y7, Y11
 	VADDPD       Y11, Y10, Y10
 	VSUBPD       Y10, Y3, Y10
-	VMOVUPS      1632(R9), Y11
-	VMULPD       1760(R9), Y11, Y11
+	VMOVUPS      1664(R9), Y11
+	VMULPD       1792(R9), Y11, Y11
 	VADDPD       Y11, Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y8, Y8
 	VADDPD       Y8, Y4, Y4
 	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y8
-	VMULPD       1760(R9), Y8, Y8
+	VMOVUPS      1696(R9), Y8
+	VMULPD       1792(R9), Y8, Y8
 	VADDPD       Y8, Y9, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
 	VADDPD       Y8, Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y8
-	VMULPD       1760(R9), Y8, Y8
+	VMOVUPS      1728(R9), Y8
+	VMULPD       1792(R9), Y8, Y8
 	VADDPD       Y8, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VADDPD       288(BX), Y6, Y6
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1888(R9), Y8
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      1920(R9), Y8
 	VBLENDVPD    Y7, Y10, Y8, Y7
-	VMOVUPS      Y7, 1888(R9)
-	VMOVUPS      2176(R9), Y7
-	VMOVUPS      1952(R9), Y8
-	VBLENDVPD    Y7, Y4, Y8, Y4
-	VMOVUPS      2176(R9), Y7
+	VMOVUPS      Y7, 1920(R9)
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      1984(R9), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
-	VMOVUPS      2176(R9), Y7
+	VBLENDVPD    Y7, Y4, Y8, Y4
+	VMOVUPS      2208(R9), Y7
 	VMOVUPS      2016(R9), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VMOVUPS      2208(R9), Y7
+	VMOVUPS      2048(R9), Y8
 	VBLENDVPD    Y7, Y6, Y8, Y6
-	VMOVUPS      Y4, 1952(R9)
-	VMOVUPS      Y5, 1984(R9)
-	VMOVUPS      Y6, 2016(R9)
+	VMOVUPS      Y4, 1984(R9)
+	VMOVUPS      Y5, 2016(R9)
+	VMOVUPS      Y6, 2048(R9)
 
 	// Manifold point 2.
-	VMOVUPS      2304(R9), Y4
-	VMULPD       2560(R9), Y4, Y4
-	VMOVUPS      2336(R9), Y5
-	VMULPD       2560(R9), Y5, Y5
-	VMOVUPS      2368(R9), Y6
-	VMULPD       2560(R9), Y6, Y6
-	VSUBPD       2432(R9), Y4, Y7
-	VSUBPD       2464(R9), Y5, Y8
-	VSUBPD       2496(R9), Y6, Y9
-	VMULPD       2208(R9), Y7, Y7
-	VMULPD       2240(R9), Y8, Y8
+	VMOVUPS      2336(R9), Y4
+	VMULPD       2592(R9), Y4, Y4
+	VMOVUPS      2368(R9), Y5
+	VMULPD       2592(R9), Y5, Y5
+	VMOVUPS      2400(R9), Y6
+	VMULPD       2592(R9), Y6, Y6
+	VSUBPD       2464(R9), Y4, Y7
+	VSUBPD       2496(R9), Y5, Y8
+	VSUBPD       2528(R9), Y6, Y9
+	VMULPD       2240(R9), Y7, Y7
+	VMULPD       2272(R9), Y8, Y8
 	VADDPD       Y8, Y7, Y7
-	VMULPD       2272(R9), Y9, Y8
+	VMULPD       2304(R9), Y9, Y8
 	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 2400(R9), Y0, Y8
-	VDIVPD       2400(R9), Y7, Y7
+	VCMPPD       $0x04, 2432(R9), Y0, Y8
+	VDIVPD       2432(R9), Y7, Y7
 	VANDPD       Y8, Y7, Y7
 	VMINPD       Y1, Y7, Y1
 	VMAXPD       Y0, Y1, Y1
-	VMULPD       2208(R9), Y1, Y7
-	VADDPD       2432(R9), Y7, Y7
+	VMULPD       2240(R9), Y1, Y7
+	VADDPD       2464(R9), Y7, Y7
 	VSUBPD       Y4, Y7, Y7
-	VMULPD       2240(R9), Y1, Y8
-	VADDPD       2464(R9), Y8, Y8
+	VMULPD       2272(R9), Y1, Y8
+	VADDPD       2496(R9), Y8, Y8
 	VSUBPD       Y5, Y8, Y8
-	VMULPD       2272(R9), Y1, Y1
-	VADDPD       2496(R9), Y1, Y1
+	VMULPD       2304(R9), Y1, Y1
+	VADDPD       2528(R9), Y1, Y1
 	VSUBPD       Y6, Y1, Y1
-	VMULPD       1632(R9), Y7, Y9
-	VMULPD       1664(R9), Y8, Y10
+	VMULPD       1664(R9), Y7, Y9
+	VMULPD       1696(R9), Y8, Y10
 	VADDPD       Y10, Y9, Y9
-	VMULPD       1696(R9), Y1, Y10
+	VMULPD       1728(R9), Y1, Y10
 	VADDPD       Y10, Y9, Y9
 	VSUBPD       Y9, Y3, Y3
-	VMOVUPS      1632(R9), Y9
-	VMULPD       1760(R9), Y9, Y9
+	VMOVUPS      1664(R9), Y9
+	VMULPD       1792(R9), Y9, Y9
 	VADDPD       Y9, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y7, Y7
 	VADDPD       Y7, Y4, Y4
 	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      1664(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1696(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      1696(R9), Y7
-	VMULPD       1760(R9), Y7, Y7
+	VMOVUPS      1728(R9), Y7
+	VMULPD       1792(R9), Y7, Y7
 	VADDPD       Y7, Y1, Y1
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y1, Y1
 	VADDPD       Y1, Y6, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      2176(R9), Y6
-	VMOVUPS      1920(R9), Y7
+	VMOVUPS      2208(R9), Y6
+	VMOVUPS      1952(R9), Y7
 	VBLENDVPD    Y6, Y3, Y7, Y3
-	VMOVUPS      Y3, 1920(R9)
-	VMOVUPS      2176(R9), Y3
-	VMOVUPS      2048(R9), Y6
-	VBLENDVPD    Y3, Y4, Y6, Y3
-	VMOVUPS      2176(R9), Y4
+	VMOVUPS      Y3, 1952(R9)
+	VMOVUPS      2208(R9), Y3
 	VMOVUPS      2080(R9), Y6
-	VBLENDVPD    Y4, Y5, Y6, Y4
-	VMOVUPS      2176(R9), Y5
+	VBLENDVPD    Y3, Y4, Y6, Y3
+	VMOVUPS      2208(R9), Y4
 	VMOVUPS      2112(R9), Y6
+	VBLENDVPD    Y4, Y5, Y6, Y4
+	VMOVUPS      2208(R9), Y5
+	VMOVUPS      2144(R9), Y6
 	VBLENDVPD    Y5, Y1, Y6, Y1
-	VMOVUPS      Y3, 2048(R9)
-	VMOVUPS      Y4, 2080(R9)
-	VMOVUPS      Y1, 2112(R9)
+	VMOVUPS      Y3, 2080(R9)
+	VMOVUPS      Y4, 2112(R9)
+	VMOVUPS      Y1, 2144(R9)
 
 CompactContacts64AVX2_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 1888(R9), Y1
-	VADDPD  1920(R9), Y1, Y1
-	VADDPD  1632(R9), Y1, Y1
+	VMOVUPS 1920(R9), Y1
+	VADDPD  1952(R9), Y1, Y1
 	VADDPD  1664(R9), Y1, Y1
 	VADDPD  1696(R9), Y1, Y1
-	VADDPD  1952(R9), Y1, Y1
+	VADDPD  1728(R9), Y1, Y1
 	VADDPD  1984(R9), Y1, Y1
 	VADDPD  2016(R9), Y1, Y1
 	VADDPD  2048(R9), Y1, Y1
 	VADDPD  2080(R9), Y1, Y1
 	VADDPD  2112(R9), Y1, Y1
-	VMOVUPS 1728(R9), Y3
+	VADDPD  2144(R9), Y1, Y1
+	VMOVUPS 1760(R9), Y3
 	VANDPD  absmask64<>+0(SB), Y3, Y3
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
 	VORPD   Y1, Y3, Y1
-	VMOVUPS 2144(R9), Y3
+	VMOVUPS 2176(R9), Y3
 	VTESTPD Y1, Y1
 	JZ      CompactContacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   1888(R9), Y4
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1888(R9)
 	VMOVUPS   1920(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1920(R9)
-	VMOVUPS   1632(R9), Y4
+	VMOVUPS   1952(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1632(R9)
+	VMOVUPS   Y4, 1952(R9)
 	VMOVUPS   1664(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1664(R9)
 	VMOVUPS   1696(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1696(R9)
-	VMOVUPS   1952(R9), Y4
+	VMOVUPS   1728(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   Y4, 1952(R9)
+	VMOVUPS   Y4, 1728(R9)
 	VMOVUPS   1984(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 1984(R9)
@@ -14324,6 +14393,9 @@ CompactContacts64AVX2_tailgroup_single:
 	VMOVUPS   2112(R9), Y4
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
 	VMOVUPS   Y4, 2112(R9)
+	VMOVUPS   2144(R9), Y4
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 2144(R9)
 	VBLENDVPD Y1, Y0, Y3, Y1
 	VMOVAPS   Y1, Y3
 
@@ -14334,8 +14406,8 @@ CompactContacts64AVX2_tailgroup_finite:
 	VPADDD       iota<>+0(SB), X1, X1
 	VMOVDQU      pack64<>+0(SB), Y4
 	VPERMD       Y3, Y4, Y4
-	VMOVDQU      X1, 2592(R9)
-	VMOVDQU      X4, 2624(R9)
+	VMOVDQU      X1, 2624(R9)
+	VMOVDQU      X4, 2656(R9)
 
 	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
 	// a masked store of that many lanes; nothing for a group without one.
@@ -14355,98 +14427,98 @@ CompactContacts64AVX2_tailgroup_finite:
 	VPBROADCASTD X2, Y2
 	VPCMPGTD     iota64<>+0(SB), Y2, Y3
 	VPCMPGTD     iota<>+0(SB), Y2, Y2
-	VMOVDQU      Y0, 2656(R9)
-	VMOVDQU      Y1, 2688(R9)
-	VMOVDQU      Y3, 2720(R9)
-	VMOVDQU      Y2, 2752(R9)
-	VMOVDQU      2592(R9), Y0
-	VMOVDQU      2688(R9), Y1
+	VMOVDQU      Y0, 2688(R9)
+	VMOVDQU      Y1, 2720(R9)
+	VMOVDQU      Y3, 2752(R9)
+	VMOVDQU      Y2, 2784(R9)
+	VMOVDQU      2624(R9), Y0
+	VMOVDQU      2720(R9), Y1
 	VPERMD       Y0, Y1, Y0
-	VMOVDQU      2752(R9), X1
+	VMOVDQU      2784(R9), X1
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
-	VMOVDQU      2624(R9), Y0
-	VMOVDQU      2688(R9), Y1
+	VMOVDQU      2656(R9), Y0
+	VMOVDQU      2720(R9), Y1
 	VPERMD       Y0, Y1, Y0
-	VMOVDQU      2752(R9), X1
+	VMOVDQU      2784(R9), X1
 	MOVQ         out+24(FP), R12
 	MOVQ         8(R12), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1888(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      1920(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         16(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1920(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      1952(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         24(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1632(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      1664(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         32(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1664(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      1696(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         40(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1696(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      1728(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         48(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1952(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      1984(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         56(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      1984(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      2016(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         64(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      2016(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      2048(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         72(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      2048(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      2080(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         80(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      2080(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      2112(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         88(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      2656(R9), Y0
-	VMOVUPS      2112(R9), Y1
+	VMOVDQU      2688(R9), Y0
+	VMOVUPS      2144(R9), Y1
 	VPERMPS      Y1, Y0, Y0
-	VMOVDQU      2720(R9), Y1
+	VMOVDQU      2752(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         96(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
@@ -14727,10 +14799,14 @@ Contacts64AVX512_loop:
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -14932,30 +15008,32 @@ Contacts64AVX512_loop:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z17, Z8
+	VMOVAPS Z8, Z18
+
 Contacts64AVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD Z17, Z8
-	VDIVPD  Z8, Z1, Z8
-	VMULPD  Z8, Z12, Z9
-	VMULPD  Z8, Z15, Z10
-	VMULPD  Z8, Z16, Z8
+	VDIVPD Z18, Z1, Z8
+	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z15, Z10
+	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPD       832(BX), Z12, Z12
-	VSUBPD       Z11, Z12, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z12, Z12
-	VCMPPD       $0x12, Z12, Z11, K2
+	VMOVUPS      384(BX), Z11
+	VADDPD       832(BX), Z11, Z11
+	VSUBPD       Z14, Z11, Z12
+	VBROADCASTSD margin+40(FP), Z13
+	VADDPD       Z13, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z13
+	VADDPD       Z13, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z13
+	VMULPD       Z13, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -14970,10 +15048,10 @@ Contacts64AVX512_group_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -15110,11 +15188,11 @@ Contacts64AVX512_group_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPD    Z17, Z7, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K1, Z17
+	VBLENDMPD    Z18, Z13, K1, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPD    Z19, Z14, K1, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -15189,13 +15267,13 @@ Contacts64AVX512_group_single:
 	VADDPD      Z10, Z11, Z11
 	VADDPD      Z8, Z11, Z11
 	VADDPD      Z7, Z11, Z11
-	VADDPD      Z12, Z11, Z11
+	VADDPD      Z13, Z11, Z11
 	VADDPD      Z14, Z11, Z11
 	VADDPD      Z2, Z11, Z11
 	VADDPD      Z3, Z11, Z11
 	VADDPD      Z4, Z11, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z13, Z13
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z13, K1
+	VANDPD.BCST absmask64<>+0(SB), Z12, Z12
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z12, K1
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
@@ -15222,8 +15300,8 @@ Contacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
 	VMOVAPS        Z11, Z14
@@ -15244,7 +15322,7 @@ Contacts64AVX512_group_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z15, Y13
+	VPMOVQD      Z15, Y12
 
 	// Store one row per pair.
 	MOVQ    out+24(FP), R12
@@ -15252,7 +15330,7 @@ Contacts64AVX512_group_finite:
 	VMOVDQU Y11, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
-	VMOVDQU Y13, (R12)(R13*4)
+	VMOVDQU Y12, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPD Z5, (R12)(R13*8)
@@ -15273,7 +15351,7 @@ Contacts64AVX512_group_finite:
 	VMOVUPD Z7, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
-	VMOVUPD Z12, (R12)(R13*8)
+	VMOVUPD Z13, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPD Z14, (R12)(R13*8)
@@ -15549,10 +15627,14 @@ Contacts64AVX512_tail:
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -15754,30 +15836,32 @@ Contacts64AVX512_tail:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z17, Z8
+	VMOVAPS Z8, Z18
+
 Contacts64AVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD Z17, Z8
-	VDIVPD  Z8, Z1, Z8
-	VMULPD  Z8, Z12, Z9
-	VMULPD  Z8, Z15, Z10
-	VMULPD  Z8, Z16, Z8
+	VDIVPD Z18, Z1, Z8
+	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z15, Z10
+	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPD       832(BX), Z12, Z12
-	VSUBPD       Z11, Z12, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z12, Z12
-	VCMPPD       $0x12, Z12, Z11, K3
+	VMOVUPS      384(BX), Z11
+	VADDPD       832(BX), Z11, Z11
+	VSUBPD       Z14, Z11, Z12
+	VBROADCASTSD margin+40(FP), Z13
+	VADDPD       Z13, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z13
+	VADDPD       Z13, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z13
+	VMULPD       Z13, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -15792,10 +15876,10 @@ Contacts64AVX512_tailgroup_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -15932,11 +16016,11 @@ Contacts64AVX512_tailgroup_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPD    Z17, Z7, K2, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K2, Z17
+	VBLENDMPD    Z18, Z13, K2, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPD    Z19, Z14, K2, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -16011,12 +16095,12 @@ Contacts64AVX512_tailgroup_single:
 	VADDPD      Z10, Z1, Z1
 	VADDPD      Z8, Z1, Z1
 	VADDPD      Z7, Z1, Z1
-	VADDPD      Z12, Z1, Z1
+	VADDPD      Z13, Z1, Z1
 	VADDPD      Z14, Z1, Z1
 	VADDPD      Z2, Z1, Z1
 	VADDPD      Z3, Z1, Z1
 	VADDPD      Z4, Z1, Z1
-	VANDPD.BCST absmask64<>+0(SB), Z13, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z12, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
@@ -16044,8 +16128,8 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
 	VMOVAPS        Z1, Z14
@@ -16095,7 +16179,7 @@ Contacts64AVX512_tailgroup_finite:
 	VMOVUPD   Z7, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      64(R12), R12
-	VMOVUPD   Z12, K1, (R12)(R13*8)
+	VMOVUPD   Z13, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      72(R12), R12
 	VMOVUPD   Z14, K1, (R12)(R13*8)
@@ -16384,10 +16468,14 @@ CompactContacts64AVX512_loop:
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -16589,30 +16677,32 @@ CompactContacts64AVX512_loop:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z17, Z8
+	VMOVAPS Z8, Z18
+
 CompactContacts64AVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD Z17, Z8
-	VDIVPD  Z8, Z1, Z8
-	VMULPD  Z8, Z12, Z9
-	VMULPD  Z8, Z15, Z10
-	VMULPD  Z8, Z16, Z8
+	VDIVPD Z18, Z1, Z8
+	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z15, Z10
+	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPD       832(BX), Z12, Z12
-	VSUBPD       Z11, Z12, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z12, Z12
-	VCMPPD       $0x12, Z12, Z11, K2
+	VMOVUPS      384(BX), Z11
+	VADDPD       832(BX), Z11, Z11
+	VSUBPD       Z14, Z11, Z12
+	VBROADCASTSD margin+40(FP), Z13
+	VADDPD       Z13, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z13
+	VADDPD       Z13, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z13
+	VMULPD       Z13, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -16627,10 +16717,10 @@ CompactContacts64AVX512_group_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -16767,11 +16857,11 @@ CompactContacts64AVX512_group_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPD    Z17, Z7, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K1, Z17
+	VBLENDMPD    Z18, Z13, K1, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPD    Z19, Z14, K1, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -16846,13 +16936,13 @@ CompactContacts64AVX512_group_single:
 	VADDPD      Z10, Z11, Z11
 	VADDPD      Z8, Z11, Z11
 	VADDPD      Z7, Z11, Z11
-	VADDPD      Z12, Z11, Z11
+	VADDPD      Z13, Z11, Z11
 	VADDPD      Z14, Z11, Z11
 	VADDPD      Z2, Z11, Z11
 	VADDPD      Z3, Z11, Z11
 	VADDPD      Z4, Z11, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z13, Z13
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z13, K1
+	VANDPD.BCST absmask64<>+0(SB), Z12, Z12
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z12, K1
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 	KORW        K2, K1, K1
@@ -16879,8 +16969,8 @@ CompactContacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
 	VMOVAPS        Z11, Z14
@@ -16901,7 +16991,7 @@ CompactContacts64AVX512_group_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z15, Y13
+	VPMOVQD      Z15, Y12
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
@@ -16916,7 +17006,7 @@ CompactContacts64AVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
-	VPCOMPRESSD.Z Y13, K1, Y11
+	VPCOMPRESSD.Z Y12, K1, Y11
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
@@ -16944,7 +17034,7 @@ CompactContacts64AVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z5
+	VCOMPRESSPD.Z Z13, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
@@ -17230,10 +17320,14 @@ CompactContacts64AVX512_tail:
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS      Z2, Z12
-	VMOVAPS      Z3, Z15
-	VMOVAPS      Z4, Z16
-	VMOVAPS      Z14, Z17
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -17435,30 +17529,32 @@ CompactContacts64AVX512_tail:
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z17, Z8
+	VMOVAPS Z8, Z18
+
 CompactContacts64AVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VSQRTPD Z17, Z8
-	VDIVPD  Z8, Z1, Z8
-	VMULPD  Z8, Z12, Z9
-	VMULPD  Z8, Z15, Z10
-	VMULPD  Z8, Z16, Z8
+	VDIVPD Z18, Z1, Z8
+	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z15, Z10
+	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VSQRTPD      Z14, Z11
-	VMOVUPS      384(BX), Z12
-	VADDPD       832(BX), Z12, Z12
-	VSUBPD       Z11, Z12, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z12, Z12
-	VCMPPD       $0x12, Z12, Z11, K3
+	VMOVUPS      384(BX), Z11
+	VADDPD       832(BX), Z11, Z11
+	VSUBPD       Z14, Z11, Z12
+	VBROADCASTSD margin+40(FP), Z13
+	VADDPD       Z13, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z13
+	VADDPD       Z13, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z13
+	VMULPD       Z13, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -17473,10 +17569,10 @@ CompactContacts64AVX512_tailgroup_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
-	VMOVAPS      Z13, Z6
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z12, Z6
 	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z3, Z13
 	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
@@ -17613,11 +17709,11 @@ CompactContacts64AVX512_tailgroup_normal:
 	VXORPS       Z20, Z20, Z20
 	VBLENDMPD    Z17, Z7, K2, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K2, Z17
+	VBLENDMPD    Z18, Z13, K2, Z17
 	VXORPS       Z18, Z18, Z18
 	VBLENDMPD    Z19, Z14, K2, Z18
 	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z12
+	VMOVAPS      Z17, Z13
 	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
@@ -17692,12 +17788,12 @@ CompactContacts64AVX512_tailgroup_single:
 	VADDPD      Z10, Z1, Z1
 	VADDPD      Z8, Z1, Z1
 	VADDPD      Z7, Z1, Z1
-	VADDPD      Z12, Z1, Z1
+	VADDPD      Z13, Z1, Z1
 	VADDPD      Z14, Z1, Z1
 	VADDPD      Z2, Z1, Z1
 	VADDPD      Z3, Z1, Z1
 	VADDPD      Z4, Z1, Z1
-	VANDPD.BCST absmask64<>+0(SB), Z13, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z12, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
@@ -17725,8 +17821,8 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
 	VMOVAPS        Z1, Z14
@@ -17791,7 +17887,7 @@ CompactContacts64AVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z0
+	VCOMPRESSPD.Z Z13, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)

@@ -2329,8 +2329,8 @@ ClosestPoint64NEON_done:
 	RET
 
 // func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·ContactsNEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·ContactsNEON(SB), $656-56
+	// 27 of 27 vector registers for values, 10 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -2343,7 +2343,7 @@ TEXT ·ContactsNEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d8096bb // str q27, [x21, #592]
 
 ContactsNEON_loop:
 	SUB R11, R10, R13
@@ -2367,13 +2367,13 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -2392,31 +2392,31 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -2555,9 +2555,12 @@ ContactsNEON_loop:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc00290 // ldr q16, [x20, #0]
-	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc00291 // ldr q17, [x20, #0]
+	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -2570,20 +2573,17 @@ ContactsNEON_loop:
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -2591,149 +2591,155 @@ ContactsNEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
-	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
-	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
+	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
-	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
-	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
-	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
-	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
-	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
-	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
-	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
+	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
+	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
+	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
+	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
 	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
 	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
 	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
 	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
 	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
 	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
+	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
 	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
-	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
+	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
 	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -2758,22 +2764,23 @@ ContactsNEON_loop:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x3dc00681 // ldr q1, [x20, #16]
-	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
-	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
-	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
+	WORD $0x3dc00680 // ldr q0, [x20, #16]
+	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
+	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -2783,19 +2790,19 @@ ContactsNEON_group_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -2816,20 +2823,20 @@ ContactsNEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
@@ -2837,68 +2844,68 @@ ContactsNEON_group_normal:
 	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
+	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
 	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
+	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
+	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
 	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
 	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
-	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
+	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
 	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
 	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -2907,22 +2914,22 @@ ContactsNEON_group_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
 	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
 	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
 	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
@@ -2930,21 +2937,21 @@ ContactsNEON_group_normal:
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -2952,34 +2959,34 @@ ContactsNEON_group_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
 	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
 	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -2988,143 +2995,143 @@ ContactsNEON_group_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
 	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
 	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
 	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
 	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
 	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
+	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
 	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
 	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
-	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
-	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
-	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
-	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
-	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
-	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
 	WORD $0x3dc00a86 // ldr q6, [x20, #32]
 	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 ContactsNEON_group_finite:
 	// Store one row per pair.
@@ -3151,7 +3158,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d80026b // str q11, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800260 // str q0, [x19, #0]
+	WORD $0x3d800261 // str q1, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800273 // str q19, [x19, #0]
@@ -3177,57 +3184,33 @@ ContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, ContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 608(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 624(R21)
 	CMP $2, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 596(R21)
+	MOVW R22, 612(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 612(R21)
+	MOVW R22, 628(R21)
 	CMP $3, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 600(R21)
+	MOVW R22, 616(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 616(R21)
+	MOVW R22, 632(R21)
 
 ContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
-	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 596(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
-	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 600(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
-	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 604(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
-	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
@@ -3244,31 +3227,55 @@ ContactsNEON_tailin_end:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 624(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 628(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 632(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 636(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -3407,9 +3414,12 @@ ContactsNEON_tailin_end:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc00290 // ldr q16, [x20, #0]
-	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc00291 // ldr q17, [x20, #0]
+	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -3422,20 +3432,17 @@ ContactsNEON_tailin_end:
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -3443,149 +3450,155 @@ ContactsNEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
-	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
-	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
+	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
-	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
-	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
-	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
-	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
-	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
-	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
-	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
+	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
+	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
+	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
+	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
 	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
 	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
 	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
 	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
 	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
 	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
+	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
 	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
-	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
+	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
 	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -3610,22 +3623,23 @@ ContactsNEON_tailin_end:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x3dc00681 // ldr q1, [x20, #16]
-	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
-	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
-	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
+	WORD $0x3dc00680 // ldr q0, [x20, #16]
+	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
+	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -3635,19 +3649,19 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -3668,20 +3682,20 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
@@ -3689,68 +3703,68 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
+	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
 	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
+	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
+	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
 	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
 	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
-	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
+	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
 	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
 	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -3759,22 +3773,22 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
 	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
 	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
 	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
@@ -3782,21 +3796,21 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -3804,34 +3818,34 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
 	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
 	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -3840,318 +3854,318 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
 	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
 	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
 	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
 	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
 	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
+	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
 	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
 	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
-	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
-	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
-	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
-	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
-	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
-	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
 	WORD $0x3dc00a86 // ldr q6, [x20, #32]
 	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
-	MOVWU 368(R21), R22
+	WORD $0x3d8062bb // str q27, [x21, #384]
+	WORD $0x3d8066a3 // str q3, [x21, #400]
+	WORD $0x3d806ab1 // str q17, [x21, #416]
+	WORD $0x3d806eb2 // str q18, [x21, #432]
+	WORD $0x3d8072aa // str q10, [x21, #448]
+	WORD $0x3d8076ab // str q11, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807eb3 // str q19, [x21, #496]
+	WORD $0x3d8082b4 // str q20, [x21, #512]
+	WORD $0x3d8086b5 // str q21, [x21, #528]
+	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d808ea5 // str q5, [x21, #560]
+	WORD $0x3d8092a4 // str q4, [x21, #576]
+	MOVWU 384(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 400(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 416(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 432(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 448(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 464(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 480(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 496(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 512(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 528(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 544(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 560(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
 	CMP $2, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 388(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 404(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 420(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 436(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 452(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 468(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 484(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 500(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 516(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 532(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 548(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 564(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
 	CMP $3, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 376(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 408(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 424(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 440(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 456(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 472(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 488(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 504(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 520(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 536(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 552(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 568(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
@@ -4164,8 +4178,8 @@ ContactsNEON_done:
 	RET
 
 // func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·CompactContactsNEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·CompactContactsNEON(SB), $656-56
+	// 27 of 27 vector registers for values, 10 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -4178,7 +4192,7 @@ TEXT ·CompactContactsNEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d8096bb // str q27, [x21, #592]
 
 CompactContactsNEON_loop:
 	SUB R11, R10, R13
@@ -4202,13 +4216,13 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -4227,31 +4241,31 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -4390,9 +4404,12 @@ CompactContactsNEON_loop:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc00290 // ldr q16, [x20, #0]
-	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc00291 // ldr q17, [x20, #0]
+	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -4405,20 +4422,17 @@ CompactContactsNEON_loop:
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -4426,149 +4440,155 @@ CompactContactsNEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
-	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
-	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
+	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
-	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
-	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
-	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
-	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
-	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
-	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
-	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
+	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
+	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
+	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
+	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
 	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
 	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
 	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
 	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
 	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
 	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
+	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
 	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
-	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
+	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
 	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -4593,22 +4613,23 @@ CompactContactsNEON_loop:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x3dc00681 // ldr q1, [x20, #16]
-	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
-	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
-	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
+	WORD $0x3dc00680 // ldr q0, [x20, #16]
+	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
+	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -4618,19 +4639,19 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -4651,20 +4672,20 @@ CompactContactsNEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
@@ -4672,68 +4693,68 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
+	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
 	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
+	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
+	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
 	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
 	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
-	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
+	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
 	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
 	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -4742,22 +4763,22 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
 	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
 	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
 	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
@@ -4765,21 +4786,21 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -4787,34 +4808,34 @@ CompactContactsNEON_group_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
 	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
 	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -4823,143 +4844,143 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
 	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
 	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
 	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
 	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
 	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
+	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
 	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
 	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
-	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
-	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
-	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
-	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
-	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
-	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
 	WORD $0x3dc00a86 // ldr q6, [x20, #32]
 	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 CompactContactsNEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
@@ -4969,190 +4990,190 @@ CompactContactsNEON_group_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8062bb // str q27, [x21, #384]
+	WORD $0x3d8066a3 // str q3, [x21, #400]
+	WORD $0x3d806ab1 // str q17, [x21, #416]
+	WORD $0x3d806eb2 // str q18, [x21, #432]
+	WORD $0x3d8072aa // str q10, [x21, #448]
+	WORD $0x3d8076ab // str q11, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807eb3 // str q19, [x21, #496]
+	WORD $0x3d8082b4 // str q20, [x21, #512]
+	WORD $0x3d8086b5 // str q21, [x21, #528]
+	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d808ea5 // str q5, [x21, #560]
+	WORD $0x3d8092a4 // str q4, [x21, #576]
+	MOVWU 400(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip0:
-	MOVWU 388(R21), R19
+	MOVWU 404(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip1
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 388(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip1:
-	MOVWU 392(R21), R19
+	MOVWU 408(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip2
-	MOVWU 376(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip2:
-	MOVWU 396(R21), R19
+	MOVWU 412(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip3
-	MOVWU 380(R21), R22
+	MOVWU 396(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 396(R21), R22
+	MOVWU 412(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 412(R21), R22
+	MOVWU 428(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 428(R21), R22
+	MOVWU 444(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 444(R21), R22
+	MOVWU 460(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 460(R21), R22
+	MOVWU 476(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 476(R21), R22
+	MOVWU 492(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 492(R21), R22
+	MOVWU 508(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 508(R21), R22
+	MOVWU 524(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 524(R21), R22
+	MOVWU 540(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 540(R21), R22
+	MOVWU 556(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 556(R21), R22
+	MOVWU 572(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 572(R21), R22
+	MOVWU 588(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5167,57 +5188,33 @@ CompactContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 608(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 624(R21)
 	CMP $2, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 596(R21)
+	MOVW R22, 612(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 612(R21)
+	MOVW R22, 628(R21)
 	CMP $3, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 600(R21)
+	MOVW R22, 616(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 616(R21)
+	MOVW R22, 632(R21)
 
 CompactContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
-	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 596(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
-	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 600(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
-	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 604(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
-	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
@@ -5234,31 +5231,55 @@ CompactContactsNEON_tailin_end:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 624(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 628(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 632(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 636(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -5397,9 +5418,12 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc00290 // ldr q16, [x20, #0]
-	WORD $0x6e30e5f1 // fcmge v17.4s, v15.4s, v16.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc00291 // ldr q17, [x20, #0]
+	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -5412,20 +5436,17 @@ CompactContactsNEON_tailin_end:
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
 	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -5433,149 +5454,155 @@ CompactContactsNEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x6e34de9a // fmul v26.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d740 // fadd v0.4s, v26.4s, v0.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
-	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
-	WORD $0x6e37defa // fmul v26.4s, v23.4s, v23.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
+	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f81a // fsqrt v26.4s, v0.4s
-	WORD $0x4ea0db5e // fcmeq v30.4s, v26.4s, #0.0
-	WORD $0x6e3afdba // fdiv v26.4s, v13.4s, v26.4s
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
+	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
+	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e3ade94 // fmul v20.4s, v20.4s, v26.4s
-	WORD $0x6e3adeb5 // fmul v21.4s, v21.4s, v26.4s
-	WORD $0x6e3aded6 // fmul v22.4s, v22.4s, v26.4s
-	WORD $0x6e21def7 // fmul v23.4s, v23.4s, v1.4s
-	WORD $0x6e21df18 // fmul v24.4s, v24.4s, v1.4s
-	WORD $0x6e21df21 // fmul v1.4s, v25.4s, v1.4s
+	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
+	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
+	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
+	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
+	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
 	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38deda // fmul v26.4s, v22.4s, v24.4s
+	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37deda // fmul v26.4s, v22.4s, v23.4s
+	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
 	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
 	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
 	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
 	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x6e2dddb0 // fmul v16.4s, v13.4s, v13.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
 	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce61a // fcmge v26.4s, v16.4s, v28.4s
+	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e39dc53 // fmul v19.4s, v2.4s, v25.4s
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
 	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
-	WORD $0x4e3ad673 // fadd v19.4s, v19.4s, v26.4s
-	WORD $0x6e33de7a // fmul v26.4s, v19.4s, v19.4s
+	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
+	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e30de52 // fmul v18.4s, v18.4s, v16.4s
+	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
 	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fb33 // fneg v19.4s, v25.4s
+	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
 	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ea0f981 // fneg v1.4s, v12.4s
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa80 // fneg v0.4s, v20.4s
+	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e35deac // fmul v12.4s, v21.4s, v21.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa0 // fneg v0.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e1 // fcmge v1.4s, v15.4s, v28.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x6e36decd // fmul v13.4s, v22.4s, v22.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e20dc0d // fmul v13.4s, v0.4s, v0.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -5600,22 +5627,23 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x3dc00681 // ldr q1, [x20, #16]
-	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
-	WORD $0x6e20dd4a // fmul v10.4s, v10.4s, v0.4s
-	WORD $0x6e20dd6b // fmul v11.4s, v11.4s, v0.4s
-	WORD $0x6e20ddc0 // fmul v0.4s, v14.4s, v0.4s
+	WORD $0x3dc00680 // ldr q0, [x20, #16]
+	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
+	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
+	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -5625,19 +5653,19 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc11 // fmul v17.4s, v0.4s, v14.4s
+	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -5658,20 +5686,20 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
@@ -5679,68 +5707,68 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
 	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec1 // fmul v1.4s, v22.4s, v22.4s
-	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
+	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
 	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
+	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
+	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
 	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
 	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
 	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
 	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
 	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e21dd81 // fmul v1.4s, v12.4s, v1.4s
-	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
-	WORD $0x6ea6e43e // fcmgt v30.4s, v1.4s, v6.4s
+	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea1e4de // fcmgt v30.4s, v6.4s, v1.4s
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe43e // fcmgt v30.4s, v1.4s, v27.4s
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e2cdec1 // fmul v1.4s, v22.4s, v12.4s
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
 	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ea7d436 // fsub v22.4s, v1.4s, v7.4s
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
 	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -5749,22 +5777,22 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
 	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
 	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
 	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea1d75a // fsub v26.4s, v26.4s, v1.4s
+	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
 	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
 	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
 	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e20de19 // fmul v25.4s, v16.4s, v0.4s
+	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
 	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
 	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
 	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
@@ -5772,21 +5800,21 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
 	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
 	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
 	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d421 // fadd v1.4s, v1.4s, v23.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
-	WORD $0x6e2edc17 // fmul v23.4s, v0.4s, v14.4s
+	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
 	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
 	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -5794,34 +5822,34 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf61 // fmul v1.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd436 // fsub v22.4s, v1.4s, v13.4s
+	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
 	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
 	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
 	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -5830,200 +5858,200 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea1d5ad // fsub v13.4s, v13.4s, v1.4s
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
 	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
 	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
 	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
 	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
 	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
 	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e20dd37 // fmul v23.4s, v9.4s, v0.4s
+	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
 	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
 	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
 	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
 	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd421 // fadd v1.4s, v1.4s, v13.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
 	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc0c // fmul v12.4s, v0.4s, v14.4s
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
 	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d621 // fadd v1.4s, v17.4s, v18.4s
-	WORD $0x4e2ad421 // fadd v1.4s, v1.4s, v10.4s
-	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
-	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
-	WORD $0x4e33d421 // fadd v1.4s, v1.4s, v19.4s
-	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
-	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
-	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
-	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
 	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
 	WORD $0x3dc00a86 // ldr q6, [x20, #32]
 	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
-	WORD $0x6e21e4c1 // fcmge v1.4s, v6.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8062bb // str q27, [x21, #384]
+	WORD $0x3d8066a3 // str q3, [x21, #400]
+	WORD $0x3d806ab1 // str q17, [x21, #416]
+	WORD $0x3d806eb2 // str q18, [x21, #432]
+	WORD $0x3d8072aa // str q10, [x21, #448]
+	WORD $0x3d8076ab // str q11, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807eb3 // str q19, [x21, #496]
+	WORD $0x3d8082b4 // str q20, [x21, #512]
+	WORD $0x3d8086b5 // str q21, [x21, #528]
+	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d808ea5 // str q5, [x21, #560]
+	WORD $0x3d8092a4 // str q4, [x21, #576]
+	MOVWU 400(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6031,45 +6059,45 @@ CompactContactsNEON_tailgroup_finite:
 CompactContactsNEON_tailrow_skip0:
 	CMP $2, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 388(R21), R19
+	MOVWU 404(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip1
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 388(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6077,45 +6105,45 @@ CompactContactsNEON_tailrow_skip0:
 CompactContactsNEON_tailrow_skip1:
 	CMP $3, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 392(R21), R19
+	MOVWU 408(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip2
-	MOVWU 376(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6130,8 +6158,8 @@ CompactContactsNEON_done:
 	RET
 
 // func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·Contacts64NEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·Contacts64NEON(SB), $656-56
+	// 27 of 27 vector registers for values, 10 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -6144,7 +6172,7 @@ TEXT ·Contacts64NEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d8096bb // str q27, [x21, #592]
 
 Contacts64NEON_loop:
 	SUB R11, R10, R13
@@ -6160,13 +6188,13 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -6177,31 +6205,31 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -6340,9 +6368,12 @@ Contacts64NEON_loop:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc01290 // ldr q16, [x20, #64]
-	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc01291 // ldr q17, [x20, #64]
+	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -6355,20 +6386,17 @@ Contacts64NEON_loop:
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -6376,149 +6404,155 @@ Contacts64NEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
-	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
-	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
+	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
 	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
-	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
-	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
-	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
-	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
-	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
-	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
-	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
+	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
+	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
+	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
+	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
 	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
 	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
 	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
 	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
 	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
 	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
+	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
 	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
-	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
+	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
 	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -6543,22 +6577,23 @@ Contacts64NEON_loop:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 Contacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x3dc01681 // ldr q1, [x20, #80]
-	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
-	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
-	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
+	WORD $0x3dc01680 // ldr q0, [x20, #80]
+	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
+	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -6568,19 +6603,19 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -6601,20 +6636,20 @@ Contacts64NEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
@@ -6622,68 +6657,68 @@ Contacts64NEON_group_normal:
 	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
-	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
+	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
 	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
+	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
 	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
 	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
-	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
+	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
 	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
 	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -6692,22 +6727,22 @@ Contacts64NEON_group_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
 	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
 	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
 	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
@@ -6715,21 +6750,21 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
 	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
 	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -6737,34 +6772,34 @@ Contacts64NEON_group_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
 	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
 	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -6773,143 +6808,143 @@ Contacts64NEON_group_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
 	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
 	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
 	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
 	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
 	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
+	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
 	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
 	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
 	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
 	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 Contacts64NEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
-	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
-	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
-	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
-	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
-	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
-	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
+	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
+	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
 	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
 	WORD $0x3dc01a86 // ldr q6, [x20, #96]
 	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
+	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 Contacts64NEON_group_finite:
 	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
@@ -6937,7 +6972,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d80026b // str q11, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800260 // str q0, [x19, #0]
+	WORD $0x3d800261 // str q1, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d800273 // str q19, [x19, #0]
@@ -6963,33 +6998,17 @@ Contacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, Contacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 608(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 624(R21)
 
 Contacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
-	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 596(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
-	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
@@ -6998,31 +7017,47 @@ Contacts64NEON_tailin_end:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 624(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 628(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -7161,9 +7196,12 @@ Contacts64NEON_tailin_end:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc01290 // ldr q16, [x20, #64]
-	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc01291 // ldr q17, [x20, #64]
+	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -7176,20 +7214,17 @@ Contacts64NEON_tailin_end:
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -7197,149 +7232,155 @@ Contacts64NEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
-	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
-	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
+	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
 	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
-	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
-	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
-	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
-	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
-	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
-	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
-	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
+	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
+	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
+	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
+	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
 	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
 	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
 	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
 	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
 	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
 	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
+	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
 	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
-	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
+	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
 	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -7364,22 +7405,23 @@ Contacts64NEON_tailin_end:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 Contacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x3dc01681 // ldr q1, [x20, #80]
-	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
-	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
-	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
+	WORD $0x3dc01680 // ldr q0, [x20, #80]
+	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
+	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -7389,19 +7431,19 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -7422,20 +7464,20 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
@@ -7443,68 +7485,68 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
-	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
+	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
 	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
+	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
 	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
 	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
-	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
+	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
 	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
 	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -7513,22 +7555,22 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
 	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
 	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
 	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
@@ -7536,21 +7578,21 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
 	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
 	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -7558,34 +7600,34 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
 	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
 	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -7594,210 +7636,210 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
 	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
 	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
 	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
 	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
 	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
+	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
 	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
 	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
 	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
 	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 Contacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
-	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
-	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
-	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
-	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
-	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
-	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
+	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
+	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
 	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
 	WORD $0x3dc01a86 // ldr q6, [x20, #96]
 	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
+	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
-	MOVWU 368(R21), R22
+	WORD $0x3d8062bb // str q27, [x21, #384]
+	WORD $0x3d8066a3 // str q3, [x21, #400]
+	WORD $0x3d806ab1 // str q17, [x21, #416]
+	WORD $0x3d806eb2 // str q18, [x21, #432]
+	WORD $0x3d8072aa // str q10, [x21, #448]
+	WORD $0x3d8076ab // str q11, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807eb3 // str q19, [x21, #496]
+	WORD $0x3d8082b4 // str q20, [x21, #512]
+	WORD $0x3d8086b5 // str q21, [x21, #528]
+	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d808ea5 // str q5, [x21, #560]
+	WORD $0x3d8092a4 // str q4, [x21, #576]
+	MOVWU 384(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVD 400(R21), R22
+	MOVD 416(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 416(R21), R22
+	MOVD 432(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 432(R21), R22
+	MOVD 448(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 448(R21), R22
+	MOVD 464(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 464(R21), R22
+	MOVD 480(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 480(R21), R22
+	MOVD 496(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 496(R21), R22
+	MOVD 512(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 512(R21), R22
+	MOVD 528(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 528(R21), R22
+	MOVD 544(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 544(R21), R22
+	MOVD 560(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 560(R21), R22
+	MOVD 576(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
@@ -7810,8 +7852,8 @@ Contacts64NEON_done:
 	RET
 
 // func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·CompactContacts64NEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·CompactContacts64NEON(SB), $656-56
+	// 27 of 27 vector registers for values, 10 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -7824,7 +7866,7 @@ TEXT ·CompactContacts64NEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d8096bb // str q27, [x21, #592]
 
 CompactContacts64NEON_loop:
 	SUB R11, R10, R13
@@ -7840,13 +7882,13 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -7857,31 +7899,31 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -8020,9 +8062,12 @@ CompactContacts64NEON_loop:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc01290 // ldr q16, [x20, #64]
-	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc01291 // ldr q17, [x20, #64]
+	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -8035,20 +8080,17 @@ CompactContacts64NEON_loop:
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -8056,149 +8098,155 @@ CompactContacts64NEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
-	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
-	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
+	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
 	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
-	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
-	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
-	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
-	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
-	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
-	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
-	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
+	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
+	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
+	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
+	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
 	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
 	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
 	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
 	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
 	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
 	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
+	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
 	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
-	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
+	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
 	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -8223,22 +8271,23 @@ CompactContacts64NEON_loop:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 CompactContacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x3dc01681 // ldr q1, [x20, #80]
-	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
-	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
-	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
+	WORD $0x3dc01680 // ldr q0, [x20, #80]
+	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
+	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -8248,19 +8297,19 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -8281,20 +8330,20 @@ CompactContacts64NEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
@@ -8302,68 +8351,68 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
-	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
+	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
 	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
+	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
 	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
 	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
-	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
+	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
 	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
 	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -8372,22 +8421,22 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
 	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
 	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
 	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
@@ -8395,21 +8444,21 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
 	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
 	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -8417,34 +8466,34 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
 	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
 	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -8453,143 +8502,143 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
 	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
 	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
 	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
 	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
 	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
+	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
 	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
 	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
 	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
 	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContacts64NEON_group_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
-	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
-	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
-	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
-	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
-	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
-	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
+	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
+	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
 	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
 	WORD $0x3dc01a86 // ldr q6, [x20, #96]
 	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
+	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 CompactContacts64NEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
@@ -8599,102 +8648,102 @@ CompactContacts64NEON_group_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8062bb // str q27, [x21, #384]
+	WORD $0x3d8066a3 // str q3, [x21, #400]
+	WORD $0x3d806ab1 // str q17, [x21, #416]
+	WORD $0x3d806eb2 // str q18, [x21, #432]
+	WORD $0x3d8072aa // str q10, [x21, #448]
+	WORD $0x3d8076ab // str q11, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807eb3 // str q19, [x21, #496]
+	WORD $0x3d8082b4 // str q20, [x21, #512]
+	WORD $0x3d8086b5 // str q21, [x21, #528]
+	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d808ea5 // str q5, [x21, #560]
+	WORD $0x3d8092a4 // str q4, [x21, #576]
+	MOVWU 400(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip0
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 400(R21), R22
+	MOVD 416(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 416(R21), R22
+	MOVD 432(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 432(R21), R22
+	MOVD 448(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 448(R21), R22
+	MOVD 464(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 464(R21), R22
+	MOVD 480(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 480(R21), R22
+	MOVD 496(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 512(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 528(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 544(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 560(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 576(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
 
 CompactContacts64NEON_group_skip0:
-	MOVWU 392(R21), R19
+	MOVWU 408(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip1
-	MOVWU 372(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 408(R21), R22
+	MOVD 424(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 424(R21), R22
+	MOVD 440(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 440(R21), R22
+	MOVD 456(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 456(R21), R22
+	MOVD 472(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 472(R21), R22
+	MOVD 488(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 488(R21), R22
+	MOVD 504(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 504(R21), R22
+	MOVD 520(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 520(R21), R22
+	MOVD 536(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 536(R21), R22
+	MOVD 552(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 552(R21), R22
+	MOVD 568(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 568(R21), R22
+	MOVD 584(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
@@ -8709,33 +8758,17 @@ CompactContacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 608(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 624(R21)
 
 CompactContacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
-	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 596(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
-	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
@@ -8744,31 +8777,47 @@ CompactContacts64NEON_tailin_end:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d802aa0 // str q0, [x21, #160]
+	WORD $0x3d802ea1 // str q1, [x21, #176]
+	WORD $0x3d8032a2 // str q2, [x21, #192]
+	WORD $0x3d8042a3 // str q3, [x21, #256]
+	WORD $0x3d8036a4 // str q4, [x21, #208]
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea6 // str q6, [x21, #240]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 624(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 628(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8046a0 // str q0, [x21, #272]
+	WORD $0x3d804aa1 // str q1, [x21, #288]
+	WORD $0x3d804ea2 // str q2, [x21, #304]
+	WORD $0x3d805ea3 // str q3, [x21, #368]
+	WORD $0x3d8052a4 // str q4, [x21, #320]
+	WORD $0x3d8056a5 // str q5, [x21, #336]
+	WORD $0x3d805aa6 // str q6, [x21, #352]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc036a0 // ldr q0, [x21, #208]
+	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
+	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
+	WORD $0x3dc032a7 // ldr q7, [x21, #192]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc052a9 // ldr q9, [x21, #320]
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc056ac // ldr q12, [x21, #336]
+	WORD $0x3dc04aad // ldr q13, [x21, #288]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc05aaf // ldr q15, [x21, #352]
+	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -8907,9 +8956,12 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4ea51cab // mov v11.16b, v5.16b
 	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
-	WORD $0x3dc01290 // ldr q16, [x20, #64]
-	WORD $0x6e70e5f1 // fcmge v17.2d, v15.2d, v16.2d
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
+	WORD $0x4ea81d10 // mov v16.16b, v8.16b
+	WORD $0x3dc01291 // ldr q17, [x20, #64]
+	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
+	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -8922,20 +8974,17 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
+	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
@@ -8943,149 +8992,155 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x6e74de9a // fmul v26.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
-	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
-	WORD $0x6e77defa // fmul v26.2d, v23.2d, v23.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x3dc04ebc // ldr q28, [x21, #304]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
+	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
 	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
+	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f81a // fsqrt v26.2d, v0.2d
-	WORD $0x4ee0db5e // fcmeq v30.2d, v26.2d, #0.0
-	WORD $0x6e7afdba // fdiv v26.2d, v13.2d, v26.2d
-	WORD $0x4e7e1f5a // bic v26.16b, v26.16b, v30.16b
+	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
+	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
+	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
+	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e7ade94 // fmul v20.2d, v20.2d, v26.2d
-	WORD $0x6e7adeb5 // fmul v21.2d, v21.2d, v26.2d
-	WORD $0x6e7aded6 // fmul v22.2d, v22.2d, v26.2d
-	WORD $0x6e61def7 // fmul v23.2d, v23.2d, v1.2d
-	WORD $0x6e61df18 // fmul v24.2d, v24.2d, v1.2d
-	WORD $0x6e61df21 // fmul v1.2d, v25.2d, v1.2d
+	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
+	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
+	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
+	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
+	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
 	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78deda // fmul v26.2d, v22.2d, v24.2d
+	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77deda // fmul v26.2d, v22.2d, v23.2d
+	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
 	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
 	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
 	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
 	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x6e6dddb0 // fmul v16.2d, v13.2d, v13.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x3d8002a1 // str q1, [x21, #0]
+	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
 	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce61a // fcmge v26.2d, v16.2d, v28.2d
+	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
 	WORD $0x6e205b5a // mvn v26.16b, v26.16b
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e79dc53 // fmul v19.2d, v2.2d, v25.2d
+	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
+	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
 	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
-	WORD $0x4e7ad673 // fadd v19.2d, v19.2d, v26.2d
-	WORD $0x6e73de7a // fmul v26.2d, v19.2d, v19.2d
+	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
+	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e70de52 // fmul v18.2d, v18.2d, v16.2d
+	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
 	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fb33 // fneg v19.2d, v25.2d
+	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
+	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
+	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
 	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6ee0f981 // fneg v1.2d, v12.2d
+	WORD $0x3d8006b1 // str q17, [x21, #16]
+	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e79 // bit v25.16b, v19.16b, v30.16b
+	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c2c // bit v12.16b, v1.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
 	WORD $0x4eb91f2a // mov v10.16b, v25.16b
 	WORD $0x4ead1dab // mov v11.16b, v13.16b
 	WORD $0x4eac1d8e // mov v14.16b, v12.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
 	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x3dc006bd // ldr q29, [x21, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f96 // bit v22.16b, v28.16b, v30.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa80 // fneg v0.2d, v20.2d
+	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e75deac // fmul v12.2d, v21.2d, v21.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eb21e4e // mov v14.16b, v18.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1ead // bsl v13.16b, v21.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
 	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6e1f90 // bsl v16.16b, v28.16b, v14.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2a // mov v10.16b, v17.16b
 	WORD $0x4ea01c0b // mov v11.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa0 // fneg v0.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e1 // fcmge v1.2d, v15.2d, v28.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x6e76decd // fmul v13.2d, v22.2d, v22.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e60dc0d // fmul v13.2d, v0.2d, v0.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6a1f8d // bsl v13.16b, v28.16b, v10.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1d76 // bif v22.16b, v11.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dc0 // bif v0.16b, v14.16b, v30.16b
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x6efe1dec // bif v12.16b, v15.16b, v30.16b
-	WORD $0x4ead1daa // mov v10.16b, v13.16b
-	WORD $0x4eb61ecb // mov v11.16b, v22.16b
-	WORD $0x4ea01c0e // mov v14.16b, v0.16b
-	WORD $0x4eac1d8f // mov v15.16b, v12.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
+	WORD $0x4ead1daf // mov v15.16b, v13.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -9110,22 +9165,23 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4eac1d8b // mov v11.16b, v12.16b
 	WORD $0x4ead1dae // mov v14.16b, v13.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
+	WORD $0x4ea01c10 // mov v16.16b, v0.16b
 
 CompactContacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x3dc01681 // ldr q1, [x20, #80]
-	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
-	WORD $0x6e60dd4a // fmul v10.2d, v10.2d, v0.2d
-	WORD $0x6e60dd6b // fmul v11.2d, v11.2d, v0.2d
-	WORD $0x6e60ddc0 // fmul v0.2d, v14.2d, v0.2d
+	WORD $0x3dc01680 // ldr q0, [x20, #80]
+	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
+	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
+	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc042ac // ldr q12, [x21, #256]
+	WORD $0x3dc05ead // ldr q13, [x21, #368]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc096bc // ldr q28, [x21, #592]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -9135,19 +9191,19 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc046a7 // ldr q7, [x21, #272]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
+	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc11 // fmul v17.2d, v0.2d, v14.2d
+	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
@@ -9168,20 +9224,20 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
@@ -9189,68 +9245,68 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
 	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec1 // fmul v1.2d, v22.2d, v22.2d
-	WORD $0x4e61d5a1 // fadd v1.2d, v13.2d, v1.2d
+	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
+	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
 	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
+	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
+	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
 	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d8006ac // str q12, [x21, #16]
+	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
 	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
 	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800ab7 // str q23, [x21, #32]
+	WORD $0x3d800eb7 // str q23, [x21, #48]
 	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
 	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
 	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e61dd81 // fmul v1.2d, v12.2d, v1.2d
-	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
-	WORD $0x6ee6e43e // fcmgt v30.2d, v1.2d, v6.2d
+	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e611ccc // bsl v12.16b, v6.16b, v1.16b
+	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee1e4de // fcmgt v30.2d, v6.2d, v1.2d
-	WORD $0x6ebe1cc1 // bit v1.16b, v6.16b, v30.16b
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe43e // fcmgt v30.2d, v1.2d, v27.2d
-	WORD $0x6ebe1f61 // bit v1.16b, v27.16b, v30.16b
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d800ea1 // str q1, [x21, #48]
-	WORD $0x6e6cdec1 // fmul v1.2d, v22.2d, v12.2d
+	WORD $0x3d8012a0 // str q0, [x21, #64]
+	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
 	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x3d8016b0 // str q16, [x21, #80]
 	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d8016b6 // str q22, [x21, #80]
-	WORD $0x4ee7d436 // fsub v22.2d, v1.2d, v7.2d
-	WORD $0x3d801aba // str q26, [x21, #96]
+	WORD $0x3d801ab6 // str q22, [x21, #96]
+	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
+	WORD $0x3d801eba // str q26, [x21, #112]
 	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
 	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
 	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
@@ -9259,22 +9315,22 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
 	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
 	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
 	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
 	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
 	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee1d75a // fsub v26.2d, v26.2d, v1.2d
+	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
 	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
 	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
 	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d801eb9 // str q25, [x21, #112]
+	WORD $0x3d8022b9 // str q25, [x21, #128]
 	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8022b8 // str q24, [x21, #128]
+	WORD $0x3d8026b8 // str q24, [x21, #144]
 	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e60de19 // fmul v25.2d, v16.2d, v0.2d
+	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
 	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
 	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
 	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
@@ -9282,21 +9338,21 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
 	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
 	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
 	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d421 // fadd v1.2d, v1.2d, v23.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x6e6edc17 // fmul v23.2d, v0.2d, v14.2d
+	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
 	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
 	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
@@ -9304,34 +9360,34 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e81 // bif v1.16b, v20.16b, v30.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
 	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea11c34 // mov v20.16b, v1.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	WORD $0x4eac1d95 // mov v21.16b, v12.16b
 	// Manifold point 2.
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf61 // fmul v1.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
 	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd436 // fsub v22.2d, v1.2d, v13.2d
+	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
 	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
 	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
 	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
 	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
@@ -9340,200 +9396,200 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
 	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
 	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee1d5ad // fsub v13.2d, v13.2d, v1.2d
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
 	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
 	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
 	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
 	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
 	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
 	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
 	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e60dd37 // fmul v23.2d, v9.2d, v0.2d
+	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
 	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
 	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
 	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
 	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd421 // fadd v1.2d, v1.2d, v13.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
 	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc0c // fmul v12.2d, v0.2d, v14.2d
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
 	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c41 // bif v1.16b, v2.16b, v30.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d621 // fadd v1.2d, v17.2d, v18.2d
-	WORD $0x4e6ad421 // fadd v1.2d, v1.2d, v10.2d
-	WORD $0x4e6bd421 // fadd v1.2d, v1.2d, v11.2d
-	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	WORD $0x4e73d421 // fadd v1.2d, v1.2d, v19.2d
-	WORD $0x4e74d421 // fadd v1.2d, v1.2d, v20.2d
-	WORD $0x4e75d421 // fadd v1.2d, v1.2d, v21.2d
-	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
-	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
+	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
+	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
+	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
 	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
 	WORD $0x3dc01a86 // ldr q6, [x20, #96]
 	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4ee0f821 // fabs v1.2d, v1.2d
-	WORD $0x6e61e4c1 // fcmge v1.2d, v6.2d, v1.2d
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4ea11c61 // orr v1.16b, v3.16b, v1.16b
+	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
+	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
-	WORD $0x6eb0a83e // umaxv s30, v1.4s
+	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
 	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
 	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
 	WORD $0x4ea61cca // mov v10.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
 	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e601f86 // bsl v6.16b, v28.16b, v0.16b
-	WORD $0x4ea61cc0 // mov v0.16b, v6.16b
+	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
+	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
 	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
 	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
 	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
 	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea11c3e // mov v30.16b, v1.16b
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e631f81 // bsl v1.16b, v28.16b, v3.16b
-	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
 
 CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806ab2 // str q18, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a0 // str q0, [x21, #464]
-	WORD $0x3d807ab3 // str q19, [x21, #480]
-	WORD $0x3d807eb4 // str q20, [x21, #496]
-	WORD $0x3d8082b5 // str q21, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8062bb // str q27, [x21, #384]
+	WORD $0x3d8066a3 // str q3, [x21, #400]
+	WORD $0x3d806ab1 // str q17, [x21, #416]
+	WORD $0x3d806eb2 // str q18, [x21, #432]
+	WORD $0x3d8072aa // str q10, [x21, #448]
+	WORD $0x3d8076ab // str q11, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807eb3 // str q19, [x21, #496]
+	WORD $0x3d8082b4 // str q20, [x21, #512]
+	WORD $0x3d8086b5 // str q21, [x21, #528]
+	WORD $0x3d808aa2 // str q2, [x21, #544]
+	WORD $0x3d808ea5 // str q5, [x21, #560]
+	WORD $0x3d8092a4 // str q4, [x21, #576]
+	MOVWU 400(R21), R19
 	CBZW R19, CompactContacts64NEON_tailrow_skip0
-	MOVWU 368(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 400(R21), R22
+	MOVD 416(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 416(R21), R22
+	MOVD 432(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 432(R21), R22
+	MOVD 448(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 448(R21), R22
+	MOVD 464(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 464(R21), R22
+	MOVD 480(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 480(R21), R22
+	MOVD 496(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 512(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 528(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 544(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 560(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 576(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
