@@ -411,6 +411,36 @@ func BenchmarkCompactContacts(b *testing.B) {
 	})
 }
 
+// BenchmarkContacts64 is BatchContacts64 on the pairs of
+// BenchmarkContacts, the capsules widened to float64.
+func BenchmarkContacts64(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		const n = 4096
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			caps, ip := contactPairs(hitLevels[0], n)
+			caps64 := verify.WidenCapsules(caps)
+			dst := soa.NewContacts64(n)
+			timeLoop(b, n, func() { k.BatchContacts64(dst, caps64, ip, benchMargin) })
+		})
+	})
+}
+
+// BenchmarkCompactContacts64 is CompactContacts64 on the pairs of
+// BenchmarkCompactContacts, the capsules widened to float64.
+func BenchmarkCompactContacts64(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		const n = 4096
+		for _, pct := range hitLevels {
+			b.Run(fmt.Sprintf("hits=%dpct/n=%d", pct, n), func(b *testing.B) {
+				caps, ip := contactPairs(pct, n)
+				caps64 := verify.WidenCapsules(caps)
+				dst := soa.NewContacts64(n)
+				timeLoop(b, n, func() { k.CompactContacts64(dst, caps64, ip, benchMargin) })
+			})
+		}
+	})
+}
+
 // BenchmarkCopyThenClosest is the alternative to the gathering contact
 // kernels: copy the indexed pairs' axes into a soa.Pairs in Go
 // (GatherPairs), then BatchClosest.

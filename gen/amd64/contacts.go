@@ -344,12 +344,24 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int) {
 		ksSlot, permSlot := l.slots.next(), l.slots.next()
 		VMOVUPS(ks, ksSlot)
 		VMOVUPS(perm, permSlot)
+		if mask == nil {
+			Comment("A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in")
+			Comment("dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are")
+			Comment("microcoded on AMD). The rows past the count get their own bits back.")
+		}
 		for k, v := range outs {
 			c, pr, kr := l.newVec(), l.newVec(), l.newVec()
 			VMOVUPS(permSlot, pr)
 			VPERMPS(v(), pr, c)
 			VMOVUPS(ksSlot, kr)
-			VMASKMOVPS(c, kr, outPtr(k))
+			if mask == nil {
+				dst, old := outPtr(k), l.newVec()
+				VMOVUPS(dst, old)
+				VBLENDVPS(kr, c, old, old)
+				VMOVUPS(old, dst)
+			} else {
+				VMASKMOVPS(c, kr, outPtr(k))
+			}
 		}
 	}
 	ADDQ(remain, written)

@@ -164,20 +164,38 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
 	for i, v := range []VecVirtual{permQ, permD, ks64, ks32} {
 		VMOVDQU(v, slots[i])
 	}
+	if mask == nil {
+		Comment("A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);")
+		Comment("blend the new rows into them and store all 4, as the float32 sink does.")
+	}
 	for k, v := range narrow {
 		x, p, c, kr := YMM(), YMM(), YMM(), XMM()
 		VMOVDQU(v, x) // the low 16 bytes are the four lanes; the indices stay below 4
 		VMOVDQU(slots[1], p)
 		VPERMD(x, p, c)
 		VMOVDQU(slots[3].Offset(0), kr)
-		VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4, 0))
+		if mask == nil {
+			dst, old := rowPtr(k, true, 4, 0), XMM()
+			VMOVDQU(dst, old)
+			VBLENDVPS(kr, c.AsX(), old, old)
+			VMOVDQU(old, dst)
+		} else {
+			VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4, 0))
+		}
 	}
 	for j := range nf {
 		c, p, kr := YMM(), YMM(), YMM()
 		VMOVDQU(slots[0], p)
 		VPERMPS(l.out(1+j), p, c)
 		VMOVDQU(slots[2], kr)
-		VMASKMOVPD(c, kr, rowPtr(2+j, true, 8, 0))
+		if mask == nil {
+			dst, old := rowPtr(2+j, true, 8, 0), YMM()
+			VMOVUPD(dst, old)
+			VBLENDVPD(kr, c, old, old)
+			VMOVUPD(old, dst)
+		} else {
+			VMASKMOVPD(c, kr, rowPtr(2+j, true, 8, 0))
+		}
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
