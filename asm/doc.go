@@ -4,5 +4,10 @@
 // amd64, NEON on arm64) and their Go declarations. Call them through
 // package kernel, which checks slice lengths and CPU features first: these
 // functions trust their arguments. Under the purego build tag or on other
-// architectures the package is empty.
+// architectures the package holds only NTMinLanes.
 package asm
+
+// NTMinLanes is the batch size from which the generated amd64
+// closest-point loops write 64-byte-aligned outputs with non-temporal
+// stores (gen/amd64.NTMinLanes).
+const NTMinLanes = 262144

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segdist/segdist/asm"
 	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/kernel"
 	"github.com/segdist/segdist/soa"
@@ -154,6 +155,40 @@ func sameRows64(t *testing.T, what string, a, b *soa.Contacts64, n int) {
 }
 
 // After the first call of a size, Parallel allocates nothing.
+// BatchClosest batches of asm.NTMinLanes pairs or more per worker take
+// chunks of that size or more (non-temporal stores in every chunk): still
+// the single-core call's bits, with unaligned output streams too (no
+// non-temporal stores then).
+func TestParallelNTChunks(t *testing.T) {
+	all := pool(43, 2000)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		for _, workers := range []int{2, 3} {
+			sizes := []int{workers*asm.NTMinLanes + 1013}
+			if !testing.Short() && workers == 2 {
+				sizes = append(sizes, 3*workers*asm.NTMinLanes-5)
+			}
+			p := kernel.NewParallel(k, workers)
+			for _, n := range sizes {
+				ps := make([]soa.Pair, n)
+				for i := range ps {
+					ps[i] = all[(7*i)%len(all)]
+				}
+				src := soa.FromPairs(ps)
+				want := soa.NewResults(n)
+				k.BatchClosest(want, src)
+				for _, offset := range []int{0, 1} {
+					got := soa.NewResults(n + 1)
+					view := &soa.Results{S: got.S[offset : n+offset], T: got.T[offset : n+offset], Dist2: got.Dist2[offset : n+offset]}
+					p.BatchClosest(view, src)
+					what := "workers=" + strconv.Itoa(workers) + " n=" + strconv.Itoa(n) + " offset=" + strconv.Itoa(offset)
+					checkSame(t, what, src, view, want)
+				}
+			}
+			p.Close()
+		}
+	})
+}
+
 func TestParallelNoAllocs(t *testing.T) {
 	k := lookup(t, kernel.ISA())
 	p := kernel.NewParallel(k, 2)
