@@ -93,7 +93,8 @@ func BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, 
 // CompactContacts is BatchContacts for the touching pairs only: it writes
 // their contacts densely to rows 0, 1, ... of dst in pair order, with Pair
 // holding the index of the pair in pairs, and returns how many it wrote.
-// dst must have at least pairs.Len() rows.
+// dst must have at least pairs.Len() rows; the rows from the returned
+// count on keep their contents.
 func CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) int {
 	return active.CompactContacts(dst, caps, pairs, margin)
 }

@@ -53,8 +53,8 @@
 // a million pairs stream from memory and are bound by bandwidth (outputs
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The
-// contact kernels cost about 3.5x a closest pair with AVX-512 (4x with
-// AVX2): the contact math, and two 32-byte capsule records per pair
+// contact kernels cost about 3.5-4x a closest pair with AVX-512 (4-5x
+// with AVX2): the contact math, and two 32-byte capsule records per pair
 // loaded by index and transposed in registers; BatchClosestIndexed reads
 // the same records for the closest points alone (about 2x BatchClosest on
 // laid-out pairs, half the cost of copying them out first). Call them
