@@ -38,11 +38,6 @@ package asm
 const NTMinLanes = %d
 `
 
-var (
-	contactIL512 int
-	contactSk512 float64
-)
-
 func main() {
 	flag.IntVar(&amd64.PrefetchBytes, "prefetch", amd64.PrefetchBytes, "prefetch distance in bytes (0: none)")
 	flag.IntVar(&amd64.NTMinLanes, "ntmin", amd64.NTMinLanes, "batch size from which the closest loops use non-temporal stores (0: never)")
@@ -50,8 +45,8 @@ func main() {
 	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
 	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")
 	sk2 := flag.Float64("skew2", amd64.Skew["AVX2"], "the same for AVX2")
-	flag.IntVar(&contactIL512, "contacts512", 0, "groups per iteration of the AVX-512 contact loops (0: the default)")
-	flag.Float64Var(&contactSk512, "contactskew512", amd64.ContactSkew["AVX512"], "the skew of the AVX-512 contact loops' groups")
+	cil512 := flag.Int("contacts512", 0, "groups per iteration of the AVX-512 contact loops (0: the default)")
+	csk512 := flag.Float64("contactskew512", amd64.ContactSkew["AVX512"], "the skew of the AVX-512 contact loops' groups")
 	pl512 := flag.Bool("prefetchl2-512", amd64.PrefetchL2["AVX512"], "the AVX-512 closest loops prefetch into L2 (PREFETCHT1), not L1")
 	pl2 := flag.Bool("prefetchl2-2", amd64.PrefetchL2["AVX2"], "the same for AVX2")
 	sc512 := flag.Bool("schedule512", amd64.Scheduled["AVX512"], "reorder the AVX-512 closest body as late as possible (ir.Schedule)")
@@ -61,10 +56,10 @@ func main() {
 	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
 	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2
 	amd64.PrefetchL2["AVX512"], amd64.PrefetchL2["AVX2"] = *pl512, *pl2
-	if contactIL512 > 0 {
-		amd64.ContactInterleave["AVX512"] = contactIL512
+	if *cil512 > 0 {
+		amd64.ContactInterleave["AVX512"] = *cil512
 	}
-	amd64.ContactSkew["AVX512"] = contactSk512
+	amd64.ContactSkew["AVX512"] = *csk512
 	if *docFile != "" {
 		if err := os.WriteFile(*docFile, []byte(fmt.Sprintf(packageDoc, amd64.NTMinLanes)), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -214,6 +214,18 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	Label(name + "_done")
 }
 
+// blendStore stores the lanes of v selected by the vector mask m to dst
+// and leaves dst's other lanes with their bits: a load, VBLENDVPS and a
+// plain store, which whole AVX2 compaction groups use instead of masked
+// stores (microcoded on AMD). m's lanes are all-ones or zero, whatever
+// their width, so the 32-bit blend serves 64-bit lanes too; old is a fresh
+// register of v's width.
+func blendStore(v, m Op, dst Mem, old VecVirtual) {
+	VMOVUPS(dst, old)
+	VBLENDVPS(m, v, old, old)
+	VMOVUPS(old, dst)
+}
+
 // ContactInterleave is the number of groups the float32 contact loops
 // compute per iteration, per target (1 when missing), their instruction
 // streams merged with ContactSkew as the closest loops' are (merge), and
@@ -355,10 +367,7 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int) {
 			VPERMPS(v(), pr, c)
 			VMOVUPS(ksSlot, kr)
 			if mask == nil {
-				dst, old := outPtr(k), l.newVec()
-				VMOVUPS(dst, old)
-				VBLENDVPS(kr, c, old, old)
-				VMOVUPS(old, dst)
+				blendStore(c, kr, outPtr(k), l.newVec())
 			} else {
 				VMASKMOVPS(c, kr, outPtr(k))
 			}

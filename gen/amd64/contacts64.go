@@ -175,10 +175,7 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
 		VPERMD(x, p, c)
 		VMOVDQU(slots[3].Offset(0), kr)
 		if mask == nil {
-			dst, old := rowPtr(k, true, 4, 0), XMM()
-			VMOVDQU(dst, old)
-			VBLENDVPS(kr, c.AsX(), old, old)
-			VMOVDQU(old, dst)
+			blendStore(c.AsX(), kr, rowPtr(k, true, 4, 0), XMM())
 		} else {
 			VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4, 0))
 		}
@@ -189,10 +186,7 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
 		VPERMPS(l.out(1+j), p, c)
 		VMOVDQU(slots[2], kr)
 		if mask == nil {
-			dst, old := rowPtr(2+j, true, 8, 0), YMM()
-			VMOVUPD(dst, old)
-			VBLENDVPD(kr, c, old, old)
-			VMOVUPD(old, dst)
+			blendStore(c, kr, rowPtr(2+j, true, 8, 0), YMM())
 		} else {
 			VMASKMOVPD(c, kr, rowPtr(2+j, true, 8, 0))
 		}
