@@ -51,7 +51,10 @@ func main() {
 	pl2 := flag.Bool("prefetchl2-2", amd64.PrefetchL2["AVX2"], "the same for AVX2")
 	sc512 := flag.Bool("schedule512", amd64.Scheduled["AVX512"], "reorder the AVX-512 closest body as late as possible (ir.Schedule)")
 	sc2 := flag.Bool("schedule2", amd64.Scheduled["AVX2"], "the same for AVX2")
+	sp512 := flag.Bool("spill512", amd64.Spill["AVX512"], "the AVX-512 closest loops spill selectively instead of parking (amd64.Spill)")
+	sp2 := flag.Bool("spill2", amd64.Spill["AVX2"], "the same for AVX2")
 	flag.Parse()
+	amd64.Spill["AVX512"], amd64.Spill["AVX2"] = *sp512, *sp2
 	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
 	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
 	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2

@@ -232,6 +232,9 @@ var Scheduled = map[string]bool{"AVX512": true}
 // program returns kernel k's body for t, reordered where Scheduled says.
 func program(k *kernels.Kernel, t *ir.Target) *ir.Program {
 	p := k.ProgramOf(t.Elem)
+	if tuned(Spill, t) {
+		p = ir.Unpark(p)
+	}
 	if tuned(Scheduled, t) {
 		p = ir.Schedule(p, latencyOf(t))
 	}
@@ -327,6 +330,30 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 		if l.slots != nil {
 			l.slots.used = 0
 		}
+		// load returns input s of group g (at m, its stream): m where its
+		// pointer is in a register, else a register loaded now.
+		load := func(s int, m Mem) Op {
+			switch {
+			case mask == nil && s < len(ptrs):
+				return m
+			case mask == nil:
+				r := l.newVec()
+				VMOVUPS(m, r)
+				return r
+			case evex(t):
+				r := l.newVec()
+				fpOf(t).loadZ(m, mask, r)
+				return r
+			}
+			// The vector mask is all-ones per lane whatever its width,
+			// so the 32-bit form serves float64 lanes too.
+			r := l.newVec()
+			VMASKMOVPS(m, mask, r)
+			return r
+		}
+		// Inputs in registers are loaded now, or where the body reads them
+		// when it spills (so that the spiller sees the registers they take).
+		lazy := spills(t, l.p)
 		in := make([]Op, len(k.Inputs))
 		for s := range in {
 			m := stream(s, g)
@@ -339,26 +366,14 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 					PREFETCHT0(pf)
 				}
 			}
-			switch {
-			case mask == nil && s < len(ptrs):
-				in[s] = m
-			case mask == nil:
-				r := l.newVec()
-				VMOVUPS(m, r)
-				in[s] = r
-			case evex(t):
-				r := l.newVec()
-				fpOf(t).loadZ(m, mask, r)
-				in[s] = r
-			default:
-				// The vector mask is all-ones per lane whatever its width,
-				// so the 32-bit form serves float64 lanes too.
-				r := l.newVec()
-				VMASKMOVPS(m, mask, r)
-				in[s] = r
+			if !lazy {
+				in[s] = load(s, m)
 			}
 		}
 		l.input = func(s int) Op { return in[s] }
+		if lazy {
+			l.input = func(s int) Op { return load(s, stream(s, g)) }
+		}
 		l.arg = func(int) Mem { panic("batch kernels take no scalar arguments") }
 		l.begin()
 	}
@@ -379,7 +394,11 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			}
 		}
 	}
-	merge(ls, tuned(Skew, t), store)
+	held := 0
+	if _, ok := mask.(VecVirtual); ok {
+		held = 1
+	}
+	merge(ls, tuned(Skew, t), store, newSpiller(ls, held))
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of
@@ -393,8 +412,32 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 // A rare block is emitted whole when its group reaches it (the other
 // groups' instructions must not sit inside a block that a group may
 // branch over); its group then waits until the time it would have
-// reached the block's end.
-func merge(ls []*lowering, skewOf float64, done func(g int)) {
+// reached the block's end. sp, if not nil, spills values as registers
+// run out (spiller).
+func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller) {
+	order := mergeOrder(ls, skewOf)
+	if sp != nil {
+		sp.start(order)
+	}
+	n := len(ls[0].p.Code)
+	for k, e := range order {
+		if sp != nil {
+			sp.before(k, e.g, e.i)
+		}
+		ls[e.g].step(e.i)
+		if e.i == n-1 {
+			if sp != nil {
+				sp.beforeStores(k, e.g)
+			}
+			done(e.g)
+		}
+	}
+}
+
+// mergeOrder returns the order in which merge emits the instructions of
+// the groups ls.
+func mergeOrder(ls []*lowering, skewOf float64) []event {
+	var order []event
 	n := len(ls[0].p.Code)
 	skew := int(skewOf * float64(n))
 	next := make([]int, len(ls)) // each group's next instruction
@@ -404,7 +447,7 @@ func merge(ls []*lowering, skewOf float64, done func(g int)) {
 				i := next[g]
 				if l.p.Code[i].Op == ir.OpRare {
 					for depth := 0; ; i++ {
-						l.step(i)
+						order = append(order, event{g, i})
 						switch l.p.Code[i].Op {
 						case ir.OpRare:
 							depth++
@@ -416,13 +459,11 @@ func merge(ls []*lowering, skewOf float64, done func(g int)) {
 						}
 					}
 				} else {
-					l.step(i)
+					order = append(order, event{g, i})
 				}
 				next[g] = i + 1
-				if next[g] == n {
-					done(g)
-				}
 			}
 		}
 	}
+	return order
 }

@@ -83,7 +83,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
 			l.begin()
 		}
-		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) })
+		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) }, nil)
 	}, &wide)
 	if compact {
 		Store(written, ReturnIndex(0))

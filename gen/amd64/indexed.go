@@ -6,6 +6,7 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
 
 	"github.com/segdist/segdist/gen/ir"
 	"github.com/segdist/segdist/gen/kernels"
@@ -62,15 +63,19 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	p := program(k, t)
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
 		l.slots.used, l.label, l.input, l.arg = 0, label, input(0), noArgs
-		l.emit()
-		store(l, 0, mask)
+		l.begin()
+		held := 0
+		if _, ok := mask.(VecVirtual); ok {
+			held = 1 // the AVX2 tail mask
+		}
+		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, held))
 	}, tuned(Interleave, t), func(ls []*lowering, label string) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
 			l.begin()
 		}
-		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) })
+		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0))
 	}, t)
 	VZEROUPPER()
 	RET()

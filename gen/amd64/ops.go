@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"fmt"
+	"slices"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -241,6 +242,12 @@ func (s *slots) next() Mem {
 // slotsNeeded is an upper bound on the slots program p parks per group
 // on target t.
 func slotsNeeded(t *ir.Target, p *ir.Program) int {
+	if spills(t, p) {
+		if maxLive(p) <= t.VecRegs/4 {
+			return 0 // a short body (the memory floor): its groups fit
+		}
+		return spillSlots
+	}
 	n := 0
 	for _, in := range p.Code {
 		switch {
@@ -251,4 +258,23 @@ func slotsNeeded(t *ir.Target, p *ir.Program) int {
 		}
 	}
 	return n
+}
+
+// maxLive is the most values of p live at once in its order (inputs and
+// constants included).
+func maxLive(p *ir.Program) int {
+	last := p.LastUse()
+	most, live := 0, 0
+	for i := range p.Code {
+		if last[i] > i {
+			live++
+		}
+		most = max(most, live)
+		for j, a := range p.Code[i].Args {
+			if last[a] == i && !slices.Contains(p.Code[i].Args[:j], a) {
+				live--
+			}
+		}
+	}
+	return most
 }

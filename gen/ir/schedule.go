@@ -61,3 +61,45 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	}
 	return &q
 }
+
+// Unpark returns p without its Park instructions: every reader of a
+// parked value reads the value itself. A backend that decides for itself
+// which values leave their registers (amd64's spiller) starts from it.
+// Programs with rare blocks or variables are returned as they are (their
+// parks keep the common path's registers allocated through a block).
+func Unpark(p *Program) *Program {
+	for _, in := range p.Code {
+		switch in.Op {
+		case OpRare, OpEndRare, OpVar, OpAssign:
+			return p
+		}
+	}
+	q := *p
+	q.Code = nil
+	at := make([]Value, len(p.Code)) // old index -> new
+	comment := ""                     // a dropped Park's, for the next instruction
+	for i, in := range p.Code {
+		if in.Op == OpPark {
+			at[i] = at[in.Args[0]]
+			if comment == "" {
+				comment = in.Comment
+			}
+			continue
+		}
+		if in.Comment == "" {
+			in.Comment = comment
+		}
+		comment = ""
+		in.Args = append([]Value(nil), in.Args...)
+		for k, a := range in.Args {
+			in.Args[k] = at[a]
+		}
+		at[i] = Value(len(q.Code))
+		q.Code = append(q.Code, in)
+	}
+	q.Outputs = make([]Value, len(p.Outputs))
+	for j, o := range p.Outputs {
+		q.Outputs[j] = at[o]
+	}
+	return &q
+}

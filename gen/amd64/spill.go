@@ -1,0 +1,294 @@
+package amd64
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/segdist/segdist/gen/ir"
+)
+
+// Spill says for which targets the closest-point loops keep every value
+// in a register until the registers run out and then spill the one read
+// again last (spiller), instead of parking every value the body marks
+// (ir.Park, Target.Parks) in a stack slot for its whole life. Programs
+// with rare blocks (the contact kernels) still park.
+var Spill = map[string]bool{}
+
+// spillSlots is the number of stack slots per group a spilling loop may
+// hold at once (the generator panics if it needs more).
+const spillSlots = 32
+
+// spills reports whether target t spills program p selectively.
+func spills(t *ir.Target, p *ir.Program) bool {
+	if !tuned(Spill, t) {
+		return false
+	}
+	for _, in := range p.Code {
+		switch in.Op {
+		case ir.OpRare, ir.OpVar, ir.OpPark:
+			return false // not unparked (ir.Unpark)
+		}
+	}
+	return true
+}
+
+// event is one instruction of an iteration in emission order: instruction
+// i of group g.
+type event struct{ g, i int }
+
+// spiller keeps the vector registers an iteration's values hold within a
+// budget, as merge emits their instructions: before each instruction,
+// while the values in registers plus the registers the instruction
+// itself needs (its result and the operands it loads) exceed the budget,
+// it stores the value whose next read is farthest away to a stack slot
+// (Belady's rule); later readers take it from there, as a memory operand
+// or by a load. avo then allocates the registers, which never need more
+// than the budget at once. Values stay in registers through their short
+// lives and only the long-lived ones that do not fit go to memory, where
+// parking stores every value of a class.
+type spiller struct {
+	ls     []*lowering
+	order  []event
+	uses   [][][]int // uses[g][v]: the positions in order reading value v of group g, ascending; a group's outputs are read at its last position (the stores)
+	next   [][]int   // next[g][v]: uses[g][v][next[g][v]:] are at or after the current position
+	budget int       // vector registers the values may hold
+	base   GPPhysical
+	bytes  int
+	first  int      // the first slot of the area (of ls[0])
+	taken  []bool   // slot k of the area holds a spilled value
+	slotOf []map[ir.Value]int
+}
+
+// newSpiller returns the spiller of the lowerings ls (one per group of an
+// iteration, their slot shares consecutive) if their target spills their
+// program, else nil. held is the vector registers the loop driver holds
+// through the iteration besides 0 and 1 (the AVX2 tail mask).
+func newSpiller(ls []*lowering, held int) *spiller {
+	l := ls[0]
+	if !spills(l.t, l.p) {
+		return nil
+	}
+	for g, m := range ls {
+		if m.slots == nil || m.slots.n != l.slots.n || m.slots.first != l.slots.first+g*l.slots.n {
+			panic("amd64: a spilling loop's groups need consecutive slot shares")
+		}
+	}
+	s := &spiller{ls: ls, budget: l.t.VecRegs - 2 - held, base: l.slots.base, bytes: l.slots.bytes,
+		first: l.slots.first, taken: make([]bool, len(ls)*l.slots.n)}
+	for range ls {
+		s.slotOf = append(s.slotOf, map[ir.Value]int{})
+	}
+	return s
+}
+
+// start takes the iteration's emission order and finds every value's reads.
+func (s *spiller) start(order []event) {
+	s.order = order
+	n := len(s.ls[0].p.Code)
+	s.uses = make([][][]int, len(s.ls))
+	s.next = make([][]int, len(s.ls))
+	last := make([]int, len(s.ls))
+	for g := range s.ls {
+		s.uses[g] = make([][]int, n)
+		s.next[g] = make([]int, n)
+	}
+	for k, e := range order {
+		for _, a := range s.ls[e.g].p.Code[e.i].Args {
+			u := s.uses[e.g][a]
+			if len(u) == 0 || u[len(u)-1] != k {
+				s.uses[e.g][a] = append(u, k)
+			}
+		}
+		last[e.g] = k
+	}
+	for g, l := range s.ls {
+		for _, o := range l.p.Outputs {
+			s.uses[g][o] = append(s.uses[g][o], last[g])
+		}
+	}
+}
+
+// nextUse returns the position of the first read of value v of group g at
+// or after position k, or -1.
+func (s *spiller) nextUse(g int, v ir.Value, k int) int {
+	u := s.uses[g][v]
+	j := s.next[g][v]
+	for j < len(u) && u[j] < k {
+		j++
+	}
+	s.next[g][v] = j
+	if j == len(u) {
+		return -1
+	}
+	return u[j]
+}
+
+type liveValue struct {
+	g    int
+	v    ir.Value
+	next int
+}
+
+// live returns the values held in vector registers that are read at or
+// after position k (0 and 1 are not counted: the budget leaves them
+// out), and frees the slots of spilled values read for the last time
+// before k.
+func (s *spiller) live(k int) []liveValue {
+	var out []liveValue
+	for g, l := range s.ls {
+		for v := range l.loc {
+			if l.loc[v] == nil || l.p.Code[v].Op == ir.OpConst {
+				continue
+			}
+			next := s.nextUse(g, ir.Value(v), k)
+			if slot, ok := s.slotOf[g][ir.Value(v)]; ok && next < 0 {
+				s.taken[slot] = false
+				delete(s.slotOf[g], ir.Value(v))
+			}
+			if _, ok := l.loc[v].(VecVirtual); ok && next >= 0 {
+				out = append(out, liveValue{g, ir.Value(v), next})
+			}
+		}
+	}
+	return out
+}
+
+// fit spills values until the live values and need more registers fit the
+// budget at position k; the values of group g in keep (the operands of
+// the instruction about to be emitted) stay.
+func (s *spiller) fit(k, need, g int, keep []ir.Value) {
+	if need == 0 {
+		return
+	}
+	live := s.live(k)
+	for len(live)+need > s.budget {
+		best := -1
+		for j, x := range live {
+			if x.g == g && contains(keep, x.v) {
+				continue
+			}
+			if best < 0 || x.next > live[best].next {
+				best = j
+			}
+		}
+		if best < 0 {
+			panic(fmt.Sprintf("amd64: %s: %d live operands and %d more registers exceed %d", s.ls[0].p.Name, len(live), need, s.budget))
+		}
+		s.spill(live[best].g, live[best].v)
+		live = append(live[:best], live[best+1:]...)
+	}
+}
+
+func contains(vs []ir.Value, v ir.Value) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// spill stores value v of group g to a free slot, where it lives from now on.
+func (s *spiller) spill(g int, v ir.Value) {
+	slot := -1
+	for j, t := range s.taken {
+		if !t {
+			slot = j
+			break
+		}
+	}
+	if slot < 0 {
+		panic(fmt.Sprintf("amd64: %s: a spilling loop needs more than %d slots", s.ls[0].p.Name, len(s.taken)))
+	}
+	s.taken[slot] = true
+	s.slotOf[g][v] = slot
+	l := s.ls[g]
+	m := Mem{Base: s.base, Disp: (s.first + slot) * s.bytes}
+	VMOVUPS(l.loc[v], m)
+	l.loc[v] = m
+}
+
+// before makes room for instruction i of group g, at position k.
+func (s *spiller) before(k, g, i int) {
+	l := s.ls[g]
+	in := &l.p.Code[i]
+	s.fit(k, need(l, in), g, in.Args)
+}
+
+// beforeStores makes room for loading group g's spilled outputs before
+// their stores, at position k.
+func (s *spiller) beforeStores(k, g int) {
+	l := s.ls[g]
+	for _, o := range l.p.Outputs {
+		if isMem(l.loc[o]) {
+			s.fit(k, 1, g, l.p.Outputs)
+			return
+		}
+	}
+}
+
+// need is an upper bound on the vector registers the lowering of in
+// takes beyond those holding its operands: its result, the operands it
+// loads or broadcasts into a register (a value in memory that no
+// instruction form takes as a memory operand there, a constant) and its
+// temporaries. It follows lowering.instr.
+func need(l *lowering, in *ir.Instr) int {
+	// loaded: the operand is not in a register (a constant other than 0
+	// and 1 counts, mem broadcasts those).
+	loaded := func(v ir.Value) bool {
+		_, inReg := l.loc[v].(VecVirtual)
+		return !inReg || l.p.Code[v].Op == ir.OpConst && l.loc[v] != l.zero && l.loc[v] != l.one
+	}
+	isConst := func(v ir.Value) bool { return l.p.Code[v].Op == ir.OpConst || l.p.Code[v].Op == ir.OpArg }
+	a := in.Args
+	n := 0
+	switch in.Op {
+	case ir.OpInput:
+		return 1 // a driver may load it into a register here
+	case ir.OpArg, ir.OpConst, ir.OpPark:
+		return 0
+	case ir.OpAdd, ir.OpMul:
+		// commutative: one memory operand is folded, a constant is broadcast.
+		mems := 0
+		for _, v := range a {
+			switch {
+			case isConst(v) && loaded(v):
+				n++
+			case loaded(v):
+				mems++
+			}
+		}
+		n += max(0, mems-1)
+	case ir.OpSub, ir.OpDiv, ir.OpMin, ir.OpMax:
+		if loaded(a[0]) {
+			n++
+		}
+		if isConst(a[1]) && loaded(a[1]) {
+			n++
+		}
+	case ir.OpSqrt:
+		if isConst(a[0]) && loaded(a[0]) {
+			n++
+		}
+	default:
+		for _, v := range a {
+			if loaded(v) {
+				n++
+			}
+		}
+	}
+	switch {
+	case evex(l.t) && in.Type == ir.Mask:
+		// an opmask result (cmp, and, or, andNot)
+	case !evex(l.t) && (in.Op == ir.OpDivOrZero || in.Op == ir.OpRecipOrZero):
+		n += 2 // the mask and the quotient, then the result in one of them
+	case in.Op == ir.OpSelect && evex(l.t):
+		n += 2 // a zeroed destination and y's register
+	default:
+		n++
+	}
+	return n
+}
