@@ -57,8 +57,8 @@ type spiller struct {
 	budget int       // vector registers the values may hold
 	base   GPPhysical
 	bytes  int
-	first  int      // the first slot of the area (of ls[0])
-	taken  []bool   // slot k of the area holds a spilled value
+	first  int    // the first slot of the area (of ls[0])
+	taken  []bool // slot k of the area holds a spilled value
 	slotOf []map[ir.Value]int
 }
 

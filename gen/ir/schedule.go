@@ -77,7 +77,7 @@ func Unpark(p *Program) *Program {
 	q := *p
 	q.Code = nil
 	at := make([]Value, len(p.Code)) // old index -> new
-	comment := ""                     // a dropped Park's, for the next instruction
+	comment := ""                    // a dropped Park's, for the next instruction
 	for i, in := range p.Code {
 		if in.Op == OpPark {
 			at[i] = at[in.Args[0]]
