@@ -15,7 +15,7 @@ import (
 // again last (spiller), instead of parking every value the body marks
 // (ir.Park, Target.Parks) in a stack slot for its whole life. Programs
 // with rare blocks (the contact kernels) still park.
-var Spill = map[string]bool{}
+var Spill = map[string]bool{"AVX2": true}
 
 // spillSlots is the number of stack slots per group a spilling loop may
 // hold at once (the generator panics if it needs more).

@@ -284,3 +284,44 @@ func TestScheduleKeepsResults(t *testing.T) {
 		t.Error("Schedule reordered the contact body, which has rare blocks")
 	}
 }
+
+// TestUnparkKeepsResults checks that ir.Unpark drops every Park of the
+// closest bodies and nothing else changes their results, and that it
+// leaves the contact body (rare blocks) as it is.
+func TestUnparkKeepsResults(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, k := range []*Kernel{Closest, ClosestPoint} {
+		p := k.Program()
+		q := ir.Unpark(p)
+		parks := 0
+		for _, in := range p.Code {
+			if in.Op == ir.OpPark {
+				parks++
+			}
+		}
+		if k == Closest && parks == 0 {
+			t.Fatalf("%s: no Park to drop", k.Name)
+		}
+		if len(q.Code) != len(p.Code)-parks {
+			t.Fatalf("%s: %d instructions after Unpark, want %d", k.Name, len(q.Code), len(p.Code)-parks)
+		}
+		for i, in := range q.Code {
+			if in.Op == ir.OpPark {
+				t.Fatalf("%s: instruction %d is a Park", k.Name, i)
+			}
+			for _, a := range in.Args {
+				if int(a) >= i {
+					t.Fatalf("%s: instruction %d reads v%d, defined later", k.Name, i, a)
+				}
+			}
+		}
+		for _, pair := range verify.Mixed(13, 300) {
+			c := verify.Coords(pair)
+			in := coords(r, c[:], p.Inputs)
+			same(t, k.Name+" unparked", in, q.Eval(in, nil), p.Eval(in, nil))
+		}
+	}
+	if p := Contact.Program(); ir.Unpark(p) != p {
+		t.Error("Unpark changed the contact body, which has rare blocks")
+	}
+}
