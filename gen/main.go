@@ -53,7 +53,11 @@ func main() {
 	sc2 := flag.Bool("schedule2", amd64.Scheduled["AVX2"], "the same for AVX2")
 	sp512 := flag.Bool("spill512", amd64.Spill["AVX512"], "the AVX-512 closest loops spill selectively instead of parking (amd64.Spill)")
 	sp2 := flag.Bool("spill2", amd64.Spill["AVX2"], "the same for AVX2")
+	spc2 := flag.Bool("spillcontacts2", amd64.SpillContacts["AVX2"], "the AVX2 contact loops spill selectively instead of parking")
+	spc512 := flag.Bool("spillcontacts512", amd64.SpillContacts["AVX512"], "the same for AVX-512")
 	flag.Parse()
+	amd64.SpillContacts["AVX512"] = *spc512
+	amd64.SpillContacts["AVX2"] = *spc2
 	amd64.Spill["AVX512"], amd64.Spill["AVX2"] = *sp512, *sp2
 	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
 	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2

@@ -403,7 +403,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 	if _, ok := mask.(VecVirtual); ok {
 		held = 1
 	}
-	merge(ls, tuned(Skew, t), store, newSpiller(ls, held))
+	merge(ls, tuned(Skew, t), store, newSpiller(ls, held, 0))
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of

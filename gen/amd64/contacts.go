@@ -74,16 +74,25 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	// do not allocate on either target at any skew.
 	wide := *t
 	wide.Parks[ir.LongLived] = true
-	recordLoop(t, c, k.ProgramOf(t.Elem), name, func(l *lowering, label string, mask Op) {
+	p := k.ProgramOf(t.Elem)
+	if tuned(SpillContacts, t) {
+		p = ir.Unpark(p)
+	}
+	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
 		contactBody(l, label, 0)
-		l.emit()
-		contactSink(l, label, compact, mask, 0)
+		l.begin()
+		held := 0
+		if _, ok := mask.(VecVirtual); ok {
+			held = 1 // the AVX2 tail mask
+		}
+		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, held, contactSinkRegs))
 	}, groups, func(ls []*lowering, label string) {
 		for g, l := range ls {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
 			l.begin()
 		}
-		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) }, nil)
+		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) },
+			newSpiller(ls, 0, contactSinkRegs))
 	}, &wide)
 	if compact {
 		Store(written, ReturnIndex(0))
@@ -94,6 +103,14 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	VZEROUPPER()
 	RET()
 }
+
+// sinkSlots is how many stack slots a spilling loop leaves the contact
+// sink (the float64 compaction stages up to six vectors there).
+const sinkSlots = 8
+
+// contactSinkRegs is how many vector registers a spilling contact loop
+// leaves the sink (contactSink) besides the outputs in registers.
+var contactSinkRegs = 6
 
 // rowPtr returns the address of the current row of output stream k (of
 // elements size bytes): row index + lane (one row per pair; lane is the
@@ -139,7 +156,11 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	if groups > 1 {
 		nslots = max(nslots, slotsNeeded(wt, p))
 	}
-	nslots += 2
+	if spills(t, p) {
+		nslots += sinkSlots // the spiller leaves them to the sink
+	} else {
+		nslots += 2
+	}
 	const numInputs = 14
 	area := newSlots(slotsBase, groups*nslots+groups*numInputs+2, t.VecBytes())
 	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}

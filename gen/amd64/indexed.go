@@ -68,14 +68,14 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		if _, ok := mask.(VecVirtual); ok {
 			held = 1 // the AVX2 tail mask
 		}
-		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, held))
+		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, held, 0))
 	}, tuned(Interleave, t), func(ls []*lowering, label string) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
 			l.begin()
 		}
-		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0))
+		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, 0))
 	}, t)
 	VZEROUPPER()
 	RET()

@@ -63,24 +63,25 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 }
 
 // Unpark returns p without its Park instructions: every reader of a
-// parked value reads the value itself. A backend that decides for itself
-// which values leave their registers (amd64's spiller) starts from it.
-// Programs with rare blocks or variables are returned as they are (their
-// parks keep the common path's registers allocated through a block).
+// parked value reads the value itself, and parked variables are plain
+// ones. A backend that decides for itself which values leave their
+// registers (amd64's spiller) starts from it.
 func Unpark(p *Program) *Program {
-	for _, in := range p.Code {
-		switch in.Op {
-		case OpRare, OpEndRare, OpVar, OpAssign:
-			return p
-		}
-	}
 	q := *p
 	q.Code = nil
-	at := make([]Value, len(p.Code)) // old index -> new
-	comment := ""                    // a dropped Park's, for the next instruction
+	at := make([]Value, len(p.Code)) // old index -> new (a Park: its argument's)
+	kept := 0
 	for i, in := range p.Code {
 		if in.Op == OpPark {
 			at[i] = at[in.Args[0]]
+			continue
+		}
+		at[i] = Value(kept)
+		kept++
+	}
+	comment := "" // a dropped Park's, for the next instruction
+	for _, in := range p.Code {
+		if in.Op == OpPark {
 			if comment == "" {
 				comment = in.Comment
 			}
@@ -94,7 +95,14 @@ func Unpark(p *Program) *Program {
 		for k, a := range in.Args {
 			in.Args[k] = at[a]
 		}
-		at[i] = Value(len(q.Code))
+		if in.Op == OpVar {
+			in.Aux = 0
+		}
+		if u := in.rareUntil; u != 0 && u < len(p.Code) {
+			in.rareUntil = int(at[u])
+		} else if u != 0 {
+			in.rareUntil = kept
+		}
 		q.Code = append(q.Code, in)
 	}
 	q.Outputs = make([]Value, len(p.Outputs))
