@@ -23061,13 +23061,6 @@ ClosestAVX2_prefetch_end:
 	JB   ClosestAVX2_groups_end
 
 ClosestAVX2_groups:
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
 	VMOVUPS (R12)(R13*4), Y2
@@ -23358,10 +23351,6 @@ ClosestAVX2_groups_end:
 	JB   ClosestAVX2_loop_end
 
 ClosestAVX2_loop:
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ      dx+72(FP), R12
 	VMOVUPS   (R12)(R13*4), Y2
@@ -23506,10 +23495,6 @@ ClosestAVX2_loop_end:
 	VPCMPGTD     iota<>+0(SB), Y2, Y2
 
 	// Masked loads: lanes past n read as zero.
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMASKMOVPS (R8)(R13*4), Y2, Y3
 	VMASKMOVPS (R9)(R13*4), Y2, Y4
@@ -23652,10 +23637,7 @@ ClosestAVX2_done:
 
 // func StreamAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2
-TEXT ·StreamAVX2(SB), $1088-128
-	LEAQ         (SP), R11
-	ADDQ         $0x3f, R11
-	ANDQ         $-64, R11
+TEXT ·StreamAVX2(SB), NOSPLIT, $0-128
 	MOVQ         ax+0(FP), AX
 	MOVQ         ay+8(FP), BX
 	MOVQ         az+16(FP), CX
@@ -23665,6 +23647,7 @@ TEXT ·StreamAVX2(SB), $1088-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
 	MOVQ         n+120(FP), R14
 	VXORPS       Y0, Y0, Y0
@@ -23675,37 +23658,32 @@ TEXT ·StreamAVX2(SB), $1088-128
 	JB   StreamAVX2_loop_end
 
 StreamAVX2_loop:
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Y0
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Y1
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS (AX)(R13*4), Y0
-	VADDPS  (DX)(R13*4), Y0, Y0
-	VMOVUPS (BX)(R13*4), Y1
-	VADDPS  (SI)(R13*4), Y1, Y1
-	VMOVUPS (CX)(R13*4), Y2
-	VADDPS  (DI)(R13*4), Y2, Y2
-	MOVQ    dx+72(FP), R12
-	VMOVUPS (R12)(R13*4), Y3
-	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*4), Y4
-	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*4), Y5
-	VADDPS  (R8)(R13*4), Y0, Y0
-	VADDPS  (R9)(R13*4), Y1, Y1
-	VADDPS  (R10)(R13*4), Y2, Y2
-	VADDPS  Y3, Y0, Y0
-	VADDPS  Y4, Y1, Y1
-	VADDPS  Y5, Y2, Y2
+	VMOVUPS (AX)(R13*4), Y2
+	VADDPS  (DX)(R13*4), Y2, Y2
+	VMOVUPS (BX)(R13*4), Y3
+	VADDPS  (SI)(R13*4), Y3, Y3
+	VMOVUPS (CX)(R13*4), Y4
+	VADDPS  (DI)(R13*4), Y4, Y4
+	VADDPS  (R8)(R13*4), Y2, Y2
+	VADDPS  (R9)(R13*4), Y3, Y3
+	VADDPS  (R10)(R13*4), Y4, Y4
+	VADDPS  (R11)(R13*4), Y2, Y2
+	VADDPS  Y0, Y3, Y0
+	VADDPS  Y1, Y4, Y1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y0, (R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Y1, (R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
 	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y0, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y1, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
 	SUBQ    $0x00000008, R14
 	CMPQ    R14, $0x00000008
@@ -23720,35 +23698,31 @@ StreamAVX2_loop_end:
 	VPCMPGTD     iota<>+0(SB), Y0, Y0
 
 	// Masked loads: lanes past n read as zero.
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMASKMOVPS (AX)(R13*4), Y0, Y1
-	VMASKMOVPS (DX)(R13*4), Y0, Y2
-	VMASKMOVPS (BX)(R13*4), Y0, Y3
-	VMASKMOVPS (SI)(R13*4), Y0, Y4
-	VMASKMOVPS (CX)(R13*4), Y0, Y5
+	VMASKMOVPS (BX)(R13*4), Y0, Y2
+	VMASKMOVPS (CX)(R13*4), Y0, Y3
+	VMASKMOVPS (DX)(R13*4), Y0, Y4
+	VMASKMOVPS (SI)(R13*4), Y0, Y5
 	VMASKMOVPS (DI)(R13*4), Y0, Y6
 	VMASKMOVPS (R8)(R13*4), Y0, Y7
 	VMASKMOVPS (R9)(R13*4), Y0, Y8
 	VMASKMOVPS (R10)(R13*4), Y0, Y9
-	VADDPS     Y2, Y1, Y1
-	VADDPS     Y4, Y3, Y2
-	VADDPS     Y6, Y5, Y3
-	MOVQ       dx+72(FP), R12
-	VMASKMOVPS (R12)(R13*4), Y0, Y4
+	VMASKMOVPS (R11)(R13*4), Y0, Y10
 	MOVQ       dy+80(FP), R12
-	VMASKMOVPS (R12)(R13*4), Y0, Y5
+	VMASKMOVPS (R12)(R13*4), Y0, Y11
 	MOVQ       dz+88(FP), R12
-	VMASKMOVPS (R12)(R13*4), Y0, Y6
-	VADDPS     Y7, Y1, Y1
-	VADDPS     Y8, Y2, Y2
-	VADDPS     Y9, Y3, Y3
-	VADDPS     Y4, Y1, Y1
-	VADDPS     Y5, Y2, Y2
-	VADDPS     Y6, Y3, Y3
+	VMASKMOVPS (R12)(R13*4), Y0, Y12
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS Y4, Y1, Y1
+	VADDPS Y5, Y2, Y2
+	VADDPS Y6, Y3, Y3
+	VADDPS Y7, Y1, Y1
+	VADDPS Y8, Y2, Y2
+	VADDPS Y9, Y3, Y3
+	VADDPS Y10, Y1, Y1
+	VADDPS Y11, Y2, Y2
+	VADDPS Y12, Y3, Y3
 
 	// Store the results of group 0.
 	MOVQ       s+96(FP), R12
@@ -26971,13 +26945,6 @@ Closest64AVX2_prefetch_end:
 	JB   Closest64AVX2_groups_end
 
 Closest64AVX2_groups:
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
 	VMOVUPS (R12)(R13*8), Y2
@@ -27268,10 +27235,6 @@ Closest64AVX2_groups_end:
 	JB   Closest64AVX2_loop_end
 
 Closest64AVX2_loop:
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ      dx+72(FP), R12
 	VMOVUPS   (R12)(R13*8), Y2
@@ -27416,10 +27379,6 @@ Closest64AVX2_loop_end:
 	VPCMPGTD     iota64<>+0(SB), Y2, Y2
 
 	// Masked loads: lanes past n read as zero.
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMASKMOVPS (R8)(R13*8), Y2, Y3
 	VMASKMOVPS (R9)(R13*8), Y2, Y4
@@ -27562,10 +27521,7 @@ Closest64AVX2_done:
 
 // func Stream64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX2
-TEXT ·Stream64AVX2(SB), $1088-128
-	LEAQ         (SP), R11
-	ADDQ         $0x3f, R11
-	ANDQ         $-64, R11
+TEXT ·Stream64AVX2(SB), NOSPLIT, $0-128
 	MOVQ         ax+0(FP), AX
 	MOVQ         ay+8(FP), BX
 	MOVQ         az+16(FP), CX
@@ -27575,6 +27531,7 @@ TEXT ·Stream64AVX2(SB), $1088-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
 	MOVQ         n+120(FP), R14
 	VXORPS       Y0, Y0, Y0
@@ -27585,37 +27542,32 @@ TEXT ·Stream64AVX2(SB), $1088-128
 	JB   Stream64AVX2_loop_end
 
 Stream64AVX2_loop:
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Y0
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Y1
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS (AX)(R13*8), Y0
-	VADDPD  (DX)(R13*8), Y0, Y0
-	VMOVUPS (BX)(R13*8), Y1
-	VADDPD  (SI)(R13*8), Y1, Y1
-	VMOVUPS (CX)(R13*8), Y2
-	VADDPD  (DI)(R13*8), Y2, Y2
-	MOVQ    dx+72(FP), R12
-	VMOVUPS (R12)(R13*8), Y3
-	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*8), Y4
-	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*8), Y5
-	VADDPD  (R8)(R13*8), Y0, Y0
-	VADDPD  (R9)(R13*8), Y1, Y1
-	VADDPD  (R10)(R13*8), Y2, Y2
-	VADDPD  Y3, Y0, Y0
-	VADDPD  Y4, Y1, Y1
-	VADDPD  Y5, Y2, Y2
+	VMOVUPS (AX)(R13*8), Y2
+	VADDPD  (DX)(R13*8), Y2, Y2
+	VMOVUPS (BX)(R13*8), Y3
+	VADDPD  (SI)(R13*8), Y3, Y3
+	VMOVUPS (CX)(R13*8), Y4
+	VADDPD  (DI)(R13*8), Y4, Y4
+	VADDPD  (R8)(R13*8), Y2, Y2
+	VADDPD  (R9)(R13*8), Y3, Y3
+	VADDPD  (R10)(R13*8), Y4, Y4
+	VADDPD  (R11)(R13*8), Y2, Y2
+	VADDPD  Y0, Y3, Y0
+	VADDPD  Y1, Y4, Y1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y0, (R12)(R13*8)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Y1, (R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
 	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Y0, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Y1, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
 	SUBQ    $0x00000004, R14
 	CMPQ    R14, $0x00000004
@@ -27630,35 +27582,31 @@ Stream64AVX2_loop_end:
 	VPCMPGTD     iota64<>+0(SB), Y0, Y0
 
 	// Masked loads: lanes past n read as zero.
-	MOVQ dx+72(FP), R12
-	MOVQ dy+80(FP), R12
-	MOVQ dz+88(FP), R12
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMASKMOVPS (AX)(R13*8), Y0, Y1
-	VMASKMOVPS (DX)(R13*8), Y0, Y2
-	VMASKMOVPS (BX)(R13*8), Y0, Y3
-	VMASKMOVPS (SI)(R13*8), Y0, Y4
-	VMASKMOVPS (CX)(R13*8), Y0, Y5
+	VMASKMOVPS (BX)(R13*8), Y0, Y2
+	VMASKMOVPS (CX)(R13*8), Y0, Y3
+	VMASKMOVPS (DX)(R13*8), Y0, Y4
+	VMASKMOVPS (SI)(R13*8), Y0, Y5
 	VMASKMOVPS (DI)(R13*8), Y0, Y6
 	VMASKMOVPS (R8)(R13*8), Y0, Y7
 	VMASKMOVPS (R9)(R13*8), Y0, Y8
 	VMASKMOVPS (R10)(R13*8), Y0, Y9
-	VADDPD     Y2, Y1, Y1
-	VADDPD     Y4, Y3, Y2
-	VADDPD     Y6, Y5, Y3
-	MOVQ       dx+72(FP), R12
-	VMASKMOVPS (R12)(R13*8), Y0, Y4
+	VMASKMOVPS (R11)(R13*8), Y0, Y10
 	MOVQ       dy+80(FP), R12
-	VMASKMOVPS (R12)(R13*8), Y0, Y5
+	VMASKMOVPS (R12)(R13*8), Y0, Y11
 	MOVQ       dz+88(FP), R12
-	VMASKMOVPS (R12)(R13*8), Y0, Y6
-	VADDPD     Y7, Y1, Y1
-	VADDPD     Y8, Y2, Y2
-	VADDPD     Y9, Y3, Y3
-	VADDPD     Y4, Y1, Y1
-	VADDPD     Y5, Y2, Y2
-	VADDPD     Y6, Y3, Y3
+	VMASKMOVPS (R12)(R13*8), Y0, Y12
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPD Y4, Y1, Y1
+	VADDPD Y5, Y2, Y2
+	VADDPD Y6, Y3, Y3
+	VADDPD Y7, Y1, Y1
+	VADDPD Y8, Y2, Y2
+	VADDPD Y9, Y3, Y3
+	VADDPD Y10, Y1, Y1
+	VADDPD Y11, Y2, Y2
+	VADDPD Y12, Y3, Y3
 
 	// Store the results of group 0.
 	MOVQ       s+96(FP), R12

@@ -358,9 +358,12 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 		}
 		// Inputs in registers are loaded now, or where the body reads them
 		// when it spills (so that the spiller sees the registers they take).
-		lazy := spills(t, l.p)
+		lazy := spills(t, l.p) && l.slots != nil
 		in := make([]Op, len(k.Inputs))
 		for s := range in {
+			if lazy && prefetch == 0 {
+				continue
+			}
 			m := stream(s, g)
 			if prefetch > 0 {
 				pf := m

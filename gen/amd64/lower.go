@@ -131,16 +131,8 @@ const (
 
 var predicates = map[ir.Pred]uint8{ir.EQ: cmpEQOQ, ir.LT: cmpLTOQ, ir.LE: cmpLEOQ, ir.NotGE: cmpNGEUQ, ir.NotLE: cmpNLEUQ}
 
-// emit lowers the whole program; the caller then stores l.out(k).
-func (l *lowering) emit() {
-	l.begin()
-	for i := range l.p.Code {
-		l.step(i)
-	}
-}
-
-// begin prepares to lower the program one instruction at a time (step),
-// for drivers that interleave several groups.
+// begin prepares to lower the program one instruction at a time (step,
+// in the order merge gives).
 func (l *lowering) begin() {
 	l.loc = make([]Op, len(l.p.Code))
 	l.last = l.p.LastUse()

@@ -260,18 +260,21 @@ func slotsNeeded(t *ir.Target, p *ir.Program) int {
 	return n
 }
 
-// maxLive is the most values of p live at once in its order (inputs and
-// constants included).
+// maxLive is the most values p computes (not its inputs and constants)
+// live at once in its order.
 func maxLive(p *ir.Program) int {
 	last := p.LastUse()
 	most, live := 0, 0
-	for i := range p.Code {
-		if last[i] > i {
+	for i, in := range p.Code {
+		if last[i] > i && in.Op != ir.OpInput && in.Op != ir.OpConst && in.Op != ir.OpArg {
 			live++
 		}
 		most = max(most, live)
-		for j, a := range p.Code[i].Args {
-			if last[a] == i && !slices.Contains(p.Code[i].Args[:j], a) {
+		for j, a := range in.Args {
+			if c := p.Code[a].Op; c == ir.OpInput || c == ir.OpConst || c == ir.OpArg {
+				continue
+			}
+			if last[a] == i && !slices.Contains(in.Args[:j], a) {
 				live--
 			}
 		}

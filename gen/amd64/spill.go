@@ -105,8 +105,8 @@ type spiller struct {
 // slots of each group's share beyond spillSlots are the driver's.
 func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 	l := ls[0]
-	if !spills(l.t, l.p) {
-		return nil
+	if !spills(l.t, l.p) || l.slots == nil {
+		return nil // parks, or fits without spilling (slotsNeeded)
 	}
 	for g, m := range ls {
 		if m.slots == nil || m.slots.n != l.slots.n || m.slots.first != l.slots.first+g*l.slots.n {
