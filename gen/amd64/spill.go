@@ -13,8 +13,8 @@ import (
 // Spill says for which targets the closest-point loops keep every value
 // in a register until the registers run out and then spill the one read
 // again last (spiller), instead of parking every value the body marks
-// (ir.Park, Target.Parks) in a stack slot for its whole life. Programs
-// with rare blocks (the contact kernels) still park. On the Zen 4 VM
+// (ir.Park, Target.Parks) in a stack slot for its whole life (programs
+// with rare blocks: SpillContacts). On the Zen 4 VM
 // (AMD EPYC family 25 model 17, 2026-11-25; taskset -c 1, count 8,
 // alternating builds, n = 4,096) the AVX2 closest loop (2 groups at skew
 // 0.4, reordered: Scheduled) went from 144 to 95 frame loads and stores
@@ -32,8 +32,7 @@ var Spill = map[string]bool{"AVX2": true}
 // hold at once (the generator panics if it needs more).
 const spillSlots = 32
 
-// SpillContacts is Spill for the contact kernels' loops (and the loops
-// of BatchClosestIndexed, which share their driver), bodies with rare
+// SpillContacts is Spill for the contact kernels' loops, bodies with rare
 // blocks and variables: inside a block only values computed in it are
 // spilled, and at its start the values from before make room for it. On
 // the Zen 4 VM (count 6, alternating builds, 4,096 indexed pairs over
