@@ -402,11 +402,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			}
 		}
 	}
-	held := 0
-	if _, ok := mask.(VecVirtual); ok {
-		held = 1
-	}
-	merge(ls, tuned(Skew, t), store, newSpiller(ls, held, 0))
+	merge(ls, tuned(Skew, t), store, newSpiller(ls, heldBy(mask), 0))
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of
@@ -452,24 +448,14 @@ func mergeOrder(ls []*lowering, skewOf float64) []event {
 	for time := 0; time < (len(ls)-1)*skew+n; time++ {
 		for g, l := range ls {
 			for next[g] < n && next[g] <= time-g*skew {
-				i := next[g]
+				i, end := next[g], next[g]
 				if l.p.Code[i].Op == ir.OpRare {
-					for depth := 0; ; i++ {
-						order = append(order, event{g, i})
-						switch l.p.Code[i].Op {
-						case ir.OpRare:
-							depth++
-						case ir.OpEndRare:
-							depth--
-						}
-						if depth == 0 {
-							break
-						}
-					}
-				} else {
+					end = l.p.BlockEnd(i) // the whole block
+				}
+				for ; i <= end; i++ {
 					order = append(order, event{g, i})
 				}
-				next[g] = i + 1
+				next[g] = end + 1
 			}
 		}
 	}

@@ -81,11 +81,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
 		contactBody(l, label, 0)
 		l.begin()
-		held := 0
-		if _, ok := mask.(VecVirtual); ok {
-			held = 1 // the AVX2 tail mask
-		}
-		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, held, contactSinkRegs))
+		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, heldBy(mask), contactSinkRegs))
 	}, groups, func(ls []*lowering, label string) {
 		for g, l := range ls {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)

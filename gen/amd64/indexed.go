@@ -6,7 +6,6 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
-	. "github.com/mmcloughlin/avo/reg"
 
 	"github.com/segdist/segdist/gen/ir"
 	"github.com/segdist/segdist/gen/kernels"
@@ -64,11 +63,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
 		l.slots.used, l.label, l.input, l.arg = 0, label, input(0), noArgs
 		l.begin()
-		held := 0
-		if _, ok := mask.(VecVirtual); ok {
-			held = 1 // the AVX2 tail mask
-		}
-		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, held, 0))
+		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), 0))
 	}, tuned(Interleave, t), func(ls []*lowering, label string) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {

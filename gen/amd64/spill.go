@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"fmt"
+	"slices"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -207,7 +208,7 @@ func (s *spiller) fit(k, need, g int, keep []ir.Value) {
 	for len(live)+need > s.budget {
 		best := -1
 		for j, x := range live {
-			if x.g == g && contains(keep, x.v) {
+			if x.g == g && slices.Contains(keep, x.v) {
 				continue
 			}
 			if b := s.blocks[g]; len(b) > 0 && (x.g != g || int(x.v) < b[len(b)-1]) {
@@ -223,15 +224,6 @@ func (s *spiller) fit(k, need, g int, keep []ir.Value) {
 		s.spill(live[best].g, live[best].v)
 		live = append(live[:best], live[best+1:]...)
 	}
-}
-
-func contains(vs []ir.Value, v ir.Value) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // spill stores value v of group g to a free slot, where it lives from now on.
@@ -254,6 +246,15 @@ func (s *spiller) spill(g int, v ir.Value) {
 	l.loc[v] = m
 }
 
+// heldBy is the vector registers a loop's tail mask holds through the
+// body: 1 for the AVX2 vector mask, 0 for none or an opmask.
+func heldBy(mask Op) int {
+	if _, ok := mask.(VecVirtual); ok {
+		return 1
+	}
+	return 0
+}
+
 // before makes room for instruction i of group g, at position k. At the
 // start of a rare block it makes room for the values computed in the
 // block first (blockPeak), while the values from before may still go.
@@ -263,7 +264,7 @@ func (s *spiller) before(k, g, i int) {
 	switch in.Op {
 	case ir.OpRare:
 		// A block that needs more spills its own values too.
-		s.fit(k, max(need(l, in), min(blockPeak(l.p, i), s.budget-2)), g, in.Args)
+		s.fit(k, max(need(l, in), min(blockPeak(l.p, l.last, i), s.budget-2)), g, in.Args)
 		s.blocks[g] = append(s.blocks[g], i)
 		return
 	case ir.OpEndRare:
@@ -275,20 +276,10 @@ func (s *spiller) before(k, g, i int) {
 
 // blockPeak estimates the registers the values computed in the rare block
 // starting at instruction i take at once, plus an instruction's
-// temporaries.
-func blockPeak(p *ir.Program, i int) int {
-	last := p.LastUse()
-	peak, depth := 0, 0
-	for j := i; j < len(p.Code); j++ {
-		switch p.Code[j].Op {
-		case ir.OpRare:
-			depth++
-		case ir.OpEndRare:
-			depth--
-		}
-		if depth == 0 {
-			break
-		}
+// temporaries (last: the program's LastUse).
+func blockPeak(p *ir.Program, last []int, i int) int {
+	peak := 0
+	for j := i + 1; j < p.BlockEnd(i); j++ {
 		n := 0
 		for v := i + 1; v < j; v++ {
 			if p.Code[v].HasValue() && p.Code[v].Op != ir.OpConst && last[v] >= j {

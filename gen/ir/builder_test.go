@@ -83,3 +83,34 @@ func TestInterleave(t *testing.T) {
 		}
 	}
 }
+
+// BlockEnd finds the OpEndRare that closes a block, past nested blocks.
+func TestBlockEnd(t *testing.T) {
+	b := NewBuilder("t", 2, 0)
+	x, y := b.Input(0), b.Input(1)
+	m := b.Cmp(LT, x, y)
+	v := b.Var(x)
+	b.Rare("outer", m, func() {
+		b.Rare("inner", m, func() { b.Assign(v, b.Add(x, y)) })
+		b.Assign(v, b.Mul(v, y))
+	})
+	p := b.Program(v)
+	var opens, ends []int
+	for i, in := range p.Code {
+		switch in.Op {
+		case OpRare:
+			opens = append(opens, i)
+		case OpEndRare:
+			ends = append(ends, i)
+		}
+	}
+	if len(opens) != 2 || len(ends) != 2 {
+		t.Fatalf("blocks opened at %v, closed at %v: want 2 each", opens, ends)
+	}
+	if got := p.BlockEnd(opens[0]); got != ends[1] {
+		t.Errorf("outer block ends at %d, want %d", got, ends[1])
+	}
+	if got := p.BlockEnd(opens[1]); got != ends[0] {
+		t.Errorf("inner block ends at %d, want %d", got, ends[0])
+	}
+}

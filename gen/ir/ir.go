@@ -145,6 +145,24 @@ type Program struct {
 	Outputs []Value // in the order of the kernel's output streams
 }
 
+// BlockEnd returns the index of the OpEndRare that closes the rare block
+// opened at instruction i.
+func (p *Program) BlockEnd(i int) int {
+	depth := 0
+	for j := i; j < len(p.Code); j++ {
+		switch p.Code[j].Op {
+		case OpRare:
+			depth++
+		case OpEndRare:
+			depth--
+		}
+		if depth == 0 {
+			return j
+		}
+	}
+	panic(fmt.Sprintf("ir: %s: the rare block at %d is not closed", p.Name, i))
+}
+
 // LastUse returns, for every value, the index of the last instruction that
 // reads it (as an argument or as an output, len(Code)), or -1. A variable
 // used after a rare block is live through it.
