@@ -79,7 +79,6 @@ type event struct{ g, i int }
 // parking stores every value of a class.
 type spiller struct {
 	ls     []*lowering
-	order  []event
 	uses   [][][]int // uses[g][v]: the positions in order reading value v of group g, ascending; a group's outputs are read at its last position (the stores)
 	next   [][]int   // next[g][v]: uses[g][v][next[g][v]:] are at or after the current position
 	budget int       // vector registers the values may hold
@@ -127,7 +126,6 @@ func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 
 // start takes the iteration's emission order and finds every value's reads.
 func (s *spiller) start(order []event) {
-	s.order = order
 	n := len(s.ls[0].p.Code)
 	s.uses = make([][][]int, len(s.ls))
 	s.next = make([][]int, len(s.ls))
