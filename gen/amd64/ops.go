@@ -239,12 +239,15 @@ func (s *slots) next() Mem {
 	return m
 }
 
-// slotsNeeded is an upper bound on the slots program p parks per group
-// on target t.
+// slotsNeeded is an upper bound on the slots program p takes per group
+// on target t: its parked values, or the spiller's area. A body that
+// never holds more than a quarter of the registers (the memory floor)
+// gets no area and is not spilled (TestAVX2RegisterBudget checks that
+// its groups fit).
 func slotsNeeded(t *ir.Target, p *ir.Program) int {
 	if spills(t, p) {
 		if maxLive(p) <= t.VecRegs/4 {
-			return 0 // a short body (the memory floor): its groups fit
+			return 0
 		}
 		return spillSlots
 	}
@@ -265,16 +268,17 @@ func slotsNeeded(t *ir.Target, p *ir.Program) int {
 func maxLive(p *ir.Program) int {
 	last := p.LastUse()
 	most, live := 0, 0
+	computed := func(v int) bool {
+		c := p.Code[v].Op
+		return c != ir.OpInput && c != ir.OpConst && c != ir.OpArg
+	}
 	for i, in := range p.Code {
-		if last[i] > i && in.Op != ir.OpInput && in.Op != ir.OpConst && in.Op != ir.OpArg {
+		if last[i] > i && computed(i) {
 			live++
 		}
 		most = max(most, live)
 		for j, a := range in.Args {
-			if c := p.Code[a].Op; c == ir.OpInput || c == ir.OpConst || c == ir.OpArg {
-				continue
-			}
-			if last[a] == i && !slices.Contains(in.Args[:j], a) {
+			if computed(int(a)) && last[a] == i && !slices.Contains(in.Args[:j], a) {
 				live--
 			}
 		}

@@ -70,23 +70,16 @@ func Unpark(p *Program) *Program {
 	q := *p
 	q.Code = nil
 	at := make([]Value, len(p.Code)) // old index -> new (a Park: its argument's)
-	kept := 0
+	comment := ""                    // a dropped Park's, for the next instruction
 	for i, in := range p.Code {
 		if in.Op == OpPark {
 			at[i] = at[in.Args[0]]
-			continue
-		}
-		at[i] = Value(kept)
-		kept++
-	}
-	comment := "" // a dropped Park's, for the next instruction
-	for _, in := range p.Code {
-		if in.Op == OpPark {
 			if comment == "" {
 				comment = in.Comment
 			}
 			continue
 		}
+		at[i] = Value(len(q.Code))
 		if in.Comment == "" {
 			in.Comment = comment
 		}
@@ -98,11 +91,7 @@ func Unpark(p *Program) *Program {
 		if in.Op == OpVar {
 			in.Aux = 0
 		}
-		if u := in.rareUntil; u != 0 && u < len(p.Code) {
-			in.rareUntil = int(at[u])
-		} else if u != 0 {
-			in.rareUntil = kept
-		}
+		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code = append(q.Code, in)
 	}
 	q.Outputs = make([]Value, len(p.Outputs))
