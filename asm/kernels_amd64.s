@@ -3165,29 +3165,27 @@ ContactsAVX2_group_normal:
 	VADDPS       352(R9), Y10, Y10
 	VADDPS       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
-	VMOVAPS      Y6, Y12
-	VMOVAPS      Y8, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      Y10, 288(R9)
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 256(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y5, Y6
-	VMOVUPS   Y9, 320(R9)
+	VANDPS    320(R9), Y5, Y10
+	VMOVUPS   Y9, 288(R9)
 	VANDPS    int1<>+0(SB), Y5, Y5
-	VBLENDVPS Y6, int2<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   Y8, 384(R9)
-	VMOVUPS   Y12, 416(R9)
-	VMOVUPS   Y15, 448(R9)
-	VMOVUPS   Y14, 480(R9)
-	VMOVUPS   Y13, 512(R9)
-	VMOVUPS   Y11, 544(R9)
-	VMOVUPS   Y7, 576(R9)
-	VMOVUPS   Y2, 608(R9)
-	VMOVUPS   Y4, 640(R9)
-	VTESTPS   Y6, Y6
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPS   Y10, Y10
 	JZ        ContactsAVX2_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -3197,21 +3195,21 @@ ContactsAVX2_group_normal:
 	VSUBPS  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y7
-	VSUBPS  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPS  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPS  288(BX), Y9, Y9
-	VMULPS  Y2, Y2, Y10
+	VMOVUPS 320(BX), Y6
+	VSUBPS  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPS  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPS  288(BX), Y8, Y8
+	VMULPS  Y2, Y2, Y9
 	VMULPS  Y4, Y4, Y11
-	VADDPS  Y11, Y10, Y10
+	VADDPS  Y11, Y9, Y9
 	VMULPS  Y5, Y5, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  Y7, Y7, Y11
-	VMULPS  Y8, Y8, Y12
+	VADDPS  Y11, Y9, Y9
+	VMULPS  Y6, Y6, Y11
+	VMULPS  Y7, Y7, Y12
 	VADDPS  Y12, Y11, Y11
-	VMULPS  Y9, Y9, Y12
+	VMULPS  Y8, Y8, Y12
 	VADDPS  Y12, Y11, Y11
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
 	VDIVPS  Y11, Y1, Y11
@@ -3222,224 +3220,212 @@ ContactsAVX2_group_normal:
 	VSUBPS  256(BX), Y13, Y13
 	VMOVUPS 64(BX), Y14
 	VSUBPS  288(BX), Y14, Y14
-	VMULPS  Y12, Y7, Y15
-	VMOVUPS Y10, 672(R9)
-	VMULPS  Y13, Y8, Y10
-	VMOVUPS Y13, 704(R9)
-	VADDPS  Y10, Y15, Y10
-	VMULPS  Y14, Y9, Y13
-	VADDPS  Y13, Y10, Y10
-	VMULPS  Y11, Y10, Y10
-	VMULPS  Y2, Y7, Y13
-	VMULPS  Y4, Y8, Y15
-	VMOVUPS Y4, 736(R9)
+	VMULPS  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPS  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPS  Y9, Y15, Y9
+	VMULPS  Y14, Y8, Y13
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y11, Y9, Y9
+	VMULPS  Y2, Y6, Y13
+	VMULPS  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
 	VADDPS  Y15, Y13, Y4
-	VMULPS  Y5, Y9, Y13
+	VMULPS  Y5, Y8, Y13
 	VADDPS  Y13, Y4, Y4
 	VMULPS  Y11, Y4, Y4
-	VADDPS  Y4, Y10, Y4
-	VMINPS  Y4, Y10, Y11
+	VADDPS  Y4, Y9, Y4
+	VMINPS  Y4, Y9, Y11
 	VMAXPS  Y11, Y0, Y11
-	VMAXPS  Y4, Y10, Y4
+	VMAXPS  Y4, Y9, Y4
 	VMINPS  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y10
-	VADDPS  416(BX), Y10, Y10
+	VMOVUPS 192(BX), Y9
+	VADDPS  416(BX), Y9, Y9
 
 	// Manifold point 1.
-	VMULPS       Y11, Y7, Y13
-	VMULPS       Y11, Y8, Y15
-	VMOVUPS      Y8, 768(R9)
-	VMULPS       Y11, Y9, Y8
+	VMULPS       Y11, Y6, Y13
+	VMULPS       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPS       Y11, Y8, Y7
 	VSUBPS       Y12, Y13, Y11
-	VMOVUPS      Y9, 800(R9)
-	VSUBPS       704(R9), Y15, Y9
-	VMOVUPS      Y7, 832(R9)
-	VSUBPS       Y14, Y8, Y7
-	VMOVUPS      Y4, 864(R9)
+	VMOVUPS      Y8, 768(R9)
+	VSUBPS       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPS       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
 	VMULPS       Y2, Y11, Y4
-	VMULPS       736(R9), Y9, Y9
-	VADDPS       Y9, Y4, Y4
-	VMULPS       Y5, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VCMPPS       $0x04, 672(R9), Y0, Y7
-	VDIVPS       672(R9), Y4, Y4
-	VANDPS       Y7, Y4, Y4
+	VMULPS       704(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VMULPS       Y5, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VCMPPS       $0x04, 640(R9), Y0, Y6
+	VDIVPS       640(R9), Y4, Y4
+	VANDPS       Y6, Y4, Y4
 	VMINPS       Y1, Y4, Y4
 	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y2, Y7
-	VADDPS       Y7, Y12, Y7
-	VSUBPS       Y13, Y7, Y7
-	VMULPS       736(R9), Y4, Y9
-	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y15, Y9, Y9
+	VMULPS       Y4, Y2, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y13, Y6, Y6
+	VMULPS       704(R9), Y4, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y15, Y8, Y8
 	VMULPS       Y4, Y5, Y4
 	VADDPS       Y4, Y14, Y4
-	VSUBPS       Y8, Y4, Y4
-	VMULPS       Y3, Y7, Y11
-	VMOVUPS      Y5, 896(R9)
-	VMULPS       640(R9), Y9, Y5
-	VMOVUPS      Y2, 928(R9)
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPS       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
 	VADDPS       Y5, Y11, Y2
-	VMULPS       608(R9), Y4, Y5
+	VMULPS       576(R9), Y4, Y5
 	VADDPS       Y5, Y2, Y2
-	VSUBPS       Y2, Y10, Y2
-	VMULPS       576(R9), Y3, Y5
-	VADDPS       Y5, Y7, Y5
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y5, Y5
+	VSUBPS       Y2, Y9, Y2
+	VMULPS       544(R9), Y3, Y5
+	VADDPS       Y5, Y6, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
 	VADDPS       Y5, Y13, Y5
 	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      640(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y9, Y7
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y7, Y7
-	VADDPS       Y7, Y15, Y7
-	VADDPS       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPS       576(R9), Y9, Y9
-	VADDPS       Y9, Y4, Y4
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y4, Y4
-	VADDPS       Y4, Y8, Y4
+	VMOVUPS      608(R9), Y6
+	VMULPS       544(R9), Y6, Y6
+	VADDPS       Y6, Y8, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y15, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VBLENDVPS    Y6, Y2, Y8, Y2
-	VMOVUPS      Y2, 544(R9)
-	VMOVUPS      512(R9), Y2
-	VBLENDVPS    Y6, Y5, Y2, Y2
-	VMOVUPS      480(R9), Y5
-	VBLENDVPS    Y6, Y7, Y5, Y5
-	VMOVUPS      448(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y10, Y2, Y7, Y2
 	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      Y5, 480(R9)
-	VMOVUPS      Y4, 448(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPS    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPS    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y2
-	VMULPS       864(R9), Y2, Y2
-	VMOVUPS      768(R9), Y4
-	VMULPS       864(R9), Y4, Y4
-	VMOVUPS      800(R9), Y5
-	VMULPS       864(R9), Y5, Y5
-	VSUBPS       Y12, Y2, Y7
-	VSUBPS       704(R9), Y4, Y8
-	VSUBPS       Y14, Y5, Y9
-	VMULPS       928(R9), Y7, Y7
-	VMULPS       736(R9), Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VMULPS       896(R9), Y9, Y8
-	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 672(R9), Y0, Y8
-	VDIVPS       672(R9), Y7, Y7
-	VANDPS       Y8, Y7, Y7
-	VMINPS       Y1, Y7, Y7
-	VMAXPS       Y0, Y7, Y7
-	VMULPS       928(R9), Y7, Y8
-	VADDPS       Y8, Y12, Y8
-	VSUBPS       Y2, Y8, Y8
-	VMULPS       736(R9), Y7, Y9
-	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y4, Y9, Y9
-	VMULPS       896(R9), Y7, Y7
-	VADDPS       Y7, Y14, Y7
-	VSUBPS       Y5, Y7, Y7
-	VMULPS       Y3, Y8, Y11
-	VMULPS       640(R9), Y9, Y12
+	VMOVUPS      800(R9), Y2
+	VMULPS       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPS       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPS       832(R9), Y5, Y5
+	VSUBPS       Y12, Y2, Y6
+	VSUBPS       672(R9), Y4, Y7
+	VSUBPS       Y14, Y5, Y8
+	VMULPS       896(R9), Y6, Y6
+	VMULPS       704(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       864(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 640(R9), Y0, Y7
+	VDIVPS       640(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       896(R9), Y6, Y7
+	VADDPS       Y7, Y12, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       704(R9), Y6, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       864(R9), Y6, Y6
+	VADDPS       Y6, Y14, Y6
+	VSUBPS       Y5, Y6, Y6
+	VMULPS       Y3, Y7, Y11
+	VMULPS       608(R9), Y8, Y12
 	VADDPS       Y12, Y11, Y11
-	VMULPS       608(R9), Y7, Y12
+	VMULPS       576(R9), Y6, Y12
 	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y10, Y10
-	VMULPS       576(R9), Y3, Y11
-	VADDPS       Y11, Y8, Y8
+	VSUBPS       Y11, Y9, Y9
+	VMULPS       544(R9), Y3, Y11
+	VADDPS       Y11, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y8, Y8
-	VADDPS       Y8, Y2, Y2
+	VMULPS       Y11, Y7, Y7
+	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      640(R9), Y8
-	VMULPS       576(R9), Y8, Y8
-	VADDPS       Y8, Y9, Y8
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      608(R9), Y8
-	VMULPS       576(R9), Y8, Y8
-	VADDPS       Y8, Y7, Y7
+	VMOVUPS      608(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y5, Y5
+	VADDPS       Y7, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      416(R9), Y7
-	VBLENDVPS    Y6, Y10, Y7, Y7
-	VMOVUPS      Y7, 416(R9)
-	VMOVUPS      384(R9), Y7
-	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      320(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
-	VMOVUPS      288(R9), Y7
-	VBLENDVPS    Y6, Y5, Y7, Y5
-	VMOVUPS      Y2, 384(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPS    Y10, Y2, Y6, Y2
+	VMOVUPS      288(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      256(R9), Y6
+	VBLENDVPS    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y5, 256(R9)
 
 ContactsAVX2_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y2
-	VADDPS  416(R9), Y2, Y2
-	VADDPS  Y3, Y2, Y2
-	VADDPS  640(R9), Y2, Y2
-	VADDPS  608(R9), Y2, Y2
-	VADDPS  512(R9), Y2, Y2
-	VADDPS  480(R9), Y2, Y2
-	VADDPS  448(R9), Y2, Y2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
 	VADDPS  384(R9), Y2, Y2
-	VADDPS  320(R9), Y2, Y2
-	VADDPS  288(R9), Y2, Y2
-	VMOVUPS 256(R9), Y4
-	VANDPS  absmask<>+0(SB), Y4, Y4
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y4, Y4
+	VADDPS  544(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
-	VORPS   Y2, Y4, Y2
-	VMOVUPS 352(R9), Y4
+	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   640(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
 	VMOVUPS   448(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   384(R9), Y5
+	VMOVUPS   416(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y5, 352(R9)
 	VMOVUPS   288(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 288(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
 	VBLENDVPS Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
@@ -3456,46 +3442,46 @@ ContactsAVX2_group_finite:
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
 	VMOVUPS Y4, (R12)(R13*4)
-	VMOVUPS 544(R9), Y2
+	VMOVUPS 512(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPS Y3, (R12)(R13*4)
-	VMOVUPS 640(R9), Y2
+	VMOVUPS 608(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    40(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 608(R9), Y2
+	VMOVUPS 576(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    48(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 512(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 448(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 352(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 320(R9), Y2
+	VMOVUPS 288(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    88(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 288(R9), Y2
+	VMOVUPS 256(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    96(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
@@ -4057,29 +4043,27 @@ ContactsAVX2_tailgroup_normal:
 	VADDPS       352(R9), Y11, Y11
 	VADDPS       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
-	VMOVAPS      Y7, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVAPS      Y11, Y7
-	VMOVUPS      Y13, 288(R9)
-	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y11, 288(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y6, Y11
+	VANDPS    320(R9), Y6, Y7
 	VMOVUPS   Y10, 320(R9)
 	VANDPS    int1<>+0(SB), Y6, Y6
-	VBLENDVPS Y11, int2<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y9, 416(R9)
-	VMOVUPS   Y7, 448(R9)
-	VMOVUPS   Y15, 480(R9)
-	VMOVUPS   Y14, 512(R9)
-	VMOVUPS   Y12, 544(R9)
-	VMOVUPS   Y8, 576(R9)
-	VMOVUPS   Y3, 608(R9)
-	VMOVUPS   Y5, 640(R9)
-	VTESTPS   Y11, Y11
+	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
+	VMOVUPS   Y6, 352(R9)
+	VMOVUPS   Y9, 384(R9)
+	VMOVUPS   Y15, 416(R9)
+	VMOVUPS   Y14, 448(R9)
+	VMOVUPS   Y13, 480(R9)
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   Y5, 608(R9)
+	VTESTPS   Y7, Y7
 	JZ        ContactsAVX2_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -4089,21 +4073,21 @@ ContactsAVX2_tailgroup_normal:
 	VSUBPS  32(BX), Y5, Y5
 	VMOVUPS 160(BX), Y6
 	VSUBPS  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y7
-	VSUBPS  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPS  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPS  288(BX), Y9, Y9
-	VMULPS  Y3, Y3, Y10
+	VMOVUPS 320(BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 352(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 384(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+	VMULPS  Y3, Y3, Y11
 	VMULPS  Y5, Y5, Y12
-	VADDPS  Y12, Y10, Y10
+	VADDPS  Y12, Y11, Y11
 	VMULPS  Y6, Y6, Y12
-	VADDPS  Y12, Y10, Y10
-	VMULPS  Y7, Y7, Y12
-	VMULPS  Y8, Y8, Y13
-	VADDPS  Y13, Y12, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  Y8, Y8, Y12
 	VMULPS  Y9, Y9, Y13
+	VADDPS  Y13, Y12, Y12
+	VMULPS  Y10, Y10, Y13
 	VADDPS  Y13, Y12, Y12
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y12, Y13
 	VDIVPS  Y12, Y1, Y12
@@ -4112,22 +4096,22 @@ ContactsAVX2_tailgroup_normal:
 	VSUBPS  224(BX), Y13, Y13
 	VMOVUPS 32(BX), Y14
 	VSUBPS  256(BX), Y14, Y14
-	VMOVUPS Y10, 672(R9)
-	VMOVUPS 64(BX), Y10
-	VSUBPS  288(BX), Y10, Y10
-	VMULPS  Y13, Y7, Y15
-	VMOVUPS Y13, 704(R9)
-	VMULPS  Y14, Y8, Y13
-	VMOVUPS Y14, 736(R9)
+	VMOVUPS Y11, 640(R9)
+	VMOVUPS 64(BX), Y11
+	VSUBPS  288(BX), Y11, Y11
+	VMULPS  Y13, Y8, Y15
+	VMOVUPS Y13, 672(R9)
+	VMULPS  Y14, Y9, Y13
+	VMOVUPS Y14, 704(R9)
 	VADDPS  Y13, Y15, Y13
-	VMULPS  Y10, Y9, Y14
+	VMULPS  Y11, Y10, Y14
 	VADDPS  Y14, Y13, Y13
 	VMULPS  Y12, Y13, Y13
-	VMULPS  Y3, Y7, Y14
-	VMULPS  Y5, Y8, Y15
-	VMOVUPS Y5, 768(R9)
+	VMULPS  Y3, Y8, Y14
+	VMULPS  Y5, Y9, Y15
+	VMOVUPS Y5, 736(R9)
 	VADDPS  Y15, Y14, Y5
-	VMULPS  Y6, Y9, Y14
+	VMULPS  Y6, Y10, Y14
 	VADDPS  Y14, Y5, Y5
 	VMULPS  Y12, Y5, Y5
 	VADDPS  Y5, Y13, Y5
@@ -4139,185 +4123,170 @@ ContactsAVX2_tailgroup_normal:
 	VADDPS  416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPS       Y12, Y7, Y14
-	VMULPS       Y12, Y8, Y15
-	VMOVUPS      Y8, 800(R9)
-	VMULPS       Y12, Y9, Y8
-	VSUBPS       704(R9), Y14, Y12
-	VMOVUPS      Y9, 832(R9)
-	VSUBPS       736(R9), Y15, Y9
-	VMOVUPS      Y7, 864(R9)
-	VSUBPS       Y10, Y8, Y7
-	VMOVUPS      Y5, 896(R9)
+	VMULPS       Y12, Y8, Y14
+	VMULPS       Y12, Y9, Y15
+	VMOVUPS      Y9, 768(R9)
+	VMULPS       Y12, Y10, Y9
+	VSUBPS       672(R9), Y14, Y12
+	VMOVUPS      Y10, 800(R9)
+	VSUBPS       704(R9), Y15, Y10
+	VMOVUPS      Y8, 832(R9)
+	VSUBPS       Y11, Y9, Y8
+	VMOVUPS      Y5, 864(R9)
 	VMULPS       Y3, Y12, Y5
-	VMULPS       768(R9), Y9, Y9
-	VADDPS       Y9, Y5, Y5
-	VMULPS       Y6, Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VCMPPS       $0x04, 672(R9), Y0, Y7
-	VDIVPS       672(R9), Y5, Y5
-	VANDPS       Y7, Y5, Y5
+	VMULPS       736(R9), Y10, Y10
+	VADDPS       Y10, Y5, Y5
+	VMULPS       Y6, Y8, Y8
+	VADDPS       Y8, Y5, Y5
+	VCMPPS       $0x04, 640(R9), Y0, Y8
+	VDIVPS       640(R9), Y5, Y5
+	VANDPS       Y8, Y5, Y5
 	VMINPS       Y1, Y5, Y5
 	VMAXPS       Y0, Y5, Y5
-	VMULPS       Y5, Y3, Y7
-	VADDPS       704(R9), Y7, Y7
-	VSUBPS       Y14, Y7, Y7
-	VMULPS       768(R9), Y5, Y9
-	VADDPS       736(R9), Y9, Y9
-	VSUBPS       Y15, Y9, Y9
+	VMULPS       Y5, Y3, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y14, Y8, Y8
+	VMULPS       736(R9), Y5, Y10
+	VADDPS       704(R9), Y10, Y10
+	VSUBPS       Y15, Y10, Y10
 	VMULPS       Y5, Y6, Y5
-	VADDPS       Y5, Y10, Y5
-	VSUBPS       Y8, Y5, Y5
-	VMULPS       Y4, Y7, Y12
-	VMOVUPS      Y6, 928(R9)
-	VMULPS       640(R9), Y9, Y6
-	VMOVUPS      Y3, 960(R9)
+	VADDPS       Y5, Y11, Y5
+	VSUBPS       Y9, Y5, Y5
+	VMULPS       Y4, Y8, Y12
+	VMOVUPS      Y6, 896(R9)
+	VMULPS       608(R9), Y10, Y6
+	VMOVUPS      Y3, 928(R9)
 	VADDPS       Y6, Y12, Y3
-	VMULPS       608(R9), Y5, Y6
+	VMULPS       576(R9), Y5, Y6
 	VADDPS       Y6, Y3, Y3
 	VSUBPS       Y3, Y13, Y3
-	VMULPS       576(R9), Y4, Y6
-	VADDPS       Y6, Y7, Y6
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y6, Y6
+	VMULPS       544(R9), Y4, Y6
+	VADDPS       Y6, Y8, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y6, Y6
 	VADDPS       Y6, Y14, Y6
 	VADDPS       224(BX), Y6, Y6
-	VMOVUPS      640(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y9, Y7
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y7, Y7
-	VADDPS       Y7, Y15, Y7
-	VADDPS       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPS       576(R9), Y9, Y9
-	VADDPS       Y9, Y5, Y5
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y5, Y5
-	VADDPS       Y5, Y8, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y15, Y8
+	VADDPS       256(BX), Y8, Y8
+	VMOVUPS      576(R9), Y10
+	VMULPS       544(R9), Y10, Y10
+	VADDPS       Y10, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y5, Y5
+	VADDPS       Y5, Y9, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      544(R9), Y8
-	VBLENDVPS    Y11, Y3, Y8, Y3
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      512(R9), Y3
-	VBLENDVPS    Y11, Y6, Y3, Y3
-	VMOVUPS      480(R9), Y6
-	VBLENDVPS    Y11, Y7, Y6, Y6
-	VMOVUPS      448(R9), Y7
-	VBLENDVPS    Y11, Y5, Y7, Y5
+	VMOVUPS      512(R9), Y9
+	VBLENDVPS    Y7, Y3, Y9, Y3
 	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      Y6, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      480(R9), Y3
+	VBLENDVPS    Y7, Y6, Y3, Y3
+	VMOVUPS      448(R9), Y6
+	VBLENDVPS    Y7, Y8, Y6, Y6
+	VMOVUPS      416(R9), Y8
+	VBLENDVPS    Y7, Y5, Y8, Y5
+	VMOVUPS      Y3, 480(R9)
+	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      Y5, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      864(R9), Y3
-	VMULPS       896(R9), Y3, Y3
-	VMOVUPS      800(R9), Y5
-	VMULPS       896(R9), Y5, Y5
-	VMOVUPS      832(R9), Y6
-	VMULPS       896(R9), Y6, Y6
-	VSUBPS       704(R9), Y3, Y7
-	VSUBPS       736(R9), Y5, Y8
-	VSUBPS       Y10, Y6, Y9
-	VMULPS       960(R9), Y7, Y7
-	VMULPS       768(R9), Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VMULPS       928(R9), Y9, Y8
-	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 672(R9), Y0, Y8
-	VDIVPS       672(R9), Y7, Y7
-	VANDPS       Y8, Y7, Y7
-	VMINPS       Y1, Y7, Y1
+	VMOVUPS      832(R9), Y3
+	VMULPS       864(R9), Y3, Y3
+	VMOVUPS      768(R9), Y5
+	VMULPS       864(R9), Y5, Y5
+	VMOVUPS      800(R9), Y6
+	VMULPS       864(R9), Y6, Y6
+	VSUBPS       672(R9), Y3, Y8
+	VSUBPS       704(R9), Y5, Y9
+	VSUBPS       Y11, Y6, Y10
+	VMULPS       928(R9), Y8, Y8
+	VMULPS       736(R9), Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       896(R9), Y10, Y9
+	VADDPS       Y9, Y8, Y8
+	VCMPPS       $0x04, 640(R9), Y0, Y9
+	VDIVPS       640(R9), Y8, Y8
+	VANDPS       Y9, Y8, Y8
+	VMINPS       Y1, Y8, Y1
 	VMAXPS       Y0, Y1, Y1
-	VMULPS       960(R9), Y1, Y7
-	VADDPS       704(R9), Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VMULPS       768(R9), Y1, Y8
-	VADDPS       736(R9), Y8, Y8
-	VSUBPS       Y5, Y8, Y8
-	VMULPS       928(R9), Y1, Y1
-	VADDPS       Y1, Y10, Y1
+	VMULPS       928(R9), Y1, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       736(R9), Y1, Y9
+	VADDPS       704(R9), Y9, Y9
+	VSUBPS       Y5, Y9, Y9
+	VMULPS       896(R9), Y1, Y1
+	VADDPS       Y1, Y11, Y1
 	VSUBPS       Y6, Y1, Y1
-	VMULPS       Y4, Y7, Y9
-	VMULPS       640(R9), Y8, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       608(R9), Y1, Y10
-	VADDPS       Y10, Y9, Y9
-	VSUBPS       Y9, Y13, Y9
-	VMULPS       576(R9), Y4, Y10
-	VADDPS       Y10, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y7, Y7
-	VADDPS       Y7, Y3, Y3
+	VMULPS       Y4, Y8, Y10
+	VMULPS       608(R9), Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VMULPS       576(R9), Y1, Y11
+	VADDPS       Y11, Y10, Y10
+	VSUBPS       Y10, Y13, Y10
+	VMULPS       544(R9), Y4, Y11
+	VADDPS       Y11, Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y8, Y8
+	VADDPS       Y8, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      640(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y8, Y7
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y5, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y9, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       Y8, Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      608(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y1, Y1
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y1, Y1
+	VMOVUPS      576(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y1, Y1
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y1, Y1
 	VADDPS       Y1, Y6, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y11, Y9, Y6, Y6
-	VMOVUPS      Y6, 288(R9)
-	VMOVUPS      416(R9), Y6
-	VBLENDVPS    Y11, Y3, Y6, Y3
+	VMOVUPS      256(R9), Y6
+	VBLENDVPS    Y7, Y10, Y6, Y6
+	VMOVUPS      Y6, 256(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y7, Y3, Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y11, Y5, Y6, Y5
-	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y11, Y1, Y6, Y1
-	VMOVUPS      Y3, 416(R9)
+	VBLENDVPS    Y7, Y5, Y6, Y5
+	VMOVUPS      288(R9), Y6
+	VBLENDVPS    Y7, Y1, Y6, Y1
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y5, 320(R9)
-	VMOVUPS      Y1, 352(R9)
+	VMOVUPS      Y1, 288(R9)
 
 ContactsAVX2_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y1
-	VADDPS  288(R9), Y1, Y1
-	VADDPS  Y4, Y1, Y1
-	VADDPS  640(R9), Y1, Y1
-	VADDPS  608(R9), Y1, Y1
-	VADDPS  512(R9), Y1, Y1
-	VADDPS  480(R9), Y1, Y1
-	VADDPS  448(R9), Y1, Y1
-	VADDPS  416(R9), Y1, Y1
-	VADDPS  320(R9), Y1, Y1
-	VADDPS  352(R9), Y1, Y1
-	VMOVUPS 256(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y1
+	VADDPS  256(R9), Y1, Y1
+	VADDPS  544(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
-	VORPS   Y1, Y3, Y1
-	VMOVUPS 384(R9), Y3
+	VMOVUPS 352(R9), Y3
 	VTESTPS Y1, Y1
 	JZ      ContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   640(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VMOVUPS   608(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
@@ -4327,12 +4296,15 @@ ContactsAVX2_tailgroup_single:
 	VMOVUPS   416(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
 	VMOVUPS   320(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   352(R9), Y5
+	VMOVUPS   288(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   Y5, 288(R9)
 	VBLENDVPS Y1, Y0, Y3, Y0
 	VMOVAPS   Y0, Y3
 
@@ -4349,38 +4321,38 @@ ContactsAVX2_tailgroup_finite:
 	MOVQ       out+24(FP), R12
 	MOVQ       8(R12), R12
 	VMASKMOVPS Y3, Y2, (R12)(R13*4)
-	VMOVUPS    544(R9), Y0
+	VMOVUPS    512(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       16(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    288(R9), Y0
+	VMOVUPS    256(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       24(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	MOVQ       out+24(FP), R12
 	MOVQ       32(R12), R12
 	VMASKMOVPS Y4, Y2, (R12)(R13*4)
-	VMOVUPS    640(R9), Y0
+	VMOVUPS    608(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       40(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    608(R9), Y0
+	VMOVUPS    576(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       48(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    512(R9), Y0
+	VMOVUPS    480(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       56(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    480(R9), Y0
+	VMOVUPS    448(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       64(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    448(R9), Y0
+	VMOVUPS    416(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       72(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    416(R9), Y0
+	VMOVUPS    384(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       80(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
@@ -4388,7 +4360,7 @@ ContactsAVX2_tailgroup_finite:
 	MOVQ       out+24(FP), R12
 	MOVQ       88(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    352(R9), Y0
+	VMOVUPS    288(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       96(R12), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
@@ -4960,29 +4932,27 @@ CompactContactsAVX2_group_normal:
 	VADDPS       352(R9), Y10, Y10
 	VADDPS       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
-	VMOVAPS      Y6, Y12
-	VMOVAPS      Y8, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      Y10, 288(R9)
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 256(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y5, Y6
-	VMOVUPS   Y9, 320(R9)
+	VANDPS    320(R9), Y5, Y10
+	VMOVUPS   Y9, 288(R9)
 	VANDPS    int1<>+0(SB), Y5, Y5
-	VBLENDVPS Y6, int2<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   Y8, 384(R9)
-	VMOVUPS   Y12, 416(R9)
-	VMOVUPS   Y15, 448(R9)
-	VMOVUPS   Y14, 480(R9)
-	VMOVUPS   Y13, 512(R9)
-	VMOVUPS   Y11, 544(R9)
-	VMOVUPS   Y7, 576(R9)
-	VMOVUPS   Y2, 608(R9)
-	VMOVUPS   Y4, 640(R9)
-	VTESTPS   Y6, Y6
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPS   Y10, Y10
 	JZ        CompactContactsAVX2_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -4992,21 +4962,21 @@ CompactContactsAVX2_group_normal:
 	VSUBPS  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y7
-	VSUBPS  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPS  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPS  288(BX), Y9, Y9
-	VMULPS  Y2, Y2, Y10
+	VMOVUPS 320(BX), Y6
+	VSUBPS  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPS  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPS  288(BX), Y8, Y8
+	VMULPS  Y2, Y2, Y9
 	VMULPS  Y4, Y4, Y11
-	VADDPS  Y11, Y10, Y10
+	VADDPS  Y11, Y9, Y9
 	VMULPS  Y5, Y5, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  Y7, Y7, Y11
-	VMULPS  Y8, Y8, Y12
+	VADDPS  Y11, Y9, Y9
+	VMULPS  Y6, Y6, Y11
+	VMULPS  Y7, Y7, Y12
 	VADDPS  Y12, Y11, Y11
-	VMULPS  Y9, Y9, Y12
+	VMULPS  Y8, Y8, Y12
 	VADDPS  Y12, Y11, Y11
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
 	VDIVPS  Y11, Y1, Y11
@@ -5017,224 +4987,212 @@ CompactContactsAVX2_group_normal:
 	VSUBPS  256(BX), Y13, Y13
 	VMOVUPS 64(BX), Y14
 	VSUBPS  288(BX), Y14, Y14
-	VMULPS  Y12, Y7, Y15
-	VMOVUPS Y10, 672(R9)
-	VMULPS  Y13, Y8, Y10
-	VMOVUPS Y13, 704(R9)
-	VADDPS  Y10, Y15, Y10
-	VMULPS  Y14, Y9, Y13
-	VADDPS  Y13, Y10, Y10
-	VMULPS  Y11, Y10, Y10
-	VMULPS  Y2, Y7, Y13
-	VMULPS  Y4, Y8, Y15
-	VMOVUPS Y4, 736(R9)
+	VMULPS  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPS  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPS  Y9, Y15, Y9
+	VMULPS  Y14, Y8, Y13
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y11, Y9, Y9
+	VMULPS  Y2, Y6, Y13
+	VMULPS  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
 	VADDPS  Y15, Y13, Y4
-	VMULPS  Y5, Y9, Y13
+	VMULPS  Y5, Y8, Y13
 	VADDPS  Y13, Y4, Y4
 	VMULPS  Y11, Y4, Y4
-	VADDPS  Y4, Y10, Y4
-	VMINPS  Y4, Y10, Y11
+	VADDPS  Y4, Y9, Y4
+	VMINPS  Y4, Y9, Y11
 	VMAXPS  Y11, Y0, Y11
-	VMAXPS  Y4, Y10, Y4
+	VMAXPS  Y4, Y9, Y4
 	VMINPS  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y10
-	VADDPS  416(BX), Y10, Y10
+	VMOVUPS 192(BX), Y9
+	VADDPS  416(BX), Y9, Y9
 
 	// Manifold point 1.
-	VMULPS       Y11, Y7, Y13
-	VMULPS       Y11, Y8, Y15
-	VMOVUPS      Y8, 768(R9)
-	VMULPS       Y11, Y9, Y8
+	VMULPS       Y11, Y6, Y13
+	VMULPS       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPS       Y11, Y8, Y7
 	VSUBPS       Y12, Y13, Y11
-	VMOVUPS      Y9, 800(R9)
-	VSUBPS       704(R9), Y15, Y9
-	VMOVUPS      Y7, 832(R9)
-	VSUBPS       Y14, Y8, Y7
-	VMOVUPS      Y4, 864(R9)
+	VMOVUPS      Y8, 768(R9)
+	VSUBPS       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPS       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
 	VMULPS       Y2, Y11, Y4
-	VMULPS       736(R9), Y9, Y9
-	VADDPS       Y9, Y4, Y4
-	VMULPS       Y5, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VCMPPS       $0x04, 672(R9), Y0, Y7
-	VDIVPS       672(R9), Y4, Y4
-	VANDPS       Y7, Y4, Y4
+	VMULPS       704(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VMULPS       Y5, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VCMPPS       $0x04, 640(R9), Y0, Y6
+	VDIVPS       640(R9), Y4, Y4
+	VANDPS       Y6, Y4, Y4
 	VMINPS       Y1, Y4, Y4
 	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y2, Y7
-	VADDPS       Y7, Y12, Y7
-	VSUBPS       Y13, Y7, Y7
-	VMULPS       736(R9), Y4, Y9
-	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y15, Y9, Y9
+	VMULPS       Y4, Y2, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y13, Y6, Y6
+	VMULPS       704(R9), Y4, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y15, Y8, Y8
 	VMULPS       Y4, Y5, Y4
 	VADDPS       Y4, Y14, Y4
-	VSUBPS       Y8, Y4, Y4
-	VMULPS       Y3, Y7, Y11
-	VMOVUPS      Y5, 896(R9)
-	VMULPS       640(R9), Y9, Y5
-	VMOVUPS      Y2, 928(R9)
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPS       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
 	VADDPS       Y5, Y11, Y2
-	VMULPS       608(R9), Y4, Y5
+	VMULPS       576(R9), Y4, Y5
 	VADDPS       Y5, Y2, Y2
-	VSUBPS       Y2, Y10, Y2
-	VMULPS       576(R9), Y3, Y5
-	VADDPS       Y5, Y7, Y5
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y5, Y5
+	VSUBPS       Y2, Y9, Y2
+	VMULPS       544(R9), Y3, Y5
+	VADDPS       Y5, Y6, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
 	VADDPS       Y5, Y13, Y5
 	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      640(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y9, Y7
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y7, Y7
-	VADDPS       Y7, Y15, Y7
-	VADDPS       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPS       576(R9), Y9, Y9
-	VADDPS       Y9, Y4, Y4
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y4, Y4
-	VADDPS       Y4, Y8, Y4
+	VMOVUPS      608(R9), Y6
+	VMULPS       544(R9), Y6, Y6
+	VADDPS       Y6, Y8, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y15, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VBLENDVPS    Y6, Y2, Y8, Y2
-	VMOVUPS      Y2, 544(R9)
-	VMOVUPS      512(R9), Y2
-	VBLENDVPS    Y6, Y5, Y2, Y2
-	VMOVUPS      480(R9), Y5
-	VBLENDVPS    Y6, Y7, Y5, Y5
-	VMOVUPS      448(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y10, Y2, Y7, Y2
 	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      Y5, 480(R9)
-	VMOVUPS      Y4, 448(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPS    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPS    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y2
-	VMULPS       864(R9), Y2, Y2
-	VMOVUPS      768(R9), Y4
-	VMULPS       864(R9), Y4, Y4
-	VMOVUPS      800(R9), Y5
-	VMULPS       864(R9), Y5, Y5
-	VSUBPS       Y12, Y2, Y7
-	VSUBPS       704(R9), Y4, Y8
-	VSUBPS       Y14, Y5, Y9
-	VMULPS       928(R9), Y7, Y7
-	VMULPS       736(R9), Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VMULPS       896(R9), Y9, Y8
-	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 672(R9), Y0, Y8
-	VDIVPS       672(R9), Y7, Y7
-	VANDPS       Y8, Y7, Y7
-	VMINPS       Y1, Y7, Y7
-	VMAXPS       Y0, Y7, Y7
-	VMULPS       928(R9), Y7, Y8
-	VADDPS       Y8, Y12, Y8
-	VSUBPS       Y2, Y8, Y8
-	VMULPS       736(R9), Y7, Y9
-	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y4, Y9, Y9
-	VMULPS       896(R9), Y7, Y7
-	VADDPS       Y7, Y14, Y7
-	VSUBPS       Y5, Y7, Y7
-	VMULPS       Y3, Y8, Y11
-	VMULPS       640(R9), Y9, Y12
+	VMOVUPS      800(R9), Y2
+	VMULPS       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPS       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPS       832(R9), Y5, Y5
+	VSUBPS       Y12, Y2, Y6
+	VSUBPS       672(R9), Y4, Y7
+	VSUBPS       Y14, Y5, Y8
+	VMULPS       896(R9), Y6, Y6
+	VMULPS       704(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       864(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 640(R9), Y0, Y7
+	VDIVPS       640(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       896(R9), Y6, Y7
+	VADDPS       Y7, Y12, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       704(R9), Y6, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       864(R9), Y6, Y6
+	VADDPS       Y6, Y14, Y6
+	VSUBPS       Y5, Y6, Y6
+	VMULPS       Y3, Y7, Y11
+	VMULPS       608(R9), Y8, Y12
 	VADDPS       Y12, Y11, Y11
-	VMULPS       608(R9), Y7, Y12
+	VMULPS       576(R9), Y6, Y12
 	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y10, Y10
-	VMULPS       576(R9), Y3, Y11
-	VADDPS       Y11, Y8, Y8
+	VSUBPS       Y11, Y9, Y9
+	VMULPS       544(R9), Y3, Y11
+	VADDPS       Y11, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y8, Y8
-	VADDPS       Y8, Y2, Y2
+	VMULPS       Y11, Y7, Y7
+	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      640(R9), Y8
-	VMULPS       576(R9), Y8, Y8
-	VADDPS       Y8, Y9, Y8
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      608(R9), Y8
-	VMULPS       576(R9), Y8, Y8
-	VADDPS       Y8, Y7, Y7
+	VMOVUPS      608(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y5, Y5
+	VADDPS       Y7, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y5, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      416(R9), Y7
-	VBLENDVPS    Y6, Y10, Y7, Y7
-	VMOVUPS      Y7, 416(R9)
-	VMOVUPS      384(R9), Y7
-	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      320(R9), Y7
-	VBLENDVPS    Y6, Y4, Y7, Y4
-	VMOVUPS      288(R9), Y7
-	VBLENDVPS    Y6, Y5, Y7, Y5
-	VMOVUPS      Y2, 384(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPS    Y10, Y2, Y6, Y2
+	VMOVUPS      288(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      256(R9), Y6
+	VBLENDVPS    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y5, 256(R9)
 
 CompactContactsAVX2_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y2
-	VADDPS  416(R9), Y2, Y2
-	VADDPS  Y3, Y2, Y2
-	VADDPS  640(R9), Y2, Y2
-	VADDPS  608(R9), Y2, Y2
-	VADDPS  512(R9), Y2, Y2
-	VADDPS  480(R9), Y2, Y2
-	VADDPS  448(R9), Y2, Y2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
 	VADDPS  384(R9), Y2, Y2
-	VADDPS  320(R9), Y2, Y2
-	VADDPS  288(R9), Y2, Y2
-	VMOVUPS 256(R9), Y4
-	VANDPS  absmask<>+0(SB), Y4, Y4
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y4, Y4
+	VADDPS  544(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
-	VORPS   Y2, Y4, Y2
-	VMOVUPS 352(R9), Y4
+	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   640(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
 	VMOVUPS   448(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   384(R9), Y5
+	VMOVUPS   416(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y5, 352(R9)
 	VMOVUPS   288(R9), Y5
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 288(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
 	VBLENDVPS Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
@@ -5281,7 +5239,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   544(R9), Y4
+	VMOVUPS   512(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
 	MOVQ      out+24(FP), R12
@@ -5290,7 +5248,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   416(R9), Y4
+	VMOVUPS   384(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
 	MOVQ      out+24(FP), R12
@@ -5307,7 +5265,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   640(R9), Y3
+	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5316,7 +5274,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5325,7 +5283,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   512(R9), Y3
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5334,7 +5292,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5343,7 +5301,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5352,7 +5310,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   384(R9), Y3
+	VMOVUPS   352(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5361,7 +5319,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   288(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5370,7 +5328,7 @@ CompactContactsAVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   288(R9), Y3
+	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      out+24(FP), R12
@@ -5939,29 +5897,27 @@ CompactContactsAVX2_tailgroup_normal:
 	VADDPS       352(R9), Y11, Y11
 	VADDPS       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
-	VMOVAPS      Y7, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVAPS      Y11, Y7
-	VMOVUPS      Y13, 288(R9)
-	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y11, 288(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y6, Y11
+	VANDPS    320(R9), Y6, Y7
 	VMOVUPS   Y10, 320(R9)
 	VANDPS    int1<>+0(SB), Y6, Y6
-	VBLENDVPS Y11, int2<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y9, 416(R9)
-	VMOVUPS   Y7, 448(R9)
-	VMOVUPS   Y15, 480(R9)
-	VMOVUPS   Y14, 512(R9)
-	VMOVUPS   Y12, 544(R9)
-	VMOVUPS   Y8, 576(R9)
-	VMOVUPS   Y3, 608(R9)
-	VMOVUPS   Y5, 640(R9)
-	VTESTPS   Y11, Y11
+	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
+	VMOVUPS   Y6, 352(R9)
+	VMOVUPS   Y9, 384(R9)
+	VMOVUPS   Y15, 416(R9)
+	VMOVUPS   Y14, 448(R9)
+	VMOVUPS   Y13, 480(R9)
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   Y5, 608(R9)
+	VTESTPS   Y7, Y7
 	JZ        CompactContactsAVX2_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -5971,21 +5927,21 @@ CompactContactsAVX2_tailgroup_normal:
 	VSUBPS  32(BX), Y5, Y5
 	VMOVUPS 160(BX), Y6
 	VSUBPS  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y7
-	VSUBPS  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPS  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPS  288(BX), Y9, Y9
-	VMULPS  Y3, Y3, Y10
+	VMOVUPS 320(BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 352(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 384(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+	VMULPS  Y3, Y3, Y11
 	VMULPS  Y5, Y5, Y12
-	VADDPS  Y12, Y10, Y10
+	VADDPS  Y12, Y11, Y11
 	VMULPS  Y6, Y6, Y12
-	VADDPS  Y12, Y10, Y10
-	VMULPS  Y7, Y7, Y12
-	VMULPS  Y8, Y8, Y13
-	VADDPS  Y13, Y12, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  Y8, Y8, Y12
 	VMULPS  Y9, Y9, Y13
+	VADDPS  Y13, Y12, Y12
+	VMULPS  Y10, Y10, Y13
 	VADDPS  Y13, Y12, Y12
 	VCMPPS  $0x1d, minnormal<>+0(SB), Y12, Y13
 	VDIVPS  Y12, Y1, Y12
@@ -5994,22 +5950,22 @@ CompactContactsAVX2_tailgroup_normal:
 	VSUBPS  224(BX), Y13, Y13
 	VMOVUPS 32(BX), Y14
 	VSUBPS  256(BX), Y14, Y14
-	VMOVUPS Y10, 672(R9)
-	VMOVUPS 64(BX), Y10
-	VSUBPS  288(BX), Y10, Y10
-	VMULPS  Y13, Y7, Y15
-	VMOVUPS Y13, 704(R9)
-	VMULPS  Y14, Y8, Y13
-	VMOVUPS Y14, 736(R9)
+	VMOVUPS Y11, 640(R9)
+	VMOVUPS 64(BX), Y11
+	VSUBPS  288(BX), Y11, Y11
+	VMULPS  Y13, Y8, Y15
+	VMOVUPS Y13, 672(R9)
+	VMULPS  Y14, Y9, Y13
+	VMOVUPS Y14, 704(R9)
 	VADDPS  Y13, Y15, Y13
-	VMULPS  Y10, Y9, Y14
+	VMULPS  Y11, Y10, Y14
 	VADDPS  Y14, Y13, Y13
 	VMULPS  Y12, Y13, Y13
-	VMULPS  Y3, Y7, Y14
-	VMULPS  Y5, Y8, Y15
-	VMOVUPS Y5, 768(R9)
+	VMULPS  Y3, Y8, Y14
+	VMULPS  Y5, Y9, Y15
+	VMOVUPS Y5, 736(R9)
 	VADDPS  Y15, Y14, Y5
-	VMULPS  Y6, Y9, Y14
+	VMULPS  Y6, Y10, Y14
 	VADDPS  Y14, Y5, Y5
 	VMULPS  Y12, Y5, Y5
 	VADDPS  Y5, Y13, Y5
@@ -6021,185 +5977,170 @@ CompactContactsAVX2_tailgroup_normal:
 	VADDPS  416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPS       Y12, Y7, Y14
-	VMULPS       Y12, Y8, Y15
-	VMOVUPS      Y8, 800(R9)
-	VMULPS       Y12, Y9, Y8
-	VSUBPS       704(R9), Y14, Y12
-	VMOVUPS      Y9, 832(R9)
-	VSUBPS       736(R9), Y15, Y9
-	VMOVUPS      Y7, 864(R9)
-	VSUBPS       Y10, Y8, Y7
-	VMOVUPS      Y5, 896(R9)
+	VMULPS       Y12, Y8, Y14
+	VMULPS       Y12, Y9, Y15
+	VMOVUPS      Y9, 768(R9)
+	VMULPS       Y12, Y10, Y9
+	VSUBPS       672(R9), Y14, Y12
+	VMOVUPS      Y10, 800(R9)
+	VSUBPS       704(R9), Y15, Y10
+	VMOVUPS      Y8, 832(R9)
+	VSUBPS       Y11, Y9, Y8
+	VMOVUPS      Y5, 864(R9)
 	VMULPS       Y3, Y12, Y5
-	VMULPS       768(R9), Y9, Y9
-	VADDPS       Y9, Y5, Y5
-	VMULPS       Y6, Y7, Y7
-	VADDPS       Y7, Y5, Y5
-	VCMPPS       $0x04, 672(R9), Y0, Y7
-	VDIVPS       672(R9), Y5, Y5
-	VANDPS       Y7, Y5, Y5
+	VMULPS       736(R9), Y10, Y10
+	VADDPS       Y10, Y5, Y5
+	VMULPS       Y6, Y8, Y8
+	VADDPS       Y8, Y5, Y5
+	VCMPPS       $0x04, 640(R9), Y0, Y8
+	VDIVPS       640(R9), Y5, Y5
+	VANDPS       Y8, Y5, Y5
 	VMINPS       Y1, Y5, Y5
 	VMAXPS       Y0, Y5, Y5
-	VMULPS       Y5, Y3, Y7
-	VADDPS       704(R9), Y7, Y7
-	VSUBPS       Y14, Y7, Y7
-	VMULPS       768(R9), Y5, Y9
-	VADDPS       736(R9), Y9, Y9
-	VSUBPS       Y15, Y9, Y9
+	VMULPS       Y5, Y3, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y14, Y8, Y8
+	VMULPS       736(R9), Y5, Y10
+	VADDPS       704(R9), Y10, Y10
+	VSUBPS       Y15, Y10, Y10
 	VMULPS       Y5, Y6, Y5
-	VADDPS       Y5, Y10, Y5
-	VSUBPS       Y8, Y5, Y5
-	VMULPS       Y4, Y7, Y12
-	VMOVUPS      Y6, 928(R9)
-	VMULPS       640(R9), Y9, Y6
-	VMOVUPS      Y3, 960(R9)
+	VADDPS       Y5, Y11, Y5
+	VSUBPS       Y9, Y5, Y5
+	VMULPS       Y4, Y8, Y12
+	VMOVUPS      Y6, 896(R9)
+	VMULPS       608(R9), Y10, Y6
+	VMOVUPS      Y3, 928(R9)
 	VADDPS       Y6, Y12, Y3
-	VMULPS       608(R9), Y5, Y6
+	VMULPS       576(R9), Y5, Y6
 	VADDPS       Y6, Y3, Y3
 	VSUBPS       Y3, Y13, Y3
-	VMULPS       576(R9), Y4, Y6
-	VADDPS       Y6, Y7, Y6
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y6, Y6
+	VMULPS       544(R9), Y4, Y6
+	VADDPS       Y6, Y8, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y6, Y6
 	VADDPS       Y6, Y14, Y6
 	VADDPS       224(BX), Y6, Y6
-	VMOVUPS      640(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y9, Y7
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y7, Y7
-	VADDPS       Y7, Y15, Y7
-	VADDPS       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPS       576(R9), Y9, Y9
-	VADDPS       Y9, Y5, Y5
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y5, Y5
-	VADDPS       Y5, Y8, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y15, Y8
+	VADDPS       256(BX), Y8, Y8
+	VMOVUPS      576(R9), Y10
+	VMULPS       544(R9), Y10, Y10
+	VADDPS       Y10, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y5, Y5
+	VADDPS       Y5, Y9, Y5
 	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      544(R9), Y8
-	VBLENDVPS    Y11, Y3, Y8, Y3
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      512(R9), Y3
-	VBLENDVPS    Y11, Y6, Y3, Y3
-	VMOVUPS      480(R9), Y6
-	VBLENDVPS    Y11, Y7, Y6, Y6
-	VMOVUPS      448(R9), Y7
-	VBLENDVPS    Y11, Y5, Y7, Y5
+	VMOVUPS      512(R9), Y9
+	VBLENDVPS    Y7, Y3, Y9, Y3
 	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      Y6, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      480(R9), Y3
+	VBLENDVPS    Y7, Y6, Y3, Y3
+	VMOVUPS      448(R9), Y6
+	VBLENDVPS    Y7, Y8, Y6, Y6
+	VMOVUPS      416(R9), Y8
+	VBLENDVPS    Y7, Y5, Y8, Y5
+	VMOVUPS      Y3, 480(R9)
+	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      Y5, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      864(R9), Y3
-	VMULPS       896(R9), Y3, Y3
-	VMOVUPS      800(R9), Y5
-	VMULPS       896(R9), Y5, Y5
-	VMOVUPS      832(R9), Y6
-	VMULPS       896(R9), Y6, Y6
-	VSUBPS       704(R9), Y3, Y7
-	VSUBPS       736(R9), Y5, Y8
-	VSUBPS       Y10, Y6, Y9
-	VMULPS       960(R9), Y7, Y7
-	VMULPS       768(R9), Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VMULPS       928(R9), Y9, Y8
-	VADDPS       Y8, Y7, Y7
-	VCMPPS       $0x04, 672(R9), Y0, Y8
-	VDIVPS       672(R9), Y7, Y7
-	VANDPS       Y8, Y7, Y7
-	VMINPS       Y1, Y7, Y1
+	VMOVUPS      832(R9), Y3
+	VMULPS       864(R9), Y3, Y3
+	VMOVUPS      768(R9), Y5
+	VMULPS       864(R9), Y5, Y5
+	VMOVUPS      800(R9), Y6
+	VMULPS       864(R9), Y6, Y6
+	VSUBPS       672(R9), Y3, Y8
+	VSUBPS       704(R9), Y5, Y9
+	VSUBPS       Y11, Y6, Y10
+	VMULPS       928(R9), Y8, Y8
+	VMULPS       736(R9), Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       896(R9), Y10, Y9
+	VADDPS       Y9, Y8, Y8
+	VCMPPS       $0x04, 640(R9), Y0, Y9
+	VDIVPS       640(R9), Y8, Y8
+	VANDPS       Y9, Y8, Y8
+	VMINPS       Y1, Y8, Y1
 	VMAXPS       Y0, Y1, Y1
-	VMULPS       960(R9), Y1, Y7
-	VADDPS       704(R9), Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VMULPS       768(R9), Y1, Y8
-	VADDPS       736(R9), Y8, Y8
-	VSUBPS       Y5, Y8, Y8
-	VMULPS       928(R9), Y1, Y1
-	VADDPS       Y1, Y10, Y1
+	VMULPS       928(R9), Y1, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       736(R9), Y1, Y9
+	VADDPS       704(R9), Y9, Y9
+	VSUBPS       Y5, Y9, Y9
+	VMULPS       896(R9), Y1, Y1
+	VADDPS       Y1, Y11, Y1
 	VSUBPS       Y6, Y1, Y1
-	VMULPS       Y4, Y7, Y9
-	VMULPS       640(R9), Y8, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       608(R9), Y1, Y10
-	VADDPS       Y10, Y9, Y9
-	VSUBPS       Y9, Y13, Y9
-	VMULPS       576(R9), Y4, Y10
-	VADDPS       Y10, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y7, Y7
-	VADDPS       Y7, Y3, Y3
+	VMULPS       Y4, Y8, Y10
+	VMULPS       608(R9), Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VMULPS       576(R9), Y1, Y11
+	VADDPS       Y11, Y10, Y10
+	VSUBPS       Y10, Y13, Y10
+	VMULPS       544(R9), Y4, Y11
+	VADDPS       Y11, Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y8, Y8
+	VADDPS       Y8, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      640(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y8, Y7
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y5, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y9, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       Y8, Y5, Y5
 	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      608(R9), Y7
-	VMULPS       576(R9), Y7, Y7
-	VADDPS       Y7, Y1, Y1
-	VBROADCASTSS half<>+0(SB), Y7
-	VMULPS       Y7, Y1, Y1
+	VMOVUPS      576(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y1, Y1
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y1, Y1
 	VADDPS       Y1, Y6, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y11, Y9, Y6, Y6
-	VMOVUPS      Y6, 288(R9)
-	VMOVUPS      416(R9), Y6
-	VBLENDVPS    Y11, Y3, Y6, Y3
+	VMOVUPS      256(R9), Y6
+	VBLENDVPS    Y7, Y10, Y6, Y6
+	VMOVUPS      Y6, 256(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y7, Y3, Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y11, Y5, Y6, Y5
-	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y11, Y1, Y6, Y1
-	VMOVUPS      Y3, 416(R9)
+	VBLENDVPS    Y7, Y5, Y6, Y5
+	VMOVUPS      288(R9), Y6
+	VBLENDVPS    Y7, Y1, Y6, Y1
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y5, 320(R9)
-	VMOVUPS      Y1, 352(R9)
+	VMOVUPS      Y1, 288(R9)
 
 CompactContactsAVX2_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y1
-	VADDPS  288(R9), Y1, Y1
-	VADDPS  Y4, Y1, Y1
-	VADDPS  640(R9), Y1, Y1
-	VADDPS  608(R9), Y1, Y1
-	VADDPS  512(R9), Y1, Y1
-	VADDPS  480(R9), Y1, Y1
-	VADDPS  448(R9), Y1, Y1
-	VADDPS  416(R9), Y1, Y1
-	VADDPS  320(R9), Y1, Y1
-	VADDPS  352(R9), Y1, Y1
-	VMOVUPS 256(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y1
+	VADDPS  256(R9), Y1, Y1
+	VADDPS  544(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
-	VORPS   Y1, Y3, Y1
-	VMOVUPS 384(R9), Y3
+	VMOVUPS 352(R9), Y3
 	VTESTPS Y1, Y1
 	JZ      CompactContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   640(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VMOVUPS   608(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
@@ -6209,12 +6150,15 @@ CompactContactsAVX2_tailgroup_single:
 	VMOVUPS   416(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
 	VMOVUPS   320(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   352(R9), Y5
+	VMOVUPS   288(R9), Y5
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   Y5, 288(R9)
 	VBLENDVPS Y1, Y0, Y3, Y1
 	VMOVAPS   Y1, Y3
 
@@ -6254,14 +6198,14 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         8(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      544(R9), Y1
+	VMOVUPS      512(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         16(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      288(R9), Y1
+	VMOVUPS      256(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
@@ -6274,42 +6218,42 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         32(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      640(R9), Y1
+	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         40(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      608(R9), Y1
+	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         48(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      512(R9), Y1
+	VMOVUPS      480(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         56(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      480(R9), Y1
+	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         64(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      448(R9), Y1
+	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         72(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      416(R9), Y1
+	VMOVUPS      384(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
@@ -6323,7 +6267,7 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         88(R12), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      352(R9), Y1
+	VMOVUPS      288(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         out+24(FP), R12
@@ -6904,234 +6848,222 @@ ContactsAVX512_group_normal:
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
 	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z17, Z17, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z18, Z18, Z22
 	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
+	VDIVPS.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
+	VMULPS      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
+	VMULPS      832(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
+	VMULPS      896(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z11, Z9, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z21
-	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K1, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z11
-	VADDPS       Z11, Z20, Z11
 	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z11, Z11
-	VADDPS       Z11, Z19, Z11
-	VADDPS       576(BX), Z11, Z11
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
 	VXORPS       Z19, Z19, Z19
 	VBLENDMPS    Z16, Z6, K1, Z19
-	VMOVAPS      Z19, Z6
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K1, Z16
+	VBLENDMPS    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z11, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
-	VMOVAPS      Z18, Z4
+	VBLENDMPS    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z15
+	VMULPS       Z11, Z9, Z22
+	VADDPS       Z22, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
 
 ContactsAVX512_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPS      Z6, Z5, Z11
-	VADDPS      Z9, Z11, Z11
-	VADDPS      Z10, Z11, Z11
-	VADDPS      Z8, Z11, Z11
-	VADDPS      Z7, Z11, Z11
-	VADDPS      Z13, Z11, Z11
-	VADDPS      Z14, Z11, Z11
-	VADDPS      Z2, Z11, Z11
-	VADDPS      Z3, Z11, Z11
-	VADDPS      Z4, Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      Z12, Z5, Z15
+	VADDPS      Z11, Z15, Z11
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
-	KORW        K2, K1, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
 	JZ          ContactsAVX512_group_finite
 
@@ -7140,8 +7072,8 @@ ContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -7152,14 +7084,14 @@ ContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
 	VMOVAPS        Z11, Z8
 	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
 	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z11
-	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -7170,8 +7102,8 @@ ContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z15, K1, Z11
-	VMOVAPS        Z11, Z15
+	VBLENDMPS      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 
 ContactsAVX512_group_finite:
 	// Pair index k = i + lane.
@@ -7184,13 +7116,13 @@ ContactsAVX512_group_finite:
 	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
-	VMOVUPS Z15, (R12)(R13*4)
+	VMOVUPS Z14, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
-	VMOVUPS Z6, (R12)(R13*4)
+	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPS Z9, (R12)(R13*4)
@@ -7202,13 +7134,13 @@ ContactsAVX512_group_finite:
 	VMOVUPS Z8, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
-	VMOVUPS Z7, (R12)(R13*4)
+	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPS Z2, (R12)(R13*4)
@@ -7779,234 +7711,222 @@ ContactsAVX512_tailgroup_normal:
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K2, K3, K2
-	VPBROADCASTD.Z int1<>+0(SB), K3, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K2, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             ContactsAVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
 	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z17, Z17, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z18, Z18, Z22
 	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K3
-	VDIVPS.Z    Z23, Z1, K3, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K3
+	VDIVPS.Z    Z22, Z1, K3, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
+	VMULPS      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
+	VMULPS      832(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
+	VMULPS      896(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z11, Z9, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z21
-	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K2, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K2, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K2, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
 	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z1
-	VMAXPS       Z0, Z1, Z1
-	VMULPS       768(R9), Z1, Z20
+	VDIVPS.Z     1152(R9), Z19, K3, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
 	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z17, Z20, Z20
-	VMULPS       832(R9), Z1, Z21
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
 	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z18, Z21, Z21
-	VMULPS       896(R9), Z1, Z1
-	VADDPS       1344(R9), Z1, Z1
-	VSUBPS       Z19, Z1, Z1
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
 	VMULPS       Z9, Z20, Z22
 	VMULPS       Z10, Z21, Z23
 	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z1, Z23
+	VMULPS       Z8, Z19, Z23
 	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z16, Z16
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
 	VMULPS       Z11, Z10, Z20
 	VADDPS       Z20, Z21, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z11
-	VADDPS       Z11, Z1, Z1
-	VBROADCASTSS half<>+0(SB), Z11
-	VMULPS       Z11, Z1, Z1
-	VADDPS       Z1, Z19, Z1
-	VADDPS       576(BX), Z1, Z1
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z16, Z6, K2, Z11
-	VMOVAPS      Z11, Z6
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z17, Z2, K2, Z11
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K2, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z16, Z6, K2, Z19
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z18, Z3, K2, Z16
+	VBLENDMPS    Z17, Z7, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z13, K2, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z19, K3, Z19
+	VMINPS       Z1, Z19, Z1
+	VMAXPS       Z0, Z1, Z1
+	VMULPS       768(R9), Z1, Z19
+	VADDPS       1216(R9), Z19, Z19
+	VSUBPS       Z16, Z19, Z19
+	VMULPS       832(R9), Z1, Z20
+	VADDPS       1280(R9), Z20, Z20
+	VSUBPS       Z17, Z20, Z20
+	VMULPS       896(R9), Z1, Z1
+	VADDPS       1344(R9), Z1, Z1
+	VSUBPS       Z18, Z1, Z1
+	VMULPS       Z9, Z19, Z21
+	VMULPS       Z10, Z20, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z8, Z1, Z22
+	VADDPS       Z22, Z21, Z21
+	VSUBPS       Z21, Z15, Z15
+	VMULPS       Z11, Z9, Z21
+	VADDPS       Z21, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z19
+	VADDPS       Z19, Z20, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z19
+	VADDPS       Z19, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z1, Z1
+	VADDPS       Z1, Z18, Z1
+	VADDPS       576(BX), Z1, Z1
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z15, Z12, K2, Z18
+	VMOVAPS      Z18, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K2, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPS    Z1, Z4, K2, Z17
-	VMOVAPS      Z11, Z2
+	VMOVAPS      Z15, Z2
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
 ContactsAVX512_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPS      Z6, Z5, Z1
-	VADDPS      Z9, Z1, Z1
-	VADDPS      Z10, Z1, Z1
-	VADDPS      Z8, Z1, Z1
-	VADDPS      Z7, Z1, Z1
-	VADDPS      Z13, Z1, Z1
-	VADDPS      Z14, Z1, Z1
-	VADDPS      Z2, Z1, Z1
-	VADDPS      Z3, Z1, Z1
-	VADDPS      Z4, Z1, Z1
-	VANDPS.BCST absmask<>+0(SB), Z12, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      Z12, Z5, Z1
+	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
-	KORW        K3, K2, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
 	KORTESTW    K2, K2
 	JZ          ContactsAVX512_tailgroup_finite
 
@@ -8015,8 +7935,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z1
-	VMOVAPS        Z1, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -8027,14 +7947,14 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z1
 	VMOVAPS        Z1, Z8
 	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
 	VMOVAPS        Z1, Z13
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z1
-	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -8045,8 +7965,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS      Z0, Z15, K2, Z1
-	VMOVAPS        Z1, Z15
+	VBLENDMPS      Z0, Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 
 ContactsAVX512_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -8059,13 +7979,13 @@ ContactsAVX512_tailgroup_finite:
 	VMOVUPS Z0, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
-	VMOVUPS Z15, K1, (R12)(R13*4)
+	VMOVUPS Z14, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPS Z5, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
-	VMOVUPS Z6, K1, (R12)(R13*4)
+	VMOVUPS Z12, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPS Z9, K1, (R12)(R13*4)
@@ -8077,13 +7997,13 @@ ContactsAVX512_tailgroup_finite:
 	VMOVUPS Z8, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
-	VMOVUPS Z7, K1, (R12)(R13*4)
+	VMOVUPS Z6, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
-	VMOVUPS Z13, K1, (R12)(R13*4)
+	VMOVUPS Z7, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
-	VMOVUPS Z14, K1, (R12)(R13*4)
+	VMOVUPS Z13, K1, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPS Z2, K1, (R12)(R13*4)
@@ -8667,234 +8587,222 @@ CompactContactsAVX512_group_normal:
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
 	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z17, Z17, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z18, Z18, Z22
 	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
+	VDIVPS.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
+	VMULPS      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
+	VMULPS      832(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
+	VMULPS      896(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z11, Z9, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z21
-	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K1, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z11
-	VADDPS       Z11, Z20, Z11
 	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z11, Z11
-	VADDPS       Z11, Z19, Z11
-	VADDPS       576(BX), Z11, Z11
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
 	VXORPS       Z19, Z19, Z19
 	VBLENDMPS    Z16, Z6, K1, Z19
-	VMOVAPS      Z19, Z6
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K1, Z16
+	VBLENDMPS    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z11, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
-	VMOVAPS      Z18, Z4
+	VBLENDMPS    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z15
+	VMULPS       Z11, Z9, Z22
+	VADDPS       Z22, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
 
 CompactContactsAVX512_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPS      Z6, Z5, Z11
-	VADDPS      Z9, Z11, Z11
-	VADDPS      Z10, Z11, Z11
-	VADDPS      Z8, Z11, Z11
-	VADDPS      Z7, Z11, Z11
-	VADDPS      Z13, Z11, Z11
-	VADDPS      Z14, Z11, Z11
-	VADDPS      Z2, Z11, Z11
-	VADDPS      Z3, Z11, Z11
-	VADDPS      Z4, Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      Z12, Z5, Z15
+	VADDPS      Z11, Z15, Z11
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
-	KORW        K2, K1, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_group_finite
 
@@ -8903,8 +8811,8 @@ CompactContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -8915,14 +8823,14 @@ CompactContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
 	VMOVAPS        Z11, Z8
 	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
 	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z11
-	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -8933,8 +8841,8 @@ CompactContactsAVX512_group_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z15, K1, Z11
-	VMOVAPS        Z11, Z15
+	VBLENDMPS      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 
 CompactContactsAVX512_group_finite:
 	// Pair index k = i + lane.
@@ -8943,7 +8851,7 @@ CompactContactsAVX512_group_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z15, Z15, K1
+	VPTESTMD      Z14, Z14, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_group_none
 	KMOVW         K1, R14
@@ -8954,7 +8862,7 @@ CompactContactsAVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
 	VMOVUPS       Z11, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z15, K1, Z11
+	VCOMPRESSPS.Z Z14, K1, Z11
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
 	VMOVUPS       Z11, K2, (R12)(R11*4)
@@ -8962,7 +8870,7 @@ CompactContactsAVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z5
+	VCOMPRESSPS.Z Z12, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
@@ -8978,15 +8886,15 @@ CompactContactsAVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z5
+	VCOMPRESSPS.Z Z6, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z5
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
@@ -9566,234 +9474,222 @@ CompactContactsAVX512_tailgroup_normal:
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K2, K3, K2
-	VPBROADCASTD.Z int1<>+0(SB), K3, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K2, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             CompactContactsAVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
 	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z17, Z17, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z18, Z18, Z22
 	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K3
-	VDIVPS.Z    Z23, Z1, K3, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K3
+	VDIVPS.Z    Z22, Z1, K3, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
+	VMULPS      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
+	VMULPS      832(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
+	VMULPS      896(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z9, Z21, Z23
-	VMULPS       Z10, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z8, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z11, Z9, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z11, Z10, Z21
-	VADDPS       Z21, Z22, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z21
-	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
 	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K2, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z7, K2, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K2, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
 	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z20, K3, Z20
-	VMINPS       Z1, Z20, Z1
-	VMAXPS       Z0, Z1, Z1
-	VMULPS       768(R9), Z1, Z20
+	VDIVPS.Z     1152(R9), Z19, K3, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
 	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z17, Z20, Z20
-	VMULPS       832(R9), Z1, Z21
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
 	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z18, Z21, Z21
-	VMULPS       896(R9), Z1, Z1
-	VADDPS       1344(R9), Z1, Z1
-	VSUBPS       Z19, Z1, Z1
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
 	VMULPS       Z9, Z20, Z22
 	VMULPS       Z10, Z21, Z23
 	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z1, Z23
+	VMULPS       Z8, Z19, Z23
 	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z16, Z16
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
 	VMULPS       Z11, Z10, Z20
 	VADDPS       Z20, Z21, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z11, Z8, Z11
-	VADDPS       Z11, Z1, Z1
-	VBROADCASTSS half<>+0(SB), Z11
-	VMULPS       Z11, Z1, Z1
-	VADDPS       Z1, Z19, Z1
-	VADDPS       576(BX), Z1, Z1
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z16, Z6, K2, Z11
-	VMOVAPS      Z11, Z6
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z17, Z2, K2, Z11
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K2, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z16, Z6, K2, Z19
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z18, Z3, K2, Z16
+	VBLENDMPS    Z17, Z7, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z13, K2, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z19, K3, Z19
+	VMINPS       Z1, Z19, Z1
+	VMAXPS       Z0, Z1, Z1
+	VMULPS       768(R9), Z1, Z19
+	VADDPS       1216(R9), Z19, Z19
+	VSUBPS       Z16, Z19, Z19
+	VMULPS       832(R9), Z1, Z20
+	VADDPS       1280(R9), Z20, Z20
+	VSUBPS       Z17, Z20, Z20
+	VMULPS       896(R9), Z1, Z1
+	VADDPS       1344(R9), Z1, Z1
+	VSUBPS       Z18, Z1, Z1
+	VMULPS       Z9, Z19, Z21
+	VMULPS       Z10, Z20, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z8, Z1, Z22
+	VADDPS       Z22, Z21, Z21
+	VSUBPS       Z21, Z15, Z15
+	VMULPS       Z11, Z9, Z21
+	VADDPS       Z21, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z19
+	VADDPS       Z19, Z20, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z19
+	VADDPS       Z19, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z1, Z1
+	VADDPS       Z1, Z18, Z1
+	VADDPS       576(BX), Z1, Z1
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z15, Z12, K2, Z18
+	VMOVAPS      Z18, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K2, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPS    Z1, Z4, K2, Z17
-	VMOVAPS      Z11, Z2
+	VMOVAPS      Z15, Z2
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
 CompactContactsAVX512_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPS      Z6, Z5, Z1
-	VADDPS      Z9, Z1, Z1
-	VADDPS      Z10, Z1, Z1
-	VADDPS      Z8, Z1, Z1
-	VADDPS      Z7, Z1, Z1
-	VADDPS      Z13, Z1, Z1
-	VADDPS      Z14, Z1, Z1
-	VADDPS      Z2, Z1, Z1
-	VADDPS      Z3, Z1, Z1
-	VADDPS      Z4, Z1, Z1
-	VANDPS.BCST absmask<>+0(SB), Z12, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      Z12, Z5, Z1
+	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
-	KORW        K3, K2, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
 	KORTESTW    K2, K2
 	JZ          CompactContactsAVX512_tailgroup_finite
 
@@ -9802,8 +9698,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z1
-	VMOVAPS        Z1, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -9814,14 +9710,14 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z1
 	VMOVAPS        Z1, Z8
 	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
 	VMOVAPS        Z1, Z13
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z1
-	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -9832,8 +9728,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS      Z0, Z15, K2, Z1
-	VMOVAPS        Z1, Z15
+	VBLENDMPS      Z0, Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 
 CompactContactsAVX512_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -9842,7 +9738,7 @@ CompactContactsAVX512_tailgroup_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z15, Z15, K2
+	VPTESTMD      Z14, Z14, K2
 	KANDW         K1, K2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_tailgroup_none
@@ -9854,7 +9750,7 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z15, K1, Z0
+	VCOMPRESSPS.Z Z14, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -9862,7 +9758,7 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z0
+	VCOMPRESSPS.Z Z12, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -9878,15 +9774,15 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z0
+	VCOMPRESSPS.Z Z6, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z0
+	VCOMPRESSPS.Z Z7, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z0
+	VCOMPRESSPS.Z Z13, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -10455,29 +10351,27 @@ Contacts64AVX2_group_normal:
 	VADDPD       352(R9), Y10, Y10
 	VADDPD       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
-	VMOVAPS      Y6, Y12
-	VMOVAPS      Y8, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      Y10, 288(R9)
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 256(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y5, Y6
-	VMOVUPS   Y9, 320(R9)
+	VANDPD    320(R9), Y5, Y10
+	VMOVUPS   Y9, 288(R9)
 	VANDPD    int164<>+0(SB), Y5, Y5
-	VBLENDVPD Y6, int264<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   Y8, 384(R9)
-	VMOVUPS   Y12, 416(R9)
-	VMOVUPS   Y15, 448(R9)
-	VMOVUPS   Y14, 480(R9)
-	VMOVUPS   Y13, 512(R9)
-	VMOVUPS   Y11, 544(R9)
-	VMOVUPS   Y7, 576(R9)
-	VMOVUPS   Y2, 608(R9)
-	VMOVUPS   Y4, 640(R9)
-	VTESTPD   Y6, Y6
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPD   Y10, Y10
 	JZ        Contacts64AVX2_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -10487,21 +10381,21 @@ Contacts64AVX2_group_normal:
 	VSUBPD  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y7
-	VSUBPD  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPD  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPD  288(BX), Y9, Y9
-	VMULPD  Y2, Y2, Y10
+	VMOVUPS 320(BX), Y6
+	VSUBPD  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPD  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPD  288(BX), Y8, Y8
+	VMULPD  Y2, Y2, Y9
 	VMULPD  Y4, Y4, Y11
-	VADDPD  Y11, Y10, Y10
+	VADDPD  Y11, Y9, Y9
 	VMULPD  Y5, Y5, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  Y7, Y7, Y11
-	VMULPD  Y8, Y8, Y12
+	VADDPD  Y11, Y9, Y9
+	VMULPD  Y6, Y6, Y11
+	VMULPD  Y7, Y7, Y12
 	VADDPD  Y12, Y11, Y11
-	VMULPD  Y9, Y9, Y12
+	VMULPD  Y8, Y8, Y12
 	VADDPD  Y12, Y11, Y11
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
 	VDIVPD  Y11, Y1, Y11
@@ -10512,224 +10406,212 @@ Contacts64AVX2_group_normal:
 	VSUBPD  256(BX), Y13, Y13
 	VMOVUPS 64(BX), Y14
 	VSUBPD  288(BX), Y14, Y14
-	VMULPD  Y12, Y7, Y15
-	VMOVUPS Y10, 672(R9)
-	VMULPD  Y13, Y8, Y10
-	VMOVUPS Y13, 704(R9)
-	VADDPD  Y10, Y15, Y10
-	VMULPD  Y14, Y9, Y13
-	VADDPD  Y13, Y10, Y10
-	VMULPD  Y11, Y10, Y10
-	VMULPD  Y2, Y7, Y13
-	VMULPD  Y4, Y8, Y15
-	VMOVUPS Y4, 736(R9)
+	VMULPD  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPD  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPD  Y9, Y15, Y9
+	VMULPD  Y14, Y8, Y13
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y11, Y9, Y9
+	VMULPD  Y2, Y6, Y13
+	VMULPD  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
 	VADDPD  Y15, Y13, Y4
-	VMULPD  Y5, Y9, Y13
+	VMULPD  Y5, Y8, Y13
 	VADDPD  Y13, Y4, Y4
 	VMULPD  Y11, Y4, Y4
-	VADDPD  Y4, Y10, Y4
-	VMINPD  Y4, Y10, Y11
+	VADDPD  Y4, Y9, Y4
+	VMINPD  Y4, Y9, Y11
 	VMAXPD  Y11, Y0, Y11
-	VMAXPD  Y4, Y10, Y4
+	VMAXPD  Y4, Y9, Y4
 	VMINPD  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y10
-	VADDPD  416(BX), Y10, Y10
+	VMOVUPS 192(BX), Y9
+	VADDPD  416(BX), Y9, Y9
 
 	// Manifold point 1.
-	VMULPD       Y11, Y7, Y13
-	VMULPD       Y11, Y8, Y15
-	VMOVUPS      Y8, 768(R9)
-	VMULPD       Y11, Y9, Y8
+	VMULPD       Y11, Y6, Y13
+	VMULPD       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPD       Y11, Y8, Y7
 	VSUBPD       Y12, Y13, Y11
-	VMOVUPS      Y9, 800(R9)
-	VSUBPD       704(R9), Y15, Y9
-	VMOVUPS      Y7, 832(R9)
-	VSUBPD       Y14, Y8, Y7
-	VMOVUPS      Y4, 864(R9)
+	VMOVUPS      Y8, 768(R9)
+	VSUBPD       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPD       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
 	VMULPD       Y2, Y11, Y4
-	VMULPD       736(R9), Y9, Y9
-	VADDPD       Y9, Y4, Y4
-	VMULPD       Y5, Y7, Y7
-	VADDPD       Y7, Y4, Y4
-	VCMPPD       $0x04, 672(R9), Y0, Y7
-	VDIVPD       672(R9), Y4, Y4
-	VANDPD       Y7, Y4, Y4
+	VMULPD       704(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VCMPPD       $0x04, 640(R9), Y0, Y6
+	VDIVPD       640(R9), Y4, Y4
+	VANDPD       Y6, Y4, Y4
 	VMINPD       Y1, Y4, Y4
 	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y2, Y7
-	VADDPD       Y7, Y12, Y7
-	VSUBPD       Y13, Y7, Y7
-	VMULPD       736(R9), Y4, Y9
-	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y15, Y9, Y9
+	VMULPD       Y4, Y2, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y13, Y6, Y6
+	VMULPD       704(R9), Y4, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y15, Y8, Y8
 	VMULPD       Y4, Y5, Y4
 	VADDPD       Y4, Y14, Y4
-	VSUBPD       Y8, Y4, Y4
-	VMULPD       Y3, Y7, Y11
-	VMOVUPS      Y5, 896(R9)
-	VMULPD       640(R9), Y9, Y5
-	VMOVUPS      Y2, 928(R9)
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPD       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
 	VADDPD       Y5, Y11, Y2
-	VMULPD       608(R9), Y4, Y5
+	VMULPD       576(R9), Y4, Y5
 	VADDPD       Y5, Y2, Y2
-	VSUBPD       Y2, Y10, Y2
-	VMULPD       576(R9), Y3, Y5
-	VADDPD       Y5, Y7, Y5
-	VBROADCASTSD half64<>+0(SB), Y7
-	VMULPD       Y7, Y5, Y5
+	VSUBPD       Y2, Y9, Y2
+	VMULPD       544(R9), Y3, Y5
+	VADDPD       Y5, Y6, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
 	VADDPD       Y5, Y13, Y5
 	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      640(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y9, Y7
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y7, Y7
-	VADDPD       Y7, Y15, Y7
-	VADDPD       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPD       576(R9), Y9, Y9
-	VADDPD       Y9, Y4, Y4
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y4, Y4
-	VADDPD       Y4, Y8, Y4
+	VMOVUPS      608(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VADDPD       Y6, Y8, Y6
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y6, Y6
+	VADDPD       Y6, Y15, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VBLENDVPD    Y6, Y2, Y8, Y2
-	VMOVUPS      Y2, 544(R9)
-	VMOVUPS      512(R9), Y2
-	VBLENDVPD    Y6, Y5, Y2, Y2
-	VMOVUPS      480(R9), Y5
-	VBLENDVPD    Y6, Y7, Y5, Y5
-	VMOVUPS      448(R9), Y7
-	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y10, Y2, Y7, Y2
 	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      Y5, 480(R9)
-	VMOVUPS      Y4, 448(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPD    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPD    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y2
-	VMULPD       864(R9), Y2, Y2
-	VMOVUPS      768(R9), Y4
-	VMULPD       864(R9), Y4, Y4
-	VMOVUPS      800(R9), Y5
-	VMULPD       864(R9), Y5, Y5
-	VSUBPD       Y12, Y2, Y7
-	VSUBPD       704(R9), Y4, Y8
-	VSUBPD       Y14, Y5, Y9
-	VMULPD       928(R9), Y7, Y7
-	VMULPD       736(R9), Y8, Y8
-	VADDPD       Y8, Y7, Y7
-	VMULPD       896(R9), Y9, Y8
-	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 672(R9), Y0, Y8
-	VDIVPD       672(R9), Y7, Y7
-	VANDPD       Y8, Y7, Y7
-	VMINPD       Y1, Y7, Y7
-	VMAXPD       Y0, Y7, Y7
-	VMULPD       928(R9), Y7, Y8
-	VADDPD       Y8, Y12, Y8
-	VSUBPD       Y2, Y8, Y8
-	VMULPD       736(R9), Y7, Y9
-	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y4, Y9, Y9
-	VMULPD       896(R9), Y7, Y7
-	VADDPD       Y7, Y14, Y7
-	VSUBPD       Y5, Y7, Y7
-	VMULPD       Y3, Y8, Y11
-	VMULPD       640(R9), Y9, Y12
+	VMOVUPS      800(R9), Y2
+	VMULPD       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPD       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPD       832(R9), Y5, Y5
+	VSUBPD       Y12, Y2, Y6
+	VSUBPD       672(R9), Y4, Y7
+	VSUBPD       Y14, Y5, Y8
+	VMULPD       896(R9), Y6, Y6
+	VMULPD       704(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       864(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 640(R9), Y0, Y7
+	VDIVPD       640(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       896(R9), Y6, Y7
+	VADDPD       Y7, Y12, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       704(R9), Y6, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       864(R9), Y6, Y6
+	VADDPD       Y6, Y14, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       Y3, Y7, Y11
+	VMULPD       608(R9), Y8, Y12
 	VADDPD       Y12, Y11, Y11
-	VMULPD       608(R9), Y7, Y12
+	VMULPD       576(R9), Y6, Y12
 	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y10, Y10
-	VMULPD       576(R9), Y3, Y11
-	VADDPD       Y11, Y8, Y8
+	VSUBPD       Y11, Y9, Y9
+	VMULPD       544(R9), Y3, Y11
+	VADDPD       Y11, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y8, Y8
-	VADDPD       Y8, Y2, Y2
+	VMULPD       Y11, Y7, Y7
+	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      640(R9), Y8
-	VMULPD       576(R9), Y8, Y8
-	VADDPD       Y8, Y9, Y8
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      608(R9), Y8
-	VMULPD       576(R9), Y8, Y8
-	VADDPD       Y8, Y7, Y7
+	VMOVUPS      608(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y5, Y5
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      416(R9), Y7
-	VBLENDVPD    Y6, Y10, Y7, Y7
-	VMOVUPS      Y7, 416(R9)
-	VMOVUPS      384(R9), Y7
-	VBLENDVPD    Y6, Y2, Y7, Y2
-	VMOVUPS      320(R9), Y7
-	VBLENDVPD    Y6, Y4, Y7, Y4
-	VMOVUPS      288(R9), Y7
-	VBLENDVPD    Y6, Y5, Y7, Y5
-	VMOVUPS      Y2, 384(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPD    Y10, Y2, Y6, Y2
+	VMOVUPS      288(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      256(R9), Y6
+	VBLENDVPD    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y5, 256(R9)
 
 Contacts64AVX2_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y2
-	VADDPD  416(R9), Y2, Y2
-	VADDPD  Y3, Y2, Y2
-	VADDPD  640(R9), Y2, Y2
-	VADDPD  608(R9), Y2, Y2
-	VADDPD  512(R9), Y2, Y2
-	VADDPD  480(R9), Y2, Y2
-	VADDPD  448(R9), Y2, Y2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
 	VADDPD  384(R9), Y2, Y2
-	VADDPD  320(R9), Y2, Y2
-	VADDPD  288(R9), Y2, Y2
-	VMOVUPS 256(R9), Y4
-	VANDPD  absmask64<>+0(SB), Y4, Y4
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y4, Y4
+	VADDPD  544(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
-	VORPD   Y2, Y4, Y2
-	VMOVUPS 352(R9), Y4
+	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   640(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
 	VMOVUPS   448(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   384(R9), Y5
+	VMOVUPS   416(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y5, 352(R9)
 	VMOVUPS   288(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 288(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
 	VBLENDVPD Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
@@ -10752,46 +10634,46 @@ Contacts64AVX2_group_finite:
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVUPS 544(R9), Y2
+	VMOVUPS 512(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPD Y3, (R12)(R13*8)
-	VMOVUPS 640(R9), Y2
+	VMOVUPS 608(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    40(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 608(R9), Y2
+	VMOVUPS 576(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    48(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 512(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 448(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 352(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 320(R9), Y2
+	VMOVUPS 288(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    88(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 288(R9), Y2
+	VMOVUPS 256(R9), Y2
 	MOVQ    out+24(FP), R12
 	MOVQ    96(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
@@ -11341,29 +11223,27 @@ Contacts64AVX2_tailgroup_normal:
 	VADDPD       352(R9), Y11, Y11
 	VADDPD       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
-	VMOVAPS      Y7, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVAPS      Y11, Y7
-	VMOVUPS      Y13, 288(R9)
-	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y11, 288(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y6, Y11
+	VANDPD    320(R9), Y6, Y7
 	VMOVUPS   Y10, 320(R9)
 	VANDPD    int164<>+0(SB), Y6, Y6
-	VBLENDVPD Y11, int264<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y9, 416(R9)
-	VMOVUPS   Y7, 448(R9)
-	VMOVUPS   Y15, 480(R9)
-	VMOVUPS   Y14, 512(R9)
-	VMOVUPS   Y12, 544(R9)
-	VMOVUPS   Y8, 576(R9)
-	VMOVUPS   Y3, 608(R9)
-	VMOVUPS   Y5, 640(R9)
-	VTESTPD   Y11, Y11
+	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
+	VMOVUPS   Y6, 352(R9)
+	VMOVUPS   Y9, 384(R9)
+	VMOVUPS   Y15, 416(R9)
+	VMOVUPS   Y14, 448(R9)
+	VMOVUPS   Y13, 480(R9)
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   Y5, 608(R9)
+	VTESTPD   Y7, Y7
 	JZ        Contacts64AVX2_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -11373,21 +11253,21 @@ Contacts64AVX2_tailgroup_normal:
 	VSUBPD  32(BX), Y5, Y5
 	VMOVUPS 160(BX), Y6
 	VSUBPD  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y7
-	VSUBPD  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPD  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPD  288(BX), Y9, Y9
-	VMULPD  Y3, Y3, Y10
+	VMOVUPS 320(BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 352(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 384(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+	VMULPD  Y3, Y3, Y11
 	VMULPD  Y5, Y5, Y12
-	VADDPD  Y12, Y10, Y10
+	VADDPD  Y12, Y11, Y11
 	VMULPD  Y6, Y6, Y12
-	VADDPD  Y12, Y10, Y10
-	VMULPD  Y7, Y7, Y12
-	VMULPD  Y8, Y8, Y13
-	VADDPD  Y13, Y12, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  Y8, Y8, Y12
 	VMULPD  Y9, Y9, Y13
+	VADDPD  Y13, Y12, Y12
+	VMULPD  Y10, Y10, Y13
 	VADDPD  Y13, Y12, Y12
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y12, Y13
 	VDIVPD  Y12, Y1, Y12
@@ -11396,22 +11276,22 @@ Contacts64AVX2_tailgroup_normal:
 	VSUBPD  224(BX), Y13, Y13
 	VMOVUPS 32(BX), Y14
 	VSUBPD  256(BX), Y14, Y14
-	VMOVUPS Y10, 672(R9)
-	VMOVUPS 64(BX), Y10
-	VSUBPD  288(BX), Y10, Y10
-	VMULPD  Y13, Y7, Y15
-	VMOVUPS Y13, 704(R9)
-	VMULPD  Y14, Y8, Y13
-	VMOVUPS Y14, 736(R9)
+	VMOVUPS Y11, 640(R9)
+	VMOVUPS 64(BX), Y11
+	VSUBPD  288(BX), Y11, Y11
+	VMULPD  Y13, Y8, Y15
+	VMOVUPS Y13, 672(R9)
+	VMULPD  Y14, Y9, Y13
+	VMOVUPS Y14, 704(R9)
 	VADDPD  Y13, Y15, Y13
-	VMULPD  Y10, Y9, Y14
+	VMULPD  Y11, Y10, Y14
 	VADDPD  Y14, Y13, Y13
 	VMULPD  Y12, Y13, Y13
-	VMULPD  Y3, Y7, Y14
-	VMULPD  Y5, Y8, Y15
-	VMOVUPS Y5, 768(R9)
+	VMULPD  Y3, Y8, Y14
+	VMULPD  Y5, Y9, Y15
+	VMOVUPS Y5, 736(R9)
 	VADDPD  Y15, Y14, Y5
-	VMULPD  Y6, Y9, Y14
+	VMULPD  Y6, Y10, Y14
 	VADDPD  Y14, Y5, Y5
 	VMULPD  Y12, Y5, Y5
 	VADDPD  Y5, Y13, Y5
@@ -11423,185 +11303,170 @@ Contacts64AVX2_tailgroup_normal:
 	VADDPD  416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPD       Y12, Y7, Y14
-	VMULPD       Y12, Y8, Y15
-	VMOVUPS      Y8, 800(R9)
-	VMULPD       Y12, Y9, Y8
-	VSUBPD       704(R9), Y14, Y12
-	VMOVUPS      Y9, 832(R9)
-	VSUBPD       736(R9), Y15, Y9
-	VMOVUPS      Y7, 864(R9)
-	VSUBPD       Y10, Y8, Y7
-	VMOVUPS      Y5, 896(R9)
+	VMULPD       Y12, Y8, Y14
+	VMULPD       Y12, Y9, Y15
+	VMOVUPS      Y9, 768(R9)
+	VMULPD       Y12, Y10, Y9
+	VSUBPD       672(R9), Y14, Y12
+	VMOVUPS      Y10, 800(R9)
+	VSUBPD       704(R9), Y15, Y10
+	VMOVUPS      Y8, 832(R9)
+	VSUBPD       Y11, Y9, Y8
+	VMOVUPS      Y5, 864(R9)
 	VMULPD       Y3, Y12, Y5
-	VMULPD       768(R9), Y9, Y9
-	VADDPD       Y9, Y5, Y5
-	VMULPD       Y6, Y7, Y7
-	VADDPD       Y7, Y5, Y5
-	VCMPPD       $0x04, 672(R9), Y0, Y7
-	VDIVPD       672(R9), Y5, Y5
-	VANDPD       Y7, Y5, Y5
+	VMULPD       736(R9), Y10, Y10
+	VADDPD       Y10, Y5, Y5
+	VMULPD       Y6, Y8, Y8
+	VADDPD       Y8, Y5, Y5
+	VCMPPD       $0x04, 640(R9), Y0, Y8
+	VDIVPD       640(R9), Y5, Y5
+	VANDPD       Y8, Y5, Y5
 	VMINPD       Y1, Y5, Y5
 	VMAXPD       Y0, Y5, Y5
-	VMULPD       Y5, Y3, Y7
-	VADDPD       704(R9), Y7, Y7
-	VSUBPD       Y14, Y7, Y7
-	VMULPD       768(R9), Y5, Y9
-	VADDPD       736(R9), Y9, Y9
-	VSUBPD       Y15, Y9, Y9
+	VMULPD       Y5, Y3, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y14, Y8, Y8
+	VMULPD       736(R9), Y5, Y10
+	VADDPD       704(R9), Y10, Y10
+	VSUBPD       Y15, Y10, Y10
 	VMULPD       Y5, Y6, Y5
-	VADDPD       Y5, Y10, Y5
-	VSUBPD       Y8, Y5, Y5
-	VMULPD       Y4, Y7, Y12
-	VMOVUPS      Y6, 928(R9)
-	VMULPD       640(R9), Y9, Y6
-	VMOVUPS      Y3, 960(R9)
+	VADDPD       Y5, Y11, Y5
+	VSUBPD       Y9, Y5, Y5
+	VMULPD       Y4, Y8, Y12
+	VMOVUPS      Y6, 896(R9)
+	VMULPD       608(R9), Y10, Y6
+	VMOVUPS      Y3, 928(R9)
 	VADDPD       Y6, Y12, Y3
-	VMULPD       608(R9), Y5, Y6
+	VMULPD       576(R9), Y5, Y6
 	VADDPD       Y6, Y3, Y3
 	VSUBPD       Y3, Y13, Y3
-	VMULPD       576(R9), Y4, Y6
-	VADDPD       Y6, Y7, Y6
-	VBROADCASTSD half64<>+0(SB), Y7
-	VMULPD       Y7, Y6, Y6
+	VMULPD       544(R9), Y4, Y6
+	VADDPD       Y6, Y8, Y6
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y6, Y6
 	VADDPD       Y6, Y14, Y6
 	VADDPD       224(BX), Y6, Y6
-	VMOVUPS      640(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y9, Y7
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y7, Y7
-	VADDPD       Y7, Y15, Y7
-	VADDPD       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPD       576(R9), Y9, Y9
-	VADDPD       Y9, Y5, Y5
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y5, Y5
-	VADDPD       Y5, Y8, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y15, Y8
+	VADDPD       256(BX), Y8, Y8
+	VMOVUPS      576(R9), Y10
+	VMULPD       544(R9), Y10, Y10
+	VADDPD       Y10, Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y5, Y5
+	VADDPD       Y5, Y9, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      544(R9), Y8
-	VBLENDVPD    Y11, Y3, Y8, Y3
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      512(R9), Y3
-	VBLENDVPD    Y11, Y6, Y3, Y3
-	VMOVUPS      480(R9), Y6
-	VBLENDVPD    Y11, Y7, Y6, Y6
-	VMOVUPS      448(R9), Y7
-	VBLENDVPD    Y11, Y5, Y7, Y5
+	VMOVUPS      512(R9), Y9
+	VBLENDVPD    Y7, Y3, Y9, Y3
 	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      Y6, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      480(R9), Y3
+	VBLENDVPD    Y7, Y6, Y3, Y3
+	VMOVUPS      448(R9), Y6
+	VBLENDVPD    Y7, Y8, Y6, Y6
+	VMOVUPS      416(R9), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VMOVUPS      Y3, 480(R9)
+	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      Y5, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      864(R9), Y3
-	VMULPD       896(R9), Y3, Y3
-	VMOVUPS      800(R9), Y5
-	VMULPD       896(R9), Y5, Y5
-	VMOVUPS      832(R9), Y6
-	VMULPD       896(R9), Y6, Y6
-	VSUBPD       704(R9), Y3, Y7
-	VSUBPD       736(R9), Y5, Y8
-	VSUBPD       Y10, Y6, Y9
-	VMULPD       960(R9), Y7, Y7
-	VMULPD       768(R9), Y8, Y8
-	VADDPD       Y8, Y7, Y7
-	VMULPD       928(R9), Y9, Y8
-	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 672(R9), Y0, Y8
-	VDIVPD       672(R9), Y7, Y7
-	VANDPD       Y8, Y7, Y7
-	VMINPD       Y1, Y7, Y1
+	VMOVUPS      832(R9), Y3
+	VMULPD       864(R9), Y3, Y3
+	VMOVUPS      768(R9), Y5
+	VMULPD       864(R9), Y5, Y5
+	VMOVUPS      800(R9), Y6
+	VMULPD       864(R9), Y6, Y6
+	VSUBPD       672(R9), Y3, Y8
+	VSUBPD       704(R9), Y5, Y9
+	VSUBPD       Y11, Y6, Y10
+	VMULPD       928(R9), Y8, Y8
+	VMULPD       736(R9), Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	VMULPD       896(R9), Y10, Y9
+	VADDPD       Y9, Y8, Y8
+	VCMPPD       $0x04, 640(R9), Y0, Y9
+	VDIVPD       640(R9), Y8, Y8
+	VANDPD       Y9, Y8, Y8
+	VMINPD       Y1, Y8, Y1
 	VMAXPD       Y0, Y1, Y1
-	VMULPD       960(R9), Y1, Y7
-	VADDPD       704(R9), Y7, Y7
-	VSUBPD       Y3, Y7, Y7
-	VMULPD       768(R9), Y1, Y8
-	VADDPD       736(R9), Y8, Y8
-	VSUBPD       Y5, Y8, Y8
-	VMULPD       928(R9), Y1, Y1
-	VADDPD       Y1, Y10, Y1
+	VMULPD       928(R9), Y1, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       736(R9), Y1, Y9
+	VADDPD       704(R9), Y9, Y9
+	VSUBPD       Y5, Y9, Y9
+	VMULPD       896(R9), Y1, Y1
+	VADDPD       Y1, Y11, Y1
 	VSUBPD       Y6, Y1, Y1
-	VMULPD       Y4, Y7, Y9
-	VMULPD       640(R9), Y8, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       608(R9), Y1, Y10
-	VADDPD       Y10, Y9, Y9
-	VSUBPD       Y9, Y13, Y9
-	VMULPD       576(R9), Y4, Y10
-	VADDPD       Y10, Y7, Y7
-	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y7, Y7
-	VADDPD       Y7, Y3, Y3
+	VMULPD       Y4, Y8, Y10
+	VMULPD       608(R9), Y9, Y11
+	VADDPD       Y11, Y10, Y10
+	VMULPD       576(R9), Y1, Y11
+	VADDPD       Y11, Y10, Y10
+	VSUBPD       Y10, Y13, Y10
+	VMULPD       544(R9), Y4, Y11
+	VADDPD       Y11, Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y8, Y8
+	VADDPD       Y8, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      640(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y8, Y7
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y5, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y9, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       Y8, Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      608(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y1, Y1
-	VBROADCASTSD half64<>+0(SB), Y7
-	VMULPD       Y7, Y1, Y1
+	VMOVUPS      576(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y1, Y1
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y1, Y1
 	VADDPD       Y1, Y6, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y11, Y9, Y6, Y6
-	VMOVUPS      Y6, 288(R9)
-	VMOVUPS      416(R9), Y6
-	VBLENDVPD    Y11, Y3, Y6, Y3
+	VMOVUPS      256(R9), Y6
+	VBLENDVPD    Y7, Y10, Y6, Y6
+	VMOVUPS      Y6, 256(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y7, Y3, Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y11, Y5, Y6, Y5
-	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y11, Y1, Y6, Y1
-	VMOVUPS      Y3, 416(R9)
+	VBLENDVPD    Y7, Y5, Y6, Y5
+	VMOVUPS      288(R9), Y6
+	VBLENDVPD    Y7, Y1, Y6, Y1
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y5, 320(R9)
-	VMOVUPS      Y1, 352(R9)
+	VMOVUPS      Y1, 288(R9)
 
 Contacts64AVX2_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y1
-	VADDPD  288(R9), Y1, Y1
-	VADDPD  Y4, Y1, Y1
-	VADDPD  640(R9), Y1, Y1
-	VADDPD  608(R9), Y1, Y1
-	VADDPD  512(R9), Y1, Y1
-	VADDPD  480(R9), Y1, Y1
-	VADDPD  448(R9), Y1, Y1
-	VADDPD  416(R9), Y1, Y1
-	VADDPD  320(R9), Y1, Y1
-	VADDPD  352(R9), Y1, Y1
-	VMOVUPS 256(R9), Y3
-	VANDPD  absmask64<>+0(SB), Y3, Y3
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y1
+	VADDPD  256(R9), Y1, Y1
+	VADDPD  544(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
-	VORPD   Y1, Y3, Y1
-	VMOVUPS 384(R9), Y3
+	VMOVUPS 352(R9), Y3
 	VTESTPD Y1, Y1
 	JZ      Contacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   640(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VMOVUPS   608(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
@@ -11611,12 +11476,15 @@ Contacts64AVX2_tailgroup_single:
 	VMOVUPS   416(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
 	VMOVUPS   320(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   352(R9), Y5
+	VMOVUPS   288(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   Y5, 288(R9)
 	VBLENDVPD Y1, Y0, Y3, Y0
 	VMOVAPS   Y0, Y3
 
@@ -11644,38 +11512,38 @@ Contacts64AVX2_tailgroup_finite:
 	MOVQ       out+24(FP), R12
 	MOVQ       8(R12), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
-	VMOVUPS    544(R9), Y0
+	VMOVUPS    512(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       16(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    288(R9), Y0
+	VMOVUPS    256(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       24(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	MOVQ       out+24(FP), R12
 	MOVQ       32(R12), R12
 	VMASKMOVPD Y4, Y2, (R12)(R13*8)
-	VMOVUPS    640(R9), Y0
+	VMOVUPS    608(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       40(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    608(R9), Y0
+	VMOVUPS    576(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       48(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    512(R9), Y0
+	VMOVUPS    480(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       56(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    480(R9), Y0
+	VMOVUPS    448(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       64(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    448(R9), Y0
+	VMOVUPS    416(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       72(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    416(R9), Y0
+	VMOVUPS    384(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       80(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
@@ -11683,7 +11551,7 @@ Contacts64AVX2_tailgroup_finite:
 	MOVQ       out+24(FP), R12
 	MOVQ       88(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    352(R9), Y0
+	VMOVUPS    288(R9), Y0
 	MOVQ       out+24(FP), R12
 	MOVQ       96(R12), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
@@ -12239,29 +12107,27 @@ CompactContacts64AVX2_group_normal:
 	VADDPD       352(R9), Y10, Y10
 	VADDPD       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
-	VMOVAPS      Y6, Y12
-	VMOVAPS      Y8, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      Y10, 288(R9)
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 256(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y5, Y6
-	VMOVUPS   Y9, 320(R9)
+	VANDPD    320(R9), Y5, Y10
+	VMOVUPS   Y9, 288(R9)
 	VANDPD    int164<>+0(SB), Y5, Y5
-	VBLENDVPD Y6, int264<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   Y8, 384(R9)
-	VMOVUPS   Y12, 416(R9)
-	VMOVUPS   Y15, 448(R9)
-	VMOVUPS   Y14, 480(R9)
-	VMOVUPS   Y13, 512(R9)
-	VMOVUPS   Y11, 544(R9)
-	VMOVUPS   Y7, 576(R9)
-	VMOVUPS   Y2, 608(R9)
-	VMOVUPS   Y4, 640(R9)
-	VTESTPD   Y6, Y6
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPD   Y10, Y10
 	JZ        CompactContacts64AVX2_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -12271,21 +12137,21 @@ CompactContacts64AVX2_group_normal:
 	VSUBPD  32(BX), Y4, Y4
 	VMOVUPS 160(BX), Y5
 	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y7
-	VSUBPD  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPD  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPD  288(BX), Y9, Y9
-	VMULPD  Y2, Y2, Y10
+	VMOVUPS 320(BX), Y6
+	VSUBPD  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPD  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPD  288(BX), Y8, Y8
+	VMULPD  Y2, Y2, Y9
 	VMULPD  Y4, Y4, Y11
-	VADDPD  Y11, Y10, Y10
+	VADDPD  Y11, Y9, Y9
 	VMULPD  Y5, Y5, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  Y7, Y7, Y11
-	VMULPD  Y8, Y8, Y12
+	VADDPD  Y11, Y9, Y9
+	VMULPD  Y6, Y6, Y11
+	VMULPD  Y7, Y7, Y12
 	VADDPD  Y12, Y11, Y11
-	VMULPD  Y9, Y9, Y12
+	VMULPD  Y8, Y8, Y12
 	VADDPD  Y12, Y11, Y11
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
 	VDIVPD  Y11, Y1, Y11
@@ -12296,224 +12162,212 @@ CompactContacts64AVX2_group_normal:
 	VSUBPD  256(BX), Y13, Y13
 	VMOVUPS 64(BX), Y14
 	VSUBPD  288(BX), Y14, Y14
-	VMULPD  Y12, Y7, Y15
-	VMOVUPS Y10, 672(R9)
-	VMULPD  Y13, Y8, Y10
-	VMOVUPS Y13, 704(R9)
-	VADDPD  Y10, Y15, Y10
-	VMULPD  Y14, Y9, Y13
-	VADDPD  Y13, Y10, Y10
-	VMULPD  Y11, Y10, Y10
-	VMULPD  Y2, Y7, Y13
-	VMULPD  Y4, Y8, Y15
-	VMOVUPS Y4, 736(R9)
+	VMULPD  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPD  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPD  Y9, Y15, Y9
+	VMULPD  Y14, Y8, Y13
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y11, Y9, Y9
+	VMULPD  Y2, Y6, Y13
+	VMULPD  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
 	VADDPD  Y15, Y13, Y4
-	VMULPD  Y5, Y9, Y13
+	VMULPD  Y5, Y8, Y13
 	VADDPD  Y13, Y4, Y4
 	VMULPD  Y11, Y4, Y4
-	VADDPD  Y4, Y10, Y4
-	VMINPD  Y4, Y10, Y11
+	VADDPD  Y4, Y9, Y4
+	VMINPD  Y4, Y9, Y11
 	VMAXPD  Y11, Y0, Y11
-	VMAXPD  Y4, Y10, Y4
+	VMAXPD  Y4, Y9, Y4
 	VMINPD  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y10
-	VADDPD  416(BX), Y10, Y10
+	VMOVUPS 192(BX), Y9
+	VADDPD  416(BX), Y9, Y9
 
 	// Manifold point 1.
-	VMULPD       Y11, Y7, Y13
-	VMULPD       Y11, Y8, Y15
-	VMOVUPS      Y8, 768(R9)
-	VMULPD       Y11, Y9, Y8
+	VMULPD       Y11, Y6, Y13
+	VMULPD       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPD       Y11, Y8, Y7
 	VSUBPD       Y12, Y13, Y11
-	VMOVUPS      Y9, 800(R9)
-	VSUBPD       704(R9), Y15, Y9
-	VMOVUPS      Y7, 832(R9)
-	VSUBPD       Y14, Y8, Y7
-	VMOVUPS      Y4, 864(R9)
+	VMOVUPS      Y8, 768(R9)
+	VSUBPD       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPD       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
 	VMULPD       Y2, Y11, Y4
-	VMULPD       736(R9), Y9, Y9
-	VADDPD       Y9, Y4, Y4
-	VMULPD       Y5, Y7, Y7
-	VADDPD       Y7, Y4, Y4
-	VCMPPD       $0x04, 672(R9), Y0, Y7
-	VDIVPD       672(R9), Y4, Y4
-	VANDPD       Y7, Y4, Y4
+	VMULPD       704(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VCMPPD       $0x04, 640(R9), Y0, Y6
+	VDIVPD       640(R9), Y4, Y4
+	VANDPD       Y6, Y4, Y4
 	VMINPD       Y1, Y4, Y4
 	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y2, Y7
-	VADDPD       Y7, Y12, Y7
-	VSUBPD       Y13, Y7, Y7
-	VMULPD       736(R9), Y4, Y9
-	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y15, Y9, Y9
+	VMULPD       Y4, Y2, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y13, Y6, Y6
+	VMULPD       704(R9), Y4, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y15, Y8, Y8
 	VMULPD       Y4, Y5, Y4
 	VADDPD       Y4, Y14, Y4
-	VSUBPD       Y8, Y4, Y4
-	VMULPD       Y3, Y7, Y11
-	VMOVUPS      Y5, 896(R9)
-	VMULPD       640(R9), Y9, Y5
-	VMOVUPS      Y2, 928(R9)
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPD       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
 	VADDPD       Y5, Y11, Y2
-	VMULPD       608(R9), Y4, Y5
+	VMULPD       576(R9), Y4, Y5
 	VADDPD       Y5, Y2, Y2
-	VSUBPD       Y2, Y10, Y2
-	VMULPD       576(R9), Y3, Y5
-	VADDPD       Y5, Y7, Y5
-	VBROADCASTSD half64<>+0(SB), Y7
-	VMULPD       Y7, Y5, Y5
+	VSUBPD       Y2, Y9, Y2
+	VMULPD       544(R9), Y3, Y5
+	VADDPD       Y5, Y6, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
 	VADDPD       Y5, Y13, Y5
 	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      640(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y9, Y7
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y7, Y7
-	VADDPD       Y7, Y15, Y7
-	VADDPD       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPD       576(R9), Y9, Y9
-	VADDPD       Y9, Y4, Y4
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y4, Y4
-	VADDPD       Y4, Y8, Y4
+	VMOVUPS      608(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VADDPD       Y6, Y8, Y6
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y6, Y6
+	VADDPD       Y6, Y15, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VBLENDVPD    Y6, Y2, Y8, Y2
-	VMOVUPS      Y2, 544(R9)
-	VMOVUPS      512(R9), Y2
-	VBLENDVPD    Y6, Y5, Y2, Y2
-	VMOVUPS      480(R9), Y5
-	VBLENDVPD    Y6, Y7, Y5, Y5
-	VMOVUPS      448(R9), Y7
-	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y10, Y2, Y7, Y2
 	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      Y5, 480(R9)
-	VMOVUPS      Y4, 448(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPD    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPD    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y2
-	VMULPD       864(R9), Y2, Y2
-	VMOVUPS      768(R9), Y4
-	VMULPD       864(R9), Y4, Y4
-	VMOVUPS      800(R9), Y5
-	VMULPD       864(R9), Y5, Y5
-	VSUBPD       Y12, Y2, Y7
-	VSUBPD       704(R9), Y4, Y8
-	VSUBPD       Y14, Y5, Y9
-	VMULPD       928(R9), Y7, Y7
-	VMULPD       736(R9), Y8, Y8
-	VADDPD       Y8, Y7, Y7
-	VMULPD       896(R9), Y9, Y8
-	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 672(R9), Y0, Y8
-	VDIVPD       672(R9), Y7, Y7
-	VANDPD       Y8, Y7, Y7
-	VMINPD       Y1, Y7, Y7
-	VMAXPD       Y0, Y7, Y7
-	VMULPD       928(R9), Y7, Y8
-	VADDPD       Y8, Y12, Y8
-	VSUBPD       Y2, Y8, Y8
-	VMULPD       736(R9), Y7, Y9
-	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y4, Y9, Y9
-	VMULPD       896(R9), Y7, Y7
-	VADDPD       Y7, Y14, Y7
-	VSUBPD       Y5, Y7, Y7
-	VMULPD       Y3, Y8, Y11
-	VMULPD       640(R9), Y9, Y12
+	VMOVUPS      800(R9), Y2
+	VMULPD       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPD       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPD       832(R9), Y5, Y5
+	VSUBPD       Y12, Y2, Y6
+	VSUBPD       672(R9), Y4, Y7
+	VSUBPD       Y14, Y5, Y8
+	VMULPD       896(R9), Y6, Y6
+	VMULPD       704(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       864(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 640(R9), Y0, Y7
+	VDIVPD       640(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       896(R9), Y6, Y7
+	VADDPD       Y7, Y12, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       704(R9), Y6, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       864(R9), Y6, Y6
+	VADDPD       Y6, Y14, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       Y3, Y7, Y11
+	VMULPD       608(R9), Y8, Y12
 	VADDPD       Y12, Y11, Y11
-	VMULPD       608(R9), Y7, Y12
+	VMULPD       576(R9), Y6, Y12
 	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y10, Y10
-	VMULPD       576(R9), Y3, Y11
-	VADDPD       Y11, Y8, Y8
+	VSUBPD       Y11, Y9, Y9
+	VMULPD       544(R9), Y3, Y11
+	VADDPD       Y11, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y8, Y8
-	VADDPD       Y8, Y2, Y2
+	VMULPD       Y11, Y7, Y7
+	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      640(R9), Y8
-	VMULPD       576(R9), Y8, Y8
-	VADDPD       Y8, Y9, Y8
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      608(R9), Y8
-	VMULPD       576(R9), Y8, Y8
-	VADDPD       Y8, Y7, Y7
+	VMOVUPS      608(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y5, Y5
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      416(R9), Y7
-	VBLENDVPD    Y6, Y10, Y7, Y7
-	VMOVUPS      Y7, 416(R9)
-	VMOVUPS      384(R9), Y7
-	VBLENDVPD    Y6, Y2, Y7, Y2
-	VMOVUPS      320(R9), Y7
-	VBLENDVPD    Y6, Y4, Y7, Y4
-	VMOVUPS      288(R9), Y7
-	VBLENDVPD    Y6, Y5, Y7, Y5
-	VMOVUPS      Y2, 384(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPD    Y10, Y2, Y6, Y2
+	VMOVUPS      288(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      256(R9), Y6
+	VBLENDVPD    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y5, 256(R9)
 
 CompactContacts64AVX2_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y2
-	VADDPD  416(R9), Y2, Y2
-	VADDPD  Y3, Y2, Y2
-	VADDPD  640(R9), Y2, Y2
-	VADDPD  608(R9), Y2, Y2
-	VADDPD  512(R9), Y2, Y2
-	VADDPD  480(R9), Y2, Y2
-	VADDPD  448(R9), Y2, Y2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
 	VADDPD  384(R9), Y2, Y2
-	VADDPD  320(R9), Y2, Y2
-	VADDPD  288(R9), Y2, Y2
-	VMOVUPS 256(R9), Y4
-	VANDPD  absmask64<>+0(SB), Y4, Y4
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y4, Y4
+	VADDPD  544(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
-	VORPD   Y2, Y4, Y2
-	VMOVUPS 352(R9), Y4
+	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   640(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
 	VMOVUPS   448(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   384(R9), Y5
+	VMOVUPS   416(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y5, 352(R9)
 	VMOVUPS   288(R9), Y5
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 288(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
 	VBLENDVPD Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
@@ -12570,7 +12424,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS X4, X2, X5, X5
 	VMOVUPS   X5, (R12)(R11*4)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   544(R9), Y4
+	VMOVUPS   512(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVDQU   128(R9), Y4
 	MOVQ      out+24(FP), R12
@@ -12579,7 +12433,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   416(R9), Y4
+	VMOVUPS   384(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVDQU   128(R9), Y4
 	MOVQ      out+24(FP), R12
@@ -12596,7 +12450,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   640(R9), Y3
+	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12605,7 +12459,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12614,7 +12468,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   512(R9), Y3
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12623,7 +12477,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12632,7 +12486,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12641,7 +12495,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   384(R9), Y3
+	VMOVUPS   352(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12650,7 +12504,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   288(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -12659,7 +12513,7 @@ CompactContacts64AVX2_group_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   288(R9), Y3
+	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      out+24(FP), R12
@@ -13216,29 +13070,27 @@ CompactContacts64AVX2_tailgroup_normal:
 	VADDPD       352(R9), Y11, Y11
 	VADDPD       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
-	VMOVAPS      Y7, Y13
-	VMOVAPS      Y9, Y14
-	VMOVAPS      Y10, Y15
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVAPS      Y11, Y7
-	VMOVUPS      Y13, 288(R9)
-	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y11, 288(R9)
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y6, Y11
+	VANDPD    320(R9), Y6, Y7
 	VMOVUPS   Y10, 320(R9)
 	VANDPD    int164<>+0(SB), Y6, Y6
-	VBLENDVPD Y11, int264<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y9, 416(R9)
-	VMOVUPS   Y7, 448(R9)
-	VMOVUPS   Y15, 480(R9)
-	VMOVUPS   Y14, 512(R9)
-	VMOVUPS   Y12, 544(R9)
-	VMOVUPS   Y8, 576(R9)
-	VMOVUPS   Y3, 608(R9)
-	VMOVUPS   Y5, 640(R9)
-	VTESTPD   Y11, Y11
+	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
+	VMOVUPS   Y6, 352(R9)
+	VMOVUPS   Y9, 384(R9)
+	VMOVUPS   Y15, 416(R9)
+	VMOVUPS   Y14, 448(R9)
+	VMOVUPS   Y13, 480(R9)
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   Y5, 608(R9)
+	VTESTPD   Y7, Y7
 	JZ        CompactContacts64AVX2_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
@@ -13248,21 +13100,21 @@ CompactContacts64AVX2_tailgroup_normal:
 	VSUBPD  32(BX), Y5, Y5
 	VMOVUPS 160(BX), Y6
 	VSUBPD  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y7
-	VSUBPD  224(BX), Y7, Y7
-	VMOVUPS 352(BX), Y8
-	VSUBPD  256(BX), Y8, Y8
-	VMOVUPS 384(BX), Y9
-	VSUBPD  288(BX), Y9, Y9
-	VMULPD  Y3, Y3, Y10
+	VMOVUPS 320(BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 352(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 384(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+	VMULPD  Y3, Y3, Y11
 	VMULPD  Y5, Y5, Y12
-	VADDPD  Y12, Y10, Y10
+	VADDPD  Y12, Y11, Y11
 	VMULPD  Y6, Y6, Y12
-	VADDPD  Y12, Y10, Y10
-	VMULPD  Y7, Y7, Y12
-	VMULPD  Y8, Y8, Y13
-	VADDPD  Y13, Y12, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  Y8, Y8, Y12
 	VMULPD  Y9, Y9, Y13
+	VADDPD  Y13, Y12, Y12
+	VMULPD  Y10, Y10, Y13
 	VADDPD  Y13, Y12, Y12
 	VCMPPD  $0x1d, minnormal64<>+0(SB), Y12, Y13
 	VDIVPD  Y12, Y1, Y12
@@ -13271,22 +13123,22 @@ CompactContacts64AVX2_tailgroup_normal:
 	VSUBPD  224(BX), Y13, Y13
 	VMOVUPS 32(BX), Y14
 	VSUBPD  256(BX), Y14, Y14
-	VMOVUPS Y10, 672(R9)
-	VMOVUPS 64(BX), Y10
-	VSUBPD  288(BX), Y10, Y10
-	VMULPD  Y13, Y7, Y15
-	VMOVUPS Y13, 704(R9)
-	VMULPD  Y14, Y8, Y13
-	VMOVUPS Y14, 736(R9)
+	VMOVUPS Y11, 640(R9)
+	VMOVUPS 64(BX), Y11
+	VSUBPD  288(BX), Y11, Y11
+	VMULPD  Y13, Y8, Y15
+	VMOVUPS Y13, 672(R9)
+	VMULPD  Y14, Y9, Y13
+	VMOVUPS Y14, 704(R9)
 	VADDPD  Y13, Y15, Y13
-	VMULPD  Y10, Y9, Y14
+	VMULPD  Y11, Y10, Y14
 	VADDPD  Y14, Y13, Y13
 	VMULPD  Y12, Y13, Y13
-	VMULPD  Y3, Y7, Y14
-	VMULPD  Y5, Y8, Y15
-	VMOVUPS Y5, 768(R9)
+	VMULPD  Y3, Y8, Y14
+	VMULPD  Y5, Y9, Y15
+	VMOVUPS Y5, 736(R9)
 	VADDPD  Y15, Y14, Y5
-	VMULPD  Y6, Y9, Y14
+	VMULPD  Y6, Y10, Y14
 	VADDPD  Y14, Y5, Y5
 	VMULPD  Y12, Y5, Y5
 	VADDPD  Y5, Y13, Y5
@@ -13298,185 +13150,170 @@ CompactContacts64AVX2_tailgroup_normal:
 	VADDPD  416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPD       Y12, Y7, Y14
-	VMULPD       Y12, Y8, Y15
-	VMOVUPS      Y8, 800(R9)
-	VMULPD       Y12, Y9, Y8
-	VSUBPD       704(R9), Y14, Y12
-	VMOVUPS      Y9, 832(R9)
-	VSUBPD       736(R9), Y15, Y9
-	VMOVUPS      Y7, 864(R9)
-	VSUBPD       Y10, Y8, Y7
-	VMOVUPS      Y5, 896(R9)
+	VMULPD       Y12, Y8, Y14
+	VMULPD       Y12, Y9, Y15
+	VMOVUPS      Y9, 768(R9)
+	VMULPD       Y12, Y10, Y9
+	VSUBPD       672(R9), Y14, Y12
+	VMOVUPS      Y10, 800(R9)
+	VSUBPD       704(R9), Y15, Y10
+	VMOVUPS      Y8, 832(R9)
+	VSUBPD       Y11, Y9, Y8
+	VMOVUPS      Y5, 864(R9)
 	VMULPD       Y3, Y12, Y5
-	VMULPD       768(R9), Y9, Y9
-	VADDPD       Y9, Y5, Y5
-	VMULPD       Y6, Y7, Y7
-	VADDPD       Y7, Y5, Y5
-	VCMPPD       $0x04, 672(R9), Y0, Y7
-	VDIVPD       672(R9), Y5, Y5
-	VANDPD       Y7, Y5, Y5
+	VMULPD       736(R9), Y10, Y10
+	VADDPD       Y10, Y5, Y5
+	VMULPD       Y6, Y8, Y8
+	VADDPD       Y8, Y5, Y5
+	VCMPPD       $0x04, 640(R9), Y0, Y8
+	VDIVPD       640(R9), Y5, Y5
+	VANDPD       Y8, Y5, Y5
 	VMINPD       Y1, Y5, Y5
 	VMAXPD       Y0, Y5, Y5
-	VMULPD       Y5, Y3, Y7
-	VADDPD       704(R9), Y7, Y7
-	VSUBPD       Y14, Y7, Y7
-	VMULPD       768(R9), Y5, Y9
-	VADDPD       736(R9), Y9, Y9
-	VSUBPD       Y15, Y9, Y9
+	VMULPD       Y5, Y3, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y14, Y8, Y8
+	VMULPD       736(R9), Y5, Y10
+	VADDPD       704(R9), Y10, Y10
+	VSUBPD       Y15, Y10, Y10
 	VMULPD       Y5, Y6, Y5
-	VADDPD       Y5, Y10, Y5
-	VSUBPD       Y8, Y5, Y5
-	VMULPD       Y4, Y7, Y12
-	VMOVUPS      Y6, 928(R9)
-	VMULPD       640(R9), Y9, Y6
-	VMOVUPS      Y3, 960(R9)
+	VADDPD       Y5, Y11, Y5
+	VSUBPD       Y9, Y5, Y5
+	VMULPD       Y4, Y8, Y12
+	VMOVUPS      Y6, 896(R9)
+	VMULPD       608(R9), Y10, Y6
+	VMOVUPS      Y3, 928(R9)
 	VADDPD       Y6, Y12, Y3
-	VMULPD       608(R9), Y5, Y6
+	VMULPD       576(R9), Y5, Y6
 	VADDPD       Y6, Y3, Y3
 	VSUBPD       Y3, Y13, Y3
-	VMULPD       576(R9), Y4, Y6
-	VADDPD       Y6, Y7, Y6
-	VBROADCASTSD half64<>+0(SB), Y7
-	VMULPD       Y7, Y6, Y6
+	VMULPD       544(R9), Y4, Y6
+	VADDPD       Y6, Y8, Y6
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y6, Y6
 	VADDPD       Y6, Y14, Y6
 	VADDPD       224(BX), Y6, Y6
-	VMOVUPS      640(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y9, Y7
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y7, Y7
-	VADDPD       Y7, Y15, Y7
-	VADDPD       256(BX), Y7, Y7
-	VMOVUPS      608(R9), Y9
-	VMULPD       576(R9), Y9, Y9
-	VADDPD       Y9, Y5, Y5
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y5, Y5
-	VADDPD       Y5, Y8, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y15, Y8
+	VADDPD       256(BX), Y8, Y8
+	VMOVUPS      576(R9), Y10
+	VMULPD       544(R9), Y10, Y10
+	VADDPD       Y10, Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y5, Y5
+	VADDPD       Y5, Y9, Y5
 	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      544(R9), Y8
-	VBLENDVPD    Y11, Y3, Y8, Y3
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      512(R9), Y3
-	VBLENDVPD    Y11, Y6, Y3, Y3
-	VMOVUPS      480(R9), Y6
-	VBLENDVPD    Y11, Y7, Y6, Y6
-	VMOVUPS      448(R9), Y7
-	VBLENDVPD    Y11, Y5, Y7, Y5
+	VMOVUPS      512(R9), Y9
+	VBLENDVPD    Y7, Y3, Y9, Y3
 	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      Y6, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      480(R9), Y3
+	VBLENDVPD    Y7, Y6, Y3, Y3
+	VMOVUPS      448(R9), Y6
+	VBLENDVPD    Y7, Y8, Y6, Y6
+	VMOVUPS      416(R9), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VMOVUPS      Y3, 480(R9)
+	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      Y5, 416(R9)
 
 	// Manifold point 2.
-	VMOVUPS      864(R9), Y3
-	VMULPD       896(R9), Y3, Y3
-	VMOVUPS      800(R9), Y5
-	VMULPD       896(R9), Y5, Y5
-	VMOVUPS      832(R9), Y6
-	VMULPD       896(R9), Y6, Y6
-	VSUBPD       704(R9), Y3, Y7
-	VSUBPD       736(R9), Y5, Y8
-	VSUBPD       Y10, Y6, Y9
-	VMULPD       960(R9), Y7, Y7
-	VMULPD       768(R9), Y8, Y8
-	VADDPD       Y8, Y7, Y7
-	VMULPD       928(R9), Y9, Y8
-	VADDPD       Y8, Y7, Y7
-	VCMPPD       $0x04, 672(R9), Y0, Y8
-	VDIVPD       672(R9), Y7, Y7
-	VANDPD       Y8, Y7, Y7
-	VMINPD       Y1, Y7, Y1
+	VMOVUPS      832(R9), Y3
+	VMULPD       864(R9), Y3, Y3
+	VMOVUPS      768(R9), Y5
+	VMULPD       864(R9), Y5, Y5
+	VMOVUPS      800(R9), Y6
+	VMULPD       864(R9), Y6, Y6
+	VSUBPD       672(R9), Y3, Y8
+	VSUBPD       704(R9), Y5, Y9
+	VSUBPD       Y11, Y6, Y10
+	VMULPD       928(R9), Y8, Y8
+	VMULPD       736(R9), Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	VMULPD       896(R9), Y10, Y9
+	VADDPD       Y9, Y8, Y8
+	VCMPPD       $0x04, 640(R9), Y0, Y9
+	VDIVPD       640(R9), Y8, Y8
+	VANDPD       Y9, Y8, Y8
+	VMINPD       Y1, Y8, Y1
 	VMAXPD       Y0, Y1, Y1
-	VMULPD       960(R9), Y1, Y7
-	VADDPD       704(R9), Y7, Y7
-	VSUBPD       Y3, Y7, Y7
-	VMULPD       768(R9), Y1, Y8
-	VADDPD       736(R9), Y8, Y8
-	VSUBPD       Y5, Y8, Y8
-	VMULPD       928(R9), Y1, Y1
-	VADDPD       Y1, Y10, Y1
+	VMULPD       928(R9), Y1, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       736(R9), Y1, Y9
+	VADDPD       704(R9), Y9, Y9
+	VSUBPD       Y5, Y9, Y9
+	VMULPD       896(R9), Y1, Y1
+	VADDPD       Y1, Y11, Y1
 	VSUBPD       Y6, Y1, Y1
-	VMULPD       Y4, Y7, Y9
-	VMULPD       640(R9), Y8, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       608(R9), Y1, Y10
-	VADDPD       Y10, Y9, Y9
-	VSUBPD       Y9, Y13, Y9
-	VMULPD       576(R9), Y4, Y10
-	VADDPD       Y10, Y7, Y7
-	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y7, Y7
-	VADDPD       Y7, Y3, Y3
+	VMULPD       Y4, Y8, Y10
+	VMULPD       608(R9), Y9, Y11
+	VADDPD       Y11, Y10, Y10
+	VMULPD       576(R9), Y1, Y11
+	VADDPD       Y11, Y10, Y10
+	VSUBPD       Y10, Y13, Y10
+	VMULPD       544(R9), Y4, Y11
+	VADDPD       Y11, Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y8, Y8
+	VADDPD       Y8, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      640(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y8, Y7
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y5, Y5
+	VMOVUPS      608(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y9, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       Y8, Y5, Y5
 	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      608(R9), Y7
-	VMULPD       576(R9), Y7, Y7
-	VADDPD       Y7, Y1, Y1
-	VBROADCASTSD half64<>+0(SB), Y7
-	VMULPD       Y7, Y1, Y1
+	VMOVUPS      576(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y1, Y1
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y1, Y1
 	VADDPD       Y1, Y6, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y11, Y9, Y6, Y6
-	VMOVUPS      Y6, 288(R9)
-	VMOVUPS      416(R9), Y6
-	VBLENDVPD    Y11, Y3, Y6, Y3
+	VMOVUPS      256(R9), Y6
+	VBLENDVPD    Y7, Y10, Y6, Y6
+	VMOVUPS      Y6, 256(R9)
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y7, Y3, Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y11, Y5, Y6, Y5
-	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y11, Y1, Y6, Y1
-	VMOVUPS      Y3, 416(R9)
+	VBLENDVPD    Y7, Y5, Y6, Y5
+	VMOVUPS      288(R9), Y6
+	VBLENDVPD    Y7, Y1, Y6, Y1
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y5, 320(R9)
-	VMOVUPS      Y1, 352(R9)
+	VMOVUPS      Y1, 288(R9)
 
 CompactContacts64AVX2_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VMOVUPS 544(R9), Y1
-	VADDPD  288(R9), Y1, Y1
-	VADDPD  Y4, Y1, Y1
-	VADDPD  640(R9), Y1, Y1
-	VADDPD  608(R9), Y1, Y1
-	VADDPD  512(R9), Y1, Y1
-	VADDPD  480(R9), Y1, Y1
-	VADDPD  448(R9), Y1, Y1
-	VADDPD  416(R9), Y1, Y1
-	VADDPD  320(R9), Y1, Y1
-	VADDPD  352(R9), Y1, Y1
-	VMOVUPS 256(R9), Y3
-	VANDPD  absmask64<>+0(SB), Y3, Y3
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y1
+	VADDPD  256(R9), Y1, Y1
+	VADDPD  544(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
-	VORPD   Y1, Y3, Y1
-	VMOVUPS 384(R9), Y3
+	VMOVUPS 352(R9), Y3
 	VTESTPD Y1, Y1
 	JZ      CompactContacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   544(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 544(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   640(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 640(R9)
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
 	VMOVUPS   512(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VMOVUPS   608(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
 	VMOVUPS   480(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 480(R9)
@@ -13486,12 +13323,15 @@ CompactContacts64AVX2_tailgroup_single:
 	VMOVUPS   416(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
 	VMOVUPS   320(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
 	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   352(R9), Y5
+	VMOVUPS   288(R9), Y5
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   Y5, 288(R9)
 	VBLENDVPD Y1, Y0, Y3, Y1
 	VMOVAPS   Y1, Y3
 
@@ -13542,14 +13382,14 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         8(R12), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      544(R9), Y1
+	VMOVUPS      512(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         16(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      288(R9), Y1
+	VMOVUPS      256(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
@@ -13562,42 +13402,42 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         32(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      640(R9), Y1
+	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         40(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      608(R9), Y1
+	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         48(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      512(R9), Y1
+	VMOVUPS      480(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         56(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      480(R9), Y1
+	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         64(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      448(R9), Y1
+	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
 	MOVQ         72(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      416(R9), Y1
+	VMOVUPS      384(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
@@ -13611,7 +13451,7 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         88(R12), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      352(R9), Y1
+	VMOVUPS      288(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         out+24(FP), R12
@@ -14144,234 +13984,222 @@ Contacts64AVX512_group_normal:
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTQ.Z int164<>+0(SB), K2, Z15
-	VBLENDMPD.BCST int264<>+0(SB), Z15, K1, Z15
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             Contacts64AVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPD      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPD      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPD      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPD      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPD      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPD      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPD      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPD      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPD      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPD      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPD      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPD      576(BX), Z20, Z20
+	VMULPD      Z15, Z15, Z21
 	VMULPD      Z16, Z16, Z22
-	VMULPD      Z17, Z17, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z18, Z18, Z23
-	VADDPD      Z23, Z22, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z17, Z17, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z18, Z18, Z22
 	VMULPD      Z19, Z19, Z23
-	VMULPD      Z20, Z20, Z24
-	VADDPD      Z24, Z23, Z23
-	VMULPD      Z21, Z21, Z24
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K2
-	VDIVPD.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPD      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPD      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPD      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z20, Z20, Z23
+	VADDPD      Z23, Z22, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPD      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPD      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPD      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPD      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPD      1280(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPD      1344(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPD      1216(R9), Z16, Z16
+	VMULPD      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPD      1280(R9), Z17, Z17
+	VMULPD      832(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPD      1344(R9), Z17, Z17
+	VMULPD      896(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPD      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPD      832(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPD      896(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z23, Z17, Z17
-	VADDPD      Z17, Z16, Z17
-	VMINPD      Z17, Z16, Z18
-	VMAXPD      Z18, Z0, Z18
-	VMAXPD      Z17, Z16, Z16
-	VMINPD      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPD      832(BX), Z16, Z16
+	VMULPD      Z22, Z16, Z16
+	VADDPD      Z16, Z15, Z16
+	VMINPD      Z16, Z15, Z17
+	VMAXPD      Z17, Z0, Z17
+	VMAXPD      Z16, Z15, Z15
+	VMINPD      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPD      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPD       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1408(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
 	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z20, K2, Z20
-	VMINPD       Z1, Z20, Z20
-	VMAXPD       Z0, Z20, Z20
-	VMULPD       768(R9), Z20, Z21
-	VADDPD       1216(R9), Z21, Z21
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
 	VSUBPD       Z17, Z21, Z21
-	VMULPD       832(R9), Z20, Z22
-	VADDPD       1280(R9), Z22, Z22
-	VSUBPD       Z18, Z22, Z22
-	VMULPD       896(R9), Z20, Z20
-	VADDPD       1344(R9), Z20, Z20
-	VSUBPD       Z19, Z20, Z20
-	VMULPD       Z9, Z21, Z23
-	VMULPD       Z10, Z22, Z24
-	VADDPD       Z24, Z23, Z23
-	VMULPD       Z8, Z20, Z24
-	VADDPD       Z24, Z23, Z23
-	VSUBPD       Z23, Z16, Z23
-	VMULPD       Z11, Z9, Z24
-	VADDPD       Z24, Z21, Z21
-	VBROADCASTSD half64<>+0(SB), Z24
-	VMULPD       Z24, Z21, Z21
-	VADDPD       Z21, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
-	VMULPD       Z11, Z10, Z21
-	VADDPD       Z21, Z22, Z21
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z21, Z21
-	VADDPD       Z21, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z21
-	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z22
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VADDPD       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z17, Z7, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z19, Z14, K1, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1472(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z20, K2, Z20
-	VMINPD       Z1, Z20, Z20
-	VMAXPD       Z0, Z20, Z20
-	VMULPD       768(R9), Z20, Z21
-	VADDPD       1216(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       832(R9), Z20, Z22
-	VADDPD       1280(R9), Z22, Z22
-	VSUBPD       Z18, Z22, Z22
-	VMULPD       896(R9), Z20, Z20
-	VADDPD       1344(R9), Z20, Z20
-	VSUBPD       Z19, Z20, Z20
-	VMULPD       Z9, Z21, Z23
-	VMULPD       Z10, Z22, Z24
-	VADDPD       Z24, Z23, Z23
-	VMULPD       Z8, Z20, Z24
-	VADDPD       Z24, Z23, Z23
-	VSUBPD       Z23, Z16, Z16
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z21, Z21
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z21, Z21
-	VADDPD       Z21, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
-	VMULPD       Z11, Z10, Z21
-	VADDPD       Z21, Z22, Z21
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z21, Z21
-	VADDPD       Z21, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z11
-	VADDPD       Z11, Z20, Z11
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z11, Z11
-	VADDPD       Z11, Z19, Z11
-	VADDPD       576(BX), Z11, Z11
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
 	VXORPS       Z19, Z19, Z19
 	VBLENDMPD    Z16, Z6, K1, Z19
-	VMOVAPS      Z19, Z6
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z2, K1, Z16
+	VBLENDMPD    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z3, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z11, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
-	VMOVAPS      Z18, Z4
+	VBLENDMPD    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z15
+	VMULPD       Z11, Z9, Z22
+	VADDPD       Z22, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
 
 Contacts64AVX512_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPD      Z6, Z5, Z11
-	VADDPD      Z9, Z11, Z11
-	VADDPD      Z10, Z11, Z11
-	VADDPD      Z8, Z11, Z11
-	VADDPD      Z7, Z11, Z11
-	VADDPD      Z13, Z11, Z11
-	VADDPD      Z14, Z11, Z11
-	VADDPD      Z2, Z11, Z11
-	VADDPD      Z3, Z11, Z11
-	VADDPD      Z4, Z11, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z12, Z12
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z12, K1
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPD      Z12, Z5, Z15
+	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
-	KORW        K2, K1, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
 	JZ          Contacts64AVX512_group_finite
 
@@ -14380,8 +14208,8 @@ Contacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -14392,14 +14220,14 @@ Contacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z11
 	VMOVAPS        Z11, Z8
 	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
 	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
-	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -14410,14 +14238,14 @@ Contacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD      Z0, Z15, K1, Z11
-	VMOVAPS        Z11, Z15
+	VBLENDMPD      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 
 Contacts64AVX512_group_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z15, Y12
+	VPMOVQD      Z14, Y14
 
 	// Store one row per pair.
 	MOVQ    out+24(FP), R12
@@ -14425,13 +14253,13 @@ Contacts64AVX512_group_finite:
 	VMOVDQU Y11, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    8(R12), R12
-	VMOVDQU Y12, (R12)(R13*4)
+	VMOVDQU Y14, (R12)(R13*4)
 	MOVQ    out+24(FP), R12
 	MOVQ    16(R12), R12
 	VMOVUPD Z5, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    24(R12), R12
-	VMOVUPD Z6, (R12)(R13*8)
+	VMOVUPD Z12, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    32(R12), R12
 	VMOVUPD Z9, (R12)(R13*8)
@@ -14443,13 +14271,13 @@ Contacts64AVX512_group_finite:
 	VMOVUPD Z8, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    56(R12), R12
-	VMOVUPD Z7, (R12)(R13*8)
+	VMOVUPD Z6, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    64(R12), R12
-	VMOVUPD Z13, (R12)(R13*8)
+	VMOVUPD Z7, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    72(R12), R12
-	VMOVUPD Z14, (R12)(R13*8)
+	VMOVUPD Z13, (R12)(R13*8)
 	MOVQ    out+24(FP), R12
 	MOVQ    80(R12), R12
 	VMOVUPD Z2, (R12)(R13*8)
@@ -14972,234 +14800,222 @@ Contacts64AVX512_tailgroup_normal:
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K2, K3, K2
-	VPBROADCASTQ.Z int164<>+0(SB), K3, Z15
-	VBLENDMPD.BCST int264<>+0(SB), Z15, K2, Z15
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z14
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             Contacts64AVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPD      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPD      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPD      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPD      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPD      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPD      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPD      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPD      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPD      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPD      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPD      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPD      576(BX), Z20, Z20
+	VMULPD      Z15, Z15, Z21
 	VMULPD      Z16, Z16, Z22
-	VMULPD      Z17, Z17, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z18, Z18, Z23
-	VADDPD      Z23, Z22, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z17, Z17, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z18, Z18, Z22
 	VMULPD      Z19, Z19, Z23
-	VMULPD      Z20, Z20, Z24
-	VADDPD      Z24, Z23, Z23
-	VMULPD      Z21, Z21, Z24
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K3
-	VDIVPD.Z    Z23, Z1, K3, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPD      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPD      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPD      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z20, Z20, Z23
+	VADDPD      Z23, Z22, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K3
+	VDIVPD.Z    Z22, Z1, K3, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPD      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPD      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPD      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPD      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPD      1280(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPD      1344(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPD      1216(R9), Z16, Z16
+	VMULPD      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPD      1280(R9), Z17, Z17
+	VMULPD      832(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPD      1344(R9), Z17, Z17
+	VMULPD      896(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPD      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPD      832(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPD      896(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z23, Z17, Z17
-	VADDPD      Z17, Z16, Z17
-	VMINPD      Z17, Z16, Z18
-	VMAXPD      Z18, Z0, Z18
-	VMAXPD      Z17, Z16, Z16
-	VMINPD      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPD      832(BX), Z16, Z16
+	VMULPD      Z22, Z16, Z16
+	VADDPD      Z16, Z15, Z16
+	VMINPD      Z16, Z15, Z17
+	VMAXPD      Z17, Z0, Z17
+	VMAXPD      Z16, Z15, Z15
+	VMINPD      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPD      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPD       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1408(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
-	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z20, K3, Z20
-	VMINPD       Z1, Z20, Z20
-	VMAXPD       Z0, Z20, Z20
-	VMULPD       768(R9), Z20, Z21
-	VADDPD       1216(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       832(R9), Z20, Z22
-	VADDPD       1280(R9), Z22, Z22
-	VSUBPD       Z18, Z22, Z22
-	VMULPD       896(R9), Z20, Z20
-	VADDPD       1344(R9), Z20, Z20
-	VSUBPD       Z19, Z20, Z20
-	VMULPD       Z9, Z21, Z23
-	VMULPD       Z10, Z22, Z24
-	VADDPD       Z24, Z23, Z23
-	VMULPD       Z8, Z20, Z24
-	VADDPD       Z24, Z23, Z23
-	VSUBPD       Z23, Z16, Z23
-	VMULPD       Z11, Z9, Z24
-	VADDPD       Z24, Z21, Z21
-	VBROADCASTSD half64<>+0(SB), Z24
-	VMULPD       Z24, Z21, Z21
-	VADDPD       Z21, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
-	VMULPD       Z11, Z10, Z21
-	VADDPD       Z21, Z22, Z21
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z21, Z21
-	VADDPD       Z21, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z21
-	VADDPD       Z21, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z21
-	VMULPD       Z21, Z20, Z20
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
 	VADDPD       Z20, Z19, Z19
-	VADDPD       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z23, Z5, K2, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z17, Z7, K2, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z19, Z14, K2, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1472(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
 	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z20, K3, Z20
-	VMINPD       Z1, Z20, Z1
-	VMAXPD       Z0, Z1, Z1
-	VMULPD       768(R9), Z1, Z20
+	VDIVPD.Z     1152(R9), Z19, K3, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
 	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z17, Z20, Z20
-	VMULPD       832(R9), Z1, Z21
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
 	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z18, Z21, Z21
-	VMULPD       896(R9), Z1, Z1
-	VADDPD       1344(R9), Z1, Z1
-	VSUBPD       Z19, Z1, Z1
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
 	VMULPD       Z9, Z20, Z22
 	VMULPD       Z10, Z21, Z23
 	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z1, Z23
+	VMULPD       Z8, Z19, Z23
 	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z16, Z16
-	VMULPD       Z11, Z9, Z22
-	VADDPD       Z22, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
+	VSUBPD       Z22, Z15, Z22
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
 	VMULPD       Z11, Z10, Z20
 	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z11
-	VADDPD       Z11, Z1, Z1
-	VBROADCASTSD half64<>+0(SB), Z11
-	VMULPD       Z11, Z1, Z1
-	VADDPD       Z1, Z19, Z1
-	VADDPD       576(BX), Z1, Z1
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z16, Z6, K2, Z11
-	VMOVAPS      Z11, Z6
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z17, Z2, K2, Z11
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z22, Z5, K2, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z16, Z6, K2, Z19
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z18, Z3, K2, Z16
+	VBLENDMPD    Z17, Z7, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z13, K2, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K3
+	VDIVPD.Z     1152(R9), Z19, K3, Z19
+	VMINPD       Z1, Z19, Z1
+	VMAXPD       Z0, Z1, Z1
+	VMULPD       768(R9), Z1, Z19
+	VADDPD       1216(R9), Z19, Z19
+	VSUBPD       Z16, Z19, Z19
+	VMULPD       832(R9), Z1, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z17, Z20, Z20
+	VMULPD       896(R9), Z1, Z1
+	VADDPD       1344(R9), Z1, Z1
+	VSUBPD       Z18, Z1, Z1
+	VMULPD       Z9, Z19, Z21
+	VMULPD       Z10, Z20, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z8, Z1, Z22
+	VADDPD       Z22, Z21, Z21
+	VSUBPD       Z21, Z15, Z15
+	VMULPD       Z11, Z9, Z21
+	VADDPD       Z21, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z19, Z19
+	VADDPD       Z19, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z19
+	VADDPD       Z19, Z20, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z19
+	VADDPD       Z19, Z1, Z1
+	VBROADCASTSD half64<>+0(SB), Z19
+	VMULPD       Z19, Z1, Z1
+	VADDPD       Z1, Z18, Z1
+	VADDPD       576(BX), Z1, Z1
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z15, Z12, K2, Z18
+	VMOVAPS      Z18, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z16, Z2, K2, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPD    Z1, Z4, K2, Z17
-	VMOVAPS      Z11, Z2
+	VMOVAPS      Z15, Z2
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
 Contacts64AVX512_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPD      Z6, Z5, Z1
-	VADDPD      Z9, Z1, Z1
-	VADDPD      Z10, Z1, Z1
-	VADDPD      Z8, Z1, Z1
-	VADDPD      Z7, Z1, Z1
-	VADDPD      Z13, Z1, Z1
-	VADDPD      Z14, Z1, Z1
-	VADDPD      Z2, Z1, Z1
-	VADDPD      Z3, Z1, Z1
-	VADDPD      Z4, Z1, Z1
-	VANDPD.BCST absmask64<>+0(SB), Z12, Z11
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPD      Z12, Z5, Z1
+	VADDPD      Z11, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
-	KORW        K3, K2, K2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
 	KORTESTW    K2, K2
 	JZ          Contacts64AVX512_tailgroup_finite
 
@@ -15208,8 +15024,8 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z1
-	VMOVAPS        Z1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -15220,14 +15036,14 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z1
 	VMOVAPS        Z1, Z8
 	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
 	VMOVAPS        Z1, Z13
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
-	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -15238,14 +15054,14 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD      Z0, Z15, K2, Z1
-	VMOVAPS        Z1, Z15
+	VBLENDMPD      Z0, Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 
 Contacts64AVX512_tailgroup_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y0
 	VPADDD       iota<>+0(SB), Y0, Y0
-	VPMOVQD      Z15, Y1
+	VPMOVQD      Z14, Y1
 
 	// Store one row per pair.
 	MOVQ      out+24(FP), R12
@@ -15259,7 +15075,7 @@ Contacts64AVX512_tailgroup_finite:
 	VMOVUPD   Z5, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      24(R12), R12
-	VMOVUPD   Z6, K1, (R12)(R13*8)
+	VMOVUPD   Z12, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      32(R12), R12
 	VMOVUPD   Z9, K1, (R12)(R13*8)
@@ -15271,13 +15087,13 @@ Contacts64AVX512_tailgroup_finite:
 	VMOVUPD   Z8, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      56(R12), R12
-	VMOVUPD   Z7, K1, (R12)(R13*8)
+	VMOVUPD   Z6, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      64(R12), R12
-	VMOVUPD   Z13, K1, (R12)(R13*8)
+	VMOVUPD   Z7, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      72(R12), R12
-	VMOVUPD   Z14, K1, (R12)(R13*8)
+	VMOVUPD   Z13, K1, (R12)(R13*8)
 	MOVQ      out+24(FP), R12
 	MOVQ      80(R12), R12
 	VMOVUPD   Z2, K1, (R12)(R13*8)
@@ -15813,234 +15629,222 @@ CompactContacts64AVX512_group_normal:
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTQ.Z int164<>+0(SB), K2, Z15
-	VBLENDMPD.BCST int264<>+0(SB), Z15, K1, Z15
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             CompactContacts64AVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPD      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPD      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPD      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPD      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPD      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPD      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPD      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPD      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPD      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPD      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPD      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPD      576(BX), Z20, Z20
+	VMULPD      Z15, Z15, Z21
 	VMULPD      Z16, Z16, Z22
-	VMULPD      Z17, Z17, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z18, Z18, Z23
-	VADDPD      Z23, Z22, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z17, Z17, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z18, Z18, Z22
 	VMULPD      Z19, Z19, Z23
-	VMULPD      Z20, Z20, Z24
-	VADDPD      Z24, Z23, Z23
-	VMULPD      Z21, Z21, Z24
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K2
-	VDIVPD.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPD      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPD      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPD      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z20, Z20, Z23
+	VADDPD      Z23, Z22, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPD      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPD      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPD      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPD      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPD      1280(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPD      1344(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPD      1216(R9), Z16, Z16
+	VMULPD      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPD      1280(R9), Z17, Z17
+	VMULPD      832(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPD      1344(R9), Z17, Z17
+	VMULPD      896(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPD      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPD      832(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPD      896(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z23, Z17, Z17
-	VADDPD      Z17, Z16, Z17
-	VMINPD      Z17, Z16, Z18
-	VMAXPD      Z18, Z0, Z18
-	VMAXPD      Z17, Z16, Z16
-	VMINPD      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPD      832(BX), Z16, Z16
+	VMULPD      Z22, Z16, Z16
+	VADDPD      Z16, Z15, Z16
+	VMINPD      Z16, Z15, Z17
+	VMAXPD      Z17, Z0, Z17
+	VMAXPD      Z16, Z15, Z15
+	VMINPD      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPD      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPD       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1408(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
 	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z20, K2, Z20
-	VMINPD       Z1, Z20, Z20
-	VMAXPD       Z0, Z20, Z20
-	VMULPD       768(R9), Z20, Z21
-	VADDPD       1216(R9), Z21, Z21
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
 	VSUBPD       Z17, Z21, Z21
-	VMULPD       832(R9), Z20, Z22
-	VADDPD       1280(R9), Z22, Z22
-	VSUBPD       Z18, Z22, Z22
-	VMULPD       896(R9), Z20, Z20
-	VADDPD       1344(R9), Z20, Z20
-	VSUBPD       Z19, Z20, Z20
-	VMULPD       Z9, Z21, Z23
-	VMULPD       Z10, Z22, Z24
-	VADDPD       Z24, Z23, Z23
-	VMULPD       Z8, Z20, Z24
-	VADDPD       Z24, Z23, Z23
-	VSUBPD       Z23, Z16, Z23
-	VMULPD       Z11, Z9, Z24
-	VADDPD       Z24, Z21, Z21
-	VBROADCASTSD half64<>+0(SB), Z24
-	VMULPD       Z24, Z21, Z21
-	VADDPD       Z21, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
-	VMULPD       Z11, Z10, Z21
-	VADDPD       Z21, Z22, Z21
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z21, Z21
-	VADDPD       Z21, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z21
-	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z22
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VADDPD       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z17, Z7, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z19, Z14, K1, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1472(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z20, K2, Z20
-	VMINPD       Z1, Z20, Z20
-	VMAXPD       Z0, Z20, Z20
-	VMULPD       768(R9), Z20, Z21
-	VADDPD       1216(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       832(R9), Z20, Z22
-	VADDPD       1280(R9), Z22, Z22
-	VSUBPD       Z18, Z22, Z22
-	VMULPD       896(R9), Z20, Z20
-	VADDPD       1344(R9), Z20, Z20
-	VSUBPD       Z19, Z20, Z20
-	VMULPD       Z9, Z21, Z23
-	VMULPD       Z10, Z22, Z24
-	VADDPD       Z24, Z23, Z23
-	VMULPD       Z8, Z20, Z24
-	VADDPD       Z24, Z23, Z23
-	VSUBPD       Z23, Z16, Z16
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z21, Z21
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z21, Z21
-	VADDPD       Z21, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
-	VMULPD       Z11, Z10, Z21
-	VADDPD       Z21, Z22, Z21
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z21, Z21
-	VADDPD       Z21, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z11
-	VADDPD       Z11, Z20, Z11
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z11, Z11
-	VADDPD       Z11, Z19, Z11
-	VADDPD       576(BX), Z11, Z11
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
 	VXORPS       Z19, Z19, Z19
 	VBLENDMPD    Z16, Z6, K1, Z19
-	VMOVAPS      Z19, Z6
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z2, K1, Z16
+	VBLENDMPD    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z3, K1, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z11, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
-	VMOVAPS      Z18, Z4
+	VBLENDMPD    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z15
+	VMULPD       Z11, Z9, Z22
+	VADDPD       Z22, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
 
 CompactContacts64AVX512_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPD      Z6, Z5, Z11
-	VADDPD      Z9, Z11, Z11
-	VADDPD      Z10, Z11, Z11
-	VADDPD      Z8, Z11, Z11
-	VADDPD      Z7, Z11, Z11
-	VADDPD      Z13, Z11, Z11
-	VADDPD      Z14, Z11, Z11
-	VADDPD      Z2, Z11, Z11
-	VADDPD      Z3, Z11, Z11
-	VADDPD      Z4, Z11, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z12, Z12
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z12, K1
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPD      Z12, Z5, Z15
+	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
-	KORW        K2, K1, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
 	JZ          CompactContacts64AVX512_group_finite
 
@@ -16049,8 +15853,8 @@ CompactContacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -16061,14 +15865,14 @@ CompactContacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z11
 	VMOVAPS        Z11, Z8
 	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
 	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
-	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -16079,18 +15883,18 @@ CompactContacts64AVX512_group_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD      Z0, Z15, K1, Z11
-	VMOVAPS        Z11, Z15
+	VBLENDMPD      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 
 CompactContacts64AVX512_group_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z15, Y12
+	VPMOVQD      Z14, Y15
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
-	VPTESTMQ      Z15, Z15, K1
+	VPTESTMQ      Z14, Z14, K1
 	KORTESTW      K1, K1
 	JZ            CompactContacts64AVX512_group_none
 	KMOVW         K1, R14
@@ -16101,7 +15905,7 @@ CompactContacts64AVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
-	VPCOMPRESSD.Z Y12, K1, Y11
+	VPCOMPRESSD.Z Y15, K1, Y11
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
@@ -16109,7 +15913,7 @@ CompactContacts64AVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z6, K1, Z5
+	VCOMPRESSPD.Z Z12, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
@@ -16125,15 +15929,15 @@ CompactContacts64AVX512_group_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z7, K1, Z5
+	VCOMPRESSPD.Z Z6, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z5
+	VCOMPRESSPD.Z Z7, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z14, K1, Z5
+	VCOMPRESSPD.Z Z13, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
@@ -16665,234 +16469,222 @@ CompactContacts64AVX512_tailgroup_normal:
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
 	VMOVAPS      Z12, Z5
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z2, Z7
-	VMOVAPS      Z3, Z13
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K2, K3, K2
-	VPBROADCASTQ.Z int164<>+0(SB), K3, Z15
-	VBLENDMPD.BCST int264<>+0(SB), Z15, K2, Z15
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z14
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             CompactContacts64AVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPD      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPD      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPD      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPD      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPD      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPD      576(BX), Z21, Z21
+	VMOVUPS     192(BX), Z15
+	VSUBPD      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPD      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPD      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPD      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPD      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPD      576(BX), Z20, Z20
+	VMULPD      Z15, Z15, Z21
 	VMULPD      Z16, Z16, Z22
-	VMULPD      Z17, Z17, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z18, Z18, Z23
-	VADDPD      Z23, Z22, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z17, Z17, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z18, Z18, Z22
 	VMULPD      Z19, Z19, Z23
-	VMULPD      Z20, Z20, Z24
-	VADDPD      Z24, Z23, Z23
-	VMULPD      Z21, Z21, Z24
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K3
-	VDIVPD.Z    Z23, Z1, K3, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPD      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPD      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPD      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z20, Z20, Z23
+	VADDPD      Z23, Z22, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K3
+	VDIVPD.Z    Z22, Z1, K3, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPD      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPD      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPD      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPD      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPD      1280(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPD      1344(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z22, Z15, Z15
 	VMOVUPS     960(R9), Z16
-	VMULPD      1216(R9), Z16, Z16
+	VMULPD      768(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPD      1280(R9), Z17, Z17
+	VMULPD      832(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPD      1344(R9), Z17, Z17
+	VMULPD      896(R9), Z17, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPD      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPD      832(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPD      896(R9), Z18, Z18
-	VADDPD      Z18, Z17, Z17
-	VMULPD      Z23, Z17, Z17
-	VADDPD      Z17, Z16, Z17
-	VMINPD      Z17, Z16, Z18
-	VMAXPD      Z18, Z0, Z18
-	VMAXPD      Z17, Z16, Z16
-	VMINPD      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPD      832(BX), Z16, Z16
+	VMULPD      Z22, Z16, Z16
+	VADDPD      Z16, Z15, Z16
+	VMINPD      Z16, Z15, Z17
+	VMAXPD      Z17, Z0, Z17
+	VMAXPD      Z16, Z15, Z15
+	VMINPD      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPD      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
+	VMOVUPS      960(R9), Z16
+	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
 	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
+	VMOVUPS      1088(R9), Z18
 	VMULPD       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1408(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
-	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z20, K3, Z20
-	VMINPD       Z1, Z20, Z20
-	VMAXPD       Z0, Z20, Z20
-	VMULPD       768(R9), Z20, Z21
-	VADDPD       1216(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       832(R9), Z20, Z22
-	VADDPD       1280(R9), Z22, Z22
-	VSUBPD       Z18, Z22, Z22
-	VMULPD       896(R9), Z20, Z20
-	VADDPD       1344(R9), Z20, Z20
-	VSUBPD       Z19, Z20, Z20
-	VMULPD       Z9, Z21, Z23
-	VMULPD       Z10, Z22, Z24
-	VADDPD       Z24, Z23, Z23
-	VMULPD       Z8, Z20, Z24
-	VADDPD       Z24, Z23, Z23
-	VSUBPD       Z23, Z16, Z23
-	VMULPD       Z11, Z9, Z24
-	VADDPD       Z24, Z21, Z21
-	VBROADCASTSD half64<>+0(SB), Z24
-	VMULPD       Z24, Z21, Z21
-	VADDPD       Z21, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
-	VMULPD       Z11, Z10, Z21
-	VADDPD       Z21, Z22, Z21
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z21, Z21
-	VADDPD       Z21, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z21
-	VADDPD       Z21, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z21
-	VMULPD       Z21, Z20, Z20
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
 	VADDPD       Z20, Z19, Z19
-	VADDPD       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z23, Z5, K2, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPD    Z17, Z7, K2, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K2, Z17
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z19, Z14, K2, Z18
-	VMOVAPS      Z20, Z7
-	VMOVAPS      Z17, Z13
-	VMOVAPS      Z18, Z14
-
-	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1024(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPD       1472(R9), Z19, Z19
-	VSUBPD       1216(R9), Z17, Z20
-	VSUBPD       1280(R9), Z18, Z21
-	VSUBPD       1344(R9), Z19, Z22
-	VMULPD       768(R9), Z20, Z20
-	VMULPD       832(R9), Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       896(R9), Z22, Z21
-	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
 	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z20, K3, Z20
-	VMINPD       Z1, Z20, Z1
-	VMAXPD       Z0, Z1, Z1
-	VMULPD       768(R9), Z1, Z20
+	VDIVPD.Z     1152(R9), Z19, K3, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
 	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z17, Z20, Z20
-	VMULPD       832(R9), Z1, Z21
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
 	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z18, Z21, Z21
-	VMULPD       896(R9), Z1, Z1
-	VADDPD       1344(R9), Z1, Z1
-	VSUBPD       Z19, Z1, Z1
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
 	VMULPD       Z9, Z20, Z22
 	VMULPD       Z10, Z21, Z23
 	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z1, Z23
+	VMULPD       Z8, Z19, Z23
 	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z16, Z16
-	VMULPD       Z11, Z9, Z22
-	VADDPD       Z22, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z22
-	VMULPD       Z22, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       448(BX), Z17, Z17
+	VSUBPD       Z22, Z15, Z22
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
 	VMULPD       Z11, Z10, Z20
 	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z18, Z18
-	VADDPD       512(BX), Z18, Z18
-	VMULPD       Z11, Z8, Z11
-	VADDPD       Z11, Z1, Z1
-	VBROADCASTSD half64<>+0(SB), Z11
-	VMULPD       Z11, Z1, Z1
-	VADDPD       Z1, Z19, Z1
-	VADDPD       576(BX), Z1, Z1
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z16, Z6, K2, Z11
-	VMOVAPS      Z11, Z6
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z17, Z2, K2, Z11
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z22, Z5, K2, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z16, Z6, K2, Z19
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z18, Z3, K2, Z16
+	VBLENDMPD    Z17, Z7, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z13, K2, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K3
+	VDIVPD.Z     1152(R9), Z19, K3, Z19
+	VMINPD       Z1, Z19, Z1
+	VMAXPD       Z0, Z1, Z1
+	VMULPD       768(R9), Z1, Z19
+	VADDPD       1216(R9), Z19, Z19
+	VSUBPD       Z16, Z19, Z19
+	VMULPD       832(R9), Z1, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z17, Z20, Z20
+	VMULPD       896(R9), Z1, Z1
+	VADDPD       1344(R9), Z1, Z1
+	VSUBPD       Z18, Z1, Z1
+	VMULPD       Z9, Z19, Z21
+	VMULPD       Z10, Z20, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z8, Z1, Z22
+	VADDPD       Z22, Z21, Z21
+	VSUBPD       Z21, Z15, Z15
+	VMULPD       Z11, Z9, Z21
+	VADDPD       Z21, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z19, Z19
+	VADDPD       Z19, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z19
+	VADDPD       Z19, Z20, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z19
+	VADDPD       Z19, Z1, Z1
+	VBROADCASTSD half64<>+0(SB), Z19
+	VMULPD       Z19, Z1, Z1
+	VADDPD       Z1, Z18, Z1
+	VADDPD       576(BX), Z1, Z1
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPD    Z15, Z12, K2, Z18
+	VMOVAPS      Z18, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z16, Z2, K2, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPD    Z1, Z4, K2, Z17
-	VMOVAPS      Z11, Z2
+	VMOVAPS      Z15, Z2
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
 CompactContacts64AVX512_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	VADDPD      Z6, Z5, Z1
-	VADDPD      Z9, Z1, Z1
-	VADDPD      Z10, Z1, Z1
-	VADDPD      Z8, Z1, Z1
-	VADDPD      Z7, Z1, Z1
-	VADDPD      Z13, Z1, Z1
-	VADDPD      Z14, Z1, Z1
-	VADDPD      Z2, Z1, Z1
-	VADDPD      Z3, Z1, Z1
-	VADDPD      Z4, Z1, Z1
-	VANDPD.BCST absmask64<>+0(SB), Z12, Z11
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPD      Z12, Z5, Z1
+	VADDPD      Z11, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
-	KORW        K3, K2, K2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
 	KORTESTW    K2, K2
 	JZ          CompactContacts64AVX512_tailgroup_finite
 
@@ -16901,8 +16693,8 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z1
-	VMOVAPS        Z1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -16913,14 +16705,14 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z1
 	VMOVAPS        Z1, Z8
 	VXORPS         Z1, Z1, Z1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
 	VMOVAPS        Z1, Z13
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
-	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -16931,18 +16723,18 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD      Z0, Z15, K2, Z1
-	VMOVAPS        Z1, Z15
+	VBLENDMPD      Z0, Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 
 CompactContacts64AVX512_tailgroup_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y0
 	VPADDD       iota<>+0(SB), Y0, Y0
-	VPMOVQD      Z15, Y1
+	VPMOVQD      Z14, Y1
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
-	VPTESTMQ      Z15, Z15, K2
+	VPTESTMQ      Z14, Z14, K2
 	KANDW         K1, K2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContacts64AVX512_tailgroup_none
@@ -16962,7 +16754,7 @@ CompactContacts64AVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z6, K1, Z0
+	VCOMPRESSPD.Z Z12, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
@@ -16978,15 +16770,15 @@ CompactContacts64AVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z7, K1, Z0
+	VCOMPRESSPD.Z Z6, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z0
+	VCOMPRESSPD.Z Z7, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z14, K1, Z0
+	VCOMPRESSPD.Z Z13, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)

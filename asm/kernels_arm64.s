@@ -2329,8 +2329,8 @@ ClosestPoint64NEON_done:
 	RET
 
 // func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·ContactsNEON(SB), $656-56
-	// 27 of 27 vector registers for values, 10 spilled per group.
+TEXT ·ContactsNEON(SB), $640-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -2343,7 +2343,7 @@ TEXT ·ContactsNEON(SB), $656-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d8092bb // str q27, [x21, #576]
 
 ContactsNEON_loop:
 	SUB R11, R10, R13
@@ -2367,13 +2367,13 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -2392,31 +2392,31 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -2579,20 +2579,20 @@ ContactsNEON_loop:
 	CBZW R17, ContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
 	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
@@ -2776,11 +2776,11 @@ ContactsNEON_group_normal:
 	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -2790,32 +2790,31 @@ ContactsNEON_group_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -2823,250 +2822,233 @@ ContactsNEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
+	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
-	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
-	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
+	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
+	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
+	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
 	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
+	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
+	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
+	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
-	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
+	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
+	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
+	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
+	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
-	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
+	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
+	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
+	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
-	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
-	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
+	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
+	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
+	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
-	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
-	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
-	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
-	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
-	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
-	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
-	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
-	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
+	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
+	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
+	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 ContactsNEON_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
-	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
-	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
-	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
-	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
-	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
-	WORD $0x3dc00a86 // ldr q6, [x20, #32]
-	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
+	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
-	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -3080,8 +3062,8 @@ ContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -3100,6 +3082,11 @@ ContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
@@ -3107,11 +3094,6 @@ ContactsNEON_group_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -3149,7 +3131,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d800271 // str q17, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800272 // str q18, [x19, #0]
+	WORD $0x3d80026f // str q15, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d80026a // str q10, [x19, #0]
@@ -3161,13 +3143,13 @@ ContactsNEON_group_finite:
 	WORD $0x3d800261 // str q1, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800273 // str q19, [x19, #0]
+	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800274 // str q20, [x19, #0]
+	WORD $0x3d800273 // str q19, [x19, #0]
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800275 // str q21, [x19, #0]
+	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800262 // str q2, [x19, #0]
@@ -3184,33 +3166,57 @@ ContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, ContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
-	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 592(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 624(R21)
+	MOVW R22, 608(R21)
 	CMP $2, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 612(R21)
+	MOVW R22, 596(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 628(R21)
+	MOVW R22, 612(R21)
 	CMP $3, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 616(R21)
+	MOVW R22, 600(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 632(R21)
+	MOVW R22, 616(R21)
 
 ContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 600(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 604(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
@@ -3227,55 +3233,31 @@ ContactsNEON_tailin_end:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 624(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
-	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 628(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
-	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 632(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
-	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 636(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
-	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -3438,20 +3420,20 @@ ContactsNEON_tailin_end:
 	CBZW R17, ContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
 	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
@@ -3635,11 +3617,11 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -3649,32 +3631,31 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -3682,250 +3663,233 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
+	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
-	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
-	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
+	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
+	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
+	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
 	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
+	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
+	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
+	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
-	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
+	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
+	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
+	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
+	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
-	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
+	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
+	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
+	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
-	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
-	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
+	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
+	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
+	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
-	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
-	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
-	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
-	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
-	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
-	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
-	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
-	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
+	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
+	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
+	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 ContactsNEON_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
-	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
-	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
-	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
-	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
-	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
-	WORD $0x3dc00a86 // ldr q6, [x20, #32]
-	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
+	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
-	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -3939,8 +3903,8 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -3959,6 +3923,11 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
@@ -3966,11 +3935,6 @@ ContactsNEON_tailgroup_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -3996,176 +3960,176 @@ ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8062bb // str q27, [x21, #384]
-	WORD $0x3d8066a3 // str q3, [x21, #400]
-	WORD $0x3d806ab1 // str q17, [x21, #416]
-	WORD $0x3d806eb2 // str q18, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076ab // str q11, [x21, #464]
-	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806aaf // str q15, [x21, #416]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
+	WORD $0x3d8076a1 // str q1, [x21, #464]
+	WORD $0x3d807ab2 // str q18, [x21, #480]
 	WORD $0x3d807eb3 // str q19, [x21, #496]
 	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086b5 // str q21, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
-	WORD $0x3d808ea5 // str q5, [x21, #560]
-	WORD $0x3d8092a4 // str q4, [x21, #576]
-	MOVWU 384(R21), R22
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 400(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 416(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 432(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 480(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 496(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 512(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 528(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 544(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 560(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 576(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
 	CMP $2, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 388(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 404(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 420(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 436(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 468(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 484(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 500(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 516(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 532(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 548(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 564(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 580(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
 	CMP $3, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 392(R21), R22
+	MOVWU 376(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 408(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 424(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 440(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 456(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 488(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 504(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 520(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 536(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 552(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 568(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 584(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
@@ -4178,8 +4142,8 @@ ContactsNEON_done:
 	RET
 
 // func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·CompactContactsNEON(SB), $656-56
-	// 27 of 27 vector registers for values, 10 spilled per group.
+TEXT ·CompactContactsNEON(SB), $640-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -4192,7 +4156,7 @@ TEXT ·CompactContactsNEON(SB), $656-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d8092bb // str q27, [x21, #576]
 
 CompactContactsNEON_loop:
 	SUB R11, R10, R13
@@ -4216,13 +4180,13 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -4241,31 +4205,31 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -4428,20 +4392,20 @@ CompactContactsNEON_loop:
 	CBZW R17, CompactContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
 	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
@@ -4625,11 +4589,11 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -4639,32 +4603,31 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -4672,250 +4635,233 @@ CompactContactsNEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
+	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
-	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
-	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
+	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
+	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
+	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
 	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
+	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
+	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
+	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
-	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
+	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
+	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
+	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
+	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
-	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
+	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
+	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
+	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
-	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
-	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
+	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
+	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
+	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
-	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
-	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
-	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
-	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
-	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
-	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
-	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
-	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
+	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
+	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
+	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContactsNEON_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
-	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
-	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
-	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
-	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
-	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
-	WORD $0x3dc00a86 // ldr q6, [x20, #32]
-	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
+	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
-	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -4929,8 +4875,8 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -4949,6 +4895,11 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
@@ -4956,11 +4907,6 @@ CompactContactsNEON_group_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -4990,190 +4936,190 @@ CompactContactsNEON_group_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8062bb // str q27, [x21, #384]
-	WORD $0x3d8066a3 // str q3, [x21, #400]
-	WORD $0x3d806ab1 // str q17, [x21, #416]
-	WORD $0x3d806eb2 // str q18, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076ab // str q11, [x21, #464]
-	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806aaf // str q15, [x21, #416]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
+	WORD $0x3d8076a1 // str q1, [x21, #464]
+	WORD $0x3d807ab2 // str q18, [x21, #480]
 	WORD $0x3d807eb3 // str q19, [x21, #496]
 	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086b5 // str q21, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
-	WORD $0x3d808ea5 // str q5, [x21, #560]
-	WORD $0x3d8092a4 // str q4, [x21, #576]
-	MOVWU 400(R21), R19
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
+	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
-	MOVWU 384(R21), R22
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 576(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip0:
-	MOVWU 404(R21), R19
+	MOVWU 388(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip1
-	MOVWU 388(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 580(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip1:
-	MOVWU 408(R21), R19
+	MOVWU 392(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip2
-	MOVWU 392(R21), R22
+	MOVWU 376(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 584(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip2:
-	MOVWU 412(R21), R19
+	MOVWU 396(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip3
-	MOVWU 396(R21), R22
+	MOVWU 380(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 412(R21), R22
+	MOVWU 396(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 428(R21), R22
+	MOVWU 412(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 444(R21), R22
+	MOVWU 428(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 460(R21), R22
+	MOVWU 444(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 476(R21), R22
+	MOVWU 460(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 492(R21), R22
+	MOVWU 476(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 508(R21), R22
+	MOVWU 492(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 524(R21), R22
+	MOVWU 508(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 540(R21), R22
+	MOVWU 524(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 556(R21), R22
+	MOVWU 540(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 572(R21), R22
+	MOVWU 556(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 588(R21), R22
+	MOVWU 572(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5188,33 +5134,57 @@ CompactContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
-	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 592(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 624(R21)
+	MOVW R22, 608(R21)
 	CMP $2, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 612(R21)
+	MOVW R22, 596(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 628(R21)
+	MOVW R22, 612(R21)
 	CMP $3, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 616(R21)
+	MOVW R22, 600(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 632(R21)
+	MOVW R22, 616(R21)
 
 CompactContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 600(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 604(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
@@ -5231,55 +5201,31 @@ CompactContactsNEON_tailin_end:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 624(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
-	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 628(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
-	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 632(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
-	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 636(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
-	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -5442,20 +5388,20 @@ CompactContactsNEON_tailin_end:
 	CBZW R17, CompactContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
 	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
 	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
@@ -5639,11 +5585,11 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -5653,32 +5599,31 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
 	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
 	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -5686,250 +5631,233 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea7d77a // fsub v26.4s, v27.4s, v7.4s
+	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea9d776 // fsub v22.4s, v27.4s, v9.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ea6d770 // fsub v16.4s, v27.4s, v6.4s
+	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x6e38df0d // fmul v13.4s, v24.4s, v24.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
-	WORD $0x6e39df2d // fmul v13.4s, v25.4s, v25.4s
-	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
 	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x6e36dec0 // fmul v0.4s, v22.4s, v22.4s
-	WORD $0x4e20d5a0 // fadd v0.4s, v13.4s, v0.4s
-	WORD $0x6e30de0d // fmul v13.4s, v16.4s, v16.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
+	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
+	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe41e // fcmge v30.4s, v0.4s, v31.4s
+	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea7d76d // fsub v13.4s, v27.4s, v7.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e2ddf46 // fmul v6.4s, v26.4s, v13.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e27decc // fmul v12.4s, v22.4s, v7.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e29de0c // fmul v12.4s, v16.4s, v9.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e38ded7 // fmul v23.4s, v22.4s, v24.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e39de17 // fmul v23.4s, v16.4s, v25.4s
-	WORD $0x4e37d58c // fadd v12.4s, v12.4s, v23.4s
-	WORD $0x6e20dd80 // fmul v0.4s, v12.4s, v0.4s
+	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
+	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
 	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
+	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
+	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
+	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
+	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe41e // fcmgt v30.4s, v0.4s, v27.4s
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e3cd766 // fadd v6.4s, v27.4s, v28.4s
+	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e2cdf57 // fmul v23.4s, v26.4s, v12.4s
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e2cdec0 // fmul v0.4s, v22.4s, v12.4s
-	WORD $0x6e2cde0c // fmul v12.4s, v16.4s, v12.4s
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eadd6f0 // fsub v16.4s, v23.4s, v13.4s
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ea7d416 // fsub v22.4s, v0.4s, v7.4s
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ea9d59a // fsub v26.4s, v12.4s, v9.4s
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x6e38ded6 // fmul v22.4s, v22.4s, v24.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x6e39df56 // fmul v22.4s, v26.4s, v25.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
+	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
+	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
+	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
+	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfe10 // fdiv v16.4s, v16.4s, v28.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e30df76 // fmul v22.4s, v27.4s, v16.4s
-	WORD $0x4e36d5b6 // fadd v22.4s, v13.4s, v22.4s
-	WORD $0x4eb7d6d6 // fsub v22.4s, v22.4s, v23.4s
-	WORD $0x6e30df1a // fmul v26.4s, v24.4s, v16.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
+	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
+	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
+	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
 	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea0d75a // fsub v26.4s, v26.4s, v0.4s
-	WORD $0x6e30df30 // fmul v16.4s, v25.4s, v16.4s
-	WORD $0x4e30d530 // fadd v16.4s, v9.4s, v16.4s
-	WORD $0x4eacd610 // fsub v16.4s, v16.4s, v12.4s
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e2aded9 // fmul v25.4s, v22.4s, v10.4s
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
+	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
+	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
+	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x6e21de19 // fmul v25.4s, v16.4s, v1.4s
-	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
-	WORD $0x4eb8d4d8 // fsub v24.4s, v6.4s, v24.4s
-	WORD $0x6e2edd59 // fmul v25.4s, v10.4s, v14.4s
-	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x4e36d6f6 // fadd v22.4s, v23.4s, v22.4s
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
-	WORD $0x6e2edd77 // fmul v23.4s, v11.4s, v14.4s
-	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d400 // fadd v0.4s, v0.4s, v23.4s
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edc37 // fmul v23.4s, v1.4s, v14.4s
-	WORD $0x4e37d610 // fadd v16.4s, v16.4s, v23.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x4eadd416 // fsub v22.4s, v0.4s, v13.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d618 // fsub v24.4s, v16.4s, v9.4s
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cded6 // fmul v22.4s, v22.4s, v28.4s
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
+	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfed6 // fdiv v22.4s, v22.4s, v28.4s
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb6e7fe // fcmgt v30.4s, v31.4s, v22.4s
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ea0cbd6 // fcmgt v22.4s, v30.4s, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d5ad // fadd v13.4s, v13.4s, v23.4s
-	WORD $0x4ea0d5ad // fsub v13.4s, v13.4s, v0.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e36df77 // fmul v23.4s, v27.4s, v22.4s
-	WORD $0x4e37d4e7 // fadd v7.4s, v7.4s, v23.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e36df76 // fmul v22.4s, v27.4s, v22.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eb0d529 // fsub v9.4s, v9.4s, v16.4s
-	WORD $0x6e2addb6 // fmul v22.4s, v13.4s, v10.4s
-	WORD $0x6e2bdcf7 // fmul v23.4s, v7.4s, v11.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x6e21dd37 // fmul v23.4s, v9.4s, v1.4s
-	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
-	WORD $0x4eb6d4c6 // fsub v6.4s, v6.4s, v22.4s
-	WORD $0x6e2edd56 // fmul v22.4s, v10.4s, v14.4s
-	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
+	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
+	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
+	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
+	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
+	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd6d // fmul v13.4s, v11.4s, v14.4s
-	WORD $0x4e2dd4e7 // fadd v7.4s, v7.4s, v13.4s
+	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
+	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
 	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
 	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContactsNEON_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e32d620 // fadd v0.4s, v17.4s, v18.4s
-	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
-	WORD $0x4e2bd400 // fadd v0.4s, v0.4s, v11.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e33d400 // fadd v0.4s, v0.4s, v19.4s
-	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
-	WORD $0x4e35d400 // fadd v0.4s, v0.4s, v21.4s
-	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x4ea0f9e3 // fabs v3.4s, v15.4s
-	WORD $0x3dc00a86 // ldr q6, [x20, #32]
-	WORD $0x6e23e4c3 // fcmge v3.4s, v6.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
+	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
-	WORD $0x6e20e4c0 // fcmge v0.4s, v6.4s, v0.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -5943,8 +5871,8 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -5963,6 +5891,11 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
@@ -5970,11 +5903,6 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc00e9c // ldr q28, [x20, #48]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -6000,58 +5928,58 @@ CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8062bb // str q27, [x21, #384]
-	WORD $0x3d8066a3 // str q3, [x21, #400]
-	WORD $0x3d806ab1 // str q17, [x21, #416]
-	WORD $0x3d806eb2 // str q18, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076ab // str q11, [x21, #464]
-	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806aaf // str q15, [x21, #416]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
+	WORD $0x3d8076a1 // str q1, [x21, #464]
+	WORD $0x3d807ab2 // str q18, [x21, #480]
 	WORD $0x3d807eb3 // str q19, [x21, #496]
 	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086b5 // str q21, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
-	WORD $0x3d808ea5 // str q5, [x21, #560]
-	WORD $0x3d8092a4 // str q4, [x21, #576]
-	MOVWU 400(R21), R19
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
+	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
-	MOVWU 384(R21), R22
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 400(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 416(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 576(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6059,45 +5987,45 @@ CompactContactsNEON_tailgroup_finite:
 CompactContactsNEON_tailrow_skip0:
 	CMP $2, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 404(R21), R19
+	MOVWU 388(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip1
-	MOVWU 388(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 388(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 404(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 420(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 580(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6105,45 +6033,45 @@ CompactContactsNEON_tailrow_skip0:
 CompactContactsNEON_tailrow_skip1:
 	CMP $3, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 408(R21), R19
+	MOVWU 392(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip2
-	MOVWU 392(R21), R22
+	MOVWU 376(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 408(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 424(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 584(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6158,8 +6086,8 @@ CompactContactsNEON_done:
 	RET
 
 // func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·Contacts64NEON(SB), $656-56
-	// 27 of 27 vector registers for values, 10 spilled per group.
+TEXT ·Contacts64NEON(SB), $640-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -6172,7 +6100,7 @@ TEXT ·Contacts64NEON(SB), $656-56
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d8092bb // str q27, [x21, #576]
 
 Contacts64NEON_loop:
 	SUB R11, R10, R13
@@ -6188,13 +6116,13 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -6205,31 +6133,31 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -6392,20 +6320,20 @@ Contacts64NEON_loop:
 	CBZW R17, Contacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
 	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
 	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
@@ -6589,11 +6517,11 @@ Contacts64NEON_group_normal:
 	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -6603,32 +6531,31 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -6636,250 +6563,233 @@ Contacts64NEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
+	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
-	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
-	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
+	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
+	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
+	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
+	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
 	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
+	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
+	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
+	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
-	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
+	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
+	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
+	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
+	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
-	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
-	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
-	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
+	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
+	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
+	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
-	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
-	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
+	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
+	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
+	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
-	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
-	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
-	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
-	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
-	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
-	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
-	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
-	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
-	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
+	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
+	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
+	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
-	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 Contacts64NEON_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
-	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
-	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
-	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
-	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
-	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
-	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
-	WORD $0x3dc01a86 // ldr q6, [x20, #96]
-	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
+	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
-	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -6893,8 +6803,8 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -6913,6 +6823,11 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
@@ -6920,11 +6835,6 @@ Contacts64NEON_group_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -6963,7 +6873,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800271 // str q17, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800272 // str q18, [x19, #0]
+	WORD $0x3d80026f // str q15, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d80026a // str q10, [x19, #0]
@@ -6975,13 +6885,13 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800261 // str q1, [x19, #0]
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800273 // str q19, [x19, #0]
+	WORD $0x3d800272 // str q18, [x19, #0]
 	MOVD 64(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800274 // str q20, [x19, #0]
+	WORD $0x3d800273 // str q19, [x19, #0]
 	MOVD 72(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800275 // str q21, [x19, #0]
+	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d800262 // str q2, [x19, #0]
@@ -6998,17 +6908,33 @@ Contacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, Contacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
-	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 592(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 624(R21)
+	MOVW R22, 608(R21)
 
 Contacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
@@ -7017,47 +6943,31 @@ Contacts64NEON_tailin_end:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 624(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
-	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 628(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
-	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -7220,20 +7130,20 @@ Contacts64NEON_tailin_end:
 	CBZW R17, Contacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
 	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
 	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
@@ -7417,11 +7327,11 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -7431,32 +7341,31 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -7464,250 +7373,233 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
+	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
-	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
-	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
+	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
+	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
+	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
+	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
 	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
+	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
+	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
+	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
-	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
+	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
+	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
+	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
+	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
-	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
-	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
-	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
+	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
+	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
+	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
-	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
-	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
+	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
+	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
+	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
-	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
-	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
-	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
-	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
-	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
-	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
-	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
-	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
-	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
+	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
+	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
+	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
-	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 Contacts64NEON_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
-	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
-	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
-	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
-	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
-	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
-	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
-	WORD $0x3dc01a86 // ldr q6, [x20, #96]
-	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
+	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
-	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -7721,8 +7613,8 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -7741,6 +7633,11 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
@@ -7748,11 +7645,6 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -7778,68 +7670,68 @@ Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8062bb // str q27, [x21, #384]
-	WORD $0x3d8066a3 // str q3, [x21, #400]
-	WORD $0x3d806ab1 // str q17, [x21, #416]
-	WORD $0x3d806eb2 // str q18, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076ab // str q11, [x21, #464]
-	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806aaf // str q15, [x21, #416]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
+	WORD $0x3d8076a1 // str q1, [x21, #464]
+	WORD $0x3d807ab2 // str q18, [x21, #480]
 	WORD $0x3d807eb3 // str q19, [x21, #496]
 	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086b5 // str q21, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
-	WORD $0x3d808ea5 // str q5, [x21, #560]
-	WORD $0x3d8092a4 // str q4, [x21, #576]
-	MOVWU 384(R21), R22
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 400(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVD 416(R21), R22
+	MOVD 400(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 432(R21), R22
+	MOVD 416(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 448(R21), R22
+	MOVD 432(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 464(R21), R22
+	MOVD 448(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 480(R21), R22
+	MOVD 464(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 496(R21), R22
+	MOVD 480(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 512(R21), R22
+	MOVD 496(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 528(R21), R22
+	MOVD 512(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 544(R21), R22
+	MOVD 528(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 560(R21), R22
+	MOVD 544(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 576(R21), R22
+	MOVD 560(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
@@ -7852,8 +7744,8 @@ Contacts64NEON_done:
 	RET
 
 // func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·CompactContacts64NEON(SB), $656-56
-	// 27 of 27 vector registers for values, 10 spilled per group.
+TEXT ·CompactContacts64NEON(SB), $640-56
+	// 27 of 27 vector registers for values, 9 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -7866,7 +7758,7 @@ TEXT ·CompactContacts64NEON(SB), $656-56
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d8096bb // str q27, [x21, #592]
+	WORD $0x3d8092bb // str q27, [x21, #576]
 
 CompactContacts64NEON_loop:
 	SUB R11, R10, R13
@@ -7882,13 +7774,13 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -7899,31 +7791,31 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -8086,20 +7978,20 @@ CompactContacts64NEON_loop:
 	CBZW R17, CompactContacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
 	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
 	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
@@ -8283,11 +8175,11 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -8297,32 +8189,31 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -8330,250 +8221,233 @@ CompactContacts64NEON_group_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
+	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
-	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
-	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
+	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
+	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
+	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
+	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
 	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
+	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
+	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
+	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
-	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
+	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
+	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
+	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
+	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
-	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
-	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
-	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
+	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
+	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
+	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
-	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
-	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
+	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
+	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
+	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
-	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
-	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
-	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
-	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
-	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
-	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
-	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
-	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
-	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
+	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
+	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
+	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
-	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContacts64NEON_group_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
-	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
-	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
-	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
-	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
-	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
-	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
-	WORD $0x3dc01a86 // ldr q6, [x20, #96]
-	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
+	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
-	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -8587,8 +8461,8 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -8607,6 +8481,11 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
@@ -8614,11 +8493,6 @@ CompactContacts64NEON_group_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -8648,102 +8522,102 @@ CompactContacts64NEON_group_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8062bb // str q27, [x21, #384]
-	WORD $0x3d8066a3 // str q3, [x21, #400]
-	WORD $0x3d806ab1 // str q17, [x21, #416]
-	WORD $0x3d806eb2 // str q18, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076ab // str q11, [x21, #464]
-	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806aaf // str q15, [x21, #416]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
+	WORD $0x3d8076a1 // str q1, [x21, #464]
+	WORD $0x3d807ab2 // str q18, [x21, #480]
 	WORD $0x3d807eb3 // str q19, [x21, #496]
 	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086b5 // str q21, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
-	WORD $0x3d808ea5 // str q5, [x21, #560]
-	WORD $0x3d8092a4 // str q4, [x21, #576]
-	MOVWU 400(R21), R19
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
+	MOVWU 384(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip0
-	MOVWU 384(R21), R22
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 416(R21), R22
+	MOVD 400(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 432(R21), R22
+	MOVD 416(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 448(R21), R22
+	MOVD 432(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 464(R21), R22
+	MOVD 448(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 480(R21), R22
+	MOVD 464(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 480(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 496(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 512(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 528(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 544(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 576(R21), R22
+	MOVD 560(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
 
 CompactContacts64NEON_group_skip0:
-	MOVWU 408(R21), R19
+	MOVWU 392(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip1
-	MOVWU 388(R21), R22
+	MOVWU 372(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 392(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 424(R21), R22
+	MOVD 408(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 440(R21), R22
+	MOVD 424(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 456(R21), R22
+	MOVD 440(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 472(R21), R22
+	MOVD 456(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 488(R21), R22
+	MOVD 472(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 504(R21), R22
+	MOVD 488(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 520(R21), R22
+	MOVD 504(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 536(R21), R22
+	MOVD 520(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 552(R21), R22
+	MOVD 536(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 568(R21), R22
+	MOVD 552(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 584(R21), R22
+	MOVD 568(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
@@ -8758,17 +8632,33 @@ CompactContacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8096bb // str q27, [x21, #592]
 	WORD $0x3d809abb // str q27, [x21, #608]
-	WORD $0x3d809ebb // str q27, [x21, #624]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 592(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 624(R21)
+	MOVW R22, 608(R21)
 
 CompactContacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 592(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 596(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x3d802aa1 // str q1, [x21, #160]
+	WORD $0x3d802ea2 // str q2, [x21, #176]
+	WORD $0x3d803ea3 // str q3, [x21, #240]
+	WORD $0x3d8032a4 // str q4, [x21, #192]
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x3d803aa6 // str q6, [x21, #224]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 608(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
@@ -8777,47 +8667,31 @@ CompactContacts64NEON_tailin_end:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d802aa0 // str q0, [x21, #160]
-	WORD $0x3d802ea1 // str q1, [x21, #176]
-	WORD $0x3d8032a2 // str q2, [x21, #192]
-	WORD $0x3d8042a3 // str q3, [x21, #256]
-	WORD $0x3d8036a4 // str q4, [x21, #208]
-	WORD $0x3d803aa5 // str q5, [x21, #224]
-	WORD $0x3d803ea6 // str q6, [x21, #240]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 624(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
-	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 628(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
-	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8046a0 // str q0, [x21, #272]
-	WORD $0x3d804aa1 // str q1, [x21, #288]
-	WORD $0x3d804ea2 // str q2, [x21, #304]
-	WORD $0x3d805ea3 // str q3, [x21, #368]
-	WORD $0x3d8052a4 // str q4, [x21, #320]
-	WORD $0x3d8056a5 // str q5, [x21, #336]
-	WORD $0x3d805aa6 // str q6, [x21, #352]
+	WORD $0x3d8042a0 // str q0, [x21, #256]
+	WORD $0x3d8046a1 // str q1, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d805aa3 // str q3, [x21, #352]
+	WORD $0x3d804ea4 // str q4, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a6 // str q6, [x21, #336]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc036a0 // ldr q0, [x21, #208]
-	WORD $0x3dc02aa1 // ldr q1, [x21, #160]
+	WORD $0x3dc032a0 // ldr q0, [x21, #192]
+	WORD $0x3dc026a1 // ldr q1, [x21, #144]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc03aa3 // ldr q3, [x21, #224]
-	WORD $0x3dc02ea4 // ldr q4, [x21, #176]
+	WORD $0x3dc036a3 // ldr q3, [x21, #208]
+	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03ea6 // ldr q6, [x21, #240]
-	WORD $0x3dc032a7 // ldr q7, [x21, #192]
+	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
+	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc052a9 // ldr q9, [x21, #320]
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
+	WORD $0x3dc042aa // ldr q10, [x21, #256]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc056ac // ldr q12, [x21, #336]
-	WORD $0x3dc04aad // ldr q13, [x21, #288]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc046ad // ldr q13, [x21, #272]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc05aaf // ldr q15, [x21, #352]
-	WORD $0x3dc04eb0 // ldr q16, [x21, #304]
+	WORD $0x3dc056af // ldr q15, [x21, #336]
+	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -8980,20 +8854,20 @@ CompactContacts64NEON_tailin_end:
 	CBZW R17, CompactContacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x3dc04ebc // ldr q28, [x21, #304]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
 	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
 	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
@@ -9177,11 +9051,11 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc042ac // ldr q12, [x21, #256]
-	WORD $0x3dc05ead // ldr q13, [x21, #368]
+	WORD $0x3dc03eac // ldr q12, [x21, #240]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc096bc // ldr q28, [x21, #592]
+	WORD $0x3dc092bc // ldr q28, [x21, #576]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
@@ -9191,32 +9065,31 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc046a7 // ldr q7, [x21, #272]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc04aa9 // ldr q9, [x21, #288]
+	WORD $0x3dc046a9 // ldr q9, [x21, #272]
 	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
 	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
 	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
 	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
 	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4eaf1df2 // mov v18.16b, v15.16b
-	WORD $0x4ea21c53 // mov v19.16b, v2.16b
-	WORD $0x4ea51cb4 // mov v20.16b, v5.16b
-	WORD $0x4ea41c95 // mov v21.16b, v4.16b
+	WORD $0x4ea21c52 // mov v18.16b, v2.16b
+	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
-	WORD $0x6f00e416 // movi v22.2d, #0x0
+	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e761f88 // bsl v8.16b, v28.16b, v22.16b
+	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
@@ -9224,250 +9097,233 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_single
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
 	WORD $0x3dc02abc // ldr q28, [x21, #160]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee7d77a // fsub v26.2d, v27.2d, v7.2d
+	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee9d776 // fsub v22.2d, v27.2d, v9.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4ee6d770 // fsub v16.2d, v27.2d, v6.2d
+	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x6e78df0d // fmul v13.2d, v24.2d, v24.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
-	WORD $0x6e79df2d // fmul v13.2d, v25.2d, v25.2d
-	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
 	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x6e76dec0 // fmul v0.2d, v22.2d, v22.2d
-	WORD $0x4e60d5a0 // fadd v0.2d, v13.2d, v0.2d
-	WORD $0x6e70de0d // fmul v13.2d, v16.2d, v16.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
+	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
+	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe41e // fcmge v30.2d, v0.2d, v31.2d
+	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e60ffe0 // fdiv v0.2d, v31.2d, v0.2d
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee7d76d // fsub v13.2d, v27.2d, v7.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
 	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e6ddf46 // fmul v6.2d, v26.2d, v13.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e67decc // fmul v12.2d, v22.2d, v7.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e69de0c // fmul v12.2d, v16.2d, v9.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e60dcc6 // fmul v6.2d, v6.2d, v0.2d
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x3d800eb7 // str q23, [x21, #48]
-	WORD $0x6e78ded7 // fmul v23.2d, v22.2d, v24.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e79de17 // fmul v23.2d, v16.2d, v25.2d
-	WORD $0x4e77d58c // fadd v12.2d, v12.2d, v23.2d
-	WORD $0x6e60dd80 // fmul v0.2d, v12.2d, v0.2d
+	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
+	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
 	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
+	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x3d800aac // str q12, [x21, #32]
+	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
+	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
+	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
+	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e601ccc // bsl v12.16b, v6.16b, v0.16b
+	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
-	WORD $0x6ebe1cc0 // bit v0.16b, v6.16b, v30.16b
+	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
+	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe41e // fcmgt v30.2d, v0.2d, v27.2d
-	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4e7cd766 // fadd v6.2d, v27.2d, v28.2d
+	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
+	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e6cdf57 // fmul v23.2d, v26.2d, v12.2d
-	WORD $0x3d8012a0 // str q0, [x21, #64]
-	WORD $0x6e6cdec0 // fmul v0.2d, v22.2d, v12.2d
-	WORD $0x6e6cde0c // fmul v12.2d, v16.2d, v12.2d
-	WORD $0x3d8016b0 // str q16, [x21, #80]
-	WORD $0x4eedd6f0 // fsub v16.2d, v23.2d, v13.2d
-	WORD $0x3d801ab6 // str q22, [x21, #96]
-	WORD $0x4ee7d416 // fsub v22.2d, v0.2d, v7.2d
-	WORD $0x3d801eba // str q26, [x21, #112]
-	WORD $0x4ee9d59a // fsub v26.2d, v12.2d, v9.2d
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x6e79df56 // fmul v22.2d, v26.2d, v25.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
+	WORD $0x3d800ea6 // str q6, [x21, #48]
+	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
+	WORD $0x3d8012b5 // str q21, [x21, #64]
+	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x3d801ab9 // str q25, [x21, #96]
+	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
+	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
+	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
+	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
+	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfe10 // fdiv v16.2d, v16.2d, v28.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e70df76 // fmul v22.2d, v27.2d, v16.2d
-	WORD $0x4e76d5b6 // fadd v22.2d, v13.2d, v22.2d
-	WORD $0x4ef7d6d6 // fsub v22.2d, v22.2d, v23.2d
-	WORD $0x6e70df1a // fmul v26.2d, v24.2d, v16.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
+	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
+	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
+	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
 	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee0d75a // fsub v26.2d, v26.2d, v0.2d
-	WORD $0x6e70df30 // fmul v16.2d, v25.2d, v16.2d
-	WORD $0x4e70d530 // fadd v16.2d, v9.2d, v16.2d
-	WORD $0x4eecd610 // fsub v16.2d, v16.2d, v12.2d
-	WORD $0x3d8022b9 // str q25, [x21, #128]
-	WORD $0x6e6aded9 // fmul v25.2d, v22.2d, v10.2d
-	WORD $0x3d8026b8 // str q24, [x21, #144]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
+	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
+	WORD $0x3d801eb8 // str q24, [x21, #112]
+	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x3d8022b7 // str q23, [x21, #128]
+	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
+	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
+	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x6e61de19 // fmul v25.2d, v16.2d, v1.2d
-	WORD $0x4e79d718 // fadd v24.2d, v24.2d, v25.2d
-	WORD $0x4ef8d4d8 // fsub v24.2d, v6.2d, v24.2d
-	WORD $0x6e6edd59 // fmul v25.2d, v10.2d, v14.2d
-	WORD $0x4e79d6d6 // fadd v22.2d, v22.2d, v25.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x4e76d6f6 // fadd v22.2d, v23.2d, v22.2d
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
-	WORD $0x6e6edd77 // fmul v23.2d, v11.2d, v14.2d
-	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d400 // fadd v0.2d, v0.2d, v23.2d
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edc37 // fmul v23.2d, v1.2d, v14.2d
-	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e38 // bif v24.16b, v17.16b, v30.16b
-	WORD $0x4eb81f11 // mov v17.16b, v24.16b
+	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e76 // bif v22.16b, v19.16b, v30.16b
+	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1eac // bif v12.16b, v21.16b, v30.16b
-	WORD $0x4eb61ed3 // mov v19.16b, v22.16b
-	WORD $0x4ea01c14 // mov v20.16b, v0.16b
-	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ead1db2 // mov v18.16b, v13.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc012bc // ldr q28, [x21, #64]
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x4eedd416 // fsub v22.2d, v0.2d, v13.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d618 // fsub v24.2d, v16.2d, v9.2d
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cded6 // fmul v22.2d, v22.2d, v28.2d
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
+	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
+	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
 	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
+	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
 	WORD $0x3dc00abc // ldr q28, [x21, #32]
 	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfed6 // fdiv v22.2d, v22.2d, v28.2d
-	WORD $0x4e7e1ed6 // bic v22.16b, v22.16b, v30.16b
+	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
+	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef6e7fe // fcmgt v30.2d, v31.2d, v22.2d
-	WORD $0x6e7f1ede // bsl v30.16b, v22.16b, v31.16b
-	WORD $0x4ee0cbd6 // fcmgt v22.2d, v30.2d, #0.0
-	WORD $0x4e3e1ed6 // and v22.16b, v22.16b, v30.16b
-	WORD $0x3dc00ebb // ldr q27, [x21, #48]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d5ad // fadd v13.2d, v13.2d, v23.2d
-	WORD $0x4ee0d5ad // fsub v13.2d, v13.2d, v0.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x6e76df77 // fmul v23.2d, v27.2d, v22.2d
-	WORD $0x4e77d4e7 // fadd v7.2d, v7.2d, v23.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
+	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
+	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
+	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
+	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
+	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
+	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e76df76 // fmul v22.2d, v27.2d, v22.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4ef0d529 // fsub v9.2d, v9.2d, v16.2d
-	WORD $0x6e6addb6 // fmul v22.2d, v13.2d, v10.2d
-	WORD $0x6e6bdcf7 // fmul v23.2d, v7.2d, v11.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x6e61dd37 // fmul v23.2d, v9.2d, v1.2d
-	WORD $0x4e77d6d6 // fadd v22.2d, v22.2d, v23.2d
-	WORD $0x4ef6d4c6 // fsub v6.2d, v6.2d, v22.2d
-	WORD $0x6e6edd56 // fmul v22.2d, v10.2d, v14.2d
-	WORD $0x4e76d5ad // fadd v13.2d, v13.2d, v22.2d
+	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
+	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
+	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
+	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
+	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd6d // fmul v13.2d, v11.2d, v14.2d
-	WORD $0x4e6dd4e7 // fadd v7.2d, v7.2d, v13.2d
+	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
+	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
 	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
 	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e46 // bif v6.16b, v18.16b, v30.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
 	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
 	WORD $0x4ea91d24 // mov v4.16b, v9.16b
 
 CompactContacts64NEON_tailgroup_single:
-	// Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.
-	WORD $0x4e72d620 // fadd v0.2d, v17.2d, v18.2d
-	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
-	WORD $0x4e6bd400 // fadd v0.2d, v0.2d, v11.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x4e73d400 // fadd v0.2d, v0.2d, v19.2d
-	WORD $0x4e74d400 // fadd v0.2d, v0.2d, v20.2d
-	WORD $0x4e75d400 // fadd v0.2d, v0.2d, v21.2d
-	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
-	WORD $0x4e65d400 // fadd v0.2d, v0.2d, v5.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x4ee0f9e3 // fabs v3.2d, v15.2d
-	WORD $0x3dc01a86 // ldr q6, [x20, #96]
-	WORD $0x6e63e4c3 // fcmge v3.2d, v6.2d, v3.2d
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
+	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
-	WORD $0x6e60e4c0 // fcmge v0.2d, v6.2d, v0.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c60 // orr v0.16b, v3.16b, v0.16b
 	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
@@ -9481,8 +9337,8 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
+	WORD $0x4ea61ccf // mov v15.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -9501,6 +9357,11 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
+	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
 	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
@@ -9508,11 +9369,6 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
 	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
-	WORD $0x3dc01e9c // ldr q28, [x20, #112]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e751f86 // bsl v6.16b, v28.16b, v21.16b
-	WORD $0x4ea61cd5 // mov v21.16b, v6.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
@@ -9538,58 +9394,58 @@ CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8062bb // str q27, [x21, #384]
-	WORD $0x3d8066a3 // str q3, [x21, #400]
-	WORD $0x3d806ab1 // str q17, [x21, #416]
-	WORD $0x3d806eb2 // str q18, [x21, #432]
-	WORD $0x3d8072aa // str q10, [x21, #448]
-	WORD $0x3d8076ab // str q11, [x21, #464]
-	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d805ebb // str q27, [x21, #368]
+	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8066b1 // str q17, [x21, #400]
+	WORD $0x3d806aaf // str q15, [x21, #416]
+	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
+	WORD $0x3d8076a1 // str q1, [x21, #464]
+	WORD $0x3d807ab2 // str q18, [x21, #480]
 	WORD $0x3d807eb3 // str q19, [x21, #496]
 	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086b5 // str q21, [x21, #528]
-	WORD $0x3d808aa2 // str q2, [x21, #544]
-	WORD $0x3d808ea5 // str q5, [x21, #560]
-	WORD $0x3d8092a4 // str q4, [x21, #576]
-	MOVWU 400(R21), R19
+	WORD $0x3d8086a2 // str q2, [x21, #528]
+	WORD $0x3d808aa5 // str q5, [x21, #544]
+	WORD $0x3d808ea4 // str q4, [x21, #560]
+	MOVWU 384(R21), R19
 	CBZW R19, CompactContacts64NEON_tailrow_skip0
-	MOVWU 384(R21), R22
+	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 384(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 416(R21), R22
+	MOVD 400(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 432(R21), R22
+	MOVD 416(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 448(R21), R22
+	MOVD 432(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 464(R21), R22
+	MOVD 448(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 480(R21), R22
+	MOVD 464(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 480(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 496(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 512(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 528(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 544(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 576(R21), R22
+	MOVD 560(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12

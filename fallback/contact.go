@@ -216,15 +216,16 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 		c.manifold(&p, lo, hi, rsum, nx, ny, nz, point)
 	}
 
-	// Non-finite lanes: the depth is not finite (NaN or Inf input), or
-	// some output is (far beyond the finite range, where NaN payloads
-	// would differ between platforms): Count 0 and the canonical NaN in
-	// every float. One sum sees them all.
-	sum := c.Depth[0] + c.Depth[1]
-	for _, v := range [9]F{nx, ny, nz, c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2]} {
-		sum += v
-	}
-	if !(absF(depth) <= maxFinite[F]()) || !(absF(sum) <= maxFinite[F]()) {
+	// Non-finite lanes: the depths or r2-r1 are not finite (NaN or Inf
+	// input, or finite input whose intermediate values overflow), seen
+	// by one sum: Count 0 and the canonical NaN in every float. Where
+	// the sum is finite, so are r, u, M0, E, P-Q, r2-r1 and both depths,
+	// the normal is a unit vector and a point can only overflow to ±Inf
+	// (coordinates far beyond MaxRange), never become NaN: no NaN whose
+	// sign and payload would differ between platforms reaches a lane
+	// that is kept. (Summing all eleven outputs, as before, cost 6-8%
+	// of the contact kernels' time for lanes beyond MaxRange only.)
+	if sum := c.Depth[0] + c.Depth[1] + hr; !(absF(sum) <= maxFinite[F]()) {
 		nan := canonicalNaN[F]()
 		return ContactOf[F]{
 			Depth:  [2]F{nan, nan},

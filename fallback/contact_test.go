@@ -440,7 +440,10 @@ func TestContactLaneTinyAxes(t *testing.T) {
 // 0x7FC00000 on arm64), so a partial NaN breaks the bit-identity across
 // GOARCHes that package fallback promises. The first case below is a
 // two-point manifold whose second point is such a NaN: |B-A|^2 overflows
-// to +Inf and s_k = (Q_k-A).M0 / |M0|^2 becomes Inf/Inf.
+// to +Inf and s_k = (Q_k-A).M0 / |M0|^2 becomes Inf/Inf. Lanes whose
+// depths stay finite are kept even where a point overflows: some of
+// verify.BeyondRangeCapsulePairs must be such lanes, with a ±Inf point
+// and no NaN.
 func TestContactLaneNaNIsCanonical(t *testing.T) {
 	cases := []verify.CapsulePair{
 		{C1: verify.Capsule{A: [3]float32{-1.8446744e+19, -1.8446744e+19, -8.493731e+18}, B: [3]float32{-4.7395323e+18, 3.7661904e+18, 1.7971816e+18}, R: 1.1509184e+19},
@@ -452,27 +455,19 @@ func TestContactLaneNaNIsCanonical(t *testing.T) {
 			C1: verify.Capsule{A: [3]float32{0, 0, 0}, B: [3]float32{s, 0, 0}, R: s / 4},
 			C2: verify.Capsule{A: [3]float32{s / 4, s / 8, 0}, B: [3]float32{s, s / 8, 0}, R: s / 4}})
 	}
-	r := verify.NewRand(contactSeed, 99)
-	for range 2000 {
-		p := verify.MixedCapsulePairs(r.Uint64(), 1, 0)[r.IntN(len(verify.CapsuleCategories()))]
-		k := float32(math.Ldexp(1, 60+r.IntN(10)))
-		for _, cp := range []*verify.Capsule{&p.C1, &p.C2} {
-			for i := range 3 {
-				cp.A[i] *= k
-				cp.B[i] *= k
-			}
-			cp.R *= k
-		}
-		cases = append(cases, p)
-	}
-	bad := 0
+	cases = append(cases, verify.BeyondRangeCapsulePairs(verify.NewRand(contactSeed, 99), 30000)...)
+	bad, keptInf := 0, 0
 	for _, p := range cases {
 		for _, q := range []verify.CapsulePair{p, p.Swap()} {
 			c := q.Lane(0)
-			anyNaN := false
+			anyNaN, anyInf := false, false
 			for _, x := range []float32{c.Depth[0], c.Depth[1], c.Normal[0], c.Normal[1], c.Normal[2],
 				c.Point[0][0], c.Point[0][1], c.Point[0][2], c.Point[1][0], c.Point[1][1], c.Point[1][2]} {
 				anyNaN = anyNaN || x != x
+				anyInf = anyInf || math.IsInf(float64(x), 0)
+			}
+			if anyInf && !anyNaN {
+				keptInf++
 			}
 			if anyNaN && !verify.IsNaNContact(c) {
 				if bad < 3 {
@@ -485,6 +480,9 @@ func TestContactLaneNaNIsCanonical(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d lanes beyond MaxRange have a partial or non-canonical NaN", bad, 2*len(cases))
+	}
+	if keptInf == 0 {
+		t.Errorf("no lane of %d kept a point overflowed to ±Inf: the cases miss what they are for", 2*len(cases))
 	}
 }
 

@@ -131,13 +131,9 @@ func contact(b *ir.Builder) []ir.Value {
 		}
 	})
 
-	b.Comment("Non-finite lanes: |depth| or |sum of the eleven float outputs| not <= MaxFloat32.")
-	sum := b.Add(depth1, depth2)
-	for _, v := range [9]ir.Value{n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]} {
-		sum = b.Add(sum, v)
-	}
-	bad := b.Cmp(ir.NotLE, b.Abs(depth), maxFinite(b))
-	bad = b.Or(bad, b.Cmp(ir.NotLE, b.Abs(sum), maxFinite(b)))
+	b.Comment("Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is,")
+	b.Comment("no output is NaN: see fallback.ContactLane).")
+	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), maxFinite(b))
 	out := []ir.Value{b.Var(count), depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")

@@ -432,3 +432,49 @@ func CrossNormalAngle(p CapsulePair, n [3]float32) float64 {
 	a := angleBetween(cW64(n), [3]float64{k[0] / l, k[1] / l, k[2] / l})
 	return math.Min(a, math.Pi-a)
 }
+
+// BeyondRangeCapsulePairs returns n pairs far beyond MaxRange, where
+// intermediate values of the contact overflow: a third scaled by 2^60 to
+// 2^69 (|B-A|^2 and the dot products overflow), a third by 2^120 to
+// 2^127 (the points too), some with a radius of -MaxFloat32/k (r2-r1
+// overflows while r1+r2 does not), and a third of ordinary size moved to
+// within 3e38 of the origin with a radius up to MaxFloat32, whose
+// distance and depths stay finite while the points overflow to ±Inf.
+// Every one is drawn from a capsule category by r.
+func BeyondRangeCapsulePairs(r *rand.Rand, n int) []CapsulePair {
+	cats := CapsuleCategories()
+	out := make([]CapsulePair, 0, n)
+	for k := range n {
+		p := cats[r.IntN(len(cats))].Gen(r, 0)
+		caps := []*Capsule{&p.C1, &p.C2}
+		if k%3 == 2 {
+			off := float32(r.IntN(7)-3) * 1e38
+			for _, c := range caps {
+				for i := range 3 {
+					c.A[i] += off
+					c.B[i] += off
+				}
+			}
+			p.C2.R = float32(r.Float64()) * math.MaxFloat32
+			out = append(out, p)
+			continue
+		}
+		e := 60 + r.IntN(10)
+		if k%3 == 1 {
+			e = 120 + r.IntN(8)
+		}
+		s := float32(math.Ldexp(1, e))
+		for _, c := range caps {
+			for i := range 3 {
+				c.A[i] *= s
+				c.B[i] *= s
+			}
+			c.R *= s
+		}
+		if r.IntN(4) == 0 {
+			p.C1.R = -math.MaxFloat32 / float32(1+r.IntN(4))
+		}
+		out = append(out, p)
+	}
+	return out
+}
