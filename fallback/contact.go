@@ -112,7 +112,9 @@ type (
 // and capsule 2 (axis C to D, radius r2) with the given margin. A sphere is
 // a capsule with A = B. The closest points of the axes come from the same
 // plane projection as ClosestLane, bit for bit. A lane whose inputs are not
-// finite gets Count 0 and the canonical NaN in every float.
+// finite gets Count 0 and the canonical NaN in every float, as does one
+// whose depths overflow (far beyond MaxRange); there a lane that is kept
+// may have a point overflowed to ±Inf, but never a NaN.
 func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float32) Contact {
 	return contactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin)
 }
@@ -216,15 +218,16 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 		c.manifold(&p, lo, hi, rsum, nx, ny, nz, point)
 	}
 
-	// Non-finite lanes: the depths or r2-r1 are not finite (NaN or Inf
-	// input, or finite input whose intermediate values overflow), seen
-	// by one sum: Count 0 and the canonical NaN in every float. Where
-	// the sum is finite, so are r, u, M0, E, P-Q, r2-r1 and both depths,
-	// the normal is a unit vector and a point can only overflow to ±Inf
-	// (coordinates far beyond MaxRange), never become NaN: no NaN whose
-	// sign and payload would differ between platforms reaches a lane
-	// that is kept. (Summing all eleven outputs, as before, cost 6-8%
-	// of the contact kernels' time for lanes beyond MaxRange only.)
+	// Non-finite lanes: Depth[0] + Depth[1] + (r2-r1) is not finite (NaN
+	// or Inf input, or finite input whose intermediate values overflow):
+	// Count 0 and the canonical NaN in every float. Where that sum is
+	// finite, so are both depths, P-Q, t(D-C), E, M0 and r2-r1, the
+	// normal is a unit vector, and a point can only overflow to ±Inf
+	// (coordinates near MaxFloat32, far beyond MaxRange), the same on
+	// every platform; it never becomes a NaN, whose sign and payload
+	// would differ (TestContactLaneNaNIsCanonical). The depths and r2-r1
+	// are known early, so the check costs far less than summing all
+	// eleven outputs, the rule before.
 	if sum := c.Depth[0] + c.Depth[1] + hr; !(absF(sum) <= maxFinite[F]()) {
 		nan := canonicalNaN[F]()
 		return ContactOf[F]{
