@@ -8022,7 +8022,7 @@ ContactsAVX512_done:
 
 // func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $2752-56
+TEXT ·CompactContactsAVX512(SB), $7104-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -8031,9 +8031,1739 @@ TEXT ·CompactContactsAVX512(SB), $2752-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), BX
+	LEAQ         5120(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
+
+	// 2 groups at a time, their instruction streams merged.
+CompactContactsAVX512_wide:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   CompactContactsAVX512_loop
+
+	// Capsule records of side I, transposed.
+	MOVL            (DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, (BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 64(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 128(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 384(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 192(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 256(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            (SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            16(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            4(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            20(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            8(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            24(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            12(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            28(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            32(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            48(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            36(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            52(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            40(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            56(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            44(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            60(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 448(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 512(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 576(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 832(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 640(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 704(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 768(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL            64(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            80(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            68(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            84(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            72(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            88(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            76(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            92(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            96(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            112(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            100(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            116(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            104(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            120(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            108(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            124(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 896(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 960(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 1024(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 1280(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 1088(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 1152(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 1216(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL            64(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z2
+	MOVL            80(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
+	MOVL            68(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            84(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            72(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z4
+	MOVL            88(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
+	MOVL            76(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z5
+	MOVL            92(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS       Z3, Z2, Z6
+	VUNPCKLPS       Z5, Z4, Z7
+	VUNPCKHPS       Z3, Z2, Z2
+	VUNPCKHPS       Z5, Z4, Z3
+	VSHUFPS         $0x44, Z7, Z6, Z4
+	VSHUFPS         $0xee, Z7, Z6, Z5
+	VSHUFPS         $0x44, Z3, Z2, Z6
+	VSHUFPS         $0xee, Z3, Z2, Z2
+	MOVL            96(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z3
+	MOVL            112(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
+	MOVL            100(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            116(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            104(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            120(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            108(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            124(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	VUNPCKLPS       Z7, Z3, Z10
+	VUNPCKLPS       Z9, Z8, Z11
+	VUNPCKHPS       Z7, Z3, Z3
+	VUNPCKHPS       Z9, Z8, Z7
+	VSHUFPS         $0x44, Z11, Z10, Z8
+	VSHUFPS         $0xee, Z11, Z10, Z9
+	VSHUFPS         $0x44, Z7, Z3, Z10
+	VSHUFPS         $0xee, Z7, Z3, Z3
+	VSHUFF32X4      $0x88, Z8, Z4, Z7
+	VMOVUPS         Z7, 1344(BX)
+	VSHUFF32X4      $0x88, Z9, Z5, Z7
+	VMOVUPS         Z7, 1408(BX)
+	VSHUFF32X4      $0x88, Z10, Z6, Z7
+	VMOVUPS         Z7, 1472(BX)
+	VSHUFF32X4      $0x88, Z3, Z2, Z2
+	VMOVUPS         Z2, 1728(BX)
+	VSHUFF32X4      $0xdd, Z8, Z4, Z2
+	VMOVUPS         Z2, 1536(BX)
+	VSHUFF32X4      $0xdd, Z9, Z5, Z2
+	VMOVUPS         Z2, 1600(BX)
+	VSHUFF32X4      $0xdd, Z10, Z6, Z2
+	VMOVUPS         Z2, 1664(BX)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z6, Z6, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z7, Z7, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z2, Z2, Z13
+	VMULPS      Z3, Z3, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z4, Z4, Z14
+	VADDPS      Z14, Z13, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z14
+	VMULPS      Z8, Z5, Z15
+	VMULPS      Z9, Z6, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z10, Z7, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z12, Z15, Z15
+	VMULPS      Z2, Z5, Z16
+	VMULPS      Z3, Z6, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z4, Z7, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z12, Z16, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS Z2, Z8, Z18
+	VMULPS Z3, Z9, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z10, Z19
+	VADDPS Z19, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z15, Z5, Z19
+	VMULPS Z15, Z6, Z20
+	VMULPS Z15, Z7, Z21
+	VSUBPS Z8, Z19, Z19
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VMULPS Z17, Z5, Z22
+	VMULPS Z17, Z6, Z23
+	VMULPS Z17, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
+	VMULPS   Z23, Z23, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
+	VMULPS   Z23, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z17, Z19, Z19
+	VADDPS Z19, Z15, Z19
+	VMINPS Z1, Z19, Z19
+	VMAXPS Z0, Z19, Z19
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z16, Z19, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z14, Z16, Z14
+	VMINPS Z1, Z14, Z14
+	VMAXPS Z0, Z14, Z14
+	VMULPS Z19, Z5, Z5
+	VMULPS Z19, Z6, Z6
+	VMULPS Z19, Z7, Z7
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z14, Z2, Z2
+	VADDPS Z2, Z8, Z2
+	VSUBPS Z5, Z2, Z2
+	VMULPS Z14, Z3, Z3
+	VADDPS Z3, Z9, Z3
+	VSUBPS Z6, Z3, Z3
+	VMULPS Z14, Z4, Z4
+	VADDPS Z4, Z10, Z4
+	VSUBPS Z7, Z4, Z4
+	VMULPS Z2, Z2, Z14
+	VMULPS Z3, Z3, Z16
+	VADDPS Z16, Z14, Z14
+	VMULPS Z4, Z4, Z16
+	VADDPS Z16, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPS       Z17, Z15, Z16
+	VMINPS       Z16, Z15, Z17
+	VMAXPS       Z17, Z0, Z17
+	VMAXPS       Z16, Z15, Z15
+	VMINPS       Z15, Z1, Z15
+	VCMPPS       $0x11, Z15, Z17, K1
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z13, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K2
+	KANDW        K2, K1, K1
+	VCMPPS       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPS       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
+	VMAXPS       Z11, Z13, Z11
+	VMULPS       Z8, Z8, Z8
+	VMULPS       Z9, Z9, Z9
+	VADDPS       Z9, Z8, Z8
+	VMULPS       Z10, Z10, Z9
+	VADDPS       Z9, Z8, Z8
+	VMAXPS       Z8, Z11, Z8
+	VBROADCASTSS crosstol<>+0(SB), Z9
+	VMULPS       Z8, Z9, Z9
+	VCMPPS       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	VMOVUPS      Z7, 512(R9)
+	VMOVUPS      Z6, 576(R9)
+	KORTESTW     K4, K4
+	JZ           CompactContactsAVX512_wide_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z6
+	VSUBPS       (BX), Z6, Z6
+	VMOVUPS      256(BX), Z7
+	VSUBPS       64(BX), Z7, Z7
+	VMOVUPS      320(BX), Z9
+	VSUBPS       128(BX), Z9, Z9
+	VMOVUPS      640(BX), Z10
+	VSUBPS       448(BX), Z10, Z10
+	VMOVUPS      704(BX), Z11
+	VSUBPS       512(BX), Z11, Z11
+	VMOVUPS      768(BX), Z13
+	VSUBPS       576(BX), Z13, Z13
+	VMULPS       Z6, Z6, Z18
+	VMULPS       Z7, Z7, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       Z9, Z9, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       Z10, Z10, Z19
+	VMULPS       Z11, Z11, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       Z13, Z13, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z19, K4
+	VDIVPS.Z     Z19, Z1, K4, Z19
+	VSQRTPS      Z18, Z20
+	VCMPPS       $0x04, Z20, Z0, K4
+	VDIVPS.Z     Z20, Z1, K4, Z20
+	VSQRTPS      Z19, Z19
+	VMULPS       Z20, Z6, Z6
+	VMULPS       Z20, Z7, Z7
+	VMULPS       Z20, Z9, Z9
+	VMULPS       Z19, Z10, Z10
+	VMULPS       Z19, Z11, Z11
+	VMULPS       Z19, Z13, Z13
+	VCMPPS       $0x00, Z0, Z18, K4
+	VMULPS       Z13, Z7, Z18
+	VMULPS       Z11, Z9, Z19
+	VSUBPS       Z19, Z18, Z18
+	VMULPS       Z10, Z9, Z19
+	VMULPS       Z13, Z6, Z20
+	VSUBPS       Z20, Z19, Z19
+	VMULPS       Z11, Z6, Z20
+	VMULPS       Z10, Z7, Z21
+	VSUBPS       Z21, Z20, Z20
+	VMULPS       Z18, Z18, Z21
+	VMULPS       Z19, Z19, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z20, Z20, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPS       Z18, Z2, Z22
+	VMULPS       Z19, Z3, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z4, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z22, Z22, Z23
+	VBROADCASTSS signtol<>+0(SB), Z24
+	VMULPS       Z8, Z24, Z8
+	VMULPS       Z21, Z8, Z8
+	VCMPPS       $0x19, Z8, Z23, K3
+	VCMPPS       $0x11, Z0, Z22, K5
+	KANDNW       K5, K3, K3
+	VXORPS.BCST  signmask<>+0(SB), Z18, Z8
+	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
+	VXORPS.BCST  signmask<>+0(SB), Z20, Z23
+	VBLENDMPS    Z8, Z18, K3, Z18
+	VBLENDMPS    Z22, Z19, K3, Z19
+	VBLENDMPS    Z23, Z20, K3, Z20
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPS    Z18, Z12, K2, Z8
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z15, K2, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z20, Z16, K2, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z21, Z17, K2, Z20
+	VMOVAPS      Z8, Z12
+	VMOVAPS      Z18, Z15
+	VMOVAPS      Z19, Z16
+	VMOVAPS      Z20, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPS Z10, Z6, K4, Z6
+	VBLENDMPS Z11, Z7, K4, Z7
+	VBLENDMPS Z13, Z9, K4, Z9
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z6, Z6
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VMULPS      Z7, Z7, Z8
+	VMULPS      Z6, Z6, Z10
+	VADDPS      Z10, Z8, Z8
+	VMULPS      Z0, Z0, Z10
+	VADDPS      Z10, Z8, Z8
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z7, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z6, Z15, K2, Z11
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z16, K2, Z6
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z6, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z7, Z6
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VMULPS      Z0, Z0, Z7
+	VMULPS      Z9, Z9, Z8
+	VADDPS      Z8, Z7, Z7
+	VMULPS      Z6, Z6, Z8
+	VADDPS      Z8, Z7, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z12, K2, Z8
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z9, Z15, K2, Z10
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z6, Z16, K2, Z9
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z7, Z17, K2, Z6
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z10, Z15
+	VMOVAPS     Z9, Z16
+	VMOVAPS     Z6, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z12, K2, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z15, K2, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z1, Z16, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z1, Z17, K2, Z9
+	VMOVAPS     Z6, Z12
+	VMOVAPS     Z7, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z17
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z6
+	VMOVAPS Z6, Z18
+
+CompactContactsAVX512_wide_g0_normal:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 1088(BX), Z6
+	VSUBPS  896(BX), Z6, Z6
+
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS  Z18, Z1, Z7
+	VMOVUPS 1152(BX), Z8
+	VSUBPS  960(BX), Z8, Z8
+	VMULPS  Z7, Z12, Z9
+	VMOVUPS 1216(BX), Z10
+	VSUBPS  1024(BX), Z10, Z10
+	VMULPS  Z7, Z15, Z11
+	VMOVUPS 1536(BX), Z12
+	VSUBPS  1344(BX), Z12, Z12
+	VMULPS  Z7, Z16, Z7
+	VMOVUPS 1600(BX), Z13
+	VSUBPS  1408(BX), Z13, Z13
+	VMOVUPS 1664(BX), Z15
+	VSUBPS  1472(BX), Z15, Z15
+	VMOVUPS 896(BX), Z16
+	VSUBPS  1344(BX), Z16, Z16
+	VMOVUPS 960(BX), Z17
+	VSUBPS  1408(BX), Z17, Z17
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS 384(BX), Z18
+	VADDPS  832(BX), Z18, Z18
+	VMOVUPS 1024(BX), Z19
+	VSUBPS  1472(BX), Z19, Z19
+	VSUBPS  Z14, Z18, Z20
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS       Z12, Z12, Z21
+	VBROADCASTSS margin+40(FP), Z22
+	VADDPS       Z22, Z18, Z18
+	VMULPS       Z13, Z13, Z22
+	VCMPPS       $0x12, Z18, Z14, K2
+	VADDPS       Z22, Z21, Z14
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS     832(BX), Z18
+	VSUBPS      384(BX), Z18, Z18
+	VMULPS      Z15, Z15, Z21
+	VADDPS      Z21, Z14, Z14
+	VMULPS      Z18, Z9, Z21
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K3
+	VDIVPS.Z    Z14, Z1, K3, Z22
+	VADDPS      Z21, Z2, Z2
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS       Z6, Z6, Z21
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z2, Z2
+	VMULPS       Z8, Z8, Z23
+	VADDPS       Z2, Z5, Z2
+	VADDPS       Z23, Z21, Z5
+	VADDPS       448(BX), Z2, Z2
+	VMULPS       Z10, Z10, Z21
+	VMULPS       Z18, Z11, Z23
+	VADDPS       Z21, Z5, Z5
+	VADDPS       Z23, Z3, Z3
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z5, K3
+	VDIVPS.Z     Z5, Z1, K3, Z21
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z3, Z3
+	VMULPS       Z16, Z12, Z23
+	VADDPS       576(R9), Z3, Z3
+	VMULPS       Z17, Z13, Z24
+	VADDPS       512(BX), Z3, Z3
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z18, Z7, Z24
+	VMULPS       Z19, Z15, Z25
+	VADDPS       Z24, Z4, Z4
+	VADDPS       Z25, Z23, Z23
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z4, Z4
+	VMULPS       Z22, Z23, Z23
+	VADDPS       512(R9), Z4, Z4
+	VMULPS       Z6, Z12, Z24
+	VADDPS       576(BX), Z4, Z4
+	VMULPS       Z8, Z13, Z25
+	VMOVAPS      Z20, Z26
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z10, Z15, Z25
+	VMOVAPS      Z2, Z27
+	VADDPS       Z25, Z24, Z24
+	VMOVAPS      Z3, Z25
+	VMULPS       Z22, Z24, Z28
+	VMOVAPS      Z4, Z29
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Z6, Z16, Z30
+	VMULPS  Z8, Z17, Z31
+	VMOVUPS Z14, 512(R9)
+	VADDPS  Z31, Z30, Z14
+	VMULPS  Z10, Z19, Z30
+	VMOVUPS Z22, 576(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW  K1, K2, K1
+	VADDPS Z30, Z14, Z14
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS         Z23, Z12, Z22
+	VMULPS         Z23, Z13, Z30
+	VMOVUPS        Z5, 640(R9)
+	VMOVUPS        Z21, 704(R9)
+	VMOVUPS        Z14, 768(R9)
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z5
+	VMULPS         Z23, Z15, Z14
+	VSUBPS         Z16, Z22, Z21
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z24, 896(R9)
+	VBLENDMPS.BCST int2<>+0(SB), Z5, K1, Z5
+	VSUBPS         Z17, Z30, Z16
+	VMOVUPS        Z5, 960(R9)
+	VMOVUPS        Z17, 1024(R9)
+	VMOVUPS        Z23, 1088(R9)
+	VMOVUPS        Z16, 1152(R9)
+	VMOVUPS        Z21, 1216(R9)
+	VMOVUPS        Z10, 1280(R9)
+	VMOVUPS        Z8, 1344(R9)
+	VMOVUPS        Z6, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        Z13, 1536(R9)
+	VMOVUPS        Z12, 1600(R9)
+	VMOVUPS        Z28, 1664(R9)
+	VMOVUPS        Z19, 1728(R9)
+	VMOVUPS        Z14, 1792(R9)
+	VMOVUPS        Z4, 1856(R9)
+	VMOVUPS        Z3, 1920(R9)
+	VMOVUPS        Z2, 1984(R9)
+	VMOVUPS        Z20, 2048(R9)
+	VMOVUPS        Z29, 2112(R9)
+	KORTESTW       K1, K1
+	JZ             CompactContactsAVX512_wide_g0_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z2
+	VSUBPS      (BX), Z2, Z2
+	VMOVUPS     256(BX), Z3
+	VSUBPS      64(BX), Z3, Z3
+	VMOVUPS     320(BX), Z4
+	VSUBPS      128(BX), Z4, Z4
+	VMOVUPS     640(BX), Z5
+	VSUBPS      448(BX), Z5, Z5
+	VMOVUPS     704(BX), Z6
+	VSUBPS      512(BX), Z6, Z6
+	VMOVUPS     768(BX), Z8
+	VSUBPS      576(BX), Z8, Z8
+	VMULPS      Z2, Z2, Z10
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z10, Z10
+	VMULPS      Z4, Z4, Z12
+	VADDPS      Z12, Z10, Z10
+	VMULPS      Z5, Z5, Z12
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z8, Z8, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
+	VDIVPS.Z    Z12, Z1, K2, Z12
+	VMOVUPS     (BX), Z13
+	VSUBPS      448(BX), Z13, Z13
+	VMOVUPS     64(BX), Z14
+	VSUBPS      512(BX), Z14, Z14
+	VMOVUPS     128(BX), Z15
+	VSUBPS      576(BX), Z15, Z15
+	VMULPS      Z13, Z5, Z16
+	VMULPS      Z14, Z6, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z15, Z8, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z12, Z16, Z16
+	VMULPS      Z2, Z5, Z17
+	VMULPS      Z3, Z6, Z19
+	VADDPS      Z19, Z17, Z17
+	VMULPS      Z4, Z8, Z19
+	VADDPS      Z19, Z17, Z17
+	VMULPS      Z12, Z17, Z12
+	VADDPS      Z12, Z16, Z12
+	VMINPS      Z12, Z16, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z12, Z16, Z12
+	VMINPS      Z12, Z1, Z12
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
+
+	// Manifold point 1.
+	VMULPS       Z17, Z5, Z19
+	VMULPS       Z17, Z6, Z20
+	VMULPS       Z17, Z8, Z17
+	VSUBPS       Z13, Z19, Z21
+	VSUBPS       Z14, Z20, Z22
+	VSUBPS       Z15, Z17, Z23
+	VMULPS       Z2, Z21, Z21
+	VMULPS       Z3, Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z4, Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z10, Z0, K2
+	VDIVPS.Z     Z10, Z21, K2, Z21
+	VMINPS       Z1, Z21, Z21
+	VMAXPS       Z0, Z21, Z21
+	VMULPS       Z21, Z2, Z22
+	VADDPS       Z22, Z13, Z22
+	VSUBPS       Z19, Z22, Z22
+	VMULPS       Z21, Z3, Z23
+	VADDPS       Z23, Z14, Z23
+	VSUBPS       Z20, Z23, Z23
+	VMULPS       Z21, Z4, Z21
+	VADDPS       Z21, Z15, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       Z9, Z22, Z24
+	VMULPS       Z11, Z23, Z28
+	VADDPS       Z28, Z24, Z24
+	VMULPS       Z7, Z21, Z28
+	VADDPS       Z28, Z24, Z24
+	VSUBPS       Z24, Z16, Z24
+	VMULPS       Z18, Z9, Z28
+	VADDPS       Z28, Z22, Z22
+	VBROADCASTSS half<>+0(SB), Z28
+	VMULPS       Z28, Z22, Z22
+	VADDPS       Z22, Z19, Z19
+	VADDPS       448(BX), Z19, Z19
+	VMULPS       Z18, Z11, Z22
+	VADDPS       Z22, Z23, Z22
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z22, Z22
+	VADDPS       Z22, Z20, Z20
+	VADDPS       512(BX), Z20, Z20
+	VMULPS       Z18, Z7, Z22
+	VADDPS       Z22, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       576(BX), Z17, Z17
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z24, Z26, K1, Z21
+	VMOVAPS      Z21, Z26
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z19, Z27, K1, Z21
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z20, Z25, K1, Z19
+	VXORPS       Z20, Z20, Z20
+	VMOVUPS      2112(R9), Z22
+	VBLENDMPS    Z17, Z22, K1, Z20
+	VMOVAPS      Z21, Z27
+	VMOVAPS      Z19, Z25
+	VMOVUPS      Z20, 2112(R9)
+
+	// Manifold point 2.
+	VMULPS       Z12, Z5, Z5
+	VMULPS       Z12, Z6, Z6
+	VMULPS       Z12, Z8, Z8
+	VSUBPS       Z13, Z5, Z12
+	VSUBPS       Z14, Z6, Z17
+	VSUBPS       Z15, Z8, Z19
+	VMULPS       Z2, Z12, Z12
+	VMULPS       Z3, Z17, Z17
+	VADDPS       Z17, Z12, Z12
+	VMULPS       Z4, Z19, Z17
+	VADDPS       Z17, Z12, Z12
+	VCMPPS       $0x04, Z10, Z0, K2
+	VDIVPS.Z     Z10, Z12, K2, Z10
+	VMINPS       Z1, Z10, Z10
+	VMAXPS       Z0, Z10, Z10
+	VMULPS       Z10, Z2, Z2
+	VADDPS       Z2, Z13, Z2
+	VSUBPS       Z5, Z2, Z2
+	VMULPS       Z10, Z3, Z3
+	VADDPS       Z3, Z14, Z3
+	VSUBPS       Z6, Z3, Z3
+	VMULPS       Z10, Z4, Z4
+	VADDPS       Z4, Z15, Z4
+	VSUBPS       Z8, Z4, Z4
+	VMULPS       Z9, Z2, Z10
+	VMULPS       Z11, Z3, Z12
+	VADDPS       Z12, Z10, Z10
+	VMULPS       Z7, Z4, Z12
+	VADDPS       Z12, Z10, Z10
+	VSUBPS       Z10, Z16, Z10
+	VMULPS       Z18, Z9, Z12
+	VADDPS       Z12, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z12
+	VMULPS       Z12, Z2, Z2
+	VADDPS       Z2, Z5, Z2
+	VADDPS       448(BX), Z2, Z2
+	VMULPS       Z18, Z11, Z5
+	VADDPS       Z5, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z3, Z3
+	VADDPS       Z3, Z6, Z3
+	VADDPS       512(BX), Z3, Z3
+	VMULPS       Z18, Z7, Z5
+	VADDPS       Z5, Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       Z4, Z8, Z4
+	VADDPS       576(BX), Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	VMOVUPS      2048(R9), Z6
+	VBLENDMPS    Z10, Z6, K1, Z5
+	VMOVUPS      Z5, 2048(R9)
+	VXORPS       Z5, Z5, Z5
+	VMOVUPS      1984(R9), Z6
+	VBLENDMPS    Z2, Z6, K1, Z5
+	VXORPS       Z2, Z2, Z2
+	VMOVUPS      1920(R9), Z6
+	VBLENDMPS    Z3, Z6, K1, Z2
+	VXORPS       Z3, Z3, Z3
+	VMOVUPS      1856(R9), Z6
+	VBLENDMPS    Z4, Z6, K1, Z3
+	VMOVUPS      Z5, 1984(R9)
+	VMOVUPS      Z2, 1920(R9)
+	VMOVUPS      Z3, 1856(R9)
+
+CompactContactsAVX512_wide_g0_single:
+	VMOVUPS 1792(R9), Z2
+	VSUBPS  1728(R9), Z2, Z2
+	VMOVUPS 1600(R9), Z3
+	VMULPS  1664(R9), Z3, Z3
+	VMOVUPS 1536(R9), Z4
+	VMULPS  1664(R9), Z4, Z4
+	VMOVUPS 1472(R9), Z5
+	VMULPS  1664(R9), Z5, Z5
+	VMOVUPS 1408(R9), Z6
+	VSUBPS  Z3, Z6, Z3
+	VMOVUPS 1344(R9), Z6
+	VSUBPS  Z4, Z6, Z4
+	VMOVUPS 1280(R9), Z6
+	VSUBPS  Z5, Z6, Z5
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z3, Z3, Z6
+	VMULPS   Z4, Z4, Z8
+	VADDPS   Z8, Z6, Z6
+	VMULPS   Z5, Z5, Z8
+	VADDPS   Z8, Z6, Z6
+	VMULPS   1216(R9), Z3, Z3
+	VMULPS   1152(R9), Z4, Z4
+	VADDPS   Z4, Z3, Z3
+	VMULPS   Z5, Z2, Z2
+	VADDPS   Z2, Z3, Z2
+	VCMPPS   $0x04, Z6, Z0, K1
+	VDIVPS.Z Z6, Z2, K1, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS 1664(R9), Z2, Z2
+	VADDPS 1088(R9), Z2, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 896(R9), Z2, Z3
+	VSUBPS 768(R9), Z3, Z3
+	VMULPS 704(R9), Z3, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+	VMULPS 1600(R9), Z2, Z4
+	VMULPS 1536(R9), Z2, Z5
+	VMULPS 1472(R9), Z2, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 1408(R9), Z3, Z8
+	VADDPS 832(R9), Z8, Z8
+	VSUBPS Z4, Z8, Z8
+	VMULPS 1344(R9), Z3, Z10
+	VADDPS 1024(R9), Z10, Z10
+	VSUBPS Z5, Z10, Z10
+	VMULPS 1280(R9), Z3, Z3
+	VADDPS 1728(R9), Z3, Z3
+	VSUBPS Z2, Z3, Z3
+	VMULPS Z8, Z8, Z12
+	VMULPS Z10, Z10, Z13
+	VADDPS Z13, Z12, Z12
+	VMULPS Z3, Z3, Z13
+	VADDPS Z13, Z12, Z12
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VMOVUPS      1088(R9), Z13
+	VADDPS       1664(R9), Z13, Z13
+	VMOVUPS      1088(R9), Z14
+	VMINPS       Z13, Z14, Z14
+	VMAXPS       Z14, Z0, Z14
+	VMOVUPS      1088(R9), Z15
+	VMAXPS       Z13, Z15, Z13
+	VMINPS       Z13, Z1, Z13
+	VCMPPS       $0x11, Z13, Z14, K1
+	VBROADCASTSS partol<>+0(SB), Z13
+	VMULPS       640(R9), Z13, Z13
+	VCMPPS       $0x12, Z13, Z6, K2
+	KANDW        K2, K1, K1
+	VMOVUPS      640(R9), Z6
+	VCMPPS       $0x00, Z0, Z6, K2
+	KANDNW       K1, K2, K1
+	VMOVUPS      576(R9), Z6
+	VCMPPS       $0x00, Z0, Z6, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Z8, Z6
+	VMOVAPS Z10, Z13
+	VMOVAPS Z3, Z14
+	VMOVAPS Z12, Z15
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z12, Z12
+	VMOVAPS      Z12, Z16
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z15, K2
+	VMOVUPS      640(R9), Z17
+	VMAXPS       512(R9), Z17, Z17
+	VMOVUPS      832(R9), Z19
+	VMULPS       832(R9), Z19, Z19
+	VMOVUPS      1024(R9), Z20
+	VMULPS       1024(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1728(R9), Z20
+	VMULPS       1728(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMAXPS       Z19, Z17, Z17
+	VBROADCASTSS crosstol<>+0(SB), Z19
+	VMULPS       Z17, Z19, Z19
+	VCMPPS       $0x11, Z19, Z15, K3
+	KORW         K3, K2, K4
+	VMOVUPS      Z2, 512(R9)
+	VMOVUPS      Z5, 576(R9)
+	VMOVUPS      Z4, 640(R9)
+	VMOVUPS      Z12, 704(R9)
+	VMOVUPS      Z25, 768(R9)
+	VMOVUPS      Z27, 832(R9)
+	VMOVUPS      Z7, 896(R9)
+	VMOVUPS      Z11, 1024(R9)
+	VMOVUPS      Z9, 1088(R9)
+	KORTESTW     K4, K4
+	JZ           CompactContactsAVX512_wide_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      1088(BX), Z2
+	VSUBPS       896(BX), Z2, Z2
+	VMOVUPS      1152(BX), Z4
+	VSUBPS       960(BX), Z4, Z4
+	VMOVUPS      1216(BX), Z5
+	VSUBPS       1024(BX), Z5, Z5
+	VMOVUPS      1536(BX), Z7
+	VSUBPS       1344(BX), Z7, Z7
+	VMOVUPS      1600(BX), Z9
+	VSUBPS       1408(BX), Z9, Z9
+	VMOVUPS      1664(BX), Z11
+	VSUBPS       1472(BX), Z11, Z11
+	VMULPS       Z2, Z2, Z12
+	VMULPS       Z4, Z4, Z16
+	VADDPS       Z16, Z12, Z12
+	VMULPS       Z5, Z5, Z16
+	VADDPS       Z16, Z12, Z12
+	VMULPS       Z7, Z7, Z16
+	VMULPS       Z9, Z9, Z19
+	VADDPS       Z19, Z16, Z16
+	VMULPS       Z11, Z11, Z19
+	VADDPS       Z19, Z16, Z16
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z16, K4
+	VDIVPS.Z     Z16, Z1, K4, Z16
+	VSQRTPS      Z12, Z19
+	VCMPPS       $0x04, Z19, Z0, K4
+	VDIVPS.Z     Z19, Z1, K4, Z19
+	VSQRTPS      Z16, Z16
+	VMULPS       Z19, Z2, Z2
+	VMULPS       Z19, Z4, Z4
+	VMULPS       Z19, Z5, Z5
+	VMULPS       Z16, Z7, Z7
+	VMULPS       Z16, Z9, Z9
+	VMULPS       Z16, Z11, Z11
+	VCMPPS       $0x00, Z0, Z12, K4
+	VMULPS       Z11, Z4, Z12
+	VMULPS       Z9, Z5, Z16
+	VSUBPS       Z16, Z12, Z12
+	VMULPS       Z7, Z5, Z16
+	VMULPS       Z11, Z2, Z19
+	VSUBPS       Z19, Z16, Z16
+	VMULPS       Z9, Z2, Z19
+	VMULPS       Z7, Z4, Z20
+	VSUBPS       Z20, Z19, Z19
+	VMULPS       Z12, Z12, Z20
+	VMULPS       Z16, Z16, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z19, Z19, Z21
+	VADDPS       Z21, Z20, Z20
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z20, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPS       Z12, Z8, Z21
+	VMULPS       Z16, Z10, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z19, Z3, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z21, Z21, Z22
+	VBROADCASTSS signtol<>+0(SB), Z23
+	VMULPS       Z17, Z23, Z17
+	VMULPS       Z20, Z17, Z17
+	VCMPPS       $0x19, Z17, Z22, K3
+	VCMPPS       $0x11, Z0, Z21, K5
+	KANDNW       K5, K3, K3
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z17
+	VXORPS.BCST  signmask<>+0(SB), Z16, Z21
+	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
+	VBLENDMPS    Z17, Z12, K3, Z12
+	VBLENDMPS    Z21, Z16, K3, Z16
+	VBLENDMPS    Z22, Z19, K3, Z19
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z12, Z6, K2, Z17
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z16, Z13, K2, Z12
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z19, Z14, K2, Z16
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z20, Z15, K2, Z19
+	VMOVAPS      Z17, Z6
+	VMOVAPS      Z12, Z13
+	VMOVAPS      Z16, Z14
+	VMOVAPS      Z19, Z15
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPS Z7, Z2, K4, Z2
+	VBLENDMPS Z9, Z4, K4, Z4
+	VBLENDMPS Z11, Z5, K4, Z5
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z2, Z2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z15, K2
+	VMULPS      Z4, Z4, Z7
+	VMULPS      Z2, Z2, Z9
+	VADDPS      Z9, Z7, Z7
+	VMULPS      Z0, Z0, Z9
+	VADDPS      Z9, Z7, Z7
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z4, Z6, K2, Z9
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z2, Z13, K2, Z11
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPS   Z0, Z14, K2, Z2
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z7, Z15, K2, Z12
+	VMOVAPS     Z9, Z6
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z2, Z14
+	VMOVAPS     Z12, Z15
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z4, Z2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z15, K2
+	VMULPS      Z0, Z0, Z4
+	VMULPS      Z5, Z5, Z7
+	VADDPS      Z7, Z4, Z4
+	VMULPS      Z2, Z2, Z7
+	VADDPS      Z7, Z4, Z4
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z6, K2, Z7
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z5, Z13, K2, Z9
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z2, Z14, K2, Z5
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPS   Z4, Z15, K2, Z2
+	VMOVAPS     Z7, Z6
+	VMOVAPS     Z9, Z13
+	VMOVAPS     Z5, Z14
+	VMOVAPS     Z2, Z15
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z15, K2
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPS   Z0, Z6, K2, Z2
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPS   Z0, Z13, K2, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z1, Z14, K2, Z5
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z1, Z15, K2, Z7
+	VMOVAPS     Z2, Z6
+	VMOVAPS     Z4, Z13
+	VMOVAPS     Z5, Z14
+	VMOVAPS     Z7, Z15
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z15, Z2
+	VMOVAPS Z2, Z16
+
+CompactContactsAVX512_wide_g1_normal:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      2048(R9), Z26, Z2
+	VADDPS      Z18, Z2, Z2
+	VANDPS.BCST absmask<>+0(SB), Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
+	VMOVUPS     960(R9), Z2
+	KORTESTW    K2, K2
+	JZ          CompactContactsAVX512_wide_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z26, K2, Z4
+	VMOVAPS        Z4, Z26
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        2048(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 2048(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        1088(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 1088(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        1024(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 1024(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        896(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 896(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        832(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 832(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        768(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 768(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        2112(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 2112(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        1984(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 1984(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        1920(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 1920(R9)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        1856(R9), Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
+	VMOVUPS        Z4, 1856(R9)
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z2, K2, Z4
+	VMOVAPS        Z4, Z2
+
+CompactContactsAVX512_wide_g0_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota<>+0(SB), Z4, Z4
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPTESTMD      Z2, Z2, K2
+	KORTESTW      K2, K2
+	JZ            CompactContactsAVX512_wide_g0_none
+	KMOVW         K2, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K3
+	VCOMPRESSPS.Z Z4, K2, Z4
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVUPS       Z4, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VCOMPRESSPS.Z Z26, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       2048(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       1088(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       1024(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       896(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       832(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       768(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       2112(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       1984(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       1920(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VMOVUPS       1856(R9), Z2
+	VCOMPRESSPS.Z Z2, K2, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactContactsAVX512_wide_g0_none:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS Z16, Z1, Z2
+	VMULPS Z2, Z6, Z4
+	VMULPS Z2, Z13, Z5
+	VMULPS Z2, Z14, Z2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      1280(BX), Z6
+	VADDPS       1728(BX), Z6, Z6
+	VSUBPS       704(R9), Z6, Z7
+	VBROADCASTSS margin+40(FP), Z9
+	VADDPS       Z9, Z6, Z6
+	VMOVUPS      704(R9), Z9
+	VCMPPS       $0x12, Z6, Z9, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      1728(BX), Z6
+	VSUBPS       1280(BX), Z6, Z6
+	VMULPS       Z6, Z4, Z9
+	VADDPS       Z9, Z8, Z8
+	VBROADCASTSS half<>+0(SB), Z9
+	VMULPS       Z9, Z8, Z8
+	VADDPS       640(R9), Z8, Z8
+	VADDPS       1344(BX), Z8, Z8
+	VMULPS       Z6, Z5, Z9
+	VADDPS       Z9, Z10, Z9
+	VBROADCASTSS half<>+0(SB), Z10
+	VMULPS       Z10, Z9, Z9
+	VADDPS       576(R9), Z9, Z9
+	VADDPS       1408(BX), Z9, Z9
+	VMULPS       Z6, Z2, Z10
+	VADDPS       Z10, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z10
+	VMULPS       Z10, Z3, Z3
+	VADDPS       512(R9), Z3, Z3
+	VADDPS       1472(BX), Z3, Z3
+	VMOVAPS      Z7, Z10
+	VMOVAPS      Z8, Z11
+	VMOVAPS      Z9, Z12
+	VMOVAPS      Z3, Z13
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	VMOVUPS        Z14, 512(R9)
+	VMOVUPS        Z3, 576(R9)
+	VMOVUPS        Z9, 640(R9)
+	VMOVUPS        Z8, 704(R9)
+	VMOVUPS        Z7, 768(R9)
+	VMOVUPS        Z13, 832(R9)
+	KORTESTW       K1, K1
+	JZ             CompactContactsAVX512_wide_g1_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     1088(BX), Z3
+	VSUBPS      896(BX), Z3, Z3
+	VMOVUPS     1152(BX), Z7
+	VSUBPS      960(BX), Z7, Z7
+	VMOVUPS     1216(BX), Z8
+	VSUBPS      1024(BX), Z8, Z8
+	VMOVUPS     1536(BX), Z9
+	VSUBPS      1344(BX), Z9, Z9
+	VMOVUPS     1600(BX), Z13
+	VSUBPS      1408(BX), Z13, Z13
+	VMOVUPS     1664(BX), Z14
+	VSUBPS      1472(BX), Z14, Z14
+	VMULPS      Z3, Z3, Z15
+	VMULPS      Z7, Z7, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z8, Z8, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z9, Z9, Z16
+	VMULPS      Z13, Z13, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z14, Z14, Z17
+	VADDPS      Z17, Z16, Z16
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K2
+	VDIVPS.Z    Z16, Z1, K2, Z16
+	VMOVUPS     896(BX), Z17
+	VSUBPS      1344(BX), Z17, Z17
+	VMOVUPS     960(BX), Z18
+	VSUBPS      1408(BX), Z18, Z18
+	VMOVUPS     1024(BX), Z19
+	VSUBPS      1472(BX), Z19, Z19
+	VMULPS      Z17, Z9, Z20
+	VMULPS      Z18, Z13, Z21
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z19, Z14, Z21
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z20, Z20
+	VMULPS      Z3, Z9, Z21
+	VMULPS      Z7, Z13, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z8, Z14, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z16, Z21, Z16
+	VADDPS      Z16, Z20, Z16
+	VMINPS      Z16, Z20, Z21
+	VMAXPS      Z21, Z0, Z21
+	VMAXPS      Z16, Z20, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     1280(BX), Z20
+	VADDPS      1728(BX), Z20, Z20
+
+	// Manifold point 1.
+	VMULPS       Z21, Z9, Z22
+	VMULPS       Z21, Z13, Z23
+	VMULPS       Z21, Z14, Z21
+	VSUBPS       Z17, Z22, Z24
+	VSUBPS       Z18, Z23, Z25
+	VSUBPS       Z19, Z21, Z26
+	VMULPS       Z3, Z24, Z24
+	VMULPS       Z7, Z25, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z8, Z26, Z25
+	VADDPS       Z25, Z24, Z24
+	VCMPPS       $0x04, Z15, Z0, K2
+	VDIVPS.Z     Z15, Z24, K2, Z24
+	VMINPS       Z1, Z24, Z24
+	VMAXPS       Z0, Z24, Z24
+	VMULPS       Z24, Z3, Z25
+	VADDPS       Z25, Z17, Z25
+	VSUBPS       Z22, Z25, Z25
+	VMULPS       Z24, Z7, Z26
+	VADDPS       Z26, Z18, Z26
+	VSUBPS       Z23, Z26, Z26
+	VMULPS       Z24, Z8, Z24
+	VADDPS       Z24, Z19, Z24
+	VSUBPS       Z21, Z24, Z24
+	VMULPS       Z4, Z25, Z27
+	VMULPS       Z5, Z26, Z28
+	VADDPS       Z28, Z27, Z27
+	VMULPS       Z2, Z24, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z27, Z20, Z27
+	VMULPS       Z6, Z4, Z28
+	VADDPS       Z28, Z25, Z25
+	VBROADCASTSS half<>+0(SB), Z28
+	VMULPS       Z28, Z25, Z25
+	VADDPS       Z25, Z22, Z22
+	VADDPS       1344(BX), Z22, Z22
+	VMULPS       Z6, Z5, Z25
+	VADDPS       Z25, Z26, Z25
+	VBROADCASTSS half<>+0(SB), Z26
+	VMULPS       Z26, Z25, Z25
+	VADDPS       Z25, Z23, Z23
+	VADDPS       1408(BX), Z23, Z23
+	VMULPS       Z6, Z2, Z25
+	VADDPS       Z25, Z24, Z24
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z24, Z24
+	VADDPS       Z24, Z21, Z21
+	VADDPS       1472(BX), Z21, Z21
+	VXORPS       Z24, Z24, Z24
+	VBLENDMPS    Z27, Z10, K1, Z24
+	VMOVAPS      Z24, Z10
+	VXORPS       Z24, Z24, Z24
+	VBLENDMPS    Z22, Z11, K1, Z24
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z23, Z12, K1, Z22
+	VXORPS       Z23, Z23, Z23
+	VMOVUPS      832(R9), Z11
+	VBLENDMPS    Z21, Z11, K1, Z23
+	VMOVAPS      Z24, Z11
+	VMOVAPS      Z22, Z12
+	VMOVUPS      Z23, 832(R9)
+
+	// Manifold point 2.
+	VMULPS       Z16, Z9, Z9
+	VMULPS       Z16, Z13, Z13
+	VMULPS       Z16, Z14, Z14
+	VSUBPS       Z17, Z9, Z16
+	VSUBPS       Z18, Z13, Z21
+	VSUBPS       Z19, Z14, Z22
+	VMULPS       Z3, Z16, Z16
+	VMULPS       Z7, Z21, Z21
+	VADDPS       Z21, Z16, Z16
+	VMULPS       Z8, Z22, Z21
+	VADDPS       Z21, Z16, Z16
+	VCMPPS       $0x04, Z15, Z0, K2
+	VDIVPS.Z     Z15, Z16, K2, Z15
+	VMINPS       Z1, Z15, Z15
+	VMAXPS       Z0, Z15, Z15
+	VMULPS       Z15, Z3, Z3
+	VADDPS       Z3, Z17, Z3
+	VSUBPS       Z9, Z3, Z3
+	VMULPS       Z15, Z7, Z7
+	VADDPS       Z7, Z18, Z7
+	VSUBPS       Z13, Z7, Z7
+	VMULPS       Z15, Z8, Z8
+	VADDPS       Z8, Z19, Z8
+	VSUBPS       Z14, Z8, Z8
+	VMULPS       Z4, Z3, Z15
+	VMULPS       Z5, Z7, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       Z2, Z8, Z16
+	VADDPS       Z16, Z15, Z15
+	VSUBPS       Z15, Z20, Z15
+	VMULPS       Z6, Z4, Z16
+	VADDPS       Z16, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z3, Z3
+	VADDPS       Z3, Z9, Z3
+	VADDPS       1344(BX), Z3, Z3
+	VMULPS       Z6, Z5, Z9
+	VADDPS       Z9, Z7, Z7
+	VBROADCASTSS half<>+0(SB), Z9
+	VMULPS       Z9, Z7, Z7
+	VADDPS       Z7, Z13, Z7
+	VADDPS       1408(BX), Z7, Z7
+	VMULPS       Z6, Z2, Z9
+	VADDPS       Z9, Z8, Z8
+	VBROADCASTSS half<>+0(SB), Z9
+	VMULPS       Z9, Z8, Z8
+	VADDPS       Z8, Z14, Z8
+	VADDPS       1472(BX), Z8, Z8
+	VXORPS       Z9, Z9, Z9
+	VMOVUPS      768(R9), Z13
+	VBLENDMPS    Z15, Z13, K1, Z9
+	VMOVUPS      Z9, 768(R9)
+	VXORPS       Z9, Z9, Z9
+	VMOVUPS      704(R9), Z13
+	VBLENDMPS    Z3, Z13, K1, Z9
+	VXORPS       Z3, Z3, Z3
+	VMOVUPS      640(R9), Z13
+	VBLENDMPS    Z7, Z13, K1, Z3
+	VXORPS       Z7, Z7, Z7
+	VMOVUPS      576(R9), Z13
+	VBLENDMPS    Z8, Z13, K1, Z7
+	VMOVUPS      Z9, 704(R9)
+	VMOVUPS      Z3, 640(R9)
+	VMOVUPS      Z7, 576(R9)
+
+CompactContactsAVX512_wide_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      768(R9), Z10, Z3
+	VADDPS      Z6, Z3, Z3
+	VANDPS.BCST absmask<>+0(SB), Z3, Z3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
+	VMOVUPS     512(R9), Z3
+	KORTESTW    K1, K1
+	JZ          CompactContactsAVX512_wide_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z6
+	VMOVAPS        Z6, Z10
+	VXORPS         Z6, Z6, Z6
+	VMOVUPS        768(R9), Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
+	VMOVUPS        Z6, 768(R9)
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z6
+	VMOVAPS        Z6, Z4
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z6
+	VMOVAPS        Z6, Z5
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z6
+	VMOVAPS        Z6, Z2
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z6
+	VMOVAPS        Z6, Z11
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z6
+	VMOVAPS        Z6, Z12
+	VXORPS         Z6, Z6, Z6
+	VMOVUPS        832(R9), Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
+	VMOVUPS        Z6, 832(R9)
+	VXORPS         Z6, Z6, Z6
+	VMOVUPS        704(R9), Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
+	VMOVUPS        Z6, 704(R9)
+	VXORPS         Z6, Z6, Z6
+	VMOVUPS        640(R9), Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
+	VMOVUPS        Z6, 640(R9)
+	VXORPS         Z6, Z6, Z6
+	VMOVUPS        576(R9), Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
+	VMOVUPS        Z6, 576(R9)
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS      Z0, Z3, K1, Z6
+	VMOVAPS        Z6, Z3
+
+CompactContactsAVX512_wide_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         16(R13), R14
+	VPBROADCASTD R14, Z6
+	VPADDD       iota<>+0(SB), Z6, Z6
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPTESTMD      Z3, Z3, K1
+	KORTESTW      K1, K1
+	JZ            CompactContactsAVX512_wide_g1_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VCOMPRESSPS.Z Z6, K1, Z6
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVUPS       Z6, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K1, Z3
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVUPS       Z3, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z3
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPS       Z3, K2, (R12)(R11*4)
+	VMOVUPS       768(R9), Z3
+	VCOMPRESSPS.Z Z3, K1, Z3
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPS       Z3, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z4, K1, Z3
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPS       Z3, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K1, Z3
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPS       Z3, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       832(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       704(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       640(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       576(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactContactsAVX512_wide_g1_none:
+	ADDQ $0x00000020, R13
+	JMP  CompactContactsAVX512_wide
 
 CompactContactsAVX512_loop:
 	MOVQ n+32(FP), R14
@@ -8357,556 +10087,516 @@ CompactContactsAVX512_loop:
 	VMULPS       Z8, Z9, Z9
 	VCMPPS       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
+	VMOVUPS      Z7, 512(R9)
+	VMOVUPS      Z6, 576(R9)
 	KORTESTW     K4, K4
 	JZ           CompactContactsAVX512_group_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z9
-	VSUBPS       (BX), Z9, Z9
-	VMOVUPS      256(BX), Z10
-	VSUBPS       64(BX), Z10, Z10
-	VMOVUPS      320(BX), Z11
-	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
-	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
-	VADDPS       Z22, Z21, Z21
+	VMOVUPS      192(BX), Z6
+	VSUBPS       (BX), Z6, Z6
+	VMOVUPS      256(BX), Z7
+	VSUBPS       64(BX), Z7, Z7
+	VMOVUPS      320(BX), Z9
+	VSUBPS       128(BX), Z9, Z9
+	VMOVUPS      640(BX), Z10
+	VSUBPS       448(BX), Z10, Z10
+	VMOVUPS      704(BX), Z11
+	VSUBPS       512(BX), Z11, Z11
+	VMOVUPS      768(BX), Z13
+	VSUBPS       576(BX), Z13, Z13
+	VMULPS       Z6, Z6, Z18
+	VMULPS       Z7, Z7, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       Z9, Z9, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       Z10, Z10, Z19
+	VMULPS       Z11, Z11, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       Z13, Z13, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z19, K4
+	VDIVPS.Z     Z19, Z1, K4, Z19
+	VSQRTPS      Z18, Z20
+	VCMPPS       $0x04, Z20, Z0, K4
+	VDIVPS.Z     Z20, Z1, K4, Z20
+	VSQRTPS      Z19, Z19
+	VMULPS       Z20, Z6, Z6
+	VMULPS       Z20, Z7, Z7
+	VMULPS       Z20, Z9, Z9
+	VMULPS       Z19, Z10, Z10
+	VMULPS       Z19, Z11, Z11
+	VMULPS       Z19, Z13, Z13
+	VCMPPS       $0x00, Z0, Z18, K4
+	VMULPS       Z13, Z7, Z18
+	VMULPS       Z11, Z9, Z19
+	VSUBPS       Z19, Z18, Z18
+	VMULPS       Z10, Z9, Z19
+	VMULPS       Z13, Z6, Z20
+	VSUBPS       Z20, Z19, Z19
+	VMULPS       Z11, Z6, Z20
+	VMULPS       Z10, Z7, Z21
+	VSUBPS       Z21, Z20, Z20
+	VMULPS       Z18, Z18, Z21
 	VMULPS       Z19, Z19, Z22
 	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
-	VDIVPS.Z     Z21, Z1, K4, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K4
-	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K4
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	VMULPS       Z20, Z20, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K5
 	KANDNW       K3, K5, K3
 	KORW         K3, K2, K2
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K3
-	VCMPPS       $0x11, Z0, Z10, K5
+	VMULPS       Z18, Z2, Z22
+	VMULPS       Z19, Z3, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z4, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z22, Z22, Z23
+	VBROADCASTSS signtol<>+0(SB), Z24
+	VMULPS       Z8, Z24, Z8
+	VMULPS       Z21, Z8, Z8
+	VCMPPS       $0x19, Z8, Z23, K3
+	VCMPPS       $0x11, Z0, Z22, K5
 	KANDNW       K5, K3, K3
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
-	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K3, Z13
+	VXORPS.BCST  signmask<>+0(SB), Z18, Z8
+	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
+	VXORPS.BCST  signmask<>+0(SB), Z20, Z23
+	VBLENDMPS    Z8, Z18, K3, Z18
+	VBLENDMPS    Z22, Z19, K3, Z19
+	VBLENDMPS    Z23, Z20, K3, Z20
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K3, Z10
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K2, Z13
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K2, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPS    Z18, Z12, K2, Z8
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z15, K2, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z20, Z16, K2, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z21, Z17, K2, Z20
+	VMOVAPS      Z8, Z12
+	VMOVAPS      Z18, Z15
+	VMOVAPS      Z19, Z16
+	VMOVAPS      Z20, Z17
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K4, Z8
-	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K4, Z9
-	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K4, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
+	VBLENDMPS Z10, Z6, K4, Z6
+	VBLENDMPS Z11, Z7, K4, Z7
+	VBLENDMPS Z13, Z9, K4, Z9
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VXORPS.BCST signmask<>+0(SB), Z6, Z6
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
+	VMULPS      Z7, Z7, Z8
+	VMULPS      Z6, Z6, Z10
+	VADDPS      Z10, Z8, Z8
 	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
+	VADDPS      Z10, Z8, Z8
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K2, Z10
+	VBLENDMPS   Z7, Z12, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K2, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K2, Z8
+	VBLENDMPS   Z6, Z15, K2, Z11
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z16, K2, Z6
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K2, Z13
+	VBLENDMPS   Z8, Z17, K2, Z13
 	VMOVAPS     Z10, Z12
 	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
+	VMOVAPS     Z6, Z16
 	VMOVAPS     Z13, Z17
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VXORPS.BCST signmask<>+0(SB), Z7, Z6
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K2, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K2, Z13
+	VMULPS      Z0, Z0, Z7
+	VMULPS      Z9, Z9, Z8
+	VADDPS      Z8, Z7, Z7
+	VMULPS      Z6, Z6, Z8
+	VADDPS      Z8, Z7, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z0, Z12, K2, Z8
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z9, Z15, K2, Z10
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z6, Z16, K2, Z9
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z7, Z17, K2, Z6
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z10, Z15
+	VMOVAPS     Z9, Z16
+	VMOVAPS     Z6, Z17
 
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z12, K2, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z15, K2, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
+	VBLENDMPS   Z1, Z16, K2, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K2, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPS   Z1, Z17, K2, Z9
+	VMOVAPS     Z6, Z12
+	VMOVAPS     Z7, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z17
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z17, Z6
+	VMOVAPS Z6, Z18
 
 CompactContactsAVX512_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z18, Z1, Z6
+	VMULPS Z6, Z12, Z7
+	VMULPS Z6, Z15, Z8
+	VMULPS Z6, Z16, Z6
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z11
-	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K2
+	VMOVUPS      384(BX), Z9
+	VADDPS       832(BX), Z9, Z9
+	VSUBPS       Z14, Z9, Z10
+	VBROADCASTSS margin+40(FP), Z11
+	VADDPS       Z11, Z9, Z9
+	VCMPPS       $0x12, Z9, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z11
-	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMOVUPS      832(BX), Z9
+	VSUBPS       384(BX), Z9, Z9
+	VMULPS       Z9, Z7, Z11
+	VADDPS       Z11, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z11
+	VMULPS       Z11, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
+	VMULPS       Z9, Z8, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
-	VADDPS       Z3, Z6, Z3
+	VADDPS       576(R9), Z3, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
+	VMULPS       Z9, Z6, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
-	VADDPS       Z4, Z7, Z4
+	VADDPS       512(R9), Z4, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
-	VMOVAPS      Z2, Z6
-	VMOVAPS      Z3, Z7
+	VMOVAPS      Z10, Z5
+	VMOVAPS      Z2, Z11
+	VMOVAPS      Z3, Z12
 	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
 	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	VMOVUPS        Z14, 512(R9)
+	VMOVUPS        Z4, 576(R9)
+	VMOVUPS        Z3, 640(R9)
+	VMOVUPS        Z2, 704(R9)
+	VMOVUPS        Z10, 768(R9)
+	VMOVUPS        Z13, 832(R9)
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_group_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
-	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
-	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
-	VDIVPS.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
+	VMOVUPS     192(BX), Z2
+	VSUBPS      (BX), Z2, Z2
+	VMOVUPS     256(BX), Z3
+	VSUBPS      64(BX), Z3, Z3
+	VMOVUPS     320(BX), Z4
+	VSUBPS      128(BX), Z4, Z4
+	VMOVUPS     640(BX), Z10
+	VSUBPS      448(BX), Z10, Z10
+	VMOVUPS     704(BX), Z13
+	VSUBPS      512(BX), Z13, Z13
+	VMOVUPS     768(BX), Z14
+	VSUBPS      576(BX), Z14, Z14
+	VMULPS      Z2, Z2, Z15
+	VMULPS      Z3, Z3, Z16
 	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
+	VMULPS      Z4, Z4, Z16
 	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
+	VMULPS      Z10, Z10, Z16
+	VMULPS      Z13, Z13, Z17
 	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
+	VMULPS      Z14, Z14, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K2
+	VDIVPS.Z    Z16, Z1, K2, Z16
+	VMOVUPS     (BX), Z17
+	VSUBPS      448(BX), Z17, Z17
+	VMOVUPS     64(BX), Z18
+	VSUBPS      512(BX), Z18, Z18
+	VMOVUPS     128(BX), Z19
+	VSUBPS      576(BX), Z19, Z19
+	VMULPS      Z17, Z10, Z20
+	VMULPS      Z18, Z13, Z21
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z19, Z14, Z21
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z20, Z20
+	VMULPS      Z2, Z10, Z21
+	VMULPS      Z3, Z13, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z4, Z14, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z16, Z21, Z16
+	VADDPS      Z16, Z20, Z16
+	VMINPS      Z16, Z20, Z21
+	VMAXPS      Z21, Z0, Z21
+	VMAXPS      Z16, Z20, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     384(BX), Z20
+	VADDPS      832(BX), Z20, Z20
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
-	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
-	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K1, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMULPS       Z21, Z10, Z22
+	VMULPS       Z21, Z13, Z23
+	VMULPS       Z21, Z14, Z21
+	VSUBPS       Z17, Z22, Z24
+	VSUBPS       Z18, Z23, Z25
+	VSUBPS       Z19, Z21, Z26
+	VMULPS       Z2, Z24, Z24
+	VMULPS       Z3, Z25, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z4, Z26, Z25
+	VADDPS       Z25, Z24, Z24
+	VCMPPS       $0x04, Z15, Z0, K2
+	VDIVPS.Z     Z15, Z24, K2, Z24
+	VMINPS       Z1, Z24, Z24
+	VMAXPS       Z0, Z24, Z24
+	VMULPS       Z24, Z2, Z25
+	VADDPS       Z25, Z17, Z25
+	VSUBPS       Z22, Z25, Z25
+	VMULPS       Z24, Z3, Z26
+	VADDPS       Z26, Z18, Z26
+	VSUBPS       Z23, Z26, Z26
+	VMULPS       Z24, Z4, Z24
+	VADDPS       Z24, Z19, Z24
+	VSUBPS       Z21, Z24, Z24
+	VMULPS       Z7, Z25, Z27
+	VMULPS       Z8, Z26, Z28
+	VADDPS       Z28, Z27, Z27
+	VMULPS       Z6, Z24, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z27, Z20, Z27
+	VMULPS       Z9, Z7, Z28
+	VADDPS       Z28, Z25, Z25
+	VBROADCASTSS half<>+0(SB), Z28
+	VMULPS       Z28, Z25, Z25
+	VADDPS       Z25, Z22, Z22
+	VADDPS       448(BX), Z22, Z22
+	VMULPS       Z9, Z8, Z25
+	VADDPS       Z25, Z26, Z25
+	VBROADCASTSS half<>+0(SB), Z26
+	VMULPS       Z26, Z25, Z25
+	VADDPS       Z25, Z23, Z23
+	VADDPS       512(BX), Z23, Z23
+	VMULPS       Z9, Z6, Z25
+	VADDPS       Z25, Z24, Z24
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z24, Z24
+	VADDPS       Z24, Z21, Z21
+	VADDPS       576(BX), Z21, Z21
+	VXORPS       Z24, Z24, Z24
+	VBLENDMPS    Z27, Z5, K1, Z24
+	VMOVAPS      Z24, Z5
+	VXORPS       Z24, Z24, Z24
+	VBLENDMPS    Z22, Z11, K1, Z24
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z23, Z12, K1, Z22
+	VXORPS       Z23, Z23, Z23
+	VMOVUPS      832(R9), Z11
+	VBLENDMPS    Z21, Z11, K1, Z23
+	VMOVAPS      Z24, Z11
+	VMOVAPS      Z22, Z12
+	VMOVUPS      Z23, 832(R9)
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
-	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z15
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
-	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K1, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K1, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VMULPS       Z16, Z10, Z10
+	VMULPS       Z16, Z13, Z13
+	VMULPS       Z16, Z14, Z14
+	VSUBPS       Z17, Z10, Z16
+	VSUBPS       Z18, Z13, Z21
+	VSUBPS       Z19, Z14, Z22
+	VMULPS       Z2, Z16, Z16
+	VMULPS       Z3, Z21, Z21
+	VADDPS       Z21, Z16, Z16
+	VMULPS       Z4, Z22, Z21
+	VADDPS       Z21, Z16, Z16
+	VCMPPS       $0x04, Z15, Z0, K2
+	VDIVPS.Z     Z15, Z16, K2, Z15
+	VMINPS       Z1, Z15, Z15
+	VMAXPS       Z0, Z15, Z15
+	VMULPS       Z15, Z2, Z2
+	VADDPS       Z2, Z17, Z2
+	VSUBPS       Z10, Z2, Z2
+	VMULPS       Z15, Z3, Z3
+	VADDPS       Z3, Z18, Z3
+	VSUBPS       Z13, Z3, Z3
+	VMULPS       Z15, Z4, Z4
+	VADDPS       Z4, Z19, Z4
+	VSUBPS       Z14, Z4, Z4
+	VMULPS       Z7, Z2, Z15
+	VMULPS       Z8, Z3, Z16
+	VADDPS       Z16, Z15, Z15
+	VMULPS       Z6, Z4, Z16
+	VADDPS       Z16, Z15, Z15
+	VSUBPS       Z15, Z20, Z15
+	VMULPS       Z9, Z7, Z16
+	VADDPS       Z16, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z16
+	VMULPS       Z16, Z2, Z2
+	VADDPS       Z2, Z10, Z2
+	VADDPS       448(BX), Z2, Z2
+	VMULPS       Z9, Z8, Z10
+	VADDPS       Z10, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z10
+	VMULPS       Z10, Z3, Z3
+	VADDPS       Z3, Z13, Z3
+	VADDPS       512(BX), Z3, Z3
+	VMULPS       Z9, Z6, Z10
+	VADDPS       Z10, Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z10
+	VMULPS       Z10, Z4, Z4
+	VADDPS       Z4, Z14, Z4
+	VADDPS       576(BX), Z4, Z4
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      768(R9), Z13
+	VBLENDMPS    Z15, Z13, K1, Z10
+	VMOVUPS      Z10, 768(R9)
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      704(R9), Z13
+	VBLENDMPS    Z2, Z13, K1, Z10
+	VXORPS       Z2, Z2, Z2
+	VMOVUPS      640(R9), Z13
+	VBLENDMPS    Z3, Z13, K1, Z2
+	VXORPS       Z3, Z3, Z3
+	VMOVUPS      576(R9), Z13
+	VBLENDMPS    Z4, Z13, K1, Z3
+	VMOVUPS      Z10, 704(R9)
+	VMOVUPS      Z2, 640(R9)
+	VMOVUPS      Z3, 576(R9)
 
 CompactContactsAVX512_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z15
-	VADDPS      Z11, Z15, Z11
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	VADDPS      768(R9), Z5, Z2
+	VADDPS      Z9, Z2, Z2
+	VANDPS.BCST absmask<>+0(SB), Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
+	VMOVUPS     512(R9), Z2
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_group_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z3
+	VMOVAPS        Z3, Z5
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        768(R9), Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+	VMOVUPS        Z3, 768(R9)
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z3
+	VMOVAPS        Z3, Z7
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z3
+	VMOVAPS        Z3, Z8
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z3
+	VMOVAPS        Z3, Z6
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z3
+	VMOVAPS        Z3, Z11
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z3
+	VMOVAPS        Z3, Z12
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        832(R9), Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+	VMOVUPS        Z3, 832(R9)
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        704(R9), Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+	VMOVUPS        Z3, 704(R9)
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        640(R9), Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+	VMOVUPS        Z3, 640(R9)
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        576(R9), Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
+	VMOVUPS        Z3, 576(R9)
+	VXORPS         Z3, Z3, Z3
+	VBLENDMPS      Z0, Z2, K1, Z3
+	VMOVAPS        Z3, Z2
 
 CompactContactsAVX512_group_finite:
 	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
+	VPBROADCASTD R13, Z3
+	VPADDD       iota<>+0(SB), Z3, Z3
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z14, Z14, K1
+	VPTESTMD      Z2, Z2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_group_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z11, K1, Z11
+	VCOMPRESSPS.Z Z3, K1, Z3
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
-	VMOVUPS       Z11, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z11
+	VMOVUPS       Z3, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
-	VMOVUPS       Z11, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z5, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       768(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          32(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          40(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       832(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VMOVUPS       704(R9), Z2
 	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          80(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z3, K1, Z2
+	VMOVUPS       640(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          88(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z4, K1, Z2
+	VMOVUPS       576(R9), Z2
+	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          96(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
@@ -8924,33 +10614,33 @@ CompactContactsAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 896(BX)
+	VMOVUPS     Z2, 1792(BX)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 960(BX)
+	VMOVUPS     Z2, 1856(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL            896(BX), CX
+	MOVL            1792(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            912(BX), CX
+	MOVL            1808(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            900(BX), CX
+	MOVL            1796(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            916(BX), CX
+	MOVL            1812(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            904(BX), CX
+	MOVL            1800(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            920(BX), CX
+	MOVL            1816(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            908(BX), CX
+	MOVL            1804(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            924(BX), CX
+	MOVL            1820(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -8961,28 +10651,28 @@ CompactContactsAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            928(BX), CX
+	MOVL            1824(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            944(BX), CX
+	MOVL            1840(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            932(BX), CX
+	MOVL            1828(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            948(BX), CX
+	MOVL            1844(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            936(BX), CX
+	MOVL            1832(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            952(BX), CX
+	MOVL            1848(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            940(BX), CX
+	MOVL            1836(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            956(BX), CX
+	MOVL            1852(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -9009,28 +10699,28 @@ CompactContactsAVX512_tail:
 	VMOVUPS         Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            960(BX), CX
+	MOVL            1856(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            976(BX), CX
+	MOVL            1872(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            964(BX), CX
+	MOVL            1860(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            980(BX), CX
+	MOVL            1876(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            968(BX), CX
+	MOVL            1864(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            984(BX), CX
+	MOVL            1880(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            972(BX), CX
+	MOVL            1868(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            988(BX), CX
+	MOVL            1884(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -9041,28 +10731,28 @@ CompactContactsAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            992(BX), CX
+	MOVL            1888(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1008(BX), CX
+	MOVL            1904(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            996(BX), CX
+	MOVL            1892(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            1012(BX), CX
+	MOVL            1908(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            1000(BX), CX
+	MOVL            1896(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            1016(BX), CX
+	MOVL            1912(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            1004(BX), CX
+	MOVL            1900(BX), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            1020(BX), CX
+	MOVL            1916(BX), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -9244,492 +10934,447 @@ CompactContactsAVX512_tail:
 	VMULPS       Z8, Z9, Z9
 	VCMPPS       $0x11, Z9, Z17, K4
 	KORW         K4, K3, K5
+	VMOVUPS      Z7, 512(R9)
+	VMOVUPS      Z6, 576(R9)
 	KORTESTW     K5, K5
 	JZ           CompactContactsAVX512_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z9
-	VSUBPS       (BX), Z9, Z9
-	VMOVUPS      256(BX), Z10
-	VSUBPS       64(BX), Z10, Z10
-	VMOVUPS      320(BX), Z11
-	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
-	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
-	VADDPS       Z22, Z21, Z21
+	VMOVUPS      192(BX), Z6
+	VSUBPS       (BX), Z6, Z6
+	VMOVUPS      256(BX), Z7
+	VSUBPS       64(BX), Z7, Z7
+	VMOVUPS      320(BX), Z9
+	VSUBPS       128(BX), Z9, Z9
+	VMOVUPS      640(BX), Z10
+	VSUBPS       448(BX), Z10, Z10
+	VMOVUPS      704(BX), Z11
+	VSUBPS       512(BX), Z11, Z11
+	VMOVUPS      768(BX), Z13
+	VSUBPS       576(BX), Z13, Z13
+	VMULPS       Z6, Z6, Z18
+	VMULPS       Z7, Z7, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       Z9, Z9, Z19
+	VADDPS       Z19, Z18, Z18
+	VMULPS       Z10, Z10, Z19
+	VMULPS       Z11, Z11, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       Z13, Z13, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z19, K5
+	VDIVPS.Z     Z19, Z1, K5, Z19
+	VSQRTPS      Z18, Z20
+	VCMPPS       $0x04, Z20, Z0, K5
+	VDIVPS.Z     Z20, Z1, K5, Z20
+	VSQRTPS      Z19, Z19
+	VMULPS       Z20, Z6, Z6
+	VMULPS       Z20, Z7, Z7
+	VMULPS       Z20, Z9, Z9
+	VMULPS       Z19, Z10, Z10
+	VMULPS       Z19, Z11, Z11
+	VMULPS       Z19, Z13, Z13
+	VCMPPS       $0x00, Z0, Z18, K5
+	VMULPS       Z13, Z7, Z18
+	VMULPS       Z11, Z9, Z19
+	VSUBPS       Z19, Z18, Z18
+	VMULPS       Z10, Z9, Z19
+	VMULPS       Z13, Z6, Z20
+	VSUBPS       Z20, Z19, Z19
+	VMULPS       Z11, Z6, Z20
+	VMULPS       Z10, Z7, Z21
+	VSUBPS       Z21, Z20, Z20
+	VMULPS       Z18, Z18, Z21
 	VMULPS       Z19, Z19, Z22
 	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K5
-	VDIVPS.Z     Z21, Z1, K5, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K5
-	VDIVPS.Z     Z22, Z1, K5, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K5
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K6
+	VMULPS       Z20, Z20, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K6
 	KANDNW       K4, K6, K4
 	KORW         K4, K3, K3
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K4
-	VCMPPS       $0x11, Z0, Z10, K6
+	VMULPS       Z18, Z2, Z22
+	VMULPS       Z19, Z3, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z4, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z22, Z22, Z23
+	VBROADCASTSS signtol<>+0(SB), Z24
+	VMULPS       Z8, Z24, Z8
+	VMULPS       Z21, Z8, Z8
+	VCMPPS       $0x19, Z8, Z23, K4
+	VCMPPS       $0x11, Z0, Z22, K6
 	KANDNW       K6, K4, K4
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
-	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K4, Z13
+	VXORPS.BCST  signmask<>+0(SB), Z18, Z8
+	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
+	VXORPS.BCST  signmask<>+0(SB), Z20, Z23
+	VBLENDMPS    Z8, Z18, K4, Z18
+	VBLENDMPS    Z22, Z19, K4, Z19
+	VBLENDMPS    Z23, Z20, K4, Z20
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K4, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K4, Z10
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K3, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K3, Z13
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z12
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPS    Z18, Z12, K3, Z8
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z15, K3, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z20, Z16, K3, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z21, Z17, K3, Z20
+	VMOVAPS      Z8, Z12
+	VMOVAPS      Z18, Z15
+	VMOVAPS      Z19, Z16
+	VMOVAPS      Z20, Z17
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K5, Z8
-	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K5, Z9
-	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K5, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
+	VBLENDMPS Z10, Z6, K5, Z6
+	VBLENDMPS Z11, Z7, K5, Z7
+	VBLENDMPS Z13, Z9, K5, Z9
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VXORPS.BCST signmask<>+0(SB), Z6, Z6
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
+	VMULPS      Z7, Z7, Z8
+	VMULPS      Z6, Z6, Z10
+	VADDPS      Z10, Z8, Z8
 	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
+	VADDPS      Z10, Z8, Z8
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K3, Z10
+	VBLENDMPS   Z7, Z12, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K3, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K3, Z8
+	VBLENDMPS   Z6, Z15, K3, Z11
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z16, K3, Z6
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K3, Z13
+	VBLENDMPS   Z8, Z17, K3, Z13
 	VMOVAPS     Z10, Z12
 	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
+	VMOVAPS     Z6, Z16
 	VMOVAPS     Z13, Z17
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VXORPS.BCST signmask<>+0(SB), Z7, Z6
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K3, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K3, Z13
+	VMULPS      Z0, Z0, Z7
+	VMULPS      Z9, Z9, Z8
+	VADDPS      Z8, Z7, Z7
+	VMULPS      Z6, Z6, Z8
+	VADDPS      Z8, Z7, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z0, Z12, K3, Z8
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z9, Z15, K3, Z10
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z6, Z16, K3, Z9
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z7, Z17, K3, Z6
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z10, Z15
+	VMOVAPS     Z9, Z16
+	VMOVAPS     Z6, Z17
 
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z12, K3, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z15, K3, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K3, Z8
+	VBLENDMPS   Z1, Z16, K3, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K3, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K3, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPS   Z1, Z17, K3, Z9
+	VMOVAPS     Z6, Z12
+	VMOVAPS     Z7, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z17
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z17, Z6
+	VMOVAPS Z6, Z18
 
 CompactContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z18, Z1, Z6
+	VMULPS Z6, Z12, Z7
+	VMULPS Z6, Z15, Z8
+	VMULPS Z6, Z16, Z6
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z11
-	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K3
+	VMOVUPS      384(BX), Z9
+	VADDPS       832(BX), Z9, Z9
+	VSUBPS       Z14, Z9, Z10
+	VBROADCASTSS margin+40(FP), Z11
+	VADDPS       Z11, Z9, Z9
+	VCMPPS       $0x12, Z9, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z11
-	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMOVUPS      832(BX), Z9
+	VSUBPS       384(BX), Z9, Z9
+	VMULPS       Z9, Z7, Z11
+	VADDPS       Z11, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z11
+	VMULPS       Z11, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
+	VMULPS       Z9, Z8, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
-	VADDPS       Z3, Z6, Z3
+	VADDPS       576(R9), Z3, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
+	VMULPS       Z9, Z6, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
-	VADDPS       Z4, Z7, Z4
+	VADDPS       512(R9), Z4, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
-	VMOVAPS      Z2, Z6
-	VMOVAPS      Z3, Z7
+	VMOVAPS      Z10, Z5
+	VMOVAPS      Z2, Z11
+	VMOVAPS      Z3, Z12
 	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K2, K3, K2
 	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
 	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z14
+	VMOVUPS        Z14, 512(R9)
+	VMOVUPS        Z4, 576(R9)
+	VMOVUPS        Z3, 640(R9)
+	VMOVUPS        Z2, 704(R9)
+	VMOVUPS        Z10, 768(R9)
+	VMOVUPS        Z13, 832(R9)
 	KORTESTW       K2, K2
 	JZ             CompactContactsAVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
-	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
-	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K3
-	VDIVPS.Z    Z22, Z1, K3, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
+	VMOVUPS     192(BX), Z2
+	VSUBPS      (BX), Z2, Z2
+	VMOVUPS     256(BX), Z3
+	VSUBPS      64(BX), Z3, Z3
+	VMOVUPS     320(BX), Z4
+	VSUBPS      128(BX), Z4, Z4
+	VMOVUPS     640(BX), Z10
+	VSUBPS      448(BX), Z10, Z10
+	VMOVUPS     704(BX), Z13
+	VSUBPS      512(BX), Z13, Z13
+	VMOVUPS     768(BX), Z14
+	VSUBPS      576(BX), Z14, Z14
+	VMULPS      Z2, Z2, Z15
+	VMULPS      Z3, Z3, Z16
 	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
+	VMULPS      Z4, Z4, Z16
 	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
+	VMULPS      Z10, Z10, Z16
+	VMULPS      Z13, Z13, Z17
 	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
+	VMULPS      Z14, Z14, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K3
+	VDIVPS.Z    Z16, Z1, K3, Z16
+	VMOVUPS     (BX), Z17
+	VSUBPS      448(BX), Z17, Z17
+	VMOVUPS     64(BX), Z18
+	VSUBPS      512(BX), Z18, Z18
+	VMOVUPS     128(BX), Z19
+	VSUBPS      576(BX), Z19, Z19
+	VMULPS      Z17, Z10, Z20
+	VMULPS      Z18, Z13, Z21
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z19, Z14, Z21
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z20, Z20
+	VMULPS      Z2, Z10, Z21
+	VMULPS      Z3, Z13, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z4, Z14, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z16, Z21, Z16
+	VADDPS      Z16, Z20, Z16
+	VMINPS      Z16, Z20, Z21
+	VMAXPS      Z21, Z0, Z21
+	VMAXPS      Z16, Z20, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     384(BX), Z20
+	VADDPS      832(BX), Z20, Z20
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z19, K3, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
-	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
-	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K2, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K2, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K2, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K2, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMULPS       Z21, Z10, Z22
+	VMULPS       Z21, Z13, Z23
+	VMULPS       Z21, Z14, Z21
+	VSUBPS       Z17, Z22, Z24
+	VSUBPS       Z18, Z23, Z25
+	VSUBPS       Z19, Z21, Z26
+	VMULPS       Z2, Z24, Z24
+	VMULPS       Z3, Z25, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z4, Z26, Z25
+	VADDPS       Z25, Z24, Z24
+	VCMPPS       $0x04, Z15, Z0, K3
+	VDIVPS.Z     Z15, Z24, K3, Z24
+	VMINPS       Z1, Z24, Z24
+	VMAXPS       Z0, Z24, Z24
+	VMULPS       Z24, Z2, Z25
+	VADDPS       Z25, Z17, Z25
+	VSUBPS       Z22, Z25, Z25
+	VMULPS       Z24, Z3, Z26
+	VADDPS       Z26, Z18, Z26
+	VSUBPS       Z23, Z26, Z26
+	VMULPS       Z24, Z4, Z24
+	VADDPS       Z24, Z19, Z24
+	VSUBPS       Z21, Z24, Z24
+	VMULPS       Z7, Z25, Z27
+	VMULPS       Z8, Z26, Z28
+	VADDPS       Z28, Z27, Z27
+	VMULPS       Z6, Z24, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z27, Z20, Z27
+	VMULPS       Z9, Z7, Z28
+	VADDPS       Z28, Z25, Z25
+	VBROADCASTSS half<>+0(SB), Z28
+	VMULPS       Z28, Z25, Z25
+	VADDPS       Z25, Z22, Z22
+	VADDPS       448(BX), Z22, Z22
+	VMULPS       Z9, Z8, Z25
+	VADDPS       Z25, Z26, Z25
+	VBROADCASTSS half<>+0(SB), Z26
+	VMULPS       Z26, Z25, Z25
+	VADDPS       Z25, Z23, Z23
+	VADDPS       512(BX), Z23, Z23
+	VMULPS       Z9, Z6, Z25
+	VADDPS       Z25, Z24, Z24
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z24, Z24
+	VADDPS       Z24, Z21, Z21
+	VADDPS       576(BX), Z21, Z21
+	VXORPS       Z24, Z24, Z24
+	VBLENDMPS    Z27, Z5, K2, Z24
+	VMOVAPS      Z24, Z5
+	VXORPS       Z24, Z24, Z24
+	VBLENDMPS    Z22, Z11, K2, Z24
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z23, Z12, K2, Z22
+	VXORPS       Z23, Z23, Z23
+	VMOVUPS      832(R9), Z11
+	VBLENDMPS    Z21, Z11, K2, Z23
+	VMOVAPS      Z24, Z11
+	VMOVAPS      Z22, Z12
+	VMOVUPS      Z23, 832(R9)
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z19, K3, Z19
-	VMINPS       Z1, Z19, Z1
+	VMULPS       Z16, Z10, Z10
+	VMULPS       Z16, Z13, Z13
+	VMULPS       Z16, Z14, Z14
+	VSUBPS       Z17, Z10, Z16
+	VSUBPS       Z18, Z13, Z21
+	VSUBPS       Z19, Z14, Z22
+	VMULPS       Z2, Z16, Z16
+	VMULPS       Z3, Z21, Z21
+	VADDPS       Z21, Z16, Z16
+	VMULPS       Z4, Z22, Z21
+	VADDPS       Z21, Z16, Z16
+	VCMPPS       $0x04, Z15, Z0, K3
+	VDIVPS.Z     Z15, Z16, K3, Z15
+	VMINPS       Z1, Z15, Z1
 	VMAXPS       Z0, Z1, Z1
-	VMULPS       768(R9), Z1, Z19
-	VADDPS       1216(R9), Z19, Z19
-	VSUBPS       Z16, Z19, Z19
-	VMULPS       832(R9), Z1, Z20
-	VADDPS       1280(R9), Z20, Z20
-	VSUBPS       Z17, Z20, Z20
-	VMULPS       896(R9), Z1, Z1
-	VADDPS       1344(R9), Z1, Z1
-	VSUBPS       Z18, Z1, Z1
-	VMULPS       Z9, Z19, Z21
-	VMULPS       Z10, Z20, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z8, Z1, Z22
-	VADDPS       Z22, Z21, Z21
-	VSUBPS       Z21, Z15, Z15
-	VMULPS       Z11, Z9, Z21
-	VADDPS       Z21, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z19, Z19
-	VADDPS       Z19, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z19
-	VADDPS       Z19, Z20, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z19
-	VADDPS       Z19, Z1, Z1
-	VBROADCASTSS half<>+0(SB), Z19
-	VMULPS       Z19, Z1, Z1
-	VADDPS       Z1, Z18, Z1
+	VMULPS       Z1, Z2, Z2
+	VADDPS       Z2, Z17, Z2
+	VSUBPS       Z10, Z2, Z2
+	VMULPS       Z1, Z3, Z3
+	VADDPS       Z3, Z18, Z3
+	VSUBPS       Z13, Z3, Z3
+	VMULPS       Z1, Z4, Z1
+	VADDPS       Z1, Z19, Z1
+	VSUBPS       Z14, Z1, Z1
+	VMULPS       Z7, Z2, Z4
+	VMULPS       Z8, Z3, Z15
+	VADDPS       Z15, Z4, Z4
+	VMULPS       Z6, Z1, Z15
+	VADDPS       Z15, Z4, Z4
+	VSUBPS       Z4, Z20, Z4
+	VMULPS       Z9, Z7, Z15
+	VADDPS       Z15, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z2, Z2
+	VADDPS       Z2, Z10, Z2
+	VADDPS       448(BX), Z2, Z2
+	VMULPS       Z9, Z8, Z10
+	VADDPS       Z10, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z10
+	VMULPS       Z10, Z3, Z3
+	VADDPS       Z3, Z13, Z3
+	VADDPS       512(BX), Z3, Z3
+	VMULPS       Z9, Z6, Z10
+	VADDPS       Z10, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z10
+	VMULPS       Z10, Z1, Z1
+	VADDPS       Z1, Z14, Z1
 	VADDPS       576(BX), Z1, Z1
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z15, Z12, K2, Z18
-	VMOVAPS      Z18, Z12
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K2, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K2, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z1, Z4, K2, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      768(R9), Z13
+	VBLENDMPS    Z4, Z13, K2, Z10
+	VMOVUPS      Z10, 768(R9)
+	VXORPS       Z4, Z4, Z4
+	VMOVUPS      704(R9), Z10
+	VBLENDMPS    Z2, Z10, K2, Z4
+	VXORPS       Z2, Z2, Z2
+	VMOVUPS      640(R9), Z10
+	VBLENDMPS    Z3, Z10, K2, Z2
+	VXORPS       Z3, Z3, Z3
+	VMOVUPS      576(R9), Z10
+	VBLENDMPS    Z1, Z10, K2, Z3
+	VMOVUPS      Z4, 704(R9)
+	VMOVUPS      Z2, 640(R9)
+	VMOVUPS      Z3, 576(R9)
 
 CompactContactsAVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z1
-	VADDPS      Z11, Z1, Z1
+	VADDPS      768(R9), Z5, Z1
+	VADDPS      Z9, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VMOVUPS     512(R9), Z1
 	KORTESTW    K2, K2
 	JZ          CompactContactsAVX512_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
-	VMOVAPS        Z1, Z5
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
-	VMOVAPS        Z1, Z9
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z1
-	VMOVAPS        Z1, Z10
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z1
-	VMOVAPS        Z1, Z8
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z1
-	VMOVAPS        Z1, Z6
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
-	VMOVAPS        Z1, Z7
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
-	VMOVAPS        Z1, Z2
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z1
-	VMOVAPS        Z1, Z3
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z1
-	VMOVAPS        Z1, Z4
-	VXORPS         Z1, Z1, Z1
-	VBLENDMPS      Z0, Z14, K2, Z1
-	VMOVAPS        Z1, Z14
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z2
+	VMOVAPS        Z2, Z5
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        768(R9), Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VMOVUPS        Z2, 768(R9)
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z2
+	VMOVAPS        Z2, Z7
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z2
+	VMOVAPS        Z2, Z8
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z2
+	VMOVAPS        Z2, Z6
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z2
+	VMOVAPS        Z2, Z11
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z2
+	VMOVAPS        Z2, Z12
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        832(R9), Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VMOVUPS        Z2, 832(R9)
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        704(R9), Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VMOVUPS        Z2, 704(R9)
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        640(R9), Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VMOVUPS        Z2, 640(R9)
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        576(R9), Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
+	VMOVUPS        Z2, 576(R9)
+	VXORPS         Z2, Z2, Z2
+	VBLENDMPS      Z0, Z1, K2, Z2
+	VMOVAPS        Z2, Z1
 
 CompactContactsAVX512_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -9738,7 +11383,7 @@ CompactContactsAVX512_tailgroup_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z14, Z14, K2
+	VPTESTMD      Z1, Z1, K2
 	KANDW         K1, K2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_tailgroup_none
@@ -9750,7 +11395,7 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z0
+	VCOMPRESSPS.Z Z1, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -9758,43 +11403,48 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z0
+	VMOVUPS       768(R9), Z0
+	VCOMPRESSPS.Z Z0, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K1, Z0
+	VCOMPRESSPS.Z Z7, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          32(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z0
+	VCOMPRESSPS.Z Z8, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          40(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z0
+	VCOMPRESSPS.Z Z6, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z0
+	VCOMPRESSPS.Z Z11, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z0
+	VCOMPRESSPS.Z Z12, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z0
+	VMOVUPS       832(R9), Z0
+	VCOMPRESSPS.Z Z0, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z2, K1, Z0
+	VMOVUPS       704(R9), Z0
+	VCOMPRESSPS.Z Z0, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          80(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z3, K1, Z0
+	VMOVUPS       640(R9), Z0
+	VCOMPRESSPS.Z Z0, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          88(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z4, K1, Z0
+	VMOVUPS       576(R9), Z0
+	VCOMPRESSPS.Z Z0, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          96(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)

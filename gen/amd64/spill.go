@@ -58,7 +58,7 @@ func spills(t *ir.Target, p *ir.Program) bool {
 		}
 	}
 	if rare {
-		return tuned(SpillContacts, t)
+		return true // unparked: SpillContacts, or interleaved groups (Contacts)
 	}
 	return tuned(Spill, t)
 }
