@@ -42,7 +42,9 @@ const spillSlots = 32
 // -24.6%. AVX-512 (which parks only its rare blocks' values): one group
 // BatchContacts 4.89 -> 4.99 (n.s.), CompactContacts +1.1%, float64
 // CompactContacts +3.9%; two float32 groups at skew 0.5 CompactContacts
-// -7.2%, BatchContacts n.s. (ContactInterleave), not adopted.
+// -7.2%, BatchContacts n.s. (ContactInterleave): interleaved groups always
+// spill, and the AVX-512 float32 compaction loop runs two
+// (CompactInterleave).
 var SpillContacts = map[string]bool{"AVX2": true}
 
 // spills reports whether target t spills program p selectively: p has
