@@ -90,7 +90,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 		}
 		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) },
 			newSpiller(ls, 0, contactSinkRegs))
-	}, t)
+	})
 	if compact {
 		Store(written, ReturnIndex(0))
 	} else {
@@ -134,11 +134,11 @@ func rowPtr(k int, compact bool, size uint8, lane int) Mem {
 //
 // With groups > 1, a first loop loads the records of groups groups at a
 // time (group g's set at slot g*14) and calls wide, whose lowerings
-// (one per group, for target wt, sharing the registers holding 0 and 1
+// (one per group, sharing the registers holding 0 and 1
 // and the slot area, each group its own slots) compute and store them;
 // the loop above then finishes the whole groups left.
 func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op),
-	groups int, wide func(ls []*lowering, label string), wt *ir.Target) {
+	groups int, wide func(ls []*lowering, label string)) {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
@@ -152,9 +152,6 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	// tail's two index vectors.
 	groups = max(1, groups)
 	nslots := slotsNeeded(t, p)
-	if groups > 1 {
-		nslots = max(nslots, slotsNeeded(wt, p))
-	}
 	if spills(t, p) {
 		nslots += sinkSlots // the spiller leaves them to the sink
 	} else {
@@ -178,7 +175,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	if groups > 1 {
 		ls := make([]*lowering, groups)
 		for g := range ls {
-			ls[g] = &lowering{t: wt, p: p, consts: c, zero: l.zero, one: l.one,
+			ls[g] = &lowering{t: t, p: p, consts: c, zero: l.zero, one: l.one,
 				slots: &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}}
 		}
 		Commentf("%d groups at a time, their instruction streams merged.", groups)

@@ -71,7 +71,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			l.begin()
 		}
 		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, 0))
-	}, t)
+	})
 	VZEROUPPER()
 	RET()
 }
