@@ -410,6 +410,42 @@ func sameContact64(a, b fallback.Contact64) bool {
 	return a.Count == b.Count
 }
 
+// check64Batch checks dst after BatchContacts64: row r is pair r, equal
+// bit for bit to fallback.ContactLane64.
+func check64Batch(t *testing.T, what string, dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) {
+	t.Helper()
+	for r := range pairs.Len() {
+		want := spec64Contact(caps, pairs, r, margin)
+		if pair, got := row64(dst, r); pair != uint32(r) || !sameContact64(got, want) {
+			t.Fatalf("%s: BatchContacts64 row %d: pair %d %+v, want %+v", what, r, pair, got, want)
+		}
+	}
+}
+
+// check64Compact checks the n rows CompactContacts64 wrote to dst: the
+// touching pairs (Count > 0 in the spec) in pair order, with Pair their
+// index, bit for bit.
+func check64Compact(t *testing.T, what string, n int, dst *soa.Contacts64, caps soa.Capsules64, pairs *soa.IndexPairs, margin float64) {
+	t.Helper()
+	w := 0
+	for r := range pairs.Len() {
+		want := spec64Contact(caps, pairs, r, margin)
+		if want.Count == 0 {
+			continue
+		}
+		if w >= n {
+			t.Fatalf("%s: CompactContacts64 returned %d, but pair %d touches too", what, n, r)
+		}
+		if pair, got := row64(dst, w); pair != uint32(r) || !sameContact64(got, want) {
+			t.Fatalf("%s: CompactContacts64 row %d: pair %d %+v, want pair %d %+v", what, w, pair, got, r, want)
+		}
+		w++
+	}
+	if w != n {
+		t.Fatalf("%s: CompactContacts64 wrote %d rows, %d pairs touch", what, n, w)
+	}
+}
+
 // TestContacts64 checks BatchContacts64 and CompactContacts64 on every
 // path against fallback.ContactLane64, every row bit for bit, for every
 // batch size up to 40 and a larger one; compaction writes the touching
@@ -421,37 +457,17 @@ func TestContacts64(t *testing.T) {
 		for _, m := range append(ctSizes(40), all.Len()) {
 			pairs := &soa.IndexPairs{I: all.I[:m], J: all.J[:m]}
 			for _, margin := range []float64{0, 0.25} {
+				what := fmt.Sprintf("m=%d margin %v", m, margin)
 				dst := soa.NewContacts64(m)
 				k.BatchContacts64(dst, caps, pairs, margin)
-				touching := 0
+				check64Batch(t, what, dst, caps, pairs, margin)
 				for r := range m {
-					want := spec64Contact(caps, pairs, r, margin)
-					pair, got := row64(dst, r)
-					if pair != uint32(r) || !sameContact64(got, want) {
-						t.Fatalf("m=%d margin %v row %d: pair %d %+v, want %+v", m, margin, r, pair, got, want)
-					}
-					if want.Count > 0 {
-						touching++
-					}
-					if c := caps[pairs.I[r]]; math.IsNaN(c.B[1]) && (got.Count != 0 || math.Float64bits(got.Depth[0]) != 0x7FF8000000000000) {
+					if _, got := row64(dst, r); math.IsNaN(caps[pairs.I[r]].B[1]) && (got.Count != 0 || math.Float64bits(got.Depth[0]) != 0x7FF8000000000000) {
 						t.Fatalf("row %d uses the NaN capsule: %+v", r, got)
 					}
 				}
 				cdst := soa.NewContacts64(m)
-				n := k.CompactContacts64(cdst, caps, pairs, margin)
-				if n != touching {
-					t.Fatalf("m=%d margin %v: CompactContacts64 wrote %d rows, %d pairs touch", m, margin, n, touching)
-				}
-				w := 0
-				for r := range m {
-					if want := spec64Contact(caps, pairs, r, margin); want.Count > 0 {
-						pair, got := row64(cdst, w)
-						if pair != uint32(r) || !sameContact64(got, want) {
-							t.Fatalf("m=%d compact row %d: pair %d %+v, want pair %d %+v", m, w, pair, got, r, want)
-						}
-						w++
-					}
-				}
+				check64Compact(t, what, k.CompactContacts64(cdst, caps, pairs, margin), cdst, caps, pairs, margin)
 			}
 		}
 	})
