@@ -2606,7 +2606,7 @@ maxindex_done:
 
 // func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2
-TEXT ·ContactsAVX2(SB), $1856-56
+TEXT ·ContactsAVX2(SB), $2304-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -2619,7 +2619,8 @@ TEXT ·ContactsAVX2(SB), $1856-56
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
-ContactsAVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -2768,7 +2769,880 @@ ContactsAVX2_loop:
 	VMOVUPS        Y4, 320(BX)
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
+	LEAQ           1792(R9), R10
 
+ContactsAVX2_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ContactsAVX2_last
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPS  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPS  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPS  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Y5, Y5, Y11
+	VMULPS Y6, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y7, Y7, Y12
+	VADDPS Y12, Y11, Y11
+	VCMPPS $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS Y11, Y1, Y13
+	VANDPS Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y2, Y2, Y13
+	VMULPS  Y3, Y3, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y4, Y4, Y14
+	VADDPS  Y14, Y13, Y13
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y13, Y14
+	VDIVPS  Y13, Y1, Y15
+	VANDPS  Y14, Y15, Y14
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPS  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPS  Y11, Y15, Y11
+	VMULPS  Y10, Y7, Y13
+	VADDPS  Y13, Y11, Y11
+	VMULPS  Y12, Y11, Y11
+	VMULPS  Y2, Y5, Y13
+	VMULPS  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPS  Y15, Y13, Y13
+	VMULPS  Y4, Y7, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPS  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPS  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
+	VSUBPS  Y15, Y2, Y8
+	VSUBPS  Y10, Y3, Y10
+	VSUBPS  Y9, Y4, Y9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y8, Y8, Y15
+	VMOVUPS Y4, 576(R9)
+	VMULPS  Y10, Y10, Y4
+	VMOVUPS Y3, 608(R9)
+	VADDPS  Y4, Y15, Y3
+	VMULPS  Y9, Y9, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y8, Y11, Y4
+	VMULPS  Y10, Y13, Y8
+	VADDPS  Y8, Y4, Y4
+	VMULPS  Y9, Y12, Y8
+	VADDPS  Y8, Y4, Y4
+	VCMPPS  $0x04, Y3, Y0, Y8
+	VDIVPS  Y3, Y4, Y4
+	VANDPS  Y8, Y4, Y4
+	VMINPS  Y1, Y4, Y4
+	VMAXPS  Y0, Y4, Y4
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Y14, Y4, Y4
+	VADDPS 448(R9), Y4, Y4
+	VMINPS Y1, Y4, Y4
+	VMAXPS Y0, Y4, Y4
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 384(R9), Y4, Y8
+	VSUBPS 416(R9), Y8, Y8
+	VMULPS 320(R9), Y8, Y8
+	VMINPS Y1, Y8, Y8
+	VMAXPS Y0, Y8, Y8
+	VMULPS Y4, Y5, Y5
+	VMULPS Y4, Y6, Y6
+	VMULPS Y4, Y7, Y4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Y8, Y2, Y2
+	VADDPS  544(R9), Y2, Y2
+	VSUBPS  Y5, Y2, Y2
+	VMULPS  608(R9), Y8, Y7
+	VADDPS  512(R9), Y7, Y7
+	VSUBPS  Y6, Y7, Y7
+	VMULPS  576(R9), Y8, Y8
+	VADDPS  480(R9), Y8, Y8
+	VSUBPS  Y4, Y8, Y8
+	VMULPS  Y2, Y2, Y9
+	VMULPS  Y7, Y7, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  Y8, Y8, Y10
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS Y4, 320(R9)
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS Y5, 416(R9)
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y11
+	VSHUFPS        $0xee, Y5, Y4, Y4
+	VMOVUPS        Y6, (R10)
+	VMOVUPS        Y10, 32(R10)
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        Y4, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y4
+	VMOVUPS        Y6, 96(R10)
+	VMOVUPS        Y10, 128(R10)
+	VMOVUPS        Y4, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y11
+	VSHUFPS        $0xee, Y5, Y4, Y4
+	VMOVUPS        Y6, 224(R10)
+	VMOVUPS        Y10, 256(R10)
+	VMOVUPS        Y11, 288(R10)
+	VMOVUPS        Y4, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y4
+	VMOVUPS        Y6, 320(R10)
+	VMOVUPS        Y10, 352(R10)
+	VMOVUPS        Y4, 384(R10)
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPS       448(R9), Y14, Y4
+	VMOVUPS      448(R9), Y5
+	VMINPS       Y4, Y5, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMOVUPS      448(R9), Y6
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y1, Y4
+	VCMPPS       $0x11, Y4, Y5, Y4
+	VBROADCASTSS partol<>+0(SB), Y5
+	VMULPS       288(R9), Y5, Y5
+	VCMPPS       $0x12, Y5, Y3, Y3
+	VANDPS       Y3, Y4, Y3
+	VMOVUPS      288(R9), Y4
+	VCMPPS       $0x00, Y0, Y4, Y4
+	VANDNPS      Y3, Y4, Y3
+	VMOVUPS      352(R9), Y4
+	VCMPPS       $0x00, Y0, Y4, Y4
+	VANDNPS      Y3, Y4, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y2, Y4
+	VMOVAPS Y7, Y5
+	VMOVAPS Y8, Y6
+	VMOVAPS Y9, Y10
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y9, Y9
+	VMOVAPS      Y9, Y11
+	VCMPPS       $0x19, minnormal<>+0(SB), Y10, Y12
+	VMOVUPS      288(R9), Y13
+	VMAXPS       256(R9), Y13, Y13
+	VMOVUPS      544(R9), Y14
+	VMULPS       544(R9), Y14, Y14
+	VMOVUPS      Y3, 256(R9)
+	VMOVUPS      512(R9), Y3
+	VMULPS       512(R9), Y3, Y3
+	VADDPS       Y3, Y14, Y3
+	VMOVUPS      480(R9), Y14
+	VMULPS       480(R9), Y14, Y14
+	VADDPS       Y14, Y3, Y3
+	VMAXPS       Y3, Y13, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y13
+	VMULPS       Y3, Y13, Y13
+	VCMPPS       $0x11, Y13, Y10, Y13
+	VORPS        Y13, Y12, Y14
+	VMOVUPS      Y9, 288(R9)
+	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y10, 448(R9)
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      Y5, 512(R9)
+	VMOVUPS      Y4, 544(R9)
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y8, 608(R9)
+	VMOVUPS      Y7, 640(R9)
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      Y12, 704(R9)
+	VTESTPS      Y14, Y14
+	JZ           ContactsAVX2_ahead_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPS       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPS       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPS       288(BX), Y7, Y7
+	VMULPS       Y2, Y2, Y8
+	VMULPS       Y3, Y3, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       Y4, Y4, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       Y5, Y5, Y9
+	VMULPS       Y6, Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       Y7, Y7, Y10
+	VADDPS       Y10, Y9, Y9
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y9, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      Y8, Y10
+	VCMPPS       $0x04, Y10, Y0, Y11
+	VDIVPS       Y10, Y1, Y10
+	VANDPS       Y11, Y10, Y10
+	VSQRTPS      Y9, Y9
+	VMULPS       Y10, Y2, Y2
+	VMULPS       Y10, Y3, Y3
+	VMULPS       Y10, Y4, Y4
+	VMULPS       Y9, Y5, Y5
+	VMULPS       Y9, Y6, Y6
+	VMULPS       Y9, Y7, Y7
+	VCMPPS       $0x00, Y0, Y8, Y8
+	VMULPS       Y7, Y3, Y9
+	VMULPS       Y6, Y4, Y10
+	VSUBPS       Y10, Y9, Y9
+	VMULPS       Y5, Y4, Y10
+	VMULPS       Y7, Y2, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y6, Y2, Y11
+	VMULPS       Y5, Y3, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y9, Y9, Y12
+	VMULPS       Y10, Y10, Y14
+	VADDPS       Y14, Y12, Y12
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y12, Y12
+	VCMPPS       $0x19, minnormal<>+0(SB), Y12, Y14
+	VANDNPS      Y13, Y14, Y13
+	VMOVUPS      704(R9), Y14
+	VORPS        Y13, Y14, Y13
+	VMULPS       672(R9), Y9, Y14
+	VMULPS       640(R9), Y10, Y15
+	VMOVUPS      Y4, 704(R9)
+	VADDPS       Y15, Y14, Y4
+	VMULPS       608(R9), Y11, Y14
+	VADDPS       Y14, Y4, Y4
+	VMULPS       Y4, Y4, Y14
+	VMOVUPS      Y7, 736(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       576(R9), Y7, Y7
+	VMULPS       Y12, Y7, Y7
+	VCMPPS       $0x19, Y7, Y14, Y7
+	VCMPPS       $0x11, Y0, Y4, Y4
+	VANDNPS      Y4, Y7, Y4
+	VXORPS       signmask<>+0(SB), Y9, Y7
+	VXORPS       signmask<>+0(SB), Y10, Y14
+	VXORPS       signmask<>+0(SB), Y11, Y15
+	VMOVUPS      Y3, 576(R9)
+	VBLENDVPS    Y4, Y7, Y9, Y3
+	VBLENDVPS    Y4, Y14, Y10, Y7
+	VBLENDVPS    Y4, Y15, Y11, Y4
+	VMOVUPS      544(R9), Y9
+	VBLENDVPS    Y13, Y3, Y9, Y3
+	VMOVUPS      512(R9), Y9
+	VBLENDVPS    Y13, Y7, Y9, Y7
+	VMOVUPS      480(R9), Y9
+	VBLENDVPS    Y13, Y4, Y9, Y4
+	VMOVUPS      448(R9), Y9
+	VBLENDVPS    Y13, Y12, Y9, Y9
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y7, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+	VMOVUPS      Y9, 448(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y8, Y5, Y2, Y2
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y8, Y6, Y3, Y3
+	VMOVUPS   704(R9), Y4
+	VBLENDVPS Y8, 736(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   448(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   544(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   512(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   480(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   448(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   Y8, 480(R9)
+	VMOVUPS   Y5, 448(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   448(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   544(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   512(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   480(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   448(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y2, 480(R9)
+	VMOVUPS   Y3, 448(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   448(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   512(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   480(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   448(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   Y2, 448(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 448(R9), Y2
+	VMOVUPS Y2, 352(R9)
+
+ContactsAVX2_ahead_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 352(R9), Y1, Y2
+	VMULPS 544(R9), Y2, Y3
+	VMULPS 512(R9), Y2, Y4
+	VMULPS 480(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPS       416(BX), Y5, Y5
+	VSUBPS       288(R9), Y5, Y6
+	VBROADCASTSS margin+40(FP), Y7
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      288(R9), Y7
+	VCMPPS       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPS       192(BX), Y7, Y7
+	VMULPS       Y7, Y3, Y8
+	VADDPS       672(R9), Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       416(R9), Y8, Y8
+	VADDPS       224(BX), Y8, Y8
+	VMULPS       Y7, Y4, Y9
+	VADDPS       640(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       384(R9), Y9, Y9
+	VADDPS       256(BX), Y9, Y9
+	VMULPS       Y7, Y2, Y10
+	VADDPS       608(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       320(R9), Y10, Y10
+	VADDPS       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 288(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPS    256(R9), Y5, Y10
+	VMOVUPS   Y9, 256(R9)
+	VANDPS    int1<>+0(SB), Y5, Y5
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPS   Y10, Y10
+	JZ        ContactsAVX2_ahead_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
+	VMOVUPS 320(BX), Y6
+	VSUBPS  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPS  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPS  288(BX), Y8, Y8
+	VMULPS  Y2, Y2, Y9
+	VMULPS  Y4, Y4, Y11
+	VADDPS  Y11, Y9, Y9
+	VMULPS  Y5, Y5, Y11
+	VADDPS  Y11, Y9, Y9
+	VMULPS  Y6, Y6, Y11
+	VMULPS  Y7, Y7, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  Y8, Y8, Y12
+	VADDPS  Y12, Y11, Y11
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS  Y11, Y1, Y11
+	VANDPS  Y12, Y11, Y11
+	VMOVUPS (BX), Y12
+	VSUBPS  224(BX), Y12, Y12
+	VMOVUPS 32(BX), Y13
+	VSUBPS  256(BX), Y13, Y13
+	VMOVUPS 64(BX), Y14
+	VSUBPS  288(BX), Y14, Y14
+	VMULPS  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPS  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPS  Y9, Y15, Y9
+	VMULPS  Y14, Y8, Y13
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y11, Y9, Y9
+	VMULPS  Y2, Y6, Y13
+	VMULPS  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
+	VADDPS  Y15, Y13, Y4
+	VMULPS  Y5, Y8, Y13
+	VADDPS  Y13, Y4, Y4
+	VMULPS  Y11, Y4, Y4
+	VADDPS  Y4, Y9, Y4
+	VMINPS  Y4, Y9, Y11
+	VMAXPS  Y11, Y0, Y11
+	VMAXPS  Y4, Y9, Y4
+	VMINPS  Y4, Y1, Y4
+	VMOVUPS 192(BX), Y9
+	VADDPS  416(BX), Y9, Y9
+
+	// Manifold point 1.
+	VMULPS       Y11, Y6, Y13
+	VMULPS       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPS       Y11, Y8, Y7
+	VSUBPS       Y12, Y13, Y11
+	VMOVUPS      Y8, 768(R9)
+	VSUBPS       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPS       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
+	VMULPS       Y2, Y11, Y4
+	VMULPS       704(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VMULPS       Y5, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VCMPPS       $0x04, 640(R9), Y0, Y6
+	VDIVPS       640(R9), Y4, Y4
+	VANDPS       Y6, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y13, Y6, Y6
+	VMULPS       704(R9), Y4, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y15, Y8, Y8
+	VMULPS       Y4, Y5, Y4
+	VADDPS       Y4, Y14, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPS       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
+	VADDPS       Y5, Y11, Y2
+	VMULPS       576(R9), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VSUBPS       Y2, Y9, Y2
+	VMULPS       544(R9), Y3, Y5
+	VADDPS       Y5, Y6, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       Y5, Y13, Y5
+	VADDPS       224(BX), Y5, Y5
+	VMOVUPS      608(R9), Y6
+	VMULPS       544(R9), Y6, Y6
+	VADDPS       Y6, Y8, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y15, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y10, Y2, Y7, Y2
+	VMOVUPS      Y2, 512(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPS    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPS    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
+
+	// Manifold point 2.
+	VMOVUPS      800(R9), Y2
+	VMULPS       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPS       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPS       832(R9), Y5, Y5
+	VSUBPS       Y12, Y2, Y6
+	VSUBPS       672(R9), Y4, Y7
+	VSUBPS       Y14, Y5, Y8
+	VMULPS       896(R9), Y6, Y6
+	VMULPS       704(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       864(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 640(R9), Y0, Y7
+	VDIVPS       640(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       896(R9), Y6, Y7
+	VADDPS       Y7, Y12, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       704(R9), Y6, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       864(R9), Y6, Y6
+	VADDPS       Y6, Y14, Y6
+	VSUBPS       Y5, Y6, Y6
+	VMULPS       Y3, Y7, Y11
+	VMULPS       608(R9), Y8, Y12
+	VADDPS       Y12, Y11, Y11
+	VMULPS       576(R9), Y6, Y12
+	VADDPS       Y12, Y11, Y11
+	VSUBPS       Y11, Y9, Y9
+	VMULPS       544(R9), Y3, Y11
+	VADDPS       Y11, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       224(BX), Y2, Y2
+	VMOVUPS      608(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VADDPS       288(BX), Y5, Y5
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPS    Y10, Y2, Y6, Y2
+	VMOVUPS      256(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      288(R9), Y6
+	VBLENDVPS    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 256(R9)
+	VMOVUPS      Y5, 288(R9)
+
+ContactsAVX2_ahead_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
+	VADDPS  384(R9), Y2, Y2
+	VADDPS  544(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 320(R9), Y4
+	VTESTPS Y2, Y2
+	JZ      ContactsAVX2_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   512(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
+	VMOVUPS   480(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   448(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   416(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VMOVUPS   288(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VBLENDVPS Y2, Y0, Y4, Y2
+	VMOVAPS   Y2, Y4
+
+ContactsAVX2_ahead_finite:
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVUPS Y4, (R12)(R13*4)
+	VMOVUPS 512(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 384(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	VMOVUPS 608(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 576(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 480(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 448(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 416(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 256(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 288(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     ContactsAVX2_ahead
+
+ContactsAVX2_last:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPS  (BX), Y2, Y2
@@ -2964,7 +3838,7 @@ ContactsAVX2_loop:
 	VMOVUPS      Y2, 672(R9)
 	VMOVUPS      Y3, 704(R9)
 	VTESTPS      Y6, Y6
-	JZ           ContactsAVX2_group_normal
+	JZ           ContactsAVX2_last_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      96(BX), Y2
@@ -3127,7 +4001,7 @@ ContactsAVX2_loop:
 	VSQRTPS 448(R9), Y2
 	VMOVUPS Y2, 416(R9)
 
-ContactsAVX2_group_normal:
+ContactsAVX2_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS 416(R9), Y1, Y2
 	VMULPS 544(R9), Y2, Y3
@@ -3186,7 +4060,7 @@ ContactsAVX2_group_normal:
 	VMOVUPS   Y2, 576(R9)
 	VMOVUPS   Y4, 608(R9)
 	VTESTPS   Y10, Y10
-	JZ        ContactsAVX2_group_single
+	JZ        ContactsAVX2_last_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -3382,7 +4256,7 @@ ContactsAVX2_group_normal:
 	VMOVUPS      Y4, 288(R9)
 	VMOVUPS      Y5, 256(R9)
 
-ContactsAVX2_group_single:
+ContactsAVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VMOVUPS 512(R9), Y2
 	VADDPS  384(R9), Y2, Y2
@@ -3391,7 +4265,7 @@ ContactsAVX2_group_single:
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
-	JZ      ContactsAVX2_group_finite
+	JZ      ContactsAVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VMOVUPS   512(R9), Y5
@@ -3429,7 +4303,7 @@ ContactsAVX2_group_single:
 	VBLENDVPS Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
-ContactsAVX2_group_finite:
+ContactsAVX2_last_finite:
 	// Pair index k = i + lane.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, Y2
@@ -3486,9 +4360,10 @@ ContactsAVX2_group_finite:
 	MOVQ    96(R12), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
-	JMP     ContactsAVX2_loop
 
 ContactsAVX2_tail:
+	MOVQ         n+32(FP), R14
+	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           ContactsAVX2_done
 	VMOVD        R14, X2
@@ -3497,33 +4372,33 @@ ContactsAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 448(BX)
+	VMOVUPS    Y3, 1728(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 480(BX)
+	VMOVUPS    Y3, 1760(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           464(BX), CX
+	MOVL           1744(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           468(BX), CX
+	MOVL           1748(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           472(BX), CX
+	MOVL           1752(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           476(BX), CX
+	MOVL           1756(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -3538,28 +4413,28 @@ ContactsAVX2_tail:
 	VMOVUPS        Y6, 32(BX)
 	VMOVUPS        Y7, 64(BX)
 	VMOVUPS        Y3, 192(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           464(BX), CX
+	MOVL           1744(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           468(BX), CX
+	MOVL           1748(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           472(BX), CX
+	MOVL           1752(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           476(BX), CX
+	MOVL           1756(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -3574,28 +4449,28 @@ ContactsAVX2_tail:
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           496(BX), CX
+	MOVL           1776(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           500(BX), CX
+	MOVL           1780(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           504(BX), CX
+	MOVL           1784(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           508(BX), CX
+	MOVL           1788(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -3610,28 +4485,28 @@ ContactsAVX2_tail:
 	VMOVUPS        Y6, 256(BX)
 	VMOVUPS        Y7, 288(BX)
 	VMOVUPS        Y3, 416(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           496(BX), CX
+	MOVL           1776(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           500(BX), CX
+	MOVL           1780(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           504(BX), CX
+	MOVL           1784(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           508(BX), CX
+	MOVL           1788(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -4373,7 +5248,7 @@ ContactsAVX2_done:
 
 // func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContactsAVX2(SB), $1856-56
+TEXT ·CompactContactsAVX2(SB), $2304-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -4386,7 +5261,8 @@ TEXT ·CompactContactsAVX2(SB), $1856-56
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
-CompactContactsAVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -4535,7 +5411,967 @@ CompactContactsAVX2_loop:
 	VMOVUPS        Y4, 320(BX)
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
+	LEAQ           1792(R9), R10
 
+CompactContactsAVX2_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactContactsAVX2_last
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPS  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPS  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPS  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Y5, Y5, Y11
+	VMULPS Y6, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y7, Y7, Y12
+	VADDPS Y12, Y11, Y11
+	VCMPPS $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS Y11, Y1, Y13
+	VANDPS Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y2, Y2, Y13
+	VMULPS  Y3, Y3, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y4, Y4, Y14
+	VADDPS  Y14, Y13, Y13
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y13, Y14
+	VDIVPS  Y13, Y1, Y15
+	VANDPS  Y14, Y15, Y14
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPS  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPS  Y11, Y15, Y11
+	VMULPS  Y10, Y7, Y13
+	VADDPS  Y13, Y11, Y11
+	VMULPS  Y12, Y11, Y11
+	VMULPS  Y2, Y5, Y13
+	VMULPS  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPS  Y15, Y13, Y13
+	VMULPS  Y4, Y7, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPS  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPS  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
+	VSUBPS  Y15, Y2, Y8
+	VSUBPS  Y10, Y3, Y10
+	VSUBPS  Y9, Y4, Y9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y8, Y8, Y15
+	VMOVUPS Y4, 576(R9)
+	VMULPS  Y10, Y10, Y4
+	VMOVUPS Y3, 608(R9)
+	VADDPS  Y4, Y15, Y3
+	VMULPS  Y9, Y9, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y8, Y11, Y4
+	VMULPS  Y10, Y13, Y8
+	VADDPS  Y8, Y4, Y4
+	VMULPS  Y9, Y12, Y8
+	VADDPS  Y8, Y4, Y4
+	VCMPPS  $0x04, Y3, Y0, Y8
+	VDIVPS  Y3, Y4, Y4
+	VANDPS  Y8, Y4, Y4
+	VMINPS  Y1, Y4, Y4
+	VMAXPS  Y0, Y4, Y4
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Y14, Y4, Y4
+	VADDPS 448(R9), Y4, Y4
+	VMINPS Y1, Y4, Y4
+	VMAXPS Y0, Y4, Y4
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 384(R9), Y4, Y8
+	VSUBPS 416(R9), Y8, Y8
+	VMULPS 320(R9), Y8, Y8
+	VMINPS Y1, Y8, Y8
+	VMAXPS Y0, Y8, Y8
+	VMULPS Y4, Y5, Y5
+	VMULPS Y4, Y6, Y6
+	VMULPS Y4, Y7, Y4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Y8, Y2, Y2
+	VADDPS  544(R9), Y2, Y2
+	VSUBPS  Y5, Y2, Y2
+	VMULPS  608(R9), Y8, Y7
+	VADDPS  512(R9), Y7, Y7
+	VSUBPS  Y6, Y7, Y7
+	VMULPS  576(R9), Y8, Y8
+	VADDPS  480(R9), Y8, Y8
+	VSUBPS  Y4, Y8, Y8
+	VMULPS  Y2, Y2, Y9
+	VMULPS  Y7, Y7, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  Y8, Y8, Y10
+	VADDPS  Y10, Y9, Y9
+	VMOVUPS Y4, 320(R9)
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS Y5, 416(R9)
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y11
+	VSHUFPS        $0xee, Y5, Y4, Y4
+	VMOVUPS        Y6, (R10)
+	VMOVUPS        Y10, 32(R10)
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        Y4, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y4
+	VMOVUPS        Y6, 96(R10)
+	VMOVUPS        Y10, 128(R10)
+	VMOVUPS        Y4, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y11
+	VSHUFPS        $0xee, Y5, Y4, Y4
+	VMOVUPS        Y6, 224(R10)
+	VMOVUPS        Y10, 256(R10)
+	VMOVUPS        Y11, 288(R10)
+	VMOVUPS        Y4, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y5, Y4, Y11
+	VUNPCKLPS      Y10, Y6, Y12
+	VUNPCKHPS      Y5, Y4, Y4
+	VUNPCKHPS      Y10, Y6, Y5
+	VSHUFPS        $0x44, Y12, Y11, Y6
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y5, Y4, Y4
+	VMOVUPS        Y6, 320(R10)
+	VMOVUPS        Y10, 352(R10)
+	VMOVUPS        Y4, 384(R10)
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPS       448(R9), Y14, Y4
+	VMOVUPS      448(R9), Y5
+	VMINPS       Y4, Y5, Y5
+	VMAXPS       Y5, Y0, Y5
+	VMOVUPS      448(R9), Y6
+	VMAXPS       Y4, Y6, Y4
+	VMINPS       Y4, Y1, Y4
+	VCMPPS       $0x11, Y4, Y5, Y4
+	VBROADCASTSS partol<>+0(SB), Y5
+	VMULPS       288(R9), Y5, Y5
+	VCMPPS       $0x12, Y5, Y3, Y3
+	VANDPS       Y3, Y4, Y3
+	VMOVUPS      288(R9), Y4
+	VCMPPS       $0x00, Y0, Y4, Y4
+	VANDNPS      Y3, Y4, Y3
+	VMOVUPS      352(R9), Y4
+	VCMPPS       $0x00, Y0, Y4, Y4
+	VANDNPS      Y3, Y4, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y2, Y4
+	VMOVAPS Y7, Y5
+	VMOVAPS Y8, Y6
+	VMOVAPS Y9, Y10
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y9, Y9
+	VMOVAPS      Y9, Y11
+	VCMPPS       $0x19, minnormal<>+0(SB), Y10, Y12
+	VMOVUPS      288(R9), Y13
+	VMAXPS       256(R9), Y13, Y13
+	VMOVUPS      544(R9), Y14
+	VMULPS       544(R9), Y14, Y14
+	VMOVUPS      Y3, 256(R9)
+	VMOVUPS      512(R9), Y3
+	VMULPS       512(R9), Y3, Y3
+	VADDPS       Y3, Y14, Y3
+	VMOVUPS      480(R9), Y14
+	VMULPS       480(R9), Y14, Y14
+	VADDPS       Y14, Y3, Y3
+	VMAXPS       Y3, Y13, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y13
+	VMULPS       Y3, Y13, Y13
+	VCMPPS       $0x11, Y13, Y10, Y13
+	VORPS        Y13, Y12, Y14
+	VMOVUPS      Y9, 288(R9)
+	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y10, 448(R9)
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      Y5, 512(R9)
+	VMOVUPS      Y4, 544(R9)
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y8, 608(R9)
+	VMOVUPS      Y7, 640(R9)
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      Y12, 704(R9)
+	VTESTPS      Y14, Y14
+	JZ           CompactContactsAVX2_ahead_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPS       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPS       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPS       288(BX), Y7, Y7
+	VMULPS       Y2, Y2, Y8
+	VMULPS       Y3, Y3, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       Y4, Y4, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       Y5, Y5, Y9
+	VMULPS       Y6, Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       Y7, Y7, Y10
+	VADDPS       Y10, Y9, Y9
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y9, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      Y8, Y10
+	VCMPPS       $0x04, Y10, Y0, Y11
+	VDIVPS       Y10, Y1, Y10
+	VANDPS       Y11, Y10, Y10
+	VSQRTPS      Y9, Y9
+	VMULPS       Y10, Y2, Y2
+	VMULPS       Y10, Y3, Y3
+	VMULPS       Y10, Y4, Y4
+	VMULPS       Y9, Y5, Y5
+	VMULPS       Y9, Y6, Y6
+	VMULPS       Y9, Y7, Y7
+	VCMPPS       $0x00, Y0, Y8, Y8
+	VMULPS       Y7, Y3, Y9
+	VMULPS       Y6, Y4, Y10
+	VSUBPS       Y10, Y9, Y9
+	VMULPS       Y5, Y4, Y10
+	VMULPS       Y7, Y2, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y6, Y2, Y11
+	VMULPS       Y5, Y3, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y9, Y9, Y12
+	VMULPS       Y10, Y10, Y14
+	VADDPS       Y14, Y12, Y12
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y12, Y12
+	VCMPPS       $0x19, minnormal<>+0(SB), Y12, Y14
+	VANDNPS      Y13, Y14, Y13
+	VMOVUPS      704(R9), Y14
+	VORPS        Y13, Y14, Y13
+	VMULPS       672(R9), Y9, Y14
+	VMULPS       640(R9), Y10, Y15
+	VMOVUPS      Y4, 704(R9)
+	VADDPS       Y15, Y14, Y4
+	VMULPS       608(R9), Y11, Y14
+	VADDPS       Y14, Y4, Y4
+	VMULPS       Y4, Y4, Y14
+	VMOVUPS      Y7, 736(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       576(R9), Y7, Y7
+	VMULPS       Y12, Y7, Y7
+	VCMPPS       $0x19, Y7, Y14, Y7
+	VCMPPS       $0x11, Y0, Y4, Y4
+	VANDNPS      Y4, Y7, Y4
+	VXORPS       signmask<>+0(SB), Y9, Y7
+	VXORPS       signmask<>+0(SB), Y10, Y14
+	VXORPS       signmask<>+0(SB), Y11, Y15
+	VMOVUPS      Y3, 576(R9)
+	VBLENDVPS    Y4, Y7, Y9, Y3
+	VBLENDVPS    Y4, Y14, Y10, Y7
+	VBLENDVPS    Y4, Y15, Y11, Y4
+	VMOVUPS      544(R9), Y9
+	VBLENDVPS    Y13, Y3, Y9, Y3
+	VMOVUPS      512(R9), Y9
+	VBLENDVPS    Y13, Y7, Y9, Y7
+	VMOVUPS      480(R9), Y9
+	VBLENDVPS    Y13, Y4, Y9, Y4
+	VMOVUPS      448(R9), Y9
+	VBLENDVPS    Y13, Y12, Y9, Y9
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y7, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+	VMOVUPS      Y9, 448(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y8, Y5, Y2, Y2
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y8, Y6, Y3, Y3
+	VMOVUPS   704(R9), Y4
+	VBLENDVPS Y8, 736(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   448(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   544(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   512(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   480(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   448(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   Y8, 480(R9)
+	VMOVUPS   Y5, 448(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   448(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   544(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   512(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   480(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   448(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y2, 480(R9)
+	VMOVUPS   Y3, 448(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   448(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   512(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   480(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   448(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   Y2, 448(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 448(R9), Y2
+	VMOVUPS Y2, 352(R9)
+
+CompactContactsAVX2_ahead_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 352(R9), Y1, Y2
+	VMULPS 544(R9), Y2, Y3
+	VMULPS 512(R9), Y2, Y4
+	VMULPS 480(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPS       416(BX), Y5, Y5
+	VSUBPS       288(R9), Y5, Y6
+	VBROADCASTSS margin+40(FP), Y7
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      288(R9), Y7
+	VCMPPS       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPS       192(BX), Y7, Y7
+	VMULPS       Y7, Y3, Y8
+	VADDPS       672(R9), Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       416(R9), Y8, Y8
+	VADDPS       224(BX), Y8, Y8
+	VMULPS       Y7, Y4, Y9
+	VADDPS       640(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       384(R9), Y9, Y9
+	VADDPS       256(BX), Y9, Y9
+	VMULPS       Y7, Y2, Y10
+	VADDPS       608(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       320(R9), Y10, Y10
+	VADDPS       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 288(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPS    256(R9), Y5, Y10
+	VMOVUPS   Y9, 256(R9)
+	VANDPS    int1<>+0(SB), Y5, Y5
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPS   Y10, Y10
+	JZ        CompactContactsAVX2_ahead_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y4
+	VSUBPS  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPS  64(BX), Y5, Y5
+	VMOVUPS 320(BX), Y6
+	VSUBPS  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPS  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPS  288(BX), Y8, Y8
+	VMULPS  Y2, Y2, Y9
+	VMULPS  Y4, Y4, Y11
+	VADDPS  Y11, Y9, Y9
+	VMULPS  Y5, Y5, Y11
+	VADDPS  Y11, Y9, Y9
+	VMULPS  Y6, Y6, Y11
+	VMULPS  Y7, Y7, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  Y8, Y8, Y12
+	VADDPS  Y12, Y11, Y11
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS  Y11, Y1, Y11
+	VANDPS  Y12, Y11, Y11
+	VMOVUPS (BX), Y12
+	VSUBPS  224(BX), Y12, Y12
+	VMOVUPS 32(BX), Y13
+	VSUBPS  256(BX), Y13, Y13
+	VMOVUPS 64(BX), Y14
+	VSUBPS  288(BX), Y14, Y14
+	VMULPS  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPS  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPS  Y9, Y15, Y9
+	VMULPS  Y14, Y8, Y13
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y11, Y9, Y9
+	VMULPS  Y2, Y6, Y13
+	VMULPS  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
+	VADDPS  Y15, Y13, Y4
+	VMULPS  Y5, Y8, Y13
+	VADDPS  Y13, Y4, Y4
+	VMULPS  Y11, Y4, Y4
+	VADDPS  Y4, Y9, Y4
+	VMINPS  Y4, Y9, Y11
+	VMAXPS  Y11, Y0, Y11
+	VMAXPS  Y4, Y9, Y4
+	VMINPS  Y4, Y1, Y4
+	VMOVUPS 192(BX), Y9
+	VADDPS  416(BX), Y9, Y9
+
+	// Manifold point 1.
+	VMULPS       Y11, Y6, Y13
+	VMULPS       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPS       Y11, Y8, Y7
+	VSUBPS       Y12, Y13, Y11
+	VMOVUPS      Y8, 768(R9)
+	VSUBPS       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPS       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
+	VMULPS       Y2, Y11, Y4
+	VMULPS       704(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VMULPS       Y5, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VCMPPS       $0x04, 640(R9), Y0, Y6
+	VDIVPS       640(R9), Y4, Y4
+	VANDPS       Y6, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y13, Y6, Y6
+	VMULPS       704(R9), Y4, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y15, Y8, Y8
+	VMULPS       Y4, Y5, Y4
+	VADDPS       Y4, Y14, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPS       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
+	VADDPS       Y5, Y11, Y2
+	VMULPS       576(R9), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VSUBPS       Y2, Y9, Y2
+	VMULPS       544(R9), Y3, Y5
+	VADDPS       Y5, Y6, Y5
+	VBROADCASTSS half<>+0(SB), Y6
+	VMULPS       Y6, Y5, Y5
+	VADDPS       Y5, Y13, Y5
+	VADDPS       224(BX), Y5, Y5
+	VMOVUPS      608(R9), Y6
+	VMULPS       544(R9), Y6, Y6
+	VADDPS       Y6, Y8, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y6, Y6
+	VADDPS       Y6, Y15, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y10, Y2, Y7, Y2
+	VMOVUPS      Y2, 512(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPS    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPS    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
+
+	// Manifold point 2.
+	VMOVUPS      800(R9), Y2
+	VMULPS       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPS       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPS       832(R9), Y5, Y5
+	VSUBPS       Y12, Y2, Y6
+	VSUBPS       672(R9), Y4, Y7
+	VSUBPS       Y14, Y5, Y8
+	VMULPS       896(R9), Y6, Y6
+	VMULPS       704(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       864(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 640(R9), Y0, Y7
+	VDIVPS       640(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       896(R9), Y6, Y7
+	VADDPS       Y7, Y12, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       704(R9), Y6, Y8
+	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       864(R9), Y6, Y6
+	VADDPS       Y6, Y14, Y6
+	VSUBPS       Y5, Y6, Y6
+	VMULPS       Y3, Y7, Y11
+	VMULPS       608(R9), Y8, Y12
+	VADDPS       Y12, Y11, Y11
+	VMULPS       576(R9), Y6, Y12
+	VADDPS       Y12, Y11, Y11
+	VSUBPS       Y11, Y9, Y9
+	VMULPS       544(R9), Y3, Y11
+	VADDPS       Y11, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       224(BX), Y2, Y2
+	VMOVUPS      608(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VADDPS       288(BX), Y5, Y5
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPS    Y10, Y2, Y6, Y2
+	VMOVUPS      256(R9), Y6
+	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMOVUPS      288(R9), Y6
+	VBLENDVPS    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 256(R9)
+	VMOVUPS      Y5, 288(R9)
+
+CompactContactsAVX2_ahead_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
+	VADDPS  384(R9), Y2, Y2
+	VADDPS  544(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 320(R9), Y4
+	VTESTPS Y2, Y2
+	JZ      CompactContactsAVX2_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   512(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
+	VMOVUPS   480(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   448(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   416(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VMOVUPS   288(R9), Y5
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VBLENDVPS Y2, Y0, Y4, Y2
+	VMOVAPS   Y2, Y4
+
+CompactContactsAVX2_ahead_finite:
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPCMPGTD     Y0, Y4, Y5
+	VTESTPS      Y5, Y5
+	JZ           CompactContactsAVX2_ahead_none
+	VMOVMSKPS    Y5, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y5
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X6
+	VPBROADCASTD X6, Y6
+	VPCMPGTD     iota<>+0(SB), Y6, Y6
+	VMOVUPS      Y6, (R9)
+	VMOVUPS      Y5, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y5
+	VPERMPS   Y2, Y5, Y2
+	VMOVUPS   (R9), Y5
+	MOVQ      out+24(FP), R12
+	MOVQ      (R12), R12
+	VMOVUPS   (R12)(R11*4), Y6
+	VBLENDVPS Y5, Y2, Y6, Y6
+	VMOVUPS   Y6, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y4, Y2, Y2
+	VMOVUPS   (R9), Y4
+	MOVQ      out+24(FP), R12
+	MOVQ      8(R12), R12
+	VMOVUPS   (R12)(R11*4), Y5
+	VBLENDVPS Y4, Y2, Y5, Y5
+	VMOVUPS   Y5, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   512(R9), Y4
+	VPERMPS   Y4, Y2, Y2
+	VMOVUPS   (R9), Y4
+	MOVQ      out+24(FP), R12
+	MOVQ      16(R12), R12
+	VMOVUPS   (R12)(R11*4), Y5
+	VBLENDVPS Y4, Y2, Y5, Y5
+	VMOVUPS   Y5, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   384(R9), Y4
+	VPERMPS   Y4, Y2, Y2
+	VMOVUPS   (R9), Y4
+	MOVQ      out+24(FP), R12
+	MOVQ      24(R12), R12
+	VMOVUPS   (R12)(R11*4), Y5
+	VBLENDVPS Y4, Y2, Y5, Y5
+	VMOVUPS   Y5, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      32(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      40(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      48(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      56(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      64(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      72(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      80(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   256(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      88(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   288(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      96(R12), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactContactsAVX2_ahead_none:
+	ADDQ  $0x00000008, R13
+	XCHGQ BX, R10
+	JMP   CompactContactsAVX2_ahead
+
+CompactContactsAVX2_last:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPS  (BX), Y2, Y2
@@ -4731,7 +6567,7 @@ CompactContactsAVX2_loop:
 	VMOVUPS      Y2, 672(R9)
 	VMOVUPS      Y3, 704(R9)
 	VTESTPS      Y6, Y6
-	JZ           CompactContactsAVX2_group_normal
+	JZ           CompactContactsAVX2_last_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      96(BX), Y2
@@ -4894,7 +6730,7 @@ CompactContactsAVX2_loop:
 	VSQRTPS 448(R9), Y2
 	VMOVUPS Y2, 416(R9)
 
-CompactContactsAVX2_group_normal:
+CompactContactsAVX2_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS 416(R9), Y1, Y2
 	VMULPS 544(R9), Y2, Y3
@@ -4953,7 +6789,7 @@ CompactContactsAVX2_group_normal:
 	VMOVUPS   Y2, 576(R9)
 	VMOVUPS   Y4, 608(R9)
 	VTESTPS   Y10, Y10
-	JZ        CompactContactsAVX2_group_single
+	JZ        CompactContactsAVX2_last_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -5149,7 +6985,7 @@ CompactContactsAVX2_group_normal:
 	VMOVUPS      Y4, 288(R9)
 	VMOVUPS      Y5, 256(R9)
 
-CompactContactsAVX2_group_single:
+CompactContactsAVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VMOVUPS 512(R9), Y2
 	VADDPS  384(R9), Y2, Y2
@@ -5158,7 +6994,7 @@ CompactContactsAVX2_group_single:
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
-	JZ      CompactContactsAVX2_group_finite
+	JZ      CompactContactsAVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VMOVUPS   512(R9), Y5
@@ -5196,7 +7032,7 @@ CompactContactsAVX2_group_single:
 	VBLENDVPS Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
-CompactContactsAVX2_group_finite:
+CompactContactsAVX2_last_finite:
 	// Pair index k = i + lane.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, Y2
@@ -5206,7 +7042,7 @@ CompactContactsAVX2_group_finite:
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
 	VPCMPGTD     Y0, Y4, Y5
 	VTESTPS      Y5, Y5
-	JZ           CompactContactsAVX2_group_none
+	JZ           CompactContactsAVX2_last_none
 	VMOVMSKPS    Y5, R14
 	LEAQ         compress8<>+0(SB), R12
 	SHLQ         $0x05, R14
@@ -5338,11 +7174,12 @@ CompactContactsAVX2_group_finite:
 	VMOVUPS   Y4, (R12)(R11*4)
 	ADDQ      R14, R11
 
-CompactContactsAVX2_group_none:
+CompactContactsAVX2_last_none:
 	ADDQ $0x00000008, R13
-	JMP  CompactContactsAVX2_loop
 
 CompactContactsAVX2_tail:
+	MOVQ         n+32(FP), R14
+	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           CompactContactsAVX2_done
 	VMOVD        R14, X2
@@ -5351,33 +7188,33 @@ CompactContactsAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 448(BX)
+	VMOVUPS    Y3, 1728(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 480(BX)
+	VMOVUPS    Y3, 1760(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           464(BX), CX
+	MOVL           1744(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           468(BX), CX
+	MOVL           1748(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           472(BX), CX
+	MOVL           1752(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           476(BX), CX
+	MOVL           1756(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -5392,28 +7229,28 @@ CompactContactsAVX2_tail:
 	VMOVUPS        Y6, 32(BX)
 	VMOVUPS        Y7, 64(BX)
 	VMOVUPS        Y3, 192(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           464(BX), CX
+	MOVL           1744(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           468(BX), CX
+	MOVL           1748(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           472(BX), CX
+	MOVL           1752(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           476(BX), CX
+	MOVL           1756(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -5428,28 +7265,28 @@ CompactContactsAVX2_tail:
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           496(BX), CX
+	MOVL           1776(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           500(BX), CX
+	MOVL           1780(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           504(BX), CX
+	MOVL           1784(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           508(BX), CX
+	MOVL           1788(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -5464,28 +7301,28 @@ CompactContactsAVX2_tail:
 	VMOVUPS        Y6, 256(BX)
 	VMOVUPS        Y7, 288(BX)
 	VMOVUPS        Y3, 416(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           496(BX), CX
+	MOVL           1776(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           500(BX), CX
+	MOVL           1780(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           504(BX), CX
+	MOVL           1784(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           508(BX), CX
+	MOVL           1788(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -6283,7 +8120,7 @@ CompactContactsAVX2_done:
 
 // func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ContactsAVX512(SB), $2752-56
+TEXT ·ContactsAVX512(SB), $3648-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -6296,7 +8133,8 @@ TEXT ·ContactsAVX512(SB), $2752-56
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
-ContactsAVX512_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000010
@@ -6461,6 +8299,13 @@ ContactsAVX512_loop:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
+	LEAQ            2688(R9), R10
+
+ContactsAVX512_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   ContactsAVX512_last
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z2
@@ -6575,11 +8420,172 @@ ContactsAVX512_loop:
 	VMULPS Z14, Z4, Z4
 	VADDPS Z4, Z10, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z14
-	VMULPS Z3, Z3, Z16
-	VADDPS Z16, Z14, Z14
-	VMULPS Z4, Z4, Z16
-	VADDPS Z16, Z14, Z14
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL            64(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z14
+	MOVL            80(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
+	MOVL            68(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            84(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            72(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z18
+	MOVL            88(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
+	MOVL            76(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z19
+	MOVL            92(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
+	VUNPCKLPS       Z16, Z14, Z20
+	VUNPCKLPS       Z19, Z18, Z21
+	VUNPCKHPS       Z16, Z14, Z14
+	VUNPCKHPS       Z19, Z18, Z16
+	VSHUFPS         $0x44, Z21, Z20, Z18
+	VSHUFPS         $0xee, Z21, Z20, Z19
+	VSHUFPS         $0x44, Z16, Z14, Z20
+	VSHUFPS         $0xee, Z16, Z14, Z14
+	MOVL            96(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            112(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            100(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z21
+	MOVL            116(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
+	MOVL            104(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z22
+	MOVL            120(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
+	MOVL            108(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z23
+	MOVL            124(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
+	VUNPCKLPS       Z21, Z16, Z24
+	VUNPCKLPS       Z23, Z22, Z26
+	VUNPCKHPS       Z21, Z16, Z16
+	VUNPCKHPS       Z23, Z22, Z21
+	VSHUFPS         $0x44, Z26, Z24, Z22
+	VSHUFPS         $0xee, Z26, Z24, Z23
+	VSHUFPS         $0x44, Z21, Z16, Z24
+	VSHUFPS         $0xee, Z21, Z16, Z16
+	VSHUFF32X4      $0x88, Z22, Z18, Z21
+	VMOVUPS         Z21, (R10)
+	VSHUFF32X4      $0x88, Z23, Z19, Z21
+	VMOVUPS         Z21, 64(R10)
+	VSHUFF32X4      $0x88, Z24, Z20, Z21
+	VMOVUPS         Z21, 128(R10)
+	VSHUFF32X4      $0x88, Z16, Z14, Z14
+	VMOVUPS         Z14, 384(R10)
+	VSHUFF32X4      $0xdd, Z22, Z18, Z14
+	VMOVUPS         Z14, 192(R10)
+	VSHUFF32X4      $0xdd, Z23, Z19, Z14
+	VMOVUPS         Z14, 256(R10)
+	VSHUFF32X4      $0xdd, Z24, Z20, Z14
+	VMOVUPS         Z14, 320(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL            64(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z14
+	MOVL            80(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
+	MOVL            68(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            84(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            72(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z18
+	MOVL            88(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
+	MOVL            76(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z19
+	MOVL            92(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
+	VUNPCKLPS       Z16, Z14, Z20
+	VUNPCKLPS       Z19, Z18, Z21
+	VUNPCKHPS       Z16, Z14, Z14
+	VUNPCKHPS       Z19, Z18, Z16
+	VSHUFPS         $0x44, Z21, Z20, Z18
+	VSHUFPS         $0xee, Z21, Z20, Z19
+	VSHUFPS         $0x44, Z16, Z14, Z20
+	VSHUFPS         $0xee, Z16, Z14, Z14
+	MOVL            96(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            112(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            100(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z21
+	MOVL            116(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
+	MOVL            104(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z22
+	MOVL            120(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
+	MOVL            108(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z23
+	MOVL            124(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
+	VUNPCKLPS       Z21, Z16, Z24
+	VUNPCKLPS       Z23, Z22, Z26
+	VUNPCKHPS       Z21, Z16, Z16
+	VUNPCKHPS       Z23, Z22, Z21
+	VSHUFPS         $0x44, Z26, Z24, Z22
+	VSHUFPS         $0xee, Z26, Z24, Z23
+	VSHUFPS         $0x44, Z21, Z16, Z24
+	VSHUFPS         $0xee, Z21, Z16, Z16
+	VSHUFF32X4      $0x88, Z22, Z18, Z21
+	VMOVUPS         Z21, 448(R10)
+	VSHUFF32X4      $0x88, Z23, Z19, Z21
+	VMOVUPS         Z21, 512(R10)
+	VSHUFF32X4      $0x88, Z24, Z20, Z21
+	VMOVUPS         Z21, 576(R10)
+	VSHUFF32X4      $0x88, Z16, Z14, Z14
+	VMOVUPS         Z14, 832(R10)
+	VSHUFF32X4      $0xdd, Z22, Z18, Z14
+	VMOVUPS         Z14, 640(R10)
+	VSHUFF32X4      $0xdd, Z23, Z19, Z14
+	VMOVUPS         Z14, 704(R10)
+	VSHUFF32X4      $0xdd, Z24, Z20, Z14
+	VMOVUPS         Z14, 768(R10)
+	VMULPS          Z2, Z2, Z14
+	VMULPS          Z3, Z3, Z16
+	VADDPS          Z16, Z14, Z14
+	VMULPS          Z4, Z4, Z16
+	VADDPS          Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPS       Z17, Z15, Z16
@@ -6619,7 +8625,7 @@ ContactsAVX512_loop:
 	VCMPPS       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
-	JZ           ContactsAVX512_group_normal
+	JZ           ContactsAVX512_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      192(BX), Z9
@@ -6811,7 +8817,7 @@ ContactsAVX512_loop:
 	VSQRTPS Z17, Z8
 	VMOVAPS Z8, Z18
 
-ContactsAVX512_group_normal:
+ContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z18, Z1, Z8
 	VMULPS Z8, Z12, Z9
@@ -6857,7 +8863,7 @@ ContactsAVX512_group_normal:
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
 	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
-	JZ             ContactsAVX512_group_single
+	JZ             ContactsAVX512_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS     192(BX), Z15
@@ -7058,14 +9064,14 @@ ContactsAVX512_group_normal:
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
-ContactsAVX512_group_single:
+ContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VADDPS      Z12, Z5, Z15
 	VADDPS      Z11, Z15, Z11
 	VANDPS.BCST absmask<>+0(SB), Z11, Z11
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
-	JZ          ContactsAVX512_group_finite
+	JZ          ContactsAVX512_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z11, Z11, Z11
@@ -7105,7 +9111,7 @@ ContactsAVX512_group_single:
 	VBLENDMPS      Z0, Z14, K1, Z11
 	VMOVAPS        Z11, Z14
 
-ContactsAVX512_group_finite:
+ContactsAVX512_ahead_finite:
 	// Pair index k = i + lane.
 	VPBROADCASTD R13, Z11
 	VPADDD       iota<>+0(SB), Z11, Z11
@@ -7151,9 +9157,703 @@ ContactsAVX512_group_finite:
 	MOVQ    96(R12), R12
 	VMOVUPS Z4, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
-	JMP     ContactsAVX512_loop
+	XCHGQ   BX, R10
+	JMP     ContactsAVX512_ahead
+
+ContactsAVX512_last:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z6, Z6, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z7, Z7, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z2, Z2, Z13
+	VMULPS      Z3, Z3, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z4, Z4, Z14
+	VADDPS      Z14, Z13, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z14
+	VMULPS      Z8, Z5, Z15
+	VMULPS      Z9, Z6, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z10, Z7, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z12, Z15, Z15
+	VMULPS      Z2, Z5, Z16
+	VMULPS      Z3, Z6, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z4, Z7, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z12, Z16, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS Z2, Z8, Z18
+	VMULPS Z3, Z9, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z10, Z19
+	VADDPS Z19, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z15, Z5, Z19
+	VMULPS Z15, Z6, Z20
+	VMULPS Z15, Z7, Z21
+	VSUBPS Z8, Z19, Z19
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VMULPS Z17, Z5, Z22
+	VMULPS Z17, Z6, Z23
+	VMULPS Z17, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
+	VMULPS   Z23, Z23, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
+	VMULPS   Z23, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z17, Z19, Z19
+	VADDPS Z19, Z15, Z19
+	VMINPS Z1, Z19, Z19
+	VMAXPS Z0, Z19, Z19
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z16, Z19, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z14, Z16, Z14
+	VMINPS Z1, Z14, Z14
+	VMAXPS Z0, Z14, Z14
+	VMULPS Z19, Z5, Z5
+	VMULPS Z19, Z6, Z6
+	VMULPS Z19, Z7, Z7
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z14, Z2, Z2
+	VADDPS Z2, Z8, Z2
+	VSUBPS Z5, Z2, Z2
+	VMULPS Z14, Z3, Z3
+	VADDPS Z3, Z9, Z3
+	VSUBPS Z6, Z3, Z3
+	VMULPS Z14, Z4, Z4
+	VADDPS Z4, Z10, Z4
+	VSUBPS Z7, Z4, Z4
+	VMULPS Z2, Z2, Z14
+	VMULPS Z3, Z3, Z16
+	VADDPS Z16, Z14, Z14
+	VMULPS Z4, Z4, Z16
+	VADDPS Z16, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPS       Z17, Z15, Z16
+	VMINPS       Z16, Z15, Z17
+	VMAXPS       Z17, Z0, Z17
+	VMAXPS       Z16, Z15, Z15
+	VMINPS       Z15, Z1, Z15
+	VCMPPS       $0x11, Z15, Z17, K1
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z13, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K2
+	KANDW        K2, K1, K1
+	VCMPPS       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPS       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
+	VMAXPS       Z11, Z13, Z11
+	VMULPS       Z8, Z8, Z8
+	VMULPS       Z9, Z9, Z9
+	VADDPS       Z9, Z8, Z8
+	VMULPS       Z10, Z10, Z9
+	VADDPS       Z9, Z8, Z8
+	VMAXPS       Z8, Z11, Z8
+	VBROADCASTSS crosstol<>+0(SB), Z9
+	VMULPS       Z8, Z9, Z9
+	VCMPPS       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	KORTESTW     K4, K4
+	JZ           ContactsAVX512_last_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
+	VMULPS       Z9, Z9, Z20
+	VMULPS       Z10, Z10, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z11, Z11, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z13, Z13, Z21
+	VMULPS       Z18, Z18, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z19, Z19, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
+	VDIVPS.Z     Z21, Z1, K4, Z21
+	VSQRTPS      Z20, Z22
+	VCMPPS       $0x04, Z22, Z0, K4
+	VDIVPS.Z     Z22, Z1, K4, Z22
+	VSQRTPS      Z21, Z21
+	VMULPS       Z22, Z9, Z9
+	VMULPS       Z22, Z10, Z10
+	VMULPS       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPS       Z21, Z13, Z9
+	VMULPS       Z21, Z18, Z10
+	VMULPS       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPS       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPS       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       256(R9), Z10, Z10
+	VSUBPS       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       320(R9), Z11, Z11
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPS       192(R9), Z13, Z13
+	VSUBPS       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPS       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPS       448(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPS       512(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPS       384(R9), Z2, Z10
+	VMULPS       448(R9), Z3, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       512(R9), Z4, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       Z10, Z10, Z11
+	VBROADCASTSS signtol<>+0(SB), Z13
+	VMULPS       Z8, Z13, Z8
+	VMULPS       Z9, Z8, Z8
+	VCMPPS       $0x19, Z8, Z11, K3
+	VCMPPS       $0x11, Z0, Z10, K5
+	KANDNW       K5, K3, K3
+	VMOVUPS      384(R9), Z8
+	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPS    Z8, Z18, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPS    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPS    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPS    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPS 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPS 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPS 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VMOVUPS     640(R9), Z9
+	VMULPS      640(R9), Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z0, Z0, Z10
+	VADDPS      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   640(R9), Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z16, K2, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z9, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VMULPS      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPS      704(R9), Z10, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z12, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
+
+ContactsAVX512_last_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
+	VADDPS       Z2, Z5, Z2
+	VADDPS       448(BX), Z2, Z2
+	VMULPS       Z11, Z10, Z5
+	VADDPS       Z5, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z3, Z3
+	VADDPS       Z3, Z6, Z3
+	VADDPS       512(BX), Z3, Z3
+	VMULPS       Z11, Z8, Z5
+	VADDPS       Z5, Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       Z4, Z7, Z4
+	VADDPS       576(BX), Z4, Z4
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	KORTESTW       K1, K1
+	JZ             ContactsAVX512_last_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
+	VMULPS      Z16, Z16, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z17, Z17, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z18, Z18, Z22
+	VMULPS      Z19, Z19, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
+	VDIVPS.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
+	VMOVUPS     960(R9), Z16
+	VMULPS      768(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPS      832(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPS      896(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1408(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z16, Z6, K1, Z19
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z7, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z15
+	VMULPS       Z11, Z9, Z22
+	VADDPS       Z22, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
+
+ContactsAVX512_last_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      Z12, Z5, Z15
+	VADDPS      Z11, Z15, Z11
+	VANDPS.BCST absmask<>+0(SB), Z11, Z11
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	KORTESTW    K1, K1
+	JZ          ContactsAVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
+
+ContactsAVX512_last_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z11
+	VPADDD       iota<>+0(SB), Z11, Z11
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVUPS Z14, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPS Z5, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPS Z9, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPS Z8, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPS Z6, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPS Z7, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPS Z13, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPS Z3, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPS Z4, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
 
 ContactsAVX512_tail:
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    ContactsAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -7161,33 +9861,33 @@ ContactsAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 896(BX)
+	VMOVUPS     Z2, 2560(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 960(BX)
+	VMOVUPS     Z2, 2624(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL            896(BX), CX
+	MOVL            2560(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            912(BX), CX
+	MOVL            2576(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            900(BX), CX
+	MOVL            2564(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            916(BX), CX
+	MOVL            2580(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            904(BX), CX
+	MOVL            2568(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            920(BX), CX
+	MOVL            2584(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            908(BX), CX
+	MOVL            2572(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            924(BX), CX
+	MOVL            2588(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -7198,28 +9898,28 @@ ContactsAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            928(BX), CX
+	MOVL            2592(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            944(BX), CX
+	MOVL            2608(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            932(BX), CX
+	MOVL            2596(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            948(BX), CX
+	MOVL            2612(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            936(BX), CX
+	MOVL            2600(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            952(BX), CX
+	MOVL            2616(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            940(BX), CX
+	MOVL            2604(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            956(BX), CX
+	MOVL            2620(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -7246,28 +9946,28 @@ ContactsAVX512_tail:
 	VMOVUPS         Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            960(BX), CX
+	MOVL            2624(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            976(BX), CX
+	MOVL            2640(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            964(BX), CX
+	MOVL            2628(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            980(BX), CX
+	MOVL            2644(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            968(BX), CX
+	MOVL            2632(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            984(BX), CX
+	MOVL            2648(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            972(BX), CX
+	MOVL            2636(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            988(BX), CX
+	MOVL            2652(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -7278,28 +9978,28 @@ ContactsAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            992(BX), CX
+	MOVL            2656(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1008(BX), CX
+	MOVL            2672(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            996(BX), CX
+	MOVL            2660(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            1012(BX), CX
+	MOVL            2676(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            1000(BX), CX
+	MOVL            2664(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            1016(BX), CX
+	MOVL            2680(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            1004(BX), CX
+	MOVL            2668(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            1020(BX), CX
+	MOVL            2684(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -8022,7 +10722,7 @@ ContactsAVX512_done:
 
 // func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $7104-56
+TEXT ·CompactContactsAVX512(SB), $3648-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -8031,1741 +10731,12 @@ TEXT ·CompactContactsAVX512(SB), $7104-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         5120(R9), BX
+	LEAQ         1664(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
-	// 2 groups at a time, their instruction streams merged.
-CompactContactsAVX512_wide:
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000020
-	JB   CompactContactsAVX512_loop
-
-	// Capsule records of side I, transposed.
-	MOVL            (DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
-
-	// Capsule records of side J, transposed.
-	MOVL            (SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
-
-	// Capsule records of side I, transposed.
-	MOVL            64(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            80(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            68(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            84(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            72(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            88(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            76(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            92(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            96(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            112(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            100(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            116(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            104(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            120(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            108(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            124(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 896(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 960(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 1024(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 1280(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 1088(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 1152(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 1216(BX)
-
-	// Capsule records of side J, transposed.
-	MOVL            64(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            80(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            68(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            84(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            72(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            88(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            76(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            92(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            96(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            112(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            100(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            116(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            104(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            120(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            108(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            124(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 1344(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 1408(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 1472(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 1728(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 1536(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 1600(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 1664(BX)
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 192(BX), Z2
-	VSUBPS  (BX), Z2, Z2
-	VMOVUPS 256(BX), Z3
-	VSUBPS  64(BX), Z3, Z3
-	VMOVUPS 320(BX), Z4
-	VSUBPS  128(BX), Z4, Z4
-	VMOVUPS 640(BX), Z5
-	VSUBPS  448(BX), Z5, Z5
-	VMOVUPS 704(BX), Z6
-	VSUBPS  512(BX), Z6, Z6
-	VMOVUPS 768(BX), Z7
-	VSUBPS  576(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z12
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z13
-	VMULPS      Z3, Z3, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z4, Z4, Z14
-	VADDPS      Z14, Z13, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z14
-	VMULPS      Z8, Z5, Z15
-	VMULPS      Z9, Z6, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z7, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z12, Z15, Z15
-	VMULPS      Z2, Z5, Z16
-	VMULPS      Z3, Z6, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z4, Z7, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
-	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
-	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
-	VMINPS Z1, Z14, Z14
-	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z14, Z2, Z2
-	VADDPS Z2, Z8, Z2
-	VSUBPS Z5, Z2, Z2
-	VMULPS Z14, Z3, Z3
-	VADDPS Z3, Z9, Z3
-	VSUBPS Z6, Z3, Z3
-	VMULPS Z14, Z4, Z4
-	VADDPS Z4, Z10, Z4
-	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z14
-	VMULPS Z3, Z3, Z16
-	VADDPS Z16, Z14, Z14
-	VMULPS Z4, Z4, Z16
-	VADDPS Z16, Z14, Z14
-
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K1
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K2
-	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z13, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z12, K2
-	KANDNW       K1, K2, K1
-
-	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
-
-	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
-	VMAXPS       Z11, Z13, Z11
-	VMULPS       Z8, Z8, Z8
-	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K3
-	KORW         K3, K2, K4
-	VMOVUPS      Z7, 512(R9)
-	VMOVUPS      Z6, 576(R9)
-	KORTESTW     K4, K4
-	JZ           CompactContactsAVX512_wide_g0_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z6
-	VSUBPS       (BX), Z6, Z6
-	VMOVUPS      256(BX), Z7
-	VSUBPS       64(BX), Z7, Z7
-	VMOVUPS      320(BX), Z9
-	VSUBPS       128(BX), Z9, Z9
-	VMOVUPS      640(BX), Z10
-	VSUBPS       448(BX), Z10, Z10
-	VMOVUPS      704(BX), Z11
-	VSUBPS       512(BX), Z11, Z11
-	VMOVUPS      768(BX), Z13
-	VSUBPS       576(BX), Z13, Z13
-	VMULPS       Z6, Z6, Z18
-	VMULPS       Z7, Z7, Z19
-	VADDPS       Z19, Z18, Z18
-	VMULPS       Z9, Z9, Z19
-	VADDPS       Z19, Z18, Z18
-	VMULPS       Z10, Z10, Z19
-	VMULPS       Z11, Z11, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       Z13, Z13, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z19, K4
-	VDIVPS.Z     Z19, Z1, K4, Z19
-	VSQRTPS      Z18, Z20
-	VCMPPS       $0x04, Z20, Z0, K4
-	VDIVPS.Z     Z20, Z1, K4, Z20
-	VSQRTPS      Z19, Z19
-	VMULPS       Z20, Z6, Z6
-	VMULPS       Z20, Z7, Z7
-	VMULPS       Z20, Z9, Z9
-	VMULPS       Z19, Z10, Z10
-	VMULPS       Z19, Z11, Z11
-	VMULPS       Z19, Z13, Z13
-	VCMPPS       $0x00, Z0, Z18, K4
-	VMULPS       Z13, Z7, Z18
-	VMULPS       Z11, Z9, Z19
-	VSUBPS       Z19, Z18, Z18
-	VMULPS       Z10, Z9, Z19
-	VMULPS       Z13, Z6, Z20
-	VSUBPS       Z20, Z19, Z19
-	VMULPS       Z11, Z6, Z20
-	VMULPS       Z10, Z7, Z21
-	VSUBPS       Z21, Z20, Z20
-	VMULPS       Z18, Z18, Z21
-	VMULPS       Z19, Z19, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z20, Z20, Z22
-	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K5
-	KANDNW       K3, K5, K3
-	KORW         K3, K2, K2
-	VMULPS       Z18, Z2, Z22
-	VMULPS       Z19, Z3, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z4, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z22, Z22, Z23
-	VBROADCASTSS signtol<>+0(SB), Z24
-	VMULPS       Z8, Z24, Z8
-	VMULPS       Z21, Z8, Z8
-	VCMPPS       $0x19, Z8, Z23, K3
-	VCMPPS       $0x11, Z0, Z22, K5
-	KANDNW       K5, K3, K3
-	VXORPS.BCST  signmask<>+0(SB), Z18, Z8
-	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
-	VXORPS.BCST  signmask<>+0(SB), Z20, Z23
-	VBLENDMPS    Z8, Z18, K3, Z18
-	VBLENDMPS    Z22, Z19, K3, Z19
-	VBLENDMPS    Z23, Z20, K3, Z20
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z18, Z12, K2, Z8
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z15, K2, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z20, Z16, K2, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z21, Z17, K2, Z20
-	VMOVAPS      Z8, Z12
-	VMOVAPS      Z18, Z15
-	VMOVAPS      Z19, Z16
-	VMOVAPS      Z20, Z17
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z10, Z6, K4, Z6
-	VBLENDMPS Z11, Z7, K4, Z7
-	VBLENDMPS Z13, Z9, K4, Z9
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS.BCST signmask<>+0(SB), Z6, Z6
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z7, Z7, Z8
-	VMULPS      Z6, Z6, Z10
-	VADDPS      Z10, Z8, Z8
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z8, Z8
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z7, Z12, K2, Z10
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z6, Z15, K2, Z11
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z0, Z16, K2, Z6
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z6, Z16
-	VMOVAPS     Z13, Z17
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS.BCST signmask<>+0(SB), Z7, Z6
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z7
-	VMULPS      Z9, Z9, Z8
-	VADDPS      Z8, Z7, Z7
-	VMULPS      Z6, Z6, Z8
-	VADDPS      Z8, Z7, Z7
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z9, Z15, K2, Z10
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z6, Z16, K2, Z9
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z7, Z17, K2, Z6
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z10, Z15
-	VMOVAPS     Z9, Z16
-	VMOVAPS     Z6, Z17
-
-	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z0, Z12, K2, Z6
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPS   Z0, Z15, K2, Z7
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z1, Z16, K2, Z8
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z1, Z17, K2, Z9
-	VMOVAPS     Z6, Z12
-	VMOVAPS     Z7, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z9, Z17
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z6
-	VMOVAPS Z6, Z18
-
-CompactContactsAVX512_wide_g0_normal:
-	// M0 = B-A, u = D-C, E = A-C.
-	VMOVUPS 1088(BX), Z6
-	VSUBPS  896(BX), Z6, Z6
-
-	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS  Z18, Z1, Z7
-	VMOVUPS 1152(BX), Z8
-	VSUBPS  960(BX), Z8, Z8
-	VMULPS  Z7, Z12, Z9
-	VMOVUPS 1216(BX), Z10
-	VSUBPS  1024(BX), Z10, Z10
-	VMULPS  Z7, Z15, Z11
-	VMOVUPS 1536(BX), Z12
-	VSUBPS  1344(BX), Z12, Z12
-	VMULPS  Z7, Z16, Z7
-	VMOVUPS 1600(BX), Z13
-	VSUBPS  1408(BX), Z13, Z13
-	VMOVUPS 1664(BX), Z15
-	VSUBPS  1472(BX), Z15, Z15
-	VMOVUPS 896(BX), Z16
-	VSUBPS  1344(BX), Z16, Z16
-	VMOVUPS 960(BX), Z17
-	VSUBPS  1408(BX), Z17, Z17
-
-	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS 384(BX), Z18
-	VADDPS  832(BX), Z18, Z18
-	VMOVUPS 1024(BX), Z19
-	VSUBPS  1472(BX), Z19, Z19
-	VSUBPS  Z14, Z18, Z20
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS       Z12, Z12, Z21
-	VBROADCASTSS margin+40(FP), Z22
-	VADDPS       Z22, Z18, Z18
-	VMULPS       Z13, Z13, Z22
-	VCMPPS       $0x12, Z18, Z14, K2
-	VADDPS       Z22, Z21, Z14
-
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS     832(BX), Z18
-	VSUBPS      384(BX), Z18, Z18
-	VMULPS      Z15, Z15, Z21
-	VADDPS      Z21, Z14, Z14
-	VMULPS      Z18, Z9, Z21
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K3
-	VDIVPS.Z    Z14, Z1, K3, Z22
-	VADDPS      Z21, Z2, Z2
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS       Z6, Z6, Z21
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z2, Z2
-	VMULPS       Z8, Z8, Z23
-	VADDPS       Z2, Z5, Z2
-	VADDPS       Z23, Z21, Z5
-	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z10, Z10, Z21
-	VMULPS       Z18, Z11, Z23
-	VADDPS       Z21, Z5, Z5
-	VADDPS       Z23, Z3, Z3
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z5, K3
-	VDIVPS.Z     Z5, Z1, K3, Z21
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z3, Z3
-	VMULPS       Z16, Z12, Z23
-	VADDPS       576(R9), Z3, Z3
-	VMULPS       Z17, Z13, Z24
-	VADDPS       512(BX), Z3, Z3
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z18, Z7, Z24
-	VMULPS       Z19, Z15, Z25
-	VADDPS       Z24, Z4, Z4
-	VADDPS       Z25, Z23, Z23
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z4, Z4
-	VMULPS       Z22, Z23, Z23
-	VADDPS       512(R9), Z4, Z4
-	VMULPS       Z6, Z12, Z24
-	VADDPS       576(BX), Z4, Z4
-	VMULPS       Z8, Z13, Z25
-	VMOVAPS      Z20, Z26
-	VADDPS       Z25, Z24, Z24
-	VMULPS       Z10, Z15, Z25
-	VMOVAPS      Z2, Z27
-	VADDPS       Z25, Z24, Z24
-	VMOVAPS      Z3, Z25
-	VMULPS       Z22, Z24, Z28
-	VMOVAPS      Z4, Z29
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Z6, Z16, Z30
-	VMULPS  Z8, Z17, Z31
-	VMOVUPS Z14, 512(R9)
-	VADDPS  Z31, Z30, Z14
-	VMULPS  Z10, Z19, Z30
-	VMOVUPS Z22, 576(R9)
-
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	KANDW  K1, K2, K1
-	VADDPS Z30, Z14, Z14
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS         Z23, Z12, Z22
-	VMULPS         Z23, Z13, Z30
-	VMOVUPS        Z5, 640(R9)
-	VMOVUPS        Z21, 704(R9)
-	VMOVUPS        Z14, 768(R9)
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z5
-	VMULPS         Z23, Z15, Z14
-	VSUBPS         Z16, Z22, Z21
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z24, 896(R9)
-	VBLENDMPS.BCST int2<>+0(SB), Z5, K1, Z5
-	VSUBPS         Z17, Z30, Z16
-	VMOVUPS        Z5, 960(R9)
-	VMOVUPS        Z17, 1024(R9)
-	VMOVUPS        Z23, 1088(R9)
-	VMOVUPS        Z16, 1152(R9)
-	VMOVUPS        Z21, 1216(R9)
-	VMOVUPS        Z10, 1280(R9)
-	VMOVUPS        Z8, 1344(R9)
-	VMOVUPS        Z6, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        Z13, 1536(R9)
-	VMOVUPS        Z12, 1600(R9)
-	VMOVUPS        Z28, 1664(R9)
-	VMOVUPS        Z19, 1728(R9)
-	VMOVUPS        Z14, 1792(R9)
-	VMOVUPS        Z4, 1856(R9)
-	VMOVUPS        Z3, 1920(R9)
-	VMOVUPS        Z2, 1984(R9)
-	VMOVUPS        Z20, 2048(R9)
-	VMOVUPS        Z29, 2112(R9)
-	KORTESTW       K1, K1
-	JZ             CompactContactsAVX512_wide_g0_single
-
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z2
-	VSUBPS      (BX), Z2, Z2
-	VMOVUPS     256(BX), Z3
-	VSUBPS      64(BX), Z3, Z3
-	VMOVUPS     320(BX), Z4
-	VSUBPS      128(BX), Z4, Z4
-	VMOVUPS     640(BX), Z5
-	VSUBPS      448(BX), Z5, Z5
-	VMOVUPS     704(BX), Z6
-	VSUBPS      512(BX), Z6, Z6
-	VMOVUPS     768(BX), Z8
-	VSUBPS      576(BX), Z8, Z8
-	VMULPS      Z2, Z2, Z10
-	VMULPS      Z3, Z3, Z12
-	VADDPS      Z12, Z10, Z10
-	VMULPS      Z4, Z4, Z12
-	VADDPS      Z12, Z10, Z10
-	VMULPS      Z5, Z5, Z12
-	VMULPS      Z6, Z6, Z13
-	VADDPS      Z13, Z12, Z12
-	VMULPS      Z8, Z8, Z13
-	VADDPS      Z13, Z12, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
-	VDIVPS.Z    Z12, Z1, K2, Z12
-	VMOVUPS     (BX), Z13
-	VSUBPS      448(BX), Z13, Z13
-	VMOVUPS     64(BX), Z14
-	VSUBPS      512(BX), Z14, Z14
-	VMOVUPS     128(BX), Z15
-	VSUBPS      576(BX), Z15, Z15
-	VMULPS      Z13, Z5, Z16
-	VMULPS      Z14, Z6, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z15, Z8, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z16
-	VMULPS      Z2, Z5, Z17
-	VMULPS      Z3, Z6, Z19
-	VADDPS      Z19, Z17, Z17
-	VMULPS      Z4, Z8, Z19
-	VADDPS      Z19, Z17, Z17
-	VMULPS      Z12, Z17, Z12
-	VADDPS      Z12, Z16, Z12
-	VMINPS      Z12, Z16, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z12, Z16, Z12
-	VMINPS      Z12, Z1, Z12
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
-
-	// Manifold point 1.
-	VMULPS       Z17, Z5, Z19
-	VMULPS       Z17, Z6, Z20
-	VMULPS       Z17, Z8, Z17
-	VSUBPS       Z13, Z19, Z21
-	VSUBPS       Z14, Z20, Z22
-	VSUBPS       Z15, Z17, Z23
-	VMULPS       Z2, Z21, Z21
-	VMULPS       Z3, Z22, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z4, Z23, Z22
-	VADDPS       Z22, Z21, Z21
-	VCMPPS       $0x04, Z10, Z0, K2
-	VDIVPS.Z     Z10, Z21, K2, Z21
-	VMINPS       Z1, Z21, Z21
-	VMAXPS       Z0, Z21, Z21
-	VMULPS       Z21, Z2, Z22
-	VADDPS       Z22, Z13, Z22
-	VSUBPS       Z19, Z22, Z22
-	VMULPS       Z21, Z3, Z23
-	VADDPS       Z23, Z14, Z23
-	VSUBPS       Z20, Z23, Z23
-	VMULPS       Z21, Z4, Z21
-	VADDPS       Z21, Z15, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       Z9, Z22, Z24
-	VMULPS       Z11, Z23, Z28
-	VADDPS       Z28, Z24, Z24
-	VMULPS       Z7, Z21, Z28
-	VADDPS       Z28, Z24, Z24
-	VSUBPS       Z24, Z16, Z24
-	VMULPS       Z18, Z9, Z28
-	VADDPS       Z28, Z22, Z22
-	VBROADCASTSS half<>+0(SB), Z28
-	VMULPS       Z28, Z22, Z22
-	VADDPS       Z22, Z19, Z19
-	VADDPS       448(BX), Z19, Z19
-	VMULPS       Z18, Z11, Z22
-	VADDPS       Z22, Z23, Z22
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z22, Z22
-	VADDPS       Z22, Z20, Z20
-	VADDPS       512(BX), Z20, Z20
-	VMULPS       Z18, Z7, Z22
-	VADDPS       Z22, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       576(BX), Z17, Z17
-	VXORPS       Z21, Z21, Z21
-	VBLENDMPS    Z24, Z26, K1, Z21
-	VMOVAPS      Z21, Z26
-	VXORPS       Z21, Z21, Z21
-	VBLENDMPS    Z19, Z27, K1, Z21
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z20, Z25, K1, Z19
-	VXORPS       Z20, Z20, Z20
-	VMOVUPS      2112(R9), Z22
-	VBLENDMPS    Z17, Z22, K1, Z20
-	VMOVAPS      Z21, Z27
-	VMOVAPS      Z19, Z25
-	VMOVUPS      Z20, 2112(R9)
-
-	// Manifold point 2.
-	VMULPS       Z12, Z5, Z5
-	VMULPS       Z12, Z6, Z6
-	VMULPS       Z12, Z8, Z8
-	VSUBPS       Z13, Z5, Z12
-	VSUBPS       Z14, Z6, Z17
-	VSUBPS       Z15, Z8, Z19
-	VMULPS       Z2, Z12, Z12
-	VMULPS       Z3, Z17, Z17
-	VADDPS       Z17, Z12, Z12
-	VMULPS       Z4, Z19, Z17
-	VADDPS       Z17, Z12, Z12
-	VCMPPS       $0x04, Z10, Z0, K2
-	VDIVPS.Z     Z10, Z12, K2, Z10
-	VMINPS       Z1, Z10, Z10
-	VMAXPS       Z0, Z10, Z10
-	VMULPS       Z10, Z2, Z2
-	VADDPS       Z2, Z13, Z2
-	VSUBPS       Z5, Z2, Z2
-	VMULPS       Z10, Z3, Z3
-	VADDPS       Z3, Z14, Z3
-	VSUBPS       Z6, Z3, Z3
-	VMULPS       Z10, Z4, Z4
-	VADDPS       Z4, Z15, Z4
-	VSUBPS       Z8, Z4, Z4
-	VMULPS       Z9, Z2, Z10
-	VMULPS       Z11, Z3, Z12
-	VADDPS       Z12, Z10, Z10
-	VMULPS       Z7, Z4, Z12
-	VADDPS       Z12, Z10, Z10
-	VSUBPS       Z10, Z16, Z10
-	VMULPS       Z18, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
-	VADDPS       Z2, Z5, Z2
-	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z18, Z11, Z5
-	VADDPS       Z5, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z5
-	VMULPS       Z5, Z3, Z3
-	VADDPS       Z3, Z6, Z3
-	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z18, Z7, Z5
-	VADDPS       Z5, Z4, Z4
-	VBROADCASTSS half<>+0(SB), Z5
-	VMULPS       Z5, Z4, Z4
-	VADDPS       Z4, Z8, Z4
-	VADDPS       576(BX), Z4, Z4
-	VXORPS       Z5, Z5, Z5
-	VMOVUPS      2048(R9), Z6
-	VBLENDMPS    Z10, Z6, K1, Z5
-	VMOVUPS      Z5, 2048(R9)
-	VXORPS       Z5, Z5, Z5
-	VMOVUPS      1984(R9), Z6
-	VBLENDMPS    Z2, Z6, K1, Z5
-	VXORPS       Z2, Z2, Z2
-	VMOVUPS      1920(R9), Z6
-	VBLENDMPS    Z3, Z6, K1, Z2
-	VXORPS       Z3, Z3, Z3
-	VMOVUPS      1856(R9), Z6
-	VBLENDMPS    Z4, Z6, K1, Z3
-	VMOVUPS      Z5, 1984(R9)
-	VMOVUPS      Z2, 1920(R9)
-	VMOVUPS      Z3, 1856(R9)
-
-CompactContactsAVX512_wide_g0_single:
-	VMOVUPS 1792(R9), Z2
-	VSUBPS  1728(R9), Z2, Z2
-	VMOVUPS 1600(R9), Z3
-	VMULPS  1664(R9), Z3, Z3
-	VMOVUPS 1536(R9), Z4
-	VMULPS  1664(R9), Z4, Z4
-	VMOVUPS 1472(R9), Z5
-	VMULPS  1664(R9), Z5, Z5
-	VMOVUPS 1408(R9), Z6
-	VSUBPS  Z3, Z6, Z3
-	VMOVUPS 1344(R9), Z6
-	VSUBPS  Z4, Z6, Z4
-	VMOVUPS 1280(R9), Z6
-	VSUBPS  Z5, Z6, Z5
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z3, Z3, Z6
-	VMULPS   Z4, Z4, Z8
-	VADDPS   Z8, Z6, Z6
-	VMULPS   Z5, Z5, Z8
-	VADDPS   Z8, Z6, Z6
-	VMULPS   1216(R9), Z3, Z3
-	VMULPS   1152(R9), Z4, Z4
-	VADDPS   Z4, Z3, Z3
-	VMULPS   Z5, Z2, Z2
-	VADDPS   Z2, Z3, Z2
-	VCMPPS   $0x04, Z6, Z0, K1
-	VDIVPS.Z Z6, Z2, K1, Z2
-	VMINPS   Z1, Z2, Z2
-	VMAXPS   Z0, Z2, Z2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS 1664(R9), Z2, Z2
-	VADDPS 1088(R9), Z2, Z2
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 896(R9), Z2, Z3
-	VSUBPS 768(R9), Z3, Z3
-	VMULPS 704(R9), Z3, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-	VMULPS 1600(R9), Z2, Z4
-	VMULPS 1536(R9), Z2, Z5
-	VMULPS 1472(R9), Z2, Z2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS 1408(R9), Z3, Z8
-	VADDPS 832(R9), Z8, Z8
-	VSUBPS Z4, Z8, Z8
-	VMULPS 1344(R9), Z3, Z10
-	VADDPS 1024(R9), Z10, Z10
-	VSUBPS Z5, Z10, Z10
-	VMULPS 1280(R9), Z3, Z3
-	VADDPS 1728(R9), Z3, Z3
-	VSUBPS Z2, Z3, Z3
-	VMULPS Z8, Z8, Z12
-	VMULPS Z10, Z10, Z13
-	VADDPS Z13, Z12, Z12
-	VMULPS Z3, Z3, Z13
-	VADDPS Z13, Z12, Z12
-
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VMOVUPS      1088(R9), Z13
-	VADDPS       1664(R9), Z13, Z13
-	VMOVUPS      1088(R9), Z14
-	VMINPS       Z13, Z14, Z14
-	VMAXPS       Z14, Z0, Z14
-	VMOVUPS      1088(R9), Z15
-	VMAXPS       Z13, Z15, Z13
-	VMINPS       Z13, Z1, Z13
-	VCMPPS       $0x11, Z13, Z14, K1
-	VBROADCASTSS partol<>+0(SB), Z13
-	VMULPS       640(R9), Z13, Z13
-	VCMPPS       $0x12, Z13, Z6, K2
-	KANDW        K2, K1, K1
-	VMOVUPS      640(R9), Z6
-	VCMPPS       $0x00, Z0, Z6, K2
-	KANDNW       K1, K2, K1
-	VMOVUPS      576(R9), Z6
-	VCMPPS       $0x00, Z0, Z6, K2
-	KANDNW       K1, K2, K1
-
-	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z8, Z6
-	VMOVAPS Z10, Z13
-	VMOVAPS Z3, Z14
-	VMOVAPS Z12, Z15
-
-	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z12, Z12
-	VMOVAPS      Z12, Z16
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z15, K2
-	VMOVUPS      640(R9), Z17
-	VMAXPS       512(R9), Z17, Z17
-	VMOVUPS      832(R9), Z19
-	VMULPS       832(R9), Z19, Z19
-	VMOVUPS      1024(R9), Z20
-	VMULPS       1024(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMOVUPS      1728(R9), Z20
-	VMULPS       1728(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMAXPS       Z19, Z17, Z17
-	VBROADCASTSS crosstol<>+0(SB), Z19
-	VMULPS       Z17, Z19, Z19
-	VCMPPS       $0x11, Z19, Z15, K3
-	KORW         K3, K2, K4
-	VMOVUPS      Z2, 512(R9)
-	VMOVUPS      Z5, 576(R9)
-	VMOVUPS      Z4, 640(R9)
-	VMOVUPS      Z12, 704(R9)
-	VMOVUPS      Z25, 768(R9)
-	VMOVUPS      Z27, 832(R9)
-	VMOVUPS      Z7, 896(R9)
-	VMOVUPS      Z11, 1024(R9)
-	VMOVUPS      Z9, 1088(R9)
-	KORTESTW     K4, K4
-	JZ           CompactContactsAVX512_wide_g1_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      1088(BX), Z2
-	VSUBPS       896(BX), Z2, Z2
-	VMOVUPS      1152(BX), Z4
-	VSUBPS       960(BX), Z4, Z4
-	VMOVUPS      1216(BX), Z5
-	VSUBPS       1024(BX), Z5, Z5
-	VMOVUPS      1536(BX), Z7
-	VSUBPS       1344(BX), Z7, Z7
-	VMOVUPS      1600(BX), Z9
-	VSUBPS       1408(BX), Z9, Z9
-	VMOVUPS      1664(BX), Z11
-	VSUBPS       1472(BX), Z11, Z11
-	VMULPS       Z2, Z2, Z12
-	VMULPS       Z4, Z4, Z16
-	VADDPS       Z16, Z12, Z12
-	VMULPS       Z5, Z5, Z16
-	VADDPS       Z16, Z12, Z12
-	VMULPS       Z7, Z7, Z16
-	VMULPS       Z9, Z9, Z19
-	VADDPS       Z19, Z16, Z16
-	VMULPS       Z11, Z11, Z19
-	VADDPS       Z19, Z16, Z16
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z16, K4
-	VDIVPS.Z     Z16, Z1, K4, Z16
-	VSQRTPS      Z12, Z19
-	VCMPPS       $0x04, Z19, Z0, K4
-	VDIVPS.Z     Z19, Z1, K4, Z19
-	VSQRTPS      Z16, Z16
-	VMULPS       Z19, Z2, Z2
-	VMULPS       Z19, Z4, Z4
-	VMULPS       Z19, Z5, Z5
-	VMULPS       Z16, Z7, Z7
-	VMULPS       Z16, Z9, Z9
-	VMULPS       Z16, Z11, Z11
-	VCMPPS       $0x00, Z0, Z12, K4
-	VMULPS       Z11, Z4, Z12
-	VMULPS       Z9, Z5, Z16
-	VSUBPS       Z16, Z12, Z12
-	VMULPS       Z7, Z5, Z16
-	VMULPS       Z11, Z2, Z19
-	VSUBPS       Z19, Z16, Z16
-	VMULPS       Z9, Z2, Z19
-	VMULPS       Z7, Z4, Z20
-	VSUBPS       Z20, Z19, Z19
-	VMULPS       Z12, Z12, Z20
-	VMULPS       Z16, Z16, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z19, Z19, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z20, K5
-	KANDNW       K3, K5, K3
-	KORW         K3, K2, K2
-	VMULPS       Z12, Z8, Z21
-	VMULPS       Z16, Z10, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z3, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z21, Z21, Z22
-	VBROADCASTSS signtol<>+0(SB), Z23
-	VMULPS       Z17, Z23, Z17
-	VMULPS       Z20, Z17, Z17
-	VCMPPS       $0x19, Z17, Z22, K3
-	VCMPPS       $0x11, Z0, Z21, K5
-	KANDNW       K5, K3, K3
-	VXORPS.BCST  signmask<>+0(SB), Z12, Z17
-	VXORPS.BCST  signmask<>+0(SB), Z16, Z21
-	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
-	VBLENDMPS    Z17, Z12, K3, Z12
-	VBLENDMPS    Z21, Z16, K3, Z16
-	VBLENDMPS    Z22, Z19, K3, Z19
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z12, Z6, K2, Z17
-	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z16, Z13, K2, Z12
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z19, Z14, K2, Z16
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z20, Z15, K2, Z19
-	VMOVAPS      Z17, Z6
-	VMOVAPS      Z12, Z13
-	VMOVAPS      Z16, Z14
-	VMOVAPS      Z19, Z15
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z7, Z2, K4, Z2
-	VBLENDMPS Z9, Z4, K4, Z4
-	VBLENDMPS Z11, Z5, K4, Z5
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS.BCST signmask<>+0(SB), Z2, Z2
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z15, K2
-	VMULPS      Z4, Z4, Z7
-	VMULPS      Z2, Z2, Z9
-	VADDPS      Z9, Z7, Z7
-	VMULPS      Z0, Z0, Z9
-	VADDPS      Z9, Z7, Z7
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z4, Z6, K2, Z9
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z2, Z13, K2, Z11
-	VXORPS      Z2, Z2, Z2
-	VBLENDMPS   Z0, Z14, K2, Z2
-	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z7, Z15, K2, Z12
-	VMOVAPS     Z9, Z6
-	VMOVAPS     Z11, Z13
-	VMOVAPS     Z2, Z14
-	VMOVAPS     Z12, Z15
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS.BCST signmask<>+0(SB), Z4, Z2
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z15, K2
-	VMULPS      Z0, Z0, Z4
-	VMULPS      Z5, Z5, Z7
-	VADDPS      Z7, Z4, Z4
-	VMULPS      Z2, Z2, Z7
-	VADDPS      Z7, Z4, Z4
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPS   Z0, Z6, K2, Z7
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z5, Z13, K2, Z9
-	VXORPS      Z5, Z5, Z5
-	VBLENDMPS   Z2, Z14, K2, Z5
-	VXORPS      Z2, Z2, Z2
-	VBLENDMPS   Z4, Z15, K2, Z2
-	VMOVAPS     Z7, Z6
-	VMOVAPS     Z9, Z13
-	VMOVAPS     Z5, Z14
-	VMOVAPS     Z2, Z15
-
-	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z15, K2
-	VXORPS      Z2, Z2, Z2
-	VBLENDMPS   Z0, Z6, K2, Z2
-	VXORPS      Z4, Z4, Z4
-	VBLENDMPS   Z0, Z13, K2, Z4
-	VXORPS      Z5, Z5, Z5
-	VBLENDMPS   Z1, Z14, K2, Z5
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPS   Z1, Z15, K2, Z7
-	VMOVAPS     Z2, Z6
-	VMOVAPS     Z4, Z13
-	VMOVAPS     Z5, Z14
-	VMOVAPS     Z7, Z15
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z15, Z2
-	VMOVAPS Z2, Z16
-
-CompactContactsAVX512_wide_g1_normal:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      2048(R9), Z26, Z2
-	VADDPS      Z18, Z2, Z2
-	VANDPS.BCST absmask<>+0(SB), Z2, Z2
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
-	VMOVUPS     960(R9), Z2
-	KORTESTW    K2, K2
-	JZ          CompactContactsAVX512_wide_g0_finite
-
-	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z4, Z4, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z26, K2, Z4
-	VMOVAPS        Z4, Z26
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        2048(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 2048(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        1088(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 1088(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        1024(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 1024(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        896(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 896(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        832(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 832(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        768(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 768(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        2112(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 2112(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        1984(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 1984(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        1920(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 1920(R9)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        1856(R9), Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z4
-	VMOVUPS        Z4, 1856(R9)
-	VXORPS         Z4, Z4, Z4
-	VBLENDMPS      Z0, Z2, K2, Z4
-	VMOVAPS        Z4, Z2
-
-CompactContactsAVX512_wide_g0_finite:
-	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z4
-	VPADDD       iota<>+0(SB), Z4, Z4
-
-	// Compaction: the touching lanes (count > 0) first, then a store of that many
-	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z2, Z2, K2
-	KORTESTW      K2, K2
-	JZ            CompactContactsAVX512_wide_g0_none
-	KMOVW         K2, R14
-	POPCNTL       R14, R14
-	BZHIL         R14, low16<>+0(SB), R12
-	KMOVW         R12, K3
-	VCOMPRESSPS.Z Z4, K2, Z4
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
-	VMOVUPS       Z4, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VCOMPRESSPS.Z Z26, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       2048(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       1088(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       1024(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       896(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       832(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       768(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       2112(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       1984(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       1920(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	VMOVUPS       1856(R9), Z2
-	VCOMPRESSPS.Z Z2, K2, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
-	VMOVUPS       Z2, K3, (R12)(R11*4)
-	ADDQ          R14, R11
-
-CompactContactsAVX512_wide_g0_none:
-	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z16, Z1, Z2
-	VMULPS Z2, Z6, Z4
-	VMULPS Z2, Z13, Z5
-	VMULPS Z2, Z14, Z2
-
-	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      1280(BX), Z6
-	VADDPS       1728(BX), Z6, Z6
-	VSUBPS       704(R9), Z6, Z7
-	VBROADCASTSS margin+40(FP), Z9
-	VADDPS       Z9, Z6, Z6
-	VMOVUPS      704(R9), Z9
-	VCMPPS       $0x12, Z6, Z9, K2
-
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      1728(BX), Z6
-	VSUBPS       1280(BX), Z6, Z6
-	VMULPS       Z6, Z4, Z9
-	VADDPS       Z9, Z8, Z8
-	VBROADCASTSS half<>+0(SB), Z9
-	VMULPS       Z9, Z8, Z8
-	VADDPS       640(R9), Z8, Z8
-	VADDPS       1344(BX), Z8, Z8
-	VMULPS       Z6, Z5, Z9
-	VADDPS       Z9, Z10, Z9
-	VBROADCASTSS half<>+0(SB), Z10
-	VMULPS       Z10, Z9, Z9
-	VADDPS       576(R9), Z9, Z9
-	VADDPS       1408(BX), Z9, Z9
-	VMULPS       Z6, Z2, Z10
-	VADDPS       Z10, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z10
-	VMULPS       Z10, Z3, Z3
-	VADDPS       512(R9), Z3, Z3
-	VADDPS       1472(BX), Z3, Z3
-	VMOVAPS      Z7, Z10
-	VMOVAPS      Z8, Z11
-	VMOVAPS      Z9, Z12
-	VMOVAPS      Z3, Z13
-
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
-	VMOVUPS        Z14, 512(R9)
-	VMOVUPS        Z3, 576(R9)
-	VMOVUPS        Z9, 640(R9)
-	VMOVUPS        Z8, 704(R9)
-	VMOVUPS        Z7, 768(R9)
-	VMOVUPS        Z13, 832(R9)
-	KORTESTW       K1, K1
-	JZ             CompactContactsAVX512_wide_g1_single
-
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     1088(BX), Z3
-	VSUBPS      896(BX), Z3, Z3
-	VMOVUPS     1152(BX), Z7
-	VSUBPS      960(BX), Z7, Z7
-	VMOVUPS     1216(BX), Z8
-	VSUBPS      1024(BX), Z8, Z8
-	VMOVUPS     1536(BX), Z9
-	VSUBPS      1344(BX), Z9, Z9
-	VMOVUPS     1600(BX), Z13
-	VSUBPS      1408(BX), Z13, Z13
-	VMOVUPS     1664(BX), Z14
-	VSUBPS      1472(BX), Z14, Z14
-	VMULPS      Z3, Z3, Z15
-	VMULPS      Z7, Z7, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z8, Z8, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z9, Z9, Z16
-	VMULPS      Z13, Z13, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z14, Z14, Z17
-	VADDPS      Z17, Z16, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K2
-	VDIVPS.Z    Z16, Z1, K2, Z16
-	VMOVUPS     896(BX), Z17
-	VSUBPS      1344(BX), Z17, Z17
-	VMOVUPS     960(BX), Z18
-	VSUBPS      1408(BX), Z18, Z18
-	VMOVUPS     1024(BX), Z19
-	VSUBPS      1472(BX), Z19, Z19
-	VMULPS      Z17, Z9, Z20
-	VMULPS      Z18, Z13, Z21
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z19, Z14, Z21
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z20, Z20
-	VMULPS      Z3, Z9, Z21
-	VMULPS      Z7, Z13, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z8, Z14, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z16, Z21, Z16
-	VADDPS      Z16, Z20, Z16
-	VMINPS      Z16, Z20, Z21
-	VMAXPS      Z21, Z0, Z21
-	VMAXPS      Z16, Z20, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     1280(BX), Z20
-	VADDPS      1728(BX), Z20, Z20
-
-	// Manifold point 1.
-	VMULPS       Z21, Z9, Z22
-	VMULPS       Z21, Z13, Z23
-	VMULPS       Z21, Z14, Z21
-	VSUBPS       Z17, Z22, Z24
-	VSUBPS       Z18, Z23, Z25
-	VSUBPS       Z19, Z21, Z26
-	VMULPS       Z3, Z24, Z24
-	VMULPS       Z7, Z25, Z25
-	VADDPS       Z25, Z24, Z24
-	VMULPS       Z8, Z26, Z25
-	VADDPS       Z25, Z24, Z24
-	VCMPPS       $0x04, Z15, Z0, K2
-	VDIVPS.Z     Z15, Z24, K2, Z24
-	VMINPS       Z1, Z24, Z24
-	VMAXPS       Z0, Z24, Z24
-	VMULPS       Z24, Z3, Z25
-	VADDPS       Z25, Z17, Z25
-	VSUBPS       Z22, Z25, Z25
-	VMULPS       Z24, Z7, Z26
-	VADDPS       Z26, Z18, Z26
-	VSUBPS       Z23, Z26, Z26
-	VMULPS       Z24, Z8, Z24
-	VADDPS       Z24, Z19, Z24
-	VSUBPS       Z21, Z24, Z24
-	VMULPS       Z4, Z25, Z27
-	VMULPS       Z5, Z26, Z28
-	VADDPS       Z28, Z27, Z27
-	VMULPS       Z2, Z24, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z27, Z20, Z27
-	VMULPS       Z6, Z4, Z28
-	VADDPS       Z28, Z25, Z25
-	VBROADCASTSS half<>+0(SB), Z28
-	VMULPS       Z28, Z25, Z25
-	VADDPS       Z25, Z22, Z22
-	VADDPS       1344(BX), Z22, Z22
-	VMULPS       Z6, Z5, Z25
-	VADDPS       Z25, Z26, Z25
-	VBROADCASTSS half<>+0(SB), Z26
-	VMULPS       Z26, Z25, Z25
-	VADDPS       Z25, Z23, Z23
-	VADDPS       1408(BX), Z23, Z23
-	VMULPS       Z6, Z2, Z25
-	VADDPS       Z25, Z24, Z24
-	VBROADCASTSS half<>+0(SB), Z25
-	VMULPS       Z25, Z24, Z24
-	VADDPS       Z24, Z21, Z21
-	VADDPS       1472(BX), Z21, Z21
-	VXORPS       Z24, Z24, Z24
-	VBLENDMPS    Z27, Z10, K1, Z24
-	VMOVAPS      Z24, Z10
-	VXORPS       Z24, Z24, Z24
-	VBLENDMPS    Z22, Z11, K1, Z24
-	VXORPS       Z22, Z22, Z22
-	VBLENDMPS    Z23, Z12, K1, Z22
-	VXORPS       Z23, Z23, Z23
-	VMOVUPS      832(R9), Z11
-	VBLENDMPS    Z21, Z11, K1, Z23
-	VMOVAPS      Z24, Z11
-	VMOVAPS      Z22, Z12
-	VMOVUPS      Z23, 832(R9)
-
-	// Manifold point 2.
-	VMULPS       Z16, Z9, Z9
-	VMULPS       Z16, Z13, Z13
-	VMULPS       Z16, Z14, Z14
-	VSUBPS       Z17, Z9, Z16
-	VSUBPS       Z18, Z13, Z21
-	VSUBPS       Z19, Z14, Z22
-	VMULPS       Z3, Z16, Z16
-	VMULPS       Z7, Z21, Z21
-	VADDPS       Z21, Z16, Z16
-	VMULPS       Z8, Z22, Z21
-	VADDPS       Z21, Z16, Z16
-	VCMPPS       $0x04, Z15, Z0, K2
-	VDIVPS.Z     Z15, Z16, K2, Z15
-	VMINPS       Z1, Z15, Z15
-	VMAXPS       Z0, Z15, Z15
-	VMULPS       Z15, Z3, Z3
-	VADDPS       Z3, Z17, Z3
-	VSUBPS       Z9, Z3, Z3
-	VMULPS       Z15, Z7, Z7
-	VADDPS       Z7, Z18, Z7
-	VSUBPS       Z13, Z7, Z7
-	VMULPS       Z15, Z8, Z8
-	VADDPS       Z8, Z19, Z8
-	VSUBPS       Z14, Z8, Z8
-	VMULPS       Z4, Z3, Z15
-	VMULPS       Z5, Z7, Z16
-	VADDPS       Z16, Z15, Z15
-	VMULPS       Z2, Z8, Z16
-	VADDPS       Z16, Z15, Z15
-	VSUBPS       Z15, Z20, Z15
-	VMULPS       Z6, Z4, Z16
-	VADDPS       Z16, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z16
-	VMULPS       Z16, Z3, Z3
-	VADDPS       Z3, Z9, Z3
-	VADDPS       1344(BX), Z3, Z3
-	VMULPS       Z6, Z5, Z9
-	VADDPS       Z9, Z7, Z7
-	VBROADCASTSS half<>+0(SB), Z9
-	VMULPS       Z9, Z7, Z7
-	VADDPS       Z7, Z13, Z7
-	VADDPS       1408(BX), Z7, Z7
-	VMULPS       Z6, Z2, Z9
-	VADDPS       Z9, Z8, Z8
-	VBROADCASTSS half<>+0(SB), Z9
-	VMULPS       Z9, Z8, Z8
-	VADDPS       Z8, Z14, Z8
-	VADDPS       1472(BX), Z8, Z8
-	VXORPS       Z9, Z9, Z9
-	VMOVUPS      768(R9), Z13
-	VBLENDMPS    Z15, Z13, K1, Z9
-	VMOVUPS      Z9, 768(R9)
-	VXORPS       Z9, Z9, Z9
-	VMOVUPS      704(R9), Z13
-	VBLENDMPS    Z3, Z13, K1, Z9
-	VXORPS       Z3, Z3, Z3
-	VMOVUPS      640(R9), Z13
-	VBLENDMPS    Z7, Z13, K1, Z3
-	VXORPS       Z7, Z7, Z7
-	VMOVUPS      576(R9), Z13
-	VBLENDMPS    Z8, Z13, K1, Z7
-	VMOVUPS      Z9, 704(R9)
-	VMOVUPS      Z3, 640(R9)
-	VMOVUPS      Z7, 576(R9)
-
-CompactContactsAVX512_wide_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      768(R9), Z10, Z3
-	VADDPS      Z6, Z3, Z3
-	VANDPS.BCST absmask<>+0(SB), Z3, Z3
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
-	VMOVUPS     512(R9), Z3
-	KORTESTW    K1, K1
-	JZ          CompactContactsAVX512_wide_g1_finite
-
-	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z6
-	VMOVAPS        Z6, Z10
-	VXORPS         Z6, Z6, Z6
-	VMOVUPS        768(R9), Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
-	VMOVUPS        Z6, 768(R9)
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z6
-	VMOVAPS        Z6, Z4
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z6
-	VMOVAPS        Z6, Z5
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z6
-	VMOVAPS        Z6, Z2
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z6
-	VMOVAPS        Z6, Z11
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z6
-	VMOVAPS        Z6, Z12
-	VXORPS         Z6, Z6, Z6
-	VMOVUPS        832(R9), Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
-	VMOVUPS        Z6, 832(R9)
-	VXORPS         Z6, Z6, Z6
-	VMOVUPS        704(R9), Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
-	VMOVUPS        Z6, 704(R9)
-	VXORPS         Z6, Z6, Z6
-	VMOVUPS        640(R9), Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
-	VMOVUPS        Z6, 640(R9)
-	VXORPS         Z6, Z6, Z6
-	VMOVUPS        576(R9), Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z6
-	VMOVUPS        Z6, 576(R9)
-	VXORPS         Z6, Z6, Z6
-	VBLENDMPS      Z0, Z3, K1, Z6
-	VMOVAPS        Z6, Z3
-
-CompactContactsAVX512_wide_g1_finite:
-	// Pair index k = i + lane.
-	LEAQ         16(R13), R14
-	VPBROADCASTD R14, Z6
-	VPADDD       iota<>+0(SB), Z6, Z6
-
-	// Compaction: the touching lanes (count > 0) first, then a store of that many
-	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z3, Z3, K1
-	KORTESTW      K1, K1
-	JZ            CompactContactsAVX512_wide_g1_none
-	KMOVW         K1, R14
-	POPCNTL       R14, R14
-	BZHIL         R14, low16<>+0(SB), R12
-	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z6, K1, Z6
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
-	VMOVUPS       Z6, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z3, K1, Z3
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
-	VMOVUPS       Z3, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z3
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
-	VMOVUPS       Z3, K2, (R12)(R11*4)
-	VMOVUPS       768(R9), Z3
-	VCOMPRESSPS.Z Z3, K1, Z3
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
-	VMOVUPS       Z3, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z4, K1, Z3
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
-	VMOVUPS       Z3, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z5, K1, Z3
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
-	VMOVUPS       Z3, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z11, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       832(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       704(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       640(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       576(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	ADDQ          R14, R11
-
-CompactContactsAVX512_wide_g1_none:
-	ADDQ $0x00000020, R13
-	JMP  CompactContactsAVX512_wide
-
-CompactContactsAVX512_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000010
@@ -9930,7 +10901,892 @@ CompactContactsAVX512_loop:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
+	LEAQ            2688(R9), R10
 
+CompactContactsAVX512_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   CompactContactsAVX512_last
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPS  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPS  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPS  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPS  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPS  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPS  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPS  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z6, Z6, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z7, Z7, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z2, Z2, Z13
+	VMULPS      Z3, Z3, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z4, Z4, Z14
+	VADDPS      Z14, Z13, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z14
+	VMULPS      Z8, Z5, Z15
+	VMULPS      Z9, Z6, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z10, Z7, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z12, Z15, Z15
+	VMULPS      Z2, Z5, Z16
+	VMULPS      Z3, Z6, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z4, Z7, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z12, Z16, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS Z2, Z8, Z18
+	VMULPS Z3, Z9, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z10, Z19
+	VADDPS Z19, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS Z15, Z5, Z19
+	VMULPS Z15, Z6, Z20
+	VMULPS Z15, Z7, Z21
+	VSUBPS Z8, Z19, Z19
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VMULPS Z17, Z5, Z22
+	VMULPS Z17, Z6, Z23
+	VMULPS Z17, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
+	VMULPS   Z23, Z23, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
+	VMULPS   Z23, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z17, Z19, Z19
+	VADDPS Z19, Z15, Z19
+	VMINPS Z1, Z19, Z19
+	VMAXPS Z0, Z19, Z19
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z16, Z19, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z14, Z16, Z14
+	VMINPS Z1, Z14, Z14
+	VMAXPS Z0, Z14, Z14
+	VMULPS Z19, Z5, Z5
+	VMULPS Z19, Z6, Z6
+	VMULPS Z19, Z7, Z7
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS Z14, Z2, Z2
+	VADDPS Z2, Z8, Z2
+	VSUBPS Z5, Z2, Z2
+	VMULPS Z14, Z3, Z3
+	VADDPS Z3, Z9, Z3
+	VSUBPS Z6, Z3, Z3
+	VMULPS Z14, Z4, Z4
+	VADDPS Z4, Z10, Z4
+	VSUBPS Z7, Z4, Z4
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL            64(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z14
+	MOVL            80(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
+	MOVL            68(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            84(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            72(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z18
+	MOVL            88(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
+	MOVL            76(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z19
+	MOVL            92(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
+	VUNPCKLPS       Z16, Z14, Z20
+	VUNPCKLPS       Z19, Z18, Z21
+	VUNPCKHPS       Z16, Z14, Z14
+	VUNPCKHPS       Z19, Z18, Z16
+	VSHUFPS         $0x44, Z21, Z20, Z18
+	VSHUFPS         $0xee, Z21, Z20, Z19
+	VSHUFPS         $0x44, Z16, Z14, Z20
+	VSHUFPS         $0xee, Z16, Z14, Z14
+	MOVL            96(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            112(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            100(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z21
+	MOVL            116(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
+	MOVL            104(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z22
+	MOVL            120(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
+	MOVL            108(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z23
+	MOVL            124(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
+	VUNPCKLPS       Z21, Z16, Z24
+	VUNPCKLPS       Z23, Z22, Z26
+	VUNPCKHPS       Z21, Z16, Z16
+	VUNPCKHPS       Z23, Z22, Z21
+	VSHUFPS         $0x44, Z26, Z24, Z22
+	VSHUFPS         $0xee, Z26, Z24, Z23
+	VSHUFPS         $0x44, Z21, Z16, Z24
+	VSHUFPS         $0xee, Z21, Z16, Z16
+	VSHUFF32X4      $0x88, Z22, Z18, Z21
+	VMOVUPS         Z21, (R10)
+	VSHUFF32X4      $0x88, Z23, Z19, Z21
+	VMOVUPS         Z21, 64(R10)
+	VSHUFF32X4      $0x88, Z24, Z20, Z21
+	VMOVUPS         Z21, 128(R10)
+	VSHUFF32X4      $0x88, Z16, Z14, Z14
+	VMOVUPS         Z14, 384(R10)
+	VSHUFF32X4      $0xdd, Z22, Z18, Z14
+	VMOVUPS         Z14, 192(R10)
+	VSHUFF32X4      $0xdd, Z23, Z19, Z14
+	VMOVUPS         Z14, 256(R10)
+	VSHUFF32X4      $0xdd, Z24, Z20, Z14
+	VMOVUPS         Z14, 320(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL            64(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z14
+	MOVL            80(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
+	MOVL            68(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            84(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            72(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z18
+	MOVL            88(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
+	MOVL            76(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z19
+	MOVL            92(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
+	VUNPCKLPS       Z16, Z14, Z20
+	VUNPCKLPS       Z19, Z18, Z21
+	VUNPCKHPS       Z16, Z14, Z14
+	VUNPCKHPS       Z19, Z18, Z16
+	VSHUFPS         $0x44, Z21, Z20, Z18
+	VSHUFPS         $0xee, Z21, Z20, Z19
+	VSHUFPS         $0x44, Z16, Z14, Z20
+	VSHUFPS         $0xee, Z16, Z14, Z14
+	MOVL            96(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z16
+	MOVL            112(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
+	MOVL            100(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z21
+	MOVL            116(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
+	MOVL            104(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z22
+	MOVL            120(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
+	MOVL            108(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z23
+	MOVL            124(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
+	VUNPCKLPS       Z21, Z16, Z24
+	VUNPCKLPS       Z23, Z22, Z26
+	VUNPCKHPS       Z21, Z16, Z16
+	VUNPCKHPS       Z23, Z22, Z21
+	VSHUFPS         $0x44, Z26, Z24, Z22
+	VSHUFPS         $0xee, Z26, Z24, Z23
+	VSHUFPS         $0x44, Z21, Z16, Z24
+	VSHUFPS         $0xee, Z21, Z16, Z16
+	VSHUFF32X4      $0x88, Z22, Z18, Z21
+	VMOVUPS         Z21, 448(R10)
+	VSHUFF32X4      $0x88, Z23, Z19, Z21
+	VMOVUPS         Z21, 512(R10)
+	VSHUFF32X4      $0x88, Z24, Z20, Z21
+	VMOVUPS         Z21, 576(R10)
+	VSHUFF32X4      $0x88, Z16, Z14, Z14
+	VMOVUPS         Z14, 832(R10)
+	VSHUFF32X4      $0xdd, Z22, Z18, Z14
+	VMOVUPS         Z14, 640(R10)
+	VSHUFF32X4      $0xdd, Z23, Z19, Z14
+	VMOVUPS         Z14, 704(R10)
+	VSHUFF32X4      $0xdd, Z24, Z20, Z14
+	VMOVUPS         Z14, 768(R10)
+	VMULPS          Z2, Z2, Z14
+	VMULPS          Z3, Z3, Z16
+	VADDPS          Z16, Z14, Z14
+	VMULPS          Z4, Z4, Z16
+	VADDPS          Z16, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPS       Z17, Z15, Z16
+	VMINPS       Z16, Z15, Z17
+	VMAXPS       Z17, Z0, Z17
+	VMAXPS       Z16, Z15, Z15
+	VMINPS       Z15, Z1, Z15
+	VCMPPS       $0x11, Z15, Z17, K1
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z13, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K2
+	KANDW        K2, K1, K1
+	VCMPPS       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPS       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z18
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
+	VMAXPS       Z11, Z13, Z11
+	VMULPS       Z8, Z8, Z8
+	VMULPS       Z9, Z9, Z9
+	VADDPS       Z9, Z8, Z8
+	VMULPS       Z10, Z10, Z9
+	VADDPS       Z9, Z8, Z8
+	VMAXPS       Z8, Z11, Z8
+	VBROADCASTSS crosstol<>+0(SB), Z9
+	VMULPS       Z8, Z9, Z9
+	VCMPPS       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	KORTESTW     K4, K4
+	JZ           CompactContactsAVX512_ahead_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
+	VMULPS       Z9, Z9, Z20
+	VMULPS       Z10, Z10, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z11, Z11, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z13, Z13, Z21
+	VMULPS       Z18, Z18, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z19, Z19, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
+	VDIVPS.Z     Z21, Z1, K4, Z21
+	VSQRTPS      Z20, Z22
+	VCMPPS       $0x04, Z22, Z0, K4
+	VDIVPS.Z     Z22, Z1, K4, Z22
+	VSQRTPS      Z21, Z21
+	VMULPS       Z22, Z9, Z9
+	VMULPS       Z22, Z10, Z10
+	VMULPS       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPS       Z21, Z13, Z9
+	VMULPS       Z21, Z18, Z10
+	VMULPS       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPS       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPS       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       256(R9), Z10, Z10
+	VSUBPS       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       320(R9), Z11, Z11
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPS       192(R9), Z13, Z13
+	VSUBPS       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPS       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPS       448(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPS       512(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPS       384(R9), Z2, Z10
+	VMULPS       448(R9), Z3, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       512(R9), Z4, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       Z10, Z10, Z11
+	VBROADCASTSS signtol<>+0(SB), Z13
+	VMULPS       Z8, Z13, Z8
+	VMULPS       Z9, Z8, Z8
+	VCMPPS       $0x19, Z8, Z11, K3
+	VCMPPS       $0x11, Z0, Z10, K5
+	KANDNW       K5, K3, K3
+	VMOVUPS      384(R9), Z8
+	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPS    Z8, Z18, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPS    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPS    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPS    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPS 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPS 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPS 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VMOVUPS     640(R9), Z9
+	VMULPS      640(R9), Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z0, Z0, Z10
+	VADDPS      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   640(R9), Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z16, K2, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z9, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VMULPS      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPS      704(R9), Z10, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z12, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
+
+CompactContactsAVX512_ahead_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
+	VADDPS       Z2, Z5, Z2
+	VADDPS       448(BX), Z2, Z2
+	VMULPS       Z11, Z10, Z5
+	VADDPS       Z5, Z3, Z3
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z3, Z3
+	VADDPS       Z3, Z6, Z3
+	VADDPS       512(BX), Z3, Z3
+	VMULPS       Z11, Z8, Z5
+	VADDPS       Z5, Z4, Z4
+	VBROADCASTSS half<>+0(SB), Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS       Z4, Z7, Z4
+	VADDPS       576(BX), Z4, Z4
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	KORTESTW       K1, K1
+	JZ             CompactContactsAVX512_ahead_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
+	VMULPS      Z16, Z16, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z17, Z17, Z22
+	VADDPS      Z22, Z21, Z21
+	VMULPS      Z18, Z18, Z22
+	VMULPS      Z19, Z19, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
+	VDIVPS.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
+	VMOVUPS     960(R9), Z16
+	VMULPS      768(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPS      832(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPS      896(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1408(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z16, Z6, K1, Z19
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z7, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z15
+	VMULPS       Z11, Z9, Z22
+	VADDPS       Z22, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
+
+CompactContactsAVX512_ahead_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPS      Z12, Z5, Z15
+	VADDPS      Z11, Z15, Z11
+	VANDPS.BCST absmask<>+0(SB), Z11, Z11
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	KORTESTW    K1, K1
+	JZ          CompactContactsAVX512_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
+
+CompactContactsAVX512_ahead_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z11
+	VPADDD       iota<>+0(SB), Z11, Z11
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPTESTMD      Z14, Z14, K1
+	KORTESTW      K1, K1
+	JZ            CompactContactsAVX512_ahead_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VCOMPRESSPS.Z Z11, K1, Z11
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVUPS       Z11, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z14, K1, Z11
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVUPS       Z11, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z13, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z4, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactContactsAVX512_ahead_none:
+	ADDQ  $0x00000010, R13
+	XCHGQ BX, R10
+	JMP   CompactContactsAVX512_ahead
+
+CompactContactsAVX512_last:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z2
 	VSUBPS  (BX), Z2, Z2
@@ -10087,526 +11943,567 @@ CompactContactsAVX512_loop:
 	VMULPS       Z8, Z9, Z9
 	VCMPPS       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
-	VMOVUPS      Z7, 512(R9)
-	VMOVUPS      Z6, 576(R9)
 	KORTESTW     K4, K4
-	JZ           CompactContactsAVX512_group_normal
+	JZ           CompactContactsAVX512_last_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z6
-	VSUBPS       (BX), Z6, Z6
-	VMOVUPS      256(BX), Z7
-	VSUBPS       64(BX), Z7, Z7
-	VMOVUPS      320(BX), Z9
-	VSUBPS       128(BX), Z9, Z9
-	VMOVUPS      640(BX), Z10
-	VSUBPS       448(BX), Z10, Z10
-	VMOVUPS      704(BX), Z11
-	VSUBPS       512(BX), Z11, Z11
-	VMOVUPS      768(BX), Z13
-	VSUBPS       576(BX), Z13, Z13
-	VMULPS       Z6, Z6, Z18
-	VMULPS       Z7, Z7, Z19
-	VADDPS       Z19, Z18, Z18
-	VMULPS       Z9, Z9, Z19
-	VADDPS       Z19, Z18, Z18
-	VMULPS       Z10, Z10, Z19
-	VMULPS       Z11, Z11, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       Z13, Z13, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z19, K4
-	VDIVPS.Z     Z19, Z1, K4, Z19
-	VSQRTPS      Z18, Z20
-	VCMPPS       $0x04, Z20, Z0, K4
-	VDIVPS.Z     Z20, Z1, K4, Z20
-	VSQRTPS      Z19, Z19
-	VMULPS       Z20, Z6, Z6
-	VMULPS       Z20, Z7, Z7
-	VMULPS       Z20, Z9, Z9
-	VMULPS       Z19, Z10, Z10
-	VMULPS       Z19, Z11, Z11
-	VMULPS       Z19, Z13, Z13
-	VCMPPS       $0x00, Z0, Z18, K4
-	VMULPS       Z13, Z7, Z18
-	VMULPS       Z11, Z9, Z19
-	VSUBPS       Z19, Z18, Z18
-	VMULPS       Z10, Z9, Z19
-	VMULPS       Z13, Z6, Z20
-	VSUBPS       Z20, Z19, Z19
-	VMULPS       Z11, Z6, Z20
-	VMULPS       Z10, Z7, Z21
-	VSUBPS       Z21, Z20, Z20
-	VMULPS       Z18, Z18, Z21
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
+	VMULPS       Z9, Z9, Z20
+	VMULPS       Z10, Z10, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z11, Z11, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z13, Z13, Z21
+	VMULPS       Z18, Z18, Z22
+	VADDPS       Z22, Z21, Z21
 	VMULPS       Z19, Z19, Z22
 	VADDPS       Z22, Z21, Z21
-	VMULPS       Z20, Z20, Z22
-	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K5
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
+	VDIVPS.Z     Z21, Z1, K4, Z21
+	VSQRTPS      Z20, Z22
+	VCMPPS       $0x04, Z22, Z0, K4
+	VDIVPS.Z     Z22, Z1, K4, Z22
+	VSQRTPS      Z21, Z21
+	VMULPS       Z22, Z9, Z9
+	VMULPS       Z22, Z10, Z10
+	VMULPS       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPS       Z21, Z13, Z9
+	VMULPS       Z21, Z18, Z10
+	VMULPS       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPS       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPS       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       256(R9), Z10, Z10
+	VSUBPS       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       320(R9), Z11, Z11
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPS       192(R9), Z13, Z13
+	VSUBPS       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPS       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPS       448(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPS       512(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
 	KANDNW       K3, K5, K3
 	KORW         K3, K2, K2
-	VMULPS       Z18, Z2, Z22
-	VMULPS       Z19, Z3, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z4, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z22, Z22, Z23
-	VBROADCASTSS signtol<>+0(SB), Z24
-	VMULPS       Z8, Z24, Z8
-	VMULPS       Z21, Z8, Z8
-	VCMPPS       $0x19, Z8, Z23, K3
-	VCMPPS       $0x11, Z0, Z22, K5
+	VMULPS       384(R9), Z2, Z10
+	VMULPS       448(R9), Z3, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       512(R9), Z4, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       Z10, Z10, Z11
+	VBROADCASTSS signtol<>+0(SB), Z13
+	VMULPS       Z8, Z13, Z8
+	VMULPS       Z9, Z8, Z8
+	VCMPPS       $0x19, Z8, Z11, K3
+	VCMPPS       $0x11, Z0, Z10, K5
 	KANDNW       K5, K3, K3
-	VXORPS.BCST  signmask<>+0(SB), Z18, Z8
-	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
-	VXORPS.BCST  signmask<>+0(SB), Z20, Z23
-	VBLENDMPS    Z8, Z18, K3, Z18
-	VBLENDMPS    Z22, Z19, K3, Z19
-	VBLENDMPS    Z23, Z20, K3, Z20
+	VMOVUPS      384(R9), Z8
+	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPS    Z8, Z18, K3, Z13
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z18, Z12, K2, Z8
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z15, K2, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z20, Z16, K2, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z21, Z17, K2, Z20
-	VMOVAPS      Z8, Z12
-	VMOVAPS      Z18, Z15
-	VMOVAPS      Z19, Z16
-	VMOVAPS      Z20, Z17
+	VMOVUPS      448(R9), Z18
+	VBLENDMPS    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPS    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPS    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z10, Z6, K4, Z6
-	VBLENDMPS Z11, Z7, K4, Z7
-	VBLENDMPS Z13, Z9, K4, Z9
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPS 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPS 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPS 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS.BCST signmask<>+0(SB), Z6, Z6
+	VMOVUPS     576(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z7, Z7, Z8
-	VMULPS      Z6, Z6, Z10
-	VADDPS      Z10, Z8, Z8
+	VMOVUPS     640(R9), Z9
+	VMULPS      640(R9), Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
 	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z8, Z8
+	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z7, Z12, K2, Z10
+	VBLENDMPS   640(R9), Z12, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z6, Z15, K2, Z11
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z0, Z16, K2, Z6
+	VBLENDMPS   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z16, K2, Z8
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z17, K2, Z13
+	VBLENDMPS   Z9, Z17, K2, Z13
 	VMOVAPS     Z10, Z12
 	VMOVAPS     Z11, Z15
-	VMOVAPS     Z6, Z16
+	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS.BCST signmask<>+0(SB), Z7, Z6
+	VMOVUPS     640(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z7
-	VMULPS      Z9, Z9, Z8
-	VADDPS      Z8, Z7, Z7
-	VMULPS      Z6, Z6, Z8
-	VADDPS      Z8, Z7, Z7
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
+	VMULPS      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPS      704(R9), Z10, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z9, Z15, K2, Z10
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z6, Z16, K2, Z9
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z7, Z17, K2, Z6
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z10, Z15
-	VMOVAPS     Z9, Z16
-	VMOVAPS     Z6, Z17
+	VBLENDMPS   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
 
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z0, Z12, K2, Z6
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPS   Z0, Z15, K2, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z1, Z16, K2, Z8
+	VBLENDMPS   Z0, Z12, K2, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z1, Z17, K2, Z9
-	VMOVAPS     Z6, Z12
-	VMOVAPS     Z7, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z9, Z17
+	VBLENDMPS   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z6
-	VMOVAPS Z6, Z18
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
 
-CompactContactsAVX512_group_normal:
+CompactContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z6
-	VMULPS Z6, Z12, Z7
-	VMULPS Z6, Z15, Z8
-	VMULPS Z6, Z16, Z6
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z9
-	VADDPS       832(BX), Z9, Z9
-	VSUBPS       Z14, Z9, Z10
-	VBROADCASTSS margin+40(FP), Z11
-	VADDPS       Z11, Z9, Z9
-	VCMPPS       $0x12, Z9, Z14, K2
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z9
-	VSUBPS       384(BX), Z9, Z9
-	VMULPS       Z9, Z7, Z11
-	VADDPS       Z11, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z11
-	VMULPS       Z11, Z2, Z2
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z9, Z8, Z5
+	VMULPS       Z11, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
-	VADDPS       576(R9), Z3, Z3
+	VADDPS       Z3, Z6, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z9, Z6, Z5
+	VMULPS       Z11, Z8, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
-	VADDPS       512(R9), Z4, Z4
+	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z10, Z5
-	VMOVAPS      Z2, Z11
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
 	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
 	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
-	VMOVUPS        Z14, 512(R9)
-	VMOVUPS        Z4, 576(R9)
-	VMOVUPS        Z3, 640(R9)
-	VMOVUPS        Z2, 704(R9)
-	VMOVUPS        Z10, 768(R9)
-	VMOVUPS        Z13, 832(R9)
 	KORTESTW       K1, K1
-	JZ             CompactContactsAVX512_group_single
+	JZ             CompactContactsAVX512_last_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z2
-	VSUBPS      (BX), Z2, Z2
-	VMOVUPS     256(BX), Z3
-	VSUBPS      64(BX), Z3, Z3
-	VMOVUPS     320(BX), Z4
-	VSUBPS      128(BX), Z4, Z4
-	VMOVUPS     640(BX), Z10
-	VSUBPS      448(BX), Z10, Z10
-	VMOVUPS     704(BX), Z13
-	VSUBPS      512(BX), Z13, Z13
-	VMOVUPS     768(BX), Z14
-	VSUBPS      576(BX), Z14, Z14
-	VMULPS      Z2, Z2, Z15
-	VMULPS      Z3, Z3, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z4, Z4, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z10, Z16
-	VMULPS      Z13, Z13, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z14, Z14, Z17
-	VADDPS      Z17, Z16, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K2
-	VDIVPS.Z    Z16, Z1, K2, Z16
-	VMOVUPS     (BX), Z17
-	VSUBPS      448(BX), Z17, Z17
-	VMOVUPS     64(BX), Z18
-	VSUBPS      512(BX), Z18, Z18
-	VMOVUPS     128(BX), Z19
-	VSUBPS      576(BX), Z19, Z19
-	VMULPS      Z17, Z10, Z20
-	VMULPS      Z18, Z13, Z21
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z19, Z14, Z21
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z20, Z20
-	VMULPS      Z2, Z10, Z21
-	VMULPS      Z3, Z13, Z22
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
+	VMULPS      Z16, Z16, Z22
 	VADDPS      Z22, Z21, Z21
-	VMULPS      Z4, Z14, Z22
+	VMULPS      Z17, Z17, Z22
 	VADDPS      Z22, Z21, Z21
-	VMULPS      Z16, Z21, Z16
-	VADDPS      Z16, Z20, Z16
-	VMINPS      Z16, Z20, Z21
-	VMAXPS      Z21, Z0, Z21
-	VMAXPS      Z16, Z20, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     384(BX), Z20
-	VADDPS      832(BX), Z20, Z20
+	VMULPS      Z18, Z18, Z22
+	VMULPS      Z19, Z19, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
+	VDIVPS.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
+	VMOVUPS     960(R9), Z16
+	VMULPS      768(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPS      832(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPS      896(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMULPS       Z21, Z10, Z22
-	VMULPS       Z21, Z13, Z23
-	VMULPS       Z21, Z14, Z21
-	VSUBPS       Z17, Z22, Z24
-	VSUBPS       Z18, Z23, Z25
-	VSUBPS       Z19, Z21, Z26
-	VMULPS       Z2, Z24, Z24
-	VMULPS       Z3, Z25, Z25
-	VADDPS       Z25, Z24, Z24
-	VMULPS       Z4, Z26, Z25
-	VADDPS       Z25, Z24, Z24
-	VCMPPS       $0x04, Z15, Z0, K2
-	VDIVPS.Z     Z15, Z24, K2, Z24
-	VMINPS       Z1, Z24, Z24
-	VMAXPS       Z0, Z24, Z24
-	VMULPS       Z24, Z2, Z25
-	VADDPS       Z25, Z17, Z25
-	VSUBPS       Z22, Z25, Z25
-	VMULPS       Z24, Z3, Z26
-	VADDPS       Z26, Z18, Z26
-	VSUBPS       Z23, Z26, Z26
-	VMULPS       Z24, Z4, Z24
-	VADDPS       Z24, Z19, Z24
-	VSUBPS       Z21, Z24, Z24
-	VMULPS       Z7, Z25, Z27
-	VMULPS       Z8, Z26, Z28
-	VADDPS       Z28, Z27, Z27
-	VMULPS       Z6, Z24, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z27, Z20, Z27
-	VMULPS       Z9, Z7, Z28
-	VADDPS       Z28, Z25, Z25
-	VBROADCASTSS half<>+0(SB), Z28
-	VMULPS       Z28, Z25, Z25
-	VADDPS       Z25, Z22, Z22
-	VADDPS       448(BX), Z22, Z22
-	VMULPS       Z9, Z8, Z25
-	VADDPS       Z25, Z26, Z25
-	VBROADCASTSS half<>+0(SB), Z26
-	VMULPS       Z26, Z25, Z25
-	VADDPS       Z25, Z23, Z23
-	VADDPS       512(BX), Z23, Z23
-	VMULPS       Z9, Z6, Z25
-	VADDPS       Z25, Z24, Z24
-	VBROADCASTSS half<>+0(SB), Z25
-	VMULPS       Z25, Z24, Z24
-	VADDPS       Z24, Z21, Z21
-	VADDPS       576(BX), Z21, Z21
-	VXORPS       Z24, Z24, Z24
-	VBLENDMPS    Z27, Z5, K1, Z24
-	VMOVAPS      Z24, Z5
-	VXORPS       Z24, Z24, Z24
-	VBLENDMPS    Z22, Z11, K1, Z24
-	VXORPS       Z22, Z22, Z22
-	VBLENDMPS    Z23, Z12, K1, Z22
-	VXORPS       Z23, Z23, Z23
-	VMOVUPS      832(R9), Z11
-	VBLENDMPS    Z21, Z11, K1, Z23
-	VMOVAPS      Z24, Z11
-	VMOVAPS      Z22, Z12
-	VMOVUPS      Z23, 832(R9)
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1408(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z16, Z6, K1, Z19
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z7, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
 
 	// Manifold point 2.
-	VMULPS       Z16, Z10, Z10
-	VMULPS       Z16, Z13, Z13
-	VMULPS       Z16, Z14, Z14
-	VSUBPS       Z17, Z10, Z16
-	VSUBPS       Z18, Z13, Z21
-	VSUBPS       Z19, Z14, Z22
-	VMULPS       Z2, Z16, Z16
-	VMULPS       Z3, Z21, Z21
-	VADDPS       Z21, Z16, Z16
-	VMULPS       Z4, Z22, Z21
-	VADDPS       Z21, Z16, Z16
-	VCMPPS       $0x04, Z15, Z0, K2
-	VDIVPS.Z     Z15, Z16, K2, Z15
-	VMINPS       Z1, Z15, Z15
-	VMAXPS       Z0, Z15, Z15
-	VMULPS       Z15, Z2, Z2
-	VADDPS       Z2, Z17, Z2
-	VSUBPS       Z10, Z2, Z2
-	VMULPS       Z15, Z3, Z3
-	VADDPS       Z3, Z18, Z3
-	VSUBPS       Z13, Z3, Z3
-	VMULPS       Z15, Z4, Z4
-	VADDPS       Z4, Z19, Z4
-	VSUBPS       Z14, Z4, Z4
-	VMULPS       Z7, Z2, Z15
-	VMULPS       Z8, Z3, Z16
-	VADDPS       Z16, Z15, Z15
-	VMULPS       Z6, Z4, Z16
-	VADDPS       Z16, Z15, Z15
-	VSUBPS       Z15, Z20, Z15
-	VMULPS       Z9, Z7, Z16
-	VADDPS       Z16, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z16
-	VMULPS       Z16, Z2, Z2
-	VADDPS       Z2, Z10, Z2
-	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z9, Z8, Z10
-	VADDPS       Z10, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z10
-	VMULPS       Z10, Z3, Z3
-	VADDPS       Z3, Z13, Z3
-	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z9, Z6, Z10
-	VADDPS       Z10, Z4, Z4
-	VBROADCASTSS half<>+0(SB), Z10
-	VMULPS       Z10, Z4, Z4
-	VADDPS       Z4, Z14, Z4
-	VADDPS       576(BX), Z4, Z4
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      768(R9), Z13
-	VBLENDMPS    Z15, Z13, K1, Z10
-	VMOVUPS      Z10, 768(R9)
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      704(R9), Z13
-	VBLENDMPS    Z2, Z13, K1, Z10
-	VXORPS       Z2, Z2, Z2
-	VMOVUPS      640(R9), Z13
-	VBLENDMPS    Z3, Z13, K1, Z2
-	VXORPS       Z3, Z3, Z3
-	VMOVUPS      576(R9), Z13
-	VBLENDMPS    Z4, Z13, K1, Z3
-	VMOVUPS      Z10, 704(R9)
-	VMOVUPS      Z2, 640(R9)
-	VMOVUPS      Z3, 576(R9)
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K2
+	VDIVPS.Z     1152(R9), Z19, K2, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z15
+	VMULPS       Z11, Z9, Z22
+	VADDPS       Z22, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
 
-CompactContactsAVX512_group_single:
+CompactContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      768(R9), Z5, Z2
-	VADDPS      Z9, Z2, Z2
-	VANDPS.BCST absmask<>+0(SB), Z2, Z2
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
-	VMOVUPS     512(R9), Z2
+	VADDPS      Z12, Z5, Z15
+	VADDPS      Z11, Z15, Z11
+	VANDPS.BCST absmask<>+0(SB), Z11, Z11
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
-	JZ          CompactContactsAVX512_group_finite
+	JZ          CompactContactsAVX512_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z3
-	VMOVAPS        Z3, Z5
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        768(R9), Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
-	VMOVUPS        Z3, 768(R9)
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z3
-	VMOVAPS        Z3, Z7
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z3
-	VMOVAPS        Z3, Z8
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z3
-	VMOVAPS        Z3, Z6
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z3
-	VMOVAPS        Z3, Z11
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z3
-	VMOVAPS        Z3, Z12
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        832(R9), Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
-	VMOVUPS        Z3, 832(R9)
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        704(R9), Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
-	VMOVUPS        Z3, 704(R9)
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        640(R9), Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
-	VMOVUPS        Z3, 640(R9)
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        576(R9), Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z3
-	VMOVUPS        Z3, 576(R9)
-	VXORPS         Z3, Z3, Z3
-	VBLENDMPS      Z0, Z2, K1, Z3
-	VMOVAPS        Z3, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPS      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 
-CompactContactsAVX512_group_finite:
+CompactContactsAVX512_last_finite:
 	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z3
-	VPADDD       iota<>+0(SB), Z3, Z3
+	VPBROADCASTD R13, Z11
+	VPADDD       iota<>+0(SB), Z11, Z11
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z2, Z2, K1
+	VPTESTMD      Z14, Z14, K1
 	KORTESTW      K1, K1
-	JZ            CompactContactsAVX512_group_none
+	JZ            CompactContactsAVX512_last_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z3, K1, Z3
+	VCOMPRESSPS.Z Z11, K1, Z11
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
-	VMOVUPS       Z3, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z2, K1, Z2
+	VMOVUPS       Z11, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z14, K1, Z11
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z5, K1, Z2
+	VMOVUPS       Z11, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       768(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          32(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          40(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z11, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       832(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
-	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       704(R9), Z2
+	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          80(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       640(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
+	VCOMPRESSPS.Z Z3, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          88(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
-	VMOVUPS       576(R9), Z2
-	VCOMPRESSPS.Z Z2, K1, Z2
+	VCOMPRESSPS.Z Z4, K1, Z2
 	MOVQ          out+24(FP), R12
 	MOVQ          96(R12), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
-CompactContactsAVX512_group_none:
+CompactContactsAVX512_last_none:
 	ADDQ $0x00000010, R13
-	JMP  CompactContactsAVX512_loop
 
 CompactContactsAVX512_tail:
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    CompactContactsAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -10614,33 +12511,33 @@ CompactContactsAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 1792(BX)
+	VMOVUPS     Z2, 2560(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 1856(BX)
+	VMOVUPS     Z2, 2624(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL            1792(BX), CX
+	MOVL            2560(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            1808(BX), CX
+	MOVL            2576(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            1796(BX), CX
+	MOVL            2564(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1812(BX), CX
+	MOVL            2580(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            1800(BX), CX
+	MOVL            2568(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            1816(BX), CX
+	MOVL            2584(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            1804(BX), CX
+	MOVL            2572(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            1820(BX), CX
+	MOVL            2588(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -10651,28 +12548,28 @@ CompactContactsAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            1824(BX), CX
+	MOVL            2592(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1840(BX), CX
+	MOVL            2608(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            1828(BX), CX
+	MOVL            2596(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            1844(BX), CX
+	MOVL            2612(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            1832(BX), CX
+	MOVL            2600(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            1848(BX), CX
+	MOVL            2616(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            1836(BX), CX
+	MOVL            2604(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            1852(BX), CX
+	MOVL            2620(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -10699,28 +12596,28 @@ CompactContactsAVX512_tail:
 	VMOVUPS         Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            1856(BX), CX
+	MOVL            2624(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            1872(BX), CX
+	MOVL            2640(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            1860(BX), CX
+	MOVL            2628(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1876(BX), CX
+	MOVL            2644(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            1864(BX), CX
+	MOVL            2632(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            1880(BX), CX
+	MOVL            2648(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            1868(BX), CX
+	MOVL            2636(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            1884(BX), CX
+	MOVL            2652(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -10731,28 +12628,28 @@ CompactContactsAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            1888(BX), CX
+	MOVL            2656(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            1904(BX), CX
+	MOVL            2672(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            1892(BX), CX
+	MOVL            2660(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            1908(BX), CX
+	MOVL            2676(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            1896(BX), CX
+	MOVL            2664(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            1912(BX), CX
+	MOVL            2680(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            1900(BX), CX
+	MOVL            2668(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            1916(BX), CX
+	MOVL            2684(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -10934,447 +12831,492 @@ CompactContactsAVX512_tail:
 	VMULPS       Z8, Z9, Z9
 	VCMPPS       $0x11, Z9, Z17, K4
 	KORW         K4, K3, K5
-	VMOVUPS      Z7, 512(R9)
-	VMOVUPS      Z6, 576(R9)
 	KORTESTW     K5, K5
 	JZ           CompactContactsAVX512_tailgroup_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z6
-	VSUBPS       (BX), Z6, Z6
-	VMOVUPS      256(BX), Z7
-	VSUBPS       64(BX), Z7, Z7
-	VMOVUPS      320(BX), Z9
-	VSUBPS       128(BX), Z9, Z9
-	VMOVUPS      640(BX), Z10
-	VSUBPS       448(BX), Z10, Z10
-	VMOVUPS      704(BX), Z11
-	VSUBPS       512(BX), Z11, Z11
-	VMOVUPS      768(BX), Z13
-	VSUBPS       576(BX), Z13, Z13
-	VMULPS       Z6, Z6, Z18
-	VMULPS       Z7, Z7, Z19
-	VADDPS       Z19, Z18, Z18
-	VMULPS       Z9, Z9, Z19
-	VADDPS       Z19, Z18, Z18
-	VMULPS       Z10, Z10, Z19
-	VMULPS       Z11, Z11, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       Z13, Z13, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z19, K5
-	VDIVPS.Z     Z19, Z1, K5, Z19
-	VSQRTPS      Z18, Z20
-	VCMPPS       $0x04, Z20, Z0, K5
-	VDIVPS.Z     Z20, Z1, K5, Z20
-	VSQRTPS      Z19, Z19
-	VMULPS       Z20, Z6, Z6
-	VMULPS       Z20, Z7, Z7
-	VMULPS       Z20, Z9, Z9
-	VMULPS       Z19, Z10, Z10
-	VMULPS       Z19, Z11, Z11
-	VMULPS       Z19, Z13, Z13
-	VCMPPS       $0x00, Z0, Z18, K5
-	VMULPS       Z13, Z7, Z18
-	VMULPS       Z11, Z9, Z19
-	VSUBPS       Z19, Z18, Z18
-	VMULPS       Z10, Z9, Z19
-	VMULPS       Z13, Z6, Z20
-	VSUBPS       Z20, Z19, Z19
-	VMULPS       Z11, Z6, Z20
-	VMULPS       Z10, Z7, Z21
-	VSUBPS       Z21, Z20, Z20
-	VMULPS       Z18, Z18, Z21
+	VMOVUPS      192(BX), Z9
+	VSUBPS       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPS       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPS       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPS       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPS       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPS       576(BX), Z19, Z19
+	VMULPS       Z9, Z9, Z20
+	VMULPS       Z10, Z10, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z11, Z11, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       Z13, Z13, Z21
+	VMULPS       Z18, Z18, Z22
+	VADDPS       Z22, Z21, Z21
 	VMULPS       Z19, Z19, Z22
 	VADDPS       Z22, Z21, Z21
-	VMULPS       Z20, Z20, Z22
-	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K6
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K5
+	VDIVPS.Z     Z21, Z1, K5, Z21
+	VSQRTPS      Z20, Z22
+	VCMPPS       $0x04, Z22, Z0, K5
+	VDIVPS.Z     Z22, Z1, K5, Z22
+	VSQRTPS      Z21, Z21
+	VMULPS       Z22, Z9, Z9
+	VMULPS       Z22, Z10, Z10
+	VMULPS       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPS       Z21, Z13, Z9
+	VMULPS       Z21, Z18, Z10
+	VMULPS       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPS       $0x00, Z0, Z20, K5
+	VMOVUPS      64(R9), Z9
+	VMULPS       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       256(R9), Z10, Z10
+	VSUBPS       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPS       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       320(R9), Z11, Z11
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPS       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPS       192(R9), Z13, Z13
+	VSUBPS       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPS       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPS       448(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPS       512(R9), Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K6
 	KANDNW       K4, K6, K4
 	KORW         K4, K3, K3
-	VMULPS       Z18, Z2, Z22
-	VMULPS       Z19, Z3, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z4, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z22, Z22, Z23
-	VBROADCASTSS signtol<>+0(SB), Z24
-	VMULPS       Z8, Z24, Z8
-	VMULPS       Z21, Z8, Z8
-	VCMPPS       $0x19, Z8, Z23, K4
-	VCMPPS       $0x11, Z0, Z22, K6
+	VMULPS       384(R9), Z2, Z10
+	VMULPS       448(R9), Z3, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       512(R9), Z4, Z11
+	VADDPS       Z11, Z10, Z10
+	VMULPS       Z10, Z10, Z11
+	VBROADCASTSS signtol<>+0(SB), Z13
+	VMULPS       Z8, Z13, Z8
+	VMULPS       Z9, Z8, Z8
+	VCMPPS       $0x19, Z8, Z11, K4
+	VCMPPS       $0x11, Z0, Z10, K6
 	KANDNW       K6, K4, K4
-	VXORPS.BCST  signmask<>+0(SB), Z18, Z8
-	VXORPS.BCST  signmask<>+0(SB), Z19, Z22
-	VXORPS.BCST  signmask<>+0(SB), Z20, Z23
-	VBLENDMPS    Z8, Z18, K4, Z18
-	VBLENDMPS    Z22, Z19, K4, Z19
-	VBLENDMPS    Z23, Z20, K4, Z20
+	VMOVUPS      384(R9), Z8
+	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPS    Z8, Z18, K4, Z13
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z18, Z12, K3, Z8
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z15, K3, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z20, Z16, K3, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z21, Z17, K3, Z20
-	VMOVAPS      Z8, Z12
-	VMOVAPS      Z18, Z15
-	VMOVAPS      Z19, Z16
-	VMOVAPS      Z20, Z17
+	VMOVUPS      448(R9), Z18
+	VBLENDMPS    Z10, Z18, K4, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPS    Z11, Z18, K4, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z13, Z12, K3, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z8, Z15, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPS    Z10, Z16, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z9, Z17, K3, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z10, Z6, K5, Z6
-	VBLENDMPS Z11, Z7, K5, Z7
-	VBLENDMPS Z13, Z9, K5, Z9
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPS 192(R9), Z9, K5, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPS 256(R9), Z10, K5, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPS 320(R9), Z11, K5, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS.BCST signmask<>+0(SB), Z6, Z6
+	VMOVUPS     576(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMULPS      Z7, Z7, Z8
-	VMULPS      Z6, Z6, Z10
-	VADDPS      Z10, Z8, Z8
+	VMOVUPS     640(R9), Z9
+	VMULPS      640(R9), Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
 	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z8, Z8
+	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z7, Z12, K3, Z10
+	VBLENDMPS   640(R9), Z12, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z6, Z15, K3, Z11
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z0, Z16, K3, Z6
+	VBLENDMPS   Z8, Z15, K3, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z0, Z16, K3, Z8
 	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z17, K3, Z13
+	VBLENDMPS   Z9, Z17, K3, Z13
 	VMOVAPS     Z10, Z12
 	VMOVAPS     Z11, Z15
-	VMOVAPS     Z6, Z16
+	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS.BCST signmask<>+0(SB), Z7, Z6
+	VMOVUPS     640(R9), Z8
+	VXORPS.BCST signmask<>+0(SB), Z8, Z8
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VMULPS      Z0, Z0, Z7
-	VMULPS      Z9, Z9, Z8
-	VADDPS      Z8, Z7, Z7
-	VMULPS      Z6, Z6, Z8
-	VADDPS      Z8, Z7, Z7
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K3, Z8
+	VMULPS      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPS      704(R9), Z10, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z9, Z15, K3, Z10
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z6, Z16, K3, Z9
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z7, Z17, K3, Z6
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z10, Z15
-	VMOVAPS     Z9, Z16
-	VMOVAPS     Z6, Z17
+	VBLENDMPS   Z0, Z12, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   704(R9), Z15, K3, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPS   Z8, Z16, K3, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z9, Z17, K3, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
 
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z0, Z12, K3, Z6
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPS   Z0, Z15, K3, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z1, Z16, K3, Z8
+	VBLENDMPS   Z0, Z12, K3, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z1, Z17, K3, Z9
-	VMOVAPS     Z6, Z12
-	VMOVAPS     Z7, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z9, Z17
+	VBLENDMPS   Z0, Z15, K3, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z1, Z16, K3, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z1, Z17, K3, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z6
-	VMOVAPS Z6, Z18
+	VSQRTPS Z17, Z8
+	VMOVAPS Z8, Z18
 
 CompactContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z6
-	VMULPS Z6, Z12, Z7
-	VMULPS Z6, Z15, Z8
-	VMULPS Z6, Z16, Z6
+	VDIVPS Z18, Z1, Z8
+	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z15, Z10
+	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z9
-	VADDPS       832(BX), Z9, Z9
-	VSUBPS       Z14, Z9, Z10
-	VBROADCASTSS margin+40(FP), Z11
-	VADDPS       Z11, Z9, Z9
-	VCMPPS       $0x12, Z9, Z14, K3
+	VMOVUPS      384(BX), Z11
+	VADDPS       832(BX), Z11, Z11
+	VSUBPS       Z14, Z11, Z12
+	VBROADCASTSS margin+40(FP), Z13
+	VADDPS       Z13, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z9
-	VSUBPS       384(BX), Z9, Z9
-	VMULPS       Z9, Z7, Z11
-	VADDPS       Z11, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z11
-	VMULPS       Z11, Z2, Z2
+	VMOVUPS      832(BX), Z11
+	VSUBPS       384(BX), Z11, Z11
+	VMULPS       Z11, Z9, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z9, Z8, Z5
+	VMULPS       Z11, Z10, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
-	VADDPS       576(R9), Z3, Z3
+	VADDPS       Z3, Z6, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z9, Z6, Z5
+	VMULPS       Z11, Z8, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
-	VADDPS       512(R9), Z4, Z4
+	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z10, Z5
-	VMOVAPS      Z2, Z11
-	VMOVAPS      Z3, Z12
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
 	VMOVAPS      Z4, Z13
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K2, K3, K2
 	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
 	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z14
-	VMOVUPS        Z14, 512(R9)
-	VMOVUPS        Z4, 576(R9)
-	VMOVUPS        Z3, 640(R9)
-	VMOVUPS        Z2, 704(R9)
-	VMOVUPS        Z10, 768(R9)
-	VMOVUPS        Z13, 832(R9)
 	KORTESTW       K2, K2
 	JZ             CompactContactsAVX512_tailgroup_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z2
-	VSUBPS      (BX), Z2, Z2
-	VMOVUPS     256(BX), Z3
-	VSUBPS      64(BX), Z3, Z3
-	VMOVUPS     320(BX), Z4
-	VSUBPS      128(BX), Z4, Z4
-	VMOVUPS     640(BX), Z10
-	VSUBPS      448(BX), Z10, Z10
-	VMOVUPS     704(BX), Z13
-	VSUBPS      512(BX), Z13, Z13
-	VMOVUPS     768(BX), Z14
-	VSUBPS      576(BX), Z14, Z14
-	VMULPS      Z2, Z2, Z15
-	VMULPS      Z3, Z3, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z4, Z4, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z10, Z16
-	VMULPS      Z13, Z13, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z14, Z14, Z17
-	VADDPS      Z17, Z16, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z16, K3
-	VDIVPS.Z    Z16, Z1, K3, Z16
-	VMOVUPS     (BX), Z17
-	VSUBPS      448(BX), Z17, Z17
-	VMOVUPS     64(BX), Z18
-	VSUBPS      512(BX), Z18, Z18
-	VMOVUPS     128(BX), Z19
-	VSUBPS      576(BX), Z19, Z19
-	VMULPS      Z17, Z10, Z20
-	VMULPS      Z18, Z13, Z21
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z19, Z14, Z21
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z20, Z20
-	VMULPS      Z2, Z10, Z21
-	VMULPS      Z3, Z13, Z22
+	VMOVUPS     192(BX), Z15
+	VSUBPS      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPS      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPS      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPS      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPS      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPS      576(BX), Z20, Z20
+	VMULPS      Z15, Z15, Z21
+	VMULPS      Z16, Z16, Z22
 	VADDPS      Z22, Z21, Z21
-	VMULPS      Z4, Z14, Z22
+	VMULPS      Z17, Z17, Z22
 	VADDPS      Z22, Z21, Z21
-	VMULPS      Z16, Z21, Z16
-	VADDPS      Z16, Z20, Z16
-	VMINPS      Z16, Z20, Z21
-	VMAXPS      Z21, Z0, Z21
-	VMAXPS      Z16, Z20, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     384(BX), Z20
-	VADDPS      832(BX), Z20, Z20
+	VMULPS      Z18, Z18, Z22
+	VMULPS      Z19, Z19, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z20, Z20, Z23
+	VADDPS      Z23, Z22, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K3
+	VDIVPS.Z    Z22, Z1, K3, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPS      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPS      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPS      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPS      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPS      1280(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPS      1344(R9), Z16, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z22, Z15, Z15
+	VMOVUPS     960(R9), Z16
+	VMULPS      768(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPS      832(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPS      896(R9), Z17, Z17
+	VADDPS      Z17, Z16, Z16
+	VMULPS      Z22, Z16, Z16
+	VADDPS      Z16, Z15, Z16
+	VMINPS      Z16, Z15, Z17
+	VMAXPS      Z17, Z0, Z17
+	VMAXPS      Z16, Z15, Z15
+	VMINPS      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPS      832(BX), Z15, Z15
 
 	// Manifold point 1.
-	VMULPS       Z21, Z10, Z22
-	VMULPS       Z21, Z13, Z23
-	VMULPS       Z21, Z14, Z21
-	VSUBPS       Z17, Z22, Z24
-	VSUBPS       Z18, Z23, Z25
-	VSUBPS       Z19, Z21, Z26
-	VMULPS       Z2, Z24, Z24
-	VMULPS       Z3, Z25, Z25
-	VADDPS       Z25, Z24, Z24
-	VMULPS       Z4, Z26, Z25
-	VADDPS       Z25, Z24, Z24
-	VCMPPS       $0x04, Z15, Z0, K3
-	VDIVPS.Z     Z15, Z24, K3, Z24
-	VMINPS       Z1, Z24, Z24
-	VMAXPS       Z0, Z24, Z24
-	VMULPS       Z24, Z2, Z25
-	VADDPS       Z25, Z17, Z25
-	VSUBPS       Z22, Z25, Z25
-	VMULPS       Z24, Z3, Z26
-	VADDPS       Z26, Z18, Z26
-	VSUBPS       Z23, Z26, Z26
-	VMULPS       Z24, Z4, Z24
-	VADDPS       Z24, Z19, Z24
-	VSUBPS       Z21, Z24, Z24
-	VMULPS       Z7, Z25, Z27
-	VMULPS       Z8, Z26, Z28
-	VADDPS       Z28, Z27, Z27
-	VMULPS       Z6, Z24, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z27, Z20, Z27
-	VMULPS       Z9, Z7, Z28
-	VADDPS       Z28, Z25, Z25
-	VBROADCASTSS half<>+0(SB), Z28
-	VMULPS       Z28, Z25, Z25
-	VADDPS       Z25, Z22, Z22
-	VADDPS       448(BX), Z22, Z22
-	VMULPS       Z9, Z8, Z25
-	VADDPS       Z25, Z26, Z25
-	VBROADCASTSS half<>+0(SB), Z26
-	VMULPS       Z26, Z25, Z25
-	VADDPS       Z25, Z23, Z23
-	VADDPS       512(BX), Z23, Z23
-	VMULPS       Z9, Z6, Z25
-	VADDPS       Z25, Z24, Z24
-	VBROADCASTSS half<>+0(SB), Z25
-	VMULPS       Z25, Z24, Z24
-	VADDPS       Z24, Z21, Z21
-	VADDPS       576(BX), Z21, Z21
-	VXORPS       Z24, Z24, Z24
-	VBLENDMPS    Z27, Z5, K2, Z24
-	VMOVAPS      Z24, Z5
-	VXORPS       Z24, Z24, Z24
-	VBLENDMPS    Z22, Z11, K2, Z24
-	VXORPS       Z22, Z22, Z22
-	VBLENDMPS    Z23, Z12, K2, Z22
-	VXORPS       Z23, Z23, Z23
-	VMOVUPS      832(R9), Z11
-	VBLENDMPS    Z21, Z11, K2, Z23
-	VMOVAPS      Z24, Z11
-	VMOVAPS      Z22, Z12
-	VMOVUPS      Z23, 832(R9)
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1408(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z19, K3, Z19
+	VMINPS       Z1, Z19, Z19
+	VMAXPS       Z0, Z19, Z19
+	VMULPS       768(R9), Z19, Z20
+	VADDPS       1216(R9), Z20, Z20
+	VSUBPS       Z16, Z20, Z20
+	VMULPS       832(R9), Z19, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z17, Z21, Z21
+	VMULPS       896(R9), Z19, Z19
+	VADDPS       1344(R9), Z19, Z19
+	VSUBPS       Z18, Z19, Z19
+	VMULPS       Z9, Z20, Z22
+	VMULPS       Z10, Z21, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z8, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VSUBPS       Z22, Z15, Z22
+	VMULPS       Z11, Z9, Z23
+	VADDPS       Z23, Z20, Z20
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z20, Z20
+	VADDPS       Z20, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z20
+	VADDPS       Z20, Z21, Z20
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z20, Z20
+	VADDPS       Z20, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z20
+	VADDPS       Z20, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z18, Z18
+	VADDPS       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z22, Z5, K2, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPS    Z16, Z6, K2, Z19
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z7, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z18, Z13, K2, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
 
 	// Manifold point 2.
-	VMULPS       Z16, Z10, Z10
-	VMULPS       Z16, Z13, Z13
-	VMULPS       Z16, Z14, Z14
-	VSUBPS       Z17, Z10, Z16
-	VSUBPS       Z18, Z13, Z21
-	VSUBPS       Z19, Z14, Z22
-	VMULPS       Z2, Z16, Z16
-	VMULPS       Z3, Z21, Z21
-	VADDPS       Z21, Z16, Z16
-	VMULPS       Z4, Z22, Z21
-	VADDPS       Z21, Z16, Z16
-	VCMPPS       $0x04, Z15, Z0, K3
-	VDIVPS.Z     Z15, Z16, K3, Z15
-	VMINPS       Z1, Z15, Z1
+	VMOVUPS      960(R9), Z16
+	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPS       1472(R9), Z18, Z18
+	VSUBPS       1216(R9), Z16, Z19
+	VSUBPS       1280(R9), Z17, Z20
+	VSUBPS       1344(R9), Z18, Z21
+	VMULPS       768(R9), Z19, Z19
+	VMULPS       832(R9), Z20, Z20
+	VADDPS       Z20, Z19, Z19
+	VMULPS       896(R9), Z21, Z20
+	VADDPS       Z20, Z19, Z19
+	VCMPPS       $0x04, 1152(R9), Z0, K3
+	VDIVPS.Z     1152(R9), Z19, K3, Z19
+	VMINPS       Z1, Z19, Z1
 	VMAXPS       Z0, Z1, Z1
-	VMULPS       Z1, Z2, Z2
-	VADDPS       Z2, Z17, Z2
-	VSUBPS       Z10, Z2, Z2
-	VMULPS       Z1, Z3, Z3
-	VADDPS       Z3, Z18, Z3
-	VSUBPS       Z13, Z3, Z3
-	VMULPS       Z1, Z4, Z1
-	VADDPS       Z1, Z19, Z1
-	VSUBPS       Z14, Z1, Z1
-	VMULPS       Z7, Z2, Z4
-	VMULPS       Z8, Z3, Z15
-	VADDPS       Z15, Z4, Z4
-	VMULPS       Z6, Z1, Z15
-	VADDPS       Z15, Z4, Z4
-	VSUBPS       Z4, Z20, Z4
-	VMULPS       Z9, Z7, Z15
-	VADDPS       Z15, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z15
-	VMULPS       Z15, Z2, Z2
-	VADDPS       Z2, Z10, Z2
-	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z9, Z8, Z10
-	VADDPS       Z10, Z3, Z3
-	VBROADCASTSS half<>+0(SB), Z10
-	VMULPS       Z10, Z3, Z3
-	VADDPS       Z3, Z13, Z3
-	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z9, Z6, Z10
-	VADDPS       Z10, Z1, Z1
-	VBROADCASTSS half<>+0(SB), Z10
-	VMULPS       Z10, Z1, Z1
-	VADDPS       Z1, Z14, Z1
+	VMULPS       768(R9), Z1, Z19
+	VADDPS       1216(R9), Z19, Z19
+	VSUBPS       Z16, Z19, Z19
+	VMULPS       832(R9), Z1, Z20
+	VADDPS       1280(R9), Z20, Z20
+	VSUBPS       Z17, Z20, Z20
+	VMULPS       896(R9), Z1, Z1
+	VADDPS       1344(R9), Z1, Z1
+	VSUBPS       Z18, Z1, Z1
+	VMULPS       Z9, Z19, Z21
+	VMULPS       Z10, Z20, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z8, Z1, Z22
+	VADDPS       Z22, Z21, Z21
+	VSUBPS       Z21, Z15, Z15
+	VMULPS       Z11, Z9, Z21
+	VADDPS       Z21, Z19, Z19
+	VBROADCASTSS half<>+0(SB), Z21
+	VMULPS       Z21, Z19, Z19
+	VADDPS       Z19, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z11, Z10, Z19
+	VADDPS       Z19, Z20, Z19
+	VBROADCASTSS half<>+0(SB), Z20
+	VMULPS       Z20, Z19, Z19
+	VADDPS       Z19, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z19
+	VADDPS       Z19, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z19
+	VMULPS       Z19, Z1, Z1
+	VADDPS       Z1, Z18, Z1
 	VADDPS       576(BX), Z1, Z1
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      768(R9), Z13
-	VBLENDMPS    Z4, Z13, K2, Z10
-	VMOVUPS      Z10, 768(R9)
-	VXORPS       Z4, Z4, Z4
-	VMOVUPS      704(R9), Z10
-	VBLENDMPS    Z2, Z10, K2, Z4
-	VXORPS       Z2, Z2, Z2
-	VMOVUPS      640(R9), Z10
-	VBLENDMPS    Z3, Z10, K2, Z2
-	VXORPS       Z3, Z3, Z3
-	VMOVUPS      576(R9), Z10
-	VBLENDMPS    Z1, Z10, K2, Z3
-	VMOVUPS      Z4, 704(R9)
-	VMOVUPS      Z2, 640(R9)
-	VMOVUPS      Z3, 576(R9)
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z15, Z12, K2, Z18
+	VMOVAPS      Z18, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z16, Z2, K2, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z17, Z3, K2, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPS    Z1, Z4, K2, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
 
 CompactContactsAVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      768(R9), Z5, Z1
-	VADDPS      Z9, Z1, Z1
+	VADDPS      Z12, Z5, Z1
+	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
-	VMOVUPS     512(R9), Z1
 	KORTESTW    K2, K2
 	JZ          CompactContactsAVX512_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z2
-	VMOVAPS        Z2, Z5
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        768(R9), Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
-	VMOVUPS        Z2, 768(R9)
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z2
-	VMOVAPS        Z2, Z7
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z2
-	VMOVAPS        Z2, Z8
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z2
-	VMOVAPS        Z2, Z6
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z2
-	VMOVAPS        Z2, Z11
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z2
-	VMOVAPS        Z2, Z12
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        832(R9), Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
-	VMOVUPS        Z2, 832(R9)
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        704(R9), Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
-	VMOVUPS        Z2, 704(R9)
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        640(R9), Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
-	VMOVUPS        Z2, 640(R9)
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        576(R9), Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z2
-	VMOVUPS        Z2, 576(R9)
-	VXORPS         Z2, Z2, Z2
-	VBLENDMPS      Z0, Z1, K2, Z2
-	VMOVAPS        Z2, Z1
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
+	VMOVAPS        Z1, Z5
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
+	VMOVAPS        Z1, Z9
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z1
+	VMOVAPS        Z1, Z10
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z1
+	VMOVAPS        Z1, Z8
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z1
+	VMOVAPS        Z1, Z6
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
+	VMOVAPS        Z1, Z7
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
+	VMOVAPS        Z1, Z2
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z1
+	VMOVAPS        Z1, Z3
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z1
+	VMOVAPS        Z1, Z4
+	VXORPS         Z1, Z1, Z1
+	VBLENDMPS      Z0, Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 
 CompactContactsAVX512_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -11383,7 +13325,7 @@ CompactContactsAVX512_tailgroup_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z1, Z1, K2
+	VPTESTMD      Z14, Z14, K2
 	KANDW         K1, K2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_tailgroup_none
@@ -11395,7 +13337,7 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          (R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z1, K1, Z0
+	VCOMPRESSPS.Z Z14, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          8(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -11403,48 +13345,43 @@ CompactContactsAVX512_tailgroup_finite:
 	MOVQ          out+24(FP), R12
 	MOVQ          16(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VMOVUPS       768(R9), Z0
-	VCOMPRESSPS.Z Z0, K1, Z0
+	VCOMPRESSPS.Z Z12, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          24(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z0
+	VCOMPRESSPS.Z Z9, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          32(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z0
+	VCOMPRESSPS.Z Z10, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          40(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z0
+	VCOMPRESSPS.Z Z8, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          48(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z11, K1, Z0
+	VCOMPRESSPS.Z Z6, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          56(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z0
+	VCOMPRESSPS.Z Z7, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          64(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VMOVUPS       832(R9), Z0
-	VCOMPRESSPS.Z Z0, K1, Z0
+	VCOMPRESSPS.Z Z13, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          72(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VMOVUPS       704(R9), Z0
-	VCOMPRESSPS.Z Z0, K1, Z0
+	VCOMPRESSPS.Z Z2, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          80(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VMOVUPS       640(R9), Z0
-	VCOMPRESSPS.Z Z0, K1, Z0
+	VCOMPRESSPS.Z Z3, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          88(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VMOVUPS       576(R9), Z0
-	VCOMPRESSPS.Z Z0, K1, Z0
+	VCOMPRESSPS.Z Z4, K1, Z0
 	MOVQ          out+24(FP), R12
 	MOVQ          96(R12), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
@@ -11458,7 +13395,7 @@ CompactContactsAVX512_done:
 
 // func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2
-TEXT ·Contacts64AVX2(SB), $1856-56
+TEXT ·Contacts64AVX2(SB), $2304-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -11471,7 +13408,8 @@ TEXT ·Contacts64AVX2(SB), $1856-56
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
 
-Contacts64AVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000004
@@ -11604,6 +13542,13 @@ Contacts64AVX2_loop:
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 384(BX)
+	LEAQ           1792(R9), R10
+
+Contacts64AVX2_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   Contacts64AVX2_last
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
@@ -11739,6 +13684,135 @@ Contacts64AVX2_loop:
 	VMULPD Y8, Y8, Y10
 	VADDPD Y10, Y9, Y9
 
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, (R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 32(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 64(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 192(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 96(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 224(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 256(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 288(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 416(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 320(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 384(R10)
+
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPD       448(R9), Y14, Y10
 	VMOVUPS      448(R9), Y11
@@ -11800,7 +13874,7 @@ Contacts64AVX2_loop:
 	VMOVUPS      Y2, 672(R9)
 	VMOVUPS      Y3, 704(R9)
 	VTESTPD      Y6, Y6
-	JZ           Contacts64AVX2_group_normal
+	JZ           Contacts64AVX2_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      96(BX), Y2
@@ -11963,7 +14037,7 @@ Contacts64AVX2_loop:
 	VSQRTPD 448(R9), Y2
 	VMOVUPS Y2, 416(R9)
 
-Contacts64AVX2_group_normal:
+Contacts64AVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD 416(R9), Y1, Y2
 	VMULPD 544(R9), Y2, Y3
@@ -12022,7 +14096,7 @@ Contacts64AVX2_group_normal:
 	VMOVUPS   Y2, 576(R9)
 	VMOVUPS   Y4, 608(R9)
 	VTESTPD   Y10, Y10
-	JZ        Contacts64AVX2_group_single
+	JZ        Contacts64AVX2_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -12218,7 +14292,7 @@ Contacts64AVX2_group_normal:
 	VMOVUPS      Y4, 288(R9)
 	VMOVUPS      Y5, 256(R9)
 
-Contacts64AVX2_group_single:
+Contacts64AVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VMOVUPS 512(R9), Y2
 	VADDPD  384(R9), Y2, Y2
@@ -12227,7 +14301,7 @@ Contacts64AVX2_group_single:
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
-	JZ      Contacts64AVX2_group_finite
+	JZ      Contacts64AVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VMOVUPS   512(R9), Y5
@@ -12265,7 +14339,7 @@ Contacts64AVX2_group_single:
 	VBLENDVPD Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
-Contacts64AVX2_group_finite:
+Contacts64AVX2_ahead_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, X2
@@ -12328,9 +14402,737 @@ Contacts64AVX2_group_finite:
 	MOVQ    96(R12), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
-	JMP     Contacts64AVX2_loop
+	XCHGQ   BX, R10
+	JMP     Contacts64AVX2_ahead
+
+Contacts64AVX2_last:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPD  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPD  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPD  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Y5, Y5, Y11
+	VMULPD Y6, Y6, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y7, Y7, Y12
+	VADDPD Y12, Y11, Y11
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD Y11, Y1, Y13
+	VANDPD Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y2, Y2, Y13
+	VMULPD  Y3, Y3, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y4, Y4, Y14
+	VADDPD  Y14, Y13, Y13
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y13, Y14
+	VDIVPD  Y13, Y1, Y15
+	VANDPD  Y14, Y15, Y14
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPD  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPD  Y11, Y15, Y11
+	VMULPD  Y10, Y7, Y13
+	VADDPD  Y13, Y11, Y11
+	VMULPD  Y12, Y11, Y11
+	VMULPD  Y2, Y5, Y13
+	VMULPD  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPD  Y15, Y13, Y13
+	VMULPD  Y4, Y7, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPD  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPD  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
+	VSUBPD  Y15, Y2, Y8
+	VSUBPD  Y10, Y3, Y10
+	VSUBPD  Y9, Y4, Y9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y8, Y8, Y15
+	VMOVUPS Y4, 576(R9)
+	VMULPD  Y10, Y10, Y4
+	VMOVUPS Y3, 608(R9)
+	VADDPD  Y4, Y15, Y3
+	VMULPD  Y9, Y9, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y8, Y11, Y4
+	VMULPD  Y10, Y13, Y8
+	VADDPD  Y8, Y4, Y4
+	VMULPD  Y9, Y12, Y8
+	VADDPD  Y8, Y4, Y4
+	VCMPPD  $0x04, Y3, Y0, Y8
+	VDIVPD  Y3, Y4, Y4
+	VANDPD  Y8, Y4, Y4
+	VMINPD  Y1, Y4, Y4
+	VMAXPD  Y0, Y4, Y4
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Y14, Y4, Y4
+	VADDPD 448(R9), Y4, Y4
+	VMINPD Y1, Y4, Y4
+	VMAXPD Y0, Y4, Y4
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 384(R9), Y4, Y8
+	VSUBPD 416(R9), Y8, Y8
+	VMULPD 320(R9), Y8, Y8
+	VMINPD Y1, Y8, Y8
+	VMAXPD Y0, Y8, Y8
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VMULPD Y4, Y7, Y4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Y8, Y2, Y2
+	VADDPD 544(R9), Y2, Y2
+	VSUBPD Y5, Y2, Y2
+	VMULPD 608(R9), Y8, Y7
+	VADDPD 512(R9), Y7, Y7
+	VSUBPD Y6, Y7, Y7
+	VMULPD 576(R9), Y8, Y8
+	VADDPD 480(R9), Y8, Y8
+	VSUBPD Y4, Y8, Y8
+	VMULPD Y2, Y2, Y9
+	VMULPD Y7, Y7, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y8, Y8, Y10
+	VADDPD Y10, Y9, Y9
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       448(R9), Y14, Y10
+	VMOVUPS      448(R9), Y11
+	VMINPD       Y10, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMOVUPS      448(R9), Y12
+	VMAXPD       Y10, Y12, Y10
+	VMINPD       Y10, Y1, Y10
+	VCMPPD       $0x11, Y10, Y11, Y10
+	VBROADCASTSD partol64<>+0(SB), Y11
+	VMULPD       288(R9), Y11, Y11
+	VCMPPD       $0x12, Y11, Y3, Y3
+	VANDPD       Y3, Y10, Y3
+	VMOVUPS      288(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y3, Y10, Y3
+	VMOVUPS      352(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y3, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y2, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y8, Y12
+	VMOVAPS Y9, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y9, Y9
+	VMOVAPS      Y9, Y14
+	VMOVUPS      Y3, 320(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y3
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      288(R9), Y4
+	VMAXPD       256(R9), Y4, Y4
+	VMOVUPS      Y6, 256(R9)
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPD       512(R9), Y5, Y5
+	VADDPD       Y5, Y6, Y5
+	VMOVUPS      480(R9), Y6
+	VMULPD       480(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMAXPD       Y5, Y4, Y4
+	VBROADCASTSD crosstol64<>+0(SB), Y5
+	VMULPD       Y4, Y5, Y5
+	VCMPPD       $0x11, Y5, Y13, Y5
+	VORPD        Y5, Y3, Y6
+	VMOVUPS      Y9, 384(R9)
+	VMOVUPS      Y14, 416(R9)
+	VMOVUPS      Y13, 448(R9)
+	VMOVUPS      Y12, 480(R9)
+	VMOVUPS      Y11, 512(R9)
+	VMOVUPS      Y10, 544(R9)
+	VMOVUPS      Y4, 576(R9)
+	VMOVUPS      Y8, 608(R9)
+	VMOVUPS      Y7, 640(R9)
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      Y3, 704(R9)
+	VTESTPD      Y6, Y6
+	JZ           Contacts64AVX2_last_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y6
+	VSUBPD       224(BX), Y6, Y6
+	VMOVUPS      352(BX), Y7
+	VSUBPD       256(BX), Y7, Y7
+	VMOVUPS      384(BX), Y8
+	VSUBPD       288(BX), Y8, Y8
+	VMULPD       Y2, Y2, Y9
+	VMULPD       Y3, Y3, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       Y4, Y4, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       Y6, Y6, Y10
+	VMULPD       Y7, Y7, Y11
+	VADDPD       Y11, Y10, Y10
+	VMULPD       Y8, Y8, Y11
+	VADDPD       Y11, Y10, Y10
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y10, Y11
+	VDIVPD       Y10, Y1, Y10
+	VANDPD       Y11, Y10, Y10
+	VSQRTPD      Y9, Y11
+	VCMPPD       $0x04, Y11, Y0, Y12
+	VDIVPD       Y11, Y1, Y11
+	VANDPD       Y12, Y11, Y11
+	VSQRTPD      Y10, Y10
+	VMULPD       Y11, Y2, Y2
+	VMULPD       Y11, Y3, Y3
+	VMULPD       Y11, Y4, Y4
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMULPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y0, Y9, Y9
+	VMULPD       Y8, Y3, Y10
+	VMULPD       Y7, Y4, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y6, Y4, Y11
+	VMULPD       Y8, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y7, Y2, Y12
+	VMULPD       Y6, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y5, Y14, Y5
+	VMOVUPS      704(R9), Y14
+	VORPD        Y5, Y14, Y5
+	VMULPD       672(R9), Y10, Y14
+	VMULPD       640(R9), Y11, Y15
+	VMOVUPS      Y4, 704(R9)
+	VADDPD       Y15, Y14, Y4
+	VMULPD       608(R9), Y12, Y14
+	VADDPD       Y14, Y4, Y4
+	VMULPD       Y4, Y4, Y14
+	VMOVUPS      Y8, 736(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       576(R9), Y8, Y8
+	VMULPD       Y13, Y8, Y8
+	VCMPPD       $0x19, Y8, Y14, Y8
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y8, Y4
+	VXORPD       signmask64<>+0(SB), Y10, Y8
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 576(R9)
+	VBLENDVPD    Y4, Y8, Y10, Y3
+	VBLENDVPD    Y4, Y14, Y11, Y8
+	VBLENDVPD    Y4, Y15, Y12, Y4
+	VMOVUPS      544(R9), Y10
+	VBLENDVPD    Y5, Y3, Y10, Y3
+	VMOVUPS      512(R9), Y10
+	VBLENDVPD    Y5, Y8, Y10, Y8
+	VMOVUPS      480(R9), Y10
+	VBLENDVPD    Y5, Y4, Y10, Y4
+	VMOVUPS      448(R9), Y10
+	VBLENDVPD    Y5, Y13, Y10, Y5
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y8, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y2, Y2
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y9, Y7, Y3, Y3
+	VMOVUPS   704(R9), Y4
+	VBLENDVPD Y9, 736(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   448(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   544(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   512(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   480(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   448(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   Y8, 480(R9)
+	VMOVUPS   Y5, 448(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   448(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   544(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   512(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   480(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   448(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y2, 480(R9)
+	VMOVUPS   Y3, 448(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   448(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   512(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   480(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   448(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   Y2, 448(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 448(R9), Y2
+	VMOVUPS Y2, 416(R9)
+
+Contacts64AVX2_last_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 416(R9), Y1, Y2
+	VMULPD 544(R9), Y2, Y3
+	VMULPD 512(R9), Y2, Y4
+	VMULPD 480(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPD       416(BX), Y5, Y5
+	VSUBPD       384(R9), Y5, Y6
+	VBROADCASTSD margin+40(FP), Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      384(R9), Y7
+	VCMPPD       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPD       192(BX), Y7, Y7
+	VMULPD       Y7, Y3, Y8
+	VADDPD       672(R9), Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       288(R9), Y8, Y8
+	VADDPD       224(BX), Y8, Y8
+	VMULPD       Y7, Y4, Y9
+	VADDPD       640(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       256(R9), Y9, Y9
+	VADDPD       256(BX), Y9, Y9
+	VMULPD       Y7, Y2, Y10
+	VADDPD       608(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       352(R9), Y10, Y10
+	VADDPD       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 256(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPD    320(R9), Y5, Y10
+	VMOVUPS   Y9, 288(R9)
+	VANDPD    int164<>+0(SB), Y5, Y5
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPD   Y10, Y10
+	JZ        Contacts64AVX2_last_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS 320(BX), Y6
+	VSUBPD  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPD  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPD  288(BX), Y8, Y8
+	VMULPD  Y2, Y2, Y9
+	VMULPD  Y4, Y4, Y11
+	VADDPD  Y11, Y9, Y9
+	VMULPD  Y5, Y5, Y11
+	VADDPD  Y11, Y9, Y9
+	VMULPD  Y6, Y6, Y11
+	VMULPD  Y7, Y7, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  Y8, Y8, Y12
+	VADDPD  Y12, Y11, Y11
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD  Y11, Y1, Y11
+	VANDPD  Y12, Y11, Y11
+	VMOVUPS (BX), Y12
+	VSUBPD  224(BX), Y12, Y12
+	VMOVUPS 32(BX), Y13
+	VSUBPD  256(BX), Y13, Y13
+	VMOVUPS 64(BX), Y14
+	VSUBPD  288(BX), Y14, Y14
+	VMULPD  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPD  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPD  Y9, Y15, Y9
+	VMULPD  Y14, Y8, Y13
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y11, Y9, Y9
+	VMULPD  Y2, Y6, Y13
+	VMULPD  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
+	VADDPD  Y15, Y13, Y4
+	VMULPD  Y5, Y8, Y13
+	VADDPD  Y13, Y4, Y4
+	VMULPD  Y11, Y4, Y4
+	VADDPD  Y4, Y9, Y4
+	VMINPD  Y4, Y9, Y11
+	VMAXPD  Y11, Y0, Y11
+	VMAXPD  Y4, Y9, Y4
+	VMINPD  Y4, Y1, Y4
+	VMOVUPS 192(BX), Y9
+	VADDPD  416(BX), Y9, Y9
+
+	// Manifold point 1.
+	VMULPD       Y11, Y6, Y13
+	VMULPD       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPD       Y11, Y8, Y7
+	VSUBPD       Y12, Y13, Y11
+	VMOVUPS      Y8, 768(R9)
+	VSUBPD       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPD       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
+	VMULPD       Y2, Y11, Y4
+	VMULPD       704(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VCMPPD       $0x04, 640(R9), Y0, Y6
+	VDIVPD       640(R9), Y4, Y4
+	VANDPD       Y6, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y13, Y6, Y6
+	VMULPD       704(R9), Y4, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y15, Y8, Y8
+	VMULPD       Y4, Y5, Y4
+	VADDPD       Y4, Y14, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPD       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
+	VADDPD       Y5, Y11, Y2
+	VMULPD       576(R9), Y4, Y5
+	VADDPD       Y5, Y2, Y2
+	VSUBPD       Y2, Y9, Y2
+	VMULPD       544(R9), Y3, Y5
+	VADDPD       Y5, Y6, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
+	VADDPD       Y5, Y13, Y5
+	VADDPD       224(BX), Y5, Y5
+	VMOVUPS      608(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VADDPD       Y6, Y8, Y6
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y6, Y6
+	VADDPD       Y6, Y15, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y10, Y2, Y7, Y2
+	VMOVUPS      Y2, 512(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPD    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPD    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
+
+	// Manifold point 2.
+	VMOVUPS      800(R9), Y2
+	VMULPD       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPD       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPD       832(R9), Y5, Y5
+	VSUBPD       Y12, Y2, Y6
+	VSUBPD       672(R9), Y4, Y7
+	VSUBPD       Y14, Y5, Y8
+	VMULPD       896(R9), Y6, Y6
+	VMULPD       704(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       864(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 640(R9), Y0, Y7
+	VDIVPD       640(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       896(R9), Y6, Y7
+	VADDPD       Y7, Y12, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       704(R9), Y6, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       864(R9), Y6, Y6
+	VADDPD       Y6, Y14, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       Y3, Y7, Y11
+	VMULPD       608(R9), Y8, Y12
+	VADDPD       Y12, Y11, Y11
+	VMULPD       576(R9), Y6, Y12
+	VADDPD       Y12, Y11, Y11
+	VSUBPD       Y11, Y9, Y9
+	VMULPD       544(R9), Y3, Y11
+	VADDPD       Y11, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       224(BX), Y2, Y2
+	VMOVUPS      608(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPD    Y10, Y2, Y6, Y2
+	VMOVUPS      288(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      256(R9), Y6
+	VBLENDVPD    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y5, 256(R9)
+
+Contacts64AVX2_last_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
+	VADDPD  384(R9), Y2, Y2
+	VADDPD  544(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 320(R9), Y4
+	VTESTPD Y2, Y2
+	JZ      Contacts64AVX2_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   512(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
+	VMOVUPS   480(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   448(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   416(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   288(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VBLENDVPD Y2, Y0, Y4, Y2
+	VMOVAPS   Y2, Y4
+
+Contacts64AVX2_last_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y5
+	VPERMD       Y4, Y5, Y4
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X4, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X2
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 32(R9), X2
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 512(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 384(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 608(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 576(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 480(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 448(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 416(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 352(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 288(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 256(R9), Y2
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
 
 Contacts64AVX2_tail:
+	MOVQ         n+32(FP), R14
+	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           Contacts64AVX2_done
 	VMOVD        R14, X2
@@ -12341,135 +15143,135 @@ Contacts64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 448(BX)
+	VMOVUPS    X3, 1728(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 480(BX)
+	VMOVUPS    X3, 1760(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, (BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 32(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 64(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 192(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 96(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 128(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 224(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 256(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 288(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 416(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 320(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 352(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
@@ -13214,7 +16016,7 @@ Contacts64AVX2_done:
 
 // func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContacts64AVX2(SB), $1856-56
+TEXT ·CompactContacts64AVX2(SB), $2304-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -13227,7 +16029,8 @@ TEXT ·CompactContacts64AVX2(SB), $1856-56
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
 
-CompactContacts64AVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000004
@@ -13360,6 +16163,13 @@ CompactContacts64AVX2_loop:
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 384(BX)
+	LEAQ           1792(R9), R10
+
+CompactContacts64AVX2_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactContacts64AVX2_last
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
@@ -13495,6 +16305,135 @@ CompactContacts64AVX2_loop:
 	VMULPD Y8, Y8, Y10
 	VADDPD Y10, Y9, Y9
 
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, (R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 32(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 64(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 192(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 96(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 224(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 256(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 288(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 416(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y12
+	VMOVUPS        Y12, 320(R10)
+	VUNPCKHPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VUNPCKLPD      Y11, Y10, Y10
+	VMOVUPS        Y10, 384(R10)
+
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPD       448(R9), Y14, Y10
 	VMOVUPS      448(R9), Y11
@@ -13556,7 +16495,7 @@ CompactContacts64AVX2_loop:
 	VMOVUPS      Y2, 672(R9)
 	VMOVUPS      Y3, 704(R9)
 	VTESTPD      Y6, Y6
-	JZ           CompactContacts64AVX2_group_normal
+	JZ           CompactContacts64AVX2_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      96(BX), Y2
@@ -13719,7 +16658,7 @@ CompactContacts64AVX2_loop:
 	VSQRTPD 448(R9), Y2
 	VMOVUPS Y2, 416(R9)
 
-CompactContacts64AVX2_group_normal:
+CompactContacts64AVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD 416(R9), Y1, Y2
 	VMULPD 544(R9), Y2, Y3
@@ -13778,7 +16717,7 @@ CompactContacts64AVX2_group_normal:
 	VMOVUPS   Y2, 576(R9)
 	VMOVUPS   Y4, 608(R9)
 	VTESTPD   Y10, Y10
-	JZ        CompactContacts64AVX2_group_single
+	JZ        CompactContacts64AVX2_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS 96(BX), Y2
@@ -13974,7 +16913,7 @@ CompactContacts64AVX2_group_normal:
 	VMOVUPS      Y4, 288(R9)
 	VMOVUPS      Y5, 256(R9)
 
-CompactContacts64AVX2_group_single:
+CompactContacts64AVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VMOVUPS 512(R9), Y2
 	VADDPD  384(R9), Y2, Y2
@@ -13983,7 +16922,7 @@ CompactContacts64AVX2_group_single:
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
-	JZ      CompactContacts64AVX2_group_finite
+	JZ      CompactContacts64AVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VMOVUPS   512(R9), Y5
@@ -14021,7 +16960,7 @@ CompactContacts64AVX2_group_single:
 	VBLENDVPD Y2, Y0, Y4, Y2
 	VMOVAPS   Y2, Y4
 
-CompactContacts64AVX2_group_finite:
+CompactContacts64AVX2_ahead_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, X2
@@ -14035,7 +16974,7 @@ CompactContacts64AVX2_group_finite:
 	// a masked store of that many lanes; nothing for a group without one.
 	VPCMPGTQ     Y0, Y4, Y2
 	VTESTPD      Y2, Y2
-	JZ           CompactContacts64AVX2_group_none
+	JZ           CompactContacts64AVX2_ahead_none
 	VMOVMSKPD    Y2, R14
 	SHLQ         $0x05, R14
 	LEAQ         compress4q<>+0(SB), R12
@@ -14173,11 +17112,830 @@ CompactContacts64AVX2_group_finite:
 	VMOVUPS   Y4, (R12)(R11*8)
 	ADDQ      R14, R11
 
-CompactContacts64AVX2_group_none:
+CompactContacts64AVX2_ahead_none:
+	ADDQ  $0x00000004, R13
+	XCHGQ BX, R10
+	JMP   CompactContacts64AVX2_ahead
+
+CompactContacts64AVX2_last:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPD  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPD  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPD  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Y5, Y5, Y11
+	VMULPD Y6, Y6, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y7, Y7, Y12
+	VADDPD Y12, Y11, Y11
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD Y11, Y1, Y13
+	VANDPD Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y2, Y2, Y13
+	VMULPD  Y3, Y3, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y4, Y4, Y14
+	VADDPD  Y14, Y13, Y13
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y13, Y14
+	VDIVPD  Y13, Y1, Y15
+	VANDPD  Y14, Y15, Y14
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPD  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPD  Y11, Y15, Y11
+	VMULPD  Y10, Y7, Y13
+	VADDPD  Y13, Y11, Y11
+	VMULPD  Y12, Y11, Y11
+	VMULPD  Y2, Y5, Y13
+	VMULPD  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPD  Y15, Y13, Y13
+	VMULPD  Y4, Y7, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPD  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPD  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
+	VSUBPD  Y15, Y2, Y8
+	VSUBPD  Y10, Y3, Y10
+	VSUBPD  Y9, Y4, Y9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y8, Y8, Y15
+	VMOVUPS Y4, 576(R9)
+	VMULPD  Y10, Y10, Y4
+	VMOVUPS Y3, 608(R9)
+	VADDPD  Y4, Y15, Y3
+	VMULPD  Y9, Y9, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y8, Y11, Y4
+	VMULPD  Y10, Y13, Y8
+	VADDPD  Y8, Y4, Y4
+	VMULPD  Y9, Y12, Y8
+	VADDPD  Y8, Y4, Y4
+	VCMPPD  $0x04, Y3, Y0, Y8
+	VDIVPD  Y3, Y4, Y4
+	VANDPD  Y8, Y4, Y4
+	VMINPD  Y1, Y4, Y4
+	VMAXPD  Y0, Y4, Y4
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Y14, Y4, Y4
+	VADDPD 448(R9), Y4, Y4
+	VMINPD Y1, Y4, Y4
+	VMAXPD Y0, Y4, Y4
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 384(R9), Y4, Y8
+	VSUBPD 416(R9), Y8, Y8
+	VMULPD 320(R9), Y8, Y8
+	VMINPD Y1, Y8, Y8
+	VMAXPD Y0, Y8, Y8
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VMULPD Y4, Y7, Y4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Y8, Y2, Y2
+	VADDPD 544(R9), Y2, Y2
+	VSUBPD Y5, Y2, Y2
+	VMULPD 608(R9), Y8, Y7
+	VADDPD 512(R9), Y7, Y7
+	VSUBPD Y6, Y7, Y7
+	VMULPD 576(R9), Y8, Y8
+	VADDPD 480(R9), Y8, Y8
+	VSUBPD Y4, Y8, Y8
+	VMULPD Y2, Y2, Y9
+	VMULPD Y7, Y7, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y8, Y8, Y10
+	VADDPD Y10, Y9, Y9
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       448(R9), Y14, Y10
+	VMOVUPS      448(R9), Y11
+	VMINPD       Y10, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMOVUPS      448(R9), Y12
+	VMAXPD       Y10, Y12, Y10
+	VMINPD       Y10, Y1, Y10
+	VCMPPD       $0x11, Y10, Y11, Y10
+	VBROADCASTSD partol64<>+0(SB), Y11
+	VMULPD       288(R9), Y11, Y11
+	VCMPPD       $0x12, Y11, Y3, Y3
+	VANDPD       Y3, Y10, Y3
+	VMOVUPS      288(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y3, Y10, Y3
+	VMOVUPS      352(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y3, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y2, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y8, Y12
+	VMOVAPS Y9, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y9, Y9
+	VMOVAPS      Y9, Y14
+	VMOVUPS      Y3, 320(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y3
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      288(R9), Y4
+	VMAXPD       256(R9), Y4, Y4
+	VMOVUPS      Y6, 256(R9)
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPD       512(R9), Y5, Y5
+	VADDPD       Y5, Y6, Y5
+	VMOVUPS      480(R9), Y6
+	VMULPD       480(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMAXPD       Y5, Y4, Y4
+	VBROADCASTSD crosstol64<>+0(SB), Y5
+	VMULPD       Y4, Y5, Y5
+	VCMPPD       $0x11, Y5, Y13, Y5
+	VORPD        Y5, Y3, Y6
+	VMOVUPS      Y9, 384(R9)
+	VMOVUPS      Y14, 416(R9)
+	VMOVUPS      Y13, 448(R9)
+	VMOVUPS      Y12, 480(R9)
+	VMOVUPS      Y11, 512(R9)
+	VMOVUPS      Y10, 544(R9)
+	VMOVUPS      Y4, 576(R9)
+	VMOVUPS      Y8, 608(R9)
+	VMOVUPS      Y7, 640(R9)
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      Y3, 704(R9)
+	VTESTPD      Y6, Y6
+	JZ           CompactContacts64AVX2_last_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y6
+	VSUBPD       224(BX), Y6, Y6
+	VMOVUPS      352(BX), Y7
+	VSUBPD       256(BX), Y7, Y7
+	VMOVUPS      384(BX), Y8
+	VSUBPD       288(BX), Y8, Y8
+	VMULPD       Y2, Y2, Y9
+	VMULPD       Y3, Y3, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       Y4, Y4, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       Y6, Y6, Y10
+	VMULPD       Y7, Y7, Y11
+	VADDPD       Y11, Y10, Y10
+	VMULPD       Y8, Y8, Y11
+	VADDPD       Y11, Y10, Y10
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y10, Y11
+	VDIVPD       Y10, Y1, Y10
+	VANDPD       Y11, Y10, Y10
+	VSQRTPD      Y9, Y11
+	VCMPPD       $0x04, Y11, Y0, Y12
+	VDIVPD       Y11, Y1, Y11
+	VANDPD       Y12, Y11, Y11
+	VSQRTPD      Y10, Y10
+	VMULPD       Y11, Y2, Y2
+	VMULPD       Y11, Y3, Y3
+	VMULPD       Y11, Y4, Y4
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMULPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y0, Y9, Y9
+	VMULPD       Y8, Y3, Y10
+	VMULPD       Y7, Y4, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y6, Y4, Y11
+	VMULPD       Y8, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y7, Y2, Y12
+	VMULPD       Y6, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y5, Y14, Y5
+	VMOVUPS      704(R9), Y14
+	VORPD        Y5, Y14, Y5
+	VMULPD       672(R9), Y10, Y14
+	VMULPD       640(R9), Y11, Y15
+	VMOVUPS      Y4, 704(R9)
+	VADDPD       Y15, Y14, Y4
+	VMULPD       608(R9), Y12, Y14
+	VADDPD       Y14, Y4, Y4
+	VMULPD       Y4, Y4, Y14
+	VMOVUPS      Y8, 736(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       576(R9), Y8, Y8
+	VMULPD       Y13, Y8, Y8
+	VCMPPD       $0x19, Y8, Y14, Y8
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y8, Y4
+	VXORPD       signmask64<>+0(SB), Y10, Y8
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 576(R9)
+	VBLENDVPD    Y4, Y8, Y10, Y3
+	VBLENDVPD    Y4, Y14, Y11, Y8
+	VBLENDVPD    Y4, Y15, Y12, Y4
+	VMOVUPS      544(R9), Y10
+	VBLENDVPD    Y5, Y3, Y10, Y3
+	VMOVUPS      512(R9), Y10
+	VBLENDVPD    Y5, Y8, Y10, Y8
+	VMOVUPS      480(R9), Y10
+	VBLENDVPD    Y5, Y4, Y10, Y4
+	VMOVUPS      448(R9), Y10
+	VBLENDVPD    Y5, Y13, Y10, Y5
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y8, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y2, Y2
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y9, Y7, Y3, Y3
+	VMOVUPS   704(R9), Y4
+	VBLENDVPD Y9, 736(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   448(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   544(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   512(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   480(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   448(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   Y8, 480(R9)
+	VMOVUPS   Y5, 448(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   448(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   544(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   512(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   480(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   448(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y2, 480(R9)
+	VMOVUPS   Y3, 448(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   448(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   512(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   480(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   448(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   Y2, 448(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 448(R9), Y2
+	VMOVUPS Y2, 416(R9)
+
+CompactContacts64AVX2_last_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 416(R9), Y1, Y2
+	VMULPD 544(R9), Y2, Y3
+	VMULPD 512(R9), Y2, Y4
+	VMULPD 480(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPD       416(BX), Y5, Y5
+	VSUBPD       384(R9), Y5, Y6
+	VBROADCASTSD margin+40(FP), Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      384(R9), Y7
+	VCMPPD       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPD       192(BX), Y7, Y7
+	VMULPD       Y7, Y3, Y8
+	VADDPD       672(R9), Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       288(R9), Y8, Y8
+	VADDPD       224(BX), Y8, Y8
+	VMULPD       Y7, Y4, Y9
+	VADDPD       640(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       256(R9), Y9, Y9
+	VADDPD       256(BX), Y9, Y9
+	VMULPD       Y7, Y2, Y10
+	VADDPD       608(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       352(R9), Y10, Y10
+	VADDPD       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 256(R9)
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	VANDPD    320(R9), Y5, Y10
+	VMOVUPS   Y9, 288(R9)
+	VANDPD    int164<>+0(SB), Y5, Y5
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y8, 352(R9)
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   Y14, 416(R9)
+	VMOVUPS   Y13, 448(R9)
+	VMOVUPS   Y12, 480(R9)
+	VMOVUPS   Y11, 512(R9)
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   Y2, 576(R9)
+	VMOVUPS   Y4, 608(R9)
+	VTESTPD   Y10, Y10
+	JZ        CompactContacts64AVX2_last_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y4
+	VSUBPD  32(BX), Y4, Y4
+	VMOVUPS 160(BX), Y5
+	VSUBPD  64(BX), Y5, Y5
+	VMOVUPS 320(BX), Y6
+	VSUBPD  224(BX), Y6, Y6
+	VMOVUPS 352(BX), Y7
+	VSUBPD  256(BX), Y7, Y7
+	VMOVUPS 384(BX), Y8
+	VSUBPD  288(BX), Y8, Y8
+	VMULPD  Y2, Y2, Y9
+	VMULPD  Y4, Y4, Y11
+	VADDPD  Y11, Y9, Y9
+	VMULPD  Y5, Y5, Y11
+	VADDPD  Y11, Y9, Y9
+	VMULPD  Y6, Y6, Y11
+	VMULPD  Y7, Y7, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  Y8, Y8, Y12
+	VADDPD  Y12, Y11, Y11
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD  Y11, Y1, Y11
+	VANDPD  Y12, Y11, Y11
+	VMOVUPS (BX), Y12
+	VSUBPD  224(BX), Y12, Y12
+	VMOVUPS 32(BX), Y13
+	VSUBPD  256(BX), Y13, Y13
+	VMOVUPS 64(BX), Y14
+	VSUBPD  288(BX), Y14, Y14
+	VMULPD  Y12, Y6, Y15
+	VMOVUPS Y9, 640(R9)
+	VMULPD  Y13, Y7, Y9
+	VMOVUPS Y13, 672(R9)
+	VADDPD  Y9, Y15, Y9
+	VMULPD  Y14, Y8, Y13
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y11, Y9, Y9
+	VMULPD  Y2, Y6, Y13
+	VMULPD  Y4, Y7, Y15
+	VMOVUPS Y4, 704(R9)
+	VADDPD  Y15, Y13, Y4
+	VMULPD  Y5, Y8, Y13
+	VADDPD  Y13, Y4, Y4
+	VMULPD  Y11, Y4, Y4
+	VADDPD  Y4, Y9, Y4
+	VMINPD  Y4, Y9, Y11
+	VMAXPD  Y11, Y0, Y11
+	VMAXPD  Y4, Y9, Y4
+	VMINPD  Y4, Y1, Y4
+	VMOVUPS 192(BX), Y9
+	VADDPD  416(BX), Y9, Y9
+
+	// Manifold point 1.
+	VMULPD       Y11, Y6, Y13
+	VMULPD       Y11, Y7, Y15
+	VMOVUPS      Y7, 736(R9)
+	VMULPD       Y11, Y8, Y7
+	VSUBPD       Y12, Y13, Y11
+	VMOVUPS      Y8, 768(R9)
+	VSUBPD       672(R9), Y15, Y8
+	VMOVUPS      Y6, 800(R9)
+	VSUBPD       Y14, Y7, Y6
+	VMOVUPS      Y4, 832(R9)
+	VMULPD       Y2, Y11, Y4
+	VMULPD       704(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VCMPPD       $0x04, 640(R9), Y0, Y6
+	VDIVPD       640(R9), Y4, Y4
+	VANDPD       Y6, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y13, Y6, Y6
+	VMULPD       704(R9), Y4, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y15, Y8, Y8
+	VMULPD       Y4, Y5, Y4
+	VADDPD       Y4, Y14, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       Y3, Y6, Y11
+	VMOVUPS      Y5, 864(R9)
+	VMULPD       608(R9), Y8, Y5
+	VMOVUPS      Y2, 896(R9)
+	VADDPD       Y5, Y11, Y2
+	VMULPD       576(R9), Y4, Y5
+	VADDPD       Y5, Y2, Y2
+	VSUBPD       Y2, Y9, Y2
+	VMULPD       544(R9), Y3, Y5
+	VADDPD       Y5, Y6, Y5
+	VBROADCASTSD half64<>+0(SB), Y6
+	VMULPD       Y6, Y5, Y5
+	VADDPD       Y5, Y13, Y5
+	VADDPD       224(BX), Y5, Y5
+	VMOVUPS      608(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VADDPD       Y6, Y8, Y6
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y6, Y6
+	VADDPD       Y6, Y15, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      576(R9), Y8
+	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y10, Y2, Y7, Y2
+	VMOVUPS      Y2, 512(R9)
+	VMOVUPS      480(R9), Y2
+	VBLENDVPD    Y10, Y5, Y2, Y2
+	VMOVUPS      448(R9), Y5
+	VBLENDVPD    Y10, Y6, Y5, Y5
+	VMOVUPS      416(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y4, 416(R9)
+
+	// Manifold point 2.
+	VMOVUPS      800(R9), Y2
+	VMULPD       832(R9), Y2, Y2
+	VMOVUPS      736(R9), Y4
+	VMULPD       832(R9), Y4, Y4
+	VMOVUPS      768(R9), Y5
+	VMULPD       832(R9), Y5, Y5
+	VSUBPD       Y12, Y2, Y6
+	VSUBPD       672(R9), Y4, Y7
+	VSUBPD       Y14, Y5, Y8
+	VMULPD       896(R9), Y6, Y6
+	VMULPD       704(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       864(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 640(R9), Y0, Y7
+	VDIVPD       640(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       896(R9), Y6, Y7
+	VADDPD       Y7, Y12, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       704(R9), Y6, Y8
+	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       864(R9), Y6, Y6
+	VADDPD       Y6, Y14, Y6
+	VSUBPD       Y5, Y6, Y6
+	VMULPD       Y3, Y7, Y11
+	VMULPD       608(R9), Y8, Y12
+	VADDPD       Y12, Y11, Y11
+	VMULPD       576(R9), Y6, Y12
+	VADDPD       Y12, Y11, Y11
+	VSUBPD       Y11, Y9, Y9
+	VMULPD       544(R9), Y3, Y11
+	VADDPD       Y11, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       224(BX), Y2, Y2
+	VMOVUPS      608(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      576(R9), Y7
+	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VADDPD       288(BX), Y5, Y5
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y10, Y9, Y6, Y6
+	VMOVUPS      Y6, 384(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPD    Y10, Y2, Y6, Y2
+	VMOVUPS      288(R9), Y6
+	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMOVUPS      256(R9), Y6
+	VBLENDVPD    Y10, Y5, Y6, Y5
+	VMOVUPS      Y2, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y5, 256(R9)
+
+CompactContacts64AVX2_last_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 512(R9), Y2
+	VADDPD  384(R9), Y2, Y2
+	VADDPD  544(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 320(R9), Y4
+	VTESTPD Y2, Y2
+	JZ      CompactContacts64AVX2_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   512(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 512(R9)
+	VMOVUPS   384(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 384(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   608(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   576(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 576(R9)
+	VMOVUPS   480(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 480(R9)
+	VMOVUPS   448(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   416(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 416(R9)
+	VMOVUPS   352(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   288(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 256(R9)
+	VBLENDVPD Y2, Y0, Y4, Y2
+	VMOVAPS   Y2, Y4
+
+CompactContacts64AVX2_last_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y5
+	VPERMD       Y4, Y5, Y5
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X5, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y4, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_last_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y4
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X5
+	VPBROADCASTD X5, Y5
+	VPCMPGTD     iota64<>+0(SB), Y5, Y6
+	VPCMPGTD     iota<>+0(SB), Y5, Y5
+	VMOVDQU      Y2, 64(R9)
+	VMOVDQU      Y4, 96(R9)
+	VMOVDQU      Y6, 128(R9)
+	VMOVDQU      Y5, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y2
+	VMOVDQU   96(R9), Y4
+	VPERMD    Y2, Y4, Y2
+	VMOVDQU   160(R9), X4
+	MOVQ      out+24(FP), R12
+	MOVQ      (R12), R12
+	VMOVUPS   (R12)(R11*4), X5
+	VBLENDVPS X4, X2, X5, X5
+	VMOVUPS   X5, (R12)(R11*4)
+	VMOVDQU   32(R9), Y2
+	VMOVDQU   96(R9), Y4
+	VPERMD    Y2, Y4, Y2
+	VMOVDQU   160(R9), X4
+	MOVQ      out+24(FP), R12
+	MOVQ      8(R12), R12
+	VMOVUPS   (R12)(R11*4), X5
+	VBLENDVPS X4, X2, X5, X5
+	VMOVUPS   X5, (R12)(R11*4)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   512(R9), Y4
+	VPERMPS   Y4, Y2, Y2
+	VMOVDQU   128(R9), Y4
+	MOVQ      out+24(FP), R12
+	MOVQ      16(R12), R12
+	VMOVUPS   (R12)(R11*8), Y5
+	VBLENDVPS Y4, Y2, Y5, Y5
+	VMOVUPS   Y5, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   384(R9), Y4
+	VPERMPS   Y4, Y2, Y2
+	VMOVDQU   128(R9), Y4
+	MOVQ      out+24(FP), R12
+	MOVQ      24(R12), R12
+	VMOVUPS   (R12)(R11*8), Y5
+	VBLENDVPS Y4, Y2, Y5, Y5
+	VMOVUPS   Y5, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      32(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      40(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      48(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      56(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      64(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      72(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      80(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   288(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      88(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   256(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      out+24(FP), R12
+	MOVQ      96(R12), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactContacts64AVX2_last_none:
 	ADDQ $0x00000004, R13
-	JMP  CompactContacts64AVX2_loop
 
 CompactContacts64AVX2_tail:
+	MOVQ         n+32(FP), R14
+	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           CompactContacts64AVX2_done
 	VMOVD        R14, X2
@@ -14188,135 +17946,135 @@ CompactContacts64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 448(BX)
+	VMOVUPS    X3, 1728(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 480(BX)
+	VMOVUPS    X3, 1760(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, (BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 32(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 64(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 192(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 96(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 128(BX)
-	MOVL           448(BX), CX
+	MOVL           1728(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           456(BX), CX
+	MOVL           1736(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           452(BX), CX
+	MOVL           1732(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           460(BX), CX
+	MOVL           1740(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 224(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 256(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 288(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 416(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 320(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 352(BX)
-	MOVL           480(BX), CX
+	MOVL           1760(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           488(BX), CX
+	MOVL           1768(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           484(BX), CX
+	MOVL           1764(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           492(BX), CX
+	MOVL           1772(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
@@ -15117,7 +18875,7 @@ CompactContacts64AVX2_done:
 
 // func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·Contacts64AVX512(SB), $2752-56
+TEXT ·Contacts64AVX512(SB), $3648-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -15130,7 +18888,8 @@ TEXT ·Contacts64AVX512(SB), $2752-56
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
-Contacts64AVX512_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -15247,6 +19006,13 @@ Contacts64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
+	LEAQ       2688(R9), R10
+
+Contacts64AVX512_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   Contacts64AVX512_last
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z2
@@ -15361,11 +19127,124 @@ Contacts64AVX512_loop:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z14
-	VMULPD Z3, Z3, Z16
-	VADDPD Z16, Z14, Z14
-	VMULPD Z4, Z4, Z16
-	VADDPD Z16, Z14, Z14
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z14
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	VUNPCKLPD  Z16, Z14, Z24
+	VUNPCKHPD  Z16, Z14, Z14
+	VUNPCKLPD  Z19, Z18, Z16
+	VUNPCKHPD  Z19, Z18, Z18
+	VUNPCKLPD  Z21, Z20, Z19
+	VUNPCKHPD  Z21, Z20, Z20
+	VUNPCKLPD  Z23, Z22, Z21
+	VUNPCKHPD  Z23, Z22, Z22
+	VSHUFF64X2 $0x88, Z16, Z24, Z23
+	VSHUFF64X2 $0xdd, Z16, Z24, Z16
+	VSHUFF64X2 $0x88, Z21, Z19, Z24
+	VSHUFF64X2 $0xdd, Z21, Z19, Z19
+	VSHUFF64X2 $0x88, Z24, Z23, Z21
+	VMOVUPS    Z21, (R10)
+	VSHUFF64X2 $0xdd, Z24, Z23, Z21
+	VMOVUPS    Z21, 192(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z21
+	VMOVUPS    Z21, 128(R10)
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VMOVUPS    Z16, 320(R10)
+	VSHUFF64X2 $0x88, Z18, Z14, Z16
+	VSHUFF64X2 $0xdd, Z18, Z14, Z14
+	VSHUFF64X2 $0x88, Z22, Z20, Z18
+	VSHUFF64X2 $0xdd, Z22, Z20, Z19
+	VSHUFF64X2 $0x88, Z18, Z16, Z20
+	VMOVUPS    Z20, 64(R10)
+	VSHUFF64X2 $0xdd, Z18, Z16, Z16
+	VMOVUPS    Z16, 256(R10)
+	VSHUFF64X2 $0x88, Z19, Z14, Z14
+	VMOVUPS    Z14, 384(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z14
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	VUNPCKLPD  Z16, Z14, Z24
+	VUNPCKHPD  Z16, Z14, Z14
+	VUNPCKLPD  Z19, Z18, Z16
+	VUNPCKHPD  Z19, Z18, Z18
+	VUNPCKLPD  Z21, Z20, Z19
+	VUNPCKHPD  Z21, Z20, Z20
+	VUNPCKLPD  Z23, Z22, Z21
+	VUNPCKHPD  Z23, Z22, Z22
+	VSHUFF64X2 $0x88, Z16, Z24, Z23
+	VSHUFF64X2 $0xdd, Z16, Z24, Z16
+	VSHUFF64X2 $0x88, Z21, Z19, Z24
+	VSHUFF64X2 $0xdd, Z21, Z19, Z19
+	VSHUFF64X2 $0x88, Z24, Z23, Z21
+	VMOVUPS    Z21, 448(R10)
+	VSHUFF64X2 $0xdd, Z24, Z23, Z21
+	VMOVUPS    Z21, 640(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z21
+	VMOVUPS    Z21, 576(R10)
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VMOVUPS    Z16, 768(R10)
+	VSHUFF64X2 $0x88, Z18, Z14, Z16
+	VSHUFF64X2 $0xdd, Z18, Z14, Z14
+	VSHUFF64X2 $0x88, Z22, Z20, Z18
+	VSHUFF64X2 $0xdd, Z22, Z20, Z19
+	VSHUFF64X2 $0x88, Z18, Z16, Z20
+	VMOVUPS    Z20, 512(R10)
+	VSHUFF64X2 $0xdd, Z18, Z16, Z16
+	VMOVUPS    Z16, 704(R10)
+	VSHUFF64X2 $0x88, Z19, Z14, Z14
+	VMOVUPS    Z14, 832(R10)
+	VMULPD     Z2, Z2, Z14
+	VMULPD     Z3, Z3, Z16
+	VADDPD     Z16, Z14, Z14
+	VMULPD     Z4, Z4, Z16
+	VADDPD     Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPD       Z17, Z15, Z16
@@ -15405,7 +19284,7 @@ Contacts64AVX512_loop:
 	VCMPPD       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
-	JZ           Contacts64AVX512_group_normal
+	JZ           Contacts64AVX512_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      192(BX), Z9
@@ -15597,7 +19476,7 @@ Contacts64AVX512_loop:
 	VSQRTPD Z17, Z8
 	VMOVAPS Z8, Z18
 
-Contacts64AVX512_group_normal:
+Contacts64AVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
 	VMULPD Z8, Z12, Z9
@@ -15643,7 +19522,7 @@ Contacts64AVX512_group_normal:
 	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
 	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
-	JZ             Contacts64AVX512_group_single
+	JZ             Contacts64AVX512_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS     192(BX), Z15
@@ -15844,14 +19723,14 @@ Contacts64AVX512_group_normal:
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
-Contacts64AVX512_group_single:
+Contacts64AVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VADDPD      Z12, Z5, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
-	JZ          Contacts64AVX512_group_finite
+	JZ          Contacts64AVX512_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z11, Z11, Z11
@@ -15891,7 +19770,7 @@ Contacts64AVX512_group_single:
 	VBLENDMPD      Z0, Z14, K1, Z11
 	VMOVAPS        Z11, Z14
 
-Contacts64AVX512_group_finite:
+Contacts64AVX512_ahead_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
@@ -15938,9 +19817,704 @@ Contacts64AVX512_group_finite:
 	MOVQ    96(R12), R12
 	VMOVUPD Z4, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
-	JMP     Contacts64AVX512_loop
+	XCHGQ   BX, R10
+	JMP     Contacts64AVX512_ahead
+
+Contacts64AVX512_last:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z13
+	VMULPD      Z3, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z4, Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z14
+	VMULPD      Z8, Z5, Z15
+	VMULPD      Z9, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z12, Z15, Z15
+	VMULPD      Z2, Z5, Z16
+	VMULPD      Z3, Z6, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z4, Z7, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z12, Z16, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z22, Z22, Z25
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z22, Z19, Z19
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K1
+	VDIVPD.Z Z25, Z19, K1, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
+	VMINPD Z1, Z14, Z14
+	VMAXPD Z0, Z14, Z14
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z14, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z14, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z14, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       Z17, Z15, Z16
+	VMINPD       Z16, Z15, Z17
+	VMAXPD       Z17, Z0, Z17
+	VMAXPD       Z16, Z15, Z15
+	VMINPD       Z15, Z1, Z15
+	VCMPPD       $0x11, Z15, Z17, K1
+	VBROADCASTSD partol64<>+0(SB), Z15
+	VMULPD       Z13, Z15, Z15
+	VCMPPD       $0x12, Z15, Z25, K2
+	KANDW        K2, K1, K1
+	VCMPPD       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPD       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z18
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VMAXPD       Z11, Z13, Z11
+	VMULPD       Z8, Z8, Z8
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z10, Z10, Z9
+	VADDPD       Z9, Z8, Z8
+	VMAXPD       Z8, Z11, Z8
+	VBROADCASTSD crosstol64<>+0(SB), Z9
+	VMULPD       Z8, Z9, Z9
+	VCMPPD       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	KORTESTW     K4, K4
+	JZ           Contacts64AVX512_last_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPD       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPD       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPD       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPD       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPD       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPD       576(BX), Z19, Z19
+	VMULPD       Z9, Z9, Z20
+	VMULPD       Z10, Z10, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z11, Z11, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z13, Z13, Z21
+	VMULPD       Z18, Z18, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z19, Z19, Z22
+	VADDPD       Z22, Z21, Z21
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
+	VDIVPD.Z     Z21, Z1, K4, Z21
+	VSQRTPD      Z20, Z22
+	VCMPPD       $0x04, Z22, Z0, K4
+	VDIVPD.Z     Z22, Z1, K4, Z22
+	VSQRTPD      Z21, Z21
+	VMULPD       Z22, Z9, Z9
+	VMULPD       Z22, Z10, Z10
+	VMULPD       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPD       Z21, Z13, Z9
+	VMULPD       Z21, Z18, Z10
+	VMULPD       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPD       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPD       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       256(R9), Z10, Z10
+	VSUBPD       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       320(R9), Z11, Z11
+	VSUBPD       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPD       192(R9), Z13, Z13
+	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPD       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPD       448(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPD       512(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z9, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPD       384(R9), Z2, Z10
+	VMULPD       448(R9), Z3, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       512(R9), Z4, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z8, Z13, Z8
+	VMULPD       Z9, Z8, Z8
+	VCMPPD       $0x19, Z8, Z11, K3
+	VCMPPD       $0x11, Z0, Z10, K5
+	KANDNW       K5, K3, K3
+	VMOVUPS      384(R9), Z8
+	VXORPD.BCST  signmask64<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPD    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPD    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPD    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPD 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPD 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPD 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMOVUPS     640(R9), Z9
+	VMULPD      640(R9), Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z0, Z0, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   640(R9), Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z9, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMULPD      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPD      704(R9), Z10, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z12, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z17, Z8
+	VMOVAPS Z8, Z18
+
+Contacts64AVX512_last_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD Z18, Z1, Z8
+	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z15, Z10
+	VMULPD Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      384(BX), Z11
+	VADDPD       832(BX), Z11, Z11
+	VSUBPD       Z14, Z11, Z12
+	VBROADCASTSD margin+40(FP), Z13
+	VADDPD       Z13, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPD       384(BX), Z11, Z11
+	VMULPD       Z11, Z9, Z13
+	VADDPD       Z13, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z13
+	VMULPD       Z13, Z2, Z2
+	VADDPD       Z2, Z5, Z2
+	VADDPD       448(BX), Z2, Z2
+	VMULPD       Z11, Z10, Z5
+	VADDPD       Z5, Z3, Z3
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VADDPD       Z3, Z6, Z3
+	VADDPD       512(BX), Z3, Z3
+	VMULPD       Z11, Z8, Z5
+	VADDPD       Z5, Z4, Z4
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z4, Z4
+	VADDPD       Z4, Z7, Z4
+	VADDPD       576(BX), Z4, Z4
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
+	KORTESTW       K1, K1
+	JZ             Contacts64AVX512_last_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z15
+	VSUBPD      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPD      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPD      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPD      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPD      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPD      576(BX), Z20, Z20
+	VMULPD      Z15, Z15, Z21
+	VMULPD      Z16, Z16, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z17, Z17, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z18, Z18, Z22
+	VMULPD      Z19, Z19, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z20, Z20, Z23
+	VADDPD      Z23, Z22, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPD      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPD      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPD      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPD      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPD      1280(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPD      1344(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z22, Z15, Z15
+	VMOVUPS     960(R9), Z16
+	VMULPD      768(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPD      832(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPD      896(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z22, Z16, Z16
+	VADDPD      Z16, Z15, Z16
+	VMINPD      Z16, Z15, Z17
+	VMAXPD      Z17, Z0, Z17
+	VMAXPD      Z16, Z15, Z15
+	VMINPD      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPD      832(BX), Z15, Z15
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1408(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z22
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z16, Z6, K1, Z19
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z7, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z15
+	VMULPD       Z11, Z9, Z22
+	VADDPD       Z22, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
+
+Contacts64AVX512_last_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPD      Z12, Z5, Z15
+	VADDPD      Z11, Z15, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	KORTESTW    K1, K1
+	JZ          Contacts64AVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
+
+Contacts64AVX512_last_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y11
+	VPADDD       iota<>+0(SB), Y11, Y11
+	VPMOVQD      Z14, Y14
+
+	// Store one row per pair.
+	MOVQ    out+24(FP), R12
+	MOVQ    (R12), R12
+	VMOVDQU Y11, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    8(R12), R12
+	VMOVDQU Y14, (R12)(R13*4)
+	MOVQ    out+24(FP), R12
+	MOVQ    16(R12), R12
+	VMOVUPD Z5, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    24(R12), R12
+	VMOVUPD Z12, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    32(R12), R12
+	VMOVUPD Z9, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    40(R12), R12
+	VMOVUPD Z10, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    48(R12), R12
+	VMOVUPD Z8, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    56(R12), R12
+	VMOVUPD Z6, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    64(R12), R12
+	VMOVUPD Z7, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    72(R12), R12
+	VMOVUPD Z13, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    80(R12), R12
+	VMOVUPD Z2, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    88(R12), R12
+	VMOVUPD Z3, (R12)(R13*8)
+	MOVQ    out+24(FP), R12
+	MOVQ    96(R12), R12
+	VMOVUPD Z4, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
 
 Contacts64AVX512_tail:
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    Contacts64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -15948,33 +20522,33 @@ Contacts64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 896(BX)
+	VMOVUPS     Y2, 2560(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 960(BX)
+	VMOVUPS     Y2, 2624(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       896(BX), CX
+	MOVL       2560(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       900(BX), CX
+	MOVL       2564(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       904(BX), CX
+	MOVL       2568(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       908(BX), CX
+	MOVL       2572(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       912(BX), CX
+	MOVL       2576(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       916(BX), CX
+	MOVL       2580(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       920(BX), CX
+	MOVL       2584(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       924(BX), CX
+	MOVL       2588(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -16009,28 +20583,28 @@ Contacts64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       960(BX), CX
+	MOVL       2624(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       964(BX), CX
+	MOVL       2628(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       968(BX), CX
+	MOVL       2632(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       972(BX), CX
+	MOVL       2636(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       976(BX), CX
+	MOVL       2640(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       980(BX), CX
+	MOVL       2644(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       984(BX), CX
+	MOVL       2648(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       988(BX), CX
+	MOVL       2652(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -16762,7 +21336,7 @@ Contacts64AVX512_done:
 
 // func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, POPCNT
-TEXT ·CompactContacts64AVX512(SB), $2752-56
+TEXT ·CompactContacts64AVX512(SB), $3648-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -16775,7 +21349,8 @@ TEXT ·CompactContacts64AVX512(SB), $2752-56
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
-CompactContacts64AVX512_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -16892,6 +21467,13 @@ CompactContacts64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
+	LEAQ       2688(R9), R10
+
+CompactContacts64AVX512_ahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactContacts64AVX512_last
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z2
@@ -17006,11 +21588,124 @@ CompactContacts64AVX512_loop:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z14
-	VMULPD Z3, Z3, Z16
-	VADDPD Z16, Z14, Z14
-	VMULPD Z4, Z4, Z16
-	VADDPD Z16, Z14, Z14
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z14
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	VUNPCKLPD  Z16, Z14, Z24
+	VUNPCKHPD  Z16, Z14, Z14
+	VUNPCKLPD  Z19, Z18, Z16
+	VUNPCKHPD  Z19, Z18, Z18
+	VUNPCKLPD  Z21, Z20, Z19
+	VUNPCKHPD  Z21, Z20, Z20
+	VUNPCKLPD  Z23, Z22, Z21
+	VUNPCKHPD  Z23, Z22, Z22
+	VSHUFF64X2 $0x88, Z16, Z24, Z23
+	VSHUFF64X2 $0xdd, Z16, Z24, Z16
+	VSHUFF64X2 $0x88, Z21, Z19, Z24
+	VSHUFF64X2 $0xdd, Z21, Z19, Z19
+	VSHUFF64X2 $0x88, Z24, Z23, Z21
+	VMOVUPS    Z21, (R10)
+	VSHUFF64X2 $0xdd, Z24, Z23, Z21
+	VMOVUPS    Z21, 192(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z21
+	VMOVUPS    Z21, 128(R10)
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VMOVUPS    Z16, 320(R10)
+	VSHUFF64X2 $0x88, Z18, Z14, Z16
+	VSHUFF64X2 $0xdd, Z18, Z14, Z14
+	VSHUFF64X2 $0x88, Z22, Z20, Z18
+	VSHUFF64X2 $0xdd, Z22, Z20, Z19
+	VSHUFF64X2 $0x88, Z18, Z16, Z20
+	VMOVUPS    Z20, 64(R10)
+	VSHUFF64X2 $0xdd, Z18, Z16, Z16
+	VMOVUPS    Z16, 256(R10)
+	VSHUFF64X2 $0x88, Z19, Z14, Z14
+	VMOVUPS    Z14, 384(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z14
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	VUNPCKLPD  Z16, Z14, Z24
+	VUNPCKHPD  Z16, Z14, Z14
+	VUNPCKLPD  Z19, Z18, Z16
+	VUNPCKHPD  Z19, Z18, Z18
+	VUNPCKLPD  Z21, Z20, Z19
+	VUNPCKHPD  Z21, Z20, Z20
+	VUNPCKLPD  Z23, Z22, Z21
+	VUNPCKHPD  Z23, Z22, Z22
+	VSHUFF64X2 $0x88, Z16, Z24, Z23
+	VSHUFF64X2 $0xdd, Z16, Z24, Z16
+	VSHUFF64X2 $0x88, Z21, Z19, Z24
+	VSHUFF64X2 $0xdd, Z21, Z19, Z19
+	VSHUFF64X2 $0x88, Z24, Z23, Z21
+	VMOVUPS    Z21, 448(R10)
+	VSHUFF64X2 $0xdd, Z24, Z23, Z21
+	VMOVUPS    Z21, 640(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z21
+	VMOVUPS    Z21, 576(R10)
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VMOVUPS    Z16, 768(R10)
+	VSHUFF64X2 $0x88, Z18, Z14, Z16
+	VSHUFF64X2 $0xdd, Z18, Z14, Z14
+	VSHUFF64X2 $0x88, Z22, Z20, Z18
+	VSHUFF64X2 $0xdd, Z22, Z20, Z19
+	VSHUFF64X2 $0x88, Z18, Z16, Z20
+	VMOVUPS    Z20, 512(R10)
+	VSHUFF64X2 $0xdd, Z18, Z16, Z16
+	VMOVUPS    Z16, 704(R10)
+	VSHUFF64X2 $0x88, Z19, Z14, Z14
+	VMOVUPS    Z14, 832(R10)
+	VMULPD     Z2, Z2, Z14
+	VMULPD     Z3, Z3, Z16
+	VADDPD     Z16, Z14, Z14
+	VMULPD     Z4, Z4, Z16
+	VADDPD     Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
 	VADDPD       Z17, Z15, Z16
@@ -17050,7 +21745,7 @@ CompactContacts64AVX512_loop:
 	VCMPPD       $0x11, Z9, Z17, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
-	JZ           CompactContacts64AVX512_group_normal
+	JZ           CompactContacts64AVX512_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS      192(BX), Z9
@@ -17242,7 +21937,7 @@ CompactContacts64AVX512_loop:
 	VSQRTPD Z17, Z8
 	VMOVAPS Z8, Z18
 
-CompactContacts64AVX512_group_normal:
+CompactContacts64AVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
 	VMULPD Z8, Z12, Z9
@@ -17288,7 +21983,7 @@ CompactContacts64AVX512_group_normal:
 	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
 	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
-	JZ             CompactContacts64AVX512_group_single
+	JZ             CompactContacts64AVX512_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
 	VMOVUPS     192(BX), Z15
@@ -17489,14 +22184,14 @@ CompactContacts64AVX512_group_normal:
 	VMOVAPS      Z16, Z3
 	VMOVAPS      Z17, Z4
 
-CompactContacts64AVX512_group_single:
+CompactContacts64AVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
 	VADDPD      Z12, Z5, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
-	JZ          CompactContacts64AVX512_group_finite
+	JZ          CompactContacts64AVX512_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
 	VXORPS         Z11, Z11, Z11
@@ -17536,7 +22231,7 @@ CompactContacts64AVX512_group_single:
 	VBLENDMPD      Z0, Z14, K1, Z11
 	VMOVAPS        Z11, Z14
 
-CompactContacts64AVX512_group_finite:
+CompactContacts64AVX512_ahead_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
@@ -17546,7 +22241,7 @@ CompactContacts64AVX512_group_finite:
 	// lanes; nothing at all for a group without one.
 	VPTESTMQ      Z14, Z14, K1
 	KORTESTW      K1, K1
-	JZ            CompactContacts64AVX512_group_none
+	JZ            CompactContacts64AVX512_ahead_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
@@ -17605,11 +22300,730 @@ CompactContacts64AVX512_group_finite:
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	ADDQ          R14, R11
 
-CompactContacts64AVX512_group_none:
+CompactContacts64AVX512_ahead_none:
+	ADDQ  $0x00000008, R13
+	XCHGQ BX, R10
+	JMP   CompactContacts64AVX512_ahead
+
+CompactContacts64AVX512_last:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 192(BX), Z2
+	VSUBPD  (BX), Z2, Z2
+	VMOVUPS 256(BX), Z3
+	VSUBPD  64(BX), Z3, Z3
+	VMOVUPS 320(BX), Z4
+	VSUBPD  128(BX), Z4, Z4
+	VMOVUPS 640(BX), Z5
+	VSUBPD  448(BX), Z5, Z5
+	VMOVUPS 704(BX), Z6
+	VSUBPD  512(BX), Z6, Z6
+	VMOVUPS 768(BX), Z7
+	VSUBPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z8
+	VSUBPD  448(BX), Z8, Z8
+	VMOVUPS 64(BX), Z9
+	VSUBPD  512(BX), Z9, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  576(BX), Z10, Z10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z5, Z5, Z11
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z11, Z11
+	VMULPD      Z7, Z7, Z12
+	VADDPD      Z12, Z11, Z11
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z2, Z2, Z13
+	VMULPD      Z3, Z3, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z4, Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z14
+	VMULPD      Z8, Z5, Z15
+	VMULPD      Z9, Z6, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z12, Z15, Z15
+	VMULPD      Z2, Z5, Z16
+	VMULPD      Z3, Z6, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z4, Z7, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z12, Z16, Z17
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z22, Z22, Z25
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z22, Z19, Z19
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K1
+	VDIVPD.Z Z25, Z19, K1, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
+	VMINPD Z1, Z14, Z14
+	VMAXPD Z0, Z14, Z14
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD Z14, Z2, Z2
+	VADDPD Z2, Z8, Z2
+	VSUBPD Z5, Z2, Z2
+	VMULPD Z14, Z3, Z3
+	VADDPD Z3, Z9, Z3
+	VSUBPD Z6, Z3, Z3
+	VMULPD Z14, Z4, Z4
+	VADDPD Z4, Z10, Z4
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
+
+	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
+	VADDPD       Z17, Z15, Z16
+	VMINPD       Z16, Z15, Z17
+	VMAXPD       Z17, Z0, Z17
+	VMAXPD       Z16, Z15, Z15
+	VMINPD       Z15, Z1, Z15
+	VCMPPD       $0x11, Z15, Z17, K1
+	VBROADCASTSD partol64<>+0(SB), Z15
+	VMULPD       Z13, Z15, Z15
+	VCMPPD       $0x12, Z15, Z25, K2
+	KANDW        K2, K1, K1
+	VCMPPD       $0x00, Z0, Z13, K2
+	KANDNW       K1, K2, K1
+	VCMPPD       $0x00, Z0, Z12, K2
+	KANDNW       K1, K2, K1
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Z2, Z12
+	VMOVAPS Z3, Z15
+	VMOVAPS Z4, Z16
+	VMOVAPS Z14, Z17
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z18
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VMAXPD       Z11, Z13, Z11
+	VMULPD       Z8, Z8, Z8
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z10, Z10, Z9
+	VADDPD       Z9, Z8, Z8
+	VMAXPD       Z8, Z11, Z8
+	VBROADCASTSD crosstol64<>+0(SB), Z9
+	VMULPD       Z8, Z9, Z9
+	VCMPPD       $0x11, Z9, Z17, K3
+	KORW         K3, K2, K4
+	KORTESTW     K4, K4
+	JZ           CompactContacts64AVX512_last_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      192(BX), Z9
+	VSUBPD       (BX), Z9, Z9
+	VMOVUPS      256(BX), Z10
+	VSUBPD       64(BX), Z10, Z10
+	VMOVUPS      320(BX), Z11
+	VSUBPD       128(BX), Z11, Z11
+	VMOVUPS      640(BX), Z13
+	VSUBPD       448(BX), Z13, Z13
+	VMOVUPS      704(BX), Z18
+	VSUBPD       512(BX), Z18, Z18
+	VMOVUPS      768(BX), Z19
+	VSUBPD       576(BX), Z19, Z19
+	VMULPD       Z9, Z9, Z20
+	VMULPD       Z10, Z10, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z11, Z11, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z13, Z13, Z21
+	VMULPD       Z18, Z18, Z22
+	VADDPD       Z22, Z21, Z21
+	VMULPD       Z19, Z19, Z22
+	VADDPD       Z22, Z21, Z21
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
+	VDIVPD.Z     Z21, Z1, K4, Z21
+	VSQRTPD      Z20, Z22
+	VCMPPD       $0x04, Z22, Z0, K4
+	VDIVPD.Z     Z22, Z1, K4, Z22
+	VSQRTPD      Z21, Z21
+	VMULPD       Z22, Z9, Z9
+	VMULPD       Z22, Z10, Z10
+	VMULPD       Z22, Z11, Z11
+	VMOVUPS      Z9, (R9)
+	VMOVUPS      Z10, 64(R9)
+	VMOVUPS      Z11, 128(R9)
+	VMULPD       Z21, Z13, Z9
+	VMULPD       Z21, Z18, Z10
+	VMULPD       Z21, Z19, Z11
+	VMOVUPS      Z9, 192(R9)
+	VMOVUPS      Z10, 256(R9)
+	VMOVUPS      Z11, 320(R9)
+	VCMPPD       $0x00, Z0, Z20, K4
+	VMOVUPS      64(R9), Z9
+	VMULPD       320(R9), Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       256(R9), Z10, Z10
+	VSUBPD       Z10, Z9, Z9
+	VMOVUPS      128(R9), Z10
+	VMULPD       192(R9), Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       320(R9), Z11, Z11
+	VSUBPD       Z11, Z10, Z10
+	VMOVUPS      (R9), Z11
+	VMULPD       256(R9), Z11, Z11
+	VMOVUPS      64(R9), Z13
+	VMULPD       192(R9), Z13, Z13
+	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      Z9, 384(R9)
+	VMOVUPS      Z10, 448(R9)
+	VMOVUPS      Z11, 512(R9)
+	VMOVUPS      384(R9), Z9
+	VMULPD       384(R9), Z9, Z9
+	VMOVUPS      448(R9), Z10
+	VMULPD       448(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VMOVUPS      512(R9), Z10
+	VMULPD       512(R9), Z10, Z10
+	VADDPD       Z10, Z9, Z9
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z9, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
+	VMULPD       384(R9), Z2, Z10
+	VMULPD       448(R9), Z3, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       512(R9), Z4, Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z8, Z13, Z8
+	VMULPD       Z9, Z8, Z8
+	VCMPPD       $0x19, Z8, Z11, K3
+	VCMPPD       $0x11, Z0, Z10, K5
+	KANDNW       K5, K3, K3
+	VMOVUPS      384(R9), Z8
+	VXORPD.BCST  signmask64<>+0(SB), Z8, Z8
+	VMOVUPS      448(R9), Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      384(R9), Z18
+	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z8, Z8, Z8
+	VMOVUPS      448(R9), Z18
+	VBLENDMPD    Z10, Z18, K3, Z8
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      512(R9), Z18
+	VBLENDMPD    Z11, Z18, K3, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z12, K2, Z11
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z8, Z15, K2, Z13
+	VXORPS       Z8, Z8, Z8
+	VBLENDMPD    Z10, Z16, K2, Z8
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z9, Z17, K2, Z10
+	VMOVAPS      Z11, Z12
+	VMOVAPS      Z13, Z15
+	VMOVAPS      Z8, Z16
+	VMOVAPS      Z10, Z17
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   (R9), Z9
+	VBLENDMPD 192(R9), Z9, K4, Z8
+	VXORPS    Z9, Z9, Z9
+	VMOVUPS   64(R9), Z10
+	VBLENDMPD 256(R9), Z10, K4, Z9
+	VXORPS    Z10, Z10, Z10
+	VMOVUPS   128(R9), Z11
+	VBLENDMPD 320(R9), Z11, K4, Z10
+	VMOVUPS   Z8, 576(R9)
+	VMOVUPS   Z9, 640(R9)
+	VMOVUPS   Z10, 704(R9)
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VMOVUPS     576(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMOVUPS     640(R9), Z9
+	VMULPD      640(R9), Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z0, Z0, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   640(R9), Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z8, Z15, K2, Z11
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z9, Z17, K2, Z13
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z13, Z17
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VMOVUPS     640(R9), Z8
+	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VMULPD      Z0, Z0, Z9
+	VMOVUPS     704(R9), Z10
+	VMULPD      704(R9), Z10, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z8, Z8, Z10
+	VADDPD      Z10, Z9, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z0, Z12, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   704(R9), Z15, K2, Z11
+	VXORPS      Z13, Z13, Z13
+	VBLENDMPD   Z8, Z16, K2, Z13
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z9, Z17, K2, Z8
+	VMOVAPS     Z10, Z12
+	VMOVAPS     Z11, Z15
+	VMOVAPS     Z13, Z16
+	VMOVAPS     Z8, Z17
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z0, Z12, K2, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z0, Z15, K2, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z1, Z16, K2, Z10
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPD   Z1, Z17, K2, Z11
+	VMOVAPS     Z8, Z12
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z17
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z17, Z8
+	VMOVAPS Z8, Z18
+
+CompactContacts64AVX512_last_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD Z18, Z1, Z8
+	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z15, Z10
+	VMULPD Z8, Z16, Z8
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      384(BX), Z11
+	VADDPD       832(BX), Z11, Z11
+	VSUBPD       Z14, Z11, Z12
+	VBROADCASTSD margin+40(FP), Z13
+	VADDPD       Z13, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      832(BX), Z11
+	VSUBPD       384(BX), Z11, Z11
+	VMULPD       Z11, Z9, Z13
+	VADDPD       Z13, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z13
+	VMULPD       Z13, Z2, Z2
+	VADDPD       Z2, Z5, Z2
+	VADDPD       448(BX), Z2, Z2
+	VMULPD       Z11, Z10, Z5
+	VADDPD       Z5, Z3, Z3
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VADDPD       Z3, Z6, Z3
+	VADDPD       512(BX), Z3, Z3
+	VMULPD       Z11, Z8, Z5
+	VADDPD       Z5, Z4, Z4
+	VBROADCASTSD half64<>+0(SB), Z5
+	VMULPD       Z5, Z4, Z4
+	VADDPD       Z4, Z7, Z4
+	VADDPD       576(BX), Z4, Z4
+	VMOVAPS      Z12, Z5
+	VMOVAPS      Z2, Z6
+	VMOVAPS      Z3, Z7
+	VMOVAPS      Z4, Z13
+
+	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	KANDW          K1, K2, K1
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
+	KORTESTW       K1, K1
+	JZ             CompactContacts64AVX512_last_single
+
+	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	VMOVUPS     192(BX), Z15
+	VSUBPD      (BX), Z15, Z15
+	VMOVUPS     256(BX), Z16
+	VSUBPD      64(BX), Z16, Z16
+	VMOVUPS     320(BX), Z17
+	VSUBPD      128(BX), Z17, Z17
+	VMOVUPS     640(BX), Z18
+	VSUBPD      448(BX), Z18, Z18
+	VMOVUPS     704(BX), Z19
+	VSUBPD      512(BX), Z19, Z19
+	VMOVUPS     768(BX), Z20
+	VSUBPD      576(BX), Z20, Z20
+	VMULPD      Z15, Z15, Z21
+	VMULPD      Z16, Z16, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z17, Z17, Z22
+	VADDPD      Z22, Z21, Z21
+	VMULPD      Z18, Z18, Z22
+	VMULPD      Z19, Z19, Z23
+	VADDPD      Z23, Z22, Z22
+	VMULPD      Z20, Z20, Z23
+	VADDPD      Z23, Z22, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z    Z22, Z1, K2, Z22
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     Z16, 832(R9)
+	VMOVUPS     Z17, 896(R9)
+	VMOVUPS     Z18, 960(R9)
+	VMOVUPS     Z19, 1024(R9)
+	VMOVUPS     Z20, 1088(R9)
+	VMOVUPS     Z21, 1152(R9)
+	VMOVUPS     (BX), Z15
+	VSUBPD      448(BX), Z15, Z15
+	VMOVUPS     64(BX), Z16
+	VSUBPD      512(BX), Z16, Z16
+	VMOVUPS     128(BX), Z17
+	VSUBPD      576(BX), Z17, Z17
+	VMOVUPS     Z15, 1216(R9)
+	VMOVUPS     Z16, 1280(R9)
+	VMOVUPS     Z17, 1344(R9)
+	VMOVUPS     960(R9), Z15
+	VMULPD      1216(R9), Z15, Z15
+	VMOVUPS     1024(R9), Z16
+	VMULPD      1280(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMOVUPS     1088(R9), Z16
+	VMULPD      1344(R9), Z16, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z22, Z15, Z15
+	VMOVUPS     960(R9), Z16
+	VMULPD      768(R9), Z16, Z16
+	VMOVUPS     1024(R9), Z17
+	VMULPD      832(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMOVUPS     1088(R9), Z17
+	VMULPD      896(R9), Z17, Z17
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z22, Z16, Z16
+	VADDPD      Z16, Z15, Z16
+	VMINPD      Z16, Z15, Z17
+	VMAXPD      Z17, Z0, Z17
+	VMAXPD      Z16, Z15, Z15
+	VMINPD      Z15, Z1, Z15
+	VMOVUPS     Z17, 1408(R9)
+	VMOVUPS     Z15, 1472(R9)
+	VMOVUPS     384(BX), Z15
+	VADDPD      832(BX), Z15, Z15
+
+	// Manifold point 1.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1408(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z22
+	VMULPD       Z11, Z9, Z23
+	VADDPD       Z23, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z23
+	VMULPD       Z23, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z22, Z5, K1, Z19
+	VMOVAPS      Z19, Z5
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z16, Z6, K1, Z19
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z7, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z13, K1, Z17
+	VMOVAPS      Z19, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z17, Z13
+
+	// Manifold point 2.
+	VMOVUPS      960(R9), Z16
+	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      1024(R9), Z17
+	VMULPD       1472(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z18
+	VMULPD       1472(R9), Z18, Z18
+	VSUBPD       1216(R9), Z16, Z19
+	VSUBPD       1280(R9), Z17, Z20
+	VSUBPD       1344(R9), Z18, Z21
+	VMULPD       768(R9), Z19, Z19
+	VMULPD       832(R9), Z20, Z20
+	VADDPD       Z20, Z19, Z19
+	VMULPD       896(R9), Z21, Z20
+	VADDPD       Z20, Z19, Z19
+	VCMPPD       $0x04, 1152(R9), Z0, K2
+	VDIVPD.Z     1152(R9), Z19, K2, Z19
+	VMINPD       Z1, Z19, Z19
+	VMAXPD       Z0, Z19, Z19
+	VMULPD       768(R9), Z19, Z20
+	VADDPD       1216(R9), Z20, Z20
+	VSUBPD       Z16, Z20, Z20
+	VMULPD       832(R9), Z19, Z21
+	VADDPD       1280(R9), Z21, Z21
+	VSUBPD       Z17, Z21, Z21
+	VMULPD       896(R9), Z19, Z19
+	VADDPD       1344(R9), Z19, Z19
+	VSUBPD       Z18, Z19, Z19
+	VMULPD       Z9, Z20, Z22
+	VMULPD       Z10, Z21, Z23
+	VADDPD       Z23, Z22, Z22
+	VMULPD       Z8, Z19, Z23
+	VADDPD       Z23, Z22, Z22
+	VSUBPD       Z22, Z15, Z15
+	VMULPD       Z11, Z9, Z22
+	VADDPD       Z22, Z20, Z20
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z20, Z20
+	VADDPD       Z20, Z16, Z16
+	VADDPD       448(BX), Z16, Z16
+	VMULPD       Z11, Z10, Z20
+	VADDPD       Z20, Z21, Z20
+	VBROADCASTSD half64<>+0(SB), Z21
+	VMULPD       Z21, Z20, Z20
+	VADDPD       Z20, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z20
+	VADDPD       Z20, Z19, Z19
+	VBROADCASTSD half64<>+0(SB), Z20
+	VMULPD       Z20, Z19, Z19
+	VADDPD       Z19, Z18, Z18
+	VADDPD       576(BX), Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	VBLENDMPD    Z15, Z12, K1, Z19
+	VMOVAPS      Z19, Z12
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z16, Z2, K1, Z15
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPD    Z17, Z3, K1, Z16
+	VXORPS       Z17, Z17, Z17
+	VBLENDMPD    Z18, Z4, K1, Z17
+	VMOVAPS      Z15, Z2
+	VMOVAPS      Z16, Z3
+	VMOVAPS      Z17, Z4
+
+CompactContacts64AVX512_last_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VADDPD      Z12, Z5, Z15
+	VADDPD      Z11, Z15, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	KORTESTW    K1, K1
+	JZ          CompactContacts64AVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
+	VMOVAPS        Z11, Z5
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
+	VMOVAPS        Z11, Z9
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z11
+	VMOVAPS        Z11, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z11
+	VMOVAPS        Z11, Z8
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z11
+	VMOVAPS        Z11, Z6
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
+	VMOVAPS        Z11, Z7
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
+	VMOVAPS        Z11, Z2
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z11
+	VMOVAPS        Z11, Z3
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
+	VMOVAPS        Z11, Z4
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD      Z0, Z14, K1, Z11
+	VMOVAPS        Z11, Z14
+
+CompactContacts64AVX512_last_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y11
+	VPADDD       iota<>+0(SB), Y11, Y11
+	VPMOVQD      Z14, Y15
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one.
+	VPTESTMQ      Z14, Z14, K1
+	KORTESTW      K1, K1
+	JZ            CompactContacts64AVX512_last_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VPCOMPRESSD.Z Y11, K1, Y11
+	MOVQ          out+24(FP), R12
+	MOVQ          (R12), R12
+	VMOVDQU32     Y11, K2, (R12)(R11*4)
+	VPCOMPRESSD.Z Y15, K1, Y11
+	MOVQ          out+24(FP), R12
+	MOVQ          8(R12), R12
+	VMOVDQU32     Y11, K2, (R12)(R11*4)
+	VCOMPRESSPD.Z Z5, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          16(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z12, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          24(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z9, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          32(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z10, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          40(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z8, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          48(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z6, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          56(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z7, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          64(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z13, K1, Z5
+	MOVQ          out+24(FP), R12
+	MOVQ          72(R12), R12
+	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z2, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          80(R12), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z3, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          88(R12), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z4, K1, Z2
+	MOVQ          out+24(FP), R12
+	MOVQ          96(R12), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+
+CompactContacts64AVX512_last_none:
 	ADDQ $0x00000008, R13
-	JMP  CompactContacts64AVX512_loop
 
 CompactContacts64AVX512_tail:
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    CompactContacts64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -17617,33 +23031,33 @@ CompactContacts64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 896(BX)
+	VMOVUPS     Y2, 2560(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 960(BX)
+	VMOVUPS     Y2, 2624(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       896(BX), CX
+	MOVL       2560(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       900(BX), CX
+	MOVL       2564(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       904(BX), CX
+	MOVL       2568(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       908(BX), CX
+	MOVL       2572(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       912(BX), CX
+	MOVL       2576(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       916(BX), CX
+	MOVL       2580(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       920(BX), CX
+	MOVL       2584(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       924(BX), CX
+	MOVL       2588(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -17678,28 +23092,28 @@ CompactContacts64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       960(BX), CX
+	MOVL       2624(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       964(BX), CX
+	MOVL       2628(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       968(BX), CX
+	MOVL       2632(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       972(BX), CX
+	MOVL       2636(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       976(BX), CX
+	MOVL       2640(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       980(BX), CX
+	MOVL       2644(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       984(BX), CX
+	MOVL       2648(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       988(BX), CX
+	MOVL       2652(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -18454,7 +23868,7 @@ CompactContacts64AVX512_done:
 
 // func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2
-TEXT ·ClosestIndexedAVX2(SB), $3584-56
+TEXT ·ClosestIndexedAVX2(SB), $4032-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -19039,6 +24453,8 @@ ClosestIndexedAVX2_wide:
 	JMP     ClosestIndexedAVX2_wide
 
 ClosestIndexedAVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -19187,7 +24603,291 @@ ClosestIndexedAVX2_loop:
 	VMOVUPS        Y4, 320(BX)
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
+	LEAQ           3520(R9), R10
 
+ClosestIndexedAVX2_ahead:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ClosestIndexedAVX2_last
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS 320(BX), Y2
+	VSUBPS  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPS  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPS  288(BX), Y4, Y4
+	VMULPS  Y2, Y2, Y5
+	VMULPS  Y3, Y3, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y4, Y4, Y6
+	VADDPS  Y6, Y5, Y5
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y6
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y6, Y5, Y5
+	VMOVUPS 96(BX), Y6
+	VSUBPS  (BX), Y6, Y6
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y7
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y7, Y7
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y8
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y8, Y8
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y9
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y8, Y7, Y11
+	VUNPCKLPS      Y10, Y9, Y12
+	VUNPCKHPS      Y8, Y7, Y7
+	VUNPCKHPS      Y10, Y9, Y8
+	VSHUFPS        $0x44, Y12, Y11, Y9
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y8, Y7, Y11
+	VSHUFPS        $0xee, Y8, Y7, Y7
+	VMOVUPS        Y9, (R10)
+	VMOVUPS        Y10, 32(R10)
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        Y7, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y7
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y7, Y7
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y8
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y8, Y8
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y9
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y8, Y7, Y11
+	VUNPCKLPS      Y10, Y9, Y12
+	VUNPCKHPS      Y8, Y7, Y7
+	VUNPCKHPS      Y10, Y9, Y8
+	VSHUFPS        $0x44, Y12, Y11, Y9
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y8, Y7, Y7
+	VMOVUPS        Y9, 96(R10)
+	VMOVUPS        Y10, 128(R10)
+	VMOVUPS        Y7, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y7
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y7, Y7
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y8
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y8, Y8
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y9
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y8, Y7, Y11
+	VUNPCKLPS      Y10, Y9, Y12
+	VUNPCKHPS      Y8, Y7, Y7
+	VUNPCKHPS      Y10, Y9, Y8
+	VSHUFPS        $0x44, Y12, Y11, Y9
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y8, Y7, Y11
+	VSHUFPS        $0xee, Y8, Y7, Y7
+	VMOVUPS        Y9, 224(R10)
+	VMOVUPS        Y10, 256(R10)
+	VMOVUPS        Y11, 288(R10)
+	VMOVUPS        Y7, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y7
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y7, Y7
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y8
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y8, Y8
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y9
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPS      Y8, Y7, Y11
+	VUNPCKLPS      Y10, Y9, Y12
+	VUNPCKHPS      Y8, Y7, Y7
+	VUNPCKHPS      Y10, Y9, Y8
+	VSHUFPS        $0x44, Y12, Y11, Y9
+	VSHUFPS        $0xee, Y12, Y11, Y10
+	VSHUFPS        $0x44, Y8, Y7, Y7
+	VMOVUPS        Y9, 320(R10)
+	VMOVUPS        Y10, 352(R10)
+	VMOVUPS        Y7, 384(R10)
+	VMOVUPS        128(BX), Y7
+	VSUBPS         32(BX), Y7, Y7
+	VMOVUPS        (BX), Y8
+	VSUBPS         224(BX), Y8, Y8
+	VMOVUPS        32(BX), Y9
+	VSUBPS         256(BX), Y9, Y9
+	VMOVUPS        160(BX), Y10
+	VSUBPS         64(BX), Y10, Y10
+	VMOVUPS        64(BX), Y11
+	VSUBPS         288(BX), Y11, Y11
+	VMULPS         Y8, Y2, Y12
+	VMULPS         Y9, Y3, Y13
+	VMULPS         Y6, Y2, Y14
+	VMULPS         Y7, Y3, Y15
+	VMOVUPS        Y7, 256(R9)
+	VADDPS         Y13, Y12, Y7
+	VMULPS         Y11, Y4, Y12
+	VADDPS         Y15, Y14, Y13
+	VMULPS         Y10, Y4, Y14
+	VADDPS         Y12, Y7, Y7
+	VADDPS         Y14, Y13, Y12
+	VMULPS         Y5, Y7, Y7
+	VMULPS         Y5, Y12, Y5
+	VMULPS         Y7, Y2, Y13
+	VMULPS         Y7, Y3, Y14
+	VMULPS         Y5, Y2, Y15
+	VMOVUPS        Y2, 288(R9)
+	VMULPS         Y5, Y3, Y2
+	VMOVUPS        Y3, 320(R9)
+	VMULPS         Y7, Y4, Y3
+	VMOVUPS        Y12, 352(R9)
+	VSUBPS         Y8, Y13, Y12
+	VSUBPS         Y9, Y14, Y13
+	VMULPS         Y5, Y4, Y14
+	VMOVUPS        Y4, 384(R9)
+	VSUBPS         Y15, Y6, Y4
+	VMOVUPS        Y9, 416(R9)
+	VMOVUPS        256(R9), Y9
+	VSUBPS         Y2, Y9, Y2
+	VSUBPS         Y11, Y3, Y3
+	VSUBPS         Y14, Y10, Y9
+	VMULPS         Y4, Y4, Y14
+	VMULPS         Y2, Y2, Y15
+	VMOVUPS        Y11, 448(R9)
+	VMULPS         Y4, Y12, Y4
+	VMULPS         Y2, Y13, Y2
+	VADDPS         Y15, Y14, Y11
+	VMULPS         Y9, Y9, Y12
+	VADDPS         Y2, Y4, Y2
+	VMULPS         Y9, Y3, Y3
+	VADDPS         Y12, Y11, Y4
+	VADDPS         Y3, Y2, Y2
+	VCMPPS         $0x04, Y4, Y0, Y3
+	VDIVPS         Y4, Y2, Y2
+	VANDPS         Y3, Y2, Y2
+	VMINPS         Y1, Y2, Y2
+	VMAXPS         Y0, Y2, Y2
+	VMULPS         Y6, Y6, Y3
+	VMOVUPS        256(R9), Y4
+	VMULPS         256(R9), Y4, Y4
+	VADDPS         Y4, Y3, Y3
+	VMULPS         Y10, Y10, Y4
+	VMULPS         Y5, Y2, Y2
+	VADDPS         Y4, Y3, Y3
+	VADDPS         Y2, Y7, Y2
+	VCMPPS         $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS         Y3, Y1, Y3
+	VANDPS         Y4, Y3, Y3
+	VMULPS         Y6, Y8, Y4
+	VMOVUPS        416(R9), Y5
+	VMULPS         256(R9), Y5, Y5
+	VMINPS         Y1, Y2, Y2
+	VMAXPS         Y0, Y2, Y2
+	VADDPS         Y5, Y4, Y4
+	VMULPS         448(R9), Y10, Y5
+	VADDPS         Y5, Y4, Y4
+	VMULPS         352(R9), Y2, Y5
+	VSUBPS         Y4, Y5, Y4
+	VMULPS         Y3, Y4, Y3
+	VMINPS         Y1, Y3, Y3
+	VMAXPS         Y0, Y3, Y3
+	VMULPS         Y3, Y6, Y4
+	VMULPS         256(R9), Y3, Y5
+	VMULPS         288(R9), Y2, Y6
+	VMULPS         320(R9), Y2, Y7
+	VADDPS         Y4, Y8, Y4
+	VADDPS         416(R9), Y5, Y5
+	VMULPS         Y3, Y10, Y8
+	VMULPS         384(R9), Y2, Y9
+	VSUBPS         Y6, Y4, Y4
+	VSUBPS         Y7, Y5, Y5
+	VADDPS         448(R9), Y8, Y6
+	VSUBPS         Y9, Y6, Y6
+	VMULPS         Y4, Y4, Y4
+	VMULPS         Y5, Y5, Y5
+	VADDPS         Y5, Y4, Y4
+	VMULPS         Y6, Y6, Y5
+	VADDPS         Y5, Y4, Y4
+	VCMPPS         $0x16, maxfinite<>+0(SB), Y4, Y5
+	VBLENDVPS      Y5, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS      Y5, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS      Y5, canonicalnan<>+0(SB), Y4, Y4
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y4, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     ClosestIndexedAVX2_ahead
+
+ClosestIndexedAVX2_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS   320(BX), Y2
 	VSUBPS    224(BX), Y2, Y2
@@ -19316,9 +25016,10 @@ ClosestIndexedAVX2_loop:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Y4, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
-	JMP     ClosestIndexedAVX2_loop
 
 ClosestIndexedAVX2_tail:
+	MOVQ         n+48(FP), R14
+	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           ClosestIndexedAVX2_done
 	VMOVD        R14, X2
@@ -19327,33 +25028,33 @@ ClosestIndexedAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 896(BX)
+	VMOVUPS    Y3, 3456(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 928(BX)
+	VMOVUPS    Y3, 3488(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           896(BX), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           912(BX), CX
+	MOVL           3472(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           900(BX), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           916(BX), CX
+	MOVL           3476(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           904(BX), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           920(BX), CX
+	MOVL           3480(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           908(BX), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           924(BX), CX
+	MOVL           3484(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -19368,28 +25069,28 @@ ClosestIndexedAVX2_tail:
 	VMOVUPS        Y6, 32(BX)
 	VMOVUPS        Y7, 64(BX)
 	VMOVUPS        Y3, 192(BX)
-	MOVL           896(BX), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           912(BX), CX
+	MOVL           3472(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           900(BX), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           916(BX), CX
+	MOVL           3476(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           904(BX), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           920(BX), CX
+	MOVL           3480(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           908(BX), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           924(BX), CX
+	MOVL           3484(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -19404,28 +25105,28 @@ ClosestIndexedAVX2_tail:
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           928(BX), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           944(BX), CX
+	MOVL           3504(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           932(BX), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           948(BX), CX
+	MOVL           3508(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           936(BX), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           952(BX), CX
+	MOVL           3512(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           940(BX), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           956(BX), CX
+	MOVL           3516(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -19440,28 +25141,28 @@ ClosestIndexedAVX2_tail:
 	VMOVUPS        Y6, 256(BX)
 	VMOVUPS        Y7, 288(BX)
 	VMOVUPS        Y3, 416(BX)
-	MOVL           928(BX), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           944(BX), CX
+	MOVL           3504(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           932(BX), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           948(BX), CX
+	MOVL           3508(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           936(BX), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           952(BX), CX
+	MOVL           3512(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           940(BX), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           956(BX), CX
+	MOVL           3516(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -19612,7 +25313,7 @@ ClosestIndexedAVX2_done:
 
 // func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ClosestIndexedAVX512(SB), $4288-56
+TEXT ·ClosestIndexedAVX512(SB), $5184-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -20735,6 +26436,8 @@ ClosestIndexedAVX512_wide:
 	JMP     ClosestIndexedAVX512_wide
 
 ClosestIndexedAVX512_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000010
@@ -20899,7 +26602,294 @@ ClosestIndexedAVX512_loop:
 	VMOVUPS         Z2, 704(BX)
 	VSHUFF32X4      $0xdd, Z10, Z6, Z2
 	VMOVUPS         Z2, 768(BX)
+	LEAQ            4224(R9), R10
 
+ClosestIndexedAVX512_ahead:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   ClosestIndexedAVX512_last
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     640(BX), Z2
+	VSUBPS      448(BX), Z2, Z2
+	VMOVUPS     704(BX), Z3
+	VSUBPS      512(BX), Z3, Z3
+	VMOVUPS     768(BX), Z4
+	VSUBPS      576(BX), Z4, Z4
+	VMULPS      Z2, Z2, Z5
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z4, Z4, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+	VMOVUPS     192(BX), Z6
+	VSUBPS      (BX), Z6, Z6
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL            64(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            80(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            68(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            84(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            72(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            88(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	MOVL            76(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z10
+	MOVL            92(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z10, Z10
+	VUNPCKLPS       Z8, Z7, Z11
+	VUNPCKLPS       Z10, Z9, Z12
+	VUNPCKHPS       Z8, Z7, Z7
+	VUNPCKHPS       Z10, Z9, Z8
+	VSHUFPS         $0x44, Z12, Z11, Z9
+	VSHUFPS         $0xee, Z12, Z11, Z10
+	VSHUFPS         $0x44, Z8, Z7, Z11
+	VSHUFPS         $0xee, Z8, Z7, Z7
+	MOVL            96(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            112(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            100(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z12
+	MOVL            116(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z12, Z12
+	MOVL            104(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z13
+	MOVL            120(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z13, Z13
+	MOVL            108(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z14
+	MOVL            124(DX)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
+	VUNPCKLPS       Z12, Z8, Z15
+	VUNPCKLPS       Z14, Z13, Z16
+	VUNPCKHPS       Z12, Z8, Z8
+	VUNPCKHPS       Z14, Z13, Z12
+	VSHUFPS         $0x44, Z16, Z15, Z13
+	VSHUFPS         $0xee, Z16, Z15, Z14
+	VSHUFPS         $0x44, Z12, Z8, Z15
+	VSHUFPS         $0xee, Z12, Z8, Z8
+	VSHUFF32X4      $0x88, Z13, Z9, Z12
+	VMOVUPS         Z12, (R10)
+	VSHUFF32X4      $0x88, Z14, Z10, Z12
+	VMOVUPS         Z12, 64(R10)
+	VSHUFF32X4      $0x88, Z15, Z11, Z12
+	VMOVUPS         Z12, 128(R10)
+	VSHUFF32X4      $0x88, Z8, Z7, Z7
+	VMOVUPS         Z7, 384(R10)
+	VSHUFF32X4      $0xdd, Z13, Z9, Z7
+	VMOVUPS         Z7, 192(R10)
+	VSHUFF32X4      $0xdd, Z14, Z10, Z7
+	VMOVUPS         Z7, 256(R10)
+	VSHUFF32X4      $0xdd, Z15, Z11, Z7
+	VMOVUPS         Z7, 320(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL            64(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z7
+	MOVL            80(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
+	MOVL            68(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            84(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            72(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z9
+	MOVL            88(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
+	MOVL            76(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z10
+	MOVL            92(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z10, Z10
+	VUNPCKLPS       Z8, Z7, Z11
+	VUNPCKLPS       Z10, Z9, Z12
+	VUNPCKHPS       Z8, Z7, Z7
+	VUNPCKHPS       Z10, Z9, Z8
+	VSHUFPS         $0x44, Z12, Z11, Z9
+	VSHUFPS         $0xee, Z12, Z11, Z10
+	VSHUFPS         $0x44, Z8, Z7, Z11
+	VSHUFPS         $0xee, Z8, Z7, Z7
+	MOVL            96(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z8
+	MOVL            112(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
+	MOVL            100(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z12
+	MOVL            116(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z12, Z12
+	MOVL            104(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z13
+	MOVL            120(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z13, Z13
+	MOVL            108(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VBROADCASTF32X8 (AX)(CX*1), Z14
+	MOVL            124(SI)(R13*4), CX
+	SHLQ            $0x05, CX
+	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
+	VUNPCKLPS       Z12, Z8, Z15
+	VUNPCKLPS       Z14, Z13, Z16
+	VUNPCKHPS       Z12, Z8, Z8
+	VUNPCKHPS       Z14, Z13, Z12
+	VSHUFPS         $0x44, Z16, Z15, Z13
+	VSHUFPS         $0xee, Z16, Z15, Z14
+	VSHUFPS         $0x44, Z12, Z8, Z15
+	VSHUFPS         $0xee, Z12, Z8, Z8
+	VSHUFF32X4      $0x88, Z13, Z9, Z12
+	VMOVUPS         Z12, 448(R10)
+	VSHUFF32X4      $0x88, Z14, Z10, Z12
+	VMOVUPS         Z12, 512(R10)
+	VSHUFF32X4      $0x88, Z15, Z11, Z12
+	VMOVUPS         Z12, 576(R10)
+	VSHUFF32X4      $0x88, Z8, Z7, Z7
+	VMOVUPS         Z7, 832(R10)
+	VSHUFF32X4      $0xdd, Z13, Z9, Z7
+	VMOVUPS         Z7, 640(R10)
+	VSHUFF32X4      $0xdd, Z14, Z10, Z7
+	VMOVUPS         Z7, 704(R10)
+	VSHUFF32X4      $0xdd, Z15, Z11, Z7
+	VMOVUPS         Z7, 768(R10)
+	VMOVUPS         256(BX), Z7
+	VSUBPS          64(BX), Z7, Z7
+	VMOVUPS         (BX), Z8
+	VSUBPS          448(BX), Z8, Z8
+	VMOVUPS         64(BX), Z9
+	VSUBPS          512(BX), Z9, Z9
+	VMOVUPS         320(BX), Z10
+	VSUBPS          128(BX), Z10, Z10
+	VMOVUPS         128(BX), Z11
+	VSUBPS          576(BX), Z11, Z11
+	VMULPS          Z8, Z2, Z12
+	VMULPS          Z9, Z3, Z13
+	VMULPS          Z6, Z2, Z14
+	VMULPS          Z7, Z3, Z15
+	VADDPS          Z13, Z12, Z12
+	VMULPS          Z11, Z4, Z13
+	VADDPS          Z15, Z14, Z14
+	VMULPS          Z10, Z4, Z15
+	VADDPS          Z13, Z12, Z12
+	VADDPS          Z15, Z14, Z13
+	VMULPS          Z5, Z12, Z12
+	VMULPS          Z5, Z13, Z5
+	VMULPS          Z12, Z2, Z14
+	VMULPS          Z12, Z3, Z15
+	VMULPS          Z5, Z2, Z16
+	VMULPS          Z5, Z3, Z17
+	VMULPS          Z12, Z4, Z18
+	VSUBPS          Z8, Z14, Z14
+	VSUBPS          Z9, Z15, Z15
+	VMULPS          Z5, Z4, Z19
+	VSUBPS          Z16, Z6, Z16
+	VSUBPS          Z17, Z7, Z17
+	VSUBPS          Z11, Z18, Z18
+	VSUBPS          Z19, Z10, Z19
+	VMULPS          Z16, Z16, Z20
+	VMULPS          Z17, Z17, Z21
+	VMULPS          Z16, Z14, Z14
+	VMULPS          Z17, Z15, Z15
+	VADDPS          Z21, Z20, Z16
+	VMULPS          Z19, Z19, Z17
+	VADDPS          Z15, Z14, Z14
+	VMULPS          Z19, Z18, Z15
+	VADDPS          Z17, Z16, Z16
+	VADDPS          Z15, Z14, Z14
+	VCMPPS          $0x04, Z16, Z0, K1
+	VDIVPS.Z        Z16, Z14, K1, Z14
+	VMINPS          Z1, Z14, Z14
+	VMAXPS          Z0, Z14, Z14
+	VMULPS          Z6, Z6, Z15
+	VMULPS          Z7, Z7, Z16
+	VADDPS          Z16, Z15, Z15
+	VMULPS          Z10, Z10, Z16
+	VMULPS          Z5, Z14, Z5
+	VADDPS          Z16, Z15, Z14
+	VADDPS          Z5, Z12, Z5
+	VCMPPS.BCST     $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z        Z14, Z1, K1, Z12
+	VMULPS          Z6, Z8, Z14
+	VMULPS          Z7, Z9, Z15
+	VMINPS          Z1, Z5, Z5
+	VMAXPS          Z0, Z5, Z5
+	VADDPS          Z15, Z14, Z14
+	VMULPS          Z10, Z11, Z15
+	VADDPS          Z15, Z14, Z14
+	VMULPS          Z13, Z5, Z13
+	VSUBPS          Z14, Z13, Z13
+	VMULPS          Z12, Z13, Z12
+	VMINPS          Z1, Z12, Z12
+	VMAXPS          Z0, Z12, Z12
+	VMULPS          Z12, Z6, Z6
+	VMULPS          Z12, Z7, Z7
+	VMULPS          Z5, Z2, Z2
+	VMULPS          Z5, Z3, Z3
+	VADDPS          Z6, Z8, Z6
+	VADDPS          Z7, Z9, Z7
+	VMULPS          Z12, Z10, Z8
+	VMULPS          Z5, Z4, Z4
+	VSUBPS          Z2, Z6, Z2
+	VSUBPS          Z3, Z7, Z3
+	VADDPS          Z8, Z11, Z6
+	VSUBPS          Z4, Z6, Z4
+	VMULPS          Z2, Z2, Z2
+	VMULPS          Z3, Z3, Z3
+	VADDPS          Z3, Z2, Z2
+	VMULPS          Z4, Z4, Z3
+	VADDPS          Z3, Z2, Z2
+	VCMPPS.BCST     $0x16, maxfinite<>+0(SB), Z2, K1
+	VBLENDMPS.BCST  canonicalnan<>+0(SB), Z12, K1, Z12
+	VBLENDMPS.BCST  canonicalnan<>+0(SB), Z5, K1, Z5
+	VBLENDMPS.BCST  canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z5, (R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	XCHGQ   BX, R10
+	JMP     ClosestIndexedAVX512_ahead
+
+ClosestIndexedAVX512_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS        640(BX), Z2
 	VSUBPS         448(BX), Z2, Z2
@@ -21015,9 +27005,10 @@ ClosestIndexedAVX512_loop:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
-	JMP     ClosestIndexedAVX512_loop
 
 ClosestIndexedAVX512_tail:
+	MOVQ  n+48(FP), R14
+	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    ClosestIndexedAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -21025,33 +27016,33 @@ ClosestIndexedAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 3584(BX)
+	VMOVUPS     Z2, 4096(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 3648(BX)
+	VMOVUPS     Z2, 4160(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL            3584(BX), CX
+	MOVL            4096(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            3600(BX), CX
+	MOVL            4112(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            3588(BX), CX
+	MOVL            4100(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            3604(BX), CX
+	MOVL            4116(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            3592(BX), CX
+	MOVL            4104(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            3608(BX), CX
+	MOVL            4120(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            3596(BX), CX
+	MOVL            4108(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            3612(BX), CX
+	MOVL            4124(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -21062,28 +27053,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            3616(BX), CX
+	MOVL            4128(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            3632(BX), CX
+	MOVL            4144(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            3620(BX), CX
+	MOVL            4132(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            3636(BX), CX
+	MOVL            4148(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            3624(BX), CX
+	MOVL            4136(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            3640(BX), CX
+	MOVL            4152(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            3628(BX), CX
+	MOVL            4140(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            3644(BX), CX
+	MOVL            4156(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -21110,28 +27101,28 @@ ClosestIndexedAVX512_tail:
 	VMOVUPS         Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            3648(BX), CX
+	MOVL            4160(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            3664(BX), CX
+	MOVL            4176(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            3652(BX), CX
+	MOVL            4164(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            3668(BX), CX
+	MOVL            4180(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            3656(BX), CX
+	MOVL            4168(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            3672(BX), CX
+	MOVL            4184(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            3660(BX), CX
+	MOVL            4172(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            3676(BX), CX
+	MOVL            4188(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
 	VUNPCKLPS       Z3, Z2, Z6
@@ -21142,28 +27133,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS         $0xee, Z7, Z6, Z5
 	VSHUFPS         $0x44, Z3, Z2, Z6
 	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            3680(BX), CX
+	MOVL            4192(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            3696(BX), CX
+	MOVL            4208(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            3684(BX), CX
+	MOVL            4196(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            3700(BX), CX
+	MOVL            4212(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            3688(BX), CX
+	MOVL            4200(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            3704(BX), CX
+	MOVL            4216(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            3692(BX), CX
+	MOVL            4204(R9), CX
 	SHLQ            $0x05, CX
 	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            3708(BX), CX
+	MOVL            4220(R9), CX
 	SHLQ            $0x05, CX
 	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
 	VUNPCKLPS       Z7, Z3, Z10
@@ -21310,7 +27301,7 @@ ClosestIndexedAVX512_done:
 
 // func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX2
-TEXT ·ClosestIndexed64AVX2(SB), $3584-56
+TEXT ·ClosestIndexed64AVX2(SB), $4032-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -21863,6 +27854,8 @@ ClosestIndexed64AVX2_wide:
 	JMP     ClosestIndexed64AVX2_wide
 
 ClosestIndexed64AVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000004
@@ -21995,7 +27988,275 @@ ClosestIndexed64AVX2_loop:
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 384(BX)
+	LEAQ           3520(R9), R10
 
+ClosestIndexed64AVX2_ahead:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   ClosestIndexed64AVX2_last
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS 320(BX), Y2
+	VSUBPD  224(BX), Y2, Y2
+	VMOVUPS 352(BX), Y3
+	VSUBPD  256(BX), Y3, Y3
+	VMOVUPS 384(BX), Y4
+	VSUBPD  288(BX), Y4, Y4
+	VMULPD  Y2, Y2, Y5
+	VMULPD  Y3, Y3, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y4, Y6
+	VADDPD  Y6, Y5, Y5
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y6
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y6, Y5, Y5
+	VMOVUPS 96(BX), Y6
+	VSUBPD  (BX), Y6, Y6
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y7
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y7, Y7
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y8
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y9
+	VMOVUPS        Y9, (R10)
+	VUNPCKHPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 32(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y7
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y7, Y7
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y8
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y9
+	VMOVUPS        Y9, 64(R10)
+	VUNPCKHPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 192(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y7
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y7, Y7
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y8
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y9
+	VMOVUPS        Y9, 96(R10)
+	VUNPCKHPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y7
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y7, Y7
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y8
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y7
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y7, Y7
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y8
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y9
+	VMOVUPS        Y9, 224(R10)
+	VUNPCKHPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 256(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y7
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y7, Y7
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y8
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y9
+	VMOVUPS        Y9, 288(R10)
+	VUNPCKHPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 416(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y7
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y7, Y7
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y8
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y9
+	VMOVUPS        Y9, 320(R10)
+	VUNPCKHPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y7
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y7, Y7
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y8
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y8, Y8
+	VUNPCKLPD      Y8, Y7, Y7
+	VMOVUPS        Y7, 384(R10)
+	VMOVUPS        128(BX), Y7
+	VSUBPD         32(BX), Y7, Y7
+	VMOVUPS        (BX), Y8
+	VSUBPD         224(BX), Y8, Y8
+	VMOVUPS        32(BX), Y9
+	VSUBPD         256(BX), Y9, Y9
+	VMOVUPS        160(BX), Y10
+	VSUBPD         64(BX), Y10, Y10
+	VMOVUPS        64(BX), Y11
+	VSUBPD         288(BX), Y11, Y11
+	VMULPD         Y8, Y2, Y12
+	VMULPD         Y9, Y3, Y13
+	VMULPD         Y6, Y2, Y14
+	VMULPD         Y7, Y3, Y15
+	VMOVUPS        Y7, 256(R9)
+	VADDPD         Y13, Y12, Y7
+	VMULPD         Y11, Y4, Y12
+	VADDPD         Y15, Y14, Y13
+	VMULPD         Y10, Y4, Y14
+	VADDPD         Y12, Y7, Y7
+	VADDPD         Y14, Y13, Y12
+	VMULPD         Y5, Y7, Y7
+	VMULPD         Y5, Y12, Y5
+	VMULPD         Y7, Y2, Y13
+	VMULPD         Y7, Y3, Y14
+	VMULPD         Y5, Y2, Y15
+	VMOVUPS        Y2, 288(R9)
+	VMULPD         Y5, Y3, Y2
+	VMOVUPS        Y3, 320(R9)
+	VMULPD         Y7, Y4, Y3
+	VMOVUPS        Y12, 352(R9)
+	VSUBPD         Y8, Y13, Y12
+	VSUBPD         Y9, Y14, Y13
+	VMULPD         Y5, Y4, Y14
+	VMOVUPS        Y4, 384(R9)
+	VSUBPD         Y15, Y6, Y4
+	VMOVUPS        Y9, 416(R9)
+	VMOVUPS        256(R9), Y9
+	VSUBPD         Y2, Y9, Y2
+	VSUBPD         Y11, Y3, Y3
+	VSUBPD         Y14, Y10, Y9
+	VMULPD         Y4, Y4, Y14
+	VMULPD         Y2, Y2, Y15
+	VMOVUPS        Y11, 448(R9)
+	VMULPD         Y4, Y12, Y4
+	VMULPD         Y2, Y13, Y2
+	VADDPD         Y15, Y14, Y11
+	VMULPD         Y9, Y9, Y12
+	VADDPD         Y2, Y4, Y2
+	VMULPD         Y9, Y3, Y3
+	VADDPD         Y12, Y11, Y4
+	VADDPD         Y3, Y2, Y2
+	VCMPPD         $0x04, Y4, Y0, Y3
+	VDIVPD         Y4, Y2, Y2
+	VANDPD         Y3, Y2, Y2
+	VMULPD         Y6, Y6, Y3
+	VMOVUPS        256(R9), Y4
+	VMULPD         256(R9), Y4, Y4
+	VMINPD         Y1, Y2, Y2
+	VMAXPD         Y0, Y2, Y2
+	VADDPD         Y4, Y3, Y3
+	VMULPD         Y10, Y10, Y4
+	VADDPD         Y4, Y3, Y3
+	VMULPD         Y5, Y2, Y2
+	VCMPPD         $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD         Y3, Y1, Y3
+	VANDPD         Y4, Y3, Y3
+	VADDPD         Y2, Y7, Y2
+	VMULPD         Y6, Y8, Y4
+	VMOVUPS        416(R9), Y5
+	VMULPD         256(R9), Y5, Y5
+	VMINPD         Y1, Y2, Y2
+	VMAXPD         Y0, Y2, Y2
+	VADDPD         Y5, Y4, Y4
+	VMULPD         448(R9), Y10, Y5
+	VADDPD         Y5, Y4, Y4
+	VMULPD         352(R9), Y2, Y5
+	VSUBPD         Y4, Y5, Y4
+	VMULPD         Y3, Y4, Y3
+	VMINPD         Y1, Y3, Y3
+	VMAXPD         Y0, Y3, Y3
+	VMULPD         Y3, Y6, Y4
+	VMULPD         256(R9), Y3, Y5
+	VMULPD         288(R9), Y2, Y6
+	VMULPD         320(R9), Y2, Y7
+	VADDPD         Y4, Y8, Y4
+	VADDPD         416(R9), Y5, Y5
+	VMULPD         Y3, Y10, Y8
+	VMULPD         384(R9), Y2, Y9
+	VSUBPD         Y6, Y4, Y4
+	VSUBPD         Y7, Y5, Y5
+	VADDPD         448(R9), Y8, Y6
+	VSUBPD         Y9, Y6, Y6
+	VMULPD         Y4, Y4, Y4
+	VMULPD         Y5, Y5, Y5
+	VADDPD         Y5, Y4, Y4
+	VMULPD         Y6, Y6, Y5
+	VADDPD         Y5, Y4, Y4
+	VCMPPD         $0x16, maxfinite64<>+0(SB), Y4, Y5
+	VBLENDVPD      Y5, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD      Y5, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD      Y5, canonicalnan64<>+0(SB), Y4, Y4
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Y3, (R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Y2, (R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Y4, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	XCHGQ   BX, R10
+	JMP     ClosestIndexed64AVX2_ahead
+
+ClosestIndexed64AVX2_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS   320(BX), Y2
 	VSUBPD    224(BX), Y2, Y2
@@ -22124,9 +28385,10 @@ ClosestIndexed64AVX2_loop:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Y4, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
-	JMP     ClosestIndexed64AVX2_loop
 
 ClosestIndexed64AVX2_tail:
+	MOVQ         n+48(FP), R14
+	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           ClosestIndexed64AVX2_done
 	VMOVD        R14, X2
@@ -22137,135 +28399,135 @@ ClosestIndexed64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 896(BX)
+	VMOVUPS    X3, 3456(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 928(BX)
+	VMOVUPS    X3, 3488(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           896(BX), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           904(BX), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           900(BX), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           908(BX), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, (BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 32(BX)
-	MOVL           896(BX), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           904(BX), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           900(BX), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           908(BX), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 64(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 192(BX)
-	MOVL           896(BX), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           904(BX), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           900(BX), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           908(BX), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 96(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 128(BX)
-	MOVL           896(BX), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           904(BX), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           900(BX), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           908(BX), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           928(BX), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           936(BX), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           932(BX), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           940(BX), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 224(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 256(BX)
-	MOVL           928(BX), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           936(BX), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           932(BX), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           940(BX), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 288(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 416(BX)
-	MOVL           928(BX), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           936(BX), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           932(BX), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           940(BX), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 320(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 352(BX)
-	MOVL           928(BX), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           936(BX), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           932(BX), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           940(BX), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
@@ -22408,7 +28670,7 @@ ClosestIndexed64AVX2_done:
 
 // func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·ClosestIndexed64AVX512(SB), $4288-56
+TEXT ·ClosestIndexed64AVX512(SB), $5184-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -23339,6 +29601,8 @@ ClosestIndexed64AVX512_wide:
 	JMP     ClosestIndexed64AVX512_wide
 
 ClosestIndexed64AVX512_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
 	CMPQ R14, $0x00000008
@@ -23455,7 +29719,246 @@ ClosestIndexed64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
+	LEAQ       4224(R9), R10
 
+ClosestIndexed64AVX512_ahead:
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ClosestIndexed64AVX512_last
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     640(BX), Z2
+	VSUBPD      448(BX), Z2, Z2
+	VMOVUPS     704(BX), Z3
+	VSUBPD      512(BX), Z3, Z3
+	VMOVUPS     768(BX), Z4
+	VSUBPD      576(BX), Z4, Z4
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+	VMOVUPS     192(BX), Z6
+	VSUBPD      (BX), Z6, Z6
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z10
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z11
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z12
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z13
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z14
+	VUNPCKLPD  Z8, Z7, Z15
+	VUNPCKHPD  Z8, Z7, Z7
+	VUNPCKLPD  Z10, Z9, Z8
+	VUNPCKHPD  Z10, Z9, Z9
+	VUNPCKLPD  Z12, Z11, Z10
+	VUNPCKHPD  Z12, Z11, Z11
+	VUNPCKLPD  Z14, Z13, Z12
+	VUNPCKHPD  Z14, Z13, Z13
+	VSHUFF64X2 $0x88, Z8, Z15, Z14
+	VSHUFF64X2 $0xdd, Z8, Z15, Z8
+	VSHUFF64X2 $0x88, Z12, Z10, Z15
+	VSHUFF64X2 $0xdd, Z12, Z10, Z10
+	VSHUFF64X2 $0x88, Z15, Z14, Z12
+	VMOVUPS    Z12, (R10)
+	VSHUFF64X2 $0xdd, Z15, Z14, Z12
+	VMOVUPS    Z12, 192(R10)
+	VSHUFF64X2 $0x88, Z10, Z8, Z12
+	VMOVUPS    Z12, 128(R10)
+	VSHUFF64X2 $0xdd, Z10, Z8, Z8
+	VMOVUPS    Z8, 320(R10)
+	VSHUFF64X2 $0x88, Z9, Z7, Z8
+	VSHUFF64X2 $0xdd, Z9, Z7, Z7
+	VSHUFF64X2 $0x88, Z13, Z11, Z9
+	VSHUFF64X2 $0xdd, Z13, Z11, Z10
+	VSHUFF64X2 $0x88, Z9, Z8, Z11
+	VMOVUPS    Z11, 64(R10)
+	VSHUFF64X2 $0xdd, Z9, Z8, Z8
+	VMOVUPS    Z8, 256(R10)
+	VSHUFF64X2 $0x88, Z10, Z7, Z7
+	VMOVUPS    Z7, 384(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z7
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z8
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z9
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z10
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z11
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z12
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z13
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VMOVUPD        (AX)(CX*1), Z14
+	VUNPCKLPD      Z8, Z7, Z15
+	VUNPCKHPD      Z8, Z7, Z7
+	VUNPCKLPD      Z10, Z9, Z8
+	VUNPCKHPD      Z10, Z9, Z9
+	VUNPCKLPD      Z12, Z11, Z10
+	VUNPCKHPD      Z12, Z11, Z11
+	VUNPCKLPD      Z14, Z13, Z12
+	VUNPCKHPD      Z14, Z13, Z13
+	VSHUFF64X2     $0x88, Z8, Z15, Z14
+	VSHUFF64X2     $0xdd, Z8, Z15, Z8
+	VSHUFF64X2     $0x88, Z12, Z10, Z15
+	VSHUFF64X2     $0xdd, Z12, Z10, Z10
+	VSHUFF64X2     $0x88, Z15, Z14, Z12
+	VMOVUPS        Z12, 448(R10)
+	VSHUFF64X2     $0xdd, Z15, Z14, Z12
+	VMOVUPS        Z12, 640(R10)
+	VSHUFF64X2     $0x88, Z10, Z8, Z12
+	VMOVUPS        Z12, 576(R10)
+	VSHUFF64X2     $0xdd, Z10, Z8, Z8
+	VMOVUPS        Z8, 768(R10)
+	VSHUFF64X2     $0x88, Z9, Z7, Z8
+	VSHUFF64X2     $0xdd, Z9, Z7, Z7
+	VSHUFF64X2     $0x88, Z13, Z11, Z9
+	VSHUFF64X2     $0xdd, Z13, Z11, Z10
+	VSHUFF64X2     $0x88, Z9, Z8, Z11
+	VMOVUPS        Z11, 512(R10)
+	VSHUFF64X2     $0xdd, Z9, Z8, Z8
+	VMOVUPS        Z8, 704(R10)
+	VSHUFF64X2     $0x88, Z10, Z7, Z7
+	VMOVUPS        Z7, 832(R10)
+	VMOVUPS        256(BX), Z7
+	VSUBPD         64(BX), Z7, Z7
+	VMOVUPS        (BX), Z8
+	VSUBPD         448(BX), Z8, Z8
+	VMOVUPS        64(BX), Z9
+	VSUBPD         512(BX), Z9, Z9
+	VMOVUPS        320(BX), Z10
+	VSUBPD         128(BX), Z10, Z10
+	VMOVUPS        128(BX), Z11
+	VSUBPD         576(BX), Z11, Z11
+	VMULPD         Z8, Z2, Z12
+	VMULPD         Z9, Z3, Z13
+	VMULPD         Z6, Z2, Z14
+	VMULPD         Z7, Z3, Z15
+	VADDPD         Z13, Z12, Z12
+	VMULPD         Z11, Z4, Z13
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z10, Z4, Z15
+	VADDPD         Z13, Z12, Z12
+	VADDPD         Z15, Z14, Z13
+	VMULPD         Z5, Z12, Z12
+	VMULPD         Z5, Z13, Z5
+	VMULPD         Z12, Z2, Z14
+	VMULPD         Z12, Z3, Z15
+	VMULPD         Z5, Z2, Z16
+	VMULPD         Z5, Z3, Z17
+	VMULPD         Z12, Z4, Z18
+	VSUBPD         Z8, Z14, Z14
+	VSUBPD         Z9, Z15, Z15
+	VMULPD         Z5, Z4, Z19
+	VSUBPD         Z16, Z6, Z16
+	VSUBPD         Z17, Z7, Z17
+	VSUBPD         Z11, Z18, Z18
+	VSUBPD         Z19, Z10, Z19
+	VMULPD         Z16, Z16, Z20
+	VMULPD         Z17, Z17, Z21
+	VMULPD         Z16, Z14, Z14
+	VMULPD         Z17, Z15, Z15
+	VADDPD         Z21, Z20, Z16
+	VMULPD         Z19, Z19, Z17
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z19, Z18, Z15
+	VADDPD         Z17, Z16, Z16
+	VADDPD         Z15, Z14, Z14
+	VCMPPD         $0x04, Z16, Z0, K1
+	VDIVPD.Z       Z16, Z14, K1, Z14
+	VMULPD         Z6, Z6, Z15
+	VMULPD         Z7, Z7, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z10, Z10, Z16
+	VMINPD         Z1, Z14, Z14
+	VMAXPD         Z0, Z14, Z14
+	VADDPD         Z16, Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z       Z15, Z1, K1, Z15
+	VMULPD         Z5, Z14, Z5
+	VADDPD         Z5, Z12, Z5
+	VMULPD         Z6, Z8, Z12
+	VMULPD         Z7, Z9, Z14
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z10, Z11, Z14
+	VADDPD         Z14, Z12, Z12
+	VMULPD         Z13, Z5, Z13
+	VSUBPD         Z12, Z13, Z12
+	VMULPD         Z15, Z12, Z12
+	VMINPD         Z1, Z12, Z12
+	VMAXPD         Z0, Z12, Z12
+	VMULPD         Z12, Z6, Z6
+	VMULPD         Z12, Z7, Z7
+	VMULPD         Z5, Z2, Z2
+	VMULPD         Z5, Z3, Z3
+	VADDPD         Z6, Z8, Z6
+	VADDPD         Z7, Z9, Z7
+	VMULPD         Z12, Z10, Z8
+	VMULPD         Z5, Z4, Z4
+	VSUBPD         Z2, Z6, Z2
+	VSUBPD         Z3, Z7, Z3
+	VADDPD         Z8, Z11, Z6
+	VSUBPD         Z4, Z6, Z4
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z3, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z4, Z4, Z3
+	VADDPD         Z3, Z2, Z2
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store S, T and Dist2 of group 0.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z12, (R12)(R13*8)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z5, (R12)(R13*8)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     ClosestIndexed64AVX512_ahead
+
+ClosestIndexed64AVX512_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS        640(BX), Z2
 	VSUBPD         448(BX), Z2, Z2
@@ -23571,9 +30074,10 @@ ClosestIndexed64AVX512_loop:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
-	JMP     ClosestIndexed64AVX512_loop
 
 ClosestIndexed64AVX512_tail:
+	MOVQ  n+48(FP), R14
+	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    ClosestIndexed64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -23581,33 +30085,33 @@ ClosestIndexed64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 3584(BX)
+	VMOVUPS     Y2, 4096(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 3648(BX)
+	VMOVUPS     Y2, 4160(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       3584(BX), CX
+	MOVL       4096(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       3588(BX), CX
+	MOVL       4100(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       3592(BX), CX
+	MOVL       4104(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       3596(BX), CX
+	MOVL       4108(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       3600(BX), CX
+	MOVL       4112(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       3604(BX), CX
+	MOVL       4116(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       3608(BX), CX
+	MOVL       4120(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       3612(BX), CX
+	MOVL       4124(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -23642,28 +30146,28 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       3648(BX), CX
+	MOVL       4160(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       3652(BX), CX
+	MOVL       4164(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       3656(BX), CX
+	MOVL       4168(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       3660(BX), CX
+	MOVL       4172(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       3664(BX), CX
+	MOVL       4176(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       3668(BX), CX
+	MOVL       4180(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       3672(BX), CX
+	MOVL       4184(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       3676(BX), CX
+	MOVL       4188(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10

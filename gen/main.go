@@ -56,7 +56,16 @@ func main() {
 	sp2 := flag.Bool("spill2", amd64.Spill["AVX2"], "the same for AVX2")
 	spc2 := flag.Bool("spillcontacts2", amd64.SpillContacts["AVX2"], "the AVX2 contact loops spill selectively instead of parking")
 	spc512 := flag.Bool("spillcontacts512", amd64.SpillContacts["AVX512"], "the same for AVX-512")
+	nr512 := flag.Float64("nextrecords512", amd64.NextRecordsAt["AVX512"], "where in the AVX-512 record loops' body the next group's records load (fraction; negative: at the top of their own group)")
+	nr2 := flag.Float64("nextrecords2", amd64.NextRecordsAt["AVX2"], "the same for AVX2")
 	flag.Parse()
+	for name, at := range map[string]float64{"AVX512": *nr512, "AVX2": *nr2} {
+		if at < 0 {
+			delete(amd64.NextRecordsAt, name)
+		} else {
+			amd64.NextRecordsAt[name] = at
+		}
+	}
 	amd64.SpillContacts["AVX512"] = *spc512
 	amd64.SpillContacts["AVX2"] = *spc2
 	amd64.Spill["AVX512"], amd64.Spill["AVX2"] = *sp512, *sp2

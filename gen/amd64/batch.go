@@ -402,7 +402,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 			}
 		}
 	}
-	merge(ls, tuned(Skew, t), store, newSpiller(ls, heldBy(mask), 0))
+	merge(ls, tuned(Skew, t), store, newSpiller(ls, heldBy(mask), 0), nil)
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of
@@ -417,14 +417,29 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 // groups' instructions must not sit inside a block that a group may
 // branch over); its group then waits until the time it would have
 // reached the block's end. sp, if not nil, spills values as registers
-// run out (spiller).
-func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller) {
+// run out (spiller). in, if not nil, is emitted once among the
+// instructions (interlude).
+func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller, in *interlude) {
 	order := mergeOrder(ls, skewOf)
 	if sp != nil {
 		sp.start(order)
 	}
 	n := len(ls[0].p.Code)
+	depth := 0 // rare blocks open at position k
 	for k, e := range order {
+		if in != nil && depth == 0 && k >= int(in.at*float64(len(order))) {
+			if sp != nil {
+				sp.fit(k, in.regs, 0, nil)
+			}
+			in.emit()
+			in = nil
+		}
+		switch ls[e.g].p.Code[e.i].Op {
+		case ir.OpRare:
+			depth++
+		case ir.OpEndRare:
+			depth--
+		}
 		if sp != nil {
 			sp.before(k, e.g, e.i)
 		}
@@ -436,6 +451,17 @@ func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller) {
 			done(e.g)
 		}
 	}
+}
+
+// interlude is work of the loop driver that merge puts inside the groups'
+// instruction streams (the next group's record loads: recordLoop): emitted
+// once, at the first position from at x the streams' length on that is
+// outside every rare block (a block may be branched over), after the
+// spiller, if any, has left it regs vector registers.
+type interlude struct {
+	at   float64
+	regs int
+	emit func()
 }
 
 // mergeOrder returns the order in which merge emits the instructions of

@@ -29,6 +29,7 @@ var (
 	set       = RBX                    // the current group's fourteen input vectors
 	pairIdx   = []GPPhysical{RDX, RSI} // the pair indices pi and pj
 	slotsBase = R9                     // the aligned slot area
+	nextSet   = R10                    // the next group's set (NextRecordsAt)
 	written   = R11                    // rows written (compaction)
 )
 
@@ -38,12 +39,12 @@ var (
 // set of fourteen slots (loadRecords), which the body reads as its
 // inputs; the pair indices come from pi and pj, and for the masked tail
 // from two slots holding the remaining indices with zero (capsule 0,
-// always present when n > 0) in the lanes past n. The loads of a group
-// depend on nothing computed by the previous one, so the out-of-order
-// core starts them while the previous group's long dependency chain
-// finishes: loading the next group's records before the current group's
-// arithmetic (software pipelining, as the gathers were) measured no
-// faster on the Intel Xeon VM (count 8, one run).
+// always present when n > 0) in the lanes past n. Where NextRecordsAt
+// says so, each group loads the next group's records part-way through its
+// body, into a second set: that measured 17-27% faster on the Zen 4 VM
+// than loading them at the top of each group (which an earlier version,
+// with gathers, had measured no slower than loading them before the
+// previous group's arithmetic on the Intel Xeon VM).
 func Contacts(t *ir.Target, c *constants, compact bool) {
 	check(t)
 	k := kernels.Contact
@@ -79,17 +80,17 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	if tuned(SpillContacts, t) || groups > 1 {
 		p = ir.Unpark(p)
 	}
-	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
+	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		contactBody(l, label, 0)
 		l.begin()
-		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, heldBy(mask), contactSinkRegs))
+		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, heldBy(mask), contactSinkRegs), in)
 	}, groups, func(ls []*lowering, label string) {
 		for g, l := range ls {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
 			l.begin()
 		}
 		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) },
-			newSpiller(ls, 0, contactSinkRegs))
+			newSpiller(ls, 0, contactSinkRegs), nil)
 	})
 	if compact {
 		Store(written, ReturnIndex(0))
@@ -130,14 +131,18 @@ func rowPtr(k int, compact bool, size uint8, lane int) Mem {
 // into the set (loadRecords), then the masked tail, whose indices are
 // loaded under the mask into two slots (zero, capsule 0 -- always present
 // when n > 0 -- past n) and which runs as a whole group. group computes
-// and stores one group; recordLoop ends at the label name+"_done".
+// and stores one group (with the interlude in, if not nil, among its
+// instructions); recordLoop ends at the label name+"_done".
 //
 // With groups > 1, a first loop loads the records of groups groups at a
 // time (group g's set at slot g*14) and calls wide, whose lowerings
 // (one per group, sharing the registers holding 0 and 1
 // and the slot area, each group its own slots) compute and store them;
-// the loop above then finishes the whole groups left.
-func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op),
+// the loop below then finishes the whole groups left. Where NextRecordsAt
+// names the target, that loop runs each group with the next group's
+// record loads as an interlude into the other set (the registers set and
+// nextSet swap after each group), and the last whole group alone.
+func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op, in *interlude),
 	groups int, wide func(ls []*lowering, label string)) {
 	XORQ(index, index)
 	XORQ(written, written)
@@ -158,10 +163,13 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		nslots += 2
 	}
 	const numInputs = 14
-	area := newSlots(slotsBase, groups*nslots+groups*numInputs+2, t.VecBytes())
+	// The area: the slot shares, the sets of an iteration's groups, the
+	// tail's two index vectors, then the set the pipelined loop loads the
+	// next group's records into.
+	area := newSlots(slotsBase, groups*nslots+groups*numInputs+2+numInputs, t.VecBytes())
 	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}
 	LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set)
-	tailIdx := Mem{Base: set, Disp: groups * numInputs * t.VecBytes()}
+	tailIdx := Mem{Base: slotsBase, Disp: (groups*nslots + groups*numInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
 	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
 
@@ -193,16 +201,44 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	}
 
 	Label(name + "_loop")
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
-	CMPQ(remain, U32(t.Lanes))
-	JB(LabelRef(name + "_tail"))
-	loadRecords(t, capsBase, set, fromPairs(0), 0)
-	group(l, name+"_group", nil)
-	ADDQ(U32(t.Lanes), index)
-	JMP(LabelRef(name + "_loop"))
+	if at, ok := NextRecordsAt[t.Name]; ok {
+		Comment("One group at a time, each loading the next one's records into the other set",
+			"part-way through its body (NextRecordsAt); the last whole group loads none.")
+		Load(Param("n"), remain)
+		SUBQ(index, remain)
+		CMPQ(remain, U32(t.Lanes))
+		JB(LabelRef(name + "_tail"))
+		loadRecords(t, capsBase, set, fromPairs(0), 0)
+		LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
+		Label(name + "_ahead")
+		Load(Param("n"), remain)
+		SUBQ(index, remain)
+		CMPQ(remain, U32(2*t.Lanes))
+		JB(LabelRef(name + "_last"))
+		group(l, name+"_ahead", nil, &interlude{at: at, regs: recordRegs(t), emit: func() {
+			Comment("The next group's records.")
+			loadRecords(t, capsBase, nextSet, fromPairs(1), 0)
+		}})
+		ADDQ(U32(t.Lanes), index)
+		XCHGQ(set, nextSet)
+		JMP(LabelRef(name + "_ahead"))
+		Label(name + "_last")
+		group(l, name+"_last", nil, nil)
+		ADDQ(U32(t.Lanes), index)
+	} else {
+		Load(Param("n"), remain)
+		SUBQ(index, remain)
+		CMPQ(remain, U32(t.Lanes))
+		JB(LabelRef(name + "_tail"))
+		loadRecords(t, capsBase, set, fromPairs(0), 0)
+		group(l, name+"_group", nil, nil)
+		ADDQ(U32(t.Lanes), index)
+		JMP(LabelRef(name + "_loop"))
+	}
 
 	Label(name + "_tail")
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
 	TESTQ(remain, remain)
 	JZ(LabelRef(name + "_done"))
 	mask := tailMask(t, c)
@@ -227,7 +263,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	loadRecords(t, capsBase, set, func(side, lane int) Mem {
 		return tailIdx.Offset(side*t.VecBytes() + 4*lane)
 	}, 0)
-	group(l, name+"_tailgroup", mask)
+	group(l, name+"_tailgroup", mask, nil)
 	Label(name + "_done")
 }
 
@@ -241,6 +277,35 @@ func blendStore(v, m Op, dst Mem, old VecVirtual) {
 	VMOVUPS(dst, old)
 	VBLENDVPS(m, v, old, old)
 	VMOVUPS(old, dst)
+}
+
+// NextRecordsAt says, per target, that the record loops compute one group
+// at a time and load the next group's records part-way through the
+// current group's body, at this fraction of its instructions (an
+// interlude of merge), into a second set. The body's long dependency
+// chain leaves the vector pipes idle while the record loads and shuffles
+// of the next group are throughput work, which the out-of-order core
+// then overlaps with it; loaded at the top of the group, as before, they
+// sat behind the previous group's chain in the reorder window. On the
+// Zen 4 VM (AMD EPYC family 25 model 17, 2026-11-25; taskset -c 1, 5
+// alternating invocations, 4,096 indexed pairs over 10,000 capsules,
+// median ns/pair) AVX-512 BatchContacts took 4.53 without it, 4.11 with
+// the loads at 0 (the top of the body), 3.66 at 0.22, 3.74 at 0.3, 3.71
+// at 0.4 and 3.91 at 0.6 (0.15 runs out of registers).
+var NextRecordsAt = map[string]float64{"AVX512": 0.22, "AVX2": 0.22}
+
+// recordRegs is how many vector registers loadRecords takes at once on t
+// (what a spilling body leaves it: interlude).
+func recordRegs(t *ir.Target) int {
+	switch {
+	case t.Elem == ir.F64 && evex(t):
+		return 16 // eight rows and their unpacks
+	case t.Elem == ir.F64:
+		return 4 // two rows and their unpacks
+	case evex(t):
+		return 12 // one block's four fields, the other's rows and unpacks
+	}
+	return 8 // four rows and three unpacks, then the fields
 }
 
 // ContactInterleave is the number of groups the float32 contact loops
@@ -257,18 +322,20 @@ func blendStore(v, m Op, dst Mem, old VecVirtual) {
 // the spiller instead of parking (-spillcontacts512), two groups at skew
 // 0.5 gave CompactContacts 4.89 -> 4.52 (-7.2%) and BatchContacts no
 // change (count 6, one run); after the cheaper finiteness check
-// BatchContacts +3.6%, CompactContacts -6.7%, which takes two groups
-// (CompactInterleave). The gen flags -contacts512, -compact512 and
+// BatchContacts +3.6%, CompactContacts -6.7%, which took two groups
+// until the loops loaded the next group's records ahead (NextRecordsAt,
+// CompactInterleave). The gen flags -contacts512, -compact512 and
 // -contactskew512 set them.
 var ContactInterleave = map[string]int{}
 
 // CompactInterleave is ContactInterleave for the float32 compaction loops
-// (CompactContacts), which write few rows. AVX-512 runs two groups at
-// skew 0.5, spilled: on the Zen 4 VM (count 6, alternating builds, 4,096
-// indexed pairs over 10,000 capsules, 5% touching) CompactContacts went
-// 4.64 -> 4.33 ns/pair (-6.7%), while BatchContacts, which stores every
-// row, went 4.58 -> 4.74 (+3.6%) with two groups and keeps one.
-var CompactInterleave = map[string]int{"AVX512": 2}
+// (CompactContacts), which write few rows. It is 1 everywhere since the
+// loops load the next group's records inside the body (NextRecordsAt): on
+// the Zen 4 VM (count 5, alternating builds, 4,096 indexed pairs over
+// 10,000 capsules, 5% touching) AVX-512 CompactContacts took 4.33 ns/pair
+// with two groups at skew 0.5, spilled (which had measured 4.64 -> 4.33,
+// -6.7%, against one group loading its own records), and 3.65 with one.
+var CompactInterleave = map[string]int{}
 
 // ContactSkew is the skew of the interleaved contact groups.
 var ContactSkew = map[string]float64{"AVX512": 0.5}

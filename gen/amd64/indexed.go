@@ -60,17 +60,17 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	p := program(k, t)
-	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op) {
+	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		l.slots.used, l.label, l.input, l.arg = 0, label, input(0), noArgs
 		l.begin()
-		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), 0))
+		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), 0), in)
 	}, tuned(Interleave, t), func(ls []*lowering, label string) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
 			l.begin()
 		}
-		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, 0))
+		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, 0), nil)
 	})
 	VZEROUPPER()
 	RET()

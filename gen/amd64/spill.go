@@ -43,8 +43,7 @@ const spillSlots = 32
 // BatchContacts 4.89 -> 4.99 (n.s.), CompactContacts +1.1%, float64
 // CompactContacts +3.9%; two float32 groups at skew 0.5 CompactContacts
 // -7.2%, BatchContacts n.s. (ContactInterleave): interleaved groups always
-// spill, and the AVX-512 float32 compaction loop runs two
-// (CompactInterleave).
+// spill (no loop runs them by default since NextRecordsAt).
 var SpillContacts = map[string]bool{"AVX2": true}
 
 // spills reports whether target t spills program p selectively: p has
