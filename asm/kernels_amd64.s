@@ -2606,13 +2606,42 @@ maxindex_done:
 
 // func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2
-TEXT ·ContactsAVX2(SB), $2304-56
+TEXT ·ContactsAVX2(SB), $2408-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1280(R9), BX
@@ -3589,54 +3618,41 @@ ContactsAVX2_ahead_finite:
 	VPADDD       iota<>+0(SB), Y2, Y2
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVUPS Y4, (R12)(R13*4)
 	VMOVUPS 512(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 384(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Y3, (R12)(R13*4)
 	VMOVUPS 608(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 576(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 480(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 448(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 416(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 352(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 256(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 288(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
 	XCHGQ   BX, R10
@@ -4310,54 +4326,41 @@ ContactsAVX2_last_finite:
 	VPADDD       iota<>+0(SB), Y2, Y2
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVUPS Y4, (R12)(R13*4)
 	VMOVUPS 512(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 384(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Y3, (R12)(R13*4)
 	VMOVUPS 608(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 576(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 480(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 448(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 416(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 352(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 288(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 256(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
 
@@ -5190,54 +5193,41 @@ ContactsAVX2_tailgroup_finite:
 	VPADDD       iota<>+0(SB), Y0, Y0
 
 	// Store one row per pair.
-	MOVQ       out+24(FP), R12
-	MOVQ       (R12), R12
+	MOVQ       (SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	MOVQ       out+24(FP), R12
-	MOVQ       8(R12), R12
+	MOVQ       8(SP), R12
 	VMASKMOVPS Y3, Y2, (R12)(R13*4)
 	VMOVUPS    512(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       16(R12), R12
+	MOVQ       16(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    256(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       24(R12), R12
+	MOVQ       24(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	MOVQ       out+24(FP), R12
-	MOVQ       32(R12), R12
+	MOVQ       32(SP), R12
 	VMASKMOVPS Y4, Y2, (R12)(R13*4)
 	VMOVUPS    608(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       40(R12), R12
+	MOVQ       40(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    576(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       48(R12), R12
+	MOVQ       48(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    480(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       56(R12), R12
+	MOVQ       56(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    448(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       64(R12), R12
+	MOVQ       64(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    416(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       72(R12), R12
+	MOVQ       72(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    384(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       80(R12), R12
+	MOVQ       80(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    320(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       88(R12), R12
+	MOVQ       88(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    288(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       96(R12), R12
+	MOVQ       96(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 
 ContactsAVX2_done:
@@ -5248,13 +5238,42 @@ ContactsAVX2_done:
 
 // func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContactsAVX2(SB), $2304-56
+TEXT ·CompactContactsAVX2(SB), $2408-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1280(R9), BX
@@ -6253,16 +6272,14 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   32(R9), Y5
 	VPERMPS   Y2, Y5, Y2
 	VMOVUPS   (R9), Y5
-	MOVQ      out+24(FP), R12
-	MOVQ      (R12), R12
+	MOVQ      (SP), R12
 	VMOVUPS   (R12)(R11*4), Y6
 	VBLENDVPS Y5, Y2, Y6, Y6
 	VMOVUPS   Y6, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      8(R12), R12
+	MOVQ      8(SP), R12
 	VMOVUPS   (R12)(R11*4), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
@@ -6270,8 +6287,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   512(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      16(R12), R12
+	MOVQ      16(SP), R12
 	VMOVUPS   (R12)(R11*4), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
@@ -6279,16 +6295,14 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   384(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      24(R12), R12
+	MOVQ      24(SP), R12
 	VMOVUPS   (R12)(R11*4), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      32(R12), R12
+	MOVQ      32(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6296,8 +6310,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      40(R12), R12
+	MOVQ      40(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6305,8 +6318,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      48(R12), R12
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6314,8 +6326,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      56(R12), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6323,8 +6334,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      64(R12), R12
+	MOVQ      64(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6332,8 +6342,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      72(R12), R12
+	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6341,8 +6350,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   352(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      80(R12), R12
+	MOVQ      80(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6350,8 +6358,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      88(R12), R12
+	MOVQ      88(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6359,8 +6366,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   288(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      96(R12), R12
+	MOVQ      96(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7061,16 +7067,14 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   32(R9), Y5
 	VPERMPS   Y2, Y5, Y2
 	VMOVUPS   (R9), Y5
-	MOVQ      out+24(FP), R12
-	MOVQ      (R12), R12
+	MOVQ      (SP), R12
 	VMOVUPS   (R12)(R11*4), Y6
 	VBLENDVPS Y5, Y2, Y6, Y6
 	VMOVUPS   Y6, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      8(R12), R12
+	MOVQ      8(SP), R12
 	VMOVUPS   (R12)(R11*4), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
@@ -7078,8 +7082,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   512(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      16(R12), R12
+	MOVQ      16(SP), R12
 	VMOVUPS   (R12)(R11*4), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
@@ -7087,16 +7090,14 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   384(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVUPS   (R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      24(R12), R12
+	MOVQ      24(SP), R12
 	VMOVUPS   (R12)(R11*4), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      32(R12), R12
+	MOVQ      32(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7104,8 +7105,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      40(R12), R12
+	MOVQ      40(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7113,8 +7113,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      48(R12), R12
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7122,8 +7121,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      56(R12), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7131,8 +7129,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      64(R12), R12
+	MOVQ      64(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7140,8 +7137,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      72(R12), R12
+	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7149,8 +7145,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   352(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      80(R12), R12
+	MOVQ      80(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7158,8 +7153,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   288(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      88(R12), R12
+	MOVQ      88(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7167,8 +7161,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      96(R12), R12
+	MOVQ      96(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -8025,90 +8018,77 @@ CompactContactsAVX2_tailgroup_finite:
 	VMOVUPS      32(R9), Y0
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VPERMPS      Y3, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      512(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      256(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VPERMPS      Y4, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      480(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      384(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      320(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      288(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	ADDQ         R14, R11
 
@@ -8120,13 +8100,42 @@ CompactContactsAVX2_done:
 
 // func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ContactsAVX512(SB), $3648-56
+TEXT ·ContactsAVX512(SB), $3752-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1664(R9), BX
@@ -9117,44 +9126,31 @@ ContactsAVX512_ahead_finite:
 	VPADDD       iota<>+0(SB), Z11, Z11
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVUPS Z11, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVUPS Z14, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPS Z12, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Z9, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPS Z8, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPS Z6, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPS Z13, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPS Z3, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPS Z4, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
 	XCHGQ   BX, R10
@@ -9810,44 +9806,31 @@ ContactsAVX512_last_finite:
 	VPADDD       iota<>+0(SB), Z11, Z11
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVUPS Z11, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVUPS Z14, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPS Z12, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Z9, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPS Z8, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPS Z6, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPS Z13, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPS Z3, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPS Z4, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
 
@@ -10674,44 +10657,31 @@ ContactsAVX512_tailgroup_finite:
 	VPADDD       iota<>+0(SB), Z0, Z0
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVUPS Z14, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPS Z5, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPS Z12, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Z9, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPS Z10, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPS Z8, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPS Z6, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPS Z7, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPS Z13, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPS Z2, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPS Z3, K1, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPS Z4, K1, (R12)(R13*4)
 
 ContactsAVX512_done:
@@ -10722,13 +10692,42 @@ ContactsAVX512_done:
 
 // func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $3648-56
+TEXT ·CompactContactsAVX512(SB), $3752-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1664(R9), BX
@@ -11728,56 +11727,43 @@ CompactContactsAVX512_ahead_finite:
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
 	VCOMPRESSPS.Z Z11, K1, Z11
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
+	MOVQ          (SP), R12
 	VMOVUPS       Z11, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z14, K1, Z11
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
+	MOVQ          8(SP), R12
 	VMOVUPS       Z11, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
+	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z12, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
+	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z9, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
+	MOVQ          32(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
+	MOVQ          40(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z8, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
+	MOVQ          48(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z6, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
+	MOVQ          56(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z7, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
+	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z13, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
+	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
+	MOVQ          80(SP), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z3, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
+	MOVQ          88(SP), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z4, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
+	MOVQ          96(SP), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
@@ -12445,56 +12431,43 @@ CompactContactsAVX512_last_finite:
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
 	VCOMPRESSPS.Z Z11, K1, Z11
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
+	MOVQ          (SP), R12
 	VMOVUPS       Z11, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z14, K1, Z11
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
+	MOVQ          8(SP), R12
 	VMOVUPS       Z11, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
+	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z12, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
+	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z9, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
+	MOVQ          32(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
+	MOVQ          40(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z8, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
+	MOVQ          48(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z6, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
+	MOVQ          56(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z7, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
+	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z13, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
+	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
+	MOVQ          80(SP), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z3, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
+	MOVQ          88(SP), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z4, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
+	MOVQ          96(SP), R12
 	VMOVUPS       Z2, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
@@ -13334,56 +13307,43 @@ CompactContactsAVX512_tailgroup_finite:
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
 	VCOMPRESSPS.Z Z0, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
+	MOVQ          (SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z14, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
+	MOVQ          8(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
+	MOVQ          16(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z12, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
+	MOVQ          24(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z9, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
+	MOVQ          32(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
+	MOVQ          40(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z8, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
+	MOVQ          48(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z6, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
+	MOVQ          56(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z7, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
+	MOVQ          64(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z13, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
+	MOVQ          72(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
+	MOVQ          80(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z3, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
+	MOVQ          88(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z4, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
+	MOVQ          96(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
@@ -13395,13 +13355,42 @@ CompactContactsAVX512_done:
 
 // func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2
-TEXT ·Contacts64AVX2(SB), $2304-56
+TEXT ·Contacts64AVX2(SB), $2408-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1280(R9), BX
@@ -14351,55 +14340,42 @@ Contacts64AVX2_ahead_finite:
 
 	// Store one row per pair.
 	VMOVDQU (R9), X2
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVDQU X2, (R12)(R13*4)
 	VMOVDQU 32(R9), X2
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVDQU X2, (R12)(R13*4)
 	VMOVUPS 512(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 384(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPD Y3, (R12)(R13*8)
 	VMOVUPS 608(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 576(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 480(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 448(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 416(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 352(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 288(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 256(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
 	XCHGQ   BX, R10
@@ -15078,55 +15054,42 @@ Contacts64AVX2_last_finite:
 
 	// Store one row per pair.
 	VMOVDQU (R9), X2
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVDQU X2, (R12)(R13*4)
 	VMOVDQU 32(R9), X2
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVDQU X2, (R12)(R13*4)
 	VMOVUPS 512(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 384(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPD Y3, (R12)(R13*8)
 	VMOVUPS 608(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 576(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 480(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 448(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 416(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 352(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 288(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 256(R9), Y2
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
 
@@ -15956,56 +15919,43 @@ Contacts64AVX2_tailgroup_finite:
 	VMOVDQU    X0, 64(R9)
 	VMOVDQU    (R9), X0
 	VMOVDQU    64(R9), X1
-	MOVQ       out+24(FP), R12
-	MOVQ       (R12), R12
+	MOVQ       (SP), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
 	VMOVDQU    32(R9), X0
 	VMOVDQU    64(R9), X1
-	MOVQ       out+24(FP), R12
-	MOVQ       8(R12), R12
+	MOVQ       8(SP), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
 	VMOVUPS    512(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       16(R12), R12
+	MOVQ       16(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    256(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       24(R12), R12
+	MOVQ       24(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	MOVQ       out+24(FP), R12
-	MOVQ       32(R12), R12
+	MOVQ       32(SP), R12
 	VMASKMOVPD Y4, Y2, (R12)(R13*8)
 	VMOVUPS    608(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       40(R12), R12
+	MOVQ       40(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    576(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       48(R12), R12
+	MOVQ       48(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    480(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       56(R12), R12
+	MOVQ       56(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    448(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       64(R12), R12
+	MOVQ       64(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    416(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       72(R12), R12
+	MOVQ       72(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    384(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       80(R12), R12
+	MOVQ       80(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    320(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       88(R12), R12
+	MOVQ       88(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    288(R9), Y0
-	MOVQ       out+24(FP), R12
-	MOVQ       96(R12), R12
+	MOVQ       96(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 
 Contacts64AVX2_done:
@@ -16016,13 +15966,42 @@ Contacts64AVX2_done:
 
 // func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContacts64AVX2(SB), $2304-56
+TEXT ·CompactContacts64AVX2(SB), $2408-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1280(R9), BX
@@ -16998,8 +16977,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVDQU   96(R9), Y4
 	VPERMD    Y2, Y4, Y2
 	VMOVDQU   160(R9), X4
-	MOVQ      out+24(FP), R12
-	MOVQ      (R12), R12
+	MOVQ      (SP), R12
 	VMOVUPS   (R12)(R11*4), X5
 	VBLENDVPS X4, X2, X5, X5
 	VMOVUPS   X5, (R12)(R11*4)
@@ -17007,8 +16985,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVDQU   96(R9), Y4
 	VPERMD    Y2, Y4, Y2
 	VMOVDQU   160(R9), X4
-	MOVQ      out+24(FP), R12
-	MOVQ      8(R12), R12
+	MOVQ      8(SP), R12
 	VMOVUPS   (R12)(R11*4), X5
 	VBLENDVPS X4, X2, X5, X5
 	VMOVUPS   X5, (R12)(R11*4)
@@ -17016,8 +16993,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   512(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVDQU   128(R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      16(R12), R12
+	MOVQ      16(SP), R12
 	VMOVUPS   (R12)(R11*8), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*8)
@@ -17025,16 +17001,14 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   384(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVDQU   128(R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      24(R12), R12
+	MOVQ      24(SP), R12
 	VMOVUPS   (R12)(R11*8), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      32(R12), R12
+	MOVQ      32(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17042,8 +17016,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      40(R12), R12
+	MOVQ      40(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17051,8 +17024,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      48(R12), R12
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17060,8 +17032,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      56(R12), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17069,8 +17040,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      64(R12), R12
+	MOVQ      64(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17078,8 +17048,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      72(R12), R12
+	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17087,8 +17056,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   352(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      80(R12), R12
+	MOVQ      80(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17096,8 +17064,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   288(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      88(R12), R12
+	MOVQ      88(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17105,8 +17072,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      96(R12), R12
+	MOVQ      96(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17816,8 +17782,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVDQU   96(R9), Y4
 	VPERMD    Y2, Y4, Y2
 	VMOVDQU   160(R9), X4
-	MOVQ      out+24(FP), R12
-	MOVQ      (R12), R12
+	MOVQ      (SP), R12
 	VMOVUPS   (R12)(R11*4), X5
 	VBLENDVPS X4, X2, X5, X5
 	VMOVUPS   X5, (R12)(R11*4)
@@ -17825,8 +17790,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVDQU   96(R9), Y4
 	VPERMD    Y2, Y4, Y2
 	VMOVDQU   160(R9), X4
-	MOVQ      out+24(FP), R12
-	MOVQ      8(R12), R12
+	MOVQ      8(SP), R12
 	VMOVUPS   (R12)(R11*4), X5
 	VBLENDVPS X4, X2, X5, X5
 	VMOVUPS   X5, (R12)(R11*4)
@@ -17834,8 +17798,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   512(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVDQU   128(R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      16(R12), R12
+	MOVQ      16(SP), R12
 	VMOVUPS   (R12)(R11*8), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*8)
@@ -17843,16 +17806,14 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   384(R9), Y4
 	VPERMPS   Y4, Y2, Y2
 	VMOVDQU   128(R9), Y4
-	MOVQ      out+24(FP), R12
-	MOVQ      24(R12), R12
+	MOVQ      24(SP), R12
 	VMOVUPS   (R12)(R11*8), Y5
 	VBLENDVPS Y4, Y2, Y5, Y5
 	VMOVUPS   Y5, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      32(R12), R12
+	MOVQ      32(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17860,8 +17821,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      40(R12), R12
+	MOVQ      40(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17869,8 +17829,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      48(R12), R12
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17878,8 +17837,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      56(R12), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17887,8 +17845,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      64(R12), R12
+	MOVQ      64(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17896,8 +17853,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      72(R12), R12
+	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17905,8 +17861,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   352(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      80(R12), R12
+	MOVQ      80(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17914,8 +17869,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   288(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      88(R12), R12
+	MOVQ      88(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17923,8 +17877,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      out+24(FP), R12
-	MOVQ      96(R12), R12
+	MOVQ      96(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -18779,91 +18732,78 @@ CompactContacts64AVX2_tailgroup_finite:
 	VMOVDQU      96(R9), Y1
 	VPERMD       Y0, Y1, Y0
 	VMOVDQU      160(R9), X1
-	MOVQ         out+24(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
 	VMOVDQU      32(R9), Y0
 	VMOVDQU      96(R9), Y1
 	VPERMD       Y0, Y1, Y0
 	VMOVDQU      160(R9), X1
-	MOVQ         out+24(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      512(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      256(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VPERMPS      Y4, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      480(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      384(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      320(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      288(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         out+24(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	ADDQ         R14, R11
 
@@ -18875,13 +18815,42 @@ CompactContacts64AVX2_done:
 
 // func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·Contacts64AVX512(SB), $3648-56
+TEXT ·Contacts64AVX512(SB), $3752-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1664(R9), BX
@@ -19777,44 +19746,31 @@ Contacts64AVX512_ahead_finite:
 	VPMOVQD      Z14, Y14
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVDQU Y11, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVDQU Y14, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPD Z5, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPD Z12, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPD Z9, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPD Z10, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPD Z8, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPD Z6, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPD Z7, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPD Z13, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPD Z2, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPD Z3, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPD Z4, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
 	XCHGQ   BX, R10
@@ -20471,44 +20427,31 @@ Contacts64AVX512_last_finite:
 	VPMOVQD      Z14, Y14
 
 	// Store one row per pair.
-	MOVQ    out+24(FP), R12
-	MOVQ    (R12), R12
+	MOVQ    (SP), R12
 	VMOVDQU Y11, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    8(R12), R12
+	MOVQ    8(SP), R12
 	VMOVDQU Y14, (R12)(R13*4)
-	MOVQ    out+24(FP), R12
-	MOVQ    16(R12), R12
+	MOVQ    16(SP), R12
 	VMOVUPD Z5, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    24(R12), R12
+	MOVQ    24(SP), R12
 	VMOVUPD Z12, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    32(R12), R12
+	MOVQ    32(SP), R12
 	VMOVUPD Z9, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    40(R12), R12
+	MOVQ    40(SP), R12
 	VMOVUPD Z10, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    48(R12), R12
+	MOVQ    48(SP), R12
 	VMOVUPD Z8, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    56(R12), R12
+	MOVQ    56(SP), R12
 	VMOVUPD Z6, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    64(R12), R12
+	MOVQ    64(SP), R12
 	VMOVUPD Z7, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    72(R12), R12
+	MOVQ    72(SP), R12
 	VMOVUPD Z13, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    80(R12), R12
+	MOVQ    80(SP), R12
 	VMOVUPD Z2, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    88(R12), R12
+	MOVQ    88(SP), R12
 	VMOVUPD Z3, (R12)(R13*8)
-	MOVQ    out+24(FP), R12
-	MOVQ    96(R12), R12
+	MOVQ    96(SP), R12
 	VMOVUPD Z4, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
 
@@ -21288,44 +21231,31 @@ Contacts64AVX512_tailgroup_finite:
 	VPMOVQD      Z14, Y1
 
 	// Store one row per pair.
-	MOVQ      out+24(FP), R12
-	MOVQ      (R12), R12
+	MOVQ      (SP), R12
 	VMOVDQU32 Y0, K1, (R12)(R13*4)
-	MOVQ      out+24(FP), R12
-	MOVQ      8(R12), R12
+	MOVQ      8(SP), R12
 	VMOVDQU32 Y1, K1, (R12)(R13*4)
-	MOVQ      out+24(FP), R12
-	MOVQ      16(R12), R12
+	MOVQ      16(SP), R12
 	VMOVUPD   Z5, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      24(R12), R12
+	MOVQ      24(SP), R12
 	VMOVUPD   Z12, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      32(R12), R12
+	MOVQ      32(SP), R12
 	VMOVUPD   Z9, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      40(R12), R12
+	MOVQ      40(SP), R12
 	VMOVUPD   Z10, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      48(R12), R12
+	MOVQ      48(SP), R12
 	VMOVUPD   Z8, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      56(R12), R12
+	MOVQ      56(SP), R12
 	VMOVUPD   Z6, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      64(R12), R12
+	MOVQ      64(SP), R12
 	VMOVUPD   Z7, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      72(R12), R12
+	MOVQ      72(SP), R12
 	VMOVUPD   Z13, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      80(R12), R12
+	MOVQ      80(SP), R12
 	VMOVUPD   Z2, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      88(R12), R12
+	MOVQ      88(SP), R12
 	VMOVUPD   Z3, K1, (R12)(R13*8)
-	MOVQ      out+24(FP), R12
-	MOVQ      96(R12), R12
+	MOVQ      96(SP), R12
 	VMOVUPD   Z4, K1, (R12)(R13*8)
 
 Contacts64AVX512_done:
@@ -21336,13 +21266,42 @@ Contacts64AVX512_done:
 
 // func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, POPCNT
-TEXT ·CompactContacts64AVX512(SB), $3648-56
+TEXT ·CompactContacts64AVX512(SB), $3752-56
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	MOVQ         out+24(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1664(R9), BX
@@ -22247,56 +22206,43 @@ CompactContacts64AVX512_ahead_finite:
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
 	VPCOMPRESSD.Z Y11, K1, Y11
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
+	MOVQ          (SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
 	VPCOMPRESSD.Z Y15, K1, Y11
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
+	MOVQ          8(SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
 	VCOMPRESSPD.Z Z5, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
+	MOVQ          16(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z12, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
+	MOVQ          24(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
+	MOVQ          32(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z10, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
+	MOVQ          40(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z8, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
+	MOVQ          48(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z6, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
+	MOVQ          56(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z7, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
+	MOVQ          64(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z13, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
+	MOVQ          72(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
+	MOVQ          80(SP), R12
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z3, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
+	MOVQ          88(SP), R12
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z4, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
+	MOVQ          96(SP), R12
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	ADDQ          R14, R11
 
@@ -22965,56 +22911,43 @@ CompactContacts64AVX512_last_finite:
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
 	VPCOMPRESSD.Z Y11, K1, Y11
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
+	MOVQ          (SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
 	VPCOMPRESSD.Z Y15, K1, Y11
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
+	MOVQ          8(SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
 	VCOMPRESSPD.Z Z5, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
+	MOVQ          16(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z12, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
+	MOVQ          24(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
+	MOVQ          32(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z10, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
+	MOVQ          40(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z8, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
+	MOVQ          48(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z6, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
+	MOVQ          56(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z7, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
+	MOVQ          64(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z13, K1, Z5
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
+	MOVQ          72(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
+	MOVQ          80(SP), R12
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z3, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
+	MOVQ          88(SP), R12
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z4, K1, Z2
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
+	MOVQ          96(SP), R12
 	VMOVUPD       Z2, K2, (R12)(R11*8)
 	ADDQ          R14, R11
 
@@ -23807,56 +23740,43 @@ CompactContacts64AVX512_tailgroup_finite:
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
 	VPCOMPRESSD.Z Y0, K1, Y0
-	MOVQ          out+24(FP), R12
-	MOVQ          (R12), R12
+	MOVQ          (SP), R12
 	VMOVDQU32     Y0, K2, (R12)(R11*4)
 	VPCOMPRESSD.Z Y1, K1, Y0
-	MOVQ          out+24(FP), R12
-	MOVQ          8(R12), R12
+	MOVQ          8(SP), R12
 	VMOVDQU32     Y0, K2, (R12)(R11*4)
 	VCOMPRESSPD.Z Z5, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          16(R12), R12
+	MOVQ          16(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z12, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          24(R12), R12
+	MOVQ          24(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          32(R12), R12
+	MOVQ          32(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z10, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          40(R12), R12
+	MOVQ          40(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z8, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          48(R12), R12
+	MOVQ          48(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z6, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          56(R12), R12
+	MOVQ          56(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z7, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          64(R12), R12
+	MOVQ          64(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z13, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          72(R12), R12
+	MOVQ          72(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          80(R12), R12
+	MOVQ          80(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z3, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          88(R12), R12
+	MOVQ          88(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z4, K1, Z0
-	MOVQ          out+24(FP), R12
-	MOVQ          96(R12), R12
+	MOVQ          96(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	ADDQ          R14, R11
 

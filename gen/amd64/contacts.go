@@ -67,6 +67,15 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 			"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
 			"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.")
 	}
+	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
+		"pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).")
+	outStreams = AllocLocal(8 * 13)
+	Load(Param("out"), scratch)
+	for k := range 13 {
+		r := GP64()
+		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
+		MOVQ(r, outStreams.Offset(8*k))
+	}
 	groups := 1
 	if t.Elem == ir.F32 {
 		groups = max(1, tuned(ContactInterleave, t))
@@ -102,6 +111,10 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	RET()
 }
 
+// outStreams is where the contact kernel being emitted keeps its copy of
+// the thirteen output stream pointers (out), in its frame.
+var outStreams Mem
+
 // sinkSlots is how many stack slots a spilling loop leaves the contact
 // sink (the float64 compaction stages up to six vectors there).
 const sinkSlots = 8
@@ -115,10 +128,9 @@ const contactSinkRegs = 6
 // rowPtr returns the address of the current row of output stream k (of
 // elements size bytes): row index + lane (one row per pair; lane is the
 // first lane of the group within its iteration) or written (compaction).
-// It loads the stream pointer into scratch.
+// It loads the stream pointer into scratch from outStreams.
 func rowPtr(k int, compact bool, size uint8, lane int) Mem {
-	Load(Param("out"), scratch)
-	MOVQ(Mem{Base: scratch, Disp: 8 * k}, scratch)
+	MOVQ(outStreams.Offset(8*k), scratch)
 	if compact {
 		return Mem{Base: scratch, Index: written, Scale: size}
 	}
