@@ -4363,10 +4363,10 @@ ContactsAVX2_last_finite:
 	MOVQ    96(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
+	MOVQ    n+32(FP), R14
+	SUBQ    R13, R14
 
 ContactsAVX2_tail:
-	MOVQ         n+32(FP), R14
-	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           ContactsAVX2_done
 	VMOVD        R14, X2
@@ -7169,10 +7169,10 @@ CompactContactsAVX2_last_finite:
 
 CompactContactsAVX2_last_none:
 	ADDQ $0x00000008, R13
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
 
 CompactContactsAVX2_tail:
-	MOVQ         n+32(FP), R14
-	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           CompactContactsAVX2_done
 	VMOVD        R14, X2
@@ -9833,10 +9833,10 @@ ContactsAVX512_last_finite:
 	MOVQ    96(SP), R12
 	VMOVUPS Z4, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
+	MOVQ    n+32(FP), R14
+	SUBQ    R13, R14
 
 ContactsAVX512_tail:
-	MOVQ  n+32(FP), R14
-	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    ContactsAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -12473,10 +12473,10 @@ CompactContactsAVX512_last_finite:
 
 CompactContactsAVX512_last_none:
 	ADDQ $0x00000010, R13
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
 
 CompactContactsAVX512_tail:
-	MOVQ  n+32(FP), R14
-	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    CompactContactsAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -15092,10 +15092,10 @@ Contacts64AVX2_last_finite:
 	MOVQ    96(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
+	MOVQ    n+32(FP), R14
+	SUBQ    R13, R14
 
 Contacts64AVX2_tail:
-	MOVQ         n+32(FP), R14
-	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           Contacts64AVX2_done
 	VMOVD        R14, X2
@@ -17885,10 +17885,10 @@ CompactContacts64AVX2_last_finite:
 
 CompactContacts64AVX2_last_none:
 	ADDQ $0x00000004, R13
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
 
 CompactContacts64AVX2_tail:
-	MOVQ         n+32(FP), R14
-	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           CompactContacts64AVX2_done
 	VMOVD        R14, X2
@@ -20454,10 +20454,10 @@ Contacts64AVX512_last_finite:
 	MOVQ    96(SP), R12
 	VMOVUPD Z4, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
+	MOVQ    n+32(FP), R14
+	SUBQ    R13, R14
 
 Contacts64AVX512_tail:
-	MOVQ  n+32(FP), R14
-	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    Contacts64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -22953,10 +22953,10 @@ CompactContacts64AVX512_last_finite:
 
 CompactContacts64AVX512_last_none:
 	ADDQ $0x00000008, R13
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
 
 CompactContacts64AVX512_tail:
-	MOVQ  n+32(FP), R14
-	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    CompactContacts64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -24936,10 +24936,10 @@ ClosestIndexedAVX2_last:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Y4, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
+	MOVQ    n+48(FP), R14
+	SUBQ    R13, R14
 
 ClosestIndexedAVX2_tail:
-	MOVQ         n+48(FP), R14
-	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           ClosestIndexedAVX2_done
 	VMOVD        R14, X2
@@ -26925,10 +26925,10 @@ ClosestIndexedAVX512_last:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
+	MOVQ    n+48(FP), R14
+	SUBQ    R13, R14
 
 ClosestIndexedAVX512_tail:
-	MOVQ  n+48(FP), R14
-	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    ClosestIndexedAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -28305,10 +28305,10 @@ ClosestIndexed64AVX2_last:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Y4, (R12)(R13*8)
 	ADDQ    $0x00000004, R13
+	MOVQ    n+48(FP), R14
+	SUBQ    R13, R14
 
 ClosestIndexed64AVX2_tail:
-	MOVQ         n+48(FP), R14
-	SUBQ         R13, R14
 	TESTQ        R14, R14
 	JZ           ClosestIndexed64AVX2_done
 	VMOVD        R14, X2
@@ -29994,10 +29994,10 @@ ClosestIndexed64AVX512_last:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 	ADDQ    $0x00000008, R13
+	MOVQ    n+48(FP), R14
+	SUBQ    R13, R14
 
 ClosestIndexed64AVX512_tail:
-	MOVQ  n+48(FP), R14
-	SUBQ  R13, R14
 	TESTQ R14, R14
 	JZ    ClosestIndexed64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14

@@ -214,14 +214,17 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	}
 
 	Label(name + "_loop")
-	if at, ok := NextRecordsAt[t.Name]; ok {
+	at, ahead := NextRecordsAt[t.Name]
+	if ahead {
 		Comment("One group at a time, each loading the next one's records into the other set",
 			"part-way through its body (NextRecordsAt); the last whole group loads none.")
-		Load(Param("n"), remain)
-		SUBQ(index, remain)
-		CMPQ(remain, U32(t.Lanes))
-		JB(LabelRef(name + "_tail"))
-		loadRecords(t, capsBase, set, fromPairs(0), 0)
+	}
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	CMPQ(remain, U32(t.Lanes))
+	JB(LabelRef(name + "_tail"))
+	loadRecords(t, capsBase, set, fromPairs(0), 0)
+	if ahead {
 		LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
 		Label(name + "_ahead")
 		Load(Param("n"), remain)
@@ -238,20 +241,15 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		Label(name + "_last")
 		group(l, name+"_last", nil, nil)
 		ADDQ(U32(t.Lanes), index)
-	} else {
 		Load(Param("n"), remain)
 		SUBQ(index, remain)
-		CMPQ(remain, U32(t.Lanes))
-		JB(LabelRef(name + "_tail"))
-		loadRecords(t, capsBase, set, fromPairs(0), 0)
+	} else {
 		group(l, name+"_group", nil, nil)
 		ADDQ(U32(t.Lanes), index)
 		JMP(LabelRef(name + "_loop"))
 	}
 
 	Label(name + "_tail")
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
 	TESTQ(remain, remain)
 	JZ(LabelRef(name + "_done"))
 	mask := tailMask(t, c)
