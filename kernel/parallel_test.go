@@ -22,6 +22,16 @@ func parallelSizes() []int {
 	return []int{0, 1, 63, 64, 65, 129, 1000, 4097, 70001}
 }
 
+// cycle returns n pairs of all, taken in steps of 7 around it (every
+// category mixed into every chunk).
+func cycle(all []soa.Pair, n int) []soa.Pair {
+	ps := make([]soa.Pair, n)
+	for i := range ps {
+		ps[i] = all[(7*i)%len(all)]
+	}
+	return ps
+}
+
 // Every entry point of Parallel returns the bits of the single-core call
 // of the same path, for every worker count, with the parallel split
 // forced (MinParallel 0) and at its default; CompactContacts' rows in the
@@ -39,10 +49,7 @@ func TestParallelBitIdentical(t *testing.T) {
 				p.MinParallel = minPar
 				for _, n := range parallelSizes() {
 					what := "workers=" + strconv.Itoa(workers) + " min=" + strconv.Itoa(minPar) + " n=" + strconv.Itoa(n)
-					ps := make([]soa.Pair, n)
-					for i := range ps {
-						ps[i] = all[(7*i)%len(all)]
-					}
+					ps := cycle(all, n)
 					src := soa.FromPairs(ps)
 					want := soa.NewResults(n)
 					k.BatchClosest(want, src)
@@ -169,10 +176,7 @@ func TestParallelNTChunks(t *testing.T) {
 			}
 			p := kernel.NewParallel(k, workers)
 			for _, n := range sizes {
-				ps := make([]soa.Pair, n)
-				for i := range ps {
-					ps[i] = all[(7*i)%len(all)]
-				}
+				ps := cycle(all, n)
 				src := soa.FromPairs(ps)
 				want := soa.NewResults(n)
 				k.BatchClosest(want, src)
