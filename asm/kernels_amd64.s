@@ -8150,165 +8150,165 @@ TEXT ·ContactsAVX512(SB), $3752-56
 	JB   ContactsAVX512_tail
 
 	// Capsule records of side I, transposed.
-	MOVL            (DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         (DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	MOVL         4(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y3
+	MOVL         20(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z3, Z3
+	MOVL         8(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y4
+	MOVL         24(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z4, Z4
+	MOVL         12(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y5
+	MOVL         28(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         48(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         36(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         52(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         40(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         56(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         44(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         60(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            (SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
-	LEAQ            2688(R9), R10
+	MOVL         (SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         16(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         4(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         20(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         8(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         24(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         12(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         28(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         48(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         36(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         52(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         40(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         56(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         44(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         60(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
+	LEAQ         2688(R9), R10
 
 ContactsAVX512_ahead:
 	MOVQ n+32(FP), R14
@@ -8329,823 +8329,823 @@ ContactsAVX512_ahead:
 	VSUBPS  512(BX), Z6, Z6
 	VMOVUPS 768(BX), Z7
 	VSUBPS  576(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
+	VMOVUPS (BX), Z9
+	VSUBPS  448(BX), Z9, Z9
+	VMOVUPS 64(BX), Z10
+	VSUBPS  512(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z12
+	VMULPS      Z5, Z5, Z12
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z7, Z7, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z    Z12, Z1, K1, Z13
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z13
-	VMULPS      Z3, Z3, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z4, Z4, Z14
-	VADDPS      Z14, Z13, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z14
-	VMULPS      Z8, Z5, Z15
-	VMULPS      Z9, Z6, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z7, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z12, Z15, Z15
-	VMULPS      Z2, Z5, Z16
-	VMULPS      Z3, Z6, Z17
+	VMULPS      Z2, Z2, Z14
+	VMULPS      Z3, Z3, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z4, Z15
+	VADDPS      Z15, Z14, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z15
+	VMULPS      Z9, Z5, Z16
+	VMULPS      Z10, Z6, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z4, Z7, Z17
+	VMULPS      Z11, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
+	VMULPS      Z13, Z16, Z16
+	VMULPS      Z2, Z5, Z17
+	VMULPS      Z3, Z6, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z4, Z7, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
 	VSUBPS Z9, Z20, Z20
 	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
-	VMINPS Z1, Z14, Z14
-	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
+	VMINPS Z1, Z15, Z15
+	VMAXPS Z0, Z15, Z15
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z14, Z2, Z2
-	VADDPS Z2, Z8, Z2
+	VMULPS Z15, Z2, Z2
+	VADDPS Z2, Z9, Z2
 	VSUBPS Z5, Z2, Z2
-	VMULPS Z14, Z3, Z3
-	VADDPS Z3, Z9, Z3
+	VMULPS Z15, Z3, Z3
+	VADDPS Z3, Z10, Z3
 	VSUBPS Z6, Z3, Z3
-	VMULPS Z14, Z4, Z4
-	VADDPS Z4, Z10, Z4
+	VMULPS Z15, Z4, Z4
+	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
-	MOVL            64(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z14
-	MOVL            80(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
-	MOVL            68(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            84(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            72(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z18
-	MOVL            88(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
-	MOVL            76(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z19
-	MOVL            92(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
-	VUNPCKLPS       Z16, Z14, Z20
-	VUNPCKLPS       Z19, Z18, Z21
-	VUNPCKHPS       Z16, Z14, Z14
-	VUNPCKHPS       Z19, Z18, Z16
-	VSHUFPS         $0x44, Z21, Z20, Z18
-	VSHUFPS         $0xee, Z21, Z20, Z19
-	VSHUFPS         $0x44, Z16, Z14, Z20
-	VSHUFPS         $0xee, Z16, Z14, Z14
-	MOVL            96(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            112(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            100(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z21
-	MOVL            116(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
-	MOVL            104(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z22
-	MOVL            120(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
-	MOVL            108(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z23
-	MOVL            124(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
-	VUNPCKLPS       Z21, Z16, Z24
-	VUNPCKLPS       Z23, Z22, Z26
-	VUNPCKHPS       Z21, Z16, Z16
-	VUNPCKHPS       Z23, Z22, Z21
-	VSHUFPS         $0x44, Z26, Z24, Z22
-	VSHUFPS         $0xee, Z26, Z24, Z23
-	VSHUFPS         $0x44, Z21, Z16, Z24
-	VSHUFPS         $0xee, Z21, Z16, Z16
-	VSHUFF32X4      $0x88, Z22, Z18, Z21
-	VMOVUPS         Z21, (R10)
-	VSHUFF32X4      $0x88, Z23, Z19, Z21
-	VMOVUPS         Z21, 64(R10)
-	VSHUFF32X4      $0x88, Z24, Z20, Z21
-	VMOVUPS         Z21, 128(R10)
-	VSHUFF32X4      $0x88, Z16, Z14, Z14
-	VMOVUPS         Z14, 384(R10)
-	VSHUFF32X4      $0xdd, Z22, Z18, Z14
-	VMOVUPS         Z14, 192(R10)
-	VSHUFF32X4      $0xdd, Z23, Z19, Z14
-	VMOVUPS         Z14, 256(R10)
-	VSHUFF32X4      $0xdd, Z24, Z20, Z14
-	VMOVUPS         Z14, 320(R10)
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	VUNPCKLPS    Z17, Z15, Z21
+	VUNPCKLPS    Z20, Z19, Z22
+	VUNPCKHPS    Z17, Z15, Z15
+	VUNPCKHPS    Z20, Z19, Z17
+	VSHUFPS      $0x44, Z22, Z21, Z19
+	VSHUFPS      $0xee, Z22, Z21, Z20
+	VSHUFPS      $0x44, Z17, Z15, Z21
+	VSHUFPS      $0xee, Z17, Z15, Z15
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	VUNPCKLPS    Z22, Z17, Z25
+	VUNPCKLPS    Z24, Z23, Z27
+	VUNPCKHPS    Z22, Z17, Z17
+	VUNPCKHPS    Z24, Z23, Z22
+	VSHUFPS      $0x44, Z27, Z25, Z23
+	VSHUFPS      $0xee, Z27, Z25, Z24
+	VSHUFPS      $0x44, Z22, Z17, Z25
+	VSHUFPS      $0xee, Z22, Z17, Z17
+	VSHUFF32X4   $0x88, Z23, Z19, Z22
+	VMOVUPS      Z22, (R10)
+	VSHUFF32X4   $0x88, Z24, Z20, Z22
+	VMOVUPS      Z22, 64(R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z22
+	VMOVUPS      Z22, 128(R10)
+	VSHUFF32X4   $0x88, Z17, Z15, Z15
+	VMOVUPS      Z15, 384(R10)
+	VSHUFF32X4   $0xdd, Z23, Z19, Z15
+	VMOVUPS      Z15, 192(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z15
+	VMOVUPS      Z15, 256(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z15
+	VMOVUPS      Z15, 320(R10)
 
 	// Capsule records of side J, transposed.
-	MOVL            64(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z14
-	MOVL            80(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
-	MOVL            68(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            84(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            72(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z18
-	MOVL            88(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
-	MOVL            76(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z19
-	MOVL            92(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
-	VUNPCKLPS       Z16, Z14, Z20
-	VUNPCKLPS       Z19, Z18, Z21
-	VUNPCKHPS       Z16, Z14, Z14
-	VUNPCKHPS       Z19, Z18, Z16
-	VSHUFPS         $0x44, Z21, Z20, Z18
-	VSHUFPS         $0xee, Z21, Z20, Z19
-	VSHUFPS         $0x44, Z16, Z14, Z20
-	VSHUFPS         $0xee, Z16, Z14, Z14
-	MOVL            96(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            112(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            100(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z21
-	MOVL            116(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
-	MOVL            104(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z22
-	MOVL            120(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
-	MOVL            108(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z23
-	MOVL            124(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
-	VUNPCKLPS       Z21, Z16, Z24
-	VUNPCKLPS       Z23, Z22, Z26
-	VUNPCKHPS       Z21, Z16, Z16
-	VUNPCKHPS       Z23, Z22, Z21
-	VSHUFPS         $0x44, Z26, Z24, Z22
-	VSHUFPS         $0xee, Z26, Z24, Z23
-	VSHUFPS         $0x44, Z21, Z16, Z24
-	VSHUFPS         $0xee, Z21, Z16, Z16
-	VSHUFF32X4      $0x88, Z22, Z18, Z21
-	VMOVUPS         Z21, 448(R10)
-	VSHUFF32X4      $0x88, Z23, Z19, Z21
-	VMOVUPS         Z21, 512(R10)
-	VSHUFF32X4      $0x88, Z24, Z20, Z21
-	VMOVUPS         Z21, 576(R10)
-	VSHUFF32X4      $0x88, Z16, Z14, Z14
-	VMOVUPS         Z14, 832(R10)
-	VSHUFF32X4      $0xdd, Z22, Z18, Z14
-	VMOVUPS         Z14, 640(R10)
-	VSHUFF32X4      $0xdd, Z23, Z19, Z14
-	VMOVUPS         Z14, 704(R10)
-	VSHUFF32X4      $0xdd, Z24, Z20, Z14
-	VMOVUPS         Z14, 768(R10)
-	VMULPS          Z2, Z2, Z14
-	VMULPS          Z3, Z3, Z16
-	VADDPS          Z16, Z14, Z14
-	VMULPS          Z4, Z4, Z16
-	VADDPS          Z16, Z14, Z14
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	VUNPCKLPS    Z17, Z15, Z21
+	VUNPCKLPS    Z20, Z19, Z22
+	VUNPCKHPS    Z17, Z15, Z15
+	VUNPCKHPS    Z20, Z19, Z17
+	VSHUFPS      $0x44, Z22, Z21, Z19
+	VSHUFPS      $0xee, Z22, Z21, Z20
+	VSHUFPS      $0x44, Z17, Z15, Z21
+	VSHUFPS      $0xee, Z17, Z15, Z15
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	VUNPCKLPS    Z22, Z17, Z25
+	VUNPCKLPS    Z24, Z23, Z27
+	VUNPCKHPS    Z22, Z17, Z17
+	VUNPCKHPS    Z24, Z23, Z22
+	VSHUFPS      $0x44, Z27, Z25, Z23
+	VSHUFPS      $0xee, Z27, Z25, Z24
+	VSHUFPS      $0x44, Z22, Z17, Z25
+	VSHUFPS      $0xee, Z22, Z17, Z17
+	VSHUFF32X4   $0x88, Z23, Z19, Z22
+	VMOVUPS      Z22, 448(R10)
+	VSHUFF32X4   $0x88, Z24, Z20, Z22
+	VMOVUPS      Z22, 512(R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z22
+	VMOVUPS      Z22, 576(R10)
+	VSHUFF32X4   $0x88, Z17, Z15, Z15
+	VMOVUPS      Z15, 832(R10)
+	VSHUFF32X4   $0xdd, Z23, Z19, Z15
+	VMOVUPS      Z15, 640(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z15
+	VMOVUPS      Z15, 704(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z15
+	VMOVUPS      Z15, 768(R10)
+	VMULPS       Z2, Z2, Z15
+	VMULPS       Z3, Z3, Z17
+	VADDPS       Z17, Z15, Z15
+	VMULPS       Z4, Z4, Z17
+	VADDPS       Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K1
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K2
+	VADDPS       Z18, Z16, Z17
+	VMINPS       Z17, Z16, Z18
+	VMAXPS       Z18, Z0, Z18
+	VMAXPS       Z17, Z16, Z16
+	VMINPS       Z16, Z1, Z16
+	VCMPPS       $0x11, Z16, Z18, K1
+	VBROADCASTSS partol<>+0(SB), Z16
+	VMULPS       Z14, Z16, Z16
+	VCMPPS       $0x12, Z16, Z26, K2
 	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z13, K2
+	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z12, K2
+	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z2, Z13
+	VMOVAPS Z3, Z16
+	VMOVAPS Z4, Z17
+	VMOVAPS Z15, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
-	VMAXPS       Z11, Z13, Z11
-	VMULPS       Z8, Z8, Z8
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z19
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K3
+	VMULPS       Z10, Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMULPS       Z11, Z11, Z10
+	VADDPS       Z10, Z9, Z9
+	VMAXPS       Z9, Z12, Z9
+	VBROADCASTSS crosstol<>+0(SB), Z10
+	VMULPS       Z9, Z10, Z10
+	VCMPPS       $0x11, Z10, Z18, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           ContactsAVX512_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z9
-	VSUBPS       (BX), Z9, Z9
-	VMOVUPS      256(BX), Z10
-	VSUBPS       64(BX), Z10, Z10
-	VMOVUPS      320(BX), Z11
-	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
+	VMOVUPS      192(BX), Z10
+	VSUBPS       (BX), Z10, Z10
+	VMOVUPS      256(BX), Z11
+	VSUBPS       64(BX), Z11, Z11
+	VMOVUPS      320(BX), Z12
+	VSUBPS       128(BX), Z12, Z12
+	VMOVUPS      640(BX), Z14
+	VSUBPS       448(BX), Z14, Z14
+	VMOVUPS      704(BX), Z19
+	VSUBPS       512(BX), Z19, Z19
+	VMOVUPS      768(BX), Z20
+	VSUBPS       576(BX), Z20, Z20
 	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
+	VMULPS       Z11, Z11, Z22
 	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z19, Z22
+	VMULPS       Z12, Z12, Z22
 	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
-	VDIVPS.Z     Z21, Z1, K4, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K4
+	VMULPS       Z14, Z14, Z22
+	VMULPS       Z19, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z20, Z23
+	VADDPS       Z23, Z22, Z22
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
 	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K4
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
+	VSQRTPS      Z21, Z23
+	VCMPPS       $0x04, Z23, Z0, K4
+	VDIVPS.Z     Z23, Z1, K4, Z23
+	VSQRTPS      Z22, Z22
+	VMULPS       Z23, Z10, Z10
+	VMULPS       Z23, Z11, Z11
+	VMULPS       Z23, Z12, Z12
+	VMOVUPS      Z10, (R9)
+	VMOVUPS      Z11, 64(R9)
+	VMOVUPS      Z12, 128(R9)
+	VMULPS       Z22, Z14, Z10
+	VMULPS       Z22, Z19, Z11
+	VMULPS       Z22, Z20, Z12
+	VMOVUPS      Z10, 192(R9)
+	VMOVUPS      Z11, 256(R9)
+	VMOVUPS      Z12, 320(R9)
+	VCMPPS       $0x00, Z0, Z21, K4
+	VMOVUPS      64(R9), Z10
+	VMULPS       320(R9), Z10, Z10
+	VMOVUPS      128(R9), Z11
 	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      128(R9), Z11
+	VMULPS       192(R9), Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       320(R9), Z12, Z12
+	VSUBPS       Z12, Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       256(R9), Z12, Z12
+	VMOVUPS      64(R9), Z14
+	VMULPS       192(R9), Z14, Z14
+	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      Z10, 384(R9)
+	VMOVUPS      Z11, 448(R9)
+	VMOVUPS      Z12, 512(R9)
+	VMOVUPS      384(R9), Z10
+	VMULPS       384(R9), Z10, Z10
+	VMOVUPS      448(R9), Z11
+	VMULPS       448(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VMULPS       512(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z10, K5
 	KANDNW       K3, K5, K3
 	KORW         K3, K2, K2
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K3
-	VCMPPS       $0x11, Z0, Z10, K5
+	VMULPS       384(R9), Z2, Z11
+	VMULPS       448(R9), Z3, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       512(R9), Z4, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VBROADCASTSS signtol<>+0(SB), Z14
+	VMULPS       Z9, Z14, Z9
+	VMULPS       Z10, Z9, Z9
+	VCMPPS       $0x19, Z9, Z12, K3
+	VCMPPS       $0x11, Z0, Z11, K5
 	KANDNW       K5, K3, K3
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
+	VMOVUPS      384(R9), Z9
+	VXORPS.BCST  signmask<>+0(SB), Z9, Z9
+	VMOVUPS      448(R9), Z11
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K3, Z13
-	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z12
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
+	VXORPS       Z14, Z14, Z14
+	VMOVUPS      384(R9), Z19
+	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z9, Z9, Z9
+	VMOVUPS      448(R9), Z19
+	VBLENDMPS    Z11, Z19, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K2, Z13
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K2, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VMOVUPS      512(R9), Z19
+	VBLENDMPS    Z12, Z19, K3, Z11
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z13, K2, Z12
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z9, Z16, K2, Z14
+	VXORPS       Z9, Z9, Z9
+	VBLENDMPS    Z11, Z17, K2, Z9
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z10, Z18, K2, Z11
+	VMOVAPS      Z12, Z13
+	VMOVAPS      Z14, Z16
+	VMOVAPS      Z9, Z17
+	VMOVAPS      Z11, Z18
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K4, Z8
 	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K4, Z9
+	VMOVUPS   (R9), Z10
+	VBLENDMPS 192(R9), Z10, K4, Z9
 	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K4, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
+	VMOVUPS   64(R9), Z11
+	VBLENDMPS 256(R9), Z11, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VMOVUPS   128(R9), Z12
+	VBLENDMPS 320(R9), Z12, K4, Z11
+	VMOVUPS   Z9, 576(R9)
+	VMOVUPS   Z10, 640(R9)
+	VMOVUPS   Z11, 704(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K2, Z10
+	VMOVUPS     576(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMOVUPS     640(R9), Z10
+	VMULPS      640(R9), Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K2, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPS   640(R9), Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z9, Z16, K2, Z12
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z10, Z18, K2, Z14
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z14, Z18
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K2, Z10
+	VMOVUPS     640(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMULPS      Z0, Z0, Z10
+	VMOVUPS     704(R9), Z11
+	VMULPS      704(R9), Z11, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K2, Z13
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z0, Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   704(R9), Z16, K2, Z12
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z9, Z17, K2, Z14
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z10, Z18, K2, Z9
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z14, Z17
+	VMOVAPS     Z9, Z18
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z13, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K2, Z10
+	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z9, Z15
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z1, Z18, K2, Z12
+	VMOVAPS     Z9, Z13
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z18
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z18, Z9
+	VMOVAPS Z9, Z19
 
 ContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z19, Z1, Z9
+	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z16, Z11
+	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z11
-	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K2
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
+	VSUBPS       Z15, Z12, Z13
+	VBROADCASTSS margin+40(FP), Z14
+	VADDPS       Z14, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z11
-	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMOVUPS      832(BX), Z12
+	VSUBPS       384(BX), Z12, Z12
+	VMULPS       Z12, Z10, Z14
+	VADDPS       Z14, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
+	VMULPS       Z12, Z11, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
+	VMULPS       Z12, Z9, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
+	VMULPS      Z17, Z17, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z18, Z18, Z23
+	VADDPS      Z23, Z22, Z22
 	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
-	VDIVPS.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
+	VMULPS      Z20, Z20, Z24
+	VADDPS      Z24, Z23, Z23
+	VMULPS      Z21, Z21, Z24
+	VADDPS      Z24, Z23, Z23
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z    Z23, Z1, K2, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
 	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
+	VMULPS      1216(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
+	VMULPS      1280(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
+	VMULPS      1344(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	VMULPS      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPS      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPS      832(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPS      896(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z23, Z17, Z17
+	VADDPS      Z17, Z16, Z17
+	VMINPS      Z17, Z16, Z18
+	VMAXPS      Z18, Z0, Z18
+	VMAXPS      Z17, Z16, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1408(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z23
+	VMULPS       Z12, Z10, Z24
+	VADDPS       Z24, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K1, Z16
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z17, Z6, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VBLENDMPS    Z18, Z7, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z14, K1, Z18
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z17, Z7
+	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1472(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z15
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z16
+	VMULPS       Z12, Z10, Z23
+	VADDPS       Z23, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K1, Z15
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z16, Z13, K1, Z20
+	VMOVAPS      Z20, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K1, Z16
+	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPS    Z18, Z3, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z4, K1, Z18
+	VMOVAPS      Z16, Z2
+	VMOVAPS      Z17, Z3
+	VMOVAPS      Z18, Z4
 
 ContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z15
-	VADDPS      Z11, Z15, Z11
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	VADDPS      Z13, Z5, Z16
+	VADDPS      Z12, Z16, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
 	JZ          ContactsAVX512_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
+	VMOVAPS        Z12, Z5
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
+	VMOVAPS        Z12, Z10
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z12
+	VMOVAPS        Z12, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z12
+	VMOVAPS        Z12, Z9
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z12
+	VMOVAPS        Z12, Z6
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
+	VMOVAPS        Z12, Z7
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
+	VMOVAPS        Z12, Z2
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z12
+	VMOVAPS        Z12, Z3
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
+	VMOVAPS        Z12, Z4
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS      Z0, Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 
 ContactsAVX512_ahead_finite:
 	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
+	VPBROADCASTD R13, Z12
+	VPADDD       iota<>+0(SB), Z12, Z12
 
 	// Store one row per pair.
 	MOVQ    (SP), R12
-	VMOVUPS Z11, (R12)(R13*4)
+	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z15, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z12, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    32(SP), R12
-	VMOVUPS Z9, (R12)(R13*4)
-	MOVQ    40(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    48(SP), R12
-	VMOVUPS Z8, (R12)(R13*4)
+	VMOVUPS Z9, (R12)(R13*4)
 	MOVQ    56(SP), R12
 	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z14, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -9170,662 +9170,662 @@ ContactsAVX512_last:
 	VSUBPS  512(BX), Z6, Z6
 	VMOVUPS 768(BX), Z7
 	VSUBPS  576(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
+	VMOVUPS (BX), Z9
+	VSUBPS  448(BX), Z9, Z9
+	VMOVUPS 64(BX), Z10
+	VSUBPS  512(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z12
+	VMULPS      Z5, Z5, Z12
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z7, Z7, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z    Z12, Z1, K1, Z13
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z13
-	VMULPS      Z3, Z3, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z4, Z4, Z14
-	VADDPS      Z14, Z13, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z14
-	VMULPS      Z8, Z5, Z15
-	VMULPS      Z9, Z6, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z7, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z12, Z15, Z15
-	VMULPS      Z2, Z5, Z16
-	VMULPS      Z3, Z6, Z17
+	VMULPS      Z2, Z2, Z14
+	VMULPS      Z3, Z3, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z4, Z15
+	VADDPS      Z15, Z14, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z15
+	VMULPS      Z9, Z5, Z16
+	VMULPS      Z10, Z6, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z4, Z7, Z17
+	VMULPS      Z11, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
+	VMULPS      Z13, Z16, Z16
+	VMULPS      Z2, Z5, Z17
+	VMULPS      Z3, Z6, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z4, Z7, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
 	VSUBPS Z9, Z20, Z20
 	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
-	VMINPS Z1, Z14, Z14
-	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
+	VMINPS Z1, Z15, Z15
+	VMAXPS Z0, Z15, Z15
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z14, Z2, Z2
-	VADDPS Z2, Z8, Z2
+	VMULPS Z15, Z2, Z2
+	VADDPS Z2, Z9, Z2
 	VSUBPS Z5, Z2, Z2
-	VMULPS Z14, Z3, Z3
-	VADDPS Z3, Z9, Z3
+	VMULPS Z15, Z3, Z3
+	VADDPS Z3, Z10, Z3
 	VSUBPS Z6, Z3, Z3
-	VMULPS Z14, Z4, Z4
-	VADDPS Z4, Z10, Z4
+	VMULPS Z15, Z4, Z4
+	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z14
-	VMULPS Z3, Z3, Z16
-	VADDPS Z16, Z14, Z14
-	VMULPS Z4, Z4, Z16
-	VADDPS Z16, Z14, Z14
+	VMULPS Z2, Z2, Z15
+	VMULPS Z3, Z3, Z17
+	VADDPS Z17, Z15, Z15
+	VMULPS Z4, Z4, Z17
+	VADDPS Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K1
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K2
+	VADDPS       Z18, Z16, Z17
+	VMINPS       Z17, Z16, Z18
+	VMAXPS       Z18, Z0, Z18
+	VMAXPS       Z17, Z16, Z16
+	VMINPS       Z16, Z1, Z16
+	VCMPPS       $0x11, Z16, Z18, K1
+	VBROADCASTSS partol<>+0(SB), Z16
+	VMULPS       Z14, Z16, Z16
+	VCMPPS       $0x12, Z16, Z26, K2
 	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z13, K2
+	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z12, K2
+	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z2, Z13
+	VMOVAPS Z3, Z16
+	VMOVAPS Z4, Z17
+	VMOVAPS Z15, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
-	VMAXPS       Z11, Z13, Z11
-	VMULPS       Z8, Z8, Z8
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z19
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K3
+	VMULPS       Z10, Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMULPS       Z11, Z11, Z10
+	VADDPS       Z10, Z9, Z9
+	VMAXPS       Z9, Z12, Z9
+	VBROADCASTSS crosstol<>+0(SB), Z10
+	VMULPS       Z9, Z10, Z10
+	VCMPPS       $0x11, Z10, Z18, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           ContactsAVX512_last_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z9
-	VSUBPS       (BX), Z9, Z9
-	VMOVUPS      256(BX), Z10
-	VSUBPS       64(BX), Z10, Z10
-	VMOVUPS      320(BX), Z11
-	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
+	VMOVUPS      192(BX), Z10
+	VSUBPS       (BX), Z10, Z10
+	VMOVUPS      256(BX), Z11
+	VSUBPS       64(BX), Z11, Z11
+	VMOVUPS      320(BX), Z12
+	VSUBPS       128(BX), Z12, Z12
+	VMOVUPS      640(BX), Z14
+	VSUBPS       448(BX), Z14, Z14
+	VMOVUPS      704(BX), Z19
+	VSUBPS       512(BX), Z19, Z19
+	VMOVUPS      768(BX), Z20
+	VSUBPS       576(BX), Z20, Z20
 	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
+	VMULPS       Z11, Z11, Z22
 	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z19, Z22
+	VMULPS       Z12, Z12, Z22
 	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
-	VDIVPS.Z     Z21, Z1, K4, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K4
+	VMULPS       Z14, Z14, Z22
+	VMULPS       Z19, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z20, Z23
+	VADDPS       Z23, Z22, Z22
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
 	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K4
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
+	VSQRTPS      Z21, Z23
+	VCMPPS       $0x04, Z23, Z0, K4
+	VDIVPS.Z     Z23, Z1, K4, Z23
+	VSQRTPS      Z22, Z22
+	VMULPS       Z23, Z10, Z10
+	VMULPS       Z23, Z11, Z11
+	VMULPS       Z23, Z12, Z12
+	VMOVUPS      Z10, (R9)
+	VMOVUPS      Z11, 64(R9)
+	VMOVUPS      Z12, 128(R9)
+	VMULPS       Z22, Z14, Z10
+	VMULPS       Z22, Z19, Z11
+	VMULPS       Z22, Z20, Z12
+	VMOVUPS      Z10, 192(R9)
+	VMOVUPS      Z11, 256(R9)
+	VMOVUPS      Z12, 320(R9)
+	VCMPPS       $0x00, Z0, Z21, K4
+	VMOVUPS      64(R9), Z10
+	VMULPS       320(R9), Z10, Z10
+	VMOVUPS      128(R9), Z11
 	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      128(R9), Z11
+	VMULPS       192(R9), Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       320(R9), Z12, Z12
+	VSUBPS       Z12, Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       256(R9), Z12, Z12
+	VMOVUPS      64(R9), Z14
+	VMULPS       192(R9), Z14, Z14
+	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      Z10, 384(R9)
+	VMOVUPS      Z11, 448(R9)
+	VMOVUPS      Z12, 512(R9)
+	VMOVUPS      384(R9), Z10
+	VMULPS       384(R9), Z10, Z10
+	VMOVUPS      448(R9), Z11
+	VMULPS       448(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VMULPS       512(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z10, K5
 	KANDNW       K3, K5, K3
 	KORW         K3, K2, K2
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K3
-	VCMPPS       $0x11, Z0, Z10, K5
+	VMULPS       384(R9), Z2, Z11
+	VMULPS       448(R9), Z3, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       512(R9), Z4, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VBROADCASTSS signtol<>+0(SB), Z14
+	VMULPS       Z9, Z14, Z9
+	VMULPS       Z10, Z9, Z9
+	VCMPPS       $0x19, Z9, Z12, K3
+	VCMPPS       $0x11, Z0, Z11, K5
 	KANDNW       K5, K3, K3
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
+	VMOVUPS      384(R9), Z9
+	VXORPS.BCST  signmask<>+0(SB), Z9, Z9
+	VMOVUPS      448(R9), Z11
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K3, Z13
-	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z12
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
+	VXORPS       Z14, Z14, Z14
+	VMOVUPS      384(R9), Z19
+	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z9, Z9, Z9
+	VMOVUPS      448(R9), Z19
+	VBLENDMPS    Z11, Z19, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K2, Z13
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K2, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VMOVUPS      512(R9), Z19
+	VBLENDMPS    Z12, Z19, K3, Z11
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z13, K2, Z12
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z9, Z16, K2, Z14
+	VXORPS       Z9, Z9, Z9
+	VBLENDMPS    Z11, Z17, K2, Z9
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z10, Z18, K2, Z11
+	VMOVAPS      Z12, Z13
+	VMOVAPS      Z14, Z16
+	VMOVAPS      Z9, Z17
+	VMOVAPS      Z11, Z18
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K4, Z8
 	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K4, Z9
+	VMOVUPS   (R9), Z10
+	VBLENDMPS 192(R9), Z10, K4, Z9
 	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K4, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
+	VMOVUPS   64(R9), Z11
+	VBLENDMPS 256(R9), Z11, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VMOVUPS   128(R9), Z12
+	VBLENDMPS 320(R9), Z12, K4, Z11
+	VMOVUPS   Z9, 576(R9)
+	VMOVUPS   Z10, 640(R9)
+	VMOVUPS   Z11, 704(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K2, Z10
+	VMOVUPS     576(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMOVUPS     640(R9), Z10
+	VMULPS      640(R9), Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K2, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPS   640(R9), Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z9, Z16, K2, Z12
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z10, Z18, K2, Z14
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z14, Z18
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K2, Z10
+	VMOVUPS     640(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMULPS      Z0, Z0, Z10
+	VMOVUPS     704(R9), Z11
+	VMULPS      704(R9), Z11, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K2, Z13
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z0, Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   704(R9), Z16, K2, Z12
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z9, Z17, K2, Z14
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z10, Z18, K2, Z9
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z14, Z17
+	VMOVAPS     Z9, Z18
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z13, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K2, Z10
+	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z9, Z15
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z1, Z18, K2, Z12
+	VMOVAPS     Z9, Z13
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z18
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z18, Z9
+	VMOVAPS Z9, Z19
 
 ContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z19, Z1, Z9
+	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z16, Z11
+	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z11
-	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K2
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
+	VSUBPS       Z15, Z12, Z13
+	VBROADCASTSS margin+40(FP), Z14
+	VADDPS       Z14, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z11
-	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMOVUPS      832(BX), Z12
+	VSUBPS       384(BX), Z12, Z12
+	VMULPS       Z12, Z10, Z14
+	VADDPS       Z14, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
+	VMULPS       Z12, Z11, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
+	VMULPS       Z12, Z9, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_last_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
+	VMULPS      Z17, Z17, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z18, Z18, Z23
+	VADDPS      Z23, Z22, Z22
 	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
-	VDIVPS.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
+	VMULPS      Z20, Z20, Z24
+	VADDPS      Z24, Z23, Z23
+	VMULPS      Z21, Z21, Z24
+	VADDPS      Z24, Z23, Z23
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z    Z23, Z1, K2, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
 	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
+	VMULPS      1216(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
+	VMULPS      1280(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
+	VMULPS      1344(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	VMULPS      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPS      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPS      832(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPS      896(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z23, Z17, Z17
+	VADDPS      Z17, Z16, Z17
+	VMINPS      Z17, Z16, Z18
+	VMAXPS      Z18, Z0, Z18
+	VMAXPS      Z17, Z16, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1408(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z23
+	VMULPS       Z12, Z10, Z24
+	VADDPS       Z24, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K1, Z16
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z17, Z6, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VBLENDMPS    Z18, Z7, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z14, K1, Z18
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z17, Z7
+	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1472(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z15
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z16
+	VMULPS       Z12, Z10, Z23
+	VADDPS       Z23, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K1, Z15
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z16, Z13, K1, Z20
+	VMOVAPS      Z20, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K1, Z16
+	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPS    Z18, Z3, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z4, K1, Z18
+	VMOVAPS      Z16, Z2
+	VMOVAPS      Z17, Z3
+	VMOVAPS      Z18, Z4
 
 ContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z15
-	VADDPS      Z11, Z15, Z11
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	VADDPS      Z13, Z5, Z16
+	VADDPS      Z12, Z16, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
 	JZ          ContactsAVX512_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
+	VMOVAPS        Z12, Z5
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
+	VMOVAPS        Z12, Z10
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z12
+	VMOVAPS        Z12, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z12
+	VMOVAPS        Z12, Z9
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z12
+	VMOVAPS        Z12, Z6
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
+	VMOVAPS        Z12, Z7
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
+	VMOVAPS        Z12, Z2
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z12
+	VMOVAPS        Z12, Z3
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
+	VMOVAPS        Z12, Z4
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS      Z0, Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 
 ContactsAVX512_last_finite:
 	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
+	VPBROADCASTD R13, Z12
+	VPADDD       iota<>+0(SB), Z12, Z12
 
 	// Store one row per pair.
 	MOVQ    (SP), R12
-	VMOVUPS Z11, (R12)(R13*4)
+	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z15, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z12, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    32(SP), R12
-	VMOVUPS Z9, (R12)(R13*4)
-	MOVQ    40(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    48(SP), R12
-	VMOVUPS Z8, (R12)(R13*4)
+	VMOVUPS Z9, (R12)(R13*4)
 	MOVQ    56(SP), R12
 	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z14, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -9849,164 +9849,164 @@ ContactsAVX512_tail:
 	VMOVUPS     Z2, 2624(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL            2560(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            2576(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            2564(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2580(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2568(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            2584(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            2572(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            2588(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            2592(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2608(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2596(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            2612(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            2600(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            2616(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            2604(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            2620(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         2560(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2576(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         2564(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2580(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2568(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2584(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         2572(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2588(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         2592(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2608(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2596(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2612(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         2600(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2616(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         2604(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2620(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            2624(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            2640(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            2628(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2644(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2632(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            2648(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            2636(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            2652(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            2656(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2672(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2660(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            2676(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            2664(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            2680(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            2668(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            2684(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
+	MOVL         2624(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2640(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         2628(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2644(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2632(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2648(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         2636(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2652(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         2656(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2672(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2660(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2676(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         2664(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2680(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         2668(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2684(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z8
+	VUNPCKLPS    Z7, Z3, Z10
+	VUNPCKLPS    Z8, Z9, Z11
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z8, Z9, Z7
+	VSHUFPS      $0x44, Z11, Z10, Z8
+	VSHUFPS      $0xee, Z11, Z10, Z9
+	VSHUFPS      $0x44, Z7, Z3, Z10
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z8, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z9, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z8, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z2
@@ -10742,165 +10742,165 @@ TEXT ·CompactContactsAVX512(SB), $3752-56
 	JB   CompactContactsAVX512_tail
 
 	// Capsule records of side I, transposed.
-	MOVL            (DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         (DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	MOVL         4(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y3
+	MOVL         20(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z3, Z3
+	MOVL         8(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y4
+	MOVL         24(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z4, Z4
+	MOVL         12(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y5
+	MOVL         28(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         48(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         36(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         52(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         40(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         56(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         44(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         60(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            (SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
-	LEAQ            2688(R9), R10
+	MOVL         (SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         16(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         4(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         20(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         8(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         24(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         12(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         28(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         48(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         36(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         52(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         40(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         56(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         44(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         60(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
+	LEAQ         2688(R9), R10
 
 CompactContactsAVX512_ahead:
 	MOVQ n+32(FP), R14
@@ -10921,830 +10921,830 @@ CompactContactsAVX512_ahead:
 	VSUBPS  512(BX), Z6, Z6
 	VMOVUPS 768(BX), Z7
 	VSUBPS  576(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
+	VMOVUPS (BX), Z9
+	VSUBPS  448(BX), Z9, Z9
+	VMOVUPS 64(BX), Z10
+	VSUBPS  512(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z12
+	VMULPS      Z5, Z5, Z12
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z7, Z7, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z    Z12, Z1, K1, Z13
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z13
-	VMULPS      Z3, Z3, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z4, Z4, Z14
-	VADDPS      Z14, Z13, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z14
-	VMULPS      Z8, Z5, Z15
-	VMULPS      Z9, Z6, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z7, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z12, Z15, Z15
-	VMULPS      Z2, Z5, Z16
-	VMULPS      Z3, Z6, Z17
+	VMULPS      Z2, Z2, Z14
+	VMULPS      Z3, Z3, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z4, Z15
+	VADDPS      Z15, Z14, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z15
+	VMULPS      Z9, Z5, Z16
+	VMULPS      Z10, Z6, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z4, Z7, Z17
+	VMULPS      Z11, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
+	VMULPS      Z13, Z16, Z16
+	VMULPS      Z2, Z5, Z17
+	VMULPS      Z3, Z6, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z4, Z7, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
 	VSUBPS Z9, Z20, Z20
 	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
-	VMINPS Z1, Z14, Z14
-	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
+	VMINPS Z1, Z15, Z15
+	VMAXPS Z0, Z15, Z15
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z14, Z2, Z2
-	VADDPS Z2, Z8, Z2
+	VMULPS Z15, Z2, Z2
+	VADDPS Z2, Z9, Z2
 	VSUBPS Z5, Z2, Z2
-	VMULPS Z14, Z3, Z3
-	VADDPS Z3, Z9, Z3
+	VMULPS Z15, Z3, Z3
+	VADDPS Z3, Z10, Z3
 	VSUBPS Z6, Z3, Z3
-	VMULPS Z14, Z4, Z4
-	VADDPS Z4, Z10, Z4
+	VMULPS Z15, Z4, Z4
+	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
-	MOVL            64(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z14
-	MOVL            80(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
-	MOVL            68(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            84(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            72(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z18
-	MOVL            88(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
-	MOVL            76(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z19
-	MOVL            92(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
-	VUNPCKLPS       Z16, Z14, Z20
-	VUNPCKLPS       Z19, Z18, Z21
-	VUNPCKHPS       Z16, Z14, Z14
-	VUNPCKHPS       Z19, Z18, Z16
-	VSHUFPS         $0x44, Z21, Z20, Z18
-	VSHUFPS         $0xee, Z21, Z20, Z19
-	VSHUFPS         $0x44, Z16, Z14, Z20
-	VSHUFPS         $0xee, Z16, Z14, Z14
-	MOVL            96(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            112(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            100(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z21
-	MOVL            116(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
-	MOVL            104(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z22
-	MOVL            120(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
-	MOVL            108(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z23
-	MOVL            124(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
-	VUNPCKLPS       Z21, Z16, Z24
-	VUNPCKLPS       Z23, Z22, Z26
-	VUNPCKHPS       Z21, Z16, Z16
-	VUNPCKHPS       Z23, Z22, Z21
-	VSHUFPS         $0x44, Z26, Z24, Z22
-	VSHUFPS         $0xee, Z26, Z24, Z23
-	VSHUFPS         $0x44, Z21, Z16, Z24
-	VSHUFPS         $0xee, Z21, Z16, Z16
-	VSHUFF32X4      $0x88, Z22, Z18, Z21
-	VMOVUPS         Z21, (R10)
-	VSHUFF32X4      $0x88, Z23, Z19, Z21
-	VMOVUPS         Z21, 64(R10)
-	VSHUFF32X4      $0x88, Z24, Z20, Z21
-	VMOVUPS         Z21, 128(R10)
-	VSHUFF32X4      $0x88, Z16, Z14, Z14
-	VMOVUPS         Z14, 384(R10)
-	VSHUFF32X4      $0xdd, Z22, Z18, Z14
-	VMOVUPS         Z14, 192(R10)
-	VSHUFF32X4      $0xdd, Z23, Z19, Z14
-	VMOVUPS         Z14, 256(R10)
-	VSHUFF32X4      $0xdd, Z24, Z20, Z14
-	VMOVUPS         Z14, 320(R10)
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	VUNPCKLPS    Z17, Z15, Z21
+	VUNPCKLPS    Z20, Z19, Z22
+	VUNPCKHPS    Z17, Z15, Z15
+	VUNPCKHPS    Z20, Z19, Z17
+	VSHUFPS      $0x44, Z22, Z21, Z19
+	VSHUFPS      $0xee, Z22, Z21, Z20
+	VSHUFPS      $0x44, Z17, Z15, Z21
+	VSHUFPS      $0xee, Z17, Z15, Z15
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	VUNPCKLPS    Z22, Z17, Z25
+	VUNPCKLPS    Z24, Z23, Z27
+	VUNPCKHPS    Z22, Z17, Z17
+	VUNPCKHPS    Z24, Z23, Z22
+	VSHUFPS      $0x44, Z27, Z25, Z23
+	VSHUFPS      $0xee, Z27, Z25, Z24
+	VSHUFPS      $0x44, Z22, Z17, Z25
+	VSHUFPS      $0xee, Z22, Z17, Z17
+	VSHUFF32X4   $0x88, Z23, Z19, Z22
+	VMOVUPS      Z22, (R10)
+	VSHUFF32X4   $0x88, Z24, Z20, Z22
+	VMOVUPS      Z22, 64(R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z22
+	VMOVUPS      Z22, 128(R10)
+	VSHUFF32X4   $0x88, Z17, Z15, Z15
+	VMOVUPS      Z15, 384(R10)
+	VSHUFF32X4   $0xdd, Z23, Z19, Z15
+	VMOVUPS      Z15, 192(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z15
+	VMOVUPS      Z15, 256(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z15
+	VMOVUPS      Z15, 320(R10)
 
 	// Capsule records of side J, transposed.
-	MOVL            64(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z14
-	MOVL            80(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
-	MOVL            68(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            84(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            72(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z18
-	MOVL            88(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z18, Z18
-	MOVL            76(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z19
-	MOVL            92(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z19, Z19
-	VUNPCKLPS       Z16, Z14, Z20
-	VUNPCKLPS       Z19, Z18, Z21
-	VUNPCKHPS       Z16, Z14, Z14
-	VUNPCKHPS       Z19, Z18, Z16
-	VSHUFPS         $0x44, Z21, Z20, Z18
-	VSHUFPS         $0xee, Z21, Z20, Z19
-	VSHUFPS         $0x44, Z16, Z14, Z20
-	VSHUFPS         $0xee, Z16, Z14, Z14
-	MOVL            96(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z16
-	MOVL            112(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z16, Z16
-	MOVL            100(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z21
-	MOVL            116(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z21, Z21
-	MOVL            104(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z22
-	MOVL            120(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z22, Z22
-	MOVL            108(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z23
-	MOVL            124(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z23, Z23
-	VUNPCKLPS       Z21, Z16, Z24
-	VUNPCKLPS       Z23, Z22, Z26
-	VUNPCKHPS       Z21, Z16, Z16
-	VUNPCKHPS       Z23, Z22, Z21
-	VSHUFPS         $0x44, Z26, Z24, Z22
-	VSHUFPS         $0xee, Z26, Z24, Z23
-	VSHUFPS         $0x44, Z21, Z16, Z24
-	VSHUFPS         $0xee, Z21, Z16, Z16
-	VSHUFF32X4      $0x88, Z22, Z18, Z21
-	VMOVUPS         Z21, 448(R10)
-	VSHUFF32X4      $0x88, Z23, Z19, Z21
-	VMOVUPS         Z21, 512(R10)
-	VSHUFF32X4      $0x88, Z24, Z20, Z21
-	VMOVUPS         Z21, 576(R10)
-	VSHUFF32X4      $0x88, Z16, Z14, Z14
-	VMOVUPS         Z14, 832(R10)
-	VSHUFF32X4      $0xdd, Z22, Z18, Z14
-	VMOVUPS         Z14, 640(R10)
-	VSHUFF32X4      $0xdd, Z23, Z19, Z14
-	VMOVUPS         Z14, 704(R10)
-	VSHUFF32X4      $0xdd, Z24, Z20, Z14
-	VMOVUPS         Z14, 768(R10)
-	VMULPS          Z2, Z2, Z14
-	VMULPS          Z3, Z3, Z16
-	VADDPS          Z16, Z14, Z14
-	VMULPS          Z4, Z4, Z16
-	VADDPS          Z16, Z14, Z14
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	VUNPCKLPS    Z17, Z15, Z21
+	VUNPCKLPS    Z20, Z19, Z22
+	VUNPCKHPS    Z17, Z15, Z15
+	VUNPCKHPS    Z20, Z19, Z17
+	VSHUFPS      $0x44, Z22, Z21, Z19
+	VSHUFPS      $0xee, Z22, Z21, Z20
+	VSHUFPS      $0x44, Z17, Z15, Z21
+	VSHUFPS      $0xee, Z17, Z15, Z15
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	VUNPCKLPS    Z22, Z17, Z25
+	VUNPCKLPS    Z24, Z23, Z27
+	VUNPCKHPS    Z22, Z17, Z17
+	VUNPCKHPS    Z24, Z23, Z22
+	VSHUFPS      $0x44, Z27, Z25, Z23
+	VSHUFPS      $0xee, Z27, Z25, Z24
+	VSHUFPS      $0x44, Z22, Z17, Z25
+	VSHUFPS      $0xee, Z22, Z17, Z17
+	VSHUFF32X4   $0x88, Z23, Z19, Z22
+	VMOVUPS      Z22, 448(R10)
+	VSHUFF32X4   $0x88, Z24, Z20, Z22
+	VMOVUPS      Z22, 512(R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z22
+	VMOVUPS      Z22, 576(R10)
+	VSHUFF32X4   $0x88, Z17, Z15, Z15
+	VMOVUPS      Z15, 832(R10)
+	VSHUFF32X4   $0xdd, Z23, Z19, Z15
+	VMOVUPS      Z15, 640(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z15
+	VMOVUPS      Z15, 704(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z15
+	VMOVUPS      Z15, 768(R10)
+	VMULPS       Z2, Z2, Z15
+	VMULPS       Z3, Z3, Z17
+	VADDPS       Z17, Z15, Z15
+	VMULPS       Z4, Z4, Z17
+	VADDPS       Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K1
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K2
+	VADDPS       Z18, Z16, Z17
+	VMINPS       Z17, Z16, Z18
+	VMAXPS       Z18, Z0, Z18
+	VMAXPS       Z17, Z16, Z16
+	VMINPS       Z16, Z1, Z16
+	VCMPPS       $0x11, Z16, Z18, K1
+	VBROADCASTSS partol<>+0(SB), Z16
+	VMULPS       Z14, Z16, Z16
+	VCMPPS       $0x12, Z16, Z26, K2
 	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z13, K2
+	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z12, K2
+	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z2, Z13
+	VMOVAPS Z3, Z16
+	VMOVAPS Z4, Z17
+	VMOVAPS Z15, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
-	VMAXPS       Z11, Z13, Z11
-	VMULPS       Z8, Z8, Z8
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z19
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K3
+	VMULPS       Z10, Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMULPS       Z11, Z11, Z10
+	VADDPS       Z10, Z9, Z9
+	VMAXPS       Z9, Z12, Z9
+	VBROADCASTSS crosstol<>+0(SB), Z10
+	VMULPS       Z9, Z10, Z10
+	VCMPPS       $0x11, Z10, Z18, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           CompactContactsAVX512_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z9
-	VSUBPS       (BX), Z9, Z9
-	VMOVUPS      256(BX), Z10
-	VSUBPS       64(BX), Z10, Z10
-	VMOVUPS      320(BX), Z11
-	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
+	VMOVUPS      192(BX), Z10
+	VSUBPS       (BX), Z10, Z10
+	VMOVUPS      256(BX), Z11
+	VSUBPS       64(BX), Z11, Z11
+	VMOVUPS      320(BX), Z12
+	VSUBPS       128(BX), Z12, Z12
+	VMOVUPS      640(BX), Z14
+	VSUBPS       448(BX), Z14, Z14
+	VMOVUPS      704(BX), Z19
+	VSUBPS       512(BX), Z19, Z19
+	VMOVUPS      768(BX), Z20
+	VSUBPS       576(BX), Z20, Z20
 	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
+	VMULPS       Z11, Z11, Z22
 	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z19, Z22
+	VMULPS       Z12, Z12, Z22
 	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
-	VDIVPS.Z     Z21, Z1, K4, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K4
+	VMULPS       Z14, Z14, Z22
+	VMULPS       Z19, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z20, Z23
+	VADDPS       Z23, Z22, Z22
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
 	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K4
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
+	VSQRTPS      Z21, Z23
+	VCMPPS       $0x04, Z23, Z0, K4
+	VDIVPS.Z     Z23, Z1, K4, Z23
+	VSQRTPS      Z22, Z22
+	VMULPS       Z23, Z10, Z10
+	VMULPS       Z23, Z11, Z11
+	VMULPS       Z23, Z12, Z12
+	VMOVUPS      Z10, (R9)
+	VMOVUPS      Z11, 64(R9)
+	VMOVUPS      Z12, 128(R9)
+	VMULPS       Z22, Z14, Z10
+	VMULPS       Z22, Z19, Z11
+	VMULPS       Z22, Z20, Z12
+	VMOVUPS      Z10, 192(R9)
+	VMOVUPS      Z11, 256(R9)
+	VMOVUPS      Z12, 320(R9)
+	VCMPPS       $0x00, Z0, Z21, K4
+	VMOVUPS      64(R9), Z10
+	VMULPS       320(R9), Z10, Z10
+	VMOVUPS      128(R9), Z11
 	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      128(R9), Z11
+	VMULPS       192(R9), Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       320(R9), Z12, Z12
+	VSUBPS       Z12, Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       256(R9), Z12, Z12
+	VMOVUPS      64(R9), Z14
+	VMULPS       192(R9), Z14, Z14
+	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      Z10, 384(R9)
+	VMOVUPS      Z11, 448(R9)
+	VMOVUPS      Z12, 512(R9)
+	VMOVUPS      384(R9), Z10
+	VMULPS       384(R9), Z10, Z10
+	VMOVUPS      448(R9), Z11
+	VMULPS       448(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VMULPS       512(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z10, K5
 	KANDNW       K3, K5, K3
 	KORW         K3, K2, K2
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K3
-	VCMPPS       $0x11, Z0, Z10, K5
+	VMULPS       384(R9), Z2, Z11
+	VMULPS       448(R9), Z3, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       512(R9), Z4, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VBROADCASTSS signtol<>+0(SB), Z14
+	VMULPS       Z9, Z14, Z9
+	VMULPS       Z10, Z9, Z9
+	VCMPPS       $0x19, Z9, Z12, K3
+	VCMPPS       $0x11, Z0, Z11, K5
 	KANDNW       K5, K3, K3
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
+	VMOVUPS      384(R9), Z9
+	VXORPS.BCST  signmask<>+0(SB), Z9, Z9
+	VMOVUPS      448(R9), Z11
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K3, Z13
-	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z12
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
+	VXORPS       Z14, Z14, Z14
+	VMOVUPS      384(R9), Z19
+	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z9, Z9, Z9
+	VMOVUPS      448(R9), Z19
+	VBLENDMPS    Z11, Z19, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K2, Z13
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K2, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VMOVUPS      512(R9), Z19
+	VBLENDMPS    Z12, Z19, K3, Z11
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z13, K2, Z12
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z9, Z16, K2, Z14
+	VXORPS       Z9, Z9, Z9
+	VBLENDMPS    Z11, Z17, K2, Z9
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z10, Z18, K2, Z11
+	VMOVAPS      Z12, Z13
+	VMOVAPS      Z14, Z16
+	VMOVAPS      Z9, Z17
+	VMOVAPS      Z11, Z18
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K4, Z8
 	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K4, Z9
+	VMOVUPS   (R9), Z10
+	VBLENDMPS 192(R9), Z10, K4, Z9
 	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K4, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
+	VMOVUPS   64(R9), Z11
+	VBLENDMPS 256(R9), Z11, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VMOVUPS   128(R9), Z12
+	VBLENDMPS 320(R9), Z12, K4, Z11
+	VMOVUPS   Z9, 576(R9)
+	VMOVUPS   Z10, 640(R9)
+	VMOVUPS   Z11, 704(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K2, Z10
+	VMOVUPS     576(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMOVUPS     640(R9), Z10
+	VMULPS      640(R9), Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K2, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPS   640(R9), Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z9, Z16, K2, Z12
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z10, Z18, K2, Z14
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z14, Z18
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K2, Z10
+	VMOVUPS     640(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMULPS      Z0, Z0, Z10
+	VMOVUPS     704(R9), Z11
+	VMULPS      704(R9), Z11, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K2, Z13
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z0, Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   704(R9), Z16, K2, Z12
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z9, Z17, K2, Z14
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z10, Z18, K2, Z9
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z14, Z17
+	VMOVAPS     Z9, Z18
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z13, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K2, Z10
+	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z9, Z15
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z1, Z18, K2, Z12
+	VMOVAPS     Z9, Z13
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z18
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z18, Z9
+	VMOVAPS Z9, Z19
 
 CompactContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z19, Z1, Z9
+	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z16, Z11
+	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z11
-	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K2
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
+	VSUBPS       Z15, Z12, Z13
+	VBROADCASTSS margin+40(FP), Z14
+	VADDPS       Z14, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z11
-	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMOVUPS      832(BX), Z12
+	VSUBPS       384(BX), Z12, Z12
+	VMULPS       Z12, Z10, Z14
+	VADDPS       Z14, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
+	VMULPS       Z12, Z11, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
+	VMULPS       Z12, Z9, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_ahead_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
+	VMULPS      Z17, Z17, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z18, Z18, Z23
+	VADDPS      Z23, Z22, Z22
 	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
-	VDIVPS.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
+	VMULPS      Z20, Z20, Z24
+	VADDPS      Z24, Z23, Z23
+	VMULPS      Z21, Z21, Z24
+	VADDPS      Z24, Z23, Z23
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z    Z23, Z1, K2, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
 	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
+	VMULPS      1216(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
+	VMULPS      1280(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
+	VMULPS      1344(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	VMULPS      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPS      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPS      832(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPS      896(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z23, Z17, Z17
+	VADDPS      Z17, Z16, Z17
+	VMINPS      Z17, Z16, Z18
+	VMAXPS      Z18, Z0, Z18
+	VMAXPS      Z17, Z16, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1408(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z23
+	VMULPS       Z12, Z10, Z24
+	VADDPS       Z24, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K1, Z16
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z17, Z6, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VBLENDMPS    Z18, Z7, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z14, K1, Z18
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z17, Z7
+	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1472(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z15
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z16
+	VMULPS       Z12, Z10, Z23
+	VADDPS       Z23, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K1, Z15
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z16, Z13, K1, Z20
+	VMOVAPS      Z20, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K1, Z16
+	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPS    Z18, Z3, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z4, K1, Z18
+	VMOVAPS      Z16, Z2
+	VMOVAPS      Z17, Z3
+	VMOVAPS      Z18, Z4
 
 CompactContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z15
-	VADDPS      Z11, Z15, Z11
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	VADDPS      Z13, Z5, Z16
+	VADDPS      Z12, Z16, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
+	VMOVAPS        Z12, Z5
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
+	VMOVAPS        Z12, Z10
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z12
+	VMOVAPS        Z12, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z12
+	VMOVAPS        Z12, Z9
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z12
+	VMOVAPS        Z12, Z6
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
+	VMOVAPS        Z12, Z7
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
+	VMOVAPS        Z12, Z2
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z12
+	VMOVAPS        Z12, Z3
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
+	VMOVAPS        Z12, Z4
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS      Z0, Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 
 CompactContactsAVX512_ahead_finite:
 	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
+	VPBROADCASTD R13, Z12
+	VPADDD       iota<>+0(SB), Z12, Z12
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z14, Z14, K1
+	VPTESTMD      Z15, Z15, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_ahead_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z11, K1, Z11
+	VCOMPRESSPS.Z Z12, K1, Z12
 	MOVQ          (SP), R12
-	VMOVUPS       Z11, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z11
+	VMOVUPS       Z12, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z15, K1, Z12
 	MOVQ          8(SP), R12
-	VMOVUPS       Z11, K2, (R12)(R11*4)
+	VMOVUPS       Z12, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z5
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K1, Z5
+	VCOMPRESSPS.Z Z10, K1, Z5
 	MOVQ          32(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z5
+	VCOMPRESSPS.Z Z11, K1, Z5
 	MOVQ          40(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z5
+	VCOMPRESSPS.Z Z9, K1, Z5
 	MOVQ          48(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z6, K1, Z5
@@ -11753,7 +11753,7 @@ CompactContactsAVX512_ahead_finite:
 	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z14, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
@@ -11786,669 +11786,669 @@ CompactContactsAVX512_last:
 	VSUBPS  512(BX), Z6, Z6
 	VMOVUPS 768(BX), Z7
 	VSUBPS  576(BX), Z7, Z7
-	VMOVUPS (BX), Z8
-	VSUBPS  448(BX), Z8, Z8
-	VMOVUPS 64(BX), Z9
-	VSUBPS  512(BX), Z9, Z9
-	VMOVUPS 128(BX), Z10
-	VSUBPS  576(BX), Z10, Z10
+	VMOVUPS (BX), Z9
+	VSUBPS  448(BX), Z9, Z9
+	VMOVUPS 64(BX), Z10
+	VSUBPS  512(BX), Z10, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  576(BX), Z11, Z11
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z6, Z6, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z12
+	VMULPS      Z5, Z5, Z12
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z7, Z7, Z13
+	VADDPS      Z13, Z12, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z    Z12, Z1, K1, Z13
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z2, Z2, Z13
-	VMULPS      Z3, Z3, Z14
-	VADDPS      Z14, Z13, Z13
-	VMULPS      Z4, Z4, Z14
-	VADDPS      Z14, Z13, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z14
-	VMULPS      Z8, Z5, Z15
-	VMULPS      Z9, Z6, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z10, Z7, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z12, Z15, Z15
-	VMULPS      Z2, Z5, Z16
-	VMULPS      Z3, Z6, Z17
+	VMULPS      Z2, Z2, Z14
+	VMULPS      Z3, Z3, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z4, Z4, Z15
+	VADDPS      Z15, Z14, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z15
+	VMULPS      Z9, Z5, Z16
+	VMULPS      Z10, Z6, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z4, Z7, Z17
+	VMULPS      Z11, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
+	VMULPS      Z13, Z16, Z16
+	VMULPS      Z2, Z5, Z17
+	VMULPS      Z3, Z6, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z4, Z7, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
 	VSUBPS Z9, Z20, Z20
 	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
-	VMINPS Z1, Z14, Z14
-	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
+	VMINPS Z1, Z15, Z15
+	VMAXPS Z0, Z15, Z15
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS Z14, Z2, Z2
-	VADDPS Z2, Z8, Z2
+	VMULPS Z15, Z2, Z2
+	VADDPS Z2, Z9, Z2
 	VSUBPS Z5, Z2, Z2
-	VMULPS Z14, Z3, Z3
-	VADDPS Z3, Z9, Z3
+	VMULPS Z15, Z3, Z3
+	VADDPS Z3, Z10, Z3
 	VSUBPS Z6, Z3, Z3
-	VMULPS Z14, Z4, Z4
-	VADDPS Z4, Z10, Z4
+	VMULPS Z15, Z4, Z4
+	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z14
-	VMULPS Z3, Z3, Z16
-	VADDPS Z16, Z14, Z14
-	VMULPS Z4, Z4, Z16
-	VADDPS Z16, Z14, Z14
+	VMULPS Z2, Z2, Z15
+	VMULPS Z3, Z3, Z17
+	VADDPS Z17, Z15, Z15
+	VMULPS Z4, Z4, Z17
+	VADDPS Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K1
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K2
+	VADDPS       Z18, Z16, Z17
+	VMINPS       Z17, Z16, Z18
+	VMAXPS       Z18, Z0, Z18
+	VMAXPS       Z17, Z16, Z16
+	VMINPS       Z16, Z1, Z16
+	VCMPPS       $0x11, Z16, Z18, K1
+	VBROADCASTSS partol<>+0(SB), Z16
+	VMULPS       Z14, Z16, Z16
+	VCMPPS       $0x12, Z16, Z26, K2
 	KANDW        K2, K1, K1
-	VCMPPS       $0x00, Z0, Z13, K2
+	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z12, K2
+	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z2, Z13
+	VMOVAPS Z3, Z16
+	VMOVAPS Z4, Z17
+	VMOVAPS Z15, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K2
-	VMAXPS       Z11, Z13, Z11
-	VMULPS       Z8, Z8, Z8
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z19
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
-	VADDPS       Z9, Z8, Z8
-	VMULPS       Z10, Z10, Z9
-	VADDPS       Z9, Z8, Z8
-	VMAXPS       Z8, Z11, Z8
-	VBROADCASTSS crosstol<>+0(SB), Z9
-	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K3
+	VMULPS       Z10, Z10, Z10
+	VADDPS       Z10, Z9, Z9
+	VMULPS       Z11, Z11, Z10
+	VADDPS       Z10, Z9, Z9
+	VMAXPS       Z9, Z12, Z9
+	VBROADCASTSS crosstol<>+0(SB), Z10
+	VMULPS       Z9, Z10, Z10
+	VCMPPS       $0x11, Z10, Z18, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           CompactContactsAVX512_last_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS      192(BX), Z9
-	VSUBPS       (BX), Z9, Z9
-	VMOVUPS      256(BX), Z10
-	VSUBPS       64(BX), Z10, Z10
-	VMOVUPS      320(BX), Z11
-	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
+	VMOVUPS      192(BX), Z10
+	VSUBPS       (BX), Z10, Z10
+	VMOVUPS      256(BX), Z11
+	VSUBPS       64(BX), Z11, Z11
+	VMOVUPS      320(BX), Z12
+	VSUBPS       128(BX), Z12, Z12
+	VMOVUPS      640(BX), Z14
+	VSUBPS       448(BX), Z14, Z14
+	VMOVUPS      704(BX), Z19
+	VSUBPS       512(BX), Z19, Z19
+	VMOVUPS      768(BX), Z20
+	VSUBPS       576(BX), Z20, Z20
 	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
+	VMULPS       Z11, Z11, Z22
 	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z19, Z22
+	VMULPS       Z12, Z12, Z22
 	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K4
-	VDIVPS.Z     Z21, Z1, K4, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K4
+	VMULPS       Z14, Z14, Z22
+	VMULPS       Z19, Z19, Z23
+	VADDPS       Z23, Z22, Z22
+	VMULPS       Z20, Z20, Z23
+	VADDPS       Z23, Z22, Z22
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
 	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
-	VMOVUPS      Z9, (R9)
-	VMOVUPS      Z10, 64(R9)
-	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
-	VMOVUPS      Z9, 192(R9)
-	VMOVUPS      Z10, 256(R9)
-	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K4
-	VMOVUPS      64(R9), Z9
-	VMULPS       320(R9), Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       256(R9), Z10, Z10
-	VSUBPS       Z10, Z9, Z9
-	VMOVUPS      128(R9), Z10
-	VMULPS       192(R9), Z10, Z10
-	VMOVUPS      (R9), Z11
-	VMULPS       320(R9), Z11, Z11
-	VSUBPS       Z11, Z10, Z10
-	VMOVUPS      (R9), Z11
+	VSQRTPS      Z21, Z23
+	VCMPPS       $0x04, Z23, Z0, K4
+	VDIVPS.Z     Z23, Z1, K4, Z23
+	VSQRTPS      Z22, Z22
+	VMULPS       Z23, Z10, Z10
+	VMULPS       Z23, Z11, Z11
+	VMULPS       Z23, Z12, Z12
+	VMOVUPS      Z10, (R9)
+	VMOVUPS      Z11, 64(R9)
+	VMOVUPS      Z12, 128(R9)
+	VMULPS       Z22, Z14, Z10
+	VMULPS       Z22, Z19, Z11
+	VMULPS       Z22, Z20, Z12
+	VMOVUPS      Z10, 192(R9)
+	VMOVUPS      Z11, 256(R9)
+	VMOVUPS      Z12, 320(R9)
+	VCMPPS       $0x00, Z0, Z21, K4
+	VMOVUPS      64(R9), Z10
+	VMULPS       320(R9), Z10, Z10
+	VMOVUPS      128(R9), Z11
 	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
-	VMOVUPS      Z9, 384(R9)
-	VMOVUPS      Z10, 448(R9)
-	VMOVUPS      Z11, 512(R9)
-	VMOVUPS      384(R9), Z9
-	VMULPS       384(R9), Z9, Z9
-	VMOVUPS      448(R9), Z10
-	VMULPS       448(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VMOVUPS      512(R9), Z10
-	VMULPS       512(R9), Z10, Z10
-	VADDPS       Z10, Z9, Z9
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z9, K5
+	VSUBPS       Z11, Z10, Z10
+	VMOVUPS      128(R9), Z11
+	VMULPS       192(R9), Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       320(R9), Z12, Z12
+	VSUBPS       Z12, Z11, Z11
+	VMOVUPS      (R9), Z12
+	VMULPS       256(R9), Z12, Z12
+	VMOVUPS      64(R9), Z14
+	VMULPS       192(R9), Z14, Z14
+	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      Z10, 384(R9)
+	VMOVUPS      Z11, 448(R9)
+	VMOVUPS      Z12, 512(R9)
+	VMOVUPS      384(R9), Z10
+	VMULPS       384(R9), Z10, Z10
+	VMOVUPS      448(R9), Z11
+	VMULPS       448(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VMOVUPS      512(R9), Z11
+	VMULPS       512(R9), Z11, Z11
+	VADDPS       Z11, Z10, Z10
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z10, K5
 	KANDNW       K3, K5, K3
 	KORW         K3, K2, K2
-	VMULPS       384(R9), Z2, Z10
-	VMULPS       448(R9), Z3, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       512(R9), Z4, Z11
-	VADDPS       Z11, Z10, Z10
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
-	VMULPS       Z9, Z8, Z8
-	VCMPPS       $0x19, Z8, Z11, K3
-	VCMPPS       $0x11, Z0, Z10, K5
+	VMULPS       384(R9), Z2, Z11
+	VMULPS       448(R9), Z3, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       512(R9), Z4, Z12
+	VADDPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VBROADCASTSS signtol<>+0(SB), Z14
+	VMULPS       Z9, Z14, Z9
+	VMULPS       Z10, Z9, Z9
+	VCMPPS       $0x19, Z9, Z12, K3
+	VCMPPS       $0x11, Z0, Z11, K5
 	KANDNW       K5, K3, K3
-	VMOVUPS      384(R9), Z8
-	VXORPS.BCST  signmask<>+0(SB), Z8, Z8
-	VMOVUPS      448(R9), Z10
-	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
-	VMOVUPS      512(R9), Z11
+	VMOVUPS      384(R9), Z9
+	VXORPS.BCST  signmask<>+0(SB), Z9, Z9
+	VMOVUPS      448(R9), Z11
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K3, Z13
-	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K3, Z8
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z12
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
+	VXORPS       Z14, Z14, Z14
+	VMOVUPS      384(R9), Z19
+	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z9, Z9, Z9
+	VMOVUPS      448(R9), Z19
+	VBLENDMPS    Z11, Z19, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K2, Z13
-	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K2, Z8
-	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VMOVUPS      512(R9), Z19
+	VBLENDMPS    Z12, Z19, K3, Z11
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z13, K2, Z12
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z9, Z16, K2, Z14
+	VXORPS       Z9, Z9, Z9
+	VBLENDMPS    Z11, Z17, K2, Z9
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z10, Z18, K2, Z11
+	VMOVAPS      Z12, Z13
+	VMOVAPS      Z14, Z16
+	VMOVAPS      Z9, Z17
+	VMOVAPS      Z11, Z18
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   (R9), Z9
-	VBLENDMPS 192(R9), Z9, K4, Z8
 	VXORPS    Z9, Z9, Z9
-	VMOVUPS   64(R9), Z10
-	VBLENDMPS 256(R9), Z10, K4, Z9
+	VMOVUPS   (R9), Z10
+	VBLENDMPS 192(R9), Z10, K4, Z9
 	VXORPS    Z10, Z10, Z10
-	VMOVUPS   128(R9), Z11
-	VBLENDMPS 320(R9), Z11, K4, Z10
-	VMOVUPS   Z8, 576(R9)
-	VMOVUPS   Z9, 640(R9)
-	VMOVUPS   Z10, 704(R9)
+	VMOVUPS   64(R9), Z11
+	VBLENDMPS 256(R9), Z11, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VMOVUPS   128(R9), Z12
+	VBLENDMPS 320(R9), Z12, K4, Z11
+	VMOVUPS   Z9, 576(R9)
+	VMOVUPS   Z10, 640(R9)
+	VMOVUPS   Z11, 704(R9)
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VMOVUPS     576(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMOVUPS     640(R9), Z9
-	VMULPS      640(R9), Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z0, Z0, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K2, Z10
+	VMOVUPS     576(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMOVUPS     640(R9), Z10
+	VMULPS      640(R9), Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z0, Z0, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K2, Z11
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPS   640(R9), Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z9, Z16, K2, Z12
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z10, Z18, K2, Z14
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z14, Z18
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VMOVUPS     640(R9), Z8
-	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VMULPS      Z0, Z0, Z9
-	VMOVUPS     704(R9), Z10
-	VMULPS      704(R9), Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VMULPS      Z8, Z8, Z10
-	VADDPS      Z10, Z9, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K2, Z10
+	VMOVUPS     640(R9), Z9
+	VXORPS.BCST signmask<>+0(SB), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VMULPS      Z0, Z0, Z10
+	VMOVUPS     704(R9), Z11
+	VMULPS      704(R9), Z11, Z11
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K2, Z13
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z0, Z13, K2, Z11
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   704(R9), Z16, K2, Z12
+	VXORPS      Z14, Z14, Z14
+	VBLENDMPS   Z9, Z17, K2, Z14
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z10, Z18, K2, Z9
+	VMOVAPS     Z11, Z13
+	VMOVAPS     Z12, Z16
+	VMOVAPS     Z14, Z17
+	VMOVAPS     Z9, Z18
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K2
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K2, Z8
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z13, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K2, Z10
+	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
-	VMOVAPS     Z9, Z15
+	VXORPS      Z12, Z12, Z12
+	VBLENDMPS   Z1, Z18, K2, Z12
+	VMOVAPS     Z9, Z13
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z18
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z18, Z9
+	VMOVAPS Z9, Z19
 
 CompactContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z19, Z1, Z9
+	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z16, Z11
+	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
-	VMOVUPS      384(BX), Z11
-	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K2
+	VMOVUPS      384(BX), Z12
+	VADDPS       832(BX), Z12, Z12
+	VSUBPS       Z15, Z12, Z13
+	VBROADCASTSS margin+40(FP), Z14
+	VADDPS       Z14, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	VMOVUPS      832(BX), Z11
-	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMOVUPS      832(BX), Z12
+	VSUBPS       384(BX), Z12, Z12
+	VMULPS       Z12, Z10, Z14
+	VADDPS       Z14, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
-	VMULPS       Z11, Z10, Z5
+	VMULPS       Z12, Z11, Z5
 	VADDPS       Z5, Z3, Z3
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z3, Z3
 	VADDPS       Z3, Z6, Z3
 	VADDPS       512(BX), Z3, Z3
-	VMULPS       Z11, Z8, Z5
+	VMULPS       Z12, Z9, Z5
 	VADDPS       Z5, Z4, Z4
 	VBROADCASTSS half<>+0(SB), Z5
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z14
 
 	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K1, Z14
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_last_single
 
 	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
+	VMOVUPS     192(BX), Z16
+	VSUBPS      (BX), Z16, Z16
+	VMOVUPS     256(BX), Z17
+	VSUBPS      64(BX), Z17, Z17
+	VMOVUPS     320(BX), Z18
+	VSUBPS      128(BX), Z18, Z18
+	VMOVUPS     640(BX), Z19
+	VSUBPS      448(BX), Z19, Z19
+	VMOVUPS     704(BX), Z20
+	VSUBPS      512(BX), Z20, Z20
+	VMOVUPS     768(BX), Z21
+	VSUBPS      576(BX), Z21, Z21
 	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
+	VMULPS      Z17, Z17, Z23
+	VADDPS      Z23, Z22, Z22
+	VMULPS      Z18, Z18, Z23
+	VADDPS      Z23, Z22, Z22
 	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K2
-	VDIVPS.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
+	VMULPS      Z20, Z20, Z24
+	VADDPS      Z24, Z23, Z23
+	VMULPS      Z21, Z21, Z24
+	VADDPS      Z24, Z23, Z23
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z    Z23, Z1, K2, Z23
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     Z17, 832(R9)
+	VMOVUPS     Z18, 896(R9)
+	VMOVUPS     Z19, 960(R9)
+	VMOVUPS     Z20, 1024(R9)
+	VMOVUPS     Z21, 1088(R9)
+	VMOVUPS     Z22, 1152(R9)
+	VMOVUPS     (BX), Z16
+	VSUBPS      448(BX), Z16, Z16
+	VMOVUPS     64(BX), Z17
+	VSUBPS      512(BX), Z17, Z17
+	VMOVUPS     128(BX), Z18
+	VSUBPS      576(BX), Z18, Z18
+	VMOVUPS     Z16, 1216(R9)
+	VMOVUPS     Z17, 1280(R9)
+	VMOVUPS     Z18, 1344(R9)
 	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
+	VMULPS      1216(R9), Z16, Z16
 	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
+	VMULPS      1280(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
 	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
+	VMULPS      1344(R9), Z17, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	VMULPS      Z23, Z16, Z16
+	VMOVUPS     960(R9), Z17
+	VMULPS      768(R9), Z17, Z17
+	VMOVUPS     1024(R9), Z18
+	VMULPS      832(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMOVUPS     1088(R9), Z18
+	VMULPS      896(R9), Z18, Z18
+	VADDPS      Z18, Z17, Z17
+	VMULPS      Z23, Z17, Z17
+	VADDPS      Z17, Z16, Z17
+	VMINPS      Z17, Z16, Z18
+	VMAXPS      Z18, Z0, Z18
+	VMAXPS      Z17, Z16, Z16
+	VMINPS      Z16, Z1, Z16
+	VMOVUPS     Z18, 1408(R9)
+	VMOVUPS     Z16, 1472(R9)
+	VMOVUPS     384(BX), Z16
+	VADDPS      832(BX), Z16, Z16
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1408(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z23
+	VMULPS       Z12, Z10, Z24
+	VADDPS       Z24, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K1, Z16
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z17, Z6, K1, Z20
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VBLENDMPS    Z18, Z7, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z14, K1, Z18
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z17, Z7
+	VMOVAPS      Z18, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
-	VMOVUPS      1024(R9), Z17
+	VMOVUPS      960(R9), Z17
 	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
+	VMOVUPS      1024(R9), Z18
 	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1472(R9), Z19, Z19
+	VSUBPS       1216(R9), Z17, Z20
+	VSUBPS       1280(R9), Z18, Z21
+	VSUBPS       1344(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
 	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z19, K2, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
+	VDIVPS.Z     1152(R9), Z20, K2, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1216(R9), Z21, Z21
 	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1280(R9), Z22, Z22
+	VSUBPS       Z18, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1344(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
 	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z15
-	VMULPS       Z11, Z9, Z22
-	VADDPS       Z22, Z20, Z20
+	VMULPS       Z11, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z9, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z16, Z16
+	VMULPS       Z12, Z10, Z23
+	VADDPS       Z23, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       448(BX), Z17, Z17
+	VMULPS       Z12, Z11, Z21
+	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
-	VMULPS       Z22, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K1, Z15
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z16, Z13, K1, Z20
+	VMOVAPS      Z20, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K1, Z16
+	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPS    Z18, Z3, K1, Z17
+	VXORPS       Z18, Z18, Z18
+	VBLENDMPS    Z19, Z4, K1, Z18
+	VMOVAPS      Z16, Z2
+	VMOVAPS      Z17, Z3
+	VMOVAPS      Z18, Z4
 
 CompactContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z15
-	VADDPS      Z11, Z15, Z11
-	VANDPS.BCST absmask<>+0(SB), Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z11, K1
+	VADDPS      Z13, Z5, Z16
+	VADDPS      Z12, Z16, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z11
-	VMOVAPS        Z11, Z5
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z11
-	VMOVAPS        Z11, Z9
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z11
-	VMOVAPS        Z11, Z10
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z11
-	VMOVAPS        Z11, Z8
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z11
-	VMOVAPS        Z11, Z6
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z11
-	VMOVAPS        Z11, Z7
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z11
-	VMOVAPS        Z11, Z2
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z11
-	VMOVAPS        Z11, Z3
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z11
-	VMOVAPS        Z11, Z4
-	VXORPS         Z11, Z11, Z11
-	VBLENDMPS      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
+	VMOVAPS        Z12, Z5
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
+	VMOVAPS        Z12, Z10
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z12
+	VMOVAPS        Z12, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z12
+	VMOVAPS        Z12, Z9
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z12
+	VMOVAPS        Z12, Z6
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
+	VMOVAPS        Z12, Z7
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
+	VMOVAPS        Z12, Z2
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z12
+	VMOVAPS        Z12, Z3
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
+	VMOVAPS        Z12, Z4
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS      Z0, Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 
 CompactContactsAVX512_last_finite:
 	// Pair index k = i + lane.
-	VPBROADCASTD R13, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
+	VPBROADCASTD R13, Z12
+	VPADDD       iota<>+0(SB), Z12, Z12
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z14, Z14, K1
+	VPTESTMD      Z15, Z15, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_last_none
 	KMOVW         K1, R14
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z11, K1, Z11
+	VCOMPRESSPS.Z Z12, K1, Z12
 	MOVQ          (SP), R12
-	VMOVUPS       Z11, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z11
+	VMOVUPS       Z12, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z15, K1, Z12
 	MOVQ          8(SP), R12
-	VMOVUPS       Z11, K2, (R12)(R11*4)
+	VMOVUPS       Z12, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z5
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K1, Z5
+	VCOMPRESSPS.Z Z10, K1, Z5
 	MOVQ          32(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z5
+	VCOMPRESSPS.Z Z11, K1, Z5
 	MOVQ          40(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z5
+	VCOMPRESSPS.Z Z9, K1, Z5
 	MOVQ          48(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z6, K1, Z5
@@ -12457,7 +12457,7 @@ CompactContactsAVX512_last_finite:
 	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z14, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
@@ -12489,164 +12489,164 @@ CompactContactsAVX512_tail:
 	VMOVUPS     Z2, 2624(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL            2560(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            2576(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            2564(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2580(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2568(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            2584(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            2572(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            2588(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            2592(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2608(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2596(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            2612(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            2600(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            2616(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            2604(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            2620(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         2560(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2576(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         2564(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2580(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2568(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2584(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         2572(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2588(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         2592(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2608(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2596(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2612(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         2600(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2616(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         2604(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2620(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            2624(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            2640(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            2628(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2644(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2632(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            2648(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            2636(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            2652(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            2656(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            2672(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            2660(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            2676(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            2664(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            2680(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            2668(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            2684(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
+	MOVL         2624(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2640(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         2628(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2644(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2632(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2648(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         2636(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2652(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         2656(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2672(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2660(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2676(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         2664(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2680(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         2668(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2684(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z8
+	VUNPCKLPS    Z7, Z3, Z10
+	VUNPCKLPS    Z8, Z9, Z11
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z8, Z9, Z7
+	VSHUFPS      $0x44, Z11, Z10, Z8
+	VSHUFPS      $0xee, Z11, Z10, Z9
+	VSHUFPS      $0x44, Z7, Z3, Z10
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z8, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z9, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z8, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z2
@@ -25254,1104 +25254,1104 @@ ClosestIndexedAVX512_wide:
 	JB   ClosestIndexedAVX512_loop
 
 	// Capsule records of side I, transposed.
-	MOVL            (DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         (DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         4(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         20(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         8(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         24(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         12(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         28(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         32(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         48(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         36(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         52(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         40(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         56(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         44(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         60(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, (BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 128(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            (SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
+	MOVL         (SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         4(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         20(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         8(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         24(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         12(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         28(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         32(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         48(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         36(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         52(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         40(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         56(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         44(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         60(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 448(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 512(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 576(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 832(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 640(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 704(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 768(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL            64(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            80(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            68(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            84(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            72(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            88(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            76(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            92(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            96(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            112(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            100(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            116(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            104(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            120(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            108(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            124(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 896(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 960(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 1024(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 1280(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 1088(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 1152(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 1216(BX)
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 896(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 960(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 1024(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 1280(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 1088(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 1152(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 1216(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            64(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            80(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            68(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            84(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            72(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            88(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            76(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            92(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            96(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            112(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            100(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            116(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            104(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            120(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            108(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            124(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 1344(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 1408(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 1472(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 1728(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 1536(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 1600(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 1664(BX)
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 1344(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 1408(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 1472(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 1728(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 1536(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 1600(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 1664(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL            128(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            144(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            132(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            148(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            136(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            152(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            140(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            156(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            160(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            176(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            164(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            180(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            168(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            184(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            172(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            188(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 1792(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 1856(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 1920(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 2176(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 1984(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 2048(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 2112(BX)
+	MOVL         128(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         144(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         132(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         148(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         136(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         152(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         140(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         156(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         160(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         176(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         164(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         180(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         168(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         184(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         172(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         188(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 1792(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 1856(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 1920(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 2176(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 1984(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 2048(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 2112(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            128(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            144(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            132(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            148(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            136(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            152(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            140(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            156(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            160(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            176(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            164(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            180(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            168(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            184(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            172(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            188(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 2240(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 2304(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 2368(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 2624(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 2432(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 2496(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 2560(BX)
+	MOVL         128(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         144(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         132(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         148(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         136(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         152(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         140(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         156(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         160(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         176(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         164(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         180(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         168(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         184(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         172(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         188(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 2240(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 2304(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 2368(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 2624(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 2432(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 2496(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 2560(BX)
 
 	// Capsule records of side I, transposed.
-	MOVL            192(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            208(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            196(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            212(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            200(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            216(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            204(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            220(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            224(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            240(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            228(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            244(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            232(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            248(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            236(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            252(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 2688(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 2752(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 2816(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 3072(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 2880(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 2944(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 3008(BX)
+	MOVL         192(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         208(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         196(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         212(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         200(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         216(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         204(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         220(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         224(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         240(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         228(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         244(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         232(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         248(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         236(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         252(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 2688(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 2752(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 2816(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 3072(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 2880(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 2944(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 3008(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            192(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            208(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            196(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            212(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            200(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            216(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            204(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            220(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            224(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            240(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            228(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            244(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            232(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            248(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            236(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            252(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 3136(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 3200(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 3264(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 3520(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 3328(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 3392(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 3456(BX)
+	MOVL         192(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         208(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         196(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         212(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         200(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         216(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         204(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         220(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         224(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         240(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         228(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         244(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         232(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         248(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         236(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         252(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 3136(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 3200(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 3264(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 3520(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 3328(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 3392(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 3456(BX)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     640(BX), Z2
-	VSUBPS      448(BX), Z2, Z2
-	VMOVUPS     704(BX), Z3
-	VSUBPS      512(BX), Z3, Z3
-	VMOVUPS     768(BX), Z4
-	VSUBPS      576(BX), Z4, Z4
-	VMULPS      Z2, Z2, Z5
+	VMOVUPS     640(BX), Z3
+	VSUBPS      448(BX), Z3, Z3
+	VMOVUPS     704(BX), Z4
+	VSUBPS      512(BX), Z4, Z4
+	VMOVUPS     768(BX), Z5
+	VSUBPS      576(BX), Z5, Z5
 	VMULPS      Z3, Z3, Z6
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z4, Z4, Z6
-	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMOVUPS     192(BX), Z6
-	VSUBPS      (BX), Z6, Z6
-	VMOVUPS     256(BX), Z7
-	VSUBPS      64(BX), Z7, Z7
-	VMOVUPS     (BX), Z8
-	VSUBPS      448(BX), Z8, Z8
-	VMOVUPS     64(BX), Z9
-	VSUBPS      512(BX), Z9, Z9
-	VMOVUPS     320(BX), Z10
-	VSUBPS      128(BX), Z10, Z10
-	VMOVUPS     128(BX), Z11
-	VSUBPS      576(BX), Z11, Z11
-	VMULPS      Z8, Z2, Z12
+	VMULPS      Z4, Z4, Z7
+	VADDPS      Z7, Z6, Z6
+	VMULPS      Z5, Z5, Z7
+	VADDPS      Z7, Z6, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z    Z6, Z1, K1, Z6
+	VMOVUPS     192(BX), Z7
+	VSUBPS      (BX), Z7, Z7
+	VMOVUPS     256(BX), Z8
+	VSUBPS      64(BX), Z8, Z8
+	VMOVUPS     (BX), Z9
+	VSUBPS      448(BX), Z9, Z9
+	VMOVUPS     64(BX), Z10
+	VSUBPS      512(BX), Z10, Z10
+	VMOVUPS     320(BX), Z11
+	VSUBPS      128(BX), Z11, Z11
+	VMOVUPS     128(BX), Z12
+	VSUBPS      576(BX), Z12, Z12
 	VMULPS      Z9, Z3, Z13
-	VMULPS      Z6, Z2, Z14
+	VMULPS      Z10, Z4, Z14
 	VMULPS      Z7, Z3, Z15
-	VADDPS      Z13, Z12, Z12
-	VMULPS      Z11, Z4, Z13
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z10, Z4, Z15
-	VADDPS      Z13, Z12, Z12
-	VADDPS      Z15, Z14, Z13
-	VMULPS      Z5, Z12, Z12
-	VMULPS      Z5, Z13, Z5
-	VMULPS      Z12, Z2, Z14
-	VMULPS      Z12, Z3, Z15
-	VMULPS      Z5, Z2, Z16
-	VMULPS      Z5, Z3, Z17
-	VMULPS      Z12, Z4, Z18
-	VSUBPS      Z8, Z14, Z14
+	VMULPS      Z8, Z4, Z16
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z12, Z5, Z14
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z11, Z5, Z16
+	VADDPS      Z14, Z13, Z13
+	VADDPS      Z16, Z15, Z14
+	VMULPS      Z6, Z13, Z13
+	VMULPS      Z6, Z14, Z6
+	VMULPS      Z13, Z3, Z15
+	VMULPS      Z13, Z4, Z16
+	VMULPS      Z6, Z3, Z17
+	VMULPS      Z6, Z4, Z18
+	VMULPS      Z13, Z5, Z19
 	VSUBPS      Z9, Z15, Z15
-	VMULPS      Z5, Z4, Z19
-	VSUBPS      Z16, Z6, Z16
+	VSUBPS      Z10, Z16, Z16
+	VMULPS      Z6, Z5, Z20
 	VSUBPS      Z17, Z7, Z17
-	VSUBPS      Z11, Z18, Z18
-	VSUBPS      Z19, Z10, Z19
-	VMULPS      Z16, Z16, Z20
+	VSUBPS      Z18, Z8, Z18
+	VSUBPS      Z12, Z19, Z19
+	VSUBPS      Z20, Z11, Z20
 	VMULPS      Z17, Z17, Z21
-	VMULPS      Z16, Z14, Z14
+	VMULPS      Z18, Z18, Z22
 	VMULPS      Z17, Z15, Z15
-	VADDPS      Z21, Z20, Z16
-	VMULPS      Z19, Z19, Z17
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z19, Z18, Z15
-	VADDPS      Z17, Z16, Z16
-	VADDPS      Z15, Z14, Z14
+	VMULPS      Z18, Z16, Z16
+	VADDPS      Z22, Z21, Z17
+	VMULPS      Z20, Z20, Z18
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z20, Z19, Z16
+	VADDPS      Z18, Z17, Z17
+	VADDPS      Z16, Z15, Z15
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VCMPPS         $0x04, Z16, Z0, K1
-	VDIVPS.Z       Z16, Z14, K1, Z14
-	VMINPS         Z1, Z14, Z14
-	VMAXPS         Z0, Z14, Z14
-	VMULPS         Z6, Z6, Z15
+	VCMPPS         $0x04, Z17, Z0, K1
+	VDIVPS.Z       Z17, Z15, K1, Z15
+	VMINPS         Z1, Z15, Z15
+	VMAXPS         Z0, Z15, Z15
 	VMULPS         Z7, Z7, Z16
-	VADDPS         Z16, Z15, Z15
-	VMULPS         Z10, Z10, Z16
-	VMOVUPS        1536(BX), Z17
-	VSUBPS         1344(BX), Z17, Z17
-	VMULPS         Z5, Z14, Z5
-	VMOVUPS        1600(BX), Z14
-	VSUBPS         1408(BX), Z14, Z14
-	VADDPS         Z16, Z15, Z15
-	VMOVUPS        1664(BX), Z16
-	VSUBPS         1472(BX), Z16, Z16
-	VADDPS         Z5, Z12, Z5
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z       Z15, Z1, K1, Z12
-	VMULPS         Z6, Z8, Z15
-	VMULPS         Z17, Z17, Z18
-	VMULPS         Z7, Z9, Z19
-	VMULPS         Z14, Z14, Z20
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VADDPS         Z19, Z15, Z15
-	VADDPS         Z20, Z18, Z18
-	VMULPS         Z10, Z11, Z19
-	VMULPS         Z16, Z16, Z20
-	VADDPS         Z19, Z15, Z15
-	VMULPS         Z13, Z5, Z13
-	VSUBPS         Z15, Z13, Z13
-	VADDPS         Z20, Z18, Z15
-	VMULPS         Z12, Z13, Z12
-	VMINPS         Z1, Z12, Z12
-	VMAXPS         Z0, Z12, Z12
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z       Z15, Z1, K1, Z13
-	VMULPS         Z12, Z6, Z6
-	VMOVUPS        1088(BX), Z15
-	VSUBPS         896(BX), Z15, Z15
-	VMULPS         Z12, Z7, Z7
-	VMOVUPS        1152(BX), Z18
-	VSUBPS         960(BX), Z18, Z18
-	VMULPS         Z5, Z2, Z2
-	VMOVUPS        896(BX), Z19
-	VSUBPS         1344(BX), Z19, Z19
-	VMULPS         Z5, Z3, Z3
-	VMOVUPS        960(BX), Z20
-	VSUBPS         1408(BX), Z20, Z20
-	VADDPS         Z6, Z8, Z6
-	VMOVUPS        1216(BX), Z8
-	VSUBPS         1024(BX), Z8, Z8
+	VMULPS         Z8, Z8, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z11, Z11, Z17
+	VMOVUPS        1536(BX), Z18
+	VSUBPS         1344(BX), Z18, Z18
+	VMULPS         Z6, Z15, Z6
+	VMOVUPS        1600(BX), Z15
+	VSUBPS         1408(BX), Z15, Z15
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1664(BX), Z17
+	VSUBPS         1472(BX), Z17, Z17
+	VADDPS         Z6, Z13, Z6
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z16, K1
+	VDIVPS.Z       Z16, Z1, K1, Z13
+	VMULPS         Z7, Z9, Z16
+	VMULPS         Z18, Z18, Z19
+	VMULPS         Z8, Z10, Z20
+	VMULPS         Z15, Z15, Z21
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VADDPS         Z20, Z16, Z16
+	VADDPS         Z21, Z19, Z19
+	VMULPS         Z11, Z12, Z20
+	VMULPS         Z17, Z17, Z21
+	VADDPS         Z20, Z16, Z16
+	VMULPS         Z14, Z6, Z14
+	VSUBPS         Z16, Z14, Z14
+	VADDPS         Z21, Z19, Z16
+	VMULPS         Z13, Z14, Z13
+	VMINPS         Z1, Z13, Z13
+	VMAXPS         Z0, Z13, Z13
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z16, K1
+	VDIVPS.Z       Z16, Z1, K1, Z14
+	VMULPS         Z13, Z7, Z7
+	VMOVUPS        1088(BX), Z16
+	VSUBPS         896(BX), Z16, Z16
+	VMULPS         Z13, Z8, Z8
+	VMOVUPS        1152(BX), Z19
+	VSUBPS         960(BX), Z19, Z19
+	VMULPS         Z6, Z3, Z3
+	VMOVUPS        896(BX), Z20
+	VSUBPS         1344(BX), Z20, Z20
+	VMULPS         Z6, Z4, Z4
+	VMOVUPS        960(BX), Z21
+	VSUBPS         1408(BX), Z21, Z21
 	VADDPS         Z7, Z9, Z7
-	VMULPS         Z12, Z10, Z9
-	VMULPS         Z5, Z4, Z4
-	VMOVUPS        1024(BX), Z10
-	VSUBPS         1472(BX), Z10, Z10
-	VSUBPS         Z2, Z6, Z2
+	VMOVUPS        1216(BX), Z9
+	VSUBPS         1024(BX), Z9, Z9
+	VADDPS         Z8, Z10, Z8
+	VMULPS         Z13, Z11, Z10
+	VMULPS         Z6, Z5, Z5
+	VMOVUPS        1024(BX), Z11
+	VSUBPS         1472(BX), Z11, Z11
 	VSUBPS         Z3, Z7, Z3
-	VADDPS         Z9, Z11, Z6
-	VMULPS         Z19, Z17, Z7
-	VSUBPS         Z4, Z6, Z4
-	VMULPS         Z20, Z14, Z6
-	VMULPS         Z2, Z2, Z2
-	VMULPS         Z15, Z17, Z9
+	VSUBPS         Z4, Z8, Z4
+	VADDPS         Z10, Z12, Z7
+	VMULPS         Z20, Z18, Z8
+	VSUBPS         Z5, Z7, Z5
+	VMULPS         Z21, Z15, Z7
 	VMULPS         Z3, Z3, Z3
-	VMULPS         Z18, Z14, Z11
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z4, Z4, Z3
-	VADDPS         Z6, Z7, Z4
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z10, Z16, Z3
-	VADDPS         Z11, Z9, Z6
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z8, Z16, Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
-	VADDPS         Z3, Z4, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VADDPS         Z7, Z6, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z16, Z18, Z10
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z19, Z15, Z12
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z5, Z5, Z4
+	VADDPS         Z7, Z8, Z5
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z11, Z17, Z4
+	VADDPS         Z12, Z10, Z7
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
+	VMULPS         Z9, Z17, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VADDPS         Z4, Z5, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VADDPS         Z8, Z7, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z12, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z5, (R12)(R13*4)
+	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z2, (R12)(R13*4)
-	VMULPS  Z13, Z3, Z2
-	VMULPS  Z13, Z4, Z3
-	VMULPS  Z2, Z17, Z5
-	VMULPS  Z2, Z14, Z6
-	VMULPS  Z3, Z17, Z7
-	VMULPS  Z3, Z14, Z9
-	VMULPS  Z2, Z16, Z11
-	VSUBPS  Z19, Z5, Z5
+	VMOVUPS Z3, (R12)(R13*4)
+	VMULPS  Z14, Z4, Z3
+	VMULPS  Z14, Z5, Z4
+	VMULPS  Z3, Z18, Z6
+	VMULPS  Z3, Z15, Z7
+	VMULPS  Z4, Z18, Z8
+	VMULPS  Z4, Z15, Z10
+	VMULPS  Z3, Z17, Z12
 	VSUBPS  Z20, Z6, Z6
-	VMULPS  Z3, Z16, Z12
-	VSUBPS  Z7, Z15, Z7
-	VSUBPS  Z9, Z18, Z9
-	VSUBPS  Z10, Z11, Z11
-	VSUBPS  Z12, Z8, Z12
-	VMULPS  Z7, Z7, Z13
-	VMULPS  Z9, Z9, Z21
-	VMULPS  Z7, Z5, Z5
-	VMULPS  Z9, Z6, Z6
-	VADDPS  Z21, Z13, Z7
-	VMULPS  Z12, Z12, Z9
-	VADDPS  Z6, Z5, Z5
-	VMULPS  Z12, Z11, Z6
-	VADDPS  Z9, Z7, Z7
-	VADDPS  Z6, Z5, Z5
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VCMPPS         $0x04, Z7, Z0, K1
-	VDIVPS.Z       Z7, Z5, K1, Z5
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z15, Z15, Z6
-	VMULPS         Z18, Z18, Z7
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z8, Z8, Z7
-	VMOVUPS        2432(BX), Z9
-	VSUBPS         2240(BX), Z9, Z9
-	VMULPS         Z3, Z5, Z3
-	VMOVUPS        2496(BX), Z5
-	VSUBPS         2304(BX), Z5, Z5
-	VADDPS         Z7, Z6, Z6
-	VMOVUPS        2560(BX), Z7
-	VSUBPS         2368(BX), Z7, Z7
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z       Z6, Z1, K1, Z3
-	VMULPS         Z15, Z19, Z6
-	VMULPS         Z9, Z9, Z11
-	VMULPS         Z18, Z20, Z12
-	VMULPS         Z5, Z5, Z13
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z12, Z6, Z6
-	VADDPS         Z13, Z11, Z11
-	VMULPS         Z8, Z10, Z12
-	VMULPS         Z7, Z7, Z13
-	VADDPS         Z12, Z6, Z6
-	VMULPS         Z4, Z2, Z4
-	VSUBPS         Z6, Z4, Z4
-	VADDPS         Z13, Z11, Z6
-	VMULPS         Z3, Z4, Z3
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z       Z6, Z1, K1, Z4
-	VMULPS         Z3, Z15, Z6
-	VMOVUPS        1984(BX), Z11
-	VSUBPS         1792(BX), Z11, Z11
-	VMULPS         Z3, Z18, Z12
-	VMOVUPS        2048(BX), Z13
-	VSUBPS         1856(BX), Z13, Z13
-	VMULPS         Z2, Z17, Z15
-	VMOVUPS        1792(BX), Z17
-	VSUBPS         2240(BX), Z17, Z17
-	VMULPS         Z2, Z14, Z14
-	VMOVUPS        1856(BX), Z18
-	VSUBPS         2304(BX), Z18, Z18
-	VADDPS         Z6, Z19, Z6
-	VMOVUPS        2112(BX), Z19
-	VSUBPS         1920(BX), Z19, Z19
-	VADDPS         Z12, Z20, Z12
-	VMULPS         Z3, Z8, Z8
-	VMULPS         Z2, Z16, Z16
-	VMOVUPS        1920(BX), Z20
-	VSUBPS         2368(BX), Z20, Z20
-	VSUBPS         Z15, Z6, Z6
-	VSUBPS         Z14, Z12, Z12
-	VADDPS         Z8, Z10, Z8
-	VMULPS         Z17, Z9, Z10
-	VSUBPS         Z16, Z8, Z8
-	VMULPS         Z18, Z5, Z14
-	VMULPS         Z6, Z6, Z6
-	VMULPS         Z11, Z9, Z15
-	VMULPS         Z12, Z12, Z12
-	VMULPS         Z13, Z5, Z16
-	VADDPS         Z12, Z6, Z6
-	VMULPS         Z8, Z8, Z8
-	VADDPS         Z14, Z10, Z10
-	VADDPS         Z8, Z6, Z6
-	VMULPS         Z20, Z7, Z8
-	VADDPS         Z16, Z15, Z12
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
-	VMULPS         Z19, Z7, Z14
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VADDPS         Z8, Z10, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z14, Z12, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-
-	// Store S, T and Dist2 of group 1.
-	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 64(R12)(R13*4)
-	MOVQ    t+32(FP), R12
-	VMOVUPS Z2, 64(R12)(R13*4)
-	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z6, 64(R12)(R13*4)
-	VMULPS  Z4, Z8, Z2
-	VMULPS  Z4, Z10, Z3
-	VMULPS  Z2, Z9, Z4
-	VMULPS  Z2, Z5, Z6
-	VMULPS  Z3, Z9, Z8
-	VMULPS  Z3, Z5, Z12
-	VMULPS  Z2, Z7, Z14
-	VSUBPS  Z17, Z4, Z4
-	VSUBPS  Z18, Z6, Z6
-	VMULPS  Z3, Z7, Z15
-	VSUBPS  Z8, Z11, Z8
-	VSUBPS  Z12, Z13, Z12
-	VSUBPS  Z20, Z14, Z14
-	VSUBPS  Z15, Z19, Z15
-	VMULPS  Z8, Z8, Z16
-	VMULPS  Z12, Z12, Z21
-	VMULPS  Z8, Z4, Z4
-	VMULPS  Z12, Z6, Z6
-	VADDPS  Z21, Z16, Z8
-	VMULPS  Z15, Z15, Z12
-	VADDPS  Z6, Z4, Z4
-	VMULPS  Z15, Z14, Z6
-	VADDPS  Z12, Z8, Z8
-	VADDPS  Z6, Z4, Z4
+	VSUBPS  Z21, Z7, Z7
+	VMULPS  Z4, Z17, Z13
+	VSUBPS  Z8, Z16, Z8
+	VSUBPS  Z10, Z19, Z10
+	VSUBPS  Z11, Z12, Z12
+	VSUBPS  Z13, Z9, Z13
+	VMULPS  Z8, Z8, Z14
+	VMULPS  Z10, Z10, Z22
+	VMULPS  Z8, Z6, Z6
+	VMULPS  Z10, Z7, Z7
+	VADDPS  Z22, Z14, Z8
+	VMULPS  Z13, Z13, Z10
+	VADDPS  Z7, Z6, Z6
+	VMULPS  Z13, Z12, Z7
+	VADDPS  Z10, Z8, Z8
+	VADDPS  Z7, Z6, Z6
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VCMPPS         $0x04, Z8, Z0, K1
-	VDIVPS.Z       Z8, Z4, K1, Z4
-	VMINPS         Z1, Z4, Z4
-	VMAXPS         Z0, Z4, Z4
-	VMULPS         Z11, Z11, Z6
-	VMULPS         Z13, Z13, Z8
-	VADDPS         Z8, Z6, Z6
+	VDIVPS.Z       Z8, Z6, K1, Z6
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z16, Z16, Z7
 	VMULPS         Z19, Z19, Z8
-	VMOVUPS        3328(BX), Z12
-	VSUBPS         3136(BX), Z12, Z12
-	VMULPS         Z3, Z4, Z3
-	VMOVUPS        3392(BX), Z4
-	VSUBPS         3200(BX), Z4, Z4
-	VADDPS         Z8, Z6, Z6
-	VMOVUPS        3456(BX), Z8
-	VSUBPS         3264(BX), Z8, Z8
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z       Z6, Z1, K1, Z3
-	VMULPS         Z11, Z17, Z6
-	VMULPS         Z12, Z12, Z14
-	VMULPS         Z13, Z18, Z15
-	VMULPS         Z4, Z4, Z16
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z15, Z6, Z6
-	VADDPS         Z16, Z14, Z14
-	VMULPS         Z19, Z20, Z15
-	VMULPS         Z8, Z8, Z16
-	VADDPS         Z15, Z6, Z6
-	VMULPS         Z10, Z2, Z10
-	VSUBPS         Z6, Z10, Z6
-	VADDPS         Z16, Z14, Z10
-	VMULPS         Z3, Z6, Z3
+	VADDPS         Z8, Z7, Z7
+	VMULPS         Z9, Z9, Z8
+	VMOVUPS        2432(BX), Z10
+	VSUBPS         2240(BX), Z10, Z10
+	VMULPS         Z4, Z6, Z4
+	VMOVUPS        2496(BX), Z6
+	VSUBPS         2304(BX), Z6, Z6
+	VADDPS         Z8, Z7, Z7
+	VMOVUPS        2560(BX), Z8
+	VSUBPS         2368(BX), Z8, Z8
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z7, K1
+	VDIVPS.Z       Z7, Z1, K1, Z4
+	VMULPS         Z16, Z20, Z7
+	VMULPS         Z10, Z10, Z12
+	VMULPS         Z19, Z21, Z13
+	VMULPS         Z6, Z6, Z14
 	VMINPS         Z1, Z3, Z3
 	VMAXPS         Z0, Z3, Z3
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z       Z10, Z1, K1, Z6
-	VMULPS         Z3, Z11, Z10
-	VMOVUPS        2880(BX), Z11
-	VSUBPS         2688(BX), Z11, Z11
-	VMULPS         Z3, Z13, Z13
-	VMOVUPS        2944(BX), Z14
-	VSUBPS         2752(BX), Z14, Z14
-	VMULPS         Z2, Z9, Z9
-	VMOVUPS        2688(BX), Z15
-	VSUBPS         3136(BX), Z15, Z15
-	VMULPS         Z2, Z5, Z5
-	VMOVUPS        2752(BX), Z16
-	VSUBPS         3200(BX), Z16, Z16
-	VADDPS         Z10, Z17, Z10
-	VMOVUPS        3008(BX), Z17
-	VSUBPS         2816(BX), Z17, Z17
-	VADDPS         Z13, Z18, Z13
-	VMULPS         Z3, Z19, Z18
-	VMULPS         Z2, Z7, Z7
-	VMOVUPS        2816(BX), Z19
-	VSUBPS         3264(BX), Z19, Z19
-	VSUBPS         Z9, Z10, Z9
-	VSUBPS         Z5, Z13, Z5
-	VADDPS         Z18, Z20, Z10
-	VMULPS         Z15, Z12, Z13
-	VSUBPS         Z7, Z10, Z7
-	VMULPS         Z16, Z4, Z10
-	VMULPS         Z9, Z9, Z9
-	VMULPS         Z11, Z12, Z18
-	VMULPS         Z5, Z5, Z5
-	VMULPS         Z14, Z4, Z20
-	VADDPS         Z5, Z9, Z5
+	VADDPS         Z13, Z7, Z7
+	VADDPS         Z14, Z12, Z12
+	VMULPS         Z9, Z11, Z13
+	VMULPS         Z8, Z8, Z14
+	VADDPS         Z13, Z7, Z7
+	VMULPS         Z5, Z3, Z5
+	VSUBPS         Z7, Z5, Z5
+	VADDPS         Z14, Z12, Z7
+	VMULPS         Z4, Z5, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z7, K1
+	VDIVPS.Z       Z7, Z1, K1, Z5
+	VMULPS         Z4, Z16, Z7
+	VMOVUPS        1984(BX), Z12
+	VSUBPS         1792(BX), Z12, Z12
+	VMULPS         Z4, Z19, Z13
+	VMOVUPS        2048(BX), Z14
+	VSUBPS         1856(BX), Z14, Z14
+	VMULPS         Z3, Z18, Z16
+	VMOVUPS        1792(BX), Z18
+	VSUBPS         2240(BX), Z18, Z18
+	VMULPS         Z3, Z15, Z15
+	VMOVUPS        1856(BX), Z19
+	VSUBPS         2304(BX), Z19, Z19
+	VADDPS         Z7, Z20, Z7
+	VMOVUPS        2112(BX), Z20
+	VSUBPS         1920(BX), Z20, Z20
+	VADDPS         Z13, Z21, Z13
+	VMULPS         Z4, Z9, Z9
+	VMULPS         Z3, Z17, Z17
+	VMOVUPS        1920(BX), Z21
+	VSUBPS         2368(BX), Z21, Z21
+	VSUBPS         Z16, Z7, Z7
+	VSUBPS         Z15, Z13, Z13
+	VADDPS         Z9, Z11, Z9
+	VMULPS         Z18, Z10, Z11
+	VSUBPS         Z17, Z9, Z9
+	VMULPS         Z19, Z6, Z15
 	VMULPS         Z7, Z7, Z7
-	VADDPS         Z10, Z13, Z9
-	VADDPS         Z7, Z5, Z5
-	VMULPS         Z19, Z8, Z7
-	VADDPS         Z20, Z18, Z10
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z5, K1
-	VMULPS         Z17, Z8, Z13
+	VMULPS         Z12, Z10, Z16
+	VMULPS         Z13, Z13, Z13
+	VMULPS         Z14, Z6, Z17
+	VADDPS         Z13, Z7, Z7
+	VMULPS         Z9, Z9, Z9
+	VADDPS         Z15, Z11, Z11
+	VADDPS         Z9, Z7, Z7
+	VMULPS         Z21, Z8, Z9
+	VADDPS         Z17, Z16, Z13
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z7, K1
+	VMULPS         Z20, Z8, Z15
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z9, Z11, Z9
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VADDPS         Z7, Z9, Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z13, Z10, Z9
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VADDPS         Z15, Z13, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
+
+	// Store S, T and Dist2 of group 1.
+	MOVQ    s+24(FP), R12
+	VMOVUPS Z4, 64(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z3, 64(R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z7, 64(R12)(R13*4)
+	VMULPS  Z5, Z9, Z3
+	VMULPS  Z5, Z11, Z4
+	VMULPS  Z3, Z10, Z5
+	VMULPS  Z3, Z6, Z7
+	VMULPS  Z4, Z10, Z9
+	VMULPS  Z4, Z6, Z13
+	VMULPS  Z3, Z8, Z15
+	VSUBPS  Z18, Z5, Z5
+	VSUBPS  Z19, Z7, Z7
+	VMULPS  Z4, Z8, Z16
+	VSUBPS  Z9, Z12, Z9
+	VSUBPS  Z13, Z14, Z13
+	VSUBPS  Z21, Z15, Z15
+	VSUBPS  Z16, Z20, Z16
+	VMULPS  Z9, Z9, Z17
+	VMULPS  Z13, Z13, Z22
+	VMULPS  Z9, Z5, Z5
+	VMULPS  Z13, Z7, Z7
+	VADDPS  Z22, Z17, Z9
+	VMULPS  Z16, Z16, Z13
+	VADDPS  Z7, Z5, Z5
+	VMULPS  Z16, Z15, Z7
+	VADDPS  Z13, Z9, Z9
+	VADDPS  Z7, Z5, Z5
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VCMPPS         $0x04, Z9, Z0, K1
+	VDIVPS.Z       Z9, Z5, K1, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z12, Z12, Z7
+	VMULPS         Z14, Z14, Z9
+	VADDPS         Z9, Z7, Z7
+	VMULPS         Z20, Z20, Z9
+	VMOVUPS        3328(BX), Z13
+	VSUBPS         3136(BX), Z13, Z13
+	VMULPS         Z4, Z5, Z4
+	VMOVUPS        3392(BX), Z5
+	VSUBPS         3200(BX), Z5, Z5
+	VADDPS         Z9, Z7, Z7
+	VMOVUPS        3456(BX), Z9
+	VSUBPS         3264(BX), Z9, Z9
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z7, K1
+	VDIVPS.Z       Z7, Z1, K1, Z4
+	VMULPS         Z12, Z18, Z7
+	VMULPS         Z13, Z13, Z15
+	VMULPS         Z14, Z19, Z16
+	VMULPS         Z5, Z5, Z17
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VADDPS         Z16, Z7, Z7
+	VADDPS         Z17, Z15, Z15
+	VMULPS         Z20, Z21, Z16
+	VMULPS         Z9, Z9, Z17
+	VADDPS         Z16, Z7, Z7
+	VMULPS         Z11, Z3, Z11
+	VSUBPS         Z7, Z11, Z7
+	VADDPS         Z17, Z15, Z11
+	VMULPS         Z4, Z7, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z       Z11, Z1, K1, Z7
+	VMULPS         Z4, Z12, Z11
+	VMOVUPS        2880(BX), Z12
+	VSUBPS         2688(BX), Z12, Z12
+	VMULPS         Z4, Z14, Z14
+	VMOVUPS        2944(BX), Z15
+	VSUBPS         2752(BX), Z15, Z15
+	VMULPS         Z3, Z10, Z10
+	VMOVUPS        2688(BX), Z16
+	VSUBPS         3136(BX), Z16, Z16
+	VMULPS         Z3, Z6, Z6
+	VMOVUPS        2752(BX), Z17
+	VSUBPS         3200(BX), Z17, Z17
+	VADDPS         Z11, Z18, Z11
+	VMOVUPS        3008(BX), Z18
+	VSUBPS         2816(BX), Z18, Z18
+	VADDPS         Z14, Z19, Z14
+	VMULPS         Z4, Z20, Z19
+	VMULPS         Z3, Z8, Z8
+	VMOVUPS        2816(BX), Z20
+	VSUBPS         3264(BX), Z20, Z20
+	VSUBPS         Z10, Z11, Z10
+	VSUBPS         Z6, Z14, Z6
+	VADDPS         Z19, Z21, Z11
+	VMULPS         Z16, Z13, Z14
+	VSUBPS         Z8, Z11, Z8
+	VMULPS         Z17, Z5, Z11
+	VMULPS         Z10, Z10, Z10
+	VMULPS         Z12, Z13, Z19
+	VMULPS         Z6, Z6, Z6
+	VMULPS         Z15, Z5, Z21
+	VADDPS         Z6, Z10, Z6
+	VMULPS         Z8, Z8, Z8
+	VADDPS         Z11, Z14, Z10
+	VADDPS         Z8, Z6, Z6
+	VMULPS         Z20, Z9, Z8
+	VADDPS         Z21, Z19, Z11
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS         Z18, Z9, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VADDPS         Z8, Z10, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VADDPS         Z14, Z11, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ           s+24(FP), R12
-	VMOVUPS        Z3, 128(R12)(R13*4)
+	VMOVUPS        Z4, 128(R12)(R13*4)
 	MOVQ           t+32(FP), R12
-	VMOVUPS        Z2, 128(R12)(R13*4)
+	VMOVUPS        Z3, 128(R12)(R13*4)
 	MOVQ           dist2+40(FP), R12
-	VMOVUPS        Z5, 128(R12)(R13*4)
-	VMULPS         Z6, Z7, Z2
-	VMULPS         Z6, Z9, Z3
-	VMULPS         Z2, Z12, Z5
-	VMULPS         Z2, Z4, Z6
-	VMULPS         Z3, Z12, Z7
-	VMULPS         Z3, Z4, Z10
-	VMULPS         Z2, Z8, Z13
-	VSUBPS         Z15, Z5, Z5
+	VMOVUPS        Z6, 128(R12)(R13*4)
+	VMULPS         Z7, Z8, Z3
+	VMULPS         Z7, Z10, Z4
+	VMULPS         Z3, Z13, Z6
+	VMULPS         Z3, Z5, Z7
+	VMULPS         Z4, Z13, Z8
+	VMULPS         Z4, Z5, Z11
+	VMULPS         Z3, Z9, Z14
 	VSUBPS         Z16, Z6, Z6
-	VMULPS         Z3, Z8, Z18
-	VSUBPS         Z7, Z11, Z7
-	VSUBPS         Z10, Z14, Z10
-	VSUBPS         Z19, Z13, Z13
-	VSUBPS         Z18, Z17, Z18
-	VMULPS         Z7, Z7, Z20
-	VMULPS         Z10, Z10, Z21
-	VMULPS         Z7, Z5, Z5
-	VMULPS         Z10, Z6, Z6
-	VADDPS         Z21, Z20, Z7
-	VMULPS         Z18, Z18, Z10
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z18, Z13, Z6
-	VADDPS         Z10, Z7, Z7
-	VADDPS         Z6, Z5, Z5
-	VCMPPS         $0x04, Z7, Z0, K1
-	VDIVPS.Z       Z7, Z5, K1, Z5
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z11, Z11, Z6
-	VMULPS         Z14, Z14, Z7
+	VSUBPS         Z17, Z7, Z7
+	VMULPS         Z4, Z9, Z19
+	VSUBPS         Z8, Z12, Z8
+	VSUBPS         Z11, Z15, Z11
+	VSUBPS         Z20, Z14, Z14
+	VSUBPS         Z19, Z18, Z19
+	VMULPS         Z8, Z8, Z21
+	VMULPS         Z11, Z11, Z22
+	VMULPS         Z8, Z6, Z6
+	VMULPS         Z11, Z7, Z7
+	VADDPS         Z22, Z21, Z8
+	VMULPS         Z19, Z19, Z11
 	VADDPS         Z7, Z6, Z6
-	VMULPS         Z17, Z17, Z7
-	VMULPS         Z3, Z5, Z3
-	VADDPS         Z7, Z6, Z5
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z3
-	VMULPS         Z11, Z15, Z5
-	VMULPS         Z14, Z16, Z6
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z17, Z19, Z6
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z9, Z2, Z6
-	VSUBPS         Z5, Z6, Z5
-	VMULPS         Z3, Z5, Z3
+	VMULPS         Z19, Z14, Z7
+	VADDPS         Z11, Z8, Z8
+	VADDPS         Z7, Z6, Z6
+	VCMPPS         $0x04, Z8, Z0, K1
+	VDIVPS.Z       Z8, Z6, K1, Z6
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z12, Z12, Z7
+	VMULPS         Z15, Z15, Z8
+	VADDPS         Z8, Z7, Z7
+	VMULPS         Z18, Z18, Z8
+	VMULPS         Z4, Z6, Z4
+	VADDPS         Z8, Z7, Z6
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z       Z6, Z1, K1, Z4
+	VMULPS         Z12, Z16, Z6
+	VMULPS         Z15, Z17, Z7
 	VMINPS         Z1, Z3, Z3
 	VMAXPS         Z0, Z3, Z3
-	VMULPS         Z3, Z11, Z5
-	VMULPS         Z3, Z14, Z6
-	VMULPS         Z2, Z12, Z7
-	VMULPS         Z2, Z4, Z4
-	VADDPS         Z5, Z15, Z5
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z18, Z20, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z10, Z3, Z7
+	VSUBPS         Z6, Z7, Z6
+	VMULPS         Z4, Z6, Z4
+	VMINPS         Z1, Z4, Z4
+	VMAXPS         Z0, Z4, Z4
+	VMULPS         Z4, Z12, Z6
+	VMULPS         Z4, Z15, Z7
+	VMULPS         Z3, Z13, Z8
+	VMULPS         Z3, Z5, Z5
 	VADDPS         Z6, Z16, Z6
-	VMULPS         Z3, Z17, Z9
-	VMULPS         Z2, Z8, Z8
-	VSUBPS         Z7, Z5, Z5
-	VSUBPS         Z4, Z6, Z4
-	VADDPS         Z9, Z19, Z6
+	VADDPS         Z7, Z17, Z7
+	VMULPS         Z4, Z18, Z10
+	VMULPS         Z3, Z9, Z9
 	VSUBPS         Z8, Z6, Z6
+	VSUBPS         Z5, Z7, Z5
+	VADDPS         Z10, Z20, Z7
+	VSUBPS         Z9, Z7, Z7
+	VMULPS         Z6, Z6, Z6
 	VMULPS         Z5, Z5, Z5
-	VMULPS         Z4, Z4, Z4
-	VADDPS         Z4, Z5, Z4
-	VMULPS         Z6, Z6, Z5
-	VADDPS         Z5, Z4, Z4
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VADDPS         Z5, Z6, Z5
+	VMULPS         Z7, Z7, Z6
+	VADDPS         Z6, Z5, Z5
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z5, K1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
 
 	// Store S, T and Dist2 of group 3.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*4)
-	MOVQ    t+32(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*4)
-	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z4, 192(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z5, 192(R12)(R13*4)
 	ADDQ    $0x00000040, R13
 	JMP     ClosestIndexedAVX512_wide
 
@@ -26364,165 +26364,165 @@ ClosestIndexedAVX512_loop:
 	JB   ClosestIndexedAVX512_tail
 
 	// Capsule records of side I, transposed.
-	MOVL            (DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         (DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         4(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         20(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         8(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         24(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         12(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         28(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         32(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         48(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         36(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         52(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         40(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         56(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         44(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         60(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, (BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 128(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            (SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            16(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            20(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            8(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            24(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            12(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            28(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            32(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            48(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            36(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            52(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            40(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            56(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            44(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            60(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
-	LEAQ            4224(R9), R10
+	MOVL         (SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         4(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         20(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         8(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         24(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         12(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         28(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         32(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         48(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         36(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         52(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         40(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         56(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         44(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         60(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 448(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 512(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 576(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 832(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 640(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 704(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 768(BX)
+	LEAQ         4224(R9), R10
 
 ClosestIndexedAVX512_ahead:
 	MOVQ n+48(FP), R14
@@ -26531,399 +26531,399 @@ ClosestIndexedAVX512_ahead:
 	JB   ClosestIndexedAVX512_last
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     640(BX), Z2
-	VSUBPS      448(BX), Z2, Z2
-	VMOVUPS     704(BX), Z3
-	VSUBPS      512(BX), Z3, Z3
-	VMOVUPS     768(BX), Z4
-	VSUBPS      576(BX), Z4, Z4
-	VMULPS      Z2, Z2, Z5
+	VMOVUPS     640(BX), Z3
+	VSUBPS      448(BX), Z3, Z3
+	VMOVUPS     704(BX), Z4
+	VSUBPS      512(BX), Z4, Z4
+	VMOVUPS     768(BX), Z5
+	VSUBPS      576(BX), Z5, Z5
 	VMULPS      Z3, Z3, Z6
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z4, Z4, Z6
-	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMOVUPS     192(BX), Z6
-	VSUBPS      (BX), Z6, Z6
+	VMULPS      Z4, Z4, Z7
+	VADDPS      Z7, Z6, Z6
+	VMULPS      Z5, Z5, Z7
+	VADDPS      Z7, Z6, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z    Z6, Z1, K1, Z6
+	VMOVUPS     192(BX), Z7
+	VSUBPS      (BX), Z7, Z7
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
-	MOVL            64(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            80(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            68(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            84(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            72(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            88(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	MOVL            76(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z10
-	MOVL            92(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z10, Z10
-	VUNPCKLPS       Z8, Z7, Z11
-	VUNPCKLPS       Z10, Z9, Z12
-	VUNPCKHPS       Z8, Z7, Z7
-	VUNPCKHPS       Z10, Z9, Z8
-	VSHUFPS         $0x44, Z12, Z11, Z9
-	VSHUFPS         $0xee, Z12, Z11, Z10
-	VSHUFPS         $0x44, Z8, Z7, Z11
-	VSHUFPS         $0xee, Z8, Z7, Z7
-	MOVL            96(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            112(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            100(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z12
-	MOVL            116(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z12, Z12
-	MOVL            104(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z13
-	MOVL            120(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z13, Z13
-	MOVL            108(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z14
-	MOVL            124(DX)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
-	VUNPCKLPS       Z12, Z8, Z15
-	VUNPCKLPS       Z14, Z13, Z16
-	VUNPCKHPS       Z12, Z8, Z8
-	VUNPCKHPS       Z14, Z13, Z12
-	VSHUFPS         $0x44, Z16, Z15, Z13
-	VSHUFPS         $0xee, Z16, Z15, Z14
-	VSHUFPS         $0x44, Z12, Z8, Z15
-	VSHUFPS         $0xee, Z12, Z8, Z8
-	VSHUFF32X4      $0x88, Z13, Z9, Z12
-	VMOVUPS         Z12, (R10)
-	VSHUFF32X4      $0x88, Z14, Z10, Z12
-	VMOVUPS         Z12, 64(R10)
-	VSHUFF32X4      $0x88, Z15, Z11, Z12
-	VMOVUPS         Z12, 128(R10)
-	VSHUFF32X4      $0x88, Z8, Z7, Z7
-	VMOVUPS         Z7, 384(R10)
-	VSHUFF32X4      $0xdd, Z13, Z9, Z7
-	VMOVUPS         Z7, 192(R10)
-	VSHUFF32X4      $0xdd, Z14, Z10, Z7
-	VMOVUPS         Z7, 256(R10)
-	VSHUFF32X4      $0xdd, Z15, Z11, Z7
-	VMOVUPS         Z7, 320(R10)
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z11
+	VUNPCKLPS    Z9, Z8, Z12
+	VUNPCKLPS    Z11, Z10, Z13
+	VUNPCKHPS    Z9, Z8, Z8
+	VUNPCKHPS    Z11, Z10, Z9
+	VSHUFPS      $0x44, Z13, Z12, Z10
+	VSHUFPS      $0xee, Z13, Z12, Z11
+	VSHUFPS      $0x44, Z9, Z8, Z12
+	VSHUFPS      $0xee, Z9, Z8, Z8
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z13
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z14
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z15
+	VUNPCKLPS    Z13, Z9, Z16
+	VUNPCKLPS    Z15, Z14, Z17
+	VUNPCKHPS    Z13, Z9, Z9
+	VUNPCKHPS    Z15, Z14, Z13
+	VSHUFPS      $0x44, Z17, Z16, Z14
+	VSHUFPS      $0xee, Z17, Z16, Z15
+	VSHUFPS      $0x44, Z13, Z9, Z16
+	VSHUFPS      $0xee, Z13, Z9, Z9
+	VSHUFF32X4   $0x88, Z14, Z10, Z13
+	VMOVUPS      Z13, (R10)
+	VSHUFF32X4   $0x88, Z15, Z11, Z13
+	VMOVUPS      Z13, 64(R10)
+	VSHUFF32X4   $0x88, Z16, Z12, Z13
+	VMOVUPS      Z13, 128(R10)
+	VSHUFF32X4   $0x88, Z9, Z8, Z8
+	VMOVUPS      Z8, 384(R10)
+	VSHUFF32X4   $0xdd, Z14, Z10, Z8
+	VMOVUPS      Z8, 192(R10)
+	VSHUFF32X4   $0xdd, Z15, Z11, Z8
+	VMOVUPS      Z8, 256(R10)
+	VSHUFF32X4   $0xdd, Z16, Z12, Z8
+	VMOVUPS      Z8, 320(R10)
 
 	// Capsule records of side J, transposed.
-	MOVL            64(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            80(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            68(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            84(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            72(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            88(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	MOVL            76(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z10
-	MOVL            92(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z10, Z10
-	VUNPCKLPS       Z8, Z7, Z11
-	VUNPCKLPS       Z10, Z9, Z12
-	VUNPCKHPS       Z8, Z7, Z7
-	VUNPCKHPS       Z10, Z9, Z8
-	VSHUFPS         $0x44, Z12, Z11, Z9
-	VSHUFPS         $0xee, Z12, Z11, Z10
-	VSHUFPS         $0x44, Z8, Z7, Z11
-	VSHUFPS         $0xee, Z8, Z7, Z7
-	MOVL            96(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            112(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            100(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z12
-	MOVL            116(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z12, Z12
-	MOVL            104(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z13
-	MOVL            120(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z13, Z13
-	MOVL            108(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z14
-	MOVL            124(SI)(R13*4), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z14, Z14
-	VUNPCKLPS       Z12, Z8, Z15
-	VUNPCKLPS       Z14, Z13, Z16
-	VUNPCKHPS       Z12, Z8, Z8
-	VUNPCKHPS       Z14, Z13, Z12
-	VSHUFPS         $0x44, Z16, Z15, Z13
-	VSHUFPS         $0xee, Z16, Z15, Z14
-	VSHUFPS         $0x44, Z12, Z8, Z15
-	VSHUFPS         $0xee, Z12, Z8, Z8
-	VSHUFF32X4      $0x88, Z13, Z9, Z12
-	VMOVUPS         Z12, 448(R10)
-	VSHUFF32X4      $0x88, Z14, Z10, Z12
-	VMOVUPS         Z12, 512(R10)
-	VSHUFF32X4      $0x88, Z15, Z11, Z12
-	VMOVUPS         Z12, 576(R10)
-	VSHUFF32X4      $0x88, Z8, Z7, Z7
-	VMOVUPS         Z7, 832(R10)
-	VSHUFF32X4      $0xdd, Z13, Z9, Z7
-	VMOVUPS         Z7, 640(R10)
-	VSHUFF32X4      $0xdd, Z14, Z10, Z7
-	VMOVUPS         Z7, 704(R10)
-	VSHUFF32X4      $0xdd, Z15, Z11, Z7
-	VMOVUPS         Z7, 768(R10)
-	VMOVUPS         256(BX), Z7
-	VSUBPS          64(BX), Z7, Z7
-	VMOVUPS         (BX), Z8
-	VSUBPS          448(BX), Z8, Z8
-	VMOVUPS         64(BX), Z9
-	VSUBPS          512(BX), Z9, Z9
-	VMOVUPS         320(BX), Z10
-	VSUBPS          128(BX), Z10, Z10
-	VMOVUPS         128(BX), Z11
-	VSUBPS          576(BX), Z11, Z11
-	VMULPS          Z8, Z2, Z12
-	VMULPS          Z9, Z3, Z13
-	VMULPS          Z6, Z2, Z14
-	VMULPS          Z7, Z3, Z15
-	VADDPS          Z13, Z12, Z12
-	VMULPS          Z11, Z4, Z13
-	VADDPS          Z15, Z14, Z14
-	VMULPS          Z10, Z4, Z15
-	VADDPS          Z13, Z12, Z12
-	VADDPS          Z15, Z14, Z13
-	VMULPS          Z5, Z12, Z12
-	VMULPS          Z5, Z13, Z5
-	VMULPS          Z12, Z2, Z14
-	VMULPS          Z12, Z3, Z15
-	VMULPS          Z5, Z2, Z16
-	VMULPS          Z5, Z3, Z17
-	VMULPS          Z12, Z4, Z18
-	VSUBPS          Z8, Z14, Z14
-	VSUBPS          Z9, Z15, Z15
-	VMULPS          Z5, Z4, Z19
-	VSUBPS          Z16, Z6, Z16
-	VSUBPS          Z17, Z7, Z17
-	VSUBPS          Z11, Z18, Z18
-	VSUBPS          Z19, Z10, Z19
-	VMULPS          Z16, Z16, Z20
-	VMULPS          Z17, Z17, Z21
-	VMULPS          Z16, Z14, Z14
-	VMULPS          Z17, Z15, Z15
-	VADDPS          Z21, Z20, Z16
-	VMULPS          Z19, Z19, Z17
-	VADDPS          Z15, Z14, Z14
-	VMULPS          Z19, Z18, Z15
-	VADDPS          Z17, Z16, Z16
-	VADDPS          Z15, Z14, Z14
-	VCMPPS          $0x04, Z16, Z0, K1
-	VDIVPS.Z        Z16, Z14, K1, Z14
-	VMINPS          Z1, Z14, Z14
-	VMAXPS          Z0, Z14, Z14
-	VMULPS          Z6, Z6, Z15
-	VMULPS          Z7, Z7, Z16
-	VADDPS          Z16, Z15, Z15
-	VMULPS          Z10, Z10, Z16
-	VMULPS          Z5, Z14, Z5
-	VADDPS          Z16, Z15, Z14
-	VADDPS          Z5, Z12, Z5
-	VCMPPS.BCST     $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z        Z14, Z1, K1, Z12
-	VMULPS          Z6, Z8, Z14
-	VMULPS          Z7, Z9, Z15
-	VMINPS          Z1, Z5, Z5
-	VMAXPS          Z0, Z5, Z5
-	VADDPS          Z15, Z14, Z14
-	VMULPS          Z10, Z11, Z15
-	VADDPS          Z15, Z14, Z14
-	VMULPS          Z13, Z5, Z13
-	VSUBPS          Z14, Z13, Z13
-	VMULPS          Z12, Z13, Z12
-	VMINPS          Z1, Z12, Z12
-	VMAXPS          Z0, Z12, Z12
-	VMULPS          Z12, Z6, Z6
-	VMULPS          Z12, Z7, Z7
-	VMULPS          Z5, Z2, Z2
-	VMULPS          Z5, Z3, Z3
-	VADDPS          Z6, Z8, Z6
-	VADDPS          Z7, Z9, Z7
-	VMULPS          Z12, Z10, Z8
-	VMULPS          Z5, Z4, Z4
-	VSUBPS          Z2, Z6, Z2
-	VSUBPS          Z3, Z7, Z3
-	VADDPS          Z8, Z11, Z6
-	VSUBPS          Z4, Z6, Z4
-	VMULPS          Z2, Z2, Z2
-	VMULPS          Z3, Z3, Z3
-	VADDPS          Z3, Z2, Z2
-	VMULPS          Z4, Z4, Z3
-	VADDPS          Z3, Z2, Z2
-	VCMPPS.BCST     $0x16, maxfinite<>+0(SB), Z2, K1
-	VBLENDMPS.BCST  canonicalnan<>+0(SB), Z12, K1, Z12
-	VBLENDMPS.BCST  canonicalnan<>+0(SB), Z5, K1, Z5
-	VBLENDMPS.BCST  canonicalnan<>+0(SB), Z2, K1, Z2
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z8
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z9
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z10
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z11
+	VUNPCKLPS      Z9, Z8, Z12
+	VUNPCKLPS      Z11, Z10, Z13
+	VUNPCKHPS      Z9, Z8, Z8
+	VUNPCKHPS      Z11, Z10, Z9
+	VSHUFPS        $0x44, Z13, Z12, Z10
+	VSHUFPS        $0xee, Z13, Z12, Z11
+	VSHUFPS        $0x44, Z9, Z8, Z12
+	VSHUFPS        $0xee, Z9, Z8, Z8
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z9
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z13
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z14
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VMOVUPS        (AX)(CX*1), Y2
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF32X8   $0x01, (AX)(CX*1), Z2, Z15
+	VUNPCKLPS      Z13, Z9, Z16
+	VUNPCKLPS      Z15, Z14, Z17
+	VUNPCKHPS      Z13, Z9, Z9
+	VUNPCKHPS      Z15, Z14, Z13
+	VSHUFPS        $0x44, Z17, Z16, Z14
+	VSHUFPS        $0xee, Z17, Z16, Z15
+	VSHUFPS        $0x44, Z13, Z9, Z16
+	VSHUFPS        $0xee, Z13, Z9, Z9
+	VSHUFF32X4     $0x88, Z14, Z10, Z13
+	VMOVUPS        Z13, 448(R10)
+	VSHUFF32X4     $0x88, Z15, Z11, Z13
+	VMOVUPS        Z13, 512(R10)
+	VSHUFF32X4     $0x88, Z16, Z12, Z13
+	VMOVUPS        Z13, 576(R10)
+	VSHUFF32X4     $0x88, Z9, Z8, Z8
+	VMOVUPS        Z8, 832(R10)
+	VSHUFF32X4     $0xdd, Z14, Z10, Z8
+	VMOVUPS        Z8, 640(R10)
+	VSHUFF32X4     $0xdd, Z15, Z11, Z8
+	VMOVUPS        Z8, 704(R10)
+	VSHUFF32X4     $0xdd, Z16, Z12, Z8
+	VMOVUPS        Z8, 768(R10)
+	VMOVUPS        256(BX), Z8
+	VSUBPS         64(BX), Z8, Z8
+	VMOVUPS        (BX), Z9
+	VSUBPS         448(BX), Z9, Z9
+	VMOVUPS        64(BX), Z10
+	VSUBPS         512(BX), Z10, Z10
+	VMOVUPS        320(BX), Z11
+	VSUBPS         128(BX), Z11, Z11
+	VMOVUPS        128(BX), Z12
+	VSUBPS         576(BX), Z12, Z12
+	VMULPS         Z9, Z3, Z13
+	VMULPS         Z10, Z4, Z14
+	VMULPS         Z7, Z3, Z15
+	VMULPS         Z8, Z4, Z16
+	VADDPS         Z14, Z13, Z13
+	VMULPS         Z12, Z5, Z14
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z11, Z5, Z16
+	VADDPS         Z14, Z13, Z13
+	VADDPS         Z16, Z15, Z14
+	VMULPS         Z6, Z13, Z13
+	VMULPS         Z6, Z14, Z6
+	VMULPS         Z13, Z3, Z15
+	VMULPS         Z13, Z4, Z16
+	VMULPS         Z6, Z3, Z17
+	VMULPS         Z6, Z4, Z18
+	VMULPS         Z13, Z5, Z19
+	VSUBPS         Z9, Z15, Z15
+	VSUBPS         Z10, Z16, Z16
+	VMULPS         Z6, Z5, Z20
+	VSUBPS         Z17, Z7, Z17
+	VSUBPS         Z18, Z8, Z18
+	VSUBPS         Z12, Z19, Z19
+	VSUBPS         Z20, Z11, Z20
+	VMULPS         Z17, Z17, Z21
+	VMULPS         Z18, Z18, Z22
+	VMULPS         Z17, Z15, Z15
+	VMULPS         Z18, Z16, Z16
+	VADDPS         Z22, Z21, Z17
+	VMULPS         Z20, Z20, Z18
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z20, Z19, Z16
+	VADDPS         Z18, Z17, Z17
+	VADDPS         Z16, Z15, Z15
+	VCMPPS         $0x04, Z17, Z0, K1
+	VDIVPS.Z       Z17, Z15, K1, Z15
+	VMINPS         Z1, Z15, Z15
+	VMAXPS         Z0, Z15, Z15
+	VMULPS         Z7, Z7, Z16
+	VMULPS         Z8, Z8, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z11, Z11, Z17
+	VMULPS         Z6, Z15, Z6
+	VADDPS         Z17, Z16, Z15
+	VADDPS         Z6, Z13, Z6
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z       Z15, Z1, K1, Z13
+	VMULPS         Z7, Z9, Z15
+	VMULPS         Z8, Z10, Z16
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z11, Z12, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z14, Z6, Z14
+	VSUBPS         Z15, Z14, Z14
+	VMULPS         Z13, Z14, Z13
+	VMINPS         Z1, Z13, Z13
+	VMAXPS         Z0, Z13, Z13
+	VMULPS         Z13, Z7, Z7
+	VMULPS         Z13, Z8, Z8
+	VMULPS         Z6, Z3, Z3
+	VMULPS         Z6, Z4, Z4
+	VADDPS         Z7, Z9, Z7
+	VADDPS         Z8, Z10, Z8
+	VMULPS         Z13, Z11, Z9
+	VMULPS         Z6, Z5, Z5
+	VSUBPS         Z3, Z7, Z3
+	VSUBPS         Z4, Z8, Z4
+	VADDPS         Z9, Z12, Z7
+	VSUBPS         Z5, Z7, Z5
+	VMULPS         Z3, Z3, Z3
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z5, Z5, Z4
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z12, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z5, (R12)(R13*4)
+	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z2, (R12)(R13*4)
+	VMOVUPS Z3, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
 	XCHGQ   BX, R10
 	JMP     ClosestIndexedAVX512_ahead
 
 ClosestIndexedAVX512_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS        640(BX), Z2
-	VSUBPS         448(BX), Z2, Z2
-	VMOVUPS        704(BX), Z3
-	VSUBPS         512(BX), Z3, Z3
-	VMOVUPS        768(BX), Z4
-	VSUBPS         576(BX), Z4, Z4
-	VMULPS         Z2, Z2, Z5
+	VMOVUPS        640(BX), Z3
+	VSUBPS         448(BX), Z3, Z3
+	VMOVUPS        704(BX), Z4
+	VSUBPS         512(BX), Z4, Z4
+	VMOVUPS        768(BX), Z5
+	VSUBPS         576(BX), Z5, Z5
 	VMULPS         Z3, Z3, Z6
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z4, Z4, Z6
-	VADDPS         Z6, Z5, Z5
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
-	VMOVUPS        192(BX), Z6
-	VSUBPS         (BX), Z6, Z6
-	VMOVUPS        256(BX), Z7
-	VSUBPS         64(BX), Z7, Z7
-	VMOVUPS        (BX), Z8
-	VSUBPS         448(BX), Z8, Z8
-	VMOVUPS        64(BX), Z9
-	VSUBPS         512(BX), Z9, Z9
-	VMOVUPS        320(BX), Z10
-	VSUBPS         128(BX), Z10, Z10
-	VMOVUPS        128(BX), Z11
-	VSUBPS         576(BX), Z11, Z11
-	VMULPS         Z8, Z2, Z12
+	VMULPS         Z4, Z4, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z5, Z5, Z7
+	VADDPS         Z7, Z6, Z6
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z       Z6, Z1, K1, Z6
+	VMOVUPS        192(BX), Z7
+	VSUBPS         (BX), Z7, Z7
+	VMOVUPS        256(BX), Z8
+	VSUBPS         64(BX), Z8, Z8
+	VMOVUPS        (BX), Z9
+	VSUBPS         448(BX), Z9, Z9
+	VMOVUPS        64(BX), Z10
+	VSUBPS         512(BX), Z10, Z10
+	VMOVUPS        320(BX), Z11
+	VSUBPS         128(BX), Z11, Z11
+	VMOVUPS        128(BX), Z12
+	VSUBPS         576(BX), Z12, Z12
 	VMULPS         Z9, Z3, Z13
-	VMULPS         Z6, Z2, Z14
+	VMULPS         Z10, Z4, Z14
 	VMULPS         Z7, Z3, Z15
-	VADDPS         Z13, Z12, Z12
-	VMULPS         Z11, Z4, Z13
-	VADDPS         Z15, Z14, Z14
-	VMULPS         Z10, Z4, Z15
-	VADDPS         Z13, Z12, Z12
-	VADDPS         Z15, Z14, Z13
-	VMULPS         Z5, Z12, Z12
-	VMULPS         Z5, Z13, Z5
-	VMULPS         Z12, Z2, Z14
-	VMULPS         Z12, Z3, Z15
-	VMULPS         Z5, Z2, Z16
-	VMULPS         Z5, Z3, Z17
-	VMULPS         Z12, Z4, Z18
-	VSUBPS         Z8, Z14, Z14
-	VSUBPS         Z9, Z15, Z15
-	VMULPS         Z5, Z4, Z19
-	VSUBPS         Z16, Z6, Z16
-	VSUBPS         Z17, Z7, Z17
-	VSUBPS         Z11, Z18, Z18
-	VSUBPS         Z19, Z10, Z19
-	VMULPS         Z16, Z16, Z20
-	VMULPS         Z17, Z17, Z21
-	VMULPS         Z16, Z14, Z14
-	VMULPS         Z17, Z15, Z15
-	VADDPS         Z21, Z20, Z16
-	VMULPS         Z19, Z19, Z17
-	VADDPS         Z15, Z14, Z14
-	VMULPS         Z19, Z18, Z15
-	VADDPS         Z17, Z16, Z16
-	VADDPS         Z15, Z14, Z14
-	VCMPPS         $0x04, Z16, Z0, K1
-	VDIVPS.Z       Z16, Z14, K1, Z14
-	VMINPS         Z1, Z14, Z14
-	VMAXPS         Z0, Z14, Z14
-	VMULPS         Z6, Z6, Z15
-	VMULPS         Z7, Z7, Z16
+	VMULPS         Z8, Z4, Z16
+	VADDPS         Z14, Z13, Z13
+	VMULPS         Z12, Z5, Z14
 	VADDPS         Z16, Z15, Z15
-	VMULPS         Z10, Z10, Z16
-	VMULPS         Z5, Z14, Z5
+	VMULPS         Z11, Z5, Z16
+	VADDPS         Z14, Z13, Z13
 	VADDPS         Z16, Z15, Z14
-	VADDPS         Z5, Z12, Z5
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z       Z14, Z1, K1, Z12
-	VMULPS         Z6, Z8, Z14
+	VMULPS         Z6, Z13, Z13
+	VMULPS         Z6, Z14, Z6
+	VMULPS         Z13, Z3, Z15
+	VMULPS         Z13, Z4, Z16
+	VMULPS         Z6, Z3, Z17
+	VMULPS         Z6, Z4, Z18
+	VMULPS         Z13, Z5, Z19
+	VSUBPS         Z9, Z15, Z15
+	VSUBPS         Z10, Z16, Z16
+	VMULPS         Z6, Z5, Z20
+	VSUBPS         Z17, Z7, Z17
+	VSUBPS         Z18, Z8, Z18
+	VSUBPS         Z12, Z19, Z19
+	VSUBPS         Z20, Z11, Z20
+	VMULPS         Z17, Z17, Z21
+	VMULPS         Z18, Z18, Z22
+	VMULPS         Z17, Z15, Z15
+	VMULPS         Z18, Z16, Z16
+	VADDPS         Z22, Z21, Z17
+	VMULPS         Z20, Z20, Z18
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z20, Z19, Z16
+	VADDPS         Z18, Z17, Z17
+	VADDPS         Z16, Z15, Z15
+	VCMPPS         $0x04, Z17, Z0, K1
+	VDIVPS.Z       Z17, Z15, K1, Z15
+	VMINPS         Z1, Z15, Z15
+	VMAXPS         Z0, Z15, Z15
+	VMULPS         Z7, Z7, Z16
+	VMULPS         Z8, Z8, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z11, Z11, Z17
+	VMULPS         Z6, Z15, Z6
+	VADDPS         Z17, Z16, Z15
+	VADDPS         Z6, Z13, Z6
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z       Z15, Z1, K1, Z13
 	VMULPS         Z7, Z9, Z15
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VADDPS         Z15, Z14, Z14
-	VMULPS         Z10, Z11, Z15
-	VADDPS         Z15, Z14, Z14
-	VMULPS         Z13, Z5, Z13
-	VSUBPS         Z14, Z13, Z13
-	VMULPS         Z12, Z13, Z12
-	VMINPS         Z1, Z12, Z12
-	VMAXPS         Z0, Z12, Z12
-	VMULPS         Z12, Z6, Z6
-	VMULPS         Z12, Z7, Z7
-	VMULPS         Z5, Z2, Z2
-	VMULPS         Z5, Z3, Z3
-	VADDPS         Z6, Z8, Z6
+	VMULPS         Z8, Z10, Z16
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z11, Z12, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z14, Z6, Z14
+	VSUBPS         Z15, Z14, Z14
+	VMULPS         Z13, Z14, Z13
+	VMINPS         Z1, Z13, Z13
+	VMAXPS         Z0, Z13, Z13
+	VMULPS         Z13, Z7, Z7
+	VMULPS         Z13, Z8, Z8
+	VMULPS         Z6, Z3, Z3
+	VMULPS         Z6, Z4, Z4
 	VADDPS         Z7, Z9, Z7
-	VMULPS         Z12, Z10, Z8
-	VMULPS         Z5, Z4, Z4
-	VSUBPS         Z2, Z6, Z2
+	VADDPS         Z8, Z10, Z8
+	VMULPS         Z13, Z11, Z9
+	VMULPS         Z6, Z5, Z5
 	VSUBPS         Z3, Z7, Z3
-	VADDPS         Z8, Z11, Z6
-	VSUBPS         Z4, Z6, Z4
-	VMULPS         Z2, Z2, Z2
+	VSUBPS         Z4, Z8, Z4
+	VADDPS         Z9, Z12, Z7
+	VSUBPS         Z5, Z7, Z5
 	VMULPS         Z3, Z3, Z3
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z4, Z4, Z3
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z5, Z5, Z4
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z12, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z5, (R12)(R13*4)
+	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z2, (R12)(R13*4)
+	VMOVUPS Z3, (R12)(R13*4)
 	ADDQ    $0x00000010, R13
 	MOVQ    n+48(FP), R14
 	SUBQ    R13, R14
@@ -26935,170 +26935,170 @@ ClosestIndexedAVX512_tail:
 	KMOVW R14, K1
 
 	// The remaining pair indices, zero (capsule 0) past n.
-	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 4096(R9)
-	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 4160(R9)
+	VMOVDQU32.Z (DX)(R13*4), K1, Z3
+	VMOVUPS     Z3, 4096(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z3
+	VMOVUPS     Z3, 4160(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL            4096(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            4112(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4100(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            4116(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            4104(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            4120(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            4108(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            4124(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            4128(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            4144(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            4132(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            4148(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            4136(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            4152(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            4140(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            4156(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, (BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 64(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 128(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 384(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 192(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 256(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 320(BX)
+	MOVL         4096(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4112(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         4100(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4116(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         4104(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4120(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         4108(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4124(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         4128(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4144(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         4132(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4148(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         4136(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4152(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         4140(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4156(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, (BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 128(BX)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL            4160(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z2
-	MOVL            4176(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z2, Z2
-	MOVL            4164(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            4180(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            4168(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z4
-	MOVL            4184(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z4, Z4
-	MOVL            4172(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z5
-	MOVL            4188(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z5, Z5
-	VUNPCKLPS       Z3, Z2, Z6
-	VUNPCKLPS       Z5, Z4, Z7
-	VUNPCKHPS       Z3, Z2, Z2
-	VUNPCKHPS       Z5, Z4, Z3
-	VSHUFPS         $0x44, Z7, Z6, Z4
-	VSHUFPS         $0xee, Z7, Z6, Z5
-	VSHUFPS         $0x44, Z3, Z2, Z6
-	VSHUFPS         $0xee, Z3, Z2, Z2
-	MOVL            4192(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z3
-	MOVL            4208(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z3, Z3
-	MOVL            4196(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z7
-	MOVL            4212(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z7, Z7
-	MOVL            4200(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z8
-	MOVL            4216(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z8, Z8
-	MOVL            4204(R9), CX
-	SHLQ            $0x05, CX
-	VBROADCASTF32X8 (AX)(CX*1), Z9
-	MOVL            4220(R9), CX
-	SHLQ            $0x05, CX
-	VINSERTF32X8    $0x01, (AX)(CX*1), Z9, Z9
-	VUNPCKLPS       Z7, Z3, Z10
-	VUNPCKLPS       Z9, Z8, Z11
-	VUNPCKHPS       Z7, Z3, Z3
-	VUNPCKHPS       Z9, Z8, Z7
-	VSHUFPS         $0x44, Z11, Z10, Z8
-	VSHUFPS         $0xee, Z11, Z10, Z9
-	VSHUFPS         $0x44, Z7, Z3, Z10
-	VSHUFPS         $0xee, Z7, Z3, Z3
-	VSHUFF32X4      $0x88, Z8, Z4, Z7
-	VMOVUPS         Z7, 448(BX)
-	VSHUFF32X4      $0x88, Z9, Z5, Z7
-	VMOVUPS         Z7, 512(BX)
-	VSHUFF32X4      $0x88, Z10, Z6, Z7
-	VMOVUPS         Z7, 576(BX)
-	VSHUFF32X4      $0x88, Z3, Z2, Z2
-	VMOVUPS         Z2, 832(BX)
-	VSHUFF32X4      $0xdd, Z8, Z4, Z2
-	VMOVUPS         Z2, 640(BX)
-	VSHUFF32X4      $0xdd, Z9, Z5, Z2
-	VMOVUPS         Z2, 704(BX)
-	VSHUFF32X4      $0xdd, Z10, Z6, Z2
-	VMOVUPS         Z2, 768(BX)
+	MOVL         4160(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4176(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
+	MOVL         4164(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4180(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         4168(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4184(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
+	MOVL         4172(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4188(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVL         4192(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4208(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
+	MOVL         4196(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4212(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	MOVL         4200(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4216(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	MOVL         4204(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         4220(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	VUNPCKLPS    Z8, Z4, Z10
+	VUNPCKLPS    Z2, Z9, Z11
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z2, Z9, Z2
+	VSHUFPS      $0x44, Z11, Z10, Z8
+	VSHUFPS      $0xee, Z11, Z10, Z9
+	VSHUFPS      $0x44, Z2, Z4, Z10
+	VSHUFPS      $0xee, Z2, Z4, Z2
+	VSHUFF32X4   $0x88, Z8, Z5, Z4
+	VMOVUPS      Z4, 448(BX)
+	VSHUFF32X4   $0x88, Z9, Z6, Z4
+	VMOVUPS      Z4, 512(BX)
+	VSHUFF32X4   $0x88, Z10, Z7, Z4
+	VMOVUPS      Z4, 576(BX)
+	VSHUFF32X4   $0x88, Z2, Z3, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z8, Z5, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z9, Z6, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z10, Z7, Z2
+	VMOVUPS      Z2, 768(BX)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS        640(BX), Z2
