@@ -2859,48 +2859,47 @@ ContactsAVX2_ahead:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y14
+	VMULPS  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPS  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPS  Y12, Y15, Y12
-	VMULPS  Y4, Y10, Y13
-	VADDPS  Y13, Y12, Y12
+	VMULPS  Y2, Y8, Y14
+	VMULPS  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPS  Y15, Y14, Y13
+	VMULPS  Y4, Y10, Y14
+	VADDPS  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y5, Y14
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPS  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPS  Y8, Y13, Y11
-	VSUBPS  Y9, Y15, Y13
-	VSUBPS  Y10, Y12, Y12
-	VMULPS  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPS  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPS  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPS  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPS  Y8, Y14, Y11
+	VSUBPS  Y9, Y15, Y14
+	VSUBPS  Y10, Y13, Y13
+	VMULPS  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPS  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPS  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y13, Y8
+	VMULPS  Y10, Y14, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y12, Y8
+	VMULPS  Y9, Y13, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -2909,14 +2908,14 @@ ContactsAVX2_ahead:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y14, Y4, Y4
-	VADDPS 448(R9), Y4, Y4
+	VMULPS Y12, Y4, Y4
+	VADDPS 416(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 384(R9), Y4, Y8
-	VSUBPS 416(R9), Y8, Y8
+	VMULPS 352(R9), Y4, Y8
+	VSUBPS 384(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -2926,22 +2925,21 @@ ContactsAVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  Y8, Y2, Y2
-	VADDPS  544(R9), Y2, Y2
+	VADDPS  512(R9), Y2, Y2
 	VSUBPS  Y5, Y2, Y2
-	VMULPS  608(R9), Y8, Y7
-	VADDPS  512(R9), Y7, Y7
+	VMULPS  576(R9), Y8, Y7
+	VADDPS  480(R9), Y7, Y7
 	VSUBPS  Y6, Y7, Y7
-	VMULPS  576(R9), Y8, Y8
-	VADDPS  480(R9), Y8, Y8
+	VMULPS  544(R9), Y8, Y8
+	VADDPS  448(R9), Y8, Y8
 	VSUBPS  Y4, Y8, Y8
 	VMULPS  Y2, Y2, Y9
 	VMULPS  Y7, Y7, Y10
 	VADDPS  Y10, Y9, Y9
 	VMULPS  Y8, Y8, Y10
-	VADDPS  Y10, Y9, Y9
 	VMOVUPS Y4, 320(R9)
-	VMOVUPS Y6, 384(R9)
-	VMOVUPS Y5, 416(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y5, 384(R9)
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
@@ -2965,21 +2963,21 @@ ContactsAVX2_ahead:
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
+	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
-	VSHUFPS        $0x44, Y5, Y4, Y11
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
+	VSHUFPS        $0x44, Y5, Y4, Y12
 	VSHUFPS        $0xee, Y5, Y4, Y4
 	VMOVUPS        Y6, (R10)
-	VMOVUPS        Y10, 32(R10)
-	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        Y12, 64(R10)
 	VMOVUPS        Y4, 192(R10)
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -3001,19 +2999,19 @@ ContactsAVX2_ahead:
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
+	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
 	VSHUFPS        $0x44, Y5, Y4, Y4
 	VMOVUPS        Y6, 96(R10)
-	VMOVUPS        Y10, 128(R10)
+	VMOVUPS        Y11, 128(R10)
 	VMOVUPS        Y4, 160(R10)
 
 	// Capsule records of side J, transposed.
@@ -3037,21 +3035,21 @@ ContactsAVX2_ahead:
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
+	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
-	VSHUFPS        $0x44, Y5, Y4, Y11
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
+	VSHUFPS        $0x44, Y5, Y4, Y12
 	VSHUFPS        $0xee, Y5, Y4, Y4
 	VMOVUPS        Y6, 224(R10)
-	VMOVUPS        Y10, 256(R10)
-	VMOVUPS        Y11, 288(R10)
+	VMOVUPS        Y11, 256(R10)
+	VMOVUPS        Y12, 288(R10)
 	VMOVUPS        Y4, 416(R10)
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -3073,73 +3071,62 @@ ContactsAVX2_ahead:
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
+	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
 	VSHUFPS        $0x44, Y5, Y4, Y4
 	VMOVUPS        Y6, 320(R10)
-	VMOVUPS        Y10, 352(R10)
+	VMOVUPS        Y11, 352(R10)
 	VMOVUPS        Y4, 384(R10)
+	VADDPS         Y10, Y9, Y4
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       448(R9), Y14, Y4
-	VMOVUPS      448(R9), Y5
-	VMINPS       Y4, Y5, Y5
-	VMAXPS       Y5, Y0, Y5
-	VMOVUPS      448(R9), Y6
-	VMAXPS       Y4, Y6, Y4
-	VMINPS       Y4, Y1, Y4
-	VCMPPS       $0x11, Y4, Y5, Y4
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	VBROADCASTSS partol<>+0(SB), Y5
 	VMULPS       288(R9), Y5, Y5
 	VCMPPS       $0x12, Y5, Y3, Y3
-	VANDPS       Y3, Y4, Y3
-	VMOVUPS      288(R9), Y4
-	VCMPPS       $0x00, Y0, Y4, Y4
-	VANDNPS      Y3, Y4, Y3
-	VMOVUPS      352(R9), Y4
-	VCMPPS       $0x00, Y0, Y4, Y4
-	VANDNPS      Y3, Y4, Y3
+	VMOVUPS      288(R9), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VANDNPS      Y3, Y5, Y3
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Y2, Y4
-	VMOVAPS Y7, Y5
-	VMOVAPS Y8, Y6
-	VMOVAPS Y9, Y10
+	VMOVAPS Y2, Y5
+	VMOVAPS Y7, Y6
+	VMOVAPS Y8, Y9
+	VMOVAPS Y4, Y10
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Y9, Y9
-	VMOVAPS      Y9, Y11
+	VSQRTPS      Y4, Y4
+	VMOVAPS      Y4, Y11
 	VCMPPS       $0x19, minnormal<>+0(SB), Y10, Y12
 	VMOVUPS      288(R9), Y13
 	VMAXPS       256(R9), Y13, Y13
-	VMOVUPS      544(R9), Y14
-	VMULPS       544(R9), Y14, Y14
+	VMOVUPS      512(R9), Y14
+	VMULPS       512(R9), Y14, Y14
 	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      512(R9), Y3
-	VMULPS       512(R9), Y3, Y3
+	VMOVUPS      480(R9), Y3
+	VMULPS       480(R9), Y3, Y3
 	VADDPS       Y3, Y14, Y3
-	VMOVUPS      480(R9), Y14
-	VMULPS       480(R9), Y14, Y14
+	VMOVUPS      448(R9), Y14
+	VMULPS       448(R9), Y14, Y14
 	VADDPS       Y14, Y3, Y3
 	VMAXPS       Y3, Y13, Y3
 	VBROADCASTSS crosstol<>+0(SB), Y13
 	VMULPS       Y3, Y13, Y13
 	VCMPPS       $0x11, Y13, Y10, Y13
 	VORPS        Y13, Y12, Y14
-	VMOVUPS      Y9, 288(R9)
-	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y11, 416(R9)
 	VMOVUPS      Y10, 448(R9)
-	VMOVUPS      Y6, 480(R9)
-	VMOVUPS      Y5, 512(R9)
-	VMOVUPS      Y4, 544(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y6, 512(R9)
+	VMOVUPS      Y5, 544(R9)
 	VMOVUPS      Y3, 576(R9)
 	VMOVUPS      Y8, 608(R9)
 	VMOVUPS      Y7, 640(R9)
@@ -3307,11 +3294,11 @@ ContactsAVX2_ahead:
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	VSQRTPS 448(R9), Y2
-	VMOVUPS Y2, 352(R9)
+	VMOVUPS Y2, 416(R9)
 
 ContactsAVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 352(R9), Y1, Y2
+	VDIVPS 416(R9), Y1, Y2
 	VMULPS 544(R9), Y2, Y3
 	VMULPS 512(R9), Y2, Y4
 	VMULPS 480(R9), Y2, Y2
@@ -3332,13 +3319,13 @@ ContactsAVX2_ahead_normal:
 	VADDPS       672(R9), Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
-	VADDPS       416(R9), Y8, Y8
+	VADDPS       384(R9), Y8, Y8
 	VADDPS       224(BX), Y8, Y8
 	VMULPS       Y7, Y4, Y9
 	VADDPS       640(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
-	VADDPS       384(R9), Y9, Y9
+	VADDPS       352(R9), Y9, Y9
 	VADDPS       256(BX), Y9, Y9
 	VMULPS       Y7, Y2, Y10
 	VADDPS       608(R9), Y10, Y10
@@ -3352,160 +3339,166 @@ ContactsAVX2_ahead_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 288(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    256(R9), Y5, Y10
-	VMOVUPS   Y9, 256(R9)
-	VANDPS    int1<>+0(SB), Y5, Y5
-	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPS   Y10, Y10
-	JZ        ContactsAVX2_ahead_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  256(R9), Y5, Y10
+	VMOVUPS Y9, 256(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPS Y10, Y10
+	JZ      ContactsAVX2_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPS  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPS  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPS  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPS  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPS  288(BX), Y8, Y8
-	VMULPS  Y2, Y2, Y9
-	VMULPS  Y4, Y4, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y5, Y5, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y6, Y6, Y11
-	VMULPS  Y7, Y7, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y8, Y8, Y12
-	VADDPS  Y12, Y11, Y11
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS  Y11, Y1, Y11
-	VANDPS  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPS  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPS  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPS  288(BX), Y14, Y14
-	VMULPS  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPS  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPS  Y9, Y15, Y9
-	VMULPS  Y14, Y8, Y13
-	VADDPS  Y13, Y9, Y9
-	VMULPS  Y11, Y9, Y9
-	VMULPS  Y2, Y6, Y13
-	VMULPS  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPS  Y15, Y13, Y4
-	VMULPS  Y5, Y8, Y13
-	VADDPS  Y13, Y4, Y4
-	VMULPS  Y11, Y4, Y4
-	VADDPS  Y4, Y9, Y4
-	VMINPS  Y4, Y9, Y11
-	VMAXPS  Y11, Y0, Y11
-	VMAXPS  Y4, Y9, Y4
-	VMINPS  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPS  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMULPS    Y2, Y2, Y9
+	VMULPS    Y3, Y3, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y4, Y4, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y6, Y6, Y11
+	VMULPS    Y7, Y7, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y8, Y8, Y12
+	VADDPS    Y12, Y11, Y11
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS    Y11, Y1, Y11
+	VANDPS    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPS    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPS    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPS    288(BX), Y14, Y14
+	VMULPS    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPS    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPS    Y9, Y15, Y9
+	VMULPS    Y14, Y8, Y13
+	VADDPS    Y13, Y9, Y9
+	VMULPS    Y11, Y9, Y9
+	VMULPS    Y2, Y6, Y13
+	VMULPS    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPS    Y15, Y13, Y3
+	VMULPS    Y4, Y8, Y13
+	VADDPS    Y13, Y3, Y3
+	VMULPS    Y11, Y3, Y3
+	VADDPS    Y3, Y9, Y3
+	VMINPS    Y3, Y9, Y13
+	VMAXPS    Y13, Y0, Y13
+	VMAXPS    Y3, Y9, Y3
+	VMINPS    Y3, Y1, Y3
+	VCMPPS    $0x11, Y3, Y13, Y9
+	VANDPS    Y9, Y10, Y9
+	VCMPPS    $0x00, Y0, Y11, Y10
+	VANDNPS   Y9, Y10, Y9
+	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPS    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPS       Y11, Y6, Y13
-	VMULPS       Y11, Y7, Y15
+	VMULPS       Y13, Y6, Y11
+	VMULPS       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y11, Y8, Y7
-	VSUBPS       Y12, Y13, Y11
+	VMULPS       Y13, Y8, Y7
+	VSUBPS       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPS       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPS       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPS       Y2, Y13, Y3
 	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VMULPS       Y5, Y6, Y6
-	VADDPS       Y6, Y4, Y4
+	VADDPS       Y8, Y3, Y3
+	VMULPS       Y4, Y6, Y6
+	VADDPS       Y6, Y3, Y3
 	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y4, Y4
-	VANDPS       Y6, Y4, Y4
-	VMINPS       Y1, Y4, Y4
-	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y2, Y6
+	VDIVPS       640(R9), Y3, Y3
+	VANDPS       Y6, Y3, Y3
+	VMINPS       Y1, Y3, Y3
+	VMAXPS       Y0, Y3, Y3
+	VMULPS       Y3, Y2, Y6
 	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y13, Y6, Y6
-	VMULPS       704(R9), Y4, Y8
+	VSUBPS       Y11, Y6, Y6
+	VMULPS       704(R9), Y3, Y8
 	VADDPS       672(R9), Y8, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y4, Y5, Y4
-	VADDPS       Y4, Y14, Y4
-	VSUBPS       Y7, Y4, Y4
-	VMULPS       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPS       608(R9), Y8, Y5
+	VMULPS       Y3, Y4, Y3
+	VADDPS       Y3, Y14, Y3
+	VSUBPS       Y7, Y3, Y3
+	VMULPS       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPS       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y5, Y11, Y2
-	VMULPS       576(R9), Y4, Y5
-	VADDPS       Y5, Y2, Y2
-	VSUBPS       Y2, Y9, Y2
-	VMULPS       544(R9), Y3, Y5
-	VADDPS       Y5, Y6, Y5
+	VADDPS       Y4, Y13, Y2
+	VMULPS       544(R9), Y3, Y4
+	VADDPS       Y4, Y2, Y2
+	VSUBPS       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPS       512(R9), Y4, Y4
+	VADDPS       Y4, Y6, Y4
 	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y5, Y5
-	VADDPS       Y5, Y13, Y5
-	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPS       544(R9), Y6, Y6
+	VMULPS       Y6, Y4, Y4
+	VADDPS       Y4, Y11, Y4
+	VADDPS       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPS       512(R9), Y6, Y6
 	VADDPS       Y6, Y8, Y6
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y6, Y6
 	VADDPS       Y6, Y15, Y6
 	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPS       544(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPS       512(R9), Y8, Y8
+	VADDPS       Y8, Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y4, Y4
-	VADDPS       Y4, Y7, Y4
-	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPS    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPS    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPS    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y7, Y3
+	VADDPS       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPS    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPS    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPS       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPS       832(R9), Y5, Y5
 	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y4, Y7
-	VSUBPS       Y14, Y5, Y8
+	VSUBPS       672(R9), Y3, Y7
+	VSUBPS       Y14, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
 	VMULPS       704(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
@@ -3521,95 +3514,96 @@ ContactsAVX2_ahead_normal:
 	VSUBPS       Y2, Y7, Y7
 	VMULPS       704(R9), Y6, Y8
 	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
+	VSUBPS       Y3, Y8, Y8
 	VMULPS       864(R9), Y6, Y6
 	VADDPS       Y6, Y14, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       Y3, Y7, Y11
-	VMULPS       608(R9), Y8, Y12
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       608(R9), Y7, Y11
+	VMULPS       576(R9), Y8, Y12
 	VADDPS       Y12, Y11, Y11
-	VMULPS       576(R9), Y6, Y12
+	VMULPS       544(R9), Y6, Y12
 	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y9, Y9
-	VMULPS       544(R9), Y3, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       512(R9), Y11, Y11
 	VADDPS       Y11, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y10, Y2, Y6, Y2
+	VBLENDVPS    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPS    Y9, Y2, Y6, Y2
 	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VBLENDVPS    Y9, Y3, Y6, Y3
 	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 256(R9)
-	VMOVUPS      Y5, 288(R9)
+	VBLENDVPS    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 256(R9)
+	VMOVUPS      Y4, 288(R9)
 
 ContactsAVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPS  384(R9), Y2, Y2
-	VADDPS  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPS  352(R9), Y2, Y2
+	VADDPS  512(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPS Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VBLENDVPS Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 ContactsAVX2_ahead_finite:
 	// Pair index k = i + lane.
@@ -3621,31 +3615,32 @@ ContactsAVX2_ahead_finite:
 	MOVQ    (SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Y4, (R12)(R13*4)
-	VMOVUPS 512(R9), Y2
+	VMOVUPS Y5, (R12)(R13*4)
+	VMOVUPS 480(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 352(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    32(SP), R12
-	VMOVUPS Y3, (R12)(R13*4)
 	VMOVUPS 608(R9), Y2
-	MOVQ    40(SP), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 576(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 544(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 448(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 320(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 256(R9), Y2
@@ -3712,48 +3707,47 @@ ContactsAVX2_last:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y14
+	VMULPS  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPS  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPS  Y12, Y15, Y12
-	VMULPS  Y4, Y10, Y13
-	VADDPS  Y13, Y12, Y12
+	VMULPS  Y2, Y8, Y14
+	VMULPS  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPS  Y15, Y14, Y13
+	VMULPS  Y4, Y10, Y14
+	VADDPS  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y5, Y14
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPS  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPS  Y8, Y13, Y11
-	VSUBPS  Y9, Y15, Y13
-	VSUBPS  Y10, Y12, Y12
-	VMULPS  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPS  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPS  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPS  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPS  Y8, Y14, Y11
+	VSUBPS  Y9, Y15, Y14
+	VSUBPS  Y10, Y13, Y13
+	VMULPS  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPS  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPS  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y13, Y8
+	VMULPS  Y10, Y14, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y12, Y8
+	VMULPS  Y9, Y13, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -3762,14 +3756,14 @@ ContactsAVX2_last:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y14, Y4, Y4
-	VADDPS 448(R9), Y4, Y4
+	VMULPS Y12, Y4, Y4
+	VADDPS 416(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 384(R9), Y4, Y8
-	VSUBPS 416(R9), Y8, Y8
+	VMULPS 352(R9), Y4, Y8
+	VSUBPS 384(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -3779,13 +3773,13 @@ ContactsAVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y8, Y2, Y2
-	VADDPS 544(R9), Y2, Y2
+	VADDPS 512(R9), Y2, Y2
 	VSUBPS Y5, Y2, Y2
-	VMULPS 608(R9), Y8, Y7
-	VADDPS 512(R9), Y7, Y7
+	VMULPS 576(R9), Y8, Y7
+	VADDPS 480(R9), Y7, Y7
 	VSUBPS Y6, Y7, Y7
-	VMULPS 576(R9), Y8, Y8
-	VADDPS 480(R9), Y8, Y8
+	VMULPS 544(R9), Y8, Y8
+	VADDPS 448(R9), Y8, Y8
 	VSUBPS Y4, Y8, Y8
 	VMULPS Y2, Y2, Y9
 	VMULPS Y7, Y7, Y10
@@ -3793,23 +3787,11 @@ ContactsAVX2_last:
 	VMULPS Y8, Y8, Y10
 	VADDPS Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       448(R9), Y14, Y10
-	VMOVUPS      448(R9), Y11
-	VMINPS       Y10, Y11, Y11
-	VMAXPS       Y11, Y0, Y11
-	VMOVUPS      448(R9), Y12
-	VMAXPS       Y10, Y12, Y10
-	VMINPS       Y10, Y1, Y10
-	VCMPPS       $0x11, Y10, Y11, Y10
-	VBROADCASTSS partol<>+0(SB), Y11
-	VMULPS       288(R9), Y11, Y11
-	VCMPPS       $0x12, Y11, Y3, Y3
-	VANDPS       Y3, Y10, Y3
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Y10
+	VMULPS       288(R9), Y10, Y10
+	VCMPPS       $0x12, Y10, Y3, Y3
 	VMOVUPS      288(R9), Y10
-	VCMPPS       $0x00, Y0, Y10, Y10
-	VANDNPS      Y3, Y10, Y3
-	VMOVUPS      352(R9), Y10
 	VCMPPS       $0x00, Y0, Y10, Y10
 	VANDNPS      Y3, Y10, Y3
 
@@ -3828,14 +3810,14 @@ ContactsAVX2_last:
 	VMOVUPS      288(R9), Y4
 	VMAXPS       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPS       544(R9), Y6, Y6
+	VMOVUPS      512(R9), Y6
+	VMULPS       512(R9), Y6, Y6
 	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      512(R9), Y5
-	VMULPS       512(R9), Y5, Y5
+	VMOVUPS      480(R9), Y5
+	VMULPS       480(R9), Y5, Y5
 	VADDPS       Y5, Y6, Y5
-	VMOVUPS      480(R9), Y6
-	VMULPS       480(R9), Y6, Y6
+	VMOVUPS      448(R9), Y6
+	VMULPS       448(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y4, Y4
 	VBROADCASTSS crosstol<>+0(SB), Y5
@@ -4060,160 +4042,166 @@ ContactsAVX2_last_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 256(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y5, Y10
-	VMOVUPS   Y9, 288(R9)
-	VANDPS    int1<>+0(SB), Y5, Y5
-	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPS   Y10, Y10
-	JZ        ContactsAVX2_last_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  320(R9), Y5, Y10
+	VMOVUPS Y9, 288(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPS Y10, Y10
+	JZ      ContactsAVX2_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPS  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPS  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPS  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPS  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPS  288(BX), Y8, Y8
-	VMULPS  Y2, Y2, Y9
-	VMULPS  Y4, Y4, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y5, Y5, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y6, Y6, Y11
-	VMULPS  Y7, Y7, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y8, Y8, Y12
-	VADDPS  Y12, Y11, Y11
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS  Y11, Y1, Y11
-	VANDPS  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPS  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPS  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPS  288(BX), Y14, Y14
-	VMULPS  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPS  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPS  Y9, Y15, Y9
-	VMULPS  Y14, Y8, Y13
-	VADDPS  Y13, Y9, Y9
-	VMULPS  Y11, Y9, Y9
-	VMULPS  Y2, Y6, Y13
-	VMULPS  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPS  Y15, Y13, Y4
-	VMULPS  Y5, Y8, Y13
-	VADDPS  Y13, Y4, Y4
-	VMULPS  Y11, Y4, Y4
-	VADDPS  Y4, Y9, Y4
-	VMINPS  Y4, Y9, Y11
-	VMAXPS  Y11, Y0, Y11
-	VMAXPS  Y4, Y9, Y4
-	VMINPS  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPS  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMULPS    Y2, Y2, Y9
+	VMULPS    Y3, Y3, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y4, Y4, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y6, Y6, Y11
+	VMULPS    Y7, Y7, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y8, Y8, Y12
+	VADDPS    Y12, Y11, Y11
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS    Y11, Y1, Y11
+	VANDPS    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPS    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPS    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPS    288(BX), Y14, Y14
+	VMULPS    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPS    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPS    Y9, Y15, Y9
+	VMULPS    Y14, Y8, Y13
+	VADDPS    Y13, Y9, Y9
+	VMULPS    Y11, Y9, Y9
+	VMULPS    Y2, Y6, Y13
+	VMULPS    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPS    Y15, Y13, Y3
+	VMULPS    Y4, Y8, Y13
+	VADDPS    Y13, Y3, Y3
+	VMULPS    Y11, Y3, Y3
+	VADDPS    Y3, Y9, Y3
+	VMINPS    Y3, Y9, Y13
+	VMAXPS    Y13, Y0, Y13
+	VMAXPS    Y3, Y9, Y3
+	VMINPS    Y3, Y1, Y3
+	VCMPPS    $0x11, Y3, Y13, Y9
+	VANDPS    Y9, Y10, Y9
+	VCMPPS    $0x00, Y0, Y11, Y10
+	VANDNPS   Y9, Y10, Y9
+	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPS    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPS       Y11, Y6, Y13
-	VMULPS       Y11, Y7, Y15
+	VMULPS       Y13, Y6, Y11
+	VMULPS       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y11, Y8, Y7
-	VSUBPS       Y12, Y13, Y11
+	VMULPS       Y13, Y8, Y7
+	VSUBPS       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPS       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPS       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPS       Y2, Y13, Y3
 	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VMULPS       Y5, Y6, Y6
-	VADDPS       Y6, Y4, Y4
+	VADDPS       Y8, Y3, Y3
+	VMULPS       Y4, Y6, Y6
+	VADDPS       Y6, Y3, Y3
 	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y4, Y4
-	VANDPS       Y6, Y4, Y4
-	VMINPS       Y1, Y4, Y4
-	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y2, Y6
+	VDIVPS       640(R9), Y3, Y3
+	VANDPS       Y6, Y3, Y3
+	VMINPS       Y1, Y3, Y3
+	VMAXPS       Y0, Y3, Y3
+	VMULPS       Y3, Y2, Y6
 	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y13, Y6, Y6
-	VMULPS       704(R9), Y4, Y8
+	VSUBPS       Y11, Y6, Y6
+	VMULPS       704(R9), Y3, Y8
 	VADDPS       672(R9), Y8, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y4, Y5, Y4
-	VADDPS       Y4, Y14, Y4
-	VSUBPS       Y7, Y4, Y4
-	VMULPS       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPS       608(R9), Y8, Y5
+	VMULPS       Y3, Y4, Y3
+	VADDPS       Y3, Y14, Y3
+	VSUBPS       Y7, Y3, Y3
+	VMULPS       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPS       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y5, Y11, Y2
-	VMULPS       576(R9), Y4, Y5
-	VADDPS       Y5, Y2, Y2
-	VSUBPS       Y2, Y9, Y2
-	VMULPS       544(R9), Y3, Y5
-	VADDPS       Y5, Y6, Y5
+	VADDPS       Y4, Y13, Y2
+	VMULPS       544(R9), Y3, Y4
+	VADDPS       Y4, Y2, Y2
+	VSUBPS       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPS       512(R9), Y4, Y4
+	VADDPS       Y4, Y6, Y4
 	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y5, Y5
-	VADDPS       Y5, Y13, Y5
-	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPS       544(R9), Y6, Y6
+	VMULPS       Y6, Y4, Y4
+	VADDPS       Y4, Y11, Y4
+	VADDPS       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPS       512(R9), Y6, Y6
 	VADDPS       Y6, Y8, Y6
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y6, Y6
 	VADDPS       Y6, Y15, Y6
 	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPS       544(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPS       512(R9), Y8, Y8
+	VADDPS       Y8, Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y4, Y4
-	VADDPS       Y4, Y7, Y4
-	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPS    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPS    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPS    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y7, Y3
+	VADDPS       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPS    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPS    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPS       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPS       832(R9), Y5, Y5
 	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y4, Y7
-	VSUBPS       Y14, Y5, Y8
+	VSUBPS       672(R9), Y3, Y7
+	VSUBPS       Y14, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
 	VMULPS       704(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
@@ -4229,95 +4217,96 @@ ContactsAVX2_last_normal:
 	VSUBPS       Y2, Y7, Y7
 	VMULPS       704(R9), Y6, Y8
 	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
+	VSUBPS       Y3, Y8, Y8
 	VMULPS       864(R9), Y6, Y6
 	VADDPS       Y6, Y14, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       Y3, Y7, Y11
-	VMULPS       608(R9), Y8, Y12
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       608(R9), Y7, Y11
+	VMULPS       576(R9), Y8, Y12
 	VADDPS       Y12, Y11, Y11
-	VMULPS       576(R9), Y6, Y12
+	VMULPS       544(R9), Y6, Y12
 	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y9, Y9
-	VMULPS       544(R9), Y3, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       512(R9), Y11, Y11
 	VADDPS       Y11, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y10, Y2, Y6, Y2
+	VBLENDVPS    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPS    Y9, Y2, Y6, Y2
 	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VBLENDVPS    Y9, Y3, Y6, Y3
 	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y5, 256(R9)
+	VBLENDVPS    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      Y4, 256(R9)
 
 ContactsAVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPS  384(R9), Y2, Y2
-	VADDPS  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPS  352(R9), Y2, Y2
+	VADDPS  512(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPS Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VBLENDVPS Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 ContactsAVX2_last_finite:
 	// Pair index k = i + lane.
@@ -4329,31 +4318,32 @@ ContactsAVX2_last_finite:
 	MOVQ    (SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Y4, (R12)(R13*4)
-	VMOVUPS 512(R9), Y2
+	VMOVUPS Y5, (R12)(R13*4)
+	VMOVUPS 480(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 352(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	MOVQ    32(SP), R12
-	VMOVUPS Y3, (R12)(R13*4)
 	VMOVUPS 608(R9), Y2
-	MOVQ    40(SP), R12
+	MOVQ    32(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 576(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 544(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 448(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 320(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 288(R9), Y2
@@ -4577,46 +4567,45 @@ ContactsAVX2_tail:
 	VADDPS  Y15, Y14, Y7
 	VMULPS  Y5, Y8, Y14
 	VADDPS  Y14, Y7, Y7
-	VMULPS  Y13, Y7, Y14
+	VMULPS  Y13, Y7, Y13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y3, Y9, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPS  Y4, Y10, Y13
-	VMOVUPS Y7, 416(R9)
-	VADDPS  Y13, Y15, Y7
-	VMULPS  Y5, Y11, Y13
-	VADDPS  Y13, Y7, Y7
+	VMULPS  Y3, Y9, Y14
+	VMULPS  Y4, Y10, Y15
+	VMOVUPS Y7, 384(R9)
+	VADDPS  Y15, Y14, Y7
+	VMULPS  Y5, Y11, Y14
+	VADDPS  Y14, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y12, Y6, Y13
+	VMULPS  Y12, Y6, Y14
 	VMULPS  352(R9), Y12, Y15
-	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y7, 416(R9)
 	VMULPS  Y12, Y8, Y7
-	VMOVUPS Y12, 480(R9)
-	VSUBPS  Y9, Y13, Y12
-	VSUBPS  Y10, Y15, Y13
+	VMOVUPS Y12, 448(R9)
+	VSUBPS  Y9, Y14, Y12
+	VSUBPS  Y10, Y15, Y14
 	VSUBPS  Y11, Y7, Y7
-	VMULPS  Y14, Y6, Y15
-	VMOVUPS Y11, 512(R9)
-	VMULPS  352(R9), Y14, Y11
-	VMOVUPS Y10, 544(R9)
-	VMULPS  Y14, Y8, Y10
-	VMOVUPS Y9, 576(R9)
+	VMULPS  Y13, Y6, Y15
+	VMOVUPS Y11, 480(R9)
+	VMULPS  352(R9), Y13, Y11
+	VMOVUPS Y10, 512(R9)
+	VMULPS  Y13, Y8, Y10
+	VMOVUPS Y9, 544(R9)
 	VSUBPS  Y15, Y3, Y9
 	VSUBPS  Y11, Y4, Y11
 	VSUBPS  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y9, Y9, Y15
-	VMOVUPS Y5, 608(R9)
+	VMOVUPS Y5, 576(R9)
 	VMULPS  Y11, Y11, Y5
-	VMOVUPS Y4, 640(R9)
+	VMOVUPS Y4, 608(R9)
 	VADDPS  Y5, Y15, Y4
 	VMULPS  Y10, Y10, Y5
 	VADDPS  Y5, Y4, Y4
 	VMULPS  Y9, Y12, Y5
-	VMULPS  Y11, Y13, Y9
+	VMULPS  Y11, Y14, Y9
 	VADDPS  Y9, Y5, Y5
 	VMULPS  Y10, Y7, Y7
 	VADDPS  Y7, Y5, Y5
@@ -4627,14 +4616,14 @@ ContactsAVX2_tail:
 	VMAXPS  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y14, Y5, Y5
-	VADDPS 480(R9), Y5, Y5
+	VMULPS Y13, Y5, Y5
+	VADDPS 448(R9), Y5, Y5
 	VMINPS Y1, Y5, Y5
 	VMAXPS Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 416(R9), Y5, Y7
-	VSUBPS 448(R9), Y7, Y7
+	VMULPS 384(R9), Y5, Y7
+	VSUBPS 416(R9), Y7, Y7
 	VMULPS 320(R9), Y7, Y7
 	VMINPS Y1, Y7, Y7
 	VMAXPS Y0, Y7, Y7
@@ -4644,13 +4633,13 @@ ContactsAVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y7, Y3, Y3
-	VADDPS 576(R9), Y3, Y3
+	VADDPS 544(R9), Y3, Y3
 	VSUBPS Y6, Y3, Y3
-	VMULPS 640(R9), Y7, Y8
-	VADDPS 544(R9), Y8, Y8
+	VMULPS 608(R9), Y7, Y8
+	VADDPS 512(R9), Y8, Y8
 	VSUBPS Y9, Y8, Y8
-	VMULPS 608(R9), Y7, Y7
-	VADDPS 512(R9), Y7, Y7
+	VMULPS 576(R9), Y7, Y7
+	VADDPS 480(R9), Y7, Y7
 	VSUBPS Y5, Y7, Y7
 	VMULPS Y3, Y3, Y10
 	VMULPS Y8, Y8, Y11
@@ -4658,23 +4647,11 @@ ContactsAVX2_tail:
 	VMULPS Y7, Y7, Y11
 	VADDPS Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       480(R9), Y14, Y11
-	VMOVUPS      480(R9), Y12
-	VMINPS       Y11, Y12, Y12
-	VMAXPS       Y12, Y0, Y12
-	VMOVUPS      480(R9), Y13
-	VMAXPS       Y11, Y13, Y11
-	VMINPS       Y11, Y1, Y11
-	VCMPPS       $0x11, Y11, Y12, Y11
-	VBROADCASTSS partol<>+0(SB), Y12
-	VMULPS       288(R9), Y12, Y12
-	VCMPPS       $0x12, Y12, Y4, Y4
-	VANDPS       Y4, Y11, Y4
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Y11
+	VMULPS       288(R9), Y11, Y11
+	VCMPPS       $0x12, Y11, Y4, Y4
 	VMOVUPS      288(R9), Y11
-	VCMPPS       $0x00, Y0, Y11, Y11
-	VANDNPS      Y4, Y11, Y4
-	VMOVUPS      384(R9), Y11
 	VCMPPS       $0x00, Y0, Y11, Y11
 	VANDNPS      Y4, Y11, Y4
 
@@ -4694,14 +4671,14 @@ ContactsAVX2_tail:
 	VMOVUPS      288(R9), Y5
 	VMAXPS       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      576(R9), Y6
-	VMULPS       576(R9), Y6, Y6
+	VMOVUPS      544(R9), Y6
+	VMULPS       544(R9), Y6, Y6
 	VMOVUPS      Y10, 288(R9)
-	VMOVUPS      544(R9), Y9
-	VMULPS       544(R9), Y9, Y9
-	VADDPS       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPS       512(R9), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      480(R9), Y9
+	VMULPS       480(R9), Y9, Y9
 	VADDPS       Y9, Y6, Y6
 	VMAXPS       Y6, Y5, Y5
 	VBROADCASTSS crosstol<>+0(SB), Y6
@@ -4927,160 +4904,166 @@ ContactsAVX2_tailgroup_normal:
 	VMOVUPS      Y7, 256(R9)
 	VMOVUPS      Y11, 288(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y6, Y7
-	VMOVUPS   Y10, 320(R9)
-	VANDPS    int1<>+0(SB), Y6, Y6
-	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 352(R9)
-	VMOVUPS   Y9, 384(R9)
-	VMOVUPS   Y15, 416(R9)
-	VMOVUPS   Y14, 448(R9)
-	VMOVUPS   Y13, 480(R9)
-	VMOVUPS   Y12, 512(R9)
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 576(R9)
-	VMOVUPS   Y5, 608(R9)
-	VTESTPS   Y7, Y7
-	JZ        ContactsAVX2_tailgroup_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  320(R9), Y6, Y7
+	VMOVUPS Y10, 320(R9)
+	VANDPS  int1<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 352(R9)
+	VMOVUPS Y15, 384(R9)
+	VMOVUPS Y14, 416(R9)
+	VMOVUPS Y13, 448(R9)
+	VMOVUPS Y12, 480(R9)
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y3, 544(R9)
+	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y4, 608(R9)
+	VTESTPS Y7, Y7
+	JZ      ContactsAVX2_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y3
-	VSUBPS  (BX), Y3, Y3
-	VMOVUPS 128(BX), Y5
-	VSUBPS  32(BX), Y5, Y5
-	VMOVUPS 160(BX), Y6
-	VSUBPS  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y8
-	VSUBPS  224(BX), Y8, Y8
-	VMOVUPS 352(BX), Y9
-	VSUBPS  256(BX), Y9, Y9
-	VMOVUPS 384(BX), Y10
-	VSUBPS  288(BX), Y10, Y10
-	VMULPS  Y3, Y3, Y11
-	VMULPS  Y5, Y5, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y6, Y6, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y8, Y8, Y12
-	VMULPS  Y9, Y9, Y13
-	VADDPS  Y13, Y12, Y12
-	VMULPS  Y10, Y10, Y13
-	VADDPS  Y13, Y12, Y12
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y12, Y13
-	VDIVPS  Y12, Y1, Y12
-	VANDPS  Y13, Y12, Y12
-	VMOVUPS (BX), Y13
-	VSUBPS  224(BX), Y13, Y13
-	VMOVUPS 32(BX), Y14
-	VSUBPS  256(BX), Y14, Y14
-	VMOVUPS Y11, 640(R9)
-	VMOVUPS 64(BX), Y11
-	VSUBPS  288(BX), Y11, Y11
-	VMULPS  Y13, Y8, Y15
-	VMOVUPS Y13, 672(R9)
-	VMULPS  Y14, Y9, Y13
-	VMOVUPS Y14, 704(R9)
-	VADDPS  Y13, Y15, Y13
-	VMULPS  Y11, Y10, Y14
-	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y13
-	VMULPS  Y3, Y8, Y14
-	VMULPS  Y5, Y9, Y15
-	VMOVUPS Y5, 736(R9)
-	VADDPS  Y15, Y14, Y5
-	VMULPS  Y6, Y10, Y14
-	VADDPS  Y14, Y5, Y5
-	VMULPS  Y12, Y5, Y5
-	VADDPS  Y5, Y13, Y5
-	VMINPS  Y5, Y13, Y12
-	VMAXPS  Y12, Y0, Y12
-	VMAXPS  Y5, Y13, Y5
-	VMINPS  Y5, Y1, Y5
-	VMOVUPS 192(BX), Y13
-	VADDPS  416(BX), Y13, Y13
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y3
+	VSUBPS    (BX), Y3, Y3
+	VMOVUPS   128(BX), Y4
+	VSUBPS    32(BX), Y4, Y4
+	VMOVUPS   160(BX), Y5
+	VSUBPS    64(BX), Y5, Y5
+	VMOVUPS   320(BX), Y8
+	VSUBPS    224(BX), Y8, Y8
+	VMOVUPS   352(BX), Y9
+	VSUBPS    256(BX), Y9, Y9
+	VMOVUPS   384(BX), Y10
+	VSUBPS    288(BX), Y10, Y10
+	VMULPS    Y3, Y3, Y11
+	VMULPS    Y4, Y4, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y5, Y5, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y8, Y8, Y12
+	VMULPS    Y9, Y9, Y13
+	VADDPS    Y13, Y12, Y12
+	VMULPS    Y10, Y10, Y13
+	VADDPS    Y13, Y12, Y12
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y12, Y13
+	VDIVPS    Y12, Y1, Y12
+	VANDPS    Y13, Y12, Y12
+	VMOVUPS   (BX), Y13
+	VSUBPS    224(BX), Y13, Y13
+	VMOVUPS   32(BX), Y14
+	VSUBPS    256(BX), Y14, Y14
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   64(BX), Y11
+	VSUBPS    288(BX), Y11, Y11
+	VMULPS    Y13, Y8, Y15
+	VMOVUPS   Y13, 672(R9)
+	VMULPS    Y14, Y9, Y13
+	VMOVUPS   Y14, 704(R9)
+	VADDPS    Y13, Y15, Y13
+	VMULPS    Y11, Y10, Y14
+	VADDPS    Y14, Y13, Y13
+	VMULPS    Y12, Y13, Y13
+	VMULPS    Y3, Y8, Y14
+	VMULPS    Y4, Y9, Y15
+	VMOVUPS   Y4, 736(R9)
+	VADDPS    Y15, Y14, Y4
+	VMULPS    Y5, Y10, Y14
+	VADDPS    Y14, Y4, Y4
+	VMULPS    Y12, Y4, Y4
+	VADDPS    Y4, Y13, Y4
+	VMINPS    Y4, Y13, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMAXPS    Y4, Y13, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y7, Y7
+	VCMPPS    $0x00, Y0, Y12, Y12
+	VANDNPS   Y7, Y12, Y7
+	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   192(BX), Y12
+	VADDPS    416(BX), Y12, Y12
 
 	// Manifold point 1.
-	VMULPS       Y12, Y8, Y14
-	VMULPS       Y12, Y9, Y15
+	VMULPS       Y14, Y8, Y13
+	VMULPS       Y14, Y9, Y15
 	VMOVUPS      Y9, 768(R9)
-	VMULPS       Y12, Y10, Y9
-	VSUBPS       672(R9), Y14, Y12
+	VMULPS       Y14, Y10, Y9
+	VSUBPS       672(R9), Y13, Y14
 	VMOVUPS      Y10, 800(R9)
 	VSUBPS       704(R9), Y15, Y10
 	VMOVUPS      Y8, 832(R9)
 	VSUBPS       Y11, Y9, Y8
-	VMOVUPS      Y5, 864(R9)
-	VMULPS       Y3, Y12, Y5
+	VMOVUPS      Y4, 864(R9)
+	VMULPS       Y3, Y14, Y4
 	VMULPS       736(R9), Y10, Y10
-	VADDPS       Y10, Y5, Y5
-	VMULPS       Y6, Y8, Y8
-	VADDPS       Y8, Y5, Y5
+	VADDPS       Y10, Y4, Y4
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y8, Y4, Y4
 	VCMPPS       $0x04, 640(R9), Y0, Y8
-	VDIVPS       640(R9), Y5, Y5
-	VANDPS       Y8, Y5, Y5
-	VMINPS       Y1, Y5, Y5
-	VMAXPS       Y0, Y5, Y5
-	VMULPS       Y5, Y3, Y8
+	VDIVPS       640(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y3, Y8
 	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y14, Y8, Y8
-	VMULPS       736(R9), Y5, Y10
+	VSUBPS       Y13, Y8, Y8
+	VMULPS       736(R9), Y4, Y10
 	VADDPS       704(R9), Y10, Y10
 	VSUBPS       Y15, Y10, Y10
-	VMULPS       Y5, Y6, Y5
-	VADDPS       Y5, Y11, Y5
-	VSUBPS       Y9, Y5, Y5
-	VMULPS       Y4, Y8, Y12
-	VMOVUPS      Y6, 896(R9)
-	VMULPS       608(R9), Y10, Y6
+	VMULPS       Y4, Y5, Y4
+	VADDPS       Y4, Y11, Y4
+	VSUBPS       Y9, Y4, Y4
+	VMULPS       608(R9), Y8, Y14
+	VMOVUPS      Y5, 896(R9)
+	VMULPS       576(R9), Y10, Y5
 	VMOVUPS      Y3, 928(R9)
-	VADDPS       Y6, Y12, Y3
-	VMULPS       576(R9), Y5, Y6
-	VADDPS       Y6, Y3, Y3
-	VSUBPS       Y3, Y13, Y3
-	VMULPS       544(R9), Y4, Y6
-	VADDPS       Y6, Y8, Y6
+	VADDPS       Y5, Y14, Y3
+	VMULPS       544(R9), Y4, Y5
+	VADDPS       Y5, Y3, Y3
+	VSUBPS       Y3, Y12, Y3
+	VMOVUPS      608(R9), Y5
+	VMULPS       512(R9), Y5, Y5
+	VADDPS       Y5, Y8, Y5
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y6, Y6
-	VADDPS       Y6, Y14, Y6
-	VADDPS       224(BX), Y6, Y6
-	VMOVUPS      608(R9), Y8
-	VMULPS       544(R9), Y8, Y8
+	VMULPS       Y8, Y5, Y5
+	VADDPS       Y5, Y13, Y5
+	VADDPS       224(BX), Y5, Y5
+	VMOVUPS      576(R9), Y8
+	VMULPS       512(R9), Y8, Y8
 	VADDPS       Y8, Y10, Y8
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y8, Y8
 	VADDPS       Y8, Y15, Y8
 	VADDPS       256(BX), Y8, Y8
-	VMOVUPS      576(R9), Y10
-	VMULPS       544(R9), Y10, Y10
-	VADDPS       Y10, Y5, Y5
+	VMOVUPS      544(R9), Y10
+	VMULPS       512(R9), Y10, Y10
+	VADDPS       Y10, Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y5, Y5
-	VADDPS       Y5, Y9, Y5
-	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      512(R9), Y9
+	VMULPS       Y10, Y4, Y4
+	VADDPS       Y4, Y9, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      480(R9), Y9
 	VBLENDVPS    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      480(R9), Y3
-	VBLENDVPS    Y7, Y6, Y3, Y3
-	VMOVUPS      448(R9), Y6
-	VBLENDVPS    Y7, Y8, Y6, Y6
-	VMOVUPS      416(R9), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
 	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      448(R9), Y3
+	VBLENDVPS    Y7, Y5, Y3, Y3
+	VMOVUPS      416(R9), Y5
+	VBLENDVPS    Y7, Y8, Y5, Y5
+	VMOVUPS      384(R9), Y8
+	VBLENDVPS    Y7, Y4, Y8, Y4
+	VMOVUPS      Y3, 448(R9)
 	VMOVUPS      Y5, 416(R9)
+	VMOVUPS      Y4, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      832(R9), Y3
 	VMULPS       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y5
+	VMOVUPS      768(R9), Y4
+	VMULPS       864(R9), Y4, Y4
+	VMOVUPS      800(R9), Y5
 	VMULPS       864(R9), Y5, Y5
-	VMOVUPS      800(R9), Y6
-	VMULPS       864(R9), Y6, Y6
 	VSUBPS       672(R9), Y3, Y8
-	VSUBPS       704(R9), Y5, Y9
-	VSUBPS       Y11, Y6, Y10
+	VSUBPS       704(R9), Y4, Y9
+	VSUBPS       Y11, Y5, Y10
 	VMULPS       928(R9), Y8, Y8
 	VMULPS       736(R9), Y9, Y9
 	VADDPS       Y9, Y8, Y8
@@ -5096,95 +5079,96 @@ ContactsAVX2_tailgroup_normal:
 	VSUBPS       Y3, Y8, Y8
 	VMULPS       736(R9), Y1, Y9
 	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y5, Y9, Y9
+	VSUBPS       Y4, Y9, Y9
 	VMULPS       896(R9), Y1, Y1
 	VADDPS       Y1, Y11, Y1
-	VSUBPS       Y6, Y1, Y1
-	VMULPS       Y4, Y8, Y10
-	VMULPS       608(R9), Y9, Y11
+	VSUBPS       Y5, Y1, Y1
+	VMULPS       608(R9), Y8, Y10
+	VMULPS       576(R9), Y9, Y11
 	VADDPS       Y11, Y10, Y10
-	VMULPS       576(R9), Y1, Y11
+	VMULPS       544(R9), Y1, Y11
 	VADDPS       Y11, Y10, Y10
-	VSUBPS       Y10, Y13, Y10
-	VMULPS       544(R9), Y4, Y11
+	VSUBPS       Y10, Y12, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       512(R9), Y11, Y11
 	VADDPS       Y11, Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y8, Y8
 	VADDPS       Y8, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      608(R9), Y8
-	VMULPS       544(R9), Y8, Y8
+	VMOVUPS      576(R9), Y8
+	VMULPS       512(R9), Y8, Y8
 	VADDPS       Y8, Y9, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
-	VADDPS       Y8, Y5, Y5
-	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPS       512(R9), Y8, Y8
 	VADDPS       Y8, Y1, Y1
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y1, Y1
-	VADDPS       Y1, Y6, Y1
+	VADDPS       Y1, Y5, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y7, Y10, Y6, Y6
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y7, Y3, Y6, Y3
-	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y7, Y5, Y6, Y5
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y7, Y1, Y6, Y1
-	VMOVUPS      Y3, 384(R9)
-	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      256(R9), Y5
+	VBLENDVPS    Y7, Y10, Y5, Y5
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      352(R9), Y5
+	VBLENDVPS    Y7, Y3, Y5, Y3
+	VMOVUPS      320(R9), Y5
+	VBLENDVPS    Y7, Y4, Y5, Y4
+	VMOVUPS      288(R9), Y5
+	VBLENDVPS    Y7, Y1, Y5, Y1
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
 	VMOVUPS      Y1, 288(R9)
 
 ContactsAVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y1
+	VMOVUPS 480(R9), Y1
 	VADDPS  256(R9), Y1, Y1
-	VADDPS  544(R9), Y1, Y1
+	VADDPS  512(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
-	VMOVUPS 352(R9), Y3
 	VTESTPS Y1, Y1
 	JZ      ContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPS Y1, Y0, Y3, Y0
-	VMOVAPS   Y0, Y3
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VBLENDVPS Y1, Y0, Y6, Y0
+	VMOVAPS   Y0, Y6
 
 ContactsAVX2_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -5196,31 +5180,32 @@ ContactsAVX2_tailgroup_finite:
 	MOVQ       (SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	MOVQ       8(SP), R12
-	VMASKMOVPS Y3, Y2, (R12)(R13*4)
-	VMOVUPS    512(R9), Y0
+	VMASKMOVPS Y6, Y2, (R12)(R13*4)
+	VMOVUPS    480(R9), Y0
 	MOVQ       16(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    256(R9), Y0
 	MOVQ       24(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	MOVQ       32(SP), R12
-	VMASKMOVPS Y4, Y2, (R12)(R13*4)
 	VMOVUPS    608(R9), Y0
-	MOVQ       40(SP), R12
+	MOVQ       32(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    576(R9), Y0
+	MOVQ       40(SP), R12
+	VMASKMOVPS Y0, Y2, (R12)(R13*4)
+	VMOVUPS    544(R9), Y0
 	MOVQ       48(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    480(R9), Y0
+	VMOVUPS    448(R9), Y0
 	MOVQ       56(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    448(R9), Y0
+	VMOVUPS    416(R9), Y0
 	MOVQ       64(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    416(R9), Y0
+	VMOVUPS    384(R9), Y0
 	MOVQ       72(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    384(R9), Y0
+	VMOVUPS    352(R9), Y0
 	MOVQ       80(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    320(R9), Y0
@@ -5491,48 +5476,47 @@ CompactContactsAVX2_ahead:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y14
+	VMULPS  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPS  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPS  Y12, Y15, Y12
-	VMULPS  Y4, Y10, Y13
-	VADDPS  Y13, Y12, Y12
+	VMULPS  Y2, Y8, Y14
+	VMULPS  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPS  Y15, Y14, Y13
+	VMULPS  Y4, Y10, Y14
+	VADDPS  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y5, Y14
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPS  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPS  Y8, Y13, Y11
-	VSUBPS  Y9, Y15, Y13
-	VSUBPS  Y10, Y12, Y12
-	VMULPS  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPS  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPS  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPS  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPS  Y8, Y14, Y11
+	VSUBPS  Y9, Y15, Y14
+	VSUBPS  Y10, Y13, Y13
+	VMULPS  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPS  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPS  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y13, Y8
+	VMULPS  Y10, Y14, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y12, Y8
+	VMULPS  Y9, Y13, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -5541,14 +5525,14 @@ CompactContactsAVX2_ahead:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y14, Y4, Y4
-	VADDPS 448(R9), Y4, Y4
+	VMULPS Y12, Y4, Y4
+	VADDPS 416(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 384(R9), Y4, Y8
-	VSUBPS 416(R9), Y8, Y8
+	VMULPS 352(R9), Y4, Y8
+	VSUBPS 384(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -5558,22 +5542,21 @@ CompactContactsAVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  Y8, Y2, Y2
-	VADDPS  544(R9), Y2, Y2
+	VADDPS  512(R9), Y2, Y2
 	VSUBPS  Y5, Y2, Y2
-	VMULPS  608(R9), Y8, Y7
-	VADDPS  512(R9), Y7, Y7
+	VMULPS  576(R9), Y8, Y7
+	VADDPS  480(R9), Y7, Y7
 	VSUBPS  Y6, Y7, Y7
-	VMULPS  576(R9), Y8, Y8
-	VADDPS  480(R9), Y8, Y8
+	VMULPS  544(R9), Y8, Y8
+	VADDPS  448(R9), Y8, Y8
 	VSUBPS  Y4, Y8, Y8
 	VMULPS  Y2, Y2, Y9
 	VMULPS  Y7, Y7, Y10
 	VADDPS  Y10, Y9, Y9
 	VMULPS  Y8, Y8, Y10
-	VADDPS  Y10, Y9, Y9
 	VMOVUPS Y4, 320(R9)
-	VMOVUPS Y6, 384(R9)
-	VMOVUPS Y5, 416(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y5, 384(R9)
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
@@ -5597,21 +5580,21 @@ CompactContactsAVX2_ahead:
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
+	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
-	VSHUFPS        $0x44, Y5, Y4, Y11
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
+	VSHUFPS        $0x44, Y5, Y4, Y12
 	VSHUFPS        $0xee, Y5, Y4, Y4
 	VMOVUPS        Y6, (R10)
-	VMOVUPS        Y10, 32(R10)
-	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        Y12, 64(R10)
 	VMOVUPS        Y4, 192(R10)
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -5633,19 +5616,19 @@ CompactContactsAVX2_ahead:
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
+	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
 	VSHUFPS        $0x44, Y5, Y4, Y4
 	VMOVUPS        Y6, 96(R10)
-	VMOVUPS        Y10, 128(R10)
+	VMOVUPS        Y11, 128(R10)
 	VMOVUPS        Y4, 160(R10)
 
 	// Capsule records of side J, transposed.
@@ -5669,21 +5652,21 @@ CompactContactsAVX2_ahead:
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
+	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
-	VSHUFPS        $0x44, Y5, Y4, Y11
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
+	VSHUFPS        $0x44, Y5, Y4, Y12
 	VSHUFPS        $0xee, Y5, Y4, Y4
 	VMOVUPS        Y6, 224(R10)
-	VMOVUPS        Y10, 256(R10)
-	VMOVUPS        Y11, 288(R10)
+	VMOVUPS        Y11, 256(R10)
+	VMOVUPS        Y12, 288(R10)
 	VMOVUPS        Y4, 416(R10)
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -5705,73 +5688,62 @@ CompactContactsAVX2_ahead:
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
+	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
-	VUNPCKLPS      Y5, Y4, Y11
-	VUNPCKLPS      Y10, Y6, Y12
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VUNPCKLPS      Y5, Y4, Y12
+	VUNPCKLPS      Y11, Y6, Y13
 	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y10, Y6, Y5
-	VSHUFPS        $0x44, Y12, Y11, Y6
-	VSHUFPS        $0xee, Y12, Y11, Y10
+	VUNPCKHPS      Y11, Y6, Y5
+	VSHUFPS        $0x44, Y13, Y12, Y6
+	VSHUFPS        $0xee, Y13, Y12, Y11
 	VSHUFPS        $0x44, Y5, Y4, Y4
 	VMOVUPS        Y6, 320(R10)
-	VMOVUPS        Y10, 352(R10)
+	VMOVUPS        Y11, 352(R10)
 	VMOVUPS        Y4, 384(R10)
+	VADDPS         Y10, Y9, Y4
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       448(R9), Y14, Y4
-	VMOVUPS      448(R9), Y5
-	VMINPS       Y4, Y5, Y5
-	VMAXPS       Y5, Y0, Y5
-	VMOVUPS      448(R9), Y6
-	VMAXPS       Y4, Y6, Y4
-	VMINPS       Y4, Y1, Y4
-	VCMPPS       $0x11, Y4, Y5, Y4
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	VBROADCASTSS partol<>+0(SB), Y5
 	VMULPS       288(R9), Y5, Y5
 	VCMPPS       $0x12, Y5, Y3, Y3
-	VANDPS       Y3, Y4, Y3
-	VMOVUPS      288(R9), Y4
-	VCMPPS       $0x00, Y0, Y4, Y4
-	VANDNPS      Y3, Y4, Y3
-	VMOVUPS      352(R9), Y4
-	VCMPPS       $0x00, Y0, Y4, Y4
-	VANDNPS      Y3, Y4, Y3
+	VMOVUPS      288(R9), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VANDNPS      Y3, Y5, Y3
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Y2, Y4
-	VMOVAPS Y7, Y5
-	VMOVAPS Y8, Y6
-	VMOVAPS Y9, Y10
+	VMOVAPS Y2, Y5
+	VMOVAPS Y7, Y6
+	VMOVAPS Y8, Y9
+	VMOVAPS Y4, Y10
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Y9, Y9
-	VMOVAPS      Y9, Y11
+	VSQRTPS      Y4, Y4
+	VMOVAPS      Y4, Y11
 	VCMPPS       $0x19, minnormal<>+0(SB), Y10, Y12
 	VMOVUPS      288(R9), Y13
 	VMAXPS       256(R9), Y13, Y13
-	VMOVUPS      544(R9), Y14
-	VMULPS       544(R9), Y14, Y14
+	VMOVUPS      512(R9), Y14
+	VMULPS       512(R9), Y14, Y14
 	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      512(R9), Y3
-	VMULPS       512(R9), Y3, Y3
+	VMOVUPS      480(R9), Y3
+	VMULPS       480(R9), Y3, Y3
 	VADDPS       Y3, Y14, Y3
-	VMOVUPS      480(R9), Y14
-	VMULPS       480(R9), Y14, Y14
+	VMOVUPS      448(R9), Y14
+	VMULPS       448(R9), Y14, Y14
 	VADDPS       Y14, Y3, Y3
 	VMAXPS       Y3, Y13, Y3
 	VBROADCASTSS crosstol<>+0(SB), Y13
 	VMULPS       Y3, Y13, Y13
 	VCMPPS       $0x11, Y13, Y10, Y13
 	VORPS        Y13, Y12, Y14
-	VMOVUPS      Y9, 288(R9)
-	VMOVUPS      Y11, 352(R9)
+	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      Y11, 416(R9)
 	VMOVUPS      Y10, 448(R9)
-	VMOVUPS      Y6, 480(R9)
-	VMOVUPS      Y5, 512(R9)
-	VMOVUPS      Y4, 544(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y6, 512(R9)
+	VMOVUPS      Y5, 544(R9)
 	VMOVUPS      Y3, 576(R9)
 	VMOVUPS      Y8, 608(R9)
 	VMOVUPS      Y7, 640(R9)
@@ -5939,11 +5911,11 @@ CompactContactsAVX2_ahead:
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	VSQRTPS 448(R9), Y2
-	VMOVUPS Y2, 352(R9)
+	VMOVUPS Y2, 416(R9)
 
 CompactContactsAVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 352(R9), Y1, Y2
+	VDIVPS 416(R9), Y1, Y2
 	VMULPS 544(R9), Y2, Y3
 	VMULPS 512(R9), Y2, Y4
 	VMULPS 480(R9), Y2, Y2
@@ -5964,13 +5936,13 @@ CompactContactsAVX2_ahead_normal:
 	VADDPS       672(R9), Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
-	VADDPS       416(R9), Y8, Y8
+	VADDPS       384(R9), Y8, Y8
 	VADDPS       224(BX), Y8, Y8
 	VMULPS       Y7, Y4, Y9
 	VADDPS       640(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
-	VADDPS       384(R9), Y9, Y9
+	VADDPS       352(R9), Y9, Y9
 	VADDPS       256(BX), Y9, Y9
 	VMULPS       Y7, Y2, Y10
 	VADDPS       608(R9), Y10, Y10
@@ -5984,160 +5956,166 @@ CompactContactsAVX2_ahead_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 288(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    256(R9), Y5, Y10
-	VMOVUPS   Y9, 256(R9)
-	VANDPS    int1<>+0(SB), Y5, Y5
-	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPS   Y10, Y10
-	JZ        CompactContactsAVX2_ahead_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  256(R9), Y5, Y10
+	VMOVUPS Y9, 256(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPS Y10, Y10
+	JZ      CompactContactsAVX2_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPS  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPS  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPS  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPS  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPS  288(BX), Y8, Y8
-	VMULPS  Y2, Y2, Y9
-	VMULPS  Y4, Y4, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y5, Y5, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y6, Y6, Y11
-	VMULPS  Y7, Y7, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y8, Y8, Y12
-	VADDPS  Y12, Y11, Y11
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS  Y11, Y1, Y11
-	VANDPS  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPS  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPS  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPS  288(BX), Y14, Y14
-	VMULPS  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPS  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPS  Y9, Y15, Y9
-	VMULPS  Y14, Y8, Y13
-	VADDPS  Y13, Y9, Y9
-	VMULPS  Y11, Y9, Y9
-	VMULPS  Y2, Y6, Y13
-	VMULPS  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPS  Y15, Y13, Y4
-	VMULPS  Y5, Y8, Y13
-	VADDPS  Y13, Y4, Y4
-	VMULPS  Y11, Y4, Y4
-	VADDPS  Y4, Y9, Y4
-	VMINPS  Y4, Y9, Y11
-	VMAXPS  Y11, Y0, Y11
-	VMAXPS  Y4, Y9, Y4
-	VMINPS  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPS  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMULPS    Y2, Y2, Y9
+	VMULPS    Y3, Y3, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y4, Y4, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y6, Y6, Y11
+	VMULPS    Y7, Y7, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y8, Y8, Y12
+	VADDPS    Y12, Y11, Y11
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS    Y11, Y1, Y11
+	VANDPS    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPS    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPS    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPS    288(BX), Y14, Y14
+	VMULPS    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPS    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPS    Y9, Y15, Y9
+	VMULPS    Y14, Y8, Y13
+	VADDPS    Y13, Y9, Y9
+	VMULPS    Y11, Y9, Y9
+	VMULPS    Y2, Y6, Y13
+	VMULPS    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPS    Y15, Y13, Y3
+	VMULPS    Y4, Y8, Y13
+	VADDPS    Y13, Y3, Y3
+	VMULPS    Y11, Y3, Y3
+	VADDPS    Y3, Y9, Y3
+	VMINPS    Y3, Y9, Y13
+	VMAXPS    Y13, Y0, Y13
+	VMAXPS    Y3, Y9, Y3
+	VMINPS    Y3, Y1, Y3
+	VCMPPS    $0x11, Y3, Y13, Y9
+	VANDPS    Y9, Y10, Y9
+	VCMPPS    $0x00, Y0, Y11, Y10
+	VANDNPS   Y9, Y10, Y9
+	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPS    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPS       Y11, Y6, Y13
-	VMULPS       Y11, Y7, Y15
+	VMULPS       Y13, Y6, Y11
+	VMULPS       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y11, Y8, Y7
-	VSUBPS       Y12, Y13, Y11
+	VMULPS       Y13, Y8, Y7
+	VSUBPS       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPS       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPS       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPS       Y2, Y13, Y3
 	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VMULPS       Y5, Y6, Y6
-	VADDPS       Y6, Y4, Y4
+	VADDPS       Y8, Y3, Y3
+	VMULPS       Y4, Y6, Y6
+	VADDPS       Y6, Y3, Y3
 	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y4, Y4
-	VANDPS       Y6, Y4, Y4
-	VMINPS       Y1, Y4, Y4
-	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y2, Y6
+	VDIVPS       640(R9), Y3, Y3
+	VANDPS       Y6, Y3, Y3
+	VMINPS       Y1, Y3, Y3
+	VMAXPS       Y0, Y3, Y3
+	VMULPS       Y3, Y2, Y6
 	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y13, Y6, Y6
-	VMULPS       704(R9), Y4, Y8
+	VSUBPS       Y11, Y6, Y6
+	VMULPS       704(R9), Y3, Y8
 	VADDPS       672(R9), Y8, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y4, Y5, Y4
-	VADDPS       Y4, Y14, Y4
-	VSUBPS       Y7, Y4, Y4
-	VMULPS       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPS       608(R9), Y8, Y5
+	VMULPS       Y3, Y4, Y3
+	VADDPS       Y3, Y14, Y3
+	VSUBPS       Y7, Y3, Y3
+	VMULPS       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPS       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y5, Y11, Y2
-	VMULPS       576(R9), Y4, Y5
-	VADDPS       Y5, Y2, Y2
-	VSUBPS       Y2, Y9, Y2
-	VMULPS       544(R9), Y3, Y5
-	VADDPS       Y5, Y6, Y5
+	VADDPS       Y4, Y13, Y2
+	VMULPS       544(R9), Y3, Y4
+	VADDPS       Y4, Y2, Y2
+	VSUBPS       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPS       512(R9), Y4, Y4
+	VADDPS       Y4, Y6, Y4
 	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y5, Y5
-	VADDPS       Y5, Y13, Y5
-	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPS       544(R9), Y6, Y6
+	VMULPS       Y6, Y4, Y4
+	VADDPS       Y4, Y11, Y4
+	VADDPS       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPS       512(R9), Y6, Y6
 	VADDPS       Y6, Y8, Y6
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y6, Y6
 	VADDPS       Y6, Y15, Y6
 	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPS       544(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPS       512(R9), Y8, Y8
+	VADDPS       Y8, Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y4, Y4
-	VADDPS       Y4, Y7, Y4
-	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPS    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPS    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPS    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y7, Y3
+	VADDPS       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPS    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPS    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPS       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPS       832(R9), Y5, Y5
 	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y4, Y7
-	VSUBPS       Y14, Y5, Y8
+	VSUBPS       672(R9), Y3, Y7
+	VSUBPS       Y14, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
 	VMULPS       704(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
@@ -6153,95 +6131,96 @@ CompactContactsAVX2_ahead_normal:
 	VSUBPS       Y2, Y7, Y7
 	VMULPS       704(R9), Y6, Y8
 	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
+	VSUBPS       Y3, Y8, Y8
 	VMULPS       864(R9), Y6, Y6
 	VADDPS       Y6, Y14, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       Y3, Y7, Y11
-	VMULPS       608(R9), Y8, Y12
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       608(R9), Y7, Y11
+	VMULPS       576(R9), Y8, Y12
 	VADDPS       Y12, Y11, Y11
-	VMULPS       576(R9), Y6, Y12
+	VMULPS       544(R9), Y6, Y12
 	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y9, Y9
-	VMULPS       544(R9), Y3, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       512(R9), Y11, Y11
 	VADDPS       Y11, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y10, Y2, Y6, Y2
+	VBLENDVPS    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPS    Y9, Y2, Y6, Y2
 	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VBLENDVPS    Y9, Y3, Y6, Y3
 	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 256(R9)
-	VMOVUPS      Y5, 288(R9)
+	VBLENDVPS    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 256(R9)
+	VMOVUPS      Y4, 288(R9)
 
 CompactContactsAVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPS  384(R9), Y2, Y2
-	VADDPS  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPS  352(R9), Y2, Y2
+	VADDPS  512(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPS Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VBLENDVPS Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 CompactContactsAVX2_ahead_finite:
 	// Pair index k = i + lane.
@@ -6251,74 +6230,35 @@ CompactContactsAVX2_ahead_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPCMPGTD     Y0, Y4, Y5
-	VTESTPS      Y5, Y5
+	VPCMPGTD     Y0, Y5, Y3
+	VTESTPS      Y3, Y3
 	JZ           CompactContactsAVX2_ahead_none
-	VMOVMSKPS    Y5, R14
+	VMOVMSKPS    Y3, R14
 	LEAQ         compress8<>+0(SB), R12
 	SHLQ         $0x05, R14
-	VMOVDQU      (R12)(R14*1), Y5
+	VMOVDQU      (R12)(R14*1), Y3
 	SHRQ         $0x05, R14
 	POPCNTL      R14, R14
-	VMOVD        R14, X6
-	VPBROADCASTD X6, Y6
-	VPCMPGTD     iota<>+0(SB), Y6, Y6
-	VMOVUPS      Y6, (R9)
-	VMOVUPS      Y5, 32(R9)
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
 
 	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
 	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
 	// microcoded on AMD). The rows past the count get their own bits back.
-	VMOVUPS   32(R9), Y5
-	VPERMPS   Y2, Y5, Y2
-	VMOVUPS   (R9), Y5
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
 	MOVQ      (SP), R12
-	VMOVUPS   (R12)(R11*4), Y6
-	VBLENDVPS Y5, Y2, Y6, Y6
-	VMOVUPS   Y6, (R12)(R11*4)
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VPERMPS   Y4, Y2, Y2
-	VMOVUPS   (R9), Y4
+	VPERMPS   Y5, Y2, Y2
+	VMOVUPS   (R9), Y3
 	MOVQ      8(SP), R12
-	VMOVUPS   (R12)(R11*4), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   512(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVUPS   (R9), Y4
-	MOVQ      16(SP), R12
-	VMOVUPS   (R12)(R11*4), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   384(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVUPS   (R9), Y4
-	MOVQ      24(SP), R12
-	VMOVUPS   (R12)(R11*4), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VPERMPS   Y3, Y2, Y2
-	VMOVUPS   (R9), Y3
-	MOVQ      32(SP), R12
-	VMOVUPS   (R12)(R11*4), Y4
-	VBLENDVPS Y3, Y2, Y4, Y4
-	VMOVUPS   Y4, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   608(R9), Y3
-	VPERMPS   Y3, Y2, Y2
-	VMOVUPS   (R9), Y3
-	MOVQ      40(SP), R12
-	VMOVUPS   (R12)(R11*4), Y4
-	VBLENDVPS Y3, Y2, Y4, Y4
-	VMOVUPS   Y4, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   576(R9), Y3
-	VPERMPS   Y3, Y2, Y2
-	VMOVUPS   (R9), Y3
-	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6326,7 +6266,39 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      56(SP), R12
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6334,7 +6306,7 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      64(SP), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -6342,12 +6314,20 @@ CompactContactsAVX2_ahead_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   384(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
 	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   320(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      80(SP), R12
@@ -6431,48 +6411,47 @@ CompactContactsAVX2_last:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y14
+	VMULPS  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPS  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPS  Y12, Y15, Y12
-	VMULPS  Y4, Y10, Y13
-	VADDPS  Y13, Y12, Y12
+	VMULPS  Y2, Y8, Y14
+	VMULPS  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPS  Y15, Y14, Y13
+	VMULPS  Y4, Y10, Y14
+	VADDPS  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y5, Y14
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPS  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPS  Y8, Y13, Y11
-	VSUBPS  Y9, Y15, Y13
-	VSUBPS  Y10, Y12, Y12
-	VMULPS  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPS  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPS  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPS  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPS  Y8, Y14, Y11
+	VSUBPS  Y9, Y15, Y14
+	VSUBPS  Y10, Y13, Y13
+	VMULPS  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPS  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPS  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y13, Y8
+	VMULPS  Y10, Y14, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y12, Y8
+	VMULPS  Y9, Y13, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -6481,14 +6460,14 @@ CompactContactsAVX2_last:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y14, Y4, Y4
-	VADDPS 448(R9), Y4, Y4
+	VMULPS Y12, Y4, Y4
+	VADDPS 416(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 384(R9), Y4, Y8
-	VSUBPS 416(R9), Y8, Y8
+	VMULPS 352(R9), Y4, Y8
+	VSUBPS 384(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -6498,13 +6477,13 @@ CompactContactsAVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y8, Y2, Y2
-	VADDPS 544(R9), Y2, Y2
+	VADDPS 512(R9), Y2, Y2
 	VSUBPS Y5, Y2, Y2
-	VMULPS 608(R9), Y8, Y7
-	VADDPS 512(R9), Y7, Y7
+	VMULPS 576(R9), Y8, Y7
+	VADDPS 480(R9), Y7, Y7
 	VSUBPS Y6, Y7, Y7
-	VMULPS 576(R9), Y8, Y8
-	VADDPS 480(R9), Y8, Y8
+	VMULPS 544(R9), Y8, Y8
+	VADDPS 448(R9), Y8, Y8
 	VSUBPS Y4, Y8, Y8
 	VMULPS Y2, Y2, Y9
 	VMULPS Y7, Y7, Y10
@@ -6512,23 +6491,11 @@ CompactContactsAVX2_last:
 	VMULPS Y8, Y8, Y10
 	VADDPS Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       448(R9), Y14, Y10
-	VMOVUPS      448(R9), Y11
-	VMINPS       Y10, Y11, Y11
-	VMAXPS       Y11, Y0, Y11
-	VMOVUPS      448(R9), Y12
-	VMAXPS       Y10, Y12, Y10
-	VMINPS       Y10, Y1, Y10
-	VCMPPS       $0x11, Y10, Y11, Y10
-	VBROADCASTSS partol<>+0(SB), Y11
-	VMULPS       288(R9), Y11, Y11
-	VCMPPS       $0x12, Y11, Y3, Y3
-	VANDPS       Y3, Y10, Y3
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Y10
+	VMULPS       288(R9), Y10, Y10
+	VCMPPS       $0x12, Y10, Y3, Y3
 	VMOVUPS      288(R9), Y10
-	VCMPPS       $0x00, Y0, Y10, Y10
-	VANDNPS      Y3, Y10, Y3
-	VMOVUPS      352(R9), Y10
 	VCMPPS       $0x00, Y0, Y10, Y10
 	VANDNPS      Y3, Y10, Y3
 
@@ -6547,14 +6514,14 @@ CompactContactsAVX2_last:
 	VMOVUPS      288(R9), Y4
 	VMAXPS       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPS       544(R9), Y6, Y6
+	VMOVUPS      512(R9), Y6
+	VMULPS       512(R9), Y6, Y6
 	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      512(R9), Y5
-	VMULPS       512(R9), Y5, Y5
+	VMOVUPS      480(R9), Y5
+	VMULPS       480(R9), Y5, Y5
 	VADDPS       Y5, Y6, Y5
-	VMOVUPS      480(R9), Y6
-	VMULPS       480(R9), Y6, Y6
+	VMOVUPS      448(R9), Y6
+	VMULPS       448(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y4, Y4
 	VBROADCASTSS crosstol<>+0(SB), Y5
@@ -6779,160 +6746,166 @@ CompactContactsAVX2_last_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 256(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y5, Y10
-	VMOVUPS   Y9, 288(R9)
-	VANDPS    int1<>+0(SB), Y5, Y5
-	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPS   Y10, Y10
-	JZ        CompactContactsAVX2_last_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  320(R9), Y5, Y10
+	VMOVUPS Y9, 288(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPS Y10, Y10
+	JZ      CompactContactsAVX2_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPS  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPS  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPS  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPS  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPS  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPS  288(BX), Y8, Y8
-	VMULPS  Y2, Y2, Y9
-	VMULPS  Y4, Y4, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y5, Y5, Y11
-	VADDPS  Y11, Y9, Y9
-	VMULPS  Y6, Y6, Y11
-	VMULPS  Y7, Y7, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y8, Y8, Y12
-	VADDPS  Y12, Y11, Y11
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS  Y11, Y1, Y11
-	VANDPS  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPS  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPS  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPS  288(BX), Y14, Y14
-	VMULPS  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPS  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPS  Y9, Y15, Y9
-	VMULPS  Y14, Y8, Y13
-	VADDPS  Y13, Y9, Y9
-	VMULPS  Y11, Y9, Y9
-	VMULPS  Y2, Y6, Y13
-	VMULPS  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPS  Y15, Y13, Y4
-	VMULPS  Y5, Y8, Y13
-	VADDPS  Y13, Y4, Y4
-	VMULPS  Y11, Y4, Y4
-	VADDPS  Y4, Y9, Y4
-	VMINPS  Y4, Y9, Y11
-	VMAXPS  Y11, Y0, Y11
-	VMAXPS  Y4, Y9, Y4
-	VMINPS  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPS  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMULPS    Y2, Y2, Y9
+	VMULPS    Y3, Y3, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y4, Y4, Y11
+	VADDPS    Y11, Y9, Y9
+	VMULPS    Y6, Y6, Y11
+	VMULPS    Y7, Y7, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y8, Y8, Y12
+	VADDPS    Y12, Y11, Y11
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS    Y11, Y1, Y11
+	VANDPS    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPS    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPS    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPS    288(BX), Y14, Y14
+	VMULPS    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPS    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPS    Y9, Y15, Y9
+	VMULPS    Y14, Y8, Y13
+	VADDPS    Y13, Y9, Y9
+	VMULPS    Y11, Y9, Y9
+	VMULPS    Y2, Y6, Y13
+	VMULPS    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPS    Y15, Y13, Y3
+	VMULPS    Y4, Y8, Y13
+	VADDPS    Y13, Y3, Y3
+	VMULPS    Y11, Y3, Y3
+	VADDPS    Y3, Y9, Y3
+	VMINPS    Y3, Y9, Y13
+	VMAXPS    Y13, Y0, Y13
+	VMAXPS    Y3, Y9, Y3
+	VMINPS    Y3, Y1, Y3
+	VCMPPS    $0x11, Y3, Y13, Y9
+	VANDPS    Y9, Y10, Y9
+	VCMPPS    $0x00, Y0, Y11, Y10
+	VANDNPS   Y9, Y10, Y9
+	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPS    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPS       Y11, Y6, Y13
-	VMULPS       Y11, Y7, Y15
+	VMULPS       Y13, Y6, Y11
+	VMULPS       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y11, Y8, Y7
-	VSUBPS       Y12, Y13, Y11
+	VMULPS       Y13, Y8, Y7
+	VSUBPS       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPS       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPS       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPS       Y2, Y13, Y3
 	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VMULPS       Y5, Y6, Y6
-	VADDPS       Y6, Y4, Y4
+	VADDPS       Y8, Y3, Y3
+	VMULPS       Y4, Y6, Y6
+	VADDPS       Y6, Y3, Y3
 	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y4, Y4
-	VANDPS       Y6, Y4, Y4
-	VMINPS       Y1, Y4, Y4
-	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y2, Y6
+	VDIVPS       640(R9), Y3, Y3
+	VANDPS       Y6, Y3, Y3
+	VMINPS       Y1, Y3, Y3
+	VMAXPS       Y0, Y3, Y3
+	VMULPS       Y3, Y2, Y6
 	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y13, Y6, Y6
-	VMULPS       704(R9), Y4, Y8
+	VSUBPS       Y11, Y6, Y6
+	VMULPS       704(R9), Y3, Y8
 	VADDPS       672(R9), Y8, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y4, Y5, Y4
-	VADDPS       Y4, Y14, Y4
-	VSUBPS       Y7, Y4, Y4
-	VMULPS       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPS       608(R9), Y8, Y5
+	VMULPS       Y3, Y4, Y3
+	VADDPS       Y3, Y14, Y3
+	VSUBPS       Y7, Y3, Y3
+	VMULPS       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPS       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y5, Y11, Y2
-	VMULPS       576(R9), Y4, Y5
-	VADDPS       Y5, Y2, Y2
-	VSUBPS       Y2, Y9, Y2
-	VMULPS       544(R9), Y3, Y5
-	VADDPS       Y5, Y6, Y5
+	VADDPS       Y4, Y13, Y2
+	VMULPS       544(R9), Y3, Y4
+	VADDPS       Y4, Y2, Y2
+	VSUBPS       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPS       512(R9), Y4, Y4
+	VADDPS       Y4, Y6, Y4
 	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y5, Y5
-	VADDPS       Y5, Y13, Y5
-	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPS       544(R9), Y6, Y6
+	VMULPS       Y6, Y4, Y4
+	VADDPS       Y4, Y11, Y4
+	VADDPS       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPS       512(R9), Y6, Y6
 	VADDPS       Y6, Y8, Y6
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y6, Y6
 	VADDPS       Y6, Y15, Y6
 	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPS       544(R9), Y8, Y8
-	VADDPS       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPS       512(R9), Y8, Y8
+	VADDPS       Y8, Y3, Y3
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y4, Y4
-	VADDPS       Y4, Y7, Y4
-	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPS    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPS    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPS    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y7, Y3
+	VADDPS       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPS    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPS    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPS    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPS       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPS       832(R9), Y5, Y5
 	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y4, Y7
-	VSUBPS       Y14, Y5, Y8
+	VSUBPS       672(R9), Y3, Y7
+	VSUBPS       Y14, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
 	VMULPS       704(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
@@ -6948,95 +6921,96 @@ CompactContactsAVX2_last_normal:
 	VSUBPS       Y2, Y7, Y7
 	VMULPS       704(R9), Y6, Y8
 	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y4, Y8, Y8
+	VSUBPS       Y3, Y8, Y8
 	VMULPS       864(R9), Y6, Y6
 	VADDPS       Y6, Y14, Y6
-	VSUBPS       Y5, Y6, Y6
-	VMULPS       Y3, Y7, Y11
-	VMULPS       608(R9), Y8, Y12
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       608(R9), Y7, Y11
+	VMULPS       576(R9), Y8, Y12
 	VADDPS       Y12, Y11, Y11
-	VMULPS       576(R9), Y6, Y12
+	VMULPS       544(R9), Y6, Y12
 	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y9, Y9
-	VMULPS       544(R9), Y3, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       512(R9), Y11, Y11
 	VADDPS       Y11, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
-	VADDPS       Y7, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPS       544(R9), Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPS       512(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y10, Y2, Y6, Y2
+	VBLENDVPS    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPS    Y9, Y2, Y6, Y2
 	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y10, Y4, Y6, Y4
+	VBLENDVPS    Y9, Y3, Y6, Y3
 	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y5, 256(R9)
+	VBLENDVPS    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      Y4, 256(R9)
 
 CompactContactsAVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPS  384(R9), Y2, Y2
-	VADDPS  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPS  352(R9), Y2, Y2
+	VADDPS  512(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPS Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VBLENDVPS Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 CompactContactsAVX2_last_finite:
 	// Pair index k = i + lane.
@@ -7046,74 +7020,35 @@ CompactContactsAVX2_last_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPCMPGTD     Y0, Y4, Y5
-	VTESTPS      Y5, Y5
+	VPCMPGTD     Y0, Y5, Y3
+	VTESTPS      Y3, Y3
 	JZ           CompactContactsAVX2_last_none
-	VMOVMSKPS    Y5, R14
+	VMOVMSKPS    Y3, R14
 	LEAQ         compress8<>+0(SB), R12
 	SHLQ         $0x05, R14
-	VMOVDQU      (R12)(R14*1), Y5
+	VMOVDQU      (R12)(R14*1), Y3
 	SHRQ         $0x05, R14
 	POPCNTL      R14, R14
-	VMOVD        R14, X6
-	VPBROADCASTD X6, Y6
-	VPCMPGTD     iota<>+0(SB), Y6, Y6
-	VMOVUPS      Y6, (R9)
-	VMOVUPS      Y5, 32(R9)
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
 
 	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
 	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
 	// microcoded on AMD). The rows past the count get their own bits back.
-	VMOVUPS   32(R9), Y5
-	VPERMPS   Y2, Y5, Y2
-	VMOVUPS   (R9), Y5
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
 	MOVQ      (SP), R12
-	VMOVUPS   (R12)(R11*4), Y6
-	VBLENDVPS Y5, Y2, Y6, Y6
-	VMOVUPS   Y6, (R12)(R11*4)
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VPERMPS   Y4, Y2, Y2
-	VMOVUPS   (R9), Y4
+	VPERMPS   Y5, Y2, Y2
+	VMOVUPS   (R9), Y3
 	MOVQ      8(SP), R12
-	VMOVUPS   (R12)(R11*4), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   512(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVUPS   (R9), Y4
-	MOVQ      16(SP), R12
-	VMOVUPS   (R12)(R11*4), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   384(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVUPS   (R9), Y4
-	MOVQ      24(SP), R12
-	VMOVUPS   (R12)(R11*4), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VPERMPS   Y3, Y2, Y2
-	VMOVUPS   (R9), Y3
-	MOVQ      32(SP), R12
-	VMOVUPS   (R12)(R11*4), Y4
-	VBLENDVPS Y3, Y2, Y4, Y4
-	VMOVUPS   Y4, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   608(R9), Y3
-	VPERMPS   Y3, Y2, Y2
-	VMOVUPS   (R9), Y3
-	MOVQ      40(SP), R12
-	VMOVUPS   (R12)(R11*4), Y4
-	VBLENDVPS Y3, Y2, Y4, Y4
-	VMOVUPS   Y4, (R12)(R11*4)
-	VMOVUPS   32(R9), Y2
-	VMOVUPS   576(R9), Y3
-	VPERMPS   Y3, Y2, Y2
-	VMOVUPS   (R9), Y3
-	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7121,7 +7056,39 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      56(SP), R12
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7129,7 +7096,7 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
-	MOVQ      64(SP), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
@@ -7137,12 +7104,20 @@ CompactContactsAVX2_last_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   384(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
 	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*4), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   320(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      80(SP), R12
@@ -7383,46 +7358,45 @@ CompactContactsAVX2_tail:
 	VADDPS  Y15, Y14, Y7
 	VMULPS  Y5, Y8, Y14
 	VADDPS  Y14, Y7, Y7
-	VMULPS  Y13, Y7, Y14
+	VMULPS  Y13, Y7, Y13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y3, Y9, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPS  Y4, Y10, Y13
-	VMOVUPS Y7, 416(R9)
-	VADDPS  Y13, Y15, Y7
-	VMULPS  Y5, Y11, Y13
-	VADDPS  Y13, Y7, Y7
+	VMULPS  Y3, Y9, Y14
+	VMULPS  Y4, Y10, Y15
+	VMOVUPS Y7, 384(R9)
+	VADDPS  Y15, Y14, Y7
+	VMULPS  Y5, Y11, Y14
+	VADDPS  Y14, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y12, Y6, Y13
+	VMULPS  Y12, Y6, Y14
 	VMULPS  352(R9), Y12, Y15
-	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y7, 416(R9)
 	VMULPS  Y12, Y8, Y7
-	VMOVUPS Y12, 480(R9)
-	VSUBPS  Y9, Y13, Y12
-	VSUBPS  Y10, Y15, Y13
+	VMOVUPS Y12, 448(R9)
+	VSUBPS  Y9, Y14, Y12
+	VSUBPS  Y10, Y15, Y14
 	VSUBPS  Y11, Y7, Y7
-	VMULPS  Y14, Y6, Y15
-	VMOVUPS Y11, 512(R9)
-	VMULPS  352(R9), Y14, Y11
-	VMOVUPS Y10, 544(R9)
-	VMULPS  Y14, Y8, Y10
-	VMOVUPS Y9, 576(R9)
+	VMULPS  Y13, Y6, Y15
+	VMOVUPS Y11, 480(R9)
+	VMULPS  352(R9), Y13, Y11
+	VMOVUPS Y10, 512(R9)
+	VMULPS  Y13, Y8, Y10
+	VMOVUPS Y9, 544(R9)
 	VSUBPS  Y15, Y3, Y9
 	VSUBPS  Y11, Y4, Y11
 	VSUBPS  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y9, Y9, Y15
-	VMOVUPS Y5, 608(R9)
+	VMOVUPS Y5, 576(R9)
 	VMULPS  Y11, Y11, Y5
-	VMOVUPS Y4, 640(R9)
+	VMOVUPS Y4, 608(R9)
 	VADDPS  Y5, Y15, Y4
 	VMULPS  Y10, Y10, Y5
 	VADDPS  Y5, Y4, Y4
 	VMULPS  Y9, Y12, Y5
-	VMULPS  Y11, Y13, Y9
+	VMULPS  Y11, Y14, Y9
 	VADDPS  Y9, Y5, Y5
 	VMULPS  Y10, Y7, Y7
 	VADDPS  Y7, Y5, Y5
@@ -7433,14 +7407,14 @@ CompactContactsAVX2_tail:
 	VMAXPS  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y14, Y5, Y5
-	VADDPS 480(R9), Y5, Y5
+	VMULPS Y13, Y5, Y5
+	VADDPS 448(R9), Y5, Y5
 	VMINPS Y1, Y5, Y5
 	VMAXPS Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 416(R9), Y5, Y7
-	VSUBPS 448(R9), Y7, Y7
+	VMULPS 384(R9), Y5, Y7
+	VSUBPS 416(R9), Y7, Y7
 	VMULPS 320(R9), Y7, Y7
 	VMINPS Y1, Y7, Y7
 	VMAXPS Y0, Y7, Y7
@@ -7450,13 +7424,13 @@ CompactContactsAVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y7, Y3, Y3
-	VADDPS 576(R9), Y3, Y3
+	VADDPS 544(R9), Y3, Y3
 	VSUBPS Y6, Y3, Y3
-	VMULPS 640(R9), Y7, Y8
-	VADDPS 544(R9), Y8, Y8
+	VMULPS 608(R9), Y7, Y8
+	VADDPS 512(R9), Y8, Y8
 	VSUBPS Y9, Y8, Y8
-	VMULPS 608(R9), Y7, Y7
-	VADDPS 512(R9), Y7, Y7
+	VMULPS 576(R9), Y7, Y7
+	VADDPS 480(R9), Y7, Y7
 	VSUBPS Y5, Y7, Y7
 	VMULPS Y3, Y3, Y10
 	VMULPS Y8, Y8, Y11
@@ -7464,23 +7438,11 @@ CompactContactsAVX2_tail:
 	VMULPS Y7, Y7, Y11
 	VADDPS Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       480(R9), Y14, Y11
-	VMOVUPS      480(R9), Y12
-	VMINPS       Y11, Y12, Y12
-	VMAXPS       Y12, Y0, Y12
-	VMOVUPS      480(R9), Y13
-	VMAXPS       Y11, Y13, Y11
-	VMINPS       Y11, Y1, Y11
-	VCMPPS       $0x11, Y11, Y12, Y11
-	VBROADCASTSS partol<>+0(SB), Y12
-	VMULPS       288(R9), Y12, Y12
-	VCMPPS       $0x12, Y12, Y4, Y4
-	VANDPS       Y4, Y11, Y4
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Y11
+	VMULPS       288(R9), Y11, Y11
+	VCMPPS       $0x12, Y11, Y4, Y4
 	VMOVUPS      288(R9), Y11
-	VCMPPS       $0x00, Y0, Y11, Y11
-	VANDNPS      Y4, Y11, Y4
-	VMOVUPS      384(R9), Y11
 	VCMPPS       $0x00, Y0, Y11, Y11
 	VANDNPS      Y4, Y11, Y4
 
@@ -7500,14 +7462,14 @@ CompactContactsAVX2_tail:
 	VMOVUPS      288(R9), Y5
 	VMAXPS       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      576(R9), Y6
-	VMULPS       576(R9), Y6, Y6
+	VMOVUPS      544(R9), Y6
+	VMULPS       544(R9), Y6, Y6
 	VMOVUPS      Y10, 288(R9)
-	VMOVUPS      544(R9), Y9
-	VMULPS       544(R9), Y9, Y9
-	VADDPS       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPS       512(R9), Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      480(R9), Y9
+	VMULPS       480(R9), Y9, Y9
 	VADDPS       Y9, Y6, Y6
 	VMAXPS       Y6, Y5, Y5
 	VBROADCASTSS crosstol<>+0(SB), Y6
@@ -7733,160 +7695,166 @@ CompactContactsAVX2_tailgroup_normal:
 	VMOVUPS      Y7, 256(R9)
 	VMOVUPS      Y11, 288(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPS    320(R9), Y6, Y7
-	VMOVUPS   Y10, 320(R9)
-	VANDPS    int1<>+0(SB), Y6, Y6
-	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 352(R9)
-	VMOVUPS   Y9, 384(R9)
-	VMOVUPS   Y15, 416(R9)
-	VMOVUPS   Y14, 448(R9)
-	VMOVUPS   Y13, 480(R9)
-	VMOVUPS   Y12, 512(R9)
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 576(R9)
-	VMOVUPS   Y5, 608(R9)
-	VTESTPS   Y7, Y7
-	JZ        CompactContactsAVX2_tailgroup_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  320(R9), Y6, Y7
+	VMOVUPS Y10, 320(R9)
+	VANDPS  int1<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 352(R9)
+	VMOVUPS Y15, 384(R9)
+	VMOVUPS Y14, 416(R9)
+	VMOVUPS Y13, 448(R9)
+	VMOVUPS Y12, 480(R9)
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y3, 544(R9)
+	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y4, 608(R9)
+	VTESTPS Y7, Y7
+	JZ      CompactContactsAVX2_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y3
-	VSUBPS  (BX), Y3, Y3
-	VMOVUPS 128(BX), Y5
-	VSUBPS  32(BX), Y5, Y5
-	VMOVUPS 160(BX), Y6
-	VSUBPS  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y8
-	VSUBPS  224(BX), Y8, Y8
-	VMOVUPS 352(BX), Y9
-	VSUBPS  256(BX), Y9, Y9
-	VMOVUPS 384(BX), Y10
-	VSUBPS  288(BX), Y10, Y10
-	VMULPS  Y3, Y3, Y11
-	VMULPS  Y5, Y5, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y6, Y6, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  Y8, Y8, Y12
-	VMULPS  Y9, Y9, Y13
-	VADDPS  Y13, Y12, Y12
-	VMULPS  Y10, Y10, Y13
-	VADDPS  Y13, Y12, Y12
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y12, Y13
-	VDIVPS  Y12, Y1, Y12
-	VANDPS  Y13, Y12, Y12
-	VMOVUPS (BX), Y13
-	VSUBPS  224(BX), Y13, Y13
-	VMOVUPS 32(BX), Y14
-	VSUBPS  256(BX), Y14, Y14
-	VMOVUPS Y11, 640(R9)
-	VMOVUPS 64(BX), Y11
-	VSUBPS  288(BX), Y11, Y11
-	VMULPS  Y13, Y8, Y15
-	VMOVUPS Y13, 672(R9)
-	VMULPS  Y14, Y9, Y13
-	VMOVUPS Y14, 704(R9)
-	VADDPS  Y13, Y15, Y13
-	VMULPS  Y11, Y10, Y14
-	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y13
-	VMULPS  Y3, Y8, Y14
-	VMULPS  Y5, Y9, Y15
-	VMOVUPS Y5, 736(R9)
-	VADDPS  Y15, Y14, Y5
-	VMULPS  Y6, Y10, Y14
-	VADDPS  Y14, Y5, Y5
-	VMULPS  Y12, Y5, Y5
-	VADDPS  Y5, Y13, Y5
-	VMINPS  Y5, Y13, Y12
-	VMAXPS  Y12, Y0, Y12
-	VMAXPS  Y5, Y13, Y5
-	VMINPS  Y5, Y1, Y5
-	VMOVUPS 192(BX), Y13
-	VADDPS  416(BX), Y13, Y13
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y3
+	VSUBPS    (BX), Y3, Y3
+	VMOVUPS   128(BX), Y4
+	VSUBPS    32(BX), Y4, Y4
+	VMOVUPS   160(BX), Y5
+	VSUBPS    64(BX), Y5, Y5
+	VMOVUPS   320(BX), Y8
+	VSUBPS    224(BX), Y8, Y8
+	VMOVUPS   352(BX), Y9
+	VSUBPS    256(BX), Y9, Y9
+	VMOVUPS   384(BX), Y10
+	VSUBPS    288(BX), Y10, Y10
+	VMULPS    Y3, Y3, Y11
+	VMULPS    Y4, Y4, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y5, Y5, Y12
+	VADDPS    Y12, Y11, Y11
+	VMULPS    Y8, Y8, Y12
+	VMULPS    Y9, Y9, Y13
+	VADDPS    Y13, Y12, Y12
+	VMULPS    Y10, Y10, Y13
+	VADDPS    Y13, Y12, Y12
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y12, Y13
+	VDIVPS    Y12, Y1, Y12
+	VANDPS    Y13, Y12, Y12
+	VMOVUPS   (BX), Y13
+	VSUBPS    224(BX), Y13, Y13
+	VMOVUPS   32(BX), Y14
+	VSUBPS    256(BX), Y14, Y14
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   64(BX), Y11
+	VSUBPS    288(BX), Y11, Y11
+	VMULPS    Y13, Y8, Y15
+	VMOVUPS   Y13, 672(R9)
+	VMULPS    Y14, Y9, Y13
+	VMOVUPS   Y14, 704(R9)
+	VADDPS    Y13, Y15, Y13
+	VMULPS    Y11, Y10, Y14
+	VADDPS    Y14, Y13, Y13
+	VMULPS    Y12, Y13, Y13
+	VMULPS    Y3, Y8, Y14
+	VMULPS    Y4, Y9, Y15
+	VMOVUPS   Y4, 736(R9)
+	VADDPS    Y15, Y14, Y4
+	VMULPS    Y5, Y10, Y14
+	VADDPS    Y14, Y4, Y4
+	VMULPS    Y12, Y4, Y4
+	VADDPS    Y4, Y13, Y4
+	VMINPS    Y4, Y13, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMAXPS    Y4, Y13, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y7, Y7
+	VCMPPS    $0x00, Y0, Y12, Y12
+	VANDNPS   Y7, Y12, Y7
+	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   192(BX), Y12
+	VADDPS    416(BX), Y12, Y12
 
 	// Manifold point 1.
-	VMULPS       Y12, Y8, Y14
-	VMULPS       Y12, Y9, Y15
+	VMULPS       Y14, Y8, Y13
+	VMULPS       Y14, Y9, Y15
 	VMOVUPS      Y9, 768(R9)
-	VMULPS       Y12, Y10, Y9
-	VSUBPS       672(R9), Y14, Y12
+	VMULPS       Y14, Y10, Y9
+	VSUBPS       672(R9), Y13, Y14
 	VMOVUPS      Y10, 800(R9)
 	VSUBPS       704(R9), Y15, Y10
 	VMOVUPS      Y8, 832(R9)
 	VSUBPS       Y11, Y9, Y8
-	VMOVUPS      Y5, 864(R9)
-	VMULPS       Y3, Y12, Y5
+	VMOVUPS      Y4, 864(R9)
+	VMULPS       Y3, Y14, Y4
 	VMULPS       736(R9), Y10, Y10
-	VADDPS       Y10, Y5, Y5
-	VMULPS       Y6, Y8, Y8
-	VADDPS       Y8, Y5, Y5
+	VADDPS       Y10, Y4, Y4
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y8, Y4, Y4
 	VCMPPS       $0x04, 640(R9), Y0, Y8
-	VDIVPS       640(R9), Y5, Y5
-	VANDPS       Y8, Y5, Y5
-	VMINPS       Y1, Y5, Y5
-	VMAXPS       Y0, Y5, Y5
-	VMULPS       Y5, Y3, Y8
+	VDIVPS       640(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y3, Y8
 	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y14, Y8, Y8
-	VMULPS       736(R9), Y5, Y10
+	VSUBPS       Y13, Y8, Y8
+	VMULPS       736(R9), Y4, Y10
 	VADDPS       704(R9), Y10, Y10
 	VSUBPS       Y15, Y10, Y10
-	VMULPS       Y5, Y6, Y5
-	VADDPS       Y5, Y11, Y5
-	VSUBPS       Y9, Y5, Y5
-	VMULPS       Y4, Y8, Y12
-	VMOVUPS      Y6, 896(R9)
-	VMULPS       608(R9), Y10, Y6
+	VMULPS       Y4, Y5, Y4
+	VADDPS       Y4, Y11, Y4
+	VSUBPS       Y9, Y4, Y4
+	VMULPS       608(R9), Y8, Y14
+	VMOVUPS      Y5, 896(R9)
+	VMULPS       576(R9), Y10, Y5
 	VMOVUPS      Y3, 928(R9)
-	VADDPS       Y6, Y12, Y3
-	VMULPS       576(R9), Y5, Y6
-	VADDPS       Y6, Y3, Y3
-	VSUBPS       Y3, Y13, Y3
-	VMULPS       544(R9), Y4, Y6
-	VADDPS       Y6, Y8, Y6
+	VADDPS       Y5, Y14, Y3
+	VMULPS       544(R9), Y4, Y5
+	VADDPS       Y5, Y3, Y3
+	VSUBPS       Y3, Y12, Y3
+	VMOVUPS      608(R9), Y5
+	VMULPS       512(R9), Y5, Y5
+	VADDPS       Y5, Y8, Y5
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y6, Y6
-	VADDPS       Y6, Y14, Y6
-	VADDPS       224(BX), Y6, Y6
-	VMOVUPS      608(R9), Y8
-	VMULPS       544(R9), Y8, Y8
+	VMULPS       Y8, Y5, Y5
+	VADDPS       Y5, Y13, Y5
+	VADDPS       224(BX), Y5, Y5
+	VMOVUPS      576(R9), Y8
+	VMULPS       512(R9), Y8, Y8
 	VADDPS       Y8, Y10, Y8
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y8, Y8
 	VADDPS       Y8, Y15, Y8
 	VADDPS       256(BX), Y8, Y8
-	VMOVUPS      576(R9), Y10
-	VMULPS       544(R9), Y10, Y10
-	VADDPS       Y10, Y5, Y5
+	VMOVUPS      544(R9), Y10
+	VMULPS       512(R9), Y10, Y10
+	VADDPS       Y10, Y4, Y4
 	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y5, Y5
-	VADDPS       Y5, Y9, Y5
-	VADDPS       288(BX), Y5, Y5
-	VMOVUPS      512(R9), Y9
+	VMULPS       Y10, Y4, Y4
+	VADDPS       Y4, Y9, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      480(R9), Y9
 	VBLENDVPS    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      480(R9), Y3
-	VBLENDVPS    Y7, Y6, Y3, Y3
-	VMOVUPS      448(R9), Y6
-	VBLENDVPS    Y7, Y8, Y6, Y6
-	VMOVUPS      416(R9), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
 	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      448(R9), Y3
+	VBLENDVPS    Y7, Y5, Y3, Y3
+	VMOVUPS      416(R9), Y5
+	VBLENDVPS    Y7, Y8, Y5, Y5
+	VMOVUPS      384(R9), Y8
+	VBLENDVPS    Y7, Y4, Y8, Y4
+	VMOVUPS      Y3, 448(R9)
 	VMOVUPS      Y5, 416(R9)
+	VMOVUPS      Y4, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      832(R9), Y3
 	VMULPS       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y5
+	VMOVUPS      768(R9), Y4
+	VMULPS       864(R9), Y4, Y4
+	VMOVUPS      800(R9), Y5
 	VMULPS       864(R9), Y5, Y5
-	VMOVUPS      800(R9), Y6
-	VMULPS       864(R9), Y6, Y6
 	VSUBPS       672(R9), Y3, Y8
-	VSUBPS       704(R9), Y5, Y9
-	VSUBPS       Y11, Y6, Y10
+	VSUBPS       704(R9), Y4, Y9
+	VSUBPS       Y11, Y5, Y10
 	VMULPS       928(R9), Y8, Y8
 	VMULPS       736(R9), Y9, Y9
 	VADDPS       Y9, Y8, Y8
@@ -7902,95 +7870,96 @@ CompactContactsAVX2_tailgroup_normal:
 	VSUBPS       Y3, Y8, Y8
 	VMULPS       736(R9), Y1, Y9
 	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y5, Y9, Y9
+	VSUBPS       Y4, Y9, Y9
 	VMULPS       896(R9), Y1, Y1
 	VADDPS       Y1, Y11, Y1
-	VSUBPS       Y6, Y1, Y1
-	VMULPS       Y4, Y8, Y10
-	VMULPS       608(R9), Y9, Y11
+	VSUBPS       Y5, Y1, Y1
+	VMULPS       608(R9), Y8, Y10
+	VMULPS       576(R9), Y9, Y11
 	VADDPS       Y11, Y10, Y10
-	VMULPS       576(R9), Y1, Y11
+	VMULPS       544(R9), Y1, Y11
 	VADDPS       Y11, Y10, Y10
-	VSUBPS       Y10, Y13, Y10
-	VMULPS       544(R9), Y4, Y11
+	VSUBPS       Y10, Y12, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       512(R9), Y11, Y11
 	VADDPS       Y11, Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y8, Y8
 	VADDPS       Y8, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      608(R9), Y8
-	VMULPS       544(R9), Y8, Y8
+	VMOVUPS      576(R9), Y8
+	VMULPS       512(R9), Y8, Y8
 	VADDPS       Y8, Y9, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
-	VADDPS       Y8, Y5, Y5
-	VADDPS       256(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPS       544(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPS       512(R9), Y8, Y8
 	VADDPS       Y8, Y1, Y1
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y1, Y1
-	VADDPS       Y1, Y6, Y1
+	VADDPS       Y1, Y5, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y7, Y10, Y6, Y6
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y7, Y3, Y6, Y3
-	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y7, Y5, Y6, Y5
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y7, Y1, Y6, Y1
-	VMOVUPS      Y3, 384(R9)
-	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      256(R9), Y5
+	VBLENDVPS    Y7, Y10, Y5, Y5
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      352(R9), Y5
+	VBLENDVPS    Y7, Y3, Y5, Y3
+	VMOVUPS      320(R9), Y5
+	VBLENDVPS    Y7, Y4, Y5, Y4
+	VMOVUPS      288(R9), Y5
+	VBLENDVPS    Y7, Y1, Y5, Y1
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
 	VMOVUPS      Y1, 288(R9)
 
 CompactContactsAVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y1
+	VMOVUPS 480(R9), Y1
 	VADDPS  256(R9), Y1, Y1
-	VADDPS  544(R9), Y1, Y1
+	VADDPS  512(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
-	VMOVUPS 352(R9), Y3
 	VTESTPS Y1, Y1
 	JZ      CompactContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   608(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPS Y1, Y0, Y3, Y1
-	VMOVAPS   Y1, Y3
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VBLENDVPS Y1, Y0, Y6, Y1
+	VMOVAPS   Y1, Y6
 
 CompactContactsAVX2_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -8000,7 +7969,7 @@ CompactContactsAVX2_tailgroup_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPCMPGTD     Y0, Y3, Y0
+	VPCMPGTD     Y0, Y6, Y0
 	VANDPS       Y2, Y0, Y0
 	VTESTPS      Y0, Y0
 	JZ           CompactContactsAVX2_tailgroup_none
@@ -8021,12 +7990,12 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         (SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VPERMPS      Y3, Y0, Y0
+	VPERMPS      Y6, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         8(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      512(R9), Y1
+	VMOVUPS      480(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         16(SP), R12
@@ -8038,42 +8007,43 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         24(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VPERMPS      Y4, Y0, Y0
-	VMOVUPS      (R9), Y1
-	MOVQ         32(SP), R12
-	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
-	VMOVUPS      32(R9), Y0
 	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         40(SP), R12
+	MOVQ         32(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         48(SP), R12
+	MOVQ         40(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      480(R9), Y1
+	VMOVUPS      544(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         56(SP), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         64(SP), R12
+	MOVQ         56(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
-	MOVQ         72(SP), R12
+	MOVQ         64(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
 	VMOVUPS      384(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         72(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VMOVUPS      352(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         80(SP), R12
@@ -8364,60 +8334,60 @@ ContactsAVX512_ahead:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z18
+	VMULPS      Z13, Z17, Z13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z19
-	VMULPS Z3, Z10, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z4, Z11, Z20
-	VADDPS Z20, Z19, Z19
+	VMULPS Z2, Z9, Z18
+	VMULPS Z3, Z10, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z11, Z19
+	VADDPS Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z20
-	VMULPS Z16, Z6, Z21
-	VMULPS Z16, Z7, Z22
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VSUBPS Z11, Z22, Z22
-	VMULPS Z18, Z5, Z23
-	VMULPS Z18, Z6, Z24
-	VMULPS Z18, Z7, Z25
-	VSUBPS Z23, Z2, Z23
-	VSUBPS Z24, Z3, Z24
-	VSUBPS Z25, Z4, Z25
+	VMULPS Z16, Z5, Z19
+	VMULPS Z16, Z6, Z20
+	VMULPS Z16, Z7, Z21
+	VSUBPS Z9, Z19, Z19
+	VSUBPS Z10, Z20, Z20
+	VSUBPS Z11, Z21, Z21
+	VMULPS Z13, Z5, Z22
+	VMULPS Z13, Z6, Z23
+	VMULPS Z13, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VMULPS   Z24, Z24, Z27
-	VADDPS   Z27, Z26, Z26
-	VMULPS   Z25, Z25, Z27
-	VADDPS   Z27, Z26, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
 	VMULPS   Z23, Z20, Z20
-	VMULPS   Z24, Z21, Z21
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z22, Z21
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z18, Z20, Z20
-	VADDPS Z20, Z16, Z20
-	VMINPS Z1, Z20, Z20
-	VMAXPS Z0, Z20, Z20
+	VMULPS Z13, Z19, Z13
+	VADDPS Z13, Z16, Z13
+	VMINPS Z1, Z13, Z13
+	VMAXPS Z0, Z13, Z13
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z20, Z17
-	VSUBPS Z19, Z17, Z17
-	VMULPS Z15, Z17, Z15
+	VMULPS Z17, Z13, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z15, Z16, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z20, Z5, Z5
-	VMULPS Z20, Z6, Z6
-	VMULPS Z20, Z7, Z7
+	VMULPS Z13, Z5, Z5
+	VMULPS Z13, Z6, Z6
+	VMULPS Z13, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -8428,7 +8398,6 @@ ContactsAVX512_ahead:
 	VSUBPS Z6, Z3, Z3
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
-	VSUBPS Z7, Z4, Z4
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
@@ -8437,79 +8406,79 @@ ContactsAVX512_ahead:
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         80(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
 	MOVL         68(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         84(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         72(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         88(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
 	MOVL         76(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         92(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	VUNPCKLPS    Z17, Z15, Z21
-	VUNPCKLPS    Z20, Z19, Z22
-	VUNPCKHPS    Z17, Z15, Z15
-	VUNPCKHPS    Z20, Z19, Z17
-	VSHUFPS      $0x44, Z22, Z21, Z19
-	VSHUFPS      $0xee, Z22, Z21, Z20
-	VSHUFPS      $0x44, Z17, Z15, Z21
-	VSHUFPS      $0xee, Z17, Z15, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VUNPCKLPS    Z15, Z13, Z18
+	VUNPCKLPS    Z17, Z16, Z19
+	VUNPCKHPS    Z15, Z13, Z13
+	VUNPCKHPS    Z17, Z16, Z15
+	VSHUFPS      $0x44, Z19, Z18, Z16
+	VSHUFPS      $0xee, Z19, Z18, Z17
+	VSHUFPS      $0x44, Z15, Z13, Z18
+	VSHUFPS      $0xee, Z15, Z13, Z13
 	MOVL         96(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         112(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         100(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         116(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
 	MOVL         104(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         120(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
 	MOVL         108(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         124(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
-	VUNPCKLPS    Z22, Z17, Z25
-	VUNPCKLPS    Z24, Z23, Z27
-	VUNPCKHPS    Z22, Z17, Z17
-	VUNPCKHPS    Z24, Z23, Z22
-	VSHUFPS      $0x44, Z27, Z25, Z23
-	VSHUFPS      $0xee, Z27, Z25, Z24
-	VSHUFPS      $0x44, Z22, Z17, Z25
-	VSHUFPS      $0xee, Z22, Z17, Z17
-	VSHUFF32X4   $0x88, Z23, Z19, Z22
-	VMOVUPS      Z22, (R10)
-	VSHUFF32X4   $0x88, Z24, Z20, Z22
-	VMOVUPS      Z22, 64(R10)
-	VSHUFF32X4   $0x88, Z25, Z21, Z22
-	VMOVUPS      Z22, 128(R10)
-	VSHUFF32X4   $0x88, Z17, Z15, Z15
-	VMOVUPS      Z15, 384(R10)
-	VSHUFF32X4   $0xdd, Z23, Z19, Z15
-	VMOVUPS      Z15, 192(R10)
-	VSHUFF32X4   $0xdd, Z24, Z20, Z15
-	VMOVUPS      Z15, 256(R10)
-	VSHUFF32X4   $0xdd, Z25, Z21, Z15
-	VMOVUPS      Z15, 320(R10)
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z15, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z15, Z15
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z15, Z22
+	VSHUFPS      $0xee, Z19, Z15, Z15
+	VSHUFF32X4   $0x88, Z20, Z16, Z19
+	VMOVUPS      Z19, (R10)
+	VSHUFF32X4   $0x88, Z21, Z17, Z19
+	VMOVUPS      Z19, 64(R10)
+	VSHUFF32X4   $0x88, Z22, Z18, Z19
+	VMOVUPS      Z19, 128(R10)
+	VSHUFF32X4   $0x88, Z15, Z13, Z13
+	VMOVUPS      Z13, 384(R10)
+	VSHUFF32X4   $0xdd, Z20, Z16, Z13
+	VMOVUPS      Z13, 192(R10)
+	VSHUFF32X4   $0xdd, Z21, Z17, Z13
+	VMOVUPS      Z13, 256(R10)
+	VSHUFF32X4   $0xdd, Z22, Z18, Z13
+	VMOVUPS      Z13, 320(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL         64(SI)(R13*4), CX
@@ -8517,110 +8486,102 @@ ContactsAVX512_ahead:
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         80(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
 	MOVL         68(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         84(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         72(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         88(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
 	MOVL         76(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         92(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	VUNPCKLPS    Z17, Z15, Z21
-	VUNPCKLPS    Z20, Z19, Z22
-	VUNPCKHPS    Z17, Z15, Z15
-	VUNPCKHPS    Z20, Z19, Z17
-	VSHUFPS      $0x44, Z22, Z21, Z19
-	VSHUFPS      $0xee, Z22, Z21, Z20
-	VSHUFPS      $0x44, Z17, Z15, Z21
-	VSHUFPS      $0xee, Z17, Z15, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VUNPCKLPS    Z15, Z13, Z18
+	VUNPCKLPS    Z17, Z16, Z19
+	VUNPCKHPS    Z15, Z13, Z13
+	VUNPCKHPS    Z17, Z16, Z15
+	VSHUFPS      $0x44, Z19, Z18, Z16
+	VSHUFPS      $0xee, Z19, Z18, Z17
+	VSHUFPS      $0x44, Z15, Z13, Z18
+	VSHUFPS      $0xee, Z15, Z13, Z13
 	MOVL         96(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         112(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         100(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         116(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
 	MOVL         104(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         120(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
 	MOVL         108(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         124(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
-	VUNPCKLPS    Z22, Z17, Z25
-	VUNPCKLPS    Z24, Z23, Z27
-	VUNPCKHPS    Z22, Z17, Z17
-	VUNPCKHPS    Z24, Z23, Z22
-	VSHUFPS      $0x44, Z27, Z25, Z23
-	VSHUFPS      $0xee, Z27, Z25, Z24
-	VSHUFPS      $0x44, Z22, Z17, Z25
-	VSHUFPS      $0xee, Z22, Z17, Z17
-	VSHUFF32X4   $0x88, Z23, Z19, Z22
-	VMOVUPS      Z22, 448(R10)
-	VSHUFF32X4   $0x88, Z24, Z20, Z22
-	VMOVUPS      Z22, 512(R10)
-	VSHUFF32X4   $0x88, Z25, Z21, Z22
-	VMOVUPS      Z22, 576(R10)
-	VSHUFF32X4   $0x88, Z17, Z15, Z15
-	VMOVUPS      Z15, 832(R10)
-	VSHUFF32X4   $0xdd, Z23, Z19, Z15
-	VMOVUPS      Z15, 640(R10)
-	VSHUFF32X4   $0xdd, Z24, Z20, Z15
-	VMOVUPS      Z15, 704(R10)
-	VSHUFF32X4   $0xdd, Z25, Z21, Z15
-	VMOVUPS      Z15, 768(R10)
-	VMULPS       Z2, Z2, Z15
-	VMULPS       Z3, Z3, Z17
-	VADDPS       Z17, Z15, Z15
-	VMULPS       Z4, Z4, Z17
-	VADDPS       Z17, Z15, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z15, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z15, Z15
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z15, Z22
+	VSHUFPS      $0xee, Z19, Z15, Z15
+	VSHUFF32X4   $0x88, Z20, Z16, Z19
+	VMOVUPS      Z19, 448(R10)
+	VSHUFF32X4   $0x88, Z21, Z17, Z19
+	VMOVUPS      Z19, 512(R10)
+	VSHUFF32X4   $0x88, Z22, Z18, Z19
+	VMOVUPS      Z19, 576(R10)
+	VSHUFF32X4   $0x88, Z15, Z13, Z13
+	VMOVUPS      Z13, 832(R10)
+	VSHUFF32X4   $0xdd, Z20, Z16, Z13
+	VMOVUPS      Z13, 640(R10)
+	VSHUFF32X4   $0xdd, Z21, Z17, Z13
+	VMOVUPS      Z13, 704(R10)
+	VSHUFF32X4   $0xdd, Z22, Z18, Z13
+	VMOVUPS      Z13, 768(R10)
+	VSUBPS       Z7, Z4, Z4
+	VMULPS       Z2, Z2, Z13
+	VMULPS       Z3, Z3, Z15
+	VADDPS       Z15, Z13, Z13
+	VMULPS       Z4, Z4, Z15
+	VADDPS       Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z18, Z16, Z17
-	VMINPS       Z17, Z16, Z18
-	VMAXPS       Z18, Z0, Z18
-	VMAXPS       Z17, Z16, Z16
-	VMINPS       Z16, Z1, Z16
-	VCMPPS       $0x11, Z16, Z18, K1
-	VBROADCASTSS partol<>+0(SB), Z16
-	VMULPS       Z14, Z16, Z16
-	VCMPPS       $0x12, Z16, Z26, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z14, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K1
 	VCMPPS       $0x00, Z0, Z14, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z13
+	VMOVAPS Z2, Z15
 	VMOVAPS Z3, Z16
 	VMOVAPS Z4, Z17
-	VMOVAPS Z15, Z18
+	VMOVAPS Z13, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z15, Z15
-	VMOVAPS      Z15, Z19
+	VSQRTPS      Z13, Z13
+	VMOVAPS      Z13, Z19
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
@@ -8735,14 +8696,14 @@ ContactsAVX512_ahead:
 	VMOVUPS      512(R9), Z19
 	VBLENDMPS    Z12, Z19, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z13, K2, Z12
+	VBLENDMPS    Z14, Z15, K2, Z12
 	VXORPS       Z14, Z14, Z14
 	VBLENDMPS    Z9, Z16, K2, Z14
 	VXORPS       Z9, Z9, Z9
 	VBLENDMPS    Z11, Z17, K2, Z9
 	VXORPS       Z11, Z11, Z11
 	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z13
+	VMOVAPS      Z12, Z15
 	VMOVAPS      Z14, Z16
 	VMOVAPS      Z9, Z17
 	VMOVAPS      Z11, Z18
@@ -8772,14 +8733,14 @@ ContactsAVX512_ahead:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z13, K2, Z11
+	VBLENDMPS   640(R9), Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z9, Z16, K2, Z12
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z9, Z17
 	VMOVAPS     Z14, Z18
@@ -8795,14 +8756,14 @@ ContactsAVX512_ahead:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z13, K2, Z11
+	VBLENDMPS   Z0, Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   704(R9), Z16, K2, Z12
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z9, Z17, K2, Z14
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z14, Z17
 	VMOVAPS     Z9, Z18
@@ -8810,14 +8771,14 @@ ContactsAVX512_ahead:
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z13, K2, Z9
+	VBLENDMPS   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z13
+	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 	VMOVAPS     Z12, Z18
@@ -8829,25 +8790,25 @@ ContactsAVX512_ahead:
 ContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z15, Z10
 	VMULPS Z9, Z16, Z11
 	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z15, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z15, K2
+	VSUBPS       Z13, Z12, Z14
+	VBROADCASTSS margin+40(FP), Z15
+	VADDPS       Z15, Z12, Z12
+	VCMPPS       $0x12, Z12, Z13, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z14
-	VADDPS       Z14, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z14
-	VMULPS       Z14, Z2, Z2
+	VMULPS       Z12, Z10, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -8862,86 +8823,92 @@ ContactsAVX512_ahead_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z14, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z4, Z13
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
-	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
-	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z16
+	VSUBPS         (BX), Z16, Z16
+	VMOVUPS        256(BX), Z17
+	VSUBPS         64(BX), Z17, Z17
+	VMOVUPS        320(BX), Z18
+	VSUBPS         128(BX), Z18, Z18
+	VMOVUPS        640(BX), Z19
+	VSUBPS         448(BX), Z19, Z19
+	VMOVUPS        704(BX), Z20
+	VSUBPS         512(BX), Z20, Z20
+	VMOVUPS        768(BX), Z21
+	VSUBPS         576(BX), Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMULPS         Z17, Z17, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z18, Z18, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z19, Z19, Z23
+	VMULPS         Z20, Z20, Z24
+	VADDPS         Z24, Z23, Z23
+	VMULPS         Z21, Z21, Z24
+	VADDPS         Z24, Z23, Z23
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z       Z23, Z1, K2, Z23
+	VMOVUPS        Z16, 768(R9)
+	VMOVUPS        Z17, 832(R9)
+	VMOVUPS        Z18, 896(R9)
+	VMOVUPS        Z19, 960(R9)
+	VMOVUPS        Z20, 1024(R9)
+	VMOVUPS        Z21, 1088(R9)
+	VMOVUPS        Z22, 1152(R9)
+	VMOVUPS        (BX), Z16
+	VSUBPS         448(BX), Z16, Z16
+	VMOVUPS        64(BX), Z17
+	VSUBPS         512(BX), Z17, Z17
+	VMOVUPS        128(BX), Z18
+	VSUBPS         576(BX), Z18, Z18
+	VMOVUPS        Z16, 1216(R9)
+	VMOVUPS        Z17, 1280(R9)
+	VMOVUPS        Z18, 1344(R9)
+	VMOVUPS        960(R9), Z16
+	VMULPS         1216(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPS         1280(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPS         1344(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z23, Z16, Z16
+	VMOVUPS        960(R9), Z17
+	VMULPS         768(R9), Z17, Z17
+	VMOVUPS        1024(R9), Z18
+	VMULPS         832(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMOVUPS        1088(R9), Z18
+	VMULPS         896(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMULPS         Z23, Z17, Z17
+	VADDPS         Z17, Z16, Z17
+	VMINPS         Z17, Z16, Z18
+	VMAXPS         Z18, Z0, Z18
+	VMAXPS         Z17, Z16, Z16
+	VMINPS         Z16, Z1, Z16
+	VCMPPS         $0x11, Z16, Z18, K2
+	KANDW          K2, K1, K1
+	VCMPPS         $0x00, Z0, Z23, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z17, Z17, Z17
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
+	VMOVAPS        Z17, Z15
+	VMOVUPS        Z18, 1408(R9)
+	VMOVUPS        Z16, 1472(R9)
+	VMOVUPS        384(BX), Z16
+	VADDPS         832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -9003,10 +8970,10 @@ ContactsAVX512_ahead_normal:
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPS    Z18, Z7, K1, Z17
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K1, Z18
+	VBLENDMPS    Z19, Z13, K1, Z18
 	VMOVAPS      Z20, Z6
 	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z14
+	VMOVAPS      Z18, Z13
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z17
@@ -9061,8 +9028,8 @@ ContactsAVX512_ahead_normal:
 	VADDPS       Z20, Z19, Z19
 	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z13, K1, Z20
-	VMOVAPS      Z20, Z13
+	VBLENDMPS    Z16, Z14, K1, Z20
+	VMOVAPS      Z20, Z14
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
@@ -9075,7 +9042,7 @@ ContactsAVX512_ahead_normal:
 
 ContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z13, Z5, Z16
+	VADDPS      Z14, Z5, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
@@ -9087,8 +9054,8 @@ ContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -9105,8 +9072,8 @@ ContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -9133,7 +9100,7 @@ ContactsAVX512_ahead_finite:
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z14, (R12)(R13*4)
 	MOVQ    32(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
 	MOVQ    40(SP), R12
@@ -9145,7 +9112,7 @@ ContactsAVX512_ahead_finite:
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -9205,60 +9172,60 @@ ContactsAVX512_last:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z18
+	VMULPS      Z13, Z17, Z13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z19
-	VMULPS Z3, Z10, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z4, Z11, Z20
-	VADDPS Z20, Z19, Z19
+	VMULPS Z2, Z9, Z18
+	VMULPS Z3, Z10, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z11, Z19
+	VADDPS Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z20
-	VMULPS Z16, Z6, Z21
-	VMULPS Z16, Z7, Z22
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VSUBPS Z11, Z22, Z22
-	VMULPS Z18, Z5, Z23
-	VMULPS Z18, Z6, Z24
-	VMULPS Z18, Z7, Z25
-	VSUBPS Z23, Z2, Z23
-	VSUBPS Z24, Z3, Z24
-	VSUBPS Z25, Z4, Z25
+	VMULPS Z16, Z5, Z19
+	VMULPS Z16, Z6, Z20
+	VMULPS Z16, Z7, Z21
+	VSUBPS Z9, Z19, Z19
+	VSUBPS Z10, Z20, Z20
+	VSUBPS Z11, Z21, Z21
+	VMULPS Z13, Z5, Z22
+	VMULPS Z13, Z6, Z23
+	VMULPS Z13, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VMULPS   Z24, Z24, Z27
-	VADDPS   Z27, Z26, Z26
-	VMULPS   Z25, Z25, Z27
-	VADDPS   Z27, Z26, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
 	VMULPS   Z23, Z20, Z20
-	VMULPS   Z24, Z21, Z21
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z22, Z21
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z18, Z20, Z20
-	VADDPS Z20, Z16, Z20
-	VMINPS Z1, Z20, Z20
-	VMAXPS Z0, Z20, Z20
+	VMULPS Z13, Z19, Z13
+	VADDPS Z13, Z16, Z13
+	VMINPS Z1, Z13, Z13
+	VMAXPS Z0, Z13, Z13
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z20, Z17
-	VSUBPS Z19, Z17, Z17
-	VMULPS Z15, Z17, Z15
+	VMULPS Z17, Z13, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z15, Z16, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z20, Z5, Z5
-	VMULPS Z20, Z6, Z6
-	VMULPS Z20, Z7, Z7
+	VMULPS Z13, Z5, Z5
+	VMULPS Z13, Z6, Z6
+	VMULPS Z13, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -9270,37 +9237,28 @@ ContactsAVX512_last:
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z15
-	VMULPS Z3, Z3, Z17
-	VADDPS Z17, Z15, Z15
-	VMULPS Z4, Z4, Z17
-	VADDPS Z17, Z15, Z15
+	VMULPS Z2, Z2, Z13
+	VMULPS Z3, Z3, Z15
+	VADDPS Z15, Z13, Z13
+	VMULPS Z4, Z4, Z15
+	VADDPS Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z18, Z16, Z17
-	VMINPS       Z17, Z16, Z18
-	VMAXPS       Z18, Z0, Z18
-	VMAXPS       Z17, Z16, Z16
-	VMINPS       Z16, Z1, Z16
-	VCMPPS       $0x11, Z16, Z18, K1
-	VBROADCASTSS partol<>+0(SB), Z16
-	VMULPS       Z14, Z16, Z16
-	VCMPPS       $0x12, Z16, Z26, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z14, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K1
 	VCMPPS       $0x00, Z0, Z14, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z13
+	VMOVAPS Z2, Z15
 	VMOVAPS Z3, Z16
 	VMOVAPS Z4, Z17
-	VMOVAPS Z15, Z18
+	VMOVAPS Z13, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z15, Z15
-	VMOVAPS      Z15, Z19
+	VSQRTPS      Z13, Z13
+	VMOVAPS      Z13, Z19
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
@@ -9415,14 +9373,14 @@ ContactsAVX512_last:
 	VMOVUPS      512(R9), Z19
 	VBLENDMPS    Z12, Z19, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z13, K2, Z12
+	VBLENDMPS    Z14, Z15, K2, Z12
 	VXORPS       Z14, Z14, Z14
 	VBLENDMPS    Z9, Z16, K2, Z14
 	VXORPS       Z9, Z9, Z9
 	VBLENDMPS    Z11, Z17, K2, Z9
 	VXORPS       Z11, Z11, Z11
 	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z13
+	VMOVAPS      Z12, Z15
 	VMOVAPS      Z14, Z16
 	VMOVAPS      Z9, Z17
 	VMOVAPS      Z11, Z18
@@ -9452,14 +9410,14 @@ ContactsAVX512_last:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z13, K2, Z11
+	VBLENDMPS   640(R9), Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z9, Z16, K2, Z12
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z9, Z17
 	VMOVAPS     Z14, Z18
@@ -9475,14 +9433,14 @@ ContactsAVX512_last:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z13, K2, Z11
+	VBLENDMPS   Z0, Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   704(R9), Z16, K2, Z12
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z9, Z17, K2, Z14
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z14, Z17
 	VMOVAPS     Z9, Z18
@@ -9490,14 +9448,14 @@ ContactsAVX512_last:
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z13, K2, Z9
+	VBLENDMPS   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z13
+	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 	VMOVAPS     Z12, Z18
@@ -9509,25 +9467,25 @@ ContactsAVX512_last:
 ContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z15, Z10
 	VMULPS Z9, Z16, Z11
 	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z15, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z15, K2
+	VSUBPS       Z13, Z12, Z14
+	VBROADCASTSS margin+40(FP), Z15
+	VADDPS       Z15, Z12, Z12
+	VCMPPS       $0x12, Z12, Z13, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z14
-	VADDPS       Z14, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z14
-	VMULPS       Z14, Z2, Z2
+	VMULPS       Z12, Z10, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -9542,86 +9500,92 @@ ContactsAVX512_last_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z14, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z4, Z13
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
-	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
-	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z16
+	VSUBPS         (BX), Z16, Z16
+	VMOVUPS        256(BX), Z17
+	VSUBPS         64(BX), Z17, Z17
+	VMOVUPS        320(BX), Z18
+	VSUBPS         128(BX), Z18, Z18
+	VMOVUPS        640(BX), Z19
+	VSUBPS         448(BX), Z19, Z19
+	VMOVUPS        704(BX), Z20
+	VSUBPS         512(BX), Z20, Z20
+	VMOVUPS        768(BX), Z21
+	VSUBPS         576(BX), Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMULPS         Z17, Z17, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z18, Z18, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z19, Z19, Z23
+	VMULPS         Z20, Z20, Z24
+	VADDPS         Z24, Z23, Z23
+	VMULPS         Z21, Z21, Z24
+	VADDPS         Z24, Z23, Z23
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z       Z23, Z1, K2, Z23
+	VMOVUPS        Z16, 768(R9)
+	VMOVUPS        Z17, 832(R9)
+	VMOVUPS        Z18, 896(R9)
+	VMOVUPS        Z19, 960(R9)
+	VMOVUPS        Z20, 1024(R9)
+	VMOVUPS        Z21, 1088(R9)
+	VMOVUPS        Z22, 1152(R9)
+	VMOVUPS        (BX), Z16
+	VSUBPS         448(BX), Z16, Z16
+	VMOVUPS        64(BX), Z17
+	VSUBPS         512(BX), Z17, Z17
+	VMOVUPS        128(BX), Z18
+	VSUBPS         576(BX), Z18, Z18
+	VMOVUPS        Z16, 1216(R9)
+	VMOVUPS        Z17, 1280(R9)
+	VMOVUPS        Z18, 1344(R9)
+	VMOVUPS        960(R9), Z16
+	VMULPS         1216(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPS         1280(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPS         1344(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z23, Z16, Z16
+	VMOVUPS        960(R9), Z17
+	VMULPS         768(R9), Z17, Z17
+	VMOVUPS        1024(R9), Z18
+	VMULPS         832(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMOVUPS        1088(R9), Z18
+	VMULPS         896(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMULPS         Z23, Z17, Z17
+	VADDPS         Z17, Z16, Z17
+	VMINPS         Z17, Z16, Z18
+	VMAXPS         Z18, Z0, Z18
+	VMAXPS         Z17, Z16, Z16
+	VMINPS         Z16, Z1, Z16
+	VCMPPS         $0x11, Z16, Z18, K2
+	KANDW          K2, K1, K1
+	VCMPPS         $0x00, Z0, Z23, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z17, Z17, Z17
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
+	VMOVAPS        Z17, Z15
+	VMOVUPS        Z18, 1408(R9)
+	VMOVUPS        Z16, 1472(R9)
+	VMOVUPS        384(BX), Z16
+	VADDPS         832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -9683,10 +9647,10 @@ ContactsAVX512_last_normal:
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPS    Z18, Z7, K1, Z17
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K1, Z18
+	VBLENDMPS    Z19, Z13, K1, Z18
 	VMOVAPS      Z20, Z6
 	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z14
+	VMOVAPS      Z18, Z13
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z17
@@ -9741,8 +9705,8 @@ ContactsAVX512_last_normal:
 	VADDPS       Z20, Z19, Z19
 	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z13, K1, Z20
-	VMOVAPS      Z20, Z13
+	VBLENDMPS    Z16, Z14, K1, Z20
+	VMOVAPS      Z20, Z14
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
@@ -9755,7 +9719,7 @@ ContactsAVX512_last_normal:
 
 ContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z13, Z5, Z16
+	VADDPS      Z14, Z5, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
@@ -9767,8 +9731,8 @@ ContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -9785,8 +9749,8 @@ ContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -9813,7 +9777,7 @@ ContactsAVX512_last_finite:
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z14, (R12)(R13*4)
 	MOVQ    32(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
 	MOVQ    40(SP), R12
@@ -9825,7 +9789,7 @@ ContactsAVX512_last_finite:
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -10056,60 +10020,60 @@ ContactsAVX512_tail:
 	VADDPS      Z17, Z16, Z16
 	VMULPS      Z4, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
+	VMULPS      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z8, Z17
+	VMULPS Z3, Z9, Z18
+	VADDPS Z18, Z17, Z17
+	VMULPS Z4, Z10, Z18
+	VADDPS Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VMULPS Z15, Z5, Z18
+	VMULPS Z15, Z6, Z19
+	VMULPS Z15, Z7, Z20
+	VSUBPS Z8, Z18, Z18
+	VSUBPS Z9, Z19, Z19
+	VSUBPS Z10, Z20, Z20
+	VMULPS Z12, Z5, Z21
+	VMULPS Z12, Z6, Z22
+	VMULPS Z12, Z7, Z23
+	VSUBPS Z21, Z2, Z21
+	VSUBPS Z22, Z3, Z22
+	VSUBPS Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z21, Z21, Z24
 	VMULPS   Z22, Z22, Z25
-	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
+	VADDPS   Z25, Z24, Z24
+	VMULPS   Z23, Z23, Z25
+	VADDPS   Z25, Z24, Z24
+	VMULPS   Z21, Z18, Z18
 	VMULPS   Z22, Z19, Z19
-	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K2
-	VDIVPS.Z Z25, Z19, K2, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z23, Z20, Z19
+	VADDPS   Z19, Z18, Z18
+	VCMPPS   $0x04, Z24, Z0, K2
+	VDIVPS.Z Z24, Z18, K2, Z18
+	VMINPS   Z1, Z18, Z18
+	VMAXPS   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
+	VMULPS Z12, Z18, Z12
+	VADDPS Z12, Z15, Z12
+	VMINPS Z1, Z12, Z12
+	VMAXPS Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
+	VMULPS Z16, Z12, Z15
+	VSUBPS Z17, Z15, Z15
+	VMULPS Z14, Z15, Z14
 	VMINPS Z1, Z14, Z14
 	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
+	VMULPS Z12, Z5, Z5
+	VMULPS Z12, Z6, Z6
+	VMULPS Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z14, Z2, Z2
@@ -10121,37 +10085,28 @@ ContactsAVX512_tail:
 	VMULPS Z14, Z4, Z4
 	VADDPS Z4, Z10, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z14
-	VMULPS Z3, Z3, Z16
-	VADDPS Z16, Z14, Z14
-	VMULPS Z4, Z4, Z16
-	VADDPS Z16, Z14, Z14
+	VMULPS Z2, Z2, Z12
+	VMULPS Z3, Z3, Z14
+	VADDPS Z14, Z12, Z12
+	VMULPS Z4, Z4, Z14
+	VADDPS Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K2
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K3
-	KANDW        K3, K2, K2
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Z14
+	VMULPS       Z13, Z14, Z14
+	VCMPPS       $0x12, Z14, Z24, K2
 	VCMPPS       $0x00, Z0, Z13, K3
-	KANDNW       K2, K3, K2
-	VCMPPS       $0x00, Z0, Z12, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPS      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
@@ -10266,14 +10221,14 @@ ContactsAVX512_tail:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPS    Z11, Z18, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K3, Z11
+	VBLENDMPS    Z13, Z14, K3, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPS    Z8, Z15, K3, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPS    Z10, Z16, K3, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -10303,14 +10258,14 @@ ContactsAVX512_tail:
 	VMULPS      Z0, Z0, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K3, Z10
+	VBLENDMPS   640(R9), Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z8, Z15, K3, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPS   Z0, Z16, K3, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPS   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -10326,14 +10281,14 @@ ContactsAVX512_tail:
 	VMULPS      Z8, Z8, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K3, Z10
+	VBLENDMPS   Z0, Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   704(R9), Z15, K3, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPS   Z8, Z16, K3, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -10341,14 +10296,14 @@ ContactsAVX512_tail:
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K3, Z8
+	VBLENDMPS   Z0, Z14, K3, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z0, Z15, K3, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPS   Z1, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -10360,25 +10315,25 @@ ContactsAVX512_tail:
 ContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z14, Z9
 	VMULPS Z8, Z15, Z10
 	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K3
+	VSUBPS       Z12, Z11, Z13
+	VBROADCASTSS margin+40(FP), Z14
+	VADDPS       Z14, Z11, Z11
+	VCMPPS       $0x12, Z11, Z12, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMULPS       Z11, Z9, Z12
+	VADDPS       Z12, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z12
+	VMULPS       Z12, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -10393,86 +10348,92 @@ ContactsAVX512_tailgroup_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
 	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             ContactsAVX512_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
-	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
-	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K3
-	VDIVPS.Z    Z22, Z1, K3, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPS         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPS         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPS         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPS         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPS         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPS         576(BX), Z20, Z20
+	VMULPS         Z15, Z15, Z21
+	VMULPS         Z16, Z16, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z17, Z17, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z18, Z18, Z22
+	VMULPS         Z19, Z19, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z20, Z20, Z23
+	VADDPS         Z23, Z22, Z22
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z22, K3
+	VDIVPS.Z       Z22, Z1, K3, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPS         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPS         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPS         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPS         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPS         1280(R9), Z16, Z16
+	VADDPS         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPS         1344(R9), Z16, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPS         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPS         832(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPS         896(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z22, Z16, Z16
+	VADDPS         Z16, Z15, Z16
+	VMINPS         Z16, Z15, Z17
+	VMAXPS         Z17, Z0, Z17
+	VMAXPS         Z16, Z15, Z15
+	VMINPS         Z15, Z1, Z15
+	VCMPPS         $0x11, Z15, Z17, K3
+	KANDW          K3, K2, K2
+	VCMPPS         $0x00, Z0, Z22, K3
+	KANDNW         K2, K3, K2
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPS         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -10534,10 +10495,10 @@ ContactsAVX512_tailgroup_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPS    Z17, Z7, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K2, Z17
+	VBLENDMPS    Z18, Z12, K2, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -10592,8 +10553,8 @@ ContactsAVX512_tailgroup_normal:
 	VADDPS       Z1, Z18, Z1
 	VADDPS       576(BX), Z1, Z1
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z15, Z12, K2, Z18
-	VMOVAPS      Z18, Z12
+	VBLENDMPS    Z15, Z13, K2, Z18
+	VMOVAPS      Z18, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPS    Z16, Z2, K2, Z15
 	VXORPS       Z16, Z16, Z16
@@ -10606,7 +10567,7 @@ ContactsAVX512_tailgroup_normal:
 
 ContactsAVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z1
+	VADDPS      Z13, Z5, Z1
 	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
@@ -10618,8 +10579,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -10636,8 +10597,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -10664,7 +10625,7 @@ ContactsAVX512_tailgroup_finite:
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, K1, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z12, K1, (R12)(R13*4)
+	VMOVUPS Z13, K1, (R12)(R13*4)
 	MOVQ    32(SP), R12
 	VMOVUPS Z9, K1, (R12)(R13*4)
 	MOVQ    40(SP), R12
@@ -10676,7 +10637,7 @@ ContactsAVX512_tailgroup_finite:
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, K1, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z13, K1, (R12)(R13*4)
+	VMOVUPS Z12, K1, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, K1, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -10956,60 +10917,60 @@ CompactContactsAVX512_ahead:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z18
+	VMULPS      Z13, Z17, Z13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z19
-	VMULPS Z3, Z10, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z4, Z11, Z20
-	VADDPS Z20, Z19, Z19
+	VMULPS Z2, Z9, Z18
+	VMULPS Z3, Z10, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z11, Z19
+	VADDPS Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z20
-	VMULPS Z16, Z6, Z21
-	VMULPS Z16, Z7, Z22
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VSUBPS Z11, Z22, Z22
-	VMULPS Z18, Z5, Z23
-	VMULPS Z18, Z6, Z24
-	VMULPS Z18, Z7, Z25
-	VSUBPS Z23, Z2, Z23
-	VSUBPS Z24, Z3, Z24
-	VSUBPS Z25, Z4, Z25
+	VMULPS Z16, Z5, Z19
+	VMULPS Z16, Z6, Z20
+	VMULPS Z16, Z7, Z21
+	VSUBPS Z9, Z19, Z19
+	VSUBPS Z10, Z20, Z20
+	VSUBPS Z11, Z21, Z21
+	VMULPS Z13, Z5, Z22
+	VMULPS Z13, Z6, Z23
+	VMULPS Z13, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VMULPS   Z24, Z24, Z27
-	VADDPS   Z27, Z26, Z26
-	VMULPS   Z25, Z25, Z27
-	VADDPS   Z27, Z26, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
 	VMULPS   Z23, Z20, Z20
-	VMULPS   Z24, Z21, Z21
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z22, Z21
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z18, Z20, Z20
-	VADDPS Z20, Z16, Z20
-	VMINPS Z1, Z20, Z20
-	VMAXPS Z0, Z20, Z20
+	VMULPS Z13, Z19, Z13
+	VADDPS Z13, Z16, Z13
+	VMINPS Z1, Z13, Z13
+	VMAXPS Z0, Z13, Z13
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z20, Z17
-	VSUBPS Z19, Z17, Z17
-	VMULPS Z15, Z17, Z15
+	VMULPS Z17, Z13, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z15, Z16, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z20, Z5, Z5
-	VMULPS Z20, Z6, Z6
-	VMULPS Z20, Z7, Z7
+	VMULPS Z13, Z5, Z5
+	VMULPS Z13, Z6, Z6
+	VMULPS Z13, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -11020,7 +10981,6 @@ CompactContactsAVX512_ahead:
 	VSUBPS Z6, Z3, Z3
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
-	VSUBPS Z7, Z4, Z4
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
@@ -11029,79 +10989,79 @@ CompactContactsAVX512_ahead:
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         80(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
 	MOVL         68(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         84(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         72(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         88(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
 	MOVL         76(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         92(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	VUNPCKLPS    Z17, Z15, Z21
-	VUNPCKLPS    Z20, Z19, Z22
-	VUNPCKHPS    Z17, Z15, Z15
-	VUNPCKHPS    Z20, Z19, Z17
-	VSHUFPS      $0x44, Z22, Z21, Z19
-	VSHUFPS      $0xee, Z22, Z21, Z20
-	VSHUFPS      $0x44, Z17, Z15, Z21
-	VSHUFPS      $0xee, Z17, Z15, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VUNPCKLPS    Z15, Z13, Z18
+	VUNPCKLPS    Z17, Z16, Z19
+	VUNPCKHPS    Z15, Z13, Z13
+	VUNPCKHPS    Z17, Z16, Z15
+	VSHUFPS      $0x44, Z19, Z18, Z16
+	VSHUFPS      $0xee, Z19, Z18, Z17
+	VSHUFPS      $0x44, Z15, Z13, Z18
+	VSHUFPS      $0xee, Z15, Z13, Z13
 	MOVL         96(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         112(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         100(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         116(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
 	MOVL         104(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         120(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
 	MOVL         108(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         124(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
-	VUNPCKLPS    Z22, Z17, Z25
-	VUNPCKLPS    Z24, Z23, Z27
-	VUNPCKHPS    Z22, Z17, Z17
-	VUNPCKHPS    Z24, Z23, Z22
-	VSHUFPS      $0x44, Z27, Z25, Z23
-	VSHUFPS      $0xee, Z27, Z25, Z24
-	VSHUFPS      $0x44, Z22, Z17, Z25
-	VSHUFPS      $0xee, Z22, Z17, Z17
-	VSHUFF32X4   $0x88, Z23, Z19, Z22
-	VMOVUPS      Z22, (R10)
-	VSHUFF32X4   $0x88, Z24, Z20, Z22
-	VMOVUPS      Z22, 64(R10)
-	VSHUFF32X4   $0x88, Z25, Z21, Z22
-	VMOVUPS      Z22, 128(R10)
-	VSHUFF32X4   $0x88, Z17, Z15, Z15
-	VMOVUPS      Z15, 384(R10)
-	VSHUFF32X4   $0xdd, Z23, Z19, Z15
-	VMOVUPS      Z15, 192(R10)
-	VSHUFF32X4   $0xdd, Z24, Z20, Z15
-	VMOVUPS      Z15, 256(R10)
-	VSHUFF32X4   $0xdd, Z25, Z21, Z15
-	VMOVUPS      Z15, 320(R10)
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z15, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z15, Z15
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z15, Z22
+	VSHUFPS      $0xee, Z19, Z15, Z15
+	VSHUFF32X4   $0x88, Z20, Z16, Z19
+	VMOVUPS      Z19, (R10)
+	VSHUFF32X4   $0x88, Z21, Z17, Z19
+	VMOVUPS      Z19, 64(R10)
+	VSHUFF32X4   $0x88, Z22, Z18, Z19
+	VMOVUPS      Z19, 128(R10)
+	VSHUFF32X4   $0x88, Z15, Z13, Z13
+	VMOVUPS      Z13, 384(R10)
+	VSHUFF32X4   $0xdd, Z20, Z16, Z13
+	VMOVUPS      Z13, 192(R10)
+	VSHUFF32X4   $0xdd, Z21, Z17, Z13
+	VMOVUPS      Z13, 256(R10)
+	VSHUFF32X4   $0xdd, Z22, Z18, Z13
+	VMOVUPS      Z13, 320(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL         64(SI)(R13*4), CX
@@ -11109,110 +11069,102 @@ CompactContactsAVX512_ahead:
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         80(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
 	MOVL         68(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         84(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         72(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         88(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
 	MOVL         76(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         92(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	VUNPCKLPS    Z17, Z15, Z21
-	VUNPCKLPS    Z20, Z19, Z22
-	VUNPCKHPS    Z17, Z15, Z15
-	VUNPCKHPS    Z20, Z19, Z17
-	VSHUFPS      $0x44, Z22, Z21, Z19
-	VSHUFPS      $0xee, Z22, Z21, Z20
-	VSHUFPS      $0x44, Z17, Z15, Z21
-	VSHUFPS      $0xee, Z17, Z15, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VUNPCKLPS    Z15, Z13, Z18
+	VUNPCKLPS    Z17, Z16, Z19
+	VUNPCKHPS    Z15, Z13, Z13
+	VUNPCKHPS    Z17, Z16, Z15
+	VSHUFPS      $0x44, Z19, Z18, Z16
+	VSHUFPS      $0xee, Z19, Z18, Z17
+	VSHUFPS      $0x44, Z15, Z13, Z18
+	VSHUFPS      $0xee, Z15, Z13, Z13
 	MOVL         96(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         112(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
 	MOVL         100(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         116(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z22
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
 	MOVL         104(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         120(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
 	MOVL         108(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         124(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
-	VUNPCKLPS    Z22, Z17, Z25
-	VUNPCKLPS    Z24, Z23, Z27
-	VUNPCKHPS    Z22, Z17, Z17
-	VUNPCKHPS    Z24, Z23, Z22
-	VSHUFPS      $0x44, Z27, Z25, Z23
-	VSHUFPS      $0xee, Z27, Z25, Z24
-	VSHUFPS      $0x44, Z22, Z17, Z25
-	VSHUFPS      $0xee, Z22, Z17, Z17
-	VSHUFF32X4   $0x88, Z23, Z19, Z22
-	VMOVUPS      Z22, 448(R10)
-	VSHUFF32X4   $0x88, Z24, Z20, Z22
-	VMOVUPS      Z22, 512(R10)
-	VSHUFF32X4   $0x88, Z25, Z21, Z22
-	VMOVUPS      Z22, 576(R10)
-	VSHUFF32X4   $0x88, Z17, Z15, Z15
-	VMOVUPS      Z15, 832(R10)
-	VSHUFF32X4   $0xdd, Z23, Z19, Z15
-	VMOVUPS      Z15, 640(R10)
-	VSHUFF32X4   $0xdd, Z24, Z20, Z15
-	VMOVUPS      Z15, 704(R10)
-	VSHUFF32X4   $0xdd, Z25, Z21, Z15
-	VMOVUPS      Z15, 768(R10)
-	VMULPS       Z2, Z2, Z15
-	VMULPS       Z3, Z3, Z17
-	VADDPS       Z17, Z15, Z15
-	VMULPS       Z4, Z4, Z17
-	VADDPS       Z17, Z15, Z15
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z15, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z15, Z15
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z15, Z22
+	VSHUFPS      $0xee, Z19, Z15, Z15
+	VSHUFF32X4   $0x88, Z20, Z16, Z19
+	VMOVUPS      Z19, 448(R10)
+	VSHUFF32X4   $0x88, Z21, Z17, Z19
+	VMOVUPS      Z19, 512(R10)
+	VSHUFF32X4   $0x88, Z22, Z18, Z19
+	VMOVUPS      Z19, 576(R10)
+	VSHUFF32X4   $0x88, Z15, Z13, Z13
+	VMOVUPS      Z13, 832(R10)
+	VSHUFF32X4   $0xdd, Z20, Z16, Z13
+	VMOVUPS      Z13, 640(R10)
+	VSHUFF32X4   $0xdd, Z21, Z17, Z13
+	VMOVUPS      Z13, 704(R10)
+	VSHUFF32X4   $0xdd, Z22, Z18, Z13
+	VMOVUPS      Z13, 768(R10)
+	VSUBPS       Z7, Z4, Z4
+	VMULPS       Z2, Z2, Z13
+	VMULPS       Z3, Z3, Z15
+	VADDPS       Z15, Z13, Z13
+	VMULPS       Z4, Z4, Z15
+	VADDPS       Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z18, Z16, Z17
-	VMINPS       Z17, Z16, Z18
-	VMAXPS       Z18, Z0, Z18
-	VMAXPS       Z17, Z16, Z16
-	VMINPS       Z16, Z1, Z16
-	VCMPPS       $0x11, Z16, Z18, K1
-	VBROADCASTSS partol<>+0(SB), Z16
-	VMULPS       Z14, Z16, Z16
-	VCMPPS       $0x12, Z16, Z26, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z14, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K1
 	VCMPPS       $0x00, Z0, Z14, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z13
+	VMOVAPS Z2, Z15
 	VMOVAPS Z3, Z16
 	VMOVAPS Z4, Z17
-	VMOVAPS Z15, Z18
+	VMOVAPS Z13, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z15, Z15
-	VMOVAPS      Z15, Z19
+	VSQRTPS      Z13, Z13
+	VMOVAPS      Z13, Z19
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
@@ -11327,14 +11279,14 @@ CompactContactsAVX512_ahead:
 	VMOVUPS      512(R9), Z19
 	VBLENDMPS    Z12, Z19, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z13, K2, Z12
+	VBLENDMPS    Z14, Z15, K2, Z12
 	VXORPS       Z14, Z14, Z14
 	VBLENDMPS    Z9, Z16, K2, Z14
 	VXORPS       Z9, Z9, Z9
 	VBLENDMPS    Z11, Z17, K2, Z9
 	VXORPS       Z11, Z11, Z11
 	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z13
+	VMOVAPS      Z12, Z15
 	VMOVAPS      Z14, Z16
 	VMOVAPS      Z9, Z17
 	VMOVAPS      Z11, Z18
@@ -11364,14 +11316,14 @@ CompactContactsAVX512_ahead:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z13, K2, Z11
+	VBLENDMPS   640(R9), Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z9, Z16, K2, Z12
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z9, Z17
 	VMOVAPS     Z14, Z18
@@ -11387,14 +11339,14 @@ CompactContactsAVX512_ahead:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z13, K2, Z11
+	VBLENDMPS   Z0, Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   704(R9), Z16, K2, Z12
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z9, Z17, K2, Z14
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z14, Z17
 	VMOVAPS     Z9, Z18
@@ -11402,14 +11354,14 @@ CompactContactsAVX512_ahead:
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z13, K2, Z9
+	VBLENDMPS   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z13
+	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 	VMOVAPS     Z12, Z18
@@ -11421,25 +11373,25 @@ CompactContactsAVX512_ahead:
 CompactContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z15, Z10
 	VMULPS Z9, Z16, Z11
 	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z15, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z15, K2
+	VSUBPS       Z13, Z12, Z14
+	VBROADCASTSS margin+40(FP), Z15
+	VADDPS       Z15, Z12, Z12
+	VCMPPS       $0x12, Z12, Z13, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z14
-	VADDPS       Z14, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z14
-	VMULPS       Z14, Z2, Z2
+	VMULPS       Z12, Z10, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -11454,86 +11406,92 @@ CompactContactsAVX512_ahead_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z14, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z4, Z13
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
-	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
-	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z16
+	VSUBPS         (BX), Z16, Z16
+	VMOVUPS        256(BX), Z17
+	VSUBPS         64(BX), Z17, Z17
+	VMOVUPS        320(BX), Z18
+	VSUBPS         128(BX), Z18, Z18
+	VMOVUPS        640(BX), Z19
+	VSUBPS         448(BX), Z19, Z19
+	VMOVUPS        704(BX), Z20
+	VSUBPS         512(BX), Z20, Z20
+	VMOVUPS        768(BX), Z21
+	VSUBPS         576(BX), Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMULPS         Z17, Z17, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z18, Z18, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z19, Z19, Z23
+	VMULPS         Z20, Z20, Z24
+	VADDPS         Z24, Z23, Z23
+	VMULPS         Z21, Z21, Z24
+	VADDPS         Z24, Z23, Z23
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z       Z23, Z1, K2, Z23
+	VMOVUPS        Z16, 768(R9)
+	VMOVUPS        Z17, 832(R9)
+	VMOVUPS        Z18, 896(R9)
+	VMOVUPS        Z19, 960(R9)
+	VMOVUPS        Z20, 1024(R9)
+	VMOVUPS        Z21, 1088(R9)
+	VMOVUPS        Z22, 1152(R9)
+	VMOVUPS        (BX), Z16
+	VSUBPS         448(BX), Z16, Z16
+	VMOVUPS        64(BX), Z17
+	VSUBPS         512(BX), Z17, Z17
+	VMOVUPS        128(BX), Z18
+	VSUBPS         576(BX), Z18, Z18
+	VMOVUPS        Z16, 1216(R9)
+	VMOVUPS        Z17, 1280(R9)
+	VMOVUPS        Z18, 1344(R9)
+	VMOVUPS        960(R9), Z16
+	VMULPS         1216(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPS         1280(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPS         1344(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z23, Z16, Z16
+	VMOVUPS        960(R9), Z17
+	VMULPS         768(R9), Z17, Z17
+	VMOVUPS        1024(R9), Z18
+	VMULPS         832(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMOVUPS        1088(R9), Z18
+	VMULPS         896(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMULPS         Z23, Z17, Z17
+	VADDPS         Z17, Z16, Z17
+	VMINPS         Z17, Z16, Z18
+	VMAXPS         Z18, Z0, Z18
+	VMAXPS         Z17, Z16, Z16
+	VMINPS         Z16, Z1, Z16
+	VCMPPS         $0x11, Z16, Z18, K2
+	KANDW          K2, K1, K1
+	VCMPPS         $0x00, Z0, Z23, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z17, Z17, Z17
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
+	VMOVAPS        Z17, Z15
+	VMOVUPS        Z18, 1408(R9)
+	VMOVUPS        Z16, 1472(R9)
+	VMOVUPS        384(BX), Z16
+	VADDPS         832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -11595,10 +11553,10 @@ CompactContactsAVX512_ahead_normal:
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPS    Z18, Z7, K1, Z17
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K1, Z18
+	VBLENDMPS    Z19, Z13, K1, Z18
 	VMOVAPS      Z20, Z6
 	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z14
+	VMOVAPS      Z18, Z13
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z17
@@ -11653,8 +11611,8 @@ CompactContactsAVX512_ahead_normal:
 	VADDPS       Z20, Z19, Z19
 	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z13, K1, Z20
-	VMOVAPS      Z20, Z13
+	VBLENDMPS    Z16, Z14, K1, Z20
+	VMOVAPS      Z20, Z14
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
@@ -11667,7 +11625,7 @@ CompactContactsAVX512_ahead_normal:
 
 CompactContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z13, Z5, Z16
+	VADDPS      Z14, Z5, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
@@ -11679,8 +11637,8 @@ CompactContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -11697,8 +11655,8 @@ CompactContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -11735,7 +11693,7 @@ CompactContactsAVX512_ahead_finite:
 	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z14, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z5
@@ -11753,7 +11711,7 @@ CompactContactsAVX512_ahead_finite:
 	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z5
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
@@ -11821,60 +11779,60 @@ CompactContactsAVX512_last:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z18
+	VMULPS      Z13, Z17, Z13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z19
-	VMULPS Z3, Z10, Z20
-	VADDPS Z20, Z19, Z19
-	VMULPS Z4, Z11, Z20
-	VADDPS Z20, Z19, Z19
+	VMULPS Z2, Z9, Z18
+	VMULPS Z3, Z10, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z11, Z19
+	VADDPS Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z20
-	VMULPS Z16, Z6, Z21
-	VMULPS Z16, Z7, Z22
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VSUBPS Z11, Z22, Z22
-	VMULPS Z18, Z5, Z23
-	VMULPS Z18, Z6, Z24
-	VMULPS Z18, Z7, Z25
-	VSUBPS Z23, Z2, Z23
-	VSUBPS Z24, Z3, Z24
-	VSUBPS Z25, Z4, Z25
+	VMULPS Z16, Z5, Z19
+	VMULPS Z16, Z6, Z20
+	VMULPS Z16, Z7, Z21
+	VSUBPS Z9, Z19, Z19
+	VSUBPS Z10, Z20, Z20
+	VSUBPS Z11, Z21, Z21
+	VMULPS Z13, Z5, Z22
+	VMULPS Z13, Z6, Z23
+	VMULPS Z13, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VMULPS   Z24, Z24, Z27
-	VADDPS   Z27, Z26, Z26
-	VMULPS   Z25, Z25, Z27
-	VADDPS   Z27, Z26, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z22, Z19, Z19
 	VMULPS   Z23, Z20, Z20
-	VMULPS   Z24, Z21, Z21
-	VADDPS   Z21, Z20, Z20
-	VMULPS   Z25, Z22, Z21
-	VADDPS   Z21, Z20, Z20
-	VCMPPS   $0x04, Z26, Z0, K1
-	VDIVPS.Z Z26, Z20, K1, Z20
-	VMINPS   Z1, Z20, Z20
-	VMAXPS   Z0, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K1
+	VDIVPS.Z Z25, Z19, K1, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z18, Z20, Z20
-	VADDPS Z20, Z16, Z20
-	VMINPS Z1, Z20, Z20
-	VMAXPS Z0, Z20, Z20
+	VMULPS Z13, Z19, Z13
+	VADDPS Z13, Z16, Z13
+	VMINPS Z1, Z13, Z13
+	VMAXPS Z0, Z13, Z13
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z20, Z17
-	VSUBPS Z19, Z17, Z17
-	VMULPS Z15, Z17, Z15
+	VMULPS Z17, Z13, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z15, Z16, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z20, Z5, Z5
-	VMULPS Z20, Z6, Z6
-	VMULPS Z20, Z7, Z7
+	VMULPS Z13, Z5, Z5
+	VMULPS Z13, Z6, Z6
+	VMULPS Z13, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -11886,37 +11844,28 @@ CompactContactsAVX512_last:
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z15
-	VMULPS Z3, Z3, Z17
-	VADDPS Z17, Z15, Z15
-	VMULPS Z4, Z4, Z17
-	VADDPS Z17, Z15, Z15
+	VMULPS Z2, Z2, Z13
+	VMULPS Z3, Z3, Z15
+	VADDPS Z15, Z13, Z13
+	VMULPS Z4, Z4, Z15
+	VADDPS Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z18, Z16, Z17
-	VMINPS       Z17, Z16, Z18
-	VMAXPS       Z18, Z0, Z18
-	VMAXPS       Z17, Z16, Z16
-	VMINPS       Z16, Z1, Z16
-	VCMPPS       $0x11, Z16, Z18, K1
-	VBROADCASTSS partol<>+0(SB), Z16
-	VMULPS       Z14, Z16, Z16
-	VCMPPS       $0x12, Z16, Z26, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Z15
+	VMULPS       Z14, Z15, Z15
+	VCMPPS       $0x12, Z15, Z25, K1
 	VCMPPS       $0x00, Z0, Z14, K2
-	KANDNW       K1, K2, K1
-	VCMPPS       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z13
+	VMOVAPS Z2, Z15
 	VMOVAPS Z3, Z16
 	VMOVAPS Z4, Z17
-	VMOVAPS Z15, Z18
+	VMOVAPS Z13, Z18
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z15, Z15
-	VMOVAPS      Z15, Z19
+	VSQRTPS      Z13, Z13
+	VMOVAPS      Z13, Z19
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
@@ -12031,14 +11980,14 @@ CompactContactsAVX512_last:
 	VMOVUPS      512(R9), Z19
 	VBLENDMPS    Z12, Z19, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z13, K2, Z12
+	VBLENDMPS    Z14, Z15, K2, Z12
 	VXORPS       Z14, Z14, Z14
 	VBLENDMPS    Z9, Z16, K2, Z14
 	VXORPS       Z9, Z9, Z9
 	VBLENDMPS    Z11, Z17, K2, Z9
 	VXORPS       Z11, Z11, Z11
 	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z13
+	VMOVAPS      Z12, Z15
 	VMOVAPS      Z14, Z16
 	VMOVAPS      Z9, Z17
 	VMOVAPS      Z11, Z18
@@ -12068,14 +12017,14 @@ CompactContactsAVX512_last:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z13, K2, Z11
+	VBLENDMPS   640(R9), Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z9, Z16, K2, Z12
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z9, Z17
 	VMOVAPS     Z14, Z18
@@ -12091,14 +12040,14 @@ CompactContactsAVX512_last:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z13, K2, Z11
+	VBLENDMPS   Z0, Z15, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   704(R9), Z16, K2, Z12
 	VXORPS      Z14, Z14, Z14
 	VBLENDMPS   Z9, Z17, K2, Z14
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z13
+	VMOVAPS     Z11, Z15
 	VMOVAPS     Z12, Z16
 	VMOVAPS     Z14, Z17
 	VMOVAPS     Z9, Z18
@@ -12106,14 +12055,14 @@ CompactContactsAVX512_last:
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z13, K2, Z9
+	VBLENDMPS   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPS   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
 	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z13
+	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
 	VMOVAPS     Z12, Z18
@@ -12125,25 +12074,25 @@ CompactContactsAVX512_last:
 CompactContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z13, Z10
+	VMULPS Z9, Z15, Z10
 	VMULPS Z9, Z16, Z11
 	VMULPS Z9, Z17, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z15, Z12, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z12, Z12
-	VCMPPS       $0x12, Z12, Z15, K2
+	VSUBPS       Z13, Z12, Z14
+	VBROADCASTSS margin+40(FP), Z15
+	VADDPS       Z15, Z12, Z12
+	VCMPPS       $0x12, Z12, Z13, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z14
-	VADDPS       Z14, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z14
-	VMULPS       Z14, Z2, Z2
+	VMULPS       Z12, Z10, Z13
+	VADDPS       Z13, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z13
+	VMULPS       Z13, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -12158,86 +12107,92 @@ CompactContactsAVX512_last_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z14, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z14
+	VMOVAPS      Z4, Z13
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z15
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z16
-	VSUBPS      (BX), Z16, Z16
-	VMOVUPS     256(BX), Z17
-	VSUBPS      64(BX), Z17, Z17
-	VMOVUPS     320(BX), Z18
-	VSUBPS      128(BX), Z18, Z18
-	VMOVUPS     640(BX), Z19
-	VSUBPS      448(BX), Z19, Z19
-	VMOVUPS     704(BX), Z20
-	VSUBPS      512(BX), Z20, Z20
-	VMOVUPS     768(BX), Z21
-	VSUBPS      576(BX), Z21, Z21
-	VMULPS      Z16, Z16, Z22
-	VMULPS      Z17, Z17, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z18, Z18, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z19, Z19, Z23
-	VMULPS      Z20, Z20, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z21, Z21, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z23
-	VMOVUPS     Z16, 768(R9)
-	VMOVUPS     Z17, 832(R9)
-	VMOVUPS     Z18, 896(R9)
-	VMOVUPS     Z19, 960(R9)
-	VMOVUPS     Z20, 1024(R9)
-	VMOVUPS     Z21, 1088(R9)
-	VMOVUPS     Z22, 1152(R9)
-	VMOVUPS     (BX), Z16
-	VSUBPS      448(BX), Z16, Z16
-	VMOVUPS     64(BX), Z17
-	VSUBPS      512(BX), Z17, Z17
-	VMOVUPS     128(BX), Z18
-	VSUBPS      576(BX), Z18, Z18
-	VMOVUPS     Z16, 1216(R9)
-	VMOVUPS     Z17, 1280(R9)
-	VMOVUPS     Z18, 1344(R9)
-	VMOVUPS     960(R9), Z16
-	VMULPS      1216(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      1280(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      1344(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z23, Z16, Z16
-	VMOVUPS     960(R9), Z17
-	VMULPS      768(R9), Z17, Z17
-	VMOVUPS     1024(R9), Z18
-	VMULPS      832(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1088(R9), Z18
-	VMULPS      896(R9), Z18, Z18
-	VADDPS      Z18, Z17, Z17
-	VMULPS      Z23, Z17, Z17
-	VADDPS      Z17, Z16, Z17
-	VMINPS      Z17, Z16, Z18
-	VMAXPS      Z18, Z0, Z18
-	VMAXPS      Z17, Z16, Z16
-	VMINPS      Z16, Z1, Z16
-	VMOVUPS     Z18, 1408(R9)
-	VMOVUPS     Z16, 1472(R9)
-	VMOVUPS     384(BX), Z16
-	VADDPS      832(BX), Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z16
+	VSUBPS         (BX), Z16, Z16
+	VMOVUPS        256(BX), Z17
+	VSUBPS         64(BX), Z17, Z17
+	VMOVUPS        320(BX), Z18
+	VSUBPS         128(BX), Z18, Z18
+	VMOVUPS        640(BX), Z19
+	VSUBPS         448(BX), Z19, Z19
+	VMOVUPS        704(BX), Z20
+	VSUBPS         512(BX), Z20, Z20
+	VMOVUPS        768(BX), Z21
+	VSUBPS         576(BX), Z21, Z21
+	VMULPS         Z16, Z16, Z22
+	VMULPS         Z17, Z17, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z18, Z18, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z19, Z19, Z23
+	VMULPS         Z20, Z20, Z24
+	VADDPS         Z24, Z23, Z23
+	VMULPS         Z21, Z21, Z24
+	VADDPS         Z24, Z23, Z23
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
+	VDIVPS.Z       Z23, Z1, K2, Z23
+	VMOVUPS        Z16, 768(R9)
+	VMOVUPS        Z17, 832(R9)
+	VMOVUPS        Z18, 896(R9)
+	VMOVUPS        Z19, 960(R9)
+	VMOVUPS        Z20, 1024(R9)
+	VMOVUPS        Z21, 1088(R9)
+	VMOVUPS        Z22, 1152(R9)
+	VMOVUPS        (BX), Z16
+	VSUBPS         448(BX), Z16, Z16
+	VMOVUPS        64(BX), Z17
+	VSUBPS         512(BX), Z17, Z17
+	VMOVUPS        128(BX), Z18
+	VSUBPS         576(BX), Z18, Z18
+	VMOVUPS        Z16, 1216(R9)
+	VMOVUPS        Z17, 1280(R9)
+	VMOVUPS        Z18, 1344(R9)
+	VMOVUPS        960(R9), Z16
+	VMULPS         1216(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPS         1280(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPS         1344(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z23, Z16, Z16
+	VMOVUPS        960(R9), Z17
+	VMULPS         768(R9), Z17, Z17
+	VMOVUPS        1024(R9), Z18
+	VMULPS         832(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMOVUPS        1088(R9), Z18
+	VMULPS         896(R9), Z18, Z18
+	VADDPS         Z18, Z17, Z17
+	VMULPS         Z23, Z17, Z17
+	VADDPS         Z17, Z16, Z17
+	VMINPS         Z17, Z16, Z18
+	VMAXPS         Z18, Z0, Z18
+	VMAXPS         Z17, Z16, Z16
+	VMINPS         Z16, Z1, Z16
+	VCMPPS         $0x11, Z16, Z18, K2
+	KANDW          K2, K1, K1
+	VCMPPS         $0x00, Z0, Z23, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z17, Z17, Z17
+	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
+	VMOVAPS        Z17, Z15
+	VMOVUPS        Z18, 1408(R9)
+	VMOVUPS        Z16, 1472(R9)
+	VMOVUPS        384(BX), Z16
+	VADDPS         832(BX), Z16, Z16
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z17
@@ -12299,10 +12254,10 @@ CompactContactsAVX512_last_normal:
 	VXORPS       Z17, Z17, Z17
 	VBLENDMPS    Z18, Z7, K1, Z17
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z14, K1, Z18
+	VBLENDMPS    Z19, Z13, K1, Z18
 	VMOVAPS      Z20, Z6
 	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z14
+	VMOVAPS      Z18, Z13
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z17
@@ -12357,8 +12312,8 @@ CompactContactsAVX512_last_normal:
 	VADDPS       Z20, Z19, Z19
 	VADDPS       576(BX), Z19, Z19
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z13, K1, Z20
-	VMOVAPS      Z20, Z13
+	VBLENDMPS    Z16, Z14, K1, Z20
+	VMOVAPS      Z20, Z14
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPS    Z17, Z2, K1, Z16
 	VXORPS       Z17, Z17, Z17
@@ -12371,7 +12326,7 @@ CompactContactsAVX512_last_normal:
 
 CompactContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z13, Z5, Z16
+	VADDPS      Z14, Z5, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
@@ -12383,8 +12338,8 @@ CompactContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
+	VMOVAPS        Z12, Z14
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -12401,8 +12356,8 @@ CompactContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVAPS        Z12, Z13
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -12439,7 +12394,7 @@ CompactContactsAVX512_last_finite:
 	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z14, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z5
@@ -12457,7 +12412,7 @@ CompactContactsAVX512_last_finite:
 	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z5
+	VCOMPRESSPS.Z Z13, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
@@ -12696,60 +12651,60 @@ CompactContactsAVX512_tail:
 	VADDPS      Z17, Z16, Z16
 	VMULPS      Z4, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z17
+	VMULPS      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z18
-	VMULPS Z3, Z9, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z10, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z8, Z17
+	VMULPS Z3, Z9, Z18
+	VADDPS Z18, Z17, Z17
+	VMULPS Z4, Z10, Z18
+	VADDPS Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z19
-	VMULPS Z15, Z6, Z20
-	VMULPS Z15, Z7, Z21
-	VSUBPS Z8, Z19, Z19
-	VSUBPS Z9, Z20, Z20
-	VSUBPS Z10, Z21, Z21
-	VMULPS Z17, Z5, Z22
-	VMULPS Z17, Z6, Z23
-	VMULPS Z17, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VMULPS Z15, Z5, Z18
+	VMULPS Z15, Z6, Z19
+	VMULPS Z15, Z7, Z20
+	VSUBPS Z8, Z18, Z18
+	VSUBPS Z9, Z19, Z19
+	VSUBPS Z10, Z20, Z20
+	VMULPS Z12, Z5, Z21
+	VMULPS Z12, Z6, Z22
+	VMULPS Z12, Z7, Z23
+	VSUBPS Z21, Z2, Z21
+	VSUBPS Z22, Z3, Z22
+	VSUBPS Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z21, Z21, Z24
 	VMULPS   Z22, Z22, Z25
-	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
+	VADDPS   Z25, Z24, Z24
+	VMULPS   Z23, Z23, Z25
+	VADDPS   Z25, Z24, Z24
+	VMULPS   Z21, Z18, Z18
 	VMULPS   Z22, Z19, Z19
-	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K2
-	VDIVPS.Z Z25, Z19, K2, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z23, Z20, Z19
+	VADDPS   Z19, Z18, Z18
+	VCMPPS   $0x04, Z24, Z0, K2
+	VDIVPS.Z Z24, Z18, K2, Z18
+	VMINPS   Z1, Z18, Z18
+	VMAXPS   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z17, Z19, Z19
-	VADDPS Z19, Z15, Z19
-	VMINPS Z1, Z19, Z19
-	VMAXPS Z0, Z19, Z19
+	VMULPS Z12, Z18, Z12
+	VADDPS Z12, Z15, Z12
+	VMINPS Z1, Z12, Z12
+	VMAXPS Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z19, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z14, Z16, Z14
+	VMULPS Z16, Z12, Z15
+	VSUBPS Z17, Z15, Z15
+	VMULPS Z14, Z15, Z14
 	VMINPS Z1, Z14, Z14
 	VMAXPS Z0, Z14, Z14
-	VMULPS Z19, Z5, Z5
-	VMULPS Z19, Z6, Z6
-	VMULPS Z19, Z7, Z7
+	VMULPS Z12, Z5, Z5
+	VMULPS Z12, Z6, Z6
+	VMULPS Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z14, Z2, Z2
@@ -12761,37 +12716,28 @@ CompactContactsAVX512_tail:
 	VMULPS Z14, Z4, Z4
 	VADDPS Z4, Z10, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z14
-	VMULPS Z3, Z3, Z16
-	VADDPS Z16, Z14, Z14
-	VMULPS Z4, Z4, Z16
-	VADDPS Z16, Z14, Z14
+	VMULPS Z2, Z2, Z12
+	VMULPS Z3, Z3, Z14
+	VADDPS Z14, Z12, Z12
+	VMULPS Z4, Z4, Z14
+	VADDPS Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPS       Z17, Z15, Z16
-	VMINPS       Z16, Z15, Z17
-	VMAXPS       Z17, Z0, Z17
-	VMAXPS       Z16, Z15, Z15
-	VMINPS       Z15, Z1, Z15
-	VCMPPS       $0x11, Z15, Z17, K2
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z13, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K3
-	KANDW        K3, K2, K2
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSS partol<>+0(SB), Z14
+	VMULPS       Z13, Z14, Z14
+	VCMPPS       $0x12, Z14, Z24, K2
 	VCMPPS       $0x00, Z0, Z13, K3
-	KANDNW       K2, K3, K2
-	VCMPPS       $0x00, Z0, Z12, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPS      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
@@ -12906,14 +12852,14 @@ CompactContactsAVX512_tail:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPS    Z11, Z18, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z12, K3, Z11
+	VBLENDMPS    Z13, Z14, K3, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPS    Z8, Z15, K3, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPS    Z10, Z16, K3, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -12943,14 +12889,14 @@ CompactContactsAVX512_tail:
 	VMULPS      Z0, Z0, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z12, K3, Z10
+	VBLENDMPS   640(R9), Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z8, Z15, K3, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPS   Z0, Z16, K3, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPS   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -12966,14 +12912,14 @@ CompactContactsAVX512_tail:
 	VMULPS      Z8, Z8, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z12, K3, Z10
+	VBLENDMPS   Z0, Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   704(R9), Z15, K3, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPS   Z8, Z16, K3, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -12981,14 +12927,14 @@ CompactContactsAVX512_tail:
 	// Fallback 4: (0,0,1).
 	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z12, K3, Z8
+	VBLENDMPS   Z0, Z14, K3, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPS   Z0, Z15, K3, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPS   Z1, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -13000,25 +12946,25 @@ CompactContactsAVX512_tail:
 CompactContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z12, Z9
+	VMULPS Z8, Z14, Z9
 	VMULPS Z8, Z15, Z10
 	VMULPS Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z14, Z11, Z12
-	VBROADCASTSS margin+40(FP), Z13
-	VADDPS       Z13, Z11, Z11
-	VCMPPS       $0x12, Z11, Z14, K3
+	VSUBPS       Z12, Z11, Z13
+	VBROADCASTSS margin+40(FP), Z14
+	VADDPS       Z14, Z11, Z11
+	VCMPPS       $0x12, Z11, Z12, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMULPS       Z11, Z9, Z12
+	VADDPS       Z12, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z12
+	VMULPS       Z12, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -13033,86 +12979,92 @@ CompactContactsAVX512_tailgroup_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
 	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             CompactContactsAVX512_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPS      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPS      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPS      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPS      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPS      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPS      576(BX), Z20, Z20
-	VMULPS      Z15, Z15, Z21
-	VMULPS      Z16, Z16, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z17, Z17, Z22
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z18, Z18, Z22
-	VMULPS      Z19, Z19, Z23
-	VADDPS      Z23, Z22, Z22
-	VMULPS      Z20, Z20, Z23
-	VADDPS      Z23, Z22, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z22, K3
-	VDIVPS.Z    Z22, Z1, K3, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPS      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPS      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPS      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPS      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPS      1280(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPS      1344(R9), Z16, Z16
-	VADDPS      Z16, Z15, Z15
-	VMULPS      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPS      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPS      832(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPS      896(R9), Z17, Z17
-	VADDPS      Z17, Z16, Z16
-	VMULPS      Z22, Z16, Z16
-	VADDPS      Z16, Z15, Z16
-	VMINPS      Z16, Z15, Z17
-	VMAXPS      Z17, Z0, Z17
-	VMAXPS      Z16, Z15, Z15
-	VMINPS      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPS      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPS         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPS         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPS         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPS         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPS         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPS         576(BX), Z20, Z20
+	VMULPS         Z15, Z15, Z21
+	VMULPS         Z16, Z16, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z17, Z17, Z22
+	VADDPS         Z22, Z21, Z21
+	VMULPS         Z18, Z18, Z22
+	VMULPS         Z19, Z19, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z20, Z20, Z23
+	VADDPS         Z23, Z22, Z22
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z22, K3
+	VDIVPS.Z       Z22, Z1, K3, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPS         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPS         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPS         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPS         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPS         1280(R9), Z16, Z16
+	VADDPS         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPS         1344(R9), Z16, Z16
+	VADDPS         Z16, Z15, Z15
+	VMULPS         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPS         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPS         832(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPS         896(R9), Z17, Z17
+	VADDPS         Z17, Z16, Z16
+	VMULPS         Z22, Z16, Z16
+	VADDPS         Z16, Z15, Z16
+	VMINPS         Z16, Z15, Z17
+	VMAXPS         Z17, Z0, Z17
+	VMAXPS         Z16, Z15, Z15
+	VMINPS         Z15, Z1, Z15
+	VCMPPS         $0x11, Z15, Z17, K3
+	KANDW          K3, K2, K2
+	VCMPPS         $0x00, Z0, Z22, K3
+	KANDNW         K2, K3, K2
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPS         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -13174,10 +13126,10 @@ CompactContactsAVX512_tailgroup_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPS    Z17, Z7, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z13, K2, Z17
+	VBLENDMPS    Z18, Z12, K2, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -13232,8 +13184,8 @@ CompactContactsAVX512_tailgroup_normal:
 	VADDPS       Z1, Z18, Z1
 	VADDPS       576(BX), Z1, Z1
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z15, Z12, K2, Z18
-	VMOVAPS      Z18, Z12
+	VBLENDMPS    Z15, Z13, K2, Z18
+	VMOVAPS      Z18, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPS    Z16, Z2, K2, Z15
 	VXORPS       Z16, Z16, Z16
@@ -13246,7 +13198,7 @@ CompactContactsAVX512_tailgroup_normal:
 
 CompactContactsAVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z12, Z5, Z1
+	VADDPS      Z13, Z5, Z1
 	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
@@ -13258,8 +13210,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -13276,8 +13228,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -13315,7 +13267,7 @@ CompactContactsAVX512_tailgroup_finite:
 	VCOMPRESSPS.Z Z5, K1, Z0
 	MOVQ          16(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z0
+	VCOMPRESSPS.Z Z13, K1, Z0
 	MOVQ          24(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z9, K1, Z0
@@ -13333,7 +13285,7 @@ CompactContactsAVX512_tailgroup_finite:
 	VCOMPRESSPS.Z Z7, K1, Z0
 	MOVQ          64(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z0
+	VCOMPRESSPS.Z Z12, K1, Z0
 	MOVQ          72(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z0
@@ -13592,48 +13544,47 @@ Contacts64AVX2_ahead:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y14
+	VMULPD  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPD  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPD  Y12, Y15, Y12
-	VMULPD  Y4, Y10, Y13
-	VADDPD  Y13, Y12, Y12
+	VMULPD  Y2, Y8, Y14
+	VMULPD  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPD  Y15, Y14, Y13
+	VMULPD  Y4, Y10, Y14
+	VADDPD  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y5, Y14
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPD  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPD  Y8, Y13, Y11
-	VSUBPD  Y9, Y15, Y13
-	VSUBPD  Y10, Y12, Y12
-	VMULPD  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPD  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPD  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPD  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPD  Y8, Y14, Y11
+	VSUBPD  Y9, Y15, Y14
+	VSUBPD  Y10, Y13, Y13
+	VMULPD  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPD  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPD  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y13, Y8
+	VMULPD  Y10, Y14, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y12, Y8
+	VMULPD  Y9, Y13, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -13642,14 +13593,14 @@ Contacts64AVX2_ahead:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y14, Y4, Y4
-	VADDPD 448(R9), Y4, Y4
+	VMULPD Y12, Y4, Y4
+	VADDPD 416(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 384(R9), Y4, Y8
-	VSUBPD 416(R9), Y8, Y8
+	VMULPD 352(R9), Y4, Y8
+	VSUBPD 384(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -13659,166 +13610,154 @@ Contacts64AVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 544(R9), Y2, Y2
+	VADDPD 512(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 608(R9), Y8, Y7
-	VADDPD 512(R9), Y7, Y7
+	VMULPD 576(R9), Y8, Y7
+	VADDPD 480(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
-	VMULPD 576(R9), Y8, Y8
-	VADDPD 480(R9), Y8, Y8
+	VMULPD 544(R9), Y8, Y8
+	VADDPD 448(R9), Y8, Y8
 	VSUBPD Y4, Y8, Y8
 	VMULPD Y2, Y2, Y9
 	VMULPD Y7, Y7, Y10
 	VADDPD Y10, Y9, Y9
 	VMULPD Y8, Y8, Y10
-	VADDPD Y10, Y9, Y9
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
-	MOVL           24(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	MOVL           20(DX)(R13*4), CX
-	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
-	MOVL           28(DX)(R13*4), CX
+	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, (R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 32(R10)
-	MOVL           16(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
-	MOVL           24(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y12
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, (R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 32(R10)
+	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
-	MOVL           28(DX)(R13*4), CX
+	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 64(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 192(R10)
-	MOVL           16(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y10
-	MOVL           24(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
 	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y12
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 64(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 192(R10)
+	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y11
-	MOVL           28(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 96(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 128(R10)
-	MOVL           16(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y12
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 96(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 160(R10)
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y12
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 160(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
-	MOVL           24(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	MOVL           20(SI)(R13*4), CX
-	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
-	MOVL           28(SI)(R13*4), CX
+	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 224(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 256(R10)
-	MOVL           16(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
-	MOVL           24(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y12
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 224(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 256(R10)
+	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
-	MOVL           28(SI)(R13*4), CX
+	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 288(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 416(R10)
-	MOVL           16(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y10
-	MOVL           24(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
 	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y12
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 288(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 416(R10)
+	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y11
-	MOVL           28(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 320(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 352(R10)
-	MOVL           16(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y12
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 320(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 384(R10)
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y12
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 384(R10)
+	VADDPD         Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       448(R9), Y14, Y10
-	VMOVUPS      448(R9), Y11
-	VMINPD       Y10, Y11, Y11
-	VMAXPD       Y11, Y0, Y11
-	VMOVUPS      448(R9), Y12
-	VMAXPD       Y10, Y12, Y10
-	VMINPD       Y10, Y1, Y10
-	VCMPPD       $0x11, Y10, Y11, Y10
-	VBROADCASTSD partol64<>+0(SB), Y11
-	VMULPD       288(R9), Y11, Y11
-	VCMPPD       $0x12, Y11, Y3, Y3
-	VANDPD       Y3, Y10, Y3
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Y10
+	VMULPD       288(R9), Y10, Y10
+	VCMPPD       $0x12, Y10, Y3, Y3
 	VMOVUPS      288(R9), Y10
-	VCMPPD       $0x00, Y0, Y10, Y10
-	VANDNPD      Y3, Y10, Y3
-	VMOVUPS      352(R9), Y10
 	VCMPPD       $0x00, Y0, Y10, Y10
 	VANDNPD      Y3, Y10, Y3
 
@@ -13837,14 +13776,14 @@ Contacts64AVX2_ahead:
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      512(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      512(R9), Y5
-	VMULPD       512(R9), Y5, Y5
+	VMOVUPS      480(R9), Y5
+	VMULPD       480(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      480(R9), Y6
-	VMULPD       480(R9), Y6, Y6
+	VMOVUPS      448(R9), Y6
+	VMULPD       448(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
@@ -14069,160 +14008,166 @@ Contacts64AVX2_ahead_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 256(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y5, Y10
-	VMOVUPS   Y9, 288(R9)
-	VANDPD    int164<>+0(SB), Y5, Y5
-	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPD   Y10, Y10
-	JZ        Contacts64AVX2_ahead_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  320(R9), Y5, Y10
+	VMOVUPS Y9, 288(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPD Y10, Y10
+	JZ      Contacts64AVX2_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPD  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPD  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPD  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPD  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPD  288(BX), Y8, Y8
-	VMULPD  Y2, Y2, Y9
-	VMULPD  Y4, Y4, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y5, Y5, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y6, Y6, Y11
-	VMULPD  Y7, Y7, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y8, Y8, Y12
-	VADDPD  Y12, Y11, Y11
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD  Y11, Y1, Y11
-	VANDPD  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPD  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPD  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPD  288(BX), Y14, Y14
-	VMULPD  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPD  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPD  Y9, Y15, Y9
-	VMULPD  Y14, Y8, Y13
-	VADDPD  Y13, Y9, Y9
-	VMULPD  Y11, Y9, Y9
-	VMULPD  Y2, Y6, Y13
-	VMULPD  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPD  Y15, Y13, Y4
-	VMULPD  Y5, Y8, Y13
-	VADDPD  Y13, Y4, Y4
-	VMULPD  Y11, Y4, Y4
-	VADDPD  Y4, Y9, Y4
-	VMINPD  Y4, Y9, Y11
-	VMAXPD  Y11, Y0, Y11
-	VMAXPD  Y4, Y9, Y4
-	VMINPD  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPD  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMULPD    Y2, Y2, Y9
+	VMULPD    Y3, Y3, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y4, Y4, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y6, Y6, Y11
+	VMULPD    Y7, Y7, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y8, Y8, Y12
+	VADDPD    Y12, Y11, Y11
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD    Y11, Y1, Y11
+	VANDPD    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPD    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPD    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPD    288(BX), Y14, Y14
+	VMULPD    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPD    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPD    Y9, Y15, Y9
+	VMULPD    Y14, Y8, Y13
+	VADDPD    Y13, Y9, Y9
+	VMULPD    Y11, Y9, Y9
+	VMULPD    Y2, Y6, Y13
+	VMULPD    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPD    Y15, Y13, Y3
+	VMULPD    Y4, Y8, Y13
+	VADDPD    Y13, Y3, Y3
+	VMULPD    Y11, Y3, Y3
+	VADDPD    Y3, Y9, Y3
+	VMINPD    Y3, Y9, Y13
+	VMAXPD    Y13, Y0, Y13
+	VMAXPD    Y3, Y9, Y3
+	VMINPD    Y3, Y1, Y3
+	VCMPPD    $0x11, Y3, Y13, Y9
+	VANDPD    Y9, Y10, Y9
+	VCMPPD    $0x00, Y0, Y11, Y10
+	VANDNPD   Y9, Y10, Y9
+	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPD    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPD       Y11, Y6, Y13
-	VMULPD       Y11, Y7, Y15
+	VMULPD       Y13, Y6, Y11
+	VMULPD       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y11, Y8, Y7
-	VSUBPD       Y12, Y13, Y11
+	VMULPD       Y13, Y8, Y7
+	VSUBPD       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPD       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPD       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPD       Y2, Y13, Y3
 	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VMULPD       Y5, Y6, Y6
-	VADDPD       Y6, Y4, Y4
+	VADDPD       Y8, Y3, Y3
+	VMULPD       Y4, Y6, Y6
+	VADDPD       Y6, Y3, Y3
 	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y4, Y4
-	VANDPD       Y6, Y4, Y4
-	VMINPD       Y1, Y4, Y4
-	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y2, Y6
+	VDIVPD       640(R9), Y3, Y3
+	VANDPD       Y6, Y3, Y3
+	VMINPD       Y1, Y3, Y3
+	VMAXPD       Y0, Y3, Y3
+	VMULPD       Y3, Y2, Y6
 	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y13, Y6, Y6
-	VMULPD       704(R9), Y4, Y8
+	VSUBPD       Y11, Y6, Y6
+	VMULPD       704(R9), Y3, Y8
 	VADDPD       672(R9), Y8, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y4, Y5, Y4
-	VADDPD       Y4, Y14, Y4
-	VSUBPD       Y7, Y4, Y4
-	VMULPD       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPD       608(R9), Y8, Y5
+	VMULPD       Y3, Y4, Y3
+	VADDPD       Y3, Y14, Y3
+	VSUBPD       Y7, Y3, Y3
+	VMULPD       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPD       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y5, Y11, Y2
-	VMULPD       576(R9), Y4, Y5
-	VADDPD       Y5, Y2, Y2
-	VSUBPD       Y2, Y9, Y2
-	VMULPD       544(R9), Y3, Y5
-	VADDPD       Y5, Y6, Y5
+	VADDPD       Y4, Y13, Y2
+	VMULPD       544(R9), Y3, Y4
+	VADDPD       Y4, Y2, Y2
+	VSUBPD       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPD       512(R9), Y4, Y4
+	VADDPD       Y4, Y6, Y4
 	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y5, Y5
-	VADDPD       Y5, Y13, Y5
-	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y4, Y11, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VADDPD       Y6, Y8, Y6
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y6, Y6
 	VADDPD       Y6, Y15, Y6
 	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPD       544(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPD       512(R9), Y8, Y8
+	VADDPD       Y8, Y3, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y4, Y4
-	VADDPD       Y4, Y7, Y4
-	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPD    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPD    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPD    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y7, Y3
+	VADDPD       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPD    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPD    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPD       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPD       832(R9), Y5, Y5
 	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y4, Y7
-	VSUBPD       Y14, Y5, Y8
+	VSUBPD       672(R9), Y3, Y7
+	VSUBPD       Y14, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
 	VMULPD       704(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
@@ -14238,105 +14183,106 @@ Contacts64AVX2_ahead_normal:
 	VSUBPD       Y2, Y7, Y7
 	VMULPD       704(R9), Y6, Y8
 	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y4, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
 	VMULPD       864(R9), Y6, Y6
 	VADDPD       Y6, Y14, Y6
-	VSUBPD       Y5, Y6, Y6
-	VMULPD       Y3, Y7, Y11
-	VMULPD       608(R9), Y8, Y12
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       608(R9), Y7, Y11
+	VMULPD       576(R9), Y8, Y12
 	VADDPD       Y12, Y11, Y11
-	VMULPD       576(R9), Y6, Y12
+	VMULPD       544(R9), Y6, Y12
 	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y9, Y9
-	VMULPD       544(R9), Y3, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       512(R9), Y11, Y11
 	VADDPD       Y11, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y10, Y2, Y6, Y2
+	VBLENDVPD    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPD    Y9, Y2, Y6, Y2
 	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VBLENDVPD    Y9, Y3, Y6, Y3
 	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y5, 256(R9)
+	VBLENDVPD    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      Y4, 256(R9)
 
 Contacts64AVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPD  384(R9), Y2, Y2
-	VADDPD  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPD  352(R9), Y2, Y2
+	VADDPD  512(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPD Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VBLENDVPD Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 Contacts64AVX2_ahead_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, X2
 	VPADDD       iota<>+0(SB), X2, X2
-	VMOVDQU      pack64<>+0(SB), Y5
-	VPERMD       Y4, Y5, Y4
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y5, Y3, Y3
 	VMOVDQU      X2, (R9)
-	VMOVDQU      X4, 32(R9)
+	VMOVDQU      X3, 32(R9)
 
 	// Store one row per pair.
 	VMOVDQU (R9), X2
@@ -14345,30 +14291,31 @@ Contacts64AVX2_ahead_finite:
 	VMOVDQU 32(R9), X2
 	MOVQ    8(SP), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVUPS 512(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 352(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	MOVQ    32(SP), R12
-	VMOVUPD Y3, (R12)(R13*8)
 	VMOVUPS 608(R9), Y2
-	MOVQ    40(SP), R12
+	MOVQ    32(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 576(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 544(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 448(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 320(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 288(R9), Y2
@@ -14435,48 +14382,47 @@ Contacts64AVX2_last:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y14
+	VMULPD  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPD  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPD  Y12, Y15, Y12
-	VMULPD  Y4, Y10, Y13
-	VADDPD  Y13, Y12, Y12
+	VMULPD  Y2, Y8, Y14
+	VMULPD  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPD  Y15, Y14, Y13
+	VMULPD  Y4, Y10, Y14
+	VADDPD  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y5, Y14
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPD  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPD  Y8, Y13, Y11
-	VSUBPD  Y9, Y15, Y13
-	VSUBPD  Y10, Y12, Y12
-	VMULPD  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPD  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPD  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPD  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPD  Y8, Y14, Y11
+	VSUBPD  Y9, Y15, Y14
+	VSUBPD  Y10, Y13, Y13
+	VMULPD  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPD  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPD  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y13, Y8
+	VMULPD  Y10, Y14, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y12, Y8
+	VMULPD  Y9, Y13, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -14485,14 +14431,14 @@ Contacts64AVX2_last:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y14, Y4, Y4
-	VADDPD 448(R9), Y4, Y4
+	VMULPD Y12, Y4, Y4
+	VADDPD 416(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 384(R9), Y4, Y8
-	VSUBPD 416(R9), Y8, Y8
+	VMULPD 352(R9), Y4, Y8
+	VSUBPD 384(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -14502,13 +14448,13 @@ Contacts64AVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 544(R9), Y2, Y2
+	VADDPD 512(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 608(R9), Y8, Y7
-	VADDPD 512(R9), Y7, Y7
+	VMULPD 576(R9), Y8, Y7
+	VADDPD 480(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
-	VMULPD 576(R9), Y8, Y8
-	VADDPD 480(R9), Y8, Y8
+	VMULPD 544(R9), Y8, Y8
+	VADDPD 448(R9), Y8, Y8
 	VSUBPD Y4, Y8, Y8
 	VMULPD Y2, Y2, Y9
 	VMULPD Y7, Y7, Y10
@@ -14516,23 +14462,11 @@ Contacts64AVX2_last:
 	VMULPD Y8, Y8, Y10
 	VADDPD Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       448(R9), Y14, Y10
-	VMOVUPS      448(R9), Y11
-	VMINPD       Y10, Y11, Y11
-	VMAXPD       Y11, Y0, Y11
-	VMOVUPS      448(R9), Y12
-	VMAXPD       Y10, Y12, Y10
-	VMINPD       Y10, Y1, Y10
-	VCMPPD       $0x11, Y10, Y11, Y10
-	VBROADCASTSD partol64<>+0(SB), Y11
-	VMULPD       288(R9), Y11, Y11
-	VCMPPD       $0x12, Y11, Y3, Y3
-	VANDPD       Y3, Y10, Y3
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Y10
+	VMULPD       288(R9), Y10, Y10
+	VCMPPD       $0x12, Y10, Y3, Y3
 	VMOVUPS      288(R9), Y10
-	VCMPPD       $0x00, Y0, Y10, Y10
-	VANDNPD      Y3, Y10, Y3
-	VMOVUPS      352(R9), Y10
 	VCMPPD       $0x00, Y0, Y10, Y10
 	VANDNPD      Y3, Y10, Y3
 
@@ -14551,14 +14485,14 @@ Contacts64AVX2_last:
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      512(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      512(R9), Y5
-	VMULPD       512(R9), Y5, Y5
+	VMOVUPS      480(R9), Y5
+	VMULPD       480(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      480(R9), Y6
-	VMULPD       480(R9), Y6, Y6
+	VMOVUPS      448(R9), Y6
+	VMULPD       448(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
@@ -14783,160 +14717,166 @@ Contacts64AVX2_last_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 256(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y5, Y10
-	VMOVUPS   Y9, 288(R9)
-	VANDPD    int164<>+0(SB), Y5, Y5
-	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPD   Y10, Y10
-	JZ        Contacts64AVX2_last_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  320(R9), Y5, Y10
+	VMOVUPS Y9, 288(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPD Y10, Y10
+	JZ      Contacts64AVX2_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPD  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPD  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPD  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPD  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPD  288(BX), Y8, Y8
-	VMULPD  Y2, Y2, Y9
-	VMULPD  Y4, Y4, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y5, Y5, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y6, Y6, Y11
-	VMULPD  Y7, Y7, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y8, Y8, Y12
-	VADDPD  Y12, Y11, Y11
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD  Y11, Y1, Y11
-	VANDPD  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPD  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPD  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPD  288(BX), Y14, Y14
-	VMULPD  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPD  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPD  Y9, Y15, Y9
-	VMULPD  Y14, Y8, Y13
-	VADDPD  Y13, Y9, Y9
-	VMULPD  Y11, Y9, Y9
-	VMULPD  Y2, Y6, Y13
-	VMULPD  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPD  Y15, Y13, Y4
-	VMULPD  Y5, Y8, Y13
-	VADDPD  Y13, Y4, Y4
-	VMULPD  Y11, Y4, Y4
-	VADDPD  Y4, Y9, Y4
-	VMINPD  Y4, Y9, Y11
-	VMAXPD  Y11, Y0, Y11
-	VMAXPD  Y4, Y9, Y4
-	VMINPD  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPD  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMULPD    Y2, Y2, Y9
+	VMULPD    Y3, Y3, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y4, Y4, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y6, Y6, Y11
+	VMULPD    Y7, Y7, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y8, Y8, Y12
+	VADDPD    Y12, Y11, Y11
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD    Y11, Y1, Y11
+	VANDPD    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPD    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPD    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPD    288(BX), Y14, Y14
+	VMULPD    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPD    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPD    Y9, Y15, Y9
+	VMULPD    Y14, Y8, Y13
+	VADDPD    Y13, Y9, Y9
+	VMULPD    Y11, Y9, Y9
+	VMULPD    Y2, Y6, Y13
+	VMULPD    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPD    Y15, Y13, Y3
+	VMULPD    Y4, Y8, Y13
+	VADDPD    Y13, Y3, Y3
+	VMULPD    Y11, Y3, Y3
+	VADDPD    Y3, Y9, Y3
+	VMINPD    Y3, Y9, Y13
+	VMAXPD    Y13, Y0, Y13
+	VMAXPD    Y3, Y9, Y3
+	VMINPD    Y3, Y1, Y3
+	VCMPPD    $0x11, Y3, Y13, Y9
+	VANDPD    Y9, Y10, Y9
+	VCMPPD    $0x00, Y0, Y11, Y10
+	VANDNPD   Y9, Y10, Y9
+	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPD    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPD       Y11, Y6, Y13
-	VMULPD       Y11, Y7, Y15
+	VMULPD       Y13, Y6, Y11
+	VMULPD       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y11, Y8, Y7
-	VSUBPD       Y12, Y13, Y11
+	VMULPD       Y13, Y8, Y7
+	VSUBPD       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPD       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPD       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPD       Y2, Y13, Y3
 	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VMULPD       Y5, Y6, Y6
-	VADDPD       Y6, Y4, Y4
+	VADDPD       Y8, Y3, Y3
+	VMULPD       Y4, Y6, Y6
+	VADDPD       Y6, Y3, Y3
 	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y4, Y4
-	VANDPD       Y6, Y4, Y4
-	VMINPD       Y1, Y4, Y4
-	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y2, Y6
+	VDIVPD       640(R9), Y3, Y3
+	VANDPD       Y6, Y3, Y3
+	VMINPD       Y1, Y3, Y3
+	VMAXPD       Y0, Y3, Y3
+	VMULPD       Y3, Y2, Y6
 	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y13, Y6, Y6
-	VMULPD       704(R9), Y4, Y8
+	VSUBPD       Y11, Y6, Y6
+	VMULPD       704(R9), Y3, Y8
 	VADDPD       672(R9), Y8, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y4, Y5, Y4
-	VADDPD       Y4, Y14, Y4
-	VSUBPD       Y7, Y4, Y4
-	VMULPD       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPD       608(R9), Y8, Y5
+	VMULPD       Y3, Y4, Y3
+	VADDPD       Y3, Y14, Y3
+	VSUBPD       Y7, Y3, Y3
+	VMULPD       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPD       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y5, Y11, Y2
-	VMULPD       576(R9), Y4, Y5
-	VADDPD       Y5, Y2, Y2
-	VSUBPD       Y2, Y9, Y2
-	VMULPD       544(R9), Y3, Y5
-	VADDPD       Y5, Y6, Y5
+	VADDPD       Y4, Y13, Y2
+	VMULPD       544(R9), Y3, Y4
+	VADDPD       Y4, Y2, Y2
+	VSUBPD       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPD       512(R9), Y4, Y4
+	VADDPD       Y4, Y6, Y4
 	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y5, Y5
-	VADDPD       Y5, Y13, Y5
-	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y4, Y11, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VADDPD       Y6, Y8, Y6
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y6, Y6
 	VADDPD       Y6, Y15, Y6
 	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPD       544(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPD       512(R9), Y8, Y8
+	VADDPD       Y8, Y3, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y4, Y4
-	VADDPD       Y4, Y7, Y4
-	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPD    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPD    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPD    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y7, Y3
+	VADDPD       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPD    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPD    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPD       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPD       832(R9), Y5, Y5
 	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y4, Y7
-	VSUBPD       Y14, Y5, Y8
+	VSUBPD       672(R9), Y3, Y7
+	VSUBPD       Y14, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
 	VMULPD       704(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
@@ -14952,105 +14892,106 @@ Contacts64AVX2_last_normal:
 	VSUBPD       Y2, Y7, Y7
 	VMULPD       704(R9), Y6, Y8
 	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y4, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
 	VMULPD       864(R9), Y6, Y6
 	VADDPD       Y6, Y14, Y6
-	VSUBPD       Y5, Y6, Y6
-	VMULPD       Y3, Y7, Y11
-	VMULPD       608(R9), Y8, Y12
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       608(R9), Y7, Y11
+	VMULPD       576(R9), Y8, Y12
 	VADDPD       Y12, Y11, Y11
-	VMULPD       576(R9), Y6, Y12
+	VMULPD       544(R9), Y6, Y12
 	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y9, Y9
-	VMULPD       544(R9), Y3, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       512(R9), Y11, Y11
 	VADDPD       Y11, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y10, Y2, Y6, Y2
+	VBLENDVPD    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPD    Y9, Y2, Y6, Y2
 	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VBLENDVPD    Y9, Y3, Y6, Y3
 	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y5, 256(R9)
+	VBLENDVPD    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      Y4, 256(R9)
 
 Contacts64AVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPD  384(R9), Y2, Y2
-	VADDPD  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPD  352(R9), Y2, Y2
+	VADDPD  512(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPD Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VBLENDVPD Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 Contacts64AVX2_last_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, X2
 	VPADDD       iota<>+0(SB), X2, X2
-	VMOVDQU      pack64<>+0(SB), Y5
-	VPERMD       Y4, Y5, Y4
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y5, Y3, Y3
 	VMOVDQU      X2, (R9)
-	VMOVDQU      X4, 32(R9)
+	VMOVDQU      X3, 32(R9)
 
 	// Store one row per pair.
 	VMOVDQU (R9), X2
@@ -15059,30 +15000,31 @@ Contacts64AVX2_last_finite:
 	VMOVDQU 32(R9), X2
 	MOVQ    8(SP), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVUPS 512(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 352(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	MOVQ    32(SP), R12
-	VMOVUPD Y3, (R12)(R13*8)
 	VMOVUPS 608(R9), Y2
-	MOVQ    40(SP), R12
+	MOVQ    32(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 576(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 544(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 448(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 320(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 288(R9), Y2
@@ -15294,46 +15236,45 @@ Contacts64AVX2_tail:
 	VADDPD  Y15, Y14, Y7
 	VMULPD  Y5, Y8, Y14
 	VADDPD  Y14, Y7, Y7
-	VMULPD  Y13, Y7, Y14
+	VMULPD  Y13, Y7, Y13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y3, Y9, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPD  Y4, Y10, Y13
-	VMOVUPS Y7, 416(R9)
-	VADDPD  Y13, Y15, Y7
-	VMULPD  Y5, Y11, Y13
-	VADDPD  Y13, Y7, Y7
+	VMULPD  Y3, Y9, Y14
+	VMULPD  Y4, Y10, Y15
+	VMOVUPS Y7, 384(R9)
+	VADDPD  Y15, Y14, Y7
+	VMULPD  Y5, Y11, Y14
+	VADDPD  Y14, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y12, Y6, Y13
+	VMULPD  Y12, Y6, Y14
 	VMULPD  352(R9), Y12, Y15
-	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y7, 416(R9)
 	VMULPD  Y12, Y8, Y7
-	VMOVUPS Y12, 480(R9)
-	VSUBPD  Y9, Y13, Y12
-	VSUBPD  Y10, Y15, Y13
+	VMOVUPS Y12, 448(R9)
+	VSUBPD  Y9, Y14, Y12
+	VSUBPD  Y10, Y15, Y14
 	VSUBPD  Y11, Y7, Y7
-	VMULPD  Y14, Y6, Y15
-	VMOVUPS Y11, 512(R9)
-	VMULPD  352(R9), Y14, Y11
-	VMOVUPS Y10, 544(R9)
-	VMULPD  Y14, Y8, Y10
-	VMOVUPS Y9, 576(R9)
+	VMULPD  Y13, Y6, Y15
+	VMOVUPS Y11, 480(R9)
+	VMULPD  352(R9), Y13, Y11
+	VMOVUPS Y10, 512(R9)
+	VMULPD  Y13, Y8, Y10
+	VMOVUPS Y9, 544(R9)
 	VSUBPD  Y15, Y3, Y9
 	VSUBPD  Y11, Y4, Y11
 	VSUBPD  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y9, Y9, Y15
-	VMOVUPS Y5, 608(R9)
+	VMOVUPS Y5, 576(R9)
 	VMULPD  Y11, Y11, Y5
-	VMOVUPS Y4, 640(R9)
+	VMOVUPS Y4, 608(R9)
 	VADDPD  Y5, Y15, Y4
 	VMULPD  Y10, Y10, Y5
 	VADDPD  Y5, Y4, Y4
 	VMULPD  Y9, Y12, Y5
-	VMULPD  Y11, Y13, Y9
+	VMULPD  Y11, Y14, Y9
 	VADDPD  Y9, Y5, Y5
 	VMULPD  Y10, Y7, Y7
 	VADDPD  Y7, Y5, Y5
@@ -15344,14 +15285,14 @@ Contacts64AVX2_tail:
 	VMAXPD  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y14, Y5, Y5
-	VADDPD 480(R9), Y5, Y5
+	VMULPD Y13, Y5, Y5
+	VADDPD 448(R9), Y5, Y5
 	VMINPD Y1, Y5, Y5
 	VMAXPD Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 416(R9), Y5, Y7
-	VSUBPD 448(R9), Y7, Y7
+	VMULPD 384(R9), Y5, Y7
+	VSUBPD 416(R9), Y7, Y7
 	VMULPD 320(R9), Y7, Y7
 	VMINPD Y1, Y7, Y7
 	VMAXPD Y0, Y7, Y7
@@ -15361,13 +15302,13 @@ Contacts64AVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y7, Y3, Y3
-	VADDPD 576(R9), Y3, Y3
+	VADDPD 544(R9), Y3, Y3
 	VSUBPD Y6, Y3, Y3
-	VMULPD 640(R9), Y7, Y8
-	VADDPD 544(R9), Y8, Y8
+	VMULPD 608(R9), Y7, Y8
+	VADDPD 512(R9), Y8, Y8
 	VSUBPD Y9, Y8, Y8
-	VMULPD 608(R9), Y7, Y7
-	VADDPD 512(R9), Y7, Y7
+	VMULPD 576(R9), Y7, Y7
+	VADDPD 480(R9), Y7, Y7
 	VSUBPD Y5, Y7, Y7
 	VMULPD Y3, Y3, Y10
 	VMULPD Y8, Y8, Y11
@@ -15375,23 +15316,11 @@ Contacts64AVX2_tail:
 	VMULPD Y7, Y7, Y11
 	VADDPD Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       480(R9), Y14, Y11
-	VMOVUPS      480(R9), Y12
-	VMINPD       Y11, Y12, Y12
-	VMAXPD       Y12, Y0, Y12
-	VMOVUPS      480(R9), Y13
-	VMAXPD       Y11, Y13, Y11
-	VMINPD       Y11, Y1, Y11
-	VCMPPD       $0x11, Y11, Y12, Y11
-	VBROADCASTSD partol64<>+0(SB), Y12
-	VMULPD       288(R9), Y12, Y12
-	VCMPPD       $0x12, Y12, Y4, Y4
-	VANDPD       Y4, Y11, Y4
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Y11
+	VMULPD       288(R9), Y11, Y11
+	VCMPPD       $0x12, Y11, Y4, Y4
 	VMOVUPS      288(R9), Y11
-	VCMPPD       $0x00, Y0, Y11, Y11
-	VANDNPD      Y4, Y11, Y4
-	VMOVUPS      384(R9), Y11
 	VCMPPD       $0x00, Y0, Y11, Y11
 	VANDNPD      Y4, Y11, Y4
 
@@ -15411,14 +15340,14 @@ Contacts64AVX2_tail:
 	VMOVUPS      288(R9), Y5
 	VMAXPD       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      576(R9), Y6
-	VMULPD       576(R9), Y6, Y6
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
 	VMOVUPS      Y10, 288(R9)
-	VMOVUPS      544(R9), Y9
-	VMULPD       544(R9), Y9, Y9
-	VADDPD       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPD       512(R9), Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	VMOVUPS      480(R9), Y9
+	VMULPD       480(R9), Y9, Y9
 	VADDPD       Y9, Y6, Y6
 	VMAXPD       Y6, Y5, Y5
 	VBROADCASTSD crosstol64<>+0(SB), Y6
@@ -15644,160 +15573,166 @@ Contacts64AVX2_tailgroup_normal:
 	VMOVUPS      Y7, 256(R9)
 	VMOVUPS      Y11, 288(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y6, Y7
-	VMOVUPS   Y10, 320(R9)
-	VANDPD    int164<>+0(SB), Y6, Y6
-	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 352(R9)
-	VMOVUPS   Y9, 384(R9)
-	VMOVUPS   Y15, 416(R9)
-	VMOVUPS   Y14, 448(R9)
-	VMOVUPS   Y13, 480(R9)
-	VMOVUPS   Y12, 512(R9)
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 576(R9)
-	VMOVUPS   Y5, 608(R9)
-	VTESTPD   Y7, Y7
-	JZ        Contacts64AVX2_tailgroup_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  320(R9), Y6, Y7
+	VMOVUPS Y10, 320(R9)
+	VANDPD  int164<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 352(R9)
+	VMOVUPS Y15, 384(R9)
+	VMOVUPS Y14, 416(R9)
+	VMOVUPS Y13, 448(R9)
+	VMOVUPS Y12, 480(R9)
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y3, 544(R9)
+	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y4, 608(R9)
+	VTESTPD Y7, Y7
+	JZ      Contacts64AVX2_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y3
-	VSUBPD  (BX), Y3, Y3
-	VMOVUPS 128(BX), Y5
-	VSUBPD  32(BX), Y5, Y5
-	VMOVUPS 160(BX), Y6
-	VSUBPD  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y8
-	VSUBPD  224(BX), Y8, Y8
-	VMOVUPS 352(BX), Y9
-	VSUBPD  256(BX), Y9, Y9
-	VMOVUPS 384(BX), Y10
-	VSUBPD  288(BX), Y10, Y10
-	VMULPD  Y3, Y3, Y11
-	VMULPD  Y5, Y5, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y6, Y6, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y8, Y8, Y12
-	VMULPD  Y9, Y9, Y13
-	VADDPD  Y13, Y12, Y12
-	VMULPD  Y10, Y10, Y13
-	VADDPD  Y13, Y12, Y12
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y12, Y13
-	VDIVPD  Y12, Y1, Y12
-	VANDPD  Y13, Y12, Y12
-	VMOVUPS (BX), Y13
-	VSUBPD  224(BX), Y13, Y13
-	VMOVUPS 32(BX), Y14
-	VSUBPD  256(BX), Y14, Y14
-	VMOVUPS Y11, 640(R9)
-	VMOVUPS 64(BX), Y11
-	VSUBPD  288(BX), Y11, Y11
-	VMULPD  Y13, Y8, Y15
-	VMOVUPS Y13, 672(R9)
-	VMULPD  Y14, Y9, Y13
-	VMOVUPS Y14, 704(R9)
-	VADDPD  Y13, Y15, Y13
-	VMULPD  Y11, Y10, Y14
-	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y13
-	VMULPD  Y3, Y8, Y14
-	VMULPD  Y5, Y9, Y15
-	VMOVUPS Y5, 736(R9)
-	VADDPD  Y15, Y14, Y5
-	VMULPD  Y6, Y10, Y14
-	VADDPD  Y14, Y5, Y5
-	VMULPD  Y12, Y5, Y5
-	VADDPD  Y5, Y13, Y5
-	VMINPD  Y5, Y13, Y12
-	VMAXPD  Y12, Y0, Y12
-	VMAXPD  Y5, Y13, Y5
-	VMINPD  Y5, Y1, Y5
-	VMOVUPS 192(BX), Y13
-	VADDPD  416(BX), Y13, Y13
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y3
+	VSUBPD    (BX), Y3, Y3
+	VMOVUPS   128(BX), Y4
+	VSUBPD    32(BX), Y4, Y4
+	VMOVUPS   160(BX), Y5
+	VSUBPD    64(BX), Y5, Y5
+	VMOVUPS   320(BX), Y8
+	VSUBPD    224(BX), Y8, Y8
+	VMOVUPS   352(BX), Y9
+	VSUBPD    256(BX), Y9, Y9
+	VMOVUPS   384(BX), Y10
+	VSUBPD    288(BX), Y10, Y10
+	VMULPD    Y3, Y3, Y11
+	VMULPD    Y4, Y4, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y5, Y5, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y8, Y8, Y12
+	VMULPD    Y9, Y9, Y13
+	VADDPD    Y13, Y12, Y12
+	VMULPD    Y10, Y10, Y13
+	VADDPD    Y13, Y12, Y12
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y12, Y13
+	VDIVPD    Y12, Y1, Y12
+	VANDPD    Y13, Y12, Y12
+	VMOVUPS   (BX), Y13
+	VSUBPD    224(BX), Y13, Y13
+	VMOVUPS   32(BX), Y14
+	VSUBPD    256(BX), Y14, Y14
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   64(BX), Y11
+	VSUBPD    288(BX), Y11, Y11
+	VMULPD    Y13, Y8, Y15
+	VMOVUPS   Y13, 672(R9)
+	VMULPD    Y14, Y9, Y13
+	VMOVUPS   Y14, 704(R9)
+	VADDPD    Y13, Y15, Y13
+	VMULPD    Y11, Y10, Y14
+	VADDPD    Y14, Y13, Y13
+	VMULPD    Y12, Y13, Y13
+	VMULPD    Y3, Y8, Y14
+	VMULPD    Y4, Y9, Y15
+	VMOVUPS   Y4, 736(R9)
+	VADDPD    Y15, Y14, Y4
+	VMULPD    Y5, Y10, Y14
+	VADDPD    Y14, Y4, Y4
+	VMULPD    Y12, Y4, Y4
+	VADDPD    Y4, Y13, Y4
+	VMINPD    Y4, Y13, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMAXPD    Y4, Y13, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y7, Y7
+	VCMPPD    $0x00, Y0, Y12, Y12
+	VANDNPD   Y7, Y12, Y7
+	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   192(BX), Y12
+	VADDPD    416(BX), Y12, Y12
 
 	// Manifold point 1.
-	VMULPD       Y12, Y8, Y14
-	VMULPD       Y12, Y9, Y15
+	VMULPD       Y14, Y8, Y13
+	VMULPD       Y14, Y9, Y15
 	VMOVUPS      Y9, 768(R9)
-	VMULPD       Y12, Y10, Y9
-	VSUBPD       672(R9), Y14, Y12
+	VMULPD       Y14, Y10, Y9
+	VSUBPD       672(R9), Y13, Y14
 	VMOVUPS      Y10, 800(R9)
 	VSUBPD       704(R9), Y15, Y10
 	VMOVUPS      Y8, 832(R9)
 	VSUBPD       Y11, Y9, Y8
-	VMOVUPS      Y5, 864(R9)
-	VMULPD       Y3, Y12, Y5
+	VMOVUPS      Y4, 864(R9)
+	VMULPD       Y3, Y14, Y4
 	VMULPD       736(R9), Y10, Y10
-	VADDPD       Y10, Y5, Y5
-	VMULPD       Y6, Y8, Y8
-	VADDPD       Y8, Y5, Y5
+	VADDPD       Y10, Y4, Y4
+	VMULPD       Y5, Y8, Y8
+	VADDPD       Y8, Y4, Y4
 	VCMPPD       $0x04, 640(R9), Y0, Y8
-	VDIVPD       640(R9), Y5, Y5
-	VANDPD       Y8, Y5, Y5
-	VMINPD       Y1, Y5, Y5
-	VMAXPD       Y0, Y5, Y5
-	VMULPD       Y5, Y3, Y8
+	VDIVPD       640(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y3, Y8
 	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y14, Y8, Y8
-	VMULPD       736(R9), Y5, Y10
+	VSUBPD       Y13, Y8, Y8
+	VMULPD       736(R9), Y4, Y10
 	VADDPD       704(R9), Y10, Y10
 	VSUBPD       Y15, Y10, Y10
-	VMULPD       Y5, Y6, Y5
-	VADDPD       Y5, Y11, Y5
-	VSUBPD       Y9, Y5, Y5
-	VMULPD       Y4, Y8, Y12
-	VMOVUPS      Y6, 896(R9)
-	VMULPD       608(R9), Y10, Y6
+	VMULPD       Y4, Y5, Y4
+	VADDPD       Y4, Y11, Y4
+	VSUBPD       Y9, Y4, Y4
+	VMULPD       608(R9), Y8, Y14
+	VMOVUPS      Y5, 896(R9)
+	VMULPD       576(R9), Y10, Y5
 	VMOVUPS      Y3, 928(R9)
-	VADDPD       Y6, Y12, Y3
-	VMULPD       576(R9), Y5, Y6
-	VADDPD       Y6, Y3, Y3
-	VSUBPD       Y3, Y13, Y3
-	VMULPD       544(R9), Y4, Y6
-	VADDPD       Y6, Y8, Y6
+	VADDPD       Y5, Y14, Y3
+	VMULPD       544(R9), Y4, Y5
+	VADDPD       Y5, Y3, Y3
+	VSUBPD       Y3, Y12, Y3
+	VMOVUPS      608(R9), Y5
+	VMULPD       512(R9), Y5, Y5
+	VADDPD       Y5, Y8, Y5
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y6, Y6
-	VADDPD       Y6, Y14, Y6
-	VADDPD       224(BX), Y6, Y6
-	VMOVUPS      608(R9), Y8
-	VMULPD       544(R9), Y8, Y8
+	VMULPD       Y8, Y5, Y5
+	VADDPD       Y5, Y13, Y5
+	VADDPD       224(BX), Y5, Y5
+	VMOVUPS      576(R9), Y8
+	VMULPD       512(R9), Y8, Y8
 	VADDPD       Y8, Y10, Y8
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y8, Y8
 	VADDPD       Y8, Y15, Y8
 	VADDPD       256(BX), Y8, Y8
-	VMOVUPS      576(R9), Y10
-	VMULPD       544(R9), Y10, Y10
-	VADDPD       Y10, Y5, Y5
+	VMOVUPS      544(R9), Y10
+	VMULPD       512(R9), Y10, Y10
+	VADDPD       Y10, Y4, Y4
 	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y5, Y5
-	VADDPD       Y5, Y9, Y5
-	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      512(R9), Y9
+	VMULPD       Y10, Y4, Y4
+	VADDPD       Y4, Y9, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      480(R9), Y9
 	VBLENDVPD    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      480(R9), Y3
-	VBLENDVPD    Y7, Y6, Y3, Y3
-	VMOVUPS      448(R9), Y6
-	VBLENDVPD    Y7, Y8, Y6, Y6
-	VMOVUPS      416(R9), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
 	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      448(R9), Y3
+	VBLENDVPD    Y7, Y5, Y3, Y3
+	VMOVUPS      416(R9), Y5
+	VBLENDVPD    Y7, Y8, Y5, Y5
+	VMOVUPS      384(R9), Y8
+	VBLENDVPD    Y7, Y4, Y8, Y4
+	VMOVUPS      Y3, 448(R9)
 	VMOVUPS      Y5, 416(R9)
+	VMOVUPS      Y4, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      832(R9), Y3
 	VMULPD       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y5
+	VMOVUPS      768(R9), Y4
+	VMULPD       864(R9), Y4, Y4
+	VMOVUPS      800(R9), Y5
 	VMULPD       864(R9), Y5, Y5
-	VMOVUPS      800(R9), Y6
-	VMULPD       864(R9), Y6, Y6
 	VSUBPD       672(R9), Y3, Y8
-	VSUBPD       704(R9), Y5, Y9
-	VSUBPD       Y11, Y6, Y10
+	VSUBPD       704(R9), Y4, Y9
+	VSUBPD       Y11, Y5, Y10
 	VMULPD       928(R9), Y8, Y8
 	VMULPD       736(R9), Y9, Y9
 	VADDPD       Y9, Y8, Y8
@@ -15813,95 +15748,96 @@ Contacts64AVX2_tailgroup_normal:
 	VSUBPD       Y3, Y8, Y8
 	VMULPD       736(R9), Y1, Y9
 	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y5, Y9, Y9
+	VSUBPD       Y4, Y9, Y9
 	VMULPD       896(R9), Y1, Y1
 	VADDPD       Y1, Y11, Y1
-	VSUBPD       Y6, Y1, Y1
-	VMULPD       Y4, Y8, Y10
-	VMULPD       608(R9), Y9, Y11
+	VSUBPD       Y5, Y1, Y1
+	VMULPD       608(R9), Y8, Y10
+	VMULPD       576(R9), Y9, Y11
 	VADDPD       Y11, Y10, Y10
-	VMULPD       576(R9), Y1, Y11
+	VMULPD       544(R9), Y1, Y11
 	VADDPD       Y11, Y10, Y10
-	VSUBPD       Y10, Y13, Y10
-	VMULPD       544(R9), Y4, Y11
+	VSUBPD       Y10, Y12, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       512(R9), Y11, Y11
 	VADDPD       Y11, Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y8, Y8
 	VADDPD       Y8, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      608(R9), Y8
-	VMULPD       544(R9), Y8, Y8
+	VMOVUPS      576(R9), Y8
+	VMULPD       512(R9), Y8, Y8
 	VADDPD       Y8, Y9, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
-	VADDPD       Y8, Y5, Y5
-	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPD       512(R9), Y8, Y8
 	VADDPD       Y8, Y1, Y1
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y1, Y1
-	VADDPD       Y1, Y6, Y1
+	VADDPD       Y1, Y5, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y7, Y10, Y6, Y6
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y7, Y3, Y6, Y3
-	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y7, Y5, Y6, Y5
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y7, Y1, Y6, Y1
-	VMOVUPS      Y3, 384(R9)
-	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      256(R9), Y5
+	VBLENDVPD    Y7, Y10, Y5, Y5
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      352(R9), Y5
+	VBLENDVPD    Y7, Y3, Y5, Y3
+	VMOVUPS      320(R9), Y5
+	VBLENDVPD    Y7, Y4, Y5, Y4
+	VMOVUPS      288(R9), Y5
+	VBLENDVPD    Y7, Y1, Y5, Y1
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
 	VMOVUPS      Y1, 288(R9)
 
 Contacts64AVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y1
+	VMOVUPS 480(R9), Y1
 	VADDPD  256(R9), Y1, Y1
-	VADDPD  544(R9), Y1, Y1
+	VADDPD  512(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
-	VMOVUPS 352(R9), Y3
 	VTESTPD Y1, Y1
 	JZ      Contacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPD Y1, Y0, Y3, Y0
-	VMOVAPS   Y0, Y3
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VBLENDVPD Y1, Y0, Y6, Y0
+	VMOVAPS   Y0, Y6
 
 Contacts64AVX2_tailgroup_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
@@ -15909,7 +15845,7 @@ Contacts64AVX2_tailgroup_finite:
 	VPBROADCASTD X0, X0
 	VPADDD       iota<>+0(SB), X0, X0
 	VMOVDQU      pack64<>+0(SB), Y1
-	VPERMD       Y3, Y1, Y1
+	VPERMD       Y6, Y1, Y1
 	VMOVDQU      X0, (R9)
 	VMOVDQU      X1, 32(R9)
 
@@ -15925,30 +15861,31 @@ Contacts64AVX2_tailgroup_finite:
 	VMOVDQU    64(R9), X1
 	MOVQ       8(SP), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
-	VMOVUPS    512(R9), Y0
+	VMOVUPS    480(R9), Y0
 	MOVQ       16(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    256(R9), Y0
 	MOVQ       24(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	MOVQ       32(SP), R12
-	VMASKMOVPD Y4, Y2, (R12)(R13*8)
 	VMOVUPS    608(R9), Y0
-	MOVQ       40(SP), R12
+	MOVQ       32(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    576(R9), Y0
+	MOVQ       40(SP), R12
+	VMASKMOVPD Y0, Y2, (R12)(R13*8)
+	VMOVUPS    544(R9), Y0
 	MOVQ       48(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    480(R9), Y0
+	VMOVUPS    448(R9), Y0
 	MOVQ       56(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    448(R9), Y0
+	VMOVUPS    416(R9), Y0
 	MOVQ       64(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    416(R9), Y0
+	VMOVUPS    384(R9), Y0
 	MOVQ       72(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    384(R9), Y0
+	VMOVUPS    352(R9), Y0
 	MOVQ       80(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    320(R9), Y0
@@ -16203,48 +16140,47 @@ CompactContacts64AVX2_ahead:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y14
+	VMULPD  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPD  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPD  Y12, Y15, Y12
-	VMULPD  Y4, Y10, Y13
-	VADDPD  Y13, Y12, Y12
+	VMULPD  Y2, Y8, Y14
+	VMULPD  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPD  Y15, Y14, Y13
+	VMULPD  Y4, Y10, Y14
+	VADDPD  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y5, Y14
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPD  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPD  Y8, Y13, Y11
-	VSUBPD  Y9, Y15, Y13
-	VSUBPD  Y10, Y12, Y12
-	VMULPD  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPD  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPD  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPD  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPD  Y8, Y14, Y11
+	VSUBPD  Y9, Y15, Y14
+	VSUBPD  Y10, Y13, Y13
+	VMULPD  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPD  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPD  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y13, Y8
+	VMULPD  Y10, Y14, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y12, Y8
+	VMULPD  Y9, Y13, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -16253,14 +16189,14 @@ CompactContacts64AVX2_ahead:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y14, Y4, Y4
-	VADDPD 448(R9), Y4, Y4
+	VMULPD Y12, Y4, Y4
+	VADDPD 416(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 384(R9), Y4, Y8
-	VSUBPD 416(R9), Y8, Y8
+	VMULPD 352(R9), Y4, Y8
+	VSUBPD 384(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -16270,166 +16206,154 @@ CompactContacts64AVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 544(R9), Y2, Y2
+	VADDPD 512(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 608(R9), Y8, Y7
-	VADDPD 512(R9), Y7, Y7
+	VMULPD 576(R9), Y8, Y7
+	VADDPD 480(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
-	VMULPD 576(R9), Y8, Y8
-	VADDPD 480(R9), Y8, Y8
+	VMULPD 544(R9), Y8, Y8
+	VADDPD 448(R9), Y8, Y8
 	VSUBPD Y4, Y8, Y8
 	VMULPD Y2, Y2, Y9
 	VMULPD Y7, Y7, Y10
 	VADDPD Y10, Y9, Y9
 	VMULPD Y8, Y8, Y10
-	VADDPD Y10, Y9, Y9
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
-	MOVL           24(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	MOVL           20(DX)(R13*4), CX
-	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
-	MOVL           28(DX)(R13*4), CX
+	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, (R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 32(R10)
-	MOVL           16(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
-	MOVL           24(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y12
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, (R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 32(R10)
+	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
-	MOVL           28(DX)(R13*4), CX
+	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 64(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 192(R10)
-	MOVL           16(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y10
-	MOVL           24(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
 	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y12
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 64(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 192(R10)
+	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y11
-	MOVL           28(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 96(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 128(R10)
-	MOVL           16(DX)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y12
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 96(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 160(R10)
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y12
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 160(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y10
-	MOVL           24(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
-	MOVL           20(SI)(R13*4), CX
-	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
-	MOVL           28(SI)(R13*4), CX
+	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 224(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 256(R10)
-	MOVL           16(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y10
-	MOVL           24(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y12
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 224(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 256(R10)
+	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
-	MOVL           28(SI)(R13*4), CX
+	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 288(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 416(R10)
-	MOVL           16(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y10
-	MOVL           24(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
 	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y12
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 288(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 416(R10)
+	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y11
-	MOVL           28(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y12
-	VMOVUPS        Y12, 320(R10)
-	VUNPCKHPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 352(R10)
-	MOVL           16(SI)(R13*4), CX
-	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y12
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y13
+	VMOVUPS        Y13, 320(R10)
+	VUNPCKHPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y11
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
-	VUNPCKLPD      Y11, Y10, Y10
-	VMOVUPS        Y10, 384(R10)
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y12
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
+	VUNPCKLPD      Y12, Y11, Y11
+	VMOVUPS        Y11, 384(R10)
+	VADDPD         Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       448(R9), Y14, Y10
-	VMOVUPS      448(R9), Y11
-	VMINPD       Y10, Y11, Y11
-	VMAXPD       Y11, Y0, Y11
-	VMOVUPS      448(R9), Y12
-	VMAXPD       Y10, Y12, Y10
-	VMINPD       Y10, Y1, Y10
-	VCMPPD       $0x11, Y10, Y11, Y10
-	VBROADCASTSD partol64<>+0(SB), Y11
-	VMULPD       288(R9), Y11, Y11
-	VCMPPD       $0x12, Y11, Y3, Y3
-	VANDPD       Y3, Y10, Y3
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Y10
+	VMULPD       288(R9), Y10, Y10
+	VCMPPD       $0x12, Y10, Y3, Y3
 	VMOVUPS      288(R9), Y10
-	VCMPPD       $0x00, Y0, Y10, Y10
-	VANDNPD      Y3, Y10, Y3
-	VMOVUPS      352(R9), Y10
 	VCMPPD       $0x00, Y0, Y10, Y10
 	VANDNPD      Y3, Y10, Y3
 
@@ -16448,14 +16372,14 @@ CompactContacts64AVX2_ahead:
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      512(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      512(R9), Y5
-	VMULPD       512(R9), Y5, Y5
+	VMOVUPS      480(R9), Y5
+	VMULPD       480(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      480(R9), Y6
-	VMULPD       480(R9), Y6, Y6
+	VMOVUPS      448(R9), Y6
+	VMULPD       448(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
@@ -16680,160 +16604,166 @@ CompactContacts64AVX2_ahead_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 256(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y5, Y10
-	VMOVUPS   Y9, 288(R9)
-	VANDPD    int164<>+0(SB), Y5, Y5
-	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPD   Y10, Y10
-	JZ        CompactContacts64AVX2_ahead_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  320(R9), Y5, Y10
+	VMOVUPS Y9, 288(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPD Y10, Y10
+	JZ      CompactContacts64AVX2_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPD  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPD  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPD  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPD  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPD  288(BX), Y8, Y8
-	VMULPD  Y2, Y2, Y9
-	VMULPD  Y4, Y4, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y5, Y5, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y6, Y6, Y11
-	VMULPD  Y7, Y7, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y8, Y8, Y12
-	VADDPD  Y12, Y11, Y11
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD  Y11, Y1, Y11
-	VANDPD  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPD  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPD  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPD  288(BX), Y14, Y14
-	VMULPD  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPD  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPD  Y9, Y15, Y9
-	VMULPD  Y14, Y8, Y13
-	VADDPD  Y13, Y9, Y9
-	VMULPD  Y11, Y9, Y9
-	VMULPD  Y2, Y6, Y13
-	VMULPD  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPD  Y15, Y13, Y4
-	VMULPD  Y5, Y8, Y13
-	VADDPD  Y13, Y4, Y4
-	VMULPD  Y11, Y4, Y4
-	VADDPD  Y4, Y9, Y4
-	VMINPD  Y4, Y9, Y11
-	VMAXPD  Y11, Y0, Y11
-	VMAXPD  Y4, Y9, Y4
-	VMINPD  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPD  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMULPD    Y2, Y2, Y9
+	VMULPD    Y3, Y3, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y4, Y4, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y6, Y6, Y11
+	VMULPD    Y7, Y7, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y8, Y8, Y12
+	VADDPD    Y12, Y11, Y11
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD    Y11, Y1, Y11
+	VANDPD    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPD    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPD    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPD    288(BX), Y14, Y14
+	VMULPD    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPD    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPD    Y9, Y15, Y9
+	VMULPD    Y14, Y8, Y13
+	VADDPD    Y13, Y9, Y9
+	VMULPD    Y11, Y9, Y9
+	VMULPD    Y2, Y6, Y13
+	VMULPD    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPD    Y15, Y13, Y3
+	VMULPD    Y4, Y8, Y13
+	VADDPD    Y13, Y3, Y3
+	VMULPD    Y11, Y3, Y3
+	VADDPD    Y3, Y9, Y3
+	VMINPD    Y3, Y9, Y13
+	VMAXPD    Y13, Y0, Y13
+	VMAXPD    Y3, Y9, Y3
+	VMINPD    Y3, Y1, Y3
+	VCMPPD    $0x11, Y3, Y13, Y9
+	VANDPD    Y9, Y10, Y9
+	VCMPPD    $0x00, Y0, Y11, Y10
+	VANDNPD   Y9, Y10, Y9
+	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPD    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPD       Y11, Y6, Y13
-	VMULPD       Y11, Y7, Y15
+	VMULPD       Y13, Y6, Y11
+	VMULPD       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y11, Y8, Y7
-	VSUBPD       Y12, Y13, Y11
+	VMULPD       Y13, Y8, Y7
+	VSUBPD       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPD       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPD       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPD       Y2, Y13, Y3
 	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VMULPD       Y5, Y6, Y6
-	VADDPD       Y6, Y4, Y4
+	VADDPD       Y8, Y3, Y3
+	VMULPD       Y4, Y6, Y6
+	VADDPD       Y6, Y3, Y3
 	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y4, Y4
-	VANDPD       Y6, Y4, Y4
-	VMINPD       Y1, Y4, Y4
-	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y2, Y6
+	VDIVPD       640(R9), Y3, Y3
+	VANDPD       Y6, Y3, Y3
+	VMINPD       Y1, Y3, Y3
+	VMAXPD       Y0, Y3, Y3
+	VMULPD       Y3, Y2, Y6
 	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y13, Y6, Y6
-	VMULPD       704(R9), Y4, Y8
+	VSUBPD       Y11, Y6, Y6
+	VMULPD       704(R9), Y3, Y8
 	VADDPD       672(R9), Y8, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y4, Y5, Y4
-	VADDPD       Y4, Y14, Y4
-	VSUBPD       Y7, Y4, Y4
-	VMULPD       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPD       608(R9), Y8, Y5
+	VMULPD       Y3, Y4, Y3
+	VADDPD       Y3, Y14, Y3
+	VSUBPD       Y7, Y3, Y3
+	VMULPD       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPD       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y5, Y11, Y2
-	VMULPD       576(R9), Y4, Y5
-	VADDPD       Y5, Y2, Y2
-	VSUBPD       Y2, Y9, Y2
-	VMULPD       544(R9), Y3, Y5
-	VADDPD       Y5, Y6, Y5
+	VADDPD       Y4, Y13, Y2
+	VMULPD       544(R9), Y3, Y4
+	VADDPD       Y4, Y2, Y2
+	VSUBPD       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPD       512(R9), Y4, Y4
+	VADDPD       Y4, Y6, Y4
 	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y5, Y5
-	VADDPD       Y5, Y13, Y5
-	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y4, Y11, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VADDPD       Y6, Y8, Y6
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y6, Y6
 	VADDPD       Y6, Y15, Y6
 	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPD       544(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPD       512(R9), Y8, Y8
+	VADDPD       Y8, Y3, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y4, Y4
-	VADDPD       Y4, Y7, Y4
-	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPD    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPD    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPD    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y7, Y3
+	VADDPD       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPD    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPD    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPD       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPD       832(R9), Y5, Y5
 	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y4, Y7
-	VSUBPD       Y14, Y5, Y8
+	VSUBPD       672(R9), Y3, Y7
+	VSUBPD       Y14, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
 	VMULPD       704(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
@@ -16849,109 +16779,110 @@ CompactContacts64AVX2_ahead_normal:
 	VSUBPD       Y2, Y7, Y7
 	VMULPD       704(R9), Y6, Y8
 	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y4, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
 	VMULPD       864(R9), Y6, Y6
 	VADDPD       Y6, Y14, Y6
-	VSUBPD       Y5, Y6, Y6
-	VMULPD       Y3, Y7, Y11
-	VMULPD       608(R9), Y8, Y12
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       608(R9), Y7, Y11
+	VMULPD       576(R9), Y8, Y12
 	VADDPD       Y12, Y11, Y11
-	VMULPD       576(R9), Y6, Y12
+	VMULPD       544(R9), Y6, Y12
 	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y9, Y9
-	VMULPD       544(R9), Y3, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       512(R9), Y11, Y11
 	VADDPD       Y11, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y10, Y2, Y6, Y2
+	VBLENDVPD    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPD    Y9, Y2, Y6, Y2
 	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VBLENDVPD    Y9, Y3, Y6, Y3
 	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y5, 256(R9)
+	VBLENDVPD    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      Y4, 256(R9)
 
 CompactContacts64AVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPD  384(R9), Y2, Y2
-	VADDPD  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPD  352(R9), Y2, Y2
+	VADDPD  512(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPD Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VBLENDVPD Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 CompactContacts64AVX2_ahead_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, X2
 	VPADDD       iota<>+0(SB), X2, X2
-	VMOVDQU      pack64<>+0(SB), Y5
-	VPERMD       Y4, Y5, Y5
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y5, Y3, Y3
 	VMOVDQU      X2, (R9)
-	VMOVDQU      X5, 32(R9)
+	VMOVDQU      X3, 32(R9)
 
 	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
 	// a masked store of that many lanes; nothing for a group without one.
-	VPCMPGTQ     Y0, Y4, Y2
+	VPCMPGTQ     Y0, Y5, Y2
 	VTESTPD      Y2, Y2
 	JZ           CompactContacts64AVX2_ahead_none
 	VMOVMSKPD    Y2, R14
@@ -16959,56 +16890,49 @@ CompactContacts64AVX2_ahead_finite:
 	LEAQ         compress4q<>+0(SB), R12
 	VMOVDQU      (R12)(R14*1), Y2
 	LEAQ         compress4d<>+0(SB), R12
-	VMOVDQU      (R12)(R14*1), Y4
+	VMOVDQU      (R12)(R14*1), Y3
 	SHRQ         $0x05, R14
 	POPCNTL      R14, R14
-	VMOVD        R14, X5
-	VPBROADCASTD X5, Y5
-	VPCMPGTD     iota64<>+0(SB), Y5, Y6
-	VPCMPGTD     iota<>+0(SB), Y5, Y5
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
 	VMOVDQU      Y2, 64(R9)
-	VMOVDQU      Y4, 96(R9)
-	VMOVDQU      Y6, 128(R9)
-	VMOVDQU      Y5, 160(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y5, 128(R9)
+	VMOVDQU      Y4, 160(R9)
 
 	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
 	// blend the new rows into them and store all 4, as the float32 sink does.
 	VMOVDQU   (R9), Y2
-	VMOVDQU   96(R9), Y4
-	VPERMD    Y2, Y4, Y2
-	VMOVDQU   160(R9), X4
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
 	MOVQ      (SP), R12
-	VMOVUPS   (R12)(R11*4), X5
-	VBLENDVPS X4, X2, X5, X5
-	VMOVUPS   X5, (R12)(R11*4)
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
 	VMOVDQU   32(R9), Y2
-	VMOVDQU   96(R9), Y4
-	VPERMD    Y2, Y4, Y2
-	VMOVDQU   160(R9), X4
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
 	MOVQ      8(SP), R12
-	VMOVUPS   (R12)(R11*4), X5
-	VBLENDVPS X4, X2, X5, X5
-	VMOVUPS   X5, (R12)(R11*4)
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   512(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVDQU   128(R9), Y4
-	MOVQ      16(SP), R12
-	VMOVUPS   (R12)(R11*8), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*8)
-	VMOVDQU   64(R9), Y2
-	VMOVUPS   384(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVDQU   128(R9), Y4
-	MOVQ      24(SP), R12
-	VMOVUPS   (R12)(R11*8), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*8)
-	VMOVDQU   64(R9), Y2
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      32(SP), R12
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17016,7 +16940,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      40(SP), R12
+	MOVQ      32(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17024,15 +16948,15 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      48(SP), R12
+	MOVQ      40(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      56(SP), R12
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17040,7 +16964,7 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      64(SP), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17048,12 +16972,20 @@ CompactContacts64AVX2_ahead_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   384(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
 	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   320(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      80(SP), R12
@@ -17137,48 +17069,47 @@ CompactContacts64AVX2_last:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y14
+	VMULPD  Y12, Y13, Y12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y15
-	VMOVUPS Y12, 352(R9)
-	VMULPD  Y3, Y9, Y12
-	VMOVUPS Y13, 384(R9)
-	VADDPD  Y12, Y15, Y12
-	VMULPD  Y4, Y10, Y13
-	VADDPD  Y13, Y12, Y12
+	VMULPD  Y2, Y8, Y14
+	VMULPD  Y3, Y9, Y15
+	VMOVUPS Y13, 352(R9)
+	VADDPD  Y15, Y14, Y13
+	VMULPD  Y4, Y10, Y14
+	VADDPD  Y14, Y13, Y13
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y5, Y14
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y12, 416(R9)
-	VMULPD  Y11, Y7, Y12
-	VMOVUPS Y11, 448(R9)
-	VSUBPD  Y8, Y13, Y11
-	VSUBPD  Y9, Y15, Y13
-	VSUBPD  Y10, Y12, Y12
-	VMULPD  Y14, Y5, Y15
-	VMOVUPS Y10, 480(R9)
-	VMULPD  Y14, Y6, Y10
-	VMOVUPS Y9, 512(R9)
-	VMULPD  Y14, Y7, Y9
-	VMOVUPS Y8, 544(R9)
+	VMOVUPS Y13, 384(R9)
+	VMULPD  Y11, Y7, Y13
+	VMOVUPS Y11, 416(R9)
+	VSUBPD  Y8, Y14, Y11
+	VSUBPD  Y9, Y15, Y14
+	VSUBPD  Y10, Y13, Y13
+	VMULPD  Y12, Y5, Y15
+	VMOVUPS Y10, 448(R9)
+	VMULPD  Y12, Y6, Y10
+	VMOVUPS Y9, 480(R9)
+	VMULPD  Y12, Y7, Y9
+	VMOVUPS Y8, 512(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y4, 544(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y3, 576(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y13, Y8
+	VMULPD  Y10, Y14, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y12, Y8
+	VMULPD  Y9, Y13, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -17187,14 +17118,14 @@ CompactContacts64AVX2_last:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y14, Y4, Y4
-	VADDPD 448(R9), Y4, Y4
+	VMULPD Y12, Y4, Y4
+	VADDPD 416(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 384(R9), Y4, Y8
-	VSUBPD 416(R9), Y8, Y8
+	VMULPD 352(R9), Y4, Y8
+	VSUBPD 384(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -17204,13 +17135,13 @@ CompactContacts64AVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 544(R9), Y2, Y2
+	VADDPD 512(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 608(R9), Y8, Y7
-	VADDPD 512(R9), Y7, Y7
+	VMULPD 576(R9), Y8, Y7
+	VADDPD 480(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
-	VMULPD 576(R9), Y8, Y8
-	VADDPD 480(R9), Y8, Y8
+	VMULPD 544(R9), Y8, Y8
+	VADDPD 448(R9), Y8, Y8
 	VSUBPD Y4, Y8, Y8
 	VMULPD Y2, Y2, Y9
 	VMULPD Y7, Y7, Y10
@@ -17218,23 +17149,11 @@ CompactContacts64AVX2_last:
 	VMULPD Y8, Y8, Y10
 	VADDPD Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       448(R9), Y14, Y10
-	VMOVUPS      448(R9), Y11
-	VMINPD       Y10, Y11, Y11
-	VMAXPD       Y11, Y0, Y11
-	VMOVUPS      448(R9), Y12
-	VMAXPD       Y10, Y12, Y10
-	VMINPD       Y10, Y1, Y10
-	VCMPPD       $0x11, Y10, Y11, Y10
-	VBROADCASTSD partol64<>+0(SB), Y11
-	VMULPD       288(R9), Y11, Y11
-	VCMPPD       $0x12, Y11, Y3, Y3
-	VANDPD       Y3, Y10, Y3
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Y10
+	VMULPD       288(R9), Y10, Y10
+	VCMPPD       $0x12, Y10, Y3, Y3
 	VMOVUPS      288(R9), Y10
-	VCMPPD       $0x00, Y0, Y10, Y10
-	VANDNPD      Y3, Y10, Y3
-	VMOVUPS      352(R9), Y10
 	VCMPPD       $0x00, Y0, Y10, Y10
 	VANDNPD      Y3, Y10, Y3
 
@@ -17253,14 +17172,14 @@ CompactContacts64AVX2_last:
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      512(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      512(R9), Y5
-	VMULPD       512(R9), Y5, Y5
+	VMOVUPS      480(R9), Y5
+	VMULPD       480(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      480(R9), Y6
-	VMULPD       480(R9), Y6, Y6
+	VMOVUPS      448(R9), Y6
+	VMULPD       448(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
@@ -17485,160 +17404,166 @@ CompactContacts64AVX2_last_normal:
 	VMOVAPS      Y10, Y14
 	VMOVUPS      Y10, 256(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y5, Y10
-	VMOVUPS   Y9, 288(R9)
-	VANDPD    int164<>+0(SB), Y5, Y5
-	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   Y8, 352(R9)
-	VMOVUPS   Y6, 384(R9)
-	VMOVUPS   Y14, 416(R9)
-	VMOVUPS   Y13, 448(R9)
-	VMOVUPS   Y12, 480(R9)
-	VMOVUPS   Y11, 512(R9)
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 576(R9)
-	VMOVUPS   Y4, 608(R9)
-	VTESTPD   Y10, Y10
-	JZ        CompactContacts64AVX2_last_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  320(R9), Y5, Y10
+	VMOVUPS Y9, 288(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS Y6, 352(R9)
+	VMOVUPS Y14, 384(R9)
+	VMOVUPS Y13, 416(R9)
+	VMOVUPS Y12, 448(R9)
+	VMOVUPS Y11, 480(R9)
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS Y2, 544(R9)
+	VMOVUPS Y4, 576(R9)
+	VMOVUPS Y3, 608(R9)
+	VTESTPD Y10, Y10
+	JZ      CompactContacts64AVX2_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y2
-	VSUBPD  (BX), Y2, Y2
-	VMOVUPS 128(BX), Y4
-	VSUBPD  32(BX), Y4, Y4
-	VMOVUPS 160(BX), Y5
-	VSUBPD  64(BX), Y5, Y5
-	VMOVUPS 320(BX), Y6
-	VSUBPD  224(BX), Y6, Y6
-	VMOVUPS 352(BX), Y7
-	VSUBPD  256(BX), Y7, Y7
-	VMOVUPS 384(BX), Y8
-	VSUBPD  288(BX), Y8, Y8
-	VMULPD  Y2, Y2, Y9
-	VMULPD  Y4, Y4, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y5, Y5, Y11
-	VADDPD  Y11, Y9, Y9
-	VMULPD  Y6, Y6, Y11
-	VMULPD  Y7, Y7, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y8, Y8, Y12
-	VADDPD  Y12, Y11, Y11
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD  Y11, Y1, Y11
-	VANDPD  Y12, Y11, Y11
-	VMOVUPS (BX), Y12
-	VSUBPD  224(BX), Y12, Y12
-	VMOVUPS 32(BX), Y13
-	VSUBPD  256(BX), Y13, Y13
-	VMOVUPS 64(BX), Y14
-	VSUBPD  288(BX), Y14, Y14
-	VMULPD  Y12, Y6, Y15
-	VMOVUPS Y9, 640(R9)
-	VMULPD  Y13, Y7, Y9
-	VMOVUPS Y13, 672(R9)
-	VADDPD  Y9, Y15, Y9
-	VMULPD  Y14, Y8, Y13
-	VADDPD  Y13, Y9, Y9
-	VMULPD  Y11, Y9, Y9
-	VMULPD  Y2, Y6, Y13
-	VMULPD  Y4, Y7, Y15
-	VMOVUPS Y4, 704(R9)
-	VADDPD  Y15, Y13, Y4
-	VMULPD  Y5, Y8, Y13
-	VADDPD  Y13, Y4, Y4
-	VMULPD  Y11, Y4, Y4
-	VADDPD  Y4, Y9, Y4
-	VMINPD  Y4, Y9, Y11
-	VMAXPD  Y11, Y0, Y11
-	VMAXPD  Y4, Y9, Y4
-	VMINPD  Y4, Y1, Y4
-	VMOVUPS 192(BX), Y9
-	VADDPD  416(BX), Y9, Y9
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMULPD    Y2, Y2, Y9
+	VMULPD    Y3, Y3, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y4, Y4, Y11
+	VADDPD    Y11, Y9, Y9
+	VMULPD    Y6, Y6, Y11
+	VMULPD    Y7, Y7, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y8, Y8, Y12
+	VADDPD    Y12, Y11, Y11
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD    Y11, Y1, Y11
+	VANDPD    Y12, Y11, Y11
+	VMOVUPS   (BX), Y12
+	VSUBPD    224(BX), Y12, Y12
+	VMOVUPS   32(BX), Y13
+	VSUBPD    256(BX), Y13, Y13
+	VMOVUPS   64(BX), Y14
+	VSUBPD    288(BX), Y14, Y14
+	VMULPD    Y12, Y6, Y15
+	VMOVUPS   Y9, 640(R9)
+	VMULPD    Y13, Y7, Y9
+	VMOVUPS   Y13, 672(R9)
+	VADDPD    Y9, Y15, Y9
+	VMULPD    Y14, Y8, Y13
+	VADDPD    Y13, Y9, Y9
+	VMULPD    Y11, Y9, Y9
+	VMULPD    Y2, Y6, Y13
+	VMULPD    Y3, Y7, Y15
+	VMOVUPS   Y3, 704(R9)
+	VADDPD    Y15, Y13, Y3
+	VMULPD    Y4, Y8, Y13
+	VADDPD    Y13, Y3, Y3
+	VMULPD    Y11, Y3, Y3
+	VADDPD    Y3, Y9, Y3
+	VMINPD    Y3, Y9, Y13
+	VMAXPD    Y13, Y0, Y13
+	VMAXPD    Y3, Y9, Y3
+	VMINPD    Y3, Y1, Y3
+	VCMPPD    $0x11, Y3, Y13, Y9
+	VANDPD    Y9, Y10, Y9
+	VCMPPD    $0x00, Y0, Y11, Y10
+	VANDNPD   Y9, Y10, Y9
+	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y10
+	VADDPD    416(BX), Y10, Y10
 
 	// Manifold point 1.
-	VMULPD       Y11, Y6, Y13
-	VMULPD       Y11, Y7, Y15
+	VMULPD       Y13, Y6, Y11
+	VMULPD       Y13, Y7, Y15
 	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y11, Y8, Y7
-	VSUBPD       Y12, Y13, Y11
+	VMULPD       Y13, Y8, Y7
+	VSUBPD       Y12, Y11, Y13
 	VMOVUPS      Y8, 768(R9)
 	VSUBPD       672(R9), Y15, Y8
 	VMOVUPS      Y6, 800(R9)
 	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y4, 832(R9)
-	VMULPD       Y2, Y11, Y4
+	VMOVUPS      Y3, 832(R9)
+	VMULPD       Y2, Y13, Y3
 	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VMULPD       Y5, Y6, Y6
-	VADDPD       Y6, Y4, Y4
+	VADDPD       Y8, Y3, Y3
+	VMULPD       Y4, Y6, Y6
+	VADDPD       Y6, Y3, Y3
 	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y4, Y4
-	VANDPD       Y6, Y4, Y4
-	VMINPD       Y1, Y4, Y4
-	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y2, Y6
+	VDIVPD       640(R9), Y3, Y3
+	VANDPD       Y6, Y3, Y3
+	VMINPD       Y1, Y3, Y3
+	VMAXPD       Y0, Y3, Y3
+	VMULPD       Y3, Y2, Y6
 	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y13, Y6, Y6
-	VMULPD       704(R9), Y4, Y8
+	VSUBPD       Y11, Y6, Y6
+	VMULPD       704(R9), Y3, Y8
 	VADDPD       672(R9), Y8, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y4, Y5, Y4
-	VADDPD       Y4, Y14, Y4
-	VSUBPD       Y7, Y4, Y4
-	VMULPD       Y3, Y6, Y11
-	VMOVUPS      Y5, 864(R9)
-	VMULPD       608(R9), Y8, Y5
+	VMULPD       Y3, Y4, Y3
+	VADDPD       Y3, Y14, Y3
+	VSUBPD       Y7, Y3, Y3
+	VMULPD       608(R9), Y6, Y13
+	VMOVUPS      Y4, 864(R9)
+	VMULPD       576(R9), Y8, Y4
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y5, Y11, Y2
-	VMULPD       576(R9), Y4, Y5
-	VADDPD       Y5, Y2, Y2
-	VSUBPD       Y2, Y9, Y2
-	VMULPD       544(R9), Y3, Y5
-	VADDPD       Y5, Y6, Y5
+	VADDPD       Y4, Y13, Y2
+	VMULPD       544(R9), Y3, Y4
+	VADDPD       Y4, Y2, Y2
+	VSUBPD       Y2, Y10, Y2
+	VMOVUPS      608(R9), Y4
+	VMULPD       512(R9), Y4, Y4
+	VADDPD       Y4, Y6, Y4
 	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y5, Y5
-	VADDPD       Y5, Y13, Y5
-	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      608(R9), Y6
-	VMULPD       544(R9), Y6, Y6
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y4, Y11, Y4
+	VADDPD       224(BX), Y4, Y4
+	VMOVUPS      576(R9), Y6
+	VMULPD       512(R9), Y6, Y6
 	VADDPD       Y6, Y8, Y6
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y6, Y6
 	VADDPD       Y6, Y15, Y6
 	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      576(R9), Y8
-	VMULPD       544(R9), Y8, Y8
-	VADDPD       Y8, Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPD       512(R9), Y8, Y8
+	VADDPD       Y8, Y3, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y4, Y4
-	VADDPD       Y4, Y7, Y4
-	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      512(R9), Y7
-	VBLENDVPD    Y10, Y2, Y7, Y2
-	VMOVUPS      Y2, 512(R9)
-	VMOVUPS      480(R9), Y2
-	VBLENDVPD    Y10, Y5, Y2, Y2
-	VMOVUPS      448(R9), Y5
-	VBLENDVPD    Y10, Y6, Y5, Y5
-	VMOVUPS      416(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y7, Y3
+	VADDPD       288(BX), Y3, Y3
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y9, Y2, Y7, Y2
 	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      448(R9), Y2
+	VBLENDVPD    Y9, Y4, Y2, Y2
+	VMOVUPS      416(R9), Y4
+	VBLENDVPD    Y9, Y6, Y4, Y4
+	VMOVUPS      384(R9), Y6
+	VBLENDVPD    Y9, Y3, Y6, Y3
+	VMOVUPS      Y2, 448(R9)
 	VMOVUPS      Y4, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      800(R9), Y2
 	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y4
+	VMOVUPS      736(R9), Y3
+	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      768(R9), Y4
 	VMULPD       832(R9), Y4, Y4
-	VMOVUPS      768(R9), Y5
-	VMULPD       832(R9), Y5, Y5
 	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y4, Y7
-	VSUBPD       Y14, Y5, Y8
+	VSUBPD       672(R9), Y3, Y7
+	VSUBPD       Y14, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
 	VMULPD       704(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
@@ -17654,109 +17579,110 @@ CompactContacts64AVX2_last_normal:
 	VSUBPD       Y2, Y7, Y7
 	VMULPD       704(R9), Y6, Y8
 	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y4, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
 	VMULPD       864(R9), Y6, Y6
 	VADDPD       Y6, Y14, Y6
-	VSUBPD       Y5, Y6, Y6
-	VMULPD       Y3, Y7, Y11
-	VMULPD       608(R9), Y8, Y12
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       608(R9), Y7, Y11
+	VMULPD       576(R9), Y8, Y12
 	VADDPD       Y12, Y11, Y11
-	VMULPD       576(R9), Y6, Y12
+	VMULPD       544(R9), Y6, Y12
 	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y9, Y9
-	VMULPD       544(R9), Y3, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       512(R9), Y11, Y11
 	VADDPD       Y11, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      608(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VMOVUPS      576(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
-	VADDPD       Y7, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      576(R9), Y7
-	VMULPD       544(R9), Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      544(R9), Y7
+	VMULPD       512(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y10, Y9, Y6, Y6
-	VMOVUPS      Y6, 384(R9)
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
 	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y10, Y2, Y6, Y2
+	VBLENDVPD    Y9, Y10, Y6, Y6
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      320(R9), Y6
+	VBLENDVPD    Y9, Y2, Y6, Y2
 	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y10, Y4, Y6, Y4
+	VBLENDVPD    Y9, Y3, Y6, Y3
 	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y10, Y5, Y6, Y5
-	VMOVUPS      Y2, 352(R9)
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y5, 256(R9)
+	VBLENDVPD    Y9, Y4, Y6, Y4
+	VMOVUPS      Y2, 320(R9)
+	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      Y4, 256(R9)
 
 CompactContacts64AVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y2
-	VADDPD  384(R9), Y2, Y2
-	VADDPD  544(R9), Y2, Y2
+	VMOVUPS 480(R9), Y2
+	VADDPD  352(R9), Y2, Y2
+	VADDPD  512(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
-	VMOVUPS 320(R9), Y4
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
+	VMOVUPS   480(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y3, Y3
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   352(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 352(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPD Y2, Y0, Y4, Y2
-	VMOVAPS   Y2, Y4
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VBLENDVPD Y2, Y0, Y5, Y2
+	VMOVAPS   Y2, Y5
 
 CompactContacts64AVX2_last_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X2
 	VPBROADCASTD X2, X2
 	VPADDD       iota<>+0(SB), X2, X2
-	VMOVDQU      pack64<>+0(SB), Y5
-	VPERMD       Y4, Y5, Y5
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y5, Y3, Y3
 	VMOVDQU      X2, (R9)
-	VMOVDQU      X5, 32(R9)
+	VMOVDQU      X3, 32(R9)
 
 	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
 	// a masked store of that many lanes; nothing for a group without one.
-	VPCMPGTQ     Y0, Y4, Y2
+	VPCMPGTQ     Y0, Y5, Y2
 	VTESTPD      Y2, Y2
 	JZ           CompactContacts64AVX2_last_none
 	VMOVMSKPD    Y2, R14
@@ -17764,56 +17690,49 @@ CompactContacts64AVX2_last_finite:
 	LEAQ         compress4q<>+0(SB), R12
 	VMOVDQU      (R12)(R14*1), Y2
 	LEAQ         compress4d<>+0(SB), R12
-	VMOVDQU      (R12)(R14*1), Y4
+	VMOVDQU      (R12)(R14*1), Y3
 	SHRQ         $0x05, R14
 	POPCNTL      R14, R14
-	VMOVD        R14, X5
-	VPBROADCASTD X5, Y5
-	VPCMPGTD     iota64<>+0(SB), Y5, Y6
-	VPCMPGTD     iota<>+0(SB), Y5, Y5
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
 	VMOVDQU      Y2, 64(R9)
-	VMOVDQU      Y4, 96(R9)
-	VMOVDQU      Y6, 128(R9)
-	VMOVDQU      Y5, 160(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y5, 128(R9)
+	VMOVDQU      Y4, 160(R9)
 
 	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
 	// blend the new rows into them and store all 4, as the float32 sink does.
 	VMOVDQU   (R9), Y2
-	VMOVDQU   96(R9), Y4
-	VPERMD    Y2, Y4, Y2
-	VMOVDQU   160(R9), X4
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
 	MOVQ      (SP), R12
-	VMOVUPS   (R12)(R11*4), X5
-	VBLENDVPS X4, X2, X5, X5
-	VMOVUPS   X5, (R12)(R11*4)
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
 	VMOVDQU   32(R9), Y2
-	VMOVDQU   96(R9), Y4
-	VPERMD    Y2, Y4, Y2
-	VMOVDQU   160(R9), X4
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
 	MOVQ      8(SP), R12
-	VMOVUPS   (R12)(R11*4), X5
-	VBLENDVPS X4, X2, X5, X5
-	VMOVUPS   X5, (R12)(R11*4)
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   512(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVDQU   128(R9), Y4
-	MOVQ      16(SP), R12
-	VMOVUPS   (R12)(R11*8), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*8)
-	VMOVDQU   64(R9), Y2
-	VMOVUPS   384(R9), Y4
-	VPERMPS   Y4, Y2, Y2
-	VMOVDQU   128(R9), Y4
-	MOVQ      24(SP), R12
-	VMOVUPS   (R12)(R11*8), Y5
-	VBLENDVPS Y4, Y2, Y5, Y5
-	VMOVUPS   Y5, (R12)(R11*8)
-	VMOVDQU   64(R9), Y2
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      32(SP), R12
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17821,7 +17740,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      40(SP), R12
+	MOVQ      32(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17829,15 +17748,15 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      48(SP), R12
+	MOVQ      40(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      56(SP), R12
+	MOVQ      48(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17845,7 +17764,7 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   448(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
-	MOVQ      64(SP), R12
+	MOVQ      56(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
@@ -17853,12 +17772,20 @@ CompactContacts64AVX2_last_finite:
 	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   384(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
 	MOVQ      72(SP), R12
 	VMOVUPS   (R12)(R11*8), Y4
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   320(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      80(SP), R12
@@ -18087,46 +18014,45 @@ CompactContacts64AVX2_tail:
 	VADDPD  Y15, Y14, Y7
 	VMULPD  Y5, Y8, Y14
 	VADDPD  Y14, Y7, Y7
-	VMULPD  Y13, Y7, Y14
+	VMULPD  Y13, Y7, Y13
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y3, Y9, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPD  Y4, Y10, Y13
-	VMOVUPS Y7, 416(R9)
-	VADDPD  Y13, Y15, Y7
-	VMULPD  Y5, Y11, Y13
-	VADDPD  Y13, Y7, Y7
+	VMULPD  Y3, Y9, Y14
+	VMULPD  Y4, Y10, Y15
+	VMOVUPS Y7, 384(R9)
+	VADDPD  Y15, Y14, Y7
+	VMULPD  Y5, Y11, Y14
+	VADDPD  Y14, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y12, Y6, Y13
+	VMULPD  Y12, Y6, Y14
 	VMULPD  352(R9), Y12, Y15
-	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y7, 416(R9)
 	VMULPD  Y12, Y8, Y7
-	VMOVUPS Y12, 480(R9)
-	VSUBPD  Y9, Y13, Y12
-	VSUBPD  Y10, Y15, Y13
+	VMOVUPS Y12, 448(R9)
+	VSUBPD  Y9, Y14, Y12
+	VSUBPD  Y10, Y15, Y14
 	VSUBPD  Y11, Y7, Y7
-	VMULPD  Y14, Y6, Y15
-	VMOVUPS Y11, 512(R9)
-	VMULPD  352(R9), Y14, Y11
-	VMOVUPS Y10, 544(R9)
-	VMULPD  Y14, Y8, Y10
-	VMOVUPS Y9, 576(R9)
+	VMULPD  Y13, Y6, Y15
+	VMOVUPS Y11, 480(R9)
+	VMULPD  352(R9), Y13, Y11
+	VMOVUPS Y10, 512(R9)
+	VMULPD  Y13, Y8, Y10
+	VMOVUPS Y9, 544(R9)
 	VSUBPD  Y15, Y3, Y9
 	VSUBPD  Y11, Y4, Y11
 	VSUBPD  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y9, Y9, Y15
-	VMOVUPS Y5, 608(R9)
+	VMOVUPS Y5, 576(R9)
 	VMULPD  Y11, Y11, Y5
-	VMOVUPS Y4, 640(R9)
+	VMOVUPS Y4, 608(R9)
 	VADDPD  Y5, Y15, Y4
 	VMULPD  Y10, Y10, Y5
 	VADDPD  Y5, Y4, Y4
 	VMULPD  Y9, Y12, Y5
-	VMULPD  Y11, Y13, Y9
+	VMULPD  Y11, Y14, Y9
 	VADDPD  Y9, Y5, Y5
 	VMULPD  Y10, Y7, Y7
 	VADDPD  Y7, Y5, Y5
@@ -18137,14 +18063,14 @@ CompactContacts64AVX2_tail:
 	VMAXPD  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y14, Y5, Y5
-	VADDPD 480(R9), Y5, Y5
+	VMULPD Y13, Y5, Y5
+	VADDPD 448(R9), Y5, Y5
 	VMINPD Y1, Y5, Y5
 	VMAXPD Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 416(R9), Y5, Y7
-	VSUBPD 448(R9), Y7, Y7
+	VMULPD 384(R9), Y5, Y7
+	VSUBPD 416(R9), Y7, Y7
 	VMULPD 320(R9), Y7, Y7
 	VMINPD Y1, Y7, Y7
 	VMAXPD Y0, Y7, Y7
@@ -18154,13 +18080,13 @@ CompactContacts64AVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y7, Y3, Y3
-	VADDPD 576(R9), Y3, Y3
+	VADDPD 544(R9), Y3, Y3
 	VSUBPD Y6, Y3, Y3
-	VMULPD 640(R9), Y7, Y8
-	VADDPD 544(R9), Y8, Y8
+	VMULPD 608(R9), Y7, Y8
+	VADDPD 512(R9), Y8, Y8
 	VSUBPD Y9, Y8, Y8
-	VMULPD 608(R9), Y7, Y7
-	VADDPD 512(R9), Y7, Y7
+	VMULPD 576(R9), Y7, Y7
+	VADDPD 480(R9), Y7, Y7
 	VSUBPD Y5, Y7, Y7
 	VMULPD Y3, Y3, Y10
 	VMULPD Y8, Y8, Y11
@@ -18168,23 +18094,11 @@ CompactContacts64AVX2_tail:
 	VMULPD Y7, Y7, Y11
 	VADDPD Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       480(R9), Y14, Y11
-	VMOVUPS      480(R9), Y12
-	VMINPD       Y11, Y12, Y12
-	VMAXPD       Y12, Y0, Y12
-	VMOVUPS      480(R9), Y13
-	VMAXPD       Y11, Y13, Y11
-	VMINPD       Y11, Y1, Y11
-	VCMPPD       $0x11, Y11, Y12, Y11
-	VBROADCASTSD partol64<>+0(SB), Y12
-	VMULPD       288(R9), Y12, Y12
-	VCMPPD       $0x12, Y12, Y4, Y4
-	VANDPD       Y4, Y11, Y4
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Y11
+	VMULPD       288(R9), Y11, Y11
+	VCMPPD       $0x12, Y11, Y4, Y4
 	VMOVUPS      288(R9), Y11
-	VCMPPD       $0x00, Y0, Y11, Y11
-	VANDNPD      Y4, Y11, Y4
-	VMOVUPS      384(R9), Y11
 	VCMPPD       $0x00, Y0, Y11, Y11
 	VANDNPD      Y4, Y11, Y4
 
@@ -18204,14 +18118,14 @@ CompactContacts64AVX2_tail:
 	VMOVUPS      288(R9), Y5
 	VMAXPD       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      576(R9), Y6
-	VMULPD       576(R9), Y6, Y6
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
 	VMOVUPS      Y10, 288(R9)
-	VMOVUPS      544(R9), Y9
-	VMULPD       544(R9), Y9, Y9
-	VADDPD       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPD       512(R9), Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	VMOVUPS      480(R9), Y9
+	VMULPD       480(R9), Y9, Y9
 	VADDPD       Y9, Y6, Y6
 	VMAXPD       Y6, Y5, Y5
 	VBROADCASTSD crosstol64<>+0(SB), Y6
@@ -18437,160 +18351,166 @@ CompactContacts64AVX2_tailgroup_normal:
 	VMOVUPS      Y7, 256(R9)
 	VMOVUPS      Y11, 288(R9)
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
-	VANDPD    320(R9), Y6, Y7
-	VMOVUPS   Y10, 320(R9)
-	VANDPD    int164<>+0(SB), Y6, Y6
-	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
-	VMOVUPS   Y6, 352(R9)
-	VMOVUPS   Y9, 384(R9)
-	VMOVUPS   Y15, 416(R9)
-	VMOVUPS   Y14, 448(R9)
-	VMOVUPS   Y13, 480(R9)
-	VMOVUPS   Y12, 512(R9)
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 576(R9)
-	VMOVUPS   Y5, 608(R9)
-	VTESTPD   Y7, Y7
-	JZ        CompactContacts64AVX2_tailgroup_single
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  320(R9), Y6, Y7
+	VMOVUPS Y10, 320(R9)
+	VANDPD  int164<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 352(R9)
+	VMOVUPS Y15, 384(R9)
+	VMOVUPS Y14, 416(R9)
+	VMOVUPS Y13, 448(R9)
+	VMOVUPS Y12, 480(R9)
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y3, 544(R9)
+	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y4, 608(R9)
+	VTESTPD Y7, Y7
+	JZ      CompactContacts64AVX2_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS 96(BX), Y3
-	VSUBPD  (BX), Y3, Y3
-	VMOVUPS 128(BX), Y5
-	VSUBPD  32(BX), Y5, Y5
-	VMOVUPS 160(BX), Y6
-	VSUBPD  64(BX), Y6, Y6
-	VMOVUPS 320(BX), Y8
-	VSUBPD  224(BX), Y8, Y8
-	VMOVUPS 352(BX), Y9
-	VSUBPD  256(BX), Y9, Y9
-	VMOVUPS 384(BX), Y10
-	VSUBPD  288(BX), Y10, Y10
-	VMULPD  Y3, Y3, Y11
-	VMULPD  Y5, Y5, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y6, Y6, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  Y8, Y8, Y12
-	VMULPD  Y9, Y9, Y13
-	VADDPD  Y13, Y12, Y12
-	VMULPD  Y10, Y10, Y13
-	VADDPD  Y13, Y12, Y12
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y12, Y13
-	VDIVPD  Y12, Y1, Y12
-	VANDPD  Y13, Y12, Y12
-	VMOVUPS (BX), Y13
-	VSUBPD  224(BX), Y13, Y13
-	VMOVUPS 32(BX), Y14
-	VSUBPD  256(BX), Y14, Y14
-	VMOVUPS Y11, 640(R9)
-	VMOVUPS 64(BX), Y11
-	VSUBPD  288(BX), Y11, Y11
-	VMULPD  Y13, Y8, Y15
-	VMOVUPS Y13, 672(R9)
-	VMULPD  Y14, Y9, Y13
-	VMOVUPS Y14, 704(R9)
-	VADDPD  Y13, Y15, Y13
-	VMULPD  Y11, Y10, Y14
-	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y13
-	VMULPD  Y3, Y8, Y14
-	VMULPD  Y5, Y9, Y15
-	VMOVUPS Y5, 736(R9)
-	VADDPD  Y15, Y14, Y5
-	VMULPD  Y6, Y10, Y14
-	VADDPD  Y14, Y5, Y5
-	VMULPD  Y12, Y5, Y5
-	VADDPD  Y5, Y13, Y5
-	VMINPD  Y5, Y13, Y12
-	VMAXPD  Y12, Y0, Y12
-	VMAXPD  Y5, Y13, Y5
-	VMINPD  Y5, Y1, Y5
-	VMOVUPS 192(BX), Y13
-	VADDPD  416(BX), Y13, Y13
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS   96(BX), Y3
+	VSUBPD    (BX), Y3, Y3
+	VMOVUPS   128(BX), Y4
+	VSUBPD    32(BX), Y4, Y4
+	VMOVUPS   160(BX), Y5
+	VSUBPD    64(BX), Y5, Y5
+	VMOVUPS   320(BX), Y8
+	VSUBPD    224(BX), Y8, Y8
+	VMOVUPS   352(BX), Y9
+	VSUBPD    256(BX), Y9, Y9
+	VMOVUPS   384(BX), Y10
+	VSUBPD    288(BX), Y10, Y10
+	VMULPD    Y3, Y3, Y11
+	VMULPD    Y4, Y4, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y5, Y5, Y12
+	VADDPD    Y12, Y11, Y11
+	VMULPD    Y8, Y8, Y12
+	VMULPD    Y9, Y9, Y13
+	VADDPD    Y13, Y12, Y12
+	VMULPD    Y10, Y10, Y13
+	VADDPD    Y13, Y12, Y12
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y12, Y13
+	VDIVPD    Y12, Y1, Y12
+	VANDPD    Y13, Y12, Y12
+	VMOVUPS   (BX), Y13
+	VSUBPD    224(BX), Y13, Y13
+	VMOVUPS   32(BX), Y14
+	VSUBPD    256(BX), Y14, Y14
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   64(BX), Y11
+	VSUBPD    288(BX), Y11, Y11
+	VMULPD    Y13, Y8, Y15
+	VMOVUPS   Y13, 672(R9)
+	VMULPD    Y14, Y9, Y13
+	VMOVUPS   Y14, 704(R9)
+	VADDPD    Y13, Y15, Y13
+	VMULPD    Y11, Y10, Y14
+	VADDPD    Y14, Y13, Y13
+	VMULPD    Y12, Y13, Y13
+	VMULPD    Y3, Y8, Y14
+	VMULPD    Y4, Y9, Y15
+	VMOVUPS   Y4, 736(R9)
+	VADDPD    Y15, Y14, Y4
+	VMULPD    Y5, Y10, Y14
+	VADDPD    Y14, Y4, Y4
+	VMULPD    Y12, Y4, Y4
+	VADDPD    Y4, Y13, Y4
+	VMINPD    Y4, Y13, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMAXPD    Y4, Y13, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y7, Y7
+	VCMPPD    $0x00, Y0, Y12, Y12
+	VANDNPD   Y7, Y12, Y7
+	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   192(BX), Y12
+	VADDPD    416(BX), Y12, Y12
 
 	// Manifold point 1.
-	VMULPD       Y12, Y8, Y14
-	VMULPD       Y12, Y9, Y15
+	VMULPD       Y14, Y8, Y13
+	VMULPD       Y14, Y9, Y15
 	VMOVUPS      Y9, 768(R9)
-	VMULPD       Y12, Y10, Y9
-	VSUBPD       672(R9), Y14, Y12
+	VMULPD       Y14, Y10, Y9
+	VSUBPD       672(R9), Y13, Y14
 	VMOVUPS      Y10, 800(R9)
 	VSUBPD       704(R9), Y15, Y10
 	VMOVUPS      Y8, 832(R9)
 	VSUBPD       Y11, Y9, Y8
-	VMOVUPS      Y5, 864(R9)
-	VMULPD       Y3, Y12, Y5
+	VMOVUPS      Y4, 864(R9)
+	VMULPD       Y3, Y14, Y4
 	VMULPD       736(R9), Y10, Y10
-	VADDPD       Y10, Y5, Y5
-	VMULPD       Y6, Y8, Y8
-	VADDPD       Y8, Y5, Y5
+	VADDPD       Y10, Y4, Y4
+	VMULPD       Y5, Y8, Y8
+	VADDPD       Y8, Y4, Y4
 	VCMPPD       $0x04, 640(R9), Y0, Y8
-	VDIVPD       640(R9), Y5, Y5
-	VANDPD       Y8, Y5, Y5
-	VMINPD       Y1, Y5, Y5
-	VMAXPD       Y0, Y5, Y5
-	VMULPD       Y5, Y3, Y8
+	VDIVPD       640(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y3, Y8
 	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y14, Y8, Y8
-	VMULPD       736(R9), Y5, Y10
+	VSUBPD       Y13, Y8, Y8
+	VMULPD       736(R9), Y4, Y10
 	VADDPD       704(R9), Y10, Y10
 	VSUBPD       Y15, Y10, Y10
-	VMULPD       Y5, Y6, Y5
-	VADDPD       Y5, Y11, Y5
-	VSUBPD       Y9, Y5, Y5
-	VMULPD       Y4, Y8, Y12
-	VMOVUPS      Y6, 896(R9)
-	VMULPD       608(R9), Y10, Y6
+	VMULPD       Y4, Y5, Y4
+	VADDPD       Y4, Y11, Y4
+	VSUBPD       Y9, Y4, Y4
+	VMULPD       608(R9), Y8, Y14
+	VMOVUPS      Y5, 896(R9)
+	VMULPD       576(R9), Y10, Y5
 	VMOVUPS      Y3, 928(R9)
-	VADDPD       Y6, Y12, Y3
-	VMULPD       576(R9), Y5, Y6
-	VADDPD       Y6, Y3, Y3
-	VSUBPD       Y3, Y13, Y3
-	VMULPD       544(R9), Y4, Y6
-	VADDPD       Y6, Y8, Y6
+	VADDPD       Y5, Y14, Y3
+	VMULPD       544(R9), Y4, Y5
+	VADDPD       Y5, Y3, Y3
+	VSUBPD       Y3, Y12, Y3
+	VMOVUPS      608(R9), Y5
+	VMULPD       512(R9), Y5, Y5
+	VADDPD       Y5, Y8, Y5
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y6, Y6
-	VADDPD       Y6, Y14, Y6
-	VADDPD       224(BX), Y6, Y6
-	VMOVUPS      608(R9), Y8
-	VMULPD       544(R9), Y8, Y8
+	VMULPD       Y8, Y5, Y5
+	VADDPD       Y5, Y13, Y5
+	VADDPD       224(BX), Y5, Y5
+	VMOVUPS      576(R9), Y8
+	VMULPD       512(R9), Y8, Y8
 	VADDPD       Y8, Y10, Y8
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y8, Y8
 	VADDPD       Y8, Y15, Y8
 	VADDPD       256(BX), Y8, Y8
-	VMOVUPS      576(R9), Y10
-	VMULPD       544(R9), Y10, Y10
-	VADDPD       Y10, Y5, Y5
+	VMOVUPS      544(R9), Y10
+	VMULPD       512(R9), Y10, Y10
+	VADDPD       Y10, Y4, Y4
 	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y5, Y5
-	VADDPD       Y5, Y9, Y5
-	VADDPD       288(BX), Y5, Y5
-	VMOVUPS      512(R9), Y9
+	VMULPD       Y10, Y4, Y4
+	VADDPD       Y4, Y9, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      480(R9), Y9
 	VBLENDVPD    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 512(R9)
-	VMOVUPS      480(R9), Y3
-	VBLENDVPD    Y7, Y6, Y3, Y3
-	VMOVUPS      448(R9), Y6
-	VBLENDVPD    Y7, Y8, Y6, Y6
-	VMOVUPS      416(R9), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
 	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      448(R9), Y3
+	VBLENDVPD    Y7, Y5, Y3, Y3
+	VMOVUPS      416(R9), Y5
+	VBLENDVPD    Y7, Y8, Y5, Y5
+	VMOVUPS      384(R9), Y8
+	VBLENDVPD    Y7, Y4, Y8, Y4
+	VMOVUPS      Y3, 448(R9)
 	VMOVUPS      Y5, 416(R9)
+	VMOVUPS      Y4, 384(R9)
 
 	// Manifold point 2.
 	VMOVUPS      832(R9), Y3
 	VMULPD       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y5
+	VMOVUPS      768(R9), Y4
+	VMULPD       864(R9), Y4, Y4
+	VMOVUPS      800(R9), Y5
 	VMULPD       864(R9), Y5, Y5
-	VMOVUPS      800(R9), Y6
-	VMULPD       864(R9), Y6, Y6
 	VSUBPD       672(R9), Y3, Y8
-	VSUBPD       704(R9), Y5, Y9
-	VSUBPD       Y11, Y6, Y10
+	VSUBPD       704(R9), Y4, Y9
+	VSUBPD       Y11, Y5, Y10
 	VMULPD       928(R9), Y8, Y8
 	VMULPD       736(R9), Y9, Y9
 	VADDPD       Y9, Y8, Y8
@@ -18606,109 +18526,110 @@ CompactContacts64AVX2_tailgroup_normal:
 	VSUBPD       Y3, Y8, Y8
 	VMULPD       736(R9), Y1, Y9
 	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y5, Y9, Y9
+	VSUBPD       Y4, Y9, Y9
 	VMULPD       896(R9), Y1, Y1
 	VADDPD       Y1, Y11, Y1
-	VSUBPD       Y6, Y1, Y1
-	VMULPD       Y4, Y8, Y10
-	VMULPD       608(R9), Y9, Y11
+	VSUBPD       Y5, Y1, Y1
+	VMULPD       608(R9), Y8, Y10
+	VMULPD       576(R9), Y9, Y11
 	VADDPD       Y11, Y10, Y10
-	VMULPD       576(R9), Y1, Y11
+	VMULPD       544(R9), Y1, Y11
 	VADDPD       Y11, Y10, Y10
-	VSUBPD       Y10, Y13, Y10
-	VMULPD       544(R9), Y4, Y11
+	VSUBPD       Y10, Y12, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       512(R9), Y11, Y11
 	VADDPD       Y11, Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y8, Y8
 	VADDPD       Y8, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      608(R9), Y8
-	VMULPD       544(R9), Y8, Y8
+	VMOVUPS      576(R9), Y8
+	VMULPD       512(R9), Y8, Y8
 	VADDPD       Y8, Y9, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
-	VADDPD       Y8, Y5, Y5
-	VADDPD       256(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPD       544(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      544(R9), Y8
+	VMULPD       512(R9), Y8, Y8
 	VADDPD       Y8, Y1, Y1
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y1, Y1
-	VADDPD       Y1, Y6, Y1
+	VADDPD       Y1, Y5, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y7, Y10, Y6, Y6
-	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y7, Y3, Y6, Y3
-	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y7, Y5, Y6, Y5
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y7, Y1, Y6, Y1
-	VMOVUPS      Y3, 384(R9)
-	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      256(R9), Y5
+	VBLENDVPD    Y7, Y10, Y5, Y5
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      352(R9), Y5
+	VBLENDVPD    Y7, Y3, Y5, Y3
+	VMOVUPS      320(R9), Y5
+	VBLENDVPD    Y7, Y4, Y5, Y4
+	VMOVUPS      288(R9), Y5
+	VBLENDVPD    Y7, Y1, Y5, Y1
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
 	VMOVUPS      Y1, 288(R9)
 
 CompactContacts64AVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 512(R9), Y1
+	VMOVUPS 480(R9), Y1
 	VADDPD  256(R9), Y1, Y1
-	VADDPD  544(R9), Y1, Y1
+	VADDPD  512(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
-	VMOVUPS 352(R9), Y3
 	VTESTPD Y1, Y1
 	JZ      CompactContacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   512(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   256(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 256(R9)
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVAPS   Y4, Y4
-	VMOVUPS   608(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 608(R9)
-	VMOVUPS   576(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 576(R9)
-	VMOVUPS   480(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   448(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 448(R9)
-	VMOVUPS   416(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 416(R9)
-	VMOVUPS   384(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 384(R9)
-	VMOVUPS   320(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 320(R9)
-	VMOVUPS   288(R9), Y5
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVUPS   Y5, 288(R9)
-	VBLENDVPD Y1, Y0, Y3, Y1
-	VMOVAPS   Y1, Y3
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   384(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 384(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 288(R9)
+	VBLENDVPD Y1, Y0, Y6, Y1
+	VMOVAPS   Y1, Y6
 
 CompactContacts64AVX2_tailgroup_finite:
 	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
 	VMOVD        R13, X1
 	VPBROADCASTD X1, X1
 	VPADDD       iota<>+0(SB), X1, X1
-	VMOVDQU      pack64<>+0(SB), Y5
-	VPERMD       Y3, Y5, Y5
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y6, Y3, Y3
 	VMOVDQU      X1, (R9)
-	VMOVDQU      X5, 32(R9)
+	VMOVDQU      X3, 32(R9)
 
 	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
 	// a masked store of that many lanes; nothing for a group without one.
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y6, Y0
 	VANDPD       Y2, Y0, Y0
 	VTESTPD      Y0, Y0
 	JZ           CompactContacts64AVX2_tailgroup_none
@@ -18741,7 +18662,7 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         8(SP), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      512(R9), Y1
+	VMOVUPS      480(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         16(SP), R12
@@ -18753,42 +18674,43 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         24(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VPERMPS      Y4, Y0, Y0
-	VMOVDQU      128(R9), Y1
-	MOVQ         32(SP), R12
-	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
-	VMOVDQU      64(R9), Y0
 	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         40(SP), R12
+	MOVQ         32(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         48(SP), R12
+	MOVQ         40(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      480(R9), Y1
+	VMOVUPS      544(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         56(SP), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         64(SP), R12
+	MOVQ         56(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
-	MOVQ         72(SP), R12
+	MOVQ         64(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
 	VMOVUPS      384(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         72(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VMOVUPS      352(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         80(SP), R12
@@ -19031,60 +18953,60 @@ Contacts64AVX512_ahead:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z17
+	VMULPD      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z18
-	VMULPD Z3, Z9, Z19
-	VADDPD Z19, Z18, Z18
-	VMULPD Z4, Z10, Z19
-	VADDPD Z19, Z18, Z18
+	VMULPD Z2, Z8, Z17
+	VMULPD Z3, Z9, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z10, Z18
+	VADDPD Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z19
-	VMULPD Z15, Z6, Z20
-	VMULPD Z15, Z7, Z21
-	VSUBPD Z8, Z19, Z19
-	VSUBPD Z9, Z20, Z20
-	VSUBPD Z10, Z21, Z21
-	VMULPD Z17, Z5, Z22
-	VMULPD Z17, Z6, Z23
-	VMULPD Z17, Z7, Z24
-	VSUBPD Z22, Z2, Z22
-	VSUBPD Z23, Z3, Z23
-	VSUBPD Z24, Z4, Z24
+	VMULPD Z15, Z5, Z18
+	VMULPD Z15, Z6, Z19
+	VMULPD Z15, Z7, Z20
+	VSUBPD Z8, Z18, Z18
+	VSUBPD Z9, Z19, Z19
+	VSUBPD Z10, Z20, Z20
+	VMULPD Z12, Z5, Z21
+	VMULPD Z12, Z6, Z22
+	VMULPD Z12, Z7, Z23
+	VSUBPD Z21, Z2, Z21
+	VSUBPD Z22, Z3, Z22
+	VSUBPD Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VMULPD   Z23, Z23, Z26
-	VADDPD   Z26, Z25, Z25
-	VMULPD   Z24, Z24, Z26
-	VADDPD   Z26, Z25, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z23, Z23, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z21, Z18, Z18
 	VMULPD   Z22, Z19, Z19
-	VMULPD   Z23, Z20, Z20
-	VADDPD   Z20, Z19, Z19
-	VMULPD   Z24, Z21, Z20
-	VADDPD   Z20, Z19, Z19
-	VCMPPD   $0x04, Z25, Z0, K1
-	VDIVPD.Z Z25, Z19, K1, Z19
-	VMINPD   Z1, Z19, Z19
-	VMAXPD   Z0, Z19, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z23, Z20, Z19
+	VADDPD   Z19, Z18, Z18
+	VCMPPD   $0x04, Z24, Z0, K1
+	VDIVPD.Z Z24, Z18, K1, Z18
+	VMINPD   Z1, Z18, Z18
+	VMAXPD   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z17, Z19, Z19
-	VADDPD Z19, Z15, Z19
-	VMINPD Z1, Z19, Z19
-	VMAXPD Z0, Z19, Z19
+	VMULPD Z12, Z18, Z12
+	VADDPD Z12, Z15, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z19, Z16
-	VSUBPD Z18, Z16, Z16
-	VMULPD Z14, Z16, Z14
+	VMULPD Z16, Z12, Z15
+	VSUBPD Z17, Z15, Z15
+	VMULPD Z14, Z15, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z19, Z5, Z5
-	VMULPD Z19, Z6, Z6
-	VMULPD Z19, Z7, Z7
+	VMULPD Z12, Z5, Z5
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -19095,151 +19017,142 @@ Contacts64AVX512_ahead:
 	VSUBPD Z6, Z3, Z3
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
-	VSUBPD Z7, Z4, Z4
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL       32(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
+	VMOVUPD    (AX)(CX*1), Z12
 	MOVL       36(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
+	VMOVUPD    (AX)(CX*1), Z14
 	MOVL       40(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
+	VMOVUPD    (AX)(CX*1), Z15
 	MOVL       44(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
+	VMOVUPD    (AX)(CX*1), Z16
 	MOVL       48(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
+	VMOVUPD    (AX)(CX*1), Z17
 	MOVL       52(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z21
+	VMOVUPD    (AX)(CX*1), Z18
 	MOVL       56(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z22
+	VMOVUPD    (AX)(CX*1), Z19
 	MOVL       60(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z23
-	VUNPCKLPD  Z16, Z14, Z24
-	VUNPCKHPD  Z16, Z14, Z14
-	VUNPCKLPD  Z19, Z18, Z16
-	VUNPCKHPD  Z19, Z18, Z18
-	VUNPCKLPD  Z21, Z20, Z19
-	VUNPCKHPD  Z21, Z20, Z20
-	VUNPCKLPD  Z23, Z22, Z21
-	VUNPCKHPD  Z23, Z22, Z22
-	VSHUFF64X2 $0x88, Z16, Z24, Z23
-	VSHUFF64X2 $0xdd, Z16, Z24, Z16
-	VSHUFF64X2 $0x88, Z21, Z19, Z24
-	VSHUFF64X2 $0xdd, Z21, Z19, Z19
-	VSHUFF64X2 $0x88, Z24, Z23, Z21
-	VMOVUPS    Z21, (R10)
-	VSHUFF64X2 $0xdd, Z24, Z23, Z21
-	VMOVUPS    Z21, 192(R10)
-	VSHUFF64X2 $0x88, Z19, Z16, Z21
-	VMOVUPS    Z21, 128(R10)
-	VSHUFF64X2 $0xdd, Z19, Z16, Z16
-	VMOVUPS    Z16, 320(R10)
-	VSHUFF64X2 $0x88, Z18, Z14, Z16
-	VSHUFF64X2 $0xdd, Z18, Z14, Z14
-	VSHUFF64X2 $0x88, Z22, Z20, Z18
-	VSHUFF64X2 $0xdd, Z22, Z20, Z19
-	VSHUFF64X2 $0x88, Z18, Z16, Z20
-	VMOVUPS    Z20, 64(R10)
+	VMOVUPD    (AX)(CX*1), Z20
+	VUNPCKLPD  Z14, Z12, Z21
+	VUNPCKHPD  Z14, Z12, Z12
+	VUNPCKLPD  Z16, Z15, Z14
+	VUNPCKHPD  Z16, Z15, Z15
+	VUNPCKLPD  Z18, Z17, Z16
+	VUNPCKHPD  Z18, Z17, Z17
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VSHUFF64X2 $0x88, Z14, Z21, Z20
+	VSHUFF64X2 $0xdd, Z14, Z21, Z14
+	VSHUFF64X2 $0x88, Z18, Z16, Z21
 	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VMOVUPS    Z16, 256(R10)
-	VSHUFF64X2 $0x88, Z19, Z14, Z14
-	VMOVUPS    Z14, 384(R10)
+	VSHUFF64X2 $0x88, Z21, Z20, Z18
+	VMOVUPS    Z18, (R10)
+	VSHUFF64X2 $0xdd, Z21, Z20, Z18
+	VMOVUPS    Z18, 192(R10)
+	VSHUFF64X2 $0x88, Z16, Z14, Z18
+	VMOVUPS    Z18, 128(R10)
+	VSHUFF64X2 $0xdd, Z16, Z14, Z14
+	VMOVUPS    Z14, 320(R10)
+	VSHUFF64X2 $0x88, Z15, Z12, Z14
+	VSHUFF64X2 $0xdd, Z15, Z12, Z12
+	VSHUFF64X2 $0x88, Z19, Z17, Z15
+	VSHUFF64X2 $0xdd, Z19, Z17, Z16
+	VSHUFF64X2 $0x88, Z15, Z14, Z17
+	VMOVUPS    Z17, 64(R10)
+	VSHUFF64X2 $0xdd, Z15, Z14, Z14
+	VMOVUPS    Z14, 256(R10)
+	VSHUFF64X2 $0x88, Z16, Z12, Z12
+	VMOVUPS    Z12, 384(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL       32(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
+	VMOVUPD    (AX)(CX*1), Z12
 	MOVL       36(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
+	VMOVUPD    (AX)(CX*1), Z14
 	MOVL       40(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
+	VMOVUPD    (AX)(CX*1), Z15
 	MOVL       44(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
+	VMOVUPD    (AX)(CX*1), Z16
 	MOVL       48(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
+	VMOVUPD    (AX)(CX*1), Z17
 	MOVL       52(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z21
+	VMOVUPD    (AX)(CX*1), Z18
 	MOVL       56(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z22
+	VMOVUPD    (AX)(CX*1), Z19
 	MOVL       60(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z23
-	VUNPCKLPD  Z16, Z14, Z24
-	VUNPCKHPD  Z16, Z14, Z14
-	VUNPCKLPD  Z19, Z18, Z16
-	VUNPCKHPD  Z19, Z18, Z18
-	VUNPCKLPD  Z21, Z20, Z19
-	VUNPCKHPD  Z21, Z20, Z20
-	VUNPCKLPD  Z23, Z22, Z21
-	VUNPCKHPD  Z23, Z22, Z22
-	VSHUFF64X2 $0x88, Z16, Z24, Z23
-	VSHUFF64X2 $0xdd, Z16, Z24, Z16
-	VSHUFF64X2 $0x88, Z21, Z19, Z24
-	VSHUFF64X2 $0xdd, Z21, Z19, Z19
-	VSHUFF64X2 $0x88, Z24, Z23, Z21
-	VMOVUPS    Z21, 448(R10)
-	VSHUFF64X2 $0xdd, Z24, Z23, Z21
-	VMOVUPS    Z21, 640(R10)
-	VSHUFF64X2 $0x88, Z19, Z16, Z21
-	VMOVUPS    Z21, 576(R10)
-	VSHUFF64X2 $0xdd, Z19, Z16, Z16
-	VMOVUPS    Z16, 768(R10)
-	VSHUFF64X2 $0x88, Z18, Z14, Z16
-	VSHUFF64X2 $0xdd, Z18, Z14, Z14
-	VSHUFF64X2 $0x88, Z22, Z20, Z18
-	VSHUFF64X2 $0xdd, Z22, Z20, Z19
-	VSHUFF64X2 $0x88, Z18, Z16, Z20
-	VMOVUPS    Z20, 512(R10)
+	VMOVUPD    (AX)(CX*1), Z20
+	VUNPCKLPD  Z14, Z12, Z21
+	VUNPCKHPD  Z14, Z12, Z12
+	VUNPCKLPD  Z16, Z15, Z14
+	VUNPCKHPD  Z16, Z15, Z15
+	VUNPCKLPD  Z18, Z17, Z16
+	VUNPCKHPD  Z18, Z17, Z17
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VSHUFF64X2 $0x88, Z14, Z21, Z20
+	VSHUFF64X2 $0xdd, Z14, Z21, Z14
+	VSHUFF64X2 $0x88, Z18, Z16, Z21
 	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VMOVUPS    Z16, 704(R10)
-	VSHUFF64X2 $0x88, Z19, Z14, Z14
-	VMOVUPS    Z14, 832(R10)
-	VMULPD     Z2, Z2, Z14
-	VMULPD     Z3, Z3, Z16
-	VADDPD     Z16, Z14, Z14
-	VMULPD     Z4, Z4, Z16
-	VADDPD     Z16, Z14, Z14
+	VSHUFF64X2 $0x88, Z21, Z20, Z18
+	VMOVUPS    Z18, 448(R10)
+	VSHUFF64X2 $0xdd, Z21, Z20, Z18
+	VMOVUPS    Z18, 640(R10)
+	VSHUFF64X2 $0x88, Z16, Z14, Z18
+	VMOVUPS    Z18, 576(R10)
+	VSHUFF64X2 $0xdd, Z16, Z14, Z14
+	VMOVUPS    Z14, 768(R10)
+	VSHUFF64X2 $0x88, Z15, Z12, Z14
+	VSHUFF64X2 $0xdd, Z15, Z12, Z12
+	VSHUFF64X2 $0x88, Z19, Z17, Z15
+	VSHUFF64X2 $0xdd, Z19, Z17, Z16
+	VSHUFF64X2 $0x88, Z15, Z14, Z17
+	VMOVUPS    Z17, 512(R10)
+	VSHUFF64X2 $0xdd, Z15, Z14, Z14
+	VMOVUPS    Z14, 704(R10)
+	VSHUFF64X2 $0x88, Z16, Z12, Z12
+	VMOVUPS    Z12, 832(R10)
+	VSUBPD     Z7, Z4, Z4
+	VMULPD     Z2, Z2, Z12
+	VMULPD     Z3, Z3, Z14
+	VADDPD     Z14, Z12, Z12
+	VMULPD     Z4, Z4, Z14
+	VADDPD     Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       Z17, Z15, Z16
-	VMINPD       Z16, Z15, Z17
-	VMAXPD       Z17, Z0, Z17
-	VMAXPD       Z16, Z15, Z15
-	VMINPD       Z15, Z1, Z15
-	VCMPPD       $0x11, Z15, Z17, K1
-	VBROADCASTSD partol64<>+0(SB), Z15
-	VMULPD       Z13, Z15, Z15
-	VCMPPD       $0x12, Z15, Z25, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Z14
+	VMULPD       Z13, Z14, Z14
+	VCMPPD       $0x12, Z14, Z24, K1
 	VCMPPD       $0x00, Z0, Z13, K2
-	KANDNW       K1, K2, K1
-	VCMPPD       $0x00, Z0, Z12, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPD      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -19354,14 +19267,14 @@ Contacts64AVX512_ahead:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPD    Z11, Z18, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z12, K2, Z11
+	VBLENDMPD    Z13, Z14, K2, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPD    Z8, Z15, K2, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPD    Z10, Z16, K2, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -19391,14 +19304,14 @@ Contacts64AVX512_ahead:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z12, K2, Z10
+	VBLENDMPD   640(R9), Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z8, Z15, K2, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -19414,14 +19327,14 @@ Contacts64AVX512_ahead:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z12, K2, Z10
+	VBLENDMPD   Z0, Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   704(R9), Z15, K2, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z8, Z16, K2, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -19429,14 +19342,14 @@ Contacts64AVX512_ahead:
 	// Fallback 4: (0,0,1).
 	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z12, K2, Z8
+	VBLENDMPD   Z0, Z14, K2, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPD   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPD   Z1, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -19448,25 +19361,25 @@ Contacts64AVX512_ahead:
 Contacts64AVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z14, Z9
 	VMULPD Z8, Z15, Z10
 	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z14, Z11, Z12
-	VBROADCASTSD margin+40(FP), Z13
-	VADDPD       Z13, Z11, Z11
-	VCMPPD       $0x12, Z11, Z14, K2
+	VSUBPD       Z12, Z11, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z11, Z11
+	VCMPPD       $0x12, Z11, Z12, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z13
-	VADDPD       Z13, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z13
-	VMULPD       Z13, Z2, Z2
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -19481,86 +19394,92 @@ Contacts64AVX512_ahead_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             Contacts64AVX512_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPD      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPD      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPD      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPD      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPD      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPD      576(BX), Z20, Z20
-	VMULPD      Z15, Z15, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z17, Z17, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z18, Z18, Z22
-	VMULPD      Z19, Z19, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z20, Z20, Z23
-	VADDPD      Z23, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPD      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPD      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPD      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPD      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPD      1280(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPD      1344(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPD      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPD      832(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPD      896(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z22, Z16, Z16
-	VADDPD      Z16, Z15, Z16
-	VMINPD      Z16, Z15, Z17
-	VMAXPD      Z17, Z0, Z17
-	VMAXPD      Z16, Z15, Z15
-	VMINPD      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPD      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPD         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPD         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPD         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPD         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPD         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPD         576(BX), Z20, Z20
+	VMULPD         Z15, Z15, Z21
+	VMULPD         Z16, Z16, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z17, Z17, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z18, Z18, Z22
+	VMULPD         Z19, Z19, Z23
+	VADDPD         Z23, Z22, Z22
+	VMULPD         Z20, Z20, Z23
+	VADDPD         Z23, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z       Z22, Z1, K2, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPD         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPD         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPD         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPD         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPD         1280(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPD         1344(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPD         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPD         832(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPD         896(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMULPD         Z22, Z16, Z16
+	VADDPD         Z16, Z15, Z16
+	VMINPD         Z16, Z15, Z17
+	VMAXPD         Z17, Z0, Z17
+	VMAXPD         Z16, Z15, Z15
+	VMINPD         Z15, Z1, Z15
+	VCMPPD         $0x11, Z15, Z17, K2
+	KANDW          K2, K1, K1
+	VCMPPD         $0x00, Z0, Z22, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPD         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -19622,10 +19541,10 @@ Contacts64AVX512_ahead_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPD    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K1, Z17
+	VBLENDMPD    Z18, Z12, K1, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -19680,8 +19599,8 @@ Contacts64AVX512_ahead_normal:
 	VADDPD       Z19, Z18, Z18
 	VADDPD       576(BX), Z18, Z18
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
+	VBLENDMPD    Z15, Z13, K1, Z19
+	VMOVAPS      Z19, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPD    Z16, Z2, K1, Z15
 	VXORPS       Z16, Z16, Z16
@@ -19694,7 +19613,7 @@ Contacts64AVX512_ahead_normal:
 
 Contacts64AVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z12, Z5, Z15
+	VADDPD      Z13, Z5, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
@@ -19706,8 +19625,8 @@ Contacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -19724,8 +19643,8 @@ Contacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -19753,7 +19672,7 @@ Contacts64AVX512_ahead_finite:
 	MOVQ    16(SP), R12
 	VMOVUPD Z5, (R12)(R13*8)
 	MOVQ    24(SP), R12
-	VMOVUPD Z12, (R12)(R13*8)
+	VMOVUPD Z13, (R12)(R13*8)
 	MOVQ    32(SP), R12
 	VMOVUPD Z9, (R12)(R13*8)
 	MOVQ    40(SP), R12
@@ -19765,7 +19684,7 @@ Contacts64AVX512_ahead_finite:
 	MOVQ    64(SP), R12
 	VMOVUPD Z7, (R12)(R13*8)
 	MOVQ    72(SP), R12
-	VMOVUPD Z13, (R12)(R13*8)
+	VMOVUPD Z12, (R12)(R13*8)
 	MOVQ    80(SP), R12
 	VMOVUPD Z2, (R12)(R13*8)
 	MOVQ    88(SP), R12
@@ -19825,60 +19744,60 @@ Contacts64AVX512_last:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z17
+	VMULPD      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z18
-	VMULPD Z3, Z9, Z19
-	VADDPD Z19, Z18, Z18
-	VMULPD Z4, Z10, Z19
-	VADDPD Z19, Z18, Z18
+	VMULPD Z2, Z8, Z17
+	VMULPD Z3, Z9, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z10, Z18
+	VADDPD Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z19
-	VMULPD Z15, Z6, Z20
-	VMULPD Z15, Z7, Z21
-	VSUBPD Z8, Z19, Z19
-	VSUBPD Z9, Z20, Z20
-	VSUBPD Z10, Z21, Z21
-	VMULPD Z17, Z5, Z22
-	VMULPD Z17, Z6, Z23
-	VMULPD Z17, Z7, Z24
-	VSUBPD Z22, Z2, Z22
-	VSUBPD Z23, Z3, Z23
-	VSUBPD Z24, Z4, Z24
+	VMULPD Z15, Z5, Z18
+	VMULPD Z15, Z6, Z19
+	VMULPD Z15, Z7, Z20
+	VSUBPD Z8, Z18, Z18
+	VSUBPD Z9, Z19, Z19
+	VSUBPD Z10, Z20, Z20
+	VMULPD Z12, Z5, Z21
+	VMULPD Z12, Z6, Z22
+	VMULPD Z12, Z7, Z23
+	VSUBPD Z21, Z2, Z21
+	VSUBPD Z22, Z3, Z22
+	VSUBPD Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VMULPD   Z23, Z23, Z26
-	VADDPD   Z26, Z25, Z25
-	VMULPD   Z24, Z24, Z26
-	VADDPD   Z26, Z25, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z23, Z23, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z21, Z18, Z18
 	VMULPD   Z22, Z19, Z19
-	VMULPD   Z23, Z20, Z20
-	VADDPD   Z20, Z19, Z19
-	VMULPD   Z24, Z21, Z20
-	VADDPD   Z20, Z19, Z19
-	VCMPPD   $0x04, Z25, Z0, K1
-	VDIVPD.Z Z25, Z19, K1, Z19
-	VMINPD   Z1, Z19, Z19
-	VMAXPD   Z0, Z19, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z23, Z20, Z19
+	VADDPD   Z19, Z18, Z18
+	VCMPPD   $0x04, Z24, Z0, K1
+	VDIVPD.Z Z24, Z18, K1, Z18
+	VMINPD   Z1, Z18, Z18
+	VMAXPD   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z17, Z19, Z19
-	VADDPD Z19, Z15, Z19
-	VMINPD Z1, Z19, Z19
-	VMAXPD Z0, Z19, Z19
+	VMULPD Z12, Z18, Z12
+	VADDPD Z12, Z15, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z19, Z16
-	VSUBPD Z18, Z16, Z16
-	VMULPD Z14, Z16, Z14
+	VMULPD Z16, Z12, Z15
+	VSUBPD Z17, Z15, Z15
+	VMULPD Z14, Z15, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z19, Z5, Z5
-	VMULPD Z19, Z6, Z6
-	VMULPD Z19, Z7, Z7
+	VMULPD Z12, Z5, Z5
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -19890,37 +19809,28 @@ Contacts64AVX512_last:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z14
-	VMULPD Z3, Z3, Z16
-	VADDPD Z16, Z14, Z14
-	VMULPD Z4, Z4, Z16
-	VADDPD Z16, Z14, Z14
+	VMULPD Z2, Z2, Z12
+	VMULPD Z3, Z3, Z14
+	VADDPD Z14, Z12, Z12
+	VMULPD Z4, Z4, Z14
+	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       Z17, Z15, Z16
-	VMINPD       Z16, Z15, Z17
-	VMAXPD       Z17, Z0, Z17
-	VMAXPD       Z16, Z15, Z15
-	VMINPD       Z15, Z1, Z15
-	VCMPPD       $0x11, Z15, Z17, K1
-	VBROADCASTSD partol64<>+0(SB), Z15
-	VMULPD       Z13, Z15, Z15
-	VCMPPD       $0x12, Z15, Z25, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Z14
+	VMULPD       Z13, Z14, Z14
+	VCMPPD       $0x12, Z14, Z24, K1
 	VCMPPD       $0x00, Z0, Z13, K2
-	KANDNW       K1, K2, K1
-	VCMPPD       $0x00, Z0, Z12, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPD      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -20035,14 +19945,14 @@ Contacts64AVX512_last:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPD    Z11, Z18, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z12, K2, Z11
+	VBLENDMPD    Z13, Z14, K2, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPD    Z8, Z15, K2, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPD    Z10, Z16, K2, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -20072,14 +19982,14 @@ Contacts64AVX512_last:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z12, K2, Z10
+	VBLENDMPD   640(R9), Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z8, Z15, K2, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -20095,14 +20005,14 @@ Contacts64AVX512_last:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z12, K2, Z10
+	VBLENDMPD   Z0, Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   704(R9), Z15, K2, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z8, Z16, K2, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -20110,14 +20020,14 @@ Contacts64AVX512_last:
 	// Fallback 4: (0,0,1).
 	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z12, K2, Z8
+	VBLENDMPD   Z0, Z14, K2, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPD   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPD   Z1, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -20129,25 +20039,25 @@ Contacts64AVX512_last:
 Contacts64AVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z14, Z9
 	VMULPD Z8, Z15, Z10
 	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z14, Z11, Z12
-	VBROADCASTSD margin+40(FP), Z13
-	VADDPD       Z13, Z11, Z11
-	VCMPPD       $0x12, Z11, Z14, K2
+	VSUBPD       Z12, Z11, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z11, Z11
+	VCMPPD       $0x12, Z11, Z12, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z13
-	VADDPD       Z13, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z13
-	VMULPD       Z13, Z2, Z2
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -20162,86 +20072,92 @@ Contacts64AVX512_last_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             Contacts64AVX512_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPD      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPD      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPD      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPD      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPD      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPD      576(BX), Z20, Z20
-	VMULPD      Z15, Z15, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z17, Z17, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z18, Z18, Z22
-	VMULPD      Z19, Z19, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z20, Z20, Z23
-	VADDPD      Z23, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPD      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPD      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPD      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPD      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPD      1280(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPD      1344(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPD      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPD      832(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPD      896(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z22, Z16, Z16
-	VADDPD      Z16, Z15, Z16
-	VMINPD      Z16, Z15, Z17
-	VMAXPD      Z17, Z0, Z17
-	VMAXPD      Z16, Z15, Z15
-	VMINPD      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPD      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPD         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPD         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPD         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPD         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPD         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPD         576(BX), Z20, Z20
+	VMULPD         Z15, Z15, Z21
+	VMULPD         Z16, Z16, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z17, Z17, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z18, Z18, Z22
+	VMULPD         Z19, Z19, Z23
+	VADDPD         Z23, Z22, Z22
+	VMULPD         Z20, Z20, Z23
+	VADDPD         Z23, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z       Z22, Z1, K2, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPD         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPD         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPD         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPD         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPD         1280(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPD         1344(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPD         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPD         832(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPD         896(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMULPD         Z22, Z16, Z16
+	VADDPD         Z16, Z15, Z16
+	VMINPD         Z16, Z15, Z17
+	VMAXPD         Z17, Z0, Z17
+	VMAXPD         Z16, Z15, Z15
+	VMINPD         Z15, Z1, Z15
+	VCMPPD         $0x11, Z15, Z17, K2
+	KANDW          K2, K1, K1
+	VCMPPD         $0x00, Z0, Z22, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPD         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -20303,10 +20219,10 @@ Contacts64AVX512_last_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPD    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K1, Z17
+	VBLENDMPD    Z18, Z12, K1, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -20361,8 +20277,8 @@ Contacts64AVX512_last_normal:
 	VADDPD       Z19, Z18, Z18
 	VADDPD       576(BX), Z18, Z18
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
+	VBLENDMPD    Z15, Z13, K1, Z19
+	VMOVAPS      Z19, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPD    Z16, Z2, K1, Z15
 	VXORPS       Z16, Z16, Z16
@@ -20375,7 +20291,7 @@ Contacts64AVX512_last_normal:
 
 Contacts64AVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z12, Z5, Z15
+	VADDPD      Z13, Z5, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
@@ -20387,8 +20303,8 @@ Contacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -20405,8 +20321,8 @@ Contacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -20434,7 +20350,7 @@ Contacts64AVX512_last_finite:
 	MOVQ    16(SP), R12
 	VMOVUPD Z5, (R12)(R13*8)
 	MOVQ    24(SP), R12
-	VMOVUPD Z12, (R12)(R13*8)
+	VMOVUPD Z13, (R12)(R13*8)
 	MOVQ    32(SP), R12
 	VMOVUPD Z9, (R12)(R13*8)
 	MOVQ    40(SP), R12
@@ -20446,7 +20362,7 @@ Contacts64AVX512_last_finite:
 	MOVQ    64(SP), R12
 	VMOVUPD Z7, (R12)(R13*8)
 	MOVQ    72(SP), R12
-	VMOVUPD Z13, (R12)(R13*8)
+	VMOVUPD Z12, (R12)(R13*8)
 	MOVQ    80(SP), R12
 	VMOVUPD Z2, (R12)(R13*8)
 	MOVQ    88(SP), R12
@@ -20629,60 +20545,60 @@ Contacts64AVX512_tail:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z17
+	VMULPD      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z18
-	VMULPD Z3, Z9, Z19
-	VADDPD Z19, Z18, Z18
-	VMULPD Z4, Z10, Z19
-	VADDPD Z19, Z18, Z18
+	VMULPD Z2, Z8, Z17
+	VMULPD Z3, Z9, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z10, Z18
+	VADDPD Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z19
-	VMULPD Z15, Z6, Z20
-	VMULPD Z15, Z7, Z21
-	VSUBPD Z8, Z19, Z19
-	VSUBPD Z9, Z20, Z20
-	VSUBPD Z10, Z21, Z21
-	VMULPD Z17, Z5, Z22
-	VMULPD Z17, Z6, Z23
-	VMULPD Z17, Z7, Z24
-	VSUBPD Z22, Z2, Z22
-	VSUBPD Z23, Z3, Z23
-	VSUBPD Z24, Z4, Z24
+	VMULPD Z15, Z5, Z18
+	VMULPD Z15, Z6, Z19
+	VMULPD Z15, Z7, Z20
+	VSUBPD Z8, Z18, Z18
+	VSUBPD Z9, Z19, Z19
+	VSUBPD Z10, Z20, Z20
+	VMULPD Z12, Z5, Z21
+	VMULPD Z12, Z6, Z22
+	VMULPD Z12, Z7, Z23
+	VSUBPD Z21, Z2, Z21
+	VSUBPD Z22, Z3, Z22
+	VSUBPD Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VMULPD   Z23, Z23, Z26
-	VADDPD   Z26, Z25, Z25
-	VMULPD   Z24, Z24, Z26
-	VADDPD   Z26, Z25, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z23, Z23, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z21, Z18, Z18
 	VMULPD   Z22, Z19, Z19
-	VMULPD   Z23, Z20, Z20
-	VADDPD   Z20, Z19, Z19
-	VMULPD   Z24, Z21, Z20
-	VADDPD   Z20, Z19, Z19
-	VCMPPD   $0x04, Z25, Z0, K2
-	VDIVPD.Z Z25, Z19, K2, Z19
-	VMINPD   Z1, Z19, Z19
-	VMAXPD   Z0, Z19, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z23, Z20, Z19
+	VADDPD   Z19, Z18, Z18
+	VCMPPD   $0x04, Z24, Z0, K2
+	VDIVPD.Z Z24, Z18, K2, Z18
+	VMINPD   Z1, Z18, Z18
+	VMAXPD   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z17, Z19, Z19
-	VADDPD Z19, Z15, Z19
-	VMINPD Z1, Z19, Z19
-	VMAXPD Z0, Z19, Z19
+	VMULPD Z12, Z18, Z12
+	VADDPD Z12, Z15, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z19, Z16
-	VSUBPD Z18, Z16, Z16
-	VMULPD Z14, Z16, Z14
+	VMULPD Z16, Z12, Z15
+	VSUBPD Z17, Z15, Z15
+	VMULPD Z14, Z15, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z19, Z5, Z5
-	VMULPD Z19, Z6, Z6
-	VMULPD Z19, Z7, Z7
+	VMULPD Z12, Z5, Z5
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -20694,37 +20610,28 @@ Contacts64AVX512_tail:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z14
-	VMULPD Z3, Z3, Z16
-	VADDPD Z16, Z14, Z14
-	VMULPD Z4, Z4, Z16
-	VADDPD Z16, Z14, Z14
+	VMULPD Z2, Z2, Z12
+	VMULPD Z3, Z3, Z14
+	VADDPD Z14, Z12, Z12
+	VMULPD Z4, Z4, Z14
+	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       Z17, Z15, Z16
-	VMINPD       Z16, Z15, Z17
-	VMAXPD       Z17, Z0, Z17
-	VMAXPD       Z16, Z15, Z15
-	VMINPD       Z15, Z1, Z15
-	VCMPPD       $0x11, Z15, Z17, K2
-	VBROADCASTSD partol64<>+0(SB), Z15
-	VMULPD       Z13, Z15, Z15
-	VCMPPD       $0x12, Z15, Z25, K3
-	KANDW        K3, K2, K2
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Z14
+	VMULPD       Z13, Z14, Z14
+	VCMPPD       $0x12, Z14, Z24, K2
 	VCMPPD       $0x00, Z0, Z13, K3
-	KANDNW       K2, K3, K2
-	VCMPPD       $0x00, Z0, Z12, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPD      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -20839,14 +20746,14 @@ Contacts64AVX512_tail:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPD    Z11, Z18, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z12, K3, Z11
+	VBLENDMPD    Z13, Z14, K3, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPD    Z8, Z15, K3, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPD    Z10, Z16, K3, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPD    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -20876,14 +20783,14 @@ Contacts64AVX512_tail:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z12, K3, Z10
+	VBLENDMPD   640(R9), Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z8, Z15, K3, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z0, Z16, K3, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -20899,14 +20806,14 @@ Contacts64AVX512_tail:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z12, K3, Z10
+	VBLENDMPD   Z0, Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   704(R9), Z15, K3, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z8, Z16, K3, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -20914,14 +20821,14 @@ Contacts64AVX512_tail:
 	// Fallback 4: (0,0,1).
 	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z12, K3, Z8
+	VBLENDMPD   Z0, Z14, K3, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPD   Z0, Z15, K3, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPD   Z1, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -20933,25 +20840,25 @@ Contacts64AVX512_tail:
 Contacts64AVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z14, Z9
 	VMULPD Z8, Z15, Z10
 	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z14, Z11, Z12
-	VBROADCASTSD margin+40(FP), Z13
-	VADDPD       Z13, Z11, Z11
-	VCMPPD       $0x12, Z11, Z14, K3
+	VSUBPD       Z12, Z11, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z11, Z11
+	VCMPPD       $0x12, Z11, Z12, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z13
-	VADDPD       Z13, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z13
-	VMULPD       Z13, Z2, Z2
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -20966,86 +20873,92 @@ Contacts64AVX512_tailgroup_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
 	VPBROADCASTQ.Z int164<>+0(SB), K3, Z14
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             Contacts64AVX512_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPD      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPD      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPD      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPD      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPD      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPD      576(BX), Z20, Z20
-	VMULPD      Z15, Z15, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z17, Z17, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z18, Z18, Z22
-	VMULPD      Z19, Z19, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z20, Z20, Z23
-	VADDPD      Z23, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K3
-	VDIVPD.Z    Z22, Z1, K3, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPD      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPD      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPD      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPD      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPD      1280(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPD      1344(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPD      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPD      832(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPD      896(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z22, Z16, Z16
-	VADDPD      Z16, Z15, Z16
-	VMINPD      Z16, Z15, Z17
-	VMAXPD      Z17, Z0, Z17
-	VMAXPD      Z16, Z15, Z15
-	VMINPD      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPD      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPD         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPD         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPD         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPD         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPD         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPD         576(BX), Z20, Z20
+	VMULPD         Z15, Z15, Z21
+	VMULPD         Z16, Z16, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z17, Z17, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z18, Z18, Z22
+	VMULPD         Z19, Z19, Z23
+	VADDPD         Z23, Z22, Z22
+	VMULPD         Z20, Z20, Z23
+	VADDPD         Z23, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K3
+	VDIVPD.Z       Z22, Z1, K3, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPD         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPD         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPD         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPD         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPD         1280(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPD         1344(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPD         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPD         832(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPD         896(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMULPD         Z22, Z16, Z16
+	VADDPD         Z16, Z15, Z16
+	VMINPD         Z16, Z15, Z17
+	VMAXPD         Z17, Z0, Z17
+	VMAXPD         Z16, Z15, Z15
+	VMINPD         Z15, Z1, Z15
+	VCMPPD         $0x11, Z15, Z17, K3
+	KANDW          K3, K2, K2
+	VCMPPD         $0x00, Z0, Z22, K3
+	KANDNW         K2, K3, K2
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPD         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -21107,10 +21020,10 @@ Contacts64AVX512_tailgroup_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPD    Z17, Z7, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K2, Z17
+	VBLENDMPD    Z18, Z12, K2, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -21165,8 +21078,8 @@ Contacts64AVX512_tailgroup_normal:
 	VADDPD       Z1, Z18, Z1
 	VADDPD       576(BX), Z1, Z1
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z15, Z12, K2, Z18
-	VMOVAPS      Z18, Z12
+	VBLENDMPD    Z15, Z13, K2, Z18
+	VMOVAPS      Z18, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPD    Z16, Z2, K2, Z15
 	VXORPS       Z16, Z16, Z16
@@ -21179,7 +21092,7 @@ Contacts64AVX512_tailgroup_normal:
 
 Contacts64AVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z12, Z5, Z1
+	VADDPD      Z13, Z5, Z1
 	VADDPD      Z11, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
@@ -21191,8 +21104,8 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -21209,8 +21122,8 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -21238,7 +21151,7 @@ Contacts64AVX512_tailgroup_finite:
 	MOVQ      16(SP), R12
 	VMOVUPD   Z5, K1, (R12)(R13*8)
 	MOVQ      24(SP), R12
-	VMOVUPD   Z12, K1, (R12)(R13*8)
+	VMOVUPD   Z13, K1, (R12)(R13*8)
 	MOVQ      32(SP), R12
 	VMOVUPD   Z9, K1, (R12)(R13*8)
 	MOVQ      40(SP), R12
@@ -21250,7 +21163,7 @@ Contacts64AVX512_tailgroup_finite:
 	MOVQ      64(SP), R12
 	VMOVUPD   Z7, K1, (R12)(R13*8)
 	MOVQ      72(SP), R12
-	VMOVUPD   Z13, K1, (R12)(R13*8)
+	VMOVUPD   Z12, K1, (R12)(R13*8)
 	MOVQ      80(SP), R12
 	VMOVUPD   Z2, K1, (R12)(R13*8)
 	MOVQ      88(SP), R12
@@ -21482,60 +21395,60 @@ CompactContacts64AVX512_ahead:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z17
+	VMULPD      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z18
-	VMULPD Z3, Z9, Z19
-	VADDPD Z19, Z18, Z18
-	VMULPD Z4, Z10, Z19
-	VADDPD Z19, Z18, Z18
+	VMULPD Z2, Z8, Z17
+	VMULPD Z3, Z9, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z10, Z18
+	VADDPD Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z19
-	VMULPD Z15, Z6, Z20
-	VMULPD Z15, Z7, Z21
-	VSUBPD Z8, Z19, Z19
-	VSUBPD Z9, Z20, Z20
-	VSUBPD Z10, Z21, Z21
-	VMULPD Z17, Z5, Z22
-	VMULPD Z17, Z6, Z23
-	VMULPD Z17, Z7, Z24
-	VSUBPD Z22, Z2, Z22
-	VSUBPD Z23, Z3, Z23
-	VSUBPD Z24, Z4, Z24
+	VMULPD Z15, Z5, Z18
+	VMULPD Z15, Z6, Z19
+	VMULPD Z15, Z7, Z20
+	VSUBPD Z8, Z18, Z18
+	VSUBPD Z9, Z19, Z19
+	VSUBPD Z10, Z20, Z20
+	VMULPD Z12, Z5, Z21
+	VMULPD Z12, Z6, Z22
+	VMULPD Z12, Z7, Z23
+	VSUBPD Z21, Z2, Z21
+	VSUBPD Z22, Z3, Z22
+	VSUBPD Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VMULPD   Z23, Z23, Z26
-	VADDPD   Z26, Z25, Z25
-	VMULPD   Z24, Z24, Z26
-	VADDPD   Z26, Z25, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z23, Z23, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z21, Z18, Z18
 	VMULPD   Z22, Z19, Z19
-	VMULPD   Z23, Z20, Z20
-	VADDPD   Z20, Z19, Z19
-	VMULPD   Z24, Z21, Z20
-	VADDPD   Z20, Z19, Z19
-	VCMPPD   $0x04, Z25, Z0, K1
-	VDIVPD.Z Z25, Z19, K1, Z19
-	VMINPD   Z1, Z19, Z19
-	VMAXPD   Z0, Z19, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z23, Z20, Z19
+	VADDPD   Z19, Z18, Z18
+	VCMPPD   $0x04, Z24, Z0, K1
+	VDIVPD.Z Z24, Z18, K1, Z18
+	VMINPD   Z1, Z18, Z18
+	VMAXPD   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z17, Z19, Z19
-	VADDPD Z19, Z15, Z19
-	VMINPD Z1, Z19, Z19
-	VMAXPD Z0, Z19, Z19
+	VMULPD Z12, Z18, Z12
+	VADDPD Z12, Z15, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z19, Z16
-	VSUBPD Z18, Z16, Z16
-	VMULPD Z14, Z16, Z14
+	VMULPD Z16, Z12, Z15
+	VSUBPD Z17, Z15, Z15
+	VMULPD Z14, Z15, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z19, Z5, Z5
-	VMULPD Z19, Z6, Z6
-	VMULPD Z19, Z7, Z7
+	VMULPD Z12, Z5, Z5
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -21546,151 +21459,142 @@ CompactContacts64AVX512_ahead:
 	VSUBPD Z6, Z3, Z3
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
-	VSUBPD Z7, Z4, Z4
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL       32(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
+	VMOVUPD    (AX)(CX*1), Z12
 	MOVL       36(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
+	VMOVUPD    (AX)(CX*1), Z14
 	MOVL       40(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
+	VMOVUPD    (AX)(CX*1), Z15
 	MOVL       44(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
+	VMOVUPD    (AX)(CX*1), Z16
 	MOVL       48(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
+	VMOVUPD    (AX)(CX*1), Z17
 	MOVL       52(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z21
+	VMOVUPD    (AX)(CX*1), Z18
 	MOVL       56(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z22
+	VMOVUPD    (AX)(CX*1), Z19
 	MOVL       60(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z23
-	VUNPCKLPD  Z16, Z14, Z24
-	VUNPCKHPD  Z16, Z14, Z14
-	VUNPCKLPD  Z19, Z18, Z16
-	VUNPCKHPD  Z19, Z18, Z18
-	VUNPCKLPD  Z21, Z20, Z19
-	VUNPCKHPD  Z21, Z20, Z20
-	VUNPCKLPD  Z23, Z22, Z21
-	VUNPCKHPD  Z23, Z22, Z22
-	VSHUFF64X2 $0x88, Z16, Z24, Z23
-	VSHUFF64X2 $0xdd, Z16, Z24, Z16
-	VSHUFF64X2 $0x88, Z21, Z19, Z24
-	VSHUFF64X2 $0xdd, Z21, Z19, Z19
-	VSHUFF64X2 $0x88, Z24, Z23, Z21
-	VMOVUPS    Z21, (R10)
-	VSHUFF64X2 $0xdd, Z24, Z23, Z21
-	VMOVUPS    Z21, 192(R10)
-	VSHUFF64X2 $0x88, Z19, Z16, Z21
-	VMOVUPS    Z21, 128(R10)
-	VSHUFF64X2 $0xdd, Z19, Z16, Z16
-	VMOVUPS    Z16, 320(R10)
-	VSHUFF64X2 $0x88, Z18, Z14, Z16
-	VSHUFF64X2 $0xdd, Z18, Z14, Z14
-	VSHUFF64X2 $0x88, Z22, Z20, Z18
-	VSHUFF64X2 $0xdd, Z22, Z20, Z19
-	VSHUFF64X2 $0x88, Z18, Z16, Z20
-	VMOVUPS    Z20, 64(R10)
+	VMOVUPD    (AX)(CX*1), Z20
+	VUNPCKLPD  Z14, Z12, Z21
+	VUNPCKHPD  Z14, Z12, Z12
+	VUNPCKLPD  Z16, Z15, Z14
+	VUNPCKHPD  Z16, Z15, Z15
+	VUNPCKLPD  Z18, Z17, Z16
+	VUNPCKHPD  Z18, Z17, Z17
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VSHUFF64X2 $0x88, Z14, Z21, Z20
+	VSHUFF64X2 $0xdd, Z14, Z21, Z14
+	VSHUFF64X2 $0x88, Z18, Z16, Z21
 	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VMOVUPS    Z16, 256(R10)
-	VSHUFF64X2 $0x88, Z19, Z14, Z14
-	VMOVUPS    Z14, 384(R10)
+	VSHUFF64X2 $0x88, Z21, Z20, Z18
+	VMOVUPS    Z18, (R10)
+	VSHUFF64X2 $0xdd, Z21, Z20, Z18
+	VMOVUPS    Z18, 192(R10)
+	VSHUFF64X2 $0x88, Z16, Z14, Z18
+	VMOVUPS    Z18, 128(R10)
+	VSHUFF64X2 $0xdd, Z16, Z14, Z14
+	VMOVUPS    Z14, 320(R10)
+	VSHUFF64X2 $0x88, Z15, Z12, Z14
+	VSHUFF64X2 $0xdd, Z15, Z12, Z12
+	VSHUFF64X2 $0x88, Z19, Z17, Z15
+	VSHUFF64X2 $0xdd, Z19, Z17, Z16
+	VSHUFF64X2 $0x88, Z15, Z14, Z17
+	VMOVUPS    Z17, 64(R10)
+	VSHUFF64X2 $0xdd, Z15, Z14, Z14
+	VMOVUPS    Z14, 256(R10)
+	VSHUFF64X2 $0x88, Z16, Z12, Z12
+	VMOVUPS    Z12, 384(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL       32(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
+	VMOVUPD    (AX)(CX*1), Z12
 	MOVL       36(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
+	VMOVUPD    (AX)(CX*1), Z14
 	MOVL       40(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
+	VMOVUPD    (AX)(CX*1), Z15
 	MOVL       44(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
+	VMOVUPD    (AX)(CX*1), Z16
 	MOVL       48(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
+	VMOVUPD    (AX)(CX*1), Z17
 	MOVL       52(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z21
+	VMOVUPD    (AX)(CX*1), Z18
 	MOVL       56(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z22
+	VMOVUPD    (AX)(CX*1), Z19
 	MOVL       60(SI)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z23
-	VUNPCKLPD  Z16, Z14, Z24
-	VUNPCKHPD  Z16, Z14, Z14
-	VUNPCKLPD  Z19, Z18, Z16
-	VUNPCKHPD  Z19, Z18, Z18
-	VUNPCKLPD  Z21, Z20, Z19
-	VUNPCKHPD  Z21, Z20, Z20
-	VUNPCKLPD  Z23, Z22, Z21
-	VUNPCKHPD  Z23, Z22, Z22
-	VSHUFF64X2 $0x88, Z16, Z24, Z23
-	VSHUFF64X2 $0xdd, Z16, Z24, Z16
-	VSHUFF64X2 $0x88, Z21, Z19, Z24
-	VSHUFF64X2 $0xdd, Z21, Z19, Z19
-	VSHUFF64X2 $0x88, Z24, Z23, Z21
-	VMOVUPS    Z21, 448(R10)
-	VSHUFF64X2 $0xdd, Z24, Z23, Z21
-	VMOVUPS    Z21, 640(R10)
-	VSHUFF64X2 $0x88, Z19, Z16, Z21
-	VMOVUPS    Z21, 576(R10)
-	VSHUFF64X2 $0xdd, Z19, Z16, Z16
-	VMOVUPS    Z16, 768(R10)
-	VSHUFF64X2 $0x88, Z18, Z14, Z16
-	VSHUFF64X2 $0xdd, Z18, Z14, Z14
-	VSHUFF64X2 $0x88, Z22, Z20, Z18
-	VSHUFF64X2 $0xdd, Z22, Z20, Z19
-	VSHUFF64X2 $0x88, Z18, Z16, Z20
-	VMOVUPS    Z20, 512(R10)
+	VMOVUPD    (AX)(CX*1), Z20
+	VUNPCKLPD  Z14, Z12, Z21
+	VUNPCKHPD  Z14, Z12, Z12
+	VUNPCKLPD  Z16, Z15, Z14
+	VUNPCKHPD  Z16, Z15, Z15
+	VUNPCKLPD  Z18, Z17, Z16
+	VUNPCKHPD  Z18, Z17, Z17
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VSHUFF64X2 $0x88, Z14, Z21, Z20
+	VSHUFF64X2 $0xdd, Z14, Z21, Z14
+	VSHUFF64X2 $0x88, Z18, Z16, Z21
 	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VMOVUPS    Z16, 704(R10)
-	VSHUFF64X2 $0x88, Z19, Z14, Z14
-	VMOVUPS    Z14, 832(R10)
-	VMULPD     Z2, Z2, Z14
-	VMULPD     Z3, Z3, Z16
-	VADDPD     Z16, Z14, Z14
-	VMULPD     Z4, Z4, Z16
-	VADDPD     Z16, Z14, Z14
+	VSHUFF64X2 $0x88, Z21, Z20, Z18
+	VMOVUPS    Z18, 448(R10)
+	VSHUFF64X2 $0xdd, Z21, Z20, Z18
+	VMOVUPS    Z18, 640(R10)
+	VSHUFF64X2 $0x88, Z16, Z14, Z18
+	VMOVUPS    Z18, 576(R10)
+	VSHUFF64X2 $0xdd, Z16, Z14, Z14
+	VMOVUPS    Z14, 768(R10)
+	VSHUFF64X2 $0x88, Z15, Z12, Z14
+	VSHUFF64X2 $0xdd, Z15, Z12, Z12
+	VSHUFF64X2 $0x88, Z19, Z17, Z15
+	VSHUFF64X2 $0xdd, Z19, Z17, Z16
+	VSHUFF64X2 $0x88, Z15, Z14, Z17
+	VMOVUPS    Z17, 512(R10)
+	VSHUFF64X2 $0xdd, Z15, Z14, Z14
+	VMOVUPS    Z14, 704(R10)
+	VSHUFF64X2 $0x88, Z16, Z12, Z12
+	VMOVUPS    Z12, 832(R10)
+	VSUBPD     Z7, Z4, Z4
+	VMULPD     Z2, Z2, Z12
+	VMULPD     Z3, Z3, Z14
+	VADDPD     Z14, Z12, Z12
+	VMULPD     Z4, Z4, Z14
+	VADDPD     Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       Z17, Z15, Z16
-	VMINPD       Z16, Z15, Z17
-	VMAXPD       Z17, Z0, Z17
-	VMAXPD       Z16, Z15, Z15
-	VMINPD       Z15, Z1, Z15
-	VCMPPD       $0x11, Z15, Z17, K1
-	VBROADCASTSD partol64<>+0(SB), Z15
-	VMULPD       Z13, Z15, Z15
-	VCMPPD       $0x12, Z15, Z25, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Z14
+	VMULPD       Z13, Z14, Z14
+	VCMPPD       $0x12, Z14, Z24, K1
 	VCMPPD       $0x00, Z0, Z13, K2
-	KANDNW       K1, K2, K1
-	VCMPPD       $0x00, Z0, Z12, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPD      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -21805,14 +21709,14 @@ CompactContacts64AVX512_ahead:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPD    Z11, Z18, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z12, K2, Z11
+	VBLENDMPD    Z13, Z14, K2, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPD    Z8, Z15, K2, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPD    Z10, Z16, K2, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -21842,14 +21746,14 @@ CompactContacts64AVX512_ahead:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z12, K2, Z10
+	VBLENDMPD   640(R9), Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z8, Z15, K2, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -21865,14 +21769,14 @@ CompactContacts64AVX512_ahead:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z12, K2, Z10
+	VBLENDMPD   Z0, Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   704(R9), Z15, K2, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z8, Z16, K2, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -21880,14 +21784,14 @@ CompactContacts64AVX512_ahead:
 	// Fallback 4: (0,0,1).
 	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z12, K2, Z8
+	VBLENDMPD   Z0, Z14, K2, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPD   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPD   Z1, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -21899,25 +21803,25 @@ CompactContacts64AVX512_ahead:
 CompactContacts64AVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z14, Z9
 	VMULPD Z8, Z15, Z10
 	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z14, Z11, Z12
-	VBROADCASTSD margin+40(FP), Z13
-	VADDPD       Z13, Z11, Z11
-	VCMPPD       $0x12, Z11, Z14, K2
+	VSUBPD       Z12, Z11, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z11, Z11
+	VCMPPD       $0x12, Z11, Z12, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z13
-	VADDPD       Z13, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z13
-	VMULPD       Z13, Z2, Z2
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -21932,86 +21836,92 @@ CompactContacts64AVX512_ahead_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             CompactContacts64AVX512_ahead_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPD      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPD      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPD      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPD      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPD      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPD      576(BX), Z20, Z20
-	VMULPD      Z15, Z15, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z17, Z17, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z18, Z18, Z22
-	VMULPD      Z19, Z19, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z20, Z20, Z23
-	VADDPD      Z23, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPD      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPD      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPD      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPD      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPD      1280(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPD      1344(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPD      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPD      832(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPD      896(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z22, Z16, Z16
-	VADDPD      Z16, Z15, Z16
-	VMINPD      Z16, Z15, Z17
-	VMAXPD      Z17, Z0, Z17
-	VMAXPD      Z16, Z15, Z15
-	VMINPD      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPD      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPD         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPD         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPD         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPD         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPD         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPD         576(BX), Z20, Z20
+	VMULPD         Z15, Z15, Z21
+	VMULPD         Z16, Z16, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z17, Z17, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z18, Z18, Z22
+	VMULPD         Z19, Z19, Z23
+	VADDPD         Z23, Z22, Z22
+	VMULPD         Z20, Z20, Z23
+	VADDPD         Z23, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z       Z22, Z1, K2, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPD         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPD         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPD         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPD         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPD         1280(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPD         1344(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPD         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPD         832(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPD         896(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMULPD         Z22, Z16, Z16
+	VADDPD         Z16, Z15, Z16
+	VMINPD         Z16, Z15, Z17
+	VMAXPD         Z17, Z0, Z17
+	VMAXPD         Z16, Z15, Z15
+	VMINPD         Z15, Z1, Z15
+	VCMPPD         $0x11, Z15, Z17, K2
+	KANDW          K2, K1, K1
+	VCMPPD         $0x00, Z0, Z22, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPD         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -22073,10 +21983,10 @@ CompactContacts64AVX512_ahead_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPD    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K1, Z17
+	VBLENDMPD    Z18, Z12, K1, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -22131,8 +22041,8 @@ CompactContacts64AVX512_ahead_normal:
 	VADDPD       Z19, Z18, Z18
 	VADDPD       576(BX), Z18, Z18
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
+	VBLENDMPD    Z15, Z13, K1, Z19
+	VMOVAPS      Z19, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPD    Z16, Z2, K1, Z15
 	VXORPS       Z16, Z16, Z16
@@ -22145,7 +22055,7 @@ CompactContacts64AVX512_ahead_normal:
 
 CompactContacts64AVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z12, Z5, Z15
+	VADDPD      Z13, Z5, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
@@ -22157,8 +22067,8 @@ CompactContacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -22175,8 +22085,8 @@ CompactContacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -22214,7 +22124,7 @@ CompactContacts64AVX512_ahead_finite:
 	VCOMPRESSPD.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z5
+	VCOMPRESSPD.Z Z13, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z5
@@ -22232,7 +22142,7 @@ CompactContacts64AVX512_ahead_finite:
 	VCOMPRESSPD.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z5
+	VCOMPRESSPD.Z Z12, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z2
@@ -22300,60 +22210,60 @@ CompactContacts64AVX512_last:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z17
+	VMULPD      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z18
-	VMULPD Z3, Z9, Z19
-	VADDPD Z19, Z18, Z18
-	VMULPD Z4, Z10, Z19
-	VADDPD Z19, Z18, Z18
+	VMULPD Z2, Z8, Z17
+	VMULPD Z3, Z9, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z10, Z18
+	VADDPD Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z19
-	VMULPD Z15, Z6, Z20
-	VMULPD Z15, Z7, Z21
-	VSUBPD Z8, Z19, Z19
-	VSUBPD Z9, Z20, Z20
-	VSUBPD Z10, Z21, Z21
-	VMULPD Z17, Z5, Z22
-	VMULPD Z17, Z6, Z23
-	VMULPD Z17, Z7, Z24
-	VSUBPD Z22, Z2, Z22
-	VSUBPD Z23, Z3, Z23
-	VSUBPD Z24, Z4, Z24
+	VMULPD Z15, Z5, Z18
+	VMULPD Z15, Z6, Z19
+	VMULPD Z15, Z7, Z20
+	VSUBPD Z8, Z18, Z18
+	VSUBPD Z9, Z19, Z19
+	VSUBPD Z10, Z20, Z20
+	VMULPD Z12, Z5, Z21
+	VMULPD Z12, Z6, Z22
+	VMULPD Z12, Z7, Z23
+	VSUBPD Z21, Z2, Z21
+	VSUBPD Z22, Z3, Z22
+	VSUBPD Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VMULPD   Z23, Z23, Z26
-	VADDPD   Z26, Z25, Z25
-	VMULPD   Z24, Z24, Z26
-	VADDPD   Z26, Z25, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z23, Z23, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z21, Z18, Z18
 	VMULPD   Z22, Z19, Z19
-	VMULPD   Z23, Z20, Z20
-	VADDPD   Z20, Z19, Z19
-	VMULPD   Z24, Z21, Z20
-	VADDPD   Z20, Z19, Z19
-	VCMPPD   $0x04, Z25, Z0, K1
-	VDIVPD.Z Z25, Z19, K1, Z19
-	VMINPD   Z1, Z19, Z19
-	VMAXPD   Z0, Z19, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z23, Z20, Z19
+	VADDPD   Z19, Z18, Z18
+	VCMPPD   $0x04, Z24, Z0, K1
+	VDIVPD.Z Z24, Z18, K1, Z18
+	VMINPD   Z1, Z18, Z18
+	VMAXPD   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z17, Z19, Z19
-	VADDPD Z19, Z15, Z19
-	VMINPD Z1, Z19, Z19
-	VMAXPD Z0, Z19, Z19
+	VMULPD Z12, Z18, Z12
+	VADDPD Z12, Z15, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z19, Z16
-	VSUBPD Z18, Z16, Z16
-	VMULPD Z14, Z16, Z14
+	VMULPD Z16, Z12, Z15
+	VSUBPD Z17, Z15, Z15
+	VMULPD Z14, Z15, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z19, Z5, Z5
-	VMULPD Z19, Z6, Z6
-	VMULPD Z19, Z7, Z7
+	VMULPD Z12, Z5, Z5
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -22365,37 +22275,28 @@ CompactContacts64AVX512_last:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z14
-	VMULPD Z3, Z3, Z16
-	VADDPD Z16, Z14, Z14
-	VMULPD Z4, Z4, Z16
-	VADDPD Z16, Z14, Z14
+	VMULPD Z2, Z2, Z12
+	VMULPD Z3, Z3, Z14
+	VADDPD Z14, Z12, Z12
+	VMULPD Z4, Z4, Z14
+	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       Z17, Z15, Z16
-	VMINPD       Z16, Z15, Z17
-	VMAXPD       Z17, Z0, Z17
-	VMAXPD       Z16, Z15, Z15
-	VMINPD       Z15, Z1, Z15
-	VCMPPD       $0x11, Z15, Z17, K1
-	VBROADCASTSD partol64<>+0(SB), Z15
-	VMULPD       Z13, Z15, Z15
-	VCMPPD       $0x12, Z15, Z25, K2
-	KANDW        K2, K1, K1
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Z14
+	VMULPD       Z13, Z14, Z14
+	VCMPPD       $0x12, Z14, Z24, K1
 	VCMPPD       $0x00, Z0, Z13, K2
-	KANDNW       K1, K2, K1
-	VCMPPD       $0x00, Z0, Z12, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPD      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -22510,14 +22411,14 @@ CompactContacts64AVX512_last:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPD    Z11, Z18, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z12, K2, Z11
+	VBLENDMPD    Z13, Z14, K2, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPD    Z8, Z15, K2, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPD    Z10, Z16, K2, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -22547,14 +22448,14 @@ CompactContacts64AVX512_last:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z12, K2, Z10
+	VBLENDMPD   640(R9), Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z8, Z15, K2, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -22570,14 +22471,14 @@ CompactContacts64AVX512_last:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z12, K2, Z10
+	VBLENDMPD   Z0, Z14, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   704(R9), Z15, K2, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z8, Z16, K2, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -22585,14 +22486,14 @@ CompactContacts64AVX512_last:
 	// Fallback 4: (0,0,1).
 	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z12, K2, Z8
+	VBLENDMPD   Z0, Z14, K2, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPD   Z0, Z15, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPD   Z1, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -22604,25 +22505,25 @@ CompactContacts64AVX512_last:
 CompactContacts64AVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z14, Z9
 	VMULPD Z8, Z15, Z10
 	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z14, Z11, Z12
-	VBROADCASTSD margin+40(FP), Z13
-	VADDPD       Z13, Z11, Z11
-	VCMPPD       $0x12, Z11, Z14, K2
+	VSUBPD       Z12, Z11, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z11, Z11
+	VCMPPD       $0x12, Z11, Z12, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z13
-	VADDPD       Z13, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z13
-	VMULPD       Z13, Z2, Z2
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -22637,86 +22538,92 @@ CompactContacts64AVX512_last_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
 	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z14
 	KORTESTW       K1, K1
 	JZ             CompactContacts64AVX512_last_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPD      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPD      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPD      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPD      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPD      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPD      576(BX), Z20, Z20
-	VMULPD      Z15, Z15, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z17, Z17, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z18, Z18, Z22
-	VMULPD      Z19, Z19, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z20, Z20, Z23
-	VADDPD      Z23, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z    Z22, Z1, K2, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPD      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPD      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPD      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPD      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPD      1280(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPD      1344(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPD      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPD      832(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPD      896(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z22, Z16, Z16
-	VADDPD      Z16, Z15, Z16
-	VMINPD      Z16, Z15, Z17
-	VMAXPD      Z17, Z0, Z17
-	VMAXPD      Z16, Z15, Z15
-	VMINPD      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPD      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPD         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPD         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPD         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPD         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPD         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPD         576(BX), Z20, Z20
+	VMULPD         Z15, Z15, Z21
+	VMULPD         Z16, Z16, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z17, Z17, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z18, Z18, Z22
+	VMULPD         Z19, Z19, Z23
+	VADDPD         Z23, Z22, Z22
+	VMULPD         Z20, Z20, Z23
+	VADDPD         Z23, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
+	VDIVPD.Z       Z22, Z1, K2, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPD         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPD         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPD         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPD         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPD         1280(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPD         1344(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPD         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPD         832(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPD         896(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMULPD         Z22, Z16, Z16
+	VADDPD         Z16, Z15, Z16
+	VMINPD         Z16, Z15, Z17
+	VMAXPD         Z17, Z0, Z17
+	VMAXPD         Z16, Z15, Z15
+	VMINPD         Z15, Z1, Z15
+	VCMPPD         $0x11, Z15, Z17, K2
+	KANDW          K2, K1, K1
+	VCMPPD         $0x00, Z0, Z22, K2
+	KANDNW         K1, K2, K1
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPD         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -22778,10 +22685,10 @@ CompactContacts64AVX512_last_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPD    Z17, Z7, K1, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K1, Z17
+	VBLENDMPD    Z18, Z12, K1, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -22836,8 +22743,8 @@ CompactContacts64AVX512_last_normal:
 	VADDPD       Z19, Z18, Z18
 	VADDPD       576(BX), Z18, Z18
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z12, K1, Z19
-	VMOVAPS      Z19, Z12
+	VBLENDMPD    Z15, Z13, K1, Z19
+	VMOVAPS      Z19, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPD    Z16, Z2, K1, Z15
 	VXORPS       Z16, Z16, Z16
@@ -22850,7 +22757,7 @@ CompactContacts64AVX512_last_normal:
 
 CompactContacts64AVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z12, Z5, Z15
+	VADDPD      Z13, Z5, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
@@ -22862,8 +22769,8 @@ CompactContacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
+	VMOVAPS        Z11, Z13
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -22880,8 +22787,8 @@ CompactContacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVAPS        Z11, Z12
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -22919,7 +22826,7 @@ CompactContacts64AVX512_last_finite:
 	VCOMPRESSPD.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z5
+	VCOMPRESSPD.Z Z13, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z5
@@ -22937,7 +22844,7 @@ CompactContacts64AVX512_last_finite:
 	VCOMPRESSPD.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z5
+	VCOMPRESSPD.Z Z12, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z2
@@ -23128,60 +23035,60 @@ CompactContacts64AVX512_tail:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z17
+	VMULPD      Z12, Z16, Z12
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z18
-	VMULPD Z3, Z9, Z19
-	VADDPD Z19, Z18, Z18
-	VMULPD Z4, Z10, Z19
-	VADDPD Z19, Z18, Z18
+	VMULPD Z2, Z8, Z17
+	VMULPD Z3, Z9, Z18
+	VADDPD Z18, Z17, Z17
+	VMULPD Z4, Z10, Z18
+	VADDPD Z18, Z17, Z17
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z19
-	VMULPD Z15, Z6, Z20
-	VMULPD Z15, Z7, Z21
-	VSUBPD Z8, Z19, Z19
-	VSUBPD Z9, Z20, Z20
-	VSUBPD Z10, Z21, Z21
-	VMULPD Z17, Z5, Z22
-	VMULPD Z17, Z6, Z23
-	VMULPD Z17, Z7, Z24
-	VSUBPD Z22, Z2, Z22
-	VSUBPD Z23, Z3, Z23
-	VSUBPD Z24, Z4, Z24
+	VMULPD Z15, Z5, Z18
+	VMULPD Z15, Z6, Z19
+	VMULPD Z15, Z7, Z20
+	VSUBPD Z8, Z18, Z18
+	VSUBPD Z9, Z19, Z19
+	VSUBPD Z10, Z20, Z20
+	VMULPD Z12, Z5, Z21
+	VMULPD Z12, Z6, Z22
+	VMULPD Z12, Z7, Z23
+	VSUBPD Z21, Z2, Z21
+	VSUBPD Z22, Z3, Z22
+	VSUBPD Z23, Z4, Z23
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VMULPD   Z23, Z23, Z26
-	VADDPD   Z26, Z25, Z25
-	VMULPD   Z24, Z24, Z26
-	VADDPD   Z26, Z25, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z23, Z23, Z25
+	VADDPD   Z25, Z24, Z24
+	VMULPD   Z21, Z18, Z18
 	VMULPD   Z22, Z19, Z19
-	VMULPD   Z23, Z20, Z20
-	VADDPD   Z20, Z19, Z19
-	VMULPD   Z24, Z21, Z20
-	VADDPD   Z20, Z19, Z19
-	VCMPPD   $0x04, Z25, Z0, K2
-	VDIVPD.Z Z25, Z19, K2, Z19
-	VMINPD   Z1, Z19, Z19
-	VMAXPD   Z0, Z19, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z23, Z20, Z19
+	VADDPD   Z19, Z18, Z18
+	VCMPPD   $0x04, Z24, Z0, K2
+	VDIVPD.Z Z24, Z18, K2, Z18
+	VMINPD   Z1, Z18, Z18
+	VMAXPD   Z0, Z18, Z18
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z17, Z19, Z19
-	VADDPD Z19, Z15, Z19
-	VMINPD Z1, Z19, Z19
-	VMAXPD Z0, Z19, Z19
+	VMULPD Z12, Z18, Z12
+	VADDPD Z12, Z15, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z19, Z16
-	VSUBPD Z18, Z16, Z16
-	VMULPD Z14, Z16, Z14
+	VMULPD Z16, Z12, Z15
+	VSUBPD Z17, Z15, Z15
+	VMULPD Z14, Z15, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z19, Z5, Z5
-	VMULPD Z19, Z6, Z6
-	VMULPD Z19, Z7, Z7
+	VMULPD Z12, Z5, Z5
+	VMULPD Z12, Z6, Z6
+	VMULPD Z12, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -23193,37 +23100,28 @@ CompactContacts64AVX512_tail:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z14
-	VMULPD Z3, Z3, Z16
-	VADDPD Z16, Z14, Z14
-	VMULPD Z4, Z4, Z16
-	VADDPD Z16, Z14, Z14
+	VMULPD Z2, Z2, Z12
+	VMULPD Z3, Z3, Z14
+	VADDPD Z14, Z12, Z12
+	VMULPD Z4, Z4, Z14
+	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	VADDPD       Z17, Z15, Z16
-	VMINPD       Z16, Z15, Z17
-	VMAXPD       Z17, Z0, Z17
-	VMAXPD       Z16, Z15, Z15
-	VMINPD       Z15, Z1, Z15
-	VCMPPD       $0x11, Z15, Z17, K2
-	VBROADCASTSD partol64<>+0(SB), Z15
-	VMULPD       Z13, Z15, Z15
-	VCMPPD       $0x12, Z15, Z25, K3
-	KANDW        K3, K2, K2
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	VBROADCASTSD partol64<>+0(SB), Z14
+	VMULPD       Z13, Z14, Z14
+	VCMPPD       $0x12, Z14, Z24, K2
 	VCMPPD       $0x00, Z0, Z13, K3
-	KANDNW       K2, K3, K2
-	VCMPPD       $0x00, Z0, Z12, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z12
+	VMOVAPS Z2, Z14
 	VMOVAPS Z3, Z15
 	VMOVAPS Z4, Z16
-	VMOVAPS Z14, Z17
+	VMOVAPS Z12, Z17
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z14, Z14
-	VMOVAPS      Z14, Z18
+	VSQRTPD      Z12, Z12
+	VMOVAPS      Z12, Z18
 	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
@@ -23338,14 +23236,14 @@ CompactContacts64AVX512_tail:
 	VMOVUPS      512(R9), Z18
 	VBLENDMPD    Z11, Z18, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z12, K3, Z11
+	VBLENDMPD    Z13, Z14, K3, Z11
 	VXORPS       Z13, Z13, Z13
 	VBLENDMPD    Z8, Z15, K3, Z13
 	VXORPS       Z8, Z8, Z8
 	VBLENDMPD    Z10, Z16, K3, Z8
 	VXORPS       Z10, Z10, Z10
 	VBLENDMPD    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z12
+	VMOVAPS      Z11, Z14
 	VMOVAPS      Z13, Z15
 	VMOVAPS      Z8, Z16
 	VMOVAPS      Z10, Z17
@@ -23375,14 +23273,14 @@ CompactContacts64AVX512_tail:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z12, K3, Z10
+	VBLENDMPD   640(R9), Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z8, Z15, K3, Z11
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z0, Z16, K3, Z8
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z8, Z16
 	VMOVAPS     Z13, Z17
@@ -23398,14 +23296,14 @@ CompactContacts64AVX512_tail:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z12, K3, Z10
+	VBLENDMPD   Z0, Z14, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   704(R9), Z15, K3, Z11
 	VXORPS      Z13, Z13, Z13
 	VBLENDMPD   Z8, Z16, K3, Z13
 	VXORPS      Z8, Z8, Z8
 	VBLENDMPD   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z12
+	VMOVAPS     Z10, Z14
 	VMOVAPS     Z11, Z15
 	VMOVAPS     Z13, Z16
 	VMOVAPS     Z8, Z17
@@ -23413,14 +23311,14 @@ CompactContacts64AVX512_tail:
 	// Fallback 4: (0,0,1).
 	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z12, K3, Z8
+	VBLENDMPD   Z0, Z14, K3, Z8
 	VXORPS      Z9, Z9, Z9
 	VBLENDMPD   Z0, Z15, K3, Z9
 	VXORPS      Z10, Z10, Z10
 	VBLENDMPD   Z1, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
 	VBLENDMPD   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z12
+	VMOVAPS     Z8, Z14
 	VMOVAPS     Z9, Z15
 	VMOVAPS     Z10, Z16
 	VMOVAPS     Z11, Z17
@@ -23432,25 +23330,25 @@ CompactContacts64AVX512_tail:
 CompactContacts64AVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z12, Z9
+	VMULPD Z8, Z14, Z9
 	VMULPD Z8, Z15, Z10
 	VMULPD Z8, Z16, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z14, Z11, Z12
-	VBROADCASTSD margin+40(FP), Z13
-	VADDPD       Z13, Z11, Z11
-	VCMPPD       $0x12, Z11, Z14, K3
+	VSUBPD       Z12, Z11, Z13
+	VBROADCASTSD margin+40(FP), Z14
+	VADDPD       Z14, Z11, Z11
+	VCMPPD       $0x12, Z11, Z12, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z13
-	VADDPD       Z13, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z13
-	VMULPD       Z13, Z2, Z2
+	VMULPD       Z11, Z9, Z12
+	VADDPD       Z12, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z12
+	VMULPD       Z12, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -23465,86 +23363,92 @@ CompactContacts64AVX512_tailgroup_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z12, Z5
+	VMOVAPS      Z13, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z12
 
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
 	VPBROADCASTQ.Z int164<>+0(SB), K3, Z14
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z14
 	KORTESTW       K2, K2
 	JZ             CompactContacts64AVX512_tailgroup_single
 
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
-	VMOVUPS     192(BX), Z15
-	VSUBPD      (BX), Z15, Z15
-	VMOVUPS     256(BX), Z16
-	VSUBPD      64(BX), Z16, Z16
-	VMOVUPS     320(BX), Z17
-	VSUBPD      128(BX), Z17, Z17
-	VMOVUPS     640(BX), Z18
-	VSUBPD      448(BX), Z18, Z18
-	VMOVUPS     704(BX), Z19
-	VSUBPD      512(BX), Z19, Z19
-	VMOVUPS     768(BX), Z20
-	VSUBPD      576(BX), Z20, Z20
-	VMULPD      Z15, Z15, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z17, Z17, Z22
-	VADDPD      Z22, Z21, Z21
-	VMULPD      Z18, Z18, Z22
-	VMULPD      Z19, Z19, Z23
-	VADDPD      Z23, Z22, Z22
-	VMULPD      Z20, Z20, Z23
-	VADDPD      Z23, Z22, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z22, K3
-	VDIVPD.Z    Z22, Z1, K3, Z22
-	VMOVUPS     Z15, 768(R9)
-	VMOVUPS     Z16, 832(R9)
-	VMOVUPS     Z17, 896(R9)
-	VMOVUPS     Z18, 960(R9)
-	VMOVUPS     Z19, 1024(R9)
-	VMOVUPS     Z20, 1088(R9)
-	VMOVUPS     Z21, 1152(R9)
-	VMOVUPS     (BX), Z15
-	VSUBPD      448(BX), Z15, Z15
-	VMOVUPS     64(BX), Z16
-	VSUBPD      512(BX), Z16, Z16
-	VMOVUPS     128(BX), Z17
-	VSUBPD      576(BX), Z17, Z17
-	VMOVUPS     Z15, 1216(R9)
-	VMOVUPS     Z16, 1280(R9)
-	VMOVUPS     Z17, 1344(R9)
-	VMOVUPS     960(R9), Z15
-	VMULPD      1216(R9), Z15, Z15
-	VMOVUPS     1024(R9), Z16
-	VMULPD      1280(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMOVUPS     1088(R9), Z16
-	VMULPD      1344(R9), Z16, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z22, Z15, Z15
-	VMOVUPS     960(R9), Z16
-	VMULPD      768(R9), Z16, Z16
-	VMOVUPS     1024(R9), Z17
-	VMULPD      832(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMOVUPS     1088(R9), Z17
-	VMULPD      896(R9), Z17, Z17
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z22, Z16, Z16
-	VADDPD      Z16, Z15, Z16
-	VMINPD      Z16, Z15, Z17
-	VMAXPD      Z17, Z0, Z17
-	VMAXPD      Z16, Z15, Z15
-	VMINPD      Z15, Z1, Z15
-	VMOVUPS     Z17, 1408(R9)
-	VMOVUPS     Z15, 1472(R9)
-	VMOVUPS     384(BX), Z15
-	VADDPD      832(BX), Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	VMOVUPS        192(BX), Z15
+	VSUBPD         (BX), Z15, Z15
+	VMOVUPS        256(BX), Z16
+	VSUBPD         64(BX), Z16, Z16
+	VMOVUPS        320(BX), Z17
+	VSUBPD         128(BX), Z17, Z17
+	VMOVUPS        640(BX), Z18
+	VSUBPD         448(BX), Z18, Z18
+	VMOVUPS        704(BX), Z19
+	VSUBPD         512(BX), Z19, Z19
+	VMOVUPS        768(BX), Z20
+	VSUBPD         576(BX), Z20, Z20
+	VMULPD         Z15, Z15, Z21
+	VMULPD         Z16, Z16, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z17, Z17, Z22
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z18, Z18, Z22
+	VMULPD         Z19, Z19, Z23
+	VADDPD         Z23, Z22, Z22
+	VMULPD         Z20, Z20, Z23
+	VADDPD         Z23, Z22, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K3
+	VDIVPD.Z       Z22, Z1, K3, Z22
+	VMOVUPS        Z15, 768(R9)
+	VMOVUPS        Z16, 832(R9)
+	VMOVUPS        Z17, 896(R9)
+	VMOVUPS        Z18, 960(R9)
+	VMOVUPS        Z19, 1024(R9)
+	VMOVUPS        Z20, 1088(R9)
+	VMOVUPS        Z21, 1152(R9)
+	VMOVUPS        (BX), Z15
+	VSUBPD         448(BX), Z15, Z15
+	VMOVUPS        64(BX), Z16
+	VSUBPD         512(BX), Z16, Z16
+	VMOVUPS        128(BX), Z17
+	VSUBPD         576(BX), Z17, Z17
+	VMOVUPS        Z15, 1216(R9)
+	VMOVUPS        Z16, 1280(R9)
+	VMOVUPS        Z17, 1344(R9)
+	VMOVUPS        960(R9), Z15
+	VMULPD         1216(R9), Z15, Z15
+	VMOVUPS        1024(R9), Z16
+	VMULPD         1280(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMOVUPS        1088(R9), Z16
+	VMULPD         1344(R9), Z16, Z16
+	VADDPD         Z16, Z15, Z15
+	VMULPD         Z22, Z15, Z15
+	VMOVUPS        960(R9), Z16
+	VMULPD         768(R9), Z16, Z16
+	VMOVUPS        1024(R9), Z17
+	VMULPD         832(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMOVUPS        1088(R9), Z17
+	VMULPD         896(R9), Z17, Z17
+	VADDPD         Z17, Z16, Z16
+	VMULPD         Z22, Z16, Z16
+	VADDPD         Z16, Z15, Z16
+	VMINPD         Z16, Z15, Z17
+	VMAXPD         Z17, Z0, Z17
+	VMAXPD         Z16, Z15, Z15
+	VMINPD         Z15, Z1, Z15
+	VCMPPD         $0x11, Z15, Z17, K3
+	KANDW          K3, K2, K2
+	VCMPPD         $0x00, Z0, Z22, K3
+	KANDNW         K2, K3, K2
+	VXORPS         Z16, Z16, Z16
+	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z16
+	VMOVAPS        Z16, Z14
+	VMOVUPS        Z17, 1408(R9)
+	VMOVUPS        Z15, 1472(R9)
+	VMOVUPS        384(BX), Z15
+	VADDPD         832(BX), Z15, Z15
 
 	// Manifold point 1.
 	VMOVUPS      960(R9), Z16
@@ -23606,10 +23510,10 @@ CompactContacts64AVX512_tailgroup_normal:
 	VXORPS       Z16, Z16, Z16
 	VBLENDMPD    Z17, Z7, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z13, K2, Z17
+	VBLENDMPD    Z18, Z12, K2, Z17
 	VMOVAPS      Z19, Z6
 	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z13
+	VMOVAPS      Z17, Z12
 
 	// Manifold point 2.
 	VMOVUPS      960(R9), Z16
@@ -23664,8 +23568,8 @@ CompactContacts64AVX512_tailgroup_normal:
 	VADDPD       Z1, Z18, Z1
 	VADDPD       576(BX), Z1, Z1
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z15, Z12, K2, Z18
-	VMOVAPS      Z18, Z12
+	VBLENDMPD    Z15, Z13, K2, Z18
+	VMOVAPS      Z18, Z13
 	VXORPS       Z15, Z15, Z15
 	VBLENDMPD    Z16, Z2, K2, Z15
 	VXORPS       Z16, Z16, Z16
@@ -23678,7 +23582,7 @@ CompactContacts64AVX512_tailgroup_normal:
 
 CompactContacts64AVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z12, Z5, Z1
+	VADDPD      Z13, Z5, Z1
 	VADDPD      Z11, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
@@ -23690,8 +23594,8 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
+	VMOVAPS        Z1, Z13
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -23708,8 +23612,8 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
+	VMOVAPS        Z1, Z12
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -23748,7 +23652,7 @@ CompactContacts64AVX512_tailgroup_finite:
 	VCOMPRESSPD.Z Z5, K1, Z0
 	MOVQ          16(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z0
+	VCOMPRESSPD.Z Z13, K1, Z0
 	MOVQ          24(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z0
@@ -23766,7 +23670,7 @@ CompactContacts64AVX512_tailgroup_finite:
 	VCOMPRESSPD.Z Z7, K1, Z0
 	MOVQ          64(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z0
+	VCOMPRESSPD.Z Z12, K1, Z0
 	MOVQ          72(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z0

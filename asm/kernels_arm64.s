@@ -2454,106 +2454,91 @@ ContactsNEON_loop:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
-	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
+	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
-	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
-	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
-	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
-	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
-	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
-	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
-	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
-	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
+	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
+	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
+	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
+	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
+	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
+	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
+	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
+	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
-	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
-	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
-	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
+	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
-	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
-	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
+	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
+	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
+	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
+	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
+	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
-	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
-	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
-	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
-	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0068d // ldr q13, [x20, #16]
-	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
+	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
@@ -2580,8 +2565,7 @@ ContactsNEON_loop:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
@@ -2594,47 +2578,48 @@ ContactsNEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
-	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
-	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
-	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
-	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
 	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
 	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
 	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
+	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
-	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
-	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
+	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
-	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
+	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
 	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
 	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
@@ -2642,9 +2627,9 @@ ContactsNEON_loop:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
@@ -2656,26 +2641,26 @@ ContactsNEON_loop:
 	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
+	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -2690,56 +2675,56 @@ ContactsNEON_loop:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -2747,22 +2732,22 @@ ContactsNEON_loop:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
@@ -2772,8 +2757,8 @@ ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
+	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -2785,43 +2770,40 @@ ContactsNEON_group_normal:
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
+	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
+	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
+	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
@@ -2832,11 +2814,11 @@ ContactsNEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
+	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
 	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
@@ -2853,50 +2835,60 @@ ContactsNEON_group_normal:
 	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
+	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
-	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
+	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
+	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
+	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
+	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
+	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
 	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
 	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
-	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
+	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
+	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
+	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
+	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
 	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
 	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
@@ -2915,20 +2907,20 @@ ContactsNEON_group_normal:
 	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
 	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
 	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
 	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
 	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
 	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
 	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
 	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
@@ -2939,9 +2931,9 @@ ContactsNEON_group_normal:
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
@@ -2949,31 +2941,31 @@ ContactsNEON_group_normal:
 	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -2992,54 +2984,54 @@ ContactsNEON_group_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
+	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
-	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
+	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
+	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
 	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -3049,71 +3041,70 @@ ContactsNEON_group_single:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 ContactsNEON_group_finite:
 	// Store one row per pair.
@@ -3125,7 +3116,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d80027b // str q27, [x19, #0]
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800263 // str q3, [x19, #0]
+	WORD $0x3d800268 // str q8, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800271 // str q17, [x19, #0]
@@ -3134,7 +3125,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d80026f // str q15, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026a // str q10, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d80026b // str q11, [x19, #0]
@@ -3158,7 +3149,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d800266 // str q6, [x19, #0]
 	ADD $4, R11
 	B ContactsNEON_loop
 
@@ -3295,106 +3286,91 @@ ContactsNEON_tailin_end:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
-	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
+	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
-	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
-	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
-	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
-	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
-	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
-	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
-	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
-	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
+	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
+	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
+	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
+	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
+	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
+	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
+	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
+	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
-	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
-	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
-	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
+	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
-	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
-	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
+	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
+	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
+	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
+	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
+	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
-	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
-	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
-	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
-	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0068d // ldr q13, [x20, #16]
-	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
+	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
@@ -3421,8 +3397,7 @@ ContactsNEON_tailin_end:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
@@ -3435,47 +3410,48 @@ ContactsNEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
-	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
-	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
-	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
-	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
 	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
 	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
 	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
+	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
-	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
-	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
+	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
-	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
+	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
 	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
 	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
@@ -3483,9 +3459,9 @@ ContactsNEON_tailin_end:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
@@ -3497,26 +3473,26 @@ ContactsNEON_tailin_end:
 	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
+	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -3531,56 +3507,56 @@ ContactsNEON_tailin_end:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -3588,22 +3564,22 @@ ContactsNEON_tailin_end:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
@@ -3613,8 +3589,8 @@ ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
+	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -3626,43 +3602,40 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
+	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
+	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
+	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
@@ -3673,11 +3646,11 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
+	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
 	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
@@ -3694,50 +3667,60 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
+	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
-	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
+	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
+	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
+	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
+	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
+	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
 	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
 	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
-	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
+	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
+	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
+	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
+	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
 	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
 	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
@@ -3756,20 +3739,20 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
 	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
 	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
 	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
 	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
 	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
 	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
 	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
@@ -3780,9 +3763,9 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
@@ -3790,31 +3773,31 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -3833,54 +3816,54 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
+	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
-	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
+	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
+	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
 	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -3890,81 +3873,80 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a1 // str q1, [x21, #464]
 	WORD $0x3d807ab2 // str q18, [x21, #480]
@@ -3972,7 +3954,7 @@ ContactsNEON_tailgroup_finite:
 	WORD $0x3d8082b4 // str q20, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
+	WORD $0x3d808ea6 // str q6, [x21, #560]
 	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -4267,106 +4249,91 @@ CompactContactsNEON_loop:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
-	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
+	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
-	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
-	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
-	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
-	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
-	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
-	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
-	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
-	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
+	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
+	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
+	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
+	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
+	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
+	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
+	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
+	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
-	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
-	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
-	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
+	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
-	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
-	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
+	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
+	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
+	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
+	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
+	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
-	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
-	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
-	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
-	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0068d // ldr q13, [x20, #16]
-	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
+	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
@@ -4393,8 +4360,7 @@ CompactContactsNEON_loop:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
@@ -4407,47 +4373,48 @@ CompactContactsNEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
-	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
-	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
-	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
-	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
 	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
 	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
 	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
+	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
-	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
-	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
+	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
-	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
+	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
 	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
 	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
@@ -4455,9 +4422,9 @@ CompactContactsNEON_loop:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
@@ -4469,26 +4436,26 @@ CompactContactsNEON_loop:
 	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
+	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -4503,56 +4470,56 @@ CompactContactsNEON_loop:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -4560,22 +4527,22 @@ CompactContactsNEON_loop:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
@@ -4585,8 +4552,8 @@ CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
+	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -4598,43 +4565,40 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
+	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
+	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
+	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
@@ -4645,11 +4609,11 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
+	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
 	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
@@ -4666,50 +4630,60 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
+	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
-	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
+	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
+	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
+	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
+	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
+	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
 	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
 	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
-	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
+	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
+	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
+	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
+	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
 	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
 	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
@@ -4728,20 +4702,20 @@ CompactContactsNEON_group_normal:
 	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
 	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
 	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
 	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
 	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
 	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
 	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
 	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
@@ -4752,9 +4726,9 @@ CompactContactsNEON_group_normal:
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
@@ -4762,31 +4736,31 @@ CompactContactsNEON_group_normal:
 	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -4805,54 +4779,54 @@ CompactContactsNEON_group_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
+	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
-	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
+	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
+	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
 	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -4862,85 +4836,84 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 CompactContactsNEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
-	WORD $0x6eb0a87e // umaxv s30, v3.4s
+	WORD $0x6eb0a91e // umaxv s30, v8.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a1 // str q1, [x21, #464]
 	WORD $0x3d807ab2 // str q18, [x21, #480]
@@ -4948,7 +4921,7 @@ CompactContactsNEON_group_finite:
 	WORD $0x3d8082b4 // str q20, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
+	WORD $0x3d808ea6 // str q6, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
 	MOVWU 368(R21), R22
@@ -5263,106 +5236,91 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
+	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
-	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
+	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
+	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
+	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
+	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
-	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
-	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
-	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
-	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
-	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
-	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
-	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
-	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
-	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
-	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
+	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
+	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
+	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
+	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
+	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
+	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
+	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
+	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
+	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
+	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
+	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
+	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
+	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
+	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
-	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
-	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
-	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
+	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
-	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
-	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
+	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
+	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
+	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
+	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
+	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
+	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
-	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
-	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
-	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
+	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
+	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
-	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e3ad72a // fadd v10.4s, v25.4s, v26.4s
-	WORD $0x6eb9e55e // fcmgt v30.4s, v10.4s, v25.4s
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eabe59e // fcmgt v30.4s, v12.4s, v11.4s
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eaae73e // fcmgt v30.4s, v25.4s, v10.4s
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0068d // ldr q13, [x20, #16]
-	WORD $0x6eade55e // fcmgt v30.4s, v10.4s, v13.4s
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eabe54a // fcmgt v10.4s, v10.4s, v11.4s
+	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
+	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e2ce6ea // fcmeq v10.4s, v23.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e2ce6ca // fcmeq v10.4s, v22.4s, v12.4s
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
@@ -5389,8 +5347,7 @@ CompactContactsNEON_tailin_end:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
+	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
@@ -5403,47 +5360,48 @@ CompactContactsNEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de80 // fmul v0.4s, v20.4s, v20.4s
-	WORD $0x6e35dea1 // fmul v1.4s, v21.4s, v21.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e37dee1 // fmul v1.4s, v23.4s, v23.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x6e38df01 // fmul v1.4s, v24.4s, v24.4s
-	WORD $0x6e39df31 // fmul v17.4s, v25.4s, v25.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
-	WORD $0x6e3adf51 // fmul v17.4s, v26.4s, v26.4s
-	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
+	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
+	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
+	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
+	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
+	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
+	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
 	WORD $0x3dc0029f // ldr q31, [x20, #0]
 	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f811 // fsqrt v17.4s, v0.4s
-	WORD $0x4ea0da3e // fcmeq v30.4s, v17.4s, #0.0
-	WORD $0x6e31fdb1 // fdiv v17.4s, v13.4s, v17.4s
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
+	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
-	WORD $0x6e31deb5 // fmul v21.4s, v21.4s, v17.4s
-	WORD $0x6e31def1 // fmul v17.4s, v23.4s, v17.4s
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
+	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
 	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
 	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
 	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2ce400 // fcmeq v0.4s, v0.4s, v12.4s
+	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
 	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38de3a // fmul v26.4s, v17.4s, v24.4s
+	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
 	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37de3a // fmul v26.4s, v17.4s, v23.4s
-	WORD $0x6e21de8d // fmul v13.4s, v20.4s, v1.4s
-	WORD $0x4eadd74d // fsub v13.4s, v26.4s, v13.4s
+	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
+	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
+	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
 	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deac // fmul v12.4s, v21.4s, v23.4s
-	WORD $0x4eacd74c // fsub v12.4s, v26.4s, v12.4s
+	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
+	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
 	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2ddda1 // fmul v1.4s, v13.4s, v13.4s
+	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
 	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e2cdd9a // fmul v26.4s, v12.4s, v12.4s
+	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
 	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
@@ -5451,9 +5409,9 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2ddcba // fmul v26.4s, v5.4s, v13.4s
+	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e2cdcda // fmul v26.4s, v6.4s, v12.4s
+	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
 	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
 	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
@@ -5465,26 +5423,26 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f9ba // fneg v26.4s, v13.4s
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ea0f991 // fneg v17.4s, v12.4s
+	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -5499,56 +5457,56 @@ CompactContactsNEON_tailin_end:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e35dead // fmul v13.4s, v21.4s, v21.4s
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ec // fcmge v12.4s, v15.4s, v28.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
@@ -5556,22 +5514,22 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
@@ -5581,8 +5539,8 @@ CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd4a // fmul v10.4s, v10.4s, v1.4s
-	WORD $0x6e21dd6b // fmul v11.4s, v11.4s, v1.4s
+	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
+	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
 	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -5594,43 +5552,40 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
+	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
+	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
+	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
@@ -5641,11 +5596,11 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea7d779 // fsub v25.4s, v27.4s, v7.4s
+	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ea9d77a // fsub v26.4s, v27.4s, v9.4s
+	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea6d775 // fsub v21.4s, v27.4s, v6.4s
+	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
 	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
 	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
 	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
@@ -5662,50 +5617,60 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea7d770 // fsub v16.4s, v27.4s, v7.4s
+	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
+	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea6d769 // fsub v9.4s, v27.4s, v6.4s
-	WORD $0x6e30df26 // fmul v6.4s, v25.4s, v16.4s
-	WORD $0x6e27df40 // fmul v0.4s, v26.4s, v7.4s
-	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
-	WORD $0x6e29dea6 // fmul v6.4s, v21.4s, v9.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
+	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
+	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
+	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
+	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
+	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
 	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df26 // fmul v6.4s, v25.4s, v22.4s
+	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
 	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4c6 // fadd v6.4s, v6.4s, v12.4s
-	WORD $0x6e2ddcc6 // fmul v6.4s, v6.4s, v13.4s
-	WORD $0x4e26d406 // fadd v6.4s, v0.4s, v6.4s
-	WORD $0x6ea0e4de // fcmgt v30.4s, v6.4s, v0.4s
+	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
+	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
+	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
+	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea6e41e // fcmgt v30.4s, v0.4s, v6.4s
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4de // fcmgt v30.4s, v6.4s, v27.4s
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd760 // fadd v0.4s, v27.4s, v28.4s
+	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
 	// Manifold point 1.
 	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e2cdf46 // fmul v6.4s, v26.4s, v12.4s
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
 	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea7d4da // fsub v26.4s, v6.4s, v7.4s
+	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ea9d599 // fsub v25.4s, v12.4s, v9.4s
+	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
 	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
@@ -5724,20 +5689,20 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
 	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
 	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
+	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
 	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d535 // fadd v21.4s, v9.4s, v21.4s
+	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
 	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e2adf38 // fmul v24.4s, v25.4s, v10.4s
+	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
 	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
 	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
 	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d417 // fsub v23.4s, v0.4s, v23.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
+	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
 	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
@@ -5748,9 +5713,9 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
 	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
@@ -5758,31 +5723,31 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4d5 // fsub v21.4s, v6.4s, v16.4s
-	WORD $0x4ea7d597 // fsub v23.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
+	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
+	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
 	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
@@ -5801,54 +5766,54 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
 	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea6d610 // fsub v16.4s, v16.4s, v6.4s
+	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
+	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d529 // fadd v9.4s, v9.4s, v21.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2ade15 // fmul v21.4s, v16.4s, v10.4s
-	WORD $0x6e2bdcf6 // fmul v22.4s, v7.4s, v11.4s
+	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
+	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
+	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
+	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd36 // fmul v22.4s, v9.4s, v1.4s
+	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
 	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
+	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
 	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d587 // fadd v7.4s, v12.4s, v7.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
+	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -5858,81 +5823,80 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a1 // str q1, [x21, #464]
 	WORD $0x3d807ab2 // str q18, [x21, #480]
@@ -5940,7 +5904,7 @@ CompactContactsNEON_tailgroup_finite:
 	WORD $0x3d8082b4 // str q20, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
+	WORD $0x3d808ea6 // str q6, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
 	MOVWU 368(R21), R22
@@ -6195,106 +6159,91 @@ Contacts64NEON_loop:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
-	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
+	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
-	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
-	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
-	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
-	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
-	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
-	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
-	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
-	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
-	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
-	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
+	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
+	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
+	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
+	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
+	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
+	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
+	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
+	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
+	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
+	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
-	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
-	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
-	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
+	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
-	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
-	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
+	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
+	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
+	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
+	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
+	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
-	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
-	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
-	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
-	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
-	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0168d // ldr q13, [x20, #80]
-	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
+	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
@@ -6321,8 +6270,7 @@ Contacts64NEON_loop:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
@@ -6335,47 +6283,48 @@ Contacts64NEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
-	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
-	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
+	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
-	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
-	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
 	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
 	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
 	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
+	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
-	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
-	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
+	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
-	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
+	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
 	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
 	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
@@ -6383,9 +6332,9 @@ Contacts64NEON_loop:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
@@ -6397,26 +6346,26 @@ Contacts64NEON_loop:
 	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
+	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -6431,56 +6380,56 @@ Contacts64NEON_loop:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -6488,22 +6437,22 @@ Contacts64NEON_loop:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
@@ -6513,8 +6462,8 @@ Contacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
+	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -6526,43 +6475,40 @@ Contacts64NEON_group_normal:
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
+	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
+	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
+	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
@@ -6573,11 +6519,11 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
+	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
 	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
@@ -6594,50 +6540,60 @@ Contacts64NEON_group_normal:
 	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
+	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
-	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
-	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
+	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
+	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
+	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
+	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
+	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
 	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
 	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
-	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
+	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
+	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
+	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
+	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
 	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
 	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
@@ -6656,20 +6612,20 @@ Contacts64NEON_group_normal:
 	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
 	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
 	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
 	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
 	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
 	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
 	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
 	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
+	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
@@ -6680,9 +6636,9 @@ Contacts64NEON_group_normal:
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
@@ -6690,31 +6646,31 @@ Contacts64NEON_group_normal:
 	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -6733,54 +6689,54 @@ Contacts64NEON_group_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
+	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
-	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
+	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
+	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
 	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 Contacts64NEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -6790,71 +6746,70 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 Contacts64NEON_group_finite:
 	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
@@ -6864,7 +6819,7 @@ Contacts64NEON_group_finite:
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0xfd00027b // str d27, [x19, #0]
-	WORD $0x0ea1287b // xtn v27.2s, v3.2d
+	WORD $0x0ea1291b // xtn v27.2s, v8.2d
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0xfd00027b // str d27, [x19, #0]
@@ -6876,7 +6831,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d80026f // str q15, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d80026a // str q10, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d80026b // str q11, [x19, #0]
@@ -6900,7 +6855,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d800266 // str q6, [x19, #0]
 	ADD $2, R11
 	B Contacts64NEON_loop
 
@@ -7005,106 +6960,91 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
-	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
+	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
-	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
-	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
-	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
-	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
-	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
-	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
-	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
-	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
-	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
-	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
+	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
+	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
+	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
+	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
+	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
+	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
+	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
+	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
+	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
+	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
-	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
-	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
-	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
+	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
-	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
-	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
+	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
+	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
+	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
+	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
+	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
-	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
-	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
-	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
-	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
-	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0168d // ldr q13, [x20, #80]
-	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
+	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
@@ -7131,8 +7071,7 @@ Contacts64NEON_tailin_end:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
@@ -7145,47 +7084,48 @@ Contacts64NEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
-	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
-	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
+	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
-	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
-	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
 	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
 	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
 	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
+	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
-	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
-	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
+	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
-	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
+	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
 	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
 	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
@@ -7193,9 +7133,9 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
@@ -7207,26 +7147,26 @@ Contacts64NEON_tailin_end:
 	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
+	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -7241,56 +7181,56 @@ Contacts64NEON_tailin_end:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -7298,22 +7238,22 @@ Contacts64NEON_tailin_end:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
@@ -7323,8 +7263,8 @@ Contacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
+	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -7336,43 +7276,40 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
+	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
+	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
+	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
@@ -7383,11 +7320,11 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
+	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
 	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
@@ -7404,50 +7341,60 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
+	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
-	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
-	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
+	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
+	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
+	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
+	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
+	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
 	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
 	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
-	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
+	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
+	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
+	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
+	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
 	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
 	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
@@ -7466,20 +7413,20 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
 	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
 	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
 	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
 	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
 	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
 	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
 	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
+	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
@@ -7490,9 +7437,9 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
@@ -7500,31 +7447,31 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -7543,54 +7490,54 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
+	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
-	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
+	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
+	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
 	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 Contacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -7600,81 +7547,80 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a1 // str q1, [x21, #464]
 	WORD $0x3d807ab2 // str q18, [x21, #480]
@@ -7682,7 +7628,7 @@ Contacts64NEON_tailgroup_finite:
 	WORD $0x3d8082b4 // str q20, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
+	WORD $0x3d808ea6 // str q6, [x21, #560]
 	MOVWU 368(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -7853,106 +7799,91 @@ CompactContacts64NEON_loop:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
-	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
+	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
-	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
-	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
-	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
-	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
-	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
-	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
-	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
-	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
-	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
-	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
+	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
+	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
+	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
+	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
+	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
+	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
+	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
+	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
+	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
+	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
-	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
-	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
-	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
+	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
-	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
-	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
+	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
+	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
+	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
+	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
+	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
-	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
-	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
-	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
-	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
-	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0168d // ldr q13, [x20, #80]
-	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
+	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
@@ -7979,8 +7910,7 @@ CompactContacts64NEON_loop:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
@@ -7993,47 +7923,48 @@ CompactContacts64NEON_loop:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
-	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
-	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
+	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
-	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
-	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
 	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
 	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
 	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
+	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
-	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
-	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
+	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
-	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
+	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
 	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
 	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
@@ -8041,9 +7972,9 @@ CompactContacts64NEON_loop:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
@@ -8055,26 +7986,26 @@ CompactContacts64NEON_loop:
 	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
+	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -8089,56 +8020,56 @@ CompactContacts64NEON_loop:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -8146,22 +8077,22 @@ CompactContacts64NEON_loop:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
@@ -8171,8 +8102,8 @@ CompactContacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
+	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -8184,43 +8115,40 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
+	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
+	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
+	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
@@ -8231,11 +8159,11 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
+	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
 	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
@@ -8252,50 +8180,60 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
+	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
-	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
-	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
+	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
+	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
+	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
+	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
+	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
 	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
 	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
-	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
+	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
+	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
+	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
+	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
 	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
 	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
@@ -8314,20 +8252,20 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
 	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
 	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
 	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
 	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
 	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
 	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
 	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
+	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
@@ -8338,9 +8276,9 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
@@ -8348,31 +8286,31 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -8391,54 +8329,54 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
+	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
-	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
+	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
+	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
 	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 CompactContacts64NEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -8448,85 +8386,84 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 CompactContacts64NEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
-	WORD $0x6eb0a87e // umaxv s30, v3.4s
+	WORD $0x6eb0a91e // umaxv s30, v8.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a1 // str q1, [x21, #464]
 	WORD $0x3d807ab2 // str q18, [x21, #480]
@@ -8534,7 +8471,7 @@ CompactContacts64NEON_group_finite:
 	WORD $0x3d8082b4 // str q20, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
+	WORD $0x3d808ea6 // str q6, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip0
 	MOVWU 368(R21), R22
@@ -8729,106 +8666,91 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
+	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
-	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
+	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
+	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
+	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
+	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
+	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
-	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
-	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
-	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
-	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
-	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
-	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
-	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
-	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
-	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
-	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
+	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
+	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
+	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
+	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
+	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
+	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
+	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
+	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
+	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
+	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
+	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
-	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
-	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
+	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
+	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
+	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
+	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
-	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
-	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
-	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
-	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
-	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
-	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
+	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
-	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
-	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
+	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
+	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
+	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
+	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
+	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
+	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
+	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
+	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
+	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
+	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
+	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
-	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
+	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
+	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
-	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
-	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
-	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
+	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
-	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
-	// Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.
-	WORD $0x4e7ad72a // fadd v10.2d, v25.2d, v26.2d
-	WORD $0x6ef9e55e // fcmgt v30.2d, v10.2d, v25.2d
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6a1f2b // bsl v11.16b, v25.16b, v10.16b
-	WORD $0x6f00e40c // movi v12.2d, #0x0
-	WORD $0x6eebe59e // fcmgt v30.2d, v12.2d, v11.2d
-	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
-	WORD $0x6eeae73e // fcmgt v30.2d, v25.2d, v10.2d
-	WORD $0x6ebe1f2a // bit v10.16b, v25.16b, v30.16b
-	WORD $0x3dc0168d // ldr q13, [x20, #80]
-	WORD $0x6eede55e // fcmgt v30.2d, v10.2d, v13.2d
-	WORD $0x6ebe1daa // bit v10.16b, v13.16b, v30.16b
-	WORD $0x6eebe54a // fcmgt v10.2d, v10.2d, v11.2d
+	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
+	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x4e231d43 // and v3.16b, v10.16b, v3.16b
-	WORD $0x4e6ce6ea // fcmeq v10.2d, v23.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
-	WORD $0x4e6ce6ca // fcmeq v10.2d, v22.2d, v12.2d
-	WORD $0x4e6a1c63 // bic v3.16b, v3.16b, v10.16b
+	WORD $0x6f00e40b // movi v11.2d, #0x0
+	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
+	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4a // mov v10.16b, v2.16b
-	WORD $0x4ea51cab // mov v11.16b, v5.16b
-	WORD $0x4ea61cce // mov v14.16b, v6.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4ea71cee // mov v14.16b, v7.16b
 	WORD $0x4ea81d0f // mov v15.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
@@ -8855,8 +8777,7 @@ CompactContacts64NEON_tailin_end:
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
 	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
+	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
@@ -8869,47 +8790,48 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x3dc04abc // ldr q28, [x21, #288]
 	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de80 // fmul v0.2d, v20.2d, v20.2d
-	WORD $0x6e75dea1 // fmul v1.2d, v21.2d, v21.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e77dee1 // fmul v1.2d, v23.2d, v23.2d
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	WORD $0x6e78df01 // fmul v1.2d, v24.2d, v24.2d
-	WORD $0x6e79df31 // fmul v17.2d, v25.2d, v25.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
-	WORD $0x6e7adf51 // fmul v17.2d, v26.2d, v26.2d
-	WORD $0x4e71d421 // fadd v1.2d, v1.2d, v17.2d
+	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
+	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
+	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
+	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
+	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
+	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
+	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
+	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
 	WORD $0x3dc0129f // ldr q31, [x20, #64]
 	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
 	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f811 // fsqrt v17.2d, v0.2d
-	WORD $0x4ee0da3e // fcmeq v30.2d, v17.2d, #0.0
-	WORD $0x6e71fdb1 // fdiv v17.2d, v13.2d, v17.2d
-	WORD $0x4e7e1e31 // bic v17.16b, v17.16b, v30.16b
+	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
+	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e71de94 // fmul v20.2d, v20.2d, v17.2d
-	WORD $0x6e71deb5 // fmul v21.2d, v21.2d, v17.2d
-	WORD $0x6e71def1 // fmul v17.2d, v23.2d, v17.2d
+	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
+	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
+	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
 	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
 	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
 	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6ce400 // fcmeq v0.2d, v0.2d, v12.2d
+	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
 	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78de3a // fmul v26.2d, v17.2d, v24.2d
+	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
 	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77de3a // fmul v26.2d, v17.2d, v23.2d
-	WORD $0x6e61de8d // fmul v13.2d, v20.2d, v1.2d
-	WORD $0x4eedd74d // fsub v13.2d, v26.2d, v13.2d
+	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
+	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
+	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
 	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deac // fmul v12.2d, v21.2d, v23.2d
-	WORD $0x4eecd74c // fsub v12.2d, v26.2d, v12.2d
+	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
+	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
 	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
 	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6ddda1 // fmul v1.2d, v13.2d, v13.2d
+	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
 	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e6cdd9a // fmul v26.2d, v12.2d, v12.2d
+	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
 	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
@@ -8917,9 +8839,9 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
 	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
 	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6ddcba // fmul v26.2d, v5.2d, v13.2d
+	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e6cdcda // fmul v26.2d, v6.2d, v12.2d
+	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
 	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
 	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
@@ -8931,26 +8853,26 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
 	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
 	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f9ba // fneg v26.2d, v13.2d
-	WORD $0x3d8006b1 // str q17, [x21, #16]
-	WORD $0x6ee0f991 // fneg v17.2d, v12.2d
+	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
+	WORD $0x3d8006a4 // str q4, [x21, #16]
+	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
 	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4d // bit v13.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e2c // bit v12.16b, v17.16b, v30.16b
+	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d59 // bif v25.16b, v10.16b, v30.16b
+	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d6d // bif v13.16b, v11.16b, v30.16b
+	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dcc // bif v12.16b, v14.16b, v30.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
 	WORD $0x4eb31e7e // mov v30.16b, v19.16b
 	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2a // mov v10.16b, v25.16b
-	WORD $0x4ead1dab // mov v11.16b, v13.16b
-	WORD $0x4eac1d8e // mov v14.16b, v12.16b
+	WORD $0x4eb91f2c // mov v12.16b, v25.16b
+	WORD $0x4eab1d6d // mov v13.16b, v11.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
 	WORD $0x4ea11c2f // mov v15.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
@@ -8965,56 +8887,56 @@ CompactContacts64NEON_tailin_end:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x6e75dead // fmul v13.2d, v21.2d, v21.2d
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1eb1 // bsl v17.16b, v21.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d61 // bif v1.16b, v11.16b, v30.16b
+	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
 	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
 	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ec // fcmge v12.2d, v15.2d, v28.2d
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d5ad // fadd v13.2d, v13.2d, v17.2d
+	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6a1f91 // bsl v17.16b, v28.16b, v10.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1d60 // bif v0.16b, v11.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4eac1d9e // mov v30.16b, v12.16b
-	WORD $0x6efe1ded // bif v13.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2a // mov v10.16b, v17.16b
-	WORD $0x4ea01c0b // mov v11.16b, v0.16b
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
+	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4ea01c0d // mov v13.16b, v0.16b
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4ead1daf // mov v15.16b, v13.16b
+	WORD $0x4eab1d6f // mov v15.16b, v11.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
@@ -9022,22 +8944,22 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6a1f81 // bsl v1.16b, v28.16b, v10.16b
+	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x6e6e1f8d // bsl v13.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2a // mov v10.16b, v1.16b
-	WORD $0x4eac1d8b // mov v11.16b, v12.16b
-	WORD $0x4ead1dae // mov v14.16b, v13.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eab1d6e // mov v14.16b, v11.16b
 	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
@@ -9047,8 +8969,8 @@ CompactContacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd4a // fmul v10.2d, v10.2d, v1.2d
-	WORD $0x6e61dd6b // fmul v11.2d, v11.2d, v1.2d
+	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
+	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
 	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
 	WORD $0x3dc03eac // ldr q12, [x21, #240]
@@ -9060,43 +8982,40 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
+	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc042a9 // ldr q9, [x21, #256]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc046a9 // ldr q9, [x21, #272]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x3dc046aa // ldr q10, [x21, #272]
+	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
+	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
+	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea41c94 // mov v20.16b, v4.16b
-	// Count: 2 where a touching manifold candidate, 1 where touching, else 0.
+	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4ea81d1e // mov v30.16b, v8.16b
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
 	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_single
-	// Two-point manifold: the ends lo, hi of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
 	WORD $0x3dc032bb // ldr q27, [x21, #192]
 	WORD $0x3dc026bc // ldr q28, [x21, #144]
 	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
@@ -9107,11 +9026,11 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc02ebc // ldr q28, [x21, #176]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee7d779 // fsub v25.2d, v27.2d, v7.2d
+	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4ee9d77a // fsub v26.2d, v27.2d, v9.2d
+	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee6d775 // fsub v21.2d, v27.2d, v6.2d
+	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
 	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
 	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
 	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
@@ -9128,50 +9047,60 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
 	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
 	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee7d770 // fsub v16.2d, v27.2d, v7.2d
+	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
 	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
+	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
 	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee6d769 // fsub v9.2d, v27.2d, v6.2d
-	WORD $0x6e70df26 // fmul v6.2d, v25.2d, v16.2d
-	WORD $0x6e67df40 // fmul v0.2d, v26.2d, v7.2d
-	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
-	WORD $0x6e69dea6 // fmul v6.2d, v21.2d, v9.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
+	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
+	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
+	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
+	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
+	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
 	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df26 // fmul v6.2d, v25.2d, v22.2d
+	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
 	WORD $0x3d800aac // str q12, [x21, #32]
 	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
 	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4c6 // fadd v6.2d, v6.2d, v12.2d
-	WORD $0x6e6ddcc6 // fmul v6.2d, v6.2d, v13.2d
-	WORD $0x4e66d406 // fadd v6.2d, v0.2d, v6.2d
-	WORD $0x6ee0e4de // fcmgt v30.2d, v6.2d, v0.2d
+	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
+	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
+	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
+	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
 	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e661c0c // bsl v12.16b, v0.16b, v6.16b
+	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
 	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee6e41e // fcmgt v30.2d, v0.2d, v6.2d
-	WORD $0x6ebe1c06 // bit v6.16b, v0.16b, v30.16b
+	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
+	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4de // fcmgt v30.2d, v6.2d, v27.2d
-	WORD $0x6ebe1f66 // bit v6.16b, v27.16b, v30.16b
+	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
+	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
+	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
+	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
+	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd760 // fadd v0.2d, v27.2d, v28.2d
+	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
 	// Manifold point 1.
 	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea6 // str q6, [x21, #48]
-	WORD $0x6e6cdf46 // fmul v6.2d, v26.2d, v12.2d
+	WORD $0x3d800ea7 // str q7, [x21, #48]
+	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
 	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
 	WORD $0x3d8012b5 // str q21, [x21, #64]
 	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
 	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee7d4da // fsub v26.2d, v6.2d, v7.2d
+	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
 	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4ee9d599 // fsub v25.2d, v12.2d, v9.2d
+	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
 	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
@@ -9190,20 +9119,20 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
 	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
 	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
+	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
 	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
 	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
 	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e6adf38 // fmul v24.2d, v25.2d, v10.2d
+	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
 	WORD $0x3d8022b7 // str q23, [x21, #128]
 	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
 	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
 	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
 	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d417 // fsub v23.2d, v0.2d, v23.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
+	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
 	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
@@ -9214,9 +9143,9 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
 	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
@@ -9224,31 +9153,31 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
 	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
 	WORD $0x4eac1d94 // mov v20.16b, v12.16b
 	// Manifold point 2.
 	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
 	WORD $0x3dc016bb // ldr q27, [x21, #80]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
 	WORD $0x3dc012bb // ldr q27, [x21, #64]
 	WORD $0x3dc00ebc // ldr q28, [x21, #48]
 	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4d5 // fsub v21.2d, v6.2d, v16.2d
-	WORD $0x4ee7d597 // fsub v23.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
+	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
+	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
 	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
 	WORD $0x3dc022bc // ldr q28, [x21, #128]
 	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
@@ -9267,54 +9196,54 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
 	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
 	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee6d610 // fsub v16.2d, v16.2d, v6.2d
+	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
 	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d4e7 // fadd v7.2d, v7.2d, v22.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
 	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d529 // fadd v9.2d, v9.2d, v21.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6ade15 // fmul v21.2d, v16.2d, v10.2d
-	WORD $0x6e6bdcf6 // fmul v22.2d, v7.2d, v11.2d
+	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
+	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd36 // fmul v22.2d, v9.2d, v1.2d
+	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
 	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d400 // fsub v0.2d, v0.2d, v21.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
+	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
 	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d587 // fadd v7.2d, v12.2d, v7.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
 	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d5a9 // fadd v9.2d, v13.2d, v9.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1de0 // bif v0.16b, v15.16b, v30.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c46 // bif v6.16b, v2.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca7 // bif v7.16b, v5.16b, v30.16b
-	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c89 // bif v9.16b, v4.16b, v30.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
-	WORD $0x4ea71ce5 // mov v5.16b, v7.16b
-	WORD $0x4ea91d24 // mov v4.16b, v9.16b
+	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
+	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
+	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
 
 CompactContacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -9324,81 +9253,80 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea81d03 // mov v3.16b, v8.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_finite
 	// Count 0 and the canonical NaN in every float of those lanes.
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e711f86 // bsl v6.16b, v28.16b, v17.16b
-	WORD $0x4ea61cd1 // mov v17.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
+	WORD $0x4ea31c71 // mov v17.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6f1f86 // bsl v6.16b, v28.16b, v15.16b
-	WORD $0x4ea61ccf // mov v15.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
+	WORD $0x4ea31c6f // mov v15.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
-	WORD $0x4ea61cca // mov v10.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
-	WORD $0x4ea61ccb // mov v11.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e611f86 // bsl v6.16b, v28.16b, v1.16b
-	WORD $0x4ea61cc1 // mov v1.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e611f83 // bsl v3.16b, v28.16b, v1.16b
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e721f86 // bsl v6.16b, v28.16b, v18.16b
-	WORD $0x4ea61cd2 // mov v18.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e721f83 // bsl v3.16b, v28.16b, v18.16b
+	WORD $0x4ea31c72 // mov v18.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e731f86 // bsl v6.16b, v28.16b, v19.16b
-	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e731f83 // bsl v3.16b, v28.16b, v19.16b
+	WORD $0x4ea31c73 // mov v19.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e741f86 // bsl v6.16b, v28.16b, v20.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e741f83 // bsl v3.16b, v28.16b, v20.16b
+	WORD $0x4ea31c74 // mov v20.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e621f86 // bsl v6.16b, v28.16b, v2.16b
-	WORD $0x4ea61cc2 // mov v2.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e651f86 // bsl v6.16b, v28.16b, v5.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x6e641f86 // bsl v6.16b, v28.16b, v4.16b
-	WORD $0x4ea61cc4 // mov v4.16b, v6.16b
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
+	WORD $0x4ea31c66 // mov v6.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e631f80 // bsl v0.16b, v28.16b, v3.16b
-	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
 
 CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a3 // str q3, [x21, #384]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
 	WORD $0x3d8066b1 // str q17, [x21, #400]
 	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806eaa // str q10, [x21, #432]
+	WORD $0x3d806ea4 // str q4, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a1 // str q1, [x21, #464]
 	WORD $0x3d807ab2 // str q18, [x21, #480]
@@ -9406,7 +9334,7 @@ CompactContacts64NEON_tailgroup_finite:
 	WORD $0x3d8082b4 // str q20, [x21, #512]
 	WORD $0x3d8086a2 // str q2, [x21, #528]
 	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea4 // str q4, [x21, #560]
+	WORD $0x3d808ea6 // str q6, [x21, #560]
 	MOVWU 384(R21), R19
 	CBZW R19, CompactContacts64NEON_tailrow_skip0
 	MOVWU 368(R21), R22

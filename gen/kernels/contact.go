@@ -15,13 +15,11 @@ func contact(b *ir.Builder) []ir.Value {
 	zero, one := b.Zero(), b.One()
 	p := project(b, a, bb, c, d, true)
 
-	b.Comment("Manifold candidates: |A-B| > 0, |C-D| > 0, |B'-A'|^2 <= tol |M0|^2 and lo < hi.")
-	lo, hi := overlap(b, p.ka, p.kb)
-	par := b.Cmp(ir.LT, lo, hi)
-	par = b.And(par, b.Cmp(ir.LE, p.den1, b.Mul(b.Const64("partol", 0x38D1B717, 0x3F1A36E2EB1C432D), p.a))) // 1e-4 (float32(1e-4) in float32)
-	par = b.AndNot(par, b.Cmp(ir.EQ, p.a, zero))
-	par = b.AndNot(par, b.Cmp(ir.EQ, p.invL, zero))
-	par = b.Park(ir.LongLived, par)
+	b.Comment("Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those")
+	b.Comment("with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the")
+	b.Comment("two that need its own values stay off the common path.")
+	par := b.Cmp(ir.LE, p.den1, b.Mul(b.Const64("partol", 0x38D1B717, 0x3F1A36E2EB1C432D), p.a)) // 1e-4 (float32(1e-4) in float32)
+	par = b.Park(ir.LongLived, b.AndNot(par, b.Cmp(ir.EQ, p.a, zero)))
 
 	b.Comment("Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2)")
 	b.Comment("(r is rounding noise there); then the fallbacks.")
@@ -96,20 +94,23 @@ func contact(b *ir.Builder) []ir.Value {
 	depth1, depth2 := b.ParkedVar(ir.LongLived, depth), b.ParkedVar(ir.LongLived, depth)
 	pt1, pt2 := b.ParkedVar3(ir.LongLived, p1), b.ParkedVar3(ir.LongLived, p1)
 
-	b.Comment("Count: 2 where a touching manifold candidate, 1 where touching, else 0.")
-	two := b.And(touch, par)
+	b.Comment("Count: 1 where touching, else 0; 2 for a two-point manifold (below).")
+	cand := b.And(touch, par)
 	int0 := b.ConstInt("int0", 0)
-	count := b.Select(touch, b.ConstInt("int1", 1), int0)
-	count = b.Park(ir.LongLived, b.Select(two, b.ConstInt("int2", 2), count))
-	b.Rare("single", two, func() {
-		two := b.Park(ir.LongLived, two)
-		b.Comment("Two-point manifold: the ends lo, hi of the overlap along axis 2.")
+	count := b.ParkedVar(ir.LongLived, b.Select(touch, b.ConstInt("int1", 1), int0))
+	b.Rare("single", cand, func() {
+		cand := b.Park(ir.LongLived, cand)
+		b.Comment("Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends")
+		b.Comment("of the overlap along axis 2.")
 		m0, u, am, invL := axes(b, a, bb, c, d)
 		m0, u, am = b.Park3(ir.RareBlock, m0), b.Park3(ir.RareBlock, u), b.Park(ir.RareBlock, am)
 		e := b.Park3(ir.RareBlock, b.Sub3(a, c))
 		ka := b.Mul(b.Dot(u, e), invL)
 		kb := b.Mul(b.Dot(u, m0), invL)
 		lo, hi := overlap(b, ka, kb)
+		two := b.AndNot(b.And(cand, b.Cmp(ir.LT, lo, hi)), b.Cmp(ir.EQ, invL, zero))
+		two = b.Park(ir.LongLived, two)
+		b.Assign(count, b.Select(two, b.ConstInt("int2", 2), count))
 		lo, hi = b.Park(ir.RareBlock, lo), b.Park(ir.RareBlock, hi)
 		rsum := b.Add(r1, r2)
 		for k, tk := range []ir.Value{lo, hi} {
@@ -134,7 +135,7 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is,")
 	b.Comment("no output is NaN: see fallback.ContactLane).")
 	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), maxFinite(b))
-	out := []ir.Value{b.Var(count), depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
+	out := []ir.Value{count, depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
 		nan := canonicalNaN(b)
