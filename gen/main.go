@@ -56,6 +56,8 @@ func main() {
 	sp2 := flag.Bool("spill2", amd64.Spill["AVX2"], "the same for AVX2")
 	spc2 := flag.Bool("spillcontacts2", amd64.SpillContacts["AVX2"], "the AVX2 contact loops spill selectively instead of parking")
 	spc512 := flag.Bool("spillcontacts512", amd64.SpillContacts["AVX512"], "the same for AVX-512")
+	scc512 := flag.Bool("schedulecontacts512", amd64.ScheduledContacts["AVX512"], "reorder the AVX-512 contact bodies as late as possible (ir.Schedule)")
+	scc2 := flag.Bool("schedulecontacts2", amd64.ScheduledContacts["AVX2"], "the same for AVX2")
 	nr512 := flag.Float64("nextrecords512", amd64.NextRecordsAt["AVX512"], "where in the AVX-512 record loops' body the next group's records load (fraction; negative: at the top of their own group)")
 	nr2 := flag.Float64("nextrecords2", amd64.NextRecordsAt["AVX2"], "the same for AVX2")
 	flag.Parse()
@@ -72,6 +74,7 @@ func main() {
 	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
 	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
 	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2
+	amd64.ScheduledContacts["AVX512"], amd64.ScheduledContacts["AVX2"] = *scc512, *scc2
 	amd64.PrefetchL2["AVX512"], amd64.PrefetchL2["AVX2"] = *pl512, *pl2
 	if *cil512 > 0 {
 		amd64.ContactInterleave["AVX512"] = *cil512

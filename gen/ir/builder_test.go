@@ -114,3 +114,36 @@ func TestBlockEnd(t *testing.T) {
 		t.Errorf("inner block ends at %d, want %d", got, ends[0])
 	}
 }
+
+// Schedule moves a rare block as one unit and keeps a variable's readers
+// on the side of the block that assigns it where they were: here the
+// short chain y = v + x reads v before the block (the old value) and
+// would otherwise sort after it, z = v * x after it (the new value).
+func TestScheduleKeepsVariables(t *testing.T) {
+	b := NewBuilder("t", 2, 0)
+	x, y := b.Input(0), b.Input(1)
+	v := b.Var(x)
+	old := b.Add(v, y)
+	lt := b.Cmp(LT, x, y)
+	b.Rare("r", lt, func() { b.Assign(v, b.Select(lt, y, v)) })
+	long := b.Sqrt(b.Div(b.Sqrt(b.Div(y, x)), x)) // a long chain: first
+	p := b.Program(old, b.Mul(v, x), long)
+	latency := func(in *Instr) int {
+		if in.Op == OpDiv || in.Op == OpSqrt {
+			return 20
+		}
+		return 4
+	}
+	q := Schedule(p, latency)
+	if q.Code[2].Op != OpDiv {
+		t.Errorf("Schedule did not put the long chain first: %v", q.Code[2].Op)
+	}
+	for _, in := range [][2]float32{{1, 2}, {2, 1}, {-3, 5}} {
+		got, want := q.Eval(in[:], nil), p.Eval(in[:], nil)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("inputs %v: output %d = %#x scheduled, %#x in order", in, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -12,40 +12,118 @@ import "sort"
 // keep more groups in flight. Results are unchanged: the same operations
 // on the same operands, only independent instructions change places
 // (TestScheduleKeepsResults). The instructions' comments, which name the
-// steps in p's order, are dropped for one that says so. Programs with
-// rare blocks or variables are returned as they are.
+// steps in p's order, are dropped for one that says so (but for those in
+// rare blocks).
+//
+// A rare block moves as one unit, its instructions together and in
+// their order, after everything it reads. Rare blocks keep their order,
+// and so does every instruction that reads or assigns a variable against
+// each block that assigns it: a reader before the block reads the old
+// value, one after it the new one.
 func Schedule(p *Program, latency func(in *Instr) int) *Program {
-	for _, in := range p.Code {
-		switch in.Op {
-		case OpRare, OpEndRare, OpVar, OpAssign:
-			return p
-		}
-	}
 	n := len(p.Code)
-	// height[i]: the longest path of latencies from the start of i to
-	// the end of the program.
-	height := make([]int, n)
-	for i := n - 1; i >= 0; i-- {
-		height[i] += latency(&p.Code[i])
-		for _, a := range p.Code[i].Args {
-			height[a] = max(height[a], height[i])
+	// The units: an instruction outside rare blocks, or an outermost
+	// rare block with everything in it. unit[i] is i's unit; units are
+	// numbered in p's order, which is one that respects every edge below.
+	unit := make([]int, n)
+	var first []int // the first instruction of each unit
+	depth := 0
+	for i, in := range p.Code {
+		if depth == 0 {
+			first = append(first, i)
+		}
+		switch in.Op {
+		case OpRare:
+			depth++
+		case OpEndRare:
+			depth--
+		}
+		unit[i] = len(first) - 1
+	}
+	m := len(first)
+	// deps[u]: the units u must follow.
+	deps := make([][]int, m)
+	lat := make([]int, m)
+	isBlock := make([]bool, m)
+	for u, i := range first {
+		isBlock[u] = p.Code[i].Op == OpRare
+		if isBlock[u] {
+			lat[u] = 1 // rare: its latency is not the common path's
+		} else {
+			lat[u] = latency(&p.Code[i])
 		}
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
+	assigns := map[Value][]int{} // variable -> the blocks that assign it
+	for i, in := range p.Code {
+		for _, a := range in.Args {
+			if unit[a] != unit[i] {
+				deps[unit[i]] = append(deps[unit[i]], unit[a])
+			}
+		}
+		if in.Op == OpAssign {
+			v := in.Args[0]
+			if b := assigns[v]; len(b) == 0 || b[len(b)-1] != unit[i] {
+				assigns[v] = append(b, unit[i])
+			}
+		}
 	}
-	// Latest start = longest height - height[i]: higher first.
+	lastBlock := -1
+	for u := range m {
+		if isBlock[u] {
+			if lastBlock >= 0 {
+				deps[u] = append(deps[u], lastBlock)
+			}
+			lastBlock = u
+		}
+	}
+	for i, in := range p.Code {
+		for _, a := range in.Args {
+			for _, b := range assigns[a] {
+				switch u := unit[i]; {
+				case u < b:
+					deps[b] = append(deps[b], u) // the old value, read before b
+				case u > b:
+					deps[u] = append(deps[u], b) // the new one
+				}
+			}
+		}
+	}
+	// height[u]: the longest path of latencies from the start of u to
+	// the end of the program.
+	height := make([]int, m)
+	for u := m - 1; u >= 0; u-- {
+		height[u] += lat[u]
+		for _, d := range deps[u] {
+			height[d] = max(height[d], height[u])
+		}
+	}
+	order := make([]int, m)
+	for u := range order {
+		order[u] = u
+	}
+	// Latest start = longest height - height[u]: higher first.
 	sort.SliceStable(order, func(x, y int) bool { return height[order[x]] > height[order[y]] })
+	var code []int // old indices in the new order
+	for _, u := range order {
+		end := n
+		if u+1 < m {
+			end = first[u+1]
+		}
+		for i := first[u]; i < end; i++ {
+			code = append(code, i)
+		}
+	}
 	at := make([]Value, n) // old index -> new
-	for k, i := range order {
+	for k, i := range code {
 		at[i] = Value(k)
 	}
 	q := *p
 	q.Code = make([]Instr, n)
-	for k, i := range order {
+	for k, i := range code {
 		in := p.Code[i]
-		in.Comment = ""
+		if !isBlock[unit[i]] {
+			in.Comment = "" // a rare block's comments stay: its order is p's
+		}
 		if k == 0 {
 			in.Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
 		}
@@ -53,6 +131,7 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 		for j, a := range p.Code[i].Args {
 			in.Args[j] = at[a]
 		}
+		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code[k] = in
 	}
 	q.Outputs = make([]Value, len(p.Outputs))

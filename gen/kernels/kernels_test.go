@@ -3,6 +3,8 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/segdist/segdist/fallback"
@@ -98,7 +100,8 @@ func capsuleInputs(r *rand.Rand, c [12]float32) []float32 {
 // The unparked body (ir.Unpark), which the spilling amd64 loops lower,
 // must give the same bits.
 func TestContactBody(t *testing.T) {
-	for _, prog := range []*ir.Program{Contact.Program(), ir.Unpark(Contact.Program())} {
+	p, q := Contact.Program(), ir.Unpark(Contact.Program())
+	for _, prog := range []*ir.Program{p, q, ir.Schedule(p, scheduleLatency), ir.Schedule(q, scheduleLatency)} {
 		contactBody(t, prog)
 	}
 }
@@ -252,21 +255,25 @@ func TestContactBody64(t *testing.T) {
 	}
 }
 
-// TestScheduleKeepsResults: ir.Schedule reorders the closest body (every
-// argument still before its use, the order changed) without changing a
-// bit of its results, and leaves the contact body (rare blocks) as it is.
-func TestScheduleKeepsResults(t *testing.T) {
-	latency := func(in *ir.Instr) int {
-		switch in.Op {
-		case ir.OpDiv, ir.OpDivOrZero, ir.OpRecipOrZero:
-			return 18
-		}
-		return 4
+// scheduleLatency is a latency model for ir.Schedule in tests.
+func scheduleLatency(in *ir.Instr) int {
+	switch in.Op {
+	case ir.OpDiv, ir.OpDivOrZero, ir.OpRecipOrZero:
+		return 18
 	}
+	return 4
+}
+
+// TestScheduleKeepsResults: ir.Schedule reorders the bodies (every
+// argument still before its use, the order changed, each rare block's
+// instructions together and in their order) without changing a bit of
+// their results. TestContactBody checks the reordered contact body
+// against fallback.
+func TestScheduleKeepsResults(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, k := range []*Kernel{Closest, ClosestPoint, Stream} {
+	for _, k := range []*Kernel{Closest, ClosestPoint, Stream, Contact} {
 		p := k.Program()
-		q := ir.Schedule(p, latency)
+		q := ir.Schedule(p, scheduleLatency)
 		moved := 0
 		for i, in := range q.Code {
 			for _, a := range in.Args {
@@ -278,8 +285,14 @@ func TestScheduleKeepsResults(t *testing.T) {
 				moved++
 			}
 		}
-		if k == Closest && moved == 0 {
+		if (k == Closest || k == Contact) && moved == 0 {
 			t.Errorf("%s: Schedule changed nothing", k.Name)
+		}
+		if got, want := blocks(q), blocks(p); !slices.Equal(got, want) {
+			t.Errorf("%s: rare blocks reordered %v, want %v (each block's operations in order)", k.Name, got, want)
+		}
+		if k == Contact {
+			continue
 		}
 		for _, pair := range verify.Mixed(11, 300) {
 			c := verify.Coords(pair)
@@ -287,9 +300,29 @@ func TestScheduleKeepsResults(t *testing.T) {
 			same(t, k.Name+" scheduled", in, q.Eval(in, nil), p.Eval(in, nil))
 		}
 	}
-	if p := Contact.Program(); ir.Schedule(p, latency) != p {
-		t.Error("Schedule reordered the contact body, which has rare blocks")
+}
+
+// blocks lists p's rare blocks in order, each as its label and the
+// operations in it, in order.
+func blocks(p *ir.Program) []string {
+	var out []string
+	var cur []string
+	depth := 0
+	for _, in := range p.Code {
+		if in.Op == ir.OpRare {
+			depth++
+		}
+		if depth > 0 {
+			cur = append(cur, in.Op.String()+in.Name)
+		}
+		if in.Op == ir.OpEndRare {
+			if depth--; depth == 0 {
+				out = append(out, strings.Join(cur, " "))
+				cur = nil
+			}
+		}
 	}
+	return out
 }
 
 // TestUnparkKeepsResults checks that ir.Unpark drops every Park of the
