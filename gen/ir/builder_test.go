@@ -117,8 +117,8 @@ func TestBlockEnd(t *testing.T) {
 
 // Schedule moves a rare block as one unit and keeps a variable's readers
 // on the side of the block that assigns it where they were: here the
-// short chain y = v + x reads v before the block (the old value) and
-// would otherwise sort after it, z = v * x after it (the new value).
+// short chain v + y reads v before the block (the old value) and would
+// otherwise sort after it, v * x after it (the new value).
 func TestScheduleKeepsVariables(t *testing.T) {
 	b := NewBuilder("t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
