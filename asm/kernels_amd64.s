@@ -3087,7 +3087,7 @@ ContactsAVX2_ahead:
 	VMOVUPS        Y4, 384(R10)
 	VADDPS         Y10, Y9, Y4
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Y5
 	VMULPS       288(R9), Y5, Y5
 	VCMPPS       $0x12, Y5, Y3, Y3
@@ -3787,7 +3787,7 @@ ContactsAVX2_last:
 	VMULPS Y8, Y8, Y10
 	VADDPS Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Y10
 	VMULPS       288(R9), Y10, Y10
 	VCMPPS       $0x12, Y10, Y3, Y3
@@ -4647,7 +4647,7 @@ ContactsAVX2_tail:
 	VMULPS Y7, Y7, Y11
 	VADDPS Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Y11
 	VMULPS       288(R9), Y11, Y11
 	VCMPPS       $0x12, Y11, Y4, Y4
@@ -5704,7 +5704,7 @@ CompactContactsAVX2_ahead:
 	VMOVUPS        Y4, 384(R10)
 	VADDPS         Y10, Y9, Y4
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Y5
 	VMULPS       288(R9), Y5, Y5
 	VCMPPS       $0x12, Y5, Y3, Y3
@@ -6491,7 +6491,7 @@ CompactContactsAVX2_last:
 	VMULPS Y8, Y8, Y10
 	VADDPS Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Y10
 	VMULPS       288(R9), Y10, Y10
 	VCMPPS       $0x12, Y10, Y3, Y3
@@ -7438,7 +7438,7 @@ CompactContactsAVX2_tail:
 	VMULPS Y7, Y7, Y11
 	VADDPS Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Y11
 	VMULPS       288(R9), Y11, Y11
 	VCMPPS       $0x12, Y11, Y4, Y4
@@ -8566,7 +8566,7 @@ ContactsAVX512_ahead:
 	VMULPS       Z4, Z4, Z15
 	VADDPS       Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Z15
 	VMULPS       Z14, Z15, Z15
 	VCMPPS       $0x12, Z15, Z25, K1
@@ -9243,7 +9243,7 @@ ContactsAVX512_last:
 	VMULPS Z4, Z4, Z15
 	VADDPS Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Z15
 	VMULPS       Z14, Z15, Z15
 	VCMPPS       $0x12, Z15, Z25, K1
@@ -10091,7 +10091,7 @@ ContactsAVX512_tail:
 	VMULPS Z4, Z4, Z14
 	VADDPS Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Z14
 	VMULPS       Z13, Z14, Z14
 	VCMPPS       $0x12, Z14, Z24, K2
@@ -11149,7 +11149,7 @@ CompactContactsAVX512_ahead:
 	VMULPS       Z4, Z4, Z15
 	VADDPS       Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Z15
 	VMULPS       Z14, Z15, Z15
 	VCMPPS       $0x12, Z15, Z25, K1
@@ -11850,7 +11850,7 @@ CompactContactsAVX512_last:
 	VMULPS Z4, Z4, Z15
 	VADDPS Z15, Z13, Z13
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Z15
 	VMULPS       Z14, Z15, Z15
 	VCMPPS       $0x12, Z15, Z25, K1
@@ -12722,7 +12722,7 @@ CompactContactsAVX512_tail:
 	VMULPS Z4, Z4, Z14
 	VADDPS Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSS partol<>+0(SB), Z14
 	VMULPS       Z13, Z14, Z14
 	VCMPPS       $0x12, Z14, Z24, K2
@@ -13753,7 +13753,7 @@ Contacts64AVX2_ahead:
 	VMOVUPS        Y11, 384(R10)
 	VADDPD         Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Y10
 	VMULPD       288(R9), Y10, Y10
 	VCMPPD       $0x12, Y10, Y3, Y3
@@ -14462,7 +14462,7 @@ Contacts64AVX2_last:
 	VMULPD Y8, Y8, Y10
 	VADDPD Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Y10
 	VMULPD       288(R9), Y10, Y10
 	VCMPPD       $0x12, Y10, Y3, Y3
@@ -15316,7 +15316,7 @@ Contacts64AVX2_tail:
 	VMULPD Y7, Y7, Y11
 	VADDPD Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Y11
 	VMULPD       288(R9), Y11, Y11
 	VCMPPD       $0x12, Y11, Y4, Y4
@@ -16349,7 +16349,7 @@ CompactContacts64AVX2_ahead:
 	VMOVUPS        Y11, 384(R10)
 	VADDPD         Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Y10
 	VMULPD       288(R9), Y10, Y10
 	VCMPPD       $0x12, Y10, Y3, Y3
@@ -17149,7 +17149,7 @@ CompactContacts64AVX2_last:
 	VMULPD Y8, Y8, Y10
 	VADDPD Y10, Y9, Y9
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Y10
 	VMULPD       288(R9), Y10, Y10
 	VCMPPD       $0x12, Y10, Y3, Y3
@@ -18094,7 +18094,7 @@ CompactContacts64AVX2_tail:
 	VMULPD Y7, Y7, Y11
 	VADDPD Y11, Y10, Y10
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Y11
 	VMULPD       288(R9), Y11, Y11
 	VCMPPD       $0x12, Y11, Y4, Y4
@@ -19137,7 +19137,7 @@ Contacts64AVX512_ahead:
 	VMULPD     Z4, Z4, Z14
 	VADDPD     Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Z14
 	VMULPD       Z13, Z14, Z14
 	VCMPPD       $0x12, Z14, Z24, K1
@@ -19815,7 +19815,7 @@ Contacts64AVX512_last:
 	VMULPD Z4, Z4, Z14
 	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Z14
 	VMULPD       Z13, Z14, Z14
 	VCMPPD       $0x12, Z14, Z24, K1
@@ -20616,7 +20616,7 @@ Contacts64AVX512_tail:
 	VMULPD Z4, Z4, Z14
 	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Z14
 	VMULPD       Z13, Z14, Z14
 	VCMPPD       $0x12, Z14, Z24, K2
@@ -21579,7 +21579,7 @@ CompactContacts64AVX512_ahead:
 	VMULPD     Z4, Z4, Z14
 	VADDPD     Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Z14
 	VMULPD       Z13, Z14, Z14
 	VCMPPD       $0x12, Z14, Z24, K1
@@ -22281,7 +22281,7 @@ CompactContacts64AVX512_last:
 	VMULPD Z4, Z4, Z14
 	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Z14
 	VMULPD       Z13, Z14, Z14
 	VCMPPD       $0x12, Z14, Z24, K1
@@ -23106,7 +23106,7 @@ CompactContacts64AVX512_tail:
 	VMULPD Z4, Z4, Z14
 	VADDPD Z14, Z12, Z12
 
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	VBROADCASTSD partol64<>+0(SB), Z14
 	VMULPD       Z13, Z14, Z14
 	VCMPPD       $0x12, Z14, Z24, K2

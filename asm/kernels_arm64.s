@@ -2528,7 +2528,7 @@ ContactsNEON_loop:
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
 	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
@@ -3360,7 +3360,7 @@ ContactsNEON_tailin_end:
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
 	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
@@ -4323,7 +4323,7 @@ CompactContactsNEON_loop:
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
 	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
@@ -5310,7 +5310,7 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
 	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
 	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
 	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
 	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
@@ -6233,7 +6233,7 @@ Contacts64NEON_loop:
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
 	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
@@ -7034,7 +7034,7 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
 	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
@@ -7873,7 +7873,7 @@ CompactContacts64NEON_loop:
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
 	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
@@ -8740,7 +8740,7 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
 	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
 	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the two that need its own values stay off the common path.
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
 	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
 	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d

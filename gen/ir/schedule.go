@@ -27,18 +27,16 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	// numbered in p's order, which is one that respects every edge below.
 	unit := make([]int, n)
 	var first []int // the first instruction of each unit
-	depth := 0
-	for i, in := range p.Code {
-		if depth == 0 {
-			first = append(first, i)
+	for i := 0; i < n; i++ {
+		end := i
+		if p.Code[i].Op == OpRare {
+			end = p.BlockEnd(i)
 		}
-		switch in.Op {
-		case OpRare:
-			depth++
-		case OpEndRare:
-			depth--
+		for j := i; j <= end; j++ {
+			unit[j] = len(first)
 		}
-		unit[i] = len(first) - 1
+		first = append(first, i)
+		i = end
 	}
 	m := len(first)
 	// deps[u]: the units u must follow.

@@ -16,8 +16,8 @@ func contact(b *ir.Builder) []ir.Value {
 	p := project(b, a, bb, c, d, true)
 
 	b.Comment("Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those")
-	b.Comment("with |C-D| > 0 whose projections overlap (lo < hi): all of the manifold's tests but the")
-	b.Comment("two that need its own values stay off the common path.")
+	b.Comment("with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so")
+	b.Comment("those two tests cost the common path nothing.")
 	par := b.Cmp(ir.LE, p.den1, b.Mul(b.Const64("partol", 0x38D1B717, 0x3F1A36E2EB1C432D), p.a)) // 1e-4 (float32(1e-4) in float32)
 	par = b.Park(ir.LongLived, b.AndNot(par, b.Cmp(ir.EQ, p.a, zero)))
 

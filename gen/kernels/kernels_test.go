@@ -306,21 +306,17 @@ func TestScheduleKeepsResults(t *testing.T) {
 // operations in it, in order.
 func blocks(p *ir.Program) []string {
 	var out []string
-	var cur []string
-	depth := 0
-	for _, in := range p.Code {
-		if in.Op == ir.OpRare {
-			depth++
+	for i := 0; i < len(p.Code); i++ {
+		if p.Code[i].Op != ir.OpRare {
+			continue
 		}
-		if depth > 0 {
-			cur = append(cur, in.Op.String()+in.Name)
+		end := p.BlockEnd(i)
+		var ops []string
+		for _, in := range p.Code[i : end+1] {
+			ops = append(ops, in.Op.String()+in.Name)
 		}
-		if in.Op == ir.OpEndRare {
-			if depth--; depth == 0 {
-				out = append(out, strings.Join(cur, " "))
-				cur = nil
-			}
-		}
+		out = append(out, strings.Join(ops, " "))
+		i = end
 	}
 	return out
 }
