@@ -214,7 +214,7 @@ func (c *ContactsOf[F]) Len() int { return len(c.Pair) }
 // capacity allows; the first min(Len, n) rows are kept.
 func (c *ContactsOf[F]) Resize(n int) {
 	fl := c.floats()
-	resizeStreams("Contacts", fl[:], n, n)
+	resizeStreams("Contacts", fl[:], n, n, outputLine)
 	if n > cap(c.Pair) || n > cap(c.Count) {
 		pair, count := make([]uint32, n, cap(c.NX)), make([]uint32, n, cap(c.NX))
 		copy(pair, c.Pair)
@@ -284,13 +284,13 @@ func (p *PointSegmentsOf[F]) Get(i int) (pt, c, d [3]F) {
 // Append adds one point-segment pair at the end.
 func (p *PointSegmentsOf[F]) Append(pt, c, d [3]F) {
 	st := p.streams()
-	p.Set(appendSlot("PointSegments", st[:]), pt, c, d)
+	p.Set(appendSlot("PointSegments", st[:], inputLine), pt, c, d)
 }
 
 // Resize sets the number of pairs to n, keeping the first min(Len, n).
 func (p *PointSegmentsOf[F]) Resize(n int) {
 	st := p.streams()
-	resizeStreams("PointSegments", st[:], n, n)
+	resizeStreams("PointSegments", st[:], n, n, inputLine)
 }
 
 // Reset sets the length to zero and keeps the storage.
@@ -344,7 +344,7 @@ func (r *PointResultsOf[F]) Len() int { return len(r.T) }
 // Resize sets the number of results to n, reusing the storage when its
 // capacity allows; the first min(Len, n) are kept.
 func (r *PointResultsOf[F]) Resize(n int) {
-	resizeStreams("PointResults", []*[]F{&r.T, &r.Dist2}, n, n)
+	resizeStreams("PointResults", []*[]F{&r.T, &r.Dist2}, n, n, outputLine)
 }
 
 // Reset sets the length to zero and keeps the storage.

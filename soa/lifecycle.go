@@ -19,8 +19,9 @@ import "fmt"
 
 // resizeStreams sets every stream of st to length n, keeping the first
 // min(len, n) values, reallocating one staggered block of capacity at
-// least capacity when a stream lacks room or the streams are not uniform.
-func resizeStreams[F Float](what string, st []*[]F, n, capacity int) {
+// least capacity when a stream lacks room or the streams are not uniform
+// (placed from firstLine of a page, see staggered).
+func resizeStreams[F Float](what string, st []*[]F, n, capacity, firstLine int) {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.%s.Resize: negative length %d", what, n))
 	}
@@ -29,7 +30,7 @@ func resizeStreams[F Float](what string, st []*[]F, n, capacity int) {
 		fits = fits && n <= cap(*s)
 	}
 	if !fits {
-		views := staggered[F](len(st), capFor(max(n, capacity)))
+		views := staggered[F](len(st), capFor(max(n, capacity)), firstLine)
 		for k, s := range st {
 			copy(views[k], *s)
 			*s = views[k]
@@ -41,11 +42,12 @@ func resizeStreams[F Float](what string, st []*[]F, n, capacity int) {
 }
 
 // appendSlot grows every stream of st by one element (doubling the
-// capacity when full) and returns its index.
-func appendSlot[F Float](what string, st []*[]F) int {
+// capacity when full; placed from firstLine of a page) and returns its
+// index.
+func appendSlot[F Float](what string, st []*[]F, firstLine int) int {
 	n := len(*st[0])
 	if !uniform(st) {
-		resizeStreams(what, st, n+1, 2*n)
+		resizeStreams(what, st, n+1, 2*n, firstLine)
 		return n
 	}
 	for _, s := range st {

@@ -104,6 +104,62 @@ func TestLayoutStaggered(t *testing.T) {
 	}
 }
 
+// pageLines returns the cache line within its 4 KiB page at which each
+// stream starts.
+func pageLines[F soa.Float](streams [][]F) []int {
+	var out []int
+	for _, s := range streams {
+		out = append(out, int(addr(s)%4096/64))
+	}
+	return out
+}
+
+// TestLayoutPaged checks where large batches sit within the 4 KiB page
+// (soa's staggered): the streams of an input batch start at lines 0, 1, 2,
+// ... of a page and those of an output batch at lines 32, 33, ..., so that
+// a kernel's stores never share a page offset with its next loads (4K
+// aliasing), also after a batch grows by Resize or Append. Smaller
+// batches keep the odd stride only.
+func TestLayoutPaged(t *testing.T) {
+	want := func(what string, got []int, first int) {
+		t.Helper()
+		for j, line := range got {
+			if line != first+j {
+				t.Errorf("%s: streams start at page lines %v, want %d, %d, ...", what, got, first, first+1)
+				return
+			}
+		}
+	}
+	for _, n := range []int{4096, 4097, 5000, 65536, 100000, 1 << 20} {
+		want(fmt.Sprintf("NewPairs(%d)", n), pageLines(pairStreams(soa.NewPairs(n))), 0)
+		want(fmt.Sprintf("NewResults(%d)", n), pageLines(resultStreams(soa.NewResults(n))), 32)
+		want(fmt.Sprintf("NewPairs64(%d)", n), pageLines(pairStreams(soa.NewPairs64(n))), 0)
+		want(fmt.Sprintf("NewResults64(%d)", n), pageLines(resultStreams(soa.NewResults64(n))), 32)
+		ps := soa.NewPointSegments(n)
+		want(fmt.Sprintf("NewPointSegments(%d)", n), pageLines([][]float32{ps.PX, ps.PY, ps.PZ, ps.CX, ps.CY, ps.CZ, ps.DX, ps.DY, ps.DZ}), 0)
+		pr := soa.NewPointResults(n)
+		want(fmt.Sprintf("NewPointResults(%d)", n), pageLines([][]float32{pr.T, pr.Dist2}), 32)
+		c := soa.NewContacts(n)
+		want(fmt.Sprintf("NewContacts(%d)", n), pageLines([][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ,
+			c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z}), 32)
+		// The padding to a stride of one line past whole pages costs at
+		// most 63 lines per stream.
+		p := soa.NewPairs(n)
+		if stride, most := addr(p.AY)-addr(p.AX), uintptr(4*cap(p.AX)+64*64); stride > most {
+			t.Errorf("NewPairs(%d): streams %d bytes apart, more than %d", n, stride, most)
+		}
+	}
+	// Growth reallocates with the same placement.
+	p := soa.NewPairs(16)
+	for p.Len() < 5000 {
+		p.Append(pt(1, 2, 3), pt(4, 5, 6), pt(7, 8, 9), pt(1, 1, 1))
+	}
+	want("NewPairs(16) after 4,984 Appends", pageLines(pairStreams(p)), 0)
+	r := soa.NewResults(16)
+	r.Resize(70000)
+	want("NewResults(16).Resize(70000)", pageLines(resultStreams(r)), 32)
+}
+
 func pt(x, y, z float32) [3]float32 { return [3]float32{x, y, z} }
 
 // pairAt is a distinct pair for each i.
