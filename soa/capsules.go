@@ -121,22 +121,26 @@ type IndexPairs struct {
 }
 
 // NewIndexPairs returns n pairs, all (0, 0), with room to Append up to the
-// next multiple of 16.
+// next multiple of 16. I and J are placed like the streams of a Pairs.
 func NewIndexPairs(n int) *IndexPairs {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.NewIndexPairs: negative length %d", n))
 	}
-	c := capFor(n)
-	return &IndexPairs{I: make([]uint32, n, c), J: make([]uint32, n, c)}
+	p := &IndexPairs{}
+	p.Resize(n)
+	return p
 }
 
 // Len returns the number of pairs, the length of I.
 func (p *IndexPairs) Len() int { return len(p.I) }
 
+// streams returns pointers to I and J.
+func (p *IndexPairs) streams() [2]*[]uint32 { return [2]*[]uint32{&p.I, &p.J} }
+
 // Append adds the pair (i, j).
 func (p *IndexPairs) Append(i, j uint32) {
-	p.I = append(p.I, i)
-	p.J = append(p.J, j)
+	st := p.streams()
+	p.Set(appendSlot("IndexPairs", st[:], inputLine), i, j)
 }
 
 // Set stores pair k: capsule i against capsule j.
@@ -147,18 +151,8 @@ func (p *IndexPairs) Get(k int) (i, j uint32) { return p.I[k], p.J[k] }
 
 // Resize sets the number of pairs to n, keeping the first min(Len, n).
 func (p *IndexPairs) Resize(n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("soa.IndexPairs.Resize: negative length %d", n))
-	}
-	if n > cap(p.I) || n > cap(p.J) {
-		c := capFor(n)
-		i, j := make([]uint32, n, c), make([]uint32, n, c)
-		copy(i, p.I)
-		copy(j, p.J)
-		p.I, p.J = i, j
-		return
-	}
-	p.I, p.J = p.I[:n], p.J[:n]
+	st := p.streams()
+	resizeStreams("IndexPairs", st[:], n, n, inputLine)
 }
 
 // Reset sets the length to zero and keeps the storage.
@@ -215,14 +209,8 @@ func (c *ContactsOf[F]) Len() int { return len(c.Pair) }
 func (c *ContactsOf[F]) Resize(n int) {
 	fl := c.floats()
 	resizeStreams("Contacts", fl[:], n, n, outputLine)
-	if n > cap(c.Pair) || n > cap(c.Count) {
-		pair, count := make([]uint32, n, cap(c.NX)), make([]uint32, n, cap(c.NX))
-		copy(pair, c.Pair)
-		copy(count, c.Count)
-		c.Pair, c.Count = pair, count
-		return
-	}
-	c.Pair, c.Count = c.Pair[:n], c.Count[:n]
+	// Pair and Count after the 11 float streams in the page.
+	resizeStreams("Contacts", []*[]uint32{&c.Pair, &c.Count}, n, n, outputLine+len(fl))
 }
 
 // Reset sets the number of rows to zero and keeps the storage.

@@ -21,7 +21,7 @@ import "fmt"
 // min(len, n) values, reallocating one staggered block of capacity at
 // least capacity when a stream lacks room or the streams are not uniform
 // (placed from firstLine of a page, see staggered).
-func resizeStreams[F Float](what string, st []*[]F, n, capacity, firstLine int) {
+func resizeStreams[F element](what string, st []*[]F, n, capacity, firstLine int) {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.%s.Resize: negative length %d", what, n))
 	}
@@ -44,7 +44,7 @@ func resizeStreams[F Float](what string, st []*[]F, n, capacity, firstLine int) 
 // appendSlot grows every stream of st by one element (doubling the
 // capacity when full; placed from firstLine of a page) and returns its
 // index.
-func appendSlot[F Float](what string, st []*[]F, firstLine int) int {
+func appendSlot[F element](what string, st []*[]F, firstLine int) int {
 	n := len(*st[0])
 	if !uniform(st) {
 		resizeStreams(what, st, n+1, 2*n, firstLine)
@@ -57,7 +57,7 @@ func appendSlot[F Float](what string, st []*[]F, firstLine int) int {
 }
 
 // resetStreams sets every stream of st to length 0.
-func resetStreams[F Float](st []*[]F) {
+func resetStreams[F element](st []*[]F) {
 	for _, s := range st {
 		*s = (*s)[:0]
 	}

@@ -34,6 +34,10 @@ const minCap = 16
 // Float is the element type of the generic batches: float32 or float64.
 type Float interface{ float32 | float64 }
 
+// element is the element type of any stream: a Float, or uint32 for the
+// index streams (IndexPairs, Contacts.Pair and Count).
+type element interface{ Float | uint32 }
+
 // PairOf is one segment pair in array-of-structs form: segment 1 runs
 // from A to B, segment 2 from C to D.
 type PairOf[F Float] struct {
@@ -157,7 +161,7 @@ func (p *PairsOf[F]) Reset() {
 
 // uniform reports whether all slices have the same length and room for
 // one more element, which Append needs to grow them in place.
-func uniform[F Float](streams []*[]F) bool {
+func uniform[F element](streams []*[]F) bool {
 	n := len(*streams[0])
 	for _, s := range streams {
 		if len(*s) != n || cap(*s) <= n {
@@ -228,8 +232,9 @@ func capFor(n int) int {
 }
 
 // Where the streams of a large batch start within a 4 KiB page, in cache
-// lines (see staggered): input batches (Pairs, PointSegments) from line 0,
-// output batches (Results, PointResults, Contacts) from line 32.
+// lines (see staggered): input batches (Pairs, PointSegments, IndexPairs)
+// from line 0, output batches (Results, PointResults, Contacts) from line
+// 32.
 const (
 	pageLines  = 4096 / cacheLine
 	inputLine  = 0
@@ -257,7 +262,7 @@ const pagedLines = 4 * pageLines
 // ns/pair where the offsets are apart, up to 1.43 where they meet, and the
 // C peer 1.32 against up to 2.40. Smaller streams take the odd stride only
 // (at most 1 extra line each).
-func staggered[F Float](k, c, firstLine int) [][]F {
+func staggered[F element](k, c, firstLine int) [][]F {
 	size := int(unsafe.Sizeof(F(0)))
 	perLine := cacheLine / size // elements per cache line
 	// The stride between streams is an odd number of cache lines: then

@@ -142,6 +142,9 @@ func TestLayoutPaged(t *testing.T) {
 		c := soa.NewContacts(n)
 		want(fmt.Sprintf("NewContacts(%d)", n), pageLines([][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ,
 			c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z}), 32)
+		want(fmt.Sprintf("NewContacts(%d) Pair, Count", n), indexLines(c.Pair, c.Count), 43)
+		ip := soa.NewIndexPairs(n)
+		want(fmt.Sprintf("NewIndexPairs(%d)", n), indexLines(ip.I, ip.J), 0)
 		// The padding to a stride of one line past whole pages costs at
 		// most 63 lines per stream.
 		p := soa.NewPairs(n)
@@ -158,6 +161,25 @@ func TestLayoutPaged(t *testing.T) {
 	r := soa.NewResults(16)
 	r.Resize(70000)
 	want("NewResults(16).Resize(70000)", pageLines(resultStreams(r)), 32)
+	ip := soa.NewIndexPairs(0)
+	for ip.Len() < 5000 {
+		ip.Append(1, 2)
+	}
+	want("NewIndexPairs(0) after 5,000 Appends", indexLines(ip.I, ip.J), 0)
+	for k := range ip.Len() {
+		if i, j := ip.Get(k); i != 1 || j != 2 {
+			t.Fatalf("IndexPairs after Appends: pair %d is (%d, %d)", k, i, j)
+		}
+	}
+}
+
+// indexLines is pageLines for index streams.
+func indexLines(streams ...[]uint32) []int {
+	var out []int
+	for _, s := range streams {
+		out = append(out, int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))%4096/64))
+	}
+	return out
 }
 
 func pt(x, y, z float32) [3]float32 { return [3]float32{x, y, z} }
