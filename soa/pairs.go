@@ -275,8 +275,8 @@ func staggered[F element](k, c, firstLine int) [][]F {
 	}
 	align := cacheLine // where the block starts
 	if lines >= pagedLines {
-		// A stride of 1 line mod 64 (at most 63 lines, 25%, more per
-		// stream), and the block at firstLine of a page.
+		// A stride of 1 line mod 64 (at most 63 more lines per stream,
+		// under 25%), and the block at firstLine of a page.
 		lines += (pageLines + 1 - lines%pageLines) % pageLines
 		align = pageLines * cacheLine
 	} else {
