@@ -115,6 +115,11 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	RET()
 }
 
+// recordInputs is the size of one group's set of input vectors (slots)
+// that loadRecords fills from two capsule records per pair: A, B and r of
+// each capsule.
+const recordInputs = 14
+
 // outStreams is where the contact kernel being emitted keeps its copy of
 // the thirteen output stream pointers (out), in its frame.
 var outStreams Mem
@@ -178,14 +183,13 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	} else {
 		nslots += 2
 	}
-	const numInputs = 14
 	// The area: the slot shares, the sets of an iteration's groups, the
 	// tail's two index vectors, then the set the pipelined loop loads the
 	// next group's records into.
-	area := newSlots(slotsBase, groups*nslots+groups*numInputs+2+numInputs, t.VecBytes())
+	area := newSlots(slotsBase, groups*nslots+groups*recordInputs+2+recordInputs, t.VecBytes())
 	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}
 	LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set)
-	tailIdx := Mem{Base: slotsBase, Disp: (groups*nslots + groups*numInputs) * t.VecBytes()}
+	tailIdx := Mem{Base: slotsBase, Disp: (groups*nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
 	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
 
@@ -209,7 +213,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		CMPQ(remain, U32(groups*t.Lanes))
 		JB(LabelRef(name + "_loop"))
 		for g := range groups {
-			loadRecords(t, capsBase, set, fromPairs(g), g*numInputs)
+			loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
 		}
 		wide(ls, name+"_wide")
 		ADDQ(U32(groups*t.Lanes), index)
@@ -370,7 +374,7 @@ func contactBody(l *lowering, label string, g int) {
 	t := l.t
 	l.slots.used = 0
 	l.label = label
-	l.input = func(pos int) Op { return Mem{Base: set, Disp: (14*g + pos) * t.VecBytes()} }
+	l.input = func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()} }
 	margin, err := Param("margin").Resolve()
 	if err != nil {
 		panic(err)

@@ -37,7 +37,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			if pos >= 6 {
 				pos++
 			}
-			return Mem{Base: set, Disp: (14*g + pos) * t.VecBytes()}
+			return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
 		}
 	}
 	// store stores group g's S, T and Dist2 (the lanes from index +

@@ -277,8 +277,8 @@ func (s *spiller) before(k, g, i int) {
 // starting at instruction i take at once, plus an instruction's
 // temporaries (last: the program's LastUse).
 func blockPeak(p *ir.Program, last []int, i int) int {
-	peak := 0
-	for j := i + 1; j < p.BlockEnd(i); j++ {
+	peak, end := 0, p.BlockEnd(i)
+	for j := i + 1; j < end; j++ {
 		n := 0
 		for v := i + 1; v < j; v++ {
 			if p.Code[v].HasValue() && p.Code[v].Op != ir.OpConst && last[v] >= j {
