@@ -309,7 +309,10 @@ func blendStore(v, m Op, dst Mem, old VecVirtual) {
 // alternating invocations, 4,096 indexed pairs over 10,000 capsules,
 // median ns/pair) AVX-512 BatchContacts took 4.53 without it, 4.11 with
 // the loads at 0 (the top of the body), 3.66 at 0.22, 3.74 at 0.3, 3.71
-// at 0.4 and 3.91 at 0.6 (0.15 runs out of registers).
+// at 0.4 and 3.91 at 0.6 (0.15 runs out of registers). Loading side J
+// at a second point instead (side I at 0.22; a scratch build, count 6,
+// Zen 4) was no faster: with J at 0.4, AVX-512 n.s. and AVX2
+// BatchContacts +6.9%; at 0.55, +3.5% and +1.9%; at 0.7, +5.3% and +9.5%.
 var NextRecordsAt = map[string]float64{"AVX512": 0.22, "AVX2": 0.22}
 
 // recordRegs is how many vector registers loadRecords takes at once on t
