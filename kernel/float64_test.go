@@ -594,3 +594,55 @@ func TestContacts64NoAllocs(t *testing.T) {
 		t.Errorf("kernel.CompactContacts64: %v allocations", a)
 	}
 }
+
+// BatchClosestIndexed64 reads the two capsules of each index pair from
+// float64 records: here a capsule 1e8 from the origin and a rod passing
+// 1e-6 above it, a gap float32 cannot hold at that distance (its spacing
+// there is 8).
+func ExampleBatchClosestIndexed64() {
+	caps := soa.NewCapsules64(0)
+	caps.Append([3]float64{1e8, 0, 0}, [3]float64{1e8 + 4, 0, 0}, 0.5)
+	caps.Append([3]float64{1e8 + 1, -1, 1e-6}, [3]float64{1e8 + 1, 1, 1e-6}, 0.5)
+	pairs := soa.NewIndexPairs(0)
+	pairs.Append(0, 1)
+	dst := soa.NewResults64(pairs.Len())
+	kernel.BatchClosestIndexed64(dst, caps, pairs)
+	fmt.Printf("s=%v t=%v distance=%.3g\n", dst.S[0], dst.T[0], math.Sqrt(dst.Dist2[0]))
+	// Output: s=0.25 t=0.5 distance=1e-06
+}
+
+// BatchContacts64 is BatchContacts in float64: two spheres of radius 1
+// whose centres, 1e8 from the origin, are 2 - 2^-20 apart touch with a
+// depth of 2^-20 (about 9.5e-7; float32, whose spacing at 1e8 is 8, would
+// round both centres to the same point).
+func ExampleBatchContacts64() {
+	caps := soa.NewCapsules64(0)
+	gap := 2 - math.Ldexp(1, -20)
+	caps.Append([3]float64{1e8, 0, 0}, [3]float64{1e8, 0, 0}, 1)
+	caps.Append([3]float64{1e8 + gap, 0, 0}, [3]float64{1e8 + gap, 0, 0}, 1)
+	pairs := soa.NewIndexPairs(0)
+	pairs.Append(0, 1)
+	dst := soa.NewContacts64(pairs.Len())
+	kernel.BatchContacts64(dst, caps, pairs, 0)
+	fmt.Printf("count=%d depth*2^20=%v normal=(%.6f,%v,%v) p1.x-1e8=%.6f\n",
+		dst.Count[0], math.Ldexp(dst.Depth1[0], 20), dst.NX[0], dst.NY[0], dst.NZ[0], dst.P1X[0]-1e8)
+	// Output: count=1 depth*2^20=1 normal=(-1.000000,0,0) p1.x-1e8=1.000000
+}
+
+// CompactContacts64 keeps the touching pairs only, in pair order, with
+// the index of each pair.
+func ExampleCompactContacts64() {
+	caps := soa.NewCapsules64(0)
+	caps.Append([3]float64{0, 0, 0}, [3]float64{10, 0, 0}, 0.5)     // a pole along x
+	caps.Append([3]float64{5, -1, 0.9}, [3]float64{5, 1, 0.9}, 0.5) // a rung 0.9 above it: touching
+	caps.Append([3]float64{5, -1, 1.1}, [3]float64{5, 1, 1.1}, 0.5) // 1.1 above: apart
+	pairs := soa.NewIndexPairs(0)
+	pairs.Append(0, 2)
+	pairs.Append(0, 1)
+	dst := soa.NewContacts64(pairs.Len())
+	n := kernel.CompactContacts64(dst, caps, pairs, 0)
+	for k := range n {
+		fmt.Printf("pair %d: depth %.3g normal (%v,%v,%v)\n", dst.Pair[k], dst.Depth1[k], dst.NX[k], dst.NY[k], dst.NZ[k])
+	}
+	// Output: pair 1: depth 0.1 normal (0,0,-1)
+}
