@@ -16,9 +16,6 @@ import (
 // loads and shuffles below fetch a group's 2 x 16 records in a few
 // dozen cycles (issue 11: 4.20 -> 0.60 ns/pair in C).
 
-// recordBytes is the size of soa.Capsule.
-const recordBytes = 32
-
 // fieldInput maps a record's field (ax ay az r bx by bz) to the position
 // of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).
 var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
