@@ -596,9 +596,9 @@ func TestContacts64NoAllocs(t *testing.T) {
 }
 
 // BatchClosestIndexed64 reads the two capsules of each index pair from
-// float64 records: here a capsule 1e8 from the origin and a rod passing
-// 1e-6 above it, a gap float32 cannot hold at that distance (its spacing
-// there is 8).
+// float64 records: here a capsule 1e8 from the origin and a rod crossing
+// 1e-6 above it, 1 along its axis (float32, whose spacing at 1e8 is 8,
+// cannot place the rod there).
 func ExampleBatchClosestIndexed64() {
 	caps := soa.NewCapsules64(0)
 	caps.Append([3]float64{1e8, 0, 0}, [3]float64{1e8 + 4, 0, 0}, 0.5)
@@ -624,6 +624,7 @@ func ExampleBatchContacts64() {
 	pairs.Append(0, 1)
 	dst := soa.NewContacts64(pairs.Len())
 	kernel.BatchContacts64(dst, caps, pairs, 0)
+	// The normal is r/|r| within an ulp, hence %.6f.
 	fmt.Printf("count=%d depth*2^20=%v normal=(%.6f,%v,%v) p1.x-1e8=%.6f\n",
 		dst.Count[0], math.Ldexp(dst.Depth1[0], 20), dst.NX[0], dst.NY[0], dst.NZ[0], dst.P1X[0]-1e8)
 	// Output: count=1 depth*2^20=1 normal=(-1.000000,0,0) p1.x-1e8=1.000000
