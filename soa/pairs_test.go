@@ -21,7 +21,7 @@ func resultStreams[F soa.Float](r *soa.ResultsOf[F]) [][]F {
 }
 
 // addr returns the address of the first element of s's backing array at s.
-func addr[F soa.Float](s []F) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
+func addr[E soa.Float | uint32](s []E) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
 
 // checkLayout checks that every stream starts on a 64-byte boundary, that
 // the streams do not overlap, and returns how many distinct 4 KiB page
@@ -106,7 +106,7 @@ func TestLayoutStaggered(t *testing.T) {
 
 // pageLines returns the cache line within its 4 KiB page at which each
 // stream starts.
-func pageLines[F soa.Float](streams [][]F) []int {
+func pageLines[E soa.Float | uint32](streams ...[]E) []int {
 	var out []int
 	for _, s := range streams {
 		out = append(out, int(addr(s)%4096/64))
@@ -131,20 +131,20 @@ func TestLayoutPaged(t *testing.T) {
 		}
 	}
 	for _, n := range []int{4096, 4097, 5000, 65536, 100000, 1 << 20} {
-		want(fmt.Sprintf("NewPairs(%d)", n), pageLines(pairStreams(soa.NewPairs(n))), 0)
-		want(fmt.Sprintf("NewResults(%d)", n), pageLines(resultStreams(soa.NewResults(n))), 32)
-		want(fmt.Sprintf("NewPairs64(%d)", n), pageLines(pairStreams(soa.NewPairs64(n))), 0)
-		want(fmt.Sprintf("NewResults64(%d)", n), pageLines(resultStreams(soa.NewResults64(n))), 32)
+		want(fmt.Sprintf("NewPairs(%d)", n), pageLines(pairStreams(soa.NewPairs(n))...), 0)
+		want(fmt.Sprintf("NewResults(%d)", n), pageLines(resultStreams(soa.NewResults(n))...), 32)
+		want(fmt.Sprintf("NewPairs64(%d)", n), pageLines(pairStreams(soa.NewPairs64(n))...), 0)
+		want(fmt.Sprintf("NewResults64(%d)", n), pageLines(resultStreams(soa.NewResults64(n))...), 32)
 		ps := soa.NewPointSegments(n)
-		want(fmt.Sprintf("NewPointSegments(%d)", n), pageLines([][]float32{ps.PX, ps.PY, ps.PZ, ps.CX, ps.CY, ps.CZ, ps.DX, ps.DY, ps.DZ}), 0)
+		want(fmt.Sprintf("NewPointSegments(%d)", n), pageLines(ps.PX, ps.PY, ps.PZ, ps.CX, ps.CY, ps.CZ, ps.DX, ps.DY, ps.DZ), 0)
 		pr := soa.NewPointResults(n)
-		want(fmt.Sprintf("NewPointResults(%d)", n), pageLines([][]float32{pr.T, pr.Dist2}), 32)
+		want(fmt.Sprintf("NewPointResults(%d)", n), pageLines(pr.T, pr.Dist2), 32)
 		c := soa.NewContacts(n)
-		want(fmt.Sprintf("NewContacts(%d)", n), pageLines([][]float32{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ,
-			c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z}), 32)
-		want(fmt.Sprintf("NewContacts(%d) Pair, Count", n), indexLines(c.Pair, c.Count), 43)
+		want(fmt.Sprintf("NewContacts(%d)", n), pageLines(c.Depth1, c.Depth2, c.NX, c.NY, c.NZ,
+			c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z), 32)
+		want(fmt.Sprintf("NewContacts(%d) Pair, Count", n), pageLines(c.Pair, c.Count), 43)
 		ip := soa.NewIndexPairs(n)
-		want(fmt.Sprintf("NewIndexPairs(%d)", n), indexLines(ip.I, ip.J), 0)
+		want(fmt.Sprintf("NewIndexPairs(%d)", n), pageLines(ip.I, ip.J), 0)
 		// The padding to a stride of one line past whole pages costs at
 		// most 63 lines per stream.
 		p := soa.NewPairs(n)
@@ -157,29 +157,20 @@ func TestLayoutPaged(t *testing.T) {
 	for p.Len() < 5000 {
 		p.Append(pt(1, 2, 3), pt(4, 5, 6), pt(7, 8, 9), pt(1, 1, 1))
 	}
-	want("NewPairs(16) after 4,984 Appends", pageLines(pairStreams(p)), 0)
+	want("NewPairs(16) after 4,984 Appends", pageLines(pairStreams(p)...), 0)
 	r := soa.NewResults(16)
 	r.Resize(70000)
-	want("NewResults(16).Resize(70000)", pageLines(resultStreams(r)), 32)
+	want("NewResults(16).Resize(70000)", pageLines(resultStreams(r)...), 32)
 	ip := soa.NewIndexPairs(0)
 	for ip.Len() < 5000 {
 		ip.Append(1, 2)
 	}
-	want("NewIndexPairs(0) after 5,000 Appends", indexLines(ip.I, ip.J), 0)
+	want("NewIndexPairs(0) after 5,000 Appends", pageLines(ip.I, ip.J), 0)
 	for k := range ip.Len() {
 		if i, j := ip.Get(k); i != 1 || j != 2 {
 			t.Fatalf("IndexPairs after Appends: pair %d is (%d, %d)", k, i, j)
 		}
 	}
-}
-
-// indexLines is pageLines for index streams.
-func indexLines(streams ...[]uint32) []int {
-	var out []int
-	for _, s := range streams {
-		out = append(out, int(uintptr(unsafe.Pointer(unsafe.SliceData(s)))%4096/64))
-	}
-	return out
 }
 
 func pt(x, y, z float32) [3]float32 { return [3]float32{x, y, z} }
