@@ -45,7 +45,7 @@ func main() {
 	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
 	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")
 	sk2 := flag.Float64("skew2", amd64.Skew["AVX2"], "the same for AVX2")
-	cil512 := flag.Int("contacts512", 0, "groups per iteration of the AVX-512 contact loops (0: the default)")
+	cil512 := flag.Int("contacts512", amd64.ContactInterleave["AVX512"], "groups per iteration of the AVX-512 contact loops")
 	ccil512 := flag.Int("compact512", amd64.CompactInterleave["AVX512"], "groups per iteration of the AVX-512 compaction loops")
 	csk512 := flag.Float64("contactskew512", amd64.ContactSkew["AVX512"], "the skew of the AVX-512 contact loops' groups")
 	pl512 := flag.Bool("prefetchl2-512", amd64.PrefetchL2["AVX512"], "the AVX-512 closest loops prefetch into L2 (PREFETCHT1), not L1")
@@ -76,9 +76,7 @@ func main() {
 	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2
 	amd64.ScheduledContacts["AVX512"], amd64.ScheduledContacts["AVX2"] = *scc512, *scc2
 	amd64.PrefetchL2["AVX512"], amd64.PrefetchL2["AVX2"] = *pl512, *pl2
-	if *cil512 > 0 {
-		amd64.ContactInterleave["AVX512"] = *cil512
-	}
+	amd64.ContactInterleave["AVX512"] = *cil512
 	amd64.CompactInterleave["AVX512"] = *ccil512
 	amd64.ContactSkew["AVX512"] = *csk512
 	if *docFile != "" {

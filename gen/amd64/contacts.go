@@ -16,11 +16,17 @@ import (
 // source, records.go), run the kernels.Contact body and store one row per
 // pair or only the touching pairs, densely (the sink).
 
+// contactStreams is the number of soa.Contacts streams a contact kernel
+// writes: Pair, Count, the normal (3), the two depths and the two points
+// (3 each).
+const contactStreams = 13
+
 // contactSignature is the Go signature of a contact kernel with lanes of
-// type e: caps points at the first record, out holds the thirteen
+// type e: caps points at the first record, out holds the contactStreams
 // soa.Contacts stream pointers (Pair and Count among them, as *e).
 func contactSignature(e ir.Elem) string {
-	return strings.ReplaceAll("func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F) int", "F", e.String())
+	sig := fmt.Sprintf("func(caps *F, pi, pj *uint32, out *[%d]*F, n int, margin F) int", contactStreams)
+	return strings.ReplaceAll(sig, "F", e.String())
 }
 
 // Registers of the contact kernels.
@@ -70,9 +76,9 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	}
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).")
-	outStreams = AllocLocal(8 * 13)
+	outStreams = AllocLocal(8 * contactStreams)
 	Load(Param("out"), scratch)
-	for k := range 13 {
+	for k := range contactStreams {
 		r := GP64()
 		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
 		MOVQ(r, outStreams.Offset(8*k))
