@@ -101,15 +101,25 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	if evex(t) {
 		zero, one = ZMM(), ZMM()
 	}
-	ls := make([]*lowering, groups)
+	// On AVX-512 the loops with ordinary stores take the body without
+	// its canonical-NaN Selects and store the NaN under a mask instead
+	// (storeOverrides); non-temporal stores cannot be masked, so the
+	// non-temporal loop keeps the Selects (nts).
+	ls, nts := make([]*lowering, groups), make([]*lowering, groups)
+	q, ovs := p, []ir.Override(nil)
+	if evex(t) {
+		q, ovs = ir.SplitOverrides(p)
+	}
 	for g := range ls {
-		ls[g] = &lowering{t: t, p: p, consts: c, zero: zero, one: one}
+		ls[g] = &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs}
+		nts[g] = &lowering{t: t, p: p, consts: c, zero: zero, one: one}
 	}
 	ptrs := ptrRegs
 	if nslots > 0 {
 		area := newSlots(slotReg, nslots*groups, t.VecBytes())
-		for g, l := range ls {
-			l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}
+		for g := range ls {
+			ls[g].slots = &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}
+			nts[g].slots = ls[g].slots
 		}
 	} else {
 		ptrs = append(slices.Clone(ptrRegs), slotReg)
@@ -131,7 +141,11 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 		CMPQ(remain, U32(minRemain))
 		JB(LabelRef(label + "_end"))
 		Label(label)
-		body(ls[:n], k, ptrs, nil, prefetch, nt)
+		if nt {
+			body(nts[:n], k, ptrs, nil, prefetch, nt)
+		} else {
+			body(ls[:n], k, ptrs, nil, prefetch, nt)
+		}
 		ADDQ(U32(step), index)
 		SUBQ(U32(step), remain)
 		CMPQ(remain, U32(minRemain))
@@ -401,6 +415,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 				VMASKMOVPS(v, mask, dst)
 			}
 		}
+		storeOverrides(ls[g], mask, func(j int) Mem { return stream(len(k.Inputs)+j, g) })
 	}
 	merge(ls, tuned(Skew, t), store, newSpiller(ls, heldBy(mask), 0), nil)
 }

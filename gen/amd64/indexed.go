@@ -57,17 +57,25 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 				VMASKMOVPS(v, mask, dst) // all-ones lanes, whatever their width
 			}
 		}
+		storeOverrides(l, mask, func(j int) Mem {
+			Load(Param([]string{"s", "t", "dist2"}[j]), scratch)
+			return Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
+		})
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
-	p := program(k, t)
+	// On AVX-512 the canonical NaN goes in with masked stores (storeOverrides).
+	p, ovs := program(k, t), []ir.Override(nil)
+	if evex(t) {
+		p, ovs = ir.SplitOverrides(p)
+	}
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
-		l.slots.used, l.label, l.input, l.arg = 0, label, input(0), noArgs
+		l.slots.used, l.label, l.input, l.arg, l.overrides = 0, label, input(0), noArgs, ovs
 		l.begin()
 		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), 0), in)
 	}, tuned(Interleave, t), func(ls []*lowering, label string) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
-			l.slots.used, l.label, l.input, l.arg = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs
+			l.slots.used, l.label, l.input, l.arg, l.overrides = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs
 			l.begin()
 		}
 		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, 0), nil)

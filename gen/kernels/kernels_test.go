@@ -364,3 +364,38 @@ func TestUnparkKeepsResults(t *testing.T) {
 		}
 	}
 }
+
+// The closest bodies without their canonical-NaN Selects (ir.SplitOverrides,
+// which the AVX-512 loops store as masked stores of the constant), with the
+// overrides applied to their outputs, must give the body's bits. The
+// inputs include NaN and Inf coordinates, so the masks are exercised.
+func TestClosestOverrides(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, k := range []*Kernel{Closest, ClosestPoint} {
+		p := k.Program()
+		q, ovs := ir.SplitOverrides(p)
+		if len(ovs) != len(p.Outputs) {
+			t.Fatalf("%s: %d overrides, want one per output (%d)", k.Name, len(ovs), len(p.Outputs))
+		}
+		if len(q.Code) != len(p.Code)-len(ovs) {
+			t.Errorf("%s: %d instructions left of %d, want the %d Selects dropped", k.Name, len(q.Code), len(p.Code), len(ovs))
+		}
+		nin := p.Inputs
+		bad := 0
+		for _, pr := range verify.Mixed(7, 300) {
+			c := verify.Coords(pr)
+			in := coords(r, c[12-nin:], nin)
+			got := q.Eval(in, nil)
+			for _, o := range ovs {
+				if mask := got[len(p.Outputs)+2*slices.Index(ovs, o)]; mask != 0 {
+					got[o.Output] = got[len(p.Outputs)+2*slices.Index(ovs, o)+1]
+					bad++
+				}
+			}
+			same(t, k.Name+" overrides", in, got[:len(p.Outputs)], p.Eval(in, nil))
+		}
+		if bad == 0 {
+			t.Errorf("%s: no lane took an override", k.Name)
+		}
+	}
+}
