@@ -251,8 +251,9 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 // storeOverrides stores, after the outputs of l's group, the constant of
 // each of l's overrides under its mask (and under mask too, for a tail
 // group), at dst(j) for output j: a masked store where a blend would
-// write a vector register (-2% on AVX-512 BatchClosest at 4,096 pairs on
-// the Zen 4 VM, 16 alternating invocations, p < 0.001). AVX-512 only.
+// write a vector register (AVX-512 BatchClosest at 4,096 pairs on the Zen
+// 4 VM: -2.1% and -2.9% in two runs of 16 alternating invocations; each
+// group broadcasts the constant once). AVX-512 only.
 func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	if len(l.overrides) == 0 {
 		return

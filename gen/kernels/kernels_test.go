@@ -386,9 +386,10 @@ func TestClosestOverrides(t *testing.T) {
 			c := verify.Coords(pr)
 			in := coords(r, c[12-nin:], nin)
 			got := q.Eval(in, nil)
-			for _, o := range ovs {
-				if mask := got[len(p.Outputs)+2*slices.Index(ovs, o)]; mask != 0 {
-					got[o.Output] = got[len(p.Outputs)+2*slices.Index(ovs, o)+1]
+			for i, o := range ovs {
+				// Override i's mask and constant follow the outputs.
+				if mask := got[len(p.Outputs)+2*i]; mask != 0 {
+					got[o.Output] = got[len(p.Outputs)+2*i+1]
 					bad++
 				}
 			}
