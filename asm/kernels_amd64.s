@@ -25850,96 +25850,101 @@ ClosestIndexedAVX512_wide:
 	VMULPS      Z17, Z17, Z21
 	VMULPS      Z18, Z18, Z22
 	VMULPS      Z17, Z15, Z15
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPS      Z18, Z16, Z16
 	VADDPS      Z22, Z21, Z17
 	VMULPS      Z20, Z20, Z18
 	VADDPS      Z16, Z15, Z15
 	VMULPS      Z20, Z19, Z16
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VADDPS      Z18, Z17, Z17
-	VADDPS      Z16, Z15, Z15
-	VCMPPS      $0x04, Z17, Z0, K1
-	VDIVPS.Z    Z17, Z15, K1, Z15
-	VMINPS      Z1, Z15, Z15
-	VMAXPS      Z0, Z15, Z15
-	VMULPS      Z7, Z7, Z16
-	VMULPS      Z8, Z8, Z17
 	VMOVUPS     1536(BX), Z18
 	VSUBPS      1344(BX), Z18, Z18
-	VADDPS      Z17, Z16, Z16
-	VMOVUPS     1600(BX), Z17
-	VSUBPS      1408(BX), Z17, Z17
-	VMULPS      Z11, Z11, Z19
-	VMOVUPS     1664(BX), Z20
-	VSUBPS      1472(BX), Z20, Z20
+	VADDPS      Z16, Z15, Z15
+	VMOVUPS     1600(BX), Z16
+	VSUBPS      1408(BX), Z16, Z16
+	VCMPPS      $0x04, Z17, Z0, K1
+	VDIVPS.Z    Z17, Z15, K1, Z15
+	VMOVUPS     1664(BX), Z17
+	VSUBPS      1472(BX), Z17, Z17
+	VMINPS      Z1, Z15, Z15
+	VMAXPS      Z0, Z15, Z15
+	VMULPS      Z7, Z7, Z19
+	VMULPS      Z8, Z8, Z20
+	VMULPS      Z18, Z18, Z21
+	VADDPS      Z20, Z19, Z19
+	VMULPS      Z16, Z16, Z20
+	VMULPS      Z11, Z11, Z22
 	VMULPS      Z6, Z15, Z6
-	VADDPS      Z19, Z16, Z15
+	VADDPS      Z20, Z21, Z15
+	VADDPS      Z22, Z19, Z19
+	VMULPS      Z17, Z17, Z20
 	VADDPS      Z6, Z13, Z6
-	VMULPS      Z18, Z18, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z15
-	VMULPS      Z17, Z17, Z16
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z19, K1
+	VDIVPS.Z    Z19, Z1, K1, Z13
 	VMULPS      Z7, Z9, Z19
 	VMULPS      Z8, Z10, Z21
-	VADDPS      Z16, Z13, Z13
 	VMINPS      Z1, Z6, Z6
 	VMAXPS      Z0, Z6, Z6
-	VMULPS      Z20, Z20, Z16
+	VADDPS      Z20, Z15, Z15
 	VADDPS      Z21, Z19, Z19
-	VMULPS      Z11, Z12, Z21
-	VADDPS      Z21, Z19, Z19
+	VMULPS      Z11, Z12, Z20
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
+	VDIVPS.Z    Z15, Z1, K1, Z15
+	VADDPS      Z20, Z19, Z19
+	VMOVUPS     1088(BX), Z20
+	VSUBPS      896(BX), Z20, Z20
 	VMULPS      Z14, Z6, Z14
-	VADDPS      Z16, Z13, Z13
+	VMOVUPS     1152(BX), Z21
+	VSUBPS      960(BX), Z21, Z21
+	VMOVUPS     896(BX), Z22
+	VSUBPS      1344(BX), Z22, Z22
 	VSUBPS      Z19, Z14, Z14
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z13
-	VMULPS      Z15, Z14, Z14
-	VMOVUPS     1088(BX), Z15
-	VSUBPS      896(BX), Z15, Z15
-	VMINPS      Z1, Z14, Z14
-	VMAXPS      Z0, Z14, Z14
-	VMOVUPS     1152(BX), Z16
-	VSUBPS      960(BX), Z16, Z16
-	VMULPS      Z14, Z7, Z7
-	VMOVUPS     896(BX), Z19
-	VSUBPS      1344(BX), Z19, Z19
-	VMULPS      Z14, Z8, Z8
-	VMOVUPS     960(BX), Z21
-	VSUBPS      1408(BX), Z21, Z21
+	VMOVUPS     960(BX), Z19
+	VSUBPS      1408(BX), Z19, Z19
+	VMOVUPS     1216(BX), Z23
+	VSUBPS      1024(BX), Z23, Z23
+	VMULPS      Z13, Z14, Z13
+	VMINPS      Z1, Z13, Z13
+	VMAXPS      Z0, Z13, Z13
+	VMULPS      Z13, Z7, Z7
+	VMOVUPS     1024(BX), Z14
+	VSUBPS      1472(BX), Z14, Z14
+	VMULPS      Z13, Z8, Z8
 	VMULPS      Z6, Z3, Z3
-	VMOVUPS     1216(BX), Z22
-	VSUBPS      1024(BX), Z22, Z22
 	VMULPS      Z6, Z4, Z4
+	VMULPS      Z22, Z18, Z24
 	VADDPS      Z7, Z9, Z7
+	VMULPS      Z19, Z16, Z9
 	VADDPS      Z8, Z10, Z8
-	VMOVUPS     1024(BX), Z9
-	VSUBPS      1472(BX), Z9, Z9
-	VMULPS      Z14, Z11, Z10
+	VMULPS      Z20, Z18, Z10
+	VMULPS      Z13, Z11, Z11
+	VMULPS      Z21, Z16, Z25
 	VMULPS      Z6, Z5, Z5
 	VSUBPS      Z3, Z7, Z3
-	VMULPS      Z19, Z18, Z7
 	VSUBPS      Z4, Z8, Z4
-	VMULPS      Z21, Z17, Z8
-	VADDPS      Z10, Z12, Z10
-	VMULPS      Z15, Z18, Z11
-	VSUBPS      Z5, Z10, Z5
-	VMULPS      Z16, Z17, Z10
+	VADDPS      Z9, Z24, Z7
+	VADDPS      Z11, Z12, Z8
+	VMULPS      Z14, Z17, Z9
+	VSUBPS      Z5, Z8, Z5
+	VADDPS      Z25, Z10, Z8
 	VMULPS      Z3, Z3, Z3
+	VMULPS      Z23, Z17, Z10
 	VMULPS      Z4, Z4, Z4
+	VADDPS      Z9, Z7, Z7
 	VADDPS      Z4, Z3, Z3
-	VADDPS      Z8, Z7, Z4
+	VADDPS      Z10, Z8, Z4
 	VMULPS      Z5, Z5, Z5
-	VMULPS      Z9, Z20, Z7
-	VADDPS      Z10, Z11, Z8
+	VMULPS      Z15, Z7, Z7
+	VMULPS      Z15, Z4, Z8
 	VADDPS      Z5, Z3, Z3
-	VMULPS      Z22, Z20, Z5
-	VADDPS      Z7, Z4, Z4
+	VMULPS      Z7, Z18, Z5
+	VMULPS      Z7, Z16, Z9
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z13, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
@@ -25953,118 +25958,118 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS      Z3, K1, (R12)(R13*4)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPS      Z3, K1, (R12)(R13*4)
-	VADDPS       Z5, Z8, Z3
-	VMULPS       Z13, Z4, Z4
-	VMULPS       Z13, Z3, Z5
-	VMULPS       Z4, Z18, Z6
-	VMULPS       Z4, Z17, Z7
-	VMULPS       Z5, Z18, Z8
-	VMULPS       Z5, Z17, Z10
-	VMULPS       Z4, Z20, Z11
-	VSUBPS       Z19, Z6, Z6
-	VSUBPS       Z21, Z7, Z7
-	VMULPS       Z5, Z20, Z12
-	VSUBPS       Z8, Z15, Z8
-	VSUBPS       Z10, Z16, Z10
-	VSUBPS       Z9, Z11, Z11
-	VSUBPS       Z12, Z22, Z12
-	VMULPS       Z8, Z8, Z13
-	VMULPS       Z10, Z10, Z14
-	VMULPS       Z8, Z6, Z6
-	VMULPS       Z10, Z7, Z7
-	VADDPS       Z14, Z13, Z8
-	VMULPS       Z12, Z12, Z10
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z12, Z11, Z7
+	VMULPS       Z8, Z18, Z3
+	VMULPS       Z8, Z16, Z6
+	VMULPS       Z7, Z17, Z10
+	VSUBPS       Z22, Z5, Z5
+	VSUBPS       Z19, Z9, Z9
+	VMULPS       Z8, Z17, Z11
+	VSUBPS       Z3, Z20, Z3
+	VSUBPS       Z6, Z21, Z6
+	VSUBPS       Z14, Z10, Z10
+	VSUBPS       Z11, Z23, Z11
+	VMULPS       Z3, Z3, Z12
+	VMULPS       Z6, Z6, Z13
+	VMULPS       Z3, Z5, Z3
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS      Z10, Z8, Z8
-	VADDPS      Z7, Z6, Z6
-	VCMPPS      $0x04, Z8, Z0, K1
-	VDIVPS.Z    Z8, Z6, K1, Z6
-	VMINPS      Z1, Z6, Z6
-	VMAXPS      Z0, Z6, Z6
-	VMULPS      Z15, Z15, Z7
-	VMULPS      Z16, Z16, Z8
-	VMOVUPS     2432(BX), Z10
-	VSUBPS      2240(BX), Z10, Z10
-	VADDPS      Z8, Z7, Z7
-	VMOVUPS     2496(BX), Z8
-	VSUBPS      2304(BX), Z8, Z8
-	VMULPS      Z22, Z22, Z11
-	VMOVUPS     2560(BX), Z12
-	VSUBPS      2368(BX), Z12, Z12
-	VMULPS      Z5, Z6, Z5
-	VADDPS      Z11, Z7, Z6
-	VADDPS      Z5, Z4, Z4
-	VMULPS      Z10, Z10, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z6
-	VMULPS      Z8, Z8, Z7
-	VMULPS      Z15, Z19, Z11
-	VMULPS      Z16, Z21, Z13
-	VADDPS      Z7, Z5, Z5
-	VMINPS      Z1, Z4, Z4
-	VMAXPS      Z0, Z4, Z4
-	VMULPS      Z12, Z12, Z7
-	VADDPS      Z13, Z11, Z11
-	VMULPS      Z22, Z9, Z13
-	VADDPS      Z13, Z11, Z11
-	VMULPS      Z3, Z4, Z3
-	VADDPS      Z7, Z5, Z5
-	VSUBPS      Z11, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMULPS      Z6, Z3, Z3
-	VMOVUPS     1984(BX), Z6
-	VSUBPS      1792(BX), Z6, Z6
+	VMULPS      Z6, Z9, Z5
+	VADDPS      Z13, Z12, Z6
+	VMULPS      Z11, Z11, Z9
+	VADDPS      Z5, Z3, Z3
+	VMULPS      Z11, Z10, Z5
+	VADDPS      Z9, Z6, Z6
+	VMOVUPS     2432(BX), Z9
+	VSUBPS      2240(BX), Z9, Z9
+	VADDPS      Z5, Z3, Z3
+	VMOVUPS     2496(BX), Z5
+	VSUBPS      2304(BX), Z5, Z5
+	VCMPPS      $0x04, Z6, Z0, K1
+	VDIVPS.Z    Z6, Z3, K1, Z3
+	VMOVUPS     2560(BX), Z6
+	VSUBPS      2368(BX), Z6, Z6
 	VMINPS      Z1, Z3, Z3
 	VMAXPS      Z0, Z3, Z3
-	VMOVUPS     2048(BX), Z7
-	VSUBPS      1856(BX), Z7, Z7
-	VMULPS      Z3, Z15, Z11
+	VMULPS      Z20, Z20, Z10
+	VMULPS      Z21, Z21, Z11
+	VMULPS      Z9, Z9, Z12
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z5, Z5, Z11
+	VMULPS      Z23, Z23, Z13
+	VMULPS      Z8, Z3, Z3
+	VADDPS      Z11, Z12, Z8
+	VADDPS      Z13, Z10, Z10
+	VMULPS      Z6, Z6, Z11
+	VADDPS      Z3, Z7, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
+	VDIVPS.Z    Z10, Z1, K1, Z7
+	VMULPS      Z20, Z22, Z10
+	VMULPS      Z21, Z19, Z12
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VADDPS      Z11, Z8, Z8
+	VADDPS      Z12, Z10, Z10
+	VMULPS      Z23, Z14, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
+	VDIVPS.Z    Z8, Z1, K1, Z8
+	VADDPS      Z11, Z10, Z10
+	VMOVUPS     1984(BX), Z11
+	VSUBPS      1792(BX), Z11, Z11
+	VMULPS      Z4, Z3, Z4
+	VMOVUPS     2048(BX), Z12
+	VSUBPS      1856(BX), Z12, Z12
 	VMOVUPS     1792(BX), Z13
 	VSUBPS      2240(BX), Z13, Z13
-	VMULPS      Z3, Z16, Z14
-	VMOVUPS     1856(BX), Z15
-	VSUBPS      2304(BX), Z15, Z15
-	VMULPS      Z4, Z18, Z16
-	VMOVUPS     2112(BX), Z18
-	VSUBPS      1920(BX), Z18, Z18
-	VMULPS      Z4, Z17, Z17
-	VADDPS      Z11, Z19, Z11
-	VADDPS      Z14, Z21, Z14
-	VMOVUPS     1920(BX), Z19
-	VSUBPS      2368(BX), Z19, Z19
-	VMULPS      Z3, Z22, Z21
-	VMULPS      Z4, Z20, Z20
-	VSUBPS      Z16, Z11, Z11
-	VMULPS      Z13, Z10, Z16
+	VSUBPS      Z10, Z4, Z4
+	VMOVUPS     1856(BX), Z10
+	VSUBPS      2304(BX), Z10, Z10
+	VMOVUPS     2112(BX), Z15
+	VSUBPS      1920(BX), Z15, Z15
+	VMULPS      Z7, Z4, Z4
+	VMINPS      Z1, Z4, Z4
+	VMAXPS      Z0, Z4, Z4
+	VMULPS      Z4, Z20, Z7
+	VMOVUPS     1920(BX), Z20
+	VSUBPS      2368(BX), Z20, Z20
+	VMULPS      Z4, Z21, Z21
+	VMULPS      Z3, Z18, Z18
+	VMULPS      Z3, Z16, Z16
+	VMULPS      Z13, Z9, Z24
+	VADDPS      Z7, Z22, Z7
+	VMULPS      Z10, Z5, Z22
+	VADDPS      Z21, Z19, Z19
+	VMULPS      Z11, Z9, Z21
+	VMULPS      Z4, Z23, Z23
+	VMULPS      Z12, Z5, Z25
+	VMULPS      Z3, Z17, Z17
+	VSUBPS      Z18, Z7, Z7
+	VSUBPS      Z16, Z19, Z16
+	VADDPS      Z22, Z24, Z18
+	VADDPS      Z23, Z14, Z14
+	VMULPS      Z20, Z6, Z19
 	VSUBPS      Z17, Z14, Z14
-	VMULPS      Z15, Z8, Z17
-	VADDPS      Z21, Z9, Z9
-	VMULPS      Z6, Z10, Z21
-	VSUBPS      Z20, Z9, Z9
-	VMULPS      Z7, Z8, Z20
-	VMULPS      Z11, Z11, Z11
+	VADDPS      Z25, Z21, Z17
+	VMULPS      Z7, Z7, Z7
+	VMULPS      Z15, Z6, Z21
+	VMULPS      Z16, Z16, Z16
+	VADDPS      Z19, Z18, Z18
+	VADDPS      Z16, Z7, Z7
+	VADDPS      Z21, Z17, Z16
 	VMULPS      Z14, Z14, Z14
-	VADDPS      Z14, Z11, Z11
-	VADDPS      Z17, Z16, Z14
-	VMULPS      Z9, Z9, Z9
-	VMULPS      Z19, Z12, Z16
-	VADDPS      Z20, Z21, Z17
-	VADDPS      Z9, Z11, Z9
-	VMULPS      Z18, Z12, Z11
-	VADDPS      Z16, Z14, Z14
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z9, K1
+	VMULPS      Z8, Z18, Z17
+	VMULPS      Z8, Z16, Z8
+	VADDPS      Z14, Z7, Z7
+	VMULPS      Z17, Z9, Z14
+	VMULPS      Z17, Z5, Z18
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z7, K1
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 64(R12)(R13*4)
-	MOVQ    t+32(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z3, 64(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z9, 64(R12)(R13*4)
+	VMOVUPS Z7, 64(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z3
@@ -26074,118 +26079,118 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS      Z3, K1, 64(R12)(R13*4)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPS      Z3, K1, 64(R12)(R13*4)
-	VADDPS       Z11, Z17, Z3
-	VMULPS       Z5, Z14, Z4
-	VMULPS       Z5, Z3, Z5
-	VMULPS       Z4, Z10, Z9
-	VMULPS       Z4, Z8, Z11
-	VMULPS       Z5, Z10, Z14
-	VMULPS       Z5, Z8, Z16
-	VMULPS       Z4, Z12, Z17
-	VSUBPS       Z13, Z9, Z9
-	VSUBPS       Z15, Z11, Z11
-	VMULPS       Z5, Z12, Z20
-	VSUBPS       Z14, Z6, Z14
-	VSUBPS       Z16, Z7, Z16
-	VSUBPS       Z19, Z17, Z17
-	VSUBPS       Z20, Z18, Z20
-	VMULPS       Z14, Z14, Z21
-	VMULPS       Z16, Z16, Z22
-	VMULPS       Z14, Z9, Z9
-	VMULPS       Z16, Z11, Z11
-	VADDPS       Z22, Z21, Z14
-	VMULPS       Z20, Z20, Z16
-	VADDPS       Z11, Z9, Z9
-	VMULPS       Z20, Z17, Z11
+	VMULPS       Z8, Z9, Z3
+	VMULPS       Z8, Z5, Z4
+	VMULPS       Z17, Z6, Z7
+	VSUBPS       Z13, Z14, Z14
+	VSUBPS       Z10, Z18, Z18
+	VMULPS       Z8, Z6, Z19
+	VSUBPS       Z3, Z11, Z3
+	VSUBPS       Z4, Z12, Z4
+	VSUBPS       Z20, Z7, Z7
+	VSUBPS       Z19, Z15, Z19
+	VMULPS       Z3, Z3, Z21
+	VMULPS       Z4, Z4, Z22
+	VMULPS       Z3, Z14, Z3
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS      Z16, Z14, Z14
-	VADDPS      Z11, Z9, Z9
-	VCMPPS      $0x04, Z14, Z0, K1
-	VDIVPS.Z    Z14, Z9, K1, Z9
-	VMINPS      Z1, Z9, Z9
-	VMAXPS      Z0, Z9, Z9
-	VMULPS      Z6, Z6, Z11
-	VMULPS      Z7, Z7, Z14
-	VMOVUPS     3328(BX), Z16
-	VSUBPS      3136(BX), Z16, Z16
-	VADDPS      Z14, Z11, Z11
-	VMOVUPS     3392(BX), Z14
-	VSUBPS      3200(BX), Z14, Z14
-	VMULPS      Z18, Z18, Z17
-	VMOVUPS     3456(BX), Z20
-	VSUBPS      3264(BX), Z20, Z20
-	VMULPS      Z5, Z9, Z5
-	VADDPS      Z17, Z11, Z9
-	VADDPS      Z5, Z4, Z4
-	VMULPS      Z16, Z16, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z9
-	VMULPS      Z14, Z14, Z11
-	VMULPS      Z6, Z13, Z17
-	VMULPS      Z7, Z15, Z21
-	VADDPS      Z11, Z5, Z5
-	VMINPS      Z1, Z4, Z4
-	VMAXPS      Z0, Z4, Z4
-	VMULPS      Z20, Z20, Z11
-	VADDPS      Z21, Z17, Z17
-	VMULPS      Z18, Z19, Z21
-	VADDPS      Z21, Z17, Z17
-	VMULPS      Z3, Z4, Z3
-	VADDPS      Z11, Z5, Z5
-	VSUBPS      Z17, Z3, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMULPS      Z9, Z3, Z3
-	VMOVUPS     2880(BX), Z9
-	VSUBPS      2688(BX), Z9, Z9
+	VMULPS      Z4, Z18, Z4
+	VADDPS      Z22, Z21, Z14
+	VMULPS      Z19, Z19, Z18
+	VADDPS      Z4, Z3, Z3
+	VMULPS      Z19, Z7, Z4
+	VADDPS      Z18, Z14, Z7
+	VMOVUPS     3328(BX), Z14
+	VSUBPS      3136(BX), Z14, Z14
+	VADDPS      Z4, Z3, Z3
+	VMOVUPS     3392(BX), Z4
+	VSUBPS      3200(BX), Z4, Z4
+	VCMPPS      $0x04, Z7, Z0, K1
+	VDIVPS.Z    Z7, Z3, K1, Z3
+	VMOVUPS     3456(BX), Z7
+	VSUBPS      3264(BX), Z7, Z7
 	VMINPS      Z1, Z3, Z3
 	VMAXPS      Z0, Z3, Z3
-	VMOVUPS     2944(BX), Z11
-	VSUBPS      2752(BX), Z11, Z11
+	VMULPS      Z11, Z11, Z18
+	VMULPS      Z12, Z12, Z19
+	VMULPS      Z14, Z14, Z21
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z4, Z4, Z19
+	VMULPS      Z15, Z15, Z22
+	VMULPS      Z8, Z3, Z3
+	VADDPS      Z19, Z21, Z8
+	VADDPS      Z22, Z18, Z18
+	VMULPS      Z7, Z7, Z19
+	VADDPS      Z3, Z17, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z    Z18, Z1, K1, Z17
+	VMULPS      Z11, Z13, Z18
+	VMULPS      Z12, Z10, Z21
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VADDPS      Z19, Z8, Z8
+	VADDPS      Z21, Z18, Z18
+	VMULPS      Z15, Z20, Z19
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
+	VDIVPS.Z    Z8, Z1, K1, Z8
+	VADDPS      Z19, Z18, Z18
+	VMOVUPS     2880(BX), Z19
+	VSUBPS      2688(BX), Z19, Z19
+	VMULPS      Z16, Z3, Z16
+	VMOVUPS     2944(BX), Z21
+	VSUBPS      2752(BX), Z21, Z21
+	VMOVUPS     2688(BX), Z22
+	VSUBPS      3136(BX), Z22, Z22
+	VSUBPS      Z18, Z16, Z16
+	VMOVUPS     2752(BX), Z18
+	VSUBPS      3200(BX), Z18, Z18
+	VMOVUPS     3008(BX), Z23
+	VSUBPS      2816(BX), Z23, Z23
+	VMULPS      Z17, Z16, Z16
+	VMINPS      Z1, Z16, Z16
+	VMAXPS      Z0, Z16, Z16
+	VMULPS      Z16, Z11, Z11
+	VMOVUPS     2816(BX), Z17
+	VSUBPS      3264(BX), Z17, Z17
+	VMULPS      Z16, Z12, Z12
+	VMULPS      Z3, Z9, Z9
+	VMULPS      Z3, Z5, Z5
+	VMULPS      Z22, Z14, Z24
+	VADDPS      Z11, Z13, Z11
+	VMULPS      Z18, Z4, Z13
+	VADDPS      Z12, Z10, Z10
+	VMULPS      Z19, Z14, Z12
+	VMULPS      Z16, Z15, Z15
+	VMULPS      Z21, Z4, Z25
 	VMULPS      Z3, Z6, Z6
-	VMOVUPS     2688(BX), Z17
-	VSUBPS      3136(BX), Z17, Z17
-	VMULPS      Z3, Z7, Z7
-	VMOVUPS     2752(BX), Z21
-	VSUBPS      3200(BX), Z21, Z21
-	VMULPS      Z4, Z10, Z10
-	VMOVUPS     3008(BX), Z22
-	VSUBPS      2816(BX), Z22, Z22
-	VMULPS      Z4, Z8, Z8
-	VADDPS      Z6, Z13, Z6
-	VADDPS      Z7, Z15, Z7
-	VMOVUPS     2816(BX), Z13
-	VSUBPS      3264(BX), Z13, Z13
-	VMULPS      Z3, Z18, Z15
-	VMULPS      Z4, Z12, Z12
-	VSUBPS      Z10, Z6, Z6
-	VMULPS      Z17, Z16, Z10
-	VSUBPS      Z8, Z7, Z7
-	VMULPS      Z21, Z14, Z8
-	VADDPS      Z15, Z19, Z15
-	VMULPS      Z9, Z16, Z18
-	VSUBPS      Z12, Z15, Z12
-	VMULPS      Z11, Z14, Z15
+	VSUBPS      Z9, Z11, Z9
+	VSUBPS      Z5, Z10, Z5
+	VADDPS      Z13, Z24, Z10
+	VADDPS      Z15, Z20, Z11
+	VMULPS      Z17, Z7, Z13
+	VSUBPS      Z6, Z11, Z6
+	VADDPS      Z25, Z12, Z11
+	VMULPS      Z9, Z9, Z9
+	VMULPS      Z23, Z7, Z12
+	VMULPS      Z5, Z5, Z5
+	VADDPS      Z13, Z10, Z10
+	VADDPS      Z5, Z9, Z5
+	VADDPS      Z12, Z11, Z9
 	VMULPS      Z6, Z6, Z6
-	VMULPS      Z7, Z7, Z7
-	VADDPS      Z7, Z6, Z6
-	VADDPS      Z8, Z10, Z7
-	VMULPS      Z12, Z12, Z8
-	VMULPS      Z13, Z20, Z10
-	VADDPS      Z15, Z18, Z12
-	VADDPS      Z8, Z6, Z6
-	VMULPS      Z22, Z20, Z8
-	VADDPS      Z10, Z7, Z7
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS      Z8, Z10, Z10
+	VMULPS      Z8, Z9, Z8
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z10, Z14, Z6
+	VMULPS      Z10, Z4, Z11
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K1
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
+	VMOVUPS Z16, 128(R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*4)
+	VMOVUPS Z3, 128(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*4)
+	VMOVUPS Z5, 128(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z3
@@ -26195,82 +26200,77 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS      Z3, K1, 128(R12)(R13*4)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPS      Z3, K1, 128(R12)(R13*4)
-	VADDPS       Z8, Z12, Z3
-	VMULPS       Z5, Z7, Z4
-	VMULPS       Z5, Z3, Z5
-	VMULPS       Z4, Z16, Z6
-	VMULPS       Z4, Z14, Z7
-	VMULPS       Z5, Z16, Z8
-	VMULPS       Z5, Z14, Z10
-	VMULPS       Z4, Z20, Z12
-	VSUBPS       Z17, Z6, Z6
-	VSUBPS       Z21, Z7, Z7
-	VMULPS       Z5, Z20, Z15
-	VSUBPS       Z8, Z9, Z8
-	VSUBPS       Z10, Z11, Z10
-	VSUBPS       Z13, Z12, Z12
-	VSUBPS       Z15, Z22, Z15
-	VMULPS       Z8, Z8, Z18
-	VMULPS       Z10, Z10, Z19
-	VMULPS       Z8, Z6, Z6
-	VMULPS       Z10, Z7, Z7
-	VADDPS       Z19, Z18, Z8
-	VMULPS       Z15, Z15, Z10
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z15, Z12, Z7
-	VADDPS       Z10, Z8, Z8
-	VADDPS       Z7, Z6, Z6
-	VCMPPS       $0x04, Z8, Z0, K1
-	VDIVPS.Z     Z8, Z6, K1, Z6
-	VMINPS       Z1, Z6, Z6
-	VMAXPS       Z0, Z6, Z6
-	VMULPS       Z9, Z9, Z7
-	VMULPS       Z11, Z11, Z8
-	VADDPS       Z8, Z7, Z7
-	VMULPS       Z22, Z22, Z8
-	VMULPS       Z5, Z6, Z5
-	VADDPS       Z8, Z7, Z6
-	VADDPS       Z5, Z4, Z4
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z     Z6, Z1, K1, Z5
-	VMULPS       Z9, Z17, Z6
-	VMULPS       Z11, Z21, Z7
-	VMINPS       Z1, Z4, Z4
-	VMAXPS       Z0, Z4, Z4
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z22, Z13, Z7
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z3, Z4, Z3
-	VSUBPS       Z6, Z3, Z3
-	VMULPS       Z5, Z3, Z3
+	VMULPS       Z8, Z14, Z3
+	VMULPS       Z8, Z4, Z5
+	VMULPS       Z10, Z7, Z12
+	VSUBPS       Z22, Z6, Z6
+	VSUBPS       Z18, Z11, Z11
+	VMULPS       Z8, Z7, Z13
+	VSUBPS       Z3, Z19, Z3
+	VSUBPS       Z5, Z21, Z5
+	VSUBPS       Z17, Z12, Z12
+	VSUBPS       Z13, Z23, Z13
+	VMULPS       Z3, Z3, Z15
+	VMULPS       Z5, Z5, Z16
+	VMULPS       Z3, Z6, Z3
+	VMULPS       Z5, Z11, Z5
+	VADDPS       Z16, Z15, Z6
+	VMULPS       Z13, Z13, Z11
+	VADDPS       Z5, Z3, Z3
+	VMULPS       Z13, Z12, Z5
+	VADDPS       Z11, Z6, Z6
+	VADDPS       Z5, Z3, Z3
+	VCMPPS       $0x04, Z6, Z0, K1
+	VDIVPS.Z     Z6, Z3, K1, Z3
 	VMINPS       Z1, Z3, Z3
 	VMAXPS       Z0, Z3, Z3
-	VMULPS       Z3, Z9, Z5
-	VMULPS       Z3, Z11, Z6
-	VMULPS       Z4, Z16, Z7
-	VMULPS       Z4, Z14, Z8
-	VADDPS       Z5, Z17, Z5
-	VADDPS       Z6, Z21, Z6
-	VMULPS       Z3, Z22, Z9
-	VMULPS       Z4, Z20, Z10
-	VSUBPS       Z7, Z5, Z5
-	VSUBPS       Z8, Z6, Z6
-	VADDPS       Z9, Z13, Z7
-	VSUBPS       Z10, Z7, Z7
-	VMULPS       Z5, Z5, Z5
+	VMULPS       Z19, Z19, Z5
+	VMULPS       Z21, Z21, Z6
+	VADDPS       Z6, Z5, Z5
+	VMULPS       Z23, Z23, Z6
+	VMULPS       Z8, Z3, Z3
+	VADDPS       Z6, Z5, Z5
+	VADDPS       Z3, Z10, Z3
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z     Z5, Z1, K1, Z5
+	VMULPS       Z19, Z22, Z6
+	VMULPS       Z21, Z18, Z8
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VADDPS       Z8, Z6, Z6
+	VMULPS       Z23, Z17, Z8
+	VADDPS       Z8, Z6, Z6
+	VMULPS       Z9, Z3, Z8
+	VSUBPS       Z6, Z8, Z6
+	VMULPS       Z5, Z6, Z5
+	VMINPS       Z1, Z5, Z5
+	VMAXPS       Z0, Z5, Z5
+	VMULPS       Z5, Z19, Z6
+	VMULPS       Z5, Z21, Z8
+	VMULPS       Z3, Z14, Z9
+	VMULPS       Z3, Z4, Z4
+	VADDPS       Z6, Z22, Z6
+	VADDPS       Z8, Z18, Z8
+	VMULPS       Z5, Z23, Z10
+	VMULPS       Z3, Z7, Z7
+	VSUBPS       Z9, Z6, Z6
+	VSUBPS       Z4, Z8, Z4
+	VADDPS       Z10, Z17, Z8
+	VSUBPS       Z7, Z8, Z7
 	VMULPS       Z6, Z6, Z6
-	VADDPS       Z6, Z5, Z5
+	VMULPS       Z4, Z4, Z4
+	VADDPS       Z4, Z6, Z4
 	VMULPS       Z7, Z7, Z6
-	VADDPS       Z6, Z5, Z5
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
+	VADDPS       Z6, Z4, Z4
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
 
 	// Store S, T and Dist2 of group 3.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*4)
-	MOVQ    t+32(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*4)
-	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z5, 192(R12)(R13*4)
+	MOVQ    t+32(FP), R12
+	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    dist2+40(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z3
@@ -28539,7 +28539,7 @@ ClosestIndexed64AVX2_done:
 
 // func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·ClosestIndexed64AVX512(SB), $5184-56
+TEXT ·ClosestIndexed64AVX512(SB), $4160-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -28548,15 +28548,15 @@ TEXT ·ClosestIndexed64AVX512(SB), $5184-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         512(R9), BX
+	LEAQ         384(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
-	// 4 groups at a time, their instruction streams merged.
+	// 3 groups at a time, their instruction streams merged.
 ClosestIndexed64AVX512_wide:
 	MOVQ n+48(FP), R14
 	SUBQ R13, R14
-	CMPQ R14, $0x00000020
+	CMPQ R14, $0x00000018
 	JB   ClosestIndexed64AVX512_loop
 
 	// Capsule records of side I, transposed.
@@ -28895,118 +28895,6 @@ ClosestIndexed64AVX512_wide:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 2624(BX)
 
-	// Capsule records of side I, transposed.
-	MOVL       96(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       100(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       104(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       108(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       112(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       116(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       120(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       124(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z9
-	VUNPCKLPD  Z3, Z2, Z10
-	VUNPCKHPD  Z3, Z2, Z2
-	VUNPCKLPD  Z5, Z4, Z3
-	VUNPCKHPD  Z5, Z4, Z4
-	VUNPCKLPD  Z7, Z6, Z5
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VSHUFF64X2 $0x88, Z3, Z10, Z9
-	VSHUFF64X2 $0xdd, Z3, Z10, Z3
-	VSHUFF64X2 $0x88, Z7, Z5, Z10
-	VSHUFF64X2 $0xdd, Z7, Z5, Z5
-	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2688(BX)
-	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 2880(BX)
-	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 2816(BX)
-	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 3008(BX)
-	VSHUFF64X2 $0x88, Z4, Z2, Z3
-	VSHUFF64X2 $0xdd, Z4, Z2, Z2
-	VSHUFF64X2 $0x88, Z8, Z6, Z4
-	VSHUFF64X2 $0xdd, Z8, Z6, Z5
-	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 2752(BX)
-	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 2944(BX)
-	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 3072(BX)
-
-	// Capsule records of side J, transposed.
-	MOVL       96(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       100(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       104(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       108(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       112(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       116(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       120(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       124(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z9
-	VUNPCKLPD  Z3, Z2, Z10
-	VUNPCKHPD  Z3, Z2, Z2
-	VUNPCKLPD  Z5, Z4, Z3
-	VUNPCKHPD  Z5, Z4, Z4
-	VUNPCKLPD  Z7, Z6, Z5
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VSHUFF64X2 $0x88, Z3, Z10, Z9
-	VSHUFF64X2 $0xdd, Z3, Z10, Z3
-	VSHUFF64X2 $0x88, Z7, Z5, Z10
-	VSHUFF64X2 $0xdd, Z7, Z5, Z5
-	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 3136(BX)
-	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 3328(BX)
-	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 3264(BX)
-	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 3456(BX)
-	VSHUFF64X2 $0x88, Z4, Z2, Z3
-	VSHUFF64X2 $0xdd, Z4, Z2, Z2
-	VSHUFF64X2 $0x88, Z8, Z6, Z4
-	VSHUFF64X2 $0xdd, Z8, Z6, Z5
-	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 3200(BX)
-	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 3392(BX)
-	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 3520(BX)
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS     640(BX), Z2
 	VSUBPD      448(BX), Z2, Z2
@@ -29043,124 +28931,150 @@ ClosestIndexed64AVX512_wide:
 	VMULPD      Z10, Z4, Z15
 	VADDPD      Z13, Z12, Z12
 	VADDPD      Z15, Z14, Z13
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPD      Z5, Z12, Z12
 	VMULPD      Z5, Z13, Z5
 	VMULPD      Z12, Z2, Z14
 	VMULPD      Z12, Z3, Z15
 	VMULPD      Z5, Z2, Z16
 	VMULPD      Z5, Z3, Z17
-	VMULPD      Z12, Z4, Z18
+	VMOVUPS     1536(BX), Z18
+	VSUBPD      1344(BX), Z18, Z18
+	VMULPD      Z12, Z4, Z19
+	VMOVUPS     1600(BX), Z20
+	VSUBPD      1408(BX), Z20, Z20
 	VSUBPD      Z8, Z14, Z14
-	VSUBPD      Z9, Z15, Z15
-	VMULPD      Z5, Z4, Z19
-	VSUBPD      Z16, Z6, Z16
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z17, Z7, Z17
-	VSUBPD      Z11, Z18, Z18
-	VSUBPD      Z19, Z10, Z19
-	VMULPD      Z16, Z16, Z20
-	VMULPD      Z17, Z17, Z21
-	VMULPD      Z16, Z14, Z14
-	VMOVUPS     1536(BX), Z16
-	VSUBPD      1344(BX), Z16, Z16
-	VMULPD      Z17, Z15, Z15
-	VMOVUPS     1600(BX), Z17
-	VSUBPD      1408(BX), Z17, Z17
-	VADDPD      Z21, Z20, Z20
 	VMOVUPS     1664(BX), Z21
 	VSUBPD      1472(BX), Z21, Z21
-	VMULPD      Z19, Z19, Z22
+	VSUBPD      Z9, Z15, Z15
+	VMULPD      Z5, Z4, Z22
+	VSUBPD      Z16, Z6, Z16
+	VMULPD      Z18, Z18, Z23
+	VSUBPD      Z17, Z7, Z17
+	VMULPD      Z20, Z20, Z24
+	VSUBPD      Z11, Z19, Z19
+	VSUBPD      Z22, Z10, Z22
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z16, Z16, Z24
+	VMULPD      Z21, Z21, Z25
+	VMULPD      Z17, Z17, Z26
+	VADDPD      Z25, Z23, Z23
+	VMULPD      Z16, Z14, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
+	VDIVPD.Z    Z23, Z1, K1, Z16
+	VMULPD      Z17, Z15, Z15
+	VADDPD      Z26, Z24, Z17
+	VMULPD      Z22, Z22, Z23
 	VADDPD      Z15, Z14, Z14
-	VMULPD      Z19, Z18, Z15
-	VMULPD      Z16, Z16, Z18
-	VADDPD      Z22, Z20, Z19
-	VMULPD      Z17, Z17, Z20
+	VMULPD      Z22, Z19, Z15
+	VADDPD      Z23, Z17, Z17
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z19, Z0, K1
-	VDIVPD.Z    Z19, Z14, K1, Z14
-	VADDPD      Z20, Z18, Z15
-	VMULPD      Z6, Z6, Z18
-	VMULPD      Z21, Z21, Z19
-	VMULPD      Z7, Z7, Z20
-	VADDPD      Z19, Z15, Z15
-	VADDPD      Z20, Z18, Z18
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
-	VMULPD      Z10, Z10, Z19
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VADDPD      Z19, Z18, Z18
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z18, K1
-	VDIVPD.Z    Z18, Z1, K1, Z18
-	VMULPD      Z5, Z14, Z5
-	VADDPD      Z5, Z12, Z5
-	VMULPD      Z6, Z8, Z12
-	VMOVUPS     1088(BX), Z14
-	VSUBPD      896(BX), Z14, Z14
-	VMULPD      Z7, Z9, Z19
-	VMOVUPS     1152(BX), Z20
-	VSUBPD      960(BX), Z20, Z20
-	VMINPD      Z1, Z5, Z5
-	VMAXPD      Z0, Z5, Z5
+	VMOVUPS     1088(BX), Z15
+	VSUBPD      896(BX), Z15, Z15
+	VCMPPD      $0x04, Z17, Z0, K1
+	VDIVPD.Z    Z17, Z14, K1, Z14
+	VMOVUPS     1152(BX), Z17
+	VSUBPD      960(BX), Z17, Z17
+	VMULPD      Z6, Z6, Z19
 	VMOVUPS     896(BX), Z22
 	VSUBPD      1344(BX), Z22, Z22
-	VADDPD      Z19, Z12, Z12
-	VMOVUPS     960(BX), Z19
-	VSUBPD      1408(BX), Z19, Z19
-	VMULPD      Z10, Z11, Z23
-	VMOVUPS     1216(BX), Z24
-	VSUBPD      1024(BX), Z24, Z24
-	VADDPD      Z23, Z12, Z12
+	VMULPD      Z7, Z7, Z23
+	VMOVUPS     960(BX), Z24
+	VSUBPD      1408(BX), Z24, Z24
+	VADDPD      Z23, Z19, Z19
+	VMOVUPS     1216(BX), Z23
+	VSUBPD      1024(BX), Z23, Z23
+	VMULPD      Z10, Z10, Z25
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z25, Z19, Z19
+	VMOVUPS     1024(BX), Z25
+	VSUBPD      1472(BX), Z25, Z25
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z19, K1
+	VDIVPD.Z    Z19, Z1, K1, Z19
+	VMULPD      Z5, Z14, Z5
+	VADDPD      Z5, Z12, Z5
+	VMULPD      Z22, Z18, Z12
+	VMULPD      Z6, Z8, Z14
+	VMULPD      Z24, Z20, Z26
+	VMULPD      Z7, Z9, Z27
+	VMULPD      Z15, Z18, Z28
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VMULPD      Z17, Z20, Z29
+	VADDPD      Z27, Z14, Z14
+	VMULPD      Z10, Z11, Z27
+	VADDPD      Z26, Z12, Z12
+	VADDPD      Z27, Z14, Z14
+	VMULPD      Z25, Z21, Z26
 	VMULPD      Z13, Z5, Z13
-	VMOVUPS     1024(BX), Z23
-	VSUBPD      1472(BX), Z23, Z23
-	VSUBPD      Z12, Z13, Z12
-	VMULPD      Z22, Z16, Z13
-	VMULPD      Z18, Z12, Z12
-	VMULPD      Z19, Z17, Z18
-	VMINPD      Z1, Z12, Z12
-	VMAXPD      Z0, Z12, Z12
-	VMULPD      Z14, Z16, Z25
-	VMULPD      Z12, Z6, Z6
-	VMULPD      Z20, Z17, Z26
-	VMULPD      Z12, Z7, Z7
+	VADDPD      Z29, Z28, Z27
+	VMULPD      Z23, Z21, Z28
+	VSUBPD      Z14, Z13, Z13
+	VADDPD      Z26, Z12, Z12
+	VADDPD      Z28, Z27, Z14
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD      Z19, Z13, Z13
+	VMULPD      Z16, Z12, Z12
+	VMINPD      Z1, Z13, Z13
+	VMAXPD      Z0, Z13, Z13
+	VMULPD      Z16, Z14, Z16
+	VMULPD      Z13, Z6, Z6
+	VMULPD      Z12, Z18, Z19
+	VMULPD      Z13, Z7, Z7
+	VMULPD      Z12, Z20, Z26
 	VMULPD      Z5, Z2, Z2
+	VMULPD      Z16, Z18, Z27
 	VMULPD      Z5, Z3, Z3
-	VADDPD      Z18, Z13, Z13
+	VMULPD      Z16, Z20, Z28
+	VMOVUPS     2432(BX), Z29
+	VSUBPD      2240(BX), Z29, Z29
 	VADDPD      Z6, Z8, Z6
-	VMULPD      Z23, Z21, Z8
+	VMULPD      Z12, Z21, Z8
+	VMOVUPS     2496(BX), Z30
+	VSUBPD      2304(BX), Z30, Z30
 	VADDPD      Z7, Z9, Z7
-	VADDPD      Z26, Z25, Z9
-	VMULPD      Z12, Z10, Z10
-	VMULPD      Z24, Z21, Z18
+	VSUBPD      Z22, Z19, Z9
+	VMOVUPS     2560(BX), Z19
+	VSUBPD      2368(BX), Z19, Z19
+	VMULPD      Z13, Z10, Z10
+	VSUBPD      Z24, Z26, Z26
 	VMULPD      Z5, Z4, Z4
-	VADDPD      Z8, Z13, Z8
+	VMULPD      Z16, Z21, Z31
 	VSUBPD      Z2, Z6, Z2
-	VADDPD      Z18, Z9, Z6
+	VSUBPD      Z27, Z15, Z6
+	VMULPD      Z29, Z29, Z27
 	VSUBPD      Z3, Z7, Z3
-	VMULPD      Z15, Z8, Z7
-	VADDPD      Z10, Z11, Z8
-	VMULPD      Z15, Z6, Z9
-	VSUBPD      Z4, Z8, Z4
-	VMULPD      Z7, Z16, Z8
+	VSUBPD      Z28, Z17, Z7
+	VMULPD      Z30, Z30, Z28
+	VADDPD      Z10, Z11, Z10
+	VSUBPD      Z25, Z8, Z8
+	VSUBPD      Z4, Z10, Z4
+	VSUBPD      Z31, Z23, Z10
+	VADDPD      Z28, Z27, Z11
 	VMULPD      Z2, Z2, Z2
-	VMULPD      Z7, Z17, Z10
+	VMULPD      Z6, Z6, Z27
+	VMULPD      Z19, Z19, Z28
 	VMULPD      Z3, Z3, Z3
-	VMULPD      Z9, Z16, Z11
+	VMULPD      Z7, Z7, Z31
+	VADDPD      Z28, Z11, Z11
 	VADDPD      Z3, Z2, Z2
-	VMULPD      Z9, Z17, Z3
+	VMULPD      Z6, Z9, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z    Z11, Z1, K1, Z6
 	VMULPD      Z4, Z4, Z4
-	VMULPD      Z7, Z21, Z13
-	VSUBPD      Z22, Z8, Z8
+	VMULPD      Z7, Z26, Z7
+	VADDPD      Z31, Z27, Z9
 	VADDPD      Z4, Z2, Z2
-	VSUBPD      Z19, Z10, Z4
-	VMULPD      Z9, Z21, Z10
+	VMULPD      Z10, Z10, Z4
+	VADDPD      Z7, Z3, Z3
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z12, (R12)(R13*8)
+	VMOVUPS Z13, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z5, (R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
@@ -29174,110 +29088,95 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPD      Z2, K1, (R12)(R13*8)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VSUBPD       Z11, Z14, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z3, Z20, Z3
-	VSUBPD      Z23, Z13, Z5
-	VSUBPD      Z10, Z24, Z10
-	VMULPD      Z2, Z2, Z11
-	VMULPD      Z3, Z3, Z12
-	VMULPD      Z2, Z8, Z2
-	VMOVUPS     2432(BX), Z8
-	VSUBPD      2240(BX), Z8, Z8
-	VMULPD      Z3, Z4, Z3
-	VMOVUPS     2496(BX), Z4
-	VSUBPD      2304(BX), Z4, Z4
-	VADDPD      Z12, Z11, Z11
-	VMOVUPS     2560(BX), Z12
-	VSUBPD      2368(BX), Z12, Z12
-	VMULPD      Z10, Z10, Z13
-	VADDPD      Z3, Z2, Z2
-	VMULPD      Z10, Z5, Z3
-	VMULPD      Z8, Z8, Z5
-	VADDPD      Z13, Z11, Z10
-	VMULPD      Z4, Z4, Z11
-	VADDPD      Z3, Z2, Z2
-	VCMPPD      $0x04, Z10, Z0, K1
-	VDIVPD.Z    Z10, Z2, K1, Z2
-	VADDPD      Z11, Z5, Z3
-	VMULPD      Z14, Z14, Z5
-	VMULPD      Z12, Z12, Z10
-	VMULPD      Z20, Z20, Z11
-	VADDPD      Z10, Z3, Z3
-	VADDPD      Z11, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VMULPD      Z24, Z24, Z10
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z10, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-	VMULPD      Z9, Z2, Z2
-	VADDPD      Z2, Z7, Z2
-	VMULPD      Z14, Z22, Z7
-	VMOVUPS     1984(BX), Z9
-	VSUBPD      1792(BX), Z9, Z9
-	VMULPD      Z20, Z19, Z10
-	VMOVUPS     2048(BX), Z11
-	VSUBPD      1856(BX), Z11, Z11
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VMOVUPS     1792(BX), Z13
-	VSUBPD      2240(BX), Z13, Z13
-	VADDPD      Z10, Z7, Z7
-	VMOVUPS     1856(BX), Z10
-	VSUBPD      2304(BX), Z10, Z10
-	VMULPD      Z24, Z23, Z15
-	VMOVUPS     2112(BX), Z18
-	VSUBPD      1920(BX), Z18, Z18
-	VADDPD      Z15, Z7, Z7
-	VMULPD      Z6, Z2, Z6
-	VMOVUPS     1920(BX), Z15
-	VSUBPD      2368(BX), Z15, Z15
-	VSUBPD      Z7, Z6, Z6
-	VMULPD      Z13, Z8, Z7
-	VMULPD      Z5, Z6, Z5
-	VMULPD      Z10, Z4, Z6
-	VMINPD      Z1, Z5, Z5
-	VMAXPD      Z0, Z5, Z5
-	VMULPD      Z9, Z8, Z25
-	VMULPD      Z5, Z14, Z14
-	VMULPD      Z11, Z4, Z26
-	VMULPD      Z5, Z20, Z20
-	VMULPD      Z2, Z16, Z16
-	VMULPD      Z2, Z17, Z17
-	VADDPD      Z6, Z7, Z6
-	VADDPD      Z14, Z22, Z7
-	VMULPD      Z15, Z12, Z14
-	VADDPD      Z20, Z19, Z19
-	VADDPD      Z26, Z25, Z20
-	VMULPD      Z5, Z24, Z22
-	VMULPD      Z18, Z12, Z24
-	VMULPD      Z2, Z21, Z21
-	VADDPD      Z14, Z6, Z6
-	VSUBPD      Z16, Z7, Z7
-	VADDPD      Z24, Z20, Z14
-	VSUBPD      Z17, Z19, Z16
-	VMULPD      Z3, Z6, Z6
-	VADDPD      Z22, Z23, Z17
-	VMULPD      Z3, Z14, Z3
-	VSUBPD      Z21, Z17, Z17
-	VMULPD      Z6, Z8, Z19
-	VMULPD      Z7, Z7, Z7
-	VMULPD      Z6, Z4, Z20
-	VMULPD      Z16, Z16, Z16
-	VMULPD      Z3, Z8, Z21
-	VADDPD      Z16, Z7, Z7
-	VMULPD      Z3, Z4, Z16
-	VMULPD      Z17, Z17, Z17
-	VMULPD      Z6, Z12, Z22
-	VSUBPD      Z13, Z19, Z19
-	VADDPD      Z17, Z7, Z7
-	VSUBPD      Z10, Z20, Z17
-	VMULPD      Z3, Z12, Z20
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z7, K1
+	VMULPD       Z10, Z8, Z2
+	VADDPD       Z4, Z9, Z4
+	VADDPD       Z2, Z3, Z2
+	VMOVUPS      1984(BX), Z3
+	VSUBPD       1792(BX), Z3, Z3
+	VCMPPD       $0x04, Z4, Z0, K1
+	VDIVPD.Z     Z4, Z2, K1, Z2
+	VMOVUPS      2048(BX), Z4
+	VSUBPD       1856(BX), Z4, Z4
+	VMULPD       Z15, Z15, Z5
+	VMOVUPS      1792(BX), Z7
+	VSUBPD       2240(BX), Z7, Z7
+	VMULPD       Z17, Z17, Z8
+	VMOVUPS      1856(BX), Z9
+	VSUBPD       2304(BX), Z9, Z9
+	VADDPD       Z8, Z5, Z5
+	VMOVUPS      2112(BX), Z8
+	VSUBPD       1920(BX), Z8, Z8
+	VMULPD       Z23, Z23, Z10
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z10, Z5, Z5
+	VMOVUPS      1920(BX), Z10
+	VSUBPD       2368(BX), Z10, Z10
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z     Z5, Z1, K1, Z5
+	VMULPD       Z16, Z2, Z2
+	VADDPD       Z2, Z12, Z2
+	VMULPD       Z7, Z29, Z11
+	VMULPD       Z15, Z22, Z12
+	VMULPD       Z9, Z30, Z13
+	VMULPD       Z17, Z24, Z16
+	VMULPD       Z3, Z29, Z26
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VMULPD       Z4, Z30, Z27
+	VADDPD       Z16, Z12, Z12
+	VMULPD       Z23, Z25, Z16
+	VADDPD       Z13, Z11, Z11
+	VADDPD       Z16, Z12, Z12
+	VMULPD       Z10, Z19, Z13
+	VMULPD       Z14, Z2, Z14
+	VADDPD       Z27, Z26, Z16
+	VMULPD       Z8, Z19, Z26
+	VSUBPD       Z12, Z14, Z12
+	VADDPD       Z13, Z11, Z11
+	VADDPD       Z26, Z16, Z13
+	VMULPD       Z5, Z12, Z5
+	VMULPD       Z6, Z11, Z11
+	VMINPD       Z1, Z5, Z5
+	VMAXPD       Z0, Z5, Z5
+	VMULPD       Z6, Z13, Z6
+	VMULPD       Z5, Z15, Z12
+	VMULPD       Z11, Z29, Z14
+	VMULPD       Z5, Z17, Z15
+	VMULPD       Z11, Z30, Z16
+	VMULPD       Z2, Z18, Z17
+	VMULPD       Z6, Z29, Z18
+	VMULPD       Z2, Z20, Z20
+	VMULPD       Z6, Z30, Z26
+	VADDPD       Z12, Z22, Z12
+	VMULPD       Z11, Z19, Z22
+	VADDPD       Z15, Z24, Z15
+	VSUBPD       Z7, Z14, Z14
+	VMULPD       Z5, Z23, Z23
+	VSUBPD       Z9, Z16, Z16
+	VMULPD       Z2, Z21, Z21
+	VMULPD       Z6, Z19, Z24
+	VSUBPD       Z17, Z12, Z12
+	VSUBPD       Z18, Z3, Z17
+	VSUBPD       Z20, Z15, Z15
+	VSUBPD       Z26, Z4, Z18
+	VADDPD       Z23, Z25, Z20
+	VSUBPD       Z10, Z22, Z22
+	VSUBPD       Z21, Z20, Z20
+	VSUBPD       Z24, Z8, Z21
+	VMULPD       Z12, Z12, Z12
+	VMULPD       Z17, Z17, Z23
+	VMULPD       Z15, Z15, Z15
+	VMULPD       Z18, Z18, Z24
+	VADDPD       Z15, Z12, Z12
+	VMULPD       Z17, Z14, Z14
+	VMULPD       Z20, Z20, Z15
+	VMULPD       Z18, Z16, Z16
+	VADDPD       Z24, Z23, Z17
+	VADDPD       Z15, Z12, Z12
+	VMULPD       Z21, Z21, Z15
+	VADDPD       Z16, Z14, Z14
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z12, K1
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
@@ -29285,7 +29184,7 @@ ClosestIndexed64AVX512_wide:
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z7, 64(R12)(R13*8)
+	VMOVUPS Z12, 64(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -29295,118 +29194,60 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VSUBPD       Z21, Z9, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z16, Z11, Z5
-	VSUBPD      Z15, Z22, Z7
-	VSUBPD      Z20, Z18, Z16
-	VMULPD      Z2, Z2, Z20
-	VMULPD      Z5, Z5, Z21
-	VMULPD      Z2, Z19, Z2
-	VMOVUPS     3328(BX), Z19
-	VSUBPD      3136(BX), Z19, Z19
-	VMULPD      Z5, Z17, Z5
-	VMOVUPS     3392(BX), Z17
-	VSUBPD      3200(BX), Z17, Z17
-	VADDPD      Z21, Z20, Z20
-	VMOVUPS     3456(BX), Z21
-	VSUBPD      3264(BX), Z21, Z21
-	VMULPD      Z16, Z16, Z22
-	VADDPD      Z5, Z2, Z2
-	VMULPD      Z16, Z7, Z5
-	VMULPD      Z19, Z19, Z7
-	VADDPD      Z22, Z20, Z16
-	VMULPD      Z17, Z17, Z20
-	VADDPD      Z5, Z2, Z2
-	VCMPPD      $0x04, Z16, Z0, K1
-	VDIVPD.Z    Z16, Z2, K1, Z2
-	VADDPD      Z20, Z7, Z5
-	VMULPD      Z9, Z9, Z7
-	VMULPD      Z21, Z21, Z16
-	VMULPD      Z11, Z11, Z20
-	VADDPD      Z16, Z5, Z5
-	VADDPD      Z20, Z7, Z7
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
-	VMULPD      Z18, Z18, Z16
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z16, Z7, Z7
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z7, K1
-	VDIVPD.Z    Z7, Z1, K1, Z7
-	VMULPD      Z3, Z2, Z2
-	VADDPD      Z2, Z6, Z2
-	VMULPD      Z9, Z13, Z3
-	VMOVUPS     2880(BX), Z6
-	VSUBPD      2688(BX), Z6, Z6
-	VMULPD      Z11, Z10, Z16
-	VMOVUPS     2944(BX), Z20
-	VSUBPD      2752(BX), Z20, Z20
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VMOVUPS     2688(BX), Z22
-	VSUBPD      3136(BX), Z22, Z22
-	VADDPD      Z16, Z3, Z3
-	VMOVUPS     2752(BX), Z16
-	VSUBPD      3200(BX), Z16, Z16
-	VMULPD      Z18, Z15, Z23
-	VMOVUPS     3008(BX), Z24
-	VSUBPD      2816(BX), Z24, Z24
-	VADDPD      Z23, Z3, Z3
-	VMULPD      Z14, Z2, Z14
-	VMOVUPS     2816(BX), Z23
-	VSUBPD      3264(BX), Z23, Z23
-	VSUBPD      Z3, Z14, Z3
-	VMULPD      Z22, Z19, Z14
-	VMULPD      Z7, Z3, Z3
-	VMULPD      Z16, Z17, Z7
-	VMINPD      Z1, Z3, Z3
-	VMAXPD      Z0, Z3, Z3
-	VMULPD      Z6, Z19, Z25
-	VMULPD      Z3, Z9, Z9
-	VMULPD      Z20, Z17, Z26
-	VMULPD      Z3, Z11, Z11
-	VMULPD      Z2, Z8, Z8
-	VMULPD      Z2, Z4, Z4
-	VADDPD      Z7, Z14, Z7
-	VADDPD      Z9, Z13, Z9
-	VMULPD      Z23, Z21, Z13
-	VADDPD      Z11, Z10, Z10
-	VADDPD      Z26, Z25, Z11
-	VMULPD      Z3, Z18, Z14
-	VMULPD      Z24, Z21, Z18
-	VMULPD      Z2, Z12, Z12
-	VADDPD      Z13, Z7, Z7
-	VSUBPD      Z8, Z9, Z8
-	VADDPD      Z18, Z11, Z9
-	VSUBPD      Z4, Z10, Z4
-	VMULPD      Z5, Z7, Z7
-	VADDPD      Z14, Z15, Z10
-	VMULPD      Z5, Z9, Z5
-	VSUBPD      Z12, Z10, Z10
-	VMULPD      Z7, Z19, Z11
-	VMULPD      Z8, Z8, Z8
-	VMULPD      Z7, Z17, Z12
-	VMULPD      Z4, Z4, Z4
-	VMULPD      Z5, Z19, Z13
-	VADDPD      Z4, Z8, Z4
-	VMULPD      Z5, Z17, Z8
-	VMULPD      Z10, Z10, Z10
-	VMULPD      Z7, Z21, Z14
-	VSUBPD      Z22, Z11, Z11
-	VADDPD      Z10, Z4, Z4
-	VSUBPD      Z16, Z12, Z10
-	VMULPD      Z5, Z21, Z12
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMULPD       Z21, Z22, Z2
+	VADDPD       Z15, Z17, Z5
+	VADDPD       Z2, Z14, Z2
+	VCMPPD       $0x04, Z5, Z0, K1
+	VDIVPD.Z     Z5, Z2, K1, Z2
+	VMULPD       Z3, Z3, Z5
+	VMULPD       Z4, Z4, Z12
+	VADDPD       Z12, Z5, Z5
+	VMULPD       Z8, Z8, Z12
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z12, Z5, Z5
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z     Z5, Z1, K1, Z5
+	VMULPD       Z6, Z2, Z2
+	VADDPD       Z2, Z11, Z2
+	VMULPD       Z3, Z7, Z6
+	VMULPD       Z4, Z9, Z11
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z11, Z6, Z6
+	VMULPD       Z8, Z10, Z11
+	VADDPD       Z11, Z6, Z6
+	VMULPD       Z13, Z2, Z11
+	VSUBPD       Z6, Z11, Z6
+	VMULPD       Z5, Z6, Z5
+	VMINPD       Z1, Z5, Z5
+	VMAXPD       Z0, Z5, Z5
+	VMULPD       Z5, Z3, Z3
+	VMULPD       Z5, Z4, Z4
+	VMULPD       Z2, Z29, Z6
+	VMULPD       Z2, Z30, Z11
+	VADDPD       Z3, Z7, Z3
+	VADDPD       Z4, Z9, Z4
+	VMULPD       Z5, Z8, Z7
+	VMULPD       Z2, Z19, Z8
+	VSUBPD       Z6, Z3, Z3
+	VSUBPD       Z11, Z4, Z4
+	VADDPD       Z7, Z10, Z6
+	VSUBPD       Z8, Z6, Z6
+	VMULPD       Z3, Z3, Z3
+	VMULPD       Z4, Z4, Z4
+	VADDPD       Z4, Z3, Z3
+	VMULPD       Z6, Z6, Z4
+	VADDPD       Z4, Z3, Z3
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*8)
+	VMOVUPS Z5, 128(R12)(R13*8)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*8)
+	VMOVUPS Z3, 128(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -29416,81 +29257,7 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	VSUBPD       Z13, Z6, Z2
-	VSUBPD       Z8, Z20, Z3
-	VSUBPD       Z23, Z14, Z4
-	VSUBPD       Z12, Z24, Z8
-	VMULPD       Z2, Z2, Z12
-	VMULPD       Z3, Z3, Z13
-	VMULPD       Z2, Z11, Z2
-	VMULPD       Z3, Z10, Z3
-	VADDPD       Z13, Z12, Z10
-	VMULPD       Z8, Z8, Z11
-	VADDPD       Z3, Z2, Z2
-	VMULPD       Z8, Z4, Z3
-	VADDPD       Z11, Z10, Z4
-	VADDPD       Z3, Z2, Z2
-	VCMPPD       $0x04, Z4, Z0, K1
-	VDIVPD.Z     Z4, Z2, K1, Z2
-	VMULPD       Z6, Z6, Z3
-	VMULPD       Z20, Z20, Z4
-	VADDPD       Z4, Z3, Z3
-	VMULPD       Z24, Z24, Z4
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z4, Z3, Z3
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z     Z3, Z1, K1, Z3
-	VMULPD       Z5, Z2, Z2
-	VADDPD       Z2, Z7, Z2
-	VMULPD       Z6, Z22, Z4
-	VMULPD       Z20, Z16, Z5
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z24, Z23, Z5
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z9, Z2, Z5
-	VSUBPD       Z4, Z5, Z4
-	VMULPD       Z3, Z4, Z3
-	VMINPD       Z1, Z3, Z3
-	VMAXPD       Z0, Z3, Z3
-	VMULPD       Z3, Z6, Z4
-	VMULPD       Z3, Z20, Z5
-	VMULPD       Z2, Z19, Z6
-	VMULPD       Z2, Z17, Z7
-	VADDPD       Z4, Z22, Z4
-	VADDPD       Z5, Z16, Z5
-	VMULPD       Z3, Z24, Z8
-	VMULPD       Z2, Z21, Z9
-	VSUBPD       Z6, Z4, Z4
-	VSUBPD       Z7, Z5, Z5
-	VADDPD       Z8, Z23, Z6
-	VSUBPD       Z9, Z6, Z6
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z5, Z5, Z5
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z6, Z6, Z5
-	VADDPD       Z5, Z4, Z4
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
-
-	// Store S, T and Dist2 of group 3.
-	MOVQ    s+24(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*8)
-	MOVQ    t+32(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*8)
-	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*8)
-
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	ADDQ         $0x00000020, R13
+	ADDQ         $0x00000018, R13
 	JMP          ClosestIndexed64AVX512_wide
 
 ClosestIndexed64AVX512_loop:
@@ -29612,7 +29379,7 @@ ClosestIndexed64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	LEAQ       4224(R9), R10
+	LEAQ       3200(R9), R10
 
 ClosestIndexed64AVX512_ahead:
 	MOVQ n+48(FP), R14
@@ -29990,33 +29757,33 @@ ClosestIndexed64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 4096(R9)
+	VMOVUPS     Y2, 3072(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 4160(R9)
+	VMOVUPS     Y2, 3136(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       4096(R9), CX
+	MOVL       3072(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       4100(R9), CX
+	MOVL       3076(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       4104(R9), CX
+	MOVL       3080(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       4108(R9), CX
+	MOVL       3084(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       4112(R9), CX
+	MOVL       3088(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       4116(R9), CX
+	MOVL       3092(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       4120(R9), CX
+	MOVL       3096(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       4124(R9), CX
+	MOVL       3100(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -30051,28 +29818,28 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       4160(R9), CX
+	MOVL       3136(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       4164(R9), CX
+	MOVL       3140(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       4168(R9), CX
+	MOVL       3144(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       4172(R9), CX
+	MOVL       3148(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       4176(R9), CX
+	MOVL       3152(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       4180(R9), CX
+	MOVL       3156(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       4184(R9), CX
+	MOVL       3160(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       4188(R9), CX
+	MOVL       3164(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -32050,205 +31817,211 @@ ClosestAVX512_nt:
 	VMULPS      Z23, Z23, Z27
 	VMULPS      Z22, Z20, Z20
 	VMULPS      Z23, Z21, Z21
-	VADDPS      Z27, Z26, Z22
-	VMULPS      Z25, Z25, Z23
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z25, Z24, Z21
-	VADDPS      Z23, Z22, Z22
-	VADDPS      Z21, Z20, Z20
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS         Z27, Z26, Z22
+	VMULPS         Z25, Z25, Z23
+	VADDPS         Z21, Z20, Z20
+	VMULPS         Z25, Z24, Z21
+	VADDPS         Z23, Z22, Z22
+	VADDPS         Z21, Z20, Z20
+	VMOVUPS        64(R11)(R13*4), Z21
+	VSUBPS         64(R8)(R13*4), Z21, Z21
 	VCMPPS         $0x04, Z22, Z0, K1
 	VDIVPS.Z       Z22, Z20, K1, Z20
+	VSUBPS         64(R9)(R13*4), Z4, Z4
 	VMINPS         Z1, Z20, Z20
 	VMAXPS         Z0, Z20, Z20
-	VMULPS         Z12, Z12, Z21
-	VMULPS         Z13, Z13, Z22
-	VADDPS         Z22, Z21, Z21
-	VMULPS         Z16, Z16, Z22
-	VMOVUPS        64(R11)(R13*4), Z23
-	VSUBPS         64(R8)(R13*4), Z23, Z23
-	VMULPS         Z11, Z20, Z11
-	VSUBPS         64(R9)(R13*4), Z4, Z4
-	VADDPS         Z22, Z21, Z20
 	VSUBPS         64(R10)(R13*4), Z5, Z5
+	VMULPS         Z12, Z12, Z22
+	VMULPS         Z13, Z13, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z21, Z21, Z23
+	VMULPS         Z16, Z16, Z24
+	VMULPS         Z4, Z4, Z25
+	VMULPS         Z11, Z20, Z11
+	VADDPS         Z24, Z22, Z20
+	VADDPS         Z25, Z23, Z22
 	VADDPS         Z11, Z18, Z11
+	VMULPS         Z5, Z5, Z18
 	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z       Z20, Z1, K1, Z18
-	VMULPS         Z12, Z14, Z20
-	VMULPS         Z23, Z23, Z21
-	VMULPS         Z13, Z15, Z22
-	VMULPS         Z4, Z4, Z24
+	VDIVPS.Z       Z20, Z1, K1, Z20
+	VMULPS         Z12, Z14, Z23
+	VMULPS         Z13, Z15, Z24
 	VMINPS         Z1, Z11, Z11
 	VMAXPS         Z0, Z11, Z11
-	VADDPS         Z22, Z20, Z20
-	VADDPS         Z24, Z21, Z21
+	VADDPS         Z24, Z23, Z23
+	VADDPS         Z18, Z22, Z18
 	VMULPS         Z16, Z17, Z22
-	VMULPS         Z5, Z5, Z24
-	VADDPS         Z22, Z20, Z20
+	VADDPS         Z22, Z23, Z22
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z       Z18, Z1, K1, Z18
 	VMULPS         Z19, Z11, Z19
-	VSUBPS         Z20, Z19, Z19
-	VADDPS         Z24, Z21, Z20
-	VMULPS         Z18, Z19, Z18
-	VMINPS         Z1, Z18, Z18
-	VMAXPS         Z0, Z18, Z18
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z       Z20, Z1, K1, Z19
-	VMULPS         Z18, Z12, Z12
-	VMOVUPS        64(DX)(R13*4), Z20
-	VSUBPS         64(AX)(R13*4), Z20, Z20
-	VMULPS         Z18, Z13, Z13
-	VMOVUPS        64(SI)(R13*4), Z21
-	VSUBPS         64(BX)(R13*4), Z21, Z21
-	VMULPS         Z11, Z10, Z10
+	VMOVUPS        64(DX)(R13*4), Z23
+	VSUBPS         64(AX)(R13*4), Z23, Z23
+	VMOVUPS        64(SI)(R13*4), Z24
+	VSUBPS         64(BX)(R13*4), Z24, Z24
+	VSUBPS         Z22, Z19, Z19
 	VMOVUPS        64(AX)(R13*4), Z22
 	VSUBPS         64(R8)(R13*4), Z22, Z22
+	VMOVUPS        64(BX)(R13*4), Z25
+	VSUBPS         64(R9)(R13*4), Z25, Z25
+	VMULPS         Z20, Z19, Z19
+	VMOVUPS        64(DI)(R13*4), Z20
+	VSUBPS         64(CX)(R13*4), Z20, Z20
+	VMINPS         Z1, Z19, Z19
+	VMAXPS         Z0, Z19, Z19
+	VMULPS         Z19, Z12, Z12
+	VMULPS         Z19, Z13, Z13
+	VMOVUPS        64(CX)(R13*4), Z26
+	VSUBPS         64(R10)(R13*4), Z26, Z26
+	VMULPS         Z11, Z10, Z10
 	VMULPS         Z11, Z2, Z2
-	VMOVUPS        64(BX)(R13*4), Z24
-	VSUBPS         64(R9)(R13*4), Z24, Z24
 	VADDPS         Z12, Z14, Z12
-	VMOVUPS        64(DI)(R13*4), Z14
-	VSUBPS         64(CX)(R13*4), Z14, Z14
+	VMULPS         Z22, Z21, Z14
 	VADDPS         Z13, Z15, Z13
-	VMULPS         Z18, Z16, Z15
+	VMULPS         Z25, Z4, Z15
+	VMULPS         Z19, Z16, Z16
+	VMULPS         Z23, Z21, Z27
 	VMULPS         Z11, Z3, Z3
-	VMOVUPS        64(CX)(R13*4), Z16
-	VSUBPS         64(R10)(R13*4), Z16, Z16
+	VMULPS         Z24, Z4, Z28
 	VSUBPS         Z10, Z12, Z10
 	VSUBPS         Z2, Z13, Z2
-	VADDPS         Z15, Z17, Z12
-	VMULPS         Z22, Z23, Z13
+	VADDPS         Z16, Z17, Z12
+	VADDPS         Z15, Z14, Z13
 	VSUBPS         Z3, Z12, Z3
-	VMULPS         Z24, Z4, Z12
+	VMULPS         Z26, Z5, Z12
 	VMULPS         Z10, Z10, Z10
-	VMULPS         Z20, Z23, Z15
+	VADDPS         Z28, Z27, Z14
 	VMULPS         Z2, Z2, Z2
-	VMULPS         Z21, Z4, Z17
+	VMULPS         Z20, Z5, Z15
 	VADDPS         Z2, Z10, Z2
-	VMULPS         Z3, Z3, Z3
 	VADDPS         Z12, Z13, Z10
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z15, Z14, Z12
+	VMULPS         Z18, Z10, Z10
 	VADDPS         Z3, Z2, Z2
-	VMULPS         Z16, Z5, Z3
-	VADDPS         Z17, Z15, Z12
+	VMULPS         Z18, Z12, Z3
+	VMULPS         Z10, Z21, Z13
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z14, Z5, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z18
-	VADDPS         Z3, Z10, Z3
+	VMULPS         Z10, Z4, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z19, K1, Z19
+	VMULPS         Z3, Z21, Z15
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
-	VADDPS         Z13, Z12, Z10
+	VMULPS         Z3, Z4, Z16
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z18, (R12)(R13*4)
+	VMOVNTPS Z19, (R12)(R13*4)
 	MOVQ     t+104(FP), R12
 	VMOVNTPS Z11, (R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, (R12)(R13*4)
-	VMULPS   Z19, Z3, Z2
-	VMULPS   Z19, Z10, Z3
-	VMULPS   Z2, Z23, Z11
-	VMULPS   Z2, Z4, Z12
-	VMULPS   Z3, Z23, Z13
-	VMULPS   Z3, Z4, Z15
-	VMULPS   Z2, Z5, Z17
-	VSUBPS   Z22, Z11, Z11
-	VSUBPS   Z24, Z12, Z12
-	VMULPS   Z3, Z5, Z18
-	VSUBPS   Z13, Z20, Z13
-	VSUBPS   Z15, Z21, Z15
-	VSUBPS   Z16, Z17, Z17
-	VSUBPS   Z18, Z14, Z18
-	VMULPS   Z13, Z13, Z19
-	VMULPS   Z15, Z15, Z25
-	VMULPS   Z13, Z11, Z11
-	VMULPS   Z15, Z12, Z12
-	VADDPS   Z25, Z19, Z13
-	VMULPS   Z18, Z18, Z15
-	VADDPS   Z12, Z11, Z11
-	VMULPS   Z18, Z17, Z12
-	VADDPS   Z15, Z13, Z13
-	VADDPS   Z12, Z11, Z11
+	VMULPS   Z10, Z5, Z2
+	VSUBPS   Z22, Z13, Z11
+	VSUBPS   Z25, Z14, Z13
+	VMULPS   Z3, Z5, Z14
+	VSUBPS   Z15, Z23, Z15
+	VSUBPS   Z16, Z24, Z16
+	VSUBPS   Z26, Z2, Z2
+	VSUBPS   Z14, Z20, Z14
+	VMULPS   Z15, Z15, Z17
+	VMULPS   Z16, Z16, Z18
+	VMULPS   Z15, Z11, Z11
+	VMULPS   Z16, Z13, Z13
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS         Z18, Z17, Z15
+	VMULPS         Z14, Z14, Z16
+	VADDPS         Z13, Z11, Z11
+	VMULPS         Z14, Z2, Z2
+	VADDPS         Z16, Z15, Z13
+	VADDPS         Z2, Z11, Z2
+	VMOVUPS        128(R11)(R13*4), Z11
+	VSUBPS         128(R8)(R13*4), Z11, Z11
 	VCMPPS         $0x04, Z13, Z0, K1
-	VDIVPS.Z       Z13, Z11, K1, Z11
-	VMINPS         Z1, Z11, Z11
-	VMAXPS         Z0, Z11, Z11
-	VMULPS         Z20, Z20, Z12
-	VMULPS         Z21, Z21, Z13
-	VADDPS         Z13, Z12, Z12
-	VMULPS         Z14, Z14, Z13
-	VMOVUPS        128(R11)(R13*4), Z15
-	VSUBPS         128(R8)(R13*4), Z15, Z15
-	VMULPS         Z3, Z11, Z3
+	VDIVPS.Z       Z13, Z2, K1, Z2
 	VSUBPS         128(R9)(R13*4), Z6, Z6
-	VADDPS         Z13, Z12, Z11
-	VSUBPS         128(R10)(R13*4), Z7, Z7
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z       Z11, Z1, K1, Z3
-	VMULPS         Z20, Z22, Z11
-	VMULPS         Z15, Z15, Z12
-	VMULPS         Z21, Z24, Z13
-	VMULPS         Z6, Z6, Z17
 	VMINPS         Z1, Z2, Z2
 	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z13, Z11, Z11
-	VADDPS         Z17, Z12, Z12
-	VMULPS         Z14, Z16, Z13
-	VMULPS         Z7, Z7, Z17
-	VADDPS         Z13, Z11, Z11
-	VMULPS         Z10, Z2, Z10
-	VSUBPS         Z11, Z10, Z10
-	VADDPS         Z17, Z12, Z11
-	VMULPS         Z3, Z10, Z3
+	VSUBPS         128(R10)(R13*4), Z7, Z7
+	VMULPS         Z23, Z23, Z13
+	VMULPS         Z24, Z24, Z14
+	VADDPS         Z14, Z13, Z13
+	VMULPS         Z11, Z11, Z14
+	VMULPS         Z20, Z20, Z15
+	VMULPS         Z6, Z6, Z16
+	VMULPS         Z3, Z2, Z2
+	VADDPS         Z15, Z13, Z3
+	VADDPS         Z16, Z14, Z13
+	VADDPS         Z2, Z10, Z2
+	VMULPS         Z7, Z7, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z       Z3, Z1, K1, Z3
+	VMULPS         Z23, Z22, Z14
+	VMULPS         Z24, Z25, Z15
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z15, Z14, Z14
+	VADDPS         Z10, Z13, Z10
+	VMULPS         Z20, Z26, Z13
+	VADDPS         Z13, Z14, Z13
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K1
+	VDIVPS.Z       Z10, Z1, K1, Z10
+	VMULPS         Z12, Z2, Z12
+	VMOVUPS        128(DX)(R13*4), Z14
+	VSUBPS         128(AX)(R13*4), Z14, Z14
+	VMOVUPS        128(SI)(R13*4), Z15
+	VSUBPS         128(BX)(R13*4), Z15, Z15
+	VSUBPS         Z13, Z12, Z12
+	VMOVUPS        128(AX)(R13*4), Z13
+	VSUBPS         128(R8)(R13*4), Z13, Z13
+	VMOVUPS        128(BX)(R13*4), Z16
+	VSUBPS         128(R9)(R13*4), Z16, Z16
+	VMULPS         Z3, Z12, Z3
+	VMOVUPS        128(DI)(R13*4), Z12
+	VSUBPS         128(CX)(R13*4), Z12, Z12
 	VMINPS         Z1, Z3, Z3
 	VMAXPS         Z0, Z3, Z3
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z       Z11, Z1, K1, Z10
-	VMULPS         Z3, Z20, Z11
-	VMOVUPS        128(DX)(R13*4), Z12
-	VSUBPS         128(AX)(R13*4), Z12, Z12
-	VMULPS         Z3, Z21, Z13
-	VMOVUPS        128(SI)(R13*4), Z17
-	VSUBPS         128(BX)(R13*4), Z17, Z17
-	VMULPS         Z2, Z23, Z18
-	VMOVUPS        128(AX)(R13*4), Z19
-	VSUBPS         128(R8)(R13*4), Z19, Z19
+	VMULPS         Z3, Z23, Z17
+	VMULPS         Z3, Z24, Z18
+	VMOVUPS        128(CX)(R13*4), Z19
+	VSUBPS         128(R10)(R13*4), Z19, Z19
+	VMULPS         Z2, Z21, Z21
 	VMULPS         Z2, Z4, Z4
-	VMOVUPS        128(BX)(R13*4), Z20
-	VSUBPS         128(R9)(R13*4), Z20, Z20
-	VADDPS         Z11, Z22, Z11
-	VMOVUPS        128(DI)(R13*4), Z21
-	VSUBPS         128(CX)(R13*4), Z21, Z21
-	VADDPS         Z13, Z24, Z13
-	VMULPS         Z3, Z14, Z14
+	VADDPS         Z17, Z22, Z17
+	VMULPS         Z13, Z11, Z22
+	VADDPS         Z18, Z25, Z18
+	VMULPS         Z16, Z6, Z23
+	VMULPS         Z3, Z20, Z20
+	VMULPS         Z14, Z11, Z24
 	VMULPS         Z2, Z5, Z5
-	VMOVUPS        128(CX)(R13*4), Z22
-	VSUBPS         128(R10)(R13*4), Z22, Z22
-	VSUBPS         Z18, Z11, Z11
-	VSUBPS         Z4, Z13, Z4
-	VADDPS         Z14, Z16, Z13
-	VMULPS         Z19, Z15, Z14
-	VSUBPS         Z5, Z13, Z5
-	VMULPS         Z20, Z6, Z13
-	VMULPS         Z11, Z11, Z11
-	VMULPS         Z12, Z15, Z16
+	VMULPS         Z15, Z6, Z25
+	VSUBPS         Z21, Z17, Z17
+	VSUBPS         Z4, Z18, Z4
+	VADDPS         Z20, Z26, Z18
+	VADDPS         Z23, Z22, Z20
+	VSUBPS         Z5, Z18, Z5
+	VMULPS         Z19, Z7, Z18
+	VMULPS         Z17, Z17, Z17
+	VADDPS         Z25, Z24, Z21
 	VMULPS         Z4, Z4, Z4
-	VMULPS         Z17, Z6, Z18
-	VADDPS         Z4, Z11, Z4
+	VMULPS         Z12, Z7, Z22
+	VADDPS         Z4, Z17, Z4
+	VADDPS         Z18, Z20, Z17
 	VMULPS         Z5, Z5, Z5
-	VADDPS         Z13, Z14, Z11
+	VADDPS         Z22, Z21, Z18
+	VMULPS         Z10, Z17, Z17
 	VADDPS         Z5, Z4, Z4
-	VMULPS         Z22, Z7, Z5
-	VADDPS         Z18, Z16, Z13
+	VMULPS         Z10, Z18, Z5
+	VMULPS         Z17, Z11, Z10
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z21, Z7, Z14
+	VMULPS         Z17, Z6, Z20
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VADDPS         Z5, Z11, Z5
+	VMULPS         Z5, Z11, Z21
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z14, Z13, Z11
+	VMULPS         Z5, Z6, Z22
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
@@ -32258,197 +32031,191 @@ ClosestAVX512_nt:
 	VMOVNTPS Z2, 64(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z4, 64(R12)(R13*4)
-	VMULPS   Z10, Z5, Z2
-	VMULPS   Z10, Z11, Z3
-	VMULPS   Z2, Z15, Z4
-	VMULPS   Z2, Z6, Z5
-	VMULPS   Z3, Z15, Z10
-	VMULPS   Z3, Z6, Z13
-	VMULPS   Z2, Z7, Z14
-	VSUBPS   Z19, Z4, Z4
-	VSUBPS   Z20, Z5, Z5
-	VMULPS   Z3, Z7, Z16
+	VMULPS   Z17, Z7, Z2
+	VSUBPS   Z13, Z10, Z3
+	VSUBPS   Z16, Z20, Z4
+	VMULPS   Z5, Z7, Z10
+	VSUBPS   Z21, Z14, Z20
+	VSUBPS   Z22, Z15, Z21
+	VSUBPS   Z19, Z2, Z2
 	VSUBPS   Z10, Z12, Z10
-	VSUBPS   Z13, Z17, Z13
-	VSUBPS   Z22, Z14, Z14
-	VSUBPS   Z16, Z21, Z16
-	VMULPS   Z10, Z10, Z18
-	VMULPS   Z13, Z13, Z23
-	VMULPS   Z10, Z4, Z4
-	VMULPS   Z13, Z5, Z5
-	VADDPS   Z23, Z18, Z10
-	VMULPS   Z16, Z16, Z13
-	VADDPS   Z5, Z4, Z4
-	VMULPS   Z16, Z14, Z5
-	VADDPS   Z13, Z10, Z10
-	VADDPS   Z5, Z4, Z4
+	VMULPS   Z20, Z20, Z22
+	VMULPS   Z21, Z21, Z23
+	VMULPS   Z20, Z3, Z3
+	VMULPS   Z21, Z4, Z4
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VCMPPS         $0x04, Z10, Z0, K1
-	VDIVPS.Z       Z10, Z4, K1, Z4
-	VMINPS         Z1, Z4, Z4
-	VMAXPS         Z0, Z4, Z4
-	VMULPS         Z12, Z12, Z5
-	VMULPS         Z17, Z17, Z10
-	VADDPS         Z10, Z5, Z5
-	VMULPS         Z21, Z21, Z10
-	VMOVUPS        192(R11)(R13*4), Z13
-	VSUBPS         192(R8)(R13*4), Z13, Z13
-	VMULPS         Z3, Z4, Z3
+	VADDPS         Z23, Z22, Z20
+	VMULPS         Z10, Z10, Z21
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z10, Z2, Z2
+	VADDPS         Z21, Z20, Z4
+	VADDPS         Z2, Z3, Z2
+	VMOVUPS        192(R11)(R13*4), Z3
+	VSUBPS         192(R8)(R13*4), Z3, Z3
+	VCMPPS         $0x04, Z4, Z0, K1
+	VDIVPS.Z       Z4, Z2, K1, Z2
 	VSUBPS         192(R9)(R13*4), Z8, Z4
-	VADDPS         Z10, Z5, Z5
-	VSUBPS         192(R10)(R13*4), Z9, Z8
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z3
-	VMULPS         Z12, Z19, Z5
-	VMULPS         Z13, Z13, Z9
-	VMULPS         Z17, Z20, Z10
-	VMULPS         Z4, Z4, Z14
 	VMINPS         Z1, Z2, Z2
 	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z10, Z5, Z5
-	VADDPS         Z14, Z9, Z9
-	VMULPS         Z21, Z22, Z10
-	VMULPS         Z8, Z8, Z14
-	VADDPS         Z10, Z5, Z5
-	VMULPS         Z11, Z2, Z10
-	VSUBPS         Z5, Z10, Z5
-	VADDPS         Z14, Z9, Z9
-	VMULPS         Z3, Z5, Z3
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
+	VSUBPS         192(R10)(R13*4), Z9, Z8
+	VMULPS         Z14, Z14, Z9
+	VMULPS         Z15, Z15, Z10
+	VADDPS         Z10, Z9, Z9
+	VMULPS         Z3, Z3, Z10
+	VMULPS         Z12, Z12, Z20
+	VMULPS         Z4, Z4, Z21
+	VMULPS         Z5, Z2, Z2
+	VADDPS         Z20, Z9, Z5
+	VADDPS         Z21, Z10, Z9
+	VADDPS         Z2, Z17, Z2
+	VMULPS         Z8, Z8, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z5
+	VMULPS         Z14, Z13, Z17
+	VMULPS         Z15, Z16, Z20
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z20, Z17, Z17
+	VADDPS         Z10, Z9, Z9
+	VMULPS         Z12, Z19, Z10
+	VADDPS         Z10, Z17, Z10
 	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z       Z9, Z1, K1, Z5
-	VMULPS         Z3, Z12, Z9
-	VMOVUPS        192(DX)(R13*4), Z10
-	VSUBPS         192(AX)(R13*4), Z10, Z10
-	VMULPS         Z3, Z17, Z11
-	VMOVUPS        192(SI)(R13*4), Z12
-	VSUBPS         192(BX)(R13*4), Z12, Z12
-	VMULPS         Z2, Z15, Z14
-	VMOVUPS        192(AX)(R13*4), Z15
-	VSUBPS         192(R8)(R13*4), Z15, Z15
+	VDIVPS.Z       Z9, Z1, K1, Z9
+	VMULPS         Z18, Z2, Z17
+	VMOVUPS        192(DX)(R13*4), Z18
+	VSUBPS         192(AX)(R13*4), Z18, Z18
+	VMOVUPS        192(SI)(R13*4), Z20
+	VSUBPS         192(BX)(R13*4), Z20, Z20
+	VSUBPS         Z10, Z17, Z10
+	VMOVUPS        192(AX)(R13*4), Z17
+	VSUBPS         192(R8)(R13*4), Z17, Z17
+	VMOVUPS        192(BX)(R13*4), Z21
+	VSUBPS         192(R9)(R13*4), Z21, Z21
+	VMULPS         Z5, Z10, Z5
+	VMOVUPS        192(DI)(R13*4), Z10
+	VSUBPS         192(CX)(R13*4), Z10, Z10
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z5, Z14, Z14
+	VMULPS         Z5, Z15, Z15
+	VMOVUPS        192(CX)(R13*4), Z22
+	VSUBPS         192(R10)(R13*4), Z22, Z22
+	VMULPS         Z2, Z11, Z11
 	VMULPS         Z2, Z6, Z6
-	VMOVUPS        192(BX)(R13*4), Z16
-	VSUBPS         192(R9)(R13*4), Z16, Z16
-	VADDPS         Z9, Z19, Z9
-	VMOVUPS        192(DI)(R13*4), Z17
-	VSUBPS         192(CX)(R13*4), Z17, Z17
-	VADDPS         Z11, Z20, Z11
-	VMULPS         Z3, Z21, Z18
+	VADDPS         Z14, Z13, Z13
+	VMULPS         Z17, Z3, Z14
+	VADDPS         Z15, Z16, Z15
+	VMULPS         Z21, Z4, Z16
+	VMULPS         Z5, Z12, Z12
+	VMULPS         Z18, Z3, Z23
 	VMULPS         Z2, Z7, Z7
-	VMOVUPS        192(CX)(R13*4), Z19
-	VSUBPS         192(R10)(R13*4), Z19, Z19
-	VSUBPS         Z14, Z9, Z9
-	VSUBPS         Z6, Z11, Z6
-	VADDPS         Z18, Z22, Z11
-	VMULPS         Z15, Z13, Z14
-	VSUBPS         Z7, Z11, Z7
-	VMULPS         Z16, Z4, Z11
-	VMULPS         Z9, Z9, Z9
-	VMULPS         Z10, Z13, Z18
+	VMULPS         Z20, Z4, Z24
+	VSUBPS         Z11, Z13, Z11
+	VSUBPS         Z6, Z15, Z6
+	VADDPS         Z12, Z19, Z12
+	VADDPS         Z16, Z14, Z13
+	VSUBPS         Z7, Z12, Z7
+	VMULPS         Z22, Z8, Z12
+	VMULPS         Z11, Z11, Z11
+	VADDPS         Z24, Z23, Z14
 	VMULPS         Z6, Z6, Z6
-	VMULPS         Z12, Z4, Z20
-	VADDPS         Z6, Z9, Z6
+	VMULPS         Z10, Z8, Z15
+	VADDPS         Z6, Z11, Z6
+	VADDPS         Z12, Z13, Z11
 	VMULPS         Z7, Z7, Z7
-	VADDPS         Z11, Z14, Z9
+	VADDPS         Z15, Z14, Z12
+	VMULPS         Z9, Z11, Z11
 	VADDPS         Z7, Z6, Z6
-	VMULPS         Z19, Z8, Z7
-	VADDPS         Z20, Z18, Z11
+	VMULPS         Z9, Z12, Z7
+	VMULPS         Z11, Z3, Z9
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
-	VMULPS         Z17, Z8, Z14
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VADDPS         Z7, Z9, Z7
+	VMULPS         Z11, Z4, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VMULPS         Z7, Z3, Z14
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VADDPS         Z14, Z11, Z9
+	VMULPS         Z7, Z4, Z15
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 
 	// Store the results of group 2.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z3, 128(R12)(R13*4)
+	VMOVNTPS       Z5, 128(R12)(R13*4)
 	MOVQ           t+104(FP), R12
 	VMOVNTPS       Z2, 128(R12)(R13*4)
 	MOVQ           dist2+112(FP), R12
 	VMOVNTPS       Z6, 128(R12)(R13*4)
-	VMULPS         Z5, Z7, Z2
-	VMULPS         Z5, Z9, Z3
-	VMULPS         Z2, Z13, Z5
-	VMULPS         Z2, Z4, Z6
-	VMULPS         Z3, Z13, Z7
-	VMULPS         Z3, Z4, Z11
-	VMULPS         Z2, Z8, Z14
-	VSUBPS         Z15, Z5, Z5
-	VSUBPS         Z16, Z6, Z6
-	VMULPS         Z3, Z8, Z18
-	VSUBPS         Z7, Z10, Z7
-	VSUBPS         Z11, Z12, Z11
-	VSUBPS         Z19, Z14, Z14
-	VSUBPS         Z18, Z17, Z18
-	VMULPS         Z7, Z7, Z20
-	VMULPS         Z11, Z11, Z21
-	VMULPS         Z7, Z5, Z5
-	VMULPS         Z11, Z6, Z6
-	VADDPS         Z21, Z20, Z7
-	VMULPS         Z18, Z18, Z11
+	VMULPS         Z11, Z8, Z2
+	VSUBPS         Z17, Z9, Z5
+	VSUBPS         Z21, Z13, Z6
+	VMULPS         Z7, Z8, Z9
+	VSUBPS         Z14, Z18, Z13
+	VSUBPS         Z15, Z20, Z14
+	VSUBPS         Z22, Z2, Z2
+	VSUBPS         Z9, Z10, Z9
+	VMULPS         Z13, Z13, Z15
+	VMULPS         Z14, Z14, Z16
+	VMULPS         Z13, Z5, Z5
+	VMULPS         Z14, Z6, Z6
+	VADDPS         Z16, Z15, Z13
+	VMULPS         Z9, Z9, Z14
 	VADDPS         Z6, Z5, Z5
-	VMULPS         Z18, Z14, Z6
-	VADDPS         Z11, Z7, Z7
-	VADDPS         Z6, Z5, Z5
-	VCMPPS         $0x04, Z7, Z0, K1
-	VDIVPS.Z       Z7, Z5, K1, Z5
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z10, Z10, Z6
-	VMULPS         Z12, Z12, Z7
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z17, Z17, Z7
-	VMULPS         Z3, Z5, Z3
-	VADDPS         Z7, Z6, Z5
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z3
-	VMULPS         Z10, Z15, Z5
-	VMULPS         Z12, Z16, Z6
+	VMULPS         Z9, Z2, Z2
+	VADDPS         Z14, Z13, Z6
+	VADDPS         Z2, Z5, Z2
+	VCMPPS         $0x04, Z6, Z0, K1
+	VDIVPS.Z       Z6, Z2, K1, Z2
 	VMINPS         Z1, Z2, Z2
 	VMAXPS         Z0, Z2, Z2
+	VMULPS         Z18, Z18, Z5
+	VMULPS         Z20, Z20, Z6
 	VADDPS         Z6, Z5, Z5
-	VMULPS         Z17, Z19, Z6
+	VMULPS         Z10, Z10, Z6
+	VMULPS         Z7, Z2, Z2
 	VADDPS         Z6, Z5, Z5
-	VMULPS         Z9, Z2, Z6
-	VSUBPS         Z5, Z6, Z5
-	VMULPS         Z3, Z5, Z3
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	VMULPS         Z3, Z10, Z5
-	VMULPS         Z3, Z12, Z6
-	VMULPS         Z2, Z13, Z7
+	VADDPS         Z2, Z11, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z5
+	VMULPS         Z18, Z17, Z6
+	VMULPS         Z20, Z21, Z7
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z10, Z22, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z12, Z2, Z7
+	VSUBPS         Z6, Z7, Z6
+	VMULPS         Z5, Z6, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z5, Z18, Z6
+	VMULPS         Z5, Z20, Z7
+	VMULPS         Z2, Z3, Z3
 	VMULPS         Z2, Z4, Z4
-	VADDPS         Z5, Z15, Z5
-	VADDPS         Z6, Z16, Z6
-	VMULPS         Z3, Z17, Z9
+	VADDPS         Z6, Z17, Z6
+	VADDPS         Z7, Z21, Z7
+	VMULPS         Z5, Z10, Z9
 	VMULPS         Z2, Z8, Z8
-	VSUBPS         Z7, Z5, Z5
-	VSUBPS         Z4, Z6, Z4
-	VADDPS         Z9, Z19, Z6
+	VSUBPS         Z3, Z6, Z3
+	VSUBPS         Z4, Z7, Z4
+	VADDPS         Z9, Z22, Z6
 	VSUBPS         Z8, Z6, Z6
-	VMULPS         Z5, Z5, Z5
+	VMULPS         Z3, Z3, Z3
 	VMULPS         Z4, Z4, Z4
-	VADDPS         Z4, Z5, Z4
-	VMULPS         Z6, Z6, Z5
-	VADDPS         Z5, Z4, Z4
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z6, Z6, Z4
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z3, 192(R12)(R13*4)
+	VMOVNTPS Z5, 192(R12)(R13*4)
 	MOVQ     t+104(FP), R12
 	VMOVNTPS Z2, 192(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 192(R12)(R13*4)
+	VMOVNTPS Z3, 192(R12)(R13*4)
 	ADDQ     $0x00000040, R13
 	SUBQ     $0x00000040, R14
 	CMPQ     R14, $0x00004000
@@ -32581,94 +32348,99 @@ ClosestAVX512_prefetch:
 	VMULPS      Z22, Z22, Z26
 	VMULPS      Z23, Z23, Z27
 	VMULPS      Z22, Z20, Z20
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPS      Z23, Z21, Z21
 	VADDPS      Z27, Z26, Z22
 	VMULPS      Z25, Z25, Z23
 	VADDPS      Z21, Z20, Z20
 	VMULPS      Z25, Z24, Z21
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VADDPS      Z23, Z22, Z22
+	VMOVUPS     64(R11)(R13*4), Z23
+	VSUBPS      64(R8)(R13*4), Z23, Z23
 	VADDPS      Z21, Z20, Z20
+	VSUBPS      64(R9)(R13*4), Z4, Z4
 	VCMPPS      $0x04, Z22, Z0, K1
 	VDIVPS.Z    Z22, Z20, K1, Z20
+	VSUBPS      64(R10)(R13*4), Z5, Z5
 	VMINPS      Z1, Z20, Z20
 	VMAXPS      Z0, Z20, Z20
 	VMULPS      Z12, Z12, Z21
 	VMULPS      Z13, Z13, Z22
-	VMOVUPS     64(R11)(R13*4), Z23
-	VSUBPS      64(R8)(R13*4), Z23, Z23
+	VMULPS      Z23, Z23, Z24
 	VADDPS      Z22, Z21, Z21
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VMULPS      Z16, Z16, Z22
-	VSUBPS      64(R10)(R13*4), Z5, Z5
+	VMULPS      Z4, Z4, Z22
+	VMULPS      Z16, Z16, Z25
 	VMULPS      Z11, Z20, Z11
-	VADDPS      Z22, Z21, Z20
+	VADDPS      Z22, Z24, Z20
+	VADDPS      Z25, Z21, Z21
+	VMULPS      Z5, Z5, Z22
 	VADDPS      Z11, Z18, Z11
-	VMULPS      Z23, Z23, Z18
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z20
-	VMULPS      Z4, Z4, Z21
-	VMULPS      Z12, Z14, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K1
+	VDIVPS.Z    Z21, Z1, K1, Z18
+	VMULPS      Z12, Z14, Z21
 	VMULPS      Z13, Z15, Z24
-	VADDPS      Z21, Z18, Z18
 	VMINPS      Z1, Z11, Z11
 	VMAXPS      Z0, Z11, Z11
-	VMULPS      Z5, Z5, Z21
-	VADDPS      Z24, Z22, Z22
-	VMULPS      Z16, Z17, Z24
-	VADDPS      Z24, Z22, Z22
+	VADDPS      Z22, Z20, Z20
+	VADDPS      Z24, Z21, Z21
+	VMULPS      Z16, Z17, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z20
+	VADDPS      Z22, Z21, Z21
+	VMOVUPS     64(DX)(R13*4), Z22
+	VSUBPS      64(AX)(R13*4), Z22, Z22
 	VMULPS      Z19, Z11, Z19
-	VADDPS      Z21, Z18, Z18
-	VSUBPS      Z22, Z19, Z19
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z    Z18, Z1, K1, Z18
-	VMULPS      Z20, Z19, Z19
-	VMOVUPS     64(DX)(R13*4), Z20
-	VSUBPS      64(AX)(R13*4), Z20, Z20
-	VMINPS      Z1, Z19, Z19
-	VMAXPS      Z0, Z19, Z19
-	VMOVUPS     64(SI)(R13*4), Z21
-	VSUBPS      64(BX)(R13*4), Z21, Z21
-	VMULPS      Z19, Z12, Z12
-	VMOVUPS     64(AX)(R13*4), Z22
-	VSUBPS      64(R8)(R13*4), Z22, Z22
-	VMULPS      Z19, Z13, Z13
-	VMOVUPS     64(BX)(R13*4), Z24
-	VSUBPS      64(R9)(R13*4), Z24, Z24
+	VMOVUPS     64(SI)(R13*4), Z24
+	VSUBPS      64(BX)(R13*4), Z24, Z24
+	VMOVUPS     64(AX)(R13*4), Z25
+	VSUBPS      64(R8)(R13*4), Z25, Z25
+	VSUBPS      Z21, Z19, Z19
+	VMOVUPS     64(BX)(R13*4), Z21
+	VSUBPS      64(R9)(R13*4), Z21, Z21
+	VMOVUPS     64(DI)(R13*4), Z26
+	VSUBPS      64(CX)(R13*4), Z26, Z26
+	VMULPS      Z18, Z19, Z18
+	VMINPS      Z1, Z18, Z18
+	VMAXPS      Z0, Z18, Z18
+	VMULPS      Z18, Z12, Z12
+	VMOVUPS     64(CX)(R13*4), Z19
+	VSUBPS      64(R10)(R13*4), Z19, Z19
+	VMULPS      Z18, Z13, Z13
 	VMULPS      Z11, Z10, Z10
-	VMOVUPS     64(DI)(R13*4), Z25
-	VSUBPS      64(CX)(R13*4), Z25, Z25
 	VMULPS      Z11, Z2, Z2
+	VMULPS      Z25, Z23, Z27
 	VADDPS      Z12, Z14, Z12
+	VMULPS      Z21, Z4, Z14
 	VADDPS      Z13, Z15, Z13
-	VMOVUPS     64(CX)(R13*4), Z14
-	VSUBPS      64(R10)(R13*4), Z14, Z14
-	VMULPS      Z19, Z16, Z15
+	VMULPS      Z22, Z23, Z15
+	VMULPS      Z18, Z16, Z16
+	VMULPS      Z24, Z4, Z28
 	VMULPS      Z11, Z3, Z3
 	VSUBPS      Z10, Z12, Z10
-	VMULPS      Z22, Z23, Z12
 	VSUBPS      Z2, Z13, Z2
-	VMULPS      Z24, Z4, Z13
-	VADDPS      Z15, Z17, Z15
-	VMULPS      Z20, Z23, Z16
-	VSUBPS      Z3, Z15, Z3
-	VMULPS      Z21, Z4, Z15
+	VADDPS      Z14, Z27, Z12
+	VADDPS      Z16, Z17, Z13
+	VMULPS      Z19, Z5, Z14
+	VSUBPS      Z3, Z13, Z3
+	VADDPS      Z28, Z15, Z13
 	VMULPS      Z10, Z10, Z10
+	VMULPS      Z26, Z5, Z15
 	VMULPS      Z2, Z2, Z2
+	VADDPS      Z14, Z12, Z12
 	VADDPS      Z2, Z10, Z2
-	VADDPS      Z13, Z12, Z10
+	VADDPS      Z15, Z13, Z10
 	VMULPS      Z3, Z3, Z3
-	VMULPS      Z14, Z5, Z12
-	VADDPS      Z15, Z16, Z13
+	VMULPS      Z20, Z12, Z12
+	VMULPS      Z20, Z10, Z13
 	VADDPS      Z3, Z2, Z2
-	VMULPS      Z25, Z5, Z3
-	VADDPS      Z12, Z10, Z10
+	VMULPS      Z12, Z23, Z3
+	VMULPS      Z12, Z4, Z14
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z19, (R12)(R13*4)
+	VMOVUPS Z18, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
@@ -32682,114 +32454,114 @@ ClosestAVX512_prefetch:
 	VMOVUPS      Z2, K1, (R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, (R12)(R13*4)
-	VADDPS       Z3, Z13, Z2
-	VMULPS       Z18, Z10, Z3
-	VMULPS       Z18, Z2, Z10
-	VMULPS       Z3, Z23, Z11
-	VMULPS       Z3, Z4, Z12
-	VMULPS       Z10, Z23, Z13
-	VMULPS       Z10, Z4, Z15
-	VMULPS       Z3, Z5, Z16
-	VSUBPS       Z22, Z11, Z11
-	VSUBPS       Z24, Z12, Z12
-	VMULPS       Z10, Z5, Z17
-	VSUBPS       Z13, Z20, Z13
-	VSUBPS       Z15, Z21, Z15
-	VSUBPS       Z14, Z16, Z16
-	VSUBPS       Z17, Z25, Z17
-	VMULPS       Z13, Z13, Z18
-	VMULPS       Z15, Z15, Z19
-	VMULPS       Z13, Z11, Z11
-	VMULPS       Z15, Z12, Z12
-	VADDPS       Z19, Z18, Z13
-	VMULPS       Z17, Z17, Z15
-	VADDPS       Z12, Z11, Z11
-	VMULPS       Z17, Z16, Z12
+	VMULPS       Z13, Z23, Z2
+	VMULPS       Z13, Z4, Z11
+	VMULPS       Z12, Z5, Z15
+	VSUBPS       Z25, Z3, Z3
+	VSUBPS       Z21, Z14, Z14
+	VMULPS       Z13, Z5, Z16
+	VSUBPS       Z2, Z22, Z2
+	VSUBPS       Z11, Z24, Z11
+	VSUBPS       Z19, Z15, Z15
+	VSUBPS       Z16, Z26, Z16
+	VMULPS       Z2, Z2, Z17
+	VMULPS       Z11, Z11, Z18
+	VMULPS       Z2, Z3, Z2
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS      Z15, Z13, Z13
-	VADDPS      Z12, Z11, Z11
-	VCMPPS      $0x04, Z13, Z0, K1
-	VDIVPS.Z    Z13, Z11, K1, Z11
-	VMINPS      Z1, Z11, Z11
-	VMAXPS      Z0, Z11, Z11
-	VMULPS      Z20, Z20, Z12
-	VMULPS      Z21, Z21, Z13
-	VMOVUPS     128(R11)(R13*4), Z15
-	VSUBPS      128(R8)(R13*4), Z15, Z15
-	VADDPS      Z13, Z12, Z12
-	VSUBPS      128(R9)(R13*4), Z6, Z6
-	VMULPS      Z25, Z25, Z13
-	VSUBPS      128(R10)(R13*4), Z7, Z7
-	VMULPS      Z10, Z11, Z10
-	VADDPS      Z13, Z12, Z11
-	VADDPS      Z10, Z3, Z3
-	VMULPS      Z15, Z15, Z10
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMULPS      Z6, Z6, Z12
-	VMULPS      Z20, Z22, Z13
-	VMULPS      Z21, Z24, Z16
-	VADDPS      Z12, Z10, Z10
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z16, Z13, Z13
-	VMULPS      Z25, Z14, Z16
-	VADDPS      Z16, Z13, Z13
-	VMULPS      Z2, Z3, Z2
-	VADDPS      Z12, Z10, Z10
-	VSUBPS      Z13, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z    Z10, Z1, K1, Z10
-	VMULPS      Z11, Z2, Z2
-	VMOVUPS     128(DX)(R13*4), Z11
-	VSUBPS      128(AX)(R13*4), Z11, Z11
+	VMULPS      Z11, Z14, Z3
+	VADDPS      Z18, Z17, Z11
+	VMULPS      Z16, Z16, Z14
+	VADDPS      Z3, Z2, Z2
+	VMULPS      Z16, Z15, Z3
+	VADDPS      Z14, Z11, Z11
+	VMOVUPS     128(R11)(R13*4), Z14
+	VSUBPS      128(R8)(R13*4), Z14, Z14
+	VADDPS      Z3, Z2, Z2
+	VSUBPS      128(R9)(R13*4), Z6, Z3
+	VCMPPS      $0x04, Z11, Z0, K1
+	VDIVPS.Z    Z11, Z2, K1, Z2
+	VSUBPS      128(R10)(R13*4), Z7, Z6
 	VMINPS      Z1, Z2, Z2
 	VMAXPS      Z0, Z2, Z2
-	VMOVUPS     128(SI)(R13*4), Z12
-	VSUBPS      128(BX)(R13*4), Z12, Z12
-	VMULPS      Z2, Z20, Z13
+	VMULPS      Z22, Z22, Z7
+	VMULPS      Z24, Z24, Z11
+	VMULPS      Z14, Z14, Z15
+	VADDPS      Z11, Z7, Z7
+	VMULPS      Z3, Z3, Z11
+	VMULPS      Z26, Z26, Z16
+	VMULPS      Z13, Z2, Z2
+	VADDPS      Z11, Z15, Z11
+	VADDPS      Z16, Z7, Z7
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z2, Z12, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z7, K1
+	VDIVPS.Z    Z7, Z1, K1, Z7
+	VMULPS      Z22, Z25, Z12
+	VMULPS      Z24, Z21, Z15
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z13, Z11, Z11
+	VADDPS      Z15, Z12, Z12
+	VMULPS      Z26, Z19, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+	VADDPS      Z13, Z12, Z12
+	VMOVUPS     128(DX)(R13*4), Z13
+	VSUBPS      128(AX)(R13*4), Z13, Z13
+	VMULPS      Z10, Z2, Z10
+	VMOVUPS     128(SI)(R13*4), Z15
+	VSUBPS      128(BX)(R13*4), Z15, Z15
 	VMOVUPS     128(AX)(R13*4), Z16
 	VSUBPS      128(R8)(R13*4), Z16, Z16
-	VMULPS      Z2, Z21, Z17
-	VMOVUPS     128(BX)(R13*4), Z18
-	VSUBPS      128(R9)(R13*4), Z18, Z18
-	VMULPS      Z3, Z23, Z19
-	VMOVUPS     128(DI)(R13*4), Z20
-	VSUBPS      128(CX)(R13*4), Z20, Z20
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z13, Z22, Z13
-	VADDPS      Z17, Z24, Z17
-	VMOVUPS     128(CX)(R13*4), Z21
-	VSUBPS      128(R10)(R13*4), Z21, Z21
-	VMULPS      Z2, Z25, Z22
-	VMULPS      Z3, Z5, Z5
-	VSUBPS      Z19, Z13, Z13
-	VMULPS      Z16, Z15, Z19
-	VSUBPS      Z4, Z17, Z4
-	VMULPS      Z18, Z6, Z17
-	VADDPS      Z22, Z14, Z14
-	VMULPS      Z11, Z15, Z22
-	VSUBPS      Z5, Z14, Z5
-	VMULPS      Z12, Z6, Z14
-	VMULPS      Z13, Z13, Z13
+	VSUBPS      Z12, Z10, Z10
+	VMOVUPS     128(BX)(R13*4), Z12
+	VSUBPS      128(R9)(R13*4), Z12, Z12
+	VMOVUPS     128(DI)(R13*4), Z17
+	VSUBPS      128(CX)(R13*4), Z17, Z17
+	VMULPS      Z7, Z10, Z7
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VMULPS      Z7, Z22, Z10
+	VMOVUPS     128(CX)(R13*4), Z18
+	VSUBPS      128(R10)(R13*4), Z18, Z18
+	VMULPS      Z7, Z24, Z20
+	VMULPS      Z2, Z23, Z22
+	VMULPS      Z2, Z4, Z4
+	VMULPS      Z16, Z14, Z23
+	VADDPS      Z10, Z25, Z10
+	VMULPS      Z12, Z3, Z24
+	VADDPS      Z20, Z21, Z20
+	VMULPS      Z13, Z14, Z21
+	VMULPS      Z7, Z26, Z25
+	VMULPS      Z15, Z3, Z26
+	VMULPS      Z2, Z5, Z5
+	VSUBPS      Z22, Z10, Z10
+	VSUBPS      Z4, Z20, Z4
+	VADDPS      Z24, Z23, Z20
+	VADDPS      Z25, Z19, Z19
+	VMULPS      Z18, Z6, Z22
+	VSUBPS      Z5, Z19, Z5
+	VADDPS      Z26, Z21, Z19
+	VMULPS      Z10, Z10, Z10
+	VMULPS      Z17, Z6, Z21
 	VMULPS      Z4, Z4, Z4
-	VADDPS      Z4, Z13, Z4
-	VADDPS      Z17, Z19, Z13
+	VADDPS      Z22, Z20, Z20
+	VADDPS      Z4, Z10, Z4
+	VADDPS      Z21, Z19, Z10
 	VMULPS      Z5, Z5, Z5
-	VMULPS      Z21, Z7, Z17
-	VADDPS      Z14, Z22, Z14
+	VMULPS      Z11, Z20, Z19
+	VMULPS      Z11, Z10, Z11
 	VADDPS      Z5, Z4, Z4
-	VMULPS      Z20, Z7, Z5
-	VADDPS      Z17, Z13, Z13
+	VMULPS      Z19, Z14, Z5
+	VMULPS      Z19, Z3, Z20
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, 64(R12)(R13*4)
+	VMOVUPS Z7, 64(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z3, 64(R12)(R13*4)
+	VMOVUPS Z2, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*4)
 
@@ -32801,116 +32573,116 @@ ClosestAVX512_prefetch:
 	VMOVUPS      Z2, K1, 64(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, 64(R12)(R13*4)
-	VADDPS       Z5, Z14, Z2
-	VMULPS       Z10, Z13, Z3
-	VMULPS       Z10, Z2, Z4
-	VMULPS       Z3, Z15, Z5
-	VMULPS       Z3, Z6, Z10
-	VMULPS       Z4, Z15, Z13
-	VMULPS       Z4, Z6, Z14
-	VMULPS       Z3, Z7, Z17
+	VMULPS       Z11, Z14, Z2
+	VMULPS       Z11, Z3, Z4
+	VMULPS       Z19, Z6, Z7
 	VSUBPS       Z16, Z5, Z5
-	VSUBPS       Z18, Z10, Z10
-	VMULPS       Z4, Z7, Z19
-	VSUBPS       Z13, Z11, Z13
-	VSUBPS       Z14, Z12, Z14
-	VSUBPS       Z21, Z17, Z17
-	VSUBPS       Z19, Z20, Z19
-	VMULPS       Z13, Z13, Z22
-	VMULPS       Z14, Z14, Z23
-	VMULPS       Z13, Z5, Z5
-	VMULPS       Z14, Z10, Z10
-	VADDPS       Z23, Z22, Z13
-	VMULPS       Z19, Z19, Z14
-	VADDPS       Z10, Z5, Z5
-	VMULPS       Z19, Z17, Z10
+	VSUBPS       Z12, Z20, Z20
+	VMULPS       Z11, Z6, Z21
+	VSUBPS       Z2, Z13, Z2
+	VSUBPS       Z4, Z15, Z4
+	VSUBPS       Z18, Z7, Z7
+	VSUBPS       Z21, Z17, Z21
+	VMULPS       Z2, Z2, Z22
+	VMULPS       Z4, Z4, Z23
+	VMULPS       Z2, Z5, Z2
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS      Z14, Z13, Z13
-	VADDPS      Z10, Z5, Z5
-	VCMPPS      $0x04, Z13, Z0, K1
-	VDIVPS.Z    Z13, Z5, K1, Z5
-	VMINPS      Z1, Z5, Z5
-	VMAXPS      Z0, Z5, Z5
-	VMULPS      Z11, Z11, Z10
-	VMULPS      Z12, Z12, Z13
-	VMOVUPS     192(R11)(R13*4), Z14
-	VSUBPS      192(R8)(R13*4), Z14, Z14
-	VADDPS      Z13, Z10, Z10
-	VSUBPS      192(R9)(R13*4), Z8, Z8
-	VMULPS      Z20, Z20, Z13
-	VSUBPS      192(R10)(R13*4), Z9, Z9
-	VMULPS      Z4, Z5, Z4
-	VADDPS      Z13, Z10, Z5
-	VADDPS      Z4, Z3, Z3
-	VMULPS      Z14, Z14, Z4
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMULPS      Z8, Z8, Z10
-	VMULPS      Z11, Z16, Z13
-	VMULPS      Z12, Z18, Z17
-	VADDPS      Z10, Z4, Z4
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VMULPS      Z9, Z9, Z10
-	VADDPS      Z17, Z13, Z13
-	VMULPS      Z20, Z21, Z17
-	VADDPS      Z17, Z13, Z13
-	VMULPS      Z2, Z3, Z2
-	VADDPS      Z10, Z4, Z4
-	VSUBPS      Z13, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z    Z4, Z1, K1, Z4
-	VMULPS      Z5, Z2, Z2
-	VMOVUPS     192(DX)(R13*4), Z5
-	VSUBPS      192(AX)(R13*4), Z5, Z5
+	VMULPS      Z4, Z20, Z4
+	VADDPS      Z23, Z22, Z5
+	VMULPS      Z21, Z21, Z20
+	VADDPS      Z4, Z2, Z2
+	VMULPS      Z21, Z7, Z4
+	VADDPS      Z20, Z5, Z5
+	VMOVUPS     192(R11)(R13*4), Z7
+	VSUBPS      192(R8)(R13*4), Z7, Z7
+	VADDPS      Z4, Z2, Z2
+	VSUBPS      192(R9)(R13*4), Z8, Z4
+	VCMPPS      $0x04, Z5, Z0, K1
+	VDIVPS.Z    Z5, Z2, K1, Z2
+	VSUBPS      192(R10)(R13*4), Z9, Z5
 	VMINPS      Z1, Z2, Z2
 	VMAXPS      Z0, Z2, Z2
-	VMOVUPS     192(SI)(R13*4), Z10
-	VSUBPS      192(BX)(R13*4), Z10, Z10
-	VMULPS      Z2, Z11, Z11
-	VMOVUPS     192(AX)(R13*4), Z13
-	VSUBPS      192(R8)(R13*4), Z13, Z13
-	VMULPS      Z2, Z12, Z12
-	VMOVUPS     192(BX)(R13*4), Z17
-	VSUBPS      192(R9)(R13*4), Z17, Z17
-	VMULPS      Z3, Z15, Z15
-	VMOVUPS     192(DI)(R13*4), Z19
-	VSUBPS      192(CX)(R13*4), Z19, Z19
-	VMULPS      Z3, Z6, Z6
-	VADDPS      Z11, Z16, Z11
-	VADDPS      Z12, Z18, Z12
-	VMOVUPS     192(CX)(R13*4), Z16
-	VSUBPS      192(R10)(R13*4), Z16, Z16
-	VMULPS      Z2, Z20, Z18
-	VMULPS      Z3, Z7, Z7
-	VSUBPS      Z15, Z11, Z11
-	VMULPS      Z13, Z14, Z15
-	VSUBPS      Z6, Z12, Z6
-	VMULPS      Z17, Z8, Z12
-	VADDPS      Z18, Z21, Z18
-	VMULPS      Z5, Z14, Z20
-	VSUBPS      Z7, Z18, Z7
-	VMULPS      Z10, Z8, Z18
-	VMULPS      Z11, Z11, Z11
+	VMULPS      Z13, Z13, Z8
+	VMULPS      Z15, Z15, Z9
+	VMULPS      Z7, Z7, Z20
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z4, Z4, Z9
+	VMULPS      Z17, Z17, Z21
+	VMULPS      Z11, Z2, Z2
+	VADDPS      Z9, Z20, Z9
+	VADDPS      Z21, Z8, Z8
+	VMULPS      Z5, Z5, Z11
+	VADDPS      Z2, Z19, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
+	VDIVPS.Z    Z8, Z1, K1, Z8
+	VMULPS      Z13, Z16, Z19
+	VMULPS      Z15, Z12, Z20
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z11, Z9, Z9
+	VADDPS      Z20, Z19, Z11
+	VMULPS      Z17, Z18, Z19
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z9
+	VADDPS      Z19, Z11, Z11
+	VMOVUPS     192(DX)(R13*4), Z19
+	VSUBPS      192(AX)(R13*4), Z19, Z19
+	VMULPS      Z10, Z2, Z10
+	VMOVUPS     192(SI)(R13*4), Z20
+	VSUBPS      192(BX)(R13*4), Z20, Z20
+	VMOVUPS     192(AX)(R13*4), Z21
+	VSUBPS      192(R8)(R13*4), Z21, Z21
+	VSUBPS      Z11, Z10, Z10
+	VMOVUPS     192(BX)(R13*4), Z11
+	VSUBPS      192(R9)(R13*4), Z11, Z11
+	VMOVUPS     192(DI)(R13*4), Z22
+	VSUBPS      192(CX)(R13*4), Z22, Z22
+	VMULPS      Z8, Z10, Z8
+	VMINPS      Z1, Z8, Z8
+	VMAXPS      Z0, Z8, Z8
+	VMULPS      Z8, Z13, Z10
+	VMOVUPS     192(CX)(R13*4), Z13
+	VSUBPS      192(R10)(R13*4), Z13, Z13
+	VMULPS      Z8, Z15, Z15
+	VMULPS      Z2, Z14, Z14
+	VMULPS      Z2, Z3, Z3
+	VMULPS      Z21, Z7, Z23
+	VADDPS      Z10, Z16, Z10
+	VMULPS      Z11, Z4, Z16
+	VADDPS      Z15, Z12, Z12
+	VMULPS      Z19, Z7, Z15
+	VMULPS      Z8, Z17, Z17
+	VMULPS      Z20, Z4, Z24
+	VMULPS      Z2, Z6, Z6
+	VSUBPS      Z14, Z10, Z10
+	VSUBPS      Z3, Z12, Z3
+	VADDPS      Z16, Z23, Z12
+	VADDPS      Z17, Z18, Z14
+	VMULPS      Z13, Z5, Z16
+	VSUBPS      Z6, Z14, Z6
+	VADDPS      Z24, Z15, Z14
+	VMULPS      Z10, Z10, Z10
+	VMULPS      Z22, Z5, Z15
+	VMULPS      Z3, Z3, Z3
+	VADDPS      Z16, Z12, Z12
+	VADDPS      Z3, Z10, Z3
+	VADDPS      Z15, Z14, Z10
 	VMULPS      Z6, Z6, Z6
-	VADDPS      Z6, Z11, Z6
-	VADDPS      Z12, Z15, Z11
-	VMULPS      Z7, Z7, Z7
-	VMULPS      Z16, Z9, Z12
-	VADDPS      Z18, Z20, Z15
-	VADDPS      Z7, Z6, Z6
-	VMULPS      Z19, Z9, Z7
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS      Z9, Z12, Z12
+	VMULPS      Z9, Z10, Z9
+	VADDPS      Z6, Z3, Z3
+	VMULPS      Z12, Z7, Z6
+	VMULPS      Z12, Z4, Z14
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*4)
+	VMOVUPS Z8, 128(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
+	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*4)
+	VMOVUPS Z3, 128(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z2
@@ -32920,80 +32692,75 @@ ClosestAVX512_prefetch:
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	VADDPS       Z7, Z15, Z2
-	VMULPS       Z4, Z11, Z3
-	VMULPS       Z4, Z2, Z4
-	VMULPS       Z3, Z14, Z6
-	VMULPS       Z3, Z8, Z7
-	VMULPS       Z4, Z14, Z11
-	VMULPS       Z4, Z8, Z12
-	VMULPS       Z3, Z9, Z15
-	VSUBPS       Z13, Z6, Z6
-	VSUBPS       Z17, Z7, Z7
-	VMULPS       Z4, Z9, Z18
-	VSUBPS       Z11, Z5, Z11
-	VSUBPS       Z12, Z10, Z12
-	VSUBPS       Z16, Z15, Z15
-	VSUBPS       Z18, Z19, Z18
-	VMULPS       Z11, Z11, Z20
-	VMULPS       Z12, Z12, Z21
-	VMULPS       Z11, Z6, Z6
-	VMULPS       Z12, Z7, Z7
-	VADDPS       Z21, Z20, Z11
-	VMULPS       Z18, Z18, Z12
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z18, Z15, Z7
-	VADDPS       Z12, Z11, Z11
-	VADDPS       Z7, Z6, Z6
-	VCMPPS       $0x04, Z11, Z0, K1
-	VDIVPS.Z     Z11, Z6, K1, Z6
-	VMINPS       Z1, Z6, Z6
-	VMAXPS       Z0, Z6, Z6
-	VMULPS       Z5, Z5, Z7
-	VMULPS       Z10, Z10, Z11
-	VADDPS       Z11, Z7, Z7
-	VMULPS       Z19, Z19, Z11
-	VMULPS       Z4, Z6, Z4
-	VADDPS       Z11, Z7, Z6
-	VADDPS       Z4, Z3, Z3
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z     Z6, Z1, K1, Z4
-	VMULPS       Z5, Z13, Z6
-	VMULPS       Z10, Z17, Z7
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z19, Z16, Z7
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z2, Z3, Z2
-	VSUBPS       Z6, Z2, Z2
-	VMULPS       Z4, Z2, Z2
+	VMULPS       Z9, Z7, Z2
+	VMULPS       Z9, Z4, Z3
+	VMULPS       Z12, Z5, Z8
+	VSUBPS       Z21, Z6, Z6
+	VSUBPS       Z11, Z14, Z14
+	VMULPS       Z9, Z5, Z15
+	VSUBPS       Z2, Z19, Z2
+	VSUBPS       Z3, Z20, Z3
+	VSUBPS       Z13, Z8, Z8
+	VSUBPS       Z15, Z22, Z15
+	VMULPS       Z2, Z2, Z16
+	VMULPS       Z3, Z3, Z17
+	VMULPS       Z2, Z6, Z2
+	VMULPS       Z3, Z14, Z3
+	VADDPS       Z17, Z16, Z6
+	VMULPS       Z15, Z15, Z14
+	VADDPS       Z3, Z2, Z2
+	VMULPS       Z15, Z8, Z3
+	VADDPS       Z14, Z6, Z6
+	VADDPS       Z3, Z2, Z2
+	VCMPPS       $0x04, Z6, Z0, K1
+	VDIVPS.Z     Z6, Z2, K1, Z2
 	VMINPS       Z1, Z2, Z2
 	VMAXPS       Z0, Z2, Z2
-	VMULPS       Z2, Z5, Z4
-	VMULPS       Z2, Z10, Z5
-	VMULPS       Z3, Z14, Z6
-	VMULPS       Z3, Z8, Z7
-	VADDPS       Z4, Z13, Z4
-	VADDPS       Z5, Z17, Z5
-	VMULPS       Z2, Z19, Z8
-	VMULPS       Z3, Z9, Z9
-	VSUBPS       Z6, Z4, Z4
-	VSUBPS       Z7, Z5, Z5
-	VADDPS       Z8, Z16, Z6
-	VSUBPS       Z9, Z6, Z6
+	VMULPS       Z19, Z19, Z3
+	VMULPS       Z20, Z20, Z6
+	VADDPS       Z6, Z3, Z3
+	VMULPS       Z22, Z22, Z6
+	VMULPS       Z9, Z2, Z2
+	VADDPS       Z6, Z3, Z3
+	VADDPS       Z2, Z12, Z2
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z     Z3, Z1, K1, Z3
+	VMULPS       Z19, Z21, Z6
+	VMULPS       Z20, Z11, Z8
+	VMINPS       Z1, Z2, Z2
+	VMAXPS       Z0, Z2, Z2
+	VADDPS       Z8, Z6, Z6
+	VMULPS       Z22, Z13, Z8
+	VADDPS       Z8, Z6, Z6
+	VMULPS       Z10, Z2, Z8
+	VSUBPS       Z6, Z8, Z6
+	VMULPS       Z3, Z6, Z3
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VMULPS       Z3, Z19, Z6
+	VMULPS       Z3, Z20, Z8
+	VMULPS       Z2, Z7, Z7
+	VMULPS       Z2, Z4, Z4
+	VADDPS       Z6, Z21, Z6
+	VADDPS       Z8, Z11, Z8
+	VMULPS       Z3, Z22, Z9
+	VMULPS       Z2, Z5, Z5
+	VSUBPS       Z7, Z6, Z6
+	VSUBPS       Z4, Z8, Z4
+	VADDPS       Z9, Z13, Z7
+	VSUBPS       Z5, Z7, Z5
+	VMULPS       Z6, Z6, Z6
 	VMULPS       Z4, Z4, Z4
+	VADDPS       Z4, Z6, Z4
 	VMULPS       Z5, Z5, Z5
-	VADDPS       Z5, Z4, Z4
-	VMULPS       Z6, Z6, Z5
 	VADDPS       Z5, Z4, Z4
 	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*4)
-	MOVQ    t+104(FP), R12
 	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 192(R12)(R13*4)
 
@@ -33084,94 +32851,99 @@ ClosestAVX512_groups:
 	VMULPS      Z22, Z22, Z26
 	VMULPS      Z23, Z23, Z27
 	VMULPS      Z22, Z20, Z20
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPS      Z23, Z21, Z21
 	VADDPS      Z27, Z26, Z22
 	VMULPS      Z25, Z25, Z23
 	VADDPS      Z21, Z20, Z20
 	VMULPS      Z25, Z24, Z21
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VADDPS      Z23, Z22, Z22
+	VMOVUPS     64(R11)(R13*4), Z23
+	VSUBPS      64(R8)(R13*4), Z23, Z23
 	VADDPS      Z21, Z20, Z20
+	VSUBPS      64(R9)(R13*4), Z4, Z4
 	VCMPPS      $0x04, Z22, Z0, K1
 	VDIVPS.Z    Z22, Z20, K1, Z20
+	VSUBPS      64(R10)(R13*4), Z5, Z5
 	VMINPS      Z1, Z20, Z20
 	VMAXPS      Z0, Z20, Z20
 	VMULPS      Z12, Z12, Z21
 	VMULPS      Z13, Z13, Z22
-	VMOVUPS     64(R11)(R13*4), Z23
-	VSUBPS      64(R8)(R13*4), Z23, Z23
+	VMULPS      Z23, Z23, Z24
 	VADDPS      Z22, Z21, Z21
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VMULPS      Z16, Z16, Z22
-	VSUBPS      64(R10)(R13*4), Z5, Z5
+	VMULPS      Z4, Z4, Z22
+	VMULPS      Z16, Z16, Z25
 	VMULPS      Z11, Z20, Z11
-	VADDPS      Z22, Z21, Z20
+	VADDPS      Z22, Z24, Z20
+	VADDPS      Z25, Z21, Z21
+	VMULPS      Z5, Z5, Z22
 	VADDPS      Z11, Z18, Z11
-	VMULPS      Z23, Z23, Z18
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z20
-	VMULPS      Z4, Z4, Z21
-	VMULPS      Z12, Z14, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K1
+	VDIVPS.Z    Z21, Z1, K1, Z18
+	VMULPS      Z12, Z14, Z21
 	VMULPS      Z13, Z15, Z24
-	VADDPS      Z21, Z18, Z18
 	VMINPS      Z1, Z11, Z11
 	VMAXPS      Z0, Z11, Z11
-	VMULPS      Z5, Z5, Z21
-	VADDPS      Z24, Z22, Z22
-	VMULPS      Z16, Z17, Z24
-	VADDPS      Z24, Z22, Z22
+	VADDPS      Z22, Z20, Z20
+	VADDPS      Z24, Z21, Z21
+	VMULPS      Z16, Z17, Z22
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z    Z20, Z1, K1, Z20
+	VADDPS      Z22, Z21, Z21
+	VMOVUPS     64(DX)(R13*4), Z22
+	VSUBPS      64(AX)(R13*4), Z22, Z22
 	VMULPS      Z19, Z11, Z19
-	VADDPS      Z21, Z18, Z18
-	VSUBPS      Z22, Z19, Z19
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z    Z18, Z1, K1, Z18
-	VMULPS      Z20, Z19, Z19
-	VMOVUPS     64(DX)(R13*4), Z20
-	VSUBPS      64(AX)(R13*4), Z20, Z20
-	VMINPS      Z1, Z19, Z19
-	VMAXPS      Z0, Z19, Z19
-	VMOVUPS     64(SI)(R13*4), Z21
-	VSUBPS      64(BX)(R13*4), Z21, Z21
-	VMULPS      Z19, Z12, Z12
-	VMOVUPS     64(AX)(R13*4), Z22
-	VSUBPS      64(R8)(R13*4), Z22, Z22
-	VMULPS      Z19, Z13, Z13
-	VMOVUPS     64(BX)(R13*4), Z24
-	VSUBPS      64(R9)(R13*4), Z24, Z24
+	VMOVUPS     64(SI)(R13*4), Z24
+	VSUBPS      64(BX)(R13*4), Z24, Z24
+	VMOVUPS     64(AX)(R13*4), Z25
+	VSUBPS      64(R8)(R13*4), Z25, Z25
+	VSUBPS      Z21, Z19, Z19
+	VMOVUPS     64(BX)(R13*4), Z21
+	VSUBPS      64(R9)(R13*4), Z21, Z21
+	VMOVUPS     64(DI)(R13*4), Z26
+	VSUBPS      64(CX)(R13*4), Z26, Z26
+	VMULPS      Z18, Z19, Z18
+	VMINPS      Z1, Z18, Z18
+	VMAXPS      Z0, Z18, Z18
+	VMULPS      Z18, Z12, Z12
+	VMOVUPS     64(CX)(R13*4), Z19
+	VSUBPS      64(R10)(R13*4), Z19, Z19
+	VMULPS      Z18, Z13, Z13
 	VMULPS      Z11, Z10, Z10
-	VMOVUPS     64(DI)(R13*4), Z25
-	VSUBPS      64(CX)(R13*4), Z25, Z25
 	VMULPS      Z11, Z2, Z2
+	VMULPS      Z25, Z23, Z27
 	VADDPS      Z12, Z14, Z12
+	VMULPS      Z21, Z4, Z14
 	VADDPS      Z13, Z15, Z13
-	VMOVUPS     64(CX)(R13*4), Z14
-	VSUBPS      64(R10)(R13*4), Z14, Z14
-	VMULPS      Z19, Z16, Z15
+	VMULPS      Z22, Z23, Z15
+	VMULPS      Z18, Z16, Z16
+	VMULPS      Z24, Z4, Z28
 	VMULPS      Z11, Z3, Z3
 	VSUBPS      Z10, Z12, Z10
-	VMULPS      Z22, Z23, Z12
 	VSUBPS      Z2, Z13, Z2
-	VMULPS      Z24, Z4, Z13
-	VADDPS      Z15, Z17, Z15
-	VMULPS      Z20, Z23, Z16
-	VSUBPS      Z3, Z15, Z3
-	VMULPS      Z21, Z4, Z15
+	VADDPS      Z14, Z27, Z12
+	VADDPS      Z16, Z17, Z13
+	VMULPS      Z19, Z5, Z14
+	VSUBPS      Z3, Z13, Z3
+	VADDPS      Z28, Z15, Z13
 	VMULPS      Z10, Z10, Z10
+	VMULPS      Z26, Z5, Z15
 	VMULPS      Z2, Z2, Z2
+	VADDPS      Z14, Z12, Z12
 	VADDPS      Z2, Z10, Z2
-	VADDPS      Z13, Z12, Z10
+	VADDPS      Z15, Z13, Z10
 	VMULPS      Z3, Z3, Z3
-	VMULPS      Z14, Z5, Z12
-	VADDPS      Z15, Z16, Z13
+	VMULPS      Z20, Z12, Z12
+	VMULPS      Z20, Z10, Z13
 	VADDPS      Z3, Z2, Z2
-	VMULPS      Z25, Z5, Z3
-	VADDPS      Z12, Z10, Z10
+	VMULPS      Z12, Z23, Z3
+	VMULPS      Z12, Z4, Z14
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z19, (R12)(R13*4)
+	VMOVUPS Z18, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z11, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
@@ -33185,114 +32957,114 @@ ClosestAVX512_groups:
 	VMOVUPS      Z2, K1, (R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, (R12)(R13*4)
-	VADDPS       Z3, Z13, Z2
-	VMULPS       Z18, Z10, Z3
-	VMULPS       Z18, Z2, Z10
-	VMULPS       Z3, Z23, Z11
-	VMULPS       Z3, Z4, Z12
-	VMULPS       Z10, Z23, Z13
-	VMULPS       Z10, Z4, Z15
-	VMULPS       Z3, Z5, Z16
-	VSUBPS       Z22, Z11, Z11
-	VSUBPS       Z24, Z12, Z12
-	VMULPS       Z10, Z5, Z17
-	VSUBPS       Z13, Z20, Z13
-	VSUBPS       Z15, Z21, Z15
-	VSUBPS       Z14, Z16, Z16
-	VSUBPS       Z17, Z25, Z17
-	VMULPS       Z13, Z13, Z18
-	VMULPS       Z15, Z15, Z19
-	VMULPS       Z13, Z11, Z11
-	VMULPS       Z15, Z12, Z12
-	VADDPS       Z19, Z18, Z13
-	VMULPS       Z17, Z17, Z15
-	VADDPS       Z12, Z11, Z11
-	VMULPS       Z17, Z16, Z12
+	VMULPS       Z13, Z23, Z2
+	VMULPS       Z13, Z4, Z11
+	VMULPS       Z12, Z5, Z15
+	VSUBPS       Z25, Z3, Z3
+	VSUBPS       Z21, Z14, Z14
+	VMULPS       Z13, Z5, Z16
+	VSUBPS       Z2, Z22, Z2
+	VSUBPS       Z11, Z24, Z11
+	VSUBPS       Z19, Z15, Z15
+	VSUBPS       Z16, Z26, Z16
+	VMULPS       Z2, Z2, Z17
+	VMULPS       Z11, Z11, Z18
+	VMULPS       Z2, Z3, Z2
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS      Z15, Z13, Z13
-	VADDPS      Z12, Z11, Z11
-	VCMPPS      $0x04, Z13, Z0, K1
-	VDIVPS.Z    Z13, Z11, K1, Z11
-	VMINPS      Z1, Z11, Z11
-	VMAXPS      Z0, Z11, Z11
-	VMULPS      Z20, Z20, Z12
-	VMULPS      Z21, Z21, Z13
-	VMOVUPS     128(R11)(R13*4), Z15
-	VSUBPS      128(R8)(R13*4), Z15, Z15
-	VADDPS      Z13, Z12, Z12
-	VSUBPS      128(R9)(R13*4), Z6, Z6
-	VMULPS      Z25, Z25, Z13
-	VSUBPS      128(R10)(R13*4), Z7, Z7
-	VMULPS      Z10, Z11, Z10
-	VADDPS      Z13, Z12, Z11
-	VADDPS      Z10, Z3, Z3
-	VMULPS      Z15, Z15, Z10
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMULPS      Z6, Z6, Z12
-	VMULPS      Z20, Z22, Z13
-	VMULPS      Z21, Z24, Z16
-	VADDPS      Z12, Z10, Z10
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VMULPS      Z7, Z7, Z12
-	VADDPS      Z16, Z13, Z13
-	VMULPS      Z25, Z14, Z16
-	VADDPS      Z16, Z13, Z13
-	VMULPS      Z2, Z3, Z2
-	VADDPS      Z12, Z10, Z10
-	VSUBPS      Z13, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z    Z10, Z1, K1, Z10
-	VMULPS      Z11, Z2, Z2
-	VMOVUPS     128(DX)(R13*4), Z11
-	VSUBPS      128(AX)(R13*4), Z11, Z11
+	VMULPS      Z11, Z14, Z3
+	VADDPS      Z18, Z17, Z11
+	VMULPS      Z16, Z16, Z14
+	VADDPS      Z3, Z2, Z2
+	VMULPS      Z16, Z15, Z3
+	VADDPS      Z14, Z11, Z11
+	VMOVUPS     128(R11)(R13*4), Z14
+	VSUBPS      128(R8)(R13*4), Z14, Z14
+	VADDPS      Z3, Z2, Z2
+	VSUBPS      128(R9)(R13*4), Z6, Z3
+	VCMPPS      $0x04, Z11, Z0, K1
+	VDIVPS.Z    Z11, Z2, K1, Z2
+	VSUBPS      128(R10)(R13*4), Z7, Z6
 	VMINPS      Z1, Z2, Z2
 	VMAXPS      Z0, Z2, Z2
-	VMOVUPS     128(SI)(R13*4), Z12
-	VSUBPS      128(BX)(R13*4), Z12, Z12
-	VMULPS      Z2, Z20, Z13
+	VMULPS      Z22, Z22, Z7
+	VMULPS      Z24, Z24, Z11
+	VMULPS      Z14, Z14, Z15
+	VADDPS      Z11, Z7, Z7
+	VMULPS      Z3, Z3, Z11
+	VMULPS      Z26, Z26, Z16
+	VMULPS      Z13, Z2, Z2
+	VADDPS      Z11, Z15, Z11
+	VADDPS      Z16, Z7, Z7
+	VMULPS      Z6, Z6, Z13
+	VADDPS      Z2, Z12, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z7, K1
+	VDIVPS.Z    Z7, Z1, K1, Z7
+	VMULPS      Z22, Z25, Z12
+	VMULPS      Z24, Z21, Z15
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z13, Z11, Z11
+	VADDPS      Z15, Z12, Z12
+	VMULPS      Z26, Z19, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+	VADDPS      Z13, Z12, Z12
+	VMOVUPS     128(DX)(R13*4), Z13
+	VSUBPS      128(AX)(R13*4), Z13, Z13
+	VMULPS      Z10, Z2, Z10
+	VMOVUPS     128(SI)(R13*4), Z15
+	VSUBPS      128(BX)(R13*4), Z15, Z15
 	VMOVUPS     128(AX)(R13*4), Z16
 	VSUBPS      128(R8)(R13*4), Z16, Z16
-	VMULPS      Z2, Z21, Z17
-	VMOVUPS     128(BX)(R13*4), Z18
-	VSUBPS      128(R9)(R13*4), Z18, Z18
-	VMULPS      Z3, Z23, Z19
-	VMOVUPS     128(DI)(R13*4), Z20
-	VSUBPS      128(CX)(R13*4), Z20, Z20
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z13, Z22, Z13
-	VADDPS      Z17, Z24, Z17
-	VMOVUPS     128(CX)(R13*4), Z21
-	VSUBPS      128(R10)(R13*4), Z21, Z21
-	VMULPS      Z2, Z25, Z22
-	VMULPS      Z3, Z5, Z5
-	VSUBPS      Z19, Z13, Z13
-	VMULPS      Z16, Z15, Z19
-	VSUBPS      Z4, Z17, Z4
-	VMULPS      Z18, Z6, Z17
-	VADDPS      Z22, Z14, Z14
-	VMULPS      Z11, Z15, Z22
-	VSUBPS      Z5, Z14, Z5
-	VMULPS      Z12, Z6, Z14
-	VMULPS      Z13, Z13, Z13
+	VSUBPS      Z12, Z10, Z10
+	VMOVUPS     128(BX)(R13*4), Z12
+	VSUBPS      128(R9)(R13*4), Z12, Z12
+	VMOVUPS     128(DI)(R13*4), Z17
+	VSUBPS      128(CX)(R13*4), Z17, Z17
+	VMULPS      Z7, Z10, Z7
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VMULPS      Z7, Z22, Z10
+	VMOVUPS     128(CX)(R13*4), Z18
+	VSUBPS      128(R10)(R13*4), Z18, Z18
+	VMULPS      Z7, Z24, Z20
+	VMULPS      Z2, Z23, Z22
+	VMULPS      Z2, Z4, Z4
+	VMULPS      Z16, Z14, Z23
+	VADDPS      Z10, Z25, Z10
+	VMULPS      Z12, Z3, Z24
+	VADDPS      Z20, Z21, Z20
+	VMULPS      Z13, Z14, Z21
+	VMULPS      Z7, Z26, Z25
+	VMULPS      Z15, Z3, Z26
+	VMULPS      Z2, Z5, Z5
+	VSUBPS      Z22, Z10, Z10
+	VSUBPS      Z4, Z20, Z4
+	VADDPS      Z24, Z23, Z20
+	VADDPS      Z25, Z19, Z19
+	VMULPS      Z18, Z6, Z22
+	VSUBPS      Z5, Z19, Z5
+	VADDPS      Z26, Z21, Z19
+	VMULPS      Z10, Z10, Z10
+	VMULPS      Z17, Z6, Z21
 	VMULPS      Z4, Z4, Z4
-	VADDPS      Z4, Z13, Z4
-	VADDPS      Z17, Z19, Z13
+	VADDPS      Z22, Z20, Z20
+	VADDPS      Z4, Z10, Z4
+	VADDPS      Z21, Z19, Z10
 	VMULPS      Z5, Z5, Z5
-	VMULPS      Z21, Z7, Z17
-	VADDPS      Z14, Z22, Z14
+	VMULPS      Z11, Z20, Z19
+	VMULPS      Z11, Z10, Z11
 	VADDPS      Z5, Z4, Z4
-	VMULPS      Z20, Z7, Z5
-	VADDPS      Z17, Z13, Z13
+	VMULPS      Z19, Z14, Z5
+	VMULPS      Z19, Z3, Z20
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, 64(R12)(R13*4)
+	VMOVUPS Z7, 64(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z3, 64(R12)(R13*4)
+	VMOVUPS Z2, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 64(R12)(R13*4)
 
@@ -33304,116 +33076,116 @@ ClosestAVX512_groups:
 	VMOVUPS      Z2, K1, 64(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, 64(R12)(R13*4)
-	VADDPS       Z5, Z14, Z2
-	VMULPS       Z10, Z13, Z3
-	VMULPS       Z10, Z2, Z4
-	VMULPS       Z3, Z15, Z5
-	VMULPS       Z3, Z6, Z10
-	VMULPS       Z4, Z15, Z13
-	VMULPS       Z4, Z6, Z14
-	VMULPS       Z3, Z7, Z17
+	VMULPS       Z11, Z14, Z2
+	VMULPS       Z11, Z3, Z4
+	VMULPS       Z19, Z6, Z7
 	VSUBPS       Z16, Z5, Z5
-	VSUBPS       Z18, Z10, Z10
-	VMULPS       Z4, Z7, Z19
-	VSUBPS       Z13, Z11, Z13
-	VSUBPS       Z14, Z12, Z14
-	VSUBPS       Z21, Z17, Z17
-	VSUBPS       Z19, Z20, Z19
-	VMULPS       Z13, Z13, Z22
-	VMULPS       Z14, Z14, Z23
-	VMULPS       Z13, Z5, Z5
-	VMULPS       Z14, Z10, Z10
-	VADDPS       Z23, Z22, Z13
-	VMULPS       Z19, Z19, Z14
-	VADDPS       Z10, Z5, Z5
-	VMULPS       Z19, Z17, Z10
+	VSUBPS       Z12, Z20, Z20
+	VMULPS       Z11, Z6, Z21
+	VSUBPS       Z2, Z13, Z2
+	VSUBPS       Z4, Z15, Z4
+	VSUBPS       Z18, Z7, Z7
+	VSUBPS       Z21, Z17, Z21
+	VMULPS       Z2, Z2, Z22
+	VMULPS       Z4, Z4, Z23
+	VMULPS       Z2, Z5, Z2
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS      Z14, Z13, Z13
-	VADDPS      Z10, Z5, Z5
-	VCMPPS      $0x04, Z13, Z0, K1
-	VDIVPS.Z    Z13, Z5, K1, Z5
-	VMINPS      Z1, Z5, Z5
-	VMAXPS      Z0, Z5, Z5
-	VMULPS      Z11, Z11, Z10
-	VMULPS      Z12, Z12, Z13
-	VMOVUPS     192(R11)(R13*4), Z14
-	VSUBPS      192(R8)(R13*4), Z14, Z14
-	VADDPS      Z13, Z10, Z10
-	VSUBPS      192(R9)(R13*4), Z8, Z8
-	VMULPS      Z20, Z20, Z13
-	VSUBPS      192(R10)(R13*4), Z9, Z9
-	VMULPS      Z4, Z5, Z4
-	VADDPS      Z13, Z10, Z5
-	VADDPS      Z4, Z3, Z3
-	VMULPS      Z14, Z14, Z4
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
-	VMULPS      Z8, Z8, Z10
-	VMULPS      Z11, Z16, Z13
-	VMULPS      Z12, Z18, Z17
-	VADDPS      Z10, Z4, Z4
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VMULPS      Z9, Z9, Z10
-	VADDPS      Z17, Z13, Z13
-	VMULPS      Z20, Z21, Z17
-	VADDPS      Z17, Z13, Z13
-	VMULPS      Z2, Z3, Z2
-	VADDPS      Z10, Z4, Z4
-	VSUBPS      Z13, Z2, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z    Z4, Z1, K1, Z4
-	VMULPS      Z5, Z2, Z2
-	VMOVUPS     192(DX)(R13*4), Z5
-	VSUBPS      192(AX)(R13*4), Z5, Z5
+	VMULPS      Z4, Z20, Z4
+	VADDPS      Z23, Z22, Z5
+	VMULPS      Z21, Z21, Z20
+	VADDPS      Z4, Z2, Z2
+	VMULPS      Z21, Z7, Z4
+	VADDPS      Z20, Z5, Z5
+	VMOVUPS     192(R11)(R13*4), Z7
+	VSUBPS      192(R8)(R13*4), Z7, Z7
+	VADDPS      Z4, Z2, Z2
+	VSUBPS      192(R9)(R13*4), Z8, Z4
+	VCMPPS      $0x04, Z5, Z0, K1
+	VDIVPS.Z    Z5, Z2, K1, Z2
+	VSUBPS      192(R10)(R13*4), Z9, Z5
 	VMINPS      Z1, Z2, Z2
 	VMAXPS      Z0, Z2, Z2
-	VMOVUPS     192(SI)(R13*4), Z10
-	VSUBPS      192(BX)(R13*4), Z10, Z10
-	VMULPS      Z2, Z11, Z11
-	VMOVUPS     192(AX)(R13*4), Z13
-	VSUBPS      192(R8)(R13*4), Z13, Z13
-	VMULPS      Z2, Z12, Z12
-	VMOVUPS     192(BX)(R13*4), Z17
-	VSUBPS      192(R9)(R13*4), Z17, Z17
-	VMULPS      Z3, Z15, Z15
-	VMOVUPS     192(DI)(R13*4), Z19
-	VSUBPS      192(CX)(R13*4), Z19, Z19
-	VMULPS      Z3, Z6, Z6
-	VADDPS      Z11, Z16, Z11
-	VADDPS      Z12, Z18, Z12
-	VMOVUPS     192(CX)(R13*4), Z16
-	VSUBPS      192(R10)(R13*4), Z16, Z16
-	VMULPS      Z2, Z20, Z18
-	VMULPS      Z3, Z7, Z7
-	VSUBPS      Z15, Z11, Z11
-	VMULPS      Z13, Z14, Z15
-	VSUBPS      Z6, Z12, Z6
-	VMULPS      Z17, Z8, Z12
-	VADDPS      Z18, Z21, Z18
-	VMULPS      Z5, Z14, Z20
-	VSUBPS      Z7, Z18, Z7
-	VMULPS      Z10, Z8, Z18
-	VMULPS      Z11, Z11, Z11
+	VMULPS      Z13, Z13, Z8
+	VMULPS      Z15, Z15, Z9
+	VMULPS      Z7, Z7, Z20
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z4, Z4, Z9
+	VMULPS      Z17, Z17, Z21
+	VMULPS      Z11, Z2, Z2
+	VADDPS      Z9, Z20, Z9
+	VADDPS      Z21, Z8, Z8
+	VMULPS      Z5, Z5, Z11
+	VADDPS      Z2, Z19, Z2
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
+	VDIVPS.Z    Z8, Z1, K1, Z8
+	VMULPS      Z13, Z16, Z19
+	VMULPS      Z15, Z12, Z20
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VADDPS      Z11, Z9, Z9
+	VADDPS      Z20, Z19, Z11
+	VMULPS      Z17, Z18, Z19
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z9
+	VADDPS      Z19, Z11, Z11
+	VMOVUPS     192(DX)(R13*4), Z19
+	VSUBPS      192(AX)(R13*4), Z19, Z19
+	VMULPS      Z10, Z2, Z10
+	VMOVUPS     192(SI)(R13*4), Z20
+	VSUBPS      192(BX)(R13*4), Z20, Z20
+	VMOVUPS     192(AX)(R13*4), Z21
+	VSUBPS      192(R8)(R13*4), Z21, Z21
+	VSUBPS      Z11, Z10, Z10
+	VMOVUPS     192(BX)(R13*4), Z11
+	VSUBPS      192(R9)(R13*4), Z11, Z11
+	VMOVUPS     192(DI)(R13*4), Z22
+	VSUBPS      192(CX)(R13*4), Z22, Z22
+	VMULPS      Z8, Z10, Z8
+	VMINPS      Z1, Z8, Z8
+	VMAXPS      Z0, Z8, Z8
+	VMULPS      Z8, Z13, Z10
+	VMOVUPS     192(CX)(R13*4), Z13
+	VSUBPS      192(R10)(R13*4), Z13, Z13
+	VMULPS      Z8, Z15, Z15
+	VMULPS      Z2, Z14, Z14
+	VMULPS      Z2, Z3, Z3
+	VMULPS      Z21, Z7, Z23
+	VADDPS      Z10, Z16, Z10
+	VMULPS      Z11, Z4, Z16
+	VADDPS      Z15, Z12, Z12
+	VMULPS      Z19, Z7, Z15
+	VMULPS      Z8, Z17, Z17
+	VMULPS      Z20, Z4, Z24
+	VMULPS      Z2, Z6, Z6
+	VSUBPS      Z14, Z10, Z10
+	VSUBPS      Z3, Z12, Z3
+	VADDPS      Z16, Z23, Z12
+	VADDPS      Z17, Z18, Z14
+	VMULPS      Z13, Z5, Z16
+	VSUBPS      Z6, Z14, Z6
+	VADDPS      Z24, Z15, Z14
+	VMULPS      Z10, Z10, Z10
+	VMULPS      Z22, Z5, Z15
+	VMULPS      Z3, Z3, Z3
+	VADDPS      Z16, Z12, Z12
+	VADDPS      Z3, Z10, Z3
+	VADDPS      Z15, Z14, Z10
 	VMULPS      Z6, Z6, Z6
-	VADDPS      Z6, Z11, Z6
-	VADDPS      Z12, Z15, Z11
-	VMULPS      Z7, Z7, Z7
-	VMULPS      Z16, Z9, Z12
-	VADDPS      Z18, Z20, Z15
-	VADDPS      Z7, Z6, Z6
-	VMULPS      Z19, Z9, Z7
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS      Z9, Z12, Z12
+	VMULPS      Z9, Z10, Z9
+	VADDPS      Z6, Z3, Z3
+	VMULPS      Z12, Z7, Z6
+	VMULPS      Z12, Z4, Z14
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*4)
+	VMOVUPS Z8, 128(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
+	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*4)
+	VMOVUPS Z3, 128(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z2
@@ -33423,80 +33195,75 @@ ClosestAVX512_groups:
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	VADDPS       Z7, Z15, Z2
-	VMULPS       Z4, Z11, Z3
-	VMULPS       Z4, Z2, Z4
-	VMULPS       Z3, Z14, Z6
-	VMULPS       Z3, Z8, Z7
-	VMULPS       Z4, Z14, Z11
-	VMULPS       Z4, Z8, Z12
-	VMULPS       Z3, Z9, Z15
-	VSUBPS       Z13, Z6, Z6
-	VSUBPS       Z17, Z7, Z7
-	VMULPS       Z4, Z9, Z18
-	VSUBPS       Z11, Z5, Z11
-	VSUBPS       Z12, Z10, Z12
-	VSUBPS       Z16, Z15, Z15
-	VSUBPS       Z18, Z19, Z18
-	VMULPS       Z11, Z11, Z20
-	VMULPS       Z12, Z12, Z21
-	VMULPS       Z11, Z6, Z6
-	VMULPS       Z12, Z7, Z7
-	VADDPS       Z21, Z20, Z11
-	VMULPS       Z18, Z18, Z12
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z18, Z15, Z7
-	VADDPS       Z12, Z11, Z11
-	VADDPS       Z7, Z6, Z6
-	VCMPPS       $0x04, Z11, Z0, K1
-	VDIVPS.Z     Z11, Z6, K1, Z6
-	VMINPS       Z1, Z6, Z6
-	VMAXPS       Z0, Z6, Z6
-	VMULPS       Z5, Z5, Z7
-	VMULPS       Z10, Z10, Z11
-	VADDPS       Z11, Z7, Z7
-	VMULPS       Z19, Z19, Z11
-	VMULPS       Z4, Z6, Z4
-	VADDPS       Z11, Z7, Z6
-	VADDPS       Z4, Z3, Z3
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z     Z6, Z1, K1, Z4
-	VMULPS       Z5, Z13, Z6
-	VMULPS       Z10, Z17, Z7
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z19, Z16, Z7
-	VADDPS       Z7, Z6, Z6
-	VMULPS       Z2, Z3, Z2
-	VSUBPS       Z6, Z2, Z2
-	VMULPS       Z4, Z2, Z2
+	VMULPS       Z9, Z7, Z2
+	VMULPS       Z9, Z4, Z3
+	VMULPS       Z12, Z5, Z8
+	VSUBPS       Z21, Z6, Z6
+	VSUBPS       Z11, Z14, Z14
+	VMULPS       Z9, Z5, Z15
+	VSUBPS       Z2, Z19, Z2
+	VSUBPS       Z3, Z20, Z3
+	VSUBPS       Z13, Z8, Z8
+	VSUBPS       Z15, Z22, Z15
+	VMULPS       Z2, Z2, Z16
+	VMULPS       Z3, Z3, Z17
+	VMULPS       Z2, Z6, Z2
+	VMULPS       Z3, Z14, Z3
+	VADDPS       Z17, Z16, Z6
+	VMULPS       Z15, Z15, Z14
+	VADDPS       Z3, Z2, Z2
+	VMULPS       Z15, Z8, Z3
+	VADDPS       Z14, Z6, Z6
+	VADDPS       Z3, Z2, Z2
+	VCMPPS       $0x04, Z6, Z0, K1
+	VDIVPS.Z     Z6, Z2, K1, Z2
 	VMINPS       Z1, Z2, Z2
 	VMAXPS       Z0, Z2, Z2
-	VMULPS       Z2, Z5, Z4
-	VMULPS       Z2, Z10, Z5
-	VMULPS       Z3, Z14, Z6
-	VMULPS       Z3, Z8, Z7
-	VADDPS       Z4, Z13, Z4
-	VADDPS       Z5, Z17, Z5
-	VMULPS       Z2, Z19, Z8
-	VMULPS       Z3, Z9, Z9
-	VSUBPS       Z6, Z4, Z4
-	VSUBPS       Z7, Z5, Z5
-	VADDPS       Z8, Z16, Z6
-	VSUBPS       Z9, Z6, Z6
+	VMULPS       Z19, Z19, Z3
+	VMULPS       Z20, Z20, Z6
+	VADDPS       Z6, Z3, Z3
+	VMULPS       Z22, Z22, Z6
+	VMULPS       Z9, Z2, Z2
+	VADDPS       Z6, Z3, Z3
+	VADDPS       Z2, Z12, Z2
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z     Z3, Z1, K1, Z3
+	VMULPS       Z19, Z21, Z6
+	VMULPS       Z20, Z11, Z8
+	VMINPS       Z1, Z2, Z2
+	VMAXPS       Z0, Z2, Z2
+	VADDPS       Z8, Z6, Z6
+	VMULPS       Z22, Z13, Z8
+	VADDPS       Z8, Z6, Z6
+	VMULPS       Z10, Z2, Z8
+	VSUBPS       Z6, Z8, Z6
+	VMULPS       Z3, Z6, Z3
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VMULPS       Z3, Z19, Z6
+	VMULPS       Z3, Z20, Z8
+	VMULPS       Z2, Z7, Z7
+	VMULPS       Z2, Z4, Z4
+	VADDPS       Z6, Z21, Z6
+	VADDPS       Z8, Z11, Z8
+	VMULPS       Z3, Z22, Z9
+	VMULPS       Z2, Z5, Z5
+	VSUBPS       Z7, Z6, Z6
+	VSUBPS       Z4, Z8, Z4
+	VADDPS       Z9, Z13, Z7
+	VSUBPS       Z5, Z7, Z5
+	VMULPS       Z6, Z6, Z6
 	VMULPS       Z4, Z4, Z4
+	VADDPS       Z4, Z6, Z4
 	VMULPS       Z5, Z5, Z5
-	VADDPS       Z5, Z4, Z4
-	VMULPS       Z6, Z6, Z5
 	VADDPS       Z5, Z4, Z4
 	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*4)
-	MOVQ    t+104(FP), R12
 	VMOVUPS Z3, 192(R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z4, 192(R12)(R13*4)
 
@@ -35890,7 +35657,7 @@ TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
 	TESTQ $0x0000003f, R12
 	JNZ   Closest64AVX512_nt_skip
 
-	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_nt_end
 
@@ -35945,476 +35712,347 @@ Closest64AVX512_nt:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1152(R12)(R13*8)
 	VMOVUPS    128(R12)(R13*8), Z7
-	PREFETCHT1 1216(AX)(R13*8)
-	PREFETCHT1 1216(BX)(R13*8)
-	PREFETCHT1 1216(CX)(R13*8)
-	PREFETCHT1 1216(DX)(R13*8)
-	PREFETCHT1 1216(SI)(R13*8)
-	PREFETCHT1 1216(DI)(R13*8)
-	PREFETCHT1 1216(R8)(R13*8)
-	PREFETCHT1 1216(R9)(R13*8)
-	PREFETCHT1 1216(R10)(R13*8)
-	PREFETCHT1 1216(R11)(R13*8)
-	MOVQ       dy+80(FP), R12
-	PREFETCHT1 1216(R12)(R13*8)
-	VMOVUPS    192(R12)(R13*8), Z8
-	MOVQ       dz+88(FP), R12
-	PREFETCHT1 1216(R12)(R13*8)
-	VMOVUPS    192(R12)(R13*8), Z9
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z10
-	VSUBPD      (R8)(R13*8), Z10, Z10
+	VMOVUPS     (R11)(R13*8), Z8
+	VSUBPD      (R8)(R13*8), Z8, Z8
 	VSUBPD      (R9)(R13*8), Z2, Z2
 	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z10, Z10, Z11
-	VMULPD      Z2, Z2, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z3, Z3, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*8), Z12
-	VSUBPD      (AX)(R13*8), Z12, Z12
-	VMOVUPS     (SI)(R13*8), Z13
-	VSUBPD      (BX)(R13*8), Z13, Z13
-	VMOVUPS     (AX)(R13*8), Z14
-	VSUBPD      (R8)(R13*8), Z14, Z14
-	VMOVUPS     (BX)(R13*8), Z15
-	VSUBPD      (R9)(R13*8), Z15, Z15
-	VMOVUPS     (DI)(R13*8), Z16
-	VSUBPD      (CX)(R13*8), Z16, Z16
-	VMOVUPS     (CX)(R13*8), Z17
-	VSUBPD      (R10)(R13*8), Z17, Z17
-	VMULPD      Z14, Z10, Z18
-	VMULPD      Z15, Z2, Z19
-	VMULPD      Z12, Z10, Z20
-	VMULPD      Z13, Z2, Z21
+	VMULPD      Z8, Z8, Z9
+	VMULPD      Z2, Z2, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z3, Z3, Z10
+	VADDPD      Z10, Z9, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z    Z9, Z1, K1, Z9
+	VMOVUPS     (DX)(R13*8), Z10
+	VSUBPD      (AX)(R13*8), Z10, Z10
+	VMOVUPS     (SI)(R13*8), Z11
+	VSUBPD      (BX)(R13*8), Z11, Z11
+	VMOVUPS     (AX)(R13*8), Z12
+	VSUBPD      (R8)(R13*8), Z12, Z12
+	VMOVUPS     (BX)(R13*8), Z13
+	VSUBPD      (R9)(R13*8), Z13, Z13
+	VMOVUPS     (DI)(R13*8), Z14
+	VSUBPD      (CX)(R13*8), Z14, Z14
+	VMOVUPS     (CX)(R13*8), Z15
+	VSUBPD      (R10)(R13*8), Z15, Z15
+	VMULPD      Z12, Z8, Z16
+	VMULPD      Z13, Z2, Z17
+	VMULPD      Z10, Z8, Z18
+	VMULPD      Z11, Z2, Z19
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z15, Z3, Z17
 	VADDPD      Z19, Z18, Z18
-	VMULPD      Z17, Z3, Z19
-	VADDPD      Z21, Z20, Z20
-	VMULPD      Z16, Z3, Z21
-	VADDPD      Z19, Z18, Z18
-	VADDPD      Z21, Z20, Z19
-	VMULPD      Z11, Z18, Z18
-	VMULPD      Z11, Z19, Z11
-	VMULPD      Z18, Z10, Z20
-	VMULPD      Z18, Z2, Z21
-	VMULPD      Z11, Z10, Z22
-	VMULPD      Z11, Z2, Z23
-	VMULPD      Z18, Z3, Z24
-	VSUBPD      Z14, Z20, Z20
-	VSUBPD      Z15, Z21, Z21
-	VMULPD      Z11, Z3, Z25
-	VSUBPD      Z22, Z12, Z22
-	VSUBPD      Z23, Z13, Z23
-	VSUBPD      Z17, Z24, Z24
+	VMULPD      Z14, Z3, Z19
+	VADDPD      Z17, Z16, Z16
+	VADDPD      Z19, Z18, Z17
+	VMULPD      Z9, Z16, Z16
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD         Z25, Z16, Z25
-	VMULPD         Z22, Z22, Z26
-	VMULPD         Z23, Z23, Z27
-	VMULPD         Z22, Z20, Z20
-	VMULPD         Z23, Z21, Z21
-	VADDPD         Z27, Z26, Z22
-	VMOVUPS        64(R11)(R13*8), Z23
-	VSUBPD         64(R8)(R13*8), Z23, Z23
-	VMULPD         Z25, Z25, Z26
-	VSUBPD         64(R9)(R13*8), Z4, Z4
-	VADDPD         Z21, Z20, Z20
-	VSUBPD         64(R10)(R13*8), Z5, Z5
-	VMULPD         Z25, Z24, Z21
-	VADDPD         Z26, Z22, Z22
-	VADDPD         Z21, Z20, Z20
-	VMULPD         Z23, Z23, Z21
-	VCMPPD         $0x04, Z22, Z0, K1
-	VDIVPD.Z       Z22, Z20, K1, Z20
-	VMULPD         Z4, Z4, Z22
-	VMULPD         Z12, Z12, Z24
-	VMULPD         Z13, Z13, Z25
-	VADDPD         Z22, Z21, Z21
-	VADDPD         Z25, Z24, Z22
-	VMULPD         Z5, Z5, Z24
-	VMULPD         Z16, Z16, Z25
-	VADDPD         Z24, Z21, Z21
-	VMINPD         Z1, Z20, Z20
-	VMAXPD         Z0, Z20, Z20
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z       Z21, Z1, K1, Z21
-	VADDPD         Z25, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K1
-	VDIVPD.Z       Z22, Z1, K1, Z22
-	VMULPD         Z11, Z20, Z11
-	VADDPD         Z11, Z18, Z11
-	VMULPD         Z12, Z14, Z18
-	VMULPD         Z13, Z15, Z20
-	VMINPD         Z1, Z11, Z11
-	VMAXPD         Z0, Z11, Z11
-	VMOVUPS        64(DX)(R13*8), Z24
-	VSUBPD         64(AX)(R13*8), Z24, Z24
-	VADDPD         Z20, Z18, Z18
-	VMOVUPS        64(SI)(R13*8), Z20
-	VSUBPD         64(BX)(R13*8), Z20, Z20
-	VMULPD         Z16, Z17, Z25
-	VMOVUPS        64(AX)(R13*8), Z26
-	VSUBPD         64(R8)(R13*8), Z26, Z26
-	VMOVUPS        64(BX)(R13*8), Z27
-	VSUBPD         64(R9)(R13*8), Z27, Z27
-	VADDPD         Z25, Z18, Z18
-	VMOVUPS        64(DI)(R13*8), Z25
-	VSUBPD         64(CX)(R13*8), Z25, Z25
-	VMULPD         Z19, Z11, Z19
-	VSUBPD         Z18, Z19, Z18
-	VMOVUPS        64(CX)(R13*8), Z19
-	VSUBPD         64(R10)(R13*8), Z19, Z19
-	VMULPD         Z22, Z18, Z18
-	VMINPD         Z1, Z18, Z18
-	VMAXPD         Z0, Z18, Z18
-	VMULPD         Z26, Z23, Z22
-	VMULPD         Z18, Z12, Z12
-	VMULPD         Z27, Z4, Z28
-	VMULPD         Z18, Z13, Z13
-	VMULPD         Z24, Z23, Z29
-	VMULPD         Z11, Z10, Z10
-	VMULPD         Z20, Z4, Z30
-	VMULPD         Z11, Z2, Z2
-	VADDPD         Z12, Z14, Z12
-	VADDPD         Z13, Z15, Z13
-	VADDPD         Z28, Z22, Z14
-	VMULPD         Z18, Z16, Z15
-	VMULPD         Z19, Z5, Z16
-	VMULPD         Z11, Z3, Z3
-	VADDPD         Z30, Z29, Z22
-	VSUBPD         Z10, Z12, Z10
-	VMULPD         Z25, Z5, Z12
-	VSUBPD         Z2, Z13, Z2
-	VADDPD         Z16, Z14, Z13
-	VADDPD         Z15, Z17, Z14
-	VADDPD         Z12, Z22, Z12
+	VMULPD      Z9, Z17, Z9
+	VMULPD      Z16, Z8, Z18
+	VMULPD      Z16, Z2, Z19
+	VMULPD      Z9, Z8, Z20
+	VMULPD      Z9, Z2, Z21
+	VMULPD      Z16, Z3, Z22
+	VMOVUPS     64(R11)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VSUBPD      Z12, Z18, Z18
+	VSUBPD      64(R9)(R13*8), Z4, Z4
+	VSUBPD      Z13, Z19, Z19
+	VSUBPD      64(R10)(R13*8), Z5, Z5
+	VMULPD      Z9, Z3, Z24
+	VSUBPD      Z20, Z10, Z20
+	VSUBPD      Z21, Z11, Z21
+	VMULPD      Z23, Z23, Z25
+	VSUBPD      Z15, Z22, Z22
+	VMULPD      Z4, Z4, Z26
+	VSUBPD      Z24, Z14, Z24
+	VMULPD      Z20, Z20, Z27
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z21, Z21, Z26
+	VMULPD      Z5, Z5, Z28
+	VMULPD      Z20, Z18, Z18
+	VADDPD      Z28, Z25, Z20
+	VMULPD      Z21, Z19, Z19
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
+	VDIVPD.Z    Z20, Z1, K1, Z20
+	VADDPD      Z26, Z27, Z21
+	VMULPD      Z24, Z24, Z25
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z24, Z22, Z19
+	VADDPD      Z25, Z21, Z21
+	VADDPD      Z19, Z18, Z18
+	VCMPPD      $0x04, Z21, Z0, K1
+	VDIVPD.Z    Z21, Z18, K1, Z18
+	VMOVUPS     64(DX)(R13*8), Z19
+	VSUBPD      64(AX)(R13*8), Z19, Z19
+	VMULPD      Z10, Z10, Z21
+	VMOVUPS     64(SI)(R13*8), Z22
+	VSUBPD      64(BX)(R13*8), Z22, Z22
+	VMULPD      Z11, Z11, Z24
+	VMOVUPS     64(AX)(R13*8), Z25
+	VSUBPD      64(R8)(R13*8), Z25, Z25
+	VADDPD      Z24, Z21, Z21
+	VMOVUPS     64(BX)(R13*8), Z24
+	VSUBPD      64(R9)(R13*8), Z24, Z24
+	VMULPD      Z14, Z14, Z26
+	VMOVUPS     64(DI)(R13*8), Z27
+	VSUBPD      64(CX)(R13*8), Z27, Z27
+	VMINPD      Z1, Z18, Z18
+	VMAXPD      Z0, Z18, Z18
+	VADDPD      Z26, Z21, Z21
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z    Z21, Z1, K1, Z21
+	VMOVUPS     64(CX)(R13*8), Z26
+	VSUBPD      64(R10)(R13*8), Z26, Z26
+	VMULPD      Z9, Z18, Z9
+	VADDPD      Z9, Z16, Z9
+	VMULPD      Z10, Z12, Z16
+	VMULPD      Z25, Z23, Z18
+	VMULPD      Z11, Z13, Z28
+	VMULPD      Z24, Z4, Z29
+	VMINPD      Z1, Z9, Z9
+	VMAXPD      Z0, Z9, Z9
+	VMULPD      Z19, Z23, Z30
+	VADDPD      Z28, Z16, Z16
+	VMULPD      Z22, Z4, Z28
+	VMULPD      Z14, Z15, Z31
+	VADDPD      Z31, Z16, Z16
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z17, Z9, Z17
+	VMULPD      Z26, Z5, Z29
+	VADDPD      Z28, Z30, Z28
+	VSUBPD      Z16, Z17, Z16
+	VMULPD      Z27, Z5, Z17
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z21, Z16, Z16
+	VADDPD      Z17, Z28, Z17
+	VMINPD      Z1, Z16, Z16
+	VMAXPD      Z0, Z16, Z16
+	VMULPD      Z20, Z18, Z18
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD         Z16, Z10, Z10
+	VMULPD         Z20, Z17, Z20
+	VMULPD         Z16, Z11, Z11
+	VMULPD         Z18, Z23, Z21
+	VMULPD         Z9, Z8, Z8
+	VMULPD         Z18, Z4, Z28
+	VMULPD         Z9, Z2, Z2
+	VMULPD         Z20, Z23, Z29
+	VADDPD         Z10, Z12, Z10
+	VMULPD         Z20, Z4, Z12
+	VADDPD         Z11, Z13, Z11
+	VMULPD         Z18, Z5, Z13
+	VMOVUPS        128(R11)(R13*8), Z30
+	VSUBPD         128(R8)(R13*8), Z30, Z30
+	VMULPD         Z16, Z14, Z14
+	VSUBPD         Z25, Z21, Z21
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VMULPD         Z9, Z3, Z3
+	VSUBPD         Z24, Z28, Z28
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VSUBPD         Z8, Z10, Z8
+	VMULPD         Z20, Z5, Z10
+	VSUBPD         Z2, Z11, Z2
+	VSUBPD         Z29, Z19, Z11
+	VADDPD         Z14, Z15, Z14
+	VSUBPD         Z12, Z22, Z12
+	VMULPD         Z30, Z30, Z15
 	VSUBPD         Z3, Z14, Z3
-	VMULPD         Z21, Z13, Z13
-	VMULPD         Z10, Z10, Z10
-	VMULPD         Z21, Z12, Z14
+	VSUBPD         Z26, Z13, Z13
+	VMULPD         Z6, Z6, Z14
+	VMULPD         Z8, Z8, Z8
+	VSUBPD         Z10, Z27, Z10
 	VMULPD         Z2, Z2, Z2
-	VMULPD         Z13, Z23, Z15
-	VADDPD         Z2, Z10, Z2
-	VMULPD         Z13, Z4, Z10
+	VMULPD         Z11, Z11, Z29
+	VADDPD         Z14, Z15, Z14
+	VADDPD         Z2, Z8, Z2
+	VMULPD         Z12, Z12, Z8
+	VMULPD         Z7, Z7, Z15
 	VMULPD         Z3, Z3, Z3
-	VMULPD         Z14, Z23, Z16
-	VMULPD         Z14, Z4, Z17
+	VMULPD         Z11, Z21, Z11
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z12, Z28, Z12
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z14, K1
+	VDIVPD.Z       Z14, Z1, K1, Z14
 	VADDPD         Z3, Z2, Z2
-	VMULPD         Z13, Z5, Z3
-	VSUBPD         Z26, Z15, Z15
+	VADDPD         Z8, Z29, Z3
+	VMULPD         Z10, Z10, Z8
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VSUBPD         Z27, Z10, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z18, K1, Z18
-	VMULPD         Z14, Z5, Z21
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
-	VSUBPD         Z16, Z24, Z16
+	VADDPD         Z12, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
+	VMULPD         Z10, Z13, Z10
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VADDPD         Z8, Z3, Z3
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 0.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z18, (R12)(R13*8)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z11, (R12)(R13*8)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z2, (R12)(R13*8)
-	VSUBPD   Z17, Z20, Z2
-	VSUBPD   Z19, Z3, Z3
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD         Z21, Z25, Z11
-	VMULPD         Z16, Z16, Z17
-	VMULPD         Z2, Z2, Z18
-	VMULPD         Z16, Z15, Z15
-	VMULPD         Z2, Z10, Z2
-	VADDPD         Z18, Z17, Z10
-	VMOVUPS        128(R11)(R13*8), Z16
-	VSUBPD         128(R8)(R13*8), Z16, Z16
-	VMULPD         Z11, Z11, Z17
-	VSUBPD         128(R9)(R13*8), Z6, Z6
-	VADDPD         Z2, Z15, Z2
-	VSUBPD         128(R10)(R13*8), Z7, Z7
-	VMULPD         Z11, Z3, Z3
-	VADDPD         Z17, Z10, Z10
-	VADDPD         Z3, Z2, Z2
-	VMULPD         Z16, Z16, Z3
-	VCMPPD         $0x04, Z10, Z0, K1
-	VDIVPD.Z       Z10, Z2, K1, Z2
-	VMULPD         Z6, Z6, Z10
-	VMULPD         Z24, Z24, Z11
-	VMULPD         Z20, Z20, Z15
-	VADDPD         Z10, Z3, Z3
-	VADDPD         Z15, Z11, Z10
-	VMULPD         Z7, Z7, Z11
-	VMULPD         Z25, Z25, Z15
-	VADDPD         Z11, Z3, Z3
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z16, (R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z9, (R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z2, (R12)(R13*8)
+	VADDPD         Z10, Z11, Z2
+	VCMPPD         $0x04, Z3, Z0, K1
+	VDIVPD.Z       Z3, Z2, K1, Z2
+	VMOVUPS        128(DX)(R13*8), Z3
+	VSUBPD         128(AX)(R13*8), Z3, Z3
+	VMULPD         Z19, Z19, Z8
+	VMOVUPS        128(SI)(R13*8), Z9
+	VSUBPD         128(BX)(R13*8), Z9, Z9
+	VMULPD         Z22, Z22, Z10
+	VMOVUPS        128(AX)(R13*8), Z11
+	VSUBPD         128(R8)(R13*8), Z11, Z11
+	VADDPD         Z10, Z8, Z8
+	VMOVUPS        128(BX)(R13*8), Z10
+	VSUBPD         128(R9)(R13*8), Z10, Z10
+	VMULPD         Z27, Z27, Z12
+	VMOVUPS        128(DI)(R13*8), Z13
+	VSUBPD         128(CX)(R13*8), Z13, Z13
 	VMINPD         Z1, Z2, Z2
 	VMAXPD         Z0, Z2, Z2
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
-	VADDPD         Z15, Z10, Z10
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z10, K1
-	VDIVPD.Z       Z10, Z1, K1, Z10
-	VMULPD         Z14, Z2, Z2
-	VADDPD         Z2, Z13, Z2
-	VMULPD         Z24, Z26, Z11
-	VMULPD         Z20, Z27, Z13
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VMOVUPS        128(DX)(R13*8), Z14
-	VSUBPD         128(AX)(R13*8), Z14, Z14
-	VADDPD         Z13, Z11, Z11
-	VMOVUPS        128(SI)(R13*8), Z13
-	VSUBPD         128(BX)(R13*8), Z13, Z13
-	VMULPD         Z25, Z19, Z15
-	VMOVUPS        128(AX)(R13*8), Z17
-	VSUBPD         128(R8)(R13*8), Z17, Z17
-	VMOVUPS        128(BX)(R13*8), Z18
-	VSUBPD         128(R9)(R13*8), Z18, Z18
-	VADDPD         Z15, Z11, Z11
-	VMOVUPS        128(DI)(R13*8), Z15
-	VSUBPD         128(CX)(R13*8), Z15, Z15
-	VMULPD         Z12, Z2, Z12
-	VSUBPD         Z11, Z12, Z11
+	VADDPD         Z12, Z8, Z8
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z8, K1
+	VDIVPD.Z       Z8, Z1, K1, Z8
 	VMOVUPS        128(CX)(R13*8), Z12
 	VSUBPD         128(R10)(R13*8), Z12, Z12
-	VMULPD         Z10, Z11, Z10
-	VMINPD         Z1, Z10, Z10
-	VMAXPD         Z0, Z10, Z10
-	VMULPD         Z17, Z16, Z11
-	VMULPD         Z10, Z24, Z21
-	VMULPD         Z18, Z6, Z22
-	VMULPD         Z10, Z20, Z20
-	VMULPD         Z14, Z16, Z24
-	VMULPD         Z2, Z23, Z23
-	VMULPD         Z13, Z6, Z28
+	VMULPD         Z20, Z2, Z2
+	VADDPD         Z2, Z18, Z2
+	VMULPD         Z19, Z25, Z15
+	VMULPD         Z11, Z30, Z16
+	VMULPD         Z22, Z24, Z18
+	VMULPD         Z10, Z6, Z20
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMULPD         Z3, Z30, Z21
+	VADDPD         Z18, Z15, Z15
+	VMULPD         Z9, Z6, Z18
+	VMULPD         Z27, Z26, Z28
+	VADDPD         Z28, Z15, Z15
+	VADDPD         Z20, Z16, Z16
+	VMULPD         Z17, Z2, Z17
+	VMULPD         Z12, Z7, Z20
+	VADDPD         Z18, Z21, Z18
+	VSUBPD         Z15, Z17, Z15
+	VMULPD         Z13, Z7, Z17
+	VADDPD         Z20, Z16, Z16
+	VMULPD         Z8, Z15, Z8
+	VADDPD         Z17, Z18, Z15
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VMULPD         Z14, Z16, Z16
+	VMULPD         Z8, Z19, Z17
+	VMULPD         Z14, Z15, Z14
+	VMULPD         Z8, Z22, Z18
+	VMULPD         Z16, Z30, Z19
+	VMULPD         Z2, Z23, Z20
+	VMULPD         Z16, Z6, Z21
 	VMULPD         Z2, Z4, Z4
-	VADDPD         Z21, Z26, Z21
-	VADDPD         Z20, Z27, Z20
-	VADDPD         Z22, Z11, Z11
-	VMULPD         Z10, Z25, Z22
-	VMULPD         Z12, Z7, Z25
+	VMULPD         Z14, Z30, Z22
+	VADDPD         Z17, Z25, Z17
+	VMULPD         Z14, Z6, Z23
+	VADDPD         Z18, Z24, Z18
+	VMULPD         Z16, Z7, Z24
+	VMULPD         Z8, Z27, Z25
+	VSUBPD         Z11, Z19, Z19
 	VMULPD         Z2, Z5, Z5
-	VADDPD         Z28, Z24, Z24
-	VSUBPD         Z23, Z21, Z21
-	VMULPD         Z15, Z7, Z23
-	VSUBPD         Z4, Z20, Z4
-	VADDPD         Z25, Z11, Z11
-	VADDPD         Z22, Z19, Z19
-	VADDPD         Z23, Z24, Z20
-	VSUBPD         Z5, Z19, Z5
-	VMULPD         Z3, Z11, Z11
-	VMULPD         Z21, Z21, Z19
-	VMULPD         Z3, Z20, Z3
+	VSUBPD         Z10, Z21, Z21
+	VSUBPD         Z20, Z17, Z17
+	VMULPD         Z14, Z7, Z20
+	VSUBPD         Z4, Z18, Z4
+	VSUBPD         Z22, Z3, Z18
+	VADDPD         Z25, Z26, Z22
+	VSUBPD         Z23, Z9, Z23
+	VSUBPD         Z5, Z22, Z5
+	VSUBPD         Z12, Z24, Z22
+	VMULPD         Z17, Z17, Z17
+	VSUBPD         Z20, Z13, Z20
 	VMULPD         Z4, Z4, Z4
-	VMULPD         Z11, Z16, Z21
-	VADDPD         Z4, Z19, Z4
-	VMULPD         Z11, Z6, Z19
+	VMULPD         Z18, Z18, Z24
+	VADDPD         Z4, Z17, Z4
+	VMULPD         Z23, Z23, Z17
 	VMULPD         Z5, Z5, Z5
-	VMULPD         Z3, Z16, Z22
-	VMULPD         Z3, Z6, Z23
+	VMULPD         Z18, Z19, Z18
+	VMULPD         Z23, Z21, Z19
 	VADDPD         Z5, Z4, Z4
-	VMULPD         Z11, Z7, Z5
-	VSUBPD         Z17, Z21, Z21
+	VADDPD         Z17, Z24, Z5
+	VMULPD         Z20, Z20, Z17
 	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VSUBPD         Z18, Z19, Z19
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
-	VMULPD         Z3, Z7, Z24
+	VADDPD         Z19, Z18, Z18
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VMULPD         Z20, Z22, Z19
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VSUBPD         Z22, Z14, Z22
+	VADDPD         Z17, Z5, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z10, 64(R12)(R13*8)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 64(R12)(R13*8)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 64(R12)(R13*8)
-	VSUBPD   Z23, Z13, Z2
-	VSUBPD   Z12, Z5, Z4
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD         Z24, Z15, Z5
-	VMULPD         Z22, Z22, Z10
-	VMULPD         Z2, Z2, Z23
-	VMULPD         Z22, Z21, Z21
-	VMULPD         Z2, Z19, Z2
-	VADDPD         Z23, Z10, Z10
-	VMOVUPS        192(R11)(R13*8), Z19
-	VSUBPD         192(R8)(R13*8), Z19, Z19
-	VMULPD         Z5, Z5, Z22
-	VSUBPD         192(R9)(R13*8), Z8, Z8
-	VADDPD         Z2, Z21, Z2
-	VSUBPD         192(R10)(R13*8), Z9, Z9
-	VMULPD         Z5, Z4, Z4
-	VADDPD         Z22, Z10, Z5
-	VADDPD         Z4, Z2, Z2
-	VMULPD         Z19, Z19, Z4
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z8, 64(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z2, 64(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z4, 64(R12)(R13*8)
+	VADDPD         Z19, Z18, Z2
 	VCMPPD         $0x04, Z5, Z0, K1
 	VDIVPD.Z       Z5, Z2, K1, Z2
-	VMULPD         Z8, Z8, Z5
-	VMULPD         Z14, Z14, Z10
-	VMULPD         Z13, Z13, Z21
+	VMULPD         Z3, Z3, Z4
+	VMULPD         Z9, Z9, Z5
 	VADDPD         Z5, Z4, Z4
-	VADDPD         Z21, Z10, Z5
-	VMULPD         Z9, Z9, Z10
-	VMULPD         Z15, Z15, Z21
-	VADDPD         Z10, Z4, Z4
+	VMULPD         Z13, Z13, Z5
 	VMINPD         Z1, Z2, Z2
 	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z5, Z4, Z4
 	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
 	VDIVPD.Z       Z4, Z1, K1, Z4
-	VADDPD         Z21, Z5, Z5
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z       Z5, Z1, K1, Z5
-	VMULPD         Z3, Z2, Z2
-	VADDPD         Z2, Z11, Z2
-	VMULPD         Z14, Z17, Z3
-	VMULPD         Z13, Z18, Z10
+	VMULPD         Z14, Z2, Z2
+	VADDPD         Z2, Z16, Z2
+	VMULPD         Z3, Z11, Z5
+	VMULPD         Z9, Z10, Z8
 	VMINPD         Z1, Z2, Z2
 	VMAXPD         Z0, Z2, Z2
-	VMOVUPS        192(DX)(R13*8), Z11
-	VSUBPD         192(AX)(R13*8), Z11, Z11
-	VADDPD         Z10, Z3, Z3
-	VMOVUPS        192(SI)(R13*8), Z10
-	VSUBPD         192(BX)(R13*8), Z10, Z10
-	VMULPD         Z15, Z12, Z21
-	VMOVUPS        192(AX)(R13*8), Z22
-	VSUBPD         192(R8)(R13*8), Z22, Z22
-	VMOVUPS        192(BX)(R13*8), Z23
-	VSUBPD         192(R9)(R13*8), Z23, Z23
-	VADDPD         Z21, Z3, Z3
-	VMOVUPS        192(DI)(R13*8), Z21
-	VSUBPD         192(CX)(R13*8), Z21, Z21
-	VMULPD         Z20, Z2, Z20
-	VSUBPD         Z3, Z20, Z3
-	VMOVUPS        192(CX)(R13*8), Z20
-	VSUBPD         192(R10)(R13*8), Z20, Z20
-	VMULPD         Z5, Z3, Z3
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VMULPD         Z22, Z19, Z5
-	VMULPD         Z3, Z14, Z14
-	VMULPD         Z23, Z8, Z24
-	VMULPD         Z3, Z13, Z13
-	VMULPD         Z11, Z19, Z25
-	VMULPD         Z2, Z16, Z16
-	VMULPD         Z10, Z8, Z26
+	VADDPD         Z8, Z5, Z5
+	VMULPD         Z13, Z12, Z8
+	VADDPD         Z8, Z5, Z5
+	VMULPD         Z15, Z2, Z8
+	VSUBPD         Z5, Z8, Z5
+	VMULPD         Z4, Z5, Z4
+	VMINPD         Z1, Z4, Z4
+	VMAXPD         Z0, Z4, Z4
+	VMULPD         Z4, Z3, Z3
+	VMULPD         Z4, Z9, Z5
+	VMULPD         Z2, Z30, Z8
 	VMULPD         Z2, Z6, Z6
-	VADDPD         Z14, Z17, Z14
-	VADDPD         Z13, Z18, Z13
-	VADDPD         Z24, Z5, Z5
-	VMULPD         Z3, Z15, Z15
-	VMULPD         Z20, Z9, Z17
+	VADDPD         Z3, Z11, Z3
+	VADDPD         Z5, Z10, Z5
+	VMULPD         Z4, Z13, Z9
 	VMULPD         Z2, Z7, Z7
-	VADDPD         Z26, Z25, Z18
-	VSUBPD         Z16, Z14, Z14
-	VMULPD         Z21, Z9, Z16
-	VSUBPD         Z6, Z13, Z6
-	VADDPD         Z17, Z5, Z5
-	VADDPD         Z15, Z12, Z12
-	VADDPD         Z16, Z18, Z13
-	VSUBPD         Z7, Z12, Z7
-	VMULPD         Z4, Z5, Z5
-	VMULPD         Z14, Z14, Z12
-	VMULPD         Z4, Z13, Z4
-	VMULPD         Z6, Z6, Z6
-	VMULPD         Z5, Z19, Z14
-	VADDPD         Z6, Z12, Z6
-	VMULPD         Z5, Z8, Z12
-	VMULPD         Z7, Z7, Z7
-	VMULPD         Z4, Z19, Z15
-	VMULPD         Z4, Z8, Z16
-	VADDPD         Z7, Z6, Z6
-	VMULPD         Z5, Z9, Z7
-	VSUBPD         Z22, Z14, Z14
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z6, K1
-	VSUBPD         Z23, Z12, Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         Z4, Z9, Z17
+	VSUBPD         Z8, Z3, Z3
+	VSUBPD         Z6, Z5, Z5
+	VADDPD         Z9, Z12, Z6
+	VSUBPD         Z7, Z6, Z6
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z5, Z5, Z5
+	VADDPD         Z5, Z3, Z3
+	VMULPD         Z6, Z6, Z5
+	VADDPD         Z5, Z3, Z3
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z3, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VSUBPD         Z15, Z11, Z15
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
 
 	// Store the results of group 2.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z3, 128(R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z2, 128(R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z6, 128(R12)(R13*8)
-	VSUBPD         Z16, Z10, Z2
-	VSUBPD         Z20, Z7, Z3
-	VSUBPD         Z17, Z21, Z6
-	VMULPD         Z15, Z15, Z7
-	VMULPD         Z2, Z2, Z16
-	VMULPD         Z15, Z14, Z14
-	VMULPD         Z2, Z12, Z2
-	VADDPD         Z16, Z7, Z7
-	VMULPD         Z6, Z6, Z12
-	VADDPD         Z2, Z14, Z2
-	VMULPD         Z6, Z3, Z3
-	VADDPD         Z12, Z7, Z6
-	VADDPD         Z3, Z2, Z2
-	VCMPPD         $0x04, Z6, Z0, K1
-	VDIVPD.Z       Z6, Z2, K1, Z2
-	VMULPD         Z11, Z11, Z3
-	VMULPD         Z10, Z10, Z6
-	VADDPD         Z6, Z3, Z3
-	VMULPD         Z21, Z21, Z6
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z6, Z3, Z3
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
-	VMULPD         Z4, Z2, Z2
-	VADDPD         Z2, Z5, Z2
-	VMULPD         Z11, Z22, Z4
-	VMULPD         Z10, Z23, Z5
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z5, Z4, Z4
-	VMULPD         Z21, Z20, Z5
-	VADDPD         Z5, Z4, Z4
-	VMULPD         Z13, Z2, Z5
-	VSUBPD         Z4, Z5, Z4
-	VMULPD         Z3, Z4, Z3
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VMULPD         Z3, Z11, Z4
-	VMULPD         Z3, Z10, Z5
-	VMULPD         Z2, Z19, Z6
-	VMULPD         Z2, Z8, Z7
-	VADDPD         Z4, Z22, Z4
-	VADDPD         Z5, Z23, Z5
-	VMULPD         Z3, Z21, Z8
-	VMULPD         Z2, Z9, Z9
-	VSUBPD         Z6, Z4, Z4
-	VSUBPD         Z7, Z5, Z5
-	VADDPD         Z8, Z20, Z6
-	VSUBPD         Z9, Z6, Z6
-	VMULPD         Z4, Z4, Z4
-	VMULPD         Z5, Z5, Z5
-	VADDPD         Z5, Z4, Z4
-	VMULPD         Z6, Z6, Z5
-	VADDPD         Z5, Z4, Z4
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
-
-	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z3, 192(R12)(R13*8)
+	VMOVNTPS Z4, 128(R12)(R13*8)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 192(R12)(R13*8)
+	VMOVNTPS Z2, 128(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 192(R12)(R13*8)
-	ADDQ     $0x00000020, R13
-	SUBQ     $0x00000020, R14
+	VMOVNTPS Z3, 128(R12)(R13*8)
+	ADDQ     $0x00000018, R13
+	SUBQ     $0x00000018, R14
 	CMPQ     R14, $0x00004000
 	JAE      Closest64AVX512_nt
 
@@ -36422,7 +36060,7 @@ Closest64AVX512_nt_end:
 	SFENCE
 
 Closest64AVX512_nt_skip:
-	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_prefetch_end
 
@@ -36477,175 +36115,183 @@ Closest64AVX512_prefetch:
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1152(R12)(R13*8)
 	VMOVUPS    128(R12)(R13*8), Z7
-	PREFETCHT1 1216(AX)(R13*8)
-	PREFETCHT1 1216(BX)(R13*8)
-	PREFETCHT1 1216(CX)(R13*8)
-	PREFETCHT1 1216(DX)(R13*8)
-	PREFETCHT1 1216(SI)(R13*8)
-	PREFETCHT1 1216(DI)(R13*8)
-	PREFETCHT1 1216(R8)(R13*8)
-	PREFETCHT1 1216(R9)(R13*8)
-	PREFETCHT1 1216(R10)(R13*8)
-	PREFETCHT1 1216(R11)(R13*8)
-	MOVQ       dy+80(FP), R12
-	PREFETCHT1 1216(R12)(R13*8)
-	VMOVUPS    192(R12)(R13*8), Z8
-	MOVQ       dz+88(FP), R12
-	PREFETCHT1 1216(R12)(R13*8)
-	VMOVUPS    192(R12)(R13*8), Z9
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z10
-	VSUBPD      (R8)(R13*8), Z10, Z10
+	VMOVUPS     (R11)(R13*8), Z8
+	VSUBPD      (R8)(R13*8), Z8, Z8
 	VSUBPD      (R9)(R13*8), Z2, Z2
 	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z10, Z10, Z11
-	VMULPD      Z2, Z2, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z3, Z3, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*8), Z12
-	VSUBPD      (AX)(R13*8), Z12, Z12
-	VMOVUPS     (SI)(R13*8), Z13
-	VSUBPD      (BX)(R13*8), Z13, Z13
-	VMOVUPS     (AX)(R13*8), Z14
-	VSUBPD      (R8)(R13*8), Z14, Z14
-	VMOVUPS     (BX)(R13*8), Z15
-	VSUBPD      (R9)(R13*8), Z15, Z15
-	VMOVUPS     (DI)(R13*8), Z16
-	VSUBPD      (CX)(R13*8), Z16, Z16
-	VMOVUPS     (CX)(R13*8), Z17
-	VSUBPD      (R10)(R13*8), Z17, Z17
-	VMULPD      Z14, Z10, Z18
-	VMULPD      Z15, Z2, Z19
-	VMULPD      Z12, Z10, Z20
-	VMULPD      Z13, Z2, Z21
+	VMULPD      Z8, Z8, Z9
+	VMULPD      Z2, Z2, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z3, Z3, Z10
+	VADDPD      Z10, Z9, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z    Z9, Z1, K1, Z9
+	VMOVUPS     (DX)(R13*8), Z10
+	VSUBPD      (AX)(R13*8), Z10, Z10
+	VMOVUPS     (SI)(R13*8), Z11
+	VSUBPD      (BX)(R13*8), Z11, Z11
+	VMOVUPS     (AX)(R13*8), Z12
+	VSUBPD      (R8)(R13*8), Z12, Z12
+	VMOVUPS     (BX)(R13*8), Z13
+	VSUBPD      (R9)(R13*8), Z13, Z13
+	VMOVUPS     (DI)(R13*8), Z14
+	VSUBPD      (CX)(R13*8), Z14, Z14
+	VMOVUPS     (CX)(R13*8), Z15
+	VSUBPD      (R10)(R13*8), Z15, Z15
+	VMULPD      Z12, Z8, Z16
+	VMULPD      Z13, Z2, Z17
+	VMULPD      Z10, Z8, Z18
+	VMULPD      Z11, Z2, Z19
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z15, Z3, Z17
 	VADDPD      Z19, Z18, Z18
-	VMULPD      Z17, Z3, Z19
-	VADDPD      Z21, Z20, Z20
-	VMULPD      Z16, Z3, Z21
-	VADDPD      Z19, Z18, Z18
-	VADDPD      Z21, Z20, Z19
-	VMULPD      Z11, Z18, Z18
-	VMULPD      Z11, Z19, Z11
-	VMULPD      Z18, Z10, Z20
-	VMULPD      Z18, Z2, Z21
-	VMULPD      Z11, Z10, Z22
-	VMULPD      Z11, Z2, Z23
-	VMULPD      Z18, Z3, Z24
-	VSUBPD      Z14, Z20, Z20
-	VSUBPD      Z15, Z21, Z21
-	VMULPD      Z11, Z3, Z25
-	VSUBPD      Z22, Z12, Z22
+	VMULPD      Z14, Z3, Z19
+	VADDPD      Z17, Z16, Z16
+	VADDPD      Z19, Z18, Z17
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z23, Z13, Z23
-	VSUBPD      Z17, Z24, Z24
-	VSUBPD      Z25, Z16, Z25
-	VMULPD      Z22, Z22, Z26
-	VMULPD      Z23, Z23, Z27
-	VMULPD      Z22, Z20, Z20
+	VMULPD      Z9, Z16, Z16
+	VMULPD      Z9, Z17, Z9
+	VMULPD      Z16, Z8, Z18
+	VMULPD      Z16, Z2, Z19
+	VMULPD      Z9, Z8, Z20
+	VMULPD      Z9, Z2, Z21
 	VMOVUPS     64(R11)(R13*8), Z22
 	VSUBPD      64(R8)(R13*8), Z22, Z22
-	VMULPD      Z23, Z21, Z21
+	VMULPD      Z16, Z3, Z23
 	VSUBPD      64(R9)(R13*8), Z4, Z4
-	VADDPD      Z27, Z26, Z23
+	VSUBPD      Z12, Z18, Z18
 	VSUBPD      64(R10)(R13*8), Z5, Z5
-	VMULPD      Z25, Z25, Z26
-	VADDPD      Z21, Z20, Z20
-	VMULPD      Z25, Z24, Z21
-	VMULPD      Z22, Z22, Z24
-	VADDPD      Z26, Z23, Z23
-	VMULPD      Z4, Z4, Z25
-	VADDPD      Z21, Z20, Z20
-	VCMPPD      $0x04, Z23, Z0, K1
-	VDIVPD.Z    Z23, Z20, K1, Z20
-	VADDPD      Z25, Z24, Z21
-	VMULPD      Z12, Z12, Z23
-	VMULPD      Z5, Z5, Z24
-	VMULPD      Z13, Z13, Z25
-	VADDPD      Z24, Z21, Z21
+	VSUBPD      Z13, Z19, Z19
+	VMULPD      Z9, Z3, Z24
+	VSUBPD      Z20, Z10, Z20
+	VMULPD      Z22, Z22, Z25
+	VSUBPD      Z21, Z11, Z21
+	VMULPD      Z4, Z4, Z26
+	VSUBPD      Z15, Z23, Z23
+	VSUBPD      Z24, Z14, Z24
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z20, Z20, Z26
+	VMULPD      Z5, Z5, Z27
+	VMULPD      Z21, Z21, Z28
+	VADDPD      Z27, Z25, Z25
+	VMULPD      Z20, Z18, Z18
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
+	VDIVPD.Z    Z25, Z1, K1, Z20
+	VMULPD      Z21, Z19, Z19
+	VADDPD      Z28, Z26, Z21
+	VMULPD      Z24, Z24, Z25
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z24, Z23, Z19
+	VADDPD      Z25, Z21, Z21
+	VADDPD      Z19, Z18, Z18
+	VMOVUPS     64(DX)(R13*8), Z19
+	VSUBPD      64(AX)(R13*8), Z19, Z19
+	VCMPPD      $0x04, Z21, Z0, K1
+	VDIVPD.Z    Z21, Z18, K1, Z18
+	VMOVUPS     64(SI)(R13*8), Z21
+	VSUBPD      64(BX)(R13*8), Z21, Z21
+	VMULPD      Z10, Z10, Z23
+	VMOVUPS     64(AX)(R13*8), Z24
+	VSUBPD      64(R8)(R13*8), Z24, Z24
+	VMULPD      Z11, Z11, Z25
+	VMOVUPS     64(BX)(R13*8), Z26
+	VSUBPD      64(R9)(R13*8), Z26, Z26
 	VADDPD      Z25, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VMULPD      Z16, Z16, Z24
-	VMINPD      Z1, Z20, Z20
-	VMAXPD      Z0, Z20, Z20
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
-	VDIVPD.Z    Z23, Z1, K1, Z23
-	VMULPD      Z11, Z20, Z11
-	VADDPD      Z11, Z18, Z11
-	VMULPD      Z12, Z14, Z18
-	VMOVUPS     64(DX)(R13*8), Z20
-	VSUBPD      64(AX)(R13*8), Z20, Z20
-	VMULPD      Z13, Z15, Z24
-	VMOVUPS     64(SI)(R13*8), Z25
-	VSUBPD      64(BX)(R13*8), Z25, Z25
-	VMINPD      Z1, Z11, Z11
-	VMAXPD      Z0, Z11, Z11
-	VMOVUPS     64(AX)(R13*8), Z26
-	VSUBPD      64(R8)(R13*8), Z26, Z26
-	VADDPD      Z24, Z18, Z18
-	VMOVUPS     64(BX)(R13*8), Z24
-	VSUBPD      64(R9)(R13*8), Z24, Z24
-	VMULPD      Z16, Z17, Z27
-	VMOVUPS     64(DI)(R13*8), Z28
-	VSUBPD      64(CX)(R13*8), Z28, Z28
-	VADDPD      Z27, Z18, Z18
-	VMULPD      Z19, Z11, Z19
-	VMOVUPS     64(CX)(R13*8), Z27
-	VSUBPD      64(R10)(R13*8), Z27, Z27
-	VSUBPD      Z18, Z19, Z18
-	VMULPD      Z26, Z22, Z19
-	VMULPD      Z23, Z18, Z18
-	VMULPD      Z24, Z4, Z23
+	VMOVUPS     64(DI)(R13*8), Z25
+	VSUBPD      64(CX)(R13*8), Z25, Z25
+	VMULPD      Z14, Z14, Z27
 	VMINPD      Z1, Z18, Z18
 	VMAXPD      Z0, Z18, Z18
+	VADDPD      Z27, Z23, Z23
+	VMOVUPS     64(CX)(R13*8), Z27
+	VSUBPD      64(R10)(R13*8), Z27, Z27
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
+	VDIVPD.Z    Z23, Z1, K1, Z23
+	VMULPD      Z9, Z18, Z9
+	VADDPD      Z9, Z16, Z9
+	VMULPD      Z24, Z22, Z16
+	VMULPD      Z10, Z12, Z18
+	VMULPD      Z26, Z4, Z28
+	VMULPD      Z11, Z13, Z29
+	VMULPD      Z19, Z22, Z30
+	VMINPD      Z1, Z9, Z9
+	VMAXPD      Z0, Z9, Z9
+	VMULPD      Z21, Z4, Z31
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z14, Z15, Z29
+	VADDPD      Z28, Z16, Z16
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z27, Z5, Z28
+	VMULPD      Z17, Z9, Z17
+	VADDPD      Z31, Z30, Z29
+	VMULPD      Z25, Z5, Z30
+	VSUBPD      Z18, Z17, Z17
+	VADDPD      Z28, Z16, Z16
+	VADDPD      Z30, Z29, Z18
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD      Z23, Z17, Z17
+	VMULPD      Z20, Z16, Z16
+	VMINPD      Z1, Z17, Z17
+	VMAXPD      Z0, Z17, Z17
+	VMULPD      Z20, Z18, Z20
+	VMULPD      Z17, Z10, Z10
+	VMULPD      Z16, Z22, Z23
+	VMULPD      Z17, Z11, Z11
+	VMULPD      Z16, Z4, Z28
+	VMULPD      Z9, Z8, Z8
 	VMULPD      Z20, Z22, Z29
-	VMULPD      Z18, Z12, Z12
-	VMULPD      Z25, Z4, Z30
-	VMULPD      Z18, Z13, Z13
-	VMULPD      Z11, Z10, Z10
-	VMULPD      Z11, Z2, Z2
-	VADDPD      Z23, Z19, Z19
-	VADDPD      Z12, Z14, Z12
-	VMULPD      Z27, Z5, Z14
-	VADDPD      Z13, Z15, Z13
-	VADDPD      Z30, Z29, Z15
-	VMULPD      Z18, Z16, Z16
-	VMULPD      Z28, Z5, Z23
-	VMULPD      Z11, Z3, Z3
-	VADDPD      Z14, Z19, Z14
-	VSUBPD      Z10, Z12, Z10
-	VADDPD      Z23, Z15, Z12
-	VSUBPD      Z2, Z13, Z2
-	VMULPD      Z21, Z14, Z13
-	VADDPD      Z16, Z17, Z14
-	VMULPD      Z21, Z12, Z15
+	VMULPD      Z9, Z2, Z2
+	VMULPD      Z20, Z4, Z30
+	VMOVUPS     128(R11)(R13*8), Z31
+	VSUBPD      128(R8)(R13*8), Z31, Z31
+	VADDPD      Z10, Z12, Z10
+	VMULPD      Z16, Z5, Z12
+	VSUBPD      128(R9)(R13*8), Z6, Z6
+	VADDPD      Z11, Z13, Z11
+	VSUBPD      Z24, Z23, Z13
+	VSUBPD      128(R10)(R13*8), Z7, Z7
+	VMULPD      Z17, Z14, Z14
+	VSUBPD      Z26, Z28, Z23
+	VMULPD      Z9, Z3, Z3
+	VMULPD      Z20, Z5, Z28
+	VSUBPD      Z8, Z10, Z8
+	VSUBPD      Z29, Z19, Z10
+	VMULPD      Z31, Z31, Z29
+	VSUBPD      Z2, Z11, Z2
+	VSUBPD      Z30, Z21, Z11
+	VMULPD      Z6, Z6, Z30
+	VADDPD      Z14, Z15, Z14
+	VSUBPD      Z27, Z12, Z12
 	VSUBPD      Z3, Z14, Z3
-	VMULPD      Z13, Z22, Z14
-	VMULPD      Z10, Z10, Z10
-	VMULPD      Z13, Z4, Z16
+	VSUBPD      Z28, Z25, Z14
+	VADDPD      Z30, Z29, Z15
+	VMULPD      Z8, Z8, Z8
+	VMULPD      Z10, Z10, Z28
+	VMULPD      Z7, Z7, Z29
 	VMULPD      Z2, Z2, Z2
-	VMULPD      Z15, Z22, Z17
-	VADDPD      Z2, Z10, Z2
-	VMULPD      Z15, Z4, Z10
+	VMULPD      Z11, Z11, Z30
+	VADDPD      Z29, Z15, Z15
+	VADDPD      Z2, Z8, Z2
+	VMULPD      Z10, Z13, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z10
 	VMULPD      Z3, Z3, Z3
-	VMULPD      Z13, Z5, Z19
-	VSUBPD      Z26, Z14, Z14
+	VMULPD      Z11, Z23, Z11
+	VADDPD      Z30, Z28, Z13
 	VADDPD      Z3, Z2, Z2
-	VSUBPD      Z24, Z16, Z3
-	VMULPD      Z15, Z5, Z16
+	VMULPD      Z14, Z14, Z3
+	VADDPD      Z11, Z8, Z8
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z18, (R12)(R13*8)
+	VMOVUPS Z17, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z11, (R12)(R13*8)
+	VMOVUPS Z9, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
@@ -36657,112 +36303,99 @@ Closest64AVX512_prefetch:
 	VMOVUPD      Z2, K1, (R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VSUBPD       Z17, Z20, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z10, Z25, Z10
-	VSUBPD      Z27, Z19, Z11
-	VSUBPD      Z16, Z28, Z16
-	VMULPD      Z2, Z2, Z17
-	VMULPD      Z10, Z10, Z18
-	VMULPD      Z2, Z14, Z2
-	VMOVUPS     128(R11)(R13*8), Z14
-	VSUBPD      128(R8)(R13*8), Z14, Z14
-	VMULPD      Z10, Z3, Z3
-	VSUBPD      128(R9)(R13*8), Z6, Z6
-	VADDPD      Z18, Z17, Z10
-	VSUBPD      128(R10)(R13*8), Z7, Z7
-	VMULPD      Z16, Z16, Z17
-	VADDPD      Z3, Z2, Z2
-	VMULPD      Z16, Z11, Z3
-	VMULPD      Z14, Z14, Z11
-	VADDPD      Z17, Z10, Z10
-	VMULPD      Z6, Z6, Z16
-	VADDPD      Z3, Z2, Z2
-	VCMPPD      $0x04, Z10, Z0, K1
-	VDIVPD.Z    Z10, Z2, K1, Z2
-	VADDPD      Z16, Z11, Z3
-	VMULPD      Z20, Z20, Z10
-	VMULPD      Z7, Z7, Z11
-	VMULPD      Z25, Z25, Z16
-	VADDPD      Z11, Z3, Z3
-	VADDPD      Z16, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VMULPD      Z28, Z28, Z11
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z11, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z10, K1
-	VDIVPD.Z    Z10, Z1, K1, Z10
-	VMULPD      Z15, Z2, Z2
-	VADDPD      Z2, Z13, Z2
-	VMULPD      Z20, Z26, Z11
-	VMOVUPS     128(DX)(R13*8), Z13
-	VSUBPD      128(AX)(R13*8), Z13, Z13
-	VMULPD      Z25, Z24, Z15
-	VMOVUPS     128(SI)(R13*8), Z16
-	VSUBPD      128(BX)(R13*8), Z16, Z16
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VMOVUPS     128(AX)(R13*8), Z17
-	VSUBPD      128(R8)(R13*8), Z17, Z17
-	VADDPD      Z15, Z11, Z11
-	VMOVUPS     128(BX)(R13*8), Z15
-	VSUBPD      128(R9)(R13*8), Z15, Z15
-	VMULPD      Z28, Z27, Z18
-	VMOVUPS     128(DI)(R13*8), Z19
-	VSUBPD      128(CX)(R13*8), Z19, Z19
-	VADDPD      Z18, Z11, Z11
-	VMULPD      Z12, Z2, Z12
-	VMOVUPS     128(CX)(R13*8), Z18
-	VSUBPD      128(R10)(R13*8), Z18, Z18
-	VSUBPD      Z11, Z12, Z11
-	VMULPD      Z17, Z14, Z12
-	VMULPD      Z10, Z11, Z10
-	VMULPD      Z15, Z6, Z11
-	VMINPD      Z1, Z10, Z10
-	VMAXPD      Z0, Z10, Z10
-	VMULPD      Z13, Z14, Z21
-	VMULPD      Z10, Z20, Z20
-	VMULPD      Z16, Z6, Z23
-	VMULPD      Z10, Z25, Z25
-	VMULPD      Z2, Z22, Z22
-	VMULPD      Z2, Z4, Z4
-	VADDPD      Z11, Z12, Z11
-	VADDPD      Z20, Z26, Z12
-	VMULPD      Z18, Z7, Z20
-	VADDPD      Z25, Z24, Z24
-	VADDPD      Z23, Z21, Z21
-	VMULPD      Z10, Z28, Z23
-	VMULPD      Z19, Z7, Z25
-	VMULPD      Z2, Z5, Z5
-	VADDPD      Z20, Z11, Z11
-	VSUBPD      Z22, Z12, Z12
-	VADDPD      Z25, Z21, Z20
-	VSUBPD      Z4, Z24, Z4
-	VMULPD      Z3, Z11, Z11
-	VADDPD      Z23, Z27, Z21
-	VMULPD      Z3, Z20, Z3
-	VSUBPD      Z5, Z21, Z5
-	VMULPD      Z11, Z14, Z21
-	VMULPD      Z12, Z12, Z12
-	VMULPD      Z11, Z6, Z22
-	VMULPD      Z4, Z4, Z4
-	VMULPD      Z3, Z14, Z23
-	VADDPD      Z4, Z12, Z4
-	VMULPD      Z3, Z6, Z12
-	VMULPD      Z5, Z5, Z5
-	VMULPD      Z11, Z7, Z24
-	VSUBPD      Z17, Z21, Z21
-	VADDPD      Z5, Z4, Z4
-	VSUBPD      Z15, Z22, Z5
-	VMULPD      Z3, Z7, Z22
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMULPD       Z14, Z12, Z2
+	VADDPD       Z3, Z13, Z3
+	VADDPD       Z2, Z8, Z2
+	VMOVUPS      128(DX)(R13*8), Z8
+	VSUBPD       128(AX)(R13*8), Z8, Z8
+	VCMPPD       $0x04, Z3, Z0, K1
+	VDIVPD.Z     Z3, Z2, K1, Z2
+	VMOVUPS      128(SI)(R13*8), Z3
+	VSUBPD       128(BX)(R13*8), Z3, Z3
+	VMULPD       Z19, Z19, Z9
+	VMOVUPS      128(AX)(R13*8), Z11
+	VSUBPD       128(R8)(R13*8), Z11, Z11
+	VMULPD       Z21, Z21, Z12
+	VMOVUPS      128(BX)(R13*8), Z13
+	VSUBPD       128(R9)(R13*8), Z13, Z13
+	VADDPD       Z12, Z9, Z9
+	VMOVUPS      128(DI)(R13*8), Z12
+	VSUBPD       128(CX)(R13*8), Z12, Z12
+	VMULPD       Z25, Z25, Z14
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z14, Z9, Z9
+	VMOVUPS      128(CX)(R13*8), Z14
+	VSUBPD       128(R10)(R13*8), Z14, Z14
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z     Z9, Z1, K1, Z9
+	VMULPD       Z20, Z2, Z2
+	VADDPD       Z2, Z16, Z2
+	VMULPD       Z11, Z31, Z15
+	VMULPD       Z19, Z24, Z16
+	VMULPD       Z13, Z6, Z17
+	VMULPD       Z21, Z26, Z20
+	VMULPD       Z8, Z31, Z23
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VMULPD       Z3, Z6, Z28
+	VADDPD       Z20, Z16, Z16
+	VMULPD       Z25, Z27, Z20
+	VADDPD       Z17, Z15, Z15
+	VADDPD       Z20, Z16, Z16
+	VMULPD       Z14, Z7, Z17
+	VMULPD       Z18, Z2, Z18
+	VADDPD       Z28, Z23, Z20
+	VMULPD       Z12, Z7, Z23
+	VSUBPD       Z16, Z18, Z16
+	VADDPD       Z17, Z15, Z15
+	VADDPD       Z23, Z20, Z17
+	VMULPD       Z9, Z16, Z9
+	VMULPD       Z10, Z15, Z15
+	VMINPD       Z1, Z9, Z9
+	VMAXPD       Z0, Z9, Z9
+	VMULPD       Z10, Z17, Z10
+	VMULPD       Z9, Z19, Z16
+	VMULPD       Z15, Z31, Z18
+	VMULPD       Z9, Z21, Z19
+	VMULPD       Z15, Z6, Z20
+	VMULPD       Z2, Z22, Z21
+	VMULPD       Z10, Z31, Z22
+	VMULPD       Z2, Z4, Z4
+	VMULPD       Z10, Z6, Z23
+	VADDPD       Z16, Z24, Z16
+	VMULPD       Z15, Z7, Z24
+	VADDPD       Z19, Z26, Z19
+	VSUBPD       Z11, Z18, Z18
+	VMULPD       Z9, Z25, Z25
+	VSUBPD       Z13, Z20, Z20
+	VMULPD       Z2, Z5, Z5
+	VMULPD       Z10, Z7, Z26
+	VSUBPD       Z21, Z16, Z16
+	VSUBPD       Z22, Z8, Z21
+	VSUBPD       Z4, Z19, Z4
+	VSUBPD       Z23, Z3, Z19
+	VADDPD       Z25, Z27, Z22
+	VSUBPD       Z14, Z24, Z23
+	VSUBPD       Z5, Z22, Z5
+	VSUBPD       Z26, Z12, Z22
+	VMULPD       Z16, Z16, Z16
+	VMULPD       Z21, Z21, Z24
+	VMULPD       Z4, Z4, Z4
+	VMULPD       Z19, Z19, Z25
+	VADDPD       Z4, Z16, Z4
+	VMULPD       Z21, Z18, Z16
+	VMULPD       Z5, Z5, Z5
+	VMULPD       Z19, Z20, Z18
+	VADDPD       Z25, Z24, Z19
+	VADDPD       Z5, Z4, Z4
+	VMULPD       Z22, Z22, Z5
+	VADDPD       Z18, Z16, Z16
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z10, 64(R12)(R13*8)
+	VMOVUPS Z9, 64(R12)(R13*8)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
@@ -36776,116 +36409,60 @@ Closest64AVX512_prefetch:
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VSUBPD       Z23, Z13, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z12, Z16, Z4
-	VSUBPD      Z18, Z24, Z10
-	VSUBPD      Z22, Z19, Z12
-	VMULPD      Z2, Z2, Z22
-	VMULPD      Z4, Z4, Z23
-	VMULPD      Z2, Z21, Z2
-	VMOVUPS     192(R11)(R13*8), Z21
-	VSUBPD      192(R8)(R13*8), Z21, Z21
-	VMULPD      Z4, Z5, Z4
-	VSUBPD      192(R9)(R13*8), Z8, Z5
-	VADDPD      Z23, Z22, Z8
-	VSUBPD      192(R10)(R13*8), Z9, Z9
-	VMULPD      Z12, Z12, Z22
-	VADDPD      Z4, Z2, Z2
-	VMULPD      Z12, Z10, Z4
-	VMULPD      Z21, Z21, Z10
-	VADDPD      Z22, Z8, Z8
-	VMULPD      Z5, Z5, Z12
-	VADDPD      Z4, Z2, Z2
-	VCMPPD      $0x04, Z8, Z0, K1
-	VDIVPD.Z    Z8, Z2, K1, Z2
-	VADDPD      Z12, Z10, Z4
-	VMULPD      Z13, Z13, Z8
-	VMULPD      Z9, Z9, Z10
-	VMULPD      Z16, Z16, Z12
-	VADDPD      Z10, Z4, Z4
-	VADDPD      Z12, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-	VMULPD      Z19, Z19, Z10
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z10, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K1
-	VDIVPD.Z    Z8, Z1, K1, Z8
-	VMULPD      Z3, Z2, Z2
-	VADDPD      Z2, Z11, Z2
-	VMULPD      Z13, Z17, Z3
-	VMOVUPS     192(DX)(R13*8), Z10
-	VSUBPD      192(AX)(R13*8), Z10, Z10
-	VMULPD      Z16, Z15, Z11
-	VMOVUPS     192(SI)(R13*8), Z12
-	VSUBPD      192(BX)(R13*8), Z12, Z12
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VMOVUPS     192(AX)(R13*8), Z22
-	VSUBPD      192(R8)(R13*8), Z22, Z22
-	VADDPD      Z11, Z3, Z3
-	VMOVUPS     192(BX)(R13*8), Z11
-	VSUBPD      192(R9)(R13*8), Z11, Z11
-	VMULPD      Z19, Z18, Z23
-	VMOVUPS     192(DI)(R13*8), Z24
-	VSUBPD      192(CX)(R13*8), Z24, Z24
-	VADDPD      Z23, Z3, Z3
-	VMULPD      Z20, Z2, Z20
-	VMOVUPS     192(CX)(R13*8), Z23
-	VSUBPD      192(R10)(R13*8), Z23, Z23
-	VSUBPD      Z3, Z20, Z3
-	VMULPD      Z22, Z21, Z20
-	VMULPD      Z8, Z3, Z3
-	VMULPD      Z11, Z5, Z8
-	VMINPD      Z1, Z3, Z3
-	VMAXPD      Z0, Z3, Z3
-	VMULPD      Z10, Z21, Z25
-	VMULPD      Z3, Z13, Z13
-	VMULPD      Z12, Z5, Z26
-	VMULPD      Z3, Z16, Z16
-	VMULPD      Z2, Z14, Z14
-	VMULPD      Z2, Z6, Z6
-	VADDPD      Z8, Z20, Z8
-	VADDPD      Z13, Z17, Z13
-	VMULPD      Z23, Z9, Z17
-	VADDPD      Z16, Z15, Z15
-	VADDPD      Z26, Z25, Z16
-	VMULPD      Z3, Z19, Z19
-	VMULPD      Z24, Z9, Z20
-	VMULPD      Z2, Z7, Z7
-	VADDPD      Z17, Z8, Z8
-	VSUBPD      Z14, Z13, Z13
-	VADDPD      Z20, Z16, Z14
-	VSUBPD      Z6, Z15, Z6
-	VMULPD      Z4, Z8, Z8
-	VADDPD      Z19, Z18, Z15
-	VMULPD      Z4, Z14, Z4
-	VSUBPD      Z7, Z15, Z7
-	VMULPD      Z8, Z21, Z15
-	VMULPD      Z13, Z13, Z13
-	VMULPD      Z8, Z5, Z16
-	VMULPD      Z6, Z6, Z6
-	VMULPD      Z4, Z21, Z17
-	VADDPD      Z6, Z13, Z6
-	VMULPD      Z4, Z5, Z13
-	VMULPD      Z7, Z7, Z7
-	VMULPD      Z8, Z9, Z18
-	VSUBPD      Z22, Z15, Z15
-	VADDPD      Z7, Z6, Z6
-	VSUBPD      Z11, Z16, Z7
-	VMULPD      Z4, Z9, Z16
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z6, K1
+	VMULPD       Z22, Z23, Z2
+	VADDPD       Z5, Z19, Z4
+	VADDPD       Z2, Z16, Z2
+	VCMPPD       $0x04, Z4, Z0, K1
+	VDIVPD.Z     Z4, Z2, K1, Z2
+	VMULPD       Z8, Z8, Z4
+	VMULPD       Z3, Z3, Z5
+	VADDPD       Z5, Z4, Z4
+	VMULPD       Z12, Z12, Z5
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z5, Z4, Z4
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z     Z4, Z1, K1, Z4
+	VMULPD       Z10, Z2, Z2
+	VADDPD       Z2, Z15, Z2
+	VMULPD       Z8, Z11, Z5
+	VMULPD       Z3, Z13, Z9
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z9, Z5, Z5
+	VMULPD       Z12, Z14, Z9
+	VADDPD       Z9, Z5, Z5
+	VMULPD       Z17, Z2, Z9
+	VSUBPD       Z5, Z9, Z5
+	VMULPD       Z4, Z5, Z4
+	VMINPD       Z1, Z4, Z4
+	VMAXPD       Z0, Z4, Z4
+	VMULPD       Z4, Z8, Z5
+	VMULPD       Z4, Z3, Z3
+	VMULPD       Z2, Z31, Z8
+	VMULPD       Z2, Z6, Z6
+	VADDPD       Z5, Z11, Z5
+	VADDPD       Z3, Z13, Z3
+	VMULPD       Z4, Z12, Z9
+	VMULPD       Z2, Z7, Z7
+	VSUBPD       Z8, Z5, Z5
+	VSUBPD       Z6, Z3, Z3
+	VADDPD       Z9, Z14, Z6
+	VSUBPD       Z7, Z6, Z6
+	VMULPD       Z5, Z5, Z5
+	VMULPD       Z3, Z3, Z3
+	VADDPD       Z3, Z5, Z3
+	VMULPD       Z6, Z6, Z5
+	VADDPD       Z5, Z3, Z3
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*8)
+	VMOVUPS Z4, 128(R12)(R13*8)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*8)
+	VMOVUPS Z3, 128(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -36895,88 +36472,14 @@ Closest64AVX512_prefetch:
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	VSUBPD       Z17, Z10, Z2
-	VSUBPD       Z13, Z12, Z3
-	VSUBPD       Z23, Z18, Z6
-	VSUBPD       Z16, Z24, Z13
-	VMULPD       Z2, Z2, Z16
-	VMULPD       Z3, Z3, Z17
-	VMULPD       Z2, Z15, Z2
-	VMULPD       Z3, Z7, Z3
-	VADDPD       Z17, Z16, Z7
-	VMULPD       Z13, Z13, Z15
-	VADDPD       Z3, Z2, Z2
-	VMULPD       Z13, Z6, Z3
-	VADDPD       Z15, Z7, Z6
-	VADDPD       Z3, Z2, Z2
-	VCMPPD       $0x04, Z6, Z0, K1
-	VDIVPD.Z     Z6, Z2, K1, Z2
-	VMULPD       Z10, Z10, Z3
-	VMULPD       Z12, Z12, Z6
-	VADDPD       Z6, Z3, Z3
-	VMULPD       Z24, Z24, Z6
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z6, Z3, Z3
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z     Z3, Z1, K1, Z3
-	VMULPD       Z4, Z2, Z2
-	VADDPD       Z2, Z8, Z2
-	VMULPD       Z10, Z22, Z4
-	VMULPD       Z12, Z11, Z6
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z6, Z4, Z4
-	VMULPD       Z24, Z23, Z6
-	VADDPD       Z6, Z4, Z4
-	VMULPD       Z14, Z2, Z6
-	VSUBPD       Z4, Z6, Z4
-	VMULPD       Z3, Z4, Z3
-	VMINPD       Z1, Z3, Z3
-	VMAXPD       Z0, Z3, Z3
-	VMULPD       Z3, Z10, Z4
-	VMULPD       Z3, Z12, Z6
-	VMULPD       Z2, Z21, Z7
-	VMULPD       Z2, Z5, Z5
-	VADDPD       Z4, Z22, Z4
-	VADDPD       Z6, Z11, Z6
-	VMULPD       Z3, Z24, Z8
-	VMULPD       Z2, Z9, Z9
-	VSUBPD       Z7, Z4, Z4
-	VSUBPD       Z5, Z6, Z5
-	VADDPD       Z8, Z23, Z6
-	VSUBPD       Z9, Z6, Z6
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z5, Z5, Z5
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z6, Z6, Z5
-	VADDPD       Z5, Z4, Z4
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
-
-	// Store the results of group 3.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*8)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*8)
-
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	ADDQ         $0x00000020, R13
-	SUBQ         $0x00000020, R14
+	ADDQ         $0x00000018, R13
+	SUBQ         $0x00000018, R14
 	CMPQ         R14, $0x00004000
 	JAE          Closest64AVX512_prefetch
 
 Closest64AVX512_prefetch_end:
-	// Loop over 4 group(s) at a time while at least 32 lanes remain.
-	CMPQ R14, $0x00000020
+	// Loop over 3 group(s) at a time while at least 24 lanes remain.
+	CMPQ R14, $0x00000018
 	JB   Closest64AVX512_groups_end
 
 Closest64AVX512_groups:
@@ -36992,163 +36495,183 @@ Closest64AVX512_groups:
 	VMOVUPS 128(R12)(R13*8), Z6
 	MOVQ    dz+88(FP), R12
 	VMOVUPS 128(R12)(R13*8), Z7
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 192(R12)(R13*8), Z8
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 192(R12)(R13*8), Z9
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z10
-	VSUBPD      (R8)(R13*8), Z10, Z10
+	VMOVUPS     (R11)(R13*8), Z8
+	VSUBPD      (R8)(R13*8), Z8, Z8
 	VSUBPD      (R9)(R13*8), Z2, Z2
 	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z10, Z10, Z11
-	VMULPD      Z2, Z2, Z12
-	VADDPD      Z12, Z11, Z11
-	VMULPD      Z3, Z3, Z12
-	VADDPD      Z12, Z11, Z11
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*8), Z12
-	VSUBPD      (AX)(R13*8), Z12, Z12
-	VMOVUPS     (SI)(R13*8), Z13
-	VSUBPD      (BX)(R13*8), Z13, Z13
-	VMOVUPS     (AX)(R13*8), Z14
-	VSUBPD      (R8)(R13*8), Z14, Z14
-	VMOVUPS     (BX)(R13*8), Z15
-	VSUBPD      (R9)(R13*8), Z15, Z15
-	VMOVUPS     (DI)(R13*8), Z16
-	VSUBPD      (CX)(R13*8), Z16, Z16
-	VMOVUPS     (CX)(R13*8), Z17
-	VSUBPD      (R10)(R13*8), Z17, Z17
-	VMULPD      Z14, Z10, Z18
-	VMULPD      Z15, Z2, Z19
-	VMULPD      Z12, Z10, Z20
-	VMULPD      Z13, Z2, Z21
+	VMULPD      Z8, Z8, Z9
+	VMULPD      Z2, Z2, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z3, Z3, Z10
+	VADDPD      Z10, Z9, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z    Z9, Z1, K1, Z9
+	VMOVUPS     (DX)(R13*8), Z10
+	VSUBPD      (AX)(R13*8), Z10, Z10
+	VMOVUPS     (SI)(R13*8), Z11
+	VSUBPD      (BX)(R13*8), Z11, Z11
+	VMOVUPS     (AX)(R13*8), Z12
+	VSUBPD      (R8)(R13*8), Z12, Z12
+	VMOVUPS     (BX)(R13*8), Z13
+	VSUBPD      (R9)(R13*8), Z13, Z13
+	VMOVUPS     (DI)(R13*8), Z14
+	VSUBPD      (CX)(R13*8), Z14, Z14
+	VMOVUPS     (CX)(R13*8), Z15
+	VSUBPD      (R10)(R13*8), Z15, Z15
+	VMULPD      Z12, Z8, Z16
+	VMULPD      Z13, Z2, Z17
+	VMULPD      Z10, Z8, Z18
+	VMULPD      Z11, Z2, Z19
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z15, Z3, Z17
 	VADDPD      Z19, Z18, Z18
-	VMULPD      Z17, Z3, Z19
-	VADDPD      Z21, Z20, Z20
-	VMULPD      Z16, Z3, Z21
-	VADDPD      Z19, Z18, Z18
-	VADDPD      Z21, Z20, Z19
-	VMULPD      Z11, Z18, Z18
-	VMULPD      Z11, Z19, Z11
-	VMULPD      Z18, Z10, Z20
-	VMULPD      Z18, Z2, Z21
-	VMULPD      Z11, Z10, Z22
-	VMULPD      Z11, Z2, Z23
-	VMULPD      Z18, Z3, Z24
-	VSUBPD      Z14, Z20, Z20
-	VSUBPD      Z15, Z21, Z21
-	VMULPD      Z11, Z3, Z25
-	VSUBPD      Z22, Z12, Z22
+	VMULPD      Z14, Z3, Z19
+	VADDPD      Z17, Z16, Z16
+	VADDPD      Z19, Z18, Z17
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z23, Z13, Z23
-	VSUBPD      Z17, Z24, Z24
-	VSUBPD      Z25, Z16, Z25
-	VMULPD      Z22, Z22, Z26
-	VMULPD      Z23, Z23, Z27
-	VMULPD      Z22, Z20, Z20
+	VMULPD      Z9, Z16, Z16
+	VMULPD      Z9, Z17, Z9
+	VMULPD      Z16, Z8, Z18
+	VMULPD      Z16, Z2, Z19
+	VMULPD      Z9, Z8, Z20
+	VMULPD      Z9, Z2, Z21
 	VMOVUPS     64(R11)(R13*8), Z22
 	VSUBPD      64(R8)(R13*8), Z22, Z22
-	VMULPD      Z23, Z21, Z21
+	VMULPD      Z16, Z3, Z23
 	VSUBPD      64(R9)(R13*8), Z4, Z4
-	VADDPD      Z27, Z26, Z23
+	VSUBPD      Z12, Z18, Z18
 	VSUBPD      64(R10)(R13*8), Z5, Z5
-	VMULPD      Z25, Z25, Z26
-	VADDPD      Z21, Z20, Z20
-	VMULPD      Z25, Z24, Z21
-	VMULPD      Z22, Z22, Z24
-	VADDPD      Z26, Z23, Z23
-	VMULPD      Z4, Z4, Z25
-	VADDPD      Z21, Z20, Z20
-	VCMPPD      $0x04, Z23, Z0, K1
-	VDIVPD.Z    Z23, Z20, K1, Z20
-	VADDPD      Z25, Z24, Z21
-	VMULPD      Z12, Z12, Z23
-	VMULPD      Z5, Z5, Z24
-	VMULPD      Z13, Z13, Z25
-	VADDPD      Z24, Z21, Z21
+	VSUBPD      Z13, Z19, Z19
+	VMULPD      Z9, Z3, Z24
+	VSUBPD      Z20, Z10, Z20
+	VMULPD      Z22, Z22, Z25
+	VSUBPD      Z21, Z11, Z21
+	VMULPD      Z4, Z4, Z26
+	VSUBPD      Z15, Z23, Z23
+	VSUBPD      Z24, Z14, Z24
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z20, Z20, Z26
+	VMULPD      Z5, Z5, Z27
+	VMULPD      Z21, Z21, Z28
+	VADDPD      Z27, Z25, Z25
+	VMULPD      Z20, Z18, Z18
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
+	VDIVPD.Z    Z25, Z1, K1, Z20
+	VMULPD      Z21, Z19, Z19
+	VADDPD      Z28, Z26, Z21
+	VMULPD      Z24, Z24, Z25
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z24, Z23, Z19
+	VADDPD      Z25, Z21, Z21
+	VADDPD      Z19, Z18, Z18
+	VMOVUPS     64(DX)(R13*8), Z19
+	VSUBPD      64(AX)(R13*8), Z19, Z19
+	VCMPPD      $0x04, Z21, Z0, K1
+	VDIVPD.Z    Z21, Z18, K1, Z18
+	VMOVUPS     64(SI)(R13*8), Z21
+	VSUBPD      64(BX)(R13*8), Z21, Z21
+	VMULPD      Z10, Z10, Z23
+	VMOVUPS     64(AX)(R13*8), Z24
+	VSUBPD      64(R8)(R13*8), Z24, Z24
+	VMULPD      Z11, Z11, Z25
+	VMOVUPS     64(BX)(R13*8), Z26
+	VSUBPD      64(R9)(R13*8), Z26, Z26
 	VADDPD      Z25, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VMULPD      Z16, Z16, Z24
-	VMINPD      Z1, Z20, Z20
-	VMAXPD      Z0, Z20, Z20
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
-	VDIVPD.Z    Z23, Z1, K1, Z23
-	VMULPD      Z11, Z20, Z11
-	VADDPD      Z11, Z18, Z11
-	VMULPD      Z12, Z14, Z18
-	VMOVUPS     64(DX)(R13*8), Z20
-	VSUBPD      64(AX)(R13*8), Z20, Z20
-	VMULPD      Z13, Z15, Z24
-	VMOVUPS     64(SI)(R13*8), Z25
-	VSUBPD      64(BX)(R13*8), Z25, Z25
-	VMINPD      Z1, Z11, Z11
-	VMAXPD      Z0, Z11, Z11
-	VMOVUPS     64(AX)(R13*8), Z26
-	VSUBPD      64(R8)(R13*8), Z26, Z26
-	VADDPD      Z24, Z18, Z18
-	VMOVUPS     64(BX)(R13*8), Z24
-	VSUBPD      64(R9)(R13*8), Z24, Z24
-	VMULPD      Z16, Z17, Z27
-	VMOVUPS     64(DI)(R13*8), Z28
-	VSUBPD      64(CX)(R13*8), Z28, Z28
-	VADDPD      Z27, Z18, Z18
-	VMULPD      Z19, Z11, Z19
-	VMOVUPS     64(CX)(R13*8), Z27
-	VSUBPD      64(R10)(R13*8), Z27, Z27
-	VSUBPD      Z18, Z19, Z18
-	VMULPD      Z26, Z22, Z19
-	VMULPD      Z23, Z18, Z18
-	VMULPD      Z24, Z4, Z23
+	VMOVUPS     64(DI)(R13*8), Z25
+	VSUBPD      64(CX)(R13*8), Z25, Z25
+	VMULPD      Z14, Z14, Z27
 	VMINPD      Z1, Z18, Z18
 	VMAXPD      Z0, Z18, Z18
+	VADDPD      Z27, Z23, Z23
+	VMOVUPS     64(CX)(R13*8), Z27
+	VSUBPD      64(R10)(R13*8), Z27, Z27
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
+	VDIVPD.Z    Z23, Z1, K1, Z23
+	VMULPD      Z9, Z18, Z9
+	VADDPD      Z9, Z16, Z9
+	VMULPD      Z24, Z22, Z16
+	VMULPD      Z10, Z12, Z18
+	VMULPD      Z26, Z4, Z28
+	VMULPD      Z11, Z13, Z29
+	VMULPD      Z19, Z22, Z30
+	VMINPD      Z1, Z9, Z9
+	VMAXPD      Z0, Z9, Z9
+	VMULPD      Z21, Z4, Z31
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z14, Z15, Z29
+	VADDPD      Z28, Z16, Z16
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z27, Z5, Z28
+	VMULPD      Z17, Z9, Z17
+	VADDPD      Z31, Z30, Z29
+	VMULPD      Z25, Z5, Z30
+	VSUBPD      Z18, Z17, Z17
+	VADDPD      Z28, Z16, Z16
+	VADDPD      Z30, Z29, Z18
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD      Z23, Z17, Z17
+	VMULPD      Z20, Z16, Z16
+	VMINPD      Z1, Z17, Z17
+	VMAXPD      Z0, Z17, Z17
+	VMULPD      Z20, Z18, Z20
+	VMULPD      Z17, Z10, Z10
+	VMULPD      Z16, Z22, Z23
+	VMULPD      Z17, Z11, Z11
+	VMULPD      Z16, Z4, Z28
+	VMULPD      Z9, Z8, Z8
 	VMULPD      Z20, Z22, Z29
-	VMULPD      Z18, Z12, Z12
-	VMULPD      Z25, Z4, Z30
-	VMULPD      Z18, Z13, Z13
-	VMULPD      Z11, Z10, Z10
-	VMULPD      Z11, Z2, Z2
-	VADDPD      Z23, Z19, Z19
-	VADDPD      Z12, Z14, Z12
-	VMULPD      Z27, Z5, Z14
-	VADDPD      Z13, Z15, Z13
-	VADDPD      Z30, Z29, Z15
-	VMULPD      Z18, Z16, Z16
-	VMULPD      Z28, Z5, Z23
-	VMULPD      Z11, Z3, Z3
-	VADDPD      Z14, Z19, Z14
-	VSUBPD      Z10, Z12, Z10
-	VADDPD      Z23, Z15, Z12
-	VSUBPD      Z2, Z13, Z2
-	VMULPD      Z21, Z14, Z13
-	VADDPD      Z16, Z17, Z14
-	VMULPD      Z21, Z12, Z15
+	VMULPD      Z9, Z2, Z2
+	VMULPD      Z20, Z4, Z30
+	VMOVUPS     128(R11)(R13*8), Z31
+	VSUBPD      128(R8)(R13*8), Z31, Z31
+	VADDPD      Z10, Z12, Z10
+	VMULPD      Z16, Z5, Z12
+	VSUBPD      128(R9)(R13*8), Z6, Z6
+	VADDPD      Z11, Z13, Z11
+	VSUBPD      Z24, Z23, Z13
+	VSUBPD      128(R10)(R13*8), Z7, Z7
+	VMULPD      Z17, Z14, Z14
+	VSUBPD      Z26, Z28, Z23
+	VMULPD      Z9, Z3, Z3
+	VMULPD      Z20, Z5, Z28
+	VSUBPD      Z8, Z10, Z8
+	VSUBPD      Z29, Z19, Z10
+	VMULPD      Z31, Z31, Z29
+	VSUBPD      Z2, Z11, Z2
+	VSUBPD      Z30, Z21, Z11
+	VMULPD      Z6, Z6, Z30
+	VADDPD      Z14, Z15, Z14
+	VSUBPD      Z27, Z12, Z12
 	VSUBPD      Z3, Z14, Z3
-	VMULPD      Z13, Z22, Z14
-	VMULPD      Z10, Z10, Z10
-	VMULPD      Z13, Z4, Z16
+	VSUBPD      Z28, Z25, Z14
+	VADDPD      Z30, Z29, Z15
+	VMULPD      Z8, Z8, Z8
+	VMULPD      Z10, Z10, Z28
+	VMULPD      Z7, Z7, Z29
 	VMULPD      Z2, Z2, Z2
-	VMULPD      Z15, Z22, Z17
-	VADDPD      Z2, Z10, Z2
-	VMULPD      Z15, Z4, Z10
+	VMULPD      Z11, Z11, Z30
+	VADDPD      Z29, Z15, Z15
+	VADDPD      Z2, Z8, Z2
+	VMULPD      Z10, Z13, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z10
 	VMULPD      Z3, Z3, Z3
-	VMULPD      Z13, Z5, Z19
-	VSUBPD      Z26, Z14, Z14
+	VMULPD      Z11, Z23, Z11
+	VADDPD      Z30, Z28, Z13
 	VADDPD      Z3, Z2, Z2
-	VSUBPD      Z24, Z16, Z3
-	VMULPD      Z15, Z5, Z16
+	VMULPD      Z14, Z14, Z3
+	VADDPD      Z11, Z8, Z8
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z18, (R12)(R13*8)
+	VMOVUPS Z17, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z11, (R12)(R13*8)
+	VMOVUPS Z9, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
@@ -37160,112 +36683,99 @@ Closest64AVX512_groups:
 	VMOVUPD      Z2, K1, (R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VSUBPD       Z17, Z20, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z10, Z25, Z10
-	VSUBPD      Z27, Z19, Z11
-	VSUBPD      Z16, Z28, Z16
-	VMULPD      Z2, Z2, Z17
-	VMULPD      Z10, Z10, Z18
-	VMULPD      Z2, Z14, Z2
-	VMOVUPS     128(R11)(R13*8), Z14
-	VSUBPD      128(R8)(R13*8), Z14, Z14
-	VMULPD      Z10, Z3, Z3
-	VSUBPD      128(R9)(R13*8), Z6, Z6
-	VADDPD      Z18, Z17, Z10
-	VSUBPD      128(R10)(R13*8), Z7, Z7
-	VMULPD      Z16, Z16, Z17
-	VADDPD      Z3, Z2, Z2
-	VMULPD      Z16, Z11, Z3
-	VMULPD      Z14, Z14, Z11
-	VADDPD      Z17, Z10, Z10
-	VMULPD      Z6, Z6, Z16
-	VADDPD      Z3, Z2, Z2
-	VCMPPD      $0x04, Z10, Z0, K1
-	VDIVPD.Z    Z10, Z2, K1, Z2
-	VADDPD      Z16, Z11, Z3
-	VMULPD      Z20, Z20, Z10
-	VMULPD      Z7, Z7, Z11
-	VMULPD      Z25, Z25, Z16
-	VADDPD      Z11, Z3, Z3
-	VADDPD      Z16, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
-	VMULPD      Z28, Z28, Z11
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z11, Z10, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z10, K1
-	VDIVPD.Z    Z10, Z1, K1, Z10
-	VMULPD      Z15, Z2, Z2
-	VADDPD      Z2, Z13, Z2
-	VMULPD      Z20, Z26, Z11
-	VMOVUPS     128(DX)(R13*8), Z13
-	VSUBPD      128(AX)(R13*8), Z13, Z13
-	VMULPD      Z25, Z24, Z15
-	VMOVUPS     128(SI)(R13*8), Z16
-	VSUBPD      128(BX)(R13*8), Z16, Z16
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VMOVUPS     128(AX)(R13*8), Z17
-	VSUBPD      128(R8)(R13*8), Z17, Z17
-	VADDPD      Z15, Z11, Z11
-	VMOVUPS     128(BX)(R13*8), Z15
-	VSUBPD      128(R9)(R13*8), Z15, Z15
-	VMULPD      Z28, Z27, Z18
-	VMOVUPS     128(DI)(R13*8), Z19
-	VSUBPD      128(CX)(R13*8), Z19, Z19
-	VADDPD      Z18, Z11, Z11
-	VMULPD      Z12, Z2, Z12
-	VMOVUPS     128(CX)(R13*8), Z18
-	VSUBPD      128(R10)(R13*8), Z18, Z18
-	VSUBPD      Z11, Z12, Z11
-	VMULPD      Z17, Z14, Z12
-	VMULPD      Z10, Z11, Z10
-	VMULPD      Z15, Z6, Z11
-	VMINPD      Z1, Z10, Z10
-	VMAXPD      Z0, Z10, Z10
-	VMULPD      Z13, Z14, Z21
-	VMULPD      Z10, Z20, Z20
-	VMULPD      Z16, Z6, Z23
-	VMULPD      Z10, Z25, Z25
-	VMULPD      Z2, Z22, Z22
-	VMULPD      Z2, Z4, Z4
-	VADDPD      Z11, Z12, Z11
-	VADDPD      Z20, Z26, Z12
-	VMULPD      Z18, Z7, Z20
-	VADDPD      Z25, Z24, Z24
-	VADDPD      Z23, Z21, Z21
-	VMULPD      Z10, Z28, Z23
-	VMULPD      Z19, Z7, Z25
-	VMULPD      Z2, Z5, Z5
-	VADDPD      Z20, Z11, Z11
-	VSUBPD      Z22, Z12, Z12
-	VADDPD      Z25, Z21, Z20
-	VSUBPD      Z4, Z24, Z4
-	VMULPD      Z3, Z11, Z11
-	VADDPD      Z23, Z27, Z21
-	VMULPD      Z3, Z20, Z3
-	VSUBPD      Z5, Z21, Z5
-	VMULPD      Z11, Z14, Z21
-	VMULPD      Z12, Z12, Z12
-	VMULPD      Z11, Z6, Z22
-	VMULPD      Z4, Z4, Z4
-	VMULPD      Z3, Z14, Z23
-	VADDPD      Z4, Z12, Z4
-	VMULPD      Z3, Z6, Z12
-	VMULPD      Z5, Z5, Z5
-	VMULPD      Z11, Z7, Z24
-	VSUBPD      Z17, Z21, Z21
-	VADDPD      Z5, Z4, Z4
-	VSUBPD      Z15, Z22, Z5
-	VMULPD      Z3, Z7, Z22
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMULPD       Z14, Z12, Z2
+	VADDPD       Z3, Z13, Z3
+	VADDPD       Z2, Z8, Z2
+	VMOVUPS      128(DX)(R13*8), Z8
+	VSUBPD       128(AX)(R13*8), Z8, Z8
+	VCMPPD       $0x04, Z3, Z0, K1
+	VDIVPD.Z     Z3, Z2, K1, Z2
+	VMOVUPS      128(SI)(R13*8), Z3
+	VSUBPD       128(BX)(R13*8), Z3, Z3
+	VMULPD       Z19, Z19, Z9
+	VMOVUPS      128(AX)(R13*8), Z11
+	VSUBPD       128(R8)(R13*8), Z11, Z11
+	VMULPD       Z21, Z21, Z12
+	VMOVUPS      128(BX)(R13*8), Z13
+	VSUBPD       128(R9)(R13*8), Z13, Z13
+	VADDPD       Z12, Z9, Z9
+	VMOVUPS      128(DI)(R13*8), Z12
+	VSUBPD       128(CX)(R13*8), Z12, Z12
+	VMULPD       Z25, Z25, Z14
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z14, Z9, Z9
+	VMOVUPS      128(CX)(R13*8), Z14
+	VSUBPD       128(R10)(R13*8), Z14, Z14
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z     Z9, Z1, K1, Z9
+	VMULPD       Z20, Z2, Z2
+	VADDPD       Z2, Z16, Z2
+	VMULPD       Z11, Z31, Z15
+	VMULPD       Z19, Z24, Z16
+	VMULPD       Z13, Z6, Z17
+	VMULPD       Z21, Z26, Z20
+	VMULPD       Z8, Z31, Z23
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VMULPD       Z3, Z6, Z28
+	VADDPD       Z20, Z16, Z16
+	VMULPD       Z25, Z27, Z20
+	VADDPD       Z17, Z15, Z15
+	VADDPD       Z20, Z16, Z16
+	VMULPD       Z14, Z7, Z17
+	VMULPD       Z18, Z2, Z18
+	VADDPD       Z28, Z23, Z20
+	VMULPD       Z12, Z7, Z23
+	VSUBPD       Z16, Z18, Z16
+	VADDPD       Z17, Z15, Z15
+	VADDPD       Z23, Z20, Z17
+	VMULPD       Z9, Z16, Z9
+	VMULPD       Z10, Z15, Z15
+	VMINPD       Z1, Z9, Z9
+	VMAXPD       Z0, Z9, Z9
+	VMULPD       Z10, Z17, Z10
+	VMULPD       Z9, Z19, Z16
+	VMULPD       Z15, Z31, Z18
+	VMULPD       Z9, Z21, Z19
+	VMULPD       Z15, Z6, Z20
+	VMULPD       Z2, Z22, Z21
+	VMULPD       Z10, Z31, Z22
+	VMULPD       Z2, Z4, Z4
+	VMULPD       Z10, Z6, Z23
+	VADDPD       Z16, Z24, Z16
+	VMULPD       Z15, Z7, Z24
+	VADDPD       Z19, Z26, Z19
+	VSUBPD       Z11, Z18, Z18
+	VMULPD       Z9, Z25, Z25
+	VSUBPD       Z13, Z20, Z20
+	VMULPD       Z2, Z5, Z5
+	VMULPD       Z10, Z7, Z26
+	VSUBPD       Z21, Z16, Z16
+	VSUBPD       Z22, Z8, Z21
+	VSUBPD       Z4, Z19, Z4
+	VSUBPD       Z23, Z3, Z19
+	VADDPD       Z25, Z27, Z22
+	VSUBPD       Z14, Z24, Z23
+	VSUBPD       Z5, Z22, Z5
+	VSUBPD       Z26, Z12, Z22
+	VMULPD       Z16, Z16, Z16
+	VMULPD       Z21, Z21, Z24
+	VMULPD       Z4, Z4, Z4
+	VMULPD       Z19, Z19, Z25
+	VADDPD       Z4, Z16, Z4
+	VMULPD       Z21, Z18, Z16
+	VMULPD       Z5, Z5, Z5
+	VMULPD       Z19, Z20, Z18
+	VADDPD       Z25, Z24, Z19
+	VADDPD       Z5, Z4, Z4
+	VMULPD       Z22, Z22, Z5
+	VADDPD       Z18, Z16, Z16
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z10, 64(R12)(R13*8)
+	VMOVUPS Z9, 64(R12)(R13*8)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
@@ -37279,116 +36789,60 @@ Closest64AVX512_groups:
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VSUBPD       Z23, Z13, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z12, Z16, Z4
-	VSUBPD      Z18, Z24, Z10
-	VSUBPD      Z22, Z19, Z12
-	VMULPD      Z2, Z2, Z22
-	VMULPD      Z4, Z4, Z23
-	VMULPD      Z2, Z21, Z2
-	VMOVUPS     192(R11)(R13*8), Z21
-	VSUBPD      192(R8)(R13*8), Z21, Z21
-	VMULPD      Z4, Z5, Z4
-	VSUBPD      192(R9)(R13*8), Z8, Z5
-	VADDPD      Z23, Z22, Z8
-	VSUBPD      192(R10)(R13*8), Z9, Z9
-	VMULPD      Z12, Z12, Z22
-	VADDPD      Z4, Z2, Z2
-	VMULPD      Z12, Z10, Z4
-	VMULPD      Z21, Z21, Z10
-	VADDPD      Z22, Z8, Z8
-	VMULPD      Z5, Z5, Z12
-	VADDPD      Z4, Z2, Z2
-	VCMPPD      $0x04, Z8, Z0, K1
-	VDIVPD.Z    Z8, Z2, K1, Z2
-	VADDPD      Z12, Z10, Z4
-	VMULPD      Z13, Z13, Z8
-	VMULPD      Z9, Z9, Z10
-	VMULPD      Z16, Z16, Z12
-	VADDPD      Z10, Z4, Z4
-	VADDPD      Z12, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z    Z4, Z1, K1, Z4
-	VMULPD      Z19, Z19, Z10
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VADDPD      Z10, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K1
-	VDIVPD.Z    Z8, Z1, K1, Z8
-	VMULPD      Z3, Z2, Z2
-	VADDPD      Z2, Z11, Z2
-	VMULPD      Z13, Z17, Z3
-	VMOVUPS     192(DX)(R13*8), Z10
-	VSUBPD      192(AX)(R13*8), Z10, Z10
-	VMULPD      Z16, Z15, Z11
-	VMOVUPS     192(SI)(R13*8), Z12
-	VSUBPD      192(BX)(R13*8), Z12, Z12
-	VMINPD      Z1, Z2, Z2
-	VMAXPD      Z0, Z2, Z2
-	VMOVUPS     192(AX)(R13*8), Z22
-	VSUBPD      192(R8)(R13*8), Z22, Z22
-	VADDPD      Z11, Z3, Z3
-	VMOVUPS     192(BX)(R13*8), Z11
-	VSUBPD      192(R9)(R13*8), Z11, Z11
-	VMULPD      Z19, Z18, Z23
-	VMOVUPS     192(DI)(R13*8), Z24
-	VSUBPD      192(CX)(R13*8), Z24, Z24
-	VADDPD      Z23, Z3, Z3
-	VMULPD      Z20, Z2, Z20
-	VMOVUPS     192(CX)(R13*8), Z23
-	VSUBPD      192(R10)(R13*8), Z23, Z23
-	VSUBPD      Z3, Z20, Z3
-	VMULPD      Z22, Z21, Z20
-	VMULPD      Z8, Z3, Z3
-	VMULPD      Z11, Z5, Z8
-	VMINPD      Z1, Z3, Z3
-	VMAXPD      Z0, Z3, Z3
-	VMULPD      Z10, Z21, Z25
-	VMULPD      Z3, Z13, Z13
-	VMULPD      Z12, Z5, Z26
-	VMULPD      Z3, Z16, Z16
-	VMULPD      Z2, Z14, Z14
-	VMULPD      Z2, Z6, Z6
-	VADDPD      Z8, Z20, Z8
-	VADDPD      Z13, Z17, Z13
-	VMULPD      Z23, Z9, Z17
-	VADDPD      Z16, Z15, Z15
-	VADDPD      Z26, Z25, Z16
-	VMULPD      Z3, Z19, Z19
-	VMULPD      Z24, Z9, Z20
-	VMULPD      Z2, Z7, Z7
-	VADDPD      Z17, Z8, Z8
-	VSUBPD      Z14, Z13, Z13
-	VADDPD      Z20, Z16, Z14
-	VSUBPD      Z6, Z15, Z6
-	VMULPD      Z4, Z8, Z8
-	VADDPD      Z19, Z18, Z15
-	VMULPD      Z4, Z14, Z4
-	VSUBPD      Z7, Z15, Z7
-	VMULPD      Z8, Z21, Z15
-	VMULPD      Z13, Z13, Z13
-	VMULPD      Z8, Z5, Z16
-	VMULPD      Z6, Z6, Z6
-	VMULPD      Z4, Z21, Z17
-	VADDPD      Z6, Z13, Z6
-	VMULPD      Z4, Z5, Z13
-	VMULPD      Z7, Z7, Z7
-	VMULPD      Z8, Z9, Z18
-	VSUBPD      Z22, Z15, Z15
-	VADDPD      Z7, Z6, Z6
-	VSUBPD      Z11, Z16, Z7
-	VMULPD      Z4, Z9, Z16
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z6, K1
+	VMULPD       Z22, Z23, Z2
+	VADDPD       Z5, Z19, Z4
+	VADDPD       Z2, Z16, Z2
+	VCMPPD       $0x04, Z4, Z0, K1
+	VDIVPD.Z     Z4, Z2, K1, Z2
+	VMULPD       Z8, Z8, Z4
+	VMULPD       Z3, Z3, Z5
+	VADDPD       Z5, Z4, Z4
+	VMULPD       Z12, Z12, Z5
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z5, Z4, Z4
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z     Z4, Z1, K1, Z4
+	VMULPD       Z10, Z2, Z2
+	VADDPD       Z2, Z15, Z2
+	VMULPD       Z8, Z11, Z5
+	VMULPD       Z3, Z13, Z9
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+	VADDPD       Z9, Z5, Z5
+	VMULPD       Z12, Z14, Z9
+	VADDPD       Z9, Z5, Z5
+	VMULPD       Z17, Z2, Z9
+	VSUBPD       Z5, Z9, Z5
+	VMULPD       Z4, Z5, Z4
+	VMINPD       Z1, Z4, Z4
+	VMAXPD       Z0, Z4, Z4
+	VMULPD       Z4, Z8, Z5
+	VMULPD       Z4, Z3, Z3
+	VMULPD       Z2, Z31, Z8
+	VMULPD       Z2, Z6, Z6
+	VADDPD       Z5, Z11, Z5
+	VADDPD       Z3, Z13, Z3
+	VMULPD       Z4, Z12, Z9
+	VMULPD       Z2, Z7, Z7
+	VSUBPD       Z8, Z5, Z5
+	VSUBPD       Z6, Z3, Z3
+	VADDPD       Z9, Z14, Z6
+	VSUBPD       Z7, Z6, Z6
+	VMULPD       Z5, Z5, Z5
+	VMULPD       Z3, Z3, Z3
+	VADDPD       Z3, Z5, Z3
+	VMULPD       Z6, Z6, Z5
+	VADDPD       Z5, Z3, Z3
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*8)
+	VMOVUPS Z4, 128(R12)(R13*8)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z6, 128(R12)(R13*8)
+	VMOVUPS Z3, 128(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -37398,83 +36852,9 @@ Closest64AVX512_groups:
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	VSUBPD       Z17, Z10, Z2
-	VSUBPD       Z13, Z12, Z3
-	VSUBPD       Z23, Z18, Z6
-	VSUBPD       Z16, Z24, Z13
-	VMULPD       Z2, Z2, Z16
-	VMULPD       Z3, Z3, Z17
-	VMULPD       Z2, Z15, Z2
-	VMULPD       Z3, Z7, Z3
-	VADDPD       Z17, Z16, Z7
-	VMULPD       Z13, Z13, Z15
-	VADDPD       Z3, Z2, Z2
-	VMULPD       Z13, Z6, Z3
-	VADDPD       Z15, Z7, Z6
-	VADDPD       Z3, Z2, Z2
-	VCMPPD       $0x04, Z6, Z0, K1
-	VDIVPD.Z     Z6, Z2, K1, Z2
-	VMULPD       Z10, Z10, Z3
-	VMULPD       Z12, Z12, Z6
-	VADDPD       Z6, Z3, Z3
-	VMULPD       Z24, Z24, Z6
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z6, Z3, Z3
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z     Z3, Z1, K1, Z3
-	VMULPD       Z4, Z2, Z2
-	VADDPD       Z2, Z8, Z2
-	VMULPD       Z10, Z22, Z4
-	VMULPD       Z12, Z11, Z6
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z6, Z4, Z4
-	VMULPD       Z24, Z23, Z6
-	VADDPD       Z6, Z4, Z4
-	VMULPD       Z14, Z2, Z6
-	VSUBPD       Z4, Z6, Z4
-	VMULPD       Z3, Z4, Z3
-	VMINPD       Z1, Z3, Z3
-	VMAXPD       Z0, Z3, Z3
-	VMULPD       Z3, Z10, Z4
-	VMULPD       Z3, Z12, Z6
-	VMULPD       Z2, Z21, Z7
-	VMULPD       Z2, Z5, Z5
-	VADDPD       Z4, Z22, Z4
-	VADDPD       Z6, Z11, Z6
-	VMULPD       Z3, Z24, Z8
-	VMULPD       Z2, Z9, Z9
-	VSUBPD       Z7, Z4, Z4
-	VSUBPD       Z5, Z6, Z5
-	VADDPD       Z8, Z23, Z6
-	VSUBPD       Z9, Z6, Z6
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z5, Z5, Z5
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z6, Z6, Z5
-	VADDPD       Z5, Z4, Z4
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
-
-	// Store the results of group 3.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*8)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*8)
-
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	ADDQ         $0x00000020, R13
-	SUBQ         $0x00000020, R14
-	CMPQ         R14, $0x00000020
+	ADDQ         $0x00000018, R13
+	SUBQ         $0x00000018, R14
+	CMPQ         R14, $0x00000018
 	JAE          Closest64AVX512_groups
 
 Closest64AVX512_groups_end:
