@@ -40,13 +40,18 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
 		}
 	}
-	// store stores group g's S, T and Dist2 (the lanes from index +
-	// g*Lanes) under mask.
+	// outMem returns where group g's output j (S, T, Dist2) goes: the lanes
+	// from index + g*Lanes of its stream, whose pointer it loads into
+	// scratch.
+	outMem := func(g, j int) Mem {
+		Load(Param([]string{"s", "t", "dist2"}[j]), scratch)
+		return Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
+	}
+	// store stores group g's S, T and Dist2 under mask.
 	store := func(l *lowering, g int, mask Op) {
 		Commentf("Store S, T and Dist2 of group %d.", g)
-		for j, param := range []string{"s", "t", "dist2"} {
-			Load(Param(param), scratch)
-			dst := Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
+		for j := range 3 {
+			dst := outMem(g, j)
 			v := l.out(j)
 			switch {
 			case mask == nil:
@@ -57,10 +62,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 				VMASKMOVPS(v, mask, dst) // all-ones lanes, whatever their width
 			}
 		}
-		storeOverrides(l, mask, func(j int) Mem {
-			Load(Param([]string{"s", "t", "dist2"}[j]), scratch)
-			return Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
-		})
+		storeOverrides(l, mask, func(j int) Mem { return outMem(g, j) })
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	// On AVX-512 the canonical NaN goes in with masked stores (storeOverrides).

@@ -36,8 +36,7 @@ type lowering struct {
 	blocks []string // names of the open rare blocks
 
 	// overrides are p's outputs whose constant lanes the driver stores
-	// after the outputs (ir.SplitOverrides; storeOverrides); their masks
-	// and constants are p's last outputs.
+	// after the outputs (ir.SplitOverrides; storeOverrides).
 	overrides []ir.Override
 }
 
@@ -252,17 +251,17 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 // each of l's overrides under its mask (and under mask too, for a tail
 // group), at dst(j) for output j: a masked store where a blend would
 // write a vector register (AVX-512 BatchClosest at 4,096 pairs on the Zen
-// 4 VM: -2.1% and -2.9% in two runs of 16 alternating invocations; each
-// group broadcasts the constant once). AVX-512 only.
+// 4 VM, 16 alternating invocations: -2.1% for a probe holding the constant
+// in a register, -2.9% for this, which broadcasts it once per group).
+// AVX-512 only.
 func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	if len(l.overrides) == 0 {
 		return
 	}
 	Comment("Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.")
-	first := len(l.p.Outputs) - 2*len(l.overrides)
-	consts := map[ir.Value]Op{}
-	for i, o := range l.overrides {
-		m := l.out(first + 2*i)
+	consts := map[ir.Value]Op{} // each constant broadcast once
+	for _, o := range l.overrides {
+		m := l.reg(o.Mask)
 		if mask != nil {
 			k := K()
 			KANDW(mask, m, k)
@@ -270,7 +269,7 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 		}
 		c, ok := consts[o.Const]
 		if !ok {
-			c = l.out(first + 2*i + 1)
+			c = l.reg(o.Const)
 			consts[o.Const] = c
 		}
 		l.fp().storeMasked(c, m, dst(o.Output))

@@ -41,37 +41,15 @@ func SplitOverrides(p *Program) (*Program, []Override) {
 	if len(ovs) == 0 {
 		return p, nil
 	}
-	q := *p
-	q.Code = nil
-	at := make([]Value, len(p.Code)) // old index -> new (a dropped Select: the value it passes)
-	comment := ""
-	for i, in := range p.Code {
-		if drop[i] {
-			at[i] = at[in.Args[2]]
-			if comment == "" {
-				comment = in.Comment
-			}
-			continue
+	q, at := bypass(p, func(i int, in *Instr) (Value, bool) {
+		if !drop[i] {
+			return 0, false
 		}
-		at[i] = Value(len(q.Code))
-		if in.Comment == "" {
-			in.Comment = comment
-		}
-		comment = ""
-		in.Args = append([]Value(nil), in.Args...)
-		for k, a := range in.Args {
-			in.Args[k] = at[a]
-		}
-		in.rareUntil = 0
-		q.Code = append(q.Code, in)
-	}
-	q.Outputs = make([]Value, 0, len(p.Outputs)+2*len(ovs))
-	for _, o := range p.Outputs {
-		q.Outputs = append(q.Outputs, at[o])
-	}
+		return in.Args[2], true // the Select's value outside the mask
+	}, nil)
 	for k := range ovs {
 		ovs[k].Mask, ovs[k].Const = at[ovs[k].Mask], at[ovs[k].Const]
 		q.Outputs = append(q.Outputs, ovs[k].Mask, ovs[k].Const)
 	}
-	return &q, ovs
+	return q, ovs
 }

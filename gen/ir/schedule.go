@@ -144,13 +144,34 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 // ones. A backend that decides for itself which values leave their
 // registers (amd64's spiller) starts from it.
 func Unpark(p *Program) *Program {
+	parked := func(_ int, in *Instr) (Value, bool) {
+		if in.Op != OpPark {
+			return 0, false
+		}
+		return in.Args[0], true
+	}
+	q, _ := bypass(p, parked, func(in *Instr) {
+		if in.Op == OpVar {
+			in.Aux = 0
+		}
+	})
+	return q
+}
+
+// bypass returns p without the instructions that drop (given an
+// instruction and its index) says to drop; the readers of a dropped
+// instruction (outputs included) read the value drop names instead, and a
+// dropped instruction's comment moves to the next one kept. edit, if not
+// nil, changes each kept instruction. It also returns where each old value
+// went.
+func bypass(p *Program, drop func(i int, in *Instr) (Value, bool), edit func(in *Instr)) (*Program, []Value) {
 	q := *p
 	q.Code = nil
-	at := make([]Value, len(p.Code)) // old index -> new (a Park: its argument's)
-	comment := ""                    // a dropped Park's, for the next instruction
+	at := make([]Value, len(p.Code)) // old index -> new (a dropped one: its argument's)
+	comment := ""                    // a dropped instruction's, for the next one kept
 	for i, in := range p.Code {
-		if in.Op == OpPark {
-			at[i] = at[in.Args[0]]
+		if a, ok := drop(i, &in); ok {
+			at[i] = at[a]
 			if comment == "" {
 				comment = in.Comment
 			}
@@ -165,8 +186,8 @@ func Unpark(p *Program) *Program {
 		for k, a := range in.Args {
 			in.Args[k] = at[a]
 		}
-		if in.Op == OpVar {
-			in.Aux = 0
+		if edit != nil {
+			edit(&in)
 		}
 		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code = append(q.Code, in)
@@ -175,5 +196,5 @@ func Unpark(p *Program) *Program {
 	for j, o := range p.Outputs {
 		q.Outputs[j] = at[o]
 	}
-	return &q
+	return &q, at
 }
