@@ -2859,47 +2859,48 @@ ContactsAVX2_ahead:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y12
+	VMULPS  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y14
-	VMULPS  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y4, Y10, Y14
-	VADDPS  Y14, Y13, Y13
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y14
+	VMULPS  Y11, Y5, Y13
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPS  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPS  Y8, Y14, Y11
-	VSUBPS  Y9, Y15, Y14
-	VSUBPS  Y10, Y13, Y13
-	VMULPS  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPS  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPS  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPS  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPS  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y14, Y8
+	VMULPS  Y10, Y13, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y13, Y8
+	VMULPS  Y9, Y12, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -2908,14 +2909,14 @@ ContactsAVX2_ahead:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y12, Y4, Y4
-	VADDPS 416(R9), Y4, Y4
+	VMULPS Y14, Y4, Y4
+	VADDPS 448(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 352(R9), Y4, Y8
-	VSUBPS 384(R9), Y8, Y8
+	VMULPS 384(R9), Y4, Y8
+	VSUBPS 416(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -2925,214 +2926,215 @@ ContactsAVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  Y8, Y2, Y2
-	VADDPS  512(R9), Y2, Y2
+	VADDPS  544(R9), Y2, Y2
 	VSUBPS  Y5, Y2, Y2
-	VMULPS  576(R9), Y8, Y7
-	VADDPS  480(R9), Y7, Y7
-	VSUBPS  Y6, Y7, Y7
-	VMULPS  544(R9), Y8, Y8
-	VADDPS  448(R9), Y8, Y8
-	VSUBPS  Y4, Y8, Y8
-	VMULPS  Y2, Y2, Y9
-	VMULPS  Y7, Y7, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  Y8, Y8, Y10
-	VMOVUPS Y4, 320(R9)
-	VMOVUPS Y6, 352(R9)
+	VMULPS  608(R9), Y8, Y7
+	VADDPS  512(R9), Y7, Y7
+	VMOVUPS Y14, 320(R9)
 	VMOVUPS Y5, 384(R9)
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y4
+	VBROADCASTF128 (AX)(CX*1), Y5
 	MOVL           48(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
 	MOVL           36(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y5
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           52(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           40(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y6
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           56(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y12
-	VSHUFPS        $0xee, Y5, Y4, Y4
-	VMOVUPS        Y6, (R10)
+	VSHUFPS        $0x44, Y9, Y5, Y12
+	VSHUFPS        $0xee, Y9, Y5, Y5
+	VMOVUPS        Y10, (R10)
 	VMOVUPS        Y11, 32(R10)
 	VMOVUPS        Y12, 64(R10)
-	VMOVUPS        Y4, 192(R10)
+	VMOVUPS        Y5, 192(R10)
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y4
+	VBROADCASTF128 16(AX)(CX*1), Y5
 	MOVL           48(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
 	MOVL           36(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y5
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           52(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           40(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y6
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           56(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y4
-	VMOVUPS        Y6, 96(R10)
+	VSHUFPS        $0x44, Y9, Y5, Y5
+	VMOVUPS        Y10, 96(R10)
 	VMOVUPS        Y11, 128(R10)
-	VMOVUPS        Y4, 160(R10)
+	VMOVUPS        Y5, 160(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y4
+	VBROADCASTF128 (AX)(CX*1), Y5
 	MOVL           48(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
 	MOVL           36(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y5
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           52(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           40(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y6
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           56(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y12
-	VSHUFPS        $0xee, Y5, Y4, Y4
-	VMOVUPS        Y6, 224(R10)
+	VSHUFPS        $0x44, Y9, Y5, Y12
+	VSHUFPS        $0xee, Y9, Y5, Y5
+	VMOVUPS        Y10, 224(R10)
 	VMOVUPS        Y11, 256(R10)
 	VMOVUPS        Y12, 288(R10)
-	VMOVUPS        Y4, 416(R10)
+	VMOVUPS        Y5, 416(R10)
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y4
+	VBROADCASTF128 16(AX)(CX*1), Y5
 	MOVL           48(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
 	MOVL           36(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y5
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           52(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           40(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y6
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           56(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y4
-	VMOVUPS        Y6, 320(R10)
+	VSHUFPS        $0x44, Y9, Y5, Y5
+	VMOVUPS        Y10, 320(R10)
 	VMOVUPS        Y11, 352(R10)
-	VMOVUPS        Y4, 384(R10)
-	VADDPS         Y10, Y9, Y4
+	VMOVUPS        Y5, 384(R10)
+	VSUBPS         Y6, Y7, Y5
+	VMULPS         576(R9), Y8, Y7
+	VADDPS         480(R9), Y7, Y7
+	VSUBPS         Y4, Y7, Y7
+	VMULPS         Y2, Y2, Y8
+	VMULPS         Y5, Y5, Y9
+	VADDPS         Y9, Y8, Y8
+	VMULPS         Y7, Y7, Y9
+	VADDPS         Y9, Y8, Y8
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Y5
-	VMULPS       288(R9), Y5, Y5
-	VCMPPS       $0x12, Y5, Y3, Y3
-	VMOVUPS      288(R9), Y5
-	VCMPPS       $0x00, Y0, Y5, Y5
-	VANDNPS      Y3, Y5, Y3
+	VBROADCASTSS partol<>+0(SB), Y9
+	VMULPS       288(R9), Y9, Y9
+	VCMPPS       $0x12, Y9, Y3, Y3
+	VMOVUPS      288(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VANDNPS      Y3, Y9, Y3
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Y2, Y5
-	VMOVAPS Y7, Y6
-	VMOVAPS Y8, Y9
-	VMOVAPS Y4, Y10
+	VMOVAPS Y2, Y9
+	VMOVAPS Y5, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y8, Y12
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Y4, Y4
-	VMOVAPS      Y4, Y11
-	VCMPPS       $0x19, minnormal<>+0(SB), Y10, Y12
-	VMOVUPS      288(R9), Y13
-	VMAXPS       256(R9), Y13, Y13
-	VMOVUPS      512(R9), Y14
-	VMULPS       512(R9), Y14, Y14
-	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      480(R9), Y3
-	VMULPS       480(R9), Y3, Y3
-	VADDPS       Y3, Y14, Y3
-	VMOVUPS      448(R9), Y14
-	VMULPS       448(R9), Y14, Y14
-	VADDPS       Y14, Y3, Y3
-	VMAXPS       Y3, Y13, Y3
-	VBROADCASTSS crosstol<>+0(SB), Y13
-	VMULPS       Y3, Y13, Y13
-	VCMPPS       $0x11, Y13, Y10, Y13
-	VORPS        Y13, Y12, Y14
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y11, 416(R9)
-	VMOVUPS      Y10, 448(R9)
-	VMOVUPS      Y9, 480(R9)
-	VMOVUPS      Y6, 512(R9)
-	VMOVUPS      Y5, 544(R9)
-	VMOVUPS      Y3, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y12, 704(R9)
-	VTESTPS      Y14, Y14
+	VSQRTPS      Y8, Y8
+	VMOVAPS      Y8, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y12, Y14
+	VMOVUPS      Y3, 416(R9)
+	VMOVUPS      288(R9), Y3
+	VMAXPS       256(R9), Y3, Y3
+	VMOVUPS      Y4, 256(R9)
+	VMOVUPS      544(R9), Y4
+	VMULPS       544(R9), Y4, Y4
+	VMOVUPS      Y6, 544(R9)
+	VMOVUPS      512(R9), Y6
+	VMULPS       512(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      480(R9), Y6
+	VMULPS       480(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMAXPS       Y4, Y3, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y12, Y4
+	VORPS        Y4, Y14, Y6
+	VMOVUPS      Y8, 480(R9)
+	VMOVUPS      Y13, 512(R9)
+	VMOVUPS      Y12, 576(R9)
+	VMOVUPS      Y11, 608(R9)
+	VMOVUPS      Y10, 640(R9)
+	VMOVUPS      Y9, 672(R9)
+	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y5, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y14, 832(R9)
+	VTESTPS      Y6, Y6
 	JZ           ContactsAVX2_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
@@ -3140,223 +3142,211 @@ ContactsAVX2_ahead:
 	VSUBPS       (BX), Y2, Y2
 	VMOVUPS      128(BX), Y3
 	VSUBPS       32(BX), Y3, Y3
-	VMOVUPS      160(BX), Y4
-	VSUBPS       64(BX), Y4, Y4
-	VMOVUPS      320(BX), Y5
-	VSUBPS       224(BX), Y5, Y5
-	VMOVUPS      352(BX), Y6
-	VSUBPS       256(BX), Y6, Y6
-	VMOVUPS      384(BX), Y7
-	VSUBPS       288(BX), Y7, Y7
-	VMULPS       Y2, Y2, Y8
-	VMULPS       Y3, Y3, Y9
-	VADDPS       Y9, Y8, Y8
-	VMULPS       Y4, Y4, Y9
-	VADDPS       Y9, Y8, Y8
-	VMULPS       Y5, Y5, Y9
-	VMULPS       Y6, Y6, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       Y7, Y7, Y10
-	VADDPS       Y10, Y9, Y9
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y9, Y10
+	VMOVUPS      160(BX), Y5
+	VSUBPS       64(BX), Y5, Y5
+	VMOVUPS      320(BX), Y6
+	VSUBPS       224(BX), Y6, Y6
+	VMOVUPS      352(BX), Y7
+	VSUBPS       256(BX), Y7, Y7
+	VMOVUPS      384(BX), Y8
+	VSUBPS       288(BX), Y8, Y8
+	VSQRTPS      288(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
 	VDIVPS       Y9, Y1, Y9
 	VANDPS       Y10, Y9, Y9
-	VSQRTPS      Y8, Y10
-	VCMPPS       $0x04, Y10, Y0, Y11
-	VDIVPS       Y10, Y1, Y10
-	VANDPS       Y11, Y10, Y10
-	VSQRTPS      Y9, Y9
-	VMULPS       Y10, Y2, Y2
-	VMULPS       Y10, Y3, Y3
-	VMULPS       Y10, Y4, Y4
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
 	VMULPS       Y9, Y5, Y5
-	VMULPS       Y9, Y6, Y6
-	VMULPS       Y9, Y7, Y7
-	VCMPPS       $0x00, Y0, Y8, Y8
-	VMULPS       Y7, Y3, Y9
-	VMULPS       Y6, Y4, Y10
-	VSUBPS       Y10, Y9, Y9
-	VMULPS       Y5, Y4, Y10
-	VMULPS       Y7, Y2, Y11
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMULPS       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VMULPS       Y8, Y3, Y10
+	VMULPS       Y7, Y5, Y11
 	VSUBPS       Y11, Y10, Y10
-	VMULPS       Y6, Y2, Y11
-	VMULPS       Y5, Y3, Y12
+	VMULPS       Y6, Y5, Y11
+	VMULPS       Y8, Y2, Y12
 	VSUBPS       Y12, Y11, Y11
-	VMULPS       Y9, Y9, Y12
-	VMULPS       Y10, Y10, Y14
-	VADDPS       Y14, Y12, Y12
+	VMULPS       Y7, Y2, Y12
+	VMULPS       Y6, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
 	VMULPS       Y11, Y11, Y14
-	VADDPS       Y14, Y12, Y12
-	VCMPPS       $0x19, minnormal<>+0(SB), Y12, Y14
-	VANDNPS      Y13, Y14, Y13
-	VMOVUPS      704(R9), Y14
-	VORPS        Y13, Y14, Y13
-	VMULPS       672(R9), Y9, Y14
-	VMULPS       640(R9), Y10, Y15
-	VMOVUPS      Y4, 704(R9)
-	VADDPS       Y15, Y14, Y4
-	VMULPS       608(R9), Y11, Y14
-	VADDPS       Y14, Y4, Y4
-	VMULPS       Y4, Y4, Y14
-	VMOVUPS      Y7, 736(R9)
-	VBROADCASTSS signtol<>+0(SB), Y7
-	VMULPS       576(R9), Y7, Y7
-	VMULPS       Y12, Y7, Y7
-	VCMPPS       $0x19, Y7, Y14, Y7
-	VCMPPS       $0x11, Y0, Y4, Y4
-	VANDNPS      Y4, Y7, Y4
-	VXORPS       signmask<>+0(SB), Y9, Y7
-	VXORPS       signmask<>+0(SB), Y10, Y14
-	VXORPS       signmask<>+0(SB), Y11, Y15
-	VMOVUPS      Y3, 576(R9)
-	VBLENDVPS    Y4, Y7, Y9, Y3
-	VBLENDVPS    Y4, Y14, Y10, Y7
-	VBLENDVPS    Y4, Y15, Y11, Y4
-	VMOVUPS      544(R9), Y9
-	VBLENDVPS    Y13, Y3, Y9, Y3
-	VMOVUPS      512(R9), Y9
-	VBLENDVPS    Y13, Y7, Y9, Y7
-	VMOVUPS      480(R9), Y9
-	VBLENDVPS    Y13, Y4, Y9, Y4
-	VMOVUPS      448(R9), Y9
-	VBLENDVPS    Y13, Y12, Y9, Y9
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y7, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y9, 448(R9)
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y4, Y14, Y4
+	VMOVUPS      832(R9), Y14
+	VORPS        Y4, Y14, Y4
+	VMULPS       800(R9), Y10, Y14
+	VMULPS       768(R9), Y11, Y15
+	VMOVUPS      Y5, 832(R9)
+	VADDPS       Y15, Y14, Y5
+	VMULPS       736(R9), Y12, Y14
+	VADDPS       Y14, Y5, Y5
+	VMULPS       Y5, Y5, Y14
+	VMOVUPS      Y8, 864(R9)
+	VBROADCASTSS signtol<>+0(SB), Y8
+	VMULPS       704(R9), Y8, Y8
+	VMULPS       Y13, Y8, Y8
+	VCMPPS       $0x19, Y8, Y14, Y8
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y8, Y5
+	VXORPS       signmask<>+0(SB), Y10, Y8
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 704(R9)
+	VBLENDVPS    Y5, Y8, Y10, Y3
+	VBLENDVPS    Y5, Y14, Y11, Y8
+	VBLENDVPS    Y5, Y15, Y12, Y5
+	VMOVUPS      672(R9), Y10
+	VBLENDVPS    Y4, Y3, Y10, Y3
+	VMOVUPS      640(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      608(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y5
+	VMOVUPS      576(R9), Y10
+	VBLENDVPS    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y5, 608(R9)
+	VMOVUPS      Y4, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDVPS Y8, Y5, Y2, Y2
-	VMOVUPS   576(R9), Y3
-	VBLENDVPS Y8, Y6, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPS Y8, 736(R9), Y4, Y4
+	VBLENDVPS Y9, Y6, Y2, Y2
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y9, Y7, Y3, Y3
+	VMOVUPS   832(R9), Y4
+	VBLENDVPS Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
 	VMULPS    Y3, Y3, Y6
 	VMULPS    Y2, Y2, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
 	VMULPS    Y0, Y0, Y5
 	VMULPS    Y4, Y4, Y6
 	VADDPS    Y6, Y5, Y5
 	VMULPS    Y2, Y2, Y6
 	VADDPS    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPS 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 ContactsAVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 416(R9), Y1, Y2
-	VMULPS 544(R9), Y2, Y3
-	VMULPS 512(R9), Y2, Y4
-	VMULPS 480(R9), Y2, Y2
+	VDIVPS 512(R9), Y1, Y2
+	VMULPS 672(R9), Y2, Y3
+	VMULPS 640(R9), Y2, Y4
+	VMULPS 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPS       416(BX), Y5, Y5
-	VSUBPS       288(R9), Y5, Y6
+	VSUBPS       480(R9), Y5, Y6
 	VBROADCASTSS margin+40(FP), Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      288(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPS       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPS       192(BX), Y7, Y7
 	VMULPS       Y7, Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VADDPS       800(R9), Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
 	VADDPS       384(R9), Y8, Y8
 	VADDPS       224(BX), Y8, Y8
 	VMULPS       Y7, Y4, Y9
-	VADDPS       640(R9), Y9, Y9
+	VADDPS       768(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
-	VADDPS       352(R9), Y9, Y9
+	VADDPS       544(R9), Y9, Y9
 	VADDPS       256(BX), Y9, Y9
 	VMULPS       Y7, Y2, Y10
-	VADDPS       608(R9), Y10, Y10
+	VADDPS       736(R9), Y10, Y10
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y10, Y10
-	VADDPS       320(R9), Y10, Y10
+	VADDPS       256(R9), Y10, Y10
 	VADDPS       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
 	VMOVAPS      Y9, Y13
 	VMOVAPS      Y10, Y14
-	VMOVUPS      Y10, 288(R9)
+	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPS  256(R9), Y5, Y10
-	VMOVUPS Y9, 256(R9)
+	VANDPS  416(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPS  int1<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPS Y10, Y10
 	JZ      ContactsAVX2_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPS    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -3369,239 +3359,225 @@ ContactsAVX2_ahead_normal:
 	VSUBPS    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPS    288(BX), Y8, Y8
-	VMULPS    Y2, Y2, Y9
-	VMULPS    Y3, Y3, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y4, Y4, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y6, Y6, Y11
-	VMULPS    Y7, Y7, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y8, Y8, Y12
-	VADDPS    Y12, Y11, Y11
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS    Y11, Y1, Y11
-	VANDPS    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPS    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPS    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPS    288(BX), Y14, Y14
-	VMULPS    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPS    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPS    Y9, Y15, Y9
-	VMULPS    Y14, Y8, Y13
-	VADDPS    Y13, Y9, Y9
-	VMULPS    Y11, Y9, Y9
-	VMULPS    Y2, Y6, Y13
-	VMULPS    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPS    Y15, Y13, Y3
-	VMULPS    Y4, Y8, Y13
-	VADDPS    Y13, Y3, Y3
-	VMULPS    Y11, Y3, Y3
-	VADDPS    Y3, Y9, Y3
-	VMINPS    Y3, Y9, Y13
-	VMAXPS    Y13, Y0, Y13
-	VMAXPS    Y3, Y9, Y3
-	VMINPS    Y3, Y1, Y3
-	VCMPPS    $0x11, Y3, Y13, Y9
-	VANDPS    Y9, Y10, Y9
-	VCMPPS    $0x00, Y0, Y11, Y10
-	VANDNPS   Y9, Y10, Y9
-	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPS    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPS       Y13, Y6, Y11
-	VMULPS       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y13, Y8, Y7
-	VSUBPS       Y12, Y11, Y13
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPS       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPS       Y2, Y13, Y3
-	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
-	VMULPS       Y4, Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y3, Y3
-	VANDPS       Y6, Y3, Y3
-	VMINPS       Y1, Y3, Y3
-	VMAXPS       Y0, Y3, Y3
-	VMULPS       Y3, Y2, Y6
-	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y11, Y6, Y6
-	VMULPS       704(R9), Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y3, Y4, Y3
-	VADDPS       Y3, Y14, Y3
-	VSUBPS       Y7, Y3, Y3
-	VMULPS       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPS       576(R9), Y8, Y4
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPS       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y4, Y13, Y2
-	VMULPS       544(R9), Y3, Y4
-	VADDPS       Y4, Y2, Y2
-	VSUBPS       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPS       512(R9), Y4, Y4
-	VADDPS       Y4, Y6, Y4
-	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y4, Y4
-	VADDPS       Y4, Y11, Y4
-	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPS       512(R9), Y6, Y6
-	VADDPS       Y6, Y8, Y6
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y6, Y6
-	VADDPS       Y6, Y15, Y6
-	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
+	VADDPS       Y3, Y14, Y2
+	VMULPS       672(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPS       640(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y3, Y3
-	VADDPS       Y3, Y7, Y3
-	VADDPS       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPS    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPS    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPS    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPS       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPS       832(R9), Y4, Y4
-	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y3, Y7
-	VSUBPS       Y14, Y4, Y8
+	VMULPS       800(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
-	VMULPS       704(R9), Y7, Y7
+	VMULPS       864(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       864(R9), Y8, Y7
+	VMULPS       320(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 640(R9), Y0, Y7
-	VDIVPS       640(R9), Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
 	VMULPS       896(R9), Y6, Y7
-	VADDPS       Y7, Y12, Y7
+	VADDPS       Y7, Y9, Y7
 	VSUBPS       Y2, Y7, Y7
-	VMULPS       704(R9), Y6, Y8
-	VADDPS       672(R9), Y8, Y8
+	VMULPS       864(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
 	VSUBPS       Y3, Y8, Y8
-	VMULPS       864(R9), Y6, Y6
-	VADDPS       Y6, Y14, Y6
+	VMULPS       320(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
 	VSUBPS       Y4, Y6, Y6
-	VMULPS       608(R9), Y7, Y11
-	VMULPS       576(R9), Y8, Y12
-	VADDPS       Y12, Y11, Y11
-	VMULPS       544(R9), Y6, Y12
-	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       512(R9), Y11, Y11
-	VADDPS       Y11, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y7, Y7
+	VMULPS       736(R9), Y7, Y9
+	VMULPS       704(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       672(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y4, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y9, Y2, Y6, Y2
-	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
+	VMOVUPS      Y4, 256(R9)
 
 ContactsAVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPS  352(R9), Y2, Y2
-	VADDPS  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPS  480(R9), Y2, Y2
+	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VBLENDVPS Y2, Y0, Y5, Y2
 	VMOVAPS   Y2, Y5
 
@@ -3616,37 +3592,37 @@ ContactsAVX2_ahead_finite:
 	VMOVUPS Y2, (R12)(R13*4)
 	MOVQ    8(SP), R12
 	VMOVUPS Y5, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 608(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 608(R9), Y2
+	VMOVUPS 736(R9), Y2
 	MOVQ    32(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 576(R9), Y2
+	VMOVUPS 704(R9), Y2
 	MOVQ    40(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 544(R9), Y2
+	VMOVUPS 672(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 576(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 544(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 512(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 320(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 256(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    88(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 288(R9), Y2
+	VMOVUPS 256(R9), Y2
 	MOVQ    96(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	ADDQ    $0x00000008, R13
@@ -3707,47 +3683,48 @@ ContactsAVX2_last:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y12
+	VMULPS  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y14
-	VMULPS  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y4, Y10, Y14
-	VADDPS  Y14, Y13, Y13
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y14
+	VMULPS  Y11, Y5, Y13
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPS  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPS  Y8, Y14, Y11
-	VSUBPS  Y9, Y15, Y14
-	VSUBPS  Y10, Y13, Y13
-	VMULPS  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPS  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPS  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPS  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPS  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y14, Y8
+	VMULPS  Y10, Y13, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y13, Y8
+	VMULPS  Y9, Y12, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -3756,14 +3733,14 @@ ContactsAVX2_last:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y12, Y4, Y4
-	VADDPS 416(R9), Y4, Y4
+	VMULPS Y14, Y4, Y4
+	VADDPS 448(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 352(R9), Y4, Y8
-	VSUBPS 384(R9), Y8, Y8
+	VMULPS 384(R9), Y4, Y8
+	VSUBPS 416(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -3773,13 +3750,13 @@ ContactsAVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y8, Y2, Y2
-	VADDPS 512(R9), Y2, Y2
+	VADDPS 544(R9), Y2, Y2
 	VSUBPS Y5, Y2, Y2
-	VMULPS 576(R9), Y8, Y7
-	VADDPS 480(R9), Y7, Y7
+	VMULPS 608(R9), Y8, Y7
+	VADDPS 512(R9), Y7, Y7
 	VSUBPS Y6, Y7, Y7
-	VMULPS 544(R9), Y8, Y8
-	VADDPS 448(R9), Y8, Y8
+	VMULPS 576(R9), Y8, Y8
+	VADDPS 480(R9), Y8, Y8
 	VSUBPS Y4, Y8, Y8
 	VMULPS Y2, Y2, Y9
 	VMULPS Y7, Y7, Y10
@@ -3803,38 +3780,39 @@ ContactsAVX2_last:
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPS      Y9, Y9
-	VMOVAPS      Y9, Y14
-	VMOVUPS      Y3, 320(R9)
+	VMOVAPS      Y9, Y15
+	VMOVUPS      Y14, 320(R9)
+	VMOVUPS      Y3, 384(R9)
 	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y3
-	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y4, 416(R9)
 	VMOVUPS      288(R9), Y4
 	VMAXPS       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      512(R9), Y6
-	VMULPS       512(R9), Y6, Y6
-	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      480(R9), Y5
-	VMULPS       480(R9), Y5, Y5
+	VMOVUPS      544(R9), Y6
+	VMULPS       544(R9), Y6, Y6
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPS       512(R9), Y5, Y5
 	VADDPS       Y5, Y6, Y5
-	VMOVUPS      448(R9), Y6
-	VMULPS       448(R9), Y6, Y6
+	VMOVUPS      480(R9), Y6
+	VMULPS       480(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y4, Y4
 	VBROADCASTSS crosstol<>+0(SB), Y5
 	VMULPS       Y4, Y5, Y5
 	VCMPPS       $0x11, Y5, Y13, Y5
 	VORPS        Y5, Y3, Y6
-	VMOVUPS      Y9, 384(R9)
-	VMOVUPS      Y14, 416(R9)
-	VMOVUPS      Y13, 448(R9)
-	VMOVUPS      Y12, 480(R9)
-	VMOVUPS      Y11, 512(R9)
-	VMOVUPS      Y10, 544(R9)
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y15, 512(R9)
+	VMOVUPS      Y13, 576(R9)
+	VMOVUPS      Y12, 608(R9)
+	VMOVUPS      Y11, 640(R9)
+	VMOVUPS      Y10, 672(R9)
+	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y3, 832(R9)
 	VTESTPS      Y6, Y6
 	JZ           ContactsAVX2_last_normal
 
@@ -3851,30 +3829,18 @@ ContactsAVX2_last:
 	VSUBPS       256(BX), Y7, Y7
 	VMOVUPS      384(BX), Y8
 	VSUBPS       288(BX), Y8, Y8
-	VMULPS       Y2, Y2, Y9
-	VMULPS       Y3, Y3, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       Y4, Y4, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       Y6, Y6, Y10
-	VMULPS       Y7, Y7, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       Y8, Y8, Y11
-	VADDPS       Y11, Y10, Y10
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y10, Y11
-	VDIVPS       Y10, Y1, Y10
-	VANDPS       Y11, Y10, Y10
-	VSQRTPS      Y9, Y11
-	VCMPPS       $0x04, Y11, Y0, Y12
-	VDIVPS       Y11, Y1, Y11
-	VANDPS       Y12, Y11, Y11
-	VSQRTPS      Y10, Y10
-	VMULPS       Y11, Y2, Y2
-	VMULPS       Y11, Y3, Y3
-	VMULPS       Y11, Y4, Y4
+	VSQRTPS      288(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VMULPS       Y9, Y4, Y4
 	VMULPS       Y10, Y6, Y6
 	VMULPS       Y10, Y7, Y7
 	VMULPS       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
 	VCMPPS       $0x00, Y0, Y9, Y9
 	VMULPS       Y8, Y3, Y10
 	VMULPS       Y7, Y4, Y11
@@ -3892,18 +3858,18 @@ ContactsAVX2_last:
 	VADDPS       Y14, Y13, Y13
 	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
 	VANDNPS      Y5, Y14, Y5
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPS        Y5, Y14, Y5
-	VMULPS       672(R9), Y10, Y14
-	VMULPS       640(R9), Y11, Y15
-	VMOVUPS      Y4, 704(R9)
+	VMULPS       800(R9), Y10, Y14
+	VMULPS       768(R9), Y11, Y15
+	VMOVUPS      Y4, 832(R9)
 	VADDPS       Y15, Y14, Y4
-	VMULPS       608(R9), Y12, Y14
+	VMULPS       736(R9), Y12, Y14
 	VADDPS       Y14, Y4, Y4
 	VMULPS       Y4, Y4, Y14
-	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y8, 864(R9)
 	VBROADCASTSS signtol<>+0(SB), Y8
-	VMULPS       576(R9), Y8, Y8
+	VMULPS       704(R9), Y8, Y8
 	VMULPS       Y13, Y8, Y8
 	VCMPPS       $0x19, Y8, Y14, Y8
 	VCMPPS       $0x11, Y0, Y4, Y4
@@ -3911,130 +3877,130 @@ ContactsAVX2_last:
 	VXORPS       signmask<>+0(SB), Y10, Y8
 	VXORPS       signmask<>+0(SB), Y11, Y14
 	VXORPS       signmask<>+0(SB), Y12, Y15
-	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y3, 704(R9)
 	VBLENDVPS    Y4, Y8, Y10, Y3
 	VBLENDVPS    Y4, Y14, Y11, Y8
 	VBLENDVPS    Y4, Y15, Y12, Y4
-	VMOVUPS      544(R9), Y10
+	VMOVUPS      672(R9), Y10
 	VBLENDVPS    Y5, Y3, Y10, Y3
-	VMOVUPS      512(R9), Y10
+	VMOVUPS      640(R9), Y10
 	VBLENDVPS    Y5, Y8, Y10, Y8
-	VMOVUPS      480(R9), Y10
+	VMOVUPS      608(R9), Y10
 	VBLENDVPS    Y5, Y4, Y10, Y4
-	VMOVUPS      448(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPS    Y5, Y13, Y10, Y5
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y8, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPS Y9, Y6, Y2, Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VBLENDVPS Y9, Y7, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPS Y9, 736(R9), Y4, Y4
+	VMOVUPS   832(R9), Y4
+	VBLENDVPS Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
 	VMULPS    Y3, Y3, Y6
 	VMULPS    Y2, Y2, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
 	VMULPS    Y0, Y0, Y5
 	VMULPS    Y4, Y4, Y6
 	VADDPS    Y6, Y5, Y5
 	VMULPS    Y2, Y2, Y6
 	VADDPS    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPS 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 ContactsAVX2_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 416(R9), Y1, Y2
-	VMULPS 544(R9), Y2, Y3
-	VMULPS 512(R9), Y2, Y4
-	VMULPS 480(R9), Y2, Y2
+	VDIVPS 512(R9), Y1, Y2
+	VMULPS 672(R9), Y2, Y3
+	VMULPS 640(R9), Y2, Y4
+	VMULPS 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPS       416(BX), Y5, Y5
-	VSUBPS       384(R9), Y5, Y6
+	VSUBPS       480(R9), Y5, Y6
 	VBROADCASTSS margin+40(FP), Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      384(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPS       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPS       192(BX), Y7, Y7
 	VMULPS       Y7, Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VADDPS       800(R9), Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
-	VADDPS       288(R9), Y8, Y8
+	VADDPS       544(R9), Y8, Y8
 	VADDPS       224(BX), Y8, Y8
 	VMULPS       Y7, Y4, Y9
-	VADDPS       640(R9), Y9, Y9
+	VADDPS       768(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
 	VADDPS       256(R9), Y9, Y9
 	VADDPS       256(BX), Y9, Y9
 	VMULPS       Y7, Y2, Y10
-	VADDPS       608(R9), Y10, Y10
+	VADDPS       736(R9), Y10, Y10
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y10, Y10
-	VADDPS       352(R9), Y10, Y10
+	VADDPS       416(R9), Y10, Y10
 	VADDPS       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
@@ -4043,23 +4009,23 @@ ContactsAVX2_last_normal:
 	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPS  320(R9), Y5, Y10
-	VMOVUPS Y9, 288(R9)
+	VANDPS  384(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPS  int1<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPS Y10, Y10
 	JZ      ContactsAVX2_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPS    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -4072,236 +4038,222 @@ ContactsAVX2_last_normal:
 	VSUBPS    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPS    288(BX), Y8, Y8
-	VMULPS    Y2, Y2, Y9
-	VMULPS    Y3, Y3, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y4, Y4, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y6, Y6, Y11
-	VMULPS    Y7, Y7, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y8, Y8, Y12
-	VADDPS    Y12, Y11, Y11
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS    Y11, Y1, Y11
-	VANDPS    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPS    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPS    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPS    288(BX), Y14, Y14
-	VMULPS    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPS    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPS    Y9, Y15, Y9
-	VMULPS    Y14, Y8, Y13
-	VADDPS    Y13, Y9, Y9
-	VMULPS    Y11, Y9, Y9
-	VMULPS    Y2, Y6, Y13
-	VMULPS    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPS    Y15, Y13, Y3
-	VMULPS    Y4, Y8, Y13
-	VADDPS    Y13, Y3, Y3
-	VMULPS    Y11, Y3, Y3
-	VADDPS    Y3, Y9, Y3
-	VMINPS    Y3, Y9, Y13
-	VMAXPS    Y13, Y0, Y13
-	VMAXPS    Y3, Y9, Y3
-	VMINPS    Y3, Y1, Y3
-	VCMPPS    $0x11, Y3, Y13, Y9
-	VANDPS    Y9, Y10, Y9
-	VCMPPS    $0x00, Y0, Y11, Y10
-	VANDNPS   Y9, Y10, Y9
-	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPS    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPS       Y13, Y6, Y11
-	VMULPS       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y13, Y8, Y7
-	VSUBPS       Y12, Y11, Y13
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPS       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPS       Y2, Y13, Y3
-	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
-	VMULPS       Y4, Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y3, Y3
-	VANDPS       Y6, Y3, Y3
-	VMINPS       Y1, Y3, Y3
-	VMAXPS       Y0, Y3, Y3
-	VMULPS       Y3, Y2, Y6
-	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y11, Y6, Y6
-	VMULPS       704(R9), Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y3, Y4, Y3
-	VADDPS       Y3, Y14, Y3
-	VSUBPS       Y7, Y3, Y3
-	VMULPS       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPS       576(R9), Y8, Y4
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPS       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y4, Y13, Y2
-	VMULPS       544(R9), Y3, Y4
-	VADDPS       Y4, Y2, Y2
-	VSUBPS       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPS       512(R9), Y4, Y4
-	VADDPS       Y4, Y6, Y4
-	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y4, Y4
-	VADDPS       Y4, Y11, Y4
-	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPS       512(R9), Y6, Y6
-	VADDPS       Y6, Y8, Y6
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y6, Y6
-	VADDPS       Y6, Y15, Y6
-	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
+	VADDPS       Y3, Y14, Y2
+	VMULPS       672(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPS       640(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y3, Y3
-	VADDPS       Y3, Y7, Y3
-	VADDPS       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPS    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPS    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPS    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPS       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPS       832(R9), Y4, Y4
-	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y3, Y7
-	VSUBPS       Y14, Y4, Y8
+	VMULPS       800(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
-	VMULPS       704(R9), Y7, Y7
+	VMULPS       864(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       864(R9), Y8, Y7
+	VMULPS       320(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 640(R9), Y0, Y7
-	VDIVPS       640(R9), Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
 	VMULPS       896(R9), Y6, Y7
-	VADDPS       Y7, Y12, Y7
+	VADDPS       Y7, Y9, Y7
 	VSUBPS       Y2, Y7, Y7
-	VMULPS       704(R9), Y6, Y8
-	VADDPS       672(R9), Y8, Y8
+	VMULPS       864(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
 	VSUBPS       Y3, Y8, Y8
-	VMULPS       864(R9), Y6, Y6
-	VADDPS       Y6, Y14, Y6
+	VMULPS       320(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
 	VSUBPS       Y4, Y6, Y6
-	VMULPS       608(R9), Y7, Y11
-	VMULPS       576(R9), Y8, Y12
-	VADDPS       Y12, Y11, Y11
-	VMULPS       544(R9), Y6, Y12
-	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       512(R9), Y11, Y11
-	VADDPS       Y11, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y7, Y7
+	VMULPS       736(R9), Y7, Y9
+	VMULPS       704(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       672(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y4, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y9, Y2, Y6, Y2
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y4, 256(R9)
 
 ContactsAVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPS  352(R9), Y2, Y2
-	VADDPS  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPS  480(R9), Y2, Y2
+	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
@@ -4319,34 +4271,34 @@ ContactsAVX2_last_finite:
 	VMOVUPS Y2, (R12)(R13*4)
 	MOVQ    8(SP), R12
 	VMOVUPS Y5, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 608(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 608(R9), Y2
+	VMOVUPS 736(R9), Y2
 	MOVQ    32(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 576(R9), Y2
+	VMOVUPS 704(R9), Y2
 	MOVQ    40(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 544(R9), Y2
+	VMOVUPS 672(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 576(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 544(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 512(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 320(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
-	VMOVUPS 288(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    88(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 	VMOVUPS 256(R9), Y2
@@ -4567,45 +4519,46 @@ ContactsAVX2_tail:
 	VADDPS  Y15, Y14, Y7
 	VMULPS  Y5, Y8, Y14
 	VADDPS  Y14, Y7, Y7
-	VMULPS  Y13, Y7, Y13
+	VMULPS  Y13, Y7, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y3, Y9, Y14
-	VMULPS  Y4, Y10, Y15
-	VMOVUPS Y7, 384(R9)
-	VADDPS  Y15, Y14, Y7
-	VMULPS  Y5, Y11, Y14
-	VADDPS  Y14, Y7, Y7
+	VMULPS  Y3, Y9, Y15
+	VMOVUPS Y13, 384(R9)
+	VMULPS  Y4, Y10, Y13
+	VMOVUPS Y7, 416(R9)
+	VADDPS  Y13, Y15, Y7
+	VMULPS  Y5, Y11, Y13
+	VADDPS  Y13, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y12, Y6, Y14
+	VMULPS  Y12, Y6, Y13
 	VMULPS  352(R9), Y12, Y15
-	VMOVUPS Y7, 416(R9)
+	VMOVUPS Y7, 448(R9)
 	VMULPS  Y12, Y8, Y7
-	VMOVUPS Y12, 448(R9)
-	VSUBPS  Y9, Y14, Y12
-	VSUBPS  Y10, Y15, Y14
+	VMOVUPS Y12, 480(R9)
+	VSUBPS  Y9, Y13, Y12
+	VSUBPS  Y10, Y15, Y13
 	VSUBPS  Y11, Y7, Y7
-	VMULPS  Y13, Y6, Y15
-	VMOVUPS Y11, 480(R9)
-	VMULPS  352(R9), Y13, Y11
-	VMOVUPS Y10, 512(R9)
-	VMULPS  Y13, Y8, Y10
-	VMOVUPS Y9, 544(R9)
+	VMULPS  Y14, Y6, Y15
+	VMOVUPS Y11, 512(R9)
+	VMULPS  352(R9), Y14, Y11
+	VMOVUPS Y10, 544(R9)
+	VMULPS  Y14, Y8, Y10
+	VMOVUPS Y9, 576(R9)
 	VSUBPS  Y15, Y3, Y9
 	VSUBPS  Y11, Y4, Y11
 	VSUBPS  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y9, Y9, Y15
-	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y5, 608(R9)
 	VMULPS  Y11, Y11, Y5
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y4, 640(R9)
 	VADDPS  Y5, Y15, Y4
 	VMULPS  Y10, Y10, Y5
 	VADDPS  Y5, Y4, Y4
 	VMULPS  Y9, Y12, Y5
-	VMULPS  Y11, Y14, Y9
+	VMULPS  Y11, Y13, Y9
 	VADDPS  Y9, Y5, Y5
 	VMULPS  Y10, Y7, Y7
 	VADDPS  Y7, Y5, Y5
@@ -4616,14 +4569,14 @@ ContactsAVX2_tail:
 	VMAXPS  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y13, Y5, Y5
-	VADDPS 448(R9), Y5, Y5
+	VMULPS Y14, Y5, Y5
+	VADDPS 480(R9), Y5, Y5
 	VMINPS Y1, Y5, Y5
 	VMAXPS Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 384(R9), Y5, Y7
-	VSUBPS 416(R9), Y7, Y7
+	VMULPS 416(R9), Y5, Y7
+	VSUBPS 448(R9), Y7, Y7
 	VMULPS 320(R9), Y7, Y7
 	VMINPS Y1, Y7, Y7
 	VMAXPS Y0, Y7, Y7
@@ -4633,13 +4586,13 @@ ContactsAVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y7, Y3, Y3
-	VADDPS 544(R9), Y3, Y3
+	VADDPS 576(R9), Y3, Y3
 	VSUBPS Y6, Y3, Y3
-	VMULPS 608(R9), Y7, Y8
-	VADDPS 512(R9), Y8, Y8
+	VMULPS 640(R9), Y7, Y8
+	VADDPS 544(R9), Y8, Y8
 	VSUBPS Y9, Y8, Y8
-	VMULPS 576(R9), Y7, Y7
-	VADDPS 480(R9), Y7, Y7
+	VMULPS 608(R9), Y7, Y7
+	VADDPS 512(R9), Y7, Y7
 	VSUBPS Y5, Y7, Y7
 	VMULPS Y3, Y3, Y10
 	VMULPS Y8, Y8, Y11
@@ -4659,42 +4612,43 @@ ContactsAVX2_tail:
 	VMOVAPS Y3, Y11
 	VMOVAPS Y8, Y12
 	VMOVAPS Y7, Y13
-	VMOVAPS Y10, Y14
+	VMOVAPS Y10, Y15
+	VMOVUPS Y14, 320(R9)
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPS      Y10, Y10
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 352(R9)
-	VCMPPS       $0x19, minnormal<>+0(SB), Y14, Y4
-	VMOVUPS      Y9, 384(R9)
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y5, 416(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y15, Y4
+	VMOVUPS      Y9, 448(R9)
 	VMOVUPS      288(R9), Y5
 	VMAXPS       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPS       544(R9), Y6, Y6
-	VMOVUPS      Y10, 288(R9)
+	VMOVUPS      576(R9), Y6
+	VMULPS       576(R9), Y6, Y6
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      544(R9), Y9
+	VMULPS       544(R9), Y9, Y9
+	VADDPS       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPS       512(R9), Y9, Y9
-	VADDPS       Y9, Y6, Y6
-	VMOVUPS      480(R9), Y9
-	VMULPS       480(R9), Y9, Y9
 	VADDPS       Y9, Y6, Y6
 	VMAXPS       Y6, Y5, Y5
 	VBROADCASTSS crosstol<>+0(SB), Y6
 	VMULPS       Y5, Y6, Y6
-	VCMPPS       $0x11, Y6, Y14, Y6
+	VCMPPS       $0x11, Y6, Y15, Y6
 	VORPS        Y6, Y4, Y9
-	VMOVUPS      Y15, 416(R9)
-	VMOVUPS      Y14, 448(R9)
-	VMOVUPS      Y13, 480(R9)
-	VMOVUPS      Y12, 512(R9)
-	VMOVUPS      Y11, 544(R9)
-	VMOVUPS      Y5, 576(R9)
-	VMOVUPS      Y7, 608(R9)
-	VMOVUPS      Y8, 640(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y14, 512(R9)
+	VMOVUPS      Y15, 544(R9)
+	VMOVUPS      Y13, 608(R9)
+	VMOVUPS      Y12, 640(R9)
+	VMOVUPS      Y11, 672(R9)
+	VMOVUPS      Y5, 704(R9)
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y8, 768(R9)
+	VMOVUPS      Y3, 800(R9)
+	VMOVUPS      Y4, 832(R9)
 	VTESTPS      Y9, Y9
 	JZ           ContactsAVX2_tailgroup_normal
 
@@ -4711,30 +4665,18 @@ ContactsAVX2_tail:
 	VSUBPS       256(BX), Y8, Y8
 	VMOVUPS      384(BX), Y9
 	VSUBPS       288(BX), Y9, Y9
-	VMULPS       Y3, Y3, Y10
-	VMULPS       Y4, Y4, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       Y5, Y5, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       Y7, Y7, Y11
-	VMULPS       Y8, Y8, Y12
-	VADDPS       Y12, Y11, Y11
-	VMULPS       Y9, Y9, Y12
-	VADDPS       Y12, Y11, Y11
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS       Y11, Y1, Y11
-	VANDPS       Y12, Y11, Y11
-	VSQRTPS      Y10, Y12
-	VCMPPS       $0x04, Y12, Y0, Y13
-	VDIVPS       Y12, Y1, Y12
-	VANDPS       Y13, Y12, Y12
-	VSQRTPS      Y11, Y11
-	VMULPS       Y12, Y3, Y3
-	VMULPS       Y12, Y4, Y4
-	VMULPS       Y12, Y5, Y5
+	VSQRTPS      288(R9), Y10
+	VCMPPS       $0x04, Y10, Y0, Y11
+	VDIVPS       Y10, Y1, Y10
+	VANDPS       Y11, Y10, Y10
+	VSQRTPS      384(R9), Y11
+	VMULPS       Y10, Y3, Y3
+	VMULPS       Y10, Y4, Y4
+	VMULPS       Y10, Y5, Y5
 	VMULPS       Y11, Y7, Y7
 	VMULPS       Y11, Y8, Y8
 	VMULPS       Y11, Y9, Y9
+	VMOVUPS      288(R9), Y10
 	VCMPPS       $0x00, Y0, Y10, Y10
 	VMULPS       Y9, Y4, Y11
 	VMULPS       Y8, Y5, Y12
@@ -4747,24 +4689,24 @@ ContactsAVX2_tail:
 	VSUBPS       Y14, Y13, Y13
 	VMULPS       Y11, Y11, Y14
 	VMULPS       Y12, Y12, Y15
-	VMOVUPS      Y5, 736(R9)
+	VMOVUPS      Y5, 864(R9)
 	VADDPS       Y15, Y14, Y5
 	VMULPS       Y13, Y13, Y14
 	VADDPS       Y14, Y5, Y5
 	VCMPPS       $0x19, minnormal<>+0(SB), Y5, Y14
 	VANDNPS      Y6, Y14, Y6
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPS        Y6, Y14, Y6
-	VMULPS       672(R9), Y11, Y14
-	VMULPS       640(R9), Y12, Y15
-	VMOVUPS      Y9, 704(R9)
+	VMULPS       800(R9), Y11, Y14
+	VMULPS       768(R9), Y12, Y15
+	VMOVUPS      Y9, 832(R9)
 	VADDPS       Y15, Y14, Y9
-	VMULPS       608(R9), Y13, Y14
+	VMULPS       736(R9), Y13, Y14
 	VADDPS       Y14, Y9, Y9
 	VMULPS       Y9, Y9, Y14
-	VMOVUPS      Y4, 768(R9)
+	VMOVUPS      Y4, 896(R9)
 	VBROADCASTSS signtol<>+0(SB), Y4
-	VMULPS       576(R9), Y4, Y4
+	VMULPS       704(R9), Y4, Y4
 	VMULPS       Y5, Y4, Y4
 	VCMPPS       $0x19, Y4, Y14, Y4
 	VCMPPS       $0x11, Y0, Y9, Y9
@@ -4772,155 +4714,155 @@ ContactsAVX2_tail:
 	VXORPS       signmask<>+0(SB), Y11, Y9
 	VXORPS       signmask<>+0(SB), Y12, Y14
 	VXORPS       signmask<>+0(SB), Y13, Y15
-	VMOVUPS      Y8, 576(R9)
+	VMOVUPS      Y8, 704(R9)
 	VBLENDVPS    Y4, Y9, Y11, Y8
 	VBLENDVPS    Y4, Y14, Y12, Y9
 	VBLENDVPS    Y4, Y15, Y13, Y4
-	VMOVUPS      544(R9), Y11
+	VMOVUPS      672(R9), Y11
 	VBLENDVPS    Y6, Y8, Y11, Y8
-	VMOVUPS      512(R9), Y11
+	VMOVUPS      640(R9), Y11
 	VBLENDVPS    Y6, Y9, Y11, Y9
-	VMOVUPS      480(R9), Y11
+	VMOVUPS      608(R9), Y11
 	VBLENDVPS    Y6, Y4, Y11, Y4
-	VMOVUPS      448(R9), Y11
+	VMOVUPS      544(R9), Y11
 	VBLENDVPS    Y6, Y5, Y11, Y5
-	VMOVUPS      Y8, 544(R9)
-	VMOVUPS      Y9, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y8, 672(R9)
+	VMOVUPS      Y9, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 544(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPS Y10, Y7, Y3, Y3
-	VMOVUPS   768(R9), Y4
-	VBLENDVPS Y10, 576(R9), Y4, Y4
-	VMOVUPS   736(R9), Y5
-	VBLENDVPS Y10, 704(R9), Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VBLENDVPS Y10, 704(R9), Y4, Y4
+	VMOVUPS   864(R9), Y5
+	VBLENDVPS Y10, 832(R9), Y5, Y5
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y3, Y3
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   544(R9), Y6
 	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y6
 	VMULPS    Y4, Y4, Y7
 	VMULPS    Y3, Y3, Y8
 	VADDPS    Y8, Y7, Y7
 	VMULPS    Y0, Y0, Y8
 	VADDPS    Y8, Y7, Y7
-	VMOVUPS   544(R9), Y8
+	VMOVUPS   672(R9), Y8
 	VBLENDVPS Y6, Y4, Y8, Y8
-	VMOVUPS   512(R9), Y9
+	VMOVUPS   640(R9), Y9
 	VBLENDVPS Y6, Y3, Y9, Y3
-	VMOVUPS   480(R9), Y9
+	VMOVUPS   608(R9), Y9
 	VBLENDVPS Y6, Y0, Y9, Y9
-	VMOVUPS   448(R9), Y10
+	VMOVUPS   544(R9), Y10
 	VBLENDVPS Y6, Y7, Y10, Y6
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 512(R9)
-	VMOVUPS   Y9, 480(R9)
-	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   Y9, 608(R9)
+	VMOVUPS   Y6, 544(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y4, Y3
-	VMOVUPS   448(R9), Y4
+	VMOVUPS   544(R9), Y4
 	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
 	VMULPS    Y0, Y0, Y6
 	VMULPS    Y5, Y5, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y3, Y3, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPS Y4, Y0, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPS Y4, Y5, Y8, Y5
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPS Y4, Y3, Y8, Y3
-	VMOVUPS   448(R9), Y8
+	VMOVUPS   544(R9), Y8
 	VBLENDVPS Y4, Y6, Y8, Y4
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   Y4, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   Y4, 544(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   544(R9), Y4
+	VMOVUPS   672(R9), Y4
 	VBLENDVPS Y3, Y0, Y4, Y4
-	VMOVUPS   512(R9), Y5
+	VMOVUPS   640(R9), Y5
 	VBLENDVPS Y3, Y0, Y5, Y5
-	VMOVUPS   480(R9), Y6
+	VMOVUPS   608(R9), Y6
 	VBLENDVPS Y3, Y1, Y6, Y6
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   544(R9), Y7
 	VBLENDVPS Y3, Y1, Y7, Y3
-	VMOVUPS   Y4, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y6, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y6, 608(R9)
+	VMOVUPS   Y3, 544(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 448(R9), Y3
-	VMOVUPS Y3, 416(R9)
+	VSQRTPS 544(R9), Y3
+	VMOVUPS Y3, 512(R9)
 
 ContactsAVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 416(R9), Y1, Y3
-	VMULPS 544(R9), Y3, Y4
-	VMULPS 512(R9), Y3, Y5
-	VMULPS 480(R9), Y3, Y3
+	VDIVPS 512(R9), Y1, Y3
+	VMULPS 672(R9), Y3, Y4
+	VMULPS 640(R9), Y3, Y5
+	VMULPS 608(R9), Y3, Y3
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y6
 	VADDPS       416(BX), Y6, Y6
-	VSUBPS       288(R9), Y6, Y7
+	VSUBPS       576(R9), Y6, Y7
 	VBROADCASTSS margin+40(FP), Y8
 	VADDPS       Y8, Y6, Y6
-	VMOVUPS      288(R9), Y8
+	VMOVUPS      576(R9), Y8
 	VCMPPS       $0x12, Y6, Y8, Y6
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y8
 	VSUBPS       192(BX), Y8, Y8
 	VMULPS       Y8, Y4, Y9
-	VADDPS       672(R9), Y9, Y9
+	VADDPS       800(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
 	VADDPS       256(R9), Y9, Y9
 	VADDPS       224(BX), Y9, Y9
 	VMULPS       Y8, Y5, Y10
-	VADDPS       640(R9), Y10, Y10
+	VADDPS       768(R9), Y10, Y10
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y10, Y10
-	VADDPS       384(R9), Y10, Y10
+	VADDPS       448(R9), Y10, Y10
 	VADDPS       256(BX), Y10, Y10
 	VMULPS       Y8, Y3, Y11
-	VADDPS       608(R9), Y11, Y11
+	VADDPS       736(R9), Y11, Y11
 	VBROADCASTSS half<>+0(SB), Y12
 	VMULPS       Y12, Y11, Y11
-	VADDPS       352(R9), Y11, Y11
+	VADDPS       416(R9), Y11, Y11
 	VADDPS       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
 	VMOVAPS      Y9, Y13
 	VMOVAPS      Y10, Y14
 	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y11, 416(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPS  320(R9), Y6, Y7
-	VMOVUPS Y10, 320(R9)
+	VANDPS  352(R9), Y6, Y7
+	VMOVUPS Y10, 352(R9)
 	VANDPS  int1<>+0(SB), Y6, Y6
-	VMOVUPS Y9, 352(R9)
-	VMOVUPS Y15, 384(R9)
-	VMOVUPS Y14, 416(R9)
-	VMOVUPS Y13, 448(R9)
-	VMOVUPS Y12, 480(R9)
-	VMOVUPS Y8, 512(R9)
-	VMOVUPS Y3, 544(R9)
-	VMOVUPS Y5, 576(R9)
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y9, 448(R9)
+	VMOVUPS Y15, 512(R9)
+	VMOVUPS Y14, 544(R9)
+	VMOVUPS Y13, 576(R9)
+	VMOVUPS Y12, 608(R9)
+	VMOVUPS Y8, 640(R9)
+	VMOVUPS Y3, 672(R9)
+	VMOVUPS Y5, 704(R9)
+	VMOVUPS Y4, 736(R9)
 	VTESTPS Y7, Y7
 	JZ      ContactsAVX2_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y3
 	VSUBPS    (BX), Y3, Y3
 	VMOVUPS   128(BX), Y4
@@ -4933,240 +4875,226 @@ ContactsAVX2_tailgroup_normal:
 	VSUBPS    256(BX), Y9, Y9
 	VMOVUPS   384(BX), Y10
 	VSUBPS    288(BX), Y10, Y10
-	VMULPS    Y3, Y3, Y11
-	VMULPS    Y4, Y4, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y5, Y5, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y8, Y8, Y12
-	VMULPS    Y9, Y9, Y13
-	VADDPS    Y13, Y12, Y12
-	VMULPS    Y10, Y10, Y13
-	VADDPS    Y13, Y12, Y12
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y12, Y13
-	VDIVPS    Y12, Y1, Y12
-	VANDPS    Y13, Y12, Y12
-	VMOVUPS   (BX), Y13
-	VSUBPS    224(BX), Y13, Y13
-	VMOVUPS   32(BX), Y14
-	VSUBPS    256(BX), Y14, Y14
-	VMOVUPS   Y11, 640(R9)
-	VMOVUPS   64(BX), Y11
-	VSUBPS    288(BX), Y11, Y11
-	VMULPS    Y13, Y8, Y15
-	VMOVUPS   Y13, 672(R9)
-	VMULPS    Y14, Y9, Y13
-	VMOVUPS   Y14, 704(R9)
-	VADDPS    Y13, Y15, Y13
-	VMULPS    Y11, Y10, Y14
-	VADDPS    Y14, Y13, Y13
-	VMULPS    Y12, Y13, Y13
-	VMULPS    Y3, Y8, Y14
-	VMULPS    Y4, Y9, Y15
-	VMOVUPS   Y4, 736(R9)
-	VADDPS    Y15, Y14, Y4
-	VMULPS    Y5, Y10, Y14
-	VADDPS    Y14, Y4, Y4
-	VMULPS    Y12, Y4, Y4
-	VADDPS    Y4, Y13, Y4
-	VMINPS    Y4, Y13, Y14
-	VMAXPS    Y14, Y0, Y14
-	VMAXPS    Y4, Y13, Y4
+	VMOVUPS   (BX), Y11
+	VSUBPS    224(BX), Y11, Y11
+	VMOVUPS   32(BX), Y12
+	VSUBPS    256(BX), Y12, Y12
+	VMOVUPS   64(BX), Y13
+	VSUBPS    288(BX), Y13, Y13
+	VMOVUPS   480(R9), Y14
+	VADDPS    320(R9), Y14, Y14
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   480(R9), Y5
+	VMINPS    Y14, Y5, Y5
+	VMAXPS    Y5, Y0, Y5
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   480(R9), Y4
+	VMAXPS    Y14, Y4, Y4
 	VMINPS    Y4, Y1, Y4
-	VCMPPS    $0x11, Y4, Y14, Y13
-	VANDPS    Y13, Y7, Y7
-	VCMPPS    $0x00, Y0, Y12, Y12
-	VANDNPS   Y7, Y12, Y7
+	VCMPPS    $0x11, Y4, Y5, Y14
+	VANDPS    Y14, Y7, Y7
+	VMOVUPS   384(R9), Y14
+	VCMPPS    $0x00, Y0, Y14, Y14
+	VANDNPS   Y7, Y14, Y7
 	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
 	VMOVAPS   Y6, Y6
-	VMOVUPS   192(BX), Y12
-	VADDPS    416(BX), Y12, Y12
+	VMOVUPS   192(BX), Y14
+	VADDPS    416(BX), Y14, Y14
 
 	// Manifold point 1.
-	VMULPS       Y14, Y8, Y13
-	VMULPS       Y14, Y9, Y15
-	VMOVUPS      Y9, 768(R9)
-	VMULPS       Y14, Y10, Y9
-	VSUBPS       672(R9), Y13, Y14
+	VMULPS       Y5, Y8, Y15
+	VMOVUPS      Y8, 384(R9)
+	VMULPS       Y5, Y9, Y8
+	VMOVUPS      Y9, 480(R9)
+	VMULPS       Y5, Y10, Y5
+	VSUBPS       Y11, Y15, Y9
 	VMOVUPS      Y10, 800(R9)
-	VSUBPS       704(R9), Y15, Y10
-	VMOVUPS      Y8, 832(R9)
-	VSUBPS       Y11, Y9, Y8
-	VMOVUPS      Y4, 864(R9)
-	VMULPS       Y3, Y14, Y4
-	VMULPS       736(R9), Y10, Y10
-	VADDPS       Y10, Y4, Y4
-	VMULPS       Y5, Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VCMPPS       $0x04, 640(R9), Y0, Y8
-	VDIVPS       640(R9), Y4, Y4
-	VANDPS       Y8, Y4, Y4
+	VSUBPS       Y12, Y8, Y10
+	VMOVUPS      Y4, 832(R9)
+	VSUBPS       Y13, Y5, Y4
+	VMOVUPS      Y7, 864(R9)
+	VMULPS       Y3, Y9, Y7
+	VMULPS       768(R9), Y10, Y9
+	VADDPS       Y9, Y7, Y7
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y7, Y4, Y4
 	VMINPS       Y1, Y4, Y4
 	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y3, Y8
-	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y13, Y8, Y8
-	VMULPS       736(R9), Y4, Y10
-	VADDPS       704(R9), Y10, Y10
-	VSUBPS       Y15, Y10, Y10
-	VMULPS       Y4, Y5, Y4
-	VADDPS       Y4, Y11, Y4
-	VSUBPS       Y9, Y4, Y4
-	VMULPS       608(R9), Y8, Y14
-	VMOVUPS      Y5, 896(R9)
-	VMULPS       576(R9), Y10, Y5
-	VMOVUPS      Y3, 928(R9)
-	VADDPS       Y5, Y14, Y3
-	VMULPS       544(R9), Y4, Y5
-	VADDPS       Y5, Y3, Y3
-	VSUBPS       Y3, Y12, Y3
-	VMOVUPS      608(R9), Y5
-	VMULPS       512(R9), Y5, Y5
-	VADDPS       Y5, Y8, Y5
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y5, Y5
-	VADDPS       Y5, Y13, Y5
-	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y10, Y8
+	VMULPS       Y4, Y3, Y7
+	VADDPS       Y7, Y11, Y7
+	VSUBPS       Y15, Y7, Y7
+	VMULPS       768(R9), Y4, Y9
+	VADDPS       Y9, Y12, Y9
+	VSUBPS       Y8, Y9, Y9
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y13, Y4
+	VSUBPS       Y5, Y4, Y4
+	VMULPS       736(R9), Y7, Y10
+	VMOVUPS      Y3, 896(R9)
+	VMULPS       704(R9), Y9, Y3
+	VMOVUPS      Y13, 928(R9)
+	VADDPS       Y3, Y10, Y3
+	VMULPS       672(R9), Y4, Y10
+	VADDPS       Y10, Y3, Y3
+	VSUBPS       Y3, Y14, Y3
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y8, Y8
-	VADDPS       Y8, Y15, Y8
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y15, Y7
+	VADDPS       224(BX), Y7, Y7
+	VMOVUPS      704(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
 	VADDPS       256(BX), Y8, Y8
-	VMOVUPS      544(R9), Y10
-	VMULPS       512(R9), Y10, Y10
-	VADDPS       Y10, Y4, Y4
-	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y4, Y4
-	VADDPS       Y4, Y9, Y4
+	VMOVUPS      672(R9), Y9
+	VMULPS       640(R9), Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y4, Y4
+	VADDPS       Y4, Y5, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      480(R9), Y9
-	VBLENDVPS    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      448(R9), Y3
-	VBLENDVPS    Y7, Y5, Y3, Y3
-	VMOVUPS      416(R9), Y5
-	VBLENDVPS    Y7, Y8, Y5, Y5
-	VMOVUPS      384(R9), Y8
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      608(R9), Y9
+	VBLENDVPS    Y5, Y3, Y9, Y3
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      864(R9), Y3
+	VMOVUPS      576(R9), Y5
+	VBLENDVPS    Y3, Y7, Y5, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y5, Y8, Y7, Y5
+	VMOVUPS      864(R9), Y7
+	VMOVUPS      512(R9), Y8
 	VBLENDVPS    Y7, Y4, Y8, Y4
-	VMOVUPS      Y3, 448(R9)
-	VMOVUPS      Y5, 416(R9)
-	VMOVUPS      Y4, 384(R9)
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y3
-	VMULPS       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y4
-	VMULPS       864(R9), Y4, Y4
+	VMOVUPS      384(R9), Y3
+	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      480(R9), Y4
+	VMULPS       832(R9), Y4, Y4
 	VMOVUPS      800(R9), Y5
-	VMULPS       864(R9), Y5, Y5
-	VSUBPS       672(R9), Y3, Y8
-	VSUBPS       704(R9), Y4, Y9
-	VSUBPS       Y11, Y5, Y10
-	VMULPS       928(R9), Y8, Y8
-	VMULPS       736(R9), Y9, Y9
-	VADDPS       Y9, Y8, Y8
-	VMULPS       896(R9), Y10, Y9
-	VADDPS       Y9, Y8, Y8
-	VCMPPS       $0x04, 640(R9), Y0, Y9
-	VDIVPS       640(R9), Y8, Y8
-	VANDPS       Y9, Y8, Y8
-	VMINPS       Y1, Y8, Y1
+	VMULPS       832(R9), Y5, Y5
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VSUBPS       928(R9), Y5, Y9
+	VMULPS       896(R9), Y7, Y7
+	VMULPS       768(R9), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	VMULPS       320(R9), Y9, Y8
+	VADDPS       Y8, Y7, Y7
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y7, Y7
+	VANDPS       Y8, Y7, Y7
+	VMINPS       Y1, Y7, Y1
 	VMAXPS       Y0, Y1, Y1
-	VMULPS       928(R9), Y1, Y8
-	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y3, Y8, Y8
-	VMULPS       736(R9), Y1, Y9
-	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y4, Y9, Y9
-	VMULPS       896(R9), Y1, Y1
-	VADDPS       Y1, Y11, Y1
+	VMULPS       896(R9), Y1, Y7
+	VADDPS       Y7, Y11, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       768(R9), Y1, Y8
+	VADDPS       Y8, Y12, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       320(R9), Y1, Y1
+	VADDPS       928(R9), Y1, Y1
 	VSUBPS       Y5, Y1, Y1
-	VMULPS       608(R9), Y8, Y10
-	VMULPS       576(R9), Y9, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       544(R9), Y1, Y11
-	VADDPS       Y11, Y10, Y10
-	VSUBPS       Y10, Y12, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       512(R9), Y11, Y11
-	VADDPS       Y11, Y8, Y8
-	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y8, Y8
-	VADDPS       Y8, Y3, Y3
+	VMULPS       736(R9), Y7, Y9
+	VMULPS       704(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       672(R9), Y1, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y14, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      576(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y9, Y8
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y1, Y1
+	VMOVUPS      704(R9), Y7
+	VMULPS       640(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y1, Y1
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      672(R9), Y7
+	VMULPS       640(R9), Y7, Y7
+	VADDPS       Y7, Y1, Y1
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y1, Y1
 	VADDPS       Y1, Y5, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y5
-	VBLENDVPS    Y7, Y10, Y5, Y5
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      256(R9), Y7
+	VBLENDVPS    Y5, Y9, Y7, Y5
 	VMOVUPS      Y5, 256(R9)
-	VMOVUPS      352(R9), Y5
-	VBLENDVPS    Y7, Y3, Y5, Y3
-	VMOVUPS      320(R9), Y5
-	VBLENDVPS    Y7, Y4, Y5, Y4
-	VMOVUPS      288(R9), Y5
-	VBLENDVPS    Y7, Y1, Y5, Y1
-	VMOVUPS      Y3, 352(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y1, 288(R9)
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPS    Y5, Y3, Y7, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y5, Y1, Y7, Y1
+	VMOVUPS      Y3, 448(R9)
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y1, 416(R9)
 
 ContactsAVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y1
+	VMOVUPS 608(R9), Y1
 	VADDPS  256(R9), Y1, Y1
-	VADDPS  512(R9), Y1, Y1
+	VADDPS  640(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
 	VTESTPS Y1, Y1
 	JZ      ContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   256(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 256(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   448(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 448(R9)
-	VMOVUPS   416(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 416(R9)
-	VMOVUPS   384(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 384(R9)
 	VMOVUPS   352(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 352(R9)
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   Y3, 416(R9)
 	VBLENDVPS Y1, Y0, Y6, Y0
 	VMOVAPS   Y0, Y6
 
@@ -5181,37 +5109,37 @@ ContactsAVX2_tailgroup_finite:
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	MOVQ       8(SP), R12
 	VMASKMOVPS Y6, Y2, (R12)(R13*4)
-	VMOVUPS    480(R9), Y0
+	VMOVUPS    608(R9), Y0
 	MOVQ       16(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 	VMOVUPS    256(R9), Y0
 	MOVQ       24(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    608(R9), Y0
+	VMOVUPS    736(R9), Y0
 	MOVQ       32(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    576(R9), Y0
+	VMOVUPS    704(R9), Y0
 	MOVQ       40(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    544(R9), Y0
+	VMOVUPS    672(R9), Y0
 	MOVQ       48(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    448(R9), Y0
+	VMOVUPS    576(R9), Y0
 	MOVQ       56(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    416(R9), Y0
+	VMOVUPS    544(R9), Y0
 	MOVQ       64(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    384(R9), Y0
+	VMOVUPS    512(R9), Y0
 	MOVQ       72(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    352(R9), Y0
+	VMOVUPS    448(R9), Y0
 	MOVQ       80(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    320(R9), Y0
+	VMOVUPS    352(R9), Y0
 	MOVQ       88(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
-	VMOVUPS    288(R9), Y0
+	VMOVUPS    416(R9), Y0
 	MOVQ       96(SP), R12
 	VMASKMOVPS Y0, Y2, (R12)(R13*4)
 
@@ -5476,47 +5404,48 @@ CompactContactsAVX2_ahead:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y12
+	VMULPS  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y14
-	VMULPS  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y4, Y10, Y14
-	VADDPS  Y14, Y13, Y13
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y14
+	VMULPS  Y11, Y5, Y13
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPS  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPS  Y8, Y14, Y11
-	VSUBPS  Y9, Y15, Y14
-	VSUBPS  Y10, Y13, Y13
-	VMULPS  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPS  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPS  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPS  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPS  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y14, Y8
+	VMULPS  Y10, Y13, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y13, Y8
+	VMULPS  Y9, Y12, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -5525,14 +5454,14 @@ CompactContactsAVX2_ahead:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y12, Y4, Y4
-	VADDPS 416(R9), Y4, Y4
+	VMULPS Y14, Y4, Y4
+	VADDPS 448(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 352(R9), Y4, Y8
-	VSUBPS 384(R9), Y8, Y8
+	VMULPS 384(R9), Y4, Y8
+	VSUBPS 416(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -5542,214 +5471,215 @@ CompactContactsAVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS  Y8, Y2, Y2
-	VADDPS  512(R9), Y2, Y2
+	VADDPS  544(R9), Y2, Y2
 	VSUBPS  Y5, Y2, Y2
-	VMULPS  576(R9), Y8, Y7
-	VADDPS  480(R9), Y7, Y7
-	VSUBPS  Y6, Y7, Y7
-	VMULPS  544(R9), Y8, Y8
-	VADDPS  448(R9), Y8, Y8
-	VSUBPS  Y4, Y8, Y8
-	VMULPS  Y2, Y2, Y9
-	VMULPS  Y7, Y7, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  Y8, Y8, Y10
-	VMOVUPS Y4, 320(R9)
-	VMOVUPS Y6, 352(R9)
+	VMULPS  608(R9), Y8, Y7
+	VADDPS  512(R9), Y7, Y7
+	VMOVUPS Y14, 320(R9)
 	VMOVUPS Y5, 384(R9)
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y4
+	VBROADCASTF128 (AX)(CX*1), Y5
 	MOVL           48(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
 	MOVL           36(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y5
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           52(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           40(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y6
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           56(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y12
-	VSHUFPS        $0xee, Y5, Y4, Y4
-	VMOVUPS        Y6, (R10)
+	VSHUFPS        $0x44, Y9, Y5, Y12
+	VSHUFPS        $0xee, Y9, Y5, Y5
+	VMOVUPS        Y10, (R10)
 	VMOVUPS        Y11, 32(R10)
 	VMOVUPS        Y12, 64(R10)
-	VMOVUPS        Y4, 192(R10)
+	VMOVUPS        Y5, 192(R10)
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y4
+	VBROADCASTF128 16(AX)(CX*1), Y5
 	MOVL           48(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
 	MOVL           36(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y5
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           52(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           40(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y6
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           56(DX)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           44(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(DX)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y4
-	VMOVUPS        Y6, 96(R10)
+	VSHUFPS        $0x44, Y9, Y5, Y5
+	VMOVUPS        Y10, 96(R10)
 	VMOVUPS        Y11, 128(R10)
-	VMOVUPS        Y4, 160(R10)
+	VMOVUPS        Y5, 160(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y4
+	VBROADCASTF128 (AX)(CX*1), Y5
 	MOVL           48(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
 	MOVL           36(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y5
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           52(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           40(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 (AX)(CX*1), Y6
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           56(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y12
-	VSHUFPS        $0xee, Y5, Y4, Y4
-	VMOVUPS        Y6, 224(R10)
+	VSHUFPS        $0x44, Y9, Y5, Y12
+	VSHUFPS        $0xee, Y9, Y5, Y5
+	VMOVUPS        Y10, 224(R10)
 	VMOVUPS        Y11, 256(R10)
 	VMOVUPS        Y12, 288(R10)
-	VMOVUPS        Y4, 416(R10)
+	VMOVUPS        Y5, 416(R10)
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y4
+	VBROADCASTF128 16(AX)(CX*1), Y5
 	MOVL           48(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
 	MOVL           36(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y5
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           52(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           40(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VBROADCASTF128 16(AX)(CX*1), Y6
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           56(SI)(R13*4), CX
 	SHLQ           $0x05, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
 	MOVL           44(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y11
 	MOVL           60(SI)(R13*4), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
-	VUNPCKLPS      Y5, Y4, Y12
-	VUNPCKLPS      Y11, Y6, Y13
-	VUNPCKHPS      Y5, Y4, Y4
-	VUNPCKHPS      Y11, Y6, Y5
-	VSHUFPS        $0x44, Y13, Y12, Y6
+	VUNPCKLPS      Y9, Y5, Y12
+	VUNPCKLPS      Y11, Y10, Y13
+	VUNPCKHPS      Y9, Y5, Y5
+	VUNPCKHPS      Y11, Y10, Y9
+	VSHUFPS        $0x44, Y13, Y12, Y10
 	VSHUFPS        $0xee, Y13, Y12, Y11
-	VSHUFPS        $0x44, Y5, Y4, Y4
-	VMOVUPS        Y6, 320(R10)
+	VSHUFPS        $0x44, Y9, Y5, Y5
+	VMOVUPS        Y10, 320(R10)
 	VMOVUPS        Y11, 352(R10)
-	VMOVUPS        Y4, 384(R10)
-	VADDPS         Y10, Y9, Y4
+	VMOVUPS        Y5, 384(R10)
+	VSUBPS         Y6, Y7, Y5
+	VMULPS         576(R9), Y8, Y7
+	VADDPS         480(R9), Y7, Y7
+	VSUBPS         Y4, Y7, Y7
+	VMULPS         Y2, Y2, Y8
+	VMULPS         Y5, Y5, Y9
+	VADDPS         Y9, Y8, Y8
+	VMULPS         Y7, Y7, Y9
+	VADDPS         Y9, Y8, Y8
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Y5
-	VMULPS       288(R9), Y5, Y5
-	VCMPPS       $0x12, Y5, Y3, Y3
-	VMOVUPS      288(R9), Y5
-	VCMPPS       $0x00, Y0, Y5, Y5
-	VANDNPS      Y3, Y5, Y3
+	VBROADCASTSS partol<>+0(SB), Y9
+	VMULPS       288(R9), Y9, Y9
+	VCMPPS       $0x12, Y9, Y3, Y3
+	VMOVUPS      288(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VANDNPS      Y3, Y9, Y3
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Y2, Y5
-	VMOVAPS Y7, Y6
-	VMOVAPS Y8, Y9
-	VMOVAPS Y4, Y10
+	VMOVAPS Y2, Y9
+	VMOVAPS Y5, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y8, Y12
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Y4, Y4
-	VMOVAPS      Y4, Y11
-	VCMPPS       $0x19, minnormal<>+0(SB), Y10, Y12
-	VMOVUPS      288(R9), Y13
-	VMAXPS       256(R9), Y13, Y13
-	VMOVUPS      512(R9), Y14
-	VMULPS       512(R9), Y14, Y14
-	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      480(R9), Y3
-	VMULPS       480(R9), Y3, Y3
-	VADDPS       Y3, Y14, Y3
-	VMOVUPS      448(R9), Y14
-	VMULPS       448(R9), Y14, Y14
-	VADDPS       Y14, Y3, Y3
-	VMAXPS       Y3, Y13, Y3
-	VBROADCASTSS crosstol<>+0(SB), Y13
-	VMULPS       Y3, Y13, Y13
-	VCMPPS       $0x11, Y13, Y10, Y13
-	VORPS        Y13, Y12, Y14
-	VMOVUPS      Y4, 288(R9)
-	VMOVUPS      Y11, 416(R9)
-	VMOVUPS      Y10, 448(R9)
-	VMOVUPS      Y9, 480(R9)
-	VMOVUPS      Y6, 512(R9)
-	VMOVUPS      Y5, 544(R9)
-	VMOVUPS      Y3, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y12, 704(R9)
-	VTESTPS      Y14, Y14
+	VSQRTPS      Y8, Y8
+	VMOVAPS      Y8, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y12, Y14
+	VMOVUPS      Y3, 416(R9)
+	VMOVUPS      288(R9), Y3
+	VMAXPS       256(R9), Y3, Y3
+	VMOVUPS      Y4, 256(R9)
+	VMOVUPS      544(R9), Y4
+	VMULPS       544(R9), Y4, Y4
+	VMOVUPS      Y6, 544(R9)
+	VMOVUPS      512(R9), Y6
+	VMULPS       512(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      480(R9), Y6
+	VMULPS       480(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMAXPS       Y4, Y3, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y12, Y4
+	VORPS        Y4, Y14, Y6
+	VMOVUPS      Y8, 480(R9)
+	VMOVUPS      Y13, 512(R9)
+	VMOVUPS      Y12, 576(R9)
+	VMOVUPS      Y11, 608(R9)
+	VMOVUPS      Y10, 640(R9)
+	VMOVUPS      Y9, 672(R9)
+	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y5, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y14, 832(R9)
+	VTESTPS      Y6, Y6
 	JZ           CompactContactsAVX2_ahead_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
@@ -5757,223 +5687,211 @@ CompactContactsAVX2_ahead:
 	VSUBPS       (BX), Y2, Y2
 	VMOVUPS      128(BX), Y3
 	VSUBPS       32(BX), Y3, Y3
-	VMOVUPS      160(BX), Y4
-	VSUBPS       64(BX), Y4, Y4
-	VMOVUPS      320(BX), Y5
-	VSUBPS       224(BX), Y5, Y5
-	VMOVUPS      352(BX), Y6
-	VSUBPS       256(BX), Y6, Y6
-	VMOVUPS      384(BX), Y7
-	VSUBPS       288(BX), Y7, Y7
-	VMULPS       Y2, Y2, Y8
-	VMULPS       Y3, Y3, Y9
-	VADDPS       Y9, Y8, Y8
-	VMULPS       Y4, Y4, Y9
-	VADDPS       Y9, Y8, Y8
-	VMULPS       Y5, Y5, Y9
-	VMULPS       Y6, Y6, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       Y7, Y7, Y10
-	VADDPS       Y10, Y9, Y9
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y9, Y10
+	VMOVUPS      160(BX), Y5
+	VSUBPS       64(BX), Y5, Y5
+	VMOVUPS      320(BX), Y6
+	VSUBPS       224(BX), Y6, Y6
+	VMOVUPS      352(BX), Y7
+	VSUBPS       256(BX), Y7, Y7
+	VMOVUPS      384(BX), Y8
+	VSUBPS       288(BX), Y8, Y8
+	VSQRTPS      288(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
 	VDIVPS       Y9, Y1, Y9
 	VANDPS       Y10, Y9, Y9
-	VSQRTPS      Y8, Y10
-	VCMPPS       $0x04, Y10, Y0, Y11
-	VDIVPS       Y10, Y1, Y10
-	VANDPS       Y11, Y10, Y10
-	VSQRTPS      Y9, Y9
-	VMULPS       Y10, Y2, Y2
-	VMULPS       Y10, Y3, Y3
-	VMULPS       Y10, Y4, Y4
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
 	VMULPS       Y9, Y5, Y5
-	VMULPS       Y9, Y6, Y6
-	VMULPS       Y9, Y7, Y7
-	VCMPPS       $0x00, Y0, Y8, Y8
-	VMULPS       Y7, Y3, Y9
-	VMULPS       Y6, Y4, Y10
-	VSUBPS       Y10, Y9, Y9
-	VMULPS       Y5, Y4, Y10
-	VMULPS       Y7, Y2, Y11
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMULPS       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VMULPS       Y8, Y3, Y10
+	VMULPS       Y7, Y5, Y11
 	VSUBPS       Y11, Y10, Y10
-	VMULPS       Y6, Y2, Y11
-	VMULPS       Y5, Y3, Y12
+	VMULPS       Y6, Y5, Y11
+	VMULPS       Y8, Y2, Y12
 	VSUBPS       Y12, Y11, Y11
-	VMULPS       Y9, Y9, Y12
-	VMULPS       Y10, Y10, Y14
-	VADDPS       Y14, Y12, Y12
+	VMULPS       Y7, Y2, Y12
+	VMULPS       Y6, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
 	VMULPS       Y11, Y11, Y14
-	VADDPS       Y14, Y12, Y12
-	VCMPPS       $0x19, minnormal<>+0(SB), Y12, Y14
-	VANDNPS      Y13, Y14, Y13
-	VMOVUPS      704(R9), Y14
-	VORPS        Y13, Y14, Y13
-	VMULPS       672(R9), Y9, Y14
-	VMULPS       640(R9), Y10, Y15
-	VMOVUPS      Y4, 704(R9)
-	VADDPS       Y15, Y14, Y4
-	VMULPS       608(R9), Y11, Y14
-	VADDPS       Y14, Y4, Y4
-	VMULPS       Y4, Y4, Y14
-	VMOVUPS      Y7, 736(R9)
-	VBROADCASTSS signtol<>+0(SB), Y7
-	VMULPS       576(R9), Y7, Y7
-	VMULPS       Y12, Y7, Y7
-	VCMPPS       $0x19, Y7, Y14, Y7
-	VCMPPS       $0x11, Y0, Y4, Y4
-	VANDNPS      Y4, Y7, Y4
-	VXORPS       signmask<>+0(SB), Y9, Y7
-	VXORPS       signmask<>+0(SB), Y10, Y14
-	VXORPS       signmask<>+0(SB), Y11, Y15
-	VMOVUPS      Y3, 576(R9)
-	VBLENDVPS    Y4, Y7, Y9, Y3
-	VBLENDVPS    Y4, Y14, Y10, Y7
-	VBLENDVPS    Y4, Y15, Y11, Y4
-	VMOVUPS      544(R9), Y9
-	VBLENDVPS    Y13, Y3, Y9, Y3
-	VMOVUPS      512(R9), Y9
-	VBLENDVPS    Y13, Y7, Y9, Y7
-	VMOVUPS      480(R9), Y9
-	VBLENDVPS    Y13, Y4, Y9, Y4
-	VMOVUPS      448(R9), Y9
-	VBLENDVPS    Y13, Y12, Y9, Y9
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y7, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y9, 448(R9)
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y4, Y14, Y4
+	VMOVUPS      832(R9), Y14
+	VORPS        Y4, Y14, Y4
+	VMULPS       800(R9), Y10, Y14
+	VMULPS       768(R9), Y11, Y15
+	VMOVUPS      Y5, 832(R9)
+	VADDPS       Y15, Y14, Y5
+	VMULPS       736(R9), Y12, Y14
+	VADDPS       Y14, Y5, Y5
+	VMULPS       Y5, Y5, Y14
+	VMOVUPS      Y8, 864(R9)
+	VBROADCASTSS signtol<>+0(SB), Y8
+	VMULPS       704(R9), Y8, Y8
+	VMULPS       Y13, Y8, Y8
+	VCMPPS       $0x19, Y8, Y14, Y8
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y8, Y5
+	VXORPS       signmask<>+0(SB), Y10, Y8
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 704(R9)
+	VBLENDVPS    Y5, Y8, Y10, Y3
+	VBLENDVPS    Y5, Y14, Y11, Y8
+	VBLENDVPS    Y5, Y15, Y12, Y5
+	VMOVUPS      672(R9), Y10
+	VBLENDVPS    Y4, Y3, Y10, Y3
+	VMOVUPS      640(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      608(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y5
+	VMOVUPS      576(R9), Y10
+	VBLENDVPS    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y5, 608(R9)
+	VMOVUPS      Y4, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDVPS Y8, Y5, Y2, Y2
-	VMOVUPS   576(R9), Y3
-	VBLENDVPS Y8, Y6, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPS Y8, 736(R9), Y4, Y4
+	VBLENDVPS Y9, Y6, Y2, Y2
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y9, Y7, Y3, Y3
+	VMOVUPS   832(R9), Y4
+	VBLENDVPS Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
 	VMULPS    Y3, Y3, Y6
 	VMULPS    Y2, Y2, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
 	VMULPS    Y0, Y0, Y5
 	VMULPS    Y4, Y4, Y6
 	VADDPS    Y6, Y5, Y5
 	VMULPS    Y2, Y2, Y6
 	VADDPS    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPS 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 CompactContactsAVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 416(R9), Y1, Y2
-	VMULPS 544(R9), Y2, Y3
-	VMULPS 512(R9), Y2, Y4
-	VMULPS 480(R9), Y2, Y2
+	VDIVPS 512(R9), Y1, Y2
+	VMULPS 672(R9), Y2, Y3
+	VMULPS 640(R9), Y2, Y4
+	VMULPS 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPS       416(BX), Y5, Y5
-	VSUBPS       288(R9), Y5, Y6
+	VSUBPS       480(R9), Y5, Y6
 	VBROADCASTSS margin+40(FP), Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      288(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPS       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPS       192(BX), Y7, Y7
 	VMULPS       Y7, Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VADDPS       800(R9), Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
 	VADDPS       384(R9), Y8, Y8
 	VADDPS       224(BX), Y8, Y8
 	VMULPS       Y7, Y4, Y9
-	VADDPS       640(R9), Y9, Y9
+	VADDPS       768(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
-	VADDPS       352(R9), Y9, Y9
+	VADDPS       544(R9), Y9, Y9
 	VADDPS       256(BX), Y9, Y9
 	VMULPS       Y7, Y2, Y10
-	VADDPS       608(R9), Y10, Y10
+	VADDPS       736(R9), Y10, Y10
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y10, Y10
-	VADDPS       320(R9), Y10, Y10
+	VADDPS       256(R9), Y10, Y10
 	VADDPS       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
 	VMOVAPS      Y9, Y13
 	VMOVAPS      Y10, Y14
-	VMOVUPS      Y10, 288(R9)
+	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPS  256(R9), Y5, Y10
-	VMOVUPS Y9, 256(R9)
+	VANDPS  416(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPS  int1<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPS Y10, Y10
 	JZ      CompactContactsAVX2_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPS    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -5986,239 +5904,225 @@ CompactContactsAVX2_ahead_normal:
 	VSUBPS    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPS    288(BX), Y8, Y8
-	VMULPS    Y2, Y2, Y9
-	VMULPS    Y3, Y3, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y4, Y4, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y6, Y6, Y11
-	VMULPS    Y7, Y7, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y8, Y8, Y12
-	VADDPS    Y12, Y11, Y11
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS    Y11, Y1, Y11
-	VANDPS    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPS    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPS    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPS    288(BX), Y14, Y14
-	VMULPS    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPS    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPS    Y9, Y15, Y9
-	VMULPS    Y14, Y8, Y13
-	VADDPS    Y13, Y9, Y9
-	VMULPS    Y11, Y9, Y9
-	VMULPS    Y2, Y6, Y13
-	VMULPS    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPS    Y15, Y13, Y3
-	VMULPS    Y4, Y8, Y13
-	VADDPS    Y13, Y3, Y3
-	VMULPS    Y11, Y3, Y3
-	VADDPS    Y3, Y9, Y3
-	VMINPS    Y3, Y9, Y13
-	VMAXPS    Y13, Y0, Y13
-	VMAXPS    Y3, Y9, Y3
-	VMINPS    Y3, Y1, Y3
-	VCMPPS    $0x11, Y3, Y13, Y9
-	VANDPS    Y9, Y10, Y9
-	VCMPPS    $0x00, Y0, Y11, Y10
-	VANDNPS   Y9, Y10, Y9
-	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPS    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPS       Y13, Y6, Y11
-	VMULPS       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y13, Y8, Y7
-	VSUBPS       Y12, Y11, Y13
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPS       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPS       Y2, Y13, Y3
-	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
-	VMULPS       Y4, Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y3, Y3
-	VANDPS       Y6, Y3, Y3
-	VMINPS       Y1, Y3, Y3
-	VMAXPS       Y0, Y3, Y3
-	VMULPS       Y3, Y2, Y6
-	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y11, Y6, Y6
-	VMULPS       704(R9), Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y3, Y4, Y3
-	VADDPS       Y3, Y14, Y3
-	VSUBPS       Y7, Y3, Y3
-	VMULPS       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPS       576(R9), Y8, Y4
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPS       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y4, Y13, Y2
-	VMULPS       544(R9), Y3, Y4
-	VADDPS       Y4, Y2, Y2
-	VSUBPS       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPS       512(R9), Y4, Y4
-	VADDPS       Y4, Y6, Y4
-	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y4, Y4
-	VADDPS       Y4, Y11, Y4
-	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPS       512(R9), Y6, Y6
-	VADDPS       Y6, Y8, Y6
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y6, Y6
-	VADDPS       Y6, Y15, Y6
-	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
+	VADDPS       Y3, Y14, Y2
+	VMULPS       672(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPS       640(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y3, Y3
-	VADDPS       Y3, Y7, Y3
-	VADDPS       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPS    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPS    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPS    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPS       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPS       832(R9), Y4, Y4
-	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y3, Y7
-	VSUBPS       Y14, Y4, Y8
+	VMULPS       800(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
-	VMULPS       704(R9), Y7, Y7
+	VMULPS       864(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       864(R9), Y8, Y7
+	VMULPS       320(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 640(R9), Y0, Y7
-	VDIVPS       640(R9), Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
 	VMULPS       896(R9), Y6, Y7
-	VADDPS       Y7, Y12, Y7
+	VADDPS       Y7, Y9, Y7
 	VSUBPS       Y2, Y7, Y7
-	VMULPS       704(R9), Y6, Y8
-	VADDPS       672(R9), Y8, Y8
+	VMULPS       864(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
 	VSUBPS       Y3, Y8, Y8
-	VMULPS       864(R9), Y6, Y6
-	VADDPS       Y6, Y14, Y6
+	VMULPS       320(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
 	VSUBPS       Y4, Y6, Y6
-	VMULPS       608(R9), Y7, Y11
-	VMULPS       576(R9), Y8, Y12
-	VADDPS       Y12, Y11, Y11
-	VMULPS       544(R9), Y6, Y12
-	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       512(R9), Y11, Y11
-	VADDPS       Y11, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y7, Y7
+	VMULPS       736(R9), Y7, Y9
+	VMULPS       704(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       672(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y4, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y9, Y2, Y6, Y2
-	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      Y4, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
+	VMOVUPS      Y4, 256(R9)
 
 CompactContactsAVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPS  352(R9), Y2, Y2
-	VADDPS  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPS  480(R9), Y2, Y2
+	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VBLENDVPS Y2, Y0, Y5, Y2
 	VMOVAPS   Y2, Y5
 
@@ -6263,7 +6167,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      16(SP), R12
@@ -6271,7 +6175,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      24(SP), R12
@@ -6279,7 +6183,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   736(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      32(SP), R12
@@ -6287,7 +6191,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      40(SP), R12
@@ -6295,7 +6199,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      48(SP), R12
@@ -6303,7 +6207,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      56(SP), R12
@@ -6311,7 +6215,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   416(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      64(SP), R12
@@ -6319,7 +6223,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   384(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      72(SP), R12
@@ -6327,7 +6231,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      80(SP), R12
@@ -6335,7 +6239,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   256(R9), Y3
+	VMOVUPS   384(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      88(SP), R12
@@ -6343,7 +6247,7 @@ CompactContactsAVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   288(R9), Y3
+	VMOVUPS   256(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      96(SP), R12
@@ -6411,47 +6315,48 @@ CompactContactsAVX2_last:
 	VADDPS  Y15, Y13, Y13
 	VMULPS  Y4, Y7, Y14
 	VADDPS  Y14, Y13, Y13
-	VMULPS  Y12, Y13, Y12
+	VMULPS  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y2, Y8, Y14
-	VMULPS  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y4, Y10, Y14
-	VADDPS  Y14, Y13, Y13
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y11, Y5, Y14
+	VMULPS  Y11, Y5, Y13
 	VMULPS  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPS  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPS  Y8, Y14, Y11
-	VSUBPS  Y9, Y15, Y14
-	VSUBPS  Y10, Y13, Y13
-	VMULPS  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPS  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPS  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPS  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPS  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPS  Y15, Y2, Y8
 	VSUBPS  Y10, Y3, Y10
 	VSUBPS  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPS  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPS  Y4, Y15, Y3
 	VMULPS  Y9, Y9, Y4
 	VADDPS  Y4, Y3, Y3
 	VMULPS  Y8, Y11, Y4
-	VMULPS  Y10, Y14, Y8
+	VMULPS  Y10, Y13, Y8
 	VADDPS  Y8, Y4, Y4
-	VMULPS  Y9, Y13, Y8
+	VMULPS  Y9, Y12, Y8
 	VADDPS  Y8, Y4, Y4
 	VCMPPS  $0x04, Y3, Y0, Y8
 	VDIVPS  Y3, Y4, Y4
@@ -6460,14 +6365,14 @@ CompactContactsAVX2_last:
 	VMAXPS  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y12, Y4, Y4
-	VADDPS 416(R9), Y4, Y4
+	VMULPS Y14, Y4, Y4
+	VADDPS 448(R9), Y4, Y4
 	VMINPS Y1, Y4, Y4
 	VMAXPS Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 352(R9), Y4, Y8
-	VSUBPS 384(R9), Y8, Y8
+	VMULPS 384(R9), Y4, Y8
+	VSUBPS 416(R9), Y8, Y8
 	VMULPS 320(R9), Y8, Y8
 	VMINPS Y1, Y8, Y8
 	VMAXPS Y0, Y8, Y8
@@ -6477,13 +6382,13 @@ CompactContactsAVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y8, Y2, Y2
-	VADDPS 512(R9), Y2, Y2
+	VADDPS 544(R9), Y2, Y2
 	VSUBPS Y5, Y2, Y2
-	VMULPS 576(R9), Y8, Y7
-	VADDPS 480(R9), Y7, Y7
+	VMULPS 608(R9), Y8, Y7
+	VADDPS 512(R9), Y7, Y7
 	VSUBPS Y6, Y7, Y7
-	VMULPS 544(R9), Y8, Y8
-	VADDPS 448(R9), Y8, Y8
+	VMULPS 576(R9), Y8, Y8
+	VADDPS 480(R9), Y8, Y8
 	VSUBPS Y4, Y8, Y8
 	VMULPS Y2, Y2, Y9
 	VMULPS Y7, Y7, Y10
@@ -6507,38 +6412,39 @@ CompactContactsAVX2_last:
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPS      Y9, Y9
-	VMOVAPS      Y9, Y14
-	VMOVUPS      Y3, 320(R9)
+	VMOVAPS      Y9, Y15
+	VMOVUPS      Y14, 320(R9)
+	VMOVUPS      Y3, 384(R9)
 	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y3
-	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y4, 416(R9)
 	VMOVUPS      288(R9), Y4
 	VMAXPS       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      512(R9), Y6
-	VMULPS       512(R9), Y6, Y6
-	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      480(R9), Y5
-	VMULPS       480(R9), Y5, Y5
+	VMOVUPS      544(R9), Y6
+	VMULPS       544(R9), Y6, Y6
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPS       512(R9), Y5, Y5
 	VADDPS       Y5, Y6, Y5
-	VMOVUPS      448(R9), Y6
-	VMULPS       448(R9), Y6, Y6
+	VMOVUPS      480(R9), Y6
+	VMULPS       480(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y4, Y4
 	VBROADCASTSS crosstol<>+0(SB), Y5
 	VMULPS       Y4, Y5, Y5
 	VCMPPS       $0x11, Y5, Y13, Y5
 	VORPS        Y5, Y3, Y6
-	VMOVUPS      Y9, 384(R9)
-	VMOVUPS      Y14, 416(R9)
-	VMOVUPS      Y13, 448(R9)
-	VMOVUPS      Y12, 480(R9)
-	VMOVUPS      Y11, 512(R9)
-	VMOVUPS      Y10, 544(R9)
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y15, 512(R9)
+	VMOVUPS      Y13, 576(R9)
+	VMOVUPS      Y12, 608(R9)
+	VMOVUPS      Y11, 640(R9)
+	VMOVUPS      Y10, 672(R9)
+	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y3, 832(R9)
 	VTESTPS      Y6, Y6
 	JZ           CompactContactsAVX2_last_normal
 
@@ -6555,30 +6461,18 @@ CompactContactsAVX2_last:
 	VSUBPS       256(BX), Y7, Y7
 	VMOVUPS      384(BX), Y8
 	VSUBPS       288(BX), Y8, Y8
-	VMULPS       Y2, Y2, Y9
-	VMULPS       Y3, Y3, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       Y4, Y4, Y10
-	VADDPS       Y10, Y9, Y9
-	VMULPS       Y6, Y6, Y10
-	VMULPS       Y7, Y7, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       Y8, Y8, Y11
-	VADDPS       Y11, Y10, Y10
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y10, Y11
-	VDIVPS       Y10, Y1, Y10
-	VANDPS       Y11, Y10, Y10
-	VSQRTPS      Y9, Y11
-	VCMPPS       $0x04, Y11, Y0, Y12
-	VDIVPS       Y11, Y1, Y11
-	VANDPS       Y12, Y11, Y11
-	VSQRTPS      Y10, Y10
-	VMULPS       Y11, Y2, Y2
-	VMULPS       Y11, Y3, Y3
-	VMULPS       Y11, Y4, Y4
+	VSQRTPS      288(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VMULPS       Y9, Y4, Y4
 	VMULPS       Y10, Y6, Y6
 	VMULPS       Y10, Y7, Y7
 	VMULPS       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
 	VCMPPS       $0x00, Y0, Y9, Y9
 	VMULPS       Y8, Y3, Y10
 	VMULPS       Y7, Y4, Y11
@@ -6596,18 +6490,18 @@ CompactContactsAVX2_last:
 	VADDPS       Y14, Y13, Y13
 	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
 	VANDNPS      Y5, Y14, Y5
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPS        Y5, Y14, Y5
-	VMULPS       672(R9), Y10, Y14
-	VMULPS       640(R9), Y11, Y15
-	VMOVUPS      Y4, 704(R9)
+	VMULPS       800(R9), Y10, Y14
+	VMULPS       768(R9), Y11, Y15
+	VMOVUPS      Y4, 832(R9)
 	VADDPS       Y15, Y14, Y4
-	VMULPS       608(R9), Y12, Y14
+	VMULPS       736(R9), Y12, Y14
 	VADDPS       Y14, Y4, Y4
 	VMULPS       Y4, Y4, Y14
-	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y8, 864(R9)
 	VBROADCASTSS signtol<>+0(SB), Y8
-	VMULPS       576(R9), Y8, Y8
+	VMULPS       704(R9), Y8, Y8
 	VMULPS       Y13, Y8, Y8
 	VCMPPS       $0x19, Y8, Y14, Y8
 	VCMPPS       $0x11, Y0, Y4, Y4
@@ -6615,130 +6509,130 @@ CompactContactsAVX2_last:
 	VXORPS       signmask<>+0(SB), Y10, Y8
 	VXORPS       signmask<>+0(SB), Y11, Y14
 	VXORPS       signmask<>+0(SB), Y12, Y15
-	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y3, 704(R9)
 	VBLENDVPS    Y4, Y8, Y10, Y3
 	VBLENDVPS    Y4, Y14, Y11, Y8
 	VBLENDVPS    Y4, Y15, Y12, Y4
-	VMOVUPS      544(R9), Y10
+	VMOVUPS      672(R9), Y10
 	VBLENDVPS    Y5, Y3, Y10, Y3
-	VMOVUPS      512(R9), Y10
+	VMOVUPS      640(R9), Y10
 	VBLENDVPS    Y5, Y8, Y10, Y8
-	VMOVUPS      480(R9), Y10
+	VMOVUPS      608(R9), Y10
 	VBLENDVPS    Y5, Y4, Y10, Y4
-	VMOVUPS      448(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPS    Y5, Y13, Y10, Y5
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y8, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPS Y9, Y6, Y2, Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VBLENDVPS Y9, Y7, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPS Y9, 736(R9), Y4, Y4
+	VMOVUPS   832(R9), Y4
+	VBLENDVPS Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
 	VMULPS    Y3, Y3, Y6
 	VMULPS    Y2, Y2, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
 	VMULPS    Y0, Y0, Y5
 	VMULPS    Y4, Y4, Y6
 	VADDPS    Y6, Y5, Y5
 	VMULPS    Y2, Y2, Y6
 	VADDPS    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPS 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 CompactContactsAVX2_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 416(R9), Y1, Y2
-	VMULPS 544(R9), Y2, Y3
-	VMULPS 512(R9), Y2, Y4
-	VMULPS 480(R9), Y2, Y2
+	VDIVPS 512(R9), Y1, Y2
+	VMULPS 672(R9), Y2, Y3
+	VMULPS 640(R9), Y2, Y4
+	VMULPS 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPS       416(BX), Y5, Y5
-	VSUBPS       384(R9), Y5, Y6
+	VSUBPS       480(R9), Y5, Y6
 	VBROADCASTSS margin+40(FP), Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      384(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPS       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPS       192(BX), Y7, Y7
 	VMULPS       Y7, Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VADDPS       800(R9), Y8, Y8
 	VBROADCASTSS half<>+0(SB), Y9
 	VMULPS       Y9, Y8, Y8
-	VADDPS       288(R9), Y8, Y8
+	VADDPS       544(R9), Y8, Y8
 	VADDPS       224(BX), Y8, Y8
 	VMULPS       Y7, Y4, Y9
-	VADDPS       640(R9), Y9, Y9
+	VADDPS       768(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
 	VADDPS       256(R9), Y9, Y9
 	VADDPS       256(BX), Y9, Y9
 	VMULPS       Y7, Y2, Y10
-	VADDPS       608(R9), Y10, Y10
+	VADDPS       736(R9), Y10, Y10
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y10, Y10
-	VADDPS       352(R9), Y10, Y10
+	VADDPS       416(R9), Y10, Y10
 	VADDPS       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
@@ -6747,23 +6641,23 @@ CompactContactsAVX2_last_normal:
 	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPS  320(R9), Y5, Y10
-	VMOVUPS Y9, 288(R9)
+	VANDPS  384(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPS  int1<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPS Y10, Y10
 	JZ      CompactContactsAVX2_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPS    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -6776,236 +6670,222 @@ CompactContactsAVX2_last_normal:
 	VSUBPS    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPS    288(BX), Y8, Y8
-	VMULPS    Y2, Y2, Y9
-	VMULPS    Y3, Y3, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y4, Y4, Y11
-	VADDPS    Y11, Y9, Y9
-	VMULPS    Y6, Y6, Y11
-	VMULPS    Y7, Y7, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y8, Y8, Y12
-	VADDPS    Y12, Y11, Y11
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS    Y11, Y1, Y11
-	VANDPS    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPS    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPS    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPS    288(BX), Y14, Y14
-	VMULPS    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPS    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPS    Y9, Y15, Y9
-	VMULPS    Y14, Y8, Y13
-	VADDPS    Y13, Y9, Y9
-	VMULPS    Y11, Y9, Y9
-	VMULPS    Y2, Y6, Y13
-	VMULPS    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPS    Y15, Y13, Y3
-	VMULPS    Y4, Y8, Y13
-	VADDPS    Y13, Y3, Y3
-	VMULPS    Y11, Y3, Y3
-	VADDPS    Y3, Y9, Y3
-	VMINPS    Y3, Y9, Y13
-	VMAXPS    Y13, Y0, Y13
-	VMAXPS    Y3, Y9, Y3
-	VMINPS    Y3, Y1, Y3
-	VCMPPS    $0x11, Y3, Y13, Y9
-	VANDPS    Y9, Y10, Y9
-	VCMPPS    $0x00, Y0, Y11, Y10
-	VANDNPS   Y9, Y10, Y9
-	VBLENDVPS Y9, int2<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPS    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPS       Y13, Y6, Y11
-	VMULPS       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPS       Y13, Y8, Y7
-	VSUBPS       Y12, Y11, Y13
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPS       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPS       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPS       Y2, Y13, Y3
-	VMULPS       704(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
-	VMULPS       Y4, Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VCMPPS       $0x04, 640(R9), Y0, Y6
-	VDIVPS       640(R9), Y3, Y3
-	VANDPS       Y6, Y3, Y3
-	VMINPS       Y1, Y3, Y3
-	VMAXPS       Y0, Y3, Y3
-	VMULPS       Y3, Y2, Y6
-	VADDPS       Y6, Y12, Y6
-	VSUBPS       Y11, Y6, Y6
-	VMULPS       704(R9), Y3, Y8
-	VADDPS       672(R9), Y8, Y8
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
 	VSUBPS       Y15, Y8, Y8
-	VMULPS       Y3, Y4, Y3
-	VADDPS       Y3, Y14, Y3
-	VSUBPS       Y7, Y3, Y3
-	VMULPS       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPS       576(R9), Y8, Y4
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPS       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPS       Y4, Y13, Y2
-	VMULPS       544(R9), Y3, Y4
-	VADDPS       Y4, Y2, Y2
-	VSUBPS       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPS       512(R9), Y4, Y4
-	VADDPS       Y4, Y6, Y4
-	VBROADCASTSS half<>+0(SB), Y6
-	VMULPS       Y6, Y4, Y4
-	VADDPS       Y4, Y11, Y4
-	VADDPS       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPS       512(R9), Y6, Y6
-	VADDPS       Y6, Y8, Y6
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y6, Y6
-	VADDPS       Y6, Y15, Y6
-	VADDPS       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y3, Y3
+	VADDPS       Y3, Y14, Y2
+	VMULPS       672(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPS       640(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y3, Y3
-	VADDPS       Y3, Y7, Y3
-	VADDPS       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPS    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPS    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPS    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPS       640(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPS       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPS       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPS       832(R9), Y4, Y4
-	VSUBPS       Y12, Y2, Y6
-	VSUBPS       672(R9), Y3, Y7
-	VSUBPS       Y14, Y4, Y8
+	VMULPS       800(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
 	VMULPS       896(R9), Y6, Y6
-	VMULPS       704(R9), Y7, Y7
+	VMULPS       864(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       864(R9), Y8, Y7
+	VMULPS       320(R9), Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x04, 640(R9), Y0, Y7
-	VDIVPS       640(R9), Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y1, Y6, Y6
 	VMAXPS       Y0, Y6, Y6
 	VMULPS       896(R9), Y6, Y7
-	VADDPS       Y7, Y12, Y7
+	VADDPS       Y7, Y9, Y7
 	VSUBPS       Y2, Y7, Y7
-	VMULPS       704(R9), Y6, Y8
-	VADDPS       672(R9), Y8, Y8
+	VMULPS       864(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
 	VSUBPS       Y3, Y8, Y8
-	VMULPS       864(R9), Y6, Y6
-	VADDPS       Y6, Y14, Y6
+	VMULPS       320(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
 	VSUBPS       Y4, Y6, Y6
-	VMULPS       608(R9), Y7, Y11
-	VMULPS       576(R9), Y8, Y12
-	VADDPS       Y12, Y11, Y11
-	VMULPS       544(R9), Y6, Y12
-	VADDPS       Y12, Y11, Y11
-	VSUBPS       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       512(R9), Y11, Y11
-	VADDPS       Y11, Y7, Y7
-	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y7, Y7
+	VMULPS       736(R9), Y7, Y9
+	VMULPS       704(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       672(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
 	VADDPS       Y7, Y2, Y2
 	VADDPS       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
 	VMULPS       Y8, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 	VADDPS       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPS       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPS       640(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VBROADCASTSS half<>+0(SB), Y7
 	VMULPS       Y7, Y6, Y6
 	VADDPS       Y6, Y4, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPS    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPS    Y9, Y2, Y6, Y2
-	VMOVUPS      288(R9), Y6
-	VBLENDVPS    Y9, Y3, Y6, Y3
-	VMOVUPS      256(R9), Y6
-	VBLENDVPS    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y4, 256(R9)
 
 CompactContactsAVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPS  352(R9), Y2, Y2
-	VADDPS  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPS  480(R9), Y2, Y2
+	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
@@ -7053,7 +6933,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      16(SP), R12
@@ -7061,7 +6941,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      24(SP), R12
@@ -7069,7 +6949,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   736(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      32(SP), R12
@@ -7077,7 +6957,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      40(SP), R12
@@ -7085,7 +6965,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      48(SP), R12
@@ -7093,7 +6973,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      56(SP), R12
@@ -7101,7 +6981,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   416(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      64(SP), R12
@@ -7109,7 +6989,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   384(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      72(SP), R12
@@ -7117,7 +6997,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      80(SP), R12
@@ -7125,7 +7005,7 @@ CompactContactsAVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*4)
 	VMOVUPS   32(R9), Y2
-	VMOVUPS   288(R9), Y3
+	VMOVUPS   384(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVUPS   (R9), Y3
 	MOVQ      88(SP), R12
@@ -7358,45 +7238,46 @@ CompactContactsAVX2_tail:
 	VADDPS  Y15, Y14, Y7
 	VMULPS  Y5, Y8, Y14
 	VADDPS  Y14, Y7, Y7
-	VMULPS  Y13, Y7, Y13
+	VMULPS  Y13, Y7, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y3, Y9, Y14
-	VMULPS  Y4, Y10, Y15
-	VMOVUPS Y7, 384(R9)
-	VADDPS  Y15, Y14, Y7
-	VMULPS  Y5, Y11, Y14
-	VADDPS  Y14, Y7, Y7
+	VMULPS  Y3, Y9, Y15
+	VMOVUPS Y13, 384(R9)
+	VMULPS  Y4, Y10, Y13
+	VMOVUPS Y7, 416(R9)
+	VADDPS  Y13, Y15, Y7
+	VMULPS  Y5, Y11, Y13
+	VADDPS  Y13, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y12, Y6, Y14
+	VMULPS  Y12, Y6, Y13
 	VMULPS  352(R9), Y12, Y15
-	VMOVUPS Y7, 416(R9)
+	VMOVUPS Y7, 448(R9)
 	VMULPS  Y12, Y8, Y7
-	VMOVUPS Y12, 448(R9)
-	VSUBPS  Y9, Y14, Y12
-	VSUBPS  Y10, Y15, Y14
+	VMOVUPS Y12, 480(R9)
+	VSUBPS  Y9, Y13, Y12
+	VSUBPS  Y10, Y15, Y13
 	VSUBPS  Y11, Y7, Y7
-	VMULPS  Y13, Y6, Y15
-	VMOVUPS Y11, 480(R9)
-	VMULPS  352(R9), Y13, Y11
-	VMOVUPS Y10, 512(R9)
-	VMULPS  Y13, Y8, Y10
-	VMOVUPS Y9, 544(R9)
+	VMULPS  Y14, Y6, Y15
+	VMOVUPS Y11, 512(R9)
+	VMULPS  352(R9), Y14, Y11
+	VMOVUPS Y10, 544(R9)
+	VMULPS  Y14, Y8, Y10
+	VMOVUPS Y9, 576(R9)
 	VSUBPS  Y15, Y3, Y9
 	VSUBPS  Y11, Y4, Y11
 	VSUBPS  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPS  Y9, Y9, Y15
-	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y5, 608(R9)
 	VMULPS  Y11, Y11, Y5
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y4, 640(R9)
 	VADDPS  Y5, Y15, Y4
 	VMULPS  Y10, Y10, Y5
 	VADDPS  Y5, Y4, Y4
 	VMULPS  Y9, Y12, Y5
-	VMULPS  Y11, Y14, Y9
+	VMULPS  Y11, Y13, Y9
 	VADDPS  Y9, Y5, Y5
 	VMULPS  Y10, Y7, Y7
 	VADDPS  Y7, Y5, Y5
@@ -7407,14 +7288,14 @@ CompactContactsAVX2_tail:
 	VMAXPS  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y13, Y5, Y5
-	VADDPS 448(R9), Y5, Y5
+	VMULPS Y14, Y5, Y5
+	VADDPS 480(R9), Y5, Y5
 	VMINPS Y1, Y5, Y5
 	VMAXPS Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 384(R9), Y5, Y7
-	VSUBPS 416(R9), Y7, Y7
+	VMULPS 416(R9), Y5, Y7
+	VSUBPS 448(R9), Y7, Y7
 	VMULPS 320(R9), Y7, Y7
 	VMINPS Y1, Y7, Y7
 	VMAXPS Y0, Y7, Y7
@@ -7424,13 +7305,13 @@ CompactContactsAVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Y7, Y3, Y3
-	VADDPS 544(R9), Y3, Y3
+	VADDPS 576(R9), Y3, Y3
 	VSUBPS Y6, Y3, Y3
-	VMULPS 608(R9), Y7, Y8
-	VADDPS 512(R9), Y8, Y8
+	VMULPS 640(R9), Y7, Y8
+	VADDPS 544(R9), Y8, Y8
 	VSUBPS Y9, Y8, Y8
-	VMULPS 576(R9), Y7, Y7
-	VADDPS 480(R9), Y7, Y7
+	VMULPS 608(R9), Y7, Y7
+	VADDPS 512(R9), Y7, Y7
 	VSUBPS Y5, Y7, Y7
 	VMULPS Y3, Y3, Y10
 	VMULPS Y8, Y8, Y11
@@ -7450,42 +7331,43 @@ CompactContactsAVX2_tail:
 	VMOVAPS Y3, Y11
 	VMOVAPS Y8, Y12
 	VMOVAPS Y7, Y13
-	VMOVAPS Y10, Y14
+	VMOVAPS Y10, Y15
+	VMOVUPS Y14, 320(R9)
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPS      Y10, Y10
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 352(R9)
-	VCMPPS       $0x19, minnormal<>+0(SB), Y14, Y4
-	VMOVUPS      Y9, 384(R9)
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y5, 416(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y15, Y4
+	VMOVUPS      Y9, 448(R9)
 	VMOVUPS      288(R9), Y5
 	VMAXPS       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPS       544(R9), Y6, Y6
-	VMOVUPS      Y10, 288(R9)
+	VMOVUPS      576(R9), Y6
+	VMULPS       576(R9), Y6, Y6
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      544(R9), Y9
+	VMULPS       544(R9), Y9, Y9
+	VADDPS       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPS       512(R9), Y9, Y9
-	VADDPS       Y9, Y6, Y6
-	VMOVUPS      480(R9), Y9
-	VMULPS       480(R9), Y9, Y9
 	VADDPS       Y9, Y6, Y6
 	VMAXPS       Y6, Y5, Y5
 	VBROADCASTSS crosstol<>+0(SB), Y6
 	VMULPS       Y5, Y6, Y6
-	VCMPPS       $0x11, Y6, Y14, Y6
+	VCMPPS       $0x11, Y6, Y15, Y6
 	VORPS        Y6, Y4, Y9
-	VMOVUPS      Y15, 416(R9)
-	VMOVUPS      Y14, 448(R9)
-	VMOVUPS      Y13, 480(R9)
-	VMOVUPS      Y12, 512(R9)
-	VMOVUPS      Y11, 544(R9)
-	VMOVUPS      Y5, 576(R9)
-	VMOVUPS      Y7, 608(R9)
-	VMOVUPS      Y8, 640(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y14, 512(R9)
+	VMOVUPS      Y15, 544(R9)
+	VMOVUPS      Y13, 608(R9)
+	VMOVUPS      Y12, 640(R9)
+	VMOVUPS      Y11, 672(R9)
+	VMOVUPS      Y5, 704(R9)
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y8, 768(R9)
+	VMOVUPS      Y3, 800(R9)
+	VMOVUPS      Y4, 832(R9)
 	VTESTPS      Y9, Y9
 	JZ           CompactContactsAVX2_tailgroup_normal
 
@@ -7502,30 +7384,18 @@ CompactContactsAVX2_tail:
 	VSUBPS       256(BX), Y8, Y8
 	VMOVUPS      384(BX), Y9
 	VSUBPS       288(BX), Y9, Y9
-	VMULPS       Y3, Y3, Y10
-	VMULPS       Y4, Y4, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       Y5, Y5, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       Y7, Y7, Y11
-	VMULPS       Y8, Y8, Y12
-	VADDPS       Y12, Y11, Y11
-	VMULPS       Y9, Y9, Y12
-	VADDPS       Y12, Y11, Y11
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y11, Y12
-	VDIVPS       Y11, Y1, Y11
-	VANDPS       Y12, Y11, Y11
-	VSQRTPS      Y10, Y12
-	VCMPPS       $0x04, Y12, Y0, Y13
-	VDIVPS       Y12, Y1, Y12
-	VANDPS       Y13, Y12, Y12
-	VSQRTPS      Y11, Y11
-	VMULPS       Y12, Y3, Y3
-	VMULPS       Y12, Y4, Y4
-	VMULPS       Y12, Y5, Y5
+	VSQRTPS      288(R9), Y10
+	VCMPPS       $0x04, Y10, Y0, Y11
+	VDIVPS       Y10, Y1, Y10
+	VANDPS       Y11, Y10, Y10
+	VSQRTPS      384(R9), Y11
+	VMULPS       Y10, Y3, Y3
+	VMULPS       Y10, Y4, Y4
+	VMULPS       Y10, Y5, Y5
 	VMULPS       Y11, Y7, Y7
 	VMULPS       Y11, Y8, Y8
 	VMULPS       Y11, Y9, Y9
+	VMOVUPS      288(R9), Y10
 	VCMPPS       $0x00, Y0, Y10, Y10
 	VMULPS       Y9, Y4, Y11
 	VMULPS       Y8, Y5, Y12
@@ -7538,24 +7408,24 @@ CompactContactsAVX2_tail:
 	VSUBPS       Y14, Y13, Y13
 	VMULPS       Y11, Y11, Y14
 	VMULPS       Y12, Y12, Y15
-	VMOVUPS      Y5, 736(R9)
+	VMOVUPS      Y5, 864(R9)
 	VADDPS       Y15, Y14, Y5
 	VMULPS       Y13, Y13, Y14
 	VADDPS       Y14, Y5, Y5
 	VCMPPS       $0x19, minnormal<>+0(SB), Y5, Y14
 	VANDNPS      Y6, Y14, Y6
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPS        Y6, Y14, Y6
-	VMULPS       672(R9), Y11, Y14
-	VMULPS       640(R9), Y12, Y15
-	VMOVUPS      Y9, 704(R9)
+	VMULPS       800(R9), Y11, Y14
+	VMULPS       768(R9), Y12, Y15
+	VMOVUPS      Y9, 832(R9)
 	VADDPS       Y15, Y14, Y9
-	VMULPS       608(R9), Y13, Y14
+	VMULPS       736(R9), Y13, Y14
 	VADDPS       Y14, Y9, Y9
 	VMULPS       Y9, Y9, Y14
-	VMOVUPS      Y4, 768(R9)
+	VMOVUPS      Y4, 896(R9)
 	VBROADCASTSS signtol<>+0(SB), Y4
-	VMULPS       576(R9), Y4, Y4
+	VMULPS       704(R9), Y4, Y4
 	VMULPS       Y5, Y4, Y4
 	VCMPPS       $0x19, Y4, Y14, Y4
 	VCMPPS       $0x11, Y0, Y9, Y9
@@ -7563,155 +7433,155 @@ CompactContactsAVX2_tail:
 	VXORPS       signmask<>+0(SB), Y11, Y9
 	VXORPS       signmask<>+0(SB), Y12, Y14
 	VXORPS       signmask<>+0(SB), Y13, Y15
-	VMOVUPS      Y8, 576(R9)
+	VMOVUPS      Y8, 704(R9)
 	VBLENDVPS    Y4, Y9, Y11, Y8
 	VBLENDVPS    Y4, Y14, Y12, Y9
 	VBLENDVPS    Y4, Y15, Y13, Y4
-	VMOVUPS      544(R9), Y11
+	VMOVUPS      672(R9), Y11
 	VBLENDVPS    Y6, Y8, Y11, Y8
-	VMOVUPS      512(R9), Y11
+	VMOVUPS      640(R9), Y11
 	VBLENDVPS    Y6, Y9, Y11, Y9
-	VMOVUPS      480(R9), Y11
+	VMOVUPS      608(R9), Y11
 	VBLENDVPS    Y6, Y4, Y11, Y4
-	VMOVUPS      448(R9), Y11
+	VMOVUPS      544(R9), Y11
 	VBLENDVPS    Y6, Y5, Y11, Y5
-	VMOVUPS      Y8, 544(R9)
-	VMOVUPS      Y9, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y8, 672(R9)
+	VMOVUPS      Y9, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 544(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPS Y10, Y7, Y3, Y3
-	VMOVUPS   768(R9), Y4
-	VBLENDVPS Y10, 576(R9), Y4, Y4
-	VMOVUPS   736(R9), Y5
-	VBLENDVPS Y10, 704(R9), Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VBLENDVPS Y10, 704(R9), Y4, Y4
+	VMOVUPS   864(R9), Y5
+	VBLENDVPS Y10, 832(R9), Y5, Y5
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y3, Y3
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   544(R9), Y6
 	VCMPPS    $0x19, minnormal<>+0(SB), Y6, Y6
 	VMULPS    Y4, Y4, Y7
 	VMULPS    Y3, Y3, Y8
 	VADDPS    Y8, Y7, Y7
 	VMULPS    Y0, Y0, Y8
 	VADDPS    Y8, Y7, Y7
-	VMOVUPS   544(R9), Y8
+	VMOVUPS   672(R9), Y8
 	VBLENDVPS Y6, Y4, Y8, Y8
-	VMOVUPS   512(R9), Y9
+	VMOVUPS   640(R9), Y9
 	VBLENDVPS Y6, Y3, Y9, Y3
-	VMOVUPS   480(R9), Y9
+	VMOVUPS   608(R9), Y9
 	VBLENDVPS Y6, Y0, Y9, Y9
-	VMOVUPS   448(R9), Y10
+	VMOVUPS   544(R9), Y10
 	VBLENDVPS Y6, Y7, Y10, Y6
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 512(R9)
-	VMOVUPS   Y9, 480(R9)
-	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   Y9, 608(R9)
+	VMOVUPS   Y6, 544(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y4, Y3
-	VMOVUPS   448(R9), Y4
+	VMOVUPS   544(R9), Y4
 	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y4
 	VMULPS    Y0, Y0, Y6
 	VMULPS    Y5, Y5, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y3, Y3, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPS Y4, Y0, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPS Y4, Y5, Y8, Y5
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPS Y4, Y3, Y8, Y3
-	VMOVUPS   448(R9), Y8
+	VMOVUPS   544(R9), Y8
 	VBLENDVPS Y4, Y6, Y8, Y4
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   Y4, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   Y4, 544(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMOVUPS   544(R9), Y4
+	VMOVUPS   672(R9), Y4
 	VBLENDVPS Y3, Y0, Y4, Y4
-	VMOVUPS   512(R9), Y5
+	VMOVUPS   640(R9), Y5
 	VBLENDVPS Y3, Y0, Y5, Y5
-	VMOVUPS   480(R9), Y6
+	VMOVUPS   608(R9), Y6
 	VBLENDVPS Y3, Y1, Y6, Y6
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   544(R9), Y7
 	VBLENDVPS Y3, Y1, Y7, Y3
-	VMOVUPS   Y4, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y6, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y6, 608(R9)
+	VMOVUPS   Y3, 544(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 448(R9), Y3
-	VMOVUPS Y3, 416(R9)
+	VSQRTPS 544(R9), Y3
+	VMOVUPS Y3, 512(R9)
 
 CompactContactsAVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS 416(R9), Y1, Y3
-	VMULPS 544(R9), Y3, Y4
-	VMULPS 512(R9), Y3, Y5
-	VMULPS 480(R9), Y3, Y3
+	VDIVPS 512(R9), Y1, Y3
+	VMULPS 672(R9), Y3, Y4
+	VMULPS 640(R9), Y3, Y5
+	VMULPS 608(R9), Y3, Y3
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y6
 	VADDPS       416(BX), Y6, Y6
-	VSUBPS       288(R9), Y6, Y7
+	VSUBPS       576(R9), Y6, Y7
 	VBROADCASTSS margin+40(FP), Y8
 	VADDPS       Y8, Y6, Y6
-	VMOVUPS      288(R9), Y8
+	VMOVUPS      576(R9), Y8
 	VCMPPS       $0x12, Y6, Y8, Y6
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y8
 	VSUBPS       192(BX), Y8, Y8
 	VMULPS       Y8, Y4, Y9
-	VADDPS       672(R9), Y9, Y9
+	VADDPS       800(R9), Y9, Y9
 	VBROADCASTSS half<>+0(SB), Y10
 	VMULPS       Y10, Y9, Y9
 	VADDPS       256(R9), Y9, Y9
 	VADDPS       224(BX), Y9, Y9
 	VMULPS       Y8, Y5, Y10
-	VADDPS       640(R9), Y10, Y10
+	VADDPS       768(R9), Y10, Y10
 	VBROADCASTSS half<>+0(SB), Y11
 	VMULPS       Y11, Y10, Y10
-	VADDPS       384(R9), Y10, Y10
+	VADDPS       448(R9), Y10, Y10
 	VADDPS       256(BX), Y10, Y10
 	VMULPS       Y8, Y3, Y11
-	VADDPS       608(R9), Y11, Y11
+	VADDPS       736(R9), Y11, Y11
 	VBROADCASTSS half<>+0(SB), Y12
 	VMULPS       Y12, Y11, Y11
-	VADDPS       352(R9), Y11, Y11
+	VADDPS       416(R9), Y11, Y11
 	VADDPS       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
 	VMOVAPS      Y9, Y13
 	VMOVAPS      Y10, Y14
 	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y11, 416(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPS  320(R9), Y6, Y7
-	VMOVUPS Y10, 320(R9)
+	VANDPS  352(R9), Y6, Y7
+	VMOVUPS Y10, 352(R9)
 	VANDPS  int1<>+0(SB), Y6, Y6
-	VMOVUPS Y9, 352(R9)
-	VMOVUPS Y15, 384(R9)
-	VMOVUPS Y14, 416(R9)
-	VMOVUPS Y13, 448(R9)
-	VMOVUPS Y12, 480(R9)
-	VMOVUPS Y8, 512(R9)
-	VMOVUPS Y3, 544(R9)
-	VMOVUPS Y5, 576(R9)
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y9, 448(R9)
+	VMOVUPS Y15, 512(R9)
+	VMOVUPS Y14, 544(R9)
+	VMOVUPS Y13, 576(R9)
+	VMOVUPS Y12, 608(R9)
+	VMOVUPS Y8, 640(R9)
+	VMOVUPS Y3, 672(R9)
+	VMOVUPS Y5, 704(R9)
+	VMOVUPS Y4, 736(R9)
 	VTESTPS Y7, Y7
 	JZ      CompactContactsAVX2_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y3
 	VSUBPS    (BX), Y3, Y3
 	VMOVUPS   128(BX), Y4
@@ -7724,240 +7594,226 @@ CompactContactsAVX2_tailgroup_normal:
 	VSUBPS    256(BX), Y9, Y9
 	VMOVUPS   384(BX), Y10
 	VSUBPS    288(BX), Y10, Y10
-	VMULPS    Y3, Y3, Y11
-	VMULPS    Y4, Y4, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y5, Y5, Y12
-	VADDPS    Y12, Y11, Y11
-	VMULPS    Y8, Y8, Y12
-	VMULPS    Y9, Y9, Y13
-	VADDPS    Y13, Y12, Y12
-	VMULPS    Y10, Y10, Y13
-	VADDPS    Y13, Y12, Y12
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y12, Y13
-	VDIVPS    Y12, Y1, Y12
-	VANDPS    Y13, Y12, Y12
-	VMOVUPS   (BX), Y13
-	VSUBPS    224(BX), Y13, Y13
-	VMOVUPS   32(BX), Y14
-	VSUBPS    256(BX), Y14, Y14
-	VMOVUPS   Y11, 640(R9)
-	VMOVUPS   64(BX), Y11
-	VSUBPS    288(BX), Y11, Y11
-	VMULPS    Y13, Y8, Y15
-	VMOVUPS   Y13, 672(R9)
-	VMULPS    Y14, Y9, Y13
-	VMOVUPS   Y14, 704(R9)
-	VADDPS    Y13, Y15, Y13
-	VMULPS    Y11, Y10, Y14
-	VADDPS    Y14, Y13, Y13
-	VMULPS    Y12, Y13, Y13
-	VMULPS    Y3, Y8, Y14
-	VMULPS    Y4, Y9, Y15
-	VMOVUPS   Y4, 736(R9)
-	VADDPS    Y15, Y14, Y4
-	VMULPS    Y5, Y10, Y14
-	VADDPS    Y14, Y4, Y4
-	VMULPS    Y12, Y4, Y4
-	VADDPS    Y4, Y13, Y4
-	VMINPS    Y4, Y13, Y14
-	VMAXPS    Y14, Y0, Y14
-	VMAXPS    Y4, Y13, Y4
+	VMOVUPS   (BX), Y11
+	VSUBPS    224(BX), Y11, Y11
+	VMOVUPS   32(BX), Y12
+	VSUBPS    256(BX), Y12, Y12
+	VMOVUPS   64(BX), Y13
+	VSUBPS    288(BX), Y13, Y13
+	VMOVUPS   480(R9), Y14
+	VADDPS    320(R9), Y14, Y14
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   480(R9), Y5
+	VMINPS    Y14, Y5, Y5
+	VMAXPS    Y5, Y0, Y5
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   480(R9), Y4
+	VMAXPS    Y14, Y4, Y4
 	VMINPS    Y4, Y1, Y4
-	VCMPPS    $0x11, Y4, Y14, Y13
-	VANDPS    Y13, Y7, Y7
-	VCMPPS    $0x00, Y0, Y12, Y12
-	VANDNPS   Y7, Y12, Y7
+	VCMPPS    $0x11, Y4, Y5, Y14
+	VANDPS    Y14, Y7, Y7
+	VMOVUPS   384(R9), Y14
+	VCMPPS    $0x00, Y0, Y14, Y14
+	VANDNPS   Y7, Y14, Y7
 	VBLENDVPS Y7, int2<>+0(SB), Y6, Y6
 	VMOVAPS   Y6, Y6
-	VMOVUPS   192(BX), Y12
-	VADDPS    416(BX), Y12, Y12
+	VMOVUPS   192(BX), Y14
+	VADDPS    416(BX), Y14, Y14
 
 	// Manifold point 1.
-	VMULPS       Y14, Y8, Y13
-	VMULPS       Y14, Y9, Y15
-	VMOVUPS      Y9, 768(R9)
-	VMULPS       Y14, Y10, Y9
-	VSUBPS       672(R9), Y13, Y14
+	VMULPS       Y5, Y8, Y15
+	VMOVUPS      Y8, 384(R9)
+	VMULPS       Y5, Y9, Y8
+	VMOVUPS      Y9, 480(R9)
+	VMULPS       Y5, Y10, Y5
+	VSUBPS       Y11, Y15, Y9
 	VMOVUPS      Y10, 800(R9)
-	VSUBPS       704(R9), Y15, Y10
-	VMOVUPS      Y8, 832(R9)
-	VSUBPS       Y11, Y9, Y8
-	VMOVUPS      Y4, 864(R9)
-	VMULPS       Y3, Y14, Y4
-	VMULPS       736(R9), Y10, Y10
-	VADDPS       Y10, Y4, Y4
-	VMULPS       Y5, Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VCMPPS       $0x04, 640(R9), Y0, Y8
-	VDIVPS       640(R9), Y4, Y4
-	VANDPS       Y8, Y4, Y4
+	VSUBPS       Y12, Y8, Y10
+	VMOVUPS      Y4, 832(R9)
+	VSUBPS       Y13, Y5, Y4
+	VMOVUPS      Y7, 864(R9)
+	VMULPS       Y3, Y9, Y7
+	VMULPS       768(R9), Y10, Y9
+	VADDPS       Y9, Y7, Y7
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y7, Y4, Y4
 	VMINPS       Y1, Y4, Y4
 	VMAXPS       Y0, Y4, Y4
-	VMULPS       Y4, Y3, Y8
-	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y13, Y8, Y8
-	VMULPS       736(R9), Y4, Y10
-	VADDPS       704(R9), Y10, Y10
-	VSUBPS       Y15, Y10, Y10
-	VMULPS       Y4, Y5, Y4
-	VADDPS       Y4, Y11, Y4
-	VSUBPS       Y9, Y4, Y4
-	VMULPS       608(R9), Y8, Y14
-	VMOVUPS      Y5, 896(R9)
-	VMULPS       576(R9), Y10, Y5
-	VMOVUPS      Y3, 928(R9)
-	VADDPS       Y5, Y14, Y3
-	VMULPS       544(R9), Y4, Y5
-	VADDPS       Y5, Y3, Y3
-	VSUBPS       Y3, Y12, Y3
-	VMOVUPS      608(R9), Y5
-	VMULPS       512(R9), Y5, Y5
-	VADDPS       Y5, Y8, Y5
-	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y5, Y5
-	VADDPS       Y5, Y13, Y5
-	VADDPS       224(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y10, Y8
+	VMULPS       Y4, Y3, Y7
+	VADDPS       Y7, Y11, Y7
+	VSUBPS       Y15, Y7, Y7
+	VMULPS       768(R9), Y4, Y9
+	VADDPS       Y9, Y12, Y9
+	VSUBPS       Y8, Y9, Y9
+	VMULPS       320(R9), Y4, Y4
+	VADDPS       Y4, Y13, Y4
+	VSUBPS       Y5, Y4, Y4
+	VMULPS       736(R9), Y7, Y10
+	VMOVUPS      Y3, 896(R9)
+	VMULPS       704(R9), Y9, Y3
+	VMOVUPS      Y13, 928(R9)
+	VADDPS       Y3, Y10, Y3
+	VMULPS       672(R9), Y4, Y10
+	VADDPS       Y10, Y3, Y3
+	VSUBPS       Y3, Y14, Y3
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
 	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y8, Y8
-	VADDPS       Y8, Y15, Y8
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y15, Y7
+	VADDPS       224(BX), Y7, Y7
+	VMOVUPS      704(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
 	VADDPS       256(BX), Y8, Y8
-	VMOVUPS      544(R9), Y10
-	VMULPS       512(R9), Y10, Y10
-	VADDPS       Y10, Y4, Y4
-	VBROADCASTSS half<>+0(SB), Y10
-	VMULPS       Y10, Y4, Y4
-	VADDPS       Y4, Y9, Y4
+	VMOVUPS      672(R9), Y9
+	VMULPS       640(R9), Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y4, Y4
+	VADDPS       Y4, Y5, Y4
 	VADDPS       288(BX), Y4, Y4
-	VMOVUPS      480(R9), Y9
-	VBLENDVPS    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      448(R9), Y3
-	VBLENDVPS    Y7, Y5, Y3, Y3
-	VMOVUPS      416(R9), Y5
-	VBLENDVPS    Y7, Y8, Y5, Y5
-	VMOVUPS      384(R9), Y8
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      608(R9), Y9
+	VBLENDVPS    Y5, Y3, Y9, Y3
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      864(R9), Y3
+	VMOVUPS      576(R9), Y5
+	VBLENDVPS    Y3, Y7, Y5, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y5, Y8, Y7, Y5
+	VMOVUPS      864(R9), Y7
+	VMOVUPS      512(R9), Y8
 	VBLENDVPS    Y7, Y4, Y8, Y4
-	VMOVUPS      Y3, 448(R9)
-	VMOVUPS      Y5, 416(R9)
-	VMOVUPS      Y4, 384(R9)
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y3
-	VMULPS       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y4
-	VMULPS       864(R9), Y4, Y4
+	VMOVUPS      384(R9), Y3
+	VMULPS       832(R9), Y3, Y3
+	VMOVUPS      480(R9), Y4
+	VMULPS       832(R9), Y4, Y4
 	VMOVUPS      800(R9), Y5
-	VMULPS       864(R9), Y5, Y5
-	VSUBPS       672(R9), Y3, Y8
-	VSUBPS       704(R9), Y4, Y9
-	VSUBPS       Y11, Y5, Y10
-	VMULPS       928(R9), Y8, Y8
-	VMULPS       736(R9), Y9, Y9
-	VADDPS       Y9, Y8, Y8
-	VMULPS       896(R9), Y10, Y9
-	VADDPS       Y9, Y8, Y8
-	VCMPPS       $0x04, 640(R9), Y0, Y9
-	VDIVPS       640(R9), Y8, Y8
-	VANDPS       Y9, Y8, Y8
-	VMINPS       Y1, Y8, Y1
+	VMULPS       832(R9), Y5, Y5
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VSUBPS       928(R9), Y5, Y9
+	VMULPS       896(R9), Y7, Y7
+	VMULPS       768(R9), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	VMULPS       320(R9), Y9, Y8
+	VADDPS       Y8, Y7, Y7
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y7, Y7
+	VANDPS       Y8, Y7, Y7
+	VMINPS       Y1, Y7, Y1
 	VMAXPS       Y0, Y1, Y1
-	VMULPS       928(R9), Y1, Y8
-	VADDPS       672(R9), Y8, Y8
-	VSUBPS       Y3, Y8, Y8
-	VMULPS       736(R9), Y1, Y9
-	VADDPS       704(R9), Y9, Y9
-	VSUBPS       Y4, Y9, Y9
-	VMULPS       896(R9), Y1, Y1
-	VADDPS       Y1, Y11, Y1
+	VMULPS       896(R9), Y1, Y7
+	VADDPS       Y7, Y11, Y7
+	VSUBPS       Y3, Y7, Y7
+	VMULPS       768(R9), Y1, Y8
+	VADDPS       Y8, Y12, Y8
+	VSUBPS       Y4, Y8, Y8
+	VMULPS       320(R9), Y1, Y1
+	VADDPS       928(R9), Y1, Y1
 	VSUBPS       Y5, Y1, Y1
-	VMULPS       608(R9), Y8, Y10
-	VMULPS       576(R9), Y9, Y11
-	VADDPS       Y11, Y10, Y10
-	VMULPS       544(R9), Y1, Y11
-	VADDPS       Y11, Y10, Y10
-	VSUBPS       Y10, Y12, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       512(R9), Y11, Y11
-	VADDPS       Y11, Y8, Y8
-	VBROADCASTSS half<>+0(SB), Y11
-	VMULPS       Y11, Y8, Y8
-	VADDPS       Y8, Y3, Y3
+	VMULPS       736(R9), Y7, Y9
+	VMULPS       704(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       672(R9), Y1, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y14, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y3, Y3
 	VADDPS       224(BX), Y3, Y3
-	VMOVUPS      576(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y9, Y8
-	VBROADCASTSS half<>+0(SB), Y9
-	VMULPS       Y9, Y8, Y8
-	VADDPS       Y8, Y4, Y4
-	VADDPS       256(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VMULPS       512(R9), Y8, Y8
-	VADDPS       Y8, Y1, Y1
+	VMOVUPS      704(R9), Y7
+	VMULPS       640(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
 	VBROADCASTSS half<>+0(SB), Y8
-	VMULPS       Y8, Y1, Y1
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VADDPS       256(BX), Y4, Y4
+	VMOVUPS      672(R9), Y7
+	VMULPS       640(R9), Y7, Y7
+	VADDPS       Y7, Y1, Y1
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y1, Y1
 	VADDPS       Y1, Y5, Y1
 	VADDPS       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y5
-	VBLENDVPS    Y7, Y10, Y5, Y5
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      256(R9), Y7
+	VBLENDVPS    Y5, Y9, Y7, Y5
 	VMOVUPS      Y5, 256(R9)
-	VMOVUPS      352(R9), Y5
-	VBLENDVPS    Y7, Y3, Y5, Y3
-	VMOVUPS      320(R9), Y5
-	VBLENDVPS    Y7, Y4, Y5, Y4
-	VMOVUPS      288(R9), Y5
-	VBLENDVPS    Y7, Y1, Y5, Y1
-	VMOVUPS      Y3, 352(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y1, 288(R9)
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPS    Y5, Y3, Y7, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y5, Y1, Y7, Y1
+	VMOVUPS      Y3, 448(R9)
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y1, 416(R9)
 
 CompactContactsAVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y1
+	VMOVUPS 608(R9), Y1
 	VADDPS  256(R9), Y1, Y1
-	VADDPS  512(R9), Y1, Y1
+	VADDPS  640(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
 	VTESTPS Y1, Y1
 	JZ      CompactContactsAVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   256(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 256(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   448(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 448(R9)
-	VMOVUPS   416(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 416(R9)
-	VMOVUPS   384(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 384(R9)
 	VMOVUPS   352(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 352(R9)
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPS Y1, canonicalnan<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   Y3, 416(R9)
 	VBLENDVPS Y1, Y0, Y6, Y1
 	VMOVAPS   Y1, Y6
 
@@ -7995,7 +7851,7 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         8(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      480(R9), Y1
+	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         16(SP), R12
@@ -8007,55 +7863,55 @@ CompactContactsAVX2_tailgroup_finite:
 	MOVQ         24(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      608(R9), Y1
+	VMOVUPS      736(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         32(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      576(R9), Y1
+	VMOVUPS      704(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         40(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      544(R9), Y1
+	VMOVUPS      672(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         48(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      448(R9), Y1
+	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         56(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      416(R9), Y1
+	VMOVUPS      544(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         64(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      384(R9), Y1
+	VMOVUPS      512(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         72(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      352(R9), Y1
+	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         80(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      320(R9), Y1
+	VMOVUPS      352(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         88(SP), R12
 	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
 	VMOVUPS      32(R9), Y0
-	VMOVUPS      288(R9), Y1
+	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVUPS      (R9), Y1
 	MOVQ         96(SP), R12
@@ -8070,7 +7926,7 @@ CompactContactsAVX2_done:
 
 // func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ContactsAVX512(SB), $3752-56
+TEXT ·ContactsAVX512(SB), $3688-56
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -8108,7 +7964,7 @@ TEXT ·ContactsAVX512(SB), $3752-56
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), BX
+	LEAQ         1600(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
@@ -8278,7 +8134,7 @@ TEXT ·ContactsAVX512(SB), $3752-56
 	VMOVUPS      Z2, 704(BX)
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 768(BX)
-	LEAQ         2688(R9), R10
+	LEAQ         2624(R9), R10
 
 ContactsAVX512_ahead:
 	MOVQ n+32(FP), R14
@@ -8334,60 +8190,221 @@ ContactsAVX512_ahead:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z13
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z18
-	VMULPS Z3, Z10, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z11, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z19
-	VMULPS Z16, Z6, Z20
-	VMULPS Z16, Z7, Z21
-	VSUBPS Z9, Z19, Z19
-	VSUBPS Z10, Z20, Z20
-	VSUBPS Z11, Z21, Z21
-	VMULPS Z13, Z5, Z22
-	VMULPS Z13, Z6, Z23
-	VMULPS Z13, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z13, Z19, Z13
-	VADDPS Z13, Z16, Z13
-	VMINPS Z1, Z13, Z13
-	VMAXPS Z0, Z13, Z13
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z13, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z15, Z16, Z15
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z13, Z5, Z5
-	VMULPS Z13, Z6, Z6
-	VMULPS Z13, Z7, Z7
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z17, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z17, Z17
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z17, Z22
+	VSHUFPS      $0xee, Z19, Z17, Z17
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z25
+	VUNPCKLPS    Z23, Z19, Z27
+	VUNPCKLPS    Z25, Z24, Z28
+	VUNPCKHPS    Z23, Z19, Z19
+	VUNPCKHPS    Z25, Z24, Z23
+	VSHUFPS      $0x44, Z28, Z27, Z24
+	VSHUFPS      $0xee, Z28, Z27, Z25
+	VSHUFPS      $0x44, Z23, Z19, Z27
+	VSHUFPS      $0xee, Z23, Z19, Z19
+	VSHUFF32X4   $0x88, Z24, Z20, Z23
+	VMOVUPS      Z23, (R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z23
+	VMOVUPS      Z23, 64(R10)
+	VSHUFF32X4   $0x88, Z27, Z22, Z23
+	VMOVUPS      Z23, 128(R10)
+	VSHUFF32X4   $0x88, Z19, Z17, Z17
+	VMOVUPS      Z17, 384(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z17
+	VMOVUPS      Z17, 192(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z17
+	VMOVUPS      Z17, 256(R10)
+	VSHUFF32X4   $0xdd, Z27, Z22, Z17
+	VMOVUPS      Z17, 320(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z17, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z17, Z17
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z17, Z22
+	VSHUFPS      $0xee, Z19, Z17, Z17
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z25
+	VUNPCKLPS    Z23, Z19, Z27
+	VUNPCKLPS    Z25, Z24, Z28
+	VUNPCKHPS    Z23, Z19, Z19
+	VUNPCKHPS    Z25, Z24, Z23
+	VSHUFPS      $0x44, Z28, Z27, Z24
+	VSHUFPS      $0xee, Z28, Z27, Z25
+	VSHUFPS      $0x44, Z23, Z19, Z27
+	VSHUFPS      $0xee, Z23, Z19, Z19
+	VSHUFF32X4   $0x88, Z24, Z20, Z23
+	VMOVUPS      Z23, 448(R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z23
+	VMOVUPS      Z23, 512(R10)
+	VSHUFF32X4   $0x88, Z27, Z22, Z23
+	VMOVUPS      Z23, 576(R10)
+	VSHUFF32X4   $0x88, Z19, Z17, Z17
+	VMOVUPS      Z17, 832(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z17
+	VMOVUPS      Z17, 640(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z17
+	VMOVUPS      Z17, 704(R10)
+	VSHUFF32X4   $0xdd, Z27, Z22, Z17
+	VMOVUPS      Z17, 768(R10)
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -8398,191 +8415,30 @@ ContactsAVX512_ahead:
 	VSUBPS Z6, Z3, Z3
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
-
-	// The next group's records.
-	// Capsule records of side I, transposed.
-	MOVL         64(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         80(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
-	MOVL         68(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         84(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         72(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         88(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
-	MOVL         76(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         92(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
-	VUNPCKLPS    Z15, Z13, Z18
-	VUNPCKLPS    Z17, Z16, Z19
-	VUNPCKHPS    Z15, Z13, Z13
-	VUNPCKHPS    Z17, Z16, Z15
-	VSHUFPS      $0x44, Z19, Z18, Z16
-	VSHUFPS      $0xee, Z19, Z18, Z17
-	VSHUFPS      $0x44, Z15, Z13, Z18
-	VSHUFPS      $0xee, Z15, Z13, Z13
-	MOVL         96(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         112(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         100(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         116(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
-	MOVL         104(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         120(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	MOVL         108(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         124(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
-	VUNPCKLPS    Z19, Z15, Z22
-	VUNPCKLPS    Z21, Z20, Z23
-	VUNPCKHPS    Z19, Z15, Z15
-	VUNPCKHPS    Z21, Z20, Z19
-	VSHUFPS      $0x44, Z23, Z22, Z20
-	VSHUFPS      $0xee, Z23, Z22, Z21
-	VSHUFPS      $0x44, Z19, Z15, Z22
-	VSHUFPS      $0xee, Z19, Z15, Z15
-	VSHUFF32X4   $0x88, Z20, Z16, Z19
-	VMOVUPS      Z19, (R10)
-	VSHUFF32X4   $0x88, Z21, Z17, Z19
-	VMOVUPS      Z19, 64(R10)
-	VSHUFF32X4   $0x88, Z22, Z18, Z19
-	VMOVUPS      Z19, 128(R10)
-	VSHUFF32X4   $0x88, Z15, Z13, Z13
-	VMOVUPS      Z13, 384(R10)
-	VSHUFF32X4   $0xdd, Z20, Z16, Z13
-	VMOVUPS      Z13, 192(R10)
-	VSHUFF32X4   $0xdd, Z21, Z17, Z13
-	VMOVUPS      Z13, 256(R10)
-	VSHUFF32X4   $0xdd, Z22, Z18, Z13
-	VMOVUPS      Z13, 320(R10)
-
-	// Capsule records of side J, transposed.
-	MOVL         64(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         80(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
-	MOVL         68(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         84(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         72(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         88(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
-	MOVL         76(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         92(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
-	VUNPCKLPS    Z15, Z13, Z18
-	VUNPCKLPS    Z17, Z16, Z19
-	VUNPCKHPS    Z15, Z13, Z13
-	VUNPCKHPS    Z17, Z16, Z15
-	VSHUFPS      $0x44, Z19, Z18, Z16
-	VSHUFPS      $0xee, Z19, Z18, Z17
-	VSHUFPS      $0x44, Z15, Z13, Z18
-	VSHUFPS      $0xee, Z15, Z13, Z13
-	MOVL         96(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         112(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         100(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         116(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
-	MOVL         104(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         120(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	MOVL         108(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         124(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
-	VUNPCKLPS    Z19, Z15, Z22
-	VUNPCKLPS    Z21, Z20, Z23
-	VUNPCKHPS    Z19, Z15, Z15
-	VUNPCKHPS    Z21, Z20, Z19
-	VSHUFPS      $0x44, Z23, Z22, Z20
-	VSHUFPS      $0xee, Z23, Z22, Z21
-	VSHUFPS      $0x44, Z19, Z15, Z22
-	VSHUFPS      $0xee, Z19, Z15, Z15
-	VSHUFF32X4   $0x88, Z20, Z16, Z19
-	VMOVUPS      Z19, 448(R10)
-	VSHUFF32X4   $0x88, Z21, Z17, Z19
-	VMOVUPS      Z19, 512(R10)
-	VSHUFF32X4   $0x88, Z22, Z18, Z19
-	VMOVUPS      Z19, 576(R10)
-	VSHUFF32X4   $0x88, Z15, Z13, Z13
-	VMOVUPS      Z13, 832(R10)
-	VSHUFF32X4   $0xdd, Z20, Z16, Z13
-	VMOVUPS      Z13, 640(R10)
-	VSHUFF32X4   $0xdd, Z21, Z17, Z13
-	VMOVUPS      Z13, 704(R10)
-	VSHUFF32X4   $0xdd, Z22, Z18, Z13
-	VMOVUPS      Z13, 768(R10)
-	VSUBPS       Z7, Z4, Z4
-	VMULPS       Z2, Z2, Z13
-	VMULPS       Z3, Z3, Z15
-	VADDPS       Z15, Z13, Z13
-	VMULPS       Z4, Z4, Z15
-	VADDPS       Z15, Z13, Z13
+	VSUBPS Z7, Z4, Z4
+	VMULPS Z2, Z2, Z15
+	VMULPS Z3, Z3, Z17
+	VADDPS Z17, Z15, Z15
+	VMULPS Z4, Z4, Z17
+	VADDPS Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z14, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K1
+	VBROADCASTSS partol<>+0(SB), Z17
+	VMULPS       Z14, Z17, Z17
+	VCMPPS       $0x12, Z17, Z26, K1
 	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z15
-	VMOVAPS Z3, Z16
-	VMOVAPS Z4, Z17
-	VMOVAPS Z13, Z18
+	VMOVAPS Z2, Z17
+	VMOVAPS Z3, Z19
+	VMOVAPS Z4, Z20
+	VMOVAPS Z15, Z21
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z13, Z13
-	VMOVAPS      Z13, Z19
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z22
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
 	VMULPS       Z10, Z10, Z10
@@ -8592,7 +8448,7 @@ ContactsAVX512_ahead:
 	VMAXPS       Z9, Z12, Z9
 	VBROADCASTSS crosstol<>+0(SB), Z10
 	VMULPS       Z9, Z10, Z10
-	VCMPPS       $0x11, Z10, Z18, K3
+	VCMPPS       $0x11, Z10, Z21, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           ContactsAVX512_ahead_normal
@@ -8604,41 +8460,29 @@ ContactsAVX512_ahead:
 	VSUBPS       64(BX), Z11, Z11
 	VMOVUPS      320(BX), Z12
 	VSUBPS       128(BX), Z12, Z12
-	VMOVUPS      640(BX), Z14
-	VSUBPS       448(BX), Z14, Z14
-	VMOVUPS      704(BX), Z19
-	VSUBPS       512(BX), Z19, Z19
-	VMOVUPS      768(BX), Z20
-	VSUBPS       576(BX), Z20, Z20
-	VMULPS       Z10, Z10, Z21
-	VMULPS       Z11, Z11, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z12, Z12, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z14, Z14, Z22
-	VMULPS       Z19, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z20, Z23
-	VADDPS       Z23, Z22, Z22
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
-	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z23
-	VCMPPS       $0x04, Z23, Z0, K4
-	VDIVPS.Z     Z23, Z1, K4, Z23
-	VSQRTPS      Z22, Z22
-	VMULPS       Z23, Z10, Z10
-	VMULPS       Z23, Z11, Z11
-	VMULPS       Z23, Z12, Z12
+	VMOVUPS      640(BX), Z22
+	VSUBPS       448(BX), Z22, Z22
+	VMOVUPS      704(BX), Z23
+	VSUBPS       512(BX), Z23, Z23
+	VMOVUPS      768(BX), Z24
+	VSUBPS       576(BX), Z24, Z24
+	VSQRTPS      Z14, Z25
+	VCMPPS       $0x04, Z25, Z0, K4
+	VDIVPS.Z     Z25, Z1, K4, Z25
+	VSQRTPS      Z13, Z26
+	VMULPS       Z25, Z10, Z10
+	VMULPS       Z25, Z11, Z11
+	VMULPS       Z25, Z12, Z12
 	VMOVUPS      Z10, (R9)
 	VMOVUPS      Z11, 64(R9)
 	VMOVUPS      Z12, 128(R9)
-	VMULPS       Z22, Z14, Z10
-	VMULPS       Z22, Z19, Z11
-	VMULPS       Z22, Z20, Z12
+	VMULPS       Z26, Z22, Z10
+	VMULPS       Z26, Z23, Z11
+	VMULPS       Z26, Z24, Z12
 	VMOVUPS      Z10, 192(R9)
 	VMOVUPS      Z11, 256(R9)
 	VMOVUPS      Z12, 320(R9)
-	VCMPPS       $0x00, Z0, Z21, K4
+	VCMPPS       $0x00, Z0, Z14, K4
 	VMOVUPS      64(R9), Z10
 	VMULPS       320(R9), Z10, Z10
 	VMOVUPS      128(R9), Z11
@@ -8651,9 +8495,9 @@ ContactsAVX512_ahead:
 	VSUBPS       Z12, Z11, Z11
 	VMOVUPS      (R9), Z12
 	VMULPS       256(R9), Z12, Z12
-	VMOVUPS      64(R9), Z14
-	VMULPS       192(R9), Z14, Z14
-	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      64(R9), Z22
+	VMULPS       192(R9), Z22, Z22
+	VSUBPS       Z22, Z12, Z12
 	VMOVUPS      Z10, 384(R9)
 	VMOVUPS      Z11, 448(R9)
 	VMOVUPS      Z12, 512(R9)
@@ -8674,8 +8518,8 @@ ContactsAVX512_ahead:
 	VMULPS       512(R9), Z4, Z12
 	VADDPS       Z12, Z11, Z11
 	VMULPS       Z11, Z11, Z12
-	VBROADCASTSS signtol<>+0(SB), Z14
-	VMULPS       Z9, Z14, Z9
+	VBROADCASTSS signtol<>+0(SB), Z22
+	VMULPS       Z9, Z22, Z9
 	VMULPS       Z10, Z9, Z9
 	VCMPPS       $0x19, Z9, Z12, K3
 	VCMPPS       $0x11, Z0, Z11, K5
@@ -8686,27 +8530,27 @@ ContactsAVX512_ahead:
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
 	VMOVUPS      512(R9), Z12
 	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
-	VXORPS       Z14, Z14, Z14
-	VMOVUPS      384(R9), Z19
-	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z22, Z22, Z22
+	VMOVUPS      384(R9), Z23
+	VBLENDMPS    Z9, Z23, K3, Z22
 	VXORPS       Z9, Z9, Z9
-	VMOVUPS      448(R9), Z19
-	VBLENDMPS    Z11, Z19, K3, Z9
+	VMOVUPS      448(R9), Z23
+	VBLENDMPS    Z11, Z23, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VMOVUPS      512(R9), Z19
-	VBLENDMPS    Z12, Z19, K3, Z11
+	VMOVUPS      512(R9), Z23
+	VBLENDMPS    Z12, Z23, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z15, K2, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z9, Z16, K2, Z14
+	VBLENDMPS    Z22, Z17, K2, Z12
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z9, Z19, K2, Z22
 	VXORPS       Z9, Z9, Z9
-	VBLENDMPS    Z11, Z17, K2, Z9
+	VBLENDMPS    Z11, Z20, K2, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z15
-	VMOVAPS      Z14, Z16
-	VMOVAPS      Z9, Z17
-	VMOVAPS      Z11, Z18
+	VBLENDMPS    Z10, Z21, K2, Z11
+	VMOVAPS      Z12, Z17
+	VMOVAPS      Z22, Z19
+	VMOVAPS      Z9, Z20
+	VMOVAPS      Z11, Z21
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z9, Z9, Z9
@@ -8725,7 +8569,7 @@ ContactsAVX512_ahead:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMOVUPS     640(R9), Z10
 	VMULPS      640(R9), Z10, Z10
 	VMULPS      Z9, Z9, Z11
@@ -8733,22 +8577,22 @@ ContactsAVX512_ahead:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z15, K2, Z11
+	VBLENDMPS   640(R9), Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z9, Z16, K2, Z12
+	VBLENDMPS   Z9, Z19, K2, Z12
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z17, K2, Z9
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z9, Z17
-	VMOVAPS     Z14, Z18
+	VBLENDMPS   Z0, Z20, K2, Z9
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z10, Z21, K2, Z22
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z22, Z21
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMULPS      Z0, Z0, Z10
 	VMOVUPS     704(R9), Z11
 	VMULPS      704(R9), Z11, Z11
@@ -8756,59 +8600,59 @@ ContactsAVX512_ahead:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z15, K2, Z11
+	VBLENDMPS   Z0, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   704(R9), Z16, K2, Z12
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z9, Z17, K2, Z14
+	VBLENDMPS   704(R9), Z19, K2, Z12
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z9, Z20, K2, Z22
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z14, Z17
-	VMOVAPS     Z9, Z18
+	VBLENDMPS   Z10, Z21, K2, Z9
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z22, Z20
+	VMOVAPS     Z9, Z21
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z16, K2, Z10
+	VBLENDMPS   Z0, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K2, Z11
+	VBLENDMPS   Z1, Z20, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
-	VMOVAPS     Z12, Z18
+	VBLENDMPS   Z1, Z21, K2, Z12
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
+	VMOVAPS     Z12, Z21
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z18, Z9
-	VMOVAPS Z9, Z19
+	VSQRTPS Z21, Z9
+	VMOVAPS Z9, Z22
 
 ContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z15, Z10
-	VMULPS Z9, Z16, Z11
-	VMULPS Z9, Z17, Z9
+	VDIVPS Z22, Z1, Z9
+	VMULPS Z9, Z17, Z10
+	VMULPS Z9, Z19, Z11
+	VMULPS Z9, Z20, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z13, Z12, Z14
-	VBROADCASTSS margin+40(FP), Z15
-	VADDPS       Z15, Z12, Z12
-	VCMPPS       $0x12, Z12, Z13, K2
+	VSUBPS       Z15, Z12, Z17
+	VBROADCASTSS margin+40(FP), Z19
+	VADDPS       Z19, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMULPS       Z12, Z10, Z15
+	VADDPS       Z15, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -8823,198 +8667,167 @@ ContactsAVX512_ahead_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z14, Z5
+	VMOVAPS      Z17, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z15
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z19
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z16
-	VSUBPS         (BX), Z16, Z16
-	VMOVUPS        256(BX), Z17
-	VSUBPS         64(BX), Z17, Z17
-	VMOVUPS        320(BX), Z18
-	VSUBPS         128(BX), Z18, Z18
-	VMOVUPS        640(BX), Z19
-	VSUBPS         448(BX), Z19, Z19
-	VMOVUPS        704(BX), Z20
-	VSUBPS         512(BX), Z20, Z20
-	VMOVUPS        768(BX), Z21
-	VSUBPS         576(BX), Z21, Z21
-	VMULPS         Z16, Z16, Z22
-	VMULPS         Z17, Z17, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z18, Z18, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z19, Z19, Z23
-	VMULPS         Z20, Z20, Z24
-	VADDPS         Z24, Z23, Z23
-	VMULPS         Z21, Z21, Z24
-	VADDPS         Z24, Z23, Z23
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z       Z23, Z1, K2, Z23
-	VMOVUPS        Z16, 768(R9)
-	VMOVUPS        Z17, 832(R9)
-	VMOVUPS        Z18, 896(R9)
-	VMOVUPS        Z19, 960(R9)
-	VMOVUPS        Z20, 1024(R9)
-	VMOVUPS        Z21, 1088(R9)
-	VMOVUPS        Z22, 1152(R9)
-	VMOVUPS        (BX), Z16
-	VSUBPS         448(BX), Z16, Z16
-	VMOVUPS        64(BX), Z17
-	VSUBPS         512(BX), Z17, Z17
-	VMOVUPS        128(BX), Z18
-	VSUBPS         576(BX), Z18, Z18
-	VMOVUPS        Z16, 1216(R9)
-	VMOVUPS        Z17, 1280(R9)
-	VMOVUPS        Z18, 1344(R9)
-	VMOVUPS        960(R9), Z16
-	VMULPS         1216(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPS         1280(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPS         1344(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMULPS         Z23, Z16, Z16
-	VMOVUPS        960(R9), Z17
-	VMULPS         768(R9), Z17, Z17
-	VMOVUPS        1024(R9), Z18
-	VMULPS         832(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMOVUPS        1088(R9), Z18
-	VMULPS         896(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMULPS         Z23, Z17, Z17
-	VADDPS         Z17, Z16, Z17
-	VMINPS         Z17, Z16, Z18
-	VMAXPS         Z18, Z0, Z18
-	VMAXPS         Z17, Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z20
+	VSUBPS         (BX), Z20, Z20
+	VMOVUPS        256(BX), Z21
+	VSUBPS         64(BX), Z21, Z21
+	VMOVUPS        320(BX), Z22
+	VSUBPS         128(BX), Z22, Z22
+	VMOVUPS        640(BX), Z23
+	VSUBPS         448(BX), Z23, Z23
+	VMOVUPS        704(BX), Z24
+	VSUBPS         512(BX), Z24, Z24
+	VMOVUPS        768(BX), Z25
+	VSUBPS         576(BX), Z25, Z25
+	VMOVUPS        Z20, 768(R9)
+	VMOVUPS        Z21, 832(R9)
+	VMOVUPS        Z22, 896(R9)
+	VMOVUPS        Z23, 960(R9)
+	VMOVUPS        Z24, 1024(R9)
+	VMOVUPS        Z25, 1088(R9)
+	VMOVUPS        (BX), Z20
+	VSUBPS         448(BX), Z20, Z20
+	VMOVUPS        64(BX), Z21
+	VSUBPS         512(BX), Z21, Z21
+	VMOVUPS        128(BX), Z22
+	VSUBPS         576(BX), Z22, Z22
+	VMOVUPS        Z20, 1152(R9)
+	VMOVUPS        Z21, 1216(R9)
+	VMOVUPS        Z22, 1280(R9)
+	VADDPS         Z18, Z16, Z18
+	VMINPS         Z18, Z16, Z20
+	VMAXPS         Z20, Z0, Z20
+	VMAXPS         Z18, Z16, Z16
 	VMINPS         Z16, Z1, Z16
-	VCMPPS         $0x11, Z16, Z18, K2
+	VCMPPS         $0x11, Z16, Z20, K2
 	KANDW          K2, K1, K1
-	VCMPPS         $0x00, Z0, Z23, K2
+	VCMPPS         $0x00, Z0, Z13, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z17, Z17, Z17
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
-	VMOVAPS        Z17, Z15
-	VMOVUPS        Z18, 1408(R9)
-	VMOVUPS        Z16, 1472(R9)
-	VMOVUPS        384(BX), Z16
-	VADDPS         832(BX), Z16, Z16
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z19, K1, Z13
+	VMOVAPS        Z13, Z19
+	VMOVUPS        Z20, 1344(R9)
+	VMOVUPS        Z16, 1408(R9)
+	VMOVUPS        384(BX), Z13
+	VADDPS         832(BX), Z13, Z13
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1344(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z10, Z21, Z23
-	VMULPS       Z11, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z12, Z10, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z12, Z11, Z21
-	VADDPS       Z21, Z22, Z21
+	VMULPS       1344(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1344(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z21
+	VMINPS       Z1, Z21, Z21
+	VMAXPS       Z0, Z21, Z21
+	VMULPS       768(R9), Z21, Z22
+	VADDPS       1152(R9), Z22, Z22
+	VSUBPS       Z16, Z22, Z22
+	VMULPS       832(R9), Z21, Z23
+	VADDPS       1216(R9), Z23, Z23
+	VSUBPS       Z18, Z23, Z23
+	VMULPS       896(R9), Z21, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z20, Z21, Z21
+	VMULPS       Z10, Z22, Z24
+	VMULPS       Z11, Z23, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z9, Z21, Z25
+	VADDPS       Z25, Z24, Z24
+	VSUBPS       Z24, Z13, Z24
+	VMULPS       Z12, Z10, Z25
+	VADDPS       Z25, Z22, Z22
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z22, Z22
+	VADDPS       Z22, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z12, Z11, Z22
+	VADDPS       Z22, Z23, Z22
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z22, Z22
+	VADDPS       Z22, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z22
+	VADDPS       Z22, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z12, Z9, Z21
 	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z6, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z7, K1, Z17
+	VADDPS       576(BX), Z20, Z20
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z24, Z5, K1, Z21
+	VMOVAPS      Z21, Z5
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z16, Z6, K1, Z21
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z18, Z7, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z13, K1, Z18
-	VMOVAPS      Z20, Z6
-	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z13
+	VBLENDMPS    Z20, Z15, K1, Z18
+	VMOVAPS      Z21, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z18, Z15
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
+	VMULPS       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1408(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z14
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
+	VMULPS       768(R9), Z14, Z21
+	VADDPS       1152(R9), Z21, Z21
+	VSUBPS       Z16, Z21, Z21
+	VMULPS       832(R9), Z14, Z22
+	VADDPS       1216(R9), Z22, Z22
 	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
+	VMULPS       896(R9), Z14, Z14
+	VADDPS       1280(R9), Z14, Z14
+	VSUBPS       Z20, Z14, Z14
 	VMULPS       Z10, Z21, Z23
 	VMULPS       Z11, Z22, Z24
 	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
+	VMULPS       Z9, Z14, Z24
 	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
+	VSUBPS       Z23, Z13, Z13
 	VMULPS       Z12, Z10, Z23
 	VADDPS       Z23, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z23
 	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
+	VADDPS       Z21, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
 	VMULPS       Z12, Z11, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
@@ -9022,28 +8835,28 @@ ContactsAVX512_ahead_normal:
 	VADDPS       Z21, Z18, Z18
 	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z12, Z9, Z21
-	VADDPS       Z21, Z20, Z20
+	VADDPS       Z21, Z14, Z14
 	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
+	VMULPS       Z21, Z14, Z14
+	VADDPS       Z14, Z20, Z14
+	VADDPS       576(BX), Z14, Z14
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z14, K1, Z20
-	VMOVAPS      Z20, Z14
+	VBLENDMPS    Z13, Z17, K1, Z20
+	VMOVAPS      Z20, Z17
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z16, Z2, K1, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K1, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K1, Z17
+	VBLENDMPS    Z18, Z3, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
+	VBLENDMPS    Z14, Z4, K1, Z18
+	VMOVAPS      Z13, Z2
+	VMOVAPS      Z16, Z3
 	VMOVAPS      Z18, Z4
 
 ContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z14, Z5, Z16
-	VADDPS      Z12, Z16, Z12
+	VADDPS      Z17, Z5, Z13
+	VADDPS      Z12, Z13, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
@@ -9054,8 +8867,8 @@ ContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z12
+	VMOVAPS        Z12, Z17
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -9072,8 +8885,8 @@ ContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -9084,8 +8897,8 @@ ContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
 	VMOVAPS        Z12, Z4
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS      Z0, Z15, K1, Z12
-	VMOVAPS        Z12, Z15
+	VBLENDMPS      Z0, Z19, K1, Z12
+	VMOVAPS        Z12, Z19
 
 ContactsAVX512_ahead_finite:
 	// Pair index k = i + lane.
@@ -9096,11 +8909,11 @@ ContactsAVX512_ahead_finite:
 	MOVQ    (SP), R12
 	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Z15, (R12)(R13*4)
+	VMOVUPS Z19, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z17, (R12)(R13*4)
 	MOVQ    32(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
 	MOVQ    40(SP), R12
@@ -9112,7 +8925,7 @@ ContactsAVX512_ahead_finite:
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z15, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -9172,60 +8985,60 @@ ContactsAVX512_last:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z13
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z18
-	VMULPS Z3, Z10, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z11, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z19
-	VMULPS Z16, Z6, Z20
-	VMULPS Z16, Z7, Z21
-	VSUBPS Z9, Z19, Z19
-	VSUBPS Z10, Z20, Z20
-	VSUBPS Z11, Z21, Z21
-	VMULPS Z13, Z5, Z22
-	VMULPS Z13, Z6, Z23
-	VMULPS Z13, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z13, Z19, Z13
-	VADDPS Z13, Z16, Z13
-	VMINPS Z1, Z13, Z13
-	VMAXPS Z0, Z13, Z13
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z13, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z15, Z16, Z15
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z13, Z5, Z5
-	VMULPS Z13, Z6, Z6
-	VMULPS Z13, Z7, Z7
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -9237,29 +9050,29 @@ ContactsAVX512_last:
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z13
-	VMULPS Z3, Z3, Z15
-	VADDPS Z15, Z13, Z13
-	VMULPS Z4, Z4, Z15
-	VADDPS Z15, Z13, Z13
+	VMULPS Z2, Z2, Z15
+	VMULPS Z3, Z3, Z17
+	VADDPS Z17, Z15, Z15
+	VMULPS Z4, Z4, Z17
+	VADDPS Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z14, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K1
+	VBROADCASTSS partol<>+0(SB), Z17
+	VMULPS       Z14, Z17, Z17
+	VCMPPS       $0x12, Z17, Z26, K1
 	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z15
-	VMOVAPS Z3, Z16
-	VMOVAPS Z4, Z17
-	VMOVAPS Z13, Z18
+	VMOVAPS Z2, Z17
+	VMOVAPS Z3, Z19
+	VMOVAPS Z4, Z20
+	VMOVAPS Z15, Z21
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z13, Z13
-	VMOVAPS      Z13, Z19
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z22
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
 	VMULPS       Z10, Z10, Z10
@@ -9269,7 +9082,7 @@ ContactsAVX512_last:
 	VMAXPS       Z9, Z12, Z9
 	VBROADCASTSS crosstol<>+0(SB), Z10
 	VMULPS       Z9, Z10, Z10
-	VCMPPS       $0x11, Z10, Z18, K3
+	VCMPPS       $0x11, Z10, Z21, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           ContactsAVX512_last_normal
@@ -9281,41 +9094,29 @@ ContactsAVX512_last:
 	VSUBPS       64(BX), Z11, Z11
 	VMOVUPS      320(BX), Z12
 	VSUBPS       128(BX), Z12, Z12
-	VMOVUPS      640(BX), Z14
-	VSUBPS       448(BX), Z14, Z14
-	VMOVUPS      704(BX), Z19
-	VSUBPS       512(BX), Z19, Z19
-	VMOVUPS      768(BX), Z20
-	VSUBPS       576(BX), Z20, Z20
-	VMULPS       Z10, Z10, Z21
-	VMULPS       Z11, Z11, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z12, Z12, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z14, Z14, Z22
-	VMULPS       Z19, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z20, Z23
-	VADDPS       Z23, Z22, Z22
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
-	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z23
-	VCMPPS       $0x04, Z23, Z0, K4
-	VDIVPS.Z     Z23, Z1, K4, Z23
-	VSQRTPS      Z22, Z22
-	VMULPS       Z23, Z10, Z10
-	VMULPS       Z23, Z11, Z11
-	VMULPS       Z23, Z12, Z12
+	VMOVUPS      640(BX), Z22
+	VSUBPS       448(BX), Z22, Z22
+	VMOVUPS      704(BX), Z23
+	VSUBPS       512(BX), Z23, Z23
+	VMOVUPS      768(BX), Z24
+	VSUBPS       576(BX), Z24, Z24
+	VSQRTPS      Z14, Z25
+	VCMPPS       $0x04, Z25, Z0, K4
+	VDIVPS.Z     Z25, Z1, K4, Z25
+	VSQRTPS      Z13, Z26
+	VMULPS       Z25, Z10, Z10
+	VMULPS       Z25, Z11, Z11
+	VMULPS       Z25, Z12, Z12
 	VMOVUPS      Z10, (R9)
 	VMOVUPS      Z11, 64(R9)
 	VMOVUPS      Z12, 128(R9)
-	VMULPS       Z22, Z14, Z10
-	VMULPS       Z22, Z19, Z11
-	VMULPS       Z22, Z20, Z12
+	VMULPS       Z26, Z22, Z10
+	VMULPS       Z26, Z23, Z11
+	VMULPS       Z26, Z24, Z12
 	VMOVUPS      Z10, 192(R9)
 	VMOVUPS      Z11, 256(R9)
 	VMOVUPS      Z12, 320(R9)
-	VCMPPS       $0x00, Z0, Z21, K4
+	VCMPPS       $0x00, Z0, Z14, K4
 	VMOVUPS      64(R9), Z10
 	VMULPS       320(R9), Z10, Z10
 	VMOVUPS      128(R9), Z11
@@ -9328,9 +9129,9 @@ ContactsAVX512_last:
 	VSUBPS       Z12, Z11, Z11
 	VMOVUPS      (R9), Z12
 	VMULPS       256(R9), Z12, Z12
-	VMOVUPS      64(R9), Z14
-	VMULPS       192(R9), Z14, Z14
-	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      64(R9), Z22
+	VMULPS       192(R9), Z22, Z22
+	VSUBPS       Z22, Z12, Z12
 	VMOVUPS      Z10, 384(R9)
 	VMOVUPS      Z11, 448(R9)
 	VMOVUPS      Z12, 512(R9)
@@ -9351,8 +9152,8 @@ ContactsAVX512_last:
 	VMULPS       512(R9), Z4, Z12
 	VADDPS       Z12, Z11, Z11
 	VMULPS       Z11, Z11, Z12
-	VBROADCASTSS signtol<>+0(SB), Z14
-	VMULPS       Z9, Z14, Z9
+	VBROADCASTSS signtol<>+0(SB), Z22
+	VMULPS       Z9, Z22, Z9
 	VMULPS       Z10, Z9, Z9
 	VCMPPS       $0x19, Z9, Z12, K3
 	VCMPPS       $0x11, Z0, Z11, K5
@@ -9363,27 +9164,27 @@ ContactsAVX512_last:
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
 	VMOVUPS      512(R9), Z12
 	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
-	VXORPS       Z14, Z14, Z14
-	VMOVUPS      384(R9), Z19
-	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z22, Z22, Z22
+	VMOVUPS      384(R9), Z23
+	VBLENDMPS    Z9, Z23, K3, Z22
 	VXORPS       Z9, Z9, Z9
-	VMOVUPS      448(R9), Z19
-	VBLENDMPS    Z11, Z19, K3, Z9
+	VMOVUPS      448(R9), Z23
+	VBLENDMPS    Z11, Z23, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VMOVUPS      512(R9), Z19
-	VBLENDMPS    Z12, Z19, K3, Z11
+	VMOVUPS      512(R9), Z23
+	VBLENDMPS    Z12, Z23, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z15, K2, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z9, Z16, K2, Z14
+	VBLENDMPS    Z22, Z17, K2, Z12
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z9, Z19, K2, Z22
 	VXORPS       Z9, Z9, Z9
-	VBLENDMPS    Z11, Z17, K2, Z9
+	VBLENDMPS    Z11, Z20, K2, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z15
-	VMOVAPS      Z14, Z16
-	VMOVAPS      Z9, Z17
-	VMOVAPS      Z11, Z18
+	VBLENDMPS    Z10, Z21, K2, Z11
+	VMOVAPS      Z12, Z17
+	VMOVAPS      Z22, Z19
+	VMOVAPS      Z9, Z20
+	VMOVAPS      Z11, Z21
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z9, Z9, Z9
@@ -9402,7 +9203,7 @@ ContactsAVX512_last:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMOVUPS     640(R9), Z10
 	VMULPS      640(R9), Z10, Z10
 	VMULPS      Z9, Z9, Z11
@@ -9410,22 +9211,22 @@ ContactsAVX512_last:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z15, K2, Z11
+	VBLENDMPS   640(R9), Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z9, Z16, K2, Z12
+	VBLENDMPS   Z9, Z19, K2, Z12
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z17, K2, Z9
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z9, Z17
-	VMOVAPS     Z14, Z18
+	VBLENDMPS   Z0, Z20, K2, Z9
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z10, Z21, K2, Z22
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z22, Z21
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMULPS      Z0, Z0, Z10
 	VMOVUPS     704(R9), Z11
 	VMULPS      704(R9), Z11, Z11
@@ -9433,59 +9234,59 @@ ContactsAVX512_last:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z15, K2, Z11
+	VBLENDMPS   Z0, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   704(R9), Z16, K2, Z12
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z9, Z17, K2, Z14
+	VBLENDMPS   704(R9), Z19, K2, Z12
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z9, Z20, K2, Z22
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z14, Z17
-	VMOVAPS     Z9, Z18
+	VBLENDMPS   Z10, Z21, K2, Z9
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z22, Z20
+	VMOVAPS     Z9, Z21
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z16, K2, Z10
+	VBLENDMPS   Z0, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K2, Z11
+	VBLENDMPS   Z1, Z20, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
-	VMOVAPS     Z12, Z18
+	VBLENDMPS   Z1, Z21, K2, Z12
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
+	VMOVAPS     Z12, Z21
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z18, Z9
-	VMOVAPS Z9, Z19
+	VSQRTPS Z21, Z9
+	VMOVAPS Z9, Z22
 
 ContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z15, Z10
-	VMULPS Z9, Z16, Z11
-	VMULPS Z9, Z17, Z9
+	VDIVPS Z22, Z1, Z9
+	VMULPS Z9, Z17, Z10
+	VMULPS Z9, Z19, Z11
+	VMULPS Z9, Z20, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z13, Z12, Z14
-	VBROADCASTSS margin+40(FP), Z15
-	VADDPS       Z15, Z12, Z12
-	VCMPPS       $0x12, Z12, Z13, K2
+	VSUBPS       Z15, Z12, Z17
+	VBROADCASTSS margin+40(FP), Z19
+	VADDPS       Z19, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMULPS       Z12, Z10, Z15
+	VADDPS       Z15, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -9500,198 +9301,167 @@ ContactsAVX512_last_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z14, Z5
+	VMOVAPS      Z17, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z15
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z19
 	KORTESTW       K1, K1
 	JZ             ContactsAVX512_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z16
-	VSUBPS         (BX), Z16, Z16
-	VMOVUPS        256(BX), Z17
-	VSUBPS         64(BX), Z17, Z17
-	VMOVUPS        320(BX), Z18
-	VSUBPS         128(BX), Z18, Z18
-	VMOVUPS        640(BX), Z19
-	VSUBPS         448(BX), Z19, Z19
-	VMOVUPS        704(BX), Z20
-	VSUBPS         512(BX), Z20, Z20
-	VMOVUPS        768(BX), Z21
-	VSUBPS         576(BX), Z21, Z21
-	VMULPS         Z16, Z16, Z22
-	VMULPS         Z17, Z17, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z18, Z18, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z19, Z19, Z23
-	VMULPS         Z20, Z20, Z24
-	VADDPS         Z24, Z23, Z23
-	VMULPS         Z21, Z21, Z24
-	VADDPS         Z24, Z23, Z23
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z       Z23, Z1, K2, Z23
-	VMOVUPS        Z16, 768(R9)
-	VMOVUPS        Z17, 832(R9)
-	VMOVUPS        Z18, 896(R9)
-	VMOVUPS        Z19, 960(R9)
-	VMOVUPS        Z20, 1024(R9)
-	VMOVUPS        Z21, 1088(R9)
-	VMOVUPS        Z22, 1152(R9)
-	VMOVUPS        (BX), Z16
-	VSUBPS         448(BX), Z16, Z16
-	VMOVUPS        64(BX), Z17
-	VSUBPS         512(BX), Z17, Z17
-	VMOVUPS        128(BX), Z18
-	VSUBPS         576(BX), Z18, Z18
-	VMOVUPS        Z16, 1216(R9)
-	VMOVUPS        Z17, 1280(R9)
-	VMOVUPS        Z18, 1344(R9)
-	VMOVUPS        960(R9), Z16
-	VMULPS         1216(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPS         1280(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPS         1344(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMULPS         Z23, Z16, Z16
-	VMOVUPS        960(R9), Z17
-	VMULPS         768(R9), Z17, Z17
-	VMOVUPS        1024(R9), Z18
-	VMULPS         832(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMOVUPS        1088(R9), Z18
-	VMULPS         896(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMULPS         Z23, Z17, Z17
-	VADDPS         Z17, Z16, Z17
-	VMINPS         Z17, Z16, Z18
-	VMAXPS         Z18, Z0, Z18
-	VMAXPS         Z17, Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z20
+	VSUBPS         (BX), Z20, Z20
+	VMOVUPS        256(BX), Z21
+	VSUBPS         64(BX), Z21, Z21
+	VMOVUPS        320(BX), Z22
+	VSUBPS         128(BX), Z22, Z22
+	VMOVUPS        640(BX), Z23
+	VSUBPS         448(BX), Z23, Z23
+	VMOVUPS        704(BX), Z24
+	VSUBPS         512(BX), Z24, Z24
+	VMOVUPS        768(BX), Z25
+	VSUBPS         576(BX), Z25, Z25
+	VMOVUPS        Z20, 768(R9)
+	VMOVUPS        Z21, 832(R9)
+	VMOVUPS        Z22, 896(R9)
+	VMOVUPS        Z23, 960(R9)
+	VMOVUPS        Z24, 1024(R9)
+	VMOVUPS        Z25, 1088(R9)
+	VMOVUPS        (BX), Z20
+	VSUBPS         448(BX), Z20, Z20
+	VMOVUPS        64(BX), Z21
+	VSUBPS         512(BX), Z21, Z21
+	VMOVUPS        128(BX), Z22
+	VSUBPS         576(BX), Z22, Z22
+	VMOVUPS        Z20, 1152(R9)
+	VMOVUPS        Z21, 1216(R9)
+	VMOVUPS        Z22, 1280(R9)
+	VADDPS         Z18, Z16, Z18
+	VMINPS         Z18, Z16, Z20
+	VMAXPS         Z20, Z0, Z20
+	VMAXPS         Z18, Z16, Z16
 	VMINPS         Z16, Z1, Z16
-	VCMPPS         $0x11, Z16, Z18, K2
+	VCMPPS         $0x11, Z16, Z20, K2
 	KANDW          K2, K1, K1
-	VCMPPS         $0x00, Z0, Z23, K2
+	VCMPPS         $0x00, Z0, Z13, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z17, Z17, Z17
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
-	VMOVAPS        Z17, Z15
-	VMOVUPS        Z18, 1408(R9)
-	VMOVUPS        Z16, 1472(R9)
-	VMOVUPS        384(BX), Z16
-	VADDPS         832(BX), Z16, Z16
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z19, K1, Z13
+	VMOVAPS        Z13, Z19
+	VMOVUPS        Z20, 1344(R9)
+	VMOVUPS        Z16, 1408(R9)
+	VMOVUPS        384(BX), Z13
+	VADDPS         832(BX), Z13, Z13
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1344(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z10, Z21, Z23
-	VMULPS       Z11, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z12, Z10, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z12, Z11, Z21
-	VADDPS       Z21, Z22, Z21
+	VMULPS       1344(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1344(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z21
+	VMINPS       Z1, Z21, Z21
+	VMAXPS       Z0, Z21, Z21
+	VMULPS       768(R9), Z21, Z22
+	VADDPS       1152(R9), Z22, Z22
+	VSUBPS       Z16, Z22, Z22
+	VMULPS       832(R9), Z21, Z23
+	VADDPS       1216(R9), Z23, Z23
+	VSUBPS       Z18, Z23, Z23
+	VMULPS       896(R9), Z21, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z20, Z21, Z21
+	VMULPS       Z10, Z22, Z24
+	VMULPS       Z11, Z23, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z9, Z21, Z25
+	VADDPS       Z25, Z24, Z24
+	VSUBPS       Z24, Z13, Z24
+	VMULPS       Z12, Z10, Z25
+	VADDPS       Z25, Z22, Z22
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z22, Z22
+	VADDPS       Z22, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z12, Z11, Z22
+	VADDPS       Z22, Z23, Z22
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z22, Z22
+	VADDPS       Z22, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z22
+	VADDPS       Z22, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z12, Z9, Z21
 	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z6, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z7, K1, Z17
+	VADDPS       576(BX), Z20, Z20
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z24, Z5, K1, Z21
+	VMOVAPS      Z21, Z5
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z16, Z6, K1, Z21
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z18, Z7, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z13, K1, Z18
-	VMOVAPS      Z20, Z6
-	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z13
+	VBLENDMPS    Z20, Z15, K1, Z18
+	VMOVAPS      Z21, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z18, Z15
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
+	VMULPS       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1408(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z14
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
+	VMULPS       768(R9), Z14, Z21
+	VADDPS       1152(R9), Z21, Z21
+	VSUBPS       Z16, Z21, Z21
+	VMULPS       832(R9), Z14, Z22
+	VADDPS       1216(R9), Z22, Z22
 	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
+	VMULPS       896(R9), Z14, Z14
+	VADDPS       1280(R9), Z14, Z14
+	VSUBPS       Z20, Z14, Z14
 	VMULPS       Z10, Z21, Z23
 	VMULPS       Z11, Z22, Z24
 	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
+	VMULPS       Z9, Z14, Z24
 	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
+	VSUBPS       Z23, Z13, Z13
 	VMULPS       Z12, Z10, Z23
 	VADDPS       Z23, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z23
 	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
+	VADDPS       Z21, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
 	VMULPS       Z12, Z11, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
@@ -9699,28 +9469,28 @@ ContactsAVX512_last_normal:
 	VADDPS       Z21, Z18, Z18
 	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z12, Z9, Z21
-	VADDPS       Z21, Z20, Z20
+	VADDPS       Z21, Z14, Z14
 	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
+	VMULPS       Z21, Z14, Z14
+	VADDPS       Z14, Z20, Z14
+	VADDPS       576(BX), Z14, Z14
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z14, K1, Z20
-	VMOVAPS      Z20, Z14
+	VBLENDMPS    Z13, Z17, K1, Z20
+	VMOVAPS      Z20, Z17
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z16, Z2, K1, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K1, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K1, Z17
+	VBLENDMPS    Z18, Z3, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
+	VBLENDMPS    Z14, Z4, K1, Z18
+	VMOVAPS      Z13, Z2
+	VMOVAPS      Z16, Z3
 	VMOVAPS      Z18, Z4
 
 ContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z14, Z5, Z16
-	VADDPS      Z12, Z16, Z12
+	VADDPS      Z17, Z5, Z13
+	VADDPS      Z12, Z13, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
@@ -9731,8 +9501,8 @@ ContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z12
+	VMOVAPS        Z12, Z17
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -9749,8 +9519,8 @@ ContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -9761,8 +9531,8 @@ ContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
 	VMOVAPS        Z12, Z4
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS      Z0, Z15, K1, Z12
-	VMOVAPS        Z12, Z15
+	VBLENDMPS      Z0, Z19, K1, Z12
+	VMOVAPS        Z12, Z19
 
 ContactsAVX512_last_finite:
 	// Pair index k = i + lane.
@@ -9773,11 +9543,11 @@ ContactsAVX512_last_finite:
 	MOVQ    (SP), R12
 	VMOVUPS Z12, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Z15, (R12)(R13*4)
+	VMOVUPS Z19, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z14, (R12)(R13*4)
+	VMOVUPS Z17, (R12)(R13*4)
 	MOVQ    32(SP), R12
 	VMOVUPS Z10, (R12)(R13*4)
 	MOVQ    40(SP), R12
@@ -9789,7 +9559,7 @@ ContactsAVX512_last_finite:
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z15, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -9808,11 +9578,91 @@ ContactsAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 2560(R9)
+	VMOVUPS     Z2, 2496(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 2624(R9)
+	VMOVUPS     Z2, 2560(R9)
 
 	// Capsule records of side I, transposed.
+	MOVL         2496(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2512(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         2500(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2516(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2504(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2520(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         2508(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2524(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         2528(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2544(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2532(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2548(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         2536(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2552(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         2540(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2556(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
 	MOVL         2560(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
@@ -9867,86 +9717,6 @@ ContactsAVX512_tail:
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         2620(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
-	VUNPCKLPS    Z7, Z3, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z7, Z3, Z3
-	VUNPCKHPS    Z10, Z9, Z7
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z7, Z3, Z11
-	VSHUFPS      $0xee, Z7, Z3, Z3
-	VSHUFF32X4   $0x88, Z9, Z4, Z7
-	VMOVUPS      Z7, (BX)
-	VSHUFF32X4   $0x88, Z10, Z5, Z7
-	VMOVUPS      Z7, 64(BX)
-	VSHUFF32X4   $0x88, Z11, Z6, Z7
-	VMOVUPS      Z7, 128(BX)
-	VSHUFF32X4   $0x88, Z3, Z2, Z2
-	VMOVUPS      Z2, 384(BX)
-	VSHUFF32X4   $0xdd, Z9, Z4, Z2
-	VMOVUPS      Z2, 192(BX)
-	VSHUFF32X4   $0xdd, Z10, Z5, Z2
-	VMOVUPS      Z2, 256(BX)
-	VSHUFF32X4   $0xdd, Z11, Z6, Z2
-	VMOVUPS      Z2, 320(BX)
-
-	// Capsule records of side J, transposed.
-	MOVL         2624(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2640(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
-	MOVL         2628(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2644(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
-	MOVL         2632(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2648(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
-	MOVL         2636(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2652(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
-	VUNPCKLPS    Z3, Z2, Z6
-	VUNPCKLPS    Z5, Z4, Z7
-	VUNPCKHPS    Z3, Z2, Z2
-	VUNPCKHPS    Z5, Z4, Z3
-	VSHUFPS      $0x44, Z7, Z6, Z4
-	VSHUFPS      $0xee, Z7, Z6, Z5
-	VSHUFPS      $0x44, Z3, Z2, Z6
-	VSHUFPS      $0xee, Z3, Z2, Z2
-	MOVL         2656(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2672(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
-	MOVL         2660(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2676(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
-	MOVL         2664(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2680(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
-	MOVL         2668(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2684(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z8
 	VUNPCKLPS    Z7, Z3, Z10
@@ -10020,60 +9790,60 @@ ContactsAVX512_tail:
 	VADDPS      Z17, Z16, Z16
 	VMULPS      Z4, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z12
+	VMULPS      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z17
-	VMULPS Z3, Z9, Z18
-	VADDPS Z18, Z17, Z17
-	VMULPS Z4, Z10, Z18
-	VADDPS Z18, Z17, Z17
+	VMULPS Z2, Z8, Z18
+	VMULPS Z3, Z9, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z10, Z19
+	VADDPS Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z18
-	VMULPS Z15, Z6, Z19
-	VMULPS Z15, Z7, Z20
-	VSUBPS Z8, Z18, Z18
-	VSUBPS Z9, Z19, Z19
-	VSUBPS Z10, Z20, Z20
-	VMULPS Z12, Z5, Z21
-	VMULPS Z12, Z6, Z22
-	VMULPS Z12, Z7, Z23
-	VSUBPS Z21, Z2, Z21
-	VSUBPS Z22, Z3, Z22
-	VSUBPS Z23, Z4, Z23
+	VMULPS Z15, Z5, Z19
+	VMULPS Z15, Z6, Z20
+	VMULPS Z15, Z7, Z21
+	VSUBPS Z8, Z19, Z19
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VMULPS Z17, Z5, Z22
+	VMULPS Z17, Z6, Z23
+	VMULPS Z17, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z21, Z21, Z24
 	VMULPS   Z22, Z22, Z25
-	VADDPS   Z25, Z24, Z24
-	VMULPS   Z23, Z23, Z25
-	VADDPS   Z25, Z24, Z24
-	VMULPS   Z21, Z18, Z18
+	VMULPS   Z23, Z23, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
 	VMULPS   Z22, Z19, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z23, Z20, Z19
-	VADDPS   Z19, Z18, Z18
-	VCMPPS   $0x04, Z24, Z0, K2
-	VDIVPS.Z Z24, Z18, K2, Z18
-	VMINPS   Z1, Z18, Z18
-	VMAXPS   Z0, Z18, Z18
+	VMULPS   Z23, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K2
+	VDIVPS.Z Z25, Z19, K2, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z12, Z18, Z12
-	VADDPS Z12, Z15, Z12
-	VMINPS Z1, Z12, Z12
-	VMAXPS Z0, Z12, Z12
+	VMULPS Z17, Z19, Z19
+	VADDPS Z19, Z15, Z19
+	VMINPS Z1, Z19, Z19
+	VMAXPS Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z12, Z15
-	VSUBPS Z17, Z15, Z15
-	VMULPS Z14, Z15, Z14
+	VMULPS Z16, Z19, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z14, Z16, Z14
 	VMINPS Z1, Z14, Z14
 	VMAXPS Z0, Z14, Z14
-	VMULPS Z12, Z5, Z5
-	VMULPS Z12, Z6, Z6
-	VMULPS Z12, Z7, Z7
+	VMULPS Z19, Z5, Z5
+	VMULPS Z19, Z6, Z6
+	VMULPS Z19, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z14, Z2, Z2
@@ -10085,29 +9855,29 @@ ContactsAVX512_tail:
 	VMULPS Z14, Z4, Z4
 	VADDPS Z4, Z10, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z12
-	VMULPS Z3, Z3, Z14
-	VADDPS Z14, Z12, Z12
-	VMULPS Z4, Z4, Z14
-	VADDPS Z14, Z12, Z12
+	VMULPS Z2, Z2, Z14
+	VMULPS Z3, Z3, Z16
+	VADDPS Z16, Z14, Z14
+	VMULPS Z4, Z4, Z16
+	VADDPS Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Z14
-	VMULPS       Z13, Z14, Z14
-	VCMPPS       $0x12, Z14, Z24, K2
+	VBROADCASTSS partol<>+0(SB), Z16
+	VMULPS       Z13, Z16, Z16
+	VCMPPS       $0x12, Z16, Z25, K2
 	VCMPPS       $0x00, Z0, Z13, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z20, K3
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
 	VMULPS       Z9, Z9, Z9
@@ -10117,7 +9887,7 @@ ContactsAVX512_tail:
 	VMAXPS       Z8, Z11, Z8
 	VBROADCASTSS crosstol<>+0(SB), Z9
 	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K4
+	VCMPPS       $0x11, Z9, Z20, K4
 	KORW         K4, K3, K5
 	KORTESTW     K5, K5
 	JZ           ContactsAVX512_tailgroup_normal
@@ -10129,41 +9899,29 @@ ContactsAVX512_tail:
 	VSUBPS       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
-	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z19, Z22
-	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K5
-	VDIVPS.Z     Z21, Z1, K5, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K5
-	VDIVPS.Z     Z22, Z1, K5, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPS       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPS       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPS       576(BX), Z23, Z23
+	VSQRTPS      Z13, Z24
+	VCMPPS       $0x04, Z24, Z0, K5
+	VDIVPS.Z     Z24, Z1, K5, Z24
+	VSQRTPS      Z12, Z25
+	VMULPS       Z24, Z9, Z9
+	VMULPS       Z24, Z10, Z10
+	VMULPS       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
+	VMULPS       Z25, Z21, Z9
+	VMULPS       Z25, Z22, Z10
+	VMULPS       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K5
+	VCMPPS       $0x00, Z0, Z13, K5
 	VMOVUPS      64(R9), Z9
 	VMULPS       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -10176,9 +9934,9 @@ ContactsAVX512_tail:
 	VSUBPS       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPS       192(R9), Z21, Z21
+	VSUBPS       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -10199,8 +9957,8 @@ ContactsAVX512_tail:
 	VMULPS       512(R9), Z4, Z11
 	VADDPS       Z11, Z10, Z10
 	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
+	VBROADCASTSS signtol<>+0(SB), Z21
+	VMULPS       Z8, Z21, Z8
 	VMULPS       Z9, Z8, Z8
 	VCMPPS       $0x19, Z8, Z11, K4
 	VCMPPS       $0x11, Z0, Z10, K6
@@ -10211,27 +9969,27 @@ ContactsAVX512_tail:
 	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K4, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPS    Z8, Z22, K4, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K4, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPS    Z10, Z22, K4, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K4, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPS    Z11, Z22, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z14, K3, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K3, Z13
+	VBLENDMPS    Z21, Z16, K3, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z8, Z18, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K3, Z8
+	VBLENDMPS    Z10, Z19, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPS    Z9, Z20, K3, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -10250,7 +10008,7 @@ ContactsAVX512_tail:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K3
 	VMOVUPS     640(R9), Z9
 	VMULPS      640(R9), Z9, Z9
 	VMULPS      Z8, Z8, Z10
@@ -10258,22 +10016,22 @@ ContactsAVX512_tail:
 	VMULPS      Z0, Z0, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z14, K3, Z10
+	VBLENDMPS   640(R9), Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K3, Z11
+	VBLENDMPS   Z8, Z18, K3, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K3, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPS   Z0, Z19, K3, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPS   Z9, Z20, K3, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K3
 	VMULPS      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPS      704(R9), Z10, Z10
@@ -10281,59 +10039,59 @@ ContactsAVX512_tail:
 	VMULPS      Z8, Z8, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z14, K3, Z10
+	VBLENDMPS   Z0, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K3, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K3, Z13
+	VBLENDMPS   704(R9), Z18, K3, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPS   Z8, Z19, K3, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z9, Z20, K3, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z14, K3, Z8
+	VBLENDMPS   Z0, Z16, K3, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K3, Z9
+	VBLENDMPS   Z0, Z18, K3, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K3, Z10
+	VBLENDMPS   Z1, Z19, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPS   Z1, Z20, K3, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z20, Z8
+	VMOVAPS Z8, Z21
 
 ContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z14, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z21, Z1, Z8
+	VMULPS Z8, Z16, Z9
+	VMULPS Z8, Z18, Z10
+	VMULPS Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z12, Z11, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z11, Z11
-	VCMPPS       $0x12, Z11, Z12, K3
+	VSUBPS       Z14, Z11, Z16
+	VBROADCASTSS margin+40(FP), Z18
+	VADDPS       Z18, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
+	VMULPS       Z11, Z9, Z14
+	VADDPS       Z14, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -10348,226 +10106,195 @@ ContactsAVX512_tailgroup_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
-	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z18
 	KORTESTW       K2, K2
 	JZ             ContactsAVX512_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPS         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPS         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPS         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPS         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPS         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPS         576(BX), Z20, Z20
-	VMULPS         Z15, Z15, Z21
-	VMULPS         Z16, Z16, Z22
-	VADDPS         Z22, Z21, Z21
-	VMULPS         Z17, Z17, Z22
-	VADDPS         Z22, Z21, Z21
-	VMULPS         Z18, Z18, Z22
-	VMULPS         Z19, Z19, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z20, Z20, Z23
-	VADDPS         Z23, Z22, Z22
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z22, K3
-	VDIVPS.Z       Z22, Z1, K3, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPS         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPS         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPS         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPS         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPS         1280(R9), Z16, Z16
-	VADDPS         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPS         1344(R9), Z16, Z16
-	VADDPS         Z16, Z15, Z15
-	VMULPS         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPS         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPS         832(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPS         896(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMULPS         Z22, Z16, Z16
-	VADDPS         Z16, Z15, Z16
-	VMINPS         Z16, Z15, Z17
-	VMAXPS         Z17, Z0, Z17
-	VMAXPS         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPS         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPS         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPS         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPS         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPS         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPS         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPS         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPS         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPS         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPS         Z17, Z15, Z17
+	VMINPS         Z17, Z15, Z19
+	VMAXPS         Z19, Z0, Z19
+	VMAXPS         Z17, Z15, Z15
 	VMINPS         Z15, Z1, Z15
-	VCMPPS         $0x11, Z15, Z17, K3
+	VCMPPS         $0x11, Z15, Z19, K3
 	KANDW          K3, K2, K2
-	VCMPPS         $0x00, Z0, Z22, K3
+	VCMPPS         $0x00, Z0, Z12, K3
 	KANDNW         K2, K3, K2
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPS         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST int2<>+0(SB), Z18, K2, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPS         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPS       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z19, K3, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
-	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1344(R9), Z19, Z19
+	VSUBPS       1152(R9), Z15, Z20
+	VSUBPS       1216(R9), Z17, Z21
+	VSUBPS       1280(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
+	VCMPPS       $0x04, Z13, Z0, K3
+	VDIVPS.Z     Z13, Z20, K3, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1152(R9), Z21, Z21
+	VSUBPS       Z15, Z21, Z21
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1216(R9), Z22, Z22
+	VSUBPS       Z17, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1280(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
+	VMULPS       Z9, Z21, Z23
+	VMULPS       Z10, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z8, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z12, Z23
+	VMULPS       Z11, Z9, Z24
+	VADDPS       Z24, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z21, Z21
+	VADDPS       Z21, Z15, Z15
+	VADDPS       448(BX), Z15, Z15
+	VMULPS       Z11, Z10, Z21
+	VADDPS       Z21, Z22, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K2, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K2, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K2, Z16
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z23, Z5, K2, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z15, Z6, K2, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z17, Z7, K2, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K2, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPS    Z19, Z14, K2, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPS       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z19, K3, Z19
-	VMINPS       Z1, Z19, Z1
+	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1408(R9), Z19, Z19
+	VSUBPS       1152(R9), Z15, Z20
+	VSUBPS       1216(R9), Z17, Z21
+	VSUBPS       1280(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
+	VCMPPS       $0x04, Z13, Z0, K3
+	VDIVPS.Z     Z13, Z20, K3, Z13
+	VMINPS       Z1, Z13, Z1
 	VMAXPS       Z0, Z1, Z1
-	VMULPS       768(R9), Z1, Z19
-	VADDPS       1216(R9), Z19, Z19
-	VSUBPS       Z16, Z19, Z19
+	VMULPS       768(R9), Z1, Z13
+	VADDPS       1152(R9), Z13, Z13
+	VSUBPS       Z15, Z13, Z13
 	VMULPS       832(R9), Z1, Z20
-	VADDPS       1280(R9), Z20, Z20
+	VADDPS       1216(R9), Z20, Z20
 	VSUBPS       Z17, Z20, Z20
 	VMULPS       896(R9), Z1, Z1
-	VADDPS       1344(R9), Z1, Z1
-	VSUBPS       Z18, Z1, Z1
-	VMULPS       Z9, Z19, Z21
+	VADDPS       1280(R9), Z1, Z1
+	VSUBPS       Z19, Z1, Z1
+	VMULPS       Z9, Z13, Z21
 	VMULPS       Z10, Z20, Z22
 	VADDPS       Z22, Z21, Z21
 	VMULPS       Z8, Z1, Z22
 	VADDPS       Z22, Z21, Z21
-	VSUBPS       Z21, Z15, Z15
+	VSUBPS       Z21, Z12, Z12
 	VMULPS       Z11, Z9, Z21
-	VADDPS       Z21, Z19, Z19
+	VADDPS       Z21, Z13, Z13
 	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z19, Z19
-	VADDPS       Z19, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z19
-	VADDPS       Z19, Z20, Z19
+	VMULPS       Z21, Z13, Z13
+	VADDPS       Z13, Z15, Z13
+	VADDPS       448(BX), Z13, Z13
+	VMULPS       Z11, Z10, Z15
+	VADDPS       Z15, Z20, Z15
 	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z19
-	VADDPS       Z19, Z1, Z1
-	VBROADCASTSS half<>+0(SB), Z19
-	VMULPS       Z19, Z1, Z1
-	VADDPS       Z1, Z18, Z1
+	VMULPS       Z20, Z15, Z15
+	VADDPS       Z15, Z17, Z15
+	VADDPS       512(BX), Z15, Z15
+	VMULPS       Z11, Z8, Z17
+	VADDPS       Z17, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z17
+	VMULPS       Z17, Z1, Z1
+	VADDPS       Z1, Z19, Z1
 	VADDPS       576(BX), Z1, Z1
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z15, Z13, K2, Z18
-	VMOVAPS      Z18, Z13
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K2, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z1, Z4, K2, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPS    Z12, Z16, K2, Z17
+	VMOVAPS      Z17, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z13, Z2, K2, Z12
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z15, Z3, K2, Z13
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z1, Z4, K2, Z15
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z13, Z3
+	VMOVAPS      Z15, Z4
 
 ContactsAVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z13, Z5, Z1
+	VADDPS      Z16, Z5, Z1
 	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
@@ -10579,8 +10306,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K2, Z1
+	VMOVAPS        Z1, Z16
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -10597,8 +10324,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -10609,8 +10336,8 @@ ContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS      Z0, Z14, K2, Z1
-	VMOVAPS        Z1, Z14
+	VBLENDMPS      Z0, Z18, K2, Z1
+	VMOVAPS        Z1, Z18
 
 ContactsAVX512_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -10621,11 +10348,11 @@ ContactsAVX512_tailgroup_finite:
 	MOVQ    (SP), R12
 	VMOVUPS Z0, K1, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVUPS Z14, K1, (R12)(R13*4)
+	VMOVUPS Z18, K1, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPS Z5, K1, (R12)(R13*4)
 	MOVQ    24(SP), R12
-	VMOVUPS Z13, K1, (R12)(R13*4)
+	VMOVUPS Z16, K1, (R12)(R13*4)
 	MOVQ    32(SP), R12
 	VMOVUPS Z9, K1, (R12)(R13*4)
 	MOVQ    40(SP), R12
@@ -10637,7 +10364,7 @@ ContactsAVX512_tailgroup_finite:
 	MOVQ    64(SP), R12
 	VMOVUPS Z7, K1, (R12)(R13*4)
 	MOVQ    72(SP), R12
-	VMOVUPS Z12, K1, (R12)(R13*4)
+	VMOVUPS Z14, K1, (R12)(R13*4)
 	MOVQ    80(SP), R12
 	VMOVUPS Z2, K1, (R12)(R13*4)
 	MOVQ    88(SP), R12
@@ -10653,7 +10380,7 @@ ContactsAVX512_done:
 
 // func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $3752-56
+TEXT ·CompactContactsAVX512(SB), $3688-56
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -10691,7 +10418,7 @@ TEXT ·CompactContactsAVX512(SB), $3752-56
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), BX
+	LEAQ         1600(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
@@ -10861,7 +10588,7 @@ TEXT ·CompactContactsAVX512(SB), $3752-56
 	VMOVUPS      Z2, 704(BX)
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 768(BX)
-	LEAQ         2688(R9), R10
+	LEAQ         2624(R9), R10
 
 CompactContactsAVX512_ahead:
 	MOVQ n+32(FP), R14
@@ -10917,60 +10644,221 @@ CompactContactsAVX512_ahead:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z13
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z18
-	VMULPS Z3, Z10, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z11, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z19
-	VMULPS Z16, Z6, Z20
-	VMULPS Z16, Z7, Z21
-	VSUBPS Z9, Z19, Z19
-	VSUBPS Z10, Z20, Z20
-	VSUBPS Z11, Z21, Z21
-	VMULPS Z13, Z5, Z22
-	VMULPS Z13, Z6, Z23
-	VMULPS Z13, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z13, Z19, Z13
-	VADDPS Z13, Z16, Z13
-	VMINPS Z1, Z13, Z13
-	VMAXPS Z0, Z13, Z13
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z13, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z15, Z16, Z15
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z13, Z5, Z5
-	VMULPS Z13, Z6, Z6
-	VMULPS Z13, Z7, Z7
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z17, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z17, Z17
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z17, Z22
+	VSHUFPS      $0xee, Z19, Z17, Z17
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z25
+	VUNPCKLPS    Z23, Z19, Z27
+	VUNPCKLPS    Z25, Z24, Z28
+	VUNPCKHPS    Z23, Z19, Z19
+	VUNPCKHPS    Z25, Z24, Z23
+	VSHUFPS      $0x44, Z28, Z27, Z24
+	VSHUFPS      $0xee, Z28, Z27, Z25
+	VSHUFPS      $0x44, Z23, Z19, Z27
+	VSHUFPS      $0xee, Z23, Z19, Z19
+	VSHUFF32X4   $0x88, Z24, Z20, Z23
+	VMOVUPS      Z23, (R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z23
+	VMOVUPS      Z23, 64(R10)
+	VSHUFF32X4   $0x88, Z27, Z22, Z23
+	VMOVUPS      Z23, 128(R10)
+	VSHUFF32X4   $0x88, Z19, Z17, Z17
+	VMOVUPS      Z17, 384(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z17
+	VMOVUPS      Z17, 192(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z17
+	VMOVUPS      Z17, 256(R10)
+	VSHUFF32X4   $0xdd, Z27, Z22, Z17
+	VMOVUPS      Z17, 320(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
+	VUNPCKLPS    Z19, Z17, Z22
+	VUNPCKLPS    Z21, Z20, Z23
+	VUNPCKHPS    Z19, Z17, Z17
+	VUNPCKHPS    Z21, Z20, Z19
+	VSHUFPS      $0x44, Z23, Z22, Z20
+	VSHUFPS      $0xee, Z23, Z22, Z21
+	VSHUFPS      $0x44, Z19, Z17, Z22
+	VSHUFPS      $0xee, Z19, Z17, Z17
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z23
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z24
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z25
+	VUNPCKLPS    Z23, Z19, Z27
+	VUNPCKLPS    Z25, Z24, Z28
+	VUNPCKHPS    Z23, Z19, Z19
+	VUNPCKHPS    Z25, Z24, Z23
+	VSHUFPS      $0x44, Z28, Z27, Z24
+	VSHUFPS      $0xee, Z28, Z27, Z25
+	VSHUFPS      $0x44, Z23, Z19, Z27
+	VSHUFPS      $0xee, Z23, Z19, Z19
+	VSHUFF32X4   $0x88, Z24, Z20, Z23
+	VMOVUPS      Z23, 448(R10)
+	VSHUFF32X4   $0x88, Z25, Z21, Z23
+	VMOVUPS      Z23, 512(R10)
+	VSHUFF32X4   $0x88, Z27, Z22, Z23
+	VMOVUPS      Z23, 576(R10)
+	VSHUFF32X4   $0x88, Z19, Z17, Z17
+	VMOVUPS      Z17, 832(R10)
+	VSHUFF32X4   $0xdd, Z24, Z20, Z17
+	VMOVUPS      Z17, 640(R10)
+	VSHUFF32X4   $0xdd, Z25, Z21, Z17
+	VMOVUPS      Z17, 704(R10)
+	VSHUFF32X4   $0xdd, Z27, Z22, Z17
+	VMOVUPS      Z17, 768(R10)
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -10981,191 +10869,30 @@ CompactContactsAVX512_ahead:
 	VSUBPS Z6, Z3, Z3
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
-
-	// The next group's records.
-	// Capsule records of side I, transposed.
-	MOVL         64(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         80(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
-	MOVL         68(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         84(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         72(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         88(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
-	MOVL         76(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         92(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
-	VUNPCKLPS    Z15, Z13, Z18
-	VUNPCKLPS    Z17, Z16, Z19
-	VUNPCKHPS    Z15, Z13, Z13
-	VUNPCKHPS    Z17, Z16, Z15
-	VSHUFPS      $0x44, Z19, Z18, Z16
-	VSHUFPS      $0xee, Z19, Z18, Z17
-	VSHUFPS      $0x44, Z15, Z13, Z18
-	VSHUFPS      $0xee, Z15, Z13, Z13
-	MOVL         96(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         112(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         100(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         116(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
-	MOVL         104(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         120(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	MOVL         108(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         124(DX)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
-	VUNPCKLPS    Z19, Z15, Z22
-	VUNPCKLPS    Z21, Z20, Z23
-	VUNPCKHPS    Z19, Z15, Z15
-	VUNPCKHPS    Z21, Z20, Z19
-	VSHUFPS      $0x44, Z23, Z22, Z20
-	VSHUFPS      $0xee, Z23, Z22, Z21
-	VSHUFPS      $0x44, Z19, Z15, Z22
-	VSHUFPS      $0xee, Z19, Z15, Z15
-	VSHUFF32X4   $0x88, Z20, Z16, Z19
-	VMOVUPS      Z19, (R10)
-	VSHUFF32X4   $0x88, Z21, Z17, Z19
-	VMOVUPS      Z19, 64(R10)
-	VSHUFF32X4   $0x88, Z22, Z18, Z19
-	VMOVUPS      Z19, 128(R10)
-	VSHUFF32X4   $0x88, Z15, Z13, Z13
-	VMOVUPS      Z13, 384(R10)
-	VSHUFF32X4   $0xdd, Z20, Z16, Z13
-	VMOVUPS      Z13, 192(R10)
-	VSHUFF32X4   $0xdd, Z21, Z17, Z13
-	VMOVUPS      Z13, 256(R10)
-	VSHUFF32X4   $0xdd, Z22, Z18, Z13
-	VMOVUPS      Z13, 320(R10)
-
-	// Capsule records of side J, transposed.
-	MOVL         64(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         80(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z13
-	MOVL         68(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         84(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         72(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         88(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z16
-	MOVL         76(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         92(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z17
-	VUNPCKLPS    Z15, Z13, Z18
-	VUNPCKLPS    Z17, Z16, Z19
-	VUNPCKHPS    Z15, Z13, Z13
-	VUNPCKHPS    Z17, Z16, Z15
-	VSHUFPS      $0x44, Z19, Z18, Z16
-	VSHUFPS      $0xee, Z19, Z18, Z17
-	VSHUFPS      $0x44, Z15, Z13, Z18
-	VSHUFPS      $0xee, Z15, Z13, Z13
-	MOVL         96(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         112(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z15
-	MOVL         100(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         116(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z19
-	MOVL         104(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         120(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z20
-	MOVL         108(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         124(SI)(R13*4), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z21
-	VUNPCKLPS    Z19, Z15, Z22
-	VUNPCKLPS    Z21, Z20, Z23
-	VUNPCKHPS    Z19, Z15, Z15
-	VUNPCKHPS    Z21, Z20, Z19
-	VSHUFPS      $0x44, Z23, Z22, Z20
-	VSHUFPS      $0xee, Z23, Z22, Z21
-	VSHUFPS      $0x44, Z19, Z15, Z22
-	VSHUFPS      $0xee, Z19, Z15, Z15
-	VSHUFF32X4   $0x88, Z20, Z16, Z19
-	VMOVUPS      Z19, 448(R10)
-	VSHUFF32X4   $0x88, Z21, Z17, Z19
-	VMOVUPS      Z19, 512(R10)
-	VSHUFF32X4   $0x88, Z22, Z18, Z19
-	VMOVUPS      Z19, 576(R10)
-	VSHUFF32X4   $0x88, Z15, Z13, Z13
-	VMOVUPS      Z13, 832(R10)
-	VSHUFF32X4   $0xdd, Z20, Z16, Z13
-	VMOVUPS      Z13, 640(R10)
-	VSHUFF32X4   $0xdd, Z21, Z17, Z13
-	VMOVUPS      Z13, 704(R10)
-	VSHUFF32X4   $0xdd, Z22, Z18, Z13
-	VMOVUPS      Z13, 768(R10)
-	VSUBPS       Z7, Z4, Z4
-	VMULPS       Z2, Z2, Z13
-	VMULPS       Z3, Z3, Z15
-	VADDPS       Z15, Z13, Z13
-	VMULPS       Z4, Z4, Z15
-	VADDPS       Z15, Z13, Z13
+	VSUBPS Z7, Z4, Z4
+	VMULPS Z2, Z2, Z15
+	VMULPS Z3, Z3, Z17
+	VADDPS Z17, Z15, Z15
+	VMULPS Z4, Z4, Z17
+	VADDPS Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z14, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K1
+	VBROADCASTSS partol<>+0(SB), Z17
+	VMULPS       Z14, Z17, Z17
+	VCMPPS       $0x12, Z17, Z26, K1
 	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z15
-	VMOVAPS Z3, Z16
-	VMOVAPS Z4, Z17
-	VMOVAPS Z13, Z18
+	VMOVAPS Z2, Z17
+	VMOVAPS Z3, Z19
+	VMOVAPS Z4, Z20
+	VMOVAPS Z15, Z21
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z13, Z13
-	VMOVAPS      Z13, Z19
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z22
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
 	VMULPS       Z10, Z10, Z10
@@ -11175,7 +10902,7 @@ CompactContactsAVX512_ahead:
 	VMAXPS       Z9, Z12, Z9
 	VBROADCASTSS crosstol<>+0(SB), Z10
 	VMULPS       Z9, Z10, Z10
-	VCMPPS       $0x11, Z10, Z18, K3
+	VCMPPS       $0x11, Z10, Z21, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           CompactContactsAVX512_ahead_normal
@@ -11187,41 +10914,29 @@ CompactContactsAVX512_ahead:
 	VSUBPS       64(BX), Z11, Z11
 	VMOVUPS      320(BX), Z12
 	VSUBPS       128(BX), Z12, Z12
-	VMOVUPS      640(BX), Z14
-	VSUBPS       448(BX), Z14, Z14
-	VMOVUPS      704(BX), Z19
-	VSUBPS       512(BX), Z19, Z19
-	VMOVUPS      768(BX), Z20
-	VSUBPS       576(BX), Z20, Z20
-	VMULPS       Z10, Z10, Z21
-	VMULPS       Z11, Z11, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z12, Z12, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z14, Z14, Z22
-	VMULPS       Z19, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z20, Z23
-	VADDPS       Z23, Z22, Z22
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
-	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z23
-	VCMPPS       $0x04, Z23, Z0, K4
-	VDIVPS.Z     Z23, Z1, K4, Z23
-	VSQRTPS      Z22, Z22
-	VMULPS       Z23, Z10, Z10
-	VMULPS       Z23, Z11, Z11
-	VMULPS       Z23, Z12, Z12
+	VMOVUPS      640(BX), Z22
+	VSUBPS       448(BX), Z22, Z22
+	VMOVUPS      704(BX), Z23
+	VSUBPS       512(BX), Z23, Z23
+	VMOVUPS      768(BX), Z24
+	VSUBPS       576(BX), Z24, Z24
+	VSQRTPS      Z14, Z25
+	VCMPPS       $0x04, Z25, Z0, K4
+	VDIVPS.Z     Z25, Z1, K4, Z25
+	VSQRTPS      Z13, Z26
+	VMULPS       Z25, Z10, Z10
+	VMULPS       Z25, Z11, Z11
+	VMULPS       Z25, Z12, Z12
 	VMOVUPS      Z10, (R9)
 	VMOVUPS      Z11, 64(R9)
 	VMOVUPS      Z12, 128(R9)
-	VMULPS       Z22, Z14, Z10
-	VMULPS       Z22, Z19, Z11
-	VMULPS       Z22, Z20, Z12
+	VMULPS       Z26, Z22, Z10
+	VMULPS       Z26, Z23, Z11
+	VMULPS       Z26, Z24, Z12
 	VMOVUPS      Z10, 192(R9)
 	VMOVUPS      Z11, 256(R9)
 	VMOVUPS      Z12, 320(R9)
-	VCMPPS       $0x00, Z0, Z21, K4
+	VCMPPS       $0x00, Z0, Z14, K4
 	VMOVUPS      64(R9), Z10
 	VMULPS       320(R9), Z10, Z10
 	VMOVUPS      128(R9), Z11
@@ -11234,9 +10949,9 @@ CompactContactsAVX512_ahead:
 	VSUBPS       Z12, Z11, Z11
 	VMOVUPS      (R9), Z12
 	VMULPS       256(R9), Z12, Z12
-	VMOVUPS      64(R9), Z14
-	VMULPS       192(R9), Z14, Z14
-	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      64(R9), Z22
+	VMULPS       192(R9), Z22, Z22
+	VSUBPS       Z22, Z12, Z12
 	VMOVUPS      Z10, 384(R9)
 	VMOVUPS      Z11, 448(R9)
 	VMOVUPS      Z12, 512(R9)
@@ -11257,8 +10972,8 @@ CompactContactsAVX512_ahead:
 	VMULPS       512(R9), Z4, Z12
 	VADDPS       Z12, Z11, Z11
 	VMULPS       Z11, Z11, Z12
-	VBROADCASTSS signtol<>+0(SB), Z14
-	VMULPS       Z9, Z14, Z9
+	VBROADCASTSS signtol<>+0(SB), Z22
+	VMULPS       Z9, Z22, Z9
 	VMULPS       Z10, Z9, Z9
 	VCMPPS       $0x19, Z9, Z12, K3
 	VCMPPS       $0x11, Z0, Z11, K5
@@ -11269,27 +10984,27 @@ CompactContactsAVX512_ahead:
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
 	VMOVUPS      512(R9), Z12
 	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
-	VXORPS       Z14, Z14, Z14
-	VMOVUPS      384(R9), Z19
-	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z22, Z22, Z22
+	VMOVUPS      384(R9), Z23
+	VBLENDMPS    Z9, Z23, K3, Z22
 	VXORPS       Z9, Z9, Z9
-	VMOVUPS      448(R9), Z19
-	VBLENDMPS    Z11, Z19, K3, Z9
+	VMOVUPS      448(R9), Z23
+	VBLENDMPS    Z11, Z23, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VMOVUPS      512(R9), Z19
-	VBLENDMPS    Z12, Z19, K3, Z11
+	VMOVUPS      512(R9), Z23
+	VBLENDMPS    Z12, Z23, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z15, K2, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z9, Z16, K2, Z14
+	VBLENDMPS    Z22, Z17, K2, Z12
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z9, Z19, K2, Z22
 	VXORPS       Z9, Z9, Z9
-	VBLENDMPS    Z11, Z17, K2, Z9
+	VBLENDMPS    Z11, Z20, K2, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z15
-	VMOVAPS      Z14, Z16
-	VMOVAPS      Z9, Z17
-	VMOVAPS      Z11, Z18
+	VBLENDMPS    Z10, Z21, K2, Z11
+	VMOVAPS      Z12, Z17
+	VMOVAPS      Z22, Z19
+	VMOVAPS      Z9, Z20
+	VMOVAPS      Z11, Z21
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z9, Z9, Z9
@@ -11308,7 +11023,7 @@ CompactContactsAVX512_ahead:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMOVUPS     640(R9), Z10
 	VMULPS      640(R9), Z10, Z10
 	VMULPS      Z9, Z9, Z11
@@ -11316,22 +11031,22 @@ CompactContactsAVX512_ahead:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z15, K2, Z11
+	VBLENDMPS   640(R9), Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z9, Z16, K2, Z12
+	VBLENDMPS   Z9, Z19, K2, Z12
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z17, K2, Z9
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z9, Z17
-	VMOVAPS     Z14, Z18
+	VBLENDMPS   Z0, Z20, K2, Z9
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z10, Z21, K2, Z22
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z22, Z21
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMULPS      Z0, Z0, Z10
 	VMOVUPS     704(R9), Z11
 	VMULPS      704(R9), Z11, Z11
@@ -11339,59 +11054,59 @@ CompactContactsAVX512_ahead:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z15, K2, Z11
+	VBLENDMPS   Z0, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   704(R9), Z16, K2, Z12
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z9, Z17, K2, Z14
+	VBLENDMPS   704(R9), Z19, K2, Z12
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z9, Z20, K2, Z22
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z14, Z17
-	VMOVAPS     Z9, Z18
+	VBLENDMPS   Z10, Z21, K2, Z9
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z22, Z20
+	VMOVAPS     Z9, Z21
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z16, K2, Z10
+	VBLENDMPS   Z0, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K2, Z11
+	VBLENDMPS   Z1, Z20, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
-	VMOVAPS     Z12, Z18
+	VBLENDMPS   Z1, Z21, K2, Z12
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
+	VMOVAPS     Z12, Z21
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z18, Z9
-	VMOVAPS Z9, Z19
+	VSQRTPS Z21, Z9
+	VMOVAPS Z9, Z22
 
 CompactContactsAVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z15, Z10
-	VMULPS Z9, Z16, Z11
-	VMULPS Z9, Z17, Z9
+	VDIVPS Z22, Z1, Z9
+	VMULPS Z9, Z17, Z10
+	VMULPS Z9, Z19, Z11
+	VMULPS Z9, Z20, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z13, Z12, Z14
-	VBROADCASTSS margin+40(FP), Z15
-	VADDPS       Z15, Z12, Z12
-	VCMPPS       $0x12, Z12, Z13, K2
+	VSUBPS       Z15, Z12, Z17
+	VBROADCASTSS margin+40(FP), Z19
+	VADDPS       Z19, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMULPS       Z12, Z10, Z15
+	VADDPS       Z15, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -11406,198 +11121,167 @@ CompactContactsAVX512_ahead_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z14, Z5
+	VMOVAPS      Z17, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z15
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z19
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z16
-	VSUBPS         (BX), Z16, Z16
-	VMOVUPS        256(BX), Z17
-	VSUBPS         64(BX), Z17, Z17
-	VMOVUPS        320(BX), Z18
-	VSUBPS         128(BX), Z18, Z18
-	VMOVUPS        640(BX), Z19
-	VSUBPS         448(BX), Z19, Z19
-	VMOVUPS        704(BX), Z20
-	VSUBPS         512(BX), Z20, Z20
-	VMOVUPS        768(BX), Z21
-	VSUBPS         576(BX), Z21, Z21
-	VMULPS         Z16, Z16, Z22
-	VMULPS         Z17, Z17, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z18, Z18, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z19, Z19, Z23
-	VMULPS         Z20, Z20, Z24
-	VADDPS         Z24, Z23, Z23
-	VMULPS         Z21, Z21, Z24
-	VADDPS         Z24, Z23, Z23
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z       Z23, Z1, K2, Z23
-	VMOVUPS        Z16, 768(R9)
-	VMOVUPS        Z17, 832(R9)
-	VMOVUPS        Z18, 896(R9)
-	VMOVUPS        Z19, 960(R9)
-	VMOVUPS        Z20, 1024(R9)
-	VMOVUPS        Z21, 1088(R9)
-	VMOVUPS        Z22, 1152(R9)
-	VMOVUPS        (BX), Z16
-	VSUBPS         448(BX), Z16, Z16
-	VMOVUPS        64(BX), Z17
-	VSUBPS         512(BX), Z17, Z17
-	VMOVUPS        128(BX), Z18
-	VSUBPS         576(BX), Z18, Z18
-	VMOVUPS        Z16, 1216(R9)
-	VMOVUPS        Z17, 1280(R9)
-	VMOVUPS        Z18, 1344(R9)
-	VMOVUPS        960(R9), Z16
-	VMULPS         1216(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPS         1280(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPS         1344(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMULPS         Z23, Z16, Z16
-	VMOVUPS        960(R9), Z17
-	VMULPS         768(R9), Z17, Z17
-	VMOVUPS        1024(R9), Z18
-	VMULPS         832(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMOVUPS        1088(R9), Z18
-	VMULPS         896(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMULPS         Z23, Z17, Z17
-	VADDPS         Z17, Z16, Z17
-	VMINPS         Z17, Z16, Z18
-	VMAXPS         Z18, Z0, Z18
-	VMAXPS         Z17, Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z20
+	VSUBPS         (BX), Z20, Z20
+	VMOVUPS        256(BX), Z21
+	VSUBPS         64(BX), Z21, Z21
+	VMOVUPS        320(BX), Z22
+	VSUBPS         128(BX), Z22, Z22
+	VMOVUPS        640(BX), Z23
+	VSUBPS         448(BX), Z23, Z23
+	VMOVUPS        704(BX), Z24
+	VSUBPS         512(BX), Z24, Z24
+	VMOVUPS        768(BX), Z25
+	VSUBPS         576(BX), Z25, Z25
+	VMOVUPS        Z20, 768(R9)
+	VMOVUPS        Z21, 832(R9)
+	VMOVUPS        Z22, 896(R9)
+	VMOVUPS        Z23, 960(R9)
+	VMOVUPS        Z24, 1024(R9)
+	VMOVUPS        Z25, 1088(R9)
+	VMOVUPS        (BX), Z20
+	VSUBPS         448(BX), Z20, Z20
+	VMOVUPS        64(BX), Z21
+	VSUBPS         512(BX), Z21, Z21
+	VMOVUPS        128(BX), Z22
+	VSUBPS         576(BX), Z22, Z22
+	VMOVUPS        Z20, 1152(R9)
+	VMOVUPS        Z21, 1216(R9)
+	VMOVUPS        Z22, 1280(R9)
+	VADDPS         Z18, Z16, Z18
+	VMINPS         Z18, Z16, Z20
+	VMAXPS         Z20, Z0, Z20
+	VMAXPS         Z18, Z16, Z16
 	VMINPS         Z16, Z1, Z16
-	VCMPPS         $0x11, Z16, Z18, K2
+	VCMPPS         $0x11, Z16, Z20, K2
 	KANDW          K2, K1, K1
-	VCMPPS         $0x00, Z0, Z23, K2
+	VCMPPS         $0x00, Z0, Z13, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z17, Z17, Z17
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
-	VMOVAPS        Z17, Z15
-	VMOVUPS        Z18, 1408(R9)
-	VMOVUPS        Z16, 1472(R9)
-	VMOVUPS        384(BX), Z16
-	VADDPS         832(BX), Z16, Z16
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z19, K1, Z13
+	VMOVAPS        Z13, Z19
+	VMOVUPS        Z20, 1344(R9)
+	VMOVUPS        Z16, 1408(R9)
+	VMOVUPS        384(BX), Z13
+	VADDPS         832(BX), Z13, Z13
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1344(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z10, Z21, Z23
-	VMULPS       Z11, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z12, Z10, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z12, Z11, Z21
-	VADDPS       Z21, Z22, Z21
+	VMULPS       1344(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1344(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z21
+	VMINPS       Z1, Z21, Z21
+	VMAXPS       Z0, Z21, Z21
+	VMULPS       768(R9), Z21, Z22
+	VADDPS       1152(R9), Z22, Z22
+	VSUBPS       Z16, Z22, Z22
+	VMULPS       832(R9), Z21, Z23
+	VADDPS       1216(R9), Z23, Z23
+	VSUBPS       Z18, Z23, Z23
+	VMULPS       896(R9), Z21, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z20, Z21, Z21
+	VMULPS       Z10, Z22, Z24
+	VMULPS       Z11, Z23, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z9, Z21, Z25
+	VADDPS       Z25, Z24, Z24
+	VSUBPS       Z24, Z13, Z24
+	VMULPS       Z12, Z10, Z25
+	VADDPS       Z25, Z22, Z22
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z22, Z22
+	VADDPS       Z22, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z12, Z11, Z22
+	VADDPS       Z22, Z23, Z22
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z22, Z22
+	VADDPS       Z22, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z22
+	VADDPS       Z22, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z12, Z9, Z21
 	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z6, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z7, K1, Z17
+	VADDPS       576(BX), Z20, Z20
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z24, Z5, K1, Z21
+	VMOVAPS      Z21, Z5
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z16, Z6, K1, Z21
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z18, Z7, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z13, K1, Z18
-	VMOVAPS      Z20, Z6
-	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z13
+	VBLENDMPS    Z20, Z15, K1, Z18
+	VMOVAPS      Z21, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z18, Z15
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
+	VMULPS       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1408(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z14
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
+	VMULPS       768(R9), Z14, Z21
+	VADDPS       1152(R9), Z21, Z21
+	VSUBPS       Z16, Z21, Z21
+	VMULPS       832(R9), Z14, Z22
+	VADDPS       1216(R9), Z22, Z22
 	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
+	VMULPS       896(R9), Z14, Z14
+	VADDPS       1280(R9), Z14, Z14
+	VSUBPS       Z20, Z14, Z14
 	VMULPS       Z10, Z21, Z23
 	VMULPS       Z11, Z22, Z24
 	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
+	VMULPS       Z9, Z14, Z24
 	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
+	VSUBPS       Z23, Z13, Z13
 	VMULPS       Z12, Z10, Z23
 	VADDPS       Z23, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z23
 	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
+	VADDPS       Z21, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
 	VMULPS       Z12, Z11, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
@@ -11605,28 +11289,28 @@ CompactContactsAVX512_ahead_normal:
 	VADDPS       Z21, Z18, Z18
 	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z12, Z9, Z21
-	VADDPS       Z21, Z20, Z20
+	VADDPS       Z21, Z14, Z14
 	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
+	VMULPS       Z21, Z14, Z14
+	VADDPS       Z14, Z20, Z14
+	VADDPS       576(BX), Z14, Z14
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z14, K1, Z20
-	VMOVAPS      Z20, Z14
+	VBLENDMPS    Z13, Z17, K1, Z20
+	VMOVAPS      Z20, Z17
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z16, Z2, K1, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K1, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K1, Z17
+	VBLENDMPS    Z18, Z3, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
+	VBLENDMPS    Z14, Z4, K1, Z18
+	VMOVAPS      Z13, Z2
+	VMOVAPS      Z16, Z3
 	VMOVAPS      Z18, Z4
 
 CompactContactsAVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z14, Z5, Z16
-	VADDPS      Z12, Z16, Z12
+	VADDPS      Z17, Z5, Z13
+	VADDPS      Z12, Z13, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
@@ -11637,8 +11321,8 @@ CompactContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z12
+	VMOVAPS        Z12, Z17
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -11655,8 +11339,8 @@ CompactContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -11667,8 +11351,8 @@ CompactContactsAVX512_ahead_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
 	VMOVAPS        Z12, Z4
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS      Z0, Z15, K1, Z12
-	VMOVAPS        Z12, Z15
+	VBLENDMPS      Z0, Z19, K1, Z12
+	VMOVAPS        Z12, Z19
 
 CompactContactsAVX512_ahead_finite:
 	// Pair index k = i + lane.
@@ -11677,7 +11361,7 @@ CompactContactsAVX512_ahead_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z15, Z15, K1
+	VPTESTMD      Z19, Z19, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_ahead_none
 	KMOVW         K1, R14
@@ -11687,13 +11371,13 @@ CompactContactsAVX512_ahead_finite:
 	VCOMPRESSPS.Z Z12, K1, Z12
 	MOVQ          (SP), R12
 	VMOVUPS       Z12, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z15, K1, Z12
+	VCOMPRESSPS.Z Z19, K1, Z12
 	MOVQ          8(SP), R12
 	VMOVUPS       Z12, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z5
+	VCOMPRESSPS.Z Z17, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z5
@@ -11711,7 +11395,7 @@ CompactContactsAVX512_ahead_finite:
 	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z15, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
@@ -11779,60 +11463,60 @@ CompactContactsAVX512_last:
 	VADDPS      Z18, Z17, Z17
 	VMULPS      Z4, Z7, Z18
 	VADDPS      Z18, Z17, Z17
-	VMULPS      Z13, Z17, Z13
+	VMULPS      Z13, Z17, Z18
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z9, Z18
-	VMULPS Z3, Z10, Z19
-	VADDPS Z19, Z18, Z18
-	VMULPS Z4, Z11, Z19
-	VADDPS Z19, Z18, Z18
+	VMULPS Z2, Z9, Z19
+	VMULPS Z3, Z10, Z20
+	VADDPS Z20, Z19, Z19
+	VMULPS Z4, Z11, Z20
+	VADDPS Z20, Z19, Z19
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z16, Z5, Z19
-	VMULPS Z16, Z6, Z20
-	VMULPS Z16, Z7, Z21
-	VSUBPS Z9, Z19, Z19
-	VSUBPS Z10, Z20, Z20
-	VSUBPS Z11, Z21, Z21
-	VMULPS Z13, Z5, Z22
-	VMULPS Z13, Z6, Z23
-	VMULPS Z13, Z7, Z24
-	VSUBPS Z22, Z2, Z22
-	VSUBPS Z23, Z3, Z23
-	VSUBPS Z24, Z4, Z24
+	VMULPS Z16, Z5, Z20
+	VMULPS Z16, Z6, Z21
+	VMULPS Z16, Z7, Z22
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VSUBPS Z11, Z22, Z22
+	VMULPS Z18, Z5, Z23
+	VMULPS Z18, Z6, Z24
+	VMULPS Z18, Z7, Z25
+	VSUBPS Z23, Z2, Z23
+	VSUBPS Z24, Z3, Z24
+	VSUBPS Z25, Z4, Z25
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z22, Z22, Z25
 	VMULPS   Z23, Z23, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z24, Z24, Z26
-	VADDPS   Z26, Z25, Z25
-	VMULPS   Z22, Z19, Z19
+	VMULPS   Z24, Z24, Z27
+	VADDPS   Z27, Z26, Z26
+	VMULPS   Z25, Z25, Z27
+	VADDPS   Z27, Z26, Z26
 	VMULPS   Z23, Z20, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z24, Z21, Z20
-	VADDPS   Z20, Z19, Z19
-	VCMPPS   $0x04, Z25, Z0, K1
-	VDIVPS.Z Z25, Z19, K1, Z19
-	VMINPS   Z1, Z19, Z19
-	VMAXPS   Z0, Z19, Z19
+	VMULPS   Z24, Z21, Z21
+	VADDPS   Z21, Z20, Z20
+	VMULPS   Z25, Z22, Z21
+	VADDPS   Z21, Z20, Z20
+	VCMPPS   $0x04, Z26, Z0, K1
+	VDIVPS.Z Z26, Z20, K1, Z20
+	VMINPS   Z1, Z20, Z20
+	VMAXPS   Z0, Z20, Z20
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z13, Z19, Z13
-	VADDPS Z13, Z16, Z13
-	VMINPS Z1, Z13, Z13
-	VMAXPS Z0, Z13, Z13
+	VMULPS Z18, Z20, Z20
+	VADDPS Z20, Z16, Z20
+	VMINPS Z1, Z20, Z20
+	VMAXPS Z0, Z20, Z20
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z17, Z13, Z16
-	VSUBPS Z18, Z16, Z16
-	VMULPS Z15, Z16, Z15
+	VMULPS Z17, Z20, Z17
+	VSUBPS Z19, Z17, Z17
+	VMULPS Z15, Z17, Z15
 	VMINPS Z1, Z15, Z15
 	VMAXPS Z0, Z15, Z15
-	VMULPS Z13, Z5, Z5
-	VMULPS Z13, Z6, Z6
-	VMULPS Z13, Z7, Z7
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z15, Z2, Z2
@@ -11844,29 +11528,29 @@ CompactContactsAVX512_last:
 	VMULPS Z15, Z4, Z4
 	VADDPS Z4, Z11, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z13
-	VMULPS Z3, Z3, Z15
-	VADDPS Z15, Z13, Z13
-	VMULPS Z4, Z4, Z15
-	VADDPS Z15, Z13, Z13
+	VMULPS Z2, Z2, Z15
+	VMULPS Z3, Z3, Z17
+	VADDPS Z17, Z15, Z15
+	VMULPS Z4, Z4, Z17
+	VADDPS Z17, Z15, Z15
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Z15
-	VMULPS       Z14, Z15, Z15
-	VCMPPS       $0x12, Z15, Z25, K1
+	VBROADCASTSS partol<>+0(SB), Z17
+	VMULPS       Z14, Z17, Z17
+	VCMPPS       $0x12, Z17, Z26, K1
 	VCMPPS       $0x00, Z0, Z14, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z15
-	VMOVAPS Z3, Z16
-	VMOVAPS Z4, Z17
-	VMOVAPS Z13, Z18
+	VMOVAPS Z2, Z17
+	VMOVAPS Z3, Z19
+	VMOVAPS Z4, Z20
+	VMOVAPS Z15, Z21
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z13, Z13
-	VMOVAPS      Z13, Z19
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K2
+	VSQRTPS      Z15, Z15
+	VMOVAPS      Z15, Z22
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K2
 	VMAXPS       Z12, Z14, Z12
 	VMULPS       Z9, Z9, Z9
 	VMULPS       Z10, Z10, Z10
@@ -11876,7 +11560,7 @@ CompactContactsAVX512_last:
 	VMAXPS       Z9, Z12, Z9
 	VBROADCASTSS crosstol<>+0(SB), Z10
 	VMULPS       Z9, Z10, Z10
-	VCMPPS       $0x11, Z10, Z18, K3
+	VCMPPS       $0x11, Z10, Z21, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           CompactContactsAVX512_last_normal
@@ -11888,41 +11572,29 @@ CompactContactsAVX512_last:
 	VSUBPS       64(BX), Z11, Z11
 	VMOVUPS      320(BX), Z12
 	VSUBPS       128(BX), Z12, Z12
-	VMOVUPS      640(BX), Z14
-	VSUBPS       448(BX), Z14, Z14
-	VMOVUPS      704(BX), Z19
-	VSUBPS       512(BX), Z19, Z19
-	VMOVUPS      768(BX), Z20
-	VSUBPS       576(BX), Z20, Z20
-	VMULPS       Z10, Z10, Z21
-	VMULPS       Z11, Z11, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z12, Z12, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z14, Z14, Z22
-	VMULPS       Z19, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z20, Z20, Z23
-	VADDPS       Z23, Z22, Z22
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z22, K4
-	VDIVPS.Z     Z22, Z1, K4, Z22
-	VSQRTPS      Z21, Z23
-	VCMPPS       $0x04, Z23, Z0, K4
-	VDIVPS.Z     Z23, Z1, K4, Z23
-	VSQRTPS      Z22, Z22
-	VMULPS       Z23, Z10, Z10
-	VMULPS       Z23, Z11, Z11
-	VMULPS       Z23, Z12, Z12
+	VMOVUPS      640(BX), Z22
+	VSUBPS       448(BX), Z22, Z22
+	VMOVUPS      704(BX), Z23
+	VSUBPS       512(BX), Z23, Z23
+	VMOVUPS      768(BX), Z24
+	VSUBPS       576(BX), Z24, Z24
+	VSQRTPS      Z14, Z25
+	VCMPPS       $0x04, Z25, Z0, K4
+	VDIVPS.Z     Z25, Z1, K4, Z25
+	VSQRTPS      Z13, Z26
+	VMULPS       Z25, Z10, Z10
+	VMULPS       Z25, Z11, Z11
+	VMULPS       Z25, Z12, Z12
 	VMOVUPS      Z10, (R9)
 	VMOVUPS      Z11, 64(R9)
 	VMOVUPS      Z12, 128(R9)
-	VMULPS       Z22, Z14, Z10
-	VMULPS       Z22, Z19, Z11
-	VMULPS       Z22, Z20, Z12
+	VMULPS       Z26, Z22, Z10
+	VMULPS       Z26, Z23, Z11
+	VMULPS       Z26, Z24, Z12
 	VMOVUPS      Z10, 192(R9)
 	VMOVUPS      Z11, 256(R9)
 	VMOVUPS      Z12, 320(R9)
-	VCMPPS       $0x00, Z0, Z21, K4
+	VCMPPS       $0x00, Z0, Z14, K4
 	VMOVUPS      64(R9), Z10
 	VMULPS       320(R9), Z10, Z10
 	VMOVUPS      128(R9), Z11
@@ -11935,9 +11607,9 @@ CompactContactsAVX512_last:
 	VSUBPS       Z12, Z11, Z11
 	VMOVUPS      (R9), Z12
 	VMULPS       256(R9), Z12, Z12
-	VMOVUPS      64(R9), Z14
-	VMULPS       192(R9), Z14, Z14
-	VSUBPS       Z14, Z12, Z12
+	VMOVUPS      64(R9), Z22
+	VMULPS       192(R9), Z22, Z22
+	VSUBPS       Z22, Z12, Z12
 	VMOVUPS      Z10, 384(R9)
 	VMOVUPS      Z11, 448(R9)
 	VMOVUPS      Z12, 512(R9)
@@ -11958,8 +11630,8 @@ CompactContactsAVX512_last:
 	VMULPS       512(R9), Z4, Z12
 	VADDPS       Z12, Z11, Z11
 	VMULPS       Z11, Z11, Z12
-	VBROADCASTSS signtol<>+0(SB), Z14
-	VMULPS       Z9, Z14, Z9
+	VBROADCASTSS signtol<>+0(SB), Z22
+	VMULPS       Z9, Z22, Z9
 	VMULPS       Z10, Z9, Z9
 	VCMPPS       $0x19, Z9, Z12, K3
 	VCMPPS       $0x11, Z0, Z11, K5
@@ -11970,27 +11642,27 @@ CompactContactsAVX512_last:
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
 	VMOVUPS      512(R9), Z12
 	VXORPS.BCST  signmask<>+0(SB), Z12, Z12
-	VXORPS       Z14, Z14, Z14
-	VMOVUPS      384(R9), Z19
-	VBLENDMPS    Z9, Z19, K3, Z14
+	VXORPS       Z22, Z22, Z22
+	VMOVUPS      384(R9), Z23
+	VBLENDMPS    Z9, Z23, K3, Z22
 	VXORPS       Z9, Z9, Z9
-	VMOVUPS      448(R9), Z19
-	VBLENDMPS    Z11, Z19, K3, Z9
+	VMOVUPS      448(R9), Z23
+	VBLENDMPS    Z11, Z23, K3, Z9
 	VXORPS       Z11, Z11, Z11
-	VMOVUPS      512(R9), Z19
-	VBLENDMPS    Z12, Z19, K3, Z11
+	VMOVUPS      512(R9), Z23
+	VBLENDMPS    Z12, Z23, K3, Z11
 	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z14, Z15, K2, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z9, Z16, K2, Z14
+	VBLENDMPS    Z22, Z17, K2, Z12
+	VXORPS       Z22, Z22, Z22
+	VBLENDMPS    Z9, Z19, K2, Z22
 	VXORPS       Z9, Z9, Z9
-	VBLENDMPS    Z11, Z17, K2, Z9
+	VBLENDMPS    Z11, Z20, K2, Z9
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z10, Z18, K2, Z11
-	VMOVAPS      Z12, Z15
-	VMOVAPS      Z14, Z16
-	VMOVAPS      Z9, Z17
-	VMOVAPS      Z11, Z18
+	VBLENDMPS    Z10, Z21, K2, Z11
+	VMOVAPS      Z12, Z17
+	VMOVAPS      Z22, Z19
+	VMOVAPS      Z9, Z20
+	VMOVAPS      Z11, Z21
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z9, Z9, Z9
@@ -12009,7 +11681,7 @@ CompactContactsAVX512_last:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMOVUPS     640(R9), Z10
 	VMULPS      640(R9), Z10, Z10
 	VMULPS      Z9, Z9, Z11
@@ -12017,22 +11689,22 @@ CompactContactsAVX512_last:
 	VMULPS      Z0, Z0, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   640(R9), Z15, K2, Z11
+	VBLENDMPS   640(R9), Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z9, Z16, K2, Z12
+	VBLENDMPS   Z9, Z19, K2, Z12
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z17, K2, Z9
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z10, Z18, K2, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z9, Z17
-	VMOVAPS     Z14, Z18
+	VBLENDMPS   Z0, Z20, K2, Z9
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z10, Z21, K2, Z22
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z22, Z21
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z9
 	VXORPS.BCST signmask<>+0(SB), Z9, Z9
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VMULPS      Z0, Z0, Z10
 	VMOVUPS     704(R9), Z11
 	VMULPS      704(R9), Z11, Z11
@@ -12040,59 +11712,59 @@ CompactContactsAVX512_last:
 	VMULPS      Z9, Z9, Z11
 	VADDPS      Z11, Z10, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z0, Z15, K2, Z11
+	VBLENDMPS   Z0, Z17, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   704(R9), Z16, K2, Z12
-	VXORPS      Z14, Z14, Z14
-	VBLENDMPS   Z9, Z17, K2, Z14
+	VBLENDMPS   704(R9), Z19, K2, Z12
+	VXORPS      Z22, Z22, Z22
+	VBLENDMPS   Z9, Z20, K2, Z22
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z10, Z18, K2, Z9
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z12, Z16
-	VMOVAPS     Z14, Z17
-	VMOVAPS     Z9, Z18
+	VBLENDMPS   Z10, Z21, K2, Z9
+	VMOVAPS     Z11, Z17
+	VMOVAPS     Z12, Z19
+	VMOVAPS     Z22, Z20
+	VMOVAPS     Z9, Z21
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z18, K2
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K2
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K2, Z9
+	VBLENDMPS   Z0, Z17, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z16, K2, Z10
+	VBLENDMPS   Z0, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K2, Z11
+	VBLENDMPS   Z1, Z20, K2, Z11
 	VXORPS      Z12, Z12, Z12
-	VBLENDMPS   Z1, Z18, K2, Z12
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
-	VMOVAPS     Z12, Z18
+	VBLENDMPS   Z1, Z21, K2, Z12
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
+	VMOVAPS     Z12, Z21
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z18, Z9
-	VMOVAPS Z9, Z19
+	VSQRTPS Z21, Z9
+	VMOVAPS Z9, Z22
 
 CompactContactsAVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z19, Z1, Z9
-	VMULPS Z9, Z15, Z10
-	VMULPS Z9, Z16, Z11
-	VMULPS Z9, Z17, Z9
+	VDIVPS Z22, Z1, Z9
+	VMULPS Z9, Z17, Z10
+	VMULPS Z9, Z19, Z11
+	VMULPS Z9, Z20, Z9
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z12
 	VADDPS       832(BX), Z12, Z12
-	VSUBPS       Z13, Z12, Z14
-	VBROADCASTSS margin+40(FP), Z15
-	VADDPS       Z15, Z12, Z12
-	VCMPPS       $0x12, Z12, Z13, K2
+	VSUBPS       Z15, Z12, Z17
+	VBROADCASTSS margin+40(FP), Z19
+	VADDPS       Z19, Z12, Z12
+	VCMPPS       $0x12, Z12, Z15, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z12
 	VSUBPS       384(BX), Z12, Z12
-	VMULPS       Z12, Z10, Z13
-	VADDPS       Z13, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z13
-	VMULPS       Z13, Z2, Z2
+	VMULPS       Z12, Z10, Z15
+	VADDPS       Z15, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z15
+	VMULPS       Z15, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z12, Z11, Z5
@@ -12107,198 +11779,167 @@ CompactContactsAVX512_last_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z14, Z5
+	VMOVAPS      Z17, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z13
+	VMOVAPS      Z4, Z15
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTD.Z int1<>+0(SB), K2, Z15
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z19
 	KORTESTW       K1, K1
 	JZ             CompactContactsAVX512_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z16
-	VSUBPS         (BX), Z16, Z16
-	VMOVUPS        256(BX), Z17
-	VSUBPS         64(BX), Z17, Z17
-	VMOVUPS        320(BX), Z18
-	VSUBPS         128(BX), Z18, Z18
-	VMOVUPS        640(BX), Z19
-	VSUBPS         448(BX), Z19, Z19
-	VMOVUPS        704(BX), Z20
-	VSUBPS         512(BX), Z20, Z20
-	VMOVUPS        768(BX), Z21
-	VSUBPS         576(BX), Z21, Z21
-	VMULPS         Z16, Z16, Z22
-	VMULPS         Z17, Z17, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z18, Z18, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z19, Z19, Z23
-	VMULPS         Z20, Z20, Z24
-	VADDPS         Z24, Z23, Z23
-	VMULPS         Z21, Z21, Z24
-	VADDPS         Z24, Z23, Z23
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z       Z23, Z1, K2, Z23
-	VMOVUPS        Z16, 768(R9)
-	VMOVUPS        Z17, 832(R9)
-	VMOVUPS        Z18, 896(R9)
-	VMOVUPS        Z19, 960(R9)
-	VMOVUPS        Z20, 1024(R9)
-	VMOVUPS        Z21, 1088(R9)
-	VMOVUPS        Z22, 1152(R9)
-	VMOVUPS        (BX), Z16
-	VSUBPS         448(BX), Z16, Z16
-	VMOVUPS        64(BX), Z17
-	VSUBPS         512(BX), Z17, Z17
-	VMOVUPS        128(BX), Z18
-	VSUBPS         576(BX), Z18, Z18
-	VMOVUPS        Z16, 1216(R9)
-	VMOVUPS        Z17, 1280(R9)
-	VMOVUPS        Z18, 1344(R9)
-	VMOVUPS        960(R9), Z16
-	VMULPS         1216(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPS         1280(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPS         1344(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMULPS         Z23, Z16, Z16
-	VMOVUPS        960(R9), Z17
-	VMULPS         768(R9), Z17, Z17
-	VMOVUPS        1024(R9), Z18
-	VMULPS         832(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMOVUPS        1088(R9), Z18
-	VMULPS         896(R9), Z18, Z18
-	VADDPS         Z18, Z17, Z17
-	VMULPS         Z23, Z17, Z17
-	VADDPS         Z17, Z16, Z17
-	VMINPS         Z17, Z16, Z18
-	VMAXPS         Z18, Z0, Z18
-	VMAXPS         Z17, Z16, Z16
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z20
+	VSUBPS         (BX), Z20, Z20
+	VMOVUPS        256(BX), Z21
+	VSUBPS         64(BX), Z21, Z21
+	VMOVUPS        320(BX), Z22
+	VSUBPS         128(BX), Z22, Z22
+	VMOVUPS        640(BX), Z23
+	VSUBPS         448(BX), Z23, Z23
+	VMOVUPS        704(BX), Z24
+	VSUBPS         512(BX), Z24, Z24
+	VMOVUPS        768(BX), Z25
+	VSUBPS         576(BX), Z25, Z25
+	VMOVUPS        Z20, 768(R9)
+	VMOVUPS        Z21, 832(R9)
+	VMOVUPS        Z22, 896(R9)
+	VMOVUPS        Z23, 960(R9)
+	VMOVUPS        Z24, 1024(R9)
+	VMOVUPS        Z25, 1088(R9)
+	VMOVUPS        (BX), Z20
+	VSUBPS         448(BX), Z20, Z20
+	VMOVUPS        64(BX), Z21
+	VSUBPS         512(BX), Z21, Z21
+	VMOVUPS        128(BX), Z22
+	VSUBPS         576(BX), Z22, Z22
+	VMOVUPS        Z20, 1152(R9)
+	VMOVUPS        Z21, 1216(R9)
+	VMOVUPS        Z22, 1280(R9)
+	VADDPS         Z18, Z16, Z18
+	VMINPS         Z18, Z16, Z20
+	VMAXPS         Z20, Z0, Z20
+	VMAXPS         Z18, Z16, Z16
 	VMINPS         Z16, Z1, Z16
-	VCMPPS         $0x11, Z16, Z18, K2
+	VCMPPS         $0x11, Z16, Z20, K2
 	KANDW          K2, K1, K1
-	VCMPPS         $0x00, Z0, Z23, K2
+	VCMPPS         $0x00, Z0, Z13, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z17, Z17, Z17
-	VBLENDMPS.BCST int2<>+0(SB), Z15, K1, Z17
-	VMOVAPS        Z17, Z15
-	VMOVUPS        Z18, 1408(R9)
-	VMOVUPS        Z16, 1472(R9)
-	VMOVUPS        384(BX), Z16
-	VADDPS         832(BX), Z16, Z16
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPS.BCST int2<>+0(SB), Z19, K1, Z13
+	VMOVAPS        Z13, Z19
+	VMOVUPS        Z20, 1344(R9)
+	VMOVUPS        Z16, 1408(R9)
+	VMOVUPS        384(BX), Z13
+	VADDPS         832(BX), Z13, Z13
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1344(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1408(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
-	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
-	VMULPS       Z10, Z21, Z23
-	VMULPS       Z11, Z22, Z24
-	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
-	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z23
-	VMULPS       Z12, Z10, Z24
-	VADDPS       Z24, Z21, Z21
-	VBROADCASTSS half<>+0(SB), Z24
-	VMULPS       Z24, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
-	VMULPS       Z12, Z11, Z21
-	VADDPS       Z21, Z22, Z21
+	VMULPS       1344(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1344(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z21
+	VMINPS       Z1, Z21, Z21
+	VMAXPS       Z0, Z21, Z21
+	VMULPS       768(R9), Z21, Z22
+	VADDPS       1152(R9), Z22, Z22
+	VSUBPS       Z16, Z22, Z22
+	VMULPS       832(R9), Z21, Z23
+	VADDPS       1216(R9), Z23, Z23
+	VSUBPS       Z18, Z23, Z23
+	VMULPS       896(R9), Z21, Z21
+	VADDPS       1280(R9), Z21, Z21
+	VSUBPS       Z20, Z21, Z21
+	VMULPS       Z10, Z22, Z24
+	VMULPS       Z11, Z23, Z25
+	VADDPS       Z25, Z24, Z24
+	VMULPS       Z9, Z21, Z25
+	VADDPS       Z25, Z24, Z24
+	VSUBPS       Z24, Z13, Z24
+	VMULPS       Z12, Z10, Z25
+	VADDPS       Z25, Z22, Z22
+	VBROADCASTSS half<>+0(SB), Z25
+	VMULPS       Z25, Z22, Z22
+	VADDPS       Z22, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
+	VMULPS       Z12, Z11, Z22
+	VADDPS       Z22, Z23, Z22
+	VBROADCASTSS half<>+0(SB), Z23
+	VMULPS       Z23, Z22, Z22
+	VADDPS       Z22, Z18, Z18
+	VADDPS       512(BX), Z18, Z18
+	VMULPS       Z12, Z9, Z22
+	VADDPS       Z22, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z22
 	VMULPS       Z22, Z21, Z21
-	VADDPS       Z21, Z18, Z18
-	VADDPS       512(BX), Z18, Z18
-	VMULPS       Z12, Z9, Z21
 	VADDPS       Z21, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z23, Z5, K1, Z20
-	VMOVAPS      Z20, Z5
-	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z17, Z6, K1, Z20
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z7, K1, Z17
+	VADDPS       576(BX), Z20, Z20
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z24, Z5, K1, Z21
+	VMOVAPS      Z21, Z5
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z16, Z6, K1, Z21
+	VXORPS       Z16, Z16, Z16
+	VBLENDMPS    Z18, Z7, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z13, K1, Z18
-	VMOVAPS      Z20, Z6
-	VMOVAPS      Z17, Z7
-	VMOVAPS      Z18, Z13
+	VBLENDMPS    Z20, Z15, K1, Z18
+	VMOVAPS      Z21, Z6
+	VMOVAPS      Z16, Z7
+	VMOVAPS      Z18, Z15
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
+	VMOVUPS      960(R9), Z16
+	VMULPS       1408(R9), Z16, Z16
 	VMOVUPS      1024(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VMOVUPS      1088(R9), Z19
-	VMULPS       1472(R9), Z19, Z19
-	VSUBPS       1216(R9), Z17, Z20
-	VSUBPS       1280(R9), Z18, Z21
-	VSUBPS       1344(R9), Z19, Z22
-	VMULPS       768(R9), Z20, Z20
-	VMULPS       832(R9), Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       896(R9), Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VCMPPS       $0x04, 1152(R9), Z0, K2
-	VDIVPS.Z     1152(R9), Z20, K2, Z20
-	VMINPS       Z1, Z20, Z20
-	VMAXPS       Z0, Z20, Z20
-	VMULPS       768(R9), Z20, Z21
-	VADDPS       1216(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       832(R9), Z20, Z22
-	VADDPS       1280(R9), Z22, Z22
+	VMULPS       1408(R9), Z18, Z18
+	VMOVUPS      1088(R9), Z20
+	VMULPS       1408(R9), Z20, Z20
+	VSUBPS       1152(R9), Z16, Z21
+	VSUBPS       1216(R9), Z18, Z22
+	VSUBPS       1280(R9), Z20, Z23
+	VMULPS       768(R9), Z21, Z21
+	VMULPS       832(R9), Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       896(R9), Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VCMPPS       $0x04, Z14, Z0, K2
+	VDIVPS.Z     Z14, Z21, K2, Z14
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
+	VMULPS       768(R9), Z14, Z21
+	VADDPS       1152(R9), Z21, Z21
+	VSUBPS       Z16, Z21, Z21
+	VMULPS       832(R9), Z14, Z22
+	VADDPS       1216(R9), Z22, Z22
 	VSUBPS       Z18, Z22, Z22
-	VMULPS       896(R9), Z20, Z20
-	VADDPS       1344(R9), Z20, Z20
-	VSUBPS       Z19, Z20, Z20
+	VMULPS       896(R9), Z14, Z14
+	VADDPS       1280(R9), Z14, Z14
+	VSUBPS       Z20, Z14, Z14
 	VMULPS       Z10, Z21, Z23
 	VMULPS       Z11, Z22, Z24
 	VADDPS       Z24, Z23, Z23
-	VMULPS       Z9, Z20, Z24
+	VMULPS       Z9, Z14, Z24
 	VADDPS       Z24, Z23, Z23
-	VSUBPS       Z23, Z16, Z16
+	VSUBPS       Z23, Z13, Z13
 	VMULPS       Z12, Z10, Z23
 	VADDPS       Z23, Z21, Z21
 	VBROADCASTSS half<>+0(SB), Z23
 	VMULPS       Z23, Z21, Z21
-	VADDPS       Z21, Z17, Z17
-	VADDPS       448(BX), Z17, Z17
+	VADDPS       Z21, Z16, Z16
+	VADDPS       448(BX), Z16, Z16
 	VMULPS       Z12, Z11, Z21
 	VADDPS       Z21, Z22, Z21
 	VBROADCASTSS half<>+0(SB), Z22
@@ -12306,28 +11947,28 @@ CompactContactsAVX512_last_normal:
 	VADDPS       Z21, Z18, Z18
 	VADDPS       512(BX), Z18, Z18
 	VMULPS       Z12, Z9, Z21
-	VADDPS       Z21, Z20, Z20
+	VADDPS       Z21, Z14, Z14
 	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VADDPS       576(BX), Z19, Z19
+	VMULPS       Z21, Z14, Z14
+	VADDPS       Z14, Z20, Z14
+	VADDPS       576(BX), Z14, Z14
 	VXORPS       Z20, Z20, Z20
-	VBLENDMPS    Z16, Z14, K1, Z20
-	VMOVAPS      Z20, Z14
+	VBLENDMPS    Z13, Z17, K1, Z20
+	VMOVAPS      Z20, Z17
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z16, Z2, K1, Z13
 	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z2, K1, Z16
-	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z3, K1, Z17
+	VBLENDMPS    Z18, Z3, K1, Z16
 	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z19, Z4, K1, Z18
-	VMOVAPS      Z16, Z2
-	VMOVAPS      Z17, Z3
+	VBLENDMPS    Z14, Z4, K1, Z18
+	VMOVAPS      Z13, Z2
+	VMOVAPS      Z16, Z3
 	VMOVAPS      Z18, Z4
 
 CompactContactsAVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z14, Z5, Z16
-	VADDPS      Z12, Z16, Z12
+	VADDPS      Z17, Z5, Z13
+	VADDPS      Z12, Z13, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
 	KORTESTW    K1, K1
@@ -12338,8 +11979,8 @@ CompactContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z12
 	VMOVAPS        Z12, Z5
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z12
-	VMOVAPS        Z12, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z12
+	VMOVAPS        Z12, Z17
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z12
 	VMOVAPS        Z12, Z10
@@ -12356,8 +11997,8 @@ CompactContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z12
 	VMOVAPS        Z12, Z7
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
-	VMOVAPS        Z12, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z12
+	VMOVAPS        Z12, Z15
 	VXORPS         Z12, Z12, Z12
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z12
 	VMOVAPS        Z12, Z2
@@ -12368,8 +12009,8 @@ CompactContactsAVX512_last_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z12
 	VMOVAPS        Z12, Z4
 	VXORPS         Z12, Z12, Z12
-	VBLENDMPS      Z0, Z15, K1, Z12
-	VMOVAPS        Z12, Z15
+	VBLENDMPS      Z0, Z19, K1, Z12
+	VMOVAPS        Z12, Z19
 
 CompactContactsAVX512_last_finite:
 	// Pair index k = i + lane.
@@ -12378,7 +12019,7 @@ CompactContactsAVX512_last_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z15, Z15, K1
+	VPTESTMD      Z19, Z19, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_last_none
 	KMOVW         K1, R14
@@ -12388,13 +12029,13 @@ CompactContactsAVX512_last_finite:
 	VCOMPRESSPS.Z Z12, K1, Z12
 	MOVQ          (SP), R12
 	VMOVUPS       Z12, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z15, K1, Z12
+	VCOMPRESSPS.Z Z19, K1, Z12
 	MOVQ          8(SP), R12
 	VMOVUPS       Z12, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z5
+	VCOMPRESSPS.Z Z17, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z10, K1, Z5
@@ -12412,7 +12053,7 @@ CompactContactsAVX512_last_finite:
 	VCOMPRESSPS.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z5
+	VCOMPRESSPS.Z Z15, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPS       Z5, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z2
@@ -12439,11 +12080,91 @@ CompactContactsAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z2
-	VMOVUPS     Z2, 2560(R9)
+	VMOVUPS     Z2, 2496(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z2
-	VMOVUPS     Z2, 2624(R9)
+	VMOVUPS     Z2, 2560(R9)
 
 	// Capsule records of side I, transposed.
+	MOVL         2496(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2512(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         2500(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2516(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2504(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2520(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         2508(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2524(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         2528(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2544(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         2532(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2548(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         2536(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2552(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         2540(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         2556(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
+
+	// Capsule records of side J, transposed.
 	MOVL         2560(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
@@ -12498,86 +12219,6 @@ CompactContactsAVX512_tail:
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         2620(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
-	VUNPCKLPS    Z7, Z3, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z7, Z3, Z3
-	VUNPCKHPS    Z10, Z9, Z7
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z7, Z3, Z11
-	VSHUFPS      $0xee, Z7, Z3, Z3
-	VSHUFF32X4   $0x88, Z9, Z4, Z7
-	VMOVUPS      Z7, (BX)
-	VSHUFF32X4   $0x88, Z10, Z5, Z7
-	VMOVUPS      Z7, 64(BX)
-	VSHUFF32X4   $0x88, Z11, Z6, Z7
-	VMOVUPS      Z7, 128(BX)
-	VSHUFF32X4   $0x88, Z3, Z2, Z2
-	VMOVUPS      Z2, 384(BX)
-	VSHUFF32X4   $0xdd, Z9, Z4, Z2
-	VMOVUPS      Z2, 192(BX)
-	VSHUFF32X4   $0xdd, Z10, Z5, Z2
-	VMOVUPS      Z2, 256(BX)
-	VSHUFF32X4   $0xdd, Z11, Z6, Z2
-	VMOVUPS      Z2, 320(BX)
-
-	// Capsule records of side J, transposed.
-	MOVL         2624(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2640(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
-	MOVL         2628(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2644(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
-	MOVL         2632(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2648(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
-	MOVL         2636(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2652(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
-	VUNPCKLPS    Z3, Z2, Z6
-	VUNPCKLPS    Z5, Z4, Z7
-	VUNPCKHPS    Z3, Z2, Z2
-	VUNPCKHPS    Z5, Z4, Z3
-	VSHUFPS      $0x44, Z7, Z6, Z4
-	VSHUFPS      $0xee, Z7, Z6, Z5
-	VSHUFPS      $0x44, Z3, Z2, Z6
-	VSHUFPS      $0xee, Z3, Z2, Z2
-	MOVL         2656(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2672(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
-	MOVL         2660(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2676(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
-	MOVL         2664(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2680(R9), CX
-	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
-	MOVL         2668(R9), CX
-	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y8
-	MOVL         2684(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z8
 	VUNPCKLPS    Z7, Z3, Z10
@@ -12651,60 +12292,60 @@ CompactContactsAVX512_tail:
 	VADDPS      Z17, Z16, Z16
 	VMULPS      Z4, Z7, Z17
 	VADDPS      Z17, Z16, Z16
-	VMULPS      Z12, Z16, Z12
+	VMULPS      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z2, Z8, Z17
-	VMULPS Z3, Z9, Z18
-	VADDPS Z18, Z17, Z17
-	VMULPS Z4, Z10, Z18
-	VADDPS Z18, Z17, Z17
+	VMULPS Z2, Z8, Z18
+	VMULPS Z3, Z9, Z19
+	VADDPS Z19, Z18, Z18
+	VMULPS Z4, Z10, Z19
+	VADDPS Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS Z15, Z5, Z18
-	VMULPS Z15, Z6, Z19
-	VMULPS Z15, Z7, Z20
-	VSUBPS Z8, Z18, Z18
-	VSUBPS Z9, Z19, Z19
-	VSUBPS Z10, Z20, Z20
-	VMULPS Z12, Z5, Z21
-	VMULPS Z12, Z6, Z22
-	VMULPS Z12, Z7, Z23
-	VSUBPS Z21, Z2, Z21
-	VSUBPS Z22, Z3, Z22
-	VSUBPS Z23, Z4, Z23
+	VMULPS Z15, Z5, Z19
+	VMULPS Z15, Z6, Z20
+	VMULPS Z15, Z7, Z21
+	VSUBPS Z8, Z19, Z19
+	VSUBPS Z9, Z20, Z20
+	VSUBPS Z10, Z21, Z21
+	VMULPS Z17, Z5, Z22
+	VMULPS Z17, Z6, Z23
+	VMULPS Z17, Z7, Z24
+	VSUBPS Z22, Z2, Z22
+	VSUBPS Z23, Z3, Z23
+	VSUBPS Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z21, Z21, Z24
 	VMULPS   Z22, Z22, Z25
-	VADDPS   Z25, Z24, Z24
-	VMULPS   Z23, Z23, Z25
-	VADDPS   Z25, Z24, Z24
-	VMULPS   Z21, Z18, Z18
+	VMULPS   Z23, Z23, Z26
+	VADDPS   Z26, Z25, Z25
+	VMULPS   Z24, Z24, Z26
+	VADDPS   Z26, Z25, Z25
 	VMULPS   Z22, Z19, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z23, Z20, Z19
-	VADDPS   Z19, Z18, Z18
-	VCMPPS   $0x04, Z24, Z0, K2
-	VDIVPS.Z Z24, Z18, K2, Z18
-	VMINPS   Z1, Z18, Z18
-	VMAXPS   Z0, Z18, Z18
+	VMULPS   Z23, Z20, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z24, Z21, Z20
+	VADDPS   Z20, Z19, Z19
+	VCMPPS   $0x04, Z25, Z0, K2
+	VDIVPS.Z Z25, Z19, K2, Z19
+	VMINPS   Z1, Z19, Z19
+	VMAXPS   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z12, Z18, Z12
-	VADDPS Z12, Z15, Z12
-	VMINPS Z1, Z12, Z12
-	VMAXPS Z0, Z12, Z12
+	VMULPS Z17, Z19, Z19
+	VADDPS Z19, Z15, Z19
+	VMINPS Z1, Z19, Z19
+	VMAXPS Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z12, Z15
-	VSUBPS Z17, Z15, Z15
-	VMULPS Z14, Z15, Z14
+	VMULPS Z16, Z19, Z16
+	VSUBPS Z18, Z16, Z16
+	VMULPS Z14, Z16, Z14
 	VMINPS Z1, Z14, Z14
 	VMAXPS Z0, Z14, Z14
-	VMULPS Z12, Z5, Z5
-	VMULPS Z12, Z6, Z6
-	VMULPS Z12, Z7, Z7
+	VMULPS Z19, Z5, Z5
+	VMULPS Z19, Z6, Z6
+	VMULPS Z19, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS Z14, Z2, Z2
@@ -12716,29 +12357,29 @@ CompactContactsAVX512_tail:
 	VMULPS Z14, Z4, Z4
 	VADDPS Z4, Z10, Z4
 	VSUBPS Z7, Z4, Z4
-	VMULPS Z2, Z2, Z12
-	VMULPS Z3, Z3, Z14
-	VADDPS Z14, Z12, Z12
-	VMULPS Z4, Z4, Z14
-	VADDPS Z14, Z12, Z12
+	VMULPS Z2, Z2, Z14
+	VMULPS Z3, Z3, Z16
+	VADDPS Z16, Z14, Z14
+	VMULPS Z4, Z4, Z16
+	VADDPS Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSS partol<>+0(SB), Z14
-	VMULPS       Z13, Z14, Z14
-	VCMPPS       $0x12, Z14, Z24, K2
+	VBROADCASTSS partol<>+0(SB), Z16
+	VMULPS       Z13, Z16, Z16
+	VCMPPS       $0x12, Z16, Z25, K2
 	VCMPPS       $0x00, Z0, Z13, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPS      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K3
+	VSQRTPS      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z20, K3
 	VMAXPS       Z11, Z13, Z11
 	VMULPS       Z8, Z8, Z8
 	VMULPS       Z9, Z9, Z9
@@ -12748,7 +12389,7 @@ CompactContactsAVX512_tail:
 	VMAXPS       Z8, Z11, Z8
 	VBROADCASTSS crosstol<>+0(SB), Z9
 	VMULPS       Z8, Z9, Z9
-	VCMPPS       $0x11, Z9, Z17, K4
+	VCMPPS       $0x11, Z9, Z20, K4
 	KORW         K4, K3, K5
 	KORTESTW     K5, K5
 	JZ           CompactContactsAVX512_tailgroup_normal
@@ -12760,41 +12401,29 @@ CompactContactsAVX512_tail:
 	VSUBPS       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPS       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPS       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPS       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPS       576(BX), Z19, Z19
-	VMULPS       Z9, Z9, Z20
-	VMULPS       Z10, Z10, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z11, Z11, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z13, Z13, Z21
-	VMULPS       Z18, Z18, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z19, Z19, Z22
-	VADDPS       Z22, Z21, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z21, K5
-	VDIVPS.Z     Z21, Z1, K5, Z21
-	VSQRTPS      Z20, Z22
-	VCMPPS       $0x04, Z22, Z0, K5
-	VDIVPS.Z     Z22, Z1, K5, Z22
-	VSQRTPS      Z21, Z21
-	VMULPS       Z22, Z9, Z9
-	VMULPS       Z22, Z10, Z10
-	VMULPS       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPS       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPS       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPS       576(BX), Z23, Z23
+	VSQRTPS      Z13, Z24
+	VCMPPS       $0x04, Z24, Z0, K5
+	VDIVPS.Z     Z24, Z1, K5, Z24
+	VSQRTPS      Z12, Z25
+	VMULPS       Z24, Z9, Z9
+	VMULPS       Z24, Z10, Z10
+	VMULPS       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPS       Z21, Z13, Z9
-	VMULPS       Z21, Z18, Z10
-	VMULPS       Z21, Z19, Z11
+	VMULPS       Z25, Z21, Z9
+	VMULPS       Z25, Z22, Z10
+	VMULPS       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPS       $0x00, Z0, Z20, K5
+	VCMPPS       $0x00, Z0, Z13, K5
 	VMOVUPS      64(R9), Z9
 	VMULPS       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -12807,9 +12436,9 @@ CompactContactsAVX512_tail:
 	VSUBPS       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPS       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPS       192(R9), Z13, Z13
-	VSUBPS       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPS       192(R9), Z21, Z21
+	VSUBPS       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -12830,8 +12459,8 @@ CompactContactsAVX512_tail:
 	VMULPS       512(R9), Z4, Z11
 	VADDPS       Z11, Z10, Z10
 	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z8, Z13, Z8
+	VBROADCASTSS signtol<>+0(SB), Z21
+	VMULPS       Z8, Z21, Z8
 	VMULPS       Z9, Z8, Z8
 	VCMPPS       $0x19, Z8, Z11, K4
 	VCMPPS       $0x11, Z0, Z10, K6
@@ -12842,27 +12471,27 @@ CompactContactsAVX512_tail:
 	VXORPS.BCST  signmask<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPS.BCST  signmask<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPS    Z8, Z18, K4, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPS    Z8, Z22, K4, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPS    Z10, Z18, K4, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPS    Z10, Z22, K4, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPS    Z11, Z18, K4, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPS    Z11, Z22, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPS    Z13, Z14, K3, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPS    Z8, Z15, K3, Z13
+	VBLENDMPS    Z21, Z16, K3, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPS    Z8, Z18, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPS    Z10, Z16, K3, Z8
+	VBLENDMPS    Z10, Z19, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPS    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPS    Z9, Z20, K3, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -12881,7 +12510,7 @@ CompactContactsAVX512_tail:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K3
 	VMOVUPS     640(R9), Z9
 	VMULPS      640(R9), Z9, Z9
 	VMULPS      Z8, Z8, Z10
@@ -12889,22 +12518,22 @@ CompactContactsAVX512_tail:
 	VMULPS      Z0, Z0, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   640(R9), Z14, K3, Z10
+	VBLENDMPS   640(R9), Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z15, K3, Z11
+	VBLENDMPS   Z8, Z18, K3, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z16, K3, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPS   Z0, Z19, K3, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPS   Z9, Z20, K3, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPS.BCST signmask<>+0(SB), Z8, Z8
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K3
 	VMULPS      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPS      704(R9), Z10, Z10
@@ -12912,59 +12541,59 @@ CompactContactsAVX512_tail:
 	VMULPS      Z8, Z8, Z10
 	VADDPS      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z0, Z14, K3, Z10
+	VBLENDMPS   Z0, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   704(R9), Z15, K3, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPS   Z8, Z16, K3, Z13
+	VBLENDMPS   704(R9), Z18, K3, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPS   Z8, Z19, K3, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPS   Z9, Z20, K3, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z17, K3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z0, Z14, K3, Z8
+	VBLENDMPS   Z0, Z16, K3, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z0, Z15, K3, Z9
+	VBLENDMPS   Z0, Z18, K3, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z1, Z16, K3, Z10
+	VBLENDMPS   Z1, Z19, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPS   Z1, Z20, K3, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPS Z20, Z8
+	VMOVAPS Z8, Z21
 
 CompactContactsAVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPS Z18, Z1, Z8
-	VMULPS Z8, Z14, Z9
-	VMULPS Z8, Z15, Z10
-	VMULPS Z8, Z16, Z8
+	VDIVPS Z21, Z1, Z8
+	VMULPS Z8, Z16, Z9
+	VMULPS Z8, Z18, Z10
+	VMULPS Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPS       832(BX), Z11, Z11
-	VSUBPS       Z12, Z11, Z13
-	VBROADCASTSS margin+40(FP), Z14
-	VADDPS       Z14, Z11, Z11
-	VCMPPS       $0x12, Z11, Z12, K3
+	VSUBPS       Z14, Z11, Z16
+	VBROADCASTSS margin+40(FP), Z18
+	VADDPS       Z18, Z11, Z11
+	VCMPPS       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPS       384(BX), Z11, Z11
-	VMULPS       Z11, Z9, Z12
-	VADDPS       Z12, Z2, Z2
-	VBROADCASTSS half<>+0(SB), Z12
-	VMULPS       Z12, Z2, Z2
+	VMULPS       Z11, Z9, Z14
+	VADDPS       Z14, Z2, Z2
+	VBROADCASTSS half<>+0(SB), Z14
+	VMULPS       Z14, Z2, Z2
 	VADDPS       Z2, Z5, Z2
 	VADDPS       448(BX), Z2, Z2
 	VMULPS       Z11, Z10, Z5
@@ -12979,226 +12608,195 @@ CompactContactsAVX512_tailgroup_normal:
 	VMULPS       Z5, Z4, Z4
 	VADDPS       Z4, Z7, Z4
 	VADDPS       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
-	VPBROADCASTD.Z int1<>+0(SB), K3, Z14
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z18
 	KORTESTW       K2, K2
 	JZ             CompactContactsAVX512_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPS         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPS         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPS         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPS         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPS         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPS         576(BX), Z20, Z20
-	VMULPS         Z15, Z15, Z21
-	VMULPS         Z16, Z16, Z22
-	VADDPS         Z22, Z21, Z21
-	VMULPS         Z17, Z17, Z22
-	VADDPS         Z22, Z21, Z21
-	VMULPS         Z18, Z18, Z22
-	VMULPS         Z19, Z19, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z20, Z20, Z23
-	VADDPS         Z23, Z22, Z22
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z22, K3
-	VDIVPS.Z       Z22, Z1, K3, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPS         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPS         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPS         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPS         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPS         1280(R9), Z16, Z16
-	VADDPS         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPS         1344(R9), Z16, Z16
-	VADDPS         Z16, Z15, Z15
-	VMULPS         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPS         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPS         832(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPS         896(R9), Z17, Z17
-	VADDPS         Z17, Z16, Z16
-	VMULPS         Z22, Z16, Z16
-	VADDPS         Z16, Z15, Z16
-	VMINPS         Z16, Z15, Z17
-	VMAXPS         Z17, Z0, Z17
-	VMAXPS         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPS         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPS         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPS         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPS         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPS         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPS         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPS         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPS         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPS         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPS         Z17, Z15, Z17
+	VMINPS         Z17, Z15, Z19
+	VMAXPS         Z19, Z0, Z19
+	VMAXPS         Z17, Z15, Z15
 	VMINPS         Z15, Z1, Z15
-	VCMPPS         $0x11, Z15, Z17, K3
+	VCMPPS         $0x11, Z15, Z19, K3
 	KANDW          K3, K2, K2
-	VCMPPS         $0x00, Z0, Z22, K3
+	VCMPPS         $0x00, Z0, Z12, K3
 	KANDNW         K2, K3, K2
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPS.BCST int2<>+0(SB), Z14, K2, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPS         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST int2<>+0(SB), Z18, K2, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPS         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPS       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPS       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1408(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z19, K3, Z19
-	VMINPS       Z1, Z19, Z19
-	VMAXPS       Z0, Z19, Z19
-	VMULPS       768(R9), Z19, Z20
-	VADDPS       1216(R9), Z20, Z20
-	VSUBPS       Z16, Z20, Z20
-	VMULPS       832(R9), Z19, Z21
-	VADDPS       1280(R9), Z21, Z21
-	VSUBPS       Z17, Z21, Z21
-	VMULPS       896(R9), Z19, Z19
-	VADDPS       1344(R9), Z19, Z19
-	VSUBPS       Z18, Z19, Z19
-	VMULPS       Z9, Z20, Z22
-	VMULPS       Z10, Z21, Z23
-	VADDPS       Z23, Z22, Z22
-	VMULPS       Z8, Z19, Z23
-	VADDPS       Z23, Z22, Z22
-	VSUBPS       Z22, Z15, Z22
-	VMULPS       Z11, Z9, Z23
-	VADDPS       Z23, Z20, Z20
-	VBROADCASTSS half<>+0(SB), Z23
-	VMULPS       Z23, Z20, Z20
-	VADDPS       Z20, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z20
-	VADDPS       Z20, Z21, Z20
+	VMULPS       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1344(R9), Z19, Z19
+	VSUBPS       1152(R9), Z15, Z20
+	VSUBPS       1216(R9), Z17, Z21
+	VSUBPS       1280(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
+	VCMPPS       $0x04, Z13, Z0, K3
+	VDIVPS.Z     Z13, Z20, K3, Z20
+	VMINPS       Z1, Z20, Z20
+	VMAXPS       Z0, Z20, Z20
+	VMULPS       768(R9), Z20, Z21
+	VADDPS       1152(R9), Z21, Z21
+	VSUBPS       Z15, Z21, Z21
+	VMULPS       832(R9), Z20, Z22
+	VADDPS       1216(R9), Z22, Z22
+	VSUBPS       Z17, Z22, Z22
+	VMULPS       896(R9), Z20, Z20
+	VADDPS       1280(R9), Z20, Z20
+	VSUBPS       Z19, Z20, Z20
+	VMULPS       Z9, Z21, Z23
+	VMULPS       Z10, Z22, Z24
+	VADDPS       Z24, Z23, Z23
+	VMULPS       Z8, Z20, Z24
+	VADDPS       Z24, Z23, Z23
+	VSUBPS       Z23, Z12, Z23
+	VMULPS       Z11, Z9, Z24
+	VADDPS       Z24, Z21, Z21
+	VBROADCASTSS half<>+0(SB), Z24
+	VMULPS       Z24, Z21, Z21
+	VADDPS       Z21, Z15, Z15
+	VADDPS       448(BX), Z15, Z15
+	VMULPS       Z11, Z10, Z21
+	VADDPS       Z21, Z22, Z21
+	VBROADCASTSS half<>+0(SB), Z22
+	VMULPS       Z22, Z21, Z21
+	VADDPS       Z21, Z17, Z17
+	VADDPS       512(BX), Z17, Z17
+	VMULPS       Z11, Z8, Z21
+	VADDPS       Z21, Z20, Z20
 	VBROADCASTSS half<>+0(SB), Z21
 	VMULPS       Z21, Z20, Z20
-	VADDPS       Z20, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z20
 	VADDPS       Z20, Z19, Z19
-	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z18, Z18
-	VADDPS       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z22, Z5, K2, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPS    Z16, Z6, K2, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z7, K2, Z16
+	VADDPS       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z23, Z5, K2, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPS    Z15, Z6, K2, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z17, Z7, K2, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z18, Z12, K2, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPS    Z19, Z14, K2, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPS       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPS       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPS       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPS       1472(R9), Z18, Z18
-	VSUBPS       1216(R9), Z16, Z19
-	VSUBPS       1280(R9), Z17, Z20
-	VSUBPS       1344(R9), Z18, Z21
-	VMULPS       768(R9), Z19, Z19
-	VMULPS       832(R9), Z20, Z20
-	VADDPS       Z20, Z19, Z19
-	VMULPS       896(R9), Z21, Z20
-	VADDPS       Z20, Z19, Z19
-	VCMPPS       $0x04, 1152(R9), Z0, K3
-	VDIVPS.Z     1152(R9), Z19, K3, Z19
-	VMINPS       Z1, Z19, Z1
+	VMULPS       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPS       1408(R9), Z19, Z19
+	VSUBPS       1152(R9), Z15, Z20
+	VSUBPS       1216(R9), Z17, Z21
+	VSUBPS       1280(R9), Z19, Z22
+	VMULPS       768(R9), Z20, Z20
+	VMULPS       832(R9), Z21, Z21
+	VADDPS       Z21, Z20, Z20
+	VMULPS       896(R9), Z22, Z21
+	VADDPS       Z21, Z20, Z20
+	VCMPPS       $0x04, Z13, Z0, K3
+	VDIVPS.Z     Z13, Z20, K3, Z13
+	VMINPS       Z1, Z13, Z1
 	VMAXPS       Z0, Z1, Z1
-	VMULPS       768(R9), Z1, Z19
-	VADDPS       1216(R9), Z19, Z19
-	VSUBPS       Z16, Z19, Z19
+	VMULPS       768(R9), Z1, Z13
+	VADDPS       1152(R9), Z13, Z13
+	VSUBPS       Z15, Z13, Z13
 	VMULPS       832(R9), Z1, Z20
-	VADDPS       1280(R9), Z20, Z20
+	VADDPS       1216(R9), Z20, Z20
 	VSUBPS       Z17, Z20, Z20
 	VMULPS       896(R9), Z1, Z1
-	VADDPS       1344(R9), Z1, Z1
-	VSUBPS       Z18, Z1, Z1
-	VMULPS       Z9, Z19, Z21
+	VADDPS       1280(R9), Z1, Z1
+	VSUBPS       Z19, Z1, Z1
+	VMULPS       Z9, Z13, Z21
 	VMULPS       Z10, Z20, Z22
 	VADDPS       Z22, Z21, Z21
 	VMULPS       Z8, Z1, Z22
 	VADDPS       Z22, Z21, Z21
-	VSUBPS       Z21, Z15, Z15
+	VSUBPS       Z21, Z12, Z12
 	VMULPS       Z11, Z9, Z21
-	VADDPS       Z21, Z19, Z19
+	VADDPS       Z21, Z13, Z13
 	VBROADCASTSS half<>+0(SB), Z21
-	VMULPS       Z21, Z19, Z19
-	VADDPS       Z19, Z16, Z16
-	VADDPS       448(BX), Z16, Z16
-	VMULPS       Z11, Z10, Z19
-	VADDPS       Z19, Z20, Z19
+	VMULPS       Z21, Z13, Z13
+	VADDPS       Z13, Z15, Z13
+	VADDPS       448(BX), Z13, Z13
+	VMULPS       Z11, Z10, Z15
+	VADDPS       Z15, Z20, Z15
 	VBROADCASTSS half<>+0(SB), Z20
-	VMULPS       Z20, Z19, Z19
-	VADDPS       Z19, Z17, Z17
-	VADDPS       512(BX), Z17, Z17
-	VMULPS       Z11, Z8, Z19
-	VADDPS       Z19, Z1, Z1
-	VBROADCASTSS half<>+0(SB), Z19
-	VMULPS       Z19, Z1, Z1
-	VADDPS       Z1, Z18, Z1
+	VMULPS       Z20, Z15, Z15
+	VADDPS       Z15, Z17, Z15
+	VADDPS       512(BX), Z15, Z15
+	VMULPS       Z11, Z8, Z17
+	VADDPS       Z17, Z1, Z1
+	VBROADCASTSS half<>+0(SB), Z17
+	VMULPS       Z17, Z1, Z1
+	VADDPS       Z1, Z19, Z1
 	VADDPS       576(BX), Z1, Z1
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPS    Z15, Z13, K2, Z18
-	VMOVAPS      Z18, Z13
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z16, Z2, K2, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPS    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPS    Z1, Z4, K2, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPS    Z12, Z16, K2, Z17
+	VMOVAPS      Z17, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z13, Z2, K2, Z12
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPS    Z15, Z3, K2, Z13
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z1, Z4, K2, Z15
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z13, Z3
+	VMOVAPS      Z15, Z4
 
 CompactContactsAVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPS      Z13, Z5, Z1
+	VADDPS      Z16, Z5, Z1
 	VADDPS      Z11, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
@@ -13210,8 +12808,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K2, Z1
+	VMOVAPS        Z1, Z16
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -13228,8 +12826,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -13240,8 +12838,8 @@ CompactContactsAVX512_tailgroup_single:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPS      Z0, Z14, K2, Z1
-	VMOVAPS        Z1, Z14
+	VBLENDMPS      Z0, Z18, K2, Z1
+	VMOVAPS        Z1, Z18
 
 CompactContactsAVX512_tailgroup_finite:
 	// Pair index k = i + lane.
@@ -13250,7 +12848,7 @@ CompactContactsAVX512_tailgroup_finite:
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z14, Z14, K2
+	VPTESTMD      Z18, Z18, K2
 	KANDW         K1, K2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContactsAVX512_tailgroup_none
@@ -13261,13 +12859,13 @@ CompactContactsAVX512_tailgroup_finite:
 	VCOMPRESSPS.Z Z0, K1, Z0
 	MOVQ          (SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z0
+	VCOMPRESSPS.Z Z18, K1, Z0
 	MOVQ          8(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z5, K1, Z0
 	MOVQ          16(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z0
+	VCOMPRESSPS.Z Z16, K1, Z0
 	MOVQ          24(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z9, K1, Z0
@@ -13285,7 +12883,7 @@ CompactContactsAVX512_tailgroup_finite:
 	VCOMPRESSPS.Z Z7, K1, Z0
 	MOVQ          64(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z0
+	VCOMPRESSPS.Z Z14, K1, Z0
 	MOVQ          72(SP), R12
 	VMOVUPS       Z0, K2, (R12)(R11*4)
 	VCOMPRESSPS.Z Z2, K1, Z0
@@ -13544,47 +13142,48 @@ Contacts64AVX2_ahead:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y12
+	VMULPD  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y14
-	VMULPD  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y4, Y10, Y14
-	VADDPD  Y14, Y13, Y13
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y14
+	VMULPD  Y11, Y5, Y13
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPD  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPD  Y8, Y14, Y11
-	VSUBPD  Y9, Y15, Y14
-	VSUBPD  Y10, Y13, Y13
-	VMULPD  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPD  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPD  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPD  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPD  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y14, Y8
+	VMULPD  Y10, Y13, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y13, Y8
+	VMULPD  Y9, Y12, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -13593,14 +13192,14 @@ Contacts64AVX2_ahead:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y12, Y4, Y4
-	VADDPD 416(R9), Y4, Y4
+	VMULPD Y14, Y4, Y4
+	VADDPD 448(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 352(R9), Y4, Y8
-	VSUBPD 384(R9), Y8, Y8
+	VMULPD 384(R9), Y4, Y8
+	VSUBPD 416(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -13610,147 +13209,147 @@ Contacts64AVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 512(R9), Y2, Y2
+	VADDPD 544(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 576(R9), Y8, Y7
-	VADDPD 480(R9), Y7, Y7
-	VSUBPD Y6, Y7, Y7
-	VMULPD 544(R9), Y8, Y8
-	VADDPD 448(R9), Y8, Y8
-	VSUBPD Y4, Y8, Y8
-	VMULPD Y2, Y2, Y9
-	VMULPD Y7, Y7, Y10
-	VADDPD Y10, Y9, Y9
-	VMULPD Y8, Y8, Y10
+	VMULPD 608(R9), Y8, Y7
+	VADDPD 512(R9), Y7, Y7
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y11
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y12
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, (R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 32(R10)
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, (R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 32(R10)
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y11
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y12
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 64(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 192(R10)
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 64(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 192(R10)
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y12
+	VBROADCASTF128 32(AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 96(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 128(R10)
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 96(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 128(R10)
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 48(AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y12
+	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 160(R10)
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 160(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y11
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y12
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 224(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 256(R10)
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 224(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 256(R10)
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y11
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y12
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 288(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 416(R10)
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 288(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 416(R10)
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y12
+	VBROADCASTF128 32(AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 320(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 352(R10)
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 320(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 352(R10)
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 48(AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y12
+	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 384(R10)
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 384(R10)
+	VSUBPD         Y6, Y7, Y7
+	VMULPD         576(R9), Y8, Y8
+	VADDPD         480(R9), Y8, Y8
+	VSUBPD         Y4, Y8, Y8
+	VMULPD         Y2, Y2, Y9
+	VMULPD         Y7, Y7, Y10
+	VADDPD         Y10, Y9, Y9
+	VMULPD         Y8, Y8, Y10
 	VADDPD         Y10, Y9, Y9
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
@@ -13769,38 +13368,39 @@ Contacts64AVX2_ahead:
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPD      Y9, Y9
-	VMOVAPS      Y9, Y14
-	VMOVUPS      Y3, 320(R9)
+	VMOVAPS      Y9, Y15
+	VMOVUPS      Y14, 320(R9)
+	VMOVUPS      Y3, 384(R9)
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y3
-	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y4, 416(R9)
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      512(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      480(R9), Y5
-	VMULPD       480(R9), Y5, Y5
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPD       512(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      448(R9), Y6
-	VMULPD       448(R9), Y6, Y6
+	VMOVUPS      480(R9), Y6
+	VMULPD       480(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
 	VMULPD       Y4, Y5, Y5
 	VCMPPD       $0x11, Y5, Y13, Y5
 	VORPD        Y5, Y3, Y6
-	VMOVUPS      Y9, 384(R9)
-	VMOVUPS      Y14, 416(R9)
-	VMOVUPS      Y13, 448(R9)
-	VMOVUPS      Y12, 480(R9)
-	VMOVUPS      Y11, 512(R9)
-	VMOVUPS      Y10, 544(R9)
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y15, 512(R9)
+	VMOVUPS      Y13, 576(R9)
+	VMOVUPS      Y12, 608(R9)
+	VMOVUPS      Y11, 640(R9)
+	VMOVUPS      Y10, 672(R9)
+	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y3, 832(R9)
 	VTESTPD      Y6, Y6
 	JZ           Contacts64AVX2_ahead_normal
 
@@ -13817,30 +13417,18 @@ Contacts64AVX2_ahead:
 	VSUBPD       256(BX), Y7, Y7
 	VMOVUPS      384(BX), Y8
 	VSUBPD       288(BX), Y8, Y8
-	VMULPD       Y2, Y2, Y9
-	VMULPD       Y3, Y3, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y4, Y4, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y6, Y6, Y10
-	VMULPD       Y7, Y7, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y8, Y8, Y11
-	VADDPD       Y11, Y10, Y10
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y10, Y11
-	VDIVPD       Y10, Y1, Y10
-	VANDPD       Y11, Y10, Y10
-	VSQRTPD      Y9, Y11
-	VCMPPD       $0x04, Y11, Y0, Y12
-	VDIVPD       Y11, Y1, Y11
-	VANDPD       Y12, Y11, Y11
-	VSQRTPD      Y10, Y10
-	VMULPD       Y11, Y2, Y2
-	VMULPD       Y11, Y3, Y3
-	VMULPD       Y11, Y4, Y4
+	VSQRTPD      288(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y4, Y4
 	VMULPD       Y10, Y6, Y6
 	VMULPD       Y10, Y7, Y7
 	VMULPD       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
 	VCMPPD       $0x00, Y0, Y9, Y9
 	VMULPD       Y8, Y3, Y10
 	VMULPD       Y7, Y4, Y11
@@ -13858,18 +13446,18 @@ Contacts64AVX2_ahead:
 	VADDPD       Y14, Y13, Y13
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
 	VANDNPD      Y5, Y14, Y5
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPD        Y5, Y14, Y5
-	VMULPD       672(R9), Y10, Y14
-	VMULPD       640(R9), Y11, Y15
-	VMOVUPS      Y4, 704(R9)
+	VMULPD       800(R9), Y10, Y14
+	VMULPD       768(R9), Y11, Y15
+	VMOVUPS      Y4, 832(R9)
 	VADDPD       Y15, Y14, Y4
-	VMULPD       608(R9), Y12, Y14
+	VMULPD       736(R9), Y12, Y14
 	VADDPD       Y14, Y4, Y4
 	VMULPD       Y4, Y4, Y14
-	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y8, 864(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y8
-	VMULPD       576(R9), Y8, Y8
+	VMULPD       704(R9), Y8, Y8
 	VMULPD       Y13, Y8, Y8
 	VCMPPD       $0x19, Y8, Y14, Y8
 	VCMPPD       $0x11, Y0, Y4, Y4
@@ -13877,130 +13465,130 @@ Contacts64AVX2_ahead:
 	VXORPD       signmask64<>+0(SB), Y10, Y8
 	VXORPD       signmask64<>+0(SB), Y11, Y14
 	VXORPD       signmask64<>+0(SB), Y12, Y15
-	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y3, 704(R9)
 	VBLENDVPD    Y4, Y8, Y10, Y3
 	VBLENDVPD    Y4, Y14, Y11, Y8
 	VBLENDVPD    Y4, Y15, Y12, Y4
-	VMOVUPS      544(R9), Y10
+	VMOVUPS      672(R9), Y10
 	VBLENDVPD    Y5, Y3, Y10, Y3
-	VMOVUPS      512(R9), Y10
+	VMOVUPS      640(R9), Y10
 	VBLENDVPD    Y5, Y8, Y10, Y8
-	VMOVUPS      480(R9), Y10
+	VMOVUPS      608(R9), Y10
 	VBLENDVPD    Y5, Y4, Y10, Y4
-	VMOVUPS      448(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPD    Y5, Y13, Y10, Y5
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y8, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y9, Y6, Y2, Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VBLENDVPD Y9, Y7, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPD Y9, 736(R9), Y4, Y4
+	VMOVUPS   832(R9), Y4
+	VBLENDVPD Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
 	VMULPD    Y3, Y3, Y6
 	VMULPD    Y2, Y2, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
 	VMULPD    Y0, Y0, Y5
 	VMULPD    Y4, Y4, Y6
 	VADDPD    Y6, Y5, Y5
 	VMULPD    Y2, Y2, Y6
 	VADDPD    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPD 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 Contacts64AVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD 416(R9), Y1, Y2
-	VMULPD 544(R9), Y2, Y3
-	VMULPD 512(R9), Y2, Y4
-	VMULPD 480(R9), Y2, Y2
+	VDIVPD 512(R9), Y1, Y2
+	VMULPD 672(R9), Y2, Y3
+	VMULPD 640(R9), Y2, Y4
+	VMULPD 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPD       416(BX), Y5, Y5
-	VSUBPD       384(R9), Y5, Y6
+	VSUBPD       480(R9), Y5, Y6
 	VBROADCASTSD margin+40(FP), Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      384(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPD       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPD       192(BX), Y7, Y7
 	VMULPD       Y7, Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VADDPD       800(R9), Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
-	VADDPD       288(R9), Y8, Y8
+	VADDPD       544(R9), Y8, Y8
 	VADDPD       224(BX), Y8, Y8
 	VMULPD       Y7, Y4, Y9
-	VADDPD       640(R9), Y9, Y9
+	VADDPD       768(R9), Y9, Y9
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y9, Y9
 	VADDPD       256(R9), Y9, Y9
 	VADDPD       256(BX), Y9, Y9
 	VMULPD       Y7, Y2, Y10
-	VADDPD       608(R9), Y10, Y10
+	VADDPD       736(R9), Y10, Y10
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y10, Y10
-	VADDPD       352(R9), Y10, Y10
+	VADDPD       416(R9), Y10, Y10
 	VADDPD       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
@@ -14009,23 +13597,23 @@ Contacts64AVX2_ahead_normal:
 	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPD  320(R9), Y5, Y10
-	VMOVUPS Y9, 288(R9)
+	VANDPD  384(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPD  int164<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPD Y10, Y10
 	JZ      Contacts64AVX2_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPD    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -14038,236 +13626,222 @@ Contacts64AVX2_ahead_normal:
 	VSUBPD    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPD    288(BX), Y8, Y8
-	VMULPD    Y2, Y2, Y9
-	VMULPD    Y3, Y3, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y4, Y4, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y6, Y6, Y11
-	VMULPD    Y7, Y7, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y8, Y8, Y12
-	VADDPD    Y12, Y11, Y11
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD    Y11, Y1, Y11
-	VANDPD    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPD    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPD    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPD    288(BX), Y14, Y14
-	VMULPD    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPD    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPD    Y9, Y15, Y9
-	VMULPD    Y14, Y8, Y13
-	VADDPD    Y13, Y9, Y9
-	VMULPD    Y11, Y9, Y9
-	VMULPD    Y2, Y6, Y13
-	VMULPD    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPD    Y15, Y13, Y3
-	VMULPD    Y4, Y8, Y13
-	VADDPD    Y13, Y3, Y3
-	VMULPD    Y11, Y3, Y3
-	VADDPD    Y3, Y9, Y3
-	VMINPD    Y3, Y9, Y13
-	VMAXPD    Y13, Y0, Y13
-	VMAXPD    Y3, Y9, Y3
-	VMINPD    Y3, Y1, Y3
-	VCMPPD    $0x11, Y3, Y13, Y9
-	VANDPD    Y9, Y10, Y9
-	VCMPPD    $0x00, Y0, Y11, Y10
-	VANDNPD   Y9, Y10, Y9
-	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPD    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPD       Y13, Y6, Y11
-	VMULPD       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y13, Y8, Y7
-	VSUBPD       Y12, Y11, Y13
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPD       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPD       Y2, Y13, Y3
-	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
-	VMULPD       Y4, Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y3, Y3
-	VANDPD       Y6, Y3, Y3
-	VMINPD       Y1, Y3, Y3
-	VMAXPD       Y0, Y3, Y3
-	VMULPD       Y3, Y2, Y6
-	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y11, Y6, Y6
-	VMULPD       704(R9), Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y3, Y4, Y3
-	VADDPD       Y3, Y14, Y3
-	VSUBPD       Y7, Y3, Y3
-	VMULPD       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPD       576(R9), Y8, Y4
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPD       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y4, Y13, Y2
-	VMULPD       544(R9), Y3, Y4
-	VADDPD       Y4, Y2, Y2
-	VSUBPD       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPD       512(R9), Y4, Y4
-	VADDPD       Y4, Y6, Y4
-	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y4, Y4
-	VADDPD       Y4, Y11, Y4
-	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VADDPD       Y6, Y8, Y6
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y6, Y6
-	VADDPD       Y6, Y15, Y6
-	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
+	VADDPD       Y3, Y14, Y2
+	VMULPD       672(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPD       640(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y3, Y3
-	VADDPD       Y3, Y7, Y3
-	VADDPD       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPD    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPD    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPD    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPD       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPD       832(R9), Y4, Y4
-	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y3, Y7
-	VSUBPD       Y14, Y4, Y8
+	VMULPD       800(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
-	VMULPD       704(R9), Y7, Y7
+	VMULPD       864(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       864(R9), Y8, Y7
+	VMULPD       320(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 640(R9), Y0, Y7
-	VDIVPD       640(R9), Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
 	VMULPD       896(R9), Y6, Y7
-	VADDPD       Y7, Y12, Y7
+	VADDPD       Y7, Y9, Y7
 	VSUBPD       Y2, Y7, Y7
-	VMULPD       704(R9), Y6, Y8
-	VADDPD       672(R9), Y8, Y8
+	VMULPD       864(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
 	VSUBPD       Y3, Y8, Y8
-	VMULPD       864(R9), Y6, Y6
-	VADDPD       Y6, Y14, Y6
+	VMULPD       320(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
 	VSUBPD       Y4, Y6, Y6
-	VMULPD       608(R9), Y7, Y11
-	VMULPD       576(R9), Y8, Y12
-	VADDPD       Y12, Y11, Y11
-	VMULPD       544(R9), Y6, Y12
-	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       512(R9), Y11, Y11
-	VADDPD       Y11, Y7, Y7
-	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y7, Y7
+	VMULPD       736(R9), Y7, Y9
+	VMULPD       704(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       672(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y4, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y9, Y2, Y6, Y2
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y4, 256(R9)
 
 Contacts64AVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPD  352(R9), Y2, Y2
-	VADDPD  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPD  480(R9), Y2, Y2
+	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
@@ -14291,34 +13865,34 @@ Contacts64AVX2_ahead_finite:
 	VMOVDQU 32(R9), X2
 	MOVQ    8(SP), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 608(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 608(R9), Y2
+	VMOVUPS 736(R9), Y2
 	MOVQ    32(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 576(R9), Y2
+	VMOVUPS 704(R9), Y2
 	MOVQ    40(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 544(R9), Y2
+	VMOVUPS 672(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 576(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 544(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 512(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 320(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 288(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    88(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 256(R9), Y2
@@ -14382,47 +13956,48 @@ Contacts64AVX2_last:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y12
+	VMULPD  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y14
-	VMULPD  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y4, Y10, Y14
-	VADDPD  Y14, Y13, Y13
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y14
+	VMULPD  Y11, Y5, Y13
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPD  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPD  Y8, Y14, Y11
-	VSUBPD  Y9, Y15, Y14
-	VSUBPD  Y10, Y13, Y13
-	VMULPD  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPD  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPD  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPD  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPD  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y14, Y8
+	VMULPD  Y10, Y13, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y13, Y8
+	VMULPD  Y9, Y12, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -14431,14 +14006,14 @@ Contacts64AVX2_last:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y12, Y4, Y4
-	VADDPD 416(R9), Y4, Y4
+	VMULPD Y14, Y4, Y4
+	VADDPD 448(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 352(R9), Y4, Y8
-	VSUBPD 384(R9), Y8, Y8
+	VMULPD 384(R9), Y4, Y8
+	VSUBPD 416(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -14448,13 +14023,13 @@ Contacts64AVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 512(R9), Y2, Y2
+	VADDPD 544(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 576(R9), Y8, Y7
-	VADDPD 480(R9), Y7, Y7
+	VMULPD 608(R9), Y8, Y7
+	VADDPD 512(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
-	VMULPD 544(R9), Y8, Y8
-	VADDPD 448(R9), Y8, Y8
+	VMULPD 576(R9), Y8, Y8
+	VADDPD 480(R9), Y8, Y8
 	VSUBPD Y4, Y8, Y8
 	VMULPD Y2, Y2, Y9
 	VMULPD Y7, Y7, Y10
@@ -14478,38 +14053,39 @@ Contacts64AVX2_last:
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPD      Y9, Y9
-	VMOVAPS      Y9, Y14
-	VMOVUPS      Y3, 320(R9)
+	VMOVAPS      Y9, Y15
+	VMOVUPS      Y14, 320(R9)
+	VMOVUPS      Y3, 384(R9)
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y3
-	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y4, 416(R9)
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      512(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      480(R9), Y5
-	VMULPD       480(R9), Y5, Y5
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPD       512(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      448(R9), Y6
-	VMULPD       448(R9), Y6, Y6
+	VMOVUPS      480(R9), Y6
+	VMULPD       480(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
 	VMULPD       Y4, Y5, Y5
 	VCMPPD       $0x11, Y5, Y13, Y5
 	VORPD        Y5, Y3, Y6
-	VMOVUPS      Y9, 384(R9)
-	VMOVUPS      Y14, 416(R9)
-	VMOVUPS      Y13, 448(R9)
-	VMOVUPS      Y12, 480(R9)
-	VMOVUPS      Y11, 512(R9)
-	VMOVUPS      Y10, 544(R9)
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y15, 512(R9)
+	VMOVUPS      Y13, 576(R9)
+	VMOVUPS      Y12, 608(R9)
+	VMOVUPS      Y11, 640(R9)
+	VMOVUPS      Y10, 672(R9)
+	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y3, 832(R9)
 	VTESTPD      Y6, Y6
 	JZ           Contacts64AVX2_last_normal
 
@@ -14526,30 +14102,18 @@ Contacts64AVX2_last:
 	VSUBPD       256(BX), Y7, Y7
 	VMOVUPS      384(BX), Y8
 	VSUBPD       288(BX), Y8, Y8
-	VMULPD       Y2, Y2, Y9
-	VMULPD       Y3, Y3, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y4, Y4, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y6, Y6, Y10
-	VMULPD       Y7, Y7, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y8, Y8, Y11
-	VADDPD       Y11, Y10, Y10
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y10, Y11
-	VDIVPD       Y10, Y1, Y10
-	VANDPD       Y11, Y10, Y10
-	VSQRTPD      Y9, Y11
-	VCMPPD       $0x04, Y11, Y0, Y12
-	VDIVPD       Y11, Y1, Y11
-	VANDPD       Y12, Y11, Y11
-	VSQRTPD      Y10, Y10
-	VMULPD       Y11, Y2, Y2
-	VMULPD       Y11, Y3, Y3
-	VMULPD       Y11, Y4, Y4
+	VSQRTPD      288(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y4, Y4
 	VMULPD       Y10, Y6, Y6
 	VMULPD       Y10, Y7, Y7
 	VMULPD       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
 	VCMPPD       $0x00, Y0, Y9, Y9
 	VMULPD       Y8, Y3, Y10
 	VMULPD       Y7, Y4, Y11
@@ -14567,18 +14131,18 @@ Contacts64AVX2_last:
 	VADDPD       Y14, Y13, Y13
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
 	VANDNPD      Y5, Y14, Y5
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPD        Y5, Y14, Y5
-	VMULPD       672(R9), Y10, Y14
-	VMULPD       640(R9), Y11, Y15
-	VMOVUPS      Y4, 704(R9)
+	VMULPD       800(R9), Y10, Y14
+	VMULPD       768(R9), Y11, Y15
+	VMOVUPS      Y4, 832(R9)
 	VADDPD       Y15, Y14, Y4
-	VMULPD       608(R9), Y12, Y14
+	VMULPD       736(R9), Y12, Y14
 	VADDPD       Y14, Y4, Y4
 	VMULPD       Y4, Y4, Y14
-	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y8, 864(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y8
-	VMULPD       576(R9), Y8, Y8
+	VMULPD       704(R9), Y8, Y8
 	VMULPD       Y13, Y8, Y8
 	VCMPPD       $0x19, Y8, Y14, Y8
 	VCMPPD       $0x11, Y0, Y4, Y4
@@ -14586,130 +14150,130 @@ Contacts64AVX2_last:
 	VXORPD       signmask64<>+0(SB), Y10, Y8
 	VXORPD       signmask64<>+0(SB), Y11, Y14
 	VXORPD       signmask64<>+0(SB), Y12, Y15
-	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y3, 704(R9)
 	VBLENDVPD    Y4, Y8, Y10, Y3
 	VBLENDVPD    Y4, Y14, Y11, Y8
 	VBLENDVPD    Y4, Y15, Y12, Y4
-	VMOVUPS      544(R9), Y10
+	VMOVUPS      672(R9), Y10
 	VBLENDVPD    Y5, Y3, Y10, Y3
-	VMOVUPS      512(R9), Y10
+	VMOVUPS      640(R9), Y10
 	VBLENDVPD    Y5, Y8, Y10, Y8
-	VMOVUPS      480(R9), Y10
+	VMOVUPS      608(R9), Y10
 	VBLENDVPD    Y5, Y4, Y10, Y4
-	VMOVUPS      448(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPD    Y5, Y13, Y10, Y5
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y8, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y9, Y6, Y2, Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VBLENDVPD Y9, Y7, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPD Y9, 736(R9), Y4, Y4
+	VMOVUPS   832(R9), Y4
+	VBLENDVPD Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
 	VMULPD    Y3, Y3, Y6
 	VMULPD    Y2, Y2, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
 	VMULPD    Y0, Y0, Y5
 	VMULPD    Y4, Y4, Y6
 	VADDPD    Y6, Y5, Y5
 	VMULPD    Y2, Y2, Y6
 	VADDPD    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPD 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 Contacts64AVX2_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD 416(R9), Y1, Y2
-	VMULPD 544(R9), Y2, Y3
-	VMULPD 512(R9), Y2, Y4
-	VMULPD 480(R9), Y2, Y2
+	VDIVPD 512(R9), Y1, Y2
+	VMULPD 672(R9), Y2, Y3
+	VMULPD 640(R9), Y2, Y4
+	VMULPD 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPD       416(BX), Y5, Y5
-	VSUBPD       384(R9), Y5, Y6
+	VSUBPD       480(R9), Y5, Y6
 	VBROADCASTSD margin+40(FP), Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      384(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPD       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPD       192(BX), Y7, Y7
 	VMULPD       Y7, Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VADDPD       800(R9), Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
-	VADDPD       288(R9), Y8, Y8
+	VADDPD       544(R9), Y8, Y8
 	VADDPD       224(BX), Y8, Y8
 	VMULPD       Y7, Y4, Y9
-	VADDPD       640(R9), Y9, Y9
+	VADDPD       768(R9), Y9, Y9
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y9, Y9
 	VADDPD       256(R9), Y9, Y9
 	VADDPD       256(BX), Y9, Y9
 	VMULPD       Y7, Y2, Y10
-	VADDPD       608(R9), Y10, Y10
+	VADDPD       736(R9), Y10, Y10
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y10, Y10
-	VADDPD       352(R9), Y10, Y10
+	VADDPD       416(R9), Y10, Y10
 	VADDPD       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
@@ -14718,23 +14282,23 @@ Contacts64AVX2_last_normal:
 	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPD  320(R9), Y5, Y10
-	VMOVUPS Y9, 288(R9)
+	VANDPD  384(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPD  int164<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPD Y10, Y10
 	JZ      Contacts64AVX2_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPD    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -14747,236 +14311,222 @@ Contacts64AVX2_last_normal:
 	VSUBPD    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPD    288(BX), Y8, Y8
-	VMULPD    Y2, Y2, Y9
-	VMULPD    Y3, Y3, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y4, Y4, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y6, Y6, Y11
-	VMULPD    Y7, Y7, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y8, Y8, Y12
-	VADDPD    Y12, Y11, Y11
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD    Y11, Y1, Y11
-	VANDPD    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPD    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPD    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPD    288(BX), Y14, Y14
-	VMULPD    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPD    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPD    Y9, Y15, Y9
-	VMULPD    Y14, Y8, Y13
-	VADDPD    Y13, Y9, Y9
-	VMULPD    Y11, Y9, Y9
-	VMULPD    Y2, Y6, Y13
-	VMULPD    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPD    Y15, Y13, Y3
-	VMULPD    Y4, Y8, Y13
-	VADDPD    Y13, Y3, Y3
-	VMULPD    Y11, Y3, Y3
-	VADDPD    Y3, Y9, Y3
-	VMINPD    Y3, Y9, Y13
-	VMAXPD    Y13, Y0, Y13
-	VMAXPD    Y3, Y9, Y3
-	VMINPD    Y3, Y1, Y3
-	VCMPPD    $0x11, Y3, Y13, Y9
-	VANDPD    Y9, Y10, Y9
-	VCMPPD    $0x00, Y0, Y11, Y10
-	VANDNPD   Y9, Y10, Y9
-	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPD    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPD       Y13, Y6, Y11
-	VMULPD       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y13, Y8, Y7
-	VSUBPD       Y12, Y11, Y13
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPD       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPD       Y2, Y13, Y3
-	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
-	VMULPD       Y4, Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y3, Y3
-	VANDPD       Y6, Y3, Y3
-	VMINPD       Y1, Y3, Y3
-	VMAXPD       Y0, Y3, Y3
-	VMULPD       Y3, Y2, Y6
-	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y11, Y6, Y6
-	VMULPD       704(R9), Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y3, Y4, Y3
-	VADDPD       Y3, Y14, Y3
-	VSUBPD       Y7, Y3, Y3
-	VMULPD       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPD       576(R9), Y8, Y4
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPD       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y4, Y13, Y2
-	VMULPD       544(R9), Y3, Y4
-	VADDPD       Y4, Y2, Y2
-	VSUBPD       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPD       512(R9), Y4, Y4
-	VADDPD       Y4, Y6, Y4
-	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y4, Y4
-	VADDPD       Y4, Y11, Y4
-	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VADDPD       Y6, Y8, Y6
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y6, Y6
-	VADDPD       Y6, Y15, Y6
-	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
+	VADDPD       Y3, Y14, Y2
+	VMULPD       672(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPD       640(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y3, Y3
-	VADDPD       Y3, Y7, Y3
-	VADDPD       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPD    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPD    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPD    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPD       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPD       832(R9), Y4, Y4
-	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y3, Y7
-	VSUBPD       Y14, Y4, Y8
+	VMULPD       800(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
-	VMULPD       704(R9), Y7, Y7
+	VMULPD       864(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       864(R9), Y8, Y7
+	VMULPD       320(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 640(R9), Y0, Y7
-	VDIVPD       640(R9), Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
 	VMULPD       896(R9), Y6, Y7
-	VADDPD       Y7, Y12, Y7
+	VADDPD       Y7, Y9, Y7
 	VSUBPD       Y2, Y7, Y7
-	VMULPD       704(R9), Y6, Y8
-	VADDPD       672(R9), Y8, Y8
+	VMULPD       864(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
 	VSUBPD       Y3, Y8, Y8
-	VMULPD       864(R9), Y6, Y6
-	VADDPD       Y6, Y14, Y6
+	VMULPD       320(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
 	VSUBPD       Y4, Y6, Y6
-	VMULPD       608(R9), Y7, Y11
-	VMULPD       576(R9), Y8, Y12
-	VADDPD       Y12, Y11, Y11
-	VMULPD       544(R9), Y6, Y12
-	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       512(R9), Y11, Y11
-	VADDPD       Y11, Y7, Y7
-	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y7, Y7
+	VMULPD       736(R9), Y7, Y9
+	VMULPD       704(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       672(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y4, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y9, Y2, Y6, Y2
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y4, 256(R9)
 
 Contacts64AVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPD  352(R9), Y2, Y2
-	VADDPD  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPD  480(R9), Y2, Y2
+	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
@@ -15000,34 +14550,34 @@ Contacts64AVX2_last_finite:
 	VMOVDQU 32(R9), X2
 	MOVQ    8(SP), R12
 	VMOVDQU X2, (R12)(R13*4)
-	VMOVUPS 480(R9), Y2
+	VMOVUPS 608(R9), Y2
 	MOVQ    16(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 352(R9), Y2
+	VMOVUPS 480(R9), Y2
 	MOVQ    24(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 608(R9), Y2
+	VMOVUPS 736(R9), Y2
 	MOVQ    32(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 576(R9), Y2
+	VMOVUPS 704(R9), Y2
 	MOVQ    40(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 544(R9), Y2
+	VMOVUPS 672(R9), Y2
 	MOVQ    48(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 448(R9), Y2
+	VMOVUPS 576(R9), Y2
 	MOVQ    56(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 416(R9), Y2
+	VMOVUPS 544(R9), Y2
 	MOVQ    64(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 384(R9), Y2
+	VMOVUPS 512(R9), Y2
 	MOVQ    72(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 320(R9), Y2
+	VMOVUPS 416(R9), Y2
 	MOVQ    80(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
-	VMOVUPS 288(R9), Y2
+	VMOVUPS 384(R9), Y2
 	MOVQ    88(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 	VMOVUPS 256(R9), Y2
@@ -15236,45 +14786,46 @@ Contacts64AVX2_tail:
 	VADDPD  Y15, Y14, Y7
 	VMULPD  Y5, Y8, Y14
 	VADDPD  Y14, Y7, Y7
-	VMULPD  Y13, Y7, Y13
+	VMULPD  Y13, Y7, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y3, Y9, Y14
-	VMULPD  Y4, Y10, Y15
-	VMOVUPS Y7, 384(R9)
-	VADDPD  Y15, Y14, Y7
-	VMULPD  Y5, Y11, Y14
-	VADDPD  Y14, Y7, Y7
+	VMULPD  Y3, Y9, Y15
+	VMOVUPS Y13, 384(R9)
+	VMULPD  Y4, Y10, Y13
+	VMOVUPS Y7, 416(R9)
+	VADDPD  Y13, Y15, Y7
+	VMULPD  Y5, Y11, Y13
+	VADDPD  Y13, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y12, Y6, Y14
+	VMULPD  Y12, Y6, Y13
 	VMULPD  352(R9), Y12, Y15
-	VMOVUPS Y7, 416(R9)
+	VMOVUPS Y7, 448(R9)
 	VMULPD  Y12, Y8, Y7
-	VMOVUPS Y12, 448(R9)
-	VSUBPD  Y9, Y14, Y12
-	VSUBPD  Y10, Y15, Y14
+	VMOVUPS Y12, 480(R9)
+	VSUBPD  Y9, Y13, Y12
+	VSUBPD  Y10, Y15, Y13
 	VSUBPD  Y11, Y7, Y7
-	VMULPD  Y13, Y6, Y15
-	VMOVUPS Y11, 480(R9)
-	VMULPD  352(R9), Y13, Y11
-	VMOVUPS Y10, 512(R9)
-	VMULPD  Y13, Y8, Y10
-	VMOVUPS Y9, 544(R9)
+	VMULPD  Y14, Y6, Y15
+	VMOVUPS Y11, 512(R9)
+	VMULPD  352(R9), Y14, Y11
+	VMOVUPS Y10, 544(R9)
+	VMULPD  Y14, Y8, Y10
+	VMOVUPS Y9, 576(R9)
 	VSUBPD  Y15, Y3, Y9
 	VSUBPD  Y11, Y4, Y11
 	VSUBPD  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y9, Y9, Y15
-	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y5, 608(R9)
 	VMULPD  Y11, Y11, Y5
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y4, 640(R9)
 	VADDPD  Y5, Y15, Y4
 	VMULPD  Y10, Y10, Y5
 	VADDPD  Y5, Y4, Y4
 	VMULPD  Y9, Y12, Y5
-	VMULPD  Y11, Y14, Y9
+	VMULPD  Y11, Y13, Y9
 	VADDPD  Y9, Y5, Y5
 	VMULPD  Y10, Y7, Y7
 	VADDPD  Y7, Y5, Y5
@@ -15285,14 +14836,14 @@ Contacts64AVX2_tail:
 	VMAXPD  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y13, Y5, Y5
-	VADDPD 448(R9), Y5, Y5
+	VMULPD Y14, Y5, Y5
+	VADDPD 480(R9), Y5, Y5
 	VMINPD Y1, Y5, Y5
 	VMAXPD Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 384(R9), Y5, Y7
-	VSUBPD 416(R9), Y7, Y7
+	VMULPD 416(R9), Y5, Y7
+	VSUBPD 448(R9), Y7, Y7
 	VMULPD 320(R9), Y7, Y7
 	VMINPD Y1, Y7, Y7
 	VMAXPD Y0, Y7, Y7
@@ -15302,13 +14853,13 @@ Contacts64AVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y7, Y3, Y3
-	VADDPD 544(R9), Y3, Y3
+	VADDPD 576(R9), Y3, Y3
 	VSUBPD Y6, Y3, Y3
-	VMULPD 608(R9), Y7, Y8
-	VADDPD 512(R9), Y8, Y8
+	VMULPD 640(R9), Y7, Y8
+	VADDPD 544(R9), Y8, Y8
 	VSUBPD Y9, Y8, Y8
-	VMULPD 576(R9), Y7, Y7
-	VADDPD 480(R9), Y7, Y7
+	VMULPD 608(R9), Y7, Y7
+	VADDPD 512(R9), Y7, Y7
 	VSUBPD Y5, Y7, Y7
 	VMULPD Y3, Y3, Y10
 	VMULPD Y8, Y8, Y11
@@ -15328,42 +14879,43 @@ Contacts64AVX2_tail:
 	VMOVAPS Y3, Y11
 	VMOVAPS Y8, Y12
 	VMOVAPS Y7, Y13
-	VMOVAPS Y10, Y14
+	VMOVAPS Y10, Y15
+	VMOVUPS Y14, 320(R9)
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPD      Y10, Y10
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 352(R9)
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y14, Y4
-	VMOVUPS      Y9, 384(R9)
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y5, 416(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y15, Y4
+	VMOVUPS      Y9, 448(R9)
 	VMOVUPS      288(R9), Y5
 	VMAXPD       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPD       544(R9), Y6, Y6
-	VMOVUPS      Y10, 288(R9)
+	VMOVUPS      576(R9), Y6
+	VMULPD       576(R9), Y6, Y6
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      544(R9), Y9
+	VMULPD       544(R9), Y9, Y9
+	VADDPD       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPD       512(R9), Y9, Y9
-	VADDPD       Y9, Y6, Y6
-	VMOVUPS      480(R9), Y9
-	VMULPD       480(R9), Y9, Y9
 	VADDPD       Y9, Y6, Y6
 	VMAXPD       Y6, Y5, Y5
 	VBROADCASTSD crosstol64<>+0(SB), Y6
 	VMULPD       Y5, Y6, Y6
-	VCMPPD       $0x11, Y6, Y14, Y6
+	VCMPPD       $0x11, Y6, Y15, Y6
 	VORPD        Y6, Y4, Y9
-	VMOVUPS      Y15, 416(R9)
-	VMOVUPS      Y14, 448(R9)
-	VMOVUPS      Y13, 480(R9)
-	VMOVUPS      Y12, 512(R9)
-	VMOVUPS      Y11, 544(R9)
-	VMOVUPS      Y5, 576(R9)
-	VMOVUPS      Y7, 608(R9)
-	VMOVUPS      Y8, 640(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y14, 512(R9)
+	VMOVUPS      Y15, 544(R9)
+	VMOVUPS      Y13, 608(R9)
+	VMOVUPS      Y12, 640(R9)
+	VMOVUPS      Y11, 672(R9)
+	VMOVUPS      Y5, 704(R9)
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y8, 768(R9)
+	VMOVUPS      Y3, 800(R9)
+	VMOVUPS      Y4, 832(R9)
 	VTESTPD      Y9, Y9
 	JZ           Contacts64AVX2_tailgroup_normal
 
@@ -15380,30 +14932,18 @@ Contacts64AVX2_tail:
 	VSUBPD       256(BX), Y8, Y8
 	VMOVUPS      384(BX), Y9
 	VSUBPD       288(BX), Y9, Y9
-	VMULPD       Y3, Y3, Y10
-	VMULPD       Y4, Y4, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y5, Y5, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y7, Y7, Y11
-	VMULPD       Y8, Y8, Y12
-	VADDPD       Y12, Y11, Y11
-	VMULPD       Y9, Y9, Y12
-	VADDPD       Y12, Y11, Y11
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD       Y11, Y1, Y11
-	VANDPD       Y12, Y11, Y11
-	VSQRTPD      Y10, Y12
-	VCMPPD       $0x04, Y12, Y0, Y13
-	VDIVPD       Y12, Y1, Y12
-	VANDPD       Y13, Y12, Y12
-	VSQRTPD      Y11, Y11
-	VMULPD       Y12, Y3, Y3
-	VMULPD       Y12, Y4, Y4
-	VMULPD       Y12, Y5, Y5
+	VSQRTPD      288(R9), Y10
+	VCMPPD       $0x04, Y10, Y0, Y11
+	VDIVPD       Y10, Y1, Y10
+	VANDPD       Y11, Y10, Y10
+	VSQRTPD      384(R9), Y11
+	VMULPD       Y10, Y3, Y3
+	VMULPD       Y10, Y4, Y4
+	VMULPD       Y10, Y5, Y5
 	VMULPD       Y11, Y7, Y7
 	VMULPD       Y11, Y8, Y8
 	VMULPD       Y11, Y9, Y9
+	VMOVUPS      288(R9), Y10
 	VCMPPD       $0x00, Y0, Y10, Y10
 	VMULPD       Y9, Y4, Y11
 	VMULPD       Y8, Y5, Y12
@@ -15416,24 +14956,24 @@ Contacts64AVX2_tail:
 	VSUBPD       Y14, Y13, Y13
 	VMULPD       Y11, Y11, Y14
 	VMULPD       Y12, Y12, Y15
-	VMOVUPS      Y5, 736(R9)
+	VMOVUPS      Y5, 864(R9)
 	VADDPD       Y15, Y14, Y5
 	VMULPD       Y13, Y13, Y14
 	VADDPD       Y14, Y5, Y5
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y5, Y14
 	VANDNPD      Y6, Y14, Y6
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPD        Y6, Y14, Y6
-	VMULPD       672(R9), Y11, Y14
-	VMULPD       640(R9), Y12, Y15
-	VMOVUPS      Y9, 704(R9)
+	VMULPD       800(R9), Y11, Y14
+	VMULPD       768(R9), Y12, Y15
+	VMOVUPS      Y9, 832(R9)
 	VADDPD       Y15, Y14, Y9
-	VMULPD       608(R9), Y13, Y14
+	VMULPD       736(R9), Y13, Y14
 	VADDPD       Y14, Y9, Y9
 	VMULPD       Y9, Y9, Y14
-	VMOVUPS      Y4, 768(R9)
+	VMOVUPS      Y4, 896(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y4
-	VMULPD       576(R9), Y4, Y4
+	VMULPD       704(R9), Y4, Y4
 	VMULPD       Y5, Y4, Y4
 	VCMPPD       $0x19, Y4, Y14, Y4
 	VCMPPD       $0x11, Y0, Y9, Y9
@@ -15441,155 +14981,155 @@ Contacts64AVX2_tail:
 	VXORPD       signmask64<>+0(SB), Y11, Y9
 	VXORPD       signmask64<>+0(SB), Y12, Y14
 	VXORPD       signmask64<>+0(SB), Y13, Y15
-	VMOVUPS      Y8, 576(R9)
+	VMOVUPS      Y8, 704(R9)
 	VBLENDVPD    Y4, Y9, Y11, Y8
 	VBLENDVPD    Y4, Y14, Y12, Y9
 	VBLENDVPD    Y4, Y15, Y13, Y4
-	VMOVUPS      544(R9), Y11
+	VMOVUPS      672(R9), Y11
 	VBLENDVPD    Y6, Y8, Y11, Y8
-	VMOVUPS      512(R9), Y11
+	VMOVUPS      640(R9), Y11
 	VBLENDVPD    Y6, Y9, Y11, Y9
-	VMOVUPS      480(R9), Y11
+	VMOVUPS      608(R9), Y11
 	VBLENDVPD    Y6, Y4, Y11, Y4
-	VMOVUPS      448(R9), Y11
+	VMOVUPS      544(R9), Y11
 	VBLENDVPD    Y6, Y5, Y11, Y5
-	VMOVUPS      Y8, 544(R9)
-	VMOVUPS      Y9, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y8, 672(R9)
+	VMOVUPS      Y9, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 544(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y10, Y7, Y3, Y3
-	VMOVUPS   768(R9), Y4
-	VBLENDVPD Y10, 576(R9), Y4, Y4
-	VMOVUPS   736(R9), Y5
-	VBLENDVPD Y10, 704(R9), Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VBLENDVPD Y10, 704(R9), Y4, Y4
+	VMOVUPS   864(R9), Y5
+	VBLENDVPD Y10, 832(R9), Y5, Y5
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y3, Y3
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   544(R9), Y6
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y6, Y6
 	VMULPD    Y4, Y4, Y7
 	VMULPD    Y3, Y3, Y8
 	VADDPD    Y8, Y7, Y7
 	VMULPD    Y0, Y0, Y8
 	VADDPD    Y8, Y7, Y7
-	VMOVUPS   544(R9), Y8
+	VMOVUPS   672(R9), Y8
 	VBLENDVPD Y6, Y4, Y8, Y8
-	VMOVUPS   512(R9), Y9
+	VMOVUPS   640(R9), Y9
 	VBLENDVPD Y6, Y3, Y9, Y3
-	VMOVUPS   480(R9), Y9
+	VMOVUPS   608(R9), Y9
 	VBLENDVPD Y6, Y0, Y9, Y9
-	VMOVUPS   448(R9), Y10
+	VMOVUPS   544(R9), Y10
 	VBLENDVPD Y6, Y7, Y10, Y6
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 512(R9)
-	VMOVUPS   Y9, 480(R9)
-	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   Y9, 608(R9)
+	VMOVUPS   Y6, 544(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y4, Y3
-	VMOVUPS   448(R9), Y4
+	VMOVUPS   544(R9), Y4
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
 	VMULPD    Y0, Y0, Y6
 	VMULPD    Y5, Y5, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y3, Y3, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPD Y4, Y0, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPD Y4, Y5, Y8, Y5
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPD Y4, Y3, Y8, Y3
-	VMOVUPS   448(R9), Y8
+	VMOVUPS   544(R9), Y8
 	VBLENDVPD Y4, Y6, Y8, Y4
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   Y4, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   Y4, 544(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMOVUPS   544(R9), Y4
+	VMOVUPS   672(R9), Y4
 	VBLENDVPD Y3, Y0, Y4, Y4
-	VMOVUPS   512(R9), Y5
+	VMOVUPS   640(R9), Y5
 	VBLENDVPD Y3, Y0, Y5, Y5
-	VMOVUPS   480(R9), Y6
+	VMOVUPS   608(R9), Y6
 	VBLENDVPD Y3, Y1, Y6, Y6
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   544(R9), Y7
 	VBLENDVPD Y3, Y1, Y7, Y3
-	VMOVUPS   Y4, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y6, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y6, 608(R9)
+	VMOVUPS   Y3, 544(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 448(R9), Y3
-	VMOVUPS Y3, 416(R9)
+	VSQRTPD 544(R9), Y3
+	VMOVUPS Y3, 512(R9)
 
 Contacts64AVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD 416(R9), Y1, Y3
-	VMULPD 544(R9), Y3, Y4
-	VMULPD 512(R9), Y3, Y5
-	VMULPD 480(R9), Y3, Y3
+	VDIVPD 512(R9), Y1, Y3
+	VMULPD 672(R9), Y3, Y4
+	VMULPD 640(R9), Y3, Y5
+	VMULPD 608(R9), Y3, Y3
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y6
 	VADDPD       416(BX), Y6, Y6
-	VSUBPD       288(R9), Y6, Y7
+	VSUBPD       576(R9), Y6, Y7
 	VBROADCASTSD margin+40(FP), Y8
 	VADDPD       Y8, Y6, Y6
-	VMOVUPS      288(R9), Y8
+	VMOVUPS      576(R9), Y8
 	VCMPPD       $0x12, Y6, Y8, Y6
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y8
 	VSUBPD       192(BX), Y8, Y8
 	VMULPD       Y8, Y4, Y9
-	VADDPD       672(R9), Y9, Y9
+	VADDPD       800(R9), Y9, Y9
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y9, Y9
 	VADDPD       256(R9), Y9, Y9
 	VADDPD       224(BX), Y9, Y9
 	VMULPD       Y8, Y5, Y10
-	VADDPD       640(R9), Y10, Y10
+	VADDPD       768(R9), Y10, Y10
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y10, Y10
-	VADDPD       384(R9), Y10, Y10
+	VADDPD       448(R9), Y10, Y10
 	VADDPD       256(BX), Y10, Y10
 	VMULPD       Y8, Y3, Y11
-	VADDPD       608(R9), Y11, Y11
+	VADDPD       736(R9), Y11, Y11
 	VBROADCASTSD half64<>+0(SB), Y12
 	VMULPD       Y12, Y11, Y11
-	VADDPD       352(R9), Y11, Y11
+	VADDPD       416(R9), Y11, Y11
 	VADDPD       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
 	VMOVAPS      Y9, Y13
 	VMOVAPS      Y10, Y14
 	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y11, 416(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPD  320(R9), Y6, Y7
-	VMOVUPS Y10, 320(R9)
+	VANDPD  352(R9), Y6, Y7
+	VMOVUPS Y10, 352(R9)
 	VANDPD  int164<>+0(SB), Y6, Y6
-	VMOVUPS Y9, 352(R9)
-	VMOVUPS Y15, 384(R9)
-	VMOVUPS Y14, 416(R9)
-	VMOVUPS Y13, 448(R9)
-	VMOVUPS Y12, 480(R9)
-	VMOVUPS Y8, 512(R9)
-	VMOVUPS Y3, 544(R9)
-	VMOVUPS Y5, 576(R9)
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y9, 448(R9)
+	VMOVUPS Y15, 512(R9)
+	VMOVUPS Y14, 544(R9)
+	VMOVUPS Y13, 576(R9)
+	VMOVUPS Y12, 608(R9)
+	VMOVUPS Y8, 640(R9)
+	VMOVUPS Y3, 672(R9)
+	VMOVUPS Y5, 704(R9)
+	VMOVUPS Y4, 736(R9)
 	VTESTPD Y7, Y7
 	JZ      Contacts64AVX2_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y3
 	VSUBPD    (BX), Y3, Y3
 	VMOVUPS   128(BX), Y4
@@ -15602,240 +15142,226 @@ Contacts64AVX2_tailgroup_normal:
 	VSUBPD    256(BX), Y9, Y9
 	VMOVUPS   384(BX), Y10
 	VSUBPD    288(BX), Y10, Y10
-	VMULPD    Y3, Y3, Y11
-	VMULPD    Y4, Y4, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y5, Y5, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y8, Y8, Y12
-	VMULPD    Y9, Y9, Y13
-	VADDPD    Y13, Y12, Y12
-	VMULPD    Y10, Y10, Y13
-	VADDPD    Y13, Y12, Y12
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y12, Y13
-	VDIVPD    Y12, Y1, Y12
-	VANDPD    Y13, Y12, Y12
-	VMOVUPS   (BX), Y13
-	VSUBPD    224(BX), Y13, Y13
-	VMOVUPS   32(BX), Y14
-	VSUBPD    256(BX), Y14, Y14
-	VMOVUPS   Y11, 640(R9)
-	VMOVUPS   64(BX), Y11
-	VSUBPD    288(BX), Y11, Y11
-	VMULPD    Y13, Y8, Y15
-	VMOVUPS   Y13, 672(R9)
-	VMULPD    Y14, Y9, Y13
-	VMOVUPS   Y14, 704(R9)
-	VADDPD    Y13, Y15, Y13
-	VMULPD    Y11, Y10, Y14
-	VADDPD    Y14, Y13, Y13
-	VMULPD    Y12, Y13, Y13
-	VMULPD    Y3, Y8, Y14
-	VMULPD    Y4, Y9, Y15
-	VMOVUPS   Y4, 736(R9)
-	VADDPD    Y15, Y14, Y4
-	VMULPD    Y5, Y10, Y14
-	VADDPD    Y14, Y4, Y4
-	VMULPD    Y12, Y4, Y4
-	VADDPD    Y4, Y13, Y4
-	VMINPD    Y4, Y13, Y14
-	VMAXPD    Y14, Y0, Y14
-	VMAXPD    Y4, Y13, Y4
+	VMOVUPS   (BX), Y11
+	VSUBPD    224(BX), Y11, Y11
+	VMOVUPS   32(BX), Y12
+	VSUBPD    256(BX), Y12, Y12
+	VMOVUPS   64(BX), Y13
+	VSUBPD    288(BX), Y13, Y13
+	VMOVUPS   480(R9), Y14
+	VADDPD    320(R9), Y14, Y14
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   480(R9), Y5
+	VMINPD    Y14, Y5, Y5
+	VMAXPD    Y5, Y0, Y5
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   480(R9), Y4
+	VMAXPD    Y14, Y4, Y4
 	VMINPD    Y4, Y1, Y4
-	VCMPPD    $0x11, Y4, Y14, Y13
-	VANDPD    Y13, Y7, Y7
-	VCMPPD    $0x00, Y0, Y12, Y12
-	VANDNPD   Y7, Y12, Y7
+	VCMPPD    $0x11, Y4, Y5, Y14
+	VANDPD    Y14, Y7, Y7
+	VMOVUPS   384(R9), Y14
+	VCMPPD    $0x00, Y0, Y14, Y14
+	VANDNPD   Y7, Y14, Y7
 	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
 	VMOVAPS   Y6, Y6
-	VMOVUPS   192(BX), Y12
-	VADDPD    416(BX), Y12, Y12
+	VMOVUPS   192(BX), Y14
+	VADDPD    416(BX), Y14, Y14
 
 	// Manifold point 1.
-	VMULPD       Y14, Y8, Y13
-	VMULPD       Y14, Y9, Y15
-	VMOVUPS      Y9, 768(R9)
-	VMULPD       Y14, Y10, Y9
-	VSUBPD       672(R9), Y13, Y14
+	VMULPD       Y5, Y8, Y15
+	VMOVUPS      Y8, 384(R9)
+	VMULPD       Y5, Y9, Y8
+	VMOVUPS      Y9, 480(R9)
+	VMULPD       Y5, Y10, Y5
+	VSUBPD       Y11, Y15, Y9
 	VMOVUPS      Y10, 800(R9)
-	VSUBPD       704(R9), Y15, Y10
-	VMOVUPS      Y8, 832(R9)
-	VSUBPD       Y11, Y9, Y8
-	VMOVUPS      Y4, 864(R9)
-	VMULPD       Y3, Y14, Y4
-	VMULPD       736(R9), Y10, Y10
-	VADDPD       Y10, Y4, Y4
-	VMULPD       Y5, Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VCMPPD       $0x04, 640(R9), Y0, Y8
-	VDIVPD       640(R9), Y4, Y4
-	VANDPD       Y8, Y4, Y4
+	VSUBPD       Y12, Y8, Y10
+	VMOVUPS      Y4, 832(R9)
+	VSUBPD       Y13, Y5, Y4
+	VMOVUPS      Y7, 864(R9)
+	VMULPD       Y3, Y9, Y7
+	VMULPD       768(R9), Y10, Y9
+	VADDPD       Y9, Y7, Y7
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y7, Y4, Y4
 	VMINPD       Y1, Y4, Y4
 	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y3, Y8
-	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y13, Y8, Y8
-	VMULPD       736(R9), Y4, Y10
-	VADDPD       704(R9), Y10, Y10
-	VSUBPD       Y15, Y10, Y10
-	VMULPD       Y4, Y5, Y4
-	VADDPD       Y4, Y11, Y4
-	VSUBPD       Y9, Y4, Y4
-	VMULPD       608(R9), Y8, Y14
-	VMOVUPS      Y5, 896(R9)
-	VMULPD       576(R9), Y10, Y5
-	VMOVUPS      Y3, 928(R9)
-	VADDPD       Y5, Y14, Y3
-	VMULPD       544(R9), Y4, Y5
-	VADDPD       Y5, Y3, Y3
-	VSUBPD       Y3, Y12, Y3
-	VMOVUPS      608(R9), Y5
-	VMULPD       512(R9), Y5, Y5
-	VADDPD       Y5, Y8, Y5
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y5, Y5
-	VADDPD       Y5, Y13, Y5
-	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y10, Y8
+	VMULPD       Y4, Y3, Y7
+	VADDPD       Y7, Y11, Y7
+	VSUBPD       Y15, Y7, Y7
+	VMULPD       768(R9), Y4, Y9
+	VADDPD       Y9, Y12, Y9
+	VSUBPD       Y8, Y9, Y9
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y13, Y4
+	VSUBPD       Y5, Y4, Y4
+	VMULPD       736(R9), Y7, Y10
+	VMOVUPS      Y3, 896(R9)
+	VMULPD       704(R9), Y9, Y3
+	VMOVUPS      Y13, 928(R9)
+	VADDPD       Y3, Y10, Y3
+	VMULPD       672(R9), Y4, Y10
+	VADDPD       Y10, Y3, Y3
+	VSUBPD       Y3, Y14, Y3
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y8, Y8
-	VADDPD       Y8, Y15, Y8
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y15, Y7
+	VADDPD       224(BX), Y7, Y7
+	VMOVUPS      704(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       Y9, Y8, Y8
 	VADDPD       256(BX), Y8, Y8
-	VMOVUPS      544(R9), Y10
-	VMULPD       512(R9), Y10, Y10
-	VADDPD       Y10, Y4, Y4
-	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y4, Y4
-	VADDPD       Y4, Y9, Y4
+	VMOVUPS      672(R9), Y9
+	VMULPD       640(R9), Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y4, Y4
+	VADDPD       Y4, Y5, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      480(R9), Y9
-	VBLENDVPD    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      448(R9), Y3
-	VBLENDVPD    Y7, Y5, Y3, Y3
-	VMOVUPS      416(R9), Y5
-	VBLENDVPD    Y7, Y8, Y5, Y5
-	VMOVUPS      384(R9), Y8
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      608(R9), Y9
+	VBLENDVPD    Y5, Y3, Y9, Y3
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      864(R9), Y3
+	VMOVUPS      576(R9), Y5
+	VBLENDVPD    Y3, Y7, Y5, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y5, Y8, Y7, Y5
+	VMOVUPS      864(R9), Y7
+	VMOVUPS      512(R9), Y8
 	VBLENDVPD    Y7, Y4, Y8, Y4
-	VMOVUPS      Y3, 448(R9)
-	VMOVUPS      Y5, 416(R9)
-	VMOVUPS      Y4, 384(R9)
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y3
-	VMULPD       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y4
-	VMULPD       864(R9), Y4, Y4
+	VMOVUPS      384(R9), Y3
+	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      480(R9), Y4
+	VMULPD       832(R9), Y4, Y4
 	VMOVUPS      800(R9), Y5
-	VMULPD       864(R9), Y5, Y5
-	VSUBPD       672(R9), Y3, Y8
-	VSUBPD       704(R9), Y4, Y9
-	VSUBPD       Y11, Y5, Y10
-	VMULPD       928(R9), Y8, Y8
-	VMULPD       736(R9), Y9, Y9
-	VADDPD       Y9, Y8, Y8
-	VMULPD       896(R9), Y10, Y9
-	VADDPD       Y9, Y8, Y8
-	VCMPPD       $0x04, 640(R9), Y0, Y9
-	VDIVPD       640(R9), Y8, Y8
-	VANDPD       Y9, Y8, Y8
-	VMINPD       Y1, Y8, Y1
+	VMULPD       832(R9), Y5, Y5
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VSUBPD       928(R9), Y5, Y9
+	VMULPD       896(R9), Y7, Y7
+	VMULPD       768(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       320(R9), Y9, Y8
+	VADDPD       Y8, Y7, Y7
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y7, Y7
+	VANDPD       Y8, Y7, Y7
+	VMINPD       Y1, Y7, Y1
 	VMAXPD       Y0, Y1, Y1
-	VMULPD       928(R9), Y1, Y8
-	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMULPD       736(R9), Y1, Y9
-	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y4, Y9, Y9
-	VMULPD       896(R9), Y1, Y1
-	VADDPD       Y1, Y11, Y1
+	VMULPD       896(R9), Y1, Y7
+	VADDPD       Y7, Y11, Y7
+	VSUBPD       Y3, Y7, Y7
+	VMULPD       768(R9), Y1, Y8
+	VADDPD       Y8, Y12, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       320(R9), Y1, Y1
+	VADDPD       928(R9), Y1, Y1
 	VSUBPD       Y5, Y1, Y1
-	VMULPD       608(R9), Y8, Y10
-	VMULPD       576(R9), Y9, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       544(R9), Y1, Y11
-	VADDPD       Y11, Y10, Y10
-	VSUBPD       Y10, Y12, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       512(R9), Y11, Y11
-	VADDPD       Y11, Y8, Y8
-	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y8, Y8
-	VADDPD       Y8, Y3, Y3
+	VMULPD       736(R9), Y7, Y9
+	VMULPD       704(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       672(R9), Y1, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y14, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      576(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y9, Y8
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y1, Y1
+	VMOVUPS      704(R9), Y7
+	VMULPD       640(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y1, Y1
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      672(R9), Y7
+	VMULPD       640(R9), Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y1, Y1
 	VADDPD       Y1, Y5, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y5
-	VBLENDVPD    Y7, Y10, Y5, Y5
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      256(R9), Y7
+	VBLENDVPD    Y5, Y9, Y7, Y5
 	VMOVUPS      Y5, 256(R9)
-	VMOVUPS      352(R9), Y5
-	VBLENDVPD    Y7, Y3, Y5, Y3
-	VMOVUPS      320(R9), Y5
-	VBLENDVPD    Y7, Y4, Y5, Y4
-	VMOVUPS      288(R9), Y5
-	VBLENDVPD    Y7, Y1, Y5, Y1
-	VMOVUPS      Y3, 352(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y1, 288(R9)
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPD    Y5, Y3, Y7, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y5, Y1, Y7, Y1
+	VMOVUPS      Y3, 448(R9)
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y1, 416(R9)
 
 Contacts64AVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y1
+	VMOVUPS 608(R9), Y1
 	VADDPD  256(R9), Y1, Y1
-	VADDPD  512(R9), Y1, Y1
+	VADDPD  640(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
 	VTESTPD Y1, Y1
 	JZ      Contacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   256(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 256(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   448(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 448(R9)
-	VMOVUPS   416(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 416(R9)
-	VMOVUPS   384(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 384(R9)
 	VMOVUPS   352(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 352(R9)
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   Y3, 416(R9)
 	VBLENDVPD Y1, Y0, Y6, Y0
 	VMOVAPS   Y0, Y6
 
@@ -15861,37 +15387,37 @@ Contacts64AVX2_tailgroup_finite:
 	VMOVDQU    64(R9), X1
 	MOVQ       8(SP), R12
 	VPMASKMOVD X0, X1, (R12)(R13*4)
-	VMOVUPS    480(R9), Y0
+	VMOVUPS    608(R9), Y0
 	MOVQ       16(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 	VMOVUPS    256(R9), Y0
 	MOVQ       24(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    608(R9), Y0
+	VMOVUPS    736(R9), Y0
 	MOVQ       32(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    576(R9), Y0
+	VMOVUPS    704(R9), Y0
 	MOVQ       40(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    544(R9), Y0
+	VMOVUPS    672(R9), Y0
 	MOVQ       48(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    448(R9), Y0
+	VMOVUPS    576(R9), Y0
 	MOVQ       56(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    416(R9), Y0
+	VMOVUPS    544(R9), Y0
 	MOVQ       64(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    384(R9), Y0
+	VMOVUPS    512(R9), Y0
 	MOVQ       72(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    352(R9), Y0
+	VMOVUPS    448(R9), Y0
 	MOVQ       80(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    320(R9), Y0
+	VMOVUPS    352(R9), Y0
 	MOVQ       88(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
-	VMOVUPS    288(R9), Y0
+	VMOVUPS    416(R9), Y0
 	MOVQ       96(SP), R12
 	VMASKMOVPD Y0, Y2, (R12)(R13*8)
 
@@ -16140,47 +15666,48 @@ CompactContacts64AVX2_ahead:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y12
+	VMULPD  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y14
-	VMULPD  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y4, Y10, Y14
-	VADDPD  Y14, Y13, Y13
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y14
+	VMULPD  Y11, Y5, Y13
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPD  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPD  Y8, Y14, Y11
-	VSUBPD  Y9, Y15, Y14
-	VSUBPD  Y10, Y13, Y13
-	VMULPD  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPD  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPD  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPD  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPD  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y14, Y8
+	VMULPD  Y10, Y13, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y13, Y8
+	VMULPD  Y9, Y12, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -16189,14 +15716,14 @@ CompactContacts64AVX2_ahead:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y12, Y4, Y4
-	VADDPD 416(R9), Y4, Y4
+	VMULPD Y14, Y4, Y4
+	VADDPD 448(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 352(R9), Y4, Y8
-	VSUBPD 384(R9), Y8, Y8
+	VMULPD 384(R9), Y4, Y8
+	VSUBPD 416(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -16206,147 +15733,147 @@ CompactContacts64AVX2_ahead:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 512(R9), Y2, Y2
+	VADDPD 544(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 576(R9), Y8, Y7
-	VADDPD 480(R9), Y7, Y7
-	VSUBPD Y6, Y7, Y7
-	VMULPD 544(R9), Y8, Y8
-	VADDPD 448(R9), Y8, Y8
-	VSUBPD Y4, Y8, Y8
-	VMULPD Y2, Y2, Y9
-	VMULPD Y7, Y7, Y10
-	VADDPD Y10, Y9, Y9
-	VMULPD Y8, Y8, Y10
+	VMULPD 608(R9), Y8, Y7
+	VADDPD 512(R9), Y7, Y7
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y11
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y12
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, (R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 32(R10)
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, (R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 32(R10)
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y11
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y12
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 64(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 192(R10)
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 64(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 192(R10)
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y12
+	VBROADCASTF128 32(AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 96(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 128(R10)
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 96(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 128(R10)
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 48(AX)(CX*1), Y9
 	MOVL           24(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y9, Y9
 	MOVL           20(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y12
+	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           28(DX)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 160(R10)
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 160(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y11
+	VBROADCASTF128 (AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, (AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 (AX)(CX*1), Y12
+	VBROADCASTF128 (AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, (AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 224(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 256(R10)
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 224(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 256(R10)
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y11
+	VBROADCASTF128 16(AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 16(AX)(CX*1), Y12
+	VBROADCASTF128 16(AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 16(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 288(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 416(R10)
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 288(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 416(R10)
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y11
+	VBROADCASTF128 32(AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 32(AX)(CX*1), Y12
+	VBROADCASTF128 32(AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 32(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y13
-	VMOVUPS        Y13, 320(R10)
-	VUNPCKHPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 352(R10)
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y11
+	VMOVUPS        Y11, 320(R10)
+	VUNPCKHPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 352(R10)
 	MOVL           16(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y11
+	VBROADCASTF128 48(AX)(CX*1), Y9
 	MOVL           24(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y11, Y11
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y9, Y9
 	MOVL           20(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VBROADCASTF128 48(AX)(CX*1), Y12
+	VBROADCASTF128 48(AX)(CX*1), Y10
 	MOVL           28(SI)(R13*4), CX
 	SHLQ           $0x06, CX
-	VINSERTF128    $0x01, 48(AX)(CX*1), Y12, Y12
-	VUNPCKLPD      Y12, Y11, Y11
-	VMOVUPS        Y11, 384(R10)
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y9, Y9
+	VMOVUPS        Y9, 384(R10)
+	VSUBPD         Y6, Y7, Y7
+	VMULPD         576(R9), Y8, Y8
+	VADDPD         480(R9), Y8, Y8
+	VSUBPD         Y4, Y8, Y8
+	VMULPD         Y2, Y2, Y9
+	VMULPD         Y7, Y7, Y10
+	VADDPD         Y10, Y9, Y9
+	VMULPD         Y8, Y8, Y10
 	VADDPD         Y10, Y9, Y9
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
@@ -16365,38 +15892,39 @@ CompactContacts64AVX2_ahead:
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPD      Y9, Y9
-	VMOVAPS      Y9, Y14
-	VMOVUPS      Y3, 320(R9)
+	VMOVAPS      Y9, Y15
+	VMOVUPS      Y14, 320(R9)
+	VMOVUPS      Y3, 384(R9)
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y3
-	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y4, 416(R9)
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      512(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      480(R9), Y5
-	VMULPD       480(R9), Y5, Y5
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPD       512(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      448(R9), Y6
-	VMULPD       448(R9), Y6, Y6
+	VMOVUPS      480(R9), Y6
+	VMULPD       480(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
 	VMULPD       Y4, Y5, Y5
 	VCMPPD       $0x11, Y5, Y13, Y5
 	VORPD        Y5, Y3, Y6
-	VMOVUPS      Y9, 384(R9)
-	VMOVUPS      Y14, 416(R9)
-	VMOVUPS      Y13, 448(R9)
-	VMOVUPS      Y12, 480(R9)
-	VMOVUPS      Y11, 512(R9)
-	VMOVUPS      Y10, 544(R9)
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y15, 512(R9)
+	VMOVUPS      Y13, 576(R9)
+	VMOVUPS      Y12, 608(R9)
+	VMOVUPS      Y11, 640(R9)
+	VMOVUPS      Y10, 672(R9)
+	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y3, 832(R9)
 	VTESTPD      Y6, Y6
 	JZ           CompactContacts64AVX2_ahead_normal
 
@@ -16413,30 +15941,18 @@ CompactContacts64AVX2_ahead:
 	VSUBPD       256(BX), Y7, Y7
 	VMOVUPS      384(BX), Y8
 	VSUBPD       288(BX), Y8, Y8
-	VMULPD       Y2, Y2, Y9
-	VMULPD       Y3, Y3, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y4, Y4, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y6, Y6, Y10
-	VMULPD       Y7, Y7, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y8, Y8, Y11
-	VADDPD       Y11, Y10, Y10
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y10, Y11
-	VDIVPD       Y10, Y1, Y10
-	VANDPD       Y11, Y10, Y10
-	VSQRTPD      Y9, Y11
-	VCMPPD       $0x04, Y11, Y0, Y12
-	VDIVPD       Y11, Y1, Y11
-	VANDPD       Y12, Y11, Y11
-	VSQRTPD      Y10, Y10
-	VMULPD       Y11, Y2, Y2
-	VMULPD       Y11, Y3, Y3
-	VMULPD       Y11, Y4, Y4
+	VSQRTPD      288(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y4, Y4
 	VMULPD       Y10, Y6, Y6
 	VMULPD       Y10, Y7, Y7
 	VMULPD       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
 	VCMPPD       $0x00, Y0, Y9, Y9
 	VMULPD       Y8, Y3, Y10
 	VMULPD       Y7, Y4, Y11
@@ -16454,18 +15970,18 @@ CompactContacts64AVX2_ahead:
 	VADDPD       Y14, Y13, Y13
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
 	VANDNPD      Y5, Y14, Y5
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPD        Y5, Y14, Y5
-	VMULPD       672(R9), Y10, Y14
-	VMULPD       640(R9), Y11, Y15
-	VMOVUPS      Y4, 704(R9)
+	VMULPD       800(R9), Y10, Y14
+	VMULPD       768(R9), Y11, Y15
+	VMOVUPS      Y4, 832(R9)
 	VADDPD       Y15, Y14, Y4
-	VMULPD       608(R9), Y12, Y14
+	VMULPD       736(R9), Y12, Y14
 	VADDPD       Y14, Y4, Y4
 	VMULPD       Y4, Y4, Y14
-	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y8, 864(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y8
-	VMULPD       576(R9), Y8, Y8
+	VMULPD       704(R9), Y8, Y8
 	VMULPD       Y13, Y8, Y8
 	VCMPPD       $0x19, Y8, Y14, Y8
 	VCMPPD       $0x11, Y0, Y4, Y4
@@ -16473,130 +15989,130 @@ CompactContacts64AVX2_ahead:
 	VXORPD       signmask64<>+0(SB), Y10, Y8
 	VXORPD       signmask64<>+0(SB), Y11, Y14
 	VXORPD       signmask64<>+0(SB), Y12, Y15
-	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y3, 704(R9)
 	VBLENDVPD    Y4, Y8, Y10, Y3
 	VBLENDVPD    Y4, Y14, Y11, Y8
 	VBLENDVPD    Y4, Y15, Y12, Y4
-	VMOVUPS      544(R9), Y10
+	VMOVUPS      672(R9), Y10
 	VBLENDVPD    Y5, Y3, Y10, Y3
-	VMOVUPS      512(R9), Y10
+	VMOVUPS      640(R9), Y10
 	VBLENDVPD    Y5, Y8, Y10, Y8
-	VMOVUPS      480(R9), Y10
+	VMOVUPS      608(R9), Y10
 	VBLENDVPD    Y5, Y4, Y10, Y4
-	VMOVUPS      448(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPD    Y5, Y13, Y10, Y5
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y8, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y9, Y6, Y2, Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VBLENDVPD Y9, Y7, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPD Y9, 736(R9), Y4, Y4
+	VMOVUPS   832(R9), Y4
+	VBLENDVPD Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
 	VMULPD    Y3, Y3, Y6
 	VMULPD    Y2, Y2, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
 	VMULPD    Y0, Y0, Y5
 	VMULPD    Y4, Y4, Y6
 	VADDPD    Y6, Y5, Y5
 	VMULPD    Y2, Y2, Y6
 	VADDPD    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPD 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 CompactContacts64AVX2_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD 416(R9), Y1, Y2
-	VMULPD 544(R9), Y2, Y3
-	VMULPD 512(R9), Y2, Y4
-	VMULPD 480(R9), Y2, Y2
+	VDIVPD 512(R9), Y1, Y2
+	VMULPD 672(R9), Y2, Y3
+	VMULPD 640(R9), Y2, Y4
+	VMULPD 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPD       416(BX), Y5, Y5
-	VSUBPD       384(R9), Y5, Y6
+	VSUBPD       480(R9), Y5, Y6
 	VBROADCASTSD margin+40(FP), Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      384(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPD       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPD       192(BX), Y7, Y7
 	VMULPD       Y7, Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VADDPD       800(R9), Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
-	VADDPD       288(R9), Y8, Y8
+	VADDPD       544(R9), Y8, Y8
 	VADDPD       224(BX), Y8, Y8
 	VMULPD       Y7, Y4, Y9
-	VADDPD       640(R9), Y9, Y9
+	VADDPD       768(R9), Y9, Y9
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y9, Y9
 	VADDPD       256(R9), Y9, Y9
 	VADDPD       256(BX), Y9, Y9
 	VMULPD       Y7, Y2, Y10
-	VADDPD       608(R9), Y10, Y10
+	VADDPD       736(R9), Y10, Y10
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y10, Y10
-	VADDPD       352(R9), Y10, Y10
+	VADDPD       416(R9), Y10, Y10
 	VADDPD       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
@@ -16605,23 +16121,23 @@ CompactContacts64AVX2_ahead_normal:
 	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPD  320(R9), Y5, Y10
-	VMOVUPS Y9, 288(R9)
+	VANDPD  384(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPD  int164<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPD Y10, Y10
 	JZ      CompactContacts64AVX2_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPD    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -16634,236 +16150,222 @@ CompactContacts64AVX2_ahead_normal:
 	VSUBPD    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPD    288(BX), Y8, Y8
-	VMULPD    Y2, Y2, Y9
-	VMULPD    Y3, Y3, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y4, Y4, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y6, Y6, Y11
-	VMULPD    Y7, Y7, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y8, Y8, Y12
-	VADDPD    Y12, Y11, Y11
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD    Y11, Y1, Y11
-	VANDPD    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPD    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPD    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPD    288(BX), Y14, Y14
-	VMULPD    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPD    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPD    Y9, Y15, Y9
-	VMULPD    Y14, Y8, Y13
-	VADDPD    Y13, Y9, Y9
-	VMULPD    Y11, Y9, Y9
-	VMULPD    Y2, Y6, Y13
-	VMULPD    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPD    Y15, Y13, Y3
-	VMULPD    Y4, Y8, Y13
-	VADDPD    Y13, Y3, Y3
-	VMULPD    Y11, Y3, Y3
-	VADDPD    Y3, Y9, Y3
-	VMINPD    Y3, Y9, Y13
-	VMAXPD    Y13, Y0, Y13
-	VMAXPD    Y3, Y9, Y3
-	VMINPD    Y3, Y1, Y3
-	VCMPPD    $0x11, Y3, Y13, Y9
-	VANDPD    Y9, Y10, Y9
-	VCMPPD    $0x00, Y0, Y11, Y10
-	VANDNPD   Y9, Y10, Y9
-	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPD    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPD       Y13, Y6, Y11
-	VMULPD       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y13, Y8, Y7
-	VSUBPD       Y12, Y11, Y13
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPD       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPD       Y2, Y13, Y3
-	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
-	VMULPD       Y4, Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y3, Y3
-	VANDPD       Y6, Y3, Y3
-	VMINPD       Y1, Y3, Y3
-	VMAXPD       Y0, Y3, Y3
-	VMULPD       Y3, Y2, Y6
-	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y11, Y6, Y6
-	VMULPD       704(R9), Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y3, Y4, Y3
-	VADDPD       Y3, Y14, Y3
-	VSUBPD       Y7, Y3, Y3
-	VMULPD       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPD       576(R9), Y8, Y4
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPD       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y4, Y13, Y2
-	VMULPD       544(R9), Y3, Y4
-	VADDPD       Y4, Y2, Y2
-	VSUBPD       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPD       512(R9), Y4, Y4
-	VADDPD       Y4, Y6, Y4
-	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y4, Y4
-	VADDPD       Y4, Y11, Y4
-	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VADDPD       Y6, Y8, Y6
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y6, Y6
-	VADDPD       Y6, Y15, Y6
-	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
+	VADDPD       Y3, Y14, Y2
+	VMULPD       672(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPD       640(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y3, Y3
-	VADDPD       Y3, Y7, Y3
-	VADDPD       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPD    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPD    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPD    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPD       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPD       832(R9), Y4, Y4
-	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y3, Y7
-	VSUBPD       Y14, Y4, Y8
+	VMULPD       800(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
-	VMULPD       704(R9), Y7, Y7
+	VMULPD       864(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       864(R9), Y8, Y7
+	VMULPD       320(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 640(R9), Y0, Y7
-	VDIVPD       640(R9), Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
 	VMULPD       896(R9), Y6, Y7
-	VADDPD       Y7, Y12, Y7
+	VADDPD       Y7, Y9, Y7
 	VSUBPD       Y2, Y7, Y7
-	VMULPD       704(R9), Y6, Y8
-	VADDPD       672(R9), Y8, Y8
+	VMULPD       864(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
 	VSUBPD       Y3, Y8, Y8
-	VMULPD       864(R9), Y6, Y6
-	VADDPD       Y6, Y14, Y6
+	VMULPD       320(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
 	VSUBPD       Y4, Y6, Y6
-	VMULPD       608(R9), Y7, Y11
-	VMULPD       576(R9), Y8, Y12
-	VADDPD       Y12, Y11, Y11
-	VMULPD       544(R9), Y6, Y12
-	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       512(R9), Y11, Y11
-	VADDPD       Y11, Y7, Y7
-	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y7, Y7
+	VMULPD       736(R9), Y7, Y9
+	VMULPD       704(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       672(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y4, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y9, Y2, Y6, Y2
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y4, 256(R9)
 
 CompactContacts64AVX2_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPD  352(R9), Y2, Y2
-	VADDPD  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPD  480(R9), Y2, Y2
+	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_ahead_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
@@ -16921,7 +16423,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS X3, X2, X4, X4
 	VMOVUPS   X4, (R12)(R11*4)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      16(SP), R12
@@ -16929,7 +16431,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      24(SP), R12
@@ -16937,7 +16439,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   736(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      32(SP), R12
@@ -16945,7 +16447,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      40(SP), R12
@@ -16953,7 +16455,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      48(SP), R12
@@ -16961,7 +16463,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      56(SP), R12
@@ -16969,7 +16471,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   416(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      64(SP), R12
@@ -16977,7 +16479,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   384(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      72(SP), R12
@@ -16985,7 +16487,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      80(SP), R12
@@ -16993,7 +16495,7 @@ CompactContacts64AVX2_ahead_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   288(R9), Y3
+	VMOVUPS   384(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      88(SP), R12
@@ -17069,47 +16571,48 @@ CompactContacts64AVX2_last:
 	VADDPD  Y15, Y13, Y13
 	VMULPD  Y4, Y7, Y14
 	VADDPD  Y14, Y13, Y13
-	VMULPD  Y12, Y13, Y12
+	VMULPD  Y12, Y13, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y2, Y8, Y14
-	VMULPD  Y3, Y9, Y15
-	VMOVUPS Y13, 352(R9)
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y4, Y10, Y14
-	VADDPD  Y14, Y13, Y13
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y11, Y5, Y14
+	VMULPD  Y11, Y5, Y13
 	VMULPD  Y11, Y6, Y15
-	VMOVUPS Y13, 384(R9)
-	VMULPD  Y11, Y7, Y13
-	VMOVUPS Y11, 416(R9)
-	VSUBPD  Y8, Y14, Y11
-	VSUBPD  Y9, Y15, Y14
-	VSUBPD  Y10, Y13, Y13
-	VMULPD  Y12, Y5, Y15
-	VMOVUPS Y10, 448(R9)
-	VMULPD  Y12, Y6, Y10
-	VMOVUPS Y9, 480(R9)
-	VMULPD  Y12, Y7, Y9
-	VMOVUPS Y8, 512(R9)
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y10, 480(R9)
+	VMULPD  Y14, Y6, Y10
+	VMOVUPS Y9, 512(R9)
+	VMULPD  Y14, Y7, Y9
+	VMOVUPS Y8, 544(R9)
 	VSUBPD  Y15, Y2, Y8
 	VSUBPD  Y10, Y3, Y10
 	VSUBPD  Y9, Y4, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y8, Y8, Y15
-	VMOVUPS Y4, 544(R9)
+	VMOVUPS Y4, 576(R9)
 	VMULPD  Y10, Y10, Y4
-	VMOVUPS Y3, 576(R9)
+	VMOVUPS Y3, 608(R9)
 	VADDPD  Y4, Y15, Y3
 	VMULPD  Y9, Y9, Y4
 	VADDPD  Y4, Y3, Y3
 	VMULPD  Y8, Y11, Y4
-	VMULPD  Y10, Y14, Y8
+	VMULPD  Y10, Y13, Y8
 	VADDPD  Y8, Y4, Y4
-	VMULPD  Y9, Y13, Y8
+	VMULPD  Y9, Y12, Y8
 	VADDPD  Y8, Y4, Y4
 	VCMPPD  $0x04, Y3, Y0, Y8
 	VDIVPD  Y3, Y4, Y4
@@ -17118,14 +16621,14 @@ CompactContacts64AVX2_last:
 	VMAXPD  Y0, Y4, Y4
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y12, Y4, Y4
-	VADDPD 416(R9), Y4, Y4
+	VMULPD Y14, Y4, Y4
+	VADDPD 448(R9), Y4, Y4
 	VMINPD Y1, Y4, Y4
 	VMAXPD Y0, Y4, Y4
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 352(R9), Y4, Y8
-	VSUBPD 384(R9), Y8, Y8
+	VMULPD 384(R9), Y4, Y8
+	VSUBPD 416(R9), Y8, Y8
 	VMULPD 320(R9), Y8, Y8
 	VMINPD Y1, Y8, Y8
 	VMAXPD Y0, Y8, Y8
@@ -17135,13 +16638,13 @@ CompactContacts64AVX2_last:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y8, Y2, Y2
-	VADDPD 512(R9), Y2, Y2
+	VADDPD 544(R9), Y2, Y2
 	VSUBPD Y5, Y2, Y2
-	VMULPD 576(R9), Y8, Y7
-	VADDPD 480(R9), Y7, Y7
+	VMULPD 608(R9), Y8, Y7
+	VADDPD 512(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
-	VMULPD 544(R9), Y8, Y8
-	VADDPD 448(R9), Y8, Y8
+	VMULPD 576(R9), Y8, Y8
+	VADDPD 480(R9), Y8, Y8
 	VSUBPD Y4, Y8, Y8
 	VMULPD Y2, Y2, Y9
 	VMULPD Y7, Y7, Y10
@@ -17165,38 +16668,39 @@ CompactContacts64AVX2_last:
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPD      Y9, Y9
-	VMOVAPS      Y9, Y14
-	VMOVUPS      Y3, 320(R9)
+	VMOVAPS      Y9, Y15
+	VMOVUPS      Y14, 320(R9)
+	VMOVUPS      Y3, 384(R9)
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y3
-	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y4, 416(R9)
 	VMOVUPS      288(R9), Y4
 	VMAXPD       256(R9), Y4, Y4
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      512(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VMOVUPS      Y5, 288(R9)
-	VMOVUPS      480(R9), Y5
-	VMULPD       480(R9), Y5, Y5
+	VMOVUPS      544(R9), Y6
+	VMULPD       544(R9), Y6, Y6
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      512(R9), Y5
+	VMULPD       512(R9), Y5, Y5
 	VADDPD       Y5, Y6, Y5
-	VMOVUPS      448(R9), Y6
-	VMULPD       448(R9), Y6, Y6
+	VMOVUPS      480(R9), Y6
+	VMULPD       480(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMAXPD       Y5, Y4, Y4
 	VBROADCASTSD crosstol64<>+0(SB), Y5
 	VMULPD       Y4, Y5, Y5
 	VCMPPD       $0x11, Y5, Y13, Y5
 	VORPD        Y5, Y3, Y6
-	VMOVUPS      Y9, 384(R9)
-	VMOVUPS      Y14, 416(R9)
-	VMOVUPS      Y13, 448(R9)
-	VMOVUPS      Y12, 480(R9)
-	VMOVUPS      Y11, 512(R9)
-	VMOVUPS      Y10, 544(R9)
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      Y8, 608(R9)
-	VMOVUPS      Y7, 640(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y3, 704(R9)
+	VMOVUPS      Y9, 480(R9)
+	VMOVUPS      Y15, 512(R9)
+	VMOVUPS      Y13, 576(R9)
+	VMOVUPS      Y12, 608(R9)
+	VMOVUPS      Y11, 640(R9)
+	VMOVUPS      Y10, 672(R9)
+	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y2, 800(R9)
+	VMOVUPS      Y3, 832(R9)
 	VTESTPD      Y6, Y6
 	JZ           CompactContacts64AVX2_last_normal
 
@@ -17213,30 +16717,18 @@ CompactContacts64AVX2_last:
 	VSUBPD       256(BX), Y7, Y7
 	VMOVUPS      384(BX), Y8
 	VSUBPD       288(BX), Y8, Y8
-	VMULPD       Y2, Y2, Y9
-	VMULPD       Y3, Y3, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y4, Y4, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y6, Y6, Y10
-	VMULPD       Y7, Y7, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y8, Y8, Y11
-	VADDPD       Y11, Y10, Y10
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y10, Y11
-	VDIVPD       Y10, Y1, Y10
-	VANDPD       Y11, Y10, Y10
-	VSQRTPD      Y9, Y11
-	VCMPPD       $0x04, Y11, Y0, Y12
-	VDIVPD       Y11, Y1, Y11
-	VANDPD       Y12, Y11, Y11
-	VSQRTPD      Y10, Y10
-	VMULPD       Y11, Y2, Y2
-	VMULPD       Y11, Y3, Y3
-	VMULPD       Y11, Y4, Y4
+	VSQRTPD      288(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y4, Y4
 	VMULPD       Y10, Y6, Y6
 	VMULPD       Y10, Y7, Y7
 	VMULPD       Y10, Y8, Y8
+	VMOVUPS      288(R9), Y9
 	VCMPPD       $0x00, Y0, Y9, Y9
 	VMULPD       Y8, Y3, Y10
 	VMULPD       Y7, Y4, Y11
@@ -17254,18 +16746,18 @@ CompactContacts64AVX2_last:
 	VADDPD       Y14, Y13, Y13
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
 	VANDNPD      Y5, Y14, Y5
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPD        Y5, Y14, Y5
-	VMULPD       672(R9), Y10, Y14
-	VMULPD       640(R9), Y11, Y15
-	VMOVUPS      Y4, 704(R9)
+	VMULPD       800(R9), Y10, Y14
+	VMULPD       768(R9), Y11, Y15
+	VMOVUPS      Y4, 832(R9)
 	VADDPD       Y15, Y14, Y4
-	VMULPD       608(R9), Y12, Y14
+	VMULPD       736(R9), Y12, Y14
 	VADDPD       Y14, Y4, Y4
 	VMULPD       Y4, Y4, Y14
-	VMOVUPS      Y8, 736(R9)
+	VMOVUPS      Y8, 864(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y8
-	VMULPD       576(R9), Y8, Y8
+	VMULPD       704(R9), Y8, Y8
 	VMULPD       Y13, Y8, Y8
 	VCMPPD       $0x19, Y8, Y14, Y8
 	VCMPPD       $0x11, Y0, Y4, Y4
@@ -17273,130 +16765,130 @@ CompactContacts64AVX2_last:
 	VXORPD       signmask64<>+0(SB), Y10, Y8
 	VXORPD       signmask64<>+0(SB), Y11, Y14
 	VXORPD       signmask64<>+0(SB), Y12, Y15
-	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y3, 704(R9)
 	VBLENDVPD    Y4, Y8, Y10, Y3
 	VBLENDVPD    Y4, Y14, Y11, Y8
 	VBLENDVPD    Y4, Y15, Y12, Y4
-	VMOVUPS      544(R9), Y10
+	VMOVUPS      672(R9), Y10
 	VBLENDVPD    Y5, Y3, Y10, Y3
-	VMOVUPS      512(R9), Y10
+	VMOVUPS      640(R9), Y10
 	VBLENDVPD    Y5, Y8, Y10, Y8
-	VMOVUPS      480(R9), Y10
+	VMOVUPS      608(R9), Y10
 	VBLENDVPD    Y5, Y4, Y10, Y4
-	VMOVUPS      448(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPD    Y5, Y13, Y10, Y5
-	VMOVUPS      Y3, 544(R9)
-	VMOVUPS      Y8, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y9, Y6, Y2, Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VBLENDVPD Y9, Y7, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPD Y9, 736(R9), Y4, Y4
+	VMOVUPS   832(R9), Y4
+	VBLENDVPD Y9, 864(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   448(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
 	VMULPD    Y3, Y3, Y6
 	VMULPD    Y2, Y2, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   448(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y2, 512(R9)
-	VMOVUPS   Y8, 480(R9)
-	VMOVUPS   Y5, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
 	VMULPD    Y0, Y0, Y5
 	VMULPD    Y4, Y4, Y6
 	VADDPD    Y6, Y5, Y5
 	VMULPD    Y2, Y2, Y6
 	VADDPD    Y6, Y5, Y5
-	VMOVUPS   544(R9), Y6
+	VMOVUPS   672(R9), Y6
 	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   512(R9), Y7
+	VMOVUPS   640(R9), Y7
 	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   608(R9), Y7
 	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y2, 608(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   512(R9), Y4
+	VMOVUPS   640(R9), Y4
 	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   480(R9), Y5
+	VMOVUPS   608(R9), Y5
 	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   Y4, 512(R9)
-	VMOVUPS   Y5, 480(R9)
-	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   Y4, 640(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 448(R9), Y2
-	VMOVUPS Y2, 416(R9)
+	VSQRTPD 576(R9), Y2
+	VMOVUPS Y2, 512(R9)
 
 CompactContacts64AVX2_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD 416(R9), Y1, Y2
-	VMULPD 544(R9), Y2, Y3
-	VMULPD 512(R9), Y2, Y4
-	VMULPD 480(R9), Y2, Y2
+	VDIVPD 512(R9), Y1, Y2
+	VMULPD 672(R9), Y2, Y3
+	VMULPD 640(R9), Y2, Y4
+	VMULPD 608(R9), Y2, Y2
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y5
 	VADDPD       416(BX), Y5, Y5
-	VSUBPD       384(R9), Y5, Y6
+	VSUBPD       480(R9), Y5, Y6
 	VBROADCASTSD margin+40(FP), Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      384(R9), Y7
+	VMOVUPS      480(R9), Y7
 	VCMPPD       $0x12, Y5, Y7, Y5
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y7
 	VSUBPD       192(BX), Y7, Y7
 	VMULPD       Y7, Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VADDPD       800(R9), Y8, Y8
 	VBROADCASTSD half64<>+0(SB), Y9
 	VMULPD       Y9, Y8, Y8
-	VADDPD       288(R9), Y8, Y8
+	VADDPD       544(R9), Y8, Y8
 	VADDPD       224(BX), Y8, Y8
 	VMULPD       Y7, Y4, Y9
-	VADDPD       640(R9), Y9, Y9
+	VADDPD       768(R9), Y9, Y9
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y9, Y9
 	VADDPD       256(R9), Y9, Y9
 	VADDPD       256(BX), Y9, Y9
 	VMULPD       Y7, Y2, Y10
-	VADDPD       608(R9), Y10, Y10
+	VADDPD       736(R9), Y10, Y10
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y10, Y10
-	VADDPD       352(R9), Y10, Y10
+	VADDPD       416(R9), Y10, Y10
 	VADDPD       288(BX), Y10, Y10
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y8, Y12
@@ -17405,23 +16897,23 @@ CompactContacts64AVX2_last_normal:
 	VMOVUPS      Y10, 256(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPD  320(R9), Y5, Y10
-	VMOVUPS Y9, 288(R9)
+	VANDPD  384(R9), Y5, Y10
+	VMOVUPS Y9, 384(R9)
 	VANDPD  int164<>+0(SB), Y5, Y5
-	VMOVUPS Y8, 320(R9)
-	VMOVUPS Y6, 352(R9)
-	VMOVUPS Y14, 384(R9)
-	VMOVUPS Y13, 416(R9)
-	VMOVUPS Y12, 448(R9)
-	VMOVUPS Y11, 480(R9)
-	VMOVUPS Y7, 512(R9)
-	VMOVUPS Y2, 544(R9)
-	VMOVUPS Y4, 576(R9)
-	VMOVUPS Y3, 608(R9)
+	VMOVUPS Y8, 416(R9)
+	VMOVUPS Y6, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 576(R9)
+	VMOVUPS Y11, 608(R9)
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y2, 672(R9)
+	VMOVUPS Y4, 704(R9)
+	VMOVUPS Y3, 736(R9)
 	VTESTPD Y10, Y10
 	JZ      CompactContacts64AVX2_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y2
 	VSUBPD    (BX), Y2, Y2
 	VMOVUPS   128(BX), Y3
@@ -17434,236 +16926,222 @@ CompactContacts64AVX2_last_normal:
 	VSUBPD    256(BX), Y7, Y7
 	VMOVUPS   384(BX), Y8
 	VSUBPD    288(BX), Y8, Y8
-	VMULPD    Y2, Y2, Y9
-	VMULPD    Y3, Y3, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y4, Y4, Y11
-	VADDPD    Y11, Y9, Y9
-	VMULPD    Y6, Y6, Y11
-	VMULPD    Y7, Y7, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y8, Y8, Y12
-	VADDPD    Y12, Y11, Y11
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD    Y11, Y1, Y11
-	VANDPD    Y12, Y11, Y11
-	VMOVUPS   (BX), Y12
-	VSUBPD    224(BX), Y12, Y12
-	VMOVUPS   32(BX), Y13
-	VSUBPD    256(BX), Y13, Y13
-	VMOVUPS   64(BX), Y14
-	VSUBPD    288(BX), Y14, Y14
-	VMULPD    Y12, Y6, Y15
-	VMOVUPS   Y9, 640(R9)
-	VMULPD    Y13, Y7, Y9
-	VMOVUPS   Y13, 672(R9)
-	VADDPD    Y9, Y15, Y9
-	VMULPD    Y14, Y8, Y13
-	VADDPD    Y13, Y9, Y9
-	VMULPD    Y11, Y9, Y9
-	VMULPD    Y2, Y6, Y13
-	VMULPD    Y3, Y7, Y15
-	VMOVUPS   Y3, 704(R9)
-	VADDPD    Y15, Y13, Y3
-	VMULPD    Y4, Y8, Y13
-	VADDPD    Y13, Y3, Y3
-	VMULPD    Y11, Y3, Y3
-	VADDPD    Y3, Y9, Y3
-	VMINPD    Y3, Y9, Y13
-	VMAXPD    Y13, Y0, Y13
-	VMAXPD    Y3, Y9, Y3
-	VMINPD    Y3, Y1, Y3
-	VCMPPD    $0x11, Y3, Y13, Y9
-	VANDPD    Y9, Y10, Y9
-	VCMPPD    $0x00, Y0, Y11, Y10
-	VANDNPD   Y9, Y10, Y9
-	VBLENDVPD Y9, int264<>+0(SB), Y5, Y5
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    320(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
 	VMOVAPS   Y5, Y5
-	VMOVUPS   192(BX), Y10
-	VADDPD    416(BX), Y10, Y10
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
 
 	// Manifold point 1.
-	VMULPD       Y13, Y6, Y11
-	VMULPD       Y13, Y7, Y15
-	VMOVUPS      Y7, 736(R9)
-	VMULPD       Y13, Y8, Y7
-	VSUBPD       Y12, Y11, Y13
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
 	VMOVUPS      Y8, 768(R9)
-	VSUBPD       672(R9), Y15, Y8
-	VMOVUPS      Y6, 800(R9)
-	VSUBPD       Y14, Y7, Y6
-	VMOVUPS      Y3, 832(R9)
-	VMULPD       Y2, Y13, Y3
-	VMULPD       704(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
-	VMULPD       Y4, Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VCMPPD       $0x04, 640(R9), Y0, Y6
-	VDIVPD       640(R9), Y3, Y3
-	VANDPD       Y6, Y3, Y3
-	VMINPD       Y1, Y3, Y3
-	VMAXPD       Y0, Y3, Y3
-	VMULPD       Y3, Y2, Y6
-	VADDPD       Y6, Y12, Y6
-	VSUBPD       Y11, Y6, Y6
-	VMULPD       704(R9), Y3, Y8
-	VADDPD       672(R9), Y8, Y8
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 800(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 832(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
 	VSUBPD       Y15, Y8, Y8
-	VMULPD       Y3, Y4, Y3
-	VADDPD       Y3, Y14, Y3
-	VSUBPD       Y7, Y3, Y3
-	VMULPD       608(R9), Y6, Y13
-	VMOVUPS      Y4, 864(R9)
-	VMULPD       576(R9), Y8, Y4
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       736(R9), Y8, Y14
+	VMOVUPS      Y3, 864(R9)
+	VMULPD       704(R9), Y10, Y3
 	VMOVUPS      Y2, 896(R9)
-	VADDPD       Y4, Y13, Y2
-	VMULPD       544(R9), Y3, Y4
-	VADDPD       Y4, Y2, Y2
-	VSUBPD       Y2, Y10, Y2
-	VMOVUPS      608(R9), Y4
-	VMULPD       512(R9), Y4, Y4
-	VADDPD       Y4, Y6, Y4
-	VBROADCASTSD half64<>+0(SB), Y6
-	VMULPD       Y6, Y4, Y4
-	VADDPD       Y4, Y11, Y4
-	VADDPD       224(BX), Y4, Y4
-	VMOVUPS      576(R9), Y6
-	VMULPD       512(R9), Y6, Y6
-	VADDPD       Y6, Y8, Y6
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y6, Y6
-	VADDPD       Y6, Y15, Y6
-	VADDPD       256(BX), Y6, Y6
-	VMOVUPS      544(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y3, Y3
+	VADDPD       Y3, Y14, Y2
+	VMULPD       672(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      736(R9), Y3
+	VMULPD       640(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y3, Y3
-	VADDPD       Y3, Y7, Y3
-	VADDPD       288(BX), Y3, Y3
-	VMOVUPS      480(R9), Y7
-	VBLENDVPD    Y9, Y2, Y7, Y2
-	VMOVUPS      Y2, 480(R9)
-	VMOVUPS      448(R9), Y2
-	VBLENDVPD    Y9, Y4, Y2, Y2
-	VMOVUPS      416(R9), Y4
-	VBLENDVPD    Y9, Y6, Y4, Y4
-	VMOVUPS      384(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      Y2, 448(R9)
-	VMOVUPS      Y4, 416(R9)
-	VMOVUPS      Y3, 384(R9)
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      704(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      672(R9), Y8
+	VMULPD       640(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      832(R9), Y7
+	VMOVUPS      608(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 608(R9)
+	VMOVUPS      832(R9), Y2
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      832(R9), Y3
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 576(R9)
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      800(R9), Y2
-	VMULPD       832(R9), Y2, Y2
-	VMOVUPS      736(R9), Y3
-	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      352(R9), Y2
+	VMULPD       800(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       800(R9), Y3, Y3
 	VMOVUPS      768(R9), Y4
-	VMULPD       832(R9), Y4, Y4
-	VSUBPD       Y12, Y2, Y6
-	VSUBPD       672(R9), Y3, Y7
-	VSUBPD       Y14, Y4, Y8
+	VMULPD       800(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
 	VMULPD       896(R9), Y6, Y6
-	VMULPD       704(R9), Y7, Y7
+	VMULPD       864(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMULPD       864(R9), Y8, Y7
+	VMULPD       320(R9), Y8, Y7
 	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x04, 640(R9), Y0, Y7
-	VDIVPD       640(R9), Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y1, Y6, Y6
 	VMAXPD       Y0, Y6, Y6
 	VMULPD       896(R9), Y6, Y7
-	VADDPD       Y7, Y12, Y7
+	VADDPD       Y7, Y9, Y7
 	VSUBPD       Y2, Y7, Y7
-	VMULPD       704(R9), Y6, Y8
-	VADDPD       672(R9), Y8, Y8
+	VMULPD       864(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
 	VSUBPD       Y3, Y8, Y8
-	VMULPD       864(R9), Y6, Y6
-	VADDPD       Y6, Y14, Y6
+	VMULPD       320(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
 	VSUBPD       Y4, Y6, Y6
-	VMULPD       608(R9), Y7, Y11
-	VMULPD       576(R9), Y8, Y12
-	VADDPD       Y12, Y11, Y11
-	VMULPD       544(R9), Y6, Y12
-	VADDPD       Y12, Y11, Y11
-	VSUBPD       Y11, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       512(R9), Y11, Y11
-	VADDPD       Y11, Y7, Y7
-	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y7, Y7
+	VMULPD       736(R9), Y7, Y9
+	VMULPD       704(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       672(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
 	VADDPD       Y7, Y2, Y2
 	VADDPD       224(BX), Y2, Y2
-	VMOVUPS      576(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      704(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
 	VMULPD       Y8, Y7, Y7
 	VADDPD       Y7, Y3, Y3
 	VADDPD       256(BX), Y3, Y3
-	VMOVUPS      544(R9), Y7
-	VMULPD       512(R9), Y7, Y7
+	VMOVUPS      672(R9), Y7
+	VMULPD       640(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VBROADCASTSD half64<>+0(SB), Y7
 	VMULPD       Y7, Y6, Y6
 	VADDPD       Y6, Y4, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      352(R9), Y6
-	VBLENDVPD    Y9, Y10, Y6, Y6
-	VMOVUPS      Y6, 352(R9)
-	VMOVUPS      320(R9), Y6
-	VBLENDVPD    Y9, Y2, Y6, Y2
-	VMOVUPS      288(R9), Y6
-	VBLENDVPD    Y9, Y3, Y6, Y3
-	VMOVUPS      256(R9), Y6
-	VBLENDVPD    Y9, Y4, Y6, Y4
-	VMOVUPS      Y2, 320(R9)
-	VMOVUPS      Y3, 288(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 480(R9)
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      832(R9), Y6
+	VMOVUPS      256(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 384(R9)
 	VMOVUPS      Y4, 256(R9)
 
 CompactContacts64AVX2_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y2
-	VADDPD  352(R9), Y2, Y2
-	VADDPD  512(R9), Y2, Y2
+	VMOVUPS 608(R9), Y2
+	VADDPD  480(R9), Y2, Y2
+	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_last_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   352(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 352(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   416(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 416(R9)
 	VMOVUPS   384(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 384(R9)
-	VMOVUPS   320(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
 	VMOVUPS   256(R9), Y3
 	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 256(R9)
@@ -17721,7 +17199,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS X3, X2, X4, X4
 	VMOVUPS   X4, (R12)(R11*4)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   480(R9), Y3
+	VMOVUPS   608(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      16(SP), R12
@@ -17729,7 +17207,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   352(R9), Y3
+	VMOVUPS   480(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      24(SP), R12
@@ -17737,7 +17215,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   736(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      32(SP), R12
@@ -17745,7 +17223,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   576(R9), Y3
+	VMOVUPS   704(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      40(SP), R12
@@ -17753,7 +17231,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   544(R9), Y3
+	VMOVUPS   672(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      48(SP), R12
@@ -17761,7 +17239,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      56(SP), R12
@@ -17769,7 +17247,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   416(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      64(SP), R12
@@ -17777,7 +17255,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   384(R9), Y3
+	VMOVUPS   512(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      72(SP), R12
@@ -17785,7 +17263,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      80(SP), R12
@@ -17793,7 +17271,7 @@ CompactContacts64AVX2_last_finite:
 	VBLENDVPS Y3, Y2, Y4, Y4
 	VMOVUPS   Y4, (R12)(R11*8)
 	VMOVDQU   64(R9), Y2
-	VMOVUPS   288(R9), Y3
+	VMOVUPS   384(R9), Y3
 	VPERMPS   Y3, Y2, Y2
 	VMOVDQU   128(R9), Y3
 	MOVQ      88(SP), R12
@@ -18014,45 +17492,46 @@ CompactContacts64AVX2_tail:
 	VADDPD  Y15, Y14, Y7
 	VMULPD  Y5, Y8, Y14
 	VADDPD  Y14, Y7, Y7
-	VMULPD  Y13, Y7, Y13
+	VMULPD  Y13, Y7, Y14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y3, Y9, Y14
-	VMULPD  Y4, Y10, Y15
-	VMOVUPS Y7, 384(R9)
-	VADDPD  Y15, Y14, Y7
-	VMULPD  Y5, Y11, Y14
-	VADDPD  Y14, Y7, Y7
+	VMULPD  Y3, Y9, Y15
+	VMOVUPS Y13, 384(R9)
+	VMULPD  Y4, Y10, Y13
+	VMOVUPS Y7, 416(R9)
+	VADDPD  Y13, Y15, Y7
+	VMULPD  Y5, Y11, Y13
+	VADDPD  Y13, Y7, Y7
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y12, Y6, Y14
+	VMULPD  Y12, Y6, Y13
 	VMULPD  352(R9), Y12, Y15
-	VMOVUPS Y7, 416(R9)
+	VMOVUPS Y7, 448(R9)
 	VMULPD  Y12, Y8, Y7
-	VMOVUPS Y12, 448(R9)
-	VSUBPD  Y9, Y14, Y12
-	VSUBPD  Y10, Y15, Y14
+	VMOVUPS Y12, 480(R9)
+	VSUBPD  Y9, Y13, Y12
+	VSUBPD  Y10, Y15, Y13
 	VSUBPD  Y11, Y7, Y7
-	VMULPD  Y13, Y6, Y15
-	VMOVUPS Y11, 480(R9)
-	VMULPD  352(R9), Y13, Y11
-	VMOVUPS Y10, 512(R9)
-	VMULPD  Y13, Y8, Y10
-	VMOVUPS Y9, 544(R9)
+	VMULPD  Y14, Y6, Y15
+	VMOVUPS Y11, 512(R9)
+	VMULPD  352(R9), Y14, Y11
+	VMOVUPS Y10, 544(R9)
+	VMULPD  Y14, Y8, Y10
+	VMOVUPS Y9, 576(R9)
 	VSUBPD  Y15, Y3, Y9
 	VSUBPD  Y11, Y4, Y11
 	VSUBPD  Y10, Y5, Y10
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
 	VMULPD  Y9, Y9, Y15
-	VMOVUPS Y5, 576(R9)
+	VMOVUPS Y5, 608(R9)
 	VMULPD  Y11, Y11, Y5
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y4, 640(R9)
 	VADDPD  Y5, Y15, Y4
 	VMULPD  Y10, Y10, Y5
 	VADDPD  Y5, Y4, Y4
 	VMULPD  Y9, Y12, Y5
-	VMULPD  Y11, Y14, Y9
+	VMULPD  Y11, Y13, Y9
 	VADDPD  Y9, Y5, Y5
 	VMULPD  Y10, Y7, Y7
 	VADDPD  Y7, Y5, Y5
@@ -18063,14 +17542,14 @@ CompactContacts64AVX2_tail:
 	VMAXPD  Y0, Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y13, Y5, Y5
-	VADDPD 448(R9), Y5, Y5
+	VMULPD Y14, Y5, Y5
+	VADDPD 480(R9), Y5, Y5
 	VMINPD Y1, Y5, Y5
 	VMAXPD Y0, Y5, Y5
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 384(R9), Y5, Y7
-	VSUBPD 416(R9), Y7, Y7
+	VMULPD 416(R9), Y5, Y7
+	VSUBPD 448(R9), Y7, Y7
 	VMULPD 320(R9), Y7, Y7
 	VMINPD Y1, Y7, Y7
 	VMAXPD Y0, Y7, Y7
@@ -18080,13 +17559,13 @@ CompactContacts64AVX2_tail:
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Y7, Y3, Y3
-	VADDPD 544(R9), Y3, Y3
+	VADDPD 576(R9), Y3, Y3
 	VSUBPD Y6, Y3, Y3
-	VMULPD 608(R9), Y7, Y8
-	VADDPD 512(R9), Y8, Y8
+	VMULPD 640(R9), Y7, Y8
+	VADDPD 544(R9), Y8, Y8
 	VSUBPD Y9, Y8, Y8
-	VMULPD 576(R9), Y7, Y7
-	VADDPD 480(R9), Y7, Y7
+	VMULPD 608(R9), Y7, Y7
+	VADDPD 512(R9), Y7, Y7
 	VSUBPD Y5, Y7, Y7
 	VMULPD Y3, Y3, Y10
 	VMULPD Y8, Y8, Y11
@@ -18106,42 +17585,43 @@ CompactContacts64AVX2_tail:
 	VMOVAPS Y3, Y11
 	VMOVAPS Y8, Y12
 	VMOVAPS Y7, Y13
-	VMOVAPS Y10, Y14
+	VMOVAPS Y10, Y15
+	VMOVUPS Y14, 320(R9)
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	VSQRTPD      Y10, Y10
-	VMOVAPS      Y10, Y15
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y5, 352(R9)
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y14, Y4
-	VMOVUPS      Y9, 384(R9)
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y5, 416(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y15, Y4
+	VMOVUPS      Y9, 448(R9)
 	VMOVUPS      288(R9), Y5
 	VMAXPD       256(R9), Y5, Y5
 	VMOVUPS      Y6, 256(R9)
-	VMOVUPS      544(R9), Y6
-	VMULPD       544(R9), Y6, Y6
-	VMOVUPS      Y10, 288(R9)
+	VMOVUPS      576(R9), Y6
+	VMULPD       576(R9), Y6, Y6
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      544(R9), Y9
+	VMULPD       544(R9), Y9, Y9
+	VADDPD       Y9, Y6, Y6
 	VMOVUPS      512(R9), Y9
 	VMULPD       512(R9), Y9, Y9
-	VADDPD       Y9, Y6, Y6
-	VMOVUPS      480(R9), Y9
-	VMULPD       480(R9), Y9, Y9
 	VADDPD       Y9, Y6, Y6
 	VMAXPD       Y6, Y5, Y5
 	VBROADCASTSD crosstol64<>+0(SB), Y6
 	VMULPD       Y5, Y6, Y6
-	VCMPPD       $0x11, Y6, Y14, Y6
+	VCMPPD       $0x11, Y6, Y15, Y6
 	VORPD        Y6, Y4, Y9
-	VMOVUPS      Y15, 416(R9)
-	VMOVUPS      Y14, 448(R9)
-	VMOVUPS      Y13, 480(R9)
-	VMOVUPS      Y12, 512(R9)
-	VMOVUPS      Y11, 544(R9)
-	VMOVUPS      Y5, 576(R9)
-	VMOVUPS      Y7, 608(R9)
-	VMOVUPS      Y8, 640(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 704(R9)
+	VMOVUPS      Y14, 512(R9)
+	VMOVUPS      Y15, 544(R9)
+	VMOVUPS      Y13, 608(R9)
+	VMOVUPS      Y12, 640(R9)
+	VMOVUPS      Y11, 672(R9)
+	VMOVUPS      Y5, 704(R9)
+	VMOVUPS      Y7, 736(R9)
+	VMOVUPS      Y8, 768(R9)
+	VMOVUPS      Y3, 800(R9)
+	VMOVUPS      Y4, 832(R9)
 	VTESTPD      Y9, Y9
 	JZ           CompactContacts64AVX2_tailgroup_normal
 
@@ -18158,30 +17638,18 @@ CompactContacts64AVX2_tail:
 	VSUBPD       256(BX), Y8, Y8
 	VMOVUPS      384(BX), Y9
 	VSUBPD       288(BX), Y9, Y9
-	VMULPD       Y3, Y3, Y10
-	VMULPD       Y4, Y4, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y5, Y5, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       Y7, Y7, Y11
-	VMULPD       Y8, Y8, Y12
-	VADDPD       Y12, Y11, Y11
-	VMULPD       Y9, Y9, Y12
-	VADDPD       Y12, Y11, Y11
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y11, Y12
-	VDIVPD       Y11, Y1, Y11
-	VANDPD       Y12, Y11, Y11
-	VSQRTPD      Y10, Y12
-	VCMPPD       $0x04, Y12, Y0, Y13
-	VDIVPD       Y12, Y1, Y12
-	VANDPD       Y13, Y12, Y12
-	VSQRTPD      Y11, Y11
-	VMULPD       Y12, Y3, Y3
-	VMULPD       Y12, Y4, Y4
-	VMULPD       Y12, Y5, Y5
+	VSQRTPD      288(R9), Y10
+	VCMPPD       $0x04, Y10, Y0, Y11
+	VDIVPD       Y10, Y1, Y10
+	VANDPD       Y11, Y10, Y10
+	VSQRTPD      384(R9), Y11
+	VMULPD       Y10, Y3, Y3
+	VMULPD       Y10, Y4, Y4
+	VMULPD       Y10, Y5, Y5
 	VMULPD       Y11, Y7, Y7
 	VMULPD       Y11, Y8, Y8
 	VMULPD       Y11, Y9, Y9
+	VMOVUPS      288(R9), Y10
 	VCMPPD       $0x00, Y0, Y10, Y10
 	VMULPD       Y9, Y4, Y11
 	VMULPD       Y8, Y5, Y12
@@ -18194,24 +17662,24 @@ CompactContacts64AVX2_tail:
 	VSUBPD       Y14, Y13, Y13
 	VMULPD       Y11, Y11, Y14
 	VMULPD       Y12, Y12, Y15
-	VMOVUPS      Y5, 736(R9)
+	VMOVUPS      Y5, 864(R9)
 	VADDPD       Y15, Y14, Y5
 	VMULPD       Y13, Y13, Y14
 	VADDPD       Y14, Y5, Y5
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y5, Y14
 	VANDNPD      Y6, Y14, Y6
-	VMOVUPS      704(R9), Y14
+	VMOVUPS      832(R9), Y14
 	VORPD        Y6, Y14, Y6
-	VMULPD       672(R9), Y11, Y14
-	VMULPD       640(R9), Y12, Y15
-	VMOVUPS      Y9, 704(R9)
+	VMULPD       800(R9), Y11, Y14
+	VMULPD       768(R9), Y12, Y15
+	VMOVUPS      Y9, 832(R9)
 	VADDPD       Y15, Y14, Y9
-	VMULPD       608(R9), Y13, Y14
+	VMULPD       736(R9), Y13, Y14
 	VADDPD       Y14, Y9, Y9
 	VMULPD       Y9, Y9, Y14
-	VMOVUPS      Y4, 768(R9)
+	VMOVUPS      Y4, 896(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y4
-	VMULPD       576(R9), Y4, Y4
+	VMULPD       704(R9), Y4, Y4
 	VMULPD       Y5, Y4, Y4
 	VCMPPD       $0x19, Y4, Y14, Y4
 	VCMPPD       $0x11, Y0, Y9, Y9
@@ -18219,155 +17687,155 @@ CompactContacts64AVX2_tail:
 	VXORPD       signmask64<>+0(SB), Y11, Y9
 	VXORPD       signmask64<>+0(SB), Y12, Y14
 	VXORPD       signmask64<>+0(SB), Y13, Y15
-	VMOVUPS      Y8, 576(R9)
+	VMOVUPS      Y8, 704(R9)
 	VBLENDVPD    Y4, Y9, Y11, Y8
 	VBLENDVPD    Y4, Y14, Y12, Y9
 	VBLENDVPD    Y4, Y15, Y13, Y4
-	VMOVUPS      544(R9), Y11
+	VMOVUPS      672(R9), Y11
 	VBLENDVPD    Y6, Y8, Y11, Y8
-	VMOVUPS      512(R9), Y11
+	VMOVUPS      640(R9), Y11
 	VBLENDVPD    Y6, Y9, Y11, Y9
-	VMOVUPS      480(R9), Y11
+	VMOVUPS      608(R9), Y11
 	VBLENDVPD    Y6, Y4, Y11, Y4
-	VMOVUPS      448(R9), Y11
+	VMOVUPS      544(R9), Y11
 	VBLENDVPD    Y6, Y5, Y11, Y5
-	VMOVUPS      Y8, 544(R9)
-	VMOVUPS      Y9, 512(R9)
-	VMOVUPS      Y4, 480(R9)
-	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      Y8, 672(R9)
+	VMOVUPS      Y9, 640(R9)
+	VMOVUPS      Y4, 608(R9)
+	VMOVUPS      Y5, 544(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y10, Y7, Y3, Y3
-	VMOVUPS   768(R9), Y4
-	VBLENDVPD Y10, 576(R9), Y4, Y4
-	VMOVUPS   736(R9), Y5
-	VBLENDVPD Y10, 704(R9), Y5, Y5
+	VMOVUPS   896(R9), Y4
+	VBLENDVPD Y10, 704(R9), Y4, Y4
+	VMOVUPS   864(R9), Y5
+	VBLENDVPD Y10, 832(R9), Y5, Y5
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y3, Y3
-	VMOVUPS   448(R9), Y6
+	VMOVUPS   544(R9), Y6
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y6, Y6
 	VMULPD    Y4, Y4, Y7
 	VMULPD    Y3, Y3, Y8
 	VADDPD    Y8, Y7, Y7
 	VMULPD    Y0, Y0, Y8
 	VADDPD    Y8, Y7, Y7
-	VMOVUPS   544(R9), Y8
+	VMOVUPS   672(R9), Y8
 	VBLENDVPD Y6, Y4, Y8, Y8
-	VMOVUPS   512(R9), Y9
+	VMOVUPS   640(R9), Y9
 	VBLENDVPD Y6, Y3, Y9, Y3
-	VMOVUPS   480(R9), Y9
+	VMOVUPS   608(R9), Y9
 	VBLENDVPD Y6, Y0, Y9, Y9
-	VMOVUPS   448(R9), Y10
+	VMOVUPS   544(R9), Y10
 	VBLENDVPD Y6, Y7, Y10, Y6
-	VMOVUPS   Y8, 544(R9)
-	VMOVUPS   Y3, 512(R9)
-	VMOVUPS   Y9, 480(R9)
-	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   Y9, 608(R9)
+	VMOVUPS   Y6, 544(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y4, Y3
-	VMOVUPS   448(R9), Y4
+	VMOVUPS   544(R9), Y4
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y4
 	VMULPD    Y0, Y0, Y6
 	VMULPD    Y5, Y5, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y3, Y3, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   544(R9), Y7
+	VMOVUPS   672(R9), Y7
 	VBLENDVPD Y4, Y0, Y7, Y7
-	VMOVUPS   512(R9), Y8
+	VMOVUPS   640(R9), Y8
 	VBLENDVPD Y4, Y5, Y8, Y5
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   608(R9), Y8
 	VBLENDVPD Y4, Y3, Y8, Y3
-	VMOVUPS   448(R9), Y8
+	VMOVUPS   544(R9), Y8
 	VBLENDVPD Y4, Y6, Y8, Y4
-	VMOVUPS   Y7, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   Y4, 448(R9)
+	VMOVUPS   Y7, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   Y4, 544(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   448(R9), Y3
+	VMOVUPS   544(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMOVUPS   544(R9), Y4
+	VMOVUPS   672(R9), Y4
 	VBLENDVPD Y3, Y0, Y4, Y4
-	VMOVUPS   512(R9), Y5
+	VMOVUPS   640(R9), Y5
 	VBLENDVPD Y3, Y0, Y5, Y5
-	VMOVUPS   480(R9), Y6
+	VMOVUPS   608(R9), Y6
 	VBLENDVPD Y3, Y1, Y6, Y6
-	VMOVUPS   448(R9), Y7
+	VMOVUPS   544(R9), Y7
 	VBLENDVPD Y3, Y1, Y7, Y3
-	VMOVUPS   Y4, 544(R9)
-	VMOVUPS   Y5, 512(R9)
-	VMOVUPS   Y6, 480(R9)
-	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   Y5, 640(R9)
+	VMOVUPS   Y6, 608(R9)
+	VMOVUPS   Y3, 544(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 448(R9), Y3
-	VMOVUPS Y3, 416(R9)
+	VSQRTPD 544(R9), Y3
+	VMOVUPS Y3, 512(R9)
 
 CompactContacts64AVX2_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD 416(R9), Y1, Y3
-	VMULPD 544(R9), Y3, Y4
-	VMULPD 512(R9), Y3, Y5
-	VMULPD 480(R9), Y3, Y3
+	VDIVPD 512(R9), Y1, Y3
+	VMULPD 672(R9), Y3, Y4
+	VMULPD 640(R9), Y3, Y5
+	VMULPD 608(R9), Y3, Y3
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      192(BX), Y6
 	VADDPD       416(BX), Y6, Y6
-	VSUBPD       288(R9), Y6, Y7
+	VSUBPD       576(R9), Y6, Y7
 	VBROADCASTSD margin+40(FP), Y8
 	VADDPD       Y8, Y6, Y6
-	VMOVUPS      288(R9), Y8
+	VMOVUPS      576(R9), Y8
 	VCMPPD       $0x12, Y6, Y8, Y6
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      416(BX), Y8
 	VSUBPD       192(BX), Y8, Y8
 	VMULPD       Y8, Y4, Y9
-	VADDPD       672(R9), Y9, Y9
+	VADDPD       800(R9), Y9, Y9
 	VBROADCASTSD half64<>+0(SB), Y10
 	VMULPD       Y10, Y9, Y9
 	VADDPD       256(R9), Y9, Y9
 	VADDPD       224(BX), Y9, Y9
 	VMULPD       Y8, Y5, Y10
-	VADDPD       640(R9), Y10, Y10
+	VADDPD       768(R9), Y10, Y10
 	VBROADCASTSD half64<>+0(SB), Y11
 	VMULPD       Y11, Y10, Y10
-	VADDPD       384(R9), Y10, Y10
+	VADDPD       448(R9), Y10, Y10
 	VADDPD       256(BX), Y10, Y10
 	VMULPD       Y8, Y3, Y11
-	VADDPD       608(R9), Y11, Y11
+	VADDPD       736(R9), Y11, Y11
 	VBROADCASTSD half64<>+0(SB), Y12
 	VMULPD       Y12, Y11, Y11
-	VADDPD       352(R9), Y11, Y11
+	VADDPD       416(R9), Y11, Y11
 	VADDPD       288(BX), Y11, Y11
 	VMOVAPS      Y7, Y12
 	VMOVAPS      Y9, Y13
 	VMOVAPS      Y10, Y14
 	VMOVAPS      Y11, Y15
 	VMOVUPS      Y7, 256(R9)
-	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y11, 416(R9)
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	VANDPD  320(R9), Y6, Y7
-	VMOVUPS Y10, 320(R9)
+	VANDPD  352(R9), Y6, Y7
+	VMOVUPS Y10, 352(R9)
 	VANDPD  int164<>+0(SB), Y6, Y6
-	VMOVUPS Y9, 352(R9)
-	VMOVUPS Y15, 384(R9)
-	VMOVUPS Y14, 416(R9)
-	VMOVUPS Y13, 448(R9)
-	VMOVUPS Y12, 480(R9)
-	VMOVUPS Y8, 512(R9)
-	VMOVUPS Y3, 544(R9)
-	VMOVUPS Y5, 576(R9)
-	VMOVUPS Y4, 608(R9)
+	VMOVUPS Y9, 448(R9)
+	VMOVUPS Y15, 512(R9)
+	VMOVUPS Y14, 544(R9)
+	VMOVUPS Y13, 576(R9)
+	VMOVUPS Y12, 608(R9)
+	VMOVUPS Y8, 640(R9)
+	VMOVUPS Y3, 672(R9)
+	VMOVUPS Y5, 704(R9)
+	VMOVUPS Y4, 736(R9)
 	VTESTPD Y7, Y7
 	JZ      CompactContacts64AVX2_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
 	VMOVUPS   96(BX), Y3
 	VSUBPD    (BX), Y3, Y3
 	VMOVUPS   128(BX), Y4
@@ -18380,240 +17848,226 @@ CompactContacts64AVX2_tailgroup_normal:
 	VSUBPD    256(BX), Y9, Y9
 	VMOVUPS   384(BX), Y10
 	VSUBPD    288(BX), Y10, Y10
-	VMULPD    Y3, Y3, Y11
-	VMULPD    Y4, Y4, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y5, Y5, Y12
-	VADDPD    Y12, Y11, Y11
-	VMULPD    Y8, Y8, Y12
-	VMULPD    Y9, Y9, Y13
-	VADDPD    Y13, Y12, Y12
-	VMULPD    Y10, Y10, Y13
-	VADDPD    Y13, Y12, Y12
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y12, Y13
-	VDIVPD    Y12, Y1, Y12
-	VANDPD    Y13, Y12, Y12
-	VMOVUPS   (BX), Y13
-	VSUBPD    224(BX), Y13, Y13
-	VMOVUPS   32(BX), Y14
-	VSUBPD    256(BX), Y14, Y14
-	VMOVUPS   Y11, 640(R9)
-	VMOVUPS   64(BX), Y11
-	VSUBPD    288(BX), Y11, Y11
-	VMULPD    Y13, Y8, Y15
-	VMOVUPS   Y13, 672(R9)
-	VMULPD    Y14, Y9, Y13
-	VMOVUPS   Y14, 704(R9)
-	VADDPD    Y13, Y15, Y13
-	VMULPD    Y11, Y10, Y14
-	VADDPD    Y14, Y13, Y13
-	VMULPD    Y12, Y13, Y13
-	VMULPD    Y3, Y8, Y14
-	VMULPD    Y4, Y9, Y15
-	VMOVUPS   Y4, 736(R9)
-	VADDPD    Y15, Y14, Y4
-	VMULPD    Y5, Y10, Y14
-	VADDPD    Y14, Y4, Y4
-	VMULPD    Y12, Y4, Y4
-	VADDPD    Y4, Y13, Y4
-	VMINPD    Y4, Y13, Y14
-	VMAXPD    Y14, Y0, Y14
-	VMAXPD    Y4, Y13, Y4
+	VMOVUPS   (BX), Y11
+	VSUBPD    224(BX), Y11, Y11
+	VMOVUPS   32(BX), Y12
+	VSUBPD    256(BX), Y12, Y12
+	VMOVUPS   64(BX), Y13
+	VSUBPD    288(BX), Y13, Y13
+	VMOVUPS   480(R9), Y14
+	VADDPD    320(R9), Y14, Y14
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   480(R9), Y5
+	VMINPD    Y14, Y5, Y5
+	VMAXPD    Y5, Y0, Y5
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   480(R9), Y4
+	VMAXPD    Y14, Y4, Y4
 	VMINPD    Y4, Y1, Y4
-	VCMPPD    $0x11, Y4, Y14, Y13
-	VANDPD    Y13, Y7, Y7
-	VCMPPD    $0x00, Y0, Y12, Y12
-	VANDNPD   Y7, Y12, Y7
+	VCMPPD    $0x11, Y4, Y5, Y14
+	VANDPD    Y14, Y7, Y7
+	VMOVUPS   384(R9), Y14
+	VCMPPD    $0x00, Y0, Y14, Y14
+	VANDNPD   Y7, Y14, Y7
 	VBLENDVPD Y7, int264<>+0(SB), Y6, Y6
 	VMOVAPS   Y6, Y6
-	VMOVUPS   192(BX), Y12
-	VADDPD    416(BX), Y12, Y12
+	VMOVUPS   192(BX), Y14
+	VADDPD    416(BX), Y14, Y14
 
 	// Manifold point 1.
-	VMULPD       Y14, Y8, Y13
-	VMULPD       Y14, Y9, Y15
-	VMOVUPS      Y9, 768(R9)
-	VMULPD       Y14, Y10, Y9
-	VSUBPD       672(R9), Y13, Y14
+	VMULPD       Y5, Y8, Y15
+	VMOVUPS      Y8, 384(R9)
+	VMULPD       Y5, Y9, Y8
+	VMOVUPS      Y9, 480(R9)
+	VMULPD       Y5, Y10, Y5
+	VSUBPD       Y11, Y15, Y9
 	VMOVUPS      Y10, 800(R9)
-	VSUBPD       704(R9), Y15, Y10
-	VMOVUPS      Y8, 832(R9)
-	VSUBPD       Y11, Y9, Y8
-	VMOVUPS      Y4, 864(R9)
-	VMULPD       Y3, Y14, Y4
-	VMULPD       736(R9), Y10, Y10
-	VADDPD       Y10, Y4, Y4
-	VMULPD       Y5, Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VCMPPD       $0x04, 640(R9), Y0, Y8
-	VDIVPD       640(R9), Y4, Y4
-	VANDPD       Y8, Y4, Y4
+	VSUBPD       Y12, Y8, Y10
+	VMOVUPS      Y4, 832(R9)
+	VSUBPD       Y13, Y5, Y4
+	VMOVUPS      Y7, 864(R9)
+	VMULPD       Y3, Y9, Y7
+	VMULPD       768(R9), Y10, Y9
+	VADDPD       Y9, Y7, Y7
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y7, Y4, Y4
 	VMINPD       Y1, Y4, Y4
 	VMAXPD       Y0, Y4, Y4
-	VMULPD       Y4, Y3, Y8
-	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y13, Y8, Y8
-	VMULPD       736(R9), Y4, Y10
-	VADDPD       704(R9), Y10, Y10
-	VSUBPD       Y15, Y10, Y10
-	VMULPD       Y4, Y5, Y4
-	VADDPD       Y4, Y11, Y4
-	VSUBPD       Y9, Y4, Y4
-	VMULPD       608(R9), Y8, Y14
-	VMOVUPS      Y5, 896(R9)
-	VMULPD       576(R9), Y10, Y5
-	VMOVUPS      Y3, 928(R9)
-	VADDPD       Y5, Y14, Y3
-	VMULPD       544(R9), Y4, Y5
-	VADDPD       Y5, Y3, Y3
-	VSUBPD       Y3, Y12, Y3
-	VMOVUPS      608(R9), Y5
-	VMULPD       512(R9), Y5, Y5
-	VADDPD       Y5, Y8, Y5
-	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y5, Y5
-	VADDPD       Y5, Y13, Y5
-	VADDPD       224(BX), Y5, Y5
-	VMOVUPS      576(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y10, Y8
+	VMULPD       Y4, Y3, Y7
+	VADDPD       Y7, Y11, Y7
+	VSUBPD       Y15, Y7, Y7
+	VMULPD       768(R9), Y4, Y9
+	VADDPD       Y9, Y12, Y9
+	VSUBPD       Y8, Y9, Y9
+	VMULPD       320(R9), Y4, Y4
+	VADDPD       Y4, Y13, Y4
+	VSUBPD       Y5, Y4, Y4
+	VMULPD       736(R9), Y7, Y10
+	VMOVUPS      Y3, 896(R9)
+	VMULPD       704(R9), Y9, Y3
+	VMOVUPS      Y13, 928(R9)
+	VADDPD       Y3, Y10, Y3
+	VMULPD       672(R9), Y4, Y10
+	VADDPD       Y10, Y3, Y3
+	VSUBPD       Y3, Y14, Y3
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
 	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y8, Y8
-	VADDPD       Y8, Y15, Y8
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y15, Y7
+	VADDPD       224(BX), Y7, Y7
+	VMOVUPS      704(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       Y9, Y8, Y8
 	VADDPD       256(BX), Y8, Y8
-	VMOVUPS      544(R9), Y10
-	VMULPD       512(R9), Y10, Y10
-	VADDPD       Y10, Y4, Y4
-	VBROADCASTSD half64<>+0(SB), Y10
-	VMULPD       Y10, Y4, Y4
-	VADDPD       Y4, Y9, Y4
+	VMOVUPS      672(R9), Y9
+	VMULPD       640(R9), Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y4, Y4
+	VADDPD       Y4, Y5, Y4
 	VADDPD       288(BX), Y4, Y4
-	VMOVUPS      480(R9), Y9
-	VBLENDVPD    Y7, Y3, Y9, Y3
-	VMOVUPS      Y3, 480(R9)
-	VMOVUPS      448(R9), Y3
-	VBLENDVPD    Y7, Y5, Y3, Y3
-	VMOVUPS      416(R9), Y5
-	VBLENDVPD    Y7, Y8, Y5, Y5
-	VMOVUPS      384(R9), Y8
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      608(R9), Y9
+	VBLENDVPD    Y5, Y3, Y9, Y3
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      864(R9), Y3
+	VMOVUPS      576(R9), Y5
+	VBLENDVPD    Y3, Y7, Y5, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y5, Y8, Y7, Y5
+	VMOVUPS      864(R9), Y7
+	VMOVUPS      512(R9), Y8
 	VBLENDVPD    Y7, Y4, Y8, Y4
-	VMOVUPS      Y3, 448(R9)
-	VMOVUPS      Y5, 416(R9)
-	VMOVUPS      Y4, 384(R9)
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      Y5, 544(R9)
+	VMOVUPS      Y4, 512(R9)
 
 	// Manifold point 2.
-	VMOVUPS      832(R9), Y3
-	VMULPD       864(R9), Y3, Y3
-	VMOVUPS      768(R9), Y4
-	VMULPD       864(R9), Y4, Y4
+	VMOVUPS      384(R9), Y3
+	VMULPD       832(R9), Y3, Y3
+	VMOVUPS      480(R9), Y4
+	VMULPD       832(R9), Y4, Y4
 	VMOVUPS      800(R9), Y5
-	VMULPD       864(R9), Y5, Y5
-	VSUBPD       672(R9), Y3, Y8
-	VSUBPD       704(R9), Y4, Y9
-	VSUBPD       Y11, Y5, Y10
-	VMULPD       928(R9), Y8, Y8
-	VMULPD       736(R9), Y9, Y9
-	VADDPD       Y9, Y8, Y8
-	VMULPD       896(R9), Y10, Y9
-	VADDPD       Y9, Y8, Y8
-	VCMPPD       $0x04, 640(R9), Y0, Y9
-	VDIVPD       640(R9), Y8, Y8
-	VANDPD       Y9, Y8, Y8
-	VMINPD       Y1, Y8, Y1
+	VMULPD       832(R9), Y5, Y5
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VSUBPD       928(R9), Y5, Y9
+	VMULPD       896(R9), Y7, Y7
+	VMULPD       768(R9), Y8, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       320(R9), Y9, Y8
+	VADDPD       Y8, Y7, Y7
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y7, Y7
+	VANDPD       Y8, Y7, Y7
+	VMINPD       Y1, Y7, Y1
 	VMAXPD       Y0, Y1, Y1
-	VMULPD       928(R9), Y1, Y8
-	VADDPD       672(R9), Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMULPD       736(R9), Y1, Y9
-	VADDPD       704(R9), Y9, Y9
-	VSUBPD       Y4, Y9, Y9
-	VMULPD       896(R9), Y1, Y1
-	VADDPD       Y1, Y11, Y1
+	VMULPD       896(R9), Y1, Y7
+	VADDPD       Y7, Y11, Y7
+	VSUBPD       Y3, Y7, Y7
+	VMULPD       768(R9), Y1, Y8
+	VADDPD       Y8, Y12, Y8
+	VSUBPD       Y4, Y8, Y8
+	VMULPD       320(R9), Y1, Y1
+	VADDPD       928(R9), Y1, Y1
 	VSUBPD       Y5, Y1, Y1
-	VMULPD       608(R9), Y8, Y10
-	VMULPD       576(R9), Y9, Y11
-	VADDPD       Y11, Y10, Y10
-	VMULPD       544(R9), Y1, Y11
-	VADDPD       Y11, Y10, Y10
-	VSUBPD       Y10, Y12, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       512(R9), Y11, Y11
-	VADDPD       Y11, Y8, Y8
-	VBROADCASTSD half64<>+0(SB), Y11
-	VMULPD       Y11, Y8, Y8
-	VADDPD       Y8, Y3, Y3
+	VMULPD       736(R9), Y7, Y9
+	VMULPD       704(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       672(R9), Y1, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y14, Y9
+	VMOVUPS      736(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y3, Y3
 	VADDPD       224(BX), Y3, Y3
-	VMOVUPS      576(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y9, Y8
-	VBROADCASTSD half64<>+0(SB), Y9
-	VMULPD       Y9, Y8, Y8
-	VADDPD       Y8, Y4, Y4
-	VADDPD       256(BX), Y4, Y4
-	VMOVUPS      544(R9), Y8
-	VMULPD       512(R9), Y8, Y8
-	VADDPD       Y8, Y1, Y1
+	VMOVUPS      704(R9), Y7
+	VMULPD       640(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
 	VBROADCASTSD half64<>+0(SB), Y8
-	VMULPD       Y8, Y1, Y1
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VADDPD       256(BX), Y4, Y4
+	VMOVUPS      672(R9), Y7
+	VMULPD       640(R9), Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y1, Y1
 	VADDPD       Y1, Y5, Y1
 	VADDPD       288(BX), Y1, Y1
-	VMOVUPS      256(R9), Y5
-	VBLENDVPD    Y7, Y10, Y5, Y5
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      256(R9), Y7
+	VBLENDVPD    Y5, Y9, Y7, Y5
 	VMOVUPS      Y5, 256(R9)
-	VMOVUPS      352(R9), Y5
-	VBLENDVPD    Y7, Y3, Y5, Y3
-	VMOVUPS      320(R9), Y5
-	VBLENDVPD    Y7, Y4, Y5, Y4
-	VMOVUPS      288(R9), Y5
-	VBLENDVPD    Y7, Y1, Y5, Y1
-	VMOVUPS      Y3, 352(R9)
-	VMOVUPS      Y4, 320(R9)
-	VMOVUPS      Y1, 288(R9)
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPD    Y5, Y3, Y7, Y3
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y5, Y1, Y7, Y1
+	VMOVUPS      Y3, 448(R9)
+	VMOVUPS      Y4, 352(R9)
+	VMOVUPS      Y1, 416(R9)
 
 CompactContacts64AVX2_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VMOVUPS 480(R9), Y1
+	VMOVUPS 608(R9), Y1
 	VADDPD  256(R9), Y1, Y1
-	VADDPD  512(R9), Y1, Y1
+	VADDPD  640(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
 	VTESTPD Y1, Y1
 	JZ      CompactContacts64AVX2_tailgroup_finite
 
 	// Count 0 and the canonical NaN in every float of those lanes.
-	VMOVUPS   480(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 480(R9)
-	VMOVUPS   256(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 256(R9)
 	VMOVUPS   608(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 256(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
 	VMOVUPS   576(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 576(R9)
 	VMOVUPS   544(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
 	VMOVUPS   448(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 448(R9)
-	VMOVUPS   416(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 416(R9)
-	VMOVUPS   384(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 384(R9)
 	VMOVUPS   352(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
 	VMOVUPS   Y3, 352(R9)
-	VMOVUPS   320(R9), Y3
+	VMOVUPS   416(R9), Y3
 	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 320(R9)
-	VMOVUPS   288(R9), Y3
-	VBLENDVPD Y1, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVUPS   Y3, 288(R9)
+	VMOVUPS   Y3, 416(R9)
 	VBLENDVPD Y1, Y0, Y6, Y1
 	VMOVAPS   Y1, Y6
 
@@ -18662,7 +18116,7 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         8(SP), R12
 	VPMASKMOVD   X0, X1, (R12)(R11*4)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      480(R9), Y1
+	VMOVUPS      608(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         16(SP), R12
@@ -18674,55 +18128,55 @@ CompactContacts64AVX2_tailgroup_finite:
 	MOVQ         24(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      608(R9), Y1
+	VMOVUPS      736(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         32(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      576(R9), Y1
+	VMOVUPS      704(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         40(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      544(R9), Y1
+	VMOVUPS      672(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         48(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      448(R9), Y1
+	VMOVUPS      576(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         56(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      416(R9), Y1
+	VMOVUPS      544(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         64(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      384(R9), Y1
+	VMOVUPS      512(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         72(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      352(R9), Y1
+	VMOVUPS      448(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         80(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      320(R9), Y1
+	VMOVUPS      352(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         88(SP), R12
 	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
 	VMOVDQU      64(R9), Y0
-	VMOVUPS      288(R9), Y1
+	VMOVUPS      416(R9), Y1
 	VPERMPS      Y1, Y0, Y0
 	VMOVDQU      128(R9), Y1
 	MOVQ         96(SP), R12
@@ -18737,7 +18191,7 @@ CompactContacts64AVX2_done:
 
 // func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·Contacts64AVX512(SB), $3752-56
+TEXT ·Contacts64AVX512(SB), $3688-56
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -18775,7 +18229,7 @@ TEXT ·Contacts64AVX512(SB), $3752-56
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), BX
+	LEAQ         1600(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
@@ -18897,7 +18351,7 @@ TEXT ·Contacts64AVX512(SB), $3752-56
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	LEAQ       2688(R9), R10
+	LEAQ       2624(R9), R10
 
 Contacts64AVX512_ahead:
 	MOVQ n+32(FP), R14
@@ -18953,60 +18407,173 @@ Contacts64AVX512_ahead:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z12
+	VMULPD      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z17
-	VMULPD Z3, Z9, Z18
-	VADDPD Z18, Z17, Z17
-	VMULPD Z4, Z10, Z18
-	VADDPD Z18, Z17, Z17
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z18
-	VMULPD Z15, Z6, Z19
-	VMULPD Z15, Z7, Z20
-	VSUBPD Z8, Z18, Z18
-	VSUBPD Z9, Z19, Z19
-	VSUBPD Z10, Z20, Z20
-	VMULPD Z12, Z5, Z21
-	VMULPD Z12, Z6, Z22
-	VMULPD Z12, Z7, Z23
-	VSUBPD Z21, Z2, Z21
-	VSUBPD Z22, Z3, Z22
-	VSUBPD Z23, Z4, Z23
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z23, Z23, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z21, Z18, Z18
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
 	VMULPD   Z22, Z19, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z23, Z20, Z19
-	VADDPD   Z19, Z18, Z18
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z18, K1, Z18
-	VMINPD   Z1, Z18, Z18
-	VMAXPD   Z0, Z18, Z18
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K1
+	VDIVPD.Z Z25, Z19, K1, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z12, Z18, Z12
-	VADDPD Z12, Z15, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z12, Z15
-	VSUBPD Z17, Z15, Z15
-	VMULPD Z14, Z15, Z14
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z12, Z5, Z5
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z24
+	VUNPCKLPD  Z18, Z16, Z26
+	VUNPCKHPD  Z18, Z16, Z16
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VUNPCKLPD  Z22, Z21, Z20
+	VUNPCKHPD  Z22, Z21, Z21
+	VUNPCKLPD  Z24, Z23, Z22
+	VUNPCKHPD  Z24, Z23, Z23
+	VSHUFF64X2 $0x88, Z18, Z26, Z24
+	VSHUFF64X2 $0xdd, Z18, Z26, Z18
+	VSHUFF64X2 $0x88, Z22, Z20, Z26
+	VSHUFF64X2 $0xdd, Z22, Z20, Z20
+	VSHUFF64X2 $0x88, Z26, Z24, Z22
+	VMOVUPS    Z22, (R10)
+	VSHUFF64X2 $0xdd, Z26, Z24, Z22
+	VMOVUPS    Z22, 192(R10)
+	VSHUFF64X2 $0x88, Z20, Z18, Z22
+	VMOVUPS    Z22, 128(R10)
+	VSHUFF64X2 $0xdd, Z20, Z18, Z18
+	VMOVUPS    Z18, 320(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z18
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VSHUFF64X2 $0x88, Z23, Z21, Z19
+	VSHUFF64X2 $0xdd, Z23, Z21, Z20
+	VSHUFF64X2 $0x88, Z19, Z18, Z21
+	VMOVUPS    Z21, 64(R10)
+	VSHUFF64X2 $0xdd, Z19, Z18, Z18
+	VMOVUPS    Z18, 256(R10)
+	VSHUFF64X2 $0x88, Z20, Z16, Z16
+	VMOVUPS    Z16, 384(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z24
+	VUNPCKLPD  Z18, Z16, Z26
+	VUNPCKHPD  Z18, Z16, Z16
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VUNPCKLPD  Z22, Z21, Z20
+	VUNPCKHPD  Z22, Z21, Z21
+	VUNPCKLPD  Z24, Z23, Z22
+	VUNPCKHPD  Z24, Z23, Z23
+	VSHUFF64X2 $0x88, Z18, Z26, Z24
+	VSHUFF64X2 $0xdd, Z18, Z26, Z18
+	VSHUFF64X2 $0x88, Z22, Z20, Z26
+	VSHUFF64X2 $0xdd, Z22, Z20, Z20
+	VSHUFF64X2 $0x88, Z26, Z24, Z22
+	VMOVUPS    Z22, 448(R10)
+	VSHUFF64X2 $0xdd, Z26, Z24, Z22
+	VMOVUPS    Z22, 640(R10)
+	VSHUFF64X2 $0x88, Z20, Z18, Z22
+	VMOVUPS    Z22, 576(R10)
+	VSHUFF64X2 $0xdd, Z20, Z18, Z18
+	VMOVUPS    Z18, 768(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z18
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VSHUFF64X2 $0x88, Z23, Z21, Z19
+	VSHUFF64X2 $0xdd, Z23, Z21, Z20
+	VSHUFF64X2 $0x88, Z19, Z18, Z21
+	VMOVUPS    Z21, 512(R10)
+	VSHUFF64X2 $0xdd, Z19, Z18, Z18
+	VMOVUPS    Z18, 704(R10)
+	VSHUFF64X2 $0x88, Z20, Z16, Z16
+	VMOVUPS    Z16, 832(R10)
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -19017,143 +18584,30 @@ Contacts64AVX512_ahead:
 	VSUBPD Z6, Z3, Z3
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
-
-	// The next group's records.
-	// Capsule records of side I, transposed.
-	MOVL       32(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z12
-	MOVL       36(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
-	MOVL       40(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z15
-	MOVL       44(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
-	MOVL       48(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z17
-	MOVL       52(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
-	MOVL       56(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
-	MOVL       60(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
-	VUNPCKLPD  Z14, Z12, Z21
-	VUNPCKHPD  Z14, Z12, Z12
-	VUNPCKLPD  Z16, Z15, Z14
-	VUNPCKHPD  Z16, Z15, Z15
-	VUNPCKLPD  Z18, Z17, Z16
-	VUNPCKHPD  Z18, Z17, Z17
-	VUNPCKLPD  Z20, Z19, Z18
-	VUNPCKHPD  Z20, Z19, Z19
-	VSHUFF64X2 $0x88, Z14, Z21, Z20
-	VSHUFF64X2 $0xdd, Z14, Z21, Z14
-	VSHUFF64X2 $0x88, Z18, Z16, Z21
-	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VSHUFF64X2 $0x88, Z21, Z20, Z18
-	VMOVUPS    Z18, (R10)
-	VSHUFF64X2 $0xdd, Z21, Z20, Z18
-	VMOVUPS    Z18, 192(R10)
-	VSHUFF64X2 $0x88, Z16, Z14, Z18
-	VMOVUPS    Z18, 128(R10)
-	VSHUFF64X2 $0xdd, Z16, Z14, Z14
-	VMOVUPS    Z14, 320(R10)
-	VSHUFF64X2 $0x88, Z15, Z12, Z14
-	VSHUFF64X2 $0xdd, Z15, Z12, Z12
-	VSHUFF64X2 $0x88, Z19, Z17, Z15
-	VSHUFF64X2 $0xdd, Z19, Z17, Z16
-	VSHUFF64X2 $0x88, Z15, Z14, Z17
-	VMOVUPS    Z17, 64(R10)
-	VSHUFF64X2 $0xdd, Z15, Z14, Z14
-	VMOVUPS    Z14, 256(R10)
-	VSHUFF64X2 $0x88, Z16, Z12, Z12
-	VMOVUPS    Z12, 384(R10)
-
-	// Capsule records of side J, transposed.
-	MOVL       32(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z12
-	MOVL       36(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
-	MOVL       40(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z15
-	MOVL       44(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
-	MOVL       48(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z17
-	MOVL       52(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
-	MOVL       56(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
-	MOVL       60(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
-	VUNPCKLPD  Z14, Z12, Z21
-	VUNPCKHPD  Z14, Z12, Z12
-	VUNPCKLPD  Z16, Z15, Z14
-	VUNPCKHPD  Z16, Z15, Z15
-	VUNPCKLPD  Z18, Z17, Z16
-	VUNPCKHPD  Z18, Z17, Z17
-	VUNPCKLPD  Z20, Z19, Z18
-	VUNPCKHPD  Z20, Z19, Z19
-	VSHUFF64X2 $0x88, Z14, Z21, Z20
-	VSHUFF64X2 $0xdd, Z14, Z21, Z14
-	VSHUFF64X2 $0x88, Z18, Z16, Z21
-	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VSHUFF64X2 $0x88, Z21, Z20, Z18
-	VMOVUPS    Z18, 448(R10)
-	VSHUFF64X2 $0xdd, Z21, Z20, Z18
-	VMOVUPS    Z18, 640(R10)
-	VSHUFF64X2 $0x88, Z16, Z14, Z18
-	VMOVUPS    Z18, 576(R10)
-	VSHUFF64X2 $0xdd, Z16, Z14, Z14
-	VMOVUPS    Z14, 768(R10)
-	VSHUFF64X2 $0x88, Z15, Z12, Z14
-	VSHUFF64X2 $0xdd, Z15, Z12, Z12
-	VSHUFF64X2 $0x88, Z19, Z17, Z15
-	VSHUFF64X2 $0xdd, Z19, Z17, Z16
-	VSHUFF64X2 $0x88, Z15, Z14, Z17
-	VMOVUPS    Z17, 512(R10)
-	VSHUFF64X2 $0xdd, Z15, Z14, Z14
-	VMOVUPS    Z14, 704(R10)
-	VSHUFF64X2 $0x88, Z16, Z12, Z12
-	VMOVUPS    Z12, 832(R10)
-	VSUBPD     Z7, Z4, Z4
-	VMULPD     Z2, Z2, Z12
-	VMULPD     Z3, Z3, Z14
-	VADDPD     Z14, Z12, Z12
-	VMULPD     Z4, Z4, Z14
-	VADDPD     Z14, Z12, Z12
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSD partol64<>+0(SB), Z14
-	VMULPD       Z13, Z14, Z14
-	VCMPPD       $0x12, Z14, Z24, K1
+	VBROADCASTSD partol64<>+0(SB), Z16
+	VMULPD       Z13, Z16, Z16
+	VCMPPD       $0x12, Z16, Z25, K1
 	VCMPPD       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
 	VMULPD       Z9, Z9, Z9
@@ -19163,7 +18617,7 @@ Contacts64AVX512_ahead:
 	VMAXPD       Z8, Z11, Z8
 	VBROADCASTSD crosstol64<>+0(SB), Z9
 	VMULPD       Z8, Z9, Z9
-	VCMPPD       $0x11, Z9, Z17, K3
+	VCMPPD       $0x11, Z9, Z20, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           Contacts64AVX512_ahead_normal
@@ -19175,41 +18629,29 @@ Contacts64AVX512_ahead:
 	VSUBPD       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPD       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPD       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPD       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPD       576(BX), Z19, Z19
-	VMULPD       Z9, Z9, Z20
-	VMULPD       Z10, Z10, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z11, Z11, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z13, Z13, Z21
-	VMULPD       Z18, Z18, Z22
-	VADDPD       Z22, Z21, Z21
-	VMULPD       Z19, Z19, Z22
-	VADDPD       Z22, Z21, Z21
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
-	VDIVPD.Z     Z21, Z1, K4, Z21
-	VSQRTPD      Z20, Z22
-	VCMPPD       $0x04, Z22, Z0, K4
-	VDIVPD.Z     Z22, Z1, K4, Z22
-	VSQRTPD      Z21, Z21
-	VMULPD       Z22, Z9, Z9
-	VMULPD       Z22, Z10, Z10
-	VMULPD       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPD       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPD       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPD       576(BX), Z23, Z23
+	VSQRTPD      Z13, Z24
+	VCMPPD       $0x04, Z24, Z0, K4
+	VDIVPD.Z     Z24, Z1, K4, Z24
+	VSQRTPD      Z12, Z25
+	VMULPD       Z24, Z9, Z9
+	VMULPD       Z24, Z10, Z10
+	VMULPD       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPD       Z21, Z13, Z9
-	VMULPD       Z21, Z18, Z10
-	VMULPD       Z21, Z19, Z11
+	VMULPD       Z25, Z21, Z9
+	VMULPD       Z25, Z22, Z10
+	VMULPD       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPD       $0x00, Z0, Z20, K4
+	VCMPPD       $0x00, Z0, Z13, K4
 	VMOVUPS      64(R9), Z9
 	VMULPD       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -19222,9 +18664,9 @@ Contacts64AVX512_ahead:
 	VSUBPD       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPD       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPD       192(R9), Z13, Z13
-	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPD       192(R9), Z21, Z21
+	VSUBPD       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -19245,8 +18687,8 @@ Contacts64AVX512_ahead:
 	VMULPD       512(R9), Z4, Z11
 	VADDPD       Z11, Z10, Z10
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z13
-	VMULPD       Z8, Z13, Z8
+	VBROADCASTSD signtol64<>+0(SB), Z21
+	VMULPD       Z8, Z21, Z8
 	VMULPD       Z9, Z8, Z8
 	VCMPPD       $0x19, Z8, Z11, K3
 	VCMPPD       $0x11, Z0, Z10, K5
@@ -19257,27 +18699,27 @@ Contacts64AVX512_ahead:
 	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPD    Z8, Z22, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPD    Z10, Z18, K3, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPD    Z10, Z22, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPD    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPD    Z11, Z22, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z14, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z8, Z15, K2, Z13
+	VBLENDMPD    Z21, Z16, K2, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPD    Z8, Z18, K2, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPD    Z10, Z16, K2, Z8
+	VBLENDMPD    Z10, Z19, K2, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPD    Z9, Z20, K2, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -19296,7 +18738,7 @@ Contacts64AVX512_ahead:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMOVUPS     640(R9), Z9
 	VMULPD      640(R9), Z9, Z9
 	VMULPD      Z8, Z8, Z10
@@ -19304,22 +18746,22 @@ Contacts64AVX512_ahead:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z14, K2, Z10
+	VBLENDMPD   640(R9), Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z8, Z15, K2, Z11
+	VBLENDMPD   Z8, Z18, K2, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPD   Z0, Z19, K2, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z9, Z20, K2, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMULPD      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPD      704(R9), Z10, Z10
@@ -19327,59 +18769,59 @@ Contacts64AVX512_ahead:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z14, K2, Z10
+	VBLENDMPD   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z8, Z16, K2, Z13
+	VBLENDMPD   704(R9), Z18, K2, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z8, Z19, K2, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPD   Z9, Z20, K2, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z14, K2, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z0, Z15, K2, Z9
+	VBLENDMPD   Z0, Z18, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z1, Z16, K2, Z10
+	VBLENDMPD   Z1, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPD   Z1, Z20, K2, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPD Z20, Z8
+	VMOVAPS Z8, Z21
 
 Contacts64AVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z14, Z9
-	VMULPD Z8, Z15, Z10
-	VMULPD Z8, Z16, Z8
+	VDIVPD Z21, Z1, Z8
+	VMULPD Z8, Z16, Z9
+	VMULPD Z8, Z18, Z10
+	VMULPD Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z12, Z11, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z11, Z11
-	VCMPPD       $0x12, Z11, Z12, K2
+	VSUBPD       Z14, Z11, Z16
+	VBROADCASTSD margin+40(FP), Z18
+	VADDPD       Z18, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z14
+	VADDPD       Z14, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z14
+	VMULPD       Z14, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -19394,198 +18836,167 @@ Contacts64AVX512_ahead_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z18
 	KORTESTW       K1, K1
 	JZ             Contacts64AVX512_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPD         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPD         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPD         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPD         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPD         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPD         576(BX), Z20, Z20
-	VMULPD         Z15, Z15, Z21
-	VMULPD         Z16, Z16, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z17, Z17, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z18, Z18, Z22
-	VMULPD         Z19, Z19, Z23
-	VADDPD         Z23, Z22, Z22
-	VMULPD         Z20, Z20, Z23
-	VADDPD         Z23, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z       Z22, Z1, K2, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPD         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPD         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPD         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPD         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPD         1280(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPD         1344(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMULPD         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPD         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPD         832(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPD         896(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMULPD         Z22, Z16, Z16
-	VADDPD         Z16, Z15, Z16
-	VMINPD         Z16, Z15, Z17
-	VMAXPD         Z17, Z0, Z17
-	VMAXPD         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPD         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPD         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPD         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPD         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPD         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPD         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPD         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPD         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPD         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPD         Z17, Z15, Z17
+	VMINPD         Z17, Z15, Z19
+	VMAXPD         Z19, Z0, Z19
+	VMAXPD         Z17, Z15, Z15
 	VMINPD         Z15, Z1, Z15
-	VCMPPD         $0x11, Z15, Z17, K2
+	VCMPPD         $0x11, Z15, Z19, K2
 	KANDW          K2, K1, K1
-	VCMPPD         $0x00, Z0, Z22, K2
+	VCMPPD         $0x00, Z0, Z12, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPD         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPD.BCST int264<>+0(SB), Z18, K1, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPD         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1408(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
-	VMULPD       Z9, Z20, Z22
-	VMULPD       Z10, Z21, Z23
-	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
-	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z22
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z20
-	VADDPD       Z20, Z21, Z20
+	VMULPD       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1344(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1152(R9), Z21, Z21
+	VSUBPD       Z15, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1216(R9), Z22, Z22
+	VSUBPD       Z17, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z12, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z7, K1, Z16
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z15, Z6, K1, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z17, Z7, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPD    Z19, Z14, K1, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z13
+	VMINPD       Z1, Z13, Z13
+	VMAXPD       Z0, Z13, Z13
+	VMULPD       768(R9), Z13, Z20
+	VADDPD       1152(R9), Z20, Z20
+	VSUBPD       Z15, Z20, Z20
+	VMULPD       832(R9), Z13, Z21
+	VADDPD       1216(R9), Z21, Z21
 	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
+	VMULPD       896(R9), Z13, Z13
+	VADDPD       1280(R9), Z13, Z13
+	VSUBPD       Z19, Z13, Z13
 	VMULPD       Z9, Z20, Z22
 	VMULPD       Z10, Z21, Z23
 	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
+	VMULPD       Z8, Z13, Z23
 	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z15
+	VSUBPD       Z22, Z12, Z12
 	VMULPD       Z11, Z9, Z22
 	VADDPD       Z22, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z22
 	VMULPD       Z22, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
+	VADDPD       Z20, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
 	VMULPD       Z11, Z10, Z20
 	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
@@ -19593,28 +19004,28 @@ Contacts64AVX512_ahead_normal:
 	VADDPD       Z20, Z17, Z17
 	VADDPD       512(BX), Z17, Z17
 	VMULPD       Z11, Z8, Z20
-	VADDPD       Z20, Z19, Z19
+	VADDPD       Z20, Z13, Z13
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
+	VMULPD       Z20, Z13, Z13
+	VADDPD       Z13, Z19, Z13
+	VADDPD       576(BX), Z13, Z13
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z13, K1, Z19
-	VMOVAPS      Z19, Z13
+	VBLENDMPD    Z12, Z16, K1, Z19
+	VMOVAPS      Z19, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPD    Z15, Z2, K1, Z12
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPD    Z16, Z2, K1, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z3, K1, Z16
+	VBLENDMPD    Z17, Z3, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
+	VBLENDMPD    Z13, Z4, K1, Z17
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z15, Z3
 	VMOVAPS      Z17, Z4
 
 Contacts64AVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z13, Z5, Z15
-	VADDPD      Z11, Z15, Z11
+	VADDPD      Z16, Z5, Z12
+	VADDPD      Z11, Z12, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
@@ -19625,8 +19036,8 @@ Contacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z11
+	VMOVAPS        Z11, Z16
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -19643,8 +19054,8 @@ Contacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -19655,24 +19066,24 @@ Contacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VBLENDMPD      Z0, Z18, K1, Z11
+	VMOVAPS        Z11, Z18
 
 Contacts64AVX512_ahead_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z14, Y14
+	VPMOVQD      Z18, Y12
 
 	// Store one row per pair.
 	MOVQ    (SP), R12
 	VMOVDQU Y11, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVDQU Y14, (R12)(R13*4)
+	VMOVDQU Y12, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPD Z5, (R12)(R13*8)
 	MOVQ    24(SP), R12
-	VMOVUPD Z13, (R12)(R13*8)
+	VMOVUPD Z16, (R12)(R13*8)
 	MOVQ    32(SP), R12
 	VMOVUPD Z9, (R12)(R13*8)
 	MOVQ    40(SP), R12
@@ -19684,7 +19095,7 @@ Contacts64AVX512_ahead_finite:
 	MOVQ    64(SP), R12
 	VMOVUPD Z7, (R12)(R13*8)
 	MOVQ    72(SP), R12
-	VMOVUPD Z12, (R12)(R13*8)
+	VMOVUPD Z14, (R12)(R13*8)
 	MOVQ    80(SP), R12
 	VMOVUPD Z2, (R12)(R13*8)
 	MOVQ    88(SP), R12
@@ -19744,60 +19155,60 @@ Contacts64AVX512_last:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z12
+	VMULPD      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z17
-	VMULPD Z3, Z9, Z18
-	VADDPD Z18, Z17, Z17
-	VMULPD Z4, Z10, Z18
-	VADDPD Z18, Z17, Z17
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z18
-	VMULPD Z15, Z6, Z19
-	VMULPD Z15, Z7, Z20
-	VSUBPD Z8, Z18, Z18
-	VSUBPD Z9, Z19, Z19
-	VSUBPD Z10, Z20, Z20
-	VMULPD Z12, Z5, Z21
-	VMULPD Z12, Z6, Z22
-	VMULPD Z12, Z7, Z23
-	VSUBPD Z21, Z2, Z21
-	VSUBPD Z22, Z3, Z22
-	VSUBPD Z23, Z4, Z23
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z23, Z23, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z21, Z18, Z18
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
 	VMULPD   Z22, Z19, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z23, Z20, Z19
-	VADDPD   Z19, Z18, Z18
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z18, K1, Z18
-	VMINPD   Z1, Z18, Z18
-	VMAXPD   Z0, Z18, Z18
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K1
+	VDIVPD.Z Z25, Z19, K1, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z12, Z18, Z12
-	VADDPD Z12, Z15, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z12, Z15
-	VSUBPD Z17, Z15, Z15
-	VMULPD Z14, Z15, Z14
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z12, Z5, Z5
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -19809,29 +19220,29 @@ Contacts64AVX512_last:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z12
-	VMULPD Z3, Z3, Z14
-	VADDPD Z14, Z12, Z12
-	VMULPD Z4, Z4, Z14
-	VADDPD Z14, Z12, Z12
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSD partol64<>+0(SB), Z14
-	VMULPD       Z13, Z14, Z14
-	VCMPPD       $0x12, Z14, Z24, K1
+	VBROADCASTSD partol64<>+0(SB), Z16
+	VMULPD       Z13, Z16, Z16
+	VCMPPD       $0x12, Z16, Z25, K1
 	VCMPPD       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
 	VMULPD       Z9, Z9, Z9
@@ -19841,7 +19252,7 @@ Contacts64AVX512_last:
 	VMAXPD       Z8, Z11, Z8
 	VBROADCASTSD crosstol64<>+0(SB), Z9
 	VMULPD       Z8, Z9, Z9
-	VCMPPD       $0x11, Z9, Z17, K3
+	VCMPPD       $0x11, Z9, Z20, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           Contacts64AVX512_last_normal
@@ -19853,41 +19264,29 @@ Contacts64AVX512_last:
 	VSUBPD       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPD       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPD       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPD       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPD       576(BX), Z19, Z19
-	VMULPD       Z9, Z9, Z20
-	VMULPD       Z10, Z10, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z11, Z11, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z13, Z13, Z21
-	VMULPD       Z18, Z18, Z22
-	VADDPD       Z22, Z21, Z21
-	VMULPD       Z19, Z19, Z22
-	VADDPD       Z22, Z21, Z21
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
-	VDIVPD.Z     Z21, Z1, K4, Z21
-	VSQRTPD      Z20, Z22
-	VCMPPD       $0x04, Z22, Z0, K4
-	VDIVPD.Z     Z22, Z1, K4, Z22
-	VSQRTPD      Z21, Z21
-	VMULPD       Z22, Z9, Z9
-	VMULPD       Z22, Z10, Z10
-	VMULPD       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPD       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPD       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPD       576(BX), Z23, Z23
+	VSQRTPD      Z13, Z24
+	VCMPPD       $0x04, Z24, Z0, K4
+	VDIVPD.Z     Z24, Z1, K4, Z24
+	VSQRTPD      Z12, Z25
+	VMULPD       Z24, Z9, Z9
+	VMULPD       Z24, Z10, Z10
+	VMULPD       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPD       Z21, Z13, Z9
-	VMULPD       Z21, Z18, Z10
-	VMULPD       Z21, Z19, Z11
+	VMULPD       Z25, Z21, Z9
+	VMULPD       Z25, Z22, Z10
+	VMULPD       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPD       $0x00, Z0, Z20, K4
+	VCMPPD       $0x00, Z0, Z13, K4
 	VMOVUPS      64(R9), Z9
 	VMULPD       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -19900,9 +19299,9 @@ Contacts64AVX512_last:
 	VSUBPD       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPD       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPD       192(R9), Z13, Z13
-	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPD       192(R9), Z21, Z21
+	VSUBPD       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -19923,8 +19322,8 @@ Contacts64AVX512_last:
 	VMULPD       512(R9), Z4, Z11
 	VADDPD       Z11, Z10, Z10
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z13
-	VMULPD       Z8, Z13, Z8
+	VBROADCASTSD signtol64<>+0(SB), Z21
+	VMULPD       Z8, Z21, Z8
 	VMULPD       Z9, Z8, Z8
 	VCMPPD       $0x19, Z8, Z11, K3
 	VCMPPD       $0x11, Z0, Z10, K5
@@ -19935,27 +19334,27 @@ Contacts64AVX512_last:
 	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPD    Z8, Z22, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPD    Z10, Z18, K3, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPD    Z10, Z22, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPD    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPD    Z11, Z22, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z14, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z8, Z15, K2, Z13
+	VBLENDMPD    Z21, Z16, K2, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPD    Z8, Z18, K2, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPD    Z10, Z16, K2, Z8
+	VBLENDMPD    Z10, Z19, K2, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPD    Z9, Z20, K2, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -19974,7 +19373,7 @@ Contacts64AVX512_last:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMOVUPS     640(R9), Z9
 	VMULPD      640(R9), Z9, Z9
 	VMULPD      Z8, Z8, Z10
@@ -19982,22 +19381,22 @@ Contacts64AVX512_last:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z14, K2, Z10
+	VBLENDMPD   640(R9), Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z8, Z15, K2, Z11
+	VBLENDMPD   Z8, Z18, K2, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPD   Z0, Z19, K2, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z9, Z20, K2, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMULPD      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPD      704(R9), Z10, Z10
@@ -20005,59 +19404,59 @@ Contacts64AVX512_last:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z14, K2, Z10
+	VBLENDMPD   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z8, Z16, K2, Z13
+	VBLENDMPD   704(R9), Z18, K2, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z8, Z19, K2, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPD   Z9, Z20, K2, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z14, K2, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z0, Z15, K2, Z9
+	VBLENDMPD   Z0, Z18, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z1, Z16, K2, Z10
+	VBLENDMPD   Z1, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPD   Z1, Z20, K2, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPD Z20, Z8
+	VMOVAPS Z8, Z21
 
 Contacts64AVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z14, Z9
-	VMULPD Z8, Z15, Z10
-	VMULPD Z8, Z16, Z8
+	VDIVPD Z21, Z1, Z8
+	VMULPD Z8, Z16, Z9
+	VMULPD Z8, Z18, Z10
+	VMULPD Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z12, Z11, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z11, Z11
-	VCMPPD       $0x12, Z11, Z12, K2
+	VSUBPD       Z14, Z11, Z16
+	VBROADCASTSD margin+40(FP), Z18
+	VADDPD       Z18, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z14
+	VADDPD       Z14, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z14
+	VMULPD       Z14, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -20072,198 +19471,167 @@ Contacts64AVX512_last_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z18
 	KORTESTW       K1, K1
 	JZ             Contacts64AVX512_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPD         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPD         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPD         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPD         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPD         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPD         576(BX), Z20, Z20
-	VMULPD         Z15, Z15, Z21
-	VMULPD         Z16, Z16, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z17, Z17, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z18, Z18, Z22
-	VMULPD         Z19, Z19, Z23
-	VADDPD         Z23, Z22, Z22
-	VMULPD         Z20, Z20, Z23
-	VADDPD         Z23, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z       Z22, Z1, K2, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPD         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPD         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPD         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPD         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPD         1280(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPD         1344(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMULPD         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPD         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPD         832(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPD         896(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMULPD         Z22, Z16, Z16
-	VADDPD         Z16, Z15, Z16
-	VMINPD         Z16, Z15, Z17
-	VMAXPD         Z17, Z0, Z17
-	VMAXPD         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPD         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPD         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPD         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPD         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPD         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPD         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPD         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPD         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPD         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPD         Z17, Z15, Z17
+	VMINPD         Z17, Z15, Z19
+	VMAXPD         Z19, Z0, Z19
+	VMAXPD         Z17, Z15, Z15
 	VMINPD         Z15, Z1, Z15
-	VCMPPD         $0x11, Z15, Z17, K2
+	VCMPPD         $0x11, Z15, Z19, K2
 	KANDW          K2, K1, K1
-	VCMPPD         $0x00, Z0, Z22, K2
+	VCMPPD         $0x00, Z0, Z12, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPD         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPD.BCST int264<>+0(SB), Z18, K1, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPD         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1408(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
-	VMULPD       Z9, Z20, Z22
-	VMULPD       Z10, Z21, Z23
-	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
-	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z22
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z20
-	VADDPD       Z20, Z21, Z20
+	VMULPD       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1344(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1152(R9), Z21, Z21
+	VSUBPD       Z15, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1216(R9), Z22, Z22
+	VSUBPD       Z17, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z12, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z7, K1, Z16
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z15, Z6, K1, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z17, Z7, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPD    Z19, Z14, K1, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z13
+	VMINPD       Z1, Z13, Z13
+	VMAXPD       Z0, Z13, Z13
+	VMULPD       768(R9), Z13, Z20
+	VADDPD       1152(R9), Z20, Z20
+	VSUBPD       Z15, Z20, Z20
+	VMULPD       832(R9), Z13, Z21
+	VADDPD       1216(R9), Z21, Z21
 	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
+	VMULPD       896(R9), Z13, Z13
+	VADDPD       1280(R9), Z13, Z13
+	VSUBPD       Z19, Z13, Z13
 	VMULPD       Z9, Z20, Z22
 	VMULPD       Z10, Z21, Z23
 	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
+	VMULPD       Z8, Z13, Z23
 	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z15
+	VSUBPD       Z22, Z12, Z12
 	VMULPD       Z11, Z9, Z22
 	VADDPD       Z22, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z22
 	VMULPD       Z22, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
+	VADDPD       Z20, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
 	VMULPD       Z11, Z10, Z20
 	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
@@ -20271,28 +19639,28 @@ Contacts64AVX512_last_normal:
 	VADDPD       Z20, Z17, Z17
 	VADDPD       512(BX), Z17, Z17
 	VMULPD       Z11, Z8, Z20
-	VADDPD       Z20, Z19, Z19
+	VADDPD       Z20, Z13, Z13
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
+	VMULPD       Z20, Z13, Z13
+	VADDPD       Z13, Z19, Z13
+	VADDPD       576(BX), Z13, Z13
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z13, K1, Z19
-	VMOVAPS      Z19, Z13
+	VBLENDMPD    Z12, Z16, K1, Z19
+	VMOVAPS      Z19, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPD    Z15, Z2, K1, Z12
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPD    Z16, Z2, K1, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z3, K1, Z16
+	VBLENDMPD    Z17, Z3, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
+	VBLENDMPD    Z13, Z4, K1, Z17
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z15, Z3
 	VMOVAPS      Z17, Z4
 
 Contacts64AVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z13, Z5, Z15
-	VADDPD      Z11, Z15, Z11
+	VADDPD      Z16, Z5, Z12
+	VADDPD      Z11, Z12, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
@@ -20303,8 +19671,8 @@ Contacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z11
+	VMOVAPS        Z11, Z16
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -20321,8 +19689,8 @@ Contacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -20333,24 +19701,24 @@ Contacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VBLENDMPD      Z0, Z18, K1, Z11
+	VMOVAPS        Z11, Z18
 
 Contacts64AVX512_last_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z14, Y14
+	VPMOVQD      Z18, Y12
 
 	// Store one row per pair.
 	MOVQ    (SP), R12
 	VMOVDQU Y11, (R12)(R13*4)
 	MOVQ    8(SP), R12
-	VMOVDQU Y14, (R12)(R13*4)
+	VMOVDQU Y12, (R12)(R13*4)
 	MOVQ    16(SP), R12
 	VMOVUPD Z5, (R12)(R13*8)
 	MOVQ    24(SP), R12
-	VMOVUPD Z13, (R12)(R13*8)
+	VMOVUPD Z16, (R12)(R13*8)
 	MOVQ    32(SP), R12
 	VMOVUPD Z9, (R12)(R13*8)
 	MOVQ    40(SP), R12
@@ -20362,7 +19730,7 @@ Contacts64AVX512_last_finite:
 	MOVQ    64(SP), R12
 	VMOVUPD Z7, (R12)(R13*8)
 	MOVQ    72(SP), R12
-	VMOVUPD Z12, (R12)(R13*8)
+	VMOVUPD Z14, (R12)(R13*8)
 	MOVQ    80(SP), R12
 	VMOVUPD Z2, (R12)(R13*8)
 	MOVQ    88(SP), R12
@@ -20381,33 +19749,33 @@ Contacts64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 2560(R9)
+	VMOVUPS     Y2, 2496(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 2624(R9)
+	VMOVUPS     Y2, 2560(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       2560(R9), CX
+	MOVL       2496(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       2564(R9), CX
+	MOVL       2500(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       2568(R9), CX
+	MOVL       2504(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       2572(R9), CX
+	MOVL       2508(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       2576(R9), CX
+	MOVL       2512(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       2580(R9), CX
+	MOVL       2516(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       2584(R9), CX
+	MOVL       2520(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       2588(R9), CX
+	MOVL       2524(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -20442,28 +19810,28 @@ Contacts64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       2624(R9), CX
+	MOVL       2560(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       2628(R9), CX
+	MOVL       2564(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       2632(R9), CX
+	MOVL       2568(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       2636(R9), CX
+	MOVL       2572(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       2640(R9), CX
+	MOVL       2576(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       2644(R9), CX
+	MOVL       2580(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       2648(R9), CX
+	MOVL       2584(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       2652(R9), CX
+	MOVL       2588(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -20545,60 +19913,60 @@ Contacts64AVX512_tail:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z12
+	VMULPD      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z17
-	VMULPD Z3, Z9, Z18
-	VADDPD Z18, Z17, Z17
-	VMULPD Z4, Z10, Z18
-	VADDPD Z18, Z17, Z17
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z18
-	VMULPD Z15, Z6, Z19
-	VMULPD Z15, Z7, Z20
-	VSUBPD Z8, Z18, Z18
-	VSUBPD Z9, Z19, Z19
-	VSUBPD Z10, Z20, Z20
-	VMULPD Z12, Z5, Z21
-	VMULPD Z12, Z6, Z22
-	VMULPD Z12, Z7, Z23
-	VSUBPD Z21, Z2, Z21
-	VSUBPD Z22, Z3, Z22
-	VSUBPD Z23, Z4, Z23
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z23, Z23, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z21, Z18, Z18
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
 	VMULPD   Z22, Z19, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z23, Z20, Z19
-	VADDPD   Z19, Z18, Z18
-	VCMPPD   $0x04, Z24, Z0, K2
-	VDIVPD.Z Z24, Z18, K2, Z18
-	VMINPD   Z1, Z18, Z18
-	VMAXPD   Z0, Z18, Z18
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K2
+	VDIVPD.Z Z25, Z19, K2, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z12, Z18, Z12
-	VADDPD Z12, Z15, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z12, Z15
-	VSUBPD Z17, Z15, Z15
-	VMULPD Z14, Z15, Z14
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z12, Z5, Z5
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -20610,29 +19978,29 @@ Contacts64AVX512_tail:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z12
-	VMULPD Z3, Z3, Z14
-	VADDPD Z14, Z12, Z12
-	VMULPD Z4, Z4, Z14
-	VADDPD Z14, Z12, Z12
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSD partol64<>+0(SB), Z14
-	VMULPD       Z13, Z14, Z14
-	VCMPPD       $0x12, Z14, Z24, K2
+	VBROADCASTSD partol64<>+0(SB), Z16
+	VMULPD       Z13, Z16, Z16
+	VCMPPD       $0x12, Z16, Z25, K2
 	VCMPPD       $0x00, Z0, Z13, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K3
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
 	VMULPD       Z9, Z9, Z9
@@ -20642,7 +20010,7 @@ Contacts64AVX512_tail:
 	VMAXPD       Z8, Z11, Z8
 	VBROADCASTSD crosstol64<>+0(SB), Z9
 	VMULPD       Z8, Z9, Z9
-	VCMPPD       $0x11, Z9, Z17, K4
+	VCMPPD       $0x11, Z9, Z20, K4
 	KORW         K4, K3, K5
 	KORTESTW     K5, K5
 	JZ           Contacts64AVX512_tailgroup_normal
@@ -20654,41 +20022,29 @@ Contacts64AVX512_tail:
 	VSUBPD       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPD       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPD       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPD       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPD       576(BX), Z19, Z19
-	VMULPD       Z9, Z9, Z20
-	VMULPD       Z10, Z10, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z11, Z11, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z13, Z13, Z21
-	VMULPD       Z18, Z18, Z22
-	VADDPD       Z22, Z21, Z21
-	VMULPD       Z19, Z19, Z22
-	VADDPD       Z22, Z21, Z21
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K5
-	VDIVPD.Z     Z21, Z1, K5, Z21
-	VSQRTPD      Z20, Z22
-	VCMPPD       $0x04, Z22, Z0, K5
-	VDIVPD.Z     Z22, Z1, K5, Z22
-	VSQRTPD      Z21, Z21
-	VMULPD       Z22, Z9, Z9
-	VMULPD       Z22, Z10, Z10
-	VMULPD       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPD       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPD       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPD       576(BX), Z23, Z23
+	VSQRTPD      Z13, Z24
+	VCMPPD       $0x04, Z24, Z0, K5
+	VDIVPD.Z     Z24, Z1, K5, Z24
+	VSQRTPD      Z12, Z25
+	VMULPD       Z24, Z9, Z9
+	VMULPD       Z24, Z10, Z10
+	VMULPD       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPD       Z21, Z13, Z9
-	VMULPD       Z21, Z18, Z10
-	VMULPD       Z21, Z19, Z11
+	VMULPD       Z25, Z21, Z9
+	VMULPD       Z25, Z22, Z10
+	VMULPD       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPD       $0x00, Z0, Z20, K5
+	VCMPPD       $0x00, Z0, Z13, K5
 	VMOVUPS      64(R9), Z9
 	VMULPD       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -20701,9 +20057,9 @@ Contacts64AVX512_tail:
 	VSUBPD       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPD       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPD       192(R9), Z13, Z13
-	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPD       192(R9), Z21, Z21
+	VSUBPD       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -20724,8 +20080,8 @@ Contacts64AVX512_tail:
 	VMULPD       512(R9), Z4, Z11
 	VADDPD       Z11, Z10, Z10
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z13
-	VMULPD       Z8, Z13, Z8
+	VBROADCASTSD signtol64<>+0(SB), Z21
+	VMULPD       Z8, Z21, Z8
 	VMULPD       Z9, Z8, Z8
 	VCMPPD       $0x19, Z8, Z11, K4
 	VCMPPD       $0x11, Z0, Z10, K6
@@ -20736,27 +20092,27 @@ Contacts64AVX512_tail:
 	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPD    Z8, Z18, K4, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPD    Z8, Z22, K4, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPD    Z10, Z18, K4, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPD    Z10, Z22, K4, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPD    Z11, Z18, K4, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPD    Z11, Z22, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z14, K3, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z8, Z15, K3, Z13
+	VBLENDMPD    Z21, Z16, K3, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPD    Z8, Z18, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPD    Z10, Z16, K3, Z8
+	VBLENDMPD    Z10, Z19, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPD    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPD    Z9, Z20, K3, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -20775,7 +20131,7 @@ Contacts64AVX512_tail:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K3
 	VMOVUPS     640(R9), Z9
 	VMULPD      640(R9), Z9, Z9
 	VMULPD      Z8, Z8, Z10
@@ -20783,22 +20139,22 @@ Contacts64AVX512_tail:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z14, K3, Z10
+	VBLENDMPD   640(R9), Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z8, Z15, K3, Z11
+	VBLENDMPD   Z8, Z18, K3, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z16, K3, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPD   Z0, Z19, K3, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z9, Z20, K3, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K3
 	VMULPD      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPD      704(R9), Z10, Z10
@@ -20806,59 +20162,59 @@ Contacts64AVX512_tail:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z14, K3, Z10
+	VBLENDMPD   Z0, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   704(R9), Z15, K3, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z8, Z16, K3, Z13
+	VBLENDMPD   704(R9), Z18, K3, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z8, Z19, K3, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPD   Z9, Z20, K3, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z14, K3, Z8
+	VBLENDMPD   Z0, Z16, K3, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z0, Z15, K3, Z9
+	VBLENDMPD   Z0, Z18, K3, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z1, Z16, K3, Z10
+	VBLENDMPD   Z1, Z19, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPD   Z1, Z20, K3, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPD Z20, Z8
+	VMOVAPS Z8, Z21
 
 Contacts64AVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z14, Z9
-	VMULPD Z8, Z15, Z10
-	VMULPD Z8, Z16, Z8
+	VDIVPD Z21, Z1, Z8
+	VMULPD Z8, Z16, Z9
+	VMULPD Z8, Z18, Z10
+	VMULPD Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z12, Z11, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z11, Z11
-	VCMPPD       $0x12, Z11, Z12, K3
+	VSUBPD       Z14, Z11, Z16
+	VBROADCASTSD margin+40(FP), Z18
+	VADDPD       Z18, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z14
+	VADDPD       Z14, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z14
+	VMULPD       Z14, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -20873,226 +20229,195 @@ Contacts64AVX512_tailgroup_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
-	VPBROADCASTQ.Z int164<>+0(SB), K3, Z14
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z18
 	KORTESTW       K2, K2
 	JZ             Contacts64AVX512_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPD         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPD         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPD         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPD         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPD         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPD         576(BX), Z20, Z20
-	VMULPD         Z15, Z15, Z21
-	VMULPD         Z16, Z16, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z17, Z17, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z18, Z18, Z22
-	VMULPD         Z19, Z19, Z23
-	VADDPD         Z23, Z22, Z22
-	VMULPD         Z20, Z20, Z23
-	VADDPD         Z23, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K3
-	VDIVPD.Z       Z22, Z1, K3, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPD         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPD         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPD         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPD         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPD         1280(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPD         1344(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMULPD         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPD         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPD         832(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPD         896(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMULPD         Z22, Z16, Z16
-	VADDPD         Z16, Z15, Z16
-	VMINPD         Z16, Z15, Z17
-	VMAXPD         Z17, Z0, Z17
-	VMAXPD         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPD         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPD         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPD         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPD         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPD         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPD         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPD         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPD         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPD         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPD         Z17, Z15, Z17
+	VMINPD         Z17, Z15, Z19
+	VMAXPD         Z19, Z0, Z19
+	VMAXPD         Z17, Z15, Z15
 	VMINPD         Z15, Z1, Z15
-	VCMPPD         $0x11, Z15, Z17, K3
+	VCMPPD         $0x11, Z15, Z19, K3
 	KANDW          K3, K2, K2
-	VCMPPD         $0x00, Z0, Z22, K3
+	VCMPPD         $0x00, Z0, Z12, K3
 	KANDNW         K2, K3, K2
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPD         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPD.BCST int264<>+0(SB), Z18, K2, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPD         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1408(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z19, K3, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
-	VMULPD       Z9, Z20, Z22
-	VMULPD       Z10, Z21, Z23
-	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
-	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z22
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z20
-	VADDPD       Z20, Z21, Z20
+	VMULPD       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1344(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K3
+	VDIVPD.Z     Z13, Z20, K3, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1152(R9), Z21, Z21
+	VSUBPD       Z15, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1216(R9), Z22, Z22
+	VSUBPD       Z17, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z12, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z22, Z5, K2, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z16, Z6, K2, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z7, K2, Z16
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K2, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z15, Z6, K2, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z17, Z7, K2, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K2, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPD    Z19, Z14, K2, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z19, K3, Z19
-	VMINPD       Z1, Z19, Z1
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K3
+	VDIVPD.Z     Z13, Z20, K3, Z13
+	VMINPD       Z1, Z13, Z1
 	VMAXPD       Z0, Z1, Z1
-	VMULPD       768(R9), Z1, Z19
-	VADDPD       1216(R9), Z19, Z19
-	VSUBPD       Z16, Z19, Z19
+	VMULPD       768(R9), Z1, Z13
+	VADDPD       1152(R9), Z13, Z13
+	VSUBPD       Z15, Z13, Z13
 	VMULPD       832(R9), Z1, Z20
-	VADDPD       1280(R9), Z20, Z20
+	VADDPD       1216(R9), Z20, Z20
 	VSUBPD       Z17, Z20, Z20
 	VMULPD       896(R9), Z1, Z1
-	VADDPD       1344(R9), Z1, Z1
-	VSUBPD       Z18, Z1, Z1
-	VMULPD       Z9, Z19, Z21
+	VADDPD       1280(R9), Z1, Z1
+	VSUBPD       Z19, Z1, Z1
+	VMULPD       Z9, Z13, Z21
 	VMULPD       Z10, Z20, Z22
 	VADDPD       Z22, Z21, Z21
 	VMULPD       Z8, Z1, Z22
 	VADDPD       Z22, Z21, Z21
-	VSUBPD       Z21, Z15, Z15
+	VSUBPD       Z21, Z12, Z12
 	VMULPD       Z11, Z9, Z21
-	VADDPD       Z21, Z19, Z19
+	VADDPD       Z21, Z13, Z13
 	VBROADCASTSD half64<>+0(SB), Z21
-	VMULPD       Z21, Z19, Z19
-	VADDPD       Z19, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z19
-	VADDPD       Z19, Z20, Z19
+	VMULPD       Z21, Z13, Z13
+	VADDPD       Z13, Z15, Z13
+	VADDPD       448(BX), Z13, Z13
+	VMULPD       Z11, Z10, Z15
+	VADDPD       Z15, Z20, Z15
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z19
-	VADDPD       Z19, Z1, Z1
-	VBROADCASTSD half64<>+0(SB), Z19
-	VMULPD       Z19, Z1, Z1
-	VADDPD       Z1, Z18, Z1
+	VMULPD       Z20, Z15, Z15
+	VADDPD       Z15, Z17, Z15
+	VADDPD       512(BX), Z15, Z15
+	VMULPD       Z11, Z8, Z17
+	VADDPD       Z17, Z1, Z1
+	VBROADCASTSD half64<>+0(SB), Z17
+	VMULPD       Z17, Z1, Z1
+	VADDPD       Z1, Z19, Z1
 	VADDPD       576(BX), Z1, Z1
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z15, Z13, K2, Z18
-	VMOVAPS      Z18, Z13
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPD    Z16, Z2, K2, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z1, Z4, K2, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPD    Z12, Z16, K2, Z17
+	VMOVAPS      Z17, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPD    Z13, Z2, K2, Z12
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z15, Z3, K2, Z13
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z1, Z4, K2, Z15
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z13, Z3
+	VMOVAPS      Z15, Z4
 
 Contacts64AVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z13, Z5, Z1
+	VADDPD      Z16, Z5, Z1
 	VADDPD      Z11, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
@@ -21104,8 +20429,8 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K2, Z1
+	VMOVAPS        Z1, Z16
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -21122,8 +20447,8 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -21134,14 +20459,14 @@ Contacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD      Z0, Z14, K2, Z1
-	VMOVAPS        Z1, Z14
+	VBLENDMPD      Z0, Z18, K2, Z1
+	VMOVAPS        Z1, Z18
 
 Contacts64AVX512_tailgroup_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y0
 	VPADDD       iota<>+0(SB), Y0, Y0
-	VPMOVQD      Z14, Y1
+	VPMOVQD      Z18, Y1
 
 	// Store one row per pair.
 	MOVQ      (SP), R12
@@ -21151,7 +20476,7 @@ Contacts64AVX512_tailgroup_finite:
 	MOVQ      16(SP), R12
 	VMOVUPD   Z5, K1, (R12)(R13*8)
 	MOVQ      24(SP), R12
-	VMOVUPD   Z13, K1, (R12)(R13*8)
+	VMOVUPD   Z16, K1, (R12)(R13*8)
 	MOVQ      32(SP), R12
 	VMOVUPD   Z9, K1, (R12)(R13*8)
 	MOVQ      40(SP), R12
@@ -21163,7 +20488,7 @@ Contacts64AVX512_tailgroup_finite:
 	MOVQ      64(SP), R12
 	VMOVUPD   Z7, K1, (R12)(R13*8)
 	MOVQ      72(SP), R12
-	VMOVUPD   Z12, K1, (R12)(R13*8)
+	VMOVUPD   Z14, K1, (R12)(R13*8)
 	MOVQ      80(SP), R12
 	VMOVUPD   Z2, K1, (R12)(R13*8)
 	MOVQ      88(SP), R12
@@ -21179,7 +20504,7 @@ Contacts64AVX512_done:
 
 // func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, POPCNT
-TEXT ·CompactContacts64AVX512(SB), $3752-56
+TEXT ·CompactContacts64AVX512(SB), $3688-56
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -21217,7 +20542,7 @@ TEXT ·CompactContacts64AVX512(SB), $3752-56
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1664(R9), BX
+	LEAQ         1600(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
@@ -21339,7 +20664,7 @@ TEXT ·CompactContacts64AVX512(SB), $3752-56
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	LEAQ       2688(R9), R10
+	LEAQ       2624(R9), R10
 
 CompactContacts64AVX512_ahead:
 	MOVQ n+32(FP), R14
@@ -21395,60 +20720,173 @@ CompactContacts64AVX512_ahead:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z12
+	VMULPD      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z17
-	VMULPD Z3, Z9, Z18
-	VADDPD Z18, Z17, Z17
-	VMULPD Z4, Z10, Z18
-	VADDPD Z18, Z17, Z17
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z18
-	VMULPD Z15, Z6, Z19
-	VMULPD Z15, Z7, Z20
-	VSUBPD Z8, Z18, Z18
-	VSUBPD Z9, Z19, Z19
-	VSUBPD Z10, Z20, Z20
-	VMULPD Z12, Z5, Z21
-	VMULPD Z12, Z6, Z22
-	VMULPD Z12, Z7, Z23
-	VSUBPD Z21, Z2, Z21
-	VSUBPD Z22, Z3, Z22
-	VSUBPD Z23, Z4, Z23
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z23, Z23, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z21, Z18, Z18
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
 	VMULPD   Z22, Z19, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z23, Z20, Z19
-	VADDPD   Z19, Z18, Z18
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z18, K1, Z18
-	VMINPD   Z1, Z18, Z18
-	VMAXPD   Z0, Z18, Z18
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K1
+	VDIVPD.Z Z25, Z19, K1, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z12, Z18, Z12
-	VADDPD Z12, Z15, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z12, Z15
-	VSUBPD Z17, Z15, Z15
-	VMULPD Z14, Z15, Z14
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z12, Z5, Z5
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
+
+	// The next group's records.
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z24
+	VUNPCKLPD  Z18, Z16, Z26
+	VUNPCKHPD  Z18, Z16, Z16
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VUNPCKLPD  Z22, Z21, Z20
+	VUNPCKHPD  Z22, Z21, Z21
+	VUNPCKLPD  Z24, Z23, Z22
+	VUNPCKHPD  Z24, Z23, Z23
+	VSHUFF64X2 $0x88, Z18, Z26, Z24
+	VSHUFF64X2 $0xdd, Z18, Z26, Z18
+	VSHUFF64X2 $0x88, Z22, Z20, Z26
+	VSHUFF64X2 $0xdd, Z22, Z20, Z20
+	VSHUFF64X2 $0x88, Z26, Z24, Z22
+	VMOVUPS    Z22, (R10)
+	VSHUFF64X2 $0xdd, Z26, Z24, Z22
+	VMOVUPS    Z22, 192(R10)
+	VSHUFF64X2 $0x88, Z20, Z18, Z22
+	VMOVUPS    Z22, 128(R10)
+	VSHUFF64X2 $0xdd, Z20, Z18, Z18
+	VMOVUPS    Z18, 320(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z18
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VSHUFF64X2 $0x88, Z23, Z21, Z19
+	VSHUFF64X2 $0xdd, Z23, Z21, Z20
+	VSHUFF64X2 $0x88, Z19, Z18, Z21
+	VMOVUPS    Z21, 64(R10)
+	VSHUFF64X2 $0xdd, Z19, Z18, Z18
+	VMOVUPS    Z18, 256(R10)
+	VSHUFF64X2 $0x88, Z20, Z16, Z16
+	VMOVUPS    Z16, 384(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z16
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z18
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z19
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z20
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z21
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z22
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z23
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z24
+	VUNPCKLPD  Z18, Z16, Z26
+	VUNPCKHPD  Z18, Z16, Z16
+	VUNPCKLPD  Z20, Z19, Z18
+	VUNPCKHPD  Z20, Z19, Z19
+	VUNPCKLPD  Z22, Z21, Z20
+	VUNPCKHPD  Z22, Z21, Z21
+	VUNPCKLPD  Z24, Z23, Z22
+	VUNPCKHPD  Z24, Z23, Z23
+	VSHUFF64X2 $0x88, Z18, Z26, Z24
+	VSHUFF64X2 $0xdd, Z18, Z26, Z18
+	VSHUFF64X2 $0x88, Z22, Z20, Z26
+	VSHUFF64X2 $0xdd, Z22, Z20, Z20
+	VSHUFF64X2 $0x88, Z26, Z24, Z22
+	VMOVUPS    Z22, 448(R10)
+	VSHUFF64X2 $0xdd, Z26, Z24, Z22
+	VMOVUPS    Z22, 640(R10)
+	VSHUFF64X2 $0x88, Z20, Z18, Z22
+	VMOVUPS    Z22, 576(R10)
+	VSHUFF64X2 $0xdd, Z20, Z18, Z18
+	VMOVUPS    Z18, 768(R10)
+	VSHUFF64X2 $0x88, Z19, Z16, Z18
+	VSHUFF64X2 $0xdd, Z19, Z16, Z16
+	VSHUFF64X2 $0x88, Z23, Z21, Z19
+	VSHUFF64X2 $0xdd, Z23, Z21, Z20
+	VSHUFF64X2 $0x88, Z19, Z18, Z21
+	VMOVUPS    Z21, 512(R10)
+	VSHUFF64X2 $0xdd, Z19, Z18, Z18
+	VMOVUPS    Z18, 704(R10)
+	VSHUFF64X2 $0x88, Z20, Z16, Z16
+	VMOVUPS    Z16, 832(R10)
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -21459,143 +20897,30 @@ CompactContacts64AVX512_ahead:
 	VSUBPD Z6, Z3, Z3
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
-
-	// The next group's records.
-	// Capsule records of side I, transposed.
-	MOVL       32(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z12
-	MOVL       36(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
-	MOVL       40(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z15
-	MOVL       44(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
-	MOVL       48(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z17
-	MOVL       52(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
-	MOVL       56(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
-	MOVL       60(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
-	VUNPCKLPD  Z14, Z12, Z21
-	VUNPCKHPD  Z14, Z12, Z12
-	VUNPCKLPD  Z16, Z15, Z14
-	VUNPCKHPD  Z16, Z15, Z15
-	VUNPCKLPD  Z18, Z17, Z16
-	VUNPCKHPD  Z18, Z17, Z17
-	VUNPCKLPD  Z20, Z19, Z18
-	VUNPCKHPD  Z20, Z19, Z19
-	VSHUFF64X2 $0x88, Z14, Z21, Z20
-	VSHUFF64X2 $0xdd, Z14, Z21, Z14
-	VSHUFF64X2 $0x88, Z18, Z16, Z21
-	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VSHUFF64X2 $0x88, Z21, Z20, Z18
-	VMOVUPS    Z18, (R10)
-	VSHUFF64X2 $0xdd, Z21, Z20, Z18
-	VMOVUPS    Z18, 192(R10)
-	VSHUFF64X2 $0x88, Z16, Z14, Z18
-	VMOVUPS    Z18, 128(R10)
-	VSHUFF64X2 $0xdd, Z16, Z14, Z14
-	VMOVUPS    Z14, 320(R10)
-	VSHUFF64X2 $0x88, Z15, Z12, Z14
-	VSHUFF64X2 $0xdd, Z15, Z12, Z12
-	VSHUFF64X2 $0x88, Z19, Z17, Z15
-	VSHUFF64X2 $0xdd, Z19, Z17, Z16
-	VSHUFF64X2 $0x88, Z15, Z14, Z17
-	VMOVUPS    Z17, 64(R10)
-	VSHUFF64X2 $0xdd, Z15, Z14, Z14
-	VMOVUPS    Z14, 256(R10)
-	VSHUFF64X2 $0x88, Z16, Z12, Z12
-	VMOVUPS    Z12, 384(R10)
-
-	// Capsule records of side J, transposed.
-	MOVL       32(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z12
-	MOVL       36(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z14
-	MOVL       40(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z15
-	MOVL       44(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z16
-	MOVL       48(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z17
-	MOVL       52(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z18
-	MOVL       56(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z19
-	MOVL       60(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z20
-	VUNPCKLPD  Z14, Z12, Z21
-	VUNPCKHPD  Z14, Z12, Z12
-	VUNPCKLPD  Z16, Z15, Z14
-	VUNPCKHPD  Z16, Z15, Z15
-	VUNPCKLPD  Z18, Z17, Z16
-	VUNPCKHPD  Z18, Z17, Z17
-	VUNPCKLPD  Z20, Z19, Z18
-	VUNPCKHPD  Z20, Z19, Z19
-	VSHUFF64X2 $0x88, Z14, Z21, Z20
-	VSHUFF64X2 $0xdd, Z14, Z21, Z14
-	VSHUFF64X2 $0x88, Z18, Z16, Z21
-	VSHUFF64X2 $0xdd, Z18, Z16, Z16
-	VSHUFF64X2 $0x88, Z21, Z20, Z18
-	VMOVUPS    Z18, 448(R10)
-	VSHUFF64X2 $0xdd, Z21, Z20, Z18
-	VMOVUPS    Z18, 640(R10)
-	VSHUFF64X2 $0x88, Z16, Z14, Z18
-	VMOVUPS    Z18, 576(R10)
-	VSHUFF64X2 $0xdd, Z16, Z14, Z14
-	VMOVUPS    Z14, 768(R10)
-	VSHUFF64X2 $0x88, Z15, Z12, Z14
-	VSHUFF64X2 $0xdd, Z15, Z12, Z12
-	VSHUFF64X2 $0x88, Z19, Z17, Z15
-	VSHUFF64X2 $0xdd, Z19, Z17, Z16
-	VSHUFF64X2 $0x88, Z15, Z14, Z17
-	VMOVUPS    Z17, 512(R10)
-	VSHUFF64X2 $0xdd, Z15, Z14, Z14
-	VMOVUPS    Z14, 704(R10)
-	VSHUFF64X2 $0x88, Z16, Z12, Z12
-	VMOVUPS    Z12, 832(R10)
-	VSUBPD     Z7, Z4, Z4
-	VMULPD     Z2, Z2, Z12
-	VMULPD     Z3, Z3, Z14
-	VADDPD     Z14, Z12, Z12
-	VMULPD     Z4, Z4, Z14
-	VADDPD     Z14, Z12, Z12
+	VSUBPD Z7, Z4, Z4
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSD partol64<>+0(SB), Z14
-	VMULPD       Z13, Z14, Z14
-	VCMPPD       $0x12, Z14, Z24, K1
+	VBROADCASTSD partol64<>+0(SB), Z16
+	VMULPD       Z13, Z16, Z16
+	VCMPPD       $0x12, Z16, Z25, K1
 	VCMPPD       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
 	VMULPD       Z9, Z9, Z9
@@ -21605,7 +20930,7 @@ CompactContacts64AVX512_ahead:
 	VMAXPD       Z8, Z11, Z8
 	VBROADCASTSD crosstol64<>+0(SB), Z9
 	VMULPD       Z8, Z9, Z9
-	VCMPPD       $0x11, Z9, Z17, K3
+	VCMPPD       $0x11, Z9, Z20, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           CompactContacts64AVX512_ahead_normal
@@ -21617,41 +20942,29 @@ CompactContacts64AVX512_ahead:
 	VSUBPD       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPD       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPD       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPD       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPD       576(BX), Z19, Z19
-	VMULPD       Z9, Z9, Z20
-	VMULPD       Z10, Z10, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z11, Z11, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z13, Z13, Z21
-	VMULPD       Z18, Z18, Z22
-	VADDPD       Z22, Z21, Z21
-	VMULPD       Z19, Z19, Z22
-	VADDPD       Z22, Z21, Z21
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
-	VDIVPD.Z     Z21, Z1, K4, Z21
-	VSQRTPD      Z20, Z22
-	VCMPPD       $0x04, Z22, Z0, K4
-	VDIVPD.Z     Z22, Z1, K4, Z22
-	VSQRTPD      Z21, Z21
-	VMULPD       Z22, Z9, Z9
-	VMULPD       Z22, Z10, Z10
-	VMULPD       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPD       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPD       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPD       576(BX), Z23, Z23
+	VSQRTPD      Z13, Z24
+	VCMPPD       $0x04, Z24, Z0, K4
+	VDIVPD.Z     Z24, Z1, K4, Z24
+	VSQRTPD      Z12, Z25
+	VMULPD       Z24, Z9, Z9
+	VMULPD       Z24, Z10, Z10
+	VMULPD       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPD       Z21, Z13, Z9
-	VMULPD       Z21, Z18, Z10
-	VMULPD       Z21, Z19, Z11
+	VMULPD       Z25, Z21, Z9
+	VMULPD       Z25, Z22, Z10
+	VMULPD       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPD       $0x00, Z0, Z20, K4
+	VCMPPD       $0x00, Z0, Z13, K4
 	VMOVUPS      64(R9), Z9
 	VMULPD       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -21664,9 +20977,9 @@ CompactContacts64AVX512_ahead:
 	VSUBPD       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPD       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPD       192(R9), Z13, Z13
-	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPD       192(R9), Z21, Z21
+	VSUBPD       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -21687,8 +21000,8 @@ CompactContacts64AVX512_ahead:
 	VMULPD       512(R9), Z4, Z11
 	VADDPD       Z11, Z10, Z10
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z13
-	VMULPD       Z8, Z13, Z8
+	VBROADCASTSD signtol64<>+0(SB), Z21
+	VMULPD       Z8, Z21, Z8
 	VMULPD       Z9, Z8, Z8
 	VCMPPD       $0x19, Z8, Z11, K3
 	VCMPPD       $0x11, Z0, Z10, K5
@@ -21699,27 +21012,27 @@ CompactContacts64AVX512_ahead:
 	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPD    Z8, Z22, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPD    Z10, Z18, K3, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPD    Z10, Z22, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPD    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPD    Z11, Z22, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z14, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z8, Z15, K2, Z13
+	VBLENDMPD    Z21, Z16, K2, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPD    Z8, Z18, K2, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPD    Z10, Z16, K2, Z8
+	VBLENDMPD    Z10, Z19, K2, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPD    Z9, Z20, K2, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -21738,7 +21051,7 @@ CompactContacts64AVX512_ahead:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMOVUPS     640(R9), Z9
 	VMULPD      640(R9), Z9, Z9
 	VMULPD      Z8, Z8, Z10
@@ -21746,22 +21059,22 @@ CompactContacts64AVX512_ahead:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z14, K2, Z10
+	VBLENDMPD   640(R9), Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z8, Z15, K2, Z11
+	VBLENDMPD   Z8, Z18, K2, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPD   Z0, Z19, K2, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z9, Z20, K2, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMULPD      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPD      704(R9), Z10, Z10
@@ -21769,59 +21082,59 @@ CompactContacts64AVX512_ahead:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z14, K2, Z10
+	VBLENDMPD   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z8, Z16, K2, Z13
+	VBLENDMPD   704(R9), Z18, K2, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z8, Z19, K2, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPD   Z9, Z20, K2, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z14, K2, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z0, Z15, K2, Z9
+	VBLENDMPD   Z0, Z18, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z1, Z16, K2, Z10
+	VBLENDMPD   Z1, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPD   Z1, Z20, K2, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPD Z20, Z8
+	VMOVAPS Z8, Z21
 
 CompactContacts64AVX512_ahead_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z14, Z9
-	VMULPD Z8, Z15, Z10
-	VMULPD Z8, Z16, Z8
+	VDIVPD Z21, Z1, Z8
+	VMULPD Z8, Z16, Z9
+	VMULPD Z8, Z18, Z10
+	VMULPD Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z12, Z11, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z11, Z11
-	VCMPPD       $0x12, Z11, Z12, K2
+	VSUBPD       Z14, Z11, Z16
+	VBROADCASTSD margin+40(FP), Z18
+	VADDPD       Z18, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z14
+	VADDPD       Z14, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z14
+	VMULPD       Z14, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -21836,198 +21149,167 @@ CompactContacts64AVX512_ahead_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z18
 	KORTESTW       K1, K1
 	JZ             CompactContacts64AVX512_ahead_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPD         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPD         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPD         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPD         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPD         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPD         576(BX), Z20, Z20
-	VMULPD         Z15, Z15, Z21
-	VMULPD         Z16, Z16, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z17, Z17, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z18, Z18, Z22
-	VMULPD         Z19, Z19, Z23
-	VADDPD         Z23, Z22, Z22
-	VMULPD         Z20, Z20, Z23
-	VADDPD         Z23, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z       Z22, Z1, K2, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPD         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPD         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPD         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPD         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPD         1280(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPD         1344(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMULPD         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPD         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPD         832(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPD         896(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMULPD         Z22, Z16, Z16
-	VADDPD         Z16, Z15, Z16
-	VMINPD         Z16, Z15, Z17
-	VMAXPD         Z17, Z0, Z17
-	VMAXPD         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPD         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPD         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPD         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPD         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPD         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPD         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPD         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPD         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPD         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPD         Z17, Z15, Z17
+	VMINPD         Z17, Z15, Z19
+	VMAXPD         Z19, Z0, Z19
+	VMAXPD         Z17, Z15, Z15
 	VMINPD         Z15, Z1, Z15
-	VCMPPD         $0x11, Z15, Z17, K2
+	VCMPPD         $0x11, Z15, Z19, K2
 	KANDW          K2, K1, K1
-	VCMPPD         $0x00, Z0, Z22, K2
+	VCMPPD         $0x00, Z0, Z12, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPD         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPD.BCST int264<>+0(SB), Z18, K1, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPD         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1408(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
-	VMULPD       Z9, Z20, Z22
-	VMULPD       Z10, Z21, Z23
-	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
-	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z22
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z20
-	VADDPD       Z20, Z21, Z20
+	VMULPD       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1344(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1152(R9), Z21, Z21
+	VSUBPD       Z15, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1216(R9), Z22, Z22
+	VSUBPD       Z17, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z12, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z7, K1, Z16
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z15, Z6, K1, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z17, Z7, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPD    Z19, Z14, K1, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z13
+	VMINPD       Z1, Z13, Z13
+	VMAXPD       Z0, Z13, Z13
+	VMULPD       768(R9), Z13, Z20
+	VADDPD       1152(R9), Z20, Z20
+	VSUBPD       Z15, Z20, Z20
+	VMULPD       832(R9), Z13, Z21
+	VADDPD       1216(R9), Z21, Z21
 	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
+	VMULPD       896(R9), Z13, Z13
+	VADDPD       1280(R9), Z13, Z13
+	VSUBPD       Z19, Z13, Z13
 	VMULPD       Z9, Z20, Z22
 	VMULPD       Z10, Z21, Z23
 	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
+	VMULPD       Z8, Z13, Z23
 	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z15
+	VSUBPD       Z22, Z12, Z12
 	VMULPD       Z11, Z9, Z22
 	VADDPD       Z22, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z22
 	VMULPD       Z22, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
+	VADDPD       Z20, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
 	VMULPD       Z11, Z10, Z20
 	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
@@ -22035,28 +21317,28 @@ CompactContacts64AVX512_ahead_normal:
 	VADDPD       Z20, Z17, Z17
 	VADDPD       512(BX), Z17, Z17
 	VMULPD       Z11, Z8, Z20
-	VADDPD       Z20, Z19, Z19
+	VADDPD       Z20, Z13, Z13
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
+	VMULPD       Z20, Z13, Z13
+	VADDPD       Z13, Z19, Z13
+	VADDPD       576(BX), Z13, Z13
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z13, K1, Z19
-	VMOVAPS      Z19, Z13
+	VBLENDMPD    Z12, Z16, K1, Z19
+	VMOVAPS      Z19, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPD    Z15, Z2, K1, Z12
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPD    Z16, Z2, K1, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z3, K1, Z16
+	VBLENDMPD    Z17, Z3, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
+	VBLENDMPD    Z13, Z4, K1, Z17
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z15, Z3
 	VMOVAPS      Z17, Z4
 
 CompactContacts64AVX512_ahead_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z13, Z5, Z15
-	VADDPD      Z11, Z15, Z11
+	VADDPD      Z16, Z5, Z12
+	VADDPD      Z11, Z12, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
@@ -22067,8 +21349,8 @@ CompactContacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z11
+	VMOVAPS        Z11, Z16
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -22085,8 +21367,8 @@ CompactContacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -22097,18 +21379,18 @@ CompactContacts64AVX512_ahead_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VBLENDMPD      Z0, Z18, K1, Z11
+	VMOVAPS        Z11, Z18
 
 CompactContacts64AVX512_ahead_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z14, Y15
+	VPMOVQD      Z18, Y12
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
-	VPTESTMQ      Z14, Z14, K1
+	VPTESTMQ      Z18, Z18, K1
 	KORTESTW      K1, K1
 	JZ            CompactContacts64AVX512_ahead_none
 	KMOVW         K1, R14
@@ -22118,13 +21400,13 @@ CompactContacts64AVX512_ahead_finite:
 	VPCOMPRESSD.Z Y11, K1, Y11
 	MOVQ          (SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
-	VPCOMPRESSD.Z Y15, K1, Y11
+	VPCOMPRESSD.Z Y12, K1, Y11
 	MOVQ          8(SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
 	VCOMPRESSPD.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z5
+	VCOMPRESSPD.Z Z16, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z5
@@ -22142,7 +21424,7 @@ CompactContacts64AVX512_ahead_finite:
 	VCOMPRESSPD.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z5
+	VCOMPRESSPD.Z Z14, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z2
@@ -22210,60 +21492,60 @@ CompactContacts64AVX512_last:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z12
+	VMULPD      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z17
-	VMULPD Z3, Z9, Z18
-	VADDPD Z18, Z17, Z17
-	VMULPD Z4, Z10, Z18
-	VADDPD Z18, Z17, Z17
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z18
-	VMULPD Z15, Z6, Z19
-	VMULPD Z15, Z7, Z20
-	VSUBPD Z8, Z18, Z18
-	VSUBPD Z9, Z19, Z19
-	VSUBPD Z10, Z20, Z20
-	VMULPD Z12, Z5, Z21
-	VMULPD Z12, Z6, Z22
-	VMULPD Z12, Z7, Z23
-	VSUBPD Z21, Z2, Z21
-	VSUBPD Z22, Z3, Z22
-	VSUBPD Z23, Z4, Z23
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z23, Z23, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z21, Z18, Z18
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
 	VMULPD   Z22, Z19, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z23, Z20, Z19
-	VADDPD   Z19, Z18, Z18
-	VCMPPD   $0x04, Z24, Z0, K1
-	VDIVPD.Z Z24, Z18, K1, Z18
-	VMINPD   Z1, Z18, Z18
-	VMAXPD   Z0, Z18, Z18
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K1
+	VDIVPD.Z Z25, Z19, K1, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z12, Z18, Z12
-	VADDPD Z12, Z15, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z12, Z15
-	VSUBPD Z17, Z15, Z15
-	VMULPD Z14, Z15, Z14
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z12, Z5, Z5
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -22275,29 +21557,29 @@ CompactContacts64AVX512_last:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z12
-	VMULPD Z3, Z3, Z14
-	VADDPD Z14, Z12, Z12
-	VMULPD Z4, Z4, Z14
-	VADDPD Z14, Z12, Z12
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSD partol64<>+0(SB), Z14
-	VMULPD       Z13, Z14, Z14
-	VCMPPD       $0x12, Z14, Z24, K1
+	VBROADCASTSD partol64<>+0(SB), Z16
+	VMULPD       Z13, Z16, Z16
+	VCMPPD       $0x12, Z16, Z25, K1
 	VCMPPD       $0x00, Z0, Z13, K2
 	KANDNW       K1, K2, K1
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K2
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K2
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
 	VMULPD       Z9, Z9, Z9
@@ -22307,7 +21589,7 @@ CompactContacts64AVX512_last:
 	VMAXPD       Z8, Z11, Z8
 	VBROADCASTSD crosstol64<>+0(SB), Z9
 	VMULPD       Z8, Z9, Z9
-	VCMPPD       $0x11, Z9, Z17, K3
+	VCMPPD       $0x11, Z9, Z20, K3
 	KORW         K3, K2, K4
 	KORTESTW     K4, K4
 	JZ           CompactContacts64AVX512_last_normal
@@ -22319,41 +21601,29 @@ CompactContacts64AVX512_last:
 	VSUBPD       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPD       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPD       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPD       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPD       576(BX), Z19, Z19
-	VMULPD       Z9, Z9, Z20
-	VMULPD       Z10, Z10, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z11, Z11, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z13, Z13, Z21
-	VMULPD       Z18, Z18, Z22
-	VADDPD       Z22, Z21, Z21
-	VMULPD       Z19, Z19, Z22
-	VADDPD       Z22, Z21, Z21
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K4
-	VDIVPD.Z     Z21, Z1, K4, Z21
-	VSQRTPD      Z20, Z22
-	VCMPPD       $0x04, Z22, Z0, K4
-	VDIVPD.Z     Z22, Z1, K4, Z22
-	VSQRTPD      Z21, Z21
-	VMULPD       Z22, Z9, Z9
-	VMULPD       Z22, Z10, Z10
-	VMULPD       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPD       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPD       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPD       576(BX), Z23, Z23
+	VSQRTPD      Z13, Z24
+	VCMPPD       $0x04, Z24, Z0, K4
+	VDIVPD.Z     Z24, Z1, K4, Z24
+	VSQRTPD      Z12, Z25
+	VMULPD       Z24, Z9, Z9
+	VMULPD       Z24, Z10, Z10
+	VMULPD       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPD       Z21, Z13, Z9
-	VMULPD       Z21, Z18, Z10
-	VMULPD       Z21, Z19, Z11
+	VMULPD       Z25, Z21, Z9
+	VMULPD       Z25, Z22, Z10
+	VMULPD       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPD       $0x00, Z0, Z20, K4
+	VCMPPD       $0x00, Z0, Z13, K4
 	VMOVUPS      64(R9), Z9
 	VMULPD       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -22366,9 +21636,9 @@ CompactContacts64AVX512_last:
 	VSUBPD       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPD       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPD       192(R9), Z13, Z13
-	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPD       192(R9), Z21, Z21
+	VSUBPD       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -22389,8 +21659,8 @@ CompactContacts64AVX512_last:
 	VMULPD       512(R9), Z4, Z11
 	VADDPD       Z11, Z10, Z10
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z13
-	VMULPD       Z8, Z13, Z8
+	VBROADCASTSD signtol64<>+0(SB), Z21
+	VMULPD       Z8, Z21, Z8
 	VMULPD       Z9, Z8, Z8
 	VCMPPD       $0x19, Z8, Z11, K3
 	VCMPPD       $0x11, Z0, Z10, K5
@@ -22401,27 +21671,27 @@ CompactContacts64AVX512_last:
 	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPD    Z8, Z18, K3, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPD    Z8, Z22, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPD    Z10, Z18, K3, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPD    Z10, Z22, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPD    Z11, Z18, K3, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPD    Z11, Z22, K3, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z14, K2, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z8, Z15, K2, Z13
+	VBLENDMPD    Z21, Z16, K2, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPD    Z8, Z18, K2, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPD    Z10, Z16, K2, Z8
+	VBLENDMPD    Z10, Z19, K2, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPD    Z9, Z17, K2, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPD    Z9, Z20, K2, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -22440,7 +21710,7 @@ CompactContacts64AVX512_last:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMOVUPS     640(R9), Z9
 	VMULPD      640(R9), Z9, Z9
 	VMULPD      Z8, Z8, Z10
@@ -22448,22 +21718,22 @@ CompactContacts64AVX512_last:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z14, K2, Z10
+	VBLENDMPD   640(R9), Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z8, Z15, K2, Z11
+	VBLENDMPD   Z8, Z18, K2, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z16, K2, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z9, Z17, K2, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPD   Z0, Z19, K2, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z9, Z20, K2, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VMULPD      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPD      704(R9), Z10, Z10
@@ -22471,59 +21741,59 @@ CompactContacts64AVX512_last:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z14, K2, Z10
+	VBLENDMPD   Z0, Z16, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   704(R9), Z15, K2, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z8, Z16, K2, Z13
+	VBLENDMPD   704(R9), Z18, K2, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z8, Z19, K2, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z9, Z17, K2, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPD   Z9, Z20, K2, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K2
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z14, K2, Z8
+	VBLENDMPD   Z0, Z16, K2, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z0, Z15, K2, Z9
+	VBLENDMPD   Z0, Z18, K2, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z1, Z16, K2, Z10
+	VBLENDMPD   Z1, Z19, K2, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z1, Z17, K2, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPD   Z1, Z20, K2, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPD Z20, Z8
+	VMOVAPS Z8, Z21
 
 CompactContacts64AVX512_last_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z14, Z9
-	VMULPD Z8, Z15, Z10
-	VMULPD Z8, Z16, Z8
+	VDIVPD Z21, Z1, Z8
+	VMULPD Z8, Z16, Z9
+	VMULPD Z8, Z18, Z10
+	VMULPD Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z12, Z11, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z11, Z11
-	VCMPPD       $0x12, Z11, Z12, K2
+	VSUBPD       Z14, Z11, Z16
+	VBROADCASTSD margin+40(FP), Z18
+	VADDPD       Z18, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K2
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z14
+	VADDPD       Z14, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z14
+	VMULPD       Z14, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -22538,198 +21808,167 @@ CompactContacts64AVX512_last_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K1, K2, K1
-	VPBROADCASTQ.Z int164<>+0(SB), K2, Z14
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z18
 	KORTESTW       K1, K1
 	JZ             CompactContacts64AVX512_last_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPD         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPD         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPD         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPD         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPD         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPD         576(BX), Z20, Z20
-	VMULPD         Z15, Z15, Z21
-	VMULPD         Z16, Z16, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z17, Z17, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z18, Z18, Z22
-	VMULPD         Z19, Z19, Z23
-	VADDPD         Z23, Z22, Z22
-	VMULPD         Z20, Z20, Z23
-	VADDPD         Z23, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K2
-	VDIVPD.Z       Z22, Z1, K2, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPD         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPD         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPD         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPD         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPD         1280(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPD         1344(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMULPD         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPD         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPD         832(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPD         896(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMULPD         Z22, Z16, Z16
-	VADDPD         Z16, Z15, Z16
-	VMINPD         Z16, Z15, Z17
-	VMAXPD         Z17, Z0, Z17
-	VMAXPD         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPD         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPD         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPD         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPD         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPD         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPD         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPD         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPD         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPD         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPD         Z17, Z15, Z17
+	VMINPD         Z17, Z15, Z19
+	VMAXPD         Z19, Z0, Z19
+	VMAXPD         Z17, Z15, Z15
 	VMINPD         Z15, Z1, Z15
-	VCMPPD         $0x11, Z15, Z17, K2
+	VCMPPD         $0x11, Z15, Z19, K2
 	KANDW          K2, K1, K1
-	VCMPPD         $0x00, Z0, Z22, K2
+	VCMPPD         $0x00, Z0, Z12, K2
 	KANDNW         K1, K2, K1
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K1, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPD         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPD.BCST int264<>+0(SB), Z18, K1, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPD         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1408(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
-	VMULPD       Z9, Z20, Z22
-	VMULPD       Z10, Z21, Z23
-	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
-	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z22
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z20
-	VADDPD       Z20, Z21, Z20
+	VMULPD       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1344(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1152(R9), Z21, Z21
+	VSUBPD       Z15, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1216(R9), Z22, Z22
+	VSUBPD       Z17, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z12, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z22, Z5, K1, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z16, Z6, K1, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z7, K1, Z16
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K1, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z15, Z6, K1, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z17, Z7, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K1, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPD    Z19, Z14, K1, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K2
-	VDIVPD.Z     1152(R9), Z19, K2, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K2
+	VDIVPD.Z     Z13, Z20, K2, Z13
+	VMINPD       Z1, Z13, Z13
+	VMAXPD       Z0, Z13, Z13
+	VMULPD       768(R9), Z13, Z20
+	VADDPD       1152(R9), Z20, Z20
+	VSUBPD       Z15, Z20, Z20
+	VMULPD       832(R9), Z13, Z21
+	VADDPD       1216(R9), Z21, Z21
 	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
+	VMULPD       896(R9), Z13, Z13
+	VADDPD       1280(R9), Z13, Z13
+	VSUBPD       Z19, Z13, Z13
 	VMULPD       Z9, Z20, Z22
 	VMULPD       Z10, Z21, Z23
 	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
+	VMULPD       Z8, Z13, Z23
 	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z15
+	VSUBPD       Z22, Z12, Z12
 	VMULPD       Z11, Z9, Z22
 	VADDPD       Z22, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z22
 	VMULPD       Z22, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
+	VADDPD       Z20, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
 	VMULPD       Z11, Z10, Z20
 	VADDPD       Z20, Z21, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
@@ -22737,28 +21976,28 @@ CompactContacts64AVX512_last_normal:
 	VADDPD       Z20, Z17, Z17
 	VADDPD       512(BX), Z17, Z17
 	VMULPD       Z11, Z8, Z20
-	VADDPD       Z20, Z19, Z19
+	VADDPD       Z20, Z13, Z13
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
+	VMULPD       Z20, Z13, Z13
+	VADDPD       Z13, Z19, Z13
+	VADDPD       576(BX), Z13, Z13
 	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z15, Z13, K1, Z19
-	VMOVAPS      Z19, Z13
+	VBLENDMPD    Z12, Z16, K1, Z19
+	VMOVAPS      Z19, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPD    Z15, Z2, K1, Z12
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPD    Z16, Z2, K1, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z3, K1, Z16
+	VBLENDMPD    Z17, Z3, K1, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z4, K1, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
+	VBLENDMPD    Z13, Z4, K1, Z17
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z15, Z3
 	VMOVAPS      Z17, Z4
 
 CompactContacts64AVX512_last_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z13, Z5, Z15
-	VADDPD      Z11, Z15, Z11
+	VADDPD      Z16, Z5, Z12
+	VADDPD      Z11, Z12, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 	KORTESTW    K1, K1
@@ -22769,8 +22008,8 @@ CompactContacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z11
 	VMOVAPS        Z11, Z5
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z11
-	VMOVAPS        Z11, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z11
+	VMOVAPS        Z11, Z16
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z11
 	VMOVAPS        Z11, Z9
@@ -22787,8 +22026,8 @@ CompactContacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z11
 	VMOVAPS        Z11, Z7
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VMOVAPS        Z11, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z11
+	VMOVAPS        Z11, Z14
 	VXORPS         Z11, Z11, Z11
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z11
 	VMOVAPS        Z11, Z2
@@ -22799,18 +22038,18 @@ CompactContacts64AVX512_last_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z11
 	VMOVAPS        Z11, Z4
 	VXORPS         Z11, Z11, Z11
-	VBLENDMPD      Z0, Z14, K1, Z11
-	VMOVAPS        Z11, Z14
+	VBLENDMPD      Z0, Z18, K1, Z11
+	VMOVAPS        Z11, Z18
 
 CompactContacts64AVX512_last_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	VPMOVQD      Z14, Y15
+	VPMOVQD      Z18, Y12
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
-	VPTESTMQ      Z14, Z14, K1
+	VPTESTMQ      Z18, Z18, K1
 	KORTESTW      K1, K1
 	JZ            CompactContacts64AVX512_last_none
 	KMOVW         K1, R14
@@ -22820,13 +22059,13 @@ CompactContacts64AVX512_last_finite:
 	VPCOMPRESSD.Z Y11, K1, Y11
 	MOVQ          (SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
-	VPCOMPRESSD.Z Y15, K1, Y11
+	VPCOMPRESSD.Z Y12, K1, Y11
 	MOVQ          8(SP), R12
 	VMOVDQU32     Y11, K2, (R12)(R11*4)
 	VCOMPRESSPD.Z Z5, K1, Z5
 	MOVQ          16(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z5
+	VCOMPRESSPD.Z Z16, K1, Z5
 	MOVQ          24(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z5
@@ -22844,7 +22083,7 @@ CompactContacts64AVX512_last_finite:
 	VCOMPRESSPD.Z Z7, K1, Z5
 	MOVQ          64(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z5
+	VCOMPRESSPD.Z Z14, K1, Z5
 	MOVQ          72(SP), R12
 	VMOVUPD       Z5, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z2
@@ -22871,33 +22110,33 @@ CompactContacts64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 2560(R9)
+	VMOVUPS     Y2, 2496(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 2624(R9)
+	VMOVUPS     Y2, 2560(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       2560(R9), CX
+	MOVL       2496(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       2564(R9), CX
+	MOVL       2500(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       2568(R9), CX
+	MOVL       2504(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       2572(R9), CX
+	MOVL       2508(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       2576(R9), CX
+	MOVL       2512(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       2580(R9), CX
+	MOVL       2516(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       2584(R9), CX
+	MOVL       2520(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       2588(R9), CX
+	MOVL       2524(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -22932,28 +22171,28 @@ CompactContacts64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       2624(R9), CX
+	MOVL       2560(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       2628(R9), CX
+	MOVL       2564(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       2632(R9), CX
+	MOVL       2568(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       2636(R9), CX
+	MOVL       2572(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       2640(R9), CX
+	MOVL       2576(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       2644(R9), CX
+	MOVL       2580(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       2648(R9), CX
+	MOVL       2584(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       2652(R9), CX
+	MOVL       2588(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -23035,60 +22274,60 @@ CompactContacts64AVX512_tail:
 	VADDPD      Z17, Z16, Z16
 	VMULPD      Z4, Z7, Z17
 	VADDPD      Z17, Z16, Z16
-	VMULPD      Z12, Z16, Z12
+	VMULPD      Z12, Z16, Z17
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z2, Z8, Z17
-	VMULPD Z3, Z9, Z18
-	VADDPD Z18, Z17, Z17
-	VMULPD Z4, Z10, Z18
-	VADDPD Z18, Z17, Z17
+	VMULPD Z2, Z8, Z18
+	VMULPD Z3, Z9, Z19
+	VADDPD Z19, Z18, Z18
+	VMULPD Z4, Z10, Z19
+	VADDPD Z19, Z18, Z18
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD Z15, Z5, Z18
-	VMULPD Z15, Z6, Z19
-	VMULPD Z15, Z7, Z20
-	VSUBPD Z8, Z18, Z18
-	VSUBPD Z9, Z19, Z19
-	VSUBPD Z10, Z20, Z20
-	VMULPD Z12, Z5, Z21
-	VMULPD Z12, Z6, Z22
-	VMULPD Z12, Z7, Z23
-	VSUBPD Z21, Z2, Z21
-	VSUBPD Z22, Z3, Z22
-	VSUBPD Z23, Z4, Z23
+	VMULPD Z15, Z5, Z19
+	VMULPD Z15, Z6, Z20
+	VMULPD Z15, Z7, Z21
+	VSUBPD Z8, Z19, Z19
+	VSUBPD Z9, Z20, Z20
+	VSUBPD Z10, Z21, Z21
+	VMULPD Z17, Z5, Z22
+	VMULPD Z17, Z6, Z23
+	VMULPD Z17, Z7, Z24
+	VSUBPD Z22, Z2, Z22
+	VSUBPD Z23, Z3, Z23
+	VSUBPD Z24, Z4, Z24
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z21, Z21, Z24
 	VMULPD   Z22, Z22, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z23, Z23, Z25
-	VADDPD   Z25, Z24, Z24
-	VMULPD   Z21, Z18, Z18
+	VMULPD   Z23, Z23, Z26
+	VADDPD   Z26, Z25, Z25
+	VMULPD   Z24, Z24, Z26
+	VADDPD   Z26, Z25, Z25
 	VMULPD   Z22, Z19, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z23, Z20, Z19
-	VADDPD   Z19, Z18, Z18
-	VCMPPD   $0x04, Z24, Z0, K2
-	VDIVPD.Z Z24, Z18, K2, Z18
-	VMINPD   Z1, Z18, Z18
-	VMAXPD   Z0, Z18, Z18
+	VMULPD   Z23, Z20, Z20
+	VADDPD   Z20, Z19, Z19
+	VMULPD   Z24, Z21, Z20
+	VADDPD   Z20, Z19, Z19
+	VCMPPD   $0x04, Z25, Z0, K2
+	VDIVPD.Z Z25, Z19, K2, Z19
+	VMINPD   Z1, Z19, Z19
+	VMAXPD   Z0, Z19, Z19
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z12, Z18, Z12
-	VADDPD Z12, Z15, Z12
-	VMINPD Z1, Z12, Z12
-	VMAXPD Z0, Z12, Z12
+	VMULPD Z17, Z19, Z19
+	VADDPD Z19, Z15, Z19
+	VMINPD Z1, Z19, Z19
+	VMAXPD Z0, Z19, Z19
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z16, Z12, Z15
-	VSUBPD Z17, Z15, Z15
-	VMULPD Z14, Z15, Z14
+	VMULPD Z16, Z19, Z16
+	VSUBPD Z18, Z16, Z16
+	VMULPD Z14, Z16, Z14
 	VMINPD Z1, Z14, Z14
 	VMAXPD Z0, Z14, Z14
-	VMULPD Z12, Z5, Z5
-	VMULPD Z12, Z6, Z6
-	VMULPD Z12, Z7, Z7
+	VMULPD Z19, Z5, Z5
+	VMULPD Z19, Z6, Z6
+	VMULPD Z19, Z7, Z7
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPD Z14, Z2, Z2
@@ -23100,29 +22339,29 @@ CompactContacts64AVX512_tail:
 	VMULPD Z14, Z4, Z4
 	VADDPD Z4, Z10, Z4
 	VSUBPD Z7, Z4, Z4
-	VMULPD Z2, Z2, Z12
-	VMULPD Z3, Z3, Z14
-	VADDPD Z14, Z12, Z12
-	VMULPD Z4, Z4, Z14
-	VADDPD Z14, Z12, Z12
+	VMULPD Z2, Z2, Z14
+	VMULPD Z3, Z3, Z16
+	VADDPD Z16, Z14, Z14
+	VMULPD Z4, Z4, Z16
+	VADDPD Z16, Z14, Z14
 
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	VBROADCASTSD partol64<>+0(SB), Z14
-	VMULPD       Z13, Z14, Z14
-	VCMPPD       $0x12, Z14, Z24, K2
+	VBROADCASTSD partol64<>+0(SB), Z16
+	VMULPD       Z13, Z16, Z16
+	VCMPPD       $0x12, Z16, Z25, K2
 	VCMPPD       $0x00, Z0, Z13, K3
 	KANDNW       K2, K3, K2
 
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	VMOVAPS Z2, Z14
-	VMOVAPS Z3, Z15
-	VMOVAPS Z4, Z16
-	VMOVAPS Z12, Z17
+	VMOVAPS Z2, Z16
+	VMOVAPS Z3, Z18
+	VMOVAPS Z4, Z19
+	VMOVAPS Z14, Z20
 
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
-	VSQRTPD      Z12, Z12
-	VMOVAPS      Z12, Z18
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K3
+	VSQRTPD      Z14, Z14
+	VMOVAPS      Z14, Z21
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K3
 	VMAXPD       Z11, Z13, Z11
 	VMULPD       Z8, Z8, Z8
 	VMULPD       Z9, Z9, Z9
@@ -23132,7 +22371,7 @@ CompactContacts64AVX512_tail:
 	VMAXPD       Z8, Z11, Z8
 	VBROADCASTSD crosstol64<>+0(SB), Z9
 	VMULPD       Z8, Z9, Z9
-	VCMPPD       $0x11, Z9, Z17, K4
+	VCMPPD       $0x11, Z9, Z20, K4
 	KORW         K4, K3, K5
 	KORTESTW     K5, K5
 	JZ           CompactContacts64AVX512_tailgroup_normal
@@ -23144,41 +22383,29 @@ CompactContacts64AVX512_tail:
 	VSUBPD       64(BX), Z10, Z10
 	VMOVUPS      320(BX), Z11
 	VSUBPD       128(BX), Z11, Z11
-	VMOVUPS      640(BX), Z13
-	VSUBPD       448(BX), Z13, Z13
-	VMOVUPS      704(BX), Z18
-	VSUBPD       512(BX), Z18, Z18
-	VMOVUPS      768(BX), Z19
-	VSUBPD       576(BX), Z19, Z19
-	VMULPD       Z9, Z9, Z20
-	VMULPD       Z10, Z10, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z11, Z11, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z13, Z13, Z21
-	VMULPD       Z18, Z18, Z22
-	VADDPD       Z22, Z21, Z21
-	VMULPD       Z19, Z19, Z22
-	VADDPD       Z22, Z21, Z21
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z21, K5
-	VDIVPD.Z     Z21, Z1, K5, Z21
-	VSQRTPD      Z20, Z22
-	VCMPPD       $0x04, Z22, Z0, K5
-	VDIVPD.Z     Z22, Z1, K5, Z22
-	VSQRTPD      Z21, Z21
-	VMULPD       Z22, Z9, Z9
-	VMULPD       Z22, Z10, Z10
-	VMULPD       Z22, Z11, Z11
+	VMOVUPS      640(BX), Z21
+	VSUBPD       448(BX), Z21, Z21
+	VMOVUPS      704(BX), Z22
+	VSUBPD       512(BX), Z22, Z22
+	VMOVUPS      768(BX), Z23
+	VSUBPD       576(BX), Z23, Z23
+	VSQRTPD      Z13, Z24
+	VCMPPD       $0x04, Z24, Z0, K5
+	VDIVPD.Z     Z24, Z1, K5, Z24
+	VSQRTPD      Z12, Z25
+	VMULPD       Z24, Z9, Z9
+	VMULPD       Z24, Z10, Z10
+	VMULPD       Z24, Z11, Z11
 	VMOVUPS      Z9, (R9)
 	VMOVUPS      Z10, 64(R9)
 	VMOVUPS      Z11, 128(R9)
-	VMULPD       Z21, Z13, Z9
-	VMULPD       Z21, Z18, Z10
-	VMULPD       Z21, Z19, Z11
+	VMULPD       Z25, Z21, Z9
+	VMULPD       Z25, Z22, Z10
+	VMULPD       Z25, Z23, Z11
 	VMOVUPS      Z9, 192(R9)
 	VMOVUPS      Z10, 256(R9)
 	VMOVUPS      Z11, 320(R9)
-	VCMPPD       $0x00, Z0, Z20, K5
+	VCMPPD       $0x00, Z0, Z13, K5
 	VMOVUPS      64(R9), Z9
 	VMULPD       320(R9), Z9, Z9
 	VMOVUPS      128(R9), Z10
@@ -23191,9 +22418,9 @@ CompactContacts64AVX512_tail:
 	VSUBPD       Z11, Z10, Z10
 	VMOVUPS      (R9), Z11
 	VMULPD       256(R9), Z11, Z11
-	VMOVUPS      64(R9), Z13
-	VMULPD       192(R9), Z13, Z13
-	VSUBPD       Z13, Z11, Z11
+	VMOVUPS      64(R9), Z21
+	VMULPD       192(R9), Z21, Z21
+	VSUBPD       Z21, Z11, Z11
 	VMOVUPS      Z9, 384(R9)
 	VMOVUPS      Z10, 448(R9)
 	VMOVUPS      Z11, 512(R9)
@@ -23214,8 +22441,8 @@ CompactContacts64AVX512_tail:
 	VMULPD       512(R9), Z4, Z11
 	VADDPD       Z11, Z10, Z10
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z13
-	VMULPD       Z8, Z13, Z8
+	VBROADCASTSD signtol64<>+0(SB), Z21
+	VMULPD       Z8, Z21, Z8
 	VMULPD       Z9, Z8, Z8
 	VCMPPD       $0x19, Z8, Z11, K4
 	VCMPPD       $0x11, Z0, Z10, K6
@@ -23226,27 +22453,27 @@ CompactContacts64AVX512_tail:
 	VXORPD.BCST  signmask64<>+0(SB), Z10, Z10
 	VMOVUPS      512(R9), Z11
 	VXORPD.BCST  signmask64<>+0(SB), Z11, Z11
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      384(R9), Z18
-	VBLENDMPD    Z8, Z18, K4, Z13
+	VXORPS       Z21, Z21, Z21
+	VMOVUPS      384(R9), Z22
+	VBLENDMPD    Z8, Z22, K4, Z21
 	VXORPS       Z8, Z8, Z8
-	VMOVUPS      448(R9), Z18
-	VBLENDMPD    Z10, Z18, K4, Z8
+	VMOVUPS      448(R9), Z22
+	VBLENDMPD    Z10, Z22, K4, Z8
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      512(R9), Z18
-	VBLENDMPD    Z11, Z18, K4, Z10
+	VMOVUPS      512(R9), Z22
+	VBLENDMPD    Z11, Z22, K4, Z10
 	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z13, Z14, K3, Z11
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z8, Z15, K3, Z13
+	VBLENDMPD    Z21, Z16, K3, Z11
+	VXORPS       Z21, Z21, Z21
+	VBLENDMPD    Z8, Z18, K3, Z21
 	VXORPS       Z8, Z8, Z8
-	VBLENDMPD    Z10, Z16, K3, Z8
+	VBLENDMPD    Z10, Z19, K3, Z8
 	VXORPS       Z10, Z10, Z10
-	VBLENDMPD    Z9, Z17, K3, Z10
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z13, Z15
-	VMOVAPS      Z8, Z16
-	VMOVAPS      Z10, Z17
+	VBLENDMPD    Z9, Z20, K3, Z10
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z21, Z18
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z10, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VXORPS    Z8, Z8, Z8
@@ -23265,7 +22492,7 @@ CompactContacts64AVX512_tail:
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VMOVUPS     576(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K3
 	VMOVUPS     640(R9), Z9
 	VMULPD      640(R9), Z9, Z9
 	VMULPD      Z8, Z8, Z10
@@ -23273,22 +22500,22 @@ CompactContacts64AVX512_tail:
 	VMULPD      Z0, Z0, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   640(R9), Z14, K3, Z10
+	VBLENDMPD   640(R9), Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z8, Z15, K3, Z11
+	VBLENDMPD   Z8, Z18, K3, Z11
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z16, K3, Z8
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z9, Z17, K3, Z13
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z8, Z16
-	VMOVAPS     Z13, Z17
+	VBLENDMPD   Z0, Z19, K3, Z8
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z9, Z20, K3, Z21
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z8, Z19
+	VMOVAPS     Z21, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VMOVUPS     640(R9), Z8
 	VXORPD.BCST signmask64<>+0(SB), Z8, Z8
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K3
 	VMULPD      Z0, Z0, Z9
 	VMOVUPS     704(R9), Z10
 	VMULPD      704(R9), Z10, Z10
@@ -23296,59 +22523,59 @@ CompactContacts64AVX512_tail:
 	VMULPD      Z8, Z8, Z10
 	VADDPD      Z10, Z9, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z0, Z14, K3, Z10
+	VBLENDMPD   Z0, Z16, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   704(R9), Z15, K3, Z11
-	VXORPS      Z13, Z13, Z13
-	VBLENDMPD   Z8, Z16, K3, Z13
+	VBLENDMPD   704(R9), Z18, K3, Z11
+	VXORPS      Z21, Z21, Z21
+	VBLENDMPD   Z8, Z19, K3, Z21
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z9, Z17, K3, Z8
-	VMOVAPS     Z10, Z14
-	VMOVAPS     Z11, Z15
-	VMOVAPS     Z13, Z16
-	VMOVAPS     Z8, Z17
+	VBLENDMPD   Z9, Z20, K3, Z8
+	VMOVAPS     Z10, Z16
+	VMOVAPS     Z11, Z18
+	VMOVAPS     Z21, Z19
+	VMOVAPS     Z8, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z17, K3
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K3
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z0, Z14, K3, Z8
+	VBLENDMPD   Z0, Z16, K3, Z8
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z0, Z15, K3, Z9
+	VBLENDMPD   Z0, Z18, K3, Z9
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z1, Z16, K3, Z10
+	VBLENDMPD   Z1, Z19, K3, Z10
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPD   Z1, Z17, K3, Z11
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VMOVAPS     Z10, Z16
-	VMOVAPS     Z11, Z17
+	VBLENDMPD   Z1, Z20, K3, Z11
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z19
+	VMOVAPS     Z11, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z17, Z8
-	VMOVAPS Z8, Z18
+	VSQRTPD Z20, Z8
+	VMOVAPS Z8, Z21
 
 CompactContacts64AVX512_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
-	VDIVPD Z18, Z1, Z8
-	VMULPD Z8, Z14, Z9
-	VMULPD Z8, Z15, Z10
-	VMULPD Z8, Z16, Z8
+	VDIVPD Z21, Z1, Z8
+	VMULPD Z8, Z16, Z9
+	VMULPD Z8, Z18, Z10
+	VMULPD Z8, Z19, Z8
 
 	// Depth and touching (dist <= r1 + r2 + margin).
 	VMOVUPS      384(BX), Z11
 	VADDPD       832(BX), Z11, Z11
-	VSUBPD       Z12, Z11, Z13
-	VBROADCASTSD margin+40(FP), Z14
-	VADDPD       Z14, Z11, Z11
-	VCMPPD       $0x12, Z11, Z12, K3
+	VSUBPD       Z14, Z11, Z16
+	VBROADCASTSD margin+40(FP), Z18
+	VADDPD       Z18, Z11, Z11
+	VCMPPD       $0x12, Z11, Z14, K3
 
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	VMOVUPS      832(BX), Z11
 	VSUBPD       384(BX), Z11, Z11
-	VMULPD       Z11, Z9, Z12
-	VADDPD       Z12, Z2, Z2
-	VBROADCASTSD half64<>+0(SB), Z12
-	VMULPD       Z12, Z2, Z2
+	VMULPD       Z11, Z9, Z14
+	VADDPD       Z14, Z2, Z2
+	VBROADCASTSD half64<>+0(SB), Z14
+	VMULPD       Z14, Z2, Z2
 	VADDPD       Z2, Z5, Z2
 	VADDPD       448(BX), Z2, Z2
 	VMULPD       Z11, Z10, Z5
@@ -23363,226 +22590,195 @@ CompactContacts64AVX512_tailgroup_normal:
 	VMULPD       Z5, Z4, Z4
 	VADDPD       Z4, Z7, Z4
 	VADDPD       576(BX), Z4, Z4
-	VMOVAPS      Z13, Z5
+	VMOVAPS      Z16, Z5
 	VMOVAPS      Z2, Z6
 	VMOVAPS      Z3, Z7
-	VMOVAPS      Z4, Z12
+	VMOVAPS      Z4, Z14
 
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	KANDW          K2, K3, K2
-	VPBROADCASTQ.Z int164<>+0(SB), K3, Z14
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z18
 	KORTESTW       K2, K2
 	JZ             CompactContacts64AVX512_tailgroup_single
 
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	VMOVUPS        192(BX), Z15
-	VSUBPD         (BX), Z15, Z15
-	VMOVUPS        256(BX), Z16
-	VSUBPD         64(BX), Z16, Z16
-	VMOVUPS        320(BX), Z17
-	VSUBPD         128(BX), Z17, Z17
-	VMOVUPS        640(BX), Z18
-	VSUBPD         448(BX), Z18, Z18
-	VMOVUPS        704(BX), Z19
-	VSUBPD         512(BX), Z19, Z19
-	VMOVUPS        768(BX), Z20
-	VSUBPD         576(BX), Z20, Z20
-	VMULPD         Z15, Z15, Z21
-	VMULPD         Z16, Z16, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z17, Z17, Z22
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z18, Z18, Z22
-	VMULPD         Z19, Z19, Z23
-	VADDPD         Z23, Z22, Z22
-	VMULPD         Z20, Z20, Z23
-	VADDPD         Z23, Z22, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z22, K3
-	VDIVPD.Z       Z22, Z1, K3, Z22
-	VMOVUPS        Z15, 768(R9)
-	VMOVUPS        Z16, 832(R9)
-	VMOVUPS        Z17, 896(R9)
-	VMOVUPS        Z18, 960(R9)
-	VMOVUPS        Z19, 1024(R9)
-	VMOVUPS        Z20, 1088(R9)
-	VMOVUPS        Z21, 1152(R9)
-	VMOVUPS        (BX), Z15
-	VSUBPD         448(BX), Z15, Z15
-	VMOVUPS        64(BX), Z16
-	VSUBPD         512(BX), Z16, Z16
-	VMOVUPS        128(BX), Z17
-	VSUBPD         576(BX), Z17, Z17
-	VMOVUPS        Z15, 1216(R9)
-	VMOVUPS        Z16, 1280(R9)
-	VMOVUPS        Z17, 1344(R9)
-	VMOVUPS        960(R9), Z15
-	VMULPD         1216(R9), Z15, Z15
-	VMOVUPS        1024(R9), Z16
-	VMULPD         1280(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMOVUPS        1088(R9), Z16
-	VMULPD         1344(R9), Z16, Z16
-	VADDPD         Z16, Z15, Z15
-	VMULPD         Z22, Z15, Z15
-	VMOVUPS        960(R9), Z16
-	VMULPD         768(R9), Z16, Z16
-	VMOVUPS        1024(R9), Z17
-	VMULPD         832(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMOVUPS        1088(R9), Z17
-	VMULPD         896(R9), Z17, Z17
-	VADDPD         Z17, Z16, Z16
-	VMULPD         Z22, Z16, Z16
-	VADDPD         Z16, Z15, Z16
-	VMINPD         Z16, Z15, Z17
-	VMAXPD         Z17, Z0, Z17
-	VMAXPD         Z16, Z15, Z15
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS        192(BX), Z19
+	VSUBPD         (BX), Z19, Z19
+	VMOVUPS        256(BX), Z20
+	VSUBPD         64(BX), Z20, Z20
+	VMOVUPS        320(BX), Z21
+	VSUBPD         128(BX), Z21, Z21
+	VMOVUPS        640(BX), Z22
+	VSUBPD         448(BX), Z22, Z22
+	VMOVUPS        704(BX), Z23
+	VSUBPD         512(BX), Z23, Z23
+	VMOVUPS        768(BX), Z24
+	VSUBPD         576(BX), Z24, Z24
+	VMOVUPS        Z19, 768(R9)
+	VMOVUPS        Z20, 832(R9)
+	VMOVUPS        Z21, 896(R9)
+	VMOVUPS        Z22, 960(R9)
+	VMOVUPS        Z23, 1024(R9)
+	VMOVUPS        Z24, 1088(R9)
+	VMOVUPS        (BX), Z19
+	VSUBPD         448(BX), Z19, Z19
+	VMOVUPS        64(BX), Z20
+	VSUBPD         512(BX), Z20, Z20
+	VMOVUPS        128(BX), Z21
+	VSUBPD         576(BX), Z21, Z21
+	VMOVUPS        Z19, 1152(R9)
+	VMOVUPS        Z20, 1216(R9)
+	VMOVUPS        Z21, 1280(R9)
+	VADDPD         Z17, Z15, Z17
+	VMINPD         Z17, Z15, Z19
+	VMAXPD         Z19, Z0, Z19
+	VMAXPD         Z17, Z15, Z15
 	VMINPD         Z15, Z1, Z15
-	VCMPPD         $0x11, Z15, Z17, K3
+	VCMPPD         $0x11, Z15, Z19, K3
 	KANDW          K3, K2, K2
-	VCMPPD         $0x00, Z0, Z22, K3
+	VCMPPD         $0x00, Z0, Z12, K3
 	KANDNW         K2, K3, K2
-	VXORPS         Z16, Z16, Z16
-	VBLENDMPD.BCST int264<>+0(SB), Z14, K2, Z16
-	VMOVAPS        Z16, Z14
-	VMOVUPS        Z17, 1408(R9)
-	VMOVUPS        Z15, 1472(R9)
-	VMOVUPS        384(BX), Z15
-	VADDPD         832(BX), Z15, Z15
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPD.BCST int264<>+0(SB), Z18, K2, Z12
+	VMOVAPS        Z12, Z18
+	VMOVUPS        Z19, 1344(R9)
+	VMOVUPS        Z15, 1408(R9)
+	VMOVUPS        384(BX), Z12
+	VADDPD         832(BX), Z12, Z12
 
 	// Manifold point 1.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1408(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1344(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1408(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1408(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z19, K3, Z19
-	VMINPD       Z1, Z19, Z19
-	VMAXPD       Z0, Z19, Z19
-	VMULPD       768(R9), Z19, Z20
-	VADDPD       1216(R9), Z20, Z20
-	VSUBPD       Z16, Z20, Z20
-	VMULPD       832(R9), Z19, Z21
-	VADDPD       1280(R9), Z21, Z21
-	VSUBPD       Z17, Z21, Z21
-	VMULPD       896(R9), Z19, Z19
-	VADDPD       1344(R9), Z19, Z19
-	VSUBPD       Z18, Z19, Z19
-	VMULPD       Z9, Z20, Z22
-	VMULPD       Z10, Z21, Z23
-	VADDPD       Z23, Z22, Z22
-	VMULPD       Z8, Z19, Z23
-	VADDPD       Z23, Z22, Z22
-	VSUBPD       Z22, Z15, Z22
-	VMULPD       Z11, Z9, Z23
-	VADDPD       Z23, Z20, Z20
-	VBROADCASTSD half64<>+0(SB), Z23
-	VMULPD       Z23, Z20, Z20
-	VADDPD       Z20, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z20
-	VADDPD       Z20, Z21, Z20
+	VMULPD       1344(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1344(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K3
+	VDIVPD.Z     Z13, Z20, K3, Z20
+	VMINPD       Z1, Z20, Z20
+	VMAXPD       Z0, Z20, Z20
+	VMULPD       768(R9), Z20, Z21
+	VADDPD       1152(R9), Z21, Z21
+	VSUBPD       Z15, Z21, Z21
+	VMULPD       832(R9), Z20, Z22
+	VADDPD       1216(R9), Z22, Z22
+	VSUBPD       Z17, Z22, Z22
+	VMULPD       896(R9), Z20, Z20
+	VADDPD       1280(R9), Z20, Z20
+	VSUBPD       Z19, Z20, Z20
+	VMULPD       Z9, Z21, Z23
+	VMULPD       Z10, Z22, Z24
+	VADDPD       Z24, Z23, Z23
+	VMULPD       Z8, Z20, Z24
+	VADDPD       Z24, Z23, Z23
+	VSUBPD       Z23, Z12, Z23
+	VMULPD       Z11, Z9, Z24
+	VADDPD       Z24, Z21, Z21
+	VBROADCASTSD half64<>+0(SB), Z24
+	VMULPD       Z24, Z21, Z21
+	VADDPD       Z21, Z15, Z15
+	VADDPD       448(BX), Z15, Z15
+	VMULPD       Z11, Z10, Z21
+	VADDPD       Z21, Z22, Z21
+	VBROADCASTSD half64<>+0(SB), Z22
+	VMULPD       Z22, Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VADDPD       512(BX), Z17, Z17
+	VMULPD       Z11, Z8, Z21
+	VADDPD       Z21, Z20, Z20
 	VBROADCASTSD half64<>+0(SB), Z21
 	VMULPD       Z21, Z20, Z20
-	VADDPD       Z20, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z20
 	VADDPD       Z20, Z19, Z19
-	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z18, Z18
-	VADDPD       576(BX), Z18, Z18
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z22, Z5, K2, Z19
-	VMOVAPS      Z19, Z5
-	VXORPS       Z19, Z19, Z19
-	VBLENDMPD    Z16, Z6, K2, Z19
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z7, K2, Z16
+	VADDPD       576(BX), Z19, Z19
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z23, Z5, K2, Z20
+	VMOVAPS      Z20, Z5
+	VXORPS       Z20, Z20, Z20
+	VBLENDMPD    Z15, Z6, K2, Z20
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z17, Z7, K2, Z15
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z18, Z12, K2, Z17
-	VMOVAPS      Z19, Z6
-	VMOVAPS      Z16, Z7
-	VMOVAPS      Z17, Z12
+	VBLENDMPD    Z19, Z14, K2, Z17
+	VMOVAPS      Z20, Z6
+	VMOVAPS      Z15, Z7
+	VMOVAPS      Z17, Z14
 
 	// Manifold point 2.
-	VMOVUPS      960(R9), Z16
-	VMULPD       1472(R9), Z16, Z16
+	VMOVUPS      960(R9), Z15
+	VMULPD       1408(R9), Z15, Z15
 	VMOVUPS      1024(R9), Z17
-	VMULPD       1472(R9), Z17, Z17
-	VMOVUPS      1088(R9), Z18
-	VMULPD       1472(R9), Z18, Z18
-	VSUBPD       1216(R9), Z16, Z19
-	VSUBPD       1280(R9), Z17, Z20
-	VSUBPD       1344(R9), Z18, Z21
-	VMULPD       768(R9), Z19, Z19
-	VMULPD       832(R9), Z20, Z20
-	VADDPD       Z20, Z19, Z19
-	VMULPD       896(R9), Z21, Z20
-	VADDPD       Z20, Z19, Z19
-	VCMPPD       $0x04, 1152(R9), Z0, K3
-	VDIVPD.Z     1152(R9), Z19, K3, Z19
-	VMINPD       Z1, Z19, Z1
+	VMULPD       1408(R9), Z17, Z17
+	VMOVUPS      1088(R9), Z19
+	VMULPD       1408(R9), Z19, Z19
+	VSUBPD       1152(R9), Z15, Z20
+	VSUBPD       1216(R9), Z17, Z21
+	VSUBPD       1280(R9), Z19, Z22
+	VMULPD       768(R9), Z20, Z20
+	VMULPD       832(R9), Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       896(R9), Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VCMPPD       $0x04, Z13, Z0, K3
+	VDIVPD.Z     Z13, Z20, K3, Z13
+	VMINPD       Z1, Z13, Z1
 	VMAXPD       Z0, Z1, Z1
-	VMULPD       768(R9), Z1, Z19
-	VADDPD       1216(R9), Z19, Z19
-	VSUBPD       Z16, Z19, Z19
+	VMULPD       768(R9), Z1, Z13
+	VADDPD       1152(R9), Z13, Z13
+	VSUBPD       Z15, Z13, Z13
 	VMULPD       832(R9), Z1, Z20
-	VADDPD       1280(R9), Z20, Z20
+	VADDPD       1216(R9), Z20, Z20
 	VSUBPD       Z17, Z20, Z20
 	VMULPD       896(R9), Z1, Z1
-	VADDPD       1344(R9), Z1, Z1
-	VSUBPD       Z18, Z1, Z1
-	VMULPD       Z9, Z19, Z21
+	VADDPD       1280(R9), Z1, Z1
+	VSUBPD       Z19, Z1, Z1
+	VMULPD       Z9, Z13, Z21
 	VMULPD       Z10, Z20, Z22
 	VADDPD       Z22, Z21, Z21
 	VMULPD       Z8, Z1, Z22
 	VADDPD       Z22, Z21, Z21
-	VSUBPD       Z21, Z15, Z15
+	VSUBPD       Z21, Z12, Z12
 	VMULPD       Z11, Z9, Z21
-	VADDPD       Z21, Z19, Z19
+	VADDPD       Z21, Z13, Z13
 	VBROADCASTSD half64<>+0(SB), Z21
-	VMULPD       Z21, Z19, Z19
-	VADDPD       Z19, Z16, Z16
-	VADDPD       448(BX), Z16, Z16
-	VMULPD       Z11, Z10, Z19
-	VADDPD       Z19, Z20, Z19
+	VMULPD       Z21, Z13, Z13
+	VADDPD       Z13, Z15, Z13
+	VADDPD       448(BX), Z13, Z13
+	VMULPD       Z11, Z10, Z15
+	VADDPD       Z15, Z20, Z15
 	VBROADCASTSD half64<>+0(SB), Z20
-	VMULPD       Z20, Z19, Z19
-	VADDPD       Z19, Z17, Z17
-	VADDPD       512(BX), Z17, Z17
-	VMULPD       Z11, Z8, Z19
-	VADDPD       Z19, Z1, Z1
-	VBROADCASTSD half64<>+0(SB), Z19
-	VMULPD       Z19, Z1, Z1
-	VADDPD       Z1, Z18, Z1
+	VMULPD       Z20, Z15, Z15
+	VADDPD       Z15, Z17, Z15
+	VADDPD       512(BX), Z15, Z15
+	VMULPD       Z11, Z8, Z17
+	VADDPD       Z17, Z1, Z1
+	VBROADCASTSD half64<>+0(SB), Z17
+	VMULPD       Z17, Z1, Z1
+	VADDPD       Z1, Z19, Z1
 	VADDPD       576(BX), Z1, Z1
-	VXORPS       Z18, Z18, Z18
-	VBLENDMPD    Z15, Z13, K2, Z18
-	VMOVAPS      Z18, Z13
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPD    Z16, Z2, K2, Z15
-	VXORPS       Z16, Z16, Z16
-	VBLENDMPD    Z17, Z3, K2, Z16
 	VXORPS       Z17, Z17, Z17
-	VBLENDMPD    Z1, Z4, K2, Z17
-	VMOVAPS      Z15, Z2
-	VMOVAPS      Z16, Z3
-	VMOVAPS      Z17, Z4
+	VBLENDMPD    Z12, Z16, K2, Z17
+	VMOVAPS      Z17, Z16
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPD    Z13, Z2, K2, Z12
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z15, Z3, K2, Z13
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPD    Z1, Z4, K2, Z15
+	VMOVAPS      Z12, Z2
+	VMOVAPS      Z13, Z3
+	VMOVAPS      Z15, Z4
 
 CompactContacts64AVX512_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	VADDPD      Z13, Z5, Z1
+	VADDPD      Z16, Z5, Z1
 	VADDPD      Z11, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
@@ -23594,8 +22790,8 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z1
 	VMOVAPS        Z1, Z5
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z1
-	VMOVAPS        Z1, Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K2, Z1
+	VMOVAPS        Z1, Z16
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z1
 	VMOVAPS        Z1, Z9
@@ -23612,8 +22808,8 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z1
 	VMOVAPS        Z1, Z7
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z1
-	VMOVAPS        Z1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z1
+	VMOVAPS        Z1, Z14
 	VXORPS         Z1, Z1, Z1
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z1
 	VMOVAPS        Z1, Z2
@@ -23624,18 +22820,18 @@ CompactContacts64AVX512_tailgroup_single:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z1
 	VMOVAPS        Z1, Z4
 	VXORPS         Z1, Z1, Z1
-	VBLENDMPD      Z0, Z14, K2, Z1
-	VMOVAPS        Z1, Z14
+	VBLENDMPD      Z0, Z18, K2, Z1
+	VMOVAPS        Z1, Z18
 
 CompactContacts64AVX512_tailgroup_finite:
 	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
 	VPBROADCASTD R13, Y0
 	VPADDD       iota<>+0(SB), Y0, Y0
-	VPMOVQD      Z14, Y1
+	VPMOVQD      Z18, Y1
 
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
-	VPTESTMQ      Z14, Z14, K2
+	VPTESTMQ      Z18, Z18, K2
 	KANDW         K1, K2, K1
 	KORTESTW      K1, K1
 	JZ            CompactContacts64AVX512_tailgroup_none
@@ -23652,7 +22848,7 @@ CompactContacts64AVX512_tailgroup_finite:
 	VCOMPRESSPD.Z Z5, K1, Z0
 	MOVQ          16(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z0
+	VCOMPRESSPD.Z Z16, K1, Z0
 	MOVQ          24(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z9, K1, Z0
@@ -23670,7 +22866,7 @@ CompactContacts64AVX512_tailgroup_finite:
 	VCOMPRESSPD.Z Z7, K1, Z0
 	MOVQ          64(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z0
+	VCOMPRESSPD.Z Z14, K1, Z0
 	MOVQ          72(SP), R12
 	VMOVUPD       Z0, K2, (R12)(R11*8)
 	VCOMPRESSPD.Z Z2, K1, Z0

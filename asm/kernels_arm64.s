@@ -2329,8 +2329,8 @@ ClosestPoint64NEON_done:
 	RET
 
 // func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·ContactsNEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·ContactsNEON(SB), $720-56
+	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -2343,7 +2343,7 @@ TEXT ·ContactsNEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 
 ContactsNEON_loop:
 	SUB R11, R10, R13
@@ -2367,13 +2367,13 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -2392,31 +2392,31 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -2454,98 +2454,98 @@ ContactsNEON_loop:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
-	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
-	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
-	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
-	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
-	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
-	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
-	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
-	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
-	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
-	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
-	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
-	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
-	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
-	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
-	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e37df6a // fmul v10.4s, v27.4s, v23.4s
+	WORD $0x6e23e543 // fcmge v3.4s, v10.4s, v3.4s
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e2ae6eb // fcmeq v11.4s, v23.4s, v10.4s
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc00291 // ldr q17, [x20, #0]
-	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5d1 // fcmge v17.4s, v14.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -2557,242 +2557,243 @@ ContactsNEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eaee673 // fcmgt v19.4s, v19.4s, v14.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
-	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
-	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
-	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
-	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
-	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
-	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x4ea0d95e // fcmeq v30.4s, v10.4s, #0.0
+	WORD $0x6e2aff6a // fdiv v10.4s, v27.4s, v10.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ea1fad0 // fsqrt v16.4s, v22.4s
+	WORD $0x6e2ade94 // fmul v20.4s, v20.4s, v10.4s
+	WORD $0x6e2adeb5 // fmul v21.4s, v21.4s, v10.4s
+	WORD $0x6e2adf0a // fmul v10.4s, v24.4s, v10.4s
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e30dc21 // fmul v1.4s, v1.4s, v16.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6f8 // fcmeq v24.4s, v23.4s, v28.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e30deb8 // fmul v24.4s, v21.4s, v16.4s
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e21dd55 // fmul v21.4s, v10.4s, v1.4s
+	WORD $0x4eb5d715 // fsub v21.4s, v24.4s, v21.4s
+	WORD $0x6e20dd58 // fmul v24.4s, v10.4s, v0.4s
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e30de8a // fmul v10.4s, v20.4s, v16.4s
+	WORD $0x4eaad70a // fsub v10.4s, v24.4s, v10.4s
+	WORD $0x6e21de98 // fmul v24.4s, v20.4s, v1.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e20df70 // fmul v16.4s, v27.4s, v0.4s
+	WORD $0x4eb0d710 // fsub v16.4s, v24.4s, v16.4s
+	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e2add41 // fmul v1.4s, v10.4s, v10.4s
+	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
+	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
+	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
+	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
+	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
+	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
+	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
+	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
-	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
-	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
-	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
+	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
+	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
+	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
-	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
@@ -2803,235 +2804,211 @@ ContactsNEON_group_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
-	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
-	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
-	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
-	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
-	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
-	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
-	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
-	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
-	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
-	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
-	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
-	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
-	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
-	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
-	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
-	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
-	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
-	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
-	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
-	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
-	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
-	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
+	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
+	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
+	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
+	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
+	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
+	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
+	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
 	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
-	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
-	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
-	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
-	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
-	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
+	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
 	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
+	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -3058,8 +3035,8 @@ ContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -3098,8 +3075,8 @@ ContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -3125,7 +3102,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d80026f // str q15, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d80026a // str q10, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d80026b // str q11, [x19, #0]
@@ -3149,7 +3126,7 @@ ContactsNEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800266 // str q6, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	ADD $4, R11
 	B ContactsNEON_loop
 
@@ -3157,98 +3134,98 @@ ContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, ContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
-	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d80aabb // str q27, [x21, #672]
+	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 672(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 688(R21)
 	CMP $2, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 596(R21)
+	MOVW R22, 676(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 612(R21)
+	MOVW R22, 692(R21)
 	CMP $3, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 600(R21)
+	MOVW R22, 680(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 616(R21)
+	MOVW R22, 696(R21)
 
 ContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
+	MOVWU 672(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
 	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 596(R21), R22
+	MOVWU 676(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
 	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 600(R21), R22
+	MOVWU 680(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
 	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 604(R21), R22
+	MOVWU 684(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 608(R21), R22
+	MOVWU 688(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
 	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 612(R21), R22
+	MOVWU 692(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
 	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 616(R21), R22
+	MOVWU 696(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
 	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 620(R21), R22
+	MOVWU 700(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -3286,98 +3263,98 @@ ContactsNEON_tailin_end:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
-	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
-	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
-	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
-	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
-	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
-	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
-	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
-	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
-	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
-	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
-	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
-	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
-	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
-	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
-	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e37df6a // fmul v10.4s, v27.4s, v23.4s
+	WORD $0x6e23e543 // fcmge v3.4s, v10.4s, v3.4s
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e2ae6eb // fcmeq v11.4s, v23.4s, v10.4s
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc00291 // ldr q17, [x20, #0]
-	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5d1 // fcmge v17.4s, v14.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -3389,242 +3366,243 @@ ContactsNEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eaee673 // fcmgt v19.4s, v19.4s, v14.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
-	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
-	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
-	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
-	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
-	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
-	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x4ea0d95e // fcmeq v30.4s, v10.4s, #0.0
+	WORD $0x6e2aff6a // fdiv v10.4s, v27.4s, v10.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ea1fad0 // fsqrt v16.4s, v22.4s
+	WORD $0x6e2ade94 // fmul v20.4s, v20.4s, v10.4s
+	WORD $0x6e2adeb5 // fmul v21.4s, v21.4s, v10.4s
+	WORD $0x6e2adf0a // fmul v10.4s, v24.4s, v10.4s
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e30dc21 // fmul v1.4s, v1.4s, v16.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6f8 // fcmeq v24.4s, v23.4s, v28.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e30deb8 // fmul v24.4s, v21.4s, v16.4s
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e21dd55 // fmul v21.4s, v10.4s, v1.4s
+	WORD $0x4eb5d715 // fsub v21.4s, v24.4s, v21.4s
+	WORD $0x6e20dd58 // fmul v24.4s, v10.4s, v0.4s
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e30de8a // fmul v10.4s, v20.4s, v16.4s
+	WORD $0x4eaad70a // fsub v10.4s, v24.4s, v10.4s
+	WORD $0x6e21de98 // fmul v24.4s, v20.4s, v1.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e20df70 // fmul v16.4s, v27.4s, v0.4s
+	WORD $0x4eb0d710 // fsub v16.4s, v24.4s, v16.4s
+	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e2add41 // fmul v1.4s, v10.4s, v10.4s
+	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
+	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
+	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
+	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
+	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
+	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
+	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
+	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
-	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
-	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
-	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
+	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
+	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
+	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
-	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
@@ -3635,235 +3613,211 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
-	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
-	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
-	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
-	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
-	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
-	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
-	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
-	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
-	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
-	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
-	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
-	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
-	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
-	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
-	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
-	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
-	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
-	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
-	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
-	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
-	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
-	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
+	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
+	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
+	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
+	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
+	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
+	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
+	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
 	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
-	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
-	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
-	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
-	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
-	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
+	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
 	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
+	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -3890,8 +3844,8 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -3930,8 +3884,8 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -3942,176 +3896,176 @@ ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a8 // str q8, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a1 // str q1, [x21, #464]
-	WORD $0x3d807ab2 // str q18, [x21, #480]
-	WORD $0x3d807eb3 // str q19, [x21, #496]
-	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea6 // str q6, [x21, #560]
-	MOVWU 368(R21), R22
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076a8 // str q8, [x21, #464]
+	WORD $0x3d807ab1 // str q17, [x21, #480]
+	WORD $0x3d807eaf // str q15, [x21, #496]
+	WORD $0x3d8082aa // str q10, [x21, #512]
+	WORD $0x3d8086ab // str q11, [x21, #528]
+	WORD $0x3d808aa1 // str q1, [x21, #544]
+	WORD $0x3d808eb2 // str q18, [x21, #560]
+	WORD $0x3d8092b3 // str q19, [x21, #576]
+	WORD $0x3d8096b4 // str q20, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d809ea5 // str q5, [x21, #624]
+	WORD $0x3d80a2a4 // str q4, [x21, #640]
+	MOVWU 448(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 384(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 400(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 416(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 432(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 448(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 464(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 480(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 496(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 512(R21), R22
+	MOVWU 592(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 528(R21), R22
+	MOVWU 608(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 544(R21), R22
+	MOVWU 624(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 560(R21), R22
+	MOVWU 640(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
 	CMP $2, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 372(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 388(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 404(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 420(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 436(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 452(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 468(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 484(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 500(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 516(R21), R22
+	MOVWU 596(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 532(R21), R22
+	MOVWU 612(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 548(R21), R22
+	MOVWU 628(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 564(R21), R22
+	MOVWU 644(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
 	CMP $3, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 376(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 392(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 408(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 424(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 440(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 456(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 472(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 488(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 504(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 520(R21), R22
+	MOVWU 600(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 536(R21), R22
+	MOVWU 616(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 552(R21), R22
+	MOVWU 632(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 568(R21), R22
+	MOVWU 648(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
@@ -4124,8 +4078,8 @@ ContactsNEON_done:
 	RET
 
 // func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·CompactContactsNEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·CompactContactsNEON(SB), $720-56
+	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -4138,7 +4092,7 @@ TEXT ·CompactContactsNEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 
 CompactContactsNEON_loop:
 	SUB R11, R10, R13
@@ -4162,13 +4116,13 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -4187,31 +4141,31 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -4249,98 +4203,98 @@ CompactContactsNEON_loop:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
-	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
-	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
-	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
-	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
-	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
-	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
-	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
-	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
-	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
-	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
-	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
-	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
-	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
-	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
-	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e37df6a // fmul v10.4s, v27.4s, v23.4s
+	WORD $0x6e23e543 // fcmge v3.4s, v10.4s, v3.4s
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e2ae6eb // fcmeq v11.4s, v23.4s, v10.4s
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc00291 // ldr q17, [x20, #0]
-	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5d1 // fcmge v17.4s, v14.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -4352,242 +4306,243 @@ CompactContactsNEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eaee673 // fcmgt v19.4s, v19.4s, v14.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
-	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
-	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
-	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
-	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
-	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
-	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x4ea0d95e // fcmeq v30.4s, v10.4s, #0.0
+	WORD $0x6e2aff6a // fdiv v10.4s, v27.4s, v10.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ea1fad0 // fsqrt v16.4s, v22.4s
+	WORD $0x6e2ade94 // fmul v20.4s, v20.4s, v10.4s
+	WORD $0x6e2adeb5 // fmul v21.4s, v21.4s, v10.4s
+	WORD $0x6e2adf0a // fmul v10.4s, v24.4s, v10.4s
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e30dc21 // fmul v1.4s, v1.4s, v16.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6f8 // fcmeq v24.4s, v23.4s, v28.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e30deb8 // fmul v24.4s, v21.4s, v16.4s
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e21dd55 // fmul v21.4s, v10.4s, v1.4s
+	WORD $0x4eb5d715 // fsub v21.4s, v24.4s, v21.4s
+	WORD $0x6e20dd58 // fmul v24.4s, v10.4s, v0.4s
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e30de8a // fmul v10.4s, v20.4s, v16.4s
+	WORD $0x4eaad70a // fsub v10.4s, v24.4s, v10.4s
+	WORD $0x6e21de98 // fmul v24.4s, v20.4s, v1.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e20df70 // fmul v16.4s, v27.4s, v0.4s
+	WORD $0x4eb0d710 // fsub v16.4s, v24.4s, v16.4s
+	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e2add41 // fmul v1.4s, v10.4s, v10.4s
+	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
+	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
+	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
+	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
+	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
+	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
+	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
+	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
-	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
-	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
-	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
+	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
+	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
+	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
-	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
@@ -4598,235 +4553,211 @@ CompactContactsNEON_group_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
-	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
-	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
-	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
-	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
-	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
-	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
-	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
-	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
-	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
-	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
-	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
-	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
-	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
-	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
-	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
-	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
-	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
-	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
-	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
-	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
-	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
-	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
+	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
+	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
+	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
+	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
+	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
+	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
+	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
 	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
-	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
-	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
-	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
-	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
-	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
+	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
 	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
+	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -4853,8 +4784,8 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -4893,8 +4824,8 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -4909,190 +4840,190 @@ CompactContactsNEON_group_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a8 // str q8, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a1 // str q1, [x21, #464]
-	WORD $0x3d807ab2 // str q18, [x21, #480]
-	WORD $0x3d807eb3 // str q19, [x21, #496]
-	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea6 // str q6, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076a8 // str q8, [x21, #464]
+	WORD $0x3d807ab1 // str q17, [x21, #480]
+	WORD $0x3d807eaf // str q15, [x21, #496]
+	WORD $0x3d8082aa // str q10, [x21, #512]
+	WORD $0x3d8086ab // str q11, [x21, #528]
+	WORD $0x3d808aa1 // str q1, [x21, #544]
+	WORD $0x3d808eb2 // str q18, [x21, #560]
+	WORD $0x3d8092b3 // str q19, [x21, #576]
+	WORD $0x3d8096b4 // str q20, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d809ea5 // str q5, [x21, #624]
+	WORD $0x3d80a2a4 // str q4, [x21, #640]
+	MOVWU 464(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
-	MOVWU 368(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 592(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 608(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 624(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 640(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip0:
-	MOVWU 388(R21), R19
+	MOVWU 468(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip1
-	MOVWU 372(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 388(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 596(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 612(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 628(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 644(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip1:
-	MOVWU 392(R21), R19
+	MOVWU 472(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip2
-	MOVWU 376(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 600(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 616(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 632(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 648(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip2:
-	MOVWU 396(R21), R19
+	MOVWU 476(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip3
-	MOVWU 380(R21), R22
+	MOVWU 460(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 396(R21), R22
+	MOVWU 476(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 412(R21), R22
+	MOVWU 492(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 428(R21), R22
+	MOVWU 508(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 444(R21), R22
+	MOVWU 524(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 460(R21), R22
+	MOVWU 540(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 476(R21), R22
+	MOVWU 556(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 492(R21), R22
+	MOVWU 572(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 508(R21), R22
+	MOVWU 588(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 524(R21), R22
+	MOVWU 604(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 540(R21), R22
+	MOVWU 620(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 556(R21), R22
+	MOVWU 636(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 572(R21), R22
+	MOVWU 652(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5107,98 +5038,98 @@ CompactContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
-	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d80aabb // str q27, [x21, #672]
+	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 672(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 688(R21)
 	CMP $2, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 596(R21)
+	MOVW R22, 676(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 612(R21)
+	MOVW R22, 692(R21)
 	CMP $3, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 600(R21)
+	MOVW R22, 680(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 616(R21)
+	MOVW R22, 696(R21)
 
 CompactContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
+	MOVWU 672(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
 	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 596(R21), R22
+	MOVWU 676(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
 	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 600(R21), R22
+	MOVWU 680(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
 	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 604(R21), R22
+	MOVWU 684(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 608(R21), R22
+	MOVWU 688(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
 	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 612(R21), R22
+	MOVWU 692(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
 	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 616(R21), R22
+	MOVWU 696(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
 	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 620(R21), R22
+	MOVWU 700(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -5236,98 +5167,98 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e2fd74f // fadd v15.4s, v26.4s, v15.4s
 	WORD $0x6e28de3a // fmul v26.4s, v17.4s, v8.4s
 	WORD $0x4e3ad5ef // fadd v15.4s, v15.4s, v26.4s
-	WORD $0x6e36ddf6 // fmul v22.4s, v15.4s, v22.4s
+	WORD $0x6e36ddfa // fmul v26.4s, v15.4s, v22.4s
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e22de5a // fmul v26.4s, v18.4s, v2.4s
-	WORD $0x6e25de70 // fmul v16.4s, v19.4s, v5.4s
-	WORD $0x4e30d750 // fadd v16.4s, v26.4s, v16.4s
-	WORD $0x6e28de9a // fmul v26.4s, v20.4s, v8.4s
-	WORD $0x4e3ad610 // fadd v16.4s, v16.4s, v26.4s
+	WORD $0x6e22de50 // fmul v16.4s, v18.4s, v2.4s
+	WORD $0x6e25de6c // fmul v12.4s, v19.4s, v5.4s
+	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
+	WORD $0x6e28de90 // fmul v16.4s, v20.4s, v8.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e39dd7a // fmul v26.4s, v11.4s, v25.4s
-	WORD $0x6e39ddcc // fmul v12.4s, v14.4s, v25.4s
-	WORD $0x6e39de2d // fmul v13.4s, v17.4s, v25.4s
-	WORD $0x4eb2d75a // fsub v26.4s, v26.4s, v18.4s
-	WORD $0x4eb3d58c // fsub v12.4s, v12.4s, v19.4s
-	WORD $0x4eb4d5ad // fsub v13.4s, v13.4s, v20.4s
-	WORD $0x6e36dd69 // fmul v9.4s, v11.4s, v22.4s
-	WORD $0x6e36ddca // fmul v10.4s, v14.4s, v22.4s
-	WORD $0x6e36de26 // fmul v6.4s, v17.4s, v22.4s
-	WORD $0x4ea9d449 // fsub v9.4s, v2.4s, v9.4s
-	WORD $0x4eaad4aa // fsub v10.4s, v5.4s, v10.4s
-	WORD $0x4ea6d506 // fsub v6.4s, v8.4s, v6.4s
+	WORD $0x6e39dd70 // fmul v16.4s, v11.4s, v25.4s
+	WORD $0x6e39ddcd // fmul v13.4s, v14.4s, v25.4s
+	WORD $0x6e39de29 // fmul v9.4s, v17.4s, v25.4s
+	WORD $0x4eb2d610 // fsub v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3d5ad // fsub v13.4s, v13.4s, v19.4s
+	WORD $0x4eb4d529 // fsub v9.4s, v9.4s, v20.4s
+	WORD $0x6e3add6a // fmul v10.4s, v11.4s, v26.4s
+	WORD $0x6e3addc6 // fmul v6.4s, v14.4s, v26.4s
+	WORD $0x6e3ade27 // fmul v7.4s, v17.4s, v26.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4ea6d4a6 // fsub v6.4s, v5.4s, v6.4s
+	WORD $0x4ea7d507 // fsub v7.4s, v8.4s, v7.4s
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e29dd27 // fmul v7.4s, v9.4s, v9.4s
 	WORD $0x6e2add43 // fmul v3.4s, v10.4s, v10.4s
-	WORD $0x4e23d4e3 // fadd v3.4s, v7.4s, v3.4s
-	WORD $0x6e26dcc7 // fmul v7.4s, v6.4s, v6.4s
-	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
-	WORD $0x6e29df47 // fmul v7.4s, v26.4s, v9.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x6e26dcc4 // fmul v4.4s, v6.4s, v6.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e27dce4 // fmul v4.4s, v7.4s, v7.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e2ade04 // fmul v4.4s, v16.4s, v10.4s
 	WORD $0x6e26dda6 // fmul v6.4s, v13.4s, v6.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dd26 // fmul v6.4s, v9.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
 	WORD $0x4ea0d87e // fcmeq v30.4s, v3.4s, #0.0
-	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e23fc84 // fdiv v4.4s, v4.4s, v3.4s
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
-	WORD $0x4e26d726 // fadd v6.4s, v25.4s, v6.4s
+	WORD $0x6e3adc84 // fmul v4.4s, v4.4s, v26.4s
+	WORD $0x4e24d724 // fadd v4.4s, v25.4s, v4.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e2fdc86 // fmul v6.4s, v4.4s, v15.4s
+	WORD $0x4eacd4c6 // fsub v6.4s, v6.4s, v12.4s
+	WORD $0x6e38dcc6 // fmul v6.4s, v6.4s, v24.4s
 	WORD $0x3dc0069f // ldr q31, [x20, #16]
 	WORD $0x6ea6e7fe // fcmgt v30.4s, v31.4s, v6.4s
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ea0cbc6 // fcmgt v6.4s, v30.4s, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e2fdcc7 // fmul v7.4s, v6.4s, v15.4s
-	WORD $0x4eb0d4e7 // fsub v7.4s, v7.4s, v16.4s
-	WORD $0x6e38dce7 // fmul v7.4s, v7.4s, v24.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6ea7e7fe // fcmgt v30.4s, v31.4s, v7.4s
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ea0cbc7 // fcmgt v7.4s, v30.4s, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e26dd69 // fmul v9.4s, v11.4s, v6.4s
-	WORD $0x6e26ddca // fmul v10.4s, v14.4s, v6.4s
-	WORD $0x6e26de26 // fmul v6.4s, v17.4s, v6.4s
+	WORD $0x6e24dd67 // fmul v7.4s, v11.4s, v4.4s
+	WORD $0x6e24ddc9 // fmul v9.4s, v14.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e27dc42 // fmul v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
 	WORD $0x4e22d642 // fadd v2.4s, v18.4s, v2.4s
-	WORD $0x4ea9d442 // fsub v2.4s, v2.4s, v9.4s
-	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x4e25d665 // fadd v5.4s, v19.4s, v5.4s
-	WORD $0x4eaad4a5 // fsub v5.4s, v5.4s, v10.4s
-	WORD $0x6e27dd07 // fmul v7.4s, v8.4s, v7.4s
-	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
-	WORD $0x4ea6d4e7 // fsub v7.4s, v7.4s, v6.4s
+	WORD $0x4ea9d4a5 // fsub v5.4s, v5.4s, v9.4s
+	WORD $0x6e26dd06 // fmul v6.4s, v8.4s, v6.4s
+	WORD $0x4e26d686 // fadd v6.4s, v20.4s, v6.4s
+	WORD $0x4ea4d4c6 // fsub v6.4s, v6.4s, v4.4s
 	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
-	WORD $0x6e27dceb // fmul v11.4s, v7.4s, v7.4s
-	WORD $0x4e2bd508 // fadd v8.4s, v8.4s, v11.4s
+	WORD $0x6e25dcaa // fmul v10.4s, v5.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e26dcca // fmul v10.4s, v6.4s, v6.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc0229b // ldr q27, [x20, #128]
-	WORD $0x6e37df6b // fmul v11.4s, v27.4s, v23.4s
-	WORD $0x6e23e563 // fcmge v3.4s, v11.4s, v3.4s
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e2be6ec // fcmeq v12.4s, v23.4s, v11.4s
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e37df6a // fmul v10.4s, v27.4s, v23.4s
+	WORD $0x6e23e543 // fcmge v3.4s, v10.4s, v3.4s
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e2ae6eb // fcmeq v11.4s, v23.4s, v10.4s
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ea1f908 // fsqrt v8.4s, v8.4s
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc00291 // ldr q17, [x20, #0]
-	WORD $0x6e31e5f6 // fcmge v22.4s, v15.4s, v17.4s
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc00290 // ldr q16, [x20, #0]
+	WORD $0x6e30e5d1 // fcmge v17.4s, v14.4s, v16.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6eb5e6fe // fcmgt v30.4s, v23.4s, v21.4s
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e32de52 // fmul v18.4s, v18.4s, v18.4s
@@ -5339,242 +5270,243 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0269b // ldr q27, [x20, #144]
 	WORD $0x6e32df73 // fmul v19.4s, v27.4s, v18.4s
-	WORD $0x6eafe673 // fcmgt v19.4s, v19.4s, v15.4s
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eaee673 // fcmgt v19.4s, v19.4s, v14.4s
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ea4d775 // fsub v21.4s, v27.4s, v4.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4ebcd779 // fsub v25.4s, v27.4s, v28.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
-	WORD $0x6e34de84 // fmul v4.4s, v20.4s, v20.4s
-	WORD $0x6e35dea0 // fmul v0.4s, v21.4s, v21.4s
-	WORD $0x4e20d480 // fadd v0.4s, v4.4s, v0.4s
-	WORD $0x6e37dee4 // fmul v4.4s, v23.4s, v23.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	WORD $0x6e38df04 // fmul v4.4s, v24.4s, v24.4s
-	WORD $0x6e39df21 // fmul v1.4s, v25.4s, v25.4s
-	WORD $0x4e21d481 // fadd v1.4s, v4.4s, v1.4s
-	WORD $0x6e3adf44 // fmul v4.4s, v26.4s, v26.4s
-	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe43e // fcmge v30.4s, v1.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ea1f804 // fsqrt v4.4s, v0.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x4ea0d89e // fcmeq v30.4s, v4.4s, #0.0
-	WORD $0x6e24ff64 // fdiv v4.4s, v27.4s, v4.4s
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
-	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
-	WORD $0x6e24deb5 // fmul v21.4s, v21.4s, v4.4s
-	WORD $0x6e24dee4 // fmul v4.4s, v23.4s, v4.4s
-	WORD $0x6e21df17 // fmul v23.4s, v24.4s, v1.4s
-	WORD $0x6e21df38 // fmul v24.4s, v25.4s, v1.4s
-	WORD $0x6e21df41 // fmul v1.4s, v26.4s, v1.4s
-	WORD $0x4e2be400 // fcmeq v0.4s, v0.4s, v11.4s
-	WORD $0x6e21deb9 // fmul v25.4s, v21.4s, v1.4s
-	WORD $0x6e38dc9a // fmul v26.4s, v4.4s, v24.4s
-	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
-	WORD $0x6e37dc9a // fmul v26.4s, v4.4s, v23.4s
-	WORD $0x6e21de8b // fmul v11.4s, v20.4s, v1.4s
-	WORD $0x4eabd74b // fsub v11.4s, v26.4s, v11.4s
-	WORD $0x6e38de9a // fmul v26.4s, v20.4s, v24.4s
-	WORD $0x6e37deb1 // fmul v17.4s, v21.4s, v23.4s
-	WORD $0x4eb1d751 // fsub v17.4s, v26.4s, v17.4s
-	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e2bdd61 // fmul v1.4s, v11.4s, v11.4s
-	WORD $0x4e21d741 // fadd v1.4s, v26.4s, v1.4s
-	WORD $0x6e31de3a // fmul v26.4s, v17.4s, v17.4s
-	WORD $0x4e3ad421 // fadd v1.4s, v1.4s, v26.4s
+	WORD $0x4ea0d95e // fcmeq v30.4s, v10.4s, #0.0
+	WORD $0x6e2aff6a // fdiv v10.4s, v27.4s, v10.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ea1fad0 // fsqrt v16.4s, v22.4s
+	WORD $0x6e2ade94 // fmul v20.4s, v20.4s, v10.4s
+	WORD $0x6e2adeb5 // fmul v21.4s, v21.4s, v10.4s
+	WORD $0x6e2adf0a // fmul v10.4s, v24.4s, v10.4s
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e30dc21 // fmul v1.4s, v1.4s, v16.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6f8 // fcmeq v24.4s, v23.4s, v28.4s
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e30deb8 // fmul v24.4s, v21.4s, v16.4s
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e21dd55 // fmul v21.4s, v10.4s, v1.4s
+	WORD $0x4eb5d715 // fsub v21.4s, v24.4s, v21.4s
+	WORD $0x6e20dd58 // fmul v24.4s, v10.4s, v0.4s
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e30de8a // fmul v10.4s, v20.4s, v16.4s
+	WORD $0x4eaad70a // fsub v10.4s, v24.4s, v10.4s
+	WORD $0x6e21de98 // fmul v24.4s, v20.4s, v1.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e20df70 // fmul v16.4s, v27.4s, v0.4s
+	WORD $0x4eb0d710 // fsub v16.4s, v24.4s, v16.4s
+	WORD $0x6e35deb8 // fmul v24.4s, v21.4s, v21.4s
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e2add41 // fmul v1.4s, v10.4s, v10.4s
+	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
+	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
+	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce43a // fcmge v26.4s, v1.4s, v28.4s
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e39dc56 // fmul v22.4s, v2.4s, v25.4s
-	WORD $0x6e2bdcba // fmul v26.4s, v5.4s, v11.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e31dcfa // fmul v26.4s, v7.4s, v17.4s
-	WORD $0x4e3ad6d6 // fadd v22.4s, v22.4s, v26.4s
-	WORD $0x6e36deda // fmul v26.4s, v22.4s, v22.4s
+	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
+	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
+	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
+	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
 	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
 	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e752 // fcmge v18.4s, v26.4s, v18.4s
+	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb6e796 // fcmgt v22.4s, v28.4s, v22.4s
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ea0fb36 // fneg v22.4s, v25.4s
-	WORD $0x6ea0f97a // fneg v26.4s, v11.4s
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ea0fa24 // fneg v4.4s, v17.4s
+	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
+	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa81 // fneg v1.4s, v20.4s
+	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e35deab // fmul v11.4s, v21.4s, v21.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf71 // fmul v17.4s, v27.4s, v28.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ea0faa1 // fneg v1.4s, v21.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e4 // fcmge v4.4s, v15.4s, v28.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf6b // fmul v11.4s, v27.4s, v28.4s
+	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
+	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5e0 // fcmge v0.4s, v15.4s, v28.4s
+	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ea1f9e0 // fsqrt v0.4s, v15.4s
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
-	WORD $0x6e30fc01 // fdiv v1.4s, v0.4s, v16.4s
-	WORD $0x6e21dd84 // fmul v4.4s, v12.4s, v1.4s
-	WORD $0x6e21ddab // fmul v11.4s, v13.4s, v1.4s
-	WORD $0x6e21ddc1 // fmul v1.4s, v14.4s, v1.4s
+	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
+	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
+	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
 	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
 	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edc90 // fmul v16.4s, v4.4s, v14.4s
+	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
 	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
 	WORD $0x3dc02e90 // ldr q16, [x20, #176]
 	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
 	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
 	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
 	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e25d545 // fadd v5.4s, v10.4s, v5.4s
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
 	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4e7 // fadd v7.4s, v7.4s, v17.4s
-	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
@@ -5585,235 +5517,211 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ea9d779 // fsub v25.4s, v27.4s, v9.4s
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eaad77a // fsub v26.4s, v27.4s, v10.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ea7d775 // fsub v21.4s, v27.4s, v7.4s
-	WORD $0x6e36ded0 // fmul v16.4s, v22.4s, v22.4s
-	WORD $0x6e37deec // fmul v12.4s, v23.4s, v23.4s
-	WORD $0x4e2cd60c // fadd v12.4s, v16.4s, v12.4s
-	WORD $0x6e38df10 // fmul v16.4s, v24.4s, v24.4s
-	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
-	WORD $0x6e39df30 // fmul v16.4s, v25.4s, v25.4s
-	WORD $0x6e3adf4d // fmul v13.4s, v26.4s, v26.4s
-	WORD $0x4e2dd60d // fadd v13.4s, v16.4s, v13.4s
-	WORD $0x6e35deb0 // fmul v16.4s, v21.4s, v21.4s
-	WORD $0x4e30d5ad // fadd v13.4s, v13.4s, v16.4s
-	WORD $0x3dc0029f // ldr q31, [x20, #0]
-	WORD $0x6e3fe5be // fcmge v30.4s, v13.4s, v31.4s
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ea9d770 // fsub v16.4s, v27.4s, v9.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eaad769 // fsub v9.4s, v27.4s, v10.4s
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ea7d76a // fsub v10.4s, v27.4s, v7.4s
-	WORD $0x6e30df27 // fmul v7.4s, v25.4s, v16.4s
-	WORD $0x6e29df40 // fmul v0.4s, v26.4s, v9.4s
-	WORD $0x4e20d4e0 // fadd v0.4s, v7.4s, v0.4s
-	WORD $0x6e2adea7 // fmul v7.4s, v21.4s, v10.4s
-	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
-	WORD $0x6e2ddc00 // fmul v0.4s, v0.4s, v13.4s
-	WORD $0x6e36df27 // fmul v7.4s, v25.4s, v22.4s
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e37df4c // fmul v12.4s, v26.4s, v23.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e38deac // fmul v12.4s, v21.4s, v24.4s
-	WORD $0x4e2cd4e7 // fadd v7.4s, v7.4s, v12.4s
-	WORD $0x6e2ddce7 // fmul v7.4s, v7.4s, v13.4s
-	WORD $0x4e27d407 // fadd v7.4s, v0.4s, v7.4s
-	WORD $0x6ea0e4fe // fcmgt v30.4s, v7.4s, v0.4s
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eace77e // fcmgt v30.4s, v27.4s, v12.4s
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ea7e41e // fcmgt v30.4s, v0.4s, v7.4s
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0069b // ldr q27, [x20, #16]
-	WORD $0x6ebbe4fe // fcmgt v30.4s, v7.4s, v27.4s
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eace4e0 // fcmgt v0.4s, v7.4s, v12.4s
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e3ce5a3 // fcmeq v3.4s, v13.4s, v28.4s
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e3cd763 // fadd v3.4s, v27.4s, v28.4s
-	// Manifold point 1.
-	WORD $0x6e2cdf2d // fmul v13.4s, v25.4s, v12.4s
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e2cdf47 // fmul v7.4s, v26.4s, v12.4s
-	WORD $0x6e2cdeac // fmul v12.4s, v21.4s, v12.4s
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4eb0d5b5 // fsub v21.4s, v13.4s, v16.4s
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ea9d4fa // fsub v26.4s, v7.4s, v9.4s
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eaad599 // fsub v25.4s, v12.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x6e37df5a // fmul v26.4s, v26.4s, v23.4s
-	WORD $0x4e3ad6b5 // fadd v21.4s, v21.4s, v26.4s
-	WORD $0x6e38df39 // fmul v25.4s, v25.4s, v24.4s
-	WORD $0x4e39d6b5 // fadd v21.4s, v21.4s, v25.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded9 // fmul v25.4s, v22.4s, v21.4s
-	WORD $0x4e39d619 // fadd v25.4s, v16.4s, v25.4s
-	WORD $0x4eadd739 // fsub v25.4s, v25.4s, v13.4s
-	WORD $0x6e35defa // fmul v26.4s, v23.4s, v21.4s
-	WORD $0x4e3ad53a // fadd v26.4s, v9.4s, v26.4s
-	WORD $0x4ea7d75a // fsub v26.4s, v26.4s, v7.4s
-	WORD $0x6e35df15 // fmul v21.4s, v24.4s, v21.4s
-	WORD $0x4e35d555 // fadd v21.4s, v10.4s, v21.4s
-	WORD $0x4eacd6b5 // fsub v21.4s, v21.4s, v12.4s
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e24df38 // fmul v24.4s, v25.4s, v4.4s
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e2bdf57 // fmul v23.4s, v26.4s, v11.4s
-	WORD $0x4e37d717 // fadd v23.4s, v24.4s, v23.4s
-	WORD $0x6e21deb8 // fmul v24.4s, v21.4s, v1.4s
-	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
-	WORD $0x4eb7d477 // fsub v23.4s, v3.4s, v23.4s
-	WORD $0x6e2edc98 // fmul v24.4s, v4.4s, v14.4s
-	WORD $0x4e38d738 // fadd v24.4s, v25.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
+	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
+	// Manifold point 1.
+	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
+	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
+	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
+	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
+	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
+	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
+	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
+	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
+	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
+	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
 	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d4e7 // fadd v7.4s, v7.4s, v24.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
-	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d58c // fadd v12.4s, v12.4s, v21.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf67 // fmul v7.4s, v27.4s, v28.4s
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4eb0d4f5 // fsub v21.4s, v7.4s, v16.4s
-	WORD $0x4ea9d597 // fsub v23.4s, v12.4s, v9.4s
-	WORD $0x4eaad5b8 // fsub v24.4s, v13.4s, v10.4s
-	WORD $0x6e36deb5 // fmul v21.4s, v21.4s, v22.4s
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e3cdef7 // fmul v23.4s, v23.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf17 // fmul v23.4s, v24.4s, v28.4s
-	WORD $0x4e37d6b5 // fadd v21.4s, v21.4s, v23.4s
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ea0db9e // fcmeq v30.4s, v28.4s, #0.0
-	WORD $0x6e3cfeb5 // fdiv v21.4s, v21.4s, v28.4s
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb5e7fe // fcmgt v30.4s, v31.4s, v21.4s
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ea0cbd5 // fcmgt v21.4s, v30.4s, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e35ded6 // fmul v22.4s, v22.4s, v21.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4ea7d610 // fsub v16.4s, v16.4s, v7.4s
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e35df76 // fmul v22.4s, v27.4s, v21.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4eacd529 // fsub v9.4s, v9.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e35df75 // fmul v21.4s, v27.4s, v21.4s
-	WORD $0x4e35d54a // fadd v10.4s, v10.4s, v21.4s
-	WORD $0x4eadd54a // fsub v10.4s, v10.4s, v13.4s
-	WORD $0x6e24de15 // fmul v21.4s, v16.4s, v4.4s
-	WORD $0x6e2bdd36 // fmul v22.4s, v9.4s, v11.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x6e21dd56 // fmul v22.4s, v10.4s, v1.4s
-	WORD $0x4e36d6b5 // fadd v21.4s, v21.4s, v22.4s
-	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
-	WORD $0x6e2edc95 // fmul v21.4s, v4.4s, v14.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
+	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
+	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
+	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
-	WORD $0x6e2edd70 // fmul v16.4s, v11.4s, v14.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
+	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
+	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
 	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
+	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
+	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
+	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
+	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
+	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
+	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd29 // fmul v9.4s, v9.4s, v28.4s
-	WORD $0x4e29d589 // fadd v9.4s, v12.4s, v9.4s
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
-	WORD $0x6e2edc2c // fmul v12.4s, v1.4s, v14.4s
-	WORD $0x4e2cd54a // fadd v10.4s, v10.4s, v12.4s
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
+	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
-	WORD $0x4e2ad5aa // fadd v10.4s, v13.4s, v10.4s
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
+	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
+	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
+	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -5840,8 +5748,8 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -5880,8 +5788,8 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -5892,58 +5800,58 @@ CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a8 // str q8, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a1 // str q1, [x21, #464]
-	WORD $0x3d807ab2 // str q18, [x21, #480]
-	WORD $0x3d807eb3 // str q19, [x21, #496]
-	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea6 // str q6, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076a8 // str q8, [x21, #464]
+	WORD $0x3d807ab1 // str q17, [x21, #480]
+	WORD $0x3d807eaf // str q15, [x21, #496]
+	WORD $0x3d8082aa // str q10, [x21, #512]
+	WORD $0x3d8086ab // str q11, [x21, #528]
+	WORD $0x3d808aa1 // str q1, [x21, #544]
+	WORD $0x3d808eb2 // str q18, [x21, #560]
+	WORD $0x3d8092b3 // str q19, [x21, #576]
+	WORD $0x3d8096b4 // str q20, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d809ea5 // str q5, [x21, #624]
+	WORD $0x3d80a2a4 // str q4, [x21, #640]
+	MOVWU 464(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
-	MOVWU 368(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 400(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 416(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 432(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 448(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 592(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 608(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 624(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 640(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5951,45 +5859,45 @@ CompactContactsNEON_tailgroup_finite:
 CompactContactsNEON_tailrow_skip0:
 	CMP $2, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 388(R21), R19
+	MOVWU 468(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip1
-	MOVWU 372(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 388(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 404(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 420(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 436(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 452(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 596(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 612(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 628(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 644(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5997,45 +5905,45 @@ CompactContactsNEON_tailrow_skip0:
 CompactContactsNEON_tailrow_skip1:
 	CMP $3, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 392(R21), R19
+	MOVWU 472(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip2
-	MOVWU 376(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 408(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 424(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 440(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 456(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 600(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 616(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 632(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 648(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -6050,8 +5958,8 @@ CompactContactsNEON_done:
 	RET
 
 // func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·Contacts64NEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·Contacts64NEON(SB), $720-56
+	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -6064,7 +5972,7 @@ TEXT ·Contacts64NEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 
 Contacts64NEON_loop:
 	SUB R11, R10, R13
@@ -6080,13 +5988,13 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -6097,31 +6005,31 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -6159,98 +6067,98 @@ Contacts64NEON_loop:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
-	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
-	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
-	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
-	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
-	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
-	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
-	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
-	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
-	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
-	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
-	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
-	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
-	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
-	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
-	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
-	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
-	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
-	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
-	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
+	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e6ae6eb // fcmeq v11.2d, v23.2d, v10.2d
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc01291 // ldr q17, [x20, #64]
-	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5d1 // fcmge v17.2d, v14.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -6262,242 +6170,243 @@ Contacts64NEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
-	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
-	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
-	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
-	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
-	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
-	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
-	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
-	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x4ee0d95e // fcmeq v30.2d, v10.2d, #0.0
+	WORD $0x6e6aff6a // fdiv v10.2d, v27.2d, v10.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ee1fad0 // fsqrt v16.2d, v22.2d
+	WORD $0x6e6ade94 // fmul v20.2d, v20.2d, v10.2d
+	WORD $0x6e6adeb5 // fmul v21.2d, v21.2d, v10.2d
+	WORD $0x6e6adf0a // fmul v10.2d, v24.2d, v10.2d
+	WORD $0x6e70dc00 // fmul v0.2d, v0.2d, v16.2d
+	WORD $0x6e70dc21 // fmul v1.2d, v1.2d, v16.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6f8 // fcmeq v24.2d, v23.2d, v28.2d
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e70deb8 // fmul v24.2d, v21.2d, v16.2d
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e61dd55 // fmul v21.2d, v10.2d, v1.2d
+	WORD $0x4ef5d715 // fsub v21.2d, v24.2d, v21.2d
+	WORD $0x6e60dd58 // fmul v24.2d, v10.2d, v0.2d
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e70de8a // fmul v10.2d, v20.2d, v16.2d
+	WORD $0x4eead70a // fsub v10.2d, v24.2d, v10.2d
+	WORD $0x6e61de98 // fmul v24.2d, v20.2d, v1.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e60df70 // fmul v16.2d, v27.2d, v0.2d
+	WORD $0x4ef0d710 // fsub v16.2d, v24.2d, v16.2d
+	WORD $0x6e75deb8 // fmul v24.2d, v21.2d, v21.2d
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e6add41 // fmul v1.2d, v10.2d, v10.2d
+	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
+	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
+	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
+	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
 	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
+	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
+	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
+	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
+	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 Contacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
-	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
-	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
-	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
+	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
+	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
+	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
-	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
@@ -6508,235 +6417,211 @@ Contacts64NEON_group_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
-	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
-	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
-	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
-	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
-	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
-	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
-	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
-	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
-	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
-	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
-	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
-	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
-	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
-	// Manifold point 1.
-	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
-	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
-	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
-	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
-	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
-	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
-	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
-	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
-	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
-	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
-	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
-	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
-	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
-	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
-	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
-	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
+	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
+	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
+	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
+	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
+	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
+	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
+	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
+	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
 	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
-	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
-	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
-	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
-	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
-	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
+	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
 	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
+	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 Contacts64NEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -6763,8 +6648,8 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -6803,8 +6688,8 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -6831,7 +6716,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d80026f // str q15, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800264 // str q4, [x19, #0]
+	WORD $0x3d80026a // str q10, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d80026b // str q11, [x19, #0]
@@ -6855,7 +6740,7 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800266 // str q6, [x19, #0]
+	WORD $0x3d800264 // str q4, [x19, #0]
 	ADD $2, R11
 	B Contacts64NEON_loop
 
@@ -6863,66 +6748,66 @@ Contacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, Contacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
-	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d80aabb // str q27, [x21, #672]
+	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 672(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 688(R21)
 
 Contacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
+	MOVWU 672(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
 	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 596(R21), R22
+	MOVWU 676(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 608(R21), R22
+	MOVWU 688(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
 	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 612(R21), R22
+	MOVWU 692(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -6960,98 +6845,98 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
-	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
-	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
-	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
-	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
-	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
-	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
-	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
-	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
-	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
-	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
-	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
-	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
-	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
-	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
-	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
-	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
-	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
-	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
-	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
+	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e6ae6eb // fcmeq v11.2d, v23.2d, v10.2d
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc01291 // ldr q17, [x20, #64]
-	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5d1 // fcmge v17.2d, v14.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -7063,242 +6948,243 @@ Contacts64NEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
-	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
-	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
-	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
-	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
-	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
-	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
-	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
-	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x4ee0d95e // fcmeq v30.2d, v10.2d, #0.0
+	WORD $0x6e6aff6a // fdiv v10.2d, v27.2d, v10.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ee1fad0 // fsqrt v16.2d, v22.2d
+	WORD $0x6e6ade94 // fmul v20.2d, v20.2d, v10.2d
+	WORD $0x6e6adeb5 // fmul v21.2d, v21.2d, v10.2d
+	WORD $0x6e6adf0a // fmul v10.2d, v24.2d, v10.2d
+	WORD $0x6e70dc00 // fmul v0.2d, v0.2d, v16.2d
+	WORD $0x6e70dc21 // fmul v1.2d, v1.2d, v16.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6f8 // fcmeq v24.2d, v23.2d, v28.2d
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e70deb8 // fmul v24.2d, v21.2d, v16.2d
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e61dd55 // fmul v21.2d, v10.2d, v1.2d
+	WORD $0x4ef5d715 // fsub v21.2d, v24.2d, v21.2d
+	WORD $0x6e60dd58 // fmul v24.2d, v10.2d, v0.2d
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e70de8a // fmul v10.2d, v20.2d, v16.2d
+	WORD $0x4eead70a // fsub v10.2d, v24.2d, v10.2d
+	WORD $0x6e61de98 // fmul v24.2d, v20.2d, v1.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e60df70 // fmul v16.2d, v27.2d, v0.2d
+	WORD $0x4ef0d710 // fsub v16.2d, v24.2d, v16.2d
+	WORD $0x6e75deb8 // fmul v24.2d, v21.2d, v21.2d
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e6add41 // fmul v1.2d, v10.2d, v10.2d
+	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
+	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
+	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
+	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
 	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
+	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
+	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
+	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
+	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 Contacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
-	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
-	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
-	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
+	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
+	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
+	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
-	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
@@ -7309,235 +7195,211 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
-	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
-	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
-	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
-	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
-	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
-	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
-	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
-	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
-	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
-	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
-	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
-	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
-	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
-	// Manifold point 1.
-	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
-	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
-	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
-	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
-	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
-	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
-	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
-	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
-	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
-	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
-	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
-	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
-	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
-	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
-	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
-	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
+	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
+	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
+	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
+	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
+	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
+	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
+	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
+	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
 	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
-	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
-	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
-	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
-	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
-	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
+	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
 	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
+	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 Contacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -7564,8 +7426,8 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -7604,8 +7466,8 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -7616,68 +7478,68 @@ Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a8 // str q8, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a1 // str q1, [x21, #464]
-	WORD $0x3d807ab2 // str q18, [x21, #480]
-	WORD $0x3d807eb3 // str q19, [x21, #496]
-	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea6 // str q6, [x21, #560]
-	MOVWU 368(R21), R22
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076a8 // str q8, [x21, #464]
+	WORD $0x3d807ab1 // str q17, [x21, #480]
+	WORD $0x3d807eaf // str q15, [x21, #496]
+	WORD $0x3d8082aa // str q10, [x21, #512]
+	WORD $0x3d8086ab // str q11, [x21, #528]
+	WORD $0x3d808aa1 // str q1, [x21, #544]
+	WORD $0x3d808eb2 // str q18, [x21, #560]
+	WORD $0x3d8092b3 // str q19, [x21, #576]
+	WORD $0x3d8096b4 // str q20, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d809ea5 // str q5, [x21, #624]
+	WORD $0x3d80a2a4 // str q4, [x21, #640]
+	MOVWU 448(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 384(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVD 400(R21), R22
+	MOVD 480(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 416(R21), R22
+	MOVD 496(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 432(R21), R22
+	MOVD 512(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 448(R21), R22
+	MOVD 528(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 464(R21), R22
+	MOVD 544(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 480(R21), R22
+	MOVD 560(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 496(R21), R22
+	MOVD 576(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 512(R21), R22
+	MOVD 592(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 528(R21), R22
+	MOVD 608(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 544(R21), R22
+	MOVD 624(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 560(R21), R22
+	MOVD 640(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
@@ -7690,8 +7552,8 @@ Contacts64NEON_done:
 	RET
 
 // func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·CompactContacts64NEON(SB), $640-56
-	// 27 of 27 vector registers for values, 9 spilled per group.
+TEXT ·CompactContacts64NEON(SB), $720-56
+	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -7704,7 +7566,7 @@ TEXT ·CompactContacts64NEON(SB), $640-56
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d8092bb // str q27, [x21, #576]
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 
 CompactContacts64NEON_loop:
 	SUB R11, R10, R13
@@ -7720,13 +7582,13 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -7737,31 +7599,31 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -7799,98 +7661,98 @@ CompactContacts64NEON_loop:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
-	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
-	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
-	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
-	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
-	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
-	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
-	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
-	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
-	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
-	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
-	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
-	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
-	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
-	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
-	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
-	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
-	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
-	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
-	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
+	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e6ae6eb // fcmeq v11.2d, v23.2d, v10.2d
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc01291 // ldr q17, [x20, #64]
-	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5d1 // fcmge v17.2d, v14.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -7902,242 +7764,243 @@ CompactContacts64NEON_loop:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
-	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
-	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
-	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
-	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
-	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
-	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
-	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
-	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x4ee0d95e // fcmeq v30.2d, v10.2d, #0.0
+	WORD $0x6e6aff6a // fdiv v10.2d, v27.2d, v10.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ee1fad0 // fsqrt v16.2d, v22.2d
+	WORD $0x6e6ade94 // fmul v20.2d, v20.2d, v10.2d
+	WORD $0x6e6adeb5 // fmul v21.2d, v21.2d, v10.2d
+	WORD $0x6e6adf0a // fmul v10.2d, v24.2d, v10.2d
+	WORD $0x6e70dc00 // fmul v0.2d, v0.2d, v16.2d
+	WORD $0x6e70dc21 // fmul v1.2d, v1.2d, v16.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6f8 // fcmeq v24.2d, v23.2d, v28.2d
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e70deb8 // fmul v24.2d, v21.2d, v16.2d
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e61dd55 // fmul v21.2d, v10.2d, v1.2d
+	WORD $0x4ef5d715 // fsub v21.2d, v24.2d, v21.2d
+	WORD $0x6e60dd58 // fmul v24.2d, v10.2d, v0.2d
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e70de8a // fmul v10.2d, v20.2d, v16.2d
+	WORD $0x4eead70a // fsub v10.2d, v24.2d, v10.2d
+	WORD $0x6e61de98 // fmul v24.2d, v20.2d, v1.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e60df70 // fmul v16.2d, v27.2d, v0.2d
+	WORD $0x4ef0d710 // fsub v16.2d, v24.2d, v16.2d
+	WORD $0x6e75deb8 // fmul v24.2d, v21.2d, v21.2d
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e6add41 // fmul v1.2d, v10.2d, v10.2d
+	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
+	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
+	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
+	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
 	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
+	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
+	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
+	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
+	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
-	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
-	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
-	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
+	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
+	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
+	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
-	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
@@ -8148,235 +8011,211 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
-	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
-	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
-	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
-	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
-	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
-	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
-	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
-	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
-	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
-	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
-	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
-	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
-	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
-	// Manifold point 1.
-	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
-	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
-	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
-	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
-	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
-	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
-	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
-	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
-	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
-	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
-	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
-	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
-	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
-	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
-	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
-	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
+	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
+	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
+	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
+	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
+	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
+	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
+	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
+	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
 	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
-	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
-	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
-	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
-	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
-	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
+	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
 	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
+	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 CompactContacts64NEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -8403,8 +8242,8 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -8443,8 +8282,8 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -8459,102 +8298,102 @@ CompactContacts64NEON_group_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a8 // str q8, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a1 // str q1, [x21, #464]
-	WORD $0x3d807ab2 // str q18, [x21, #480]
-	WORD $0x3d807eb3 // str q19, [x21, #496]
-	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea6 // str q6, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076a8 // str q8, [x21, #464]
+	WORD $0x3d807ab1 // str q17, [x21, #480]
+	WORD $0x3d807eaf // str q15, [x21, #496]
+	WORD $0x3d8082aa // str q10, [x21, #512]
+	WORD $0x3d8086ab // str q11, [x21, #528]
+	WORD $0x3d808aa1 // str q1, [x21, #544]
+	WORD $0x3d808eb2 // str q18, [x21, #560]
+	WORD $0x3d8092b3 // str q19, [x21, #576]
+	WORD $0x3d8096b4 // str q20, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d809ea5 // str q5, [x21, #624]
+	WORD $0x3d80a2a4 // str q4, [x21, #640]
+	MOVWU 464(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip0
-	MOVWU 368(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 400(R21), R22
+	MOVD 480(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 416(R21), R22
+	MOVD 496(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 432(R21), R22
+	MOVD 512(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 448(R21), R22
+	MOVD 528(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 464(R21), R22
+	MOVD 544(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 480(R21), R22
+	MOVD 560(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 576(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 592(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 608(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 624(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 640(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
 
 CompactContacts64NEON_group_skip0:
-	MOVWU 392(R21), R19
+	MOVWU 472(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip1
-	MOVWU 372(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 392(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 408(R21), R22
+	MOVD 488(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 424(R21), R22
+	MOVD 504(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 440(R21), R22
+	MOVD 520(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 456(R21), R22
+	MOVD 536(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 472(R21), R22
+	MOVD 552(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 488(R21), R22
+	MOVD 568(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 504(R21), R22
+	MOVD 584(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 520(R21), R22
+	MOVD 600(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 536(R21), R22
+	MOVD 616(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 552(R21), R22
+	MOVD 632(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 568(R21), R22
+	MOVD 648(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
@@ -8569,66 +8408,66 @@ CompactContacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x3d8096bb // str q27, [x21, #592]
-	WORD $0x3d809abb // str q27, [x21, #608]
+	WORD $0x3d80aabb // str q27, [x21, #672]
+	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 592(R21)
+	MOVW R22, 672(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 608(R21)
+	MOVW R22, 688(R21)
 
 CompactContacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 592(R21), R22
+	MOVWU 672(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
 	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 596(R21), R22
+	MOVWU 676(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x3d802aa1 // str q1, [x21, #160]
-	WORD $0x3d802ea2 // str q2, [x21, #176]
-	WORD $0x3d803ea3 // str q3, [x21, #240]
-	WORD $0x3d8032a4 // str q4, [x21, #192]
-	WORD $0x3d8036a5 // str q5, [x21, #208]
-	WORD $0x3d803aa6 // str q6, [x21, #224]
+	WORD $0x3d803aa0 // str q0, [x21, #224]
+	WORD $0x3d803ea1 // str q1, [x21, #240]
+	WORD $0x3d8042a2 // str q2, [x21, #256]
+	WORD $0x3d8052a3 // str q3, [x21, #320]
+	WORD $0x3d8046a4 // str q4, [x21, #272]
+	WORD $0x3d804aa5 // str q5, [x21, #288]
+	WORD $0x3d804ea6 // str q6, [x21, #304]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 608(R21), R22
+	MOVWU 688(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
 	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 612(R21), R22
+	MOVWU 692(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8042a0 // str q0, [x21, #256]
-	WORD $0x3d8046a1 // str q1, [x21, #272]
-	WORD $0x3d804aa2 // str q2, [x21, #288]
-	WORD $0x3d805aa3 // str q3, [x21, #352]
-	WORD $0x3d804ea4 // str q4, [x21, #304]
-	WORD $0x3d8052a5 // str q5, [x21, #320]
-	WORD $0x3d8056a6 // str q6, [x21, #336]
+	WORD $0x3d8056a0 // str q0, [x21, #336]
+	WORD $0x3d805aa1 // str q1, [x21, #352]
+	WORD $0x3d805ea2 // str q2, [x21, #368]
+	WORD $0x3d806ea3 // str q3, [x21, #432]
+	WORD $0x3d8062a4 // str q4, [x21, #384]
+	WORD $0x3d8066a5 // str q5, [x21, #400]
+	WORD $0x3d806aa6 // str q6, [x21, #416]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc032a0 // ldr q0, [x21, #192]
-	WORD $0x3dc026a1 // ldr q1, [x21, #144]
+	WORD $0x3dc046a0 // ldr q0, [x21, #272]
+	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc036a3 // ldr q3, [x21, #208]
-	WORD $0x3dc02aa4 // ldr q4, [x21, #160]
+	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
+	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc03aa6 // ldr q6, [x21, #224]
-	WORD $0x3dc02ea7 // ldr q7, [x21, #176]
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc042a7 // ldr q7, [x21, #256]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc04ea9 // ldr q9, [x21, #304]
-	WORD $0x3dc042aa // ldr q10, [x21, #256]
+	WORD $0x3dc062a9 // ldr q9, [x21, #384]
+	WORD $0x3dc056aa // ldr q10, [x21, #336]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc046ad // ldr q13, [x21, #272]
+	WORD $0x3dc066ac // ldr q12, [x21, #400]
+	WORD $0x3dc05aad // ldr q13, [x21, #352]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc056af // ldr q15, [x21, #336]
-	WORD $0x3dc04ab0 // ldr q16, [x21, #288]
+	WORD $0x3dc06aaf // ldr q15, [x21, #416]
+	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -8666,98 +8505,98 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e6fd74f // fadd v15.2d, v26.2d, v15.2d
 	WORD $0x6e68de3a // fmul v26.2d, v17.2d, v8.2d
 	WORD $0x4e7ad5ef // fadd v15.2d, v15.2d, v26.2d
-	WORD $0x6e76ddf6 // fmul v22.2d, v15.2d, v22.2d
+	WORD $0x6e76ddfa // fmul v26.2d, v15.2d, v22.2d
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	WORD $0x6e62de5a // fmul v26.2d, v18.2d, v2.2d
-	WORD $0x6e65de70 // fmul v16.2d, v19.2d, v5.2d
-	WORD $0x4e70d750 // fadd v16.2d, v26.2d, v16.2d
-	WORD $0x6e68de9a // fmul v26.2d, v20.2d, v8.2d
-	WORD $0x4e7ad610 // fadd v16.2d, v16.2d, v26.2d
+	WORD $0x6e62de50 // fmul v16.2d, v18.2d, v2.2d
+	WORD $0x6e65de6c // fmul v12.2d, v19.2d, v5.2d
+	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
+	WORD $0x6e68de90 // fmul v16.2d, v20.2d, v8.2d
+	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	WORD $0x6e79dd7a // fmul v26.2d, v11.2d, v25.2d
-	WORD $0x6e79ddcc // fmul v12.2d, v14.2d, v25.2d
-	WORD $0x6e79de2d // fmul v13.2d, v17.2d, v25.2d
-	WORD $0x4ef2d75a // fsub v26.2d, v26.2d, v18.2d
-	WORD $0x4ef3d58c // fsub v12.2d, v12.2d, v19.2d
-	WORD $0x4ef4d5ad // fsub v13.2d, v13.2d, v20.2d
-	WORD $0x6e76dd69 // fmul v9.2d, v11.2d, v22.2d
-	WORD $0x6e76ddca // fmul v10.2d, v14.2d, v22.2d
-	WORD $0x6e76de26 // fmul v6.2d, v17.2d, v22.2d
-	WORD $0x4ee9d449 // fsub v9.2d, v2.2d, v9.2d
-	WORD $0x4eead4aa // fsub v10.2d, v5.2d, v10.2d
-	WORD $0x4ee6d506 // fsub v6.2d, v8.2d, v6.2d
+	WORD $0x6e79dd70 // fmul v16.2d, v11.2d, v25.2d
+	WORD $0x6e79ddcd // fmul v13.2d, v14.2d, v25.2d
+	WORD $0x6e79de29 // fmul v9.2d, v17.2d, v25.2d
+	WORD $0x4ef2d610 // fsub v16.2d, v16.2d, v18.2d
+	WORD $0x4ef3d5ad // fsub v13.2d, v13.2d, v19.2d
+	WORD $0x4ef4d529 // fsub v9.2d, v9.2d, v20.2d
+	WORD $0x6e7add6a // fmul v10.2d, v11.2d, v26.2d
+	WORD $0x6e7addc6 // fmul v6.2d, v14.2d, v26.2d
+	WORD $0x6e7ade27 // fmul v7.2d, v17.2d, v26.2d
+	WORD $0x4eead44a // fsub v10.2d, v2.2d, v10.2d
+	WORD $0x4ee6d4a6 // fsub v6.2d, v5.2d, v6.2d
+	WORD $0x4ee7d507 // fsub v7.2d, v8.2d, v7.2d
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	WORD $0x6e69dd27 // fmul v7.2d, v9.2d, v9.2d
 	WORD $0x6e6add43 // fmul v3.2d, v10.2d, v10.2d
-	WORD $0x4e63d4e3 // fadd v3.2d, v7.2d, v3.2d
-	WORD $0x6e66dcc7 // fmul v7.2d, v6.2d, v6.2d
-	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
-	WORD $0x6e69df47 // fmul v7.2d, v26.2d, v9.2d
-	WORD $0x6e6add89 // fmul v9.2d, v12.2d, v10.2d
-	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x6e66dcc4 // fmul v4.2d, v6.2d, v6.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e67dce4 // fmul v4.2d, v7.2d, v7.2d
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	WORD $0x6e6ade04 // fmul v4.2d, v16.2d, v10.2d
 	WORD $0x6e66dda6 // fmul v6.2d, v13.2d, v6.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e67dd26 // fmul v6.2d, v9.2d, v7.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
 	WORD $0x4ee0d87e // fcmeq v30.2d, v3.2d, #0.0
-	WORD $0x6e63fcc6 // fdiv v6.2d, v6.2d, v3.2d
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
-	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
-	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
-	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	WORD $0x6e76dcc6 // fmul v6.2d, v6.2d, v22.2d
-	WORD $0x4e66d726 // fadd v6.2d, v25.2d, v6.2d
+	WORD $0x6e7adc84 // fmul v4.2d, v4.2d, v26.2d
+	WORD $0x4e64d724 // fadd v4.2d, v25.2d, v4.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e6fdc86 // fmul v6.2d, v4.2d, v15.2d
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
 	WORD $0x3dc0169f // ldr q31, [x20, #80]
 	WORD $0x6ee6e7fe // fcmgt v30.2d, v31.2d, v6.2d
 	WORD $0x6e7f1cde // bsl v30.16b, v6.16b, v31.16b
 	WORD $0x4ee0cbc6 // fcmgt v6.2d, v30.2d, #0.0
 	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	WORD $0x6e6fdcc7 // fmul v7.2d, v6.2d, v15.2d
-	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
-	WORD $0x6e78dce7 // fmul v7.2d, v7.2d, v24.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ee7e7fe // fcmgt v30.2d, v31.2d, v7.2d
-	WORD $0x6e7f1cfe // bsl v30.16b, v7.16b, v31.16b
-	WORD $0x4ee0cbc7 // fcmgt v7.2d, v30.2d, #0.0
-	WORD $0x4e3e1ce7 // and v7.16b, v7.16b, v30.16b
-	WORD $0x6e66dd69 // fmul v9.2d, v11.2d, v6.2d
-	WORD $0x6e66ddca // fmul v10.2d, v14.2d, v6.2d
-	WORD $0x6e66de26 // fmul v6.2d, v17.2d, v6.2d
+	WORD $0x6e64dd67 // fmul v7.2d, v11.2d, v4.2d
+	WORD $0x6e64ddc9 // fmul v9.2d, v14.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
 	WORD $0x4e62d642 // fadd v2.2d, v18.2d, v2.2d
-	WORD $0x4ee9d442 // fsub v2.2d, v2.2d, v9.2d
-	WORD $0x6e67dca5 // fmul v5.2d, v5.2d, v7.2d
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4e65d665 // fadd v5.2d, v19.2d, v5.2d
-	WORD $0x4eead4a5 // fsub v5.2d, v5.2d, v10.2d
-	WORD $0x6e67dd07 // fmul v7.2d, v8.2d, v7.2d
-	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
-	WORD $0x4ee6d4e7 // fsub v7.2d, v7.2d, v6.2d
+	WORD $0x4ee9d4a5 // fsub v5.2d, v5.2d, v9.2d
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e66d686 // fadd v6.2d, v20.2d, v6.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
 	WORD $0x6e62dc48 // fmul v8.2d, v2.2d, v2.2d
-	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
-	WORD $0x6e67dceb // fmul v11.2d, v7.2d, v7.2d
-	WORD $0x4e6bd508 // fadd v8.2d, v8.2d, v11.2d
+	WORD $0x6e65dcaa // fmul v10.2d, v5.2d, v5.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
 	WORD $0x3dc03e9b // ldr q27, [x20, #240]
-	WORD $0x6e77df6b // fmul v11.2d, v27.2d, v23.2d
-	WORD $0x6e63e563 // fcmge v3.2d, v11.2d, v3.2d
-	WORD $0x6f00e40b // movi v11.2d, #0x0
-	WORD $0x4e6be6ec // fcmeq v12.2d, v23.2d, v11.2d
-	WORD $0x4e6c1c63 // bic v3.16b, v3.16b, v12.16b
+	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
+	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
+	WORD $0x6f00e40a // movi v10.2d, #0x0
+	WORD $0x4e6ae6eb // fcmeq v11.2d, v23.2d, v10.2d
+	WORD $0x4e6b1c63 // bic v3.16b, v3.16b, v11.16b
 	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
-	WORD $0x4ea21c4c // mov v12.16b, v2.16b
-	WORD $0x4ea51cad // mov v13.16b, v5.16b
-	WORD $0x4ea71cee // mov v14.16b, v7.16b
-	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x4ea21c4b // mov v11.16b, v2.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea61ccd // mov v13.16b, v6.16b
+	WORD $0x4ea81d0e // mov v14.16b, v8.16b
 	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
 	WORD $0x6ee1f908 // fsqrt v8.2d, v8.2d
-	WORD $0x4ea81d10 // mov v16.16b, v8.16b
-	WORD $0x3dc01291 // ldr q17, [x20, #64]
-	WORD $0x6e71e5f6 // fcmge v22.2d, v15.2d, v17.2d
-	WORD $0x6e205ad6 // mvn v22.16b, v22.16b
+	WORD $0x4ea81d0f // mov v15.16b, v8.16b
+	WORD $0x3dc01290 // ldr q16, [x20, #64]
+	WORD $0x6e70e5d1 // fcmge v17.2d, v14.2d, v16.2d
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
 	WORD $0x6ef5e6fe // fcmgt v30.2d, v23.2d, v21.2d
 	WORD $0x6ebe1ef5 // bit v21.16b, v23.16b, v30.16b
 	WORD $0x6e72de52 // fmul v18.2d, v18.2d, v18.2d
@@ -8769,242 +8608,243 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
 	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
-	WORD $0x6eefe673 // fcmgt v19.2d, v19.2d, v15.2d
-	WORD $0x4eb31ed4 // orr v20.16b, v22.16b, v19.16b
+	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
+	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
 	WORD $0x6eb0aa9e // umaxv s30, v20.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x4ee4d775 // fsub v21.2d, v27.2d, v4.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
 	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc046bc // ldr q28, [x21, #272]
-	WORD $0x4efcd779 // fsub v25.2d, v27.2d, v28.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x3dc04abc // ldr q28, [x21, #288]
-	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
-	WORD $0x6e74de84 // fmul v4.2d, v20.2d, v20.2d
-	WORD $0x6e75dea0 // fmul v0.2d, v21.2d, v21.2d
-	WORD $0x4e60d480 // fadd v0.2d, v4.2d, v0.2d
-	WORD $0x6e77dee4 // fmul v4.2d, v23.2d, v23.2d
-	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
-	WORD $0x6e78df04 // fmul v4.2d, v24.2d, v24.2d
-	WORD $0x6e79df21 // fmul v1.2d, v25.2d, v25.2d
-	WORD $0x4e61d481 // fadd v1.2d, v4.2d, v1.2d
-	WORD $0x6e7adf44 // fmul v4.2d, v26.2d, v26.2d
-	WORD $0x4e64d421 // fadd v1.2d, v1.2d, v4.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe43e // fcmge v30.2d, v1.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e61ffe1 // fdiv v1.2d, v31.2d, v1.2d
-	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
-	WORD $0x6ee1f804 // fsqrt v4.2d, v0.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x3dc056bc // ldr q28, [x21, #336]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x4ee0d89e // fcmeq v30.2d, v4.2d, #0.0
-	WORD $0x6e64ff64 // fdiv v4.2d, v27.2d, v4.2d
-	WORD $0x4e7e1c84 // bic v4.16b, v4.16b, v30.16b
-	WORD $0x6ee1f821 // fsqrt v1.2d, v1.2d
-	WORD $0x6e64de94 // fmul v20.2d, v20.2d, v4.2d
-	WORD $0x6e64deb5 // fmul v21.2d, v21.2d, v4.2d
-	WORD $0x6e64dee4 // fmul v4.2d, v23.2d, v4.2d
-	WORD $0x6e61df17 // fmul v23.2d, v24.2d, v1.2d
-	WORD $0x6e61df38 // fmul v24.2d, v25.2d, v1.2d
-	WORD $0x6e61df41 // fmul v1.2d, v26.2d, v1.2d
-	WORD $0x4e6be400 // fcmeq v0.2d, v0.2d, v11.2d
-	WORD $0x6e61deb9 // fmul v25.2d, v21.2d, v1.2d
-	WORD $0x6e78dc9a // fmul v26.2d, v4.2d, v24.2d
-	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
-	WORD $0x6e77dc9a // fmul v26.2d, v4.2d, v23.2d
-	WORD $0x6e61de8b // fmul v11.2d, v20.2d, v1.2d
-	WORD $0x4eebd74b // fsub v11.2d, v26.2d, v11.2d
-	WORD $0x6e78de9a // fmul v26.2d, v20.2d, v24.2d
-	WORD $0x6e77deb1 // fmul v17.2d, v21.2d, v23.2d
-	WORD $0x4ef1d751 // fsub v17.2d, v26.2d, v17.2d
-	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
-	WORD $0x3d8002a1 // str q1, [x21, #0]
-	WORD $0x6e6bdd61 // fmul v1.2d, v11.2d, v11.2d
-	WORD $0x4e61d741 // fadd v1.2d, v26.2d, v1.2d
-	WORD $0x6e71de3a // fmul v26.2d, v17.2d, v17.2d
-	WORD $0x4e7ad421 // fadd v1.2d, v1.2d, v26.2d
+	WORD $0x4ee0d95e // fcmeq v30.2d, v10.2d, #0.0
+	WORD $0x6e6aff6a // fdiv v10.2d, v27.2d, v10.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3d8002b0 // str q16, [x21, #0]
+	WORD $0x6ee1fad0 // fsqrt v16.2d, v22.2d
+	WORD $0x6e6ade94 // fmul v20.2d, v20.2d, v10.2d
+	WORD $0x6e6adeb5 // fmul v21.2d, v21.2d, v10.2d
+	WORD $0x6e6adf0a // fmul v10.2d, v24.2d, v10.2d
+	WORD $0x6e70dc00 // fmul v0.2d, v0.2d, v16.2d
+	WORD $0x6e70dc21 // fmul v1.2d, v1.2d, v16.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6f8 // fcmeq v24.2d, v23.2d, v28.2d
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e70deb8 // fmul v24.2d, v21.2d, v16.2d
+	WORD $0x3d800ab5 // str q21, [x21, #32]
+	WORD $0x6e61dd55 // fmul v21.2d, v10.2d, v1.2d
+	WORD $0x4ef5d715 // fsub v21.2d, v24.2d, v21.2d
+	WORD $0x6e60dd58 // fmul v24.2d, v10.2d, v0.2d
+	WORD $0x3d800eaa // str q10, [x21, #48]
+	WORD $0x6e70de8a // fmul v10.2d, v20.2d, v16.2d
+	WORD $0x4eead70a // fsub v10.2d, v24.2d, v10.2d
+	WORD $0x6e61de98 // fmul v24.2d, v20.2d, v1.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3d8012b0 // str q16, [x21, #64]
+	WORD $0x6e60df70 // fmul v16.2d, v27.2d, v0.2d
+	WORD $0x4ef0d710 // fsub v16.2d, v24.2d, v16.2d
+	WORD $0x6e75deb8 // fmul v24.2d, v21.2d, v21.2d
+	WORD $0x3d8016a1 // str q1, [x21, #80]
+	WORD $0x6e6add41 // fmul v1.2d, v10.2d, v10.2d
+	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
+	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
+	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce43a // fcmge v26.2d, v1.2d, v28.2d
-	WORD $0x6e205b5a // mvn v26.16b, v26.16b
-	WORD $0x4e7a1e73 // bic v19.16b, v19.16b, v26.16b
-	WORD $0x4eb31ed3 // orr v19.16b, v22.16b, v19.16b
-	WORD $0x6e79dc56 // fmul v22.2d, v2.2d, v25.2d
-	WORD $0x6e6bdcba // fmul v26.2d, v5.2d, v11.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e71dcfa // fmul v26.2d, v7.2d, v17.2d
-	WORD $0x4e7ad6d6 // fadd v22.2d, v22.2d, v26.2d
-	WORD $0x6e76deda // fmul v26.2d, v22.2d, v22.2d
+	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
+	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
+	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
+	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
+	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
+	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
 	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e752 // fcmge v18.2d, v26.2d, v18.2d
+	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
 	WORD $0x6e205a52 // mvn v18.16b, v18.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef6e796 // fcmgt v22.2d, v28.2d, v22.2d
-	WORD $0x4e721ed2 // bic v18.16b, v22.16b, v18.16b
-	WORD $0x6ee0fb36 // fneg v22.2d, v25.2d
-	WORD $0x6ee0f97a // fneg v26.2d, v11.2d
-	WORD $0x3d8006a4 // str q4, [x21, #16]
-	WORD $0x6ee0fa24 // fneg v4.2d, v17.2d
+	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
+	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
+	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
+	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1ed9 // bit v25.16b, v22.16b, v30.16b
+	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f4b // bit v11.16b, v26.16b, v30.16b
+	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
 	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c91 // bit v17.16b, v4.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1d99 // bif v25.16b, v12.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dab // bif v11.16b, v13.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb31e7e // mov v30.16b, v19.16b
-	WORD $0x6efe1de1 // bif v1.16b, v15.16b, v30.16b
-	WORD $0x4eb91f2c // mov v12.16b, v25.16b
-	WORD $0x4eab1d6d // mov v13.16b, v11.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
-	WORD $0x4ea11c2f // mov v15.16b, v1.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
+	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
+	WORD $0x4eb51eab // mov v11.16b, v21.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6ebe1f15 // bit v21.16b, v24.16b, v30.16b
-	WORD $0x3dc002bc // ldr q28, [x21, #0]
-	WORD $0x3dc006bd // ldr q29, [x21, #16]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x3dc00abd // ldr q29, [x21, #32]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e7d1f80 // bsl v0.16b, v28.16b, v29.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x3dc00ebd // ldr q29, [x21, #48]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa81 // fneg v1.2d, v20.2d
+	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e75deab // fmul v11.2d, v21.2d, v21.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf71 // fmul v17.2d, v27.2d, v28.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1eb1 // bsl v17.16b, v21.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1da1 // bif v1.16b, v13.16b, v30.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6e1f92 // bsl v18.16b, v28.16b, v14.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4eb21e4e // mov v14.16b, v18.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	WORD $0x6ee0faa1 // fneg v1.2d, v21.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e4 // fcmge v4.2d, v15.2d, v28.2d
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf6b // fmul v11.2d, v27.2d, v28.2d
+	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
 	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d56b // fadd v11.2d, v11.2d, v17.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
+	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb21e4b // mov v11.16b, v18.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
+	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
+	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6c1f91 // bsl v17.16b, v28.16b, v12.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
-	WORD $0x4ea41c9e // mov v30.16b, v4.16b
-	WORD $0x6efe1deb // bif v11.16b, v15.16b, v30.16b
-	WORD $0x4eb11e2c // mov v12.16b, v17.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4ea11c2e // mov v14.16b, v1.16b
-	WORD $0x4eab1d6f // mov v15.16b, v11.16b
+	WORD $0x4eb01e0e // mov v14.16b, v16.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5e0 // fcmge v0.2d, v15.2d, v28.2d
+	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x6e6c1f81 // bsl v1.16b, v28.16b, v12.16b
+	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x6e6d1f84 // bsl v4.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x6e6e1f8b // bsl v11.16b, v28.16b, v14.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e6f1f80 // bsl v0.16b, v28.16b, v15.16b
-	WORD $0x4ea11c2c // mov v12.16b, v1.16b
-	WORD $0x4ea41c8d // mov v13.16b, v4.16b
-	WORD $0x4eab1d6e // mov v14.16b, v11.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
+	WORD $0x4ea11c2b // mov v11.16b, v1.16b
+	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	WORD $0x6ee1f9e0 // fsqrt v0.2d, v15.2d
-	WORD $0x4ea01c10 // mov v16.16b, v0.16b
+	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
 
 CompactContacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
-	WORD $0x6e70fc01 // fdiv v1.2d, v0.2d, v16.2d
-	WORD $0x6e61dd84 // fmul v4.2d, v12.2d, v1.2d
-	WORD $0x6e61ddab // fmul v11.2d, v13.2d, v1.2d
-	WORD $0x6e61ddc1 // fmul v1.2d, v14.2d, v1.2d
+	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
+	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
+	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc03eac // ldr q12, [x21, #240]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc052ac // ldr q12, [x21, #320]
+	WORD $0x3dc06ead // ldr q13, [x21, #432]
 	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
 	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc092bc // ldr q28, [x21, #576]
+	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
 	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
 	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
 	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
 	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edc90 // fmul v16.2d, v4.2d, v14.2d
+	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
 	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
 	WORD $0x3dc04a90 // ldr q16, [x20, #288]
 	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
-	WORD $0x3dc042a9 // ldr q9, [x21, #256]
-	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
+	WORD $0x3dc056a7 // ldr q7, [x21, #336]
+	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
 	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
 	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
 	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
-	WORD $0x3dc046aa // ldr q10, [x21, #272]
-	WORD $0x4e65d545 // fadd v5.2d, v10.2d, v5.2d
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
+	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
+	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
 	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4e7 // fadd v7.2d, v7.2d, v17.2d
-	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
-	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
-	WORD $0x3dc04aa7 // ldr q7, [x21, #288]
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
+	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
 	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
 	WORD $0x4ea21c52 // mov v18.16b, v2.16b
 	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
-	WORD $0x4ea61cd4 // mov v20.16b, v6.16b
+	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
@@ -9015,235 +8855,211 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_single
-	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2.
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x3dc026bc // ldr q28, [x21, #144]
-	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x3dc02abc // ldr q28, [x21, #160]
-	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
-	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x4ee9d779 // fsub v25.2d, v27.2d, v9.2d
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x4eead77a // fsub v26.2d, v27.2d, v10.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4ee7d775 // fsub v21.2d, v27.2d, v7.2d
-	WORD $0x6e76ded0 // fmul v16.2d, v22.2d, v22.2d
-	WORD $0x6e77deec // fmul v12.2d, v23.2d, v23.2d
-	WORD $0x4e6cd60c // fadd v12.2d, v16.2d, v12.2d
-	WORD $0x6e78df10 // fmul v16.2d, v24.2d, v24.2d
-	WORD $0x4e70d58c // fadd v12.2d, v12.2d, v16.2d
-	WORD $0x6e79df30 // fmul v16.2d, v25.2d, v25.2d
-	WORD $0x6e7adf4d // fmul v13.2d, v26.2d, v26.2d
-	WORD $0x4e6dd60d // fadd v13.2d, v16.2d, v13.2d
-	WORD $0x6e75deb0 // fmul v16.2d, v21.2d, v21.2d
-	WORD $0x4e70d5ad // fadd v13.2d, v13.2d, v16.2d
-	WORD $0x3dc0129f // ldr q31, [x20, #64]
-	WORD $0x6e7fe5be // fcmge v30.2d, v13.2d, v31.2d
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6e6dffed // fdiv v13.2d, v31.2d, v13.2d
-	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x4ee9d770 // fsub v16.2d, v27.2d, v9.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x4eead769 // fsub v9.2d, v27.2d, v10.2d
-	WORD $0x3dc02ebb // ldr q27, [x21, #176]
-	WORD $0x4ee7d76a // fsub v10.2d, v27.2d, v7.2d
-	WORD $0x6e70df27 // fmul v7.2d, v25.2d, v16.2d
-	WORD $0x6e69df40 // fmul v0.2d, v26.2d, v9.2d
-	WORD $0x4e60d4e0 // fadd v0.2d, v7.2d, v0.2d
-	WORD $0x6e6adea7 // fmul v7.2d, v21.2d, v10.2d
-	WORD $0x4e67d400 // fadd v0.2d, v0.2d, v7.2d
-	WORD $0x6e6ddc00 // fmul v0.2d, v0.2d, v13.2d
-	WORD $0x6e76df27 // fmul v7.2d, v25.2d, v22.2d
-	WORD $0x3d800aac // str q12, [x21, #32]
-	WORD $0x6e77df4c // fmul v12.2d, v26.2d, v23.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e78deac // fmul v12.2d, v21.2d, v24.2d
-	WORD $0x4e6cd4e7 // fadd v7.2d, v7.2d, v12.2d
-	WORD $0x6e6ddce7 // fmul v7.2d, v7.2d, v13.2d
-	WORD $0x4e67d407 // fadd v7.2d, v0.2d, v7.2d
-	WORD $0x6ee0e4fe // fcmgt v30.2d, v7.2d, v0.2d
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x6e671c0c // bsl v12.16b, v0.16b, v7.16b
-	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eece77e // fcmgt v30.2d, v27.2d, v12.2d
-	WORD $0x6ebe1f6c // bit v12.16b, v27.16b, v30.16b
-	WORD $0x6ee7e41e // fcmgt v30.2d, v0.2d, v7.2d
-	WORD $0x6ebe1c07 // bit v7.16b, v0.16b, v30.16b
-	WORD $0x3dc0169b // ldr q27, [x20, #80]
-	WORD $0x6efbe4fe // fcmgt v30.2d, v7.2d, v27.2d
-	WORD $0x6ebe1f67 // bit v7.16b, v27.16b, v30.16b
-	WORD $0x6eece4e0 // fcmgt v0.2d, v7.2d, v12.2d
-	WORD $0x4e201c60 // and v0.16b, v3.16b, v0.16b
-	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4e7ce5a3 // fcmeq v3.2d, v13.2d, v28.2d
-	WORD $0x4e631c00 // bic v0.16b, v0.16b, v3.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
-	WORD $0x4ea31c68 // mov v8.16b, v3.16b
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x3dc062bb // ldr q27, [x21, #384]
+	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x3dc066bb // ldr q27, [x21, #400]
+	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
+	WORD $0x3dc06abb // ldr q27, [x21, #416]
+	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4e7cd763 // fadd v3.2d, v27.2d, v28.2d
-	// Manifold point 1.
-	WORD $0x6e6cdf2d // fmul v13.2d, v25.2d, v12.2d
-	WORD $0x3d800ea7 // str q7, [x21, #48]
-	WORD $0x6e6cdf47 // fmul v7.2d, v26.2d, v12.2d
-	WORD $0x6e6cdeac // fmul v12.2d, v21.2d, v12.2d
-	WORD $0x3d8012b5 // str q21, [x21, #64]
-	WORD $0x4ef0d5b5 // fsub v21.2d, v13.2d, v16.2d
-	WORD $0x3d8016ba // str q26, [x21, #80]
-	WORD $0x4ee9d4fa // fsub v26.2d, v7.2d, v9.2d
-	WORD $0x3d801ab9 // str q25, [x21, #96]
-	WORD $0x4eead599 // fsub v25.2d, v12.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x6e77df5a // fmul v26.2d, v26.2d, v23.2d
-	WORD $0x4e7ad6b5 // fadd v21.2d, v21.2d, v26.2d
-	WORD $0x6e78df39 // fmul v25.2d, v25.2d, v24.2d
-	WORD $0x4e79d6b5 // fadd v21.2d, v21.2d, v25.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded9 // fmul v25.2d, v22.2d, v21.2d
-	WORD $0x4e79d619 // fadd v25.2d, v16.2d, v25.2d
-	WORD $0x4eedd739 // fsub v25.2d, v25.2d, v13.2d
-	WORD $0x6e75defa // fmul v26.2d, v23.2d, v21.2d
-	WORD $0x4e7ad53a // fadd v26.2d, v9.2d, v26.2d
-	WORD $0x4ee7d75a // fsub v26.2d, v26.2d, v7.2d
-	WORD $0x6e75df15 // fmul v21.2d, v24.2d, v21.2d
-	WORD $0x4e75d555 // fadd v21.2d, v10.2d, v21.2d
-	WORD $0x4eecd6b5 // fsub v21.2d, v21.2d, v12.2d
-	WORD $0x3d801eb8 // str q24, [x21, #112]
-	WORD $0x6e64df38 // fmul v24.2d, v25.2d, v4.2d
-	WORD $0x3d8022b7 // str q23, [x21, #128]
-	WORD $0x6e6bdf57 // fmul v23.2d, v26.2d, v11.2d
-	WORD $0x4e77d717 // fadd v23.2d, v24.2d, v23.2d
-	WORD $0x6e61deb8 // fmul v24.2d, v21.2d, v1.2d
-	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
-	WORD $0x4ef7d477 // fsub v23.2d, v3.2d, v23.2d
-	WORD $0x6e6edc98 // fmul v24.2d, v4.2d, v14.2d
-	WORD $0x4e78d738 // fadd v24.2d, v25.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
 	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc05ebc // ldr q28, [x21, #368]
+	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
+	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
+	WORD $0x3d801eb0 // str q16, [x21, #112]
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
+	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
+	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
+	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
+	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
+	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
+	// Manifold point 1.
+	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
+	WORD $0x3d8022ac // str q12, [x21, #128]
+	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
+	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
+	WORD $0x3d8026a0 // str q0, [x21, #144]
+	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
+	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
+	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
+	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
+	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
+	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
+	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
+	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
+	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
+	WORD $0x3d8032b5 // str q21, [x21, #192]
+	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
+	WORD $0x3d8036b8 // str q24, [x21, #208]
+	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
+	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
+	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
+	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
+	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
 	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d4e7 // fadd v7.2d, v7.2d, v24.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
-	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d58c // fadd v12.2d, v12.2d, v21.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e37 // bif v23.16b, v17.16b, v30.16b
-	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e67 // bif v7.16b, v19.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1e8c // bif v12.16b, v20.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
 	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4ea71cf3 // mov v19.16b, v7.16b
-	WORD $0x4eac1d94 // mov v20.16b, v12.16b
+	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc01abb // ldr q27, [x21, #96]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf67 // fmul v7.2d, v27.2d, v28.2d
-	WORD $0x3dc016bb // ldr q27, [x21, #80]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc012bb // ldr q27, [x21, #64]
-	WORD $0x3dc00ebc // ldr q28, [x21, #48]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ef0d4f5 // fsub v21.2d, v7.2d, v16.2d
-	WORD $0x4ee9d597 // fsub v23.2d, v12.2d, v9.2d
-	WORD $0x4eead5b8 // fsub v24.2d, v13.2d, v10.2d
-	WORD $0x6e76deb5 // fmul v21.2d, v21.2d, v22.2d
-	WORD $0x3dc022bc // ldr q28, [x21, #128]
-	WORD $0x6e7cdef7 // fmul v23.2d, v23.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf17 // fmul v23.2d, v24.2d, v28.2d
-	WORD $0x4e77d6b5 // fadd v21.2d, v21.2d, v23.2d
-	WORD $0x3dc00abc // ldr q28, [x21, #32]
-	WORD $0x4ee0db9e // fcmeq v30.2d, v28.2d, #0.0
-	WORD $0x6e7cfeb5 // fdiv v21.2d, v21.2d, v28.2d
-	WORD $0x4e7e1eb5 // bic v21.16b, v21.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef5e7fe // fcmgt v30.2d, v31.2d, v21.2d
-	WORD $0x6e7f1ebe // bsl v30.16b, v21.16b, v31.16b
-	WORD $0x4ee0cbd5 // fcmgt v21.2d, v30.2d, #0.0
-	WORD $0x4e3e1eb5 // and v21.16b, v21.16b, v30.16b
-	WORD $0x6e75ded6 // fmul v22.2d, v22.2d, v21.2d
-	WORD $0x4e76d610 // fadd v16.2d, v16.2d, v22.2d
-	WORD $0x4ee7d610 // fsub v16.2d, v16.2d, v7.2d
 	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x6e75df76 // fmul v22.2d, v27.2d, v21.2d
-	WORD $0x4e76d529 // fadd v9.2d, v9.2d, v22.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e75df75 // fmul v21.2d, v27.2d, v21.2d
-	WORD $0x4e75d54a // fadd v10.2d, v10.2d, v21.2d
-	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
-	WORD $0x6e64de15 // fmul v21.2d, v16.2d, v4.2d
-	WORD $0x6e6bdd36 // fmul v22.2d, v9.2d, v11.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x6e61dd56 // fmul v22.2d, v10.2d, v1.2d
-	WORD $0x4e76d6b5 // fadd v21.2d, v21.2d, v22.2d
-	WORD $0x4ef5d463 // fsub v3.2d, v3.2d, v21.2d
-	WORD $0x6e6edc95 // fmul v21.2d, v4.2d, v14.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
+	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
+	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
+	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
 	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
-	WORD $0x6e6edd70 // fmul v16.2d, v11.2d, v14.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
+	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
+	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
+	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
+	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
+	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
+	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
 	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
+	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
+	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
+	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
+	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd29 // fmul v9.2d, v9.2d, v28.2d
-	WORD $0x4e69d589 // fadd v9.2d, v12.2d, v9.2d
-	WORD $0x3dc046bb // ldr q27, [x21, #272]
-	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
-	WORD $0x6e6edc2c // fmul v12.2d, v1.2d, v14.2d
-	WORD $0x4e6cd54a // fadd v10.2d, v10.2d, v12.2d
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
+	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
-	WORD $0x4e6ad5aa // fadd v10.2d, v13.2d, v10.2d
-	WORD $0x3dc04abb // ldr q27, [x21, #288]
-	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1de3 // bif v3.16b, v15.16b, v30.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1c47 // bif v7.16b, v2.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1ca9 // bif v9.16b, v5.16b, v30.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6efe1cca // bif v10.16b, v6.16b, v30.16b
-	WORD $0x4ea71ce2 // mov v2.16b, v7.16b
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
+	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
+	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
+	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
+	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
+	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
 
 CompactContacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
@@ -9270,8 +9086,8 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
-	WORD $0x4ea31c64 // mov v4.16b, v3.16b
+	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -9310,8 +9126,8 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e661f83 // bsl v3.16b, v28.16b, v6.16b
-	WORD $0x4ea31c66 // mov v6.16b, v3.16b
+	WORD $0x6e641f83 // bsl v3.16b, v28.16b, v4.16b
+	WORD $0x4ea31c64 // mov v4.16b, v3.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
@@ -9322,58 +9138,58 @@ CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d805ebb // str q27, [x21, #368]
-	WORD $0x3d8062a8 // str q8, [x21, #384]
-	WORD $0x3d8066b1 // str q17, [x21, #400]
-	WORD $0x3d806aaf // str q15, [x21, #416]
-	WORD $0x3d806ea4 // str q4, [x21, #432]
-	WORD $0x3d8072ab // str q11, [x21, #448]
-	WORD $0x3d8076a1 // str q1, [x21, #464]
-	WORD $0x3d807ab2 // str q18, [x21, #480]
-	WORD $0x3d807eb3 // str q19, [x21, #496]
-	WORD $0x3d8082b4 // str q20, [x21, #512]
-	WORD $0x3d8086a2 // str q2, [x21, #528]
-	WORD $0x3d808aa5 // str q5, [x21, #544]
-	WORD $0x3d808ea6 // str q6, [x21, #560]
-	MOVWU 384(R21), R19
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076a8 // str q8, [x21, #464]
+	WORD $0x3d807ab1 // str q17, [x21, #480]
+	WORD $0x3d807eaf // str q15, [x21, #496]
+	WORD $0x3d8082aa // str q10, [x21, #512]
+	WORD $0x3d8086ab // str q11, [x21, #528]
+	WORD $0x3d808aa1 // str q1, [x21, #544]
+	WORD $0x3d808eb2 // str q18, [x21, #560]
+	WORD $0x3d8092b3 // str q19, [x21, #576]
+	WORD $0x3d8096b4 // str q20, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d809ea5 // str q5, [x21, #624]
+	WORD $0x3d80a2a4 // str q4, [x21, #640]
+	MOVWU 464(R21), R19
 	CBZW R19, CompactContacts64NEON_tailrow_skip0
-	MOVWU 368(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 384(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 400(R21), R22
+	MOVD 480(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 416(R21), R22
+	MOVD 496(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 432(R21), R22
+	MOVD 512(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 448(R21), R22
+	MOVD 528(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 464(R21), R22
+	MOVD 544(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 480(R21), R22
+	MOVD 560(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 576(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 592(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 608(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 624(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 640(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12

@@ -6,8 +6,9 @@ import "github.com/segdist/segdist/gen/ir"
 // common path holds what every lane needs (the projection, the normal
 // P-Q, depth, touching, one contact point); the two rare cases, a
 // fallback normal (axes that touch) and a two-point manifold (parallel
-// overlapping axes), are rare blocks that recompute what they need from
-// the inputs, so the common path keeps none of it.
+// overlapping axes), are rare blocks that recompute the axes from the
+// inputs and take the scalars of step 1 from the projection: the common
+// path keeps ka, kb and 1/|u|^2 alive for them, and no vector.
 func contact(b *ir.Builder) []ir.Value {
 	a, bb, r1 := b.Inputs3(CapA), b.Inputs3(CapB), b.Input(CapR1)
 	c, d, r2 := b.Inputs3(CapC), b.Inputs3(CapD), b.Input(CapR2)
@@ -35,9 +36,10 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Rare("normal", need, func() {
 		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
 		b.Comment("|r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.")
-		m0, u, am, invL := axes(b, a, bb, c, d)
+		m0, u := axes(b, a, bb, c, d)
+		am := p.a
 		ia := b.DivOrZero(one, b.Sqrt(am))
-		iu := b.Sqrt(invL)
+		iu := b.Sqrt(p.invL)
 		m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
 		un := b.Park3(ir.RareBlock, b.Scale(u, iu))
 		aZero := b.Park(ir.LongLived, b.Cmp(ir.EQ, am, zero))
@@ -102,13 +104,13 @@ func contact(b *ir.Builder) []ir.Value {
 		cand := b.Park(ir.LongLived, cand)
 		b.Comment("Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends")
 		b.Comment("of the overlap along axis 2.")
-		m0, u, am, invL := axes(b, a, bb, c, d)
-		m0, u, am = b.Park3(ir.RareBlock, m0), b.Park3(ir.RareBlock, u), b.Park(ir.RareBlock, am)
+		b.Comment("ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).")
+		m0, u := axes(b, a, bb, c, d)
+		m0, u = b.Park3(ir.RareBlock, m0), b.Park3(ir.RareBlock, u)
 		e := b.Park3(ir.RareBlock, b.Sub3(a, c))
-		ka := b.Mul(b.Dot(u, e), invL)
-		kb := b.Mul(b.Dot(u, m0), invL)
-		lo, hi := overlap(b, ka, kb)
-		two := b.AndNot(b.And(cand, b.Cmp(ir.LT, lo, hi)), b.Cmp(ir.EQ, invL, zero))
+		am := p.a
+		lo, hi := overlap(b, p.ka, p.kb)
+		two := b.AndNot(b.And(cand, b.Cmp(ir.LT, lo, hi)), b.Cmp(ir.EQ, p.invL, zero))
 		two = b.Park(ir.LongLived, two)
 		b.Assign(count, b.Select(two, b.ConstInt("int2", 2), count))
 		lo, hi = b.Park(ir.RareBlock, lo), b.Park(ir.RareBlock, hi)
@@ -147,12 +149,13 @@ func contact(b *ir.Builder) []ir.Value {
 	return out
 }
 
-// axes recomputes M0 = B-A, u = D-C, |M0|^2 and 1/|u|^2 from the inputs
-// with the operations of project (so the same bits), for the rare blocks.
-func axes(b *ir.Builder, a, bb, c, d ir.Vec3) (m0, u ir.Vec3, am, invL ir.Value) {
-	m0 = b.Park3(ir.Edges, b.Sub3(bb, a))
-	u = b.Park3(ir.Edges, b.Sub3(d, c))
-	return m0, u, b.Dot(m0, m0), b.RecipOrZero(b.Dot(u, u))
+// axes recomputes the axes M0 = B-A and u = D-C from the inputs with the
+// operations of project (so the same bits), for the rare blocks, which
+// take the scalars of step 1 (|M0|^2, 1/|u|^2, ka, kb) from the
+// projection: recomputing them put a division and two dot products at
+// the head of the manifold block's dependency chain.
+func axes(b *ir.Builder, a, bb, c, d ir.Vec3) (m0, u ir.Vec3) {
+	return b.Park3(ir.Edges, b.Sub3(bb, a)), b.Park3(ir.Edges, b.Sub3(d, c))
 }
 
 // overlap returns lo = max(0, min(ta, tb)) and hi = min(1, max(ta, tb)),
