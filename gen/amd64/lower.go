@@ -26,11 +26,14 @@ type lowering struct {
 	last []int
 
 	zero, one VecVirtual // kept in registers for the whole kernel
-	consts    *constants // the data symbols
-	input     func(k int) Op
-	arg       func(k int) Mem
-	slots     *slots
-	label     string // prefix of the rare blocks' labels
+	// pinned are further constants kept in registers for the whole
+	// kernel, by name (PinnedConstants); the others are memory operands.
+	pinned map[string]VecVirtual
+	consts *constants // the data symbols
+	input  func(k int) Op
+	arg    func(k int) Mem
+	slots  *slots
+	label  string // prefix of the rare blocks' labels
 
 	rare   int      // depth of rare blocks being emitted
 	blocks []string // names of the open rare blocks
@@ -177,6 +180,8 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 			set(l.zero)
 		case in.Name == "one"+l.p.Elem.Suffix():
 			set(l.one)
+		case l.pinned[in.Name] != nil:
+			set(l.pinned[in.Name])
 		default:
 			set(l.consts.get(in.Name, in.Bits))
 		}
