@@ -199,7 +199,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	tailIdx := Mem{Base: slotsBase, Disp: (groups*nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
 	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
-	l.pinned = pinConstants(t, c, p)
+	l.pinned = l.pinConstants()
 
 	// fromPairs(g) reads the indices of group g of an iteration.
 	fromPairs := func(g int) func(side, lane int) Mem {
@@ -352,22 +352,23 @@ func recordRegs(t *ir.Target) int {
 // longer allocates (0.22 does).
 var PinnedConstants = map[string][]string{"AVX512": {"half", "partol", "crosstol"}}
 
-// pinConstants broadcasts the PinnedConstants of t that p uses into
-// registers and returns them by constant name (with t's element suffix).
-func pinConstants(t *ir.Target, c *constants, p *ir.Program) map[string]VecVirtual {
+// pinConstants broadcasts the PinnedConstants of l's target that its
+// program uses into registers and returns them by constant name (with the
+// element suffix).
+func (l *lowering) pinConstants() map[string]VecVirtual {
 	var pinned map[string]VecVirtual
-	for _, name := range PinnedConstants[t.Name] {
-		name += t.Elem.Suffix()
-		if pinned[name] != nil || !slices.ContainsFunc(p.Code, func(in ir.Instr) bool { return in.Op == ir.OpConst && in.Name == name }) {
+	for _, name := range PinnedConstants[l.t.Name] {
+		sfx := name + l.t.Elem.Suffix()
+		if !slices.ContainsFunc(l.p.Code, func(in ir.Instr) bool { return in.Op == ir.OpConst && in.Name == sfx }) {
 			continue
 		}
 		if pinned == nil {
 			Comment("Constants held in registers (PinnedConstants).")
 			pinned = map[string]VecVirtual{}
 		}
-		r := (&lowering{t: t}).newVec()
-		fpOf(t).broadcast(c.get(name, c.bits[name]), r)
-		pinned[name] = r
+		r := l.newVec()
+		l.fp().broadcast(l.consts.of(l.t.Elem, name), r)
+		pinned[sfx] = r
 	}
 	return pinned
 }
