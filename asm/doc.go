@@ -4,10 +4,16 @@
 // amd64, NEON on arm64) and their Go declarations. Call them through
 // package kernel, which checks slice lengths and CPU features first: these
 // functions trust their arguments. Under the purego build tag or on other
-// architectures the package holds only NTMinLanes.
+// architectures the package holds only NTMinLanes and PrefetchInputs.
 package asm
 
 // NTMinLanes is the batch size from which the generated amd64
 // closest-point loops write 64-byte-aligned outputs with non-temporal
 // stores (gen/amd64.NTMinLanes).
 const NTMinLanes = 262144
+
+// PrefetchInputs says whether the generated amd64 closest-point loops
+// prefetch their input streams on batches of 16,384 pairs or more
+// (gen/amd64.PrefetchBytes ahead). Package kernel sets it once, at
+// init, for the CPU it runs on; it must not change while a kernel runs.
+var PrefetchInputs = true

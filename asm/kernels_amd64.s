@@ -29118,6 +29118,10 @@ TEXT ·ClosestAVX2(SB), $2112-128
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestAVX2_nt_skip
 
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestAVX2_nt_noprefetch
+
 	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX2_nt_end
@@ -29441,9 +29445,307 @@ ClosestAVX2_nt:
 	JAE      ClosestAVX2_nt
 
 ClosestAVX2_nt_end:
+	JMP ClosestAVX2_nt_fence
+
+ClosestAVX2_nt_noprefetch:
+	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestAVX2_ntplain_end
+
+ClosestAVX2_ntplain:
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*4), Y2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Y3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Y4
+	VSUBPS  (R8)(R13*4), Y2, Y2
+	VSUBPS  (R9)(R13*4), Y3, Y3
+	VSUBPS  (R10)(R13*4), Y4, Y4
+	VMULPS  Y2, Y2, Y5
+	VMULPS  Y3, Y3, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y4, Y4, Y6
+	VADDPS  Y6, Y5, Y5
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y6
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y6, Y5, Y5
+	VMOVUPS (DX)(R13*4), Y6
+	VSUBPS  (AX)(R13*4), Y6, Y6
+	VMOVUPS (SI)(R13*4), Y7
+	VSUBPS  (BX)(R13*4), Y7, Y7
+	VMOVUPS (AX)(R13*4), Y8
+	VSUBPS  (R8)(R13*4), Y8, Y8
+	VMOVUPS (BX)(R13*4), Y9
+	VSUBPS  (R9)(R13*4), Y9, Y9
+	VMOVUPS (DI)(R13*4), Y10
+	VSUBPS  (CX)(R13*4), Y10, Y10
+	VMOVUPS (CX)(R13*4), Y11
+	VSUBPS  (R10)(R13*4), Y11, Y11
+	VMULPS  Y8, Y2, Y12
+	VMULPS  Y9, Y3, Y13
+	VMULPS  Y6, Y2, Y14
+	VMULPS  Y7, Y3, Y15
+	VMOVUPS Y7, (R11)
+	VADDPS  Y13, Y12, Y7
+	VMULPS  Y11, Y4, Y12
+	VADDPS  Y15, Y14, Y13
+	VMULPS  Y10, Y4, Y14
+	VADDPS  Y12, Y7, Y7
+	VADDPS  Y14, Y13, Y12
+	VMULPS  Y5, Y7, Y7
+	VMULPS  Y5, Y12, Y5
+	VMULPS  Y7, Y2, Y13
+	VMULPS  Y7, Y3, Y14
+	VMULPS  Y5, Y2, Y15
+	VMOVUPS Y2, 32(R11)
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPS    Y5, Y3, Y2
+	VMOVUPS   Y3, 64(R11)
+	VMULPS    Y7, Y4, Y3
+	VMOVUPS   Y12, 96(R11)
+	MOVQ      dx+72(FP), R12
+	VMOVUPS   32(R12)(R13*4), Y12
+	VMOVUPS   Y7, 128(R11)
+	VSUBPS    Y8, Y13, Y7
+	MOVQ      dy+80(FP), R12
+	VMOVUPS   32(R12)(R13*4), Y13
+	VMOVUPS   Y8, 160(R11)
+	VSUBPS    Y9, Y14, Y8
+	VMULPS    Y5, Y4, Y14
+	VMOVUPS   Y4, 192(R11)
+	MOVQ      dz+88(FP), R12
+	VMOVUPS   32(R12)(R13*4), Y4
+	VMOVUPS   Y9, 224(R11)
+	VSUBPS    Y15, Y6, Y9
+	VSUBPS    32(R8)(R13*4), Y12, Y12
+	VMOVUPS   Y5, 256(R11)
+	VMOVUPS   (R11), Y5
+	VSUBPS    Y2, Y5, Y2
+	VSUBPS    32(R9)(R13*4), Y13, Y5
+	VSUBPS    Y11, Y3, Y3
+	VSUBPS    32(R10)(R13*4), Y4, Y4
+	VSUBPS    Y14, Y10, Y13
+	VMULPS    Y12, Y12, Y14
+	VMULPS    Y9, Y9, Y15
+	VMOVUPS   Y11, 288(R11)
+	VMULPS    Y5, Y5, Y11
+	VMOVUPS   Y5, 320(R11)
+	VMULPS    Y2, Y2, Y5
+	VMOVUPS   Y12, 352(R11)
+	VADDPS    Y11, Y14, Y11
+	VMULPS    Y9, Y7, Y7
+	VMULPS    Y4, Y4, Y9
+	VMULPS    Y2, Y8, Y2
+	VADDPS    Y9, Y11, Y8
+	VADDPS    Y5, Y15, Y5
+	VMULPS    Y13, Y13, Y9
+	VADDPS    Y2, Y7, Y2
+	VMULPS    Y13, Y3, Y3
+	VADDPS    Y9, Y5, Y5
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y8, Y7
+	VDIVPS    Y8, Y1, Y8
+	VANDPS    Y7, Y8, Y7
+	VADDPS    Y3, Y2, Y2
+	VCMPPS    $0x04, Y5, Y0, Y3
+	VDIVPS    Y5, Y2, Y2
+	VANDPS    Y3, Y2, Y2
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   32(DX)(R13*4), Y3
+	VSUBPS    32(AX)(R13*4), Y3, Y3
+	VMULPS    Y6, Y6, Y5
+	VMOVUPS   32(SI)(R13*4), Y8
+	VSUBPS    32(BX)(R13*4), Y8, Y8
+	VMOVUPS   (R11), Y9
+	VMULPS    (R11), Y9, Y9
+	VMOVUPS   32(AX)(R13*4), Y11
+	VSUBPS    32(R8)(R13*4), Y11, Y11
+	VADDPS    Y9, Y5, Y5
+	VMOVUPS   32(BX)(R13*4), Y9
+	VSUBPS    32(R9)(R13*4), Y9, Y9
+	VMULPS    Y10, Y10, Y12
+	VMOVUPS   32(DI)(R13*4), Y13
+	VSUBPS    32(CX)(R13*4), Y13, Y13
+	VMULPS    256(R11), Y2, Y2
+	VMOVUPS   32(CX)(R13*4), Y14
+	VSUBPS    32(R10)(R13*4), Y14, Y14
+	VADDPS    Y12, Y5, Y5
+	VMULPS    352(R11), Y11, Y12
+	VADDPS    128(R11), Y2, Y2
+	VMULPS    320(R11), Y9, Y15
+	VMOVUPS   Y9, 128(R11)
+	VMOVUPS   Y11, 256(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y5, Y9
+	VDIVPS    Y5, Y1, Y5
+	VANDPS    Y9, Y5, Y5
+	VMULPS    352(R11), Y3, Y9
+	VMULPS    160(R11), Y6, Y11
+	VMOVUPS   Y3, 384(R11)
+	VMULPS    320(R11), Y8, Y3
+	VMOVUPS   Y8, 416(R11)
+	VMOVUPS   Y6, 448(R11)
+	VMOVUPS   224(R11), Y6
+	VMULPS    (R11), Y6, Y6
+	VADDPS    Y15, Y12, Y8
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMULPS    Y14, Y4, Y12
+	VADDPS    Y6, Y11, Y6
+	VADDPS    Y3, Y9, Y3
+	VMULPS    288(R11), Y10, Y9
+	VMULPS    Y13, Y4, Y11
+	VADDPS    Y9, Y6, Y6
+	VADDPS    Y12, Y8, Y8
+	VMULPS    96(R11), Y2, Y9
+	VADDPS    Y11, Y3, Y3
+	VSUBPS    Y6, Y9, Y6
+	VMULPS    Y7, Y8, Y8
+	VMULPS    Y5, Y6, Y5
+	VMULPS    Y7, Y3, Y6
+	VMINPS    Y1, Y5, Y5
+	VMAXPS    Y0, Y5, Y5
+	VMULPS    352(R11), Y8, Y7
+	VMULPS    448(R11), Y5, Y9
+	VMULPS    320(R11), Y8, Y11
+	VMULPS    (R11), Y5, Y12
+	VMULPS    352(R11), Y6, Y15
+	VMOVUPS   Y3, (R11)
+	VMULPS    32(R11), Y2, Y3
+	VMOVUPS   Y13, 32(R11)
+	VMULPS    320(R11), Y6, Y13
+	VMOVUPS   Y14, 96(R11)
+	VMULPS    64(R11), Y2, Y14
+	VMOVUPS   Y14, 64(R11)
+	VMULPS    Y8, Y4, Y14
+	VMOVUPS   Y8, 448(R11)
+	VADDPS    160(R11), Y9, Y8
+	VSUBPS    256(R11), Y7, Y7
+	VADDPS    224(R11), Y12, Y9
+	VSUBPS    128(R11), Y11, Y11
+	VMULPS    Y5, Y10, Y10
+	VMULPS    Y6, Y4, Y12
+	VMOVUPS   Y4, 160(R11)
+	VMULPS    192(R11), Y2, Y4
+	VMOVUPS   Y6, 192(R11)
+	VMOVUPS   Y2, 224(R11)
+	VMOVUPS   384(R11), Y2
+	VSUBPS    Y15, Y2, Y2
+	VSUBPS    Y3, Y8, Y3
+	VMOVUPS   416(R11), Y6
+	VSUBPS    Y13, Y6, Y6
+	VSUBPS    64(R11), Y9, Y8
+	VSUBPS    96(R11), Y14, Y9
+	VADDPS    288(R11), Y10, Y10
+	VMOVUPS   32(R11), Y13
+	VSUBPS    Y12, Y13, Y12
+	VSUBPS    Y4, Y10, Y4
+	VMULPS    Y2, Y2, Y10
+	VMULPS    Y3, Y3, Y3
+	VMULPS    Y6, Y6, Y13
+	VMULPS    Y8, Y8, Y8
+	VMULPS    Y2, Y7, Y2
+	VADDPS    Y8, Y3, Y3
+	VMULPS    Y6, Y11, Y6
+	VMULPS    Y4, Y4, Y4
+	VADDPS    Y13, Y10, Y7
+	VMULPS    Y12, Y12, Y8
+	VADDPS    Y4, Y3, Y3
+	VADDPS    Y6, Y2, Y2
+	VMULPS    Y12, Y9, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y6
+	VADDPS    Y8, Y7, Y7
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y5, Y5
+	VADDPS    Y4, Y2, Y2
+	VMOVUPS   224(R11), Y4
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y4, Y4
+	VCMPPS    $0x04, Y7, Y0, Y8
+	VDIVPS    Y7, Y2, Y2
+	VANDPS    Y8, Y2, Y2
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y3, Y3
+
+	// Store the results of group 0.
+	MOVQ      s+96(FP), R12
+	VMOVNTPS  Y5, (R12)(R13*4)
+	MOVQ      t+104(FP), R12
+	VMOVNTPS  Y4, (R12)(R13*4)
+	MOVQ      dist2+112(FP), R12
+	VMOVNTPS  Y3, (R12)(R13*4)
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   384(R11), Y3
+	VMULPS    384(R11), Y3, Y3
+	VMOVUPS   416(R11), Y4
+	VMULPS    416(R11), Y4, Y4
+	VADDPS    Y4, Y3, Y3
+	VMOVUPS   32(R11), Y4
+	VMULPS    32(R11), Y4, Y4
+	VMULPS    192(R11), Y2, Y2
+	VADDPS    Y4, Y3, Y3
+	VADDPS    448(R11), Y2, Y2
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y4, Y3, Y3
+	VMOVUPS   256(R11), Y4
+	VMULPS    384(R11), Y4, Y4
+	VMOVUPS   128(R11), Y5
+	VMULPS    416(R11), Y5, Y5
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VADDPS    Y5, Y4, Y4
+	VMOVUPS   96(R11), Y5
+	VMULPS    32(R11), Y5, Y5
+	VADDPS    Y5, Y4, Y4
+	VMULPS    (R11), Y2, Y5
+	VSUBPS    Y4, Y5, Y4
+	VMULPS    Y3, Y4, Y3
+	VMINPS    Y1, Y3, Y3
+	VMAXPS    Y0, Y3, Y3
+	VMULPS    384(R11), Y3, Y4
+	VMULPS    416(R11), Y3, Y5
+	VMULPS    352(R11), Y2, Y6
+	VMULPS    320(R11), Y2, Y7
+	VADDPS    256(R11), Y4, Y4
+	VADDPS    128(R11), Y5, Y5
+	VMULPS    32(R11), Y3, Y8
+	VMULPS    160(R11), Y2, Y9
+	VSUBPS    Y6, Y4, Y4
+	VSUBPS    Y7, Y5, Y5
+	VADDPS    96(R11), Y8, Y6
+	VSUBPS    Y9, Y6, Y6
+	VMULPS    Y4, Y4, Y4
+	VMULPS    Y5, Y5, Y5
+	VADDPS    Y5, Y4, Y4
+	VMULPS    Y6, Y6, Y5
+	VADDPS    Y5, Y4, Y4
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y5
+	VBLENDVPS Y5, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y5, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y5, canonicalnan<>+0(SB), Y4, Y4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Y3, 32(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Y2, 32(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Y4, 32(R12)(R13*4)
+	ADDQ     $0x00000010, R13
+	SUBQ     $0x00000010, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestAVX2_ntplain
+
+ClosestAVX2_ntplain_end:
+ClosestAVX2_nt_fence:
 	SFENCE
 
 ClosestAVX2_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestAVX2_prefetch_end
+
 	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX2_prefetch_end
@@ -30478,6 +30780,10 @@ TEXT ·ClosestPointAVX2(SB), $1088-96
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestPointAVX2_nt_skip
 
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPointAVX2_nt_noprefetch
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPointAVX2_nt_end
@@ -30549,9 +30855,76 @@ ClosestPointAVX2_nt:
 	JAE      ClosestPointAVX2_nt
 
 ClosestPointAVX2_nt_end:
+	JMP ClosestPointAVX2_nt_fence
+
+ClosestPointAVX2_nt_noprefetch:
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPointAVX2_ntplain_end
+
+ClosestPointAVX2_ntplain:
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (R8)(R13*4), Y2
+	VSUBPS    (DX)(R13*4), Y2, Y2
+	VMOVUPS   (R9)(R13*4), Y3
+	VSUBPS    (SI)(R13*4), Y3, Y3
+	VMOVUPS   (AX)(R13*4), Y4
+	VSUBPS    (DX)(R13*4), Y4, Y4
+	VMOVUPS   (BX)(R13*4), Y5
+	VSUBPS    (SI)(R13*4), Y5, Y5
+	VMOVUPS   (R10)(R13*4), Y6
+	VSUBPS    (DI)(R13*4), Y6, Y6
+	VMOVUPS   (CX)(R13*4), Y7
+	VSUBPS    (DI)(R13*4), Y7, Y7
+	VMULPS    Y2, Y4, Y8
+	VMULPS    Y3, Y5, Y9
+	VMULPS    Y2, Y2, Y10
+	VMULPS    Y3, Y3, Y11
+	VADDPS    Y9, Y8, Y8
+	VMULPS    Y6, Y7, Y9
+	VADDPS    Y11, Y10, Y10
+	VMULPS    Y6, Y6, Y11
+	VADDPS    Y9, Y8, Y8
+	VADDPS    Y11, Y10, Y9
+	VCMPPS    $0x04, Y9, Y0, Y10
+	VDIVPS    Y9, Y8, Y8
+	VANDPS    Y10, Y8, Y8
+	VMINPS    Y1, Y8, Y8
+	VMAXPS    Y0, Y8, Y8
+	VMULPS    Y8, Y2, Y2
+	VMULPS    Y8, Y3, Y3
+	VMULPS    Y8, Y6, Y6
+	VSUBPS    Y4, Y2, Y2
+	VSUBPS    Y5, Y3, Y3
+	VSUBPS    Y7, Y6, Y4
+	VMULPS    Y2, Y2, Y2
+	VMULPS    Y3, Y3, Y3
+	VADDPS    Y3, Y2, Y2
+	VMULPS    Y4, Y4, Y3
+	VADDPS    Y3, Y2, Y2
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y3
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Y4, (R12)(R13*4)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Y2, (R12)(R13*4)
+	ADDQ     $0x00000008, R13
+	SUBQ     $0x00000008, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPointAVX2_ntplain
+
+ClosestPointAVX2_ntplain_end:
+ClosestPointAVX2_nt_fence:
 	SFENCE
 
 ClosestPointAVX2_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPointAVX2_prefetch_end
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPointAVX2_prefetch_end
@@ -30776,6 +31149,10 @@ TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
 	XORQ  R13, R13
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestAVX512_nt_skip
+
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestAVX512_nt_noprefetch
 
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
@@ -31306,9 +31683,496 @@ ClosestAVX512_nt:
 	JAE      ClosestAVX512_nt
 
 ClosestAVX512_nt_end:
+	JMP ClosestAVX512_nt_fence
+
+ClosestAVX512_nt_noprefetch:
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestAVX512_ntplain_end
+
+ClosestAVX512_ntplain:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Z3
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 64(R12)(R13*4), Z4
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 64(R12)(R13*4), Z5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 128(R12)(R13*4), Z6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 128(R12)(R13*4), Z7
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 192(R12)(R13*4), Z8
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 192(R12)(R13*4), Z9
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*4), Z10
+	VSUBPS      (R8)(R13*4), Z10, Z10
+	VSUBPS      (R9)(R13*4), Z2, Z2
+	VSUBPS      (R10)(R13*4), Z3, Z3
+	VMULPS      Z10, Z10, Z11
+	VMULPS      Z2, Z2, Z12
+	VADDPS      Z12, Z11, Z11
+	VMULPS      Z3, Z3, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z11
+	VMOVUPS     (DX)(R13*4), Z12
+	VSUBPS      (AX)(R13*4), Z12, Z12
+	VMOVUPS     (SI)(R13*4), Z13
+	VSUBPS      (BX)(R13*4), Z13, Z13
+	VMOVUPS     (AX)(R13*4), Z14
+	VSUBPS      (R8)(R13*4), Z14, Z14
+	VMOVUPS     (BX)(R13*4), Z15
+	VSUBPS      (R9)(R13*4), Z15, Z15
+	VMOVUPS     (DI)(R13*4), Z16
+	VSUBPS      (CX)(R13*4), Z16, Z16
+	VMOVUPS     (CX)(R13*4), Z17
+	VSUBPS      (R10)(R13*4), Z17, Z17
+	VMULPS      Z14, Z10, Z18
+	VMULPS      Z15, Z2, Z19
+	VMULPS      Z12, Z10, Z20
+	VMULPS      Z13, Z2, Z21
+	VADDPS      Z19, Z18, Z18
+	VMULPS      Z17, Z3, Z19
+	VADDPS      Z21, Z20, Z20
+	VMULPS      Z16, Z3, Z21
+	VADDPS      Z19, Z18, Z18
+	VADDPS      Z21, Z20, Z19
+	VMULPS      Z11, Z18, Z18
+	VMULPS      Z11, Z19, Z11
+	VMULPS      Z18, Z10, Z20
+	VMULPS      Z18, Z2, Z21
+	VMULPS      Z11, Z10, Z22
+	VMULPS      Z11, Z2, Z23
+	VMULPS      Z18, Z3, Z24
+	VSUBPS      Z14, Z20, Z20
+	VSUBPS      Z15, Z21, Z21
+	VMULPS      Z11, Z3, Z25
+	VSUBPS      Z22, Z12, Z22
+	VSUBPS      Z23, Z13, Z23
+	VSUBPS      Z17, Z24, Z24
+	VSUBPS      Z25, Z16, Z25
+	VMULPS      Z22, Z22, Z26
+	VMULPS      Z23, Z23, Z27
+	VMULPS      Z22, Z20, Z20
+	VMULPS      Z23, Z21, Z21
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS         Z27, Z26, Z22
+	VMULPS         Z25, Z25, Z23
+	VADDPS         Z21, Z20, Z20
+	VMULPS         Z25, Z24, Z21
+	VADDPS         Z23, Z22, Z22
+	VADDPS         Z21, Z20, Z20
+	VMOVUPS        64(R11)(R13*4), Z21
+	VSUBPS         64(R8)(R13*4), Z21, Z21
+	VCMPPS         $0x04, Z22, Z0, K1
+	VDIVPS.Z       Z22, Z20, K1, Z20
+	VSUBPS         64(R9)(R13*4), Z4, Z4
+	VMINPS         Z1, Z20, Z20
+	VMAXPS         Z0, Z20, Z20
+	VSUBPS         64(R10)(R13*4), Z5, Z5
+	VMULPS         Z12, Z12, Z22
+	VMULPS         Z13, Z13, Z23
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z21, Z21, Z23
+	VMULPS         Z16, Z16, Z24
+	VMULPS         Z4, Z4, Z25
+	VMULPS         Z11, Z20, Z11
+	VADDPS         Z24, Z22, Z20
+	VADDPS         Z25, Z23, Z22
+	VADDPS         Z11, Z18, Z11
+	VMULPS         Z5, Z5, Z18
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
+	VDIVPS.Z       Z20, Z1, K1, Z20
+	VMULPS         Z12, Z14, Z23
+	VMULPS         Z13, Z15, Z24
+	VMINPS         Z1, Z11, Z11
+	VMAXPS         Z0, Z11, Z11
+	VADDPS         Z24, Z23, Z23
+	VADDPS         Z18, Z22, Z18
+	VMULPS         Z16, Z17, Z22
+	VADDPS         Z22, Z23, Z22
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z       Z18, Z1, K1, Z18
+	VMULPS         Z19, Z11, Z19
+	VMOVUPS        64(DX)(R13*4), Z23
+	VSUBPS         64(AX)(R13*4), Z23, Z23
+	VMOVUPS        64(SI)(R13*4), Z24
+	VSUBPS         64(BX)(R13*4), Z24, Z24
+	VSUBPS         Z22, Z19, Z19
+	VMOVUPS        64(AX)(R13*4), Z22
+	VSUBPS         64(R8)(R13*4), Z22, Z22
+	VMOVUPS        64(BX)(R13*4), Z25
+	VSUBPS         64(R9)(R13*4), Z25, Z25
+	VMULPS         Z20, Z19, Z19
+	VMOVUPS        64(DI)(R13*4), Z20
+	VSUBPS         64(CX)(R13*4), Z20, Z20
+	VMINPS         Z1, Z19, Z19
+	VMAXPS         Z0, Z19, Z19
+	VMULPS         Z19, Z12, Z12
+	VMULPS         Z19, Z13, Z13
+	VMOVUPS        64(CX)(R13*4), Z26
+	VSUBPS         64(R10)(R13*4), Z26, Z26
+	VMULPS         Z11, Z10, Z10
+	VMULPS         Z11, Z2, Z2
+	VADDPS         Z12, Z14, Z12
+	VMULPS         Z22, Z21, Z14
+	VADDPS         Z13, Z15, Z13
+	VMULPS         Z25, Z4, Z15
+	VMULPS         Z19, Z16, Z16
+	VMULPS         Z23, Z21, Z27
+	VMULPS         Z11, Z3, Z3
+	VMULPS         Z24, Z4, Z28
+	VSUBPS         Z10, Z12, Z10
+	VSUBPS         Z2, Z13, Z2
+	VADDPS         Z16, Z17, Z12
+	VADDPS         Z15, Z14, Z13
+	VSUBPS         Z3, Z12, Z3
+	VMULPS         Z26, Z5, Z12
+	VMULPS         Z10, Z10, Z10
+	VADDPS         Z28, Z27, Z14
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z20, Z5, Z15
+	VADDPS         Z2, Z10, Z2
+	VADDPS         Z12, Z13, Z10
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z15, Z14, Z12
+	VMULPS         Z18, Z10, Z10
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z18, Z12, Z3
+	VMULPS         Z10, Z21, Z13
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
+	VMULPS         Z10, Z4, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z19, K1, Z19
+	VMULPS         Z3, Z21, Z15
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VMULPS         Z3, Z4, Z16
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z19, (R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z11, (R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, (R12)(R13*4)
+	VMULPS   Z10, Z5, Z2
+	VSUBPS   Z22, Z13, Z11
+	VSUBPS   Z25, Z14, Z13
+	VMULPS   Z3, Z5, Z14
+	VSUBPS   Z15, Z23, Z15
+	VSUBPS   Z16, Z24, Z16
+	VSUBPS   Z26, Z2, Z2
+	VSUBPS   Z14, Z20, Z14
+	VMULPS   Z15, Z15, Z17
+	VMULPS   Z16, Z16, Z18
+	VMULPS   Z15, Z11, Z11
+	VMULPS   Z16, Z13, Z13
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS         Z18, Z17, Z15
+	VMULPS         Z14, Z14, Z16
+	VADDPS         Z13, Z11, Z11
+	VMULPS         Z14, Z2, Z2
+	VADDPS         Z16, Z15, Z13
+	VADDPS         Z2, Z11, Z2
+	VMOVUPS        128(R11)(R13*4), Z11
+	VSUBPS         128(R8)(R13*4), Z11, Z11
+	VCMPPS         $0x04, Z13, Z0, K1
+	VDIVPS.Z       Z13, Z2, K1, Z2
+	VSUBPS         128(R9)(R13*4), Z6, Z6
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VSUBPS         128(R10)(R13*4), Z7, Z7
+	VMULPS         Z23, Z23, Z13
+	VMULPS         Z24, Z24, Z14
+	VADDPS         Z14, Z13, Z13
+	VMULPS         Z11, Z11, Z14
+	VMULPS         Z20, Z20, Z15
+	VMULPS         Z6, Z6, Z16
+	VMULPS         Z3, Z2, Z2
+	VADDPS         Z15, Z13, Z3
+	VADDPS         Z16, Z14, Z13
+	VADDPS         Z2, Z10, Z2
+	VMULPS         Z7, Z7, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z       Z3, Z1, K1, Z3
+	VMULPS         Z23, Z22, Z14
+	VMULPS         Z24, Z25, Z15
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z15, Z14, Z14
+	VADDPS         Z10, Z13, Z10
+	VMULPS         Z20, Z26, Z13
+	VADDPS         Z13, Z14, Z13
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K1
+	VDIVPS.Z       Z10, Z1, K1, Z10
+	VMULPS         Z12, Z2, Z12
+	VMOVUPS        128(DX)(R13*4), Z14
+	VSUBPS         128(AX)(R13*4), Z14, Z14
+	VMOVUPS        128(SI)(R13*4), Z15
+	VSUBPS         128(BX)(R13*4), Z15, Z15
+	VSUBPS         Z13, Z12, Z12
+	VMOVUPS        128(AX)(R13*4), Z13
+	VSUBPS         128(R8)(R13*4), Z13, Z13
+	VMOVUPS        128(BX)(R13*4), Z16
+	VSUBPS         128(R9)(R13*4), Z16, Z16
+	VMULPS         Z3, Z12, Z3
+	VMOVUPS        128(DI)(R13*4), Z12
+	VSUBPS         128(CX)(R13*4), Z12, Z12
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VMULPS         Z3, Z23, Z17
+	VMULPS         Z3, Z24, Z18
+	VMOVUPS        128(CX)(R13*4), Z19
+	VSUBPS         128(R10)(R13*4), Z19, Z19
+	VMULPS         Z2, Z21, Z21
+	VMULPS         Z2, Z4, Z4
+	VADDPS         Z17, Z22, Z17
+	VMULPS         Z13, Z11, Z22
+	VADDPS         Z18, Z25, Z18
+	VMULPS         Z16, Z6, Z23
+	VMULPS         Z3, Z20, Z20
+	VMULPS         Z14, Z11, Z24
+	VMULPS         Z2, Z5, Z5
+	VMULPS         Z15, Z6, Z25
+	VSUBPS         Z21, Z17, Z17
+	VSUBPS         Z4, Z18, Z4
+	VADDPS         Z20, Z26, Z18
+	VADDPS         Z23, Z22, Z20
+	VSUBPS         Z5, Z18, Z5
+	VMULPS         Z19, Z7, Z18
+	VMULPS         Z17, Z17, Z17
+	VADDPS         Z25, Z24, Z21
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z12, Z7, Z22
+	VADDPS         Z4, Z17, Z4
+	VADDPS         Z18, Z20, Z17
+	VMULPS         Z5, Z5, Z5
+	VADDPS         Z22, Z21, Z18
+	VMULPS         Z10, Z17, Z17
+	VADDPS         Z5, Z4, Z4
+	VMULPS         Z10, Z18, Z5
+	VMULPS         Z17, Z11, Z10
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VMULPS         Z17, Z6, Z20
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VMULPS         Z5, Z11, Z21
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z5, Z6, Z22
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z3, 64(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 64(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z4, 64(R12)(R13*4)
+	VMULPS   Z17, Z7, Z2
+	VSUBPS   Z13, Z10, Z3
+	VSUBPS   Z16, Z20, Z4
+	VMULPS   Z5, Z7, Z10
+	VSUBPS   Z21, Z14, Z20
+	VSUBPS   Z22, Z15, Z21
+	VSUBPS   Z19, Z2, Z2
+	VSUBPS   Z10, Z12, Z10
+	VMULPS   Z20, Z20, Z22
+	VMULPS   Z21, Z21, Z23
+	VMULPS   Z20, Z3, Z3
+	VMULPS   Z21, Z4, Z4
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS         Z23, Z22, Z20
+	VMULPS         Z10, Z10, Z21
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z10, Z2, Z2
+	VADDPS         Z21, Z20, Z4
+	VADDPS         Z2, Z3, Z2
+	VMOVUPS        192(R11)(R13*4), Z3
+	VSUBPS         192(R8)(R13*4), Z3, Z3
+	VCMPPS         $0x04, Z4, Z0, K1
+	VDIVPS.Z       Z4, Z2, K1, Z2
+	VSUBPS         192(R9)(R13*4), Z8, Z4
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VSUBPS         192(R10)(R13*4), Z9, Z8
+	VMULPS         Z14, Z14, Z9
+	VMULPS         Z15, Z15, Z10
+	VADDPS         Z10, Z9, Z9
+	VMULPS         Z3, Z3, Z10
+	VMULPS         Z12, Z12, Z20
+	VMULPS         Z4, Z4, Z21
+	VMULPS         Z5, Z2, Z2
+	VADDPS         Z20, Z9, Z5
+	VADDPS         Z21, Z10, Z9
+	VADDPS         Z2, Z17, Z2
+	VMULPS         Z8, Z8, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z5
+	VMULPS         Z14, Z13, Z17
+	VMULPS         Z15, Z16, Z20
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z20, Z17, Z17
+	VADDPS         Z10, Z9, Z9
+	VMULPS         Z12, Z19, Z10
+	VADDPS         Z10, Z17, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z       Z9, Z1, K1, Z9
+	VMULPS         Z18, Z2, Z17
+	VMOVUPS        192(DX)(R13*4), Z18
+	VSUBPS         192(AX)(R13*4), Z18, Z18
+	VMOVUPS        192(SI)(R13*4), Z20
+	VSUBPS         192(BX)(R13*4), Z20, Z20
+	VSUBPS         Z10, Z17, Z10
+	VMOVUPS        192(AX)(R13*4), Z17
+	VSUBPS         192(R8)(R13*4), Z17, Z17
+	VMOVUPS        192(BX)(R13*4), Z21
+	VSUBPS         192(R9)(R13*4), Z21, Z21
+	VMULPS         Z5, Z10, Z5
+	VMOVUPS        192(DI)(R13*4), Z10
+	VSUBPS         192(CX)(R13*4), Z10, Z10
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z5, Z14, Z14
+	VMULPS         Z5, Z15, Z15
+	VMOVUPS        192(CX)(R13*4), Z22
+	VSUBPS         192(R10)(R13*4), Z22, Z22
+	VMULPS         Z2, Z11, Z11
+	VMULPS         Z2, Z6, Z6
+	VADDPS         Z14, Z13, Z13
+	VMULPS         Z17, Z3, Z14
+	VADDPS         Z15, Z16, Z15
+	VMULPS         Z21, Z4, Z16
+	VMULPS         Z5, Z12, Z12
+	VMULPS         Z18, Z3, Z23
+	VMULPS         Z2, Z7, Z7
+	VMULPS         Z20, Z4, Z24
+	VSUBPS         Z11, Z13, Z11
+	VSUBPS         Z6, Z15, Z6
+	VADDPS         Z12, Z19, Z12
+	VADDPS         Z16, Z14, Z13
+	VSUBPS         Z7, Z12, Z7
+	VMULPS         Z22, Z8, Z12
+	VMULPS         Z11, Z11, Z11
+	VADDPS         Z24, Z23, Z14
+	VMULPS         Z6, Z6, Z6
+	VMULPS         Z10, Z8, Z15
+	VADDPS         Z6, Z11, Z6
+	VADDPS         Z12, Z13, Z11
+	VMULPS         Z7, Z7, Z7
+	VADDPS         Z15, Z14, Z12
+	VMULPS         Z9, Z11, Z11
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z9, Z12, Z7
+	VMULPS         Z11, Z3, Z9
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
+	VMULPS         Z11, Z4, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VMULPS         Z7, Z3, Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z7, Z4, Z15
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+
+	// Store the results of group 2.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z5, 128(R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z2, 128(R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z6, 128(R12)(R13*4)
+	VMULPS         Z11, Z8, Z2
+	VSUBPS         Z17, Z9, Z5
+	VSUBPS         Z21, Z13, Z6
+	VMULPS         Z7, Z8, Z9
+	VSUBPS         Z14, Z18, Z13
+	VSUBPS         Z15, Z20, Z14
+	VSUBPS         Z22, Z2, Z2
+	VSUBPS         Z9, Z10, Z9
+	VMULPS         Z13, Z13, Z15
+	VMULPS         Z14, Z14, Z16
+	VMULPS         Z13, Z5, Z5
+	VMULPS         Z14, Z6, Z6
+	VADDPS         Z16, Z15, Z13
+	VMULPS         Z9, Z9, Z14
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z9, Z2, Z2
+	VADDPS         Z14, Z13, Z6
+	VADDPS         Z2, Z5, Z2
+	VCMPPS         $0x04, Z6, Z0, K1
+	VDIVPS.Z       Z6, Z2, K1, Z2
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VMULPS         Z18, Z18, Z5
+	VMULPS         Z20, Z20, Z6
+	VADDPS         Z6, Z5, Z5
+	VMULPS         Z10, Z10, Z6
+	VMULPS         Z7, Z2, Z2
+	VADDPS         Z6, Z5, Z5
+	VADDPS         Z2, Z11, Z2
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z       Z5, Z1, K1, Z5
+	VMULPS         Z18, Z17, Z6
+	VMULPS         Z20, Z21, Z7
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z10, Z22, Z7
+	VADDPS         Z7, Z6, Z6
+	VMULPS         Z12, Z2, Z7
+	VSUBPS         Z6, Z7, Z6
+	VMULPS         Z5, Z6, Z5
+	VMINPS         Z1, Z5, Z5
+	VMAXPS         Z0, Z5, Z5
+	VMULPS         Z5, Z18, Z6
+	VMULPS         Z5, Z20, Z7
+	VMULPS         Z2, Z3, Z3
+	VMULPS         Z2, Z4, Z4
+	VADDPS         Z6, Z17, Z6
+	VADDPS         Z7, Z21, Z7
+	VMULPS         Z5, Z10, Z9
+	VMULPS         Z2, Z8, Z8
+	VSUBPS         Z3, Z6, Z3
+	VSUBPS         Z4, Z7, Z4
+	VADDPS         Z9, Z22, Z6
+	VSUBPS         Z8, Z6, Z6
+	VMULPS         Z3, Z3, Z3
+	VMULPS         Z4, Z4, Z4
+	VADDPS         Z4, Z3, Z3
+	VMULPS         Z6, Z6, Z4
+	VADDPS         Z4, Z3, Z3
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+
+	// Store the results of group 3.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z5, 192(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 192(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z3, 192(R12)(R13*4)
+	ADDQ     $0x00000040, R13
+	SUBQ     $0x00000040, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestAVX512_ntplain
+
+ClosestAVX512_ntplain_end:
+ClosestAVX512_nt_fence:
 	SFENCE
 
 ClosestAVX512_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestAVX512_prefetch_end
+
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX512_prefetch_end
@@ -32768,6 +33632,10 @@ TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestPointAVX512_nt_skip
 
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPointAVX512_nt_noprefetch
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPointAVX512_nt_end
@@ -32838,9 +33706,75 @@ ClosestPointAVX512_nt:
 	JAE      ClosestPointAVX512_nt
 
 ClosestPointAVX512_nt_end:
+	JMP ClosestPointAVX512_nt_fence
+
+ClosestPointAVX512_nt_noprefetch:
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPointAVX512_ntplain_end
+
+ClosestPointAVX512_ntplain:
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*4), Z2
+	VSUBPS         (DX)(R13*4), Z2, Z2
+	VMOVUPS        (R9)(R13*4), Z3
+	VSUBPS         (SI)(R13*4), Z3, Z3
+	VMOVUPS        (AX)(R13*4), Z4
+	VSUBPS         (DX)(R13*4), Z4, Z4
+	VMOVUPS        (BX)(R13*4), Z5
+	VSUBPS         (SI)(R13*4), Z5, Z5
+	VMOVUPS        (R10)(R13*4), Z6
+	VSUBPS         (DI)(R13*4), Z6, Z6
+	VMOVUPS        (CX)(R13*4), Z7
+	VSUBPS         (DI)(R13*4), Z7, Z7
+	VMULPS         Z2, Z4, Z8
+	VMULPS         Z3, Z5, Z9
+	VMULPS         Z2, Z2, Z10
+	VMULPS         Z3, Z3, Z11
+	VADDPS         Z9, Z8, Z8
+	VMULPS         Z6, Z7, Z9
+	VADDPS         Z11, Z10, Z10
+	VMULPS         Z6, Z6, Z11
+	VADDPS         Z9, Z8, Z8
+	VADDPS         Z11, Z10, Z9
+	VCMPPS         $0x04, Z9, Z0, K1
+	VDIVPS.Z       Z9, Z8, K1, Z8
+	VMINPS         Z1, Z8, Z8
+	VMAXPS         Z0, Z8, Z8
+	VMULPS         Z8, Z2, Z2
+	VMULPS         Z8, Z3, Z3
+	VMULPS         Z8, Z6, Z6
+	VSUBPS         Z4, Z2, Z2
+	VSUBPS         Z5, Z3, Z3
+	VSUBPS         Z7, Z6, Z4
+	VMULPS         Z2, Z2, Z2
+	VMULPS         Z3, Z3, Z3
+	VADDPS         Z3, Z2, Z2
+	VMULPS         Z4, Z4, Z3
+	VADDPS         Z3, Z2, Z2
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Z8, (R12)(R13*4)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Z2, (R12)(R13*4)
+	ADDQ     $0x00000010, R13
+	SUBQ     $0x00000010, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPointAVX512_ntplain
+
+ClosestPointAVX512_ntplain_end:
+ClosestPointAVX512_nt_fence:
 	SFENCE
 
 ClosestPointAVX512_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPointAVX512_prefetch_end
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPointAVX512_prefetch_end
@@ -33081,6 +34015,10 @@ TEXT ·Closest64AVX2(SB), $2112-128
 	XORQ  R13, R13
 	TESTQ $0x0000003f, R12
 	JNZ   Closest64AVX2_nt_skip
+
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   Closest64AVX2_nt_noprefetch
 
 	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
@@ -33405,9 +34343,307 @@ Closest64AVX2_nt:
 	JAE      Closest64AVX2_nt
 
 Closest64AVX2_nt_end:
+	JMP Closest64AVX2_nt_fence
+
+Closest64AVX2_nt_noprefetch:
+	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   Closest64AVX2_ntplain_end
+
+Closest64AVX2_ntplain:
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*8), Y2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Y3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Y4
+	VSUBPD  (R8)(R13*8), Y2, Y2
+	VSUBPD  (R9)(R13*8), Y3, Y3
+	VSUBPD  (R10)(R13*8), Y4, Y4
+	VMULPD  Y2, Y2, Y5
+	VMULPD  Y3, Y3, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y4, Y6
+	VADDPD  Y6, Y5, Y5
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y6
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y6, Y5, Y5
+	VMOVUPS (DX)(R13*8), Y6
+	VSUBPD  (AX)(R13*8), Y6, Y6
+	VMOVUPS (SI)(R13*8), Y7
+	VSUBPD  (BX)(R13*8), Y7, Y7
+	VMOVUPS (AX)(R13*8), Y8
+	VSUBPD  (R8)(R13*8), Y8, Y8
+	VMOVUPS (BX)(R13*8), Y9
+	VSUBPD  (R9)(R13*8), Y9, Y9
+	VMOVUPS (DI)(R13*8), Y10
+	VSUBPD  (CX)(R13*8), Y10, Y10
+	VMOVUPS (CX)(R13*8), Y11
+	VSUBPD  (R10)(R13*8), Y11, Y11
+	VMULPD  Y8, Y2, Y12
+	VMULPD  Y9, Y3, Y13
+	VMULPD  Y6, Y2, Y14
+	VMULPD  Y7, Y3, Y15
+	VMOVUPS Y7, (R11)
+	VADDPD  Y13, Y12, Y7
+	VMULPD  Y11, Y4, Y12
+	VADDPD  Y15, Y14, Y13
+	VMULPD  Y10, Y4, Y14
+	VADDPD  Y12, Y7, Y7
+	VADDPD  Y14, Y13, Y12
+	VMULPD  Y5, Y7, Y7
+	VMULPD  Y5, Y12, Y5
+	VMULPD  Y7, Y2, Y13
+	VMULPD  Y7, Y3, Y14
+	VMULPD  Y5, Y2, Y15
+	VMOVUPS Y2, 32(R11)
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD    Y5, Y3, Y2
+	VMOVUPS   Y3, 64(R11)
+	VMULPD    Y7, Y4, Y3
+	VMOVUPS   Y12, 96(R11)
+	MOVQ      dx+72(FP), R12
+	VMOVUPS   32(R12)(R13*8), Y12
+	VMOVUPS   Y7, 128(R11)
+	VSUBPD    Y8, Y13, Y7
+	MOVQ      dy+80(FP), R12
+	VMOVUPS   32(R12)(R13*8), Y13
+	VMOVUPS   Y8, 160(R11)
+	VSUBPD    Y9, Y14, Y8
+	VMULPD    Y5, Y4, Y14
+	VMOVUPS   Y4, 192(R11)
+	MOVQ      dz+88(FP), R12
+	VMOVUPS   32(R12)(R13*8), Y4
+	VMOVUPS   Y9, 224(R11)
+	VSUBPD    Y15, Y6, Y9
+	VSUBPD    32(R8)(R13*8), Y12, Y12
+	VMOVUPS   Y5, 256(R11)
+	VMOVUPS   (R11), Y5
+	VSUBPD    Y2, Y5, Y2
+	VSUBPD    32(R9)(R13*8), Y13, Y5
+	VSUBPD    Y11, Y3, Y3
+	VSUBPD    32(R10)(R13*8), Y4, Y4
+	VSUBPD    Y14, Y10, Y13
+	VMULPD    Y12, Y12, Y14
+	VMULPD    Y9, Y9, Y15
+	VMOVUPS   Y11, 288(R11)
+	VMULPD    Y5, Y5, Y11
+	VMOVUPS   Y5, 320(R11)
+	VMULPD    Y2, Y2, Y5
+	VMOVUPS   Y12, 352(R11)
+	VADDPD    Y11, Y14, Y11
+	VMULPD    Y9, Y7, Y7
+	VMULPD    Y4, Y4, Y9
+	VMULPD    Y2, Y8, Y2
+	VADDPD    Y9, Y11, Y8
+	VADDPD    Y5, Y15, Y5
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y8, Y9
+	VDIVPD    Y8, Y1, Y8
+	VANDPD    Y9, Y8, Y8
+	VMULPD    Y13, Y13, Y9
+	VADDPD    Y2, Y7, Y2
+	VMULPD    Y13, Y3, Y3
+	VADDPD    Y9, Y5, Y5
+	VADDPD    Y3, Y2, Y2
+	VCMPPD    $0x04, Y5, Y0, Y3
+	VDIVPD    Y5, Y2, Y2
+	VANDPD    Y3, Y2, Y2
+	VMULPD    Y6, Y6, Y3
+	VMOVUPS   32(DX)(R13*8), Y5
+	VSUBPD    32(AX)(R13*8), Y5, Y5
+	VMOVUPS   (R11), Y7
+	VMULPD    (R11), Y7, Y7
+	VMOVUPS   32(SI)(R13*8), Y9
+	VSUBPD    32(BX)(R13*8), Y9, Y9
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   32(AX)(R13*8), Y11
+	VSUBPD    32(R8)(R13*8), Y11, Y11
+	VADDPD    Y7, Y3, Y3
+	VMOVUPS   32(BX)(R13*8), Y7
+	VSUBPD    32(R9)(R13*8), Y7, Y7
+	VMULPD    Y10, Y10, Y12
+	VMOVUPS   32(DI)(R13*8), Y13
+	VSUBPD    32(CX)(R13*8), Y13, Y13
+	VADDPD    Y12, Y3, Y3
+	VMOVUPS   32(CX)(R13*8), Y12
+	VSUBPD    32(R10)(R13*8), Y12, Y12
+	VMULPD    256(R11), Y2, Y2
+	VMULPD    352(R11), Y11, Y14
+	VMOVUPS   Y11, 256(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y11
+	VDIVPD    Y3, Y1, Y3
+	VANDPD    Y11, Y3, Y3
+	VMULPD    320(R11), Y7, Y11
+	VADDPD    128(R11), Y2, Y2
+	VMULPD    352(R11), Y5, Y15
+	VMOVUPS   Y5, 128(R11)
+	VMULPD    160(R11), Y6, Y5
+	VMOVUPS   Y7, 384(R11)
+	VMULPD    320(R11), Y9, Y7
+	VMOVUPS   Y9, 416(R11)
+	VMOVUPS   Y6, 448(R11)
+	VMOVUPS   224(R11), Y6
+	VMULPD    (R11), Y6, Y6
+	VADDPD    Y11, Y14, Y9
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMULPD    Y12, Y4, Y11
+	VADDPD    Y6, Y5, Y5
+	VADDPD    Y7, Y15, Y6
+	VMULPD    288(R11), Y10, Y7
+	VMULPD    Y13, Y4, Y14
+	VADDPD    Y7, Y5, Y5
+	VADDPD    Y11, Y9, Y7
+	VMULPD    96(R11), Y2, Y9
+	VADDPD    Y14, Y6, Y6
+	VSUBPD    Y5, Y9, Y5
+	VMULPD    Y8, Y7, Y7
+	VMULPD    Y3, Y5, Y3
+	VMULPD    Y8, Y6, Y5
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMULPD    352(R11), Y7, Y8
+	VMULPD    448(R11), Y3, Y9
+	VMULPD    320(R11), Y7, Y11
+	VMULPD    (R11), Y3, Y14
+	VMULPD    352(R11), Y5, Y15
+	VMOVUPS   Y6, (R11)
+	VMULPD    32(R11), Y2, Y6
+	VMOVUPS   Y13, 32(R11)
+	VMULPD    320(R11), Y5, Y13
+	VMOVUPS   Y12, 96(R11)
+	VMULPD    64(R11), Y2, Y12
+	VMOVUPS   Y12, 64(R11)
+	VMULPD    Y7, Y4, Y12
+	VMOVUPS   Y7, 448(R11)
+	VADDPD    160(R11), Y9, Y7
+	VSUBPD    256(R11), Y8, Y8
+	VADDPD    224(R11), Y14, Y9
+	VSUBPD    384(R11), Y11, Y11
+	VMULPD    Y3, Y10, Y10
+	VMULPD    Y5, Y4, Y14
+	VMOVUPS   Y4, 160(R11)
+	VMULPD    192(R11), Y2, Y4
+	VMOVUPS   Y5, 192(R11)
+	VMOVUPS   Y2, 224(R11)
+	VMOVUPS   128(R11), Y2
+	VSUBPD    Y15, Y2, Y2
+	VSUBPD    Y6, Y7, Y5
+	VMOVUPS   416(R11), Y6
+	VSUBPD    Y13, Y6, Y6
+	VSUBPD    64(R11), Y9, Y7
+	VSUBPD    96(R11), Y12, Y9
+	VADDPD    288(R11), Y10, Y10
+	VMOVUPS   32(R11), Y12
+	VSUBPD    Y14, Y12, Y12
+	VSUBPD    Y4, Y10, Y4
+	VMULPD    Y2, Y2, Y10
+	VMULPD    Y5, Y5, Y5
+	VMULPD    Y6, Y6, Y13
+	VMULPD    Y7, Y7, Y7
+	VMULPD    Y2, Y8, Y2
+	VADDPD    Y7, Y5, Y5
+	VMULPD    Y6, Y11, Y6
+	VMULPD    Y4, Y4, Y4
+	VADDPD    Y13, Y10, Y7
+	VMULPD    Y12, Y12, Y8
+	VADDPD    Y4, Y5, Y4
+	VADDPD    Y6, Y2, Y2
+	VMULPD    Y12, Y9, Y5
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y6
+	VADDPD    Y8, Y7, Y7
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y3, Y3
+	VADDPD    Y5, Y2, Y2
+	VMOVUPS   224(R11), Y5
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y5, Y5
+	VCMPPD    $0x04, Y7, Y0, Y8
+	VDIVPD    Y7, Y2, Y2
+	VANDPD    Y8, Y2, Y2
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y4, Y4
+
+	// Store the results of group 0.
+	MOVQ      s+96(FP), R12
+	VMOVNTPS  Y3, (R12)(R13*8)
+	MOVQ      t+104(FP), R12
+	VMOVNTPS  Y5, (R12)(R13*8)
+	MOVQ      dist2+112(FP), R12
+	VMOVNTPS  Y4, (R12)(R13*8)
+	VMOVUPS   128(R11), Y3
+	VMULPD    128(R11), Y3, Y3
+	VMOVUPS   416(R11), Y4
+	VMULPD    416(R11), Y4, Y4
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VADDPD    Y4, Y3, Y3
+	VMOVUPS   32(R11), Y4
+	VMULPD    32(R11), Y4, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    192(R11), Y2, Y2
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD    Y3, Y1, Y3
+	VANDPD    Y4, Y3, Y3
+	VADDPD    448(R11), Y2, Y2
+	VMOVUPS   256(R11), Y4
+	VMULPD    128(R11), Y4, Y4
+	VMOVUPS   384(R11), Y5
+	VMULPD    416(R11), Y5, Y5
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VADDPD    Y5, Y4, Y4
+	VMOVUPS   96(R11), Y5
+	VMULPD    32(R11), Y5, Y5
+	VADDPD    Y5, Y4, Y4
+	VMULPD    (R11), Y2, Y5
+	VSUBPD    Y4, Y5, Y4
+	VMULPD    Y3, Y4, Y3
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMULPD    128(R11), Y3, Y4
+	VMULPD    416(R11), Y3, Y5
+	VMULPD    352(R11), Y2, Y6
+	VMULPD    320(R11), Y2, Y7
+	VADDPD    256(R11), Y4, Y4
+	VADDPD    384(R11), Y5, Y5
+	VMULPD    32(R11), Y3, Y8
+	VMULPD    160(R11), Y2, Y9
+	VSUBPD    Y6, Y4, Y4
+	VSUBPD    Y7, Y5, Y5
+	VADDPD    96(R11), Y8, Y6
+	VSUBPD    Y9, Y6, Y6
+	VMULPD    Y4, Y4, Y4
+	VMULPD    Y5, Y5, Y5
+	VADDPD    Y5, Y4, Y4
+	VMULPD    Y6, Y6, Y5
+	VADDPD    Y5, Y4, Y4
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y5
+	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y4, Y4
+
+	// Store the results of group 1.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Y3, 32(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Y2, 32(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Y4, 32(R12)(R13*8)
+	ADDQ     $0x00000008, R13
+	SUBQ     $0x00000008, R14
+	CMPQ     R14, $0x00004000
+	JAE      Closest64AVX2_ntplain
+
+Closest64AVX2_ntplain_end:
+Closest64AVX2_nt_fence:
 	SFENCE
 
 Closest64AVX2_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   Closest64AVX2_prefetch_end
+
 	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX2_prefetch_end
@@ -34442,6 +35678,10 @@ TEXT ·ClosestPoint64AVX2(SB), $1088-96
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestPoint64AVX2_nt_skip
 
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPoint64AVX2_nt_noprefetch
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPoint64AVX2_nt_end
@@ -34513,9 +35753,76 @@ ClosestPoint64AVX2_nt:
 	JAE      ClosestPoint64AVX2_nt
 
 ClosestPoint64AVX2_nt_end:
+	JMP ClosestPoint64AVX2_nt_fence
+
+ClosestPoint64AVX2_nt_noprefetch:
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPoint64AVX2_ntplain_end
+
+ClosestPoint64AVX2_ntplain:
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (R8)(R13*8), Y2
+	VSUBPD    (DX)(R13*8), Y2, Y2
+	VMOVUPS   (R9)(R13*8), Y3
+	VSUBPD    (SI)(R13*8), Y3, Y3
+	VMOVUPS   (AX)(R13*8), Y4
+	VSUBPD    (DX)(R13*8), Y4, Y4
+	VMOVUPS   (BX)(R13*8), Y5
+	VSUBPD    (SI)(R13*8), Y5, Y5
+	VMOVUPS   (R10)(R13*8), Y6
+	VSUBPD    (DI)(R13*8), Y6, Y6
+	VMOVUPS   (CX)(R13*8), Y7
+	VSUBPD    (DI)(R13*8), Y7, Y7
+	VMULPD    Y2, Y4, Y8
+	VMULPD    Y3, Y5, Y9
+	VMULPD    Y2, Y2, Y10
+	VMULPD    Y3, Y3, Y11
+	VADDPD    Y9, Y8, Y8
+	VMULPD    Y6, Y7, Y9
+	VADDPD    Y11, Y10, Y10
+	VMULPD    Y6, Y6, Y11
+	VADDPD    Y9, Y8, Y8
+	VADDPD    Y11, Y10, Y9
+	VCMPPD    $0x04, Y9, Y0, Y10
+	VDIVPD    Y9, Y8, Y8
+	VANDPD    Y10, Y8, Y8
+	VMINPD    Y1, Y8, Y8
+	VMAXPD    Y0, Y8, Y8
+	VMULPD    Y8, Y2, Y2
+	VMULPD    Y8, Y3, Y3
+	VMULPD    Y8, Y6, Y6
+	VSUBPD    Y4, Y2, Y2
+	VSUBPD    Y5, Y3, Y3
+	VSUBPD    Y7, Y6, Y4
+	VMULPD    Y2, Y2, Y2
+	VMULPD    Y3, Y3, Y3
+	VADDPD    Y3, Y2, Y2
+	VMULPD    Y4, Y4, Y3
+	VADDPD    Y3, Y2, Y2
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y2, Y3
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Y4, (R12)(R13*8)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Y2, (R12)(R13*8)
+	ADDQ     $0x00000004, R13
+	SUBQ     $0x00000004, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPoint64AVX2_ntplain
+
+ClosestPoint64AVX2_ntplain_end:
+ClosestPoint64AVX2_nt_fence:
 	SFENCE
 
 ClosestPoint64AVX2_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPoint64AVX2_prefetch_end
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPoint64AVX2_prefetch_end
@@ -34740,6 +36047,10 @@ TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
 	XORQ  R13, R13
 	TESTQ $0x0000003f, R12
 	JNZ   Closest64AVX512_nt_skip
+
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   Closest64AVX512_nt_noprefetch
 
 	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
@@ -35141,9 +36452,379 @@ Closest64AVX512_nt:
 	JAE      Closest64AVX512_nt
 
 Closest64AVX512_nt_end:
+	JMP Closest64AVX512_nt_fence
+
+Closest64AVX512_nt_noprefetch:
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   Closest64AVX512_ntplain_end
+
+Closest64AVX512_ntplain:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Z3
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 64(R12)(R13*8), Z4
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 64(R12)(R13*8), Z5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 128(R12)(R13*8), Z6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 128(R12)(R13*8), Z7
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*8), Z8
+	VSUBPD      (R8)(R13*8), Z8, Z8
+	VSUBPD      (R9)(R13*8), Z2, Z2
+	VSUBPD      (R10)(R13*8), Z3, Z3
+	VMULPD      Z8, Z8, Z9
+	VMULPD      Z2, Z2, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z3, Z3, Z10
+	VADDPD      Z10, Z9, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z    Z9, Z1, K1, Z9
+	VMOVUPS     (DX)(R13*8), Z10
+	VSUBPD      (AX)(R13*8), Z10, Z10
+	VMOVUPS     (SI)(R13*8), Z11
+	VSUBPD      (BX)(R13*8), Z11, Z11
+	VMOVUPS     (AX)(R13*8), Z12
+	VSUBPD      (R8)(R13*8), Z12, Z12
+	VMOVUPS     (BX)(R13*8), Z13
+	VSUBPD      (R9)(R13*8), Z13, Z13
+	VMOVUPS     (DI)(R13*8), Z14
+	VSUBPD      (CX)(R13*8), Z14, Z14
+	VMOVUPS     (CX)(R13*8), Z15
+	VSUBPD      (R10)(R13*8), Z15, Z15
+	VMULPD      Z12, Z8, Z16
+	VMULPD      Z13, Z2, Z17
+	VMULPD      Z10, Z8, Z18
+	VMULPD      Z11, Z2, Z19
+	VADDPD      Z17, Z16, Z16
+	VMULPD      Z15, Z3, Z17
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z14, Z3, Z19
+	VADDPD      Z17, Z16, Z16
+	VADDPD      Z19, Z18, Z17
+	VMULPD      Z9, Z16, Z16
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD      Z9, Z17, Z9
+	VMULPD      Z16, Z8, Z18
+	VMULPD      Z16, Z2, Z19
+	VMULPD      Z9, Z8, Z20
+	VMULPD      Z9, Z2, Z21
+	VMULPD      Z16, Z3, Z22
+	VMOVUPS     64(R11)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VSUBPD      Z12, Z18, Z18
+	VSUBPD      64(R9)(R13*8), Z4, Z4
+	VSUBPD      Z13, Z19, Z19
+	VSUBPD      64(R10)(R13*8), Z5, Z5
+	VMULPD      Z9, Z3, Z24
+	VSUBPD      Z20, Z10, Z20
+	VSUBPD      Z21, Z11, Z21
+	VMULPD      Z23, Z23, Z25
+	VSUBPD      Z15, Z22, Z22
+	VMULPD      Z4, Z4, Z26
+	VSUBPD      Z24, Z14, Z24
+	VMULPD      Z20, Z20, Z27
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z21, Z21, Z26
+	VMULPD      Z5, Z5, Z28
+	VMULPD      Z20, Z18, Z18
+	VADDPD      Z28, Z25, Z20
+	VMULPD      Z21, Z19, Z19
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
+	VDIVPD.Z    Z20, Z1, K1, Z20
+	VADDPD      Z26, Z27, Z21
+	VMULPD      Z24, Z24, Z25
+	VADDPD      Z19, Z18, Z18
+	VMULPD      Z24, Z22, Z19
+	VADDPD      Z25, Z21, Z21
+	VADDPD      Z19, Z18, Z18
+	VCMPPD      $0x04, Z21, Z0, K1
+	VDIVPD.Z    Z21, Z18, K1, Z18
+	VMOVUPS     64(DX)(R13*8), Z19
+	VSUBPD      64(AX)(R13*8), Z19, Z19
+	VMULPD      Z10, Z10, Z21
+	VMOVUPS     64(SI)(R13*8), Z22
+	VSUBPD      64(BX)(R13*8), Z22, Z22
+	VMULPD      Z11, Z11, Z24
+	VMOVUPS     64(AX)(R13*8), Z25
+	VSUBPD      64(R8)(R13*8), Z25, Z25
+	VADDPD      Z24, Z21, Z21
+	VMOVUPS     64(BX)(R13*8), Z24
+	VSUBPD      64(R9)(R13*8), Z24, Z24
+	VMULPD      Z14, Z14, Z26
+	VMOVUPS     64(DI)(R13*8), Z27
+	VSUBPD      64(CX)(R13*8), Z27, Z27
+	VMINPD      Z1, Z18, Z18
+	VMAXPD      Z0, Z18, Z18
+	VADDPD      Z26, Z21, Z21
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
+	VDIVPD.Z    Z21, Z1, K1, Z21
+	VMOVUPS     64(CX)(R13*8), Z26
+	VSUBPD      64(R10)(R13*8), Z26, Z26
+	VMULPD      Z9, Z18, Z9
+	VADDPD      Z9, Z16, Z9
+	VMULPD      Z10, Z12, Z16
+	VMULPD      Z25, Z23, Z18
+	VMULPD      Z11, Z13, Z28
+	VMULPD      Z24, Z4, Z29
+	VMINPD      Z1, Z9, Z9
+	VMAXPD      Z0, Z9, Z9
+	VMULPD      Z19, Z23, Z30
+	VADDPD      Z28, Z16, Z16
+	VMULPD      Z22, Z4, Z28
+	VMULPD      Z14, Z15, Z31
+	VADDPD      Z31, Z16, Z16
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z17, Z9, Z17
+	VMULPD      Z26, Z5, Z29
+	VADDPD      Z28, Z30, Z28
+	VSUBPD      Z16, Z17, Z16
+	VMULPD      Z27, Z5, Z17
+	VADDPD      Z29, Z18, Z18
+	VMULPD      Z21, Z16, Z16
+	VADDPD      Z17, Z28, Z17
+	VMINPD      Z1, Z16, Z16
+	VMAXPD      Z0, Z16, Z16
+	VMULPD      Z20, Z18, Z18
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPD         Z16, Z10, Z10
+	VMULPD         Z20, Z17, Z20
+	VMULPD         Z16, Z11, Z11
+	VMULPD         Z18, Z23, Z21
+	VMULPD         Z9, Z8, Z8
+	VMULPD         Z18, Z4, Z28
+	VMULPD         Z9, Z2, Z2
+	VMULPD         Z20, Z23, Z29
+	VADDPD         Z10, Z12, Z10
+	VMULPD         Z20, Z4, Z12
+	VADDPD         Z11, Z13, Z11
+	VMULPD         Z18, Z5, Z13
+	VMOVUPS        128(R11)(R13*8), Z30
+	VSUBPD         128(R8)(R13*8), Z30, Z30
+	VMULPD         Z16, Z14, Z14
+	VSUBPD         Z25, Z21, Z21
+	VSUBPD         128(R9)(R13*8), Z6, Z6
+	VMULPD         Z9, Z3, Z3
+	VSUBPD         Z24, Z28, Z28
+	VSUBPD         128(R10)(R13*8), Z7, Z7
+	VSUBPD         Z8, Z10, Z8
+	VMULPD         Z20, Z5, Z10
+	VSUBPD         Z2, Z11, Z2
+	VSUBPD         Z29, Z19, Z11
+	VADDPD         Z14, Z15, Z14
+	VSUBPD         Z12, Z22, Z12
+	VMULPD         Z30, Z30, Z15
+	VSUBPD         Z3, Z14, Z3
+	VSUBPD         Z26, Z13, Z13
+	VMULPD         Z6, Z6, Z14
+	VMULPD         Z8, Z8, Z8
+	VSUBPD         Z10, Z27, Z10
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z11, Z11, Z29
+	VADDPD         Z14, Z15, Z14
+	VADDPD         Z2, Z8, Z2
+	VMULPD         Z12, Z12, Z8
+	VMULPD         Z7, Z7, Z15
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z11, Z21, Z11
+	VADDPD         Z15, Z14, Z14
+	VMULPD         Z12, Z28, Z12
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z14, K1
+	VDIVPD.Z       Z14, Z1, K1, Z14
+	VADDPD         Z3, Z2, Z2
+	VADDPD         Z8, Z29, Z3
+	VMULPD         Z10, Z10, Z8
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VADDPD         Z12, Z11, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
+	VMULPD         Z10, Z13, Z10
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VADDPD         Z8, Z3, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z16, (R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z9, (R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z2, (R12)(R13*8)
+	VADDPD         Z10, Z11, Z2
+	VCMPPD         $0x04, Z3, Z0, K1
+	VDIVPD.Z       Z3, Z2, K1, Z2
+	VMOVUPS        128(DX)(R13*8), Z3
+	VSUBPD         128(AX)(R13*8), Z3, Z3
+	VMULPD         Z19, Z19, Z8
+	VMOVUPS        128(SI)(R13*8), Z9
+	VSUBPD         128(BX)(R13*8), Z9, Z9
+	VMULPD         Z22, Z22, Z10
+	VMOVUPS        128(AX)(R13*8), Z11
+	VSUBPD         128(R8)(R13*8), Z11, Z11
+	VADDPD         Z10, Z8, Z8
+	VMOVUPS        128(BX)(R13*8), Z10
+	VSUBPD         128(R9)(R13*8), Z10, Z10
+	VMULPD         Z27, Z27, Z12
+	VMOVUPS        128(DI)(R13*8), Z13
+	VSUBPD         128(CX)(R13*8), Z13, Z13
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z12, Z8, Z8
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z8, K1
+	VDIVPD.Z       Z8, Z1, K1, Z8
+	VMOVUPS        128(CX)(R13*8), Z12
+	VSUBPD         128(R10)(R13*8), Z12, Z12
+	VMULPD         Z20, Z2, Z2
+	VADDPD         Z2, Z18, Z2
+	VMULPD         Z19, Z25, Z15
+	VMULPD         Z11, Z30, Z16
+	VMULPD         Z22, Z24, Z18
+	VMULPD         Z10, Z6, Z20
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMULPD         Z3, Z30, Z21
+	VADDPD         Z18, Z15, Z15
+	VMULPD         Z9, Z6, Z18
+	VMULPD         Z27, Z26, Z28
+	VADDPD         Z28, Z15, Z15
+	VADDPD         Z20, Z16, Z16
+	VMULPD         Z17, Z2, Z17
+	VMULPD         Z12, Z7, Z20
+	VADDPD         Z18, Z21, Z18
+	VSUBPD         Z15, Z17, Z15
+	VMULPD         Z13, Z7, Z17
+	VADDPD         Z20, Z16, Z16
+	VMULPD         Z8, Z15, Z8
+	VADDPD         Z17, Z18, Z15
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VMULPD         Z14, Z16, Z16
+	VMULPD         Z8, Z19, Z17
+	VMULPD         Z14, Z15, Z14
+	VMULPD         Z8, Z22, Z18
+	VMULPD         Z16, Z30, Z19
+	VMULPD         Z2, Z23, Z20
+	VMULPD         Z16, Z6, Z21
+	VMULPD         Z2, Z4, Z4
+	VMULPD         Z14, Z30, Z22
+	VADDPD         Z17, Z25, Z17
+	VMULPD         Z14, Z6, Z23
+	VADDPD         Z18, Z24, Z18
+	VMULPD         Z16, Z7, Z24
+	VMULPD         Z8, Z27, Z25
+	VSUBPD         Z11, Z19, Z19
+	VMULPD         Z2, Z5, Z5
+	VSUBPD         Z10, Z21, Z21
+	VSUBPD         Z20, Z17, Z17
+	VMULPD         Z14, Z7, Z20
+	VSUBPD         Z4, Z18, Z4
+	VSUBPD         Z22, Z3, Z18
+	VADDPD         Z25, Z26, Z22
+	VSUBPD         Z23, Z9, Z23
+	VSUBPD         Z5, Z22, Z5
+	VSUBPD         Z12, Z24, Z22
+	VMULPD         Z17, Z17, Z17
+	VSUBPD         Z20, Z13, Z20
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z18, Z18, Z24
+	VADDPD         Z4, Z17, Z4
+	VMULPD         Z23, Z23, Z17
+	VMULPD         Z5, Z5, Z5
+	VMULPD         Z18, Z19, Z18
+	VMULPD         Z23, Z21, Z19
+	VADDPD         Z5, Z4, Z4
+	VADDPD         Z17, Z24, Z5
+	VMULPD         Z20, Z20, Z17
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
+	VADDPD         Z19, Z18, Z18
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VMULPD         Z20, Z22, Z19
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VADDPD         Z17, Z5, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+
+	// Store the results of group 1.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z8, 64(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z2, 64(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z4, 64(R12)(R13*8)
+	VADDPD         Z19, Z18, Z2
+	VCMPPD         $0x04, Z5, Z0, K1
+	VDIVPD.Z       Z5, Z2, K1, Z2
+	VMULPD         Z3, Z3, Z4
+	VMULPD         Z9, Z9, Z5
+	VADDPD         Z5, Z4, Z4
+	VMULPD         Z13, Z13, Z5
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z5, Z4, Z4
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z       Z4, Z1, K1, Z4
+	VMULPD         Z14, Z2, Z2
+	VADDPD         Z2, Z16, Z2
+	VMULPD         Z3, Z11, Z5
+	VMULPD         Z9, Z10, Z8
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VADDPD         Z8, Z5, Z5
+	VMULPD         Z13, Z12, Z8
+	VADDPD         Z8, Z5, Z5
+	VMULPD         Z15, Z2, Z8
+	VSUBPD         Z5, Z8, Z5
+	VMULPD         Z4, Z5, Z4
+	VMINPD         Z1, Z4, Z4
+	VMAXPD         Z0, Z4, Z4
+	VMULPD         Z4, Z3, Z3
+	VMULPD         Z4, Z9, Z5
+	VMULPD         Z2, Z30, Z8
+	VMULPD         Z2, Z6, Z6
+	VADDPD         Z3, Z11, Z3
+	VADDPD         Z5, Z10, Z5
+	VMULPD         Z4, Z13, Z9
+	VMULPD         Z2, Z7, Z7
+	VSUBPD         Z8, Z3, Z3
+	VSUBPD         Z6, Z5, Z5
+	VADDPD         Z9, Z12, Z6
+	VSUBPD         Z7, Z6, Z6
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z5, Z5, Z5
+	VADDPD         Z5, Z3, Z3
+	VMULPD         Z6, Z6, Z5
+	VADDPD         Z5, Z3, Z3
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z3, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+
+	// Store the results of group 2.
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z4, 128(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z3, 128(R12)(R13*8)
+	ADDQ     $0x00000018, R13
+	SUBQ     $0x00000018, R14
+	CMPQ     R14, $0x00004000
+	JAE      Closest64AVX512_ntplain
+
+Closest64AVX512_ntplain_end:
+Closest64AVX512_nt_fence:
 	SFENCE
 
 Closest64AVX512_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   Closest64AVX512_prefetch_end
+
 	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_prefetch_end
@@ -36345,6 +38026,10 @@ TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-96
 	TESTQ $0x0000003f, R12
 	JNZ   ClosestPoint64AVX512_nt_skip
 
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPoint64AVX512_nt_noprefetch
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPoint64AVX512_nt_end
@@ -36415,9 +38100,75 @@ ClosestPoint64AVX512_nt:
 	JAE      ClosestPoint64AVX512_nt
 
 ClosestPoint64AVX512_nt_end:
+	JMP ClosestPoint64AVX512_nt_fence
+
+ClosestPoint64AVX512_nt_noprefetch:
+	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
+	CMPQ R14, $0x00004000
+	JB   ClosestPoint64AVX512_ntplain_end
+
+ClosestPoint64AVX512_ntplain:
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS        (R8)(R13*8), Z2
+	VSUBPD         (DX)(R13*8), Z2, Z2
+	VMOVUPS        (R9)(R13*8), Z3
+	VSUBPD         (SI)(R13*8), Z3, Z3
+	VMOVUPS        (AX)(R13*8), Z4
+	VSUBPD         (DX)(R13*8), Z4, Z4
+	VMOVUPS        (BX)(R13*8), Z5
+	VSUBPD         (SI)(R13*8), Z5, Z5
+	VMOVUPS        (R10)(R13*8), Z6
+	VSUBPD         (DI)(R13*8), Z6, Z6
+	VMOVUPS        (CX)(R13*8), Z7
+	VSUBPD         (DI)(R13*8), Z7, Z7
+	VMULPD         Z2, Z4, Z8
+	VMULPD         Z3, Z5, Z9
+	VMULPD         Z2, Z2, Z10
+	VMULPD         Z3, Z3, Z11
+	VADDPD         Z9, Z8, Z8
+	VMULPD         Z6, Z7, Z9
+	VADDPD         Z11, Z10, Z10
+	VMULPD         Z6, Z6, Z11
+	VADDPD         Z9, Z8, Z8
+	VADDPD         Z11, Z10, Z9
+	VCMPPD         $0x04, Z9, Z0, K1
+	VDIVPD.Z       Z9, Z8, K1, Z8
+	VMINPD         Z1, Z8, Z8
+	VMAXPD         Z0, Z8, Z8
+	VMULPD         Z8, Z2, Z2
+	VMULPD         Z8, Z3, Z3
+	VMULPD         Z8, Z6, Z6
+	VSUBPD         Z4, Z2, Z2
+	VSUBPD         Z5, Z3, Z3
+	VSUBPD         Z7, Z6, Z4
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z3, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VMULPD         Z4, Z4, Z3
+	VADDPD         Z3, Z2, Z2
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 0.
+	MOVQ     t+72(FP), R12
+	VMOVNTPS Z8, (R12)(R13*8)
+	MOVQ     dist2+80(FP), R12
+	VMOVNTPS Z2, (R12)(R13*8)
+	ADDQ     $0x00000008, R13
+	SUBQ     $0x00000008, R14
+	CMPQ     R14, $0x00004000
+	JAE      ClosestPoint64AVX512_ntplain
+
+ClosestPoint64AVX512_ntplain_end:
+ClosestPoint64AVX512_nt_fence:
 	SFENCE
 
 ClosestPoint64AVX512_nt_skip:
+	// Unless asm.PrefetchInputs (set per CPU by package kernel).
+	CMPB ·PrefetchInputs+0(SB), $0x00
+	JE   ClosestPoint64AVX512_prefetch_end
+
 	// Loop over 1 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestPoint64AVX512_prefetch_end

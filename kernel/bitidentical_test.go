@@ -152,9 +152,10 @@ func TestStreamOnly(t *testing.T) {
 }
 
 // TestBitIdenticalLarge covers the large-batch loops: prefetching from
-// 16K lanes, and from 2^18 lanes the non-temporal stores, taken only when
-// every output stream is 64-byte aligned (soa.NewResults) and never when
-// one is not (an offset slice): both against the pure-Go path.
+// 16K lanes (where asm.PrefetchInputs asks for it: both settings), and
+// from 2^18 lanes the non-temporal stores, taken only when every output
+// stream is 64-byte aligned (soa.NewResults) and never when one is not
+// (an offset slice): both against the pure-Go path.
 func TestBitIdenticalLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large batches: skipped with -short")
@@ -167,12 +168,14 @@ func TestBitIdenticalLarge(t *testing.T) {
 	}
 	aligned := soa.FromPairs(ps)
 	want := goResults(t, aligned)
-	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
-		got := soa.NewResults(n)
-		k.BatchClosest(got, aligned)
-		checkSame(t, "aligned outputs", aligned, got, want)
-		off := verify.NewSeparateResults(n, 5)
-		k.BatchClosest(off, aligned)
-		checkSame(t, "offset outputs", aligned, off, want)
+	forEachPrefetch(t, func(t *testing.T) {
+		forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+			got := soa.NewResults(n)
+			k.BatchClosest(got, aligned)
+			checkSame(t, "aligned outputs", aligned, got, want)
+			off := verify.NewSeparateResults(n, 5)
+			k.BatchClosest(off, aligned)
+			checkSame(t, "offset outputs", aligned, off, want)
+		})
 	})
 }

@@ -144,6 +144,46 @@ func TestBatchClosestPointBitIdentical(t *testing.T) {
 	ctCheckPointBits(t, "kernel.BatchClosestPoint", src, dst)
 }
 
+// TestBatchClosestPointLarge runs batches past the prefetch (16K lanes)
+// and non-temporal-store (2^18 lanes) thresholds of the point-segment
+// loops on every path, prefetching or not (asm.PrefetchInputs), in float32
+// (aligned outputs and offset slices) and float64: every lane equals
+// fallback.ClosestPointLane(64) bit for bit.
+func TestBatchClosestPointLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large batches: skipped with -short")
+	}
+	const n = 1<<18 + 21
+	src := ctPointSegments(ctSeed+7, n, 101)
+	src64 := soa.NewPointSegments64(n)
+	for i := range n {
+		p, c, d := src.Get(i)
+		src64.Set(i, widen(p), widen(c), widen(d))
+	}
+	forEachPrefetch(t, func(t *testing.T) {
+		forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+			dst := soa.NewPointResults(n)
+			k.BatchClosestPoint(dst, src)
+			ctCheckPointBits(t, "aligned outputs", src, dst)
+			s2, d2 := ctSeparatePoints(src, 3)
+			k.BatchClosestPoint(d2, s2)
+			ctCheckPointBits(t, "offset outputs", s2, d2)
+			dst64 := soa.NewPointResults64(n)
+			k.BatchClosestPoint64(dst64, src64)
+			for i := range n {
+				p, c, d := src64.Get(i)
+				wt, wd := fallback.ClosestPointLane64(p[0], p[1], p[2], c[0], c[1], c[2], d[0], d[1], d[2])
+				if math.Float64bits(dst64.T[i]) != math.Float64bits(wt) || math.Float64bits(dst64.Dist2[i]) != math.Float64bits(wd) {
+					t.Fatalf("float64 lane %d: got %v %v, want %v %v", i, dst64.T[i], dst64.Dist2[i], wt, wd)
+				}
+			}
+		})
+	})
+}
+
+// widen converts a float32 point to float64 exactly.
+func widen(v [3]float32) [3]float64 { return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])} }
+
 // TestBatchClosestPointContract checks the documented results on every
 // path: T in [0,1] and the distance within 8 eps32 x scale (+ AbsSlack) of
 // the exact minimum for finite lanes, T = 0 and the exact float32 point

@@ -282,8 +282,9 @@ func ExampleBatchClosest64() {
 }
 
 // TestBitIdenticalLarge64 runs a batch past the non-temporal-store and
-// prefetch thresholds (2^18 lanes) on every path, with 64-byte-aligned
-// outputs (soa) and offset ones, against the specification.
+// prefetch thresholds (2^18 lanes) on every path, prefetching or not
+// (asm.PrefetchInputs), with 64-byte-aligned outputs (soa) and offset
+// ones, against the specification.
 func TestBitIdenticalLarge64(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large batch")
@@ -296,13 +297,15 @@ func TestBitIdenticalLarge64(t *testing.T) {
 	}
 	src := soa.FromPairs64(all)
 	want := spec64(src)
-	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
-		got := soa.NewResults64(n)
-		k.BatchClosest64(got, src)
-		checkSame64(t, "aligned", src, got, want)
-		s, r := separate64(all, 1)
-		k.BatchClosest64(r, s)
-		checkSame64(t, "offset", s, r, want)
+	forEachPrefetch(t, func(t *testing.T) {
+		forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+			got := soa.NewResults64(n)
+			k.BatchClosest64(got, src)
+			checkSame64(t, "aligned", src, got, want)
+			s, r := separate64(all, 1)
+			k.BatchClosest64(r, s)
+			checkSame64(t, "offset", s, r, want)
+		})
 	})
 }
 

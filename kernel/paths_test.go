@@ -4,9 +4,11 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/segdist/segdist/asm"
 	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/kernel"
 	"github.com/segdist/segdist/soa"
@@ -53,6 +55,19 @@ func forEachPath(t *testing.T, f func(t *testing.T, k kernel.Kernel)) {
 	for _, isa := range paths(t) {
 		k := lookup(t, isa)
 		t.Run("isa="+isa, func(t *testing.T) { f(t, k) })
+	}
+}
+
+// forEachPrefetch runs f as subtests "prefetch=true" and "prefetch=false"
+// with asm.PrefetchInputs set so: package kernel picks one per CPU, and
+// the big-batch loops of both must be tested on every machine. The value
+// package kernel chose is restored afterwards.
+func forEachPrefetch(t *testing.T, f func(t *testing.T)) {
+	chosen := asm.PrefetchInputs
+	t.Cleanup(func() { asm.PrefetchInputs = chosen })
+	for _, on := range []bool{true, false} {
+		asm.PrefetchInputs = on
+		t.Run("prefetch="+strconv.FormatBool(on), f)
 	}
 }
 

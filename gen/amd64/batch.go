@@ -54,7 +54,10 @@ var NTMinLanes = 1 << 18
 // AVX2 loop took 2.98 with PREFETCHT0, 3.52 with PREFETCHT1 and 2.93 with
 // none (float64 6.03, 6.90, 6.73). L2 is the AVX-512 choice rather than
 // none because prefetching paid on the Zen 5 VM (see PrefetchBytes) and
-// made no difference on the Intel VM.
+// made no difference on the Intel VM. Whether the loops prefetch at all is
+// decided at run time, per CPU (asm.PrefetchInputs, set by package kernel:
+// not on Zen 4): the generated code has the non-temporal loop both with
+// and without the prefetches.
 var PrefetchL2 = map[string]bool{"AVX512": true}
 
 // prefetchMinLanes is the batch size from which the loops prefetch: about
@@ -153,9 +156,15 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 		Label(label + "_end")
 	}
 	if prefetch && PrefetchBytes > 0 {
-		// Big batches stream from memory: prefetch. Batches that fit in
-		// the L2 cache do not need it, so the last prefetchMinLanes lanes
-		// (already prefetched) and small batches run the loop without.
+		// Big batches stream from memory: prefetch, where the CPU gains
+		// by it (PrefetchInputs). Batches that fit in the L2 cache do not
+		// need it, so the last prefetchMinLanes lanes (already prefetched)
+		// and small batches run the loop without.
+		noPrefetch := func(label string) {
+			Comment("Unless asm.PrefetchInputs (set per CPU by package kernel).")
+			CMPB(NewDataAddr(Symbol{Name: "·PrefetchInputs"}, 0), U8(0))
+			JE(LabelRef(label))
+		}
 		if NTMinLanes > 0 {
 			Commentf("At least %d lanes and 64-byte-aligned outputs: non-temporal stores", NTMinLanes)
 			Comment("(no read-for-ownership of the output lines), then SFENCE.")
@@ -169,10 +178,16 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 			XORQ(index, index)
 			TESTQ(U32(63), scratch)
 			JNZ(LabelRef(name + "_nt_skip"))
+			noPrefetch(name + "_nt_noprefetch")
 			loop(name+"_nt", groups, prefetchMinLanes, PrefetchBytes, true)
+			JMP(LabelRef(name + "_nt_fence"))
+			Label(name + "_nt_noprefetch")
+			loop(name+"_ntplain", groups, prefetchMinLanes, 0, true)
+			Label(name + "_nt_fence")
 			SFENCE()
 			Label(name + "_nt_skip")
 		}
+		noPrefetch(name + "_prefetch_end")
 		loop(name+"_prefetch", groups, prefetchMinLanes, PrefetchBytes, false)
 	}
 	if groups > 1 {
