@@ -27,6 +27,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"github.com/segdist/segdist/asm"
 	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/kernel"
@@ -44,8 +45,21 @@ const bytesPerPair = 60
 // TestMain prints the CPU and the kernel paths before the benchmarks, as
 // "key: value" configuration lines that benchstat carries along (like the
 // "cpu:" line of the testing package).
+//
+// -prefetch=on or off overrides the per-CPU choice of package kernel
+// (asm.PrefetchInputs) for the big-batch closest-point loops, so that one
+// test binary can compare both on a new machine.
 func TestMain(m *testing.M) {
+	prefetch := flag.String("prefetch", "auto", "big-batch closest loops prefetch their inputs: auto (package kernel's choice for this CPU), on or off")
 	flag.Parse()
+	switch *prefetch {
+	case "on", "off":
+		asm.PrefetchInputs = *prefetch == "on"
+	case "auto":
+	default:
+		fmt.Fprintf(os.Stderr, "-prefetch=%q: want auto, on or off\n", *prefetch)
+		os.Exit(2)
+	}
 	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
 		c := cpuid.CPU
 		fmt.Printf("cpuid-brand: %s\n", strings.TrimSpace(c.BrandName))
@@ -54,6 +68,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("cpuid-cache: L1D %s, L2 %s, L3 %s\n", cacheSize(c.Cache.L1D), cacheSize(c.Cache.L2), cacheSize(c.Cache.L3))
 		fmt.Printf("segdist-isa: %s\n", kernel.ISA())
 		fmt.Printf("segdist-available: %s\n", strings.Join(kernel.Available(), ","))
+		fmt.Printf("segdist-prefetch: %v\n", asm.PrefetchInputs)
 	}
 	os.Exit(m.Run())
 }
