@@ -51,6 +51,10 @@ func main() {
 	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
 	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")
 	sk2 := flag.Float64("skew2", amd64.Skew["AVX2"], "the same for AVX2")
+	il51264 := flag.Int("interleave51264", amd64.Interleave["AVX51264"], "groups per iteration of the AVX-512 float64 closest loop")
+	sk51264 := flag.Float64("skew51264", amd64.Skew["AVX51264"], "the skew of the AVX-512 float64 closest loop")
+	ix512 := flag.Int("indexed512", amd64.IndexedInterleave["AVX512"], "groups per iteration of the AVX-512 indexed closest loop")
+	ixs512 := flag.Float64("indexedskew512", amd64.IndexedSkew["AVX512"], "the skew of the AVX-512 indexed closest loop")
 	cil512 := flag.Int("contacts512", amd64.ContactInterleave["AVX512"], "groups per iteration of the AVX-512 contact loops")
 	ccil512 := flag.Int("compact512", amd64.CompactInterleave["AVX512"], "groups per iteration of the AVX-512 compaction loops")
 	csk512 := flag.Float64("contactskew512", amd64.ContactSkew["AVX512"], "the skew of the AVX-512 contact loops' groups")
@@ -79,6 +83,8 @@ func main() {
 	amd64.Spill["AVX512"], amd64.Spill["AVX2"] = *sp512, *sp2
 	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
 	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
+	amd64.Interleave["AVX51264"], amd64.Skew["AVX51264"] = *il51264, *sk51264
+	amd64.IndexedInterleave["AVX512"], amd64.IndexedSkew["AVX512"] = *ix512, *ixs512
 	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2
 	amd64.ScheduledContacts["AVX512"], amd64.ScheduledContacts["AVX2"] = *scc512, *scc2
 	amd64.PrefetchL2["AVX512"], amd64.PrefetchL2["AVX2"] = *pl512, *pl2

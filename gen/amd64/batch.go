@@ -257,6 +257,14 @@ var (
 	Skew       = map[string]float64{"AVX512": 0.55, "AVX51264": 0.4, "AVX2": 0.4}
 )
 
+// IndexedInterleave and IndexedSkew are Interleave and Skew for the
+// indexed closest loops (ClosestIndexed), whose groups read their inputs
+// from the transposed record sets in memory.
+var (
+	IndexedInterleave = map[string]int{"AVX512": 4, "AVX51264": 3, "AVX2": 2}
+	IndexedSkew       = map[string]float64{"AVX512": 0.55, "AVX51264": 0.4, "AVX2": 0.4}
+)
+
 // Scheduled says for which targets the closest body is reordered as late
 // as possible (ir.Schedule, with latencyOf) before the loop driver merges
 // its groups: the chain's instructions first, the rest next to their
@@ -444,7 +452,7 @@ func body(ls []*lowering, k *kernels.Kernel, ptrs []GPPhysical, mask Op, prefetc
 		}
 		storeOverrides(ls[g], mask, func(j int) Mem { return stream(len(k.Inputs)+j, g) })
 	}
-	merge(ls, tuned(Skew, t), store, newSpiller(ls, heldBy(mask), 0), nil)
+	merge(ls, tuned(Skew, t), store, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), nil)
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of

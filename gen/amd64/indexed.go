@@ -14,9 +14,10 @@ import (
 // ClosestIndexed emits ClosestIndexedISA: the closest-point kernel
 // (kernels.Closest) on the axes of capsule pairs given by index, read as
 // records like the contact kernels' (recordLoop), with S, T and Dist2
-// stored one row per pair; the main loop computes as many groups at a
-// time as the closest loops (Interleave, Skew). It spares an engine that keeps capsules per
-// body the copy into a soa.Pairs before BatchClosest.
+// stored one row per pair; the main loop computes several groups at a
+// time, merged as the closest loops' (IndexedInterleave, IndexedSkew). It
+// spares an engine that keeps capsules per body the copy into a soa.Pairs
+// before BatchClosest.
 func ClosestIndexed(t *ir.Target, c *constants) {
 	check(t)
 	k := kernels.Closest
@@ -73,14 +74,14 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		l.slots.used, l.label, l.input, l.arg, l.overrides = 0, label, input(0), noArgs, ovs
 		l.begin()
-		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), 0), in)
-	}, tuned(Interleave, t), func(ls []*lowering, label string) {
+		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), overrideRegs(l)), in)
+	}, tuned(IndexedInterleave, t), func(ls []*lowering, label string) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg, l.overrides = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs
 			l.begin()
 		}
-		merge(ls, tuned(Skew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, 0), nil)
+		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), nil)
 	})
 	VZEROUPPER()
 	RET()

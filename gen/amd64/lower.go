@@ -252,6 +252,16 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 	}
 }
 
+// overrideRegs is the vector registers storeOverrides takes after a
+// group's outputs are stored (the constant it broadcasts), for the
+// spiller's budget: 1 if l has overrides, else 0.
+func overrideRegs(l *lowering) int {
+	if len(l.overrides) == 0 {
+		return 0
+	}
+	return 1
+}
+
 // storeOverrides stores, after the outputs of l's group, the constant of
 // each of l's overrides under its mask (and under mask too, for a tail
 // group), at dst(j) for output j: a masked store where a blend would
