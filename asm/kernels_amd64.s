@@ -24221,7 +24221,7 @@ ClosestIndexedAVX2_done:
 
 // func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ClosestIndexedAVX512(SB), $5184-56
+TEXT ·ClosestIndexedAVX512(SB), $14912-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -24230,7 +24230,7 @@ TEXT ·ClosestIndexedAVX512(SB), $5184-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         512(R9), BX
+	LEAQ         10240(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
@@ -24921,114 +24921,149 @@ ClosestIndexedAVX512_wide:
 	VMULPS      Z6, Z14, Z6
 	VMULPS      Z13, Z3, Z15
 	VMULPS      Z13, Z4, Z16
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPS      Z6, Z3, Z17
 	VMULPS      Z6, Z4, Z18
 	VMULPS      Z13, Z5, Z19
 	VSUBPS      Z9, Z15, Z15
 	VSUBPS      Z10, Z16, Z16
 	VMULPS      Z6, Z5, Z20
+	VMOVUPS     1536(BX), Z21
+	VSUBPS      1344(BX), Z21, Z21
 	VSUBPS      Z17, Z7, Z17
+	VMOVUPS     1600(BX), Z22
+	VSUBPS      1408(BX), Z22, Z22
 	VSUBPS      Z18, Z8, Z18
+	VMOVUPS     1664(BX), Z23
+	VSUBPS      1472(BX), Z23, Z23
 	VSUBPS      Z12, Z19, Z19
+	VMULPS      Z21, Z21, Z24
 	VSUBPS      Z20, Z11, Z20
-	VMULPS      Z17, Z17, Z21
-	VMULPS      Z18, Z18, Z22
+	VMULPS      Z22, Z22, Z25
+	VMULPS      Z17, Z17, Z26
+	VADDPS      Z25, Z24, Z24
+	VMULPS      Z18, Z18, Z25
+	VMULPS      Z23, Z23, Z27
 	VMULPS      Z17, Z15, Z15
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS      Z27, Z24, Z17
 	VMULPS      Z18, Z16, Z16
-	VADDPS      Z22, Z21, Z17
-	VMULPS      Z20, Z20, Z18
+	VADDPS      Z25, Z26, Z18
+	VMULPS      Z20, Z20, Z24
 	VADDPS      Z16, Z15, Z15
 	VMULPS      Z20, Z19, Z16
-	VADDPS      Z18, Z17, Z17
-	VMOVUPS     1536(BX), Z18
-	VSUBPS      1344(BX), Z18, Z18
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K1
+	VDIVPS.Z    Z17, Z1, K1, Z17
+	VADDPS      Z24, Z18, Z18
 	VADDPS      Z16, Z15, Z15
-	VMOVUPS     1600(BX), Z16
-	VSUBPS      1408(BX), Z16, Z16
-	VCMPPS      $0x04, Z17, Z0, K1
-	VDIVPS.Z    Z17, Z15, K1, Z15
-	VMOVUPS     1664(BX), Z17
-	VSUBPS      1472(BX), Z17, Z17
+	VCMPPS      $0x04, Z18, Z0, K1
+	VDIVPS.Z    Z18, Z15, K1, Z15
+	VMOVUPS     1088(BX), Z16
+	VSUBPS      896(BX), Z16, Z16
 	VMINPS      Z1, Z15, Z15
 	VMAXPS      Z0, Z15, Z15
+	VMOVUPS     1152(BX), Z18
+	VSUBPS      960(BX), Z18, Z18
 	VMULPS      Z7, Z7, Z19
-	VMULPS      Z8, Z8, Z20
-	VMULPS      Z18, Z18, Z21
-	VADDPS      Z20, Z19, Z19
-	VMULPS      Z16, Z16, Z20
-	VMULPS      Z11, Z11, Z22
+	VMOVUPS     896(BX), Z20
+	VSUBPS      1344(BX), Z20, Z20
+	VMULPS      Z8, Z8, Z24
+	VMOVUPS     960(BX), Z25
+	VSUBPS      1408(BX), Z25, Z25
+	VADDPS      Z24, Z19, Z19
+	VMOVUPS     1216(BX), Z24
+	VSUBPS      1024(BX), Z24, Z24
+	VMULPS      Z11, Z11, Z26
+	VMOVUPS     1024(BX), Z27
+	VSUBPS      1472(BX), Z27, Z27
 	VMULPS      Z6, Z15, Z6
-	VADDPS      Z20, Z21, Z15
-	VADDPS      Z22, Z19, Z19
-	VMULPS      Z17, Z17, Z20
+	VMULPS      Z20, Z21, Z15
+	VADDPS      Z26, Z19, Z19
+	VMULPS      Z25, Z22, Z26
 	VADDPS      Z6, Z13, Z6
+	VMULPS      Z16, Z21, Z13
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z19, K1
-	VDIVPS.Z    Z19, Z1, K1, Z13
-	VMULPS      Z7, Z9, Z19
-	VMULPS      Z8, Z10, Z21
+	VDIVPS.Z    Z19, Z1, K1, Z19
+	VMULPS      Z18, Z22, Z28
+	VMULPS      Z7, Z9, Z29
+	VADDPS      Z26, Z15, Z15
+	VMULPS      Z8, Z10, Z26
+	VMULPS      Z27, Z23, Z30
 	VMINPS      Z1, Z6, Z6
 	VMAXPS      Z0, Z6, Z6
-	VADDPS      Z20, Z15, Z15
-	VADDPS      Z21, Z19, Z19
-	VMULPS      Z11, Z12, Z20
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z15
-	VADDPS      Z20, Z19, Z19
-	VMOVUPS     1088(BX), Z20
-	VSUBPS      896(BX), Z20, Z20
+	VADDPS      Z28, Z13, Z13
+	VADDPS      Z26, Z29, Z26
+	VMULPS      Z24, Z23, Z28
+	VMULPS      Z11, Z12, Z29
+	VADDPS      Z30, Z15, Z15
+	VADDPS      Z29, Z26, Z26
+	VADDPS      Z28, Z13, Z13
 	VMULPS      Z14, Z6, Z14
-	VMOVUPS     1152(BX), Z21
-	VSUBPS      960(BX), Z21, Z21
-	VMOVUPS     896(BX), Z22
-	VSUBPS      1344(BX), Z22, Z22
-	VSUBPS      Z19, Z14, Z14
-	VMOVUPS     960(BX), Z19
-	VSUBPS      1408(BX), Z19, Z19
-	VMOVUPS     1216(BX), Z23
-	VSUBPS      1024(BX), Z23, Z23
-	VMULPS      Z13, Z14, Z13
-	VMINPS      Z1, Z13, Z13
-	VMAXPS      Z0, Z13, Z13
-	VMULPS      Z13, Z7, Z7
-	VMOVUPS     1024(BX), Z14
-	VSUBPS      1472(BX), Z14, Z14
-	VMULPS      Z13, Z8, Z8
+	VMULPS      Z17, Z15, Z15
+	VSUBPS      Z26, Z14, Z14
+	VMULPS      Z17, Z13, Z17
+	VMULPS      Z19, Z14, Z14
+	VMULPS      Z15, Z21, Z19
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VMULPS      Z15, Z22, Z26
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPS      Z14, Z7, Z7
+	VMULPS      Z17, Z21, Z28
+	VMULPS      Z14, Z8, Z8
+	VMULPS      Z17, Z22, Z29
 	VMULPS      Z6, Z3, Z3
+	VMULPS      Z15, Z23, Z30
 	VMULPS      Z6, Z4, Z4
-	VMULPS      Z22, Z18, Z24
+	VSUBPS      Z20, Z19, Z19
 	VADDPS      Z7, Z9, Z7
-	VMULPS      Z19, Z16, Z9
+	VSUBPS      Z25, Z26, Z9
 	VADDPS      Z8, Z10, Z8
-	VMULPS      Z20, Z18, Z10
-	VMULPS      Z13, Z11, Z11
-	VMULPS      Z21, Z16, Z25
+	VMULPS      Z17, Z23, Z10
+	VMOVUPS     2432(BX), Z26
+	VSUBPS      2240(BX), Z26, Z26
+	VMULPS      Z14, Z11, Z11
+	VSUBPS      Z28, Z16, Z28
+	VMOVUPS     2496(BX), Z31
+	VSUBPS      2304(BX), Z31, Z31
 	VMULPS      Z6, Z5, Z5
+	VSUBPS      Z29, Z18, Z29
+	VMOVUPS     Z23, 512(R9)
+	VMOVUPS     2560(BX), Z23
+	VSUBPS      2368(BX), Z23, Z23
 	VSUBPS      Z3, Z7, Z3
+	VSUBPS      Z27, Z30, Z7
+	VMULPS      Z26, Z26, Z30
 	VSUBPS      Z4, Z8, Z4
-	VADDPS      Z9, Z24, Z7
-	VADDPS      Z11, Z12, Z8
-	VMULPS      Z14, Z17, Z9
-	VSUBPS      Z5, Z8, Z5
-	VADDPS      Z25, Z10, Z8
+	VSUBPS      Z10, Z24, Z8
+	VMULPS      Z31, Z31, Z10
+	VADDPS      Z11, Z12, Z11
+	VMULPS      Z28, Z28, Z12
+	VADDPS      Z10, Z30, Z10
+	VSUBPS      Z5, Z11, Z5
+	VMULPS      Z29, Z29, Z11
+	VMULPS      Z23, Z23, Z30
 	VMULPS      Z3, Z3, Z3
-	VMULPS      Z23, Z17, Z10
+	VMULPS      Z28, Z19, Z19
+	VADDPS      Z30, Z10, Z10
 	VMULPS      Z4, Z4, Z4
-	VADDPS      Z9, Z7, Z7
+	VMULPS      Z29, Z9, Z9
 	VADDPS      Z4, Z3, Z3
-	VADDPS      Z10, Z8, Z4
+	VADDPS      Z11, Z12, Z4
 	VMULPS      Z5, Z5, Z5
-	VMULPS      Z15, Z7, Z7
-	VMULPS      Z15, Z4, Z8
+	VMULPS      Z8, Z8, Z11
+	VADDPS      Z9, Z19, Z9
 	VADDPS      Z5, Z3, Z3
-	VMULPS      Z7, Z18, Z5
-	VMULPS      Z7, Z16, Z9
+	VMULPS      Z8, Z7, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
+	VDIVPS.Z    Z10, Z1, K1, Z7
+	VADDPS      Z11, Z4, Z4
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z13, (R12)(R13*4)
+	VMOVUPS Z14, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z6, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
@@ -25042,118 +25077,119 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS      Z3, K1, (R12)(R13*4)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPS      Z3, K1, (R12)(R13*4)
-	VMULPS       Z8, Z18, Z3
-	VMULPS       Z8, Z16, Z6
-	VMULPS       Z7, Z17, Z10
-	VSUBPS       Z22, Z5, Z5
-	VSUBPS       Z19, Z9, Z9
-	VMULPS       Z8, Z17, Z11
-	VSUBPS       Z3, Z20, Z3
-	VSUBPS       Z6, Z21, Z6
-	VSUBPS       Z14, Z10, Z10
-	VSUBPS       Z11, Z23, Z11
-	VMULPS       Z3, Z3, Z12
-	VMULPS       Z6, Z6, Z13
-	VMULPS       Z3, Z5, Z3
+	VADDPS       Z5, Z9, Z3
+	VCMPPS       $0x04, Z4, Z0, K1
+	VDIVPS.Z     Z4, Z3, K1, Z3
+	VMOVUPS      1984(BX), Z4
+	VSUBPS       1792(BX), Z4, Z4
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VMOVUPS      2048(BX), Z5
+	VSUBPS       1856(BX), Z5, Z5
+	VMULPS       Z16, Z16, Z6
+	VMOVUPS      1792(BX), Z8
+	VSUBPS       2240(BX), Z8, Z8
+	VMULPS       Z18, Z18, Z9
+	VMOVUPS      1856(BX), Z10
+	VSUBPS       2304(BX), Z10, Z10
+	VADDPS       Z9, Z6, Z6
+	VMOVUPS      2112(BX), Z9
+	VSUBPS       1920(BX), Z9, Z9
+	VMULPS       Z24, Z24, Z11
+	VMOVUPS      1920(BX), Z12
+	VSUBPS       2368(BX), Z12, Z12
+	VMULPS       Z17, Z3, Z3
+	VMULPS       Z8, Z26, Z14
+	VADDPS       Z11, Z6, Z6
+	VMULPS       Z10, Z31, Z11
+	VADDPS       Z3, Z15, Z3
+	VMULPS       Z4, Z26, Z15
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z6, K1
+	VDIVPS.Z     Z6, Z1, K1, Z6
+	VMULPS       Z5, Z31, Z17
+	VMULPS       Z16, Z20, Z19
+	VADDPS       Z11, Z14, Z11
+	VMULPS       Z18, Z25, Z14
+	VMULPS       Z12, Z23, Z28
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VADDPS       Z17, Z15, Z15
+	VADDPS       Z14, Z19, Z14
+	VMULPS       Z9, Z23, Z17
+	VMULPS       Z24, Z27, Z19
+	VADDPS       Z28, Z11, Z11
+	VADDPS       Z19, Z14, Z14
+	VADDPS       Z17, Z15, Z15
+	VMULPS       Z13, Z3, Z13
+	VMULPS       Z7, Z11, Z11
+	VSUBPS       Z14, Z13, Z13
+	VMULPS       Z7, Z15, Z7
+	VMULPS       Z6, Z13, Z6
+	VMULPS       Z11, Z26, Z13
+	VMINPS       Z1, Z6, Z6
+	VMAXPS       Z0, Z6, Z6
+	VMULPS       Z11, Z31, Z14
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z6, Z9, Z5
-	VADDPS      Z13, Z12, Z6
-	VMULPS      Z11, Z11, Z9
-	VADDPS      Z5, Z3, Z3
-	VMULPS      Z11, Z10, Z5
-	VADDPS      Z9, Z6, Z6
-	VMOVUPS     2432(BX), Z9
-	VSUBPS      2240(BX), Z9, Z9
-	VADDPS      Z5, Z3, Z3
-	VMOVUPS     2496(BX), Z5
-	VSUBPS      2304(BX), Z5, Z5
-	VCMPPS      $0x04, Z6, Z0, K1
-	VDIVPS.Z    Z6, Z3, K1, Z3
-	VMOVUPS     2560(BX), Z6
-	VSUBPS      2368(BX), Z6, Z6
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VMULPS      Z20, Z20, Z10
-	VMULPS      Z21, Z21, Z11
-	VMULPS      Z9, Z9, Z12
-	VADDPS      Z11, Z10, Z10
-	VMULPS      Z5, Z5, Z11
-	VMULPS      Z23, Z23, Z13
-	VMULPS      Z8, Z3, Z3
-	VADDPS      Z11, Z12, Z8
-	VADDPS      Z13, Z10, Z10
-	VMULPS      Z6, Z6, Z11
-	VADDPS      Z3, Z7, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z    Z10, Z1, K1, Z7
-	VMULPS      Z20, Z22, Z10
-	VMULPS      Z21, Z19, Z12
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VADDPS      Z11, Z8, Z8
-	VADDPS      Z12, Z10, Z10
-	VMULPS      Z23, Z14, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
-	VDIVPS.Z    Z8, Z1, K1, Z8
-	VADDPS      Z11, Z10, Z10
-	VMOVUPS     1984(BX), Z11
-	VSUBPS      1792(BX), Z11, Z11
-	VMULPS      Z4, Z3, Z4
-	VMOVUPS     2048(BX), Z12
-	VSUBPS      1856(BX), Z12, Z12
-	VMOVUPS     1792(BX), Z13
-	VSUBPS      2240(BX), Z13, Z13
-	VSUBPS      Z10, Z4, Z4
-	VMOVUPS     1856(BX), Z10
-	VSUBPS      2304(BX), Z10, Z10
-	VMOVUPS     2112(BX), Z15
-	VSUBPS      1920(BX), Z15, Z15
-	VMULPS      Z7, Z4, Z4
-	VMINPS      Z1, Z4, Z4
-	VMAXPS      Z0, Z4, Z4
-	VMULPS      Z4, Z20, Z7
-	VMOVUPS     1920(BX), Z20
-	VSUBPS      2368(BX), Z20, Z20
-	VMULPS      Z4, Z21, Z21
-	VMULPS      Z3, Z18, Z18
-	VMULPS      Z3, Z16, Z16
-	VMULPS      Z13, Z9, Z24
-	VADDPS      Z7, Z22, Z7
-	VMULPS      Z10, Z5, Z22
-	VADDPS      Z21, Z19, Z19
-	VMULPS      Z11, Z9, Z21
-	VMULPS      Z4, Z23, Z23
-	VMULPS      Z12, Z5, Z25
-	VMULPS      Z3, Z17, Z17
-	VSUBPS      Z18, Z7, Z7
-	VSUBPS      Z16, Z19, Z16
-	VADDPS      Z22, Z24, Z18
-	VADDPS      Z23, Z14, Z14
-	VMULPS      Z20, Z6, Z19
-	VSUBPS      Z17, Z14, Z14
-	VADDPS      Z25, Z21, Z17
-	VMULPS      Z7, Z7, Z7
-	VMULPS      Z15, Z6, Z21
+	VMULPS      Z6, Z16, Z16
+	VMULPS      Z7, Z26, Z17
+	VMULPS      Z6, Z18, Z18
+	VMULPS      Z7, Z31, Z19
+	VMULPS      Z3, Z21, Z21
+	VMULPS      Z11, Z23, Z28
+	VMULPS      Z3, Z22, Z22
+	VSUBPS      Z8, Z13, Z13
+	VADDPS      Z16, Z20, Z16
+	VSUBPS      Z10, Z14, Z14
+	VADDPS      Z18, Z25, Z18
+	VMULPS      Z7, Z23, Z20
+	VMOVUPS     3328(BX), Z25
+	VSUBPS      3136(BX), Z25, Z25
+	VMULPS      Z6, Z24, Z24
+	VSUBPS      Z17, Z4, Z17
+	VMOVUPS     3392(BX), Z29
+	VSUBPS      3200(BX), Z29, Z29
+	VMULPS      512(R9), Z3, Z30
+	VSUBPS      Z19, Z5, Z19
+	VMOVUPS     Z23, 512(R9)
+	VMOVUPS     3456(BX), Z23
+	VSUBPS      3264(BX), Z23, Z23
+	VSUBPS      Z21, Z16, Z16
+	VSUBPS      Z12, Z28, Z21
+	VMULPS      Z25, Z25, Z28
+	VSUBPS      Z22, Z18, Z18
+	VSUBPS      Z20, Z9, Z20
+	VMULPS      Z29, Z29, Z22
+	VADDPS      Z24, Z27, Z24
+	VMULPS      Z17, Z17, Z27
+	VADDPS      Z22, Z28, Z22
+	VSUBPS      Z30, Z24, Z24
+	VMULPS      Z19, Z19, Z28
+	VMULPS      Z23, Z23, Z30
 	VMULPS      Z16, Z16, Z16
-	VADDPS      Z19, Z18, Z18
-	VADDPS      Z16, Z7, Z7
-	VADDPS      Z21, Z17, Z16
-	VMULPS      Z14, Z14, Z14
-	VMULPS      Z8, Z18, Z17
-	VMULPS      Z8, Z16, Z8
-	VADDPS      Z14, Z7, Z7
-	VMULPS      Z17, Z9, Z14
-	VMULPS      Z17, Z5, Z18
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z7, K1
+	VMULPS      Z17, Z13, Z13
+	VADDPS      Z30, Z22, Z17
+	VMULPS      Z18, Z18, Z18
+	VMULPS      Z19, Z14, Z14
+	VADDPS      Z18, Z16, Z16
+	VADDPS      Z28, Z27, Z18
+	VMULPS      Z24, Z24, Z19
+	VMULPS      Z20, Z20, Z22
+	VADDPS      Z14, Z13, Z13
+	VADDPS      Z19, Z16, Z14
+	VMULPS      Z20, Z21, Z16
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K1
+	VDIVPS.Z    Z17, Z1, K1, Z17
+	VADDPS      Z22, Z18, Z18
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z14, K1
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z4, 64(R12)(R13*4)
+	VMOVUPS Z6, 64(R12)(R13*4)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z3, 64(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z7, 64(R12)(R13*4)
+	VMOVUPS Z14, 64(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z3
@@ -25163,118 +25199,103 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS      Z3, K1, 64(R12)(R13*4)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPS      Z3, K1, 64(R12)(R13*4)
-	VMULPS       Z8, Z9, Z3
-	VMULPS       Z8, Z5, Z4
-	VMULPS       Z17, Z6, Z7
-	VSUBPS       Z13, Z14, Z14
-	VSUBPS       Z10, Z18, Z18
-	VMULPS       Z8, Z6, Z19
-	VSUBPS       Z3, Z11, Z3
-	VSUBPS       Z4, Z12, Z4
-	VSUBPS       Z20, Z7, Z7
-	VSUBPS       Z19, Z15, Z19
-	VMULPS       Z3, Z3, Z21
-	VMULPS       Z4, Z4, Z22
-	VMULPS       Z3, Z14, Z3
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z4, Z18, Z4
-	VADDPS      Z22, Z21, Z14
-	VMULPS      Z19, Z19, Z18
-	VADDPS      Z4, Z3, Z3
-	VMULPS      Z19, Z7, Z4
-	VADDPS      Z18, Z14, Z7
-	VMOVUPS     3328(BX), Z14
-	VSUBPS      3136(BX), Z14, Z14
-	VADDPS      Z4, Z3, Z3
-	VMOVUPS     3392(BX), Z4
-	VSUBPS      3200(BX), Z4, Z4
-	VCMPPS      $0x04, Z7, Z0, K1
-	VDIVPS.Z    Z7, Z3, K1, Z3
-	VMOVUPS     3456(BX), Z7
-	VSUBPS      3264(BX), Z7, Z7
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VMULPS      Z11, Z11, Z18
-	VMULPS      Z12, Z12, Z19
-	VMULPS      Z14, Z14, Z21
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z4, Z4, Z19
-	VMULPS      Z15, Z15, Z22
-	VMULPS      Z8, Z3, Z3
-	VADDPS      Z19, Z21, Z8
-	VADDPS      Z22, Z18, Z18
-	VMULPS      Z7, Z7, Z19
-	VADDPS      Z3, Z17, Z3
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z    Z18, Z1, K1, Z17
-	VMULPS      Z11, Z13, Z18
-	VMULPS      Z12, Z10, Z21
-	VMINPS      Z1, Z3, Z3
-	VMAXPS      Z0, Z3, Z3
-	VADDPS      Z19, Z8, Z8
-	VADDPS      Z21, Z18, Z18
-	VMULPS      Z15, Z20, Z19
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
-	VDIVPS.Z    Z8, Z1, K1, Z8
-	VADDPS      Z19, Z18, Z18
-	VMOVUPS     2880(BX), Z19
-	VSUBPS      2688(BX), Z19, Z19
-	VMULPS      Z16, Z3, Z16
-	VMOVUPS     2944(BX), Z21
-	VSUBPS      2752(BX), Z21, Z21
-	VMOVUPS     2688(BX), Z22
-	VSUBPS      3136(BX), Z22, Z22
-	VSUBPS      Z18, Z16, Z16
-	VMOVUPS     2752(BX), Z18
-	VSUBPS      3200(BX), Z18, Z18
-	VMOVUPS     3008(BX), Z23
-	VSUBPS      2816(BX), Z23, Z23
-	VMULPS      Z17, Z16, Z16
-	VMINPS      Z1, Z16, Z16
-	VMAXPS      Z0, Z16, Z16
-	VMULPS      Z16, Z11, Z11
-	VMOVUPS     2816(BX), Z17
-	VSUBPS      3264(BX), Z17, Z17
-	VMULPS      Z16, Z12, Z12
-	VMULPS      Z3, Z9, Z9
-	VMULPS      Z3, Z5, Z5
-	VMULPS      Z22, Z14, Z24
-	VADDPS      Z11, Z13, Z11
-	VMULPS      Z18, Z4, Z13
-	VADDPS      Z12, Z10, Z10
-	VMULPS      Z19, Z14, Z12
-	VMULPS      Z16, Z15, Z15
-	VMULPS      Z21, Z4, Z25
-	VMULPS      Z3, Z6, Z6
-	VSUBPS      Z9, Z11, Z9
-	VSUBPS      Z5, Z10, Z5
-	VADDPS      Z13, Z24, Z10
-	VADDPS      Z15, Z20, Z11
-	VMULPS      Z17, Z7, Z13
-	VSUBPS      Z6, Z11, Z6
-	VADDPS      Z25, Z12, Z11
-	VMULPS      Z9, Z9, Z9
-	VMULPS      Z23, Z7, Z12
-	VMULPS      Z5, Z5, Z5
-	VADDPS      Z13, Z10, Z10
-	VADDPS      Z5, Z9, Z5
-	VADDPS      Z12, Z11, Z9
-	VMULPS      Z6, Z6, Z6
-	VMULPS      Z8, Z10, Z10
-	VMULPS      Z8, Z9, Z8
-	VADDPS      Z6, Z5, Z5
-	VMULPS      Z10, Z14, Z6
-	VMULPS      Z10, Z4, Z11
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K1
+	VADDPS       Z16, Z13, Z3
+	VCMPPS       $0x04, Z18, Z0, K1
+	VDIVPS.Z     Z18, Z3, K1, Z3
+	VMOVUPS      2880(BX), Z6
+	VSUBPS       2688(BX), Z6, Z6
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VMOVUPS      2944(BX), Z13
+	VSUBPS       2752(BX), Z13, Z13
+	VMULPS       Z4, Z4, Z14
+	VMOVUPS      2688(BX), Z16
+	VSUBPS       3136(BX), Z16, Z16
+	VMULPS       Z5, Z5, Z18
+	VMOVUPS      2752(BX), Z19
+	VSUBPS       3200(BX), Z19, Z19
+	VADDPS       Z18, Z14, Z14
+	VMOVUPS      3008(BX), Z18
+	VSUBPS       2816(BX), Z18, Z18
+	VMULPS       Z9, Z9, Z20
+	VMOVUPS      2816(BX), Z21
+	VSUBPS       3264(BX), Z21, Z21
+	VMULPS       Z7, Z3, Z3
+	VMULPS       Z16, Z25, Z7
+	VADDPS       Z20, Z14, Z14
+	VMULPS       Z19, Z29, Z20
+	VADDPS       Z3, Z11, Z3
+	VMULPS       Z6, Z25, Z11
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z     Z14, Z1, K1, Z14
+	VMULPS       Z13, Z29, Z22
+	VMULPS       Z4, Z8, Z24
+	VADDPS       Z20, Z7, Z7
+	VMULPS       Z5, Z10, Z20
+	VMULPS       Z21, Z23, Z27
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VADDPS       Z22, Z11, Z11
+	VADDPS       Z20, Z24, Z20
+	VMULPS       Z18, Z23, Z22
+	VMULPS       Z9, Z12, Z24
+	VADDPS       Z27, Z7, Z7
+	VADDPS       Z24, Z20, Z20
+	VADDPS       Z22, Z11, Z11
+	VMULPS       Z15, Z3, Z15
+	VMULPS       Z17, Z7, Z7
+	VSUBPS       Z20, Z15, Z15
+	VMULPS       Z17, Z11, Z17
+	VMULPS       Z14, Z15, Z14
+	VMULPS       Z7, Z25, Z15
+	VMINPS       Z1, Z14, Z14
+	VMAXPS       Z0, Z14, Z14
+	VMULPS       Z7, Z29, Z20
+	VMULPS       Z14, Z4, Z4
+	VMULPS       Z17, Z25, Z22
+	VMULPS       Z14, Z5, Z5
+	VMULPS       Z17, Z29, Z24
+	VMULPS       Z3, Z26, Z26
+	VMULPS       Z7, Z23, Z27
+	VMULPS       Z3, Z31, Z28
+	VSUBPS       Z16, Z15, Z15
+	VADDPS       Z4, Z8, Z4
+	VSUBPS       Z19, Z20, Z8
+	VADDPS       Z5, Z10, Z5
+	VMULPS       Z17, Z23, Z10
+	VMULPS       Z14, Z9, Z9
+	VSUBPS       Z22, Z6, Z20
+	VMULPS       512(R9), Z3, Z22
+	VSUBPS       Z24, Z13, Z24
+	VSUBPS       Z26, Z4, Z4
+	VSUBPS       Z21, Z27, Z26
+	VSUBPS       Z28, Z5, Z5
+	VSUBPS       Z10, Z18, Z10
+	VADDPS       Z9, Z12, Z9
+	VMULPS       Z20, Z20, Z12
+	VSUBPS       Z22, Z9, Z9
+	VMULPS       Z24, Z24, Z22
+	VMULPS       Z4, Z4, Z4
+	VMULPS       Z20, Z15, Z15
+	VMULPS       Z5, Z5, Z5
+	VMULPS       Z24, Z8, Z8
+	VADDPS       Z5, Z4, Z4
+	VADDPS       Z22, Z12, Z5
+	VMULPS       Z9, Z9, Z9
+	VMULPS       Z10, Z10, Z12
+	VADDPS       Z8, Z15, Z8
+	VADDPS       Z9, Z4, Z4
+	VMULPS       Z10, Z26, Z9
+	VADDPS       Z12, Z5, Z5
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z16, 128(R12)(R13*4)
+	VMOVUPS Z14, 128(R12)(R13*4)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z3, 128(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z5, 128(R12)(R13*4)
+	VMOVUPS Z4, 128(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z3
@@ -25284,77 +25305,58 @@ ClosestIndexedAVX512_wide:
 	VMOVUPS      Z3, K1, 128(R12)(R13*4)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPS      Z3, K1, 128(R12)(R13*4)
-	VMULPS       Z8, Z14, Z3
-	VMULPS       Z8, Z4, Z5
-	VMULPS       Z10, Z7, Z12
-	VSUBPS       Z22, Z6, Z6
-	VSUBPS       Z18, Z11, Z11
-	VMULPS       Z8, Z7, Z13
-	VSUBPS       Z3, Z19, Z3
-	VSUBPS       Z5, Z21, Z5
-	VSUBPS       Z17, Z12, Z12
-	VSUBPS       Z13, Z23, Z13
-	VMULPS       Z3, Z3, Z15
-	VMULPS       Z5, Z5, Z16
-	VMULPS       Z3, Z6, Z3
-	VMULPS       Z5, Z11, Z5
-	VADDPS       Z16, Z15, Z6
-	VMULPS       Z13, Z13, Z11
-	VADDPS       Z5, Z3, Z3
-	VMULPS       Z13, Z12, Z5
-	VADDPS       Z11, Z6, Z6
-	VADDPS       Z5, Z3, Z3
-	VCMPPS       $0x04, Z6, Z0, K1
-	VDIVPS.Z     Z6, Z3, K1, Z3
+	VADDPS       Z9, Z8, Z3
+	VCMPPS       $0x04, Z5, Z0, K1
+	VDIVPS.Z     Z5, Z3, K1, Z3
 	VMINPS       Z1, Z3, Z3
 	VMAXPS       Z0, Z3, Z3
-	VMULPS       Z19, Z19, Z5
-	VMULPS       Z21, Z21, Z6
-	VADDPS       Z6, Z5, Z5
-	VMULPS       Z23, Z23, Z6
-	VMULPS       Z8, Z3, Z3
-	VADDPS       Z6, Z5, Z5
-	VADDPS       Z3, Z10, Z3
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z     Z5, Z1, K1, Z5
-	VMULPS       Z19, Z22, Z6
-	VMULPS       Z21, Z18, Z8
+	VMULPS       Z6, Z6, Z4
+	VMULPS       Z13, Z13, Z5
+	VADDPS       Z5, Z4, Z4
+	VMULPS       Z18, Z18, Z5
+	VMULPS       Z17, Z3, Z3
+	VADDPS       Z5, Z4, Z4
+	VADDPS       Z3, Z7, Z3
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z4, K1
+	VDIVPS.Z     Z4, Z1, K1, Z4
+	VMULPS       Z6, Z16, Z5
+	VMULPS       Z13, Z19, Z7
 	VMINPS       Z1, Z3, Z3
 	VMAXPS       Z0, Z3, Z3
-	VADDPS       Z8, Z6, Z6
-	VMULPS       Z23, Z17, Z8
-	VADDPS       Z8, Z6, Z6
-	VMULPS       Z9, Z3, Z8
-	VSUBPS       Z6, Z8, Z6
-	VMULPS       Z5, Z6, Z5
-	VMINPS       Z1, Z5, Z5
-	VMAXPS       Z0, Z5, Z5
-	VMULPS       Z5, Z19, Z6
-	VMULPS       Z5, Z21, Z8
-	VMULPS       Z3, Z14, Z9
-	VMULPS       Z3, Z4, Z4
-	VADDPS       Z6, Z22, Z6
-	VADDPS       Z8, Z18, Z8
-	VMULPS       Z5, Z23, Z10
-	VMULPS       Z3, Z7, Z7
-	VSUBPS       Z9, Z6, Z6
-	VSUBPS       Z4, Z8, Z4
-	VADDPS       Z10, Z17, Z8
-	VSUBPS       Z7, Z8, Z7
+	VADDPS       Z7, Z5, Z5
+	VMULPS       Z18, Z21, Z7
+	VADDPS       Z7, Z5, Z5
+	VMULPS       Z11, Z3, Z7
+	VSUBPS       Z5, Z7, Z5
+	VMULPS       Z4, Z5, Z4
+	VMINPS       Z1, Z4, Z4
+	VMAXPS       Z0, Z4, Z4
+	VMULPS       Z4, Z6, Z5
+	VMULPS       Z4, Z13, Z6
+	VMULPS       Z3, Z25, Z7
+	VMULPS       Z3, Z29, Z8
+	VADDPS       Z5, Z16, Z5
+	VADDPS       Z6, Z19, Z6
+	VMULPS       Z4, Z18, Z9
+	VMULPS       Z3, Z23, Z10
+	VSUBPS       Z7, Z5, Z5
+	VSUBPS       Z8, Z6, Z6
+	VADDPS       Z9, Z21, Z7
+	VSUBPS       Z10, Z7, Z7
+	VMULPS       Z5, Z5, Z5
 	VMULPS       Z6, Z6, Z6
-	VMULPS       Z4, Z4, Z4
-	VADDPS       Z4, Z6, Z4
+	VADDPS       Z6, Z5, Z5
 	VMULPS       Z7, Z7, Z6
-	VADDPS       Z6, Z4, Z4
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS       Z6, Z5, Z5
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
 
 	// Store S, T and Dist2 of group 3.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z5, 192(R12)(R13*4)
+	VMOVUPS Z4, 192(R12)(R13*4)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z3, 192(R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*4)
+	VMOVUPS Z5, 192(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z3
@@ -25534,7 +25536,7 @@ ClosestIndexedAVX512_loop:
 	VMOVUPS      Z3, 704(BX)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 768(BX)
-	LEAQ         4224(R9), R10
+	LEAQ         13952(R9), R10
 
 ClosestIndexedAVX512_ahead:
 	MOVQ n+48(FP), R14
@@ -25556,6 +25558,8 @@ ClosestIndexedAVX512_ahead:
 	VADDPS      Z7, Z6, Z6
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
 	VDIVPS.Z    Z6, Z1, K1, Z6
+	VMOVUPS     192(BX), Z7
+	VSUBPS      (BX), Z7, Z7
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
@@ -25564,79 +25568,79 @@ ClosestIndexedAVX512_ahead:
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         80(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z7
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
 	MOVL         68(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         84(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
 	MOVL         72(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         88(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
 	MOVL         76(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         92(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
-	VUNPCKLPS    Z8, Z7, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z8, Z7, Z7
-	VUNPCKHPS    Z10, Z9, Z8
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z8, Z7, Z11
-	VSHUFPS      $0xee, Z8, Z7, Z7
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z11
+	VUNPCKLPS    Z9, Z8, Z12
+	VUNPCKLPS    Z11, Z10, Z13
+	VUNPCKHPS    Z9, Z8, Z8
+	VUNPCKHPS    Z11, Z10, Z9
+	VSHUFPS      $0x44, Z13, Z12, Z10
+	VSHUFPS      $0xee, Z13, Z12, Z11
+	VSHUFPS      $0x44, Z9, Z8, Z12
+	VSHUFPS      $0xee, Z9, Z8, Z8
 	MOVL         96(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         112(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
 	MOVL         100(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         116(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z12
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z13
 	MOVL         104(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         120(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z13
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z14
 	MOVL         108(DX)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         124(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z14
-	VUNPCKLPS    Z12, Z8, Z15
-	VUNPCKLPS    Z14, Z13, Z16
-	VUNPCKHPS    Z12, Z8, Z8
-	VUNPCKHPS    Z14, Z13, Z12
-	VSHUFPS      $0x44, Z16, Z15, Z13
-	VSHUFPS      $0xee, Z16, Z15, Z14
-	VSHUFPS      $0x44, Z12, Z8, Z15
-	VSHUFPS      $0xee, Z12, Z8, Z8
-	VSHUFF32X4   $0x88, Z13, Z9, Z12
-	VMOVUPS      Z12, (R10)
-	VSHUFF32X4   $0x88, Z14, Z10, Z12
-	VMOVUPS      Z12, 64(R10)
-	VSHUFF32X4   $0x88, Z15, Z11, Z12
-	VMOVUPS      Z12, 128(R10)
-	VSHUFF32X4   $0x88, Z8, Z7, Z7
-	VMOVUPS      Z7, 384(R10)
-	VSHUFF32X4   $0xdd, Z13, Z9, Z7
-	VMOVUPS      Z7, 192(R10)
-	VSHUFF32X4   $0xdd, Z14, Z10, Z7
-	VMOVUPS      Z7, 256(R10)
-	VSHUFF32X4   $0xdd, Z15, Z11, Z7
-	VMOVUPS      Z7, 320(R10)
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z15
+	VUNPCKLPS    Z13, Z9, Z16
+	VUNPCKLPS    Z15, Z14, Z17
+	VUNPCKHPS    Z13, Z9, Z9
+	VUNPCKHPS    Z15, Z14, Z13
+	VSHUFPS      $0x44, Z17, Z16, Z14
+	VSHUFPS      $0xee, Z17, Z16, Z15
+	VSHUFPS      $0x44, Z13, Z9, Z16
+	VSHUFPS      $0xee, Z13, Z9, Z9
+	VSHUFF32X4   $0x88, Z14, Z10, Z13
+	VMOVUPS      Z13, (R10)
+	VSHUFF32X4   $0x88, Z15, Z11, Z13
+	VMOVUPS      Z13, 64(R10)
+	VSHUFF32X4   $0x88, Z16, Z12, Z13
+	VMOVUPS      Z13, 128(R10)
+	VSHUFF32X4   $0x88, Z9, Z8, Z8
+	VMOVUPS      Z8, 384(R10)
+	VSHUFF32X4   $0xdd, Z14, Z10, Z8
+	VMOVUPS      Z8, 192(R10)
+	VSHUFF32X4   $0xdd, Z15, Z11, Z8
+	VMOVUPS      Z8, 256(R10)
+	VSHUFF32X4   $0xdd, Z16, Z12, Z8
+	VMOVUPS      Z8, 320(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL         64(SI)(R13*4), CX
@@ -25644,81 +25648,79 @@ ClosestIndexedAVX512_ahead:
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         80(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z7
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
 	MOVL         68(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         84(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
 	MOVL         72(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         88(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
 	MOVL         76(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         92(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
-	VUNPCKLPS    Z8, Z7, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z8, Z7, Z7
-	VUNPCKHPS    Z10, Z9, Z8
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z8, Z7, Z11
-	VSHUFPS      $0xee, Z8, Z7, Z7
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z11
+	VUNPCKLPS    Z9, Z8, Z12
+	VUNPCKLPS    Z11, Z10, Z13
+	VUNPCKHPS    Z9, Z8, Z8
+	VUNPCKHPS    Z11, Z10, Z9
+	VSHUFPS      $0x44, Z13, Z12, Z10
+	VSHUFPS      $0xee, Z13, Z12, Z11
+	VSHUFPS      $0x44, Z9, Z8, Z12
+	VSHUFPS      $0xee, Z9, Z8, Z8
 	MOVL         96(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         112(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
 	MOVL         100(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         116(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z12
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z13
 	MOVL         104(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         120(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z13
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z14
 	MOVL         108(SI)(R13*4), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
 	MOVL         124(SI)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z14
-	VUNPCKLPS    Z12, Z8, Z15
-	VUNPCKLPS    Z14, Z13, Z16
-	VUNPCKHPS    Z12, Z8, Z8
-	VUNPCKHPS    Z14, Z13, Z12
-	VSHUFPS      $0x44, Z16, Z15, Z13
-	VSHUFPS      $0xee, Z16, Z15, Z14
-	VSHUFPS      $0x44, Z12, Z8, Z15
-	VSHUFPS      $0xee, Z12, Z8, Z8
-	VSHUFF32X4   $0x88, Z13, Z9, Z12
-	VMOVUPS      Z12, 448(R10)
-	VSHUFF32X4   $0x88, Z14, Z10, Z12
-	VMOVUPS      Z12, 512(R10)
-	VSHUFF32X4   $0x88, Z15, Z11, Z12
-	VMOVUPS      Z12, 576(R10)
-	VSHUFF32X4   $0x88, Z8, Z7, Z7
-	VMOVUPS      Z7, 832(R10)
-	VSHUFF32X4   $0xdd, Z13, Z9, Z7
-	VMOVUPS      Z7, 640(R10)
-	VSHUFF32X4   $0xdd, Z14, Z10, Z7
-	VMOVUPS      Z7, 704(R10)
-	VSHUFF32X4   $0xdd, Z15, Z11, Z7
-	VMOVUPS      Z7, 768(R10)
-	VMOVUPS      192(BX), Z7
-	VSUBPS       (BX), Z7, Z7
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z15
+	VUNPCKLPS    Z13, Z9, Z16
+	VUNPCKLPS    Z15, Z14, Z17
+	VUNPCKHPS    Z13, Z9, Z9
+	VUNPCKHPS    Z15, Z14, Z13
+	VSHUFPS      $0x44, Z17, Z16, Z14
+	VSHUFPS      $0xee, Z17, Z16, Z15
+	VSHUFPS      $0x44, Z13, Z9, Z16
+	VSHUFPS      $0xee, Z13, Z9, Z9
+	VSHUFF32X4   $0x88, Z14, Z10, Z13
+	VMOVUPS      Z13, 448(R10)
+	VSHUFF32X4   $0x88, Z15, Z11, Z13
+	VMOVUPS      Z13, 512(R10)
+	VSHUFF32X4   $0x88, Z16, Z12, Z13
+	VMOVUPS      Z13, 576(R10)
+	VSHUFF32X4   $0x88, Z9, Z8, Z8
+	VMOVUPS      Z8, 832(R10)
+	VSHUFF32X4   $0xdd, Z14, Z10, Z8
+	VMOVUPS      Z8, 640(R10)
+	VSHUFF32X4   $0xdd, Z15, Z11, Z8
+	VMOVUPS      Z8, 704(R10)
+	VSHUFF32X4   $0xdd, Z16, Z12, Z8
+	VMOVUPS      Z8, 768(R10)
 	VMOVUPS      256(BX), Z8
 	VSUBPS       64(BX), Z8, Z8
 	VMOVUPS      (BX), Z9
@@ -25960,33 +25962,33 @@ ClosestIndexedAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z3
-	VMOVUPS     Z3, 4096(R9)
+	VMOVUPS     Z3, 13824(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z3
-	VMOVUPS     Z3, 4160(R9)
+	VMOVUPS     Z3, 13888(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL         4096(R9), CX
+	MOVL         13824(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4112(R9), CX
+	MOVL         13840(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
-	MOVL         4100(R9), CX
+	MOVL         13828(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4116(R9), CX
+	MOVL         13844(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
-	MOVL         4104(R9), CX
+	MOVL         13832(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4120(R9), CX
+	MOVL         13848(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
-	MOVL         4108(R9), CX
+	MOVL         13836(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4124(R9), CX
+	MOVL         13852(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
@@ -25997,28 +25999,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         4128(R9), CX
+	MOVL         13856(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4144(R9), CX
+	MOVL         13872(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
-	MOVL         4132(R9), CX
+	MOVL         13860(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4148(R9), CX
+	MOVL         13876(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
-	MOVL         4136(R9), CX
+	MOVL         13864(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4152(R9), CX
+	MOVL         13880(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
-	MOVL         4140(R9), CX
+	MOVL         13868(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4156(R9), CX
+	MOVL         13884(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
@@ -26045,28 +26047,28 @@ ClosestIndexedAVX512_tail:
 	VMOVUPS      Z3, 320(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL         4160(R9), CX
+	MOVL         13888(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4176(R9), CX
+	MOVL         13904(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z3
-	MOVL         4164(R9), CX
+	MOVL         13892(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4180(R9), CX
+	MOVL         13908(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
-	MOVL         4168(R9), CX
+	MOVL         13896(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4184(R9), CX
+	MOVL         13912(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z5
-	MOVL         4172(R9), CX
+	MOVL         13900(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4188(R9), CX
+	MOVL         13916(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
@@ -26077,28 +26079,28 @@ ClosestIndexedAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         4192(R9), CX
+	MOVL         13920(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4208(R9), CX
+	MOVL         13936(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z4
-	MOVL         4196(R9), CX
+	MOVL         13924(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4212(R9), CX
+	MOVL         13940(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z8
-	MOVL         4200(R9), CX
+	MOVL         13928(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4216(R9), CX
+	MOVL         13944(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z9
-	MOVL         4204(R9), CX
+	MOVL         13932(R9), CX
 	SHLQ         $0x05, CX
 	VMOVUPS      (AX)(CX*1), Y2
-	MOVL         4220(R9), CX
+	MOVL         13948(R9), CX
 	SHLQ         $0x05, CX
 	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
 	VUNPCKLPS    Z8, Z4, Z10
@@ -27623,7 +27625,7 @@ ClosestIndexed64AVX2_done:
 
 // func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·ClosestIndexed64AVX512(SB), $4160-56
+TEXT ·ClosestIndexed64AVX512(SB), $11456-56
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -27632,7 +27634,7 @@ TEXT ·ClosestIndexed64AVX512(SB), $4160-56
 	LEAQ         (SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         384(R9), BX
+	LEAQ         7680(R9), BX
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
@@ -28015,145 +28017,148 @@ ClosestIndexed64AVX512_wide:
 	VMULPD      Z10, Z4, Z15
 	VADDPD      Z13, Z12, Z12
 	VADDPD      Z15, Z14, Z13
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPD      Z5, Z12, Z12
 	VMULPD      Z5, Z13, Z5
 	VMULPD      Z12, Z2, Z14
 	VMULPD      Z12, Z3, Z15
-	VMULPD      Z5, Z2, Z16
-	VMULPD      Z5, Z3, Z17
-	VMOVUPS     1536(BX), Z18
-	VSUBPD      1344(BX), Z18, Z18
-	VMULPD      Z12, Z4, Z19
-	VMOVUPS     1600(BX), Z20
-	VSUBPD      1408(BX), Z20, Z20
-	VSUBPD      Z8, Z14, Z14
-	VMOVUPS     1664(BX), Z21
-	VSUBPD      1472(BX), Z21, Z21
-	VSUBPD      Z9, Z15, Z15
-	VMULPD      Z5, Z4, Z22
-	VSUBPD      Z16, Z6, Z16
-	VMULPD      Z18, Z18, Z23
-	VSUBPD      Z17, Z7, Z17
-	VMULPD      Z20, Z20, Z24
-	VSUBPD      Z11, Z19, Z19
-	VSUBPD      Z22, Z10, Z22
-	VADDPD      Z24, Z23, Z23
-	VMULPD      Z16, Z16, Z24
-	VMULPD      Z21, Z21, Z25
-	VMULPD      Z17, Z17, Z26
-	VADDPD      Z25, Z23, Z23
-	VMULPD      Z16, Z14, Z14
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
-	VDIVPD.Z    Z23, Z1, K1, Z16
-	VMULPD      Z17, Z15, Z15
-	VADDPD      Z26, Z24, Z17
-	VMULPD      Z22, Z22, Z23
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z22, Z19, Z15
-	VADDPD      Z23, Z17, Z17
-	VADDPD      Z15, Z14, Z14
-	VMOVUPS     1088(BX), Z15
-	VSUBPD      896(BX), Z15, Z15
-	VCMPPD      $0x04, Z17, Z0, K1
-	VDIVPD.Z    Z17, Z14, K1, Z14
-	VMOVUPS     1152(BX), Z17
-	VSUBPD      960(BX), Z17, Z17
-	VMULPD      Z6, Z6, Z19
-	VMOVUPS     896(BX), Z22
-	VSUBPD      1344(BX), Z22, Z22
-	VMULPD      Z7, Z7, Z23
-	VMOVUPS     960(BX), Z24
-	VSUBPD      1408(BX), Z24, Z24
-	VADDPD      Z23, Z19, Z19
-	VMOVUPS     1216(BX), Z23
-	VSUBPD      1024(BX), Z23, Z23
-	VMULPD      Z10, Z10, Z25
-	VMINPD      Z1, Z14, Z14
-	VMAXPD      Z0, Z14, Z14
-	VADDPD      Z25, Z19, Z19
-	VMOVUPS     1024(BX), Z25
-	VSUBPD      1472(BX), Z25, Z25
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z19, K1
-	VDIVPD.Z    Z19, Z1, K1, Z19
-	VMULPD      Z5, Z14, Z5
-	VADDPD      Z5, Z12, Z5
-	VMULPD      Z22, Z18, Z12
-	VMULPD      Z6, Z8, Z14
-	VMULPD      Z24, Z20, Z26
-	VMULPD      Z7, Z9, Z27
-	VMULPD      Z15, Z18, Z28
-	VMINPD      Z1, Z5, Z5
-	VMAXPD      Z0, Z5, Z5
-	VMULPD      Z17, Z20, Z29
-	VADDPD      Z27, Z14, Z14
-	VMULPD      Z10, Z11, Z27
-	VADDPD      Z26, Z12, Z12
-	VADDPD      Z27, Z14, Z14
-	VMULPD      Z25, Z21, Z26
-	VMULPD      Z13, Z5, Z13
-	VADDPD      Z29, Z28, Z27
-	VMULPD      Z23, Z21, Z28
-	VSUBPD      Z14, Z13, Z13
-	VADDPD      Z26, Z12, Z12
-	VADDPD      Z28, Z27, Z14
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z19, Z13, Z13
-	VMULPD      Z16, Z12, Z12
+	VMULPD      Z5, Z2, Z16
+	VMULPD      Z5, Z3, Z17
+	VMULPD      Z12, Z4, Z18
+	VSUBPD      Z8, Z14, Z14
+	VSUBPD      Z9, Z15, Z15
+	VMULPD      Z5, Z4, Z19
+	VMOVUPS     1536(BX), Z20
+	VSUBPD      1344(BX), Z20, Z20
+	VSUBPD      Z16, Z6, Z16
+	VMOVUPS     1600(BX), Z21
+	VSUBPD      1408(BX), Z21, Z21
+	VSUBPD      Z17, Z7, Z17
+	VMOVUPS     1664(BX), Z22
+	VSUBPD      1472(BX), Z22, Z22
+	VSUBPD      Z11, Z18, Z18
+	VMULPD      Z20, Z20, Z23
+	VSUBPD      Z19, Z10, Z19
+	VMULPD      Z21, Z21, Z24
+	VMULPD      Z16, Z16, Z25
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z17, Z17, Z24
+	VMULPD      Z22, Z22, Z26
+	VMULPD      Z16, Z14, Z14
+	VADDPD      Z26, Z23, Z16
+	VMULPD      Z17, Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
+	VDIVPD.Z    Z16, Z1, K1, Z16
+	VADDPD      Z24, Z25, Z17
+	VMULPD      Z19, Z19, Z23
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z19, Z18, Z15
+	VADDPD      Z23, Z17, Z17
+	VADDPD      Z15, Z14, Z14
+	VCMPPD      $0x04, Z17, Z0, K1
+	VDIVPD.Z    Z17, Z14, K1, Z14
+	VMOVUPS     1088(BX), Z15
+	VSUBPD      896(BX), Z15, Z15
+	VMULPD      Z6, Z6, Z17
+	VMOVUPS     1152(BX), Z18
+	VSUBPD      960(BX), Z18, Z18
+	VMULPD      Z7, Z7, Z19
+	VMOVUPS     896(BX), Z23
+	VSUBPD      1344(BX), Z23, Z23
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VMOVUPS     960(BX), Z24
+	VSUBPD      1408(BX), Z24, Z24
+	VADDPD      Z19, Z17, Z17
+	VMOVUPS     1216(BX), Z19
+	VSUBPD      1024(BX), Z19, Z19
+	VMULPD      Z10, Z10, Z25
+	VMOVUPS     1024(BX), Z26
+	VSUBPD      1472(BX), Z26, Z26
+	VADDPD      Z25, Z17, Z17
+	VMULPD      Z23, Z20, Z25
+	VMULPD      Z5, Z14, Z5
+	VMULPD      Z24, Z21, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z    Z17, Z1, K1, Z17
+	VMULPD      Z15, Z20, Z27
+	VADDPD      Z5, Z12, Z5
+	VMULPD      Z18, Z21, Z12
+	VMULPD      Z6, Z8, Z28
+	VADDPD      Z14, Z25, Z14
+	VMULPD      Z7, Z9, Z25
+	VMULPD      Z26, Z22, Z29
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z12, Z27, Z12
+	VADDPD      Z25, Z28, Z25
+	VMULPD      Z19, Z22, Z27
+	VMULPD      Z10, Z11, Z28
+	VADDPD      Z29, Z14, Z14
+	VADDPD      Z28, Z25, Z25
+	VADDPD      Z27, Z12, Z12
+	VMULPD      Z13, Z5, Z13
+	VMULPD      Z16, Z14, Z14
+	VSUBPD      Z25, Z13, Z13
+	VMULPD      Z16, Z12, Z16
+	VMULPD      Z17, Z13, Z13
+	VMULPD      Z14, Z20, Z17
 	VMINPD      Z1, Z13, Z13
 	VMAXPD      Z0, Z13, Z13
-	VMULPD      Z16, Z14, Z16
+	VMULPD      Z14, Z21, Z25
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPD      Z13, Z6, Z6
-	VMULPD      Z12, Z18, Z19
+	VMULPD      Z16, Z20, Z27
 	VMULPD      Z13, Z7, Z7
-	VMULPD      Z12, Z20, Z26
+	VMULPD      Z16, Z21, Z28
 	VMULPD      Z5, Z2, Z2
-	VMULPD      Z16, Z18, Z27
+	VMULPD      Z14, Z22, Z29
 	VMULPD      Z5, Z3, Z3
-	VMULPD      Z16, Z20, Z28
-	VMOVUPS     2432(BX), Z29
-	VSUBPD      2240(BX), Z29, Z29
+	VSUBPD      Z23, Z17, Z17
 	VADDPD      Z6, Z8, Z6
-	VMULPD      Z12, Z21, Z8
+	VSUBPD      Z24, Z25, Z8
+	VADDPD      Z7, Z9, Z7
+	VMULPD      Z16, Z22, Z9
+	VMOVUPS     2432(BX), Z25
+	VSUBPD      2240(BX), Z25, Z25
+	VMULPD      Z13, Z10, Z10
+	VSUBPD      Z27, Z15, Z27
 	VMOVUPS     2496(BX), Z30
 	VSUBPD      2304(BX), Z30, Z30
-	VADDPD      Z7, Z9, Z7
-	VSUBPD      Z22, Z19, Z9
-	VMOVUPS     2560(BX), Z19
-	VSUBPD      2368(BX), Z19, Z19
-	VMULPD      Z13, Z10, Z10
-	VSUBPD      Z24, Z26, Z26
 	VMULPD      Z5, Z4, Z4
-	VMULPD      Z16, Z21, Z31
+	VSUBPD      Z28, Z18, Z28
+	VMOVUPS     Z22, 512(R9)
+	VMOVUPS     2560(BX), Z22
+	VSUBPD      2368(BX), Z22, Z22
 	VSUBPD      Z2, Z6, Z2
-	VSUBPD      Z27, Z15, Z6
-	VMULPD      Z29, Z29, Z27
+	VSUBPD      Z26, Z29, Z6
+	VMULPD      Z25, Z25, Z29
 	VSUBPD      Z3, Z7, Z3
-	VSUBPD      Z28, Z17, Z7
-	VMULPD      Z30, Z30, Z28
+	VSUBPD      Z9, Z19, Z7
+	VMULPD      Z30, Z30, Z9
 	VADDPD      Z10, Z11, Z10
-	VSUBPD      Z25, Z8, Z8
+	VMULPD      Z27, Z27, Z11
+	VADDPD      Z9, Z29, Z9
 	VSUBPD      Z4, Z10, Z4
-	VSUBPD      Z31, Z23, Z10
-	VADDPD      Z28, Z27, Z11
+	VMULPD      Z28, Z28, Z10
+	VMULPD      Z22, Z22, Z29
 	VMULPD      Z2, Z2, Z2
-	VMULPD      Z6, Z6, Z27
-	VMULPD      Z19, Z19, Z28
+	VMULPD      Z27, Z17, Z17
+	VADDPD      Z29, Z9, Z9
 	VMULPD      Z3, Z3, Z3
-	VMULPD      Z7, Z7, Z31
-	VADDPD      Z28, Z11, Z11
+	VMULPD      Z28, Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
+	VDIVPD.Z    Z9, Z1, K1, Z9
 	VADDPD      Z3, Z2, Z2
-	VMULPD      Z6, Z9, Z3
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z    Z11, Z1, K1, Z6
+	VADDPD      Z10, Z11, Z3
 	VMULPD      Z4, Z4, Z4
-	VMULPD      Z7, Z26, Z7
-	VADDPD      Z31, Z27, Z9
+	VMULPD      Z7, Z7, Z10
+	VADDPD      Z8, Z17, Z8
 	VADDPD      Z4, Z2, Z2
-	VMULPD      Z10, Z10, Z4
-	VADDPD      Z7, Z3, Z3
+	VMULPD      Z7, Z6, Z4
+	VADDPD      Z10, Z3, Z3
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
 
 	// Store S, T and Dist2 of group 0.
@@ -28172,103 +28177,103 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPD      Z2, K1, (R12)(R13*8)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VMULPD       Z10, Z8, Z2
-	VADDPD       Z4, Z9, Z4
-	VADDPD       Z2, Z3, Z2
+	VADDPD       Z4, Z8, Z2
+	VCMPPD       $0x04, Z3, Z0, K1
+	VDIVPD.Z     Z3, Z2, K1, Z2
 	VMOVUPS      1984(BX), Z3
 	VSUBPD       1792(BX), Z3, Z3
-	VCMPPD       $0x04, Z4, Z0, K1
-	VDIVPD.Z     Z4, Z2, K1, Z2
-	VMOVUPS      2048(BX), Z4
-	VSUBPD       1856(BX), Z4, Z4
-	VMULPD       Z15, Z15, Z5
+	VMULPD       Z15, Z15, Z4
+	VMOVUPS      2048(BX), Z5
+	VSUBPD       1856(BX), Z5, Z5
+	VMULPD       Z18, Z18, Z6
 	VMOVUPS      1792(BX), Z7
 	VSUBPD       2240(BX), Z7, Z7
-	VMULPD       Z17, Z17, Z8
-	VMOVUPS      1856(BX), Z9
-	VSUBPD       2304(BX), Z9, Z9
-	VADDPD       Z8, Z5, Z5
-	VMOVUPS      2112(BX), Z8
-	VSUBPD       1920(BX), Z8, Z8
-	VMULPD       Z23, Z23, Z10
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z10, Z5, Z5
-	VMOVUPS      1920(BX), Z10
-	VSUBPD       2368(BX), Z10, Z10
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z     Z5, Z1, K1, Z5
+	VMOVUPS      1856(BX), Z8
+	VSUBPD       2304(BX), Z8, Z8
+	VADDPD       Z6, Z4, Z4
+	VMOVUPS      2112(BX), Z6
+	VSUBPD       1920(BX), Z6, Z6
+	VMULPD       Z19, Z19, Z10
+	VMOVUPS      1920(BX), Z11
+	VSUBPD       2368(BX), Z11, Z11
+	VADDPD       Z10, Z4, Z4
+	VMULPD       Z7, Z25, Z10
 	VMULPD       Z16, Z2, Z2
-	VADDPD       Z2, Z12, Z2
-	VMULPD       Z7, Z29, Z11
-	VMULPD       Z15, Z22, Z12
-	VMULPD       Z9, Z30, Z13
-	VMULPD       Z17, Z24, Z16
-	VMULPD       Z3, Z29, Z26
+	VMULPD       Z8, Z30, Z13
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z     Z4, Z1, K1, Z4
+	VMULPD       Z3, Z25, Z16
+	VADDPD       Z2, Z14, Z2
+	VMULPD       Z5, Z30, Z14
+	VMULPD       Z15, Z23, Z17
+	VADDPD       Z13, Z10, Z10
+	VMULPD       Z18, Z24, Z13
+	VMULPD       Z11, Z22, Z27
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
-	VMULPD       Z4, Z30, Z27
-	VADDPD       Z16, Z12, Z12
-	VMULPD       Z23, Z25, Z16
-	VADDPD       Z13, Z11, Z11
-	VADDPD       Z16, Z12, Z12
-	VMULPD       Z10, Z19, Z13
-	VMULPD       Z14, Z2, Z14
-	VADDPD       Z27, Z26, Z16
-	VMULPD       Z8, Z19, Z26
-	VSUBPD       Z12, Z14, Z12
-	VADDPD       Z13, Z11, Z11
-	VADDPD       Z26, Z16, Z13
-	VMULPD       Z5, Z12, Z5
-	VMULPD       Z6, Z11, Z11
-	VMINPD       Z1, Z5, Z5
-	VMAXPD       Z0, Z5, Z5
-	VMULPD       Z6, Z13, Z6
-	VMULPD       Z5, Z15, Z12
-	VMULPD       Z11, Z29, Z14
-	VMULPD       Z5, Z17, Z15
-	VMULPD       Z11, Z30, Z16
-	VMULPD       Z2, Z18, Z17
-	VMULPD       Z6, Z29, Z18
-	VMULPD       Z2, Z20, Z20
-	VMULPD       Z6, Z30, Z26
-	VADDPD       Z12, Z22, Z12
-	VMULPD       Z11, Z19, Z22
-	VADDPD       Z15, Z24, Z15
-	VSUBPD       Z7, Z14, Z14
-	VMULPD       Z5, Z23, Z23
-	VSUBPD       Z9, Z16, Z16
-	VMULPD       Z2, Z21, Z21
-	VMULPD       Z6, Z19, Z24
-	VSUBPD       Z17, Z12, Z12
-	VSUBPD       Z18, Z3, Z17
-	VSUBPD       Z20, Z15, Z15
-	VSUBPD       Z26, Z4, Z18
-	VADDPD       Z23, Z25, Z20
-	VSUBPD       Z10, Z22, Z22
-	VSUBPD       Z21, Z20, Z20
-	VSUBPD       Z24, Z8, Z21
-	VMULPD       Z12, Z12, Z12
-	VMULPD       Z17, Z17, Z23
-	VMULPD       Z15, Z15, Z15
-	VMULPD       Z18, Z18, Z24
-	VADDPD       Z15, Z12, Z12
-	VMULPD       Z17, Z14, Z14
-	VMULPD       Z20, Z20, Z15
-	VMULPD       Z18, Z16, Z16
-	VADDPD       Z24, Z23, Z17
-	VADDPD       Z15, Z12, Z12
-	VMULPD       Z21, Z21, Z15
+	VADDPD       Z14, Z16, Z14
+	VADDPD       Z13, Z17, Z13
+	VMULPD       Z6, Z22, Z16
+	VMULPD       Z19, Z26, Z17
+	VADDPD       Z27, Z10, Z10
+	VADDPD       Z17, Z13, Z13
 	VADDPD       Z16, Z14, Z14
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z12, K1
+	VMULPD       Z12, Z2, Z12
+	VMULPD       Z9, Z10, Z10
+	VSUBPD       Z13, Z12, Z12
+	VMULPD       Z9, Z14, Z9
+	VMULPD       Z4, Z12, Z4
+	VMULPD       Z10, Z25, Z12
+	VMINPD       Z1, Z4, Z4
+	VMAXPD       Z0, Z4, Z4
+	VMULPD       Z10, Z30, Z13
+	VMULPD       Z4, Z15, Z15
+	VMULPD       Z9, Z25, Z16
+	VMULPD       Z4, Z18, Z17
+	VMULPD       Z9, Z30, Z18
+	VMULPD       Z2, Z20, Z20
+	VMULPD       Z10, Z22, Z27
+	VMULPD       Z2, Z21, Z21
+	VSUBPD       Z7, Z12, Z12
+	VADDPD       Z15, Z23, Z15
+	VSUBPD       Z8, Z13, Z13
+	VADDPD       Z17, Z24, Z17
+	VMULPD       Z9, Z22, Z23
+	VMULPD       Z4, Z19, Z19
+	VSUBPD       Z16, Z3, Z16
+	VMULPD       512(R9), Z2, Z24
+	VSUBPD       Z18, Z5, Z18
+	VSUBPD       Z20, Z15, Z15
+	VSUBPD       Z11, Z27, Z20
+	VSUBPD       Z21, Z17, Z17
+	VSUBPD       Z23, Z6, Z21
+	VADDPD       Z19, Z26, Z19
+	VMULPD       Z16, Z16, Z23
+	VSUBPD       Z24, Z19, Z19
+	VMULPD       Z18, Z18, Z24
+	VMULPD       Z15, Z15, Z15
+	VMULPD       Z16, Z12, Z12
+	VMULPD       Z17, Z17, Z16
+	VMULPD       Z18, Z13, Z13
+	VADDPD       Z16, Z15, Z15
+	VADDPD       Z24, Z23, Z16
+	VMULPD       Z19, Z19, Z17
+	VMULPD       Z21, Z21, Z18
+	VADDPD       Z13, Z12, Z12
+	VADDPD       Z17, Z15, Z13
+	VMULPD       Z21, Z20, Z15
+	VADDPD       Z18, Z16, Z16
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z13, K1
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z5, 64(R12)(R13*8)
+	VMOVUPS Z4, 64(R12)(R13*8)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z12, 64(R12)(R13*8)
+	VMOVUPS Z13, 64(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -28278,56 +28283,54 @@ ClosestIndexed64AVX512_wide:
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
 	MOVQ         dist2+40(FP), R12
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VMULPD       Z21, Z22, Z2
-	VADDPD       Z15, Z17, Z5
-	VADDPD       Z2, Z14, Z2
-	VCMPPD       $0x04, Z5, Z0, K1
-	VDIVPD.Z     Z5, Z2, K1, Z2
-	VMULPD       Z3, Z3, Z5
-	VMULPD       Z4, Z4, Z12
-	VADDPD       Z12, Z5, Z5
-	VMULPD       Z8, Z8, Z12
+	VADDPD       Z15, Z12, Z2
+	VCMPPD       $0x04, Z16, Z0, K1
+	VDIVPD.Z     Z16, Z2, K1, Z2
+	VMULPD       Z3, Z3, Z4
+	VMULPD       Z5, Z5, Z12
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z12, Z5, Z5
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z     Z5, Z1, K1, Z5
-	VMULPD       Z6, Z2, Z2
-	VADDPD       Z2, Z11, Z2
-	VMULPD       Z3, Z7, Z6
-	VMULPD       Z4, Z9, Z11
+	VADDPD       Z12, Z4, Z4
+	VMULPD       Z6, Z6, Z12
+	VADDPD       Z12, Z4, Z4
+	VMULPD       Z9, Z2, Z2
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
+	VDIVPD.Z     Z4, Z1, K1, Z4
+	VADDPD       Z2, Z10, Z2
+	VMULPD       Z3, Z7, Z9
+	VMULPD       Z5, Z8, Z10
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z11, Z6, Z6
-	VMULPD       Z8, Z10, Z11
-	VADDPD       Z11, Z6, Z6
-	VMULPD       Z13, Z2, Z11
-	VSUBPD       Z6, Z11, Z6
-	VMULPD       Z5, Z6, Z5
-	VMINPD       Z1, Z5, Z5
-	VMAXPD       Z0, Z5, Z5
-	VMULPD       Z5, Z3, Z3
-	VMULPD       Z5, Z4, Z4
-	VMULPD       Z2, Z29, Z6
-	VMULPD       Z2, Z30, Z11
+	VADDPD       Z10, Z9, Z9
+	VMULPD       Z6, Z11, Z10
+	VADDPD       Z10, Z9, Z9
+	VMULPD       Z14, Z2, Z10
+	VSUBPD       Z9, Z10, Z9
+	VMULPD       Z4, Z9, Z4
+	VMINPD       Z1, Z4, Z4
+	VMAXPD       Z0, Z4, Z4
+	VMULPD       Z4, Z3, Z3
+	VMULPD       Z4, Z5, Z5
+	VMULPD       Z2, Z25, Z9
+	VMULPD       Z2, Z30, Z10
 	VADDPD       Z3, Z7, Z3
-	VADDPD       Z4, Z9, Z4
-	VMULPD       Z5, Z8, Z7
-	VMULPD       Z2, Z19, Z8
-	VSUBPD       Z6, Z3, Z3
-	VSUBPD       Z11, Z4, Z4
-	VADDPD       Z7, Z10, Z6
-	VSUBPD       Z8, Z6, Z6
+	VADDPD       Z5, Z8, Z5
+	VMULPD       Z4, Z6, Z6
+	VMULPD       Z2, Z22, Z7
+	VSUBPD       Z9, Z3, Z3
+	VSUBPD       Z10, Z5, Z5
+	VADDPD       Z6, Z11, Z6
+	VSUBPD       Z7, Z6, Z6
 	VMULPD       Z3, Z3, Z3
-	VMULPD       Z4, Z4, Z4
-	VADDPD       Z4, Z3, Z3
-	VMULPD       Z6, Z6, Z4
-	VADDPD       Z4, Z3, Z3
+	VMULPD       Z5, Z5, Z5
+	VADDPD       Z5, Z3, Z3
+	VMULPD       Z6, Z6, Z5
+	VADDPD       Z5, Z3, Z3
 	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z5, 128(R12)(R13*8)
+	VMOVUPS Z4, 128(R12)(R13*8)
 	MOVQ    t+32(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
@@ -28463,7 +28466,7 @@ ClosestIndexed64AVX512_loop:
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	LEAQ       3200(R9), R10
+	LEAQ       10496(R9), R10
 
 ClosestIndexed64AVX512_ahead:
 	MOVQ n+48(FP), R14
@@ -28485,121 +28488,121 @@ ClosestIndexed64AVX512_ahead:
 	VADDPD      Z6, Z5, Z5
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
 	VDIVPD.Z    Z5, Z1, K1, Z5
+	VMOVUPS     192(BX), Z6
+	VSUBPD      (BX), Z6, Z6
 
 	// The next group's records.
 	// Capsule records of side I, transposed.
 	MOVL       32(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z6
+	VMOVUPD    (AX)(CX*1), Z7
 	MOVL       36(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z7
+	VMOVUPD    (AX)(CX*1), Z8
 	MOVL       40(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z8
+	VMOVUPD    (AX)(CX*1), Z9
 	MOVL       44(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z9
+	VMOVUPD    (AX)(CX*1), Z10
 	MOVL       48(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z10
+	VMOVUPD    (AX)(CX*1), Z11
 	MOVL       52(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z11
+	VMOVUPD    (AX)(CX*1), Z12
 	MOVL       56(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z12
+	VMOVUPD    (AX)(CX*1), Z13
 	MOVL       60(DX)(R13*4), CX
 	SHLQ       $0x06, CX
-	VMOVUPD    (AX)(CX*1), Z13
-	VUNPCKLPD  Z7, Z6, Z14
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VUNPCKLPD  Z11, Z10, Z9
-	VUNPCKHPD  Z11, Z10, Z10
-	VUNPCKLPD  Z13, Z12, Z11
-	VUNPCKHPD  Z13, Z12, Z12
-	VSHUFF64X2 $0x88, Z7, Z14, Z13
-	VSHUFF64X2 $0xdd, Z7, Z14, Z7
-	VSHUFF64X2 $0x88, Z11, Z9, Z14
-	VSHUFF64X2 $0xdd, Z11, Z9, Z9
-	VSHUFF64X2 $0x88, Z14, Z13, Z11
-	VMOVUPS    Z11, (R10)
-	VSHUFF64X2 $0xdd, Z14, Z13, Z11
-	VMOVUPS    Z11, 192(R10)
-	VSHUFF64X2 $0x88, Z9, Z7, Z11
-	VMOVUPS    Z11, 128(R10)
+	VMOVUPD    (AX)(CX*1), Z14
+	VUNPCKLPD  Z8, Z7, Z15
+	VUNPCKHPD  Z8, Z7, Z7
+	VUNPCKLPD  Z10, Z9, Z8
+	VUNPCKHPD  Z10, Z9, Z9
+	VUNPCKLPD  Z12, Z11, Z10
+	VUNPCKHPD  Z12, Z11, Z11
+	VUNPCKLPD  Z14, Z13, Z12
+	VUNPCKHPD  Z14, Z13, Z13
+	VSHUFF64X2 $0x88, Z8, Z15, Z14
+	VSHUFF64X2 $0xdd, Z8, Z15, Z8
+	VSHUFF64X2 $0x88, Z12, Z10, Z15
+	VSHUFF64X2 $0xdd, Z12, Z10, Z10
+	VSHUFF64X2 $0x88, Z15, Z14, Z12
+	VMOVUPS    Z12, (R10)
+	VSHUFF64X2 $0xdd, Z15, Z14, Z12
+	VMOVUPS    Z12, 192(R10)
+	VSHUFF64X2 $0x88, Z10, Z8, Z12
+	VMOVUPS    Z12, 128(R10)
+	VSHUFF64X2 $0xdd, Z10, Z8, Z8
+	VMOVUPS    Z8, 320(R10)
+	VSHUFF64X2 $0x88, Z9, Z7, Z8
 	VSHUFF64X2 $0xdd, Z9, Z7, Z7
-	VMOVUPS    Z7, 320(R10)
-	VSHUFF64X2 $0x88, Z8, Z6, Z7
-	VSHUFF64X2 $0xdd, Z8, Z6, Z6
-	VSHUFF64X2 $0x88, Z12, Z10, Z8
-	VSHUFF64X2 $0xdd, Z12, Z10, Z9
-	VSHUFF64X2 $0x88, Z8, Z7, Z10
-	VMOVUPS    Z10, 64(R10)
-	VSHUFF64X2 $0xdd, Z8, Z7, Z7
-	VMOVUPS    Z7, 256(R10)
-	VSHUFF64X2 $0x88, Z9, Z6, Z6
-	VMOVUPS    Z6, 384(R10)
+	VSHUFF64X2 $0x88, Z13, Z11, Z9
+	VSHUFF64X2 $0xdd, Z13, Z11, Z10
+	VSHUFF64X2 $0x88, Z9, Z8, Z11
+	VMOVUPS    Z11, 64(R10)
+	VSHUFF64X2 $0xdd, Z9, Z8, Z8
+	VMOVUPS    Z8, 256(R10)
+	VSHUFF64X2 $0x88, Z10, Z7, Z7
+	VMOVUPS    Z7, 384(R10)
 
 	// Capsule records of side J, transposed.
 	MOVL        32(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z6
+	VMOVUPD     (AX)(CX*1), Z7
 	MOVL        36(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z7
+	VMOVUPD     (AX)(CX*1), Z8
 	MOVL        40(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z8
+	VMOVUPD     (AX)(CX*1), Z9
 	MOVL        44(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z9
+	VMOVUPD     (AX)(CX*1), Z10
 	MOVL        48(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z10
+	VMOVUPD     (AX)(CX*1), Z11
 	MOVL        52(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z11
+	VMOVUPD     (AX)(CX*1), Z12
 	MOVL        56(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z12
+	VMOVUPD     (AX)(CX*1), Z13
 	MOVL        60(SI)(R13*4), CX
 	SHLQ        $0x06, CX
-	VMOVUPD     (AX)(CX*1), Z13
-	VUNPCKLPD   Z7, Z6, Z14
-	VUNPCKHPD   Z7, Z6, Z6
-	VUNPCKLPD   Z9, Z8, Z7
-	VUNPCKHPD   Z9, Z8, Z8
-	VUNPCKLPD   Z11, Z10, Z9
-	VUNPCKHPD   Z11, Z10, Z10
-	VUNPCKLPD   Z13, Z12, Z11
-	VUNPCKHPD   Z13, Z12, Z12
-	VSHUFF64X2  $0x88, Z7, Z14, Z13
-	VSHUFF64X2  $0xdd, Z7, Z14, Z7
-	VSHUFF64X2  $0x88, Z11, Z9, Z14
-	VSHUFF64X2  $0xdd, Z11, Z9, Z9
-	VSHUFF64X2  $0x88, Z14, Z13, Z11
-	VMOVUPS     Z11, 448(R10)
-	VSHUFF64X2  $0xdd, Z14, Z13, Z11
-	VMOVUPS     Z11, 640(R10)
-	VSHUFF64X2  $0x88, Z9, Z7, Z11
-	VMOVUPS     Z11, 576(R10)
+	VMOVUPD     (AX)(CX*1), Z14
+	VUNPCKLPD   Z8, Z7, Z15
+	VUNPCKHPD   Z8, Z7, Z7
+	VUNPCKLPD   Z10, Z9, Z8
+	VUNPCKHPD   Z10, Z9, Z9
+	VUNPCKLPD   Z12, Z11, Z10
+	VUNPCKHPD   Z12, Z11, Z11
+	VUNPCKLPD   Z14, Z13, Z12
+	VUNPCKHPD   Z14, Z13, Z13
+	VSHUFF64X2  $0x88, Z8, Z15, Z14
+	VSHUFF64X2  $0xdd, Z8, Z15, Z8
+	VSHUFF64X2  $0x88, Z12, Z10, Z15
+	VSHUFF64X2  $0xdd, Z12, Z10, Z10
+	VSHUFF64X2  $0x88, Z15, Z14, Z12
+	VMOVUPS     Z12, 448(R10)
+	VSHUFF64X2  $0xdd, Z15, Z14, Z12
+	VMOVUPS     Z12, 640(R10)
+	VSHUFF64X2  $0x88, Z10, Z8, Z12
+	VMOVUPS     Z12, 576(R10)
+	VSHUFF64X2  $0xdd, Z10, Z8, Z8
+	VMOVUPS     Z8, 768(R10)
+	VSHUFF64X2  $0x88, Z9, Z7, Z8
 	VSHUFF64X2  $0xdd, Z9, Z7, Z7
-	VMOVUPS     Z7, 768(R10)
-	VSHUFF64X2  $0x88, Z8, Z6, Z7
-	VSHUFF64X2  $0xdd, Z8, Z6, Z6
-	VSHUFF64X2  $0x88, Z12, Z10, Z8
-	VSHUFF64X2  $0xdd, Z12, Z10, Z9
-	VSHUFF64X2  $0x88, Z8, Z7, Z10
-	VMOVUPS     Z10, 512(R10)
-	VSHUFF64X2  $0xdd, Z8, Z7, Z7
-	VMOVUPS     Z7, 704(R10)
-	VSHUFF64X2  $0x88, Z9, Z6, Z6
-	VMOVUPS     Z6, 832(R10)
-	VMOVUPS     192(BX), Z6
-	VSUBPD      (BX), Z6, Z6
+	VSHUFF64X2  $0x88, Z13, Z11, Z9
+	VSHUFF64X2  $0xdd, Z13, Z11, Z10
+	VSHUFF64X2  $0x88, Z9, Z8, Z11
+	VMOVUPS     Z11, 512(R10)
+	VSHUFF64X2  $0xdd, Z9, Z8, Z8
+	VMOVUPS     Z8, 704(R10)
+	VSHUFF64X2  $0x88, Z10, Z7, Z7
+	VMOVUPS     Z7, 832(R10)
 	VMOVUPS     256(BX), Z7
 	VSUBPD      64(BX), Z7, Z7
 	VMOVUPS     (BX), Z8
@@ -28648,25 +28651,25 @@ ClosestIndexed64AVX512_ahead:
 	VDIVPD.Z    Z16, Z14, K1, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
 	VMINPD      Z1, Z14, Z14
 	VMAXPD      Z0, Z14, Z14
 	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
+	VMULPD      Z10, Z10, Z16
+	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
-	VMULPD      Z7, Z9, Z14
+	VMULPD      Z7, Z9, Z15
 	VMINPD      Z1, Z5, Z5
 	VMAXPD      Z0, Z5, Z5
-	VADDPD      Z14, Z12, Z12
-	VMULPD      Z10, Z11, Z14
-	VADDPD      Z14, Z12, Z12
+	VADDPD      Z15, Z12, Z12
+	VMULPD      Z10, Z11, Z15
+	VADDPD      Z15, Z12, Z12
 	VMULPD      Z13, Z5, Z13
 	VSUBPD      Z12, Z13, Z12
-	VMULPD      Z15, Z12, Z12
+	VMULPD      Z14, Z12, Z12
 	VMINPD      Z1, Z12, Z12
 	VMAXPD      Z0, Z12, Z12
 	VMULPD      Z12, Z6, Z6
@@ -28773,25 +28776,25 @@ ClosestIndexed64AVX512_last:
 	VDIVPD.Z    Z16, Z14, K1, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
 	VMINPD      Z1, Z14, Z14
 	VMAXPD      Z0, Z14, Z14
 	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
+	VMULPD      Z10, Z10, Z16
+	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
-	VMULPD      Z7, Z9, Z14
+	VMULPD      Z7, Z9, Z15
 	VMINPD      Z1, Z5, Z5
 	VMAXPD      Z0, Z5, Z5
-	VADDPD      Z14, Z12, Z12
-	VMULPD      Z10, Z11, Z14
-	VADDPD      Z14, Z12, Z12
+	VADDPD      Z15, Z12, Z12
+	VMULPD      Z10, Z11, Z15
+	VADDPD      Z15, Z12, Z12
 	VMULPD      Z13, Z5, Z13
 	VSUBPD      Z12, Z13, Z12
-	VMULPD      Z15, Z12, Z12
+	VMULPD      Z14, Z12, Z12
 	VMINPD      Z1, Z12, Z12
 	VMAXPD      Z0, Z12, Z12
 	VMULPD      Z12, Z6, Z6
@@ -28841,33 +28844,33 @@ ClosestIndexed64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 3072(R9)
+	VMOVUPS     Y2, 10368(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 3136(R9)
+	VMOVUPS     Y2, 10432(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL       3072(R9), CX
+	MOVL       10368(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       3076(R9), CX
+	MOVL       10372(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       3080(R9), CX
+	MOVL       10376(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       3084(R9), CX
+	MOVL       10380(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       3088(R9), CX
+	MOVL       10384(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       3092(R9), CX
+	MOVL       10388(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       3096(R9), CX
+	MOVL       10392(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       3100(R9), CX
+	MOVL       10396(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -28902,28 +28905,28 @@ ClosestIndexed64AVX512_tail:
 	VMOVUPS    Z2, 384(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL       3136(R9), CX
+	MOVL       10432(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z2
-	MOVL       3140(R9), CX
+	MOVL       10436(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z3
-	MOVL       3144(R9), CX
+	MOVL       10440(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z4
-	MOVL       3148(R9), CX
+	MOVL       10444(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z5
-	MOVL       3152(R9), CX
+	MOVL       10448(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z6
-	MOVL       3156(R9), CX
+	MOVL       10452(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z7
-	MOVL       3160(R9), CX
+	MOVL       10456(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z8
-	MOVL       3164(R9), CX
+	MOVL       10460(R9), CX
 	SHLQ       $0x06, CX
 	VMOVUPD    (AX)(CX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
@@ -29021,25 +29024,25 @@ ClosestIndexed64AVX512_tail:
 	VDIVPD.Z    Z16, Z14, K2, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
 	VMINPD      Z1, Z14, Z14
 	VMAXPD      Z0, Z14, Z14
 	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z15
+	VMULPD      Z10, Z10, Z16
+	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
-	VMULPD      Z7, Z9, Z14
+	VMULPD      Z7, Z9, Z15
 	VMINPD      Z1, Z5, Z5
 	VMAXPD      Z0, Z5, Z5
-	VADDPD      Z14, Z12, Z12
-	VMULPD      Z10, Z11, Z14
-	VADDPD      Z14, Z12, Z12
+	VADDPD      Z15, Z12, Z12
+	VMULPD      Z10, Z11, Z15
+	VADDPD      Z15, Z12, Z12
 	VMULPD      Z13, Z5, Z13
 	VSUBPD      Z12, Z13, Z12
-	VMULPD      Z15, Z12, Z12
+	VMULPD      Z14, Z12, Z12
 	VMINPD      Z1, Z12, Z1
 	VMAXPD      Z0, Z1, Z0
 	VMULPD      Z0, Z6, Z1
@@ -29087,7 +29090,7 @@ ClosestIndexed64AVX512_done:
 
 // func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·ClosestAVX2(SB), $2112-128
+TEXT ·ClosestAVX2(SB), $3136-128
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -29122,7 +29125,7 @@ TEXT ·ClosestAVX2(SB), $2112-128
 	CMPB ·PrefetchInputs+0(SB), $0x00
 	JE   ClosestAVX2_nt_noprefetch
 
-	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX2_nt_end
 
@@ -29159,6 +29162,21 @@ ClosestAVX2_nt:
 	PREFETCHT0 1056(R12)(R13*4)
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1056(R12)(R13*4)
+	PREFETCHT0 1088(AX)(R13*4)
+	PREFETCHT0 1088(BX)(R13*4)
+	PREFETCHT0 1088(CX)(R13*4)
+	PREFETCHT0 1088(DX)(R13*4)
+	PREFETCHT0 1088(SI)(R13*4)
+	PREFETCHT0 1088(DI)(R13*4)
+	PREFETCHT0 1088(R8)(R13*4)
+	PREFETCHT0 1088(R9)(R13*4)
+	PREFETCHT0 1088(R10)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
@@ -29172,275 +29190,443 @@ ClosestAVX2_nt:
 	VSUBPS  (R10)(R13*4), Y4, Y4
 	VMULPS  Y2, Y2, Y5
 	VMULPS  Y3, Y3, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y4, Y4, Y6
-	VADDPS  Y6, Y5, Y5
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y6
-	VDIVPS  Y5, Y1, Y5
-	VANDPS  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*4), Y6
-	VSUBPS  (AX)(R13*4), Y6, Y6
-	VMOVUPS (SI)(R13*4), Y7
-	VSUBPS  (BX)(R13*4), Y7, Y7
-	VMOVUPS (AX)(R13*4), Y8
-	VSUBPS  (R8)(R13*4), Y8, Y8
-	VMOVUPS (BX)(R13*4), Y9
-	VSUBPS  (R9)(R13*4), Y9, Y9
-	VMOVUPS (DI)(R13*4), Y10
-	VSUBPS  (CX)(R13*4), Y10, Y10
-	VMOVUPS (CX)(R13*4), Y11
-	VSUBPS  (R10)(R13*4), Y11, Y11
-	VMULPS  Y8, Y2, Y12
-	VMULPS  Y9, Y3, Y13
-	VMULPS  Y6, Y2, Y14
-	VMULPS  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPS  Y13, Y12, Y7
-	VMULPS  Y11, Y4, Y12
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y10, Y4, Y14
-	VADDPS  Y12, Y7, Y7
-	VADDPS  Y14, Y13, Y12
-	VMULPS  Y5, Y7, Y7
-	VMULPS  Y5, Y12, Y5
-	VMULPS  Y7, Y2, Y13
-	VMULPS  Y7, Y3, Y14
-	VMULPS  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPS    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y7
+	VADDPS  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y8
+	VSUBPS  32(R8)(R13*4), Y7, Y7
+	VSUBPS  32(R9)(R13*4), Y6, Y6
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y9
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y9, Y5, Y5
+	VSUBPS  32(R10)(R13*4), Y8, Y8
+	VMULPS  Y7, Y7, Y9
+	VMULPS  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*4), Y11
+	VSUBPS    (AX)(R13*4), Y11, Y11
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*4), Y10
+	VSUBPS    (BX)(R13*4), Y10, Y10
+	VMULPS    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPS    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*4), Y13
+	VMOVUPS   (AX)(R13*4), Y14
+	VSUBPS    (R8)(R13*4), Y14, Y14
+	VADDPS    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPS    Y9, Y14, Y8
-	VMULPS    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*4), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*4), Y8
+	VSUBPS    (R9)(R13*4), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VMOVUPS   (DI)(R13*4), Y6
+	VSUBPS    (CX)(R13*4), Y6, Y6
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPS    Y15, Y6, Y9
-	VSUBPS    32(R8)(R13*4), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPS    Y2, Y5, Y2
-	VSUBPS    32(R9)(R13*4), Y13, Y5
-	VSUBPS    Y11, Y3, Y3
-	VSUBPS    32(R10)(R13*4), Y4, Y4
-	VSUBPS    Y14, Y10, Y13
-	VMULPS    Y12, Y12, Y14
-	VMULPS    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPS    Y5, Y5, Y11
+	VMOVUPS   64(R12)(R13*4), Y15
+	VMOVUPS   Y7, 64(R11)
+	VMOVUPS   Y5, 96(R11)
+	VMOVUPS   (CX)(R13*4), Y5
+	VSUBPS    (R10)(R13*4), Y5, Y5
+	VSUBPS    64(R8)(R13*4), Y13, Y7
+	VMULPS    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPS    64(R9)(R13*4), Y12, Y12
+	VMULPS    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VMOVUPS   Y6, 192(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y8
+	VANDPS    Y6, Y8, Y6
+	VSUBPS    64(R10)(R13*4), Y15, Y8
+	VMULPS    Y11, Y2, Y9
+	VMULPS    Y7, Y7, Y15
+	VMOVUPS   Y7, 224(R11)
+	VMULPS    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPS    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPS    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*4), Y13
+	VSUBPS    32(AX)(R13*4), Y13, Y13
+	VADDPS    Y10, Y15, Y10
+	VMULPS    Y5, Y4, Y14
 	VMOVUPS   Y5, 320(R11)
-	VMULPS    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPS    Y11, Y14, Y11
-	VMULPS    Y9, Y7, Y7
-	VMULPS    Y4, Y4, Y9
-	VMULPS    Y2, Y8, Y2
-	VADDPS    Y9, Y11, Y8
-	VADDPS    Y5, Y15, Y5
-	VMULPS    Y13, Y13, Y9
-	VADDPS    Y2, Y7, Y2
-	VMULPS    Y13, Y3, Y3
-	VADDPS    Y9, Y5, Y5
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y8, Y7
-	VDIVPS    Y8, Y1, Y8
-	VANDPS    Y7, Y8, Y7
-	VADDPS    Y3, Y2, Y2
-	VCMPPS    $0x04, Y5, Y0, Y3
-	VDIVPS    Y5, Y2, Y2
-	VANDPS    Y3, Y2, Y2
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   32(DX)(R13*4), Y3
-	VSUBPS    32(AX)(R13*4), Y3, Y3
-	VMULPS    Y6, Y6, Y5
-	VMOVUPS   32(SI)(R13*4), Y8
-	VSUBPS    32(BX)(R13*4), Y8, Y8
-	VMOVUPS   (R11), Y9
-	VMULPS    (R11), Y9, Y9
-	VMOVUPS   32(AX)(R13*4), Y11
-	VSUBPS    32(R8)(R13*4), Y11, Y11
-	VADDPS    Y9, Y5, Y5
-	VMOVUPS   32(BX)(R13*4), Y9
-	VSUBPS    32(R9)(R13*4), Y9, Y9
-	VMULPS    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*4), Y13
-	VSUBPS    32(CX)(R13*4), Y13, Y13
-	VMULPS    256(R11), Y2, Y2
-	VMOVUPS   32(CX)(R13*4), Y14
-	VSUBPS    32(R10)(R13*4), Y14, Y14
-	VADDPS    Y12, Y5, Y5
-	VMULPS    352(R11), Y11, Y12
-	VADDPS    128(R11), Y2, Y2
-	VMULPS    320(R11), Y9, Y15
-	VMOVUPS   Y9, 128(R11)
-	VMOVUPS   Y11, 256(R11)
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y5, Y9
-	VDIVPS    Y5, Y1, Y5
-	VANDPS    Y9, Y5, Y5
-	VMULPS    352(R11), Y3, Y9
-	VMULPS    160(R11), Y6, Y11
-	VMOVUPS   Y3, 384(R11)
-	VMULPS    320(R11), Y8, Y3
+	VMOVUPS   32(SI)(R13*4), Y5
+	VSUBPS    32(BX)(R13*4), Y5, Y5
+	VMULPS    Y8, Y8, Y15
+	VMOVUPS   Y8, 352(R11)
+	VADDPS    Y7, Y9, Y7
+	VMOVUPS   32(AX)(R13*4), Y8
+	VSUBPS    32(R8)(R13*4), Y8, Y8
+	VADDPS    Y15, Y10, Y9
+	VMULPS    192(R11), Y4, Y10
+	VMOVUPS   Y6, 384(R11)
+	VMOVUPS   32(BX)(R13*4), Y6
+	VSUBPS    32(R9)(R13*4), Y6, Y6
+	VADDPS    Y14, Y12, Y12
+	VMOVUPS   32(DI)(R13*4), Y14
+	VSUBPS    32(CX)(R13*4), Y14, Y14
+	VADDPS    Y10, Y7, Y7
+	VMOVUPS   32(CX)(R13*4), Y10
+	VSUBPS    32(R10)(R13*4), Y10, Y10
+	VMULPS    96(R11), Y12, Y12
+	VMULPS    64(R11), Y8, Y15
 	VMOVUPS   Y8, 416(R11)
+	VMULPS    96(R11), Y7, Y8
+	VMOVUPS   Y7, 96(R11)
+	VMULPS    32(R11), Y6, Y7
 	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPS    (R11), Y6, Y6
-	VADDPS    Y15, Y12, Y8
+	VMOVUPS   Y11, 480(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VMULPS    Y12, Y2, Y9
+	VMULPS    64(R11), Y13, Y11
+	VMOVUPS   Y6, 512(R11)
+	VMULPS    Y12, Y3, Y6
+	VMOVUPS   Y13, 544(R11)
+	VMULPS    32(R11), Y5, Y13
+	VMOVUPS   Y5, 576(R11)
+	VMULPS    Y8, Y2, Y5
+	VMOVUPS   Y2, 608(R11)
+	VADDPS    Y7, Y15, Y2
+	VMOVUPS   64(DX)(R13*4), Y7
+	VSUBPS    64(AX)(R13*4), Y7, Y7
+	VMULPS    Y8, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPS    (R11), Y10, Y3
+	VMOVUPS   Y10, 672(R11)
+	VMOVUPS   Y7, 704(R11)
+	VMOVUPS   64(SI)(R13*4), Y7
+	VSUBPS    64(BX)(R13*4), Y7, Y7
+	VMULPS    Y12, Y4, Y10
+	VMOVUPS   Y12, 736(R11)
+	VADDPS    Y13, Y11, Y11
+	VMOVUPS   64(AX)(R13*4), Y12
+	VSUBPS    64(R8)(R13*4), Y12, Y12
+	VSUBPS    128(R11), Y9, Y9
+	VMULPS    (R11), Y14, Y13
+	VMOVUPS   Y14, 768(R11)
+	VMOVUPS   Y9, 800(R11)
+	VMOVUPS   64(BX)(R13*4), Y9
+	VSUBPS    64(R9)(R13*4), Y9, Y9
+	VSUBPS    160(R11), Y6, Y6
+	VADDPS    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*4), Y3
+	VSUBPS    64(CX)(R13*4), Y3, Y3
+	VMULPS    Y8, Y4, Y14
+	VMOVUPS   Y4, 832(R11)
+	VADDPS    Y13, Y11, Y4
+	VMOVUPS   64(CX)(R13*4), Y11
+	VSUBPS    64(R10)(R13*4), Y11, Y11
+	VMOVUPS   Y8, 864(R11)
+	VMOVUPS   480(R11), Y8
+	VSUBPS    Y5, Y8, Y5
+	VMULPS    384(R11), Y2, Y2
+	VMULPS    224(R11), Y12, Y8
+	VMOVUPS   Y12, 896(R11)
+	VMOVUPS   256(R11), Y12
+	VSUBPS    Y15, Y12, Y12
+	VMULPS    384(R11), Y4, Y13
+	VMULPS    288(R11), Y9, Y15
+	VMOVUPS   Y4, 384(R11)
+	VSUBPS    320(R11), Y10, Y4
+	VMULPS    64(R11), Y2, Y10
+	VMOVUPS   Y9, 928(R11)
+	VMOVUPS   Y4, 960(R11)
+	VMOVUPS   224(R11), Y4
+	VMULPS    704(R11), Y4, Y4
+	VMOVUPS   Y3, 992(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPS    Y14, Y3, Y3
+	VMULPS    32(R11), Y2, Y9
+	VMULPS    288(R11), Y7, Y14
+	VMOVUPS   Y7, 1024(R11)
+	VMULPS    Y5, Y5, Y7
+	VMOVUPS   Y3, 1056(R11)
+	VMULPS    64(R11), Y13, Y3
+	VMOVUPS   Y3, 1088(R11)
+	VADDPS    Y15, Y8, Y3
+	VMULPS    Y12, Y12, Y8
+	VMULPS    32(R11), Y13, Y15
+	VMOVUPS   Y15, 1120(R11)
+	VMULPS    352(R11), Y11, Y15
+	VMOVUPS   Y11, 1152(R11)
+	VMULPS    800(R11), Y5, Y5
+	VMULPS    (R11), Y2, Y11
+	VMOVUPS   Y2, 800(R11)
+	VADDPS    Y14, Y4, Y2
+	VMULPS    Y12, Y6, Y4
+	VSUBPS    416(R11), Y10, Y6
+	VMOVUPS   352(R11), Y10
+	VMULPS    992(R11), Y10, Y10
+	VADDPS    Y8, Y7, Y7
+	VSUBPS    448(R11), Y9, Y8
+	VADDPS    Y15, Y3, Y3
+	VMOVUPS   1056(R11), Y9
+	VMULPS    1056(R11), Y9, Y9
+	VMULPS    (R11), Y13, Y12
+	VADDPS    Y10, Y2, Y2
+	VADDPS    Y4, Y5, Y4
+	VMOVUPS   544(R11), Y5
+	VSUBPS    1088(R11), Y5, Y5
+	VMULPS    512(R11), Y3, Y3
+	VMOVUPS   960(R11), Y10
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   576(R11), Y14
+	VSUBPS    1120(R11), Y14, Y14
+	VMULPS    512(R11), Y2, Y15
+	VMOVUPS   Y2, 512(R11)
+	VADDPS    Y9, Y7, Y2
+	VSUBPS    672(R11), Y11, Y7
+	VMULPS    224(R11), Y3, Y9
+	VADDPS    Y10, Y4, Y4
+	VMOVUPS   768(R11), Y10
+	VSUBPS    Y12, Y10, Y10
+	VMULPS    288(R11), Y3, Y11
+	VMOVUPS   Y13, 960(R11)
+	VCMPPS    $0x04, Y2, Y0, Y12
+	VDIVPS    Y2, Y4, Y2
+	VANDPS    Y12, Y2, Y2
+	VMULPS    Y5, Y5, Y4
+	VMULPS    224(R11), Y15, Y12
 	VMINPS    Y1, Y2, Y2
 	VMAXPS    Y0, Y2, Y2
-	VMULPS    Y14, Y4, Y12
-	VADDPS    Y6, Y11, Y6
-	VADDPS    Y3, Y9, Y3
-	VMULPS    288(R11), Y10, Y9
-	VMULPS    Y13, Y4, Y11
-	VADDPS    Y9, Y6, Y6
-	VADDPS    Y12, Y8, Y8
-	VMULPS    96(R11), Y2, Y9
-	VADDPS    Y11, Y3, Y3
-	VSUBPS    Y6, Y9, Y6
-	VMULPS    Y7, Y8, Y8
+	VMULPS    Y14, Y14, Y13
+	VMOVUPS   Y7, 1056(R11)
+	VMULPS    288(R11), Y15, Y7
+	VMOVUPS   Y7, 1088(R11)
+	VMOVUPS   Y12, 1120(R11)
+	VMOVUPS   480(R11), Y7
+	VMULPS    480(R11), Y7, Y7
 	VMULPS    Y5, Y6, Y5
-	VMULPS    Y7, Y3, Y6
+	VMULPS    352(R11), Y3, Y6
+	VMOVUPS   Y3, 1184(R11)
+	VMOVUPS   256(R11), Y3
+	VMULPS    256(R11), Y3, Y3
+	VMULPS    Y14, Y8, Y8
+	VSUBPS    896(R11), Y9, Y9
+	VADDPS    Y3, Y7, Y3
+	VADDPS    Y13, Y4, Y4
+	VSUBPS    928(R11), Y11, Y7
+	VMOVUPS   192(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    352(R11), Y15, Y13
+	VMULPS    864(R11), Y2, Y2
+	VADDPS    Y8, Y5, Y5
+	VMOVUPS   704(R11), Y8
+	VSUBPS    1120(R11), Y8, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   1024(R11), Y11
+	VSUBPS    1088(R11), Y11, Y11
+	VADDPS    736(R11), Y2, Y2
+	VADDPS    Y12, Y4, Y4
+	VSUBPS    1152(R11), Y6, Y6
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y12
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y12, Y3, Y3
+	VADDPS    Y10, Y5, Y5
+	VMOVUPS   992(R11), Y10
+	VSUBPS    Y13, Y10, Y10
+	VMOVUPS   128(R11), Y12
+	VMULPS    480(R11), Y12, Y12
+	VCMPPS    $0x04, Y4, Y0, Y13
+	VDIVPS    Y4, Y5, Y4
+	VANDPS    Y13, Y4, Y4
+	VMULPS    Y8, Y8, Y5
+	VMOVUPS   160(R11), Y13
+	VMULPS    256(R11), Y13, Y13
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMULPS    Y11, Y11, Y14
+	VMOVUPS   Y15, 736(R11)
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   544(R11), Y3
+	VMULPS    544(R11), Y3, Y3
+	VMULPS    Y8, Y9, Y8
+	VADDPS    Y13, Y12, Y9
+	VMOVUPS   576(R11), Y12
+	VMULPS    576(R11), Y12, Y12
+	VMULPS    Y11, Y7, Y7
+	VMOVUPS   320(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VADDPS    Y12, Y3, Y3
+	VADDPS    Y14, Y5, Y5
+	VADDPS    Y11, Y9, Y9
+	VMOVUPS   768(R11), Y11
+	VMULPS    768(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    96(R11), Y2, Y13
+	VMULPS    960(R11), Y4, Y4
+	VADDPS    Y7, Y8, Y7
+	VSUBPS    Y9, Y13, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    Y10, Y6, Y6
+	VMULPS    864(R11), Y8, Y8
+	VADDPS    800(R11), Y4, Y4
+	VADDPS    Y12, Y5, Y5
+	VMINPS    Y1, Y8, Y8
+	VMAXPS    Y0, Y8, Y8
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y9
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y9, Y3, Y3
+	VADDPS    Y6, Y7, Y6
+	VMULPS    480(R11), Y8, Y7
+	VMOVUPS   416(R11), Y9
+	VMULPS    544(R11), Y9, Y9
+	VCMPPS    $0x04, Y5, Y0, Y10
+	VDIVPS    Y5, Y6, Y5
+	VANDPS    Y10, Y5, Y5
+	VMULPS    256(R11), Y8, Y6
+	VMOVUPS   448(R11), Y10
+	VMULPS    576(R11), Y10, Y10
 	VMINPS    Y1, Y5, Y5
 	VMAXPS    Y0, Y5, Y5
-	VMULPS    352(R11), Y8, Y7
-	VMULPS    448(R11), Y5, Y9
-	VMULPS    320(R11), Y8, Y11
-	VMULPS    (R11), Y5, Y12
-	VMULPS    352(R11), Y6, Y15
-	VMOVUPS   Y3, (R11)
-	VMULPS    32(R11), Y2, Y3
-	VMOVUPS   Y13, 32(R11)
-	VMULPS    320(R11), Y6, Y13
-	VMOVUPS   Y14, 96(R11)
-	VMULPS    64(R11), Y2, Y14
-	VMOVUPS   Y14, 64(R11)
-	VMULPS    Y8, Y4, Y14
-	VMOVUPS   Y8, 448(R11)
-	VADDPS    160(R11), Y9, Y8
-	VSUBPS    256(R11), Y7, Y7
-	VADDPS    224(R11), Y12, Y9
-	VSUBPS    128(R11), Y11, Y11
-	VMULPS    Y5, Y10, Y10
-	VMULPS    Y6, Y4, Y12
-	VMOVUPS   Y4, 160(R11)
-	VMULPS    192(R11), Y2, Y4
-	VMOVUPS   Y6, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   384(R11), Y2
-	VSUBPS    Y15, Y2, Y2
-	VSUBPS    Y3, Y8, Y3
-	VMOVUPS   416(R11), Y6
-	VSUBPS    Y13, Y6, Y6
-	VSUBPS    64(R11), Y9, Y8
-	VSUBPS    96(R11), Y14, Y9
-	VADDPS    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y13
-	VSUBPS    Y12, Y13, Y12
-	VSUBPS    Y4, Y10, Y4
-	VMULPS    Y2, Y2, Y10
-	VMULPS    Y3, Y3, Y3
-	VMULPS    Y6, Y6, Y13
+	VMULPS    608(R11), Y2, Y11
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMOVUPS   704(R11), Y12
+	VMULPS    704(R11), Y12, Y12
+	VMULPS    640(R11), Y2, Y13
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   1024(R11), Y10
+	VMULPS    1024(R11), Y10, Y10
+	VADDPS    128(R11), Y7, Y7
+	VMOVUPS   672(R11), Y14
+	VMULPS    768(R11), Y14, Y14
+	VADDPS    Y10, Y12, Y10
+	VADDPS    160(R11), Y6, Y6
+	VADDPS    Y14, Y9, Y9
+	VMOVUPS   992(R11), Y12
+	VMULPS    992(R11), Y12, Y12
+	VMULPS    192(R11), Y8, Y14
+	VMULPS    384(R11), Y4, Y15
+	VMOVUPS   Y8, 96(R11)
+	VMULPS    736(R11), Y5, Y5
+	VMULPS    832(R11), Y2, Y8
+	VMOVUPS   Y2, 128(R11)
+	VSUBPS    Y9, Y15, Y2
+	VADDPS    Y12, Y10, Y9
+	VSUBPS    Y11, Y7, Y7
+	VMULPS    Y3, Y2, Y2
+	VADDPS    1184(R11), Y5, Y3
+	VSUBPS    Y13, Y6, Y5
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VADDPS    320(R11), Y14, Y9
+	VMULPS    544(R11), Y2, Y10
+	VMOVUPS   896(R11), Y11
+	VMULPS    704(R11), Y11, Y11
+	VSUBPS    Y8, Y9, Y8
+	VMULPS    576(R11), Y2, Y9
+	VMOVUPS   928(R11), Y12
+	VMULPS    1024(R11), Y12, Y12
+	VMULPS    Y7, Y7, Y7
+	VMULPS    64(R11), Y4, Y13
+	VMINPS    Y1, Y3, Y3
+	VMAXPS    Y0, Y3, Y3
+	VMULPS    Y5, Y5, Y5
+	VMULPS    32(R11), Y4, Y14
+	VADDPS    Y12, Y11, Y11
+	VADDPS    Y5, Y7, Y5
+	VADDPS    416(R11), Y10, Y7
+	VMOVUPS   1152(R11), Y10
+	VMULPS    992(R11), Y10, Y10
 	VMULPS    Y8, Y8, Y8
-	VMULPS    Y2, Y7, Y2
-	VADDPS    Y8, Y3, Y3
-	VMULPS    Y6, Y11, Y6
-	VMULPS    Y4, Y4, Y4
-	VADDPS    Y13, Y10, Y7
-	VMULPS    Y12, Y12, Y8
-	VADDPS    Y4, Y3, Y3
-	VADDPS    Y6, Y2, Y2
-	VMULPS    Y12, Y9, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y6
-	VADDPS    Y8, Y7, Y7
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y5, Y5
-	VADDPS    Y4, Y2, Y2
-	VMOVUPS   224(R11), Y4
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y4, Y4
-	VCMPPS    $0x04, Y7, Y0, Y8
-	VDIVPS    Y7, Y2, Y2
-	VANDPS    Y8, Y2, Y2
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y3, Y3
+	VADDPS    448(R11), Y9, Y9
+	VADDPS    Y10, Y11, Y10
+	VMULPS    768(R11), Y2, Y11
+	VMULPS    512(R11), Y3, Y12
+	VADDPS    Y8, Y5, Y5
+	VMULPS    (R11), Y4, Y8
+	VSUBPS    Y10, Y12, Y10
+	VSUBPS    Y13, Y7, Y7
+	VMULPS    Y6, Y10, Y6
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y5, Y10
+	VSUBPS    Y14, Y9, Y9
+	VMINPS    Y1, Y6, Y6
+	VMAXPS    Y0, Y6, Y6
+	VMOVUPS   96(R11), Y12
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y12, Y12
+	VADDPS    672(R11), Y11, Y11
+	VMULPS    704(R11), Y6, Y13
+	VMOVUPS   Y4, (R11)
+	VMOVUPS   128(R11), Y4
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y4, Y4
+	VSUBPS    Y8, Y11, Y8
+	VMULPS    1024(R11), Y6, Y11
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y5
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVNTPS  Y5, (R12)(R13*4)
+	VMOVNTPS  Y12, (R12)(R13*4)
 	MOVQ      t+104(FP), R12
 	VMOVNTPS  Y4, (R12)(R13*4)
 	MOVQ      dist2+112(FP), R12
-	VMOVNTPS  Y3, (R12)(R13*4)
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   384(R11), Y3
-	VMULPS    384(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPS    416(R11), Y4, Y4
-	VADDPS    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPS    32(R11), Y4, Y4
-	VMULPS    192(R11), Y2, Y2
-	VADDPS    Y4, Y3, Y3
-	VADDPS    448(R11), Y2, Y2
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS    Y3, Y1, Y3
-	VANDPS    Y4, Y3, Y3
-	VMOVUPS   256(R11), Y4
-	VMULPS    384(R11), Y4, Y4
-	VMOVUPS   128(R11), Y5
-	VMULPS    416(R11), Y5, Y5
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VADDPS    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPS    32(R11), Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    (R11), Y2, Y5
-	VSUBPS    Y4, Y5, Y4
-	VMULPS    Y3, Y4, Y3
-	VMINPS    Y1, Y3, Y3
-	VMAXPS    Y0, Y3, Y3
-	VMULPS    384(R11), Y3, Y4
-	VMULPS    416(R11), Y3, Y5
-	VMULPS    352(R11), Y2, Y6
-	VMULPS    320(R11), Y2, Y7
-	VADDPS    256(R11), Y4, Y4
-	VADDPS    128(R11), Y5, Y5
-	VMULPS    32(R11), Y3, Y8
-	VMULPS    160(R11), Y2, Y9
-	VSUBPS    Y6, Y4, Y4
-	VSUBPS    Y7, Y5, Y5
-	VADDPS    96(R11), Y8, Y6
-	VSUBPS    Y9, Y6, Y6
-	VMULPS    Y4, Y4, Y4
-	VMULPS    Y5, Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    Y6, Y6, Y5
-	VADDPS    Y5, Y4, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y5
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y3, Y3
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y2, Y2
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y4, Y4
+	VMOVNTPS  Y5, (R12)(R13*4)
+	VMULPS    Y7, Y7, Y4
+	VMULPS    224(R11), Y3, Y5
+	VMULPS    Y9, Y9, Y7
+	VMULPS    288(R11), Y3, Y9
+	VADDPS    Y7, Y4, Y4
+	VADDPS    896(R11), Y13, Y7
+	VMULPS    Y8, Y8, Y8
+	VADDPS    928(R11), Y11, Y10
+	VMULPS    992(R11), Y6, Y11
+	VADDPS    Y8, Y4, Y4
+	VMULPS    352(R11), Y3, Y8
+	VSUBPS    Y5, Y7, Y5
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y7
+	VSUBPS    Y9, Y10, Y9
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y2, Y2
+	VADDPS    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y11, Y11
+	VSUBPS    Y8, Y10, Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y4, Y4
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVNTPS  Y2, 32(R12)(R13*4)
+	MOVQ      t+104(FP), R12
+	VMOVNTPS  Y11, 32(R12)(R13*4)
+	MOVQ      dist2+112(FP), R12
+	VMOVNTPS  Y4, 32(R12)(R13*4)
+	VMULPS    Y5, Y5, Y2
+	VMULPS    Y9, Y9, Y4
+	VADDPS    Y4, Y2, Y2
+	VMULPS    Y8, Y8, Y4
+	VADDPS    Y4, Y2, Y2
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results of group 2.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Y3, 32(R12)(R13*4)
+	VMOVNTPS Y5, 64(R12)(R13*4)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Y2, 32(R12)(R13*4)
+	VMOVNTPS Y3, 64(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Y4, 32(R12)(R13*4)
-	ADDQ     $0x00000010, R13
-	SUBQ     $0x00000010, R14
+	VMOVNTPS Y2, 64(R12)(R13*4)
+	ADDQ     $0x00000018, R13
+	SUBQ     $0x00000018, R14
 	CMPQ     R14, $0x00004000
 	JAE      ClosestAVX2_nt
 
@@ -29448,7 +29634,7 @@ ClosestAVX2_nt_end:
 	JMP ClosestAVX2_nt_fence
 
 ClosestAVX2_nt_noprefetch:
-	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX2_ntplain_end
 
@@ -29465,275 +29651,443 @@ ClosestAVX2_ntplain:
 	VSUBPS  (R10)(R13*4), Y4, Y4
 	VMULPS  Y2, Y2, Y5
 	VMULPS  Y3, Y3, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y4, Y4, Y6
-	VADDPS  Y6, Y5, Y5
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y6
-	VDIVPS  Y5, Y1, Y5
-	VANDPS  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*4), Y6
-	VSUBPS  (AX)(R13*4), Y6, Y6
-	VMOVUPS (SI)(R13*4), Y7
-	VSUBPS  (BX)(R13*4), Y7, Y7
-	VMOVUPS (AX)(R13*4), Y8
-	VSUBPS  (R8)(R13*4), Y8, Y8
-	VMOVUPS (BX)(R13*4), Y9
-	VSUBPS  (R9)(R13*4), Y9, Y9
-	VMOVUPS (DI)(R13*4), Y10
-	VSUBPS  (CX)(R13*4), Y10, Y10
-	VMOVUPS (CX)(R13*4), Y11
-	VSUBPS  (R10)(R13*4), Y11, Y11
-	VMULPS  Y8, Y2, Y12
-	VMULPS  Y9, Y3, Y13
-	VMULPS  Y6, Y2, Y14
-	VMULPS  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPS  Y13, Y12, Y7
-	VMULPS  Y11, Y4, Y12
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y10, Y4, Y14
-	VADDPS  Y12, Y7, Y7
-	VADDPS  Y14, Y13, Y12
-	VMULPS  Y5, Y7, Y7
-	VMULPS  Y5, Y12, Y5
-	VMULPS  Y7, Y2, Y13
-	VMULPS  Y7, Y3, Y14
-	VMULPS  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPS    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y7
+	VADDPS  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y8
+	VSUBPS  32(R8)(R13*4), Y7, Y7
+	VSUBPS  32(R9)(R13*4), Y6, Y6
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y9
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y9, Y5, Y5
+	VSUBPS  32(R10)(R13*4), Y8, Y8
+	VMULPS  Y7, Y7, Y9
+	VMULPS  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*4), Y11
+	VSUBPS    (AX)(R13*4), Y11, Y11
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*4), Y10
+	VSUBPS    (BX)(R13*4), Y10, Y10
+	VMULPS    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPS    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*4), Y13
+	VMOVUPS   (AX)(R13*4), Y14
+	VSUBPS    (R8)(R13*4), Y14, Y14
+	VADDPS    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPS    Y9, Y14, Y8
-	VMULPS    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*4), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*4), Y8
+	VSUBPS    (R9)(R13*4), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VMOVUPS   (DI)(R13*4), Y6
+	VSUBPS    (CX)(R13*4), Y6, Y6
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPS    Y15, Y6, Y9
-	VSUBPS    32(R8)(R13*4), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPS    Y2, Y5, Y2
-	VSUBPS    32(R9)(R13*4), Y13, Y5
-	VSUBPS    Y11, Y3, Y3
-	VSUBPS    32(R10)(R13*4), Y4, Y4
-	VSUBPS    Y14, Y10, Y13
-	VMULPS    Y12, Y12, Y14
-	VMULPS    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPS    Y5, Y5, Y11
+	VMOVUPS   64(R12)(R13*4), Y15
+	VMOVUPS   Y7, 64(R11)
+	VMOVUPS   Y5, 96(R11)
+	VMOVUPS   (CX)(R13*4), Y5
+	VSUBPS    (R10)(R13*4), Y5, Y5
+	VSUBPS    64(R8)(R13*4), Y13, Y7
+	VMULPS    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPS    64(R9)(R13*4), Y12, Y12
+	VMULPS    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VMOVUPS   Y6, 192(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y8
+	VANDPS    Y6, Y8, Y6
+	VSUBPS    64(R10)(R13*4), Y15, Y8
+	VMULPS    Y11, Y2, Y9
+	VMULPS    Y7, Y7, Y15
+	VMOVUPS   Y7, 224(R11)
+	VMULPS    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPS    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPS    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*4), Y13
+	VSUBPS    32(AX)(R13*4), Y13, Y13
+	VADDPS    Y10, Y15, Y10
+	VMULPS    Y5, Y4, Y14
 	VMOVUPS   Y5, 320(R11)
-	VMULPS    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPS    Y11, Y14, Y11
-	VMULPS    Y9, Y7, Y7
-	VMULPS    Y4, Y4, Y9
-	VMULPS    Y2, Y8, Y2
-	VADDPS    Y9, Y11, Y8
-	VADDPS    Y5, Y15, Y5
-	VMULPS    Y13, Y13, Y9
-	VADDPS    Y2, Y7, Y2
-	VMULPS    Y13, Y3, Y3
-	VADDPS    Y9, Y5, Y5
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y8, Y7
-	VDIVPS    Y8, Y1, Y8
-	VANDPS    Y7, Y8, Y7
-	VADDPS    Y3, Y2, Y2
-	VCMPPS    $0x04, Y5, Y0, Y3
-	VDIVPS    Y5, Y2, Y2
-	VANDPS    Y3, Y2, Y2
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   32(DX)(R13*4), Y3
-	VSUBPS    32(AX)(R13*4), Y3, Y3
-	VMULPS    Y6, Y6, Y5
-	VMOVUPS   32(SI)(R13*4), Y8
-	VSUBPS    32(BX)(R13*4), Y8, Y8
-	VMOVUPS   (R11), Y9
-	VMULPS    (R11), Y9, Y9
-	VMOVUPS   32(AX)(R13*4), Y11
-	VSUBPS    32(R8)(R13*4), Y11, Y11
-	VADDPS    Y9, Y5, Y5
-	VMOVUPS   32(BX)(R13*4), Y9
-	VSUBPS    32(R9)(R13*4), Y9, Y9
-	VMULPS    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*4), Y13
-	VSUBPS    32(CX)(R13*4), Y13, Y13
-	VMULPS    256(R11), Y2, Y2
-	VMOVUPS   32(CX)(R13*4), Y14
-	VSUBPS    32(R10)(R13*4), Y14, Y14
-	VADDPS    Y12, Y5, Y5
-	VMULPS    352(R11), Y11, Y12
-	VADDPS    128(R11), Y2, Y2
-	VMULPS    320(R11), Y9, Y15
-	VMOVUPS   Y9, 128(R11)
-	VMOVUPS   Y11, 256(R11)
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y5, Y9
-	VDIVPS    Y5, Y1, Y5
-	VANDPS    Y9, Y5, Y5
-	VMULPS    352(R11), Y3, Y9
-	VMULPS    160(R11), Y6, Y11
-	VMOVUPS   Y3, 384(R11)
-	VMULPS    320(R11), Y8, Y3
+	VMOVUPS   32(SI)(R13*4), Y5
+	VSUBPS    32(BX)(R13*4), Y5, Y5
+	VMULPS    Y8, Y8, Y15
+	VMOVUPS   Y8, 352(R11)
+	VADDPS    Y7, Y9, Y7
+	VMOVUPS   32(AX)(R13*4), Y8
+	VSUBPS    32(R8)(R13*4), Y8, Y8
+	VADDPS    Y15, Y10, Y9
+	VMULPS    192(R11), Y4, Y10
+	VMOVUPS   Y6, 384(R11)
+	VMOVUPS   32(BX)(R13*4), Y6
+	VSUBPS    32(R9)(R13*4), Y6, Y6
+	VADDPS    Y14, Y12, Y12
+	VMOVUPS   32(DI)(R13*4), Y14
+	VSUBPS    32(CX)(R13*4), Y14, Y14
+	VADDPS    Y10, Y7, Y7
+	VMOVUPS   32(CX)(R13*4), Y10
+	VSUBPS    32(R10)(R13*4), Y10, Y10
+	VMULPS    96(R11), Y12, Y12
+	VMULPS    64(R11), Y8, Y15
 	VMOVUPS   Y8, 416(R11)
+	VMULPS    96(R11), Y7, Y8
+	VMOVUPS   Y7, 96(R11)
+	VMULPS    32(R11), Y6, Y7
 	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPS    (R11), Y6, Y6
-	VADDPS    Y15, Y12, Y8
+	VMOVUPS   Y11, 480(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VMULPS    Y12, Y2, Y9
+	VMULPS    64(R11), Y13, Y11
+	VMOVUPS   Y6, 512(R11)
+	VMULPS    Y12, Y3, Y6
+	VMOVUPS   Y13, 544(R11)
+	VMULPS    32(R11), Y5, Y13
+	VMOVUPS   Y5, 576(R11)
+	VMULPS    Y8, Y2, Y5
+	VMOVUPS   Y2, 608(R11)
+	VADDPS    Y7, Y15, Y2
+	VMOVUPS   64(DX)(R13*4), Y7
+	VSUBPS    64(AX)(R13*4), Y7, Y7
+	VMULPS    Y8, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPS    (R11), Y10, Y3
+	VMOVUPS   Y10, 672(R11)
+	VMOVUPS   Y7, 704(R11)
+	VMOVUPS   64(SI)(R13*4), Y7
+	VSUBPS    64(BX)(R13*4), Y7, Y7
+	VMULPS    Y12, Y4, Y10
+	VMOVUPS   Y12, 736(R11)
+	VADDPS    Y13, Y11, Y11
+	VMOVUPS   64(AX)(R13*4), Y12
+	VSUBPS    64(R8)(R13*4), Y12, Y12
+	VSUBPS    128(R11), Y9, Y9
+	VMULPS    (R11), Y14, Y13
+	VMOVUPS   Y14, 768(R11)
+	VMOVUPS   Y9, 800(R11)
+	VMOVUPS   64(BX)(R13*4), Y9
+	VSUBPS    64(R9)(R13*4), Y9, Y9
+	VSUBPS    160(R11), Y6, Y6
+	VADDPS    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*4), Y3
+	VSUBPS    64(CX)(R13*4), Y3, Y3
+	VMULPS    Y8, Y4, Y14
+	VMOVUPS   Y4, 832(R11)
+	VADDPS    Y13, Y11, Y4
+	VMOVUPS   64(CX)(R13*4), Y11
+	VSUBPS    64(R10)(R13*4), Y11, Y11
+	VMOVUPS   Y8, 864(R11)
+	VMOVUPS   480(R11), Y8
+	VSUBPS    Y5, Y8, Y5
+	VMULPS    384(R11), Y2, Y2
+	VMULPS    224(R11), Y12, Y8
+	VMOVUPS   Y12, 896(R11)
+	VMOVUPS   256(R11), Y12
+	VSUBPS    Y15, Y12, Y12
+	VMULPS    384(R11), Y4, Y13
+	VMULPS    288(R11), Y9, Y15
+	VMOVUPS   Y4, 384(R11)
+	VSUBPS    320(R11), Y10, Y4
+	VMULPS    64(R11), Y2, Y10
+	VMOVUPS   Y9, 928(R11)
+	VMOVUPS   Y4, 960(R11)
+	VMOVUPS   224(R11), Y4
+	VMULPS    704(R11), Y4, Y4
+	VMOVUPS   Y3, 992(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPS    Y14, Y3, Y3
+	VMULPS    32(R11), Y2, Y9
+	VMULPS    288(R11), Y7, Y14
+	VMOVUPS   Y7, 1024(R11)
+	VMULPS    Y5, Y5, Y7
+	VMOVUPS   Y3, 1056(R11)
+	VMULPS    64(R11), Y13, Y3
+	VMOVUPS   Y3, 1088(R11)
+	VADDPS    Y15, Y8, Y3
+	VMULPS    Y12, Y12, Y8
+	VMULPS    32(R11), Y13, Y15
+	VMOVUPS   Y15, 1120(R11)
+	VMULPS    352(R11), Y11, Y15
+	VMOVUPS   Y11, 1152(R11)
+	VMULPS    800(R11), Y5, Y5
+	VMULPS    (R11), Y2, Y11
+	VMOVUPS   Y2, 800(R11)
+	VADDPS    Y14, Y4, Y2
+	VMULPS    Y12, Y6, Y4
+	VSUBPS    416(R11), Y10, Y6
+	VMOVUPS   352(R11), Y10
+	VMULPS    992(R11), Y10, Y10
+	VADDPS    Y8, Y7, Y7
+	VSUBPS    448(R11), Y9, Y8
+	VADDPS    Y15, Y3, Y3
+	VMOVUPS   1056(R11), Y9
+	VMULPS    1056(R11), Y9, Y9
+	VMULPS    (R11), Y13, Y12
+	VADDPS    Y10, Y2, Y2
+	VADDPS    Y4, Y5, Y4
+	VMOVUPS   544(R11), Y5
+	VSUBPS    1088(R11), Y5, Y5
+	VMULPS    512(R11), Y3, Y3
+	VMOVUPS   960(R11), Y10
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   576(R11), Y14
+	VSUBPS    1120(R11), Y14, Y14
+	VMULPS    512(R11), Y2, Y15
+	VMOVUPS   Y2, 512(R11)
+	VADDPS    Y9, Y7, Y2
+	VSUBPS    672(R11), Y11, Y7
+	VMULPS    224(R11), Y3, Y9
+	VADDPS    Y10, Y4, Y4
+	VMOVUPS   768(R11), Y10
+	VSUBPS    Y12, Y10, Y10
+	VMULPS    288(R11), Y3, Y11
+	VMOVUPS   Y13, 960(R11)
+	VCMPPS    $0x04, Y2, Y0, Y12
+	VDIVPS    Y2, Y4, Y2
+	VANDPS    Y12, Y2, Y2
+	VMULPS    Y5, Y5, Y4
+	VMULPS    224(R11), Y15, Y12
 	VMINPS    Y1, Y2, Y2
 	VMAXPS    Y0, Y2, Y2
-	VMULPS    Y14, Y4, Y12
-	VADDPS    Y6, Y11, Y6
-	VADDPS    Y3, Y9, Y3
-	VMULPS    288(R11), Y10, Y9
-	VMULPS    Y13, Y4, Y11
-	VADDPS    Y9, Y6, Y6
-	VADDPS    Y12, Y8, Y8
-	VMULPS    96(R11), Y2, Y9
-	VADDPS    Y11, Y3, Y3
-	VSUBPS    Y6, Y9, Y6
-	VMULPS    Y7, Y8, Y8
+	VMULPS    Y14, Y14, Y13
+	VMOVUPS   Y7, 1056(R11)
+	VMULPS    288(R11), Y15, Y7
+	VMOVUPS   Y7, 1088(R11)
+	VMOVUPS   Y12, 1120(R11)
+	VMOVUPS   480(R11), Y7
+	VMULPS    480(R11), Y7, Y7
 	VMULPS    Y5, Y6, Y5
-	VMULPS    Y7, Y3, Y6
+	VMULPS    352(R11), Y3, Y6
+	VMOVUPS   Y3, 1184(R11)
+	VMOVUPS   256(R11), Y3
+	VMULPS    256(R11), Y3, Y3
+	VMULPS    Y14, Y8, Y8
+	VSUBPS    896(R11), Y9, Y9
+	VADDPS    Y3, Y7, Y3
+	VADDPS    Y13, Y4, Y4
+	VSUBPS    928(R11), Y11, Y7
+	VMOVUPS   192(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    352(R11), Y15, Y13
+	VMULPS    864(R11), Y2, Y2
+	VADDPS    Y8, Y5, Y5
+	VMOVUPS   704(R11), Y8
+	VSUBPS    1120(R11), Y8, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   1024(R11), Y11
+	VSUBPS    1088(R11), Y11, Y11
+	VADDPS    736(R11), Y2, Y2
+	VADDPS    Y12, Y4, Y4
+	VSUBPS    1152(R11), Y6, Y6
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y12
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y12, Y3, Y3
+	VADDPS    Y10, Y5, Y5
+	VMOVUPS   992(R11), Y10
+	VSUBPS    Y13, Y10, Y10
+	VMOVUPS   128(R11), Y12
+	VMULPS    480(R11), Y12, Y12
+	VCMPPS    $0x04, Y4, Y0, Y13
+	VDIVPS    Y4, Y5, Y4
+	VANDPS    Y13, Y4, Y4
+	VMULPS    Y8, Y8, Y5
+	VMOVUPS   160(R11), Y13
+	VMULPS    256(R11), Y13, Y13
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMULPS    Y11, Y11, Y14
+	VMOVUPS   Y15, 736(R11)
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   544(R11), Y3
+	VMULPS    544(R11), Y3, Y3
+	VMULPS    Y8, Y9, Y8
+	VADDPS    Y13, Y12, Y9
+	VMOVUPS   576(R11), Y12
+	VMULPS    576(R11), Y12, Y12
+	VMULPS    Y11, Y7, Y7
+	VMOVUPS   320(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VADDPS    Y12, Y3, Y3
+	VADDPS    Y14, Y5, Y5
+	VADDPS    Y11, Y9, Y9
+	VMOVUPS   768(R11), Y11
+	VMULPS    768(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    96(R11), Y2, Y13
+	VMULPS    960(R11), Y4, Y4
+	VADDPS    Y7, Y8, Y7
+	VSUBPS    Y9, Y13, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    Y10, Y6, Y6
+	VMULPS    864(R11), Y8, Y8
+	VADDPS    800(R11), Y4, Y4
+	VADDPS    Y12, Y5, Y5
+	VMINPS    Y1, Y8, Y8
+	VMAXPS    Y0, Y8, Y8
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y9
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y9, Y3, Y3
+	VADDPS    Y6, Y7, Y6
+	VMULPS    480(R11), Y8, Y7
+	VMOVUPS   416(R11), Y9
+	VMULPS    544(R11), Y9, Y9
+	VCMPPS    $0x04, Y5, Y0, Y10
+	VDIVPS    Y5, Y6, Y5
+	VANDPS    Y10, Y5, Y5
+	VMULPS    256(R11), Y8, Y6
+	VMOVUPS   448(R11), Y10
+	VMULPS    576(R11), Y10, Y10
 	VMINPS    Y1, Y5, Y5
 	VMAXPS    Y0, Y5, Y5
-	VMULPS    352(R11), Y8, Y7
-	VMULPS    448(R11), Y5, Y9
-	VMULPS    320(R11), Y8, Y11
-	VMULPS    (R11), Y5, Y12
-	VMULPS    352(R11), Y6, Y15
-	VMOVUPS   Y3, (R11)
-	VMULPS    32(R11), Y2, Y3
-	VMOVUPS   Y13, 32(R11)
-	VMULPS    320(R11), Y6, Y13
-	VMOVUPS   Y14, 96(R11)
-	VMULPS    64(R11), Y2, Y14
-	VMOVUPS   Y14, 64(R11)
-	VMULPS    Y8, Y4, Y14
-	VMOVUPS   Y8, 448(R11)
-	VADDPS    160(R11), Y9, Y8
-	VSUBPS    256(R11), Y7, Y7
-	VADDPS    224(R11), Y12, Y9
-	VSUBPS    128(R11), Y11, Y11
-	VMULPS    Y5, Y10, Y10
-	VMULPS    Y6, Y4, Y12
-	VMOVUPS   Y4, 160(R11)
-	VMULPS    192(R11), Y2, Y4
-	VMOVUPS   Y6, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   384(R11), Y2
-	VSUBPS    Y15, Y2, Y2
-	VSUBPS    Y3, Y8, Y3
-	VMOVUPS   416(R11), Y6
-	VSUBPS    Y13, Y6, Y6
-	VSUBPS    64(R11), Y9, Y8
-	VSUBPS    96(R11), Y14, Y9
-	VADDPS    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y13
-	VSUBPS    Y12, Y13, Y12
-	VSUBPS    Y4, Y10, Y4
-	VMULPS    Y2, Y2, Y10
-	VMULPS    Y3, Y3, Y3
-	VMULPS    Y6, Y6, Y13
+	VMULPS    608(R11), Y2, Y11
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMOVUPS   704(R11), Y12
+	VMULPS    704(R11), Y12, Y12
+	VMULPS    640(R11), Y2, Y13
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   1024(R11), Y10
+	VMULPS    1024(R11), Y10, Y10
+	VADDPS    128(R11), Y7, Y7
+	VMOVUPS   672(R11), Y14
+	VMULPS    768(R11), Y14, Y14
+	VADDPS    Y10, Y12, Y10
+	VADDPS    160(R11), Y6, Y6
+	VADDPS    Y14, Y9, Y9
+	VMOVUPS   992(R11), Y12
+	VMULPS    992(R11), Y12, Y12
+	VMULPS    192(R11), Y8, Y14
+	VMULPS    384(R11), Y4, Y15
+	VMOVUPS   Y8, 96(R11)
+	VMULPS    736(R11), Y5, Y5
+	VMULPS    832(R11), Y2, Y8
+	VMOVUPS   Y2, 128(R11)
+	VSUBPS    Y9, Y15, Y2
+	VADDPS    Y12, Y10, Y9
+	VSUBPS    Y11, Y7, Y7
+	VMULPS    Y3, Y2, Y2
+	VADDPS    1184(R11), Y5, Y3
+	VSUBPS    Y13, Y6, Y5
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VADDPS    320(R11), Y14, Y9
+	VMULPS    544(R11), Y2, Y10
+	VMOVUPS   896(R11), Y11
+	VMULPS    704(R11), Y11, Y11
+	VSUBPS    Y8, Y9, Y8
+	VMULPS    576(R11), Y2, Y9
+	VMOVUPS   928(R11), Y12
+	VMULPS    1024(R11), Y12, Y12
+	VMULPS    Y7, Y7, Y7
+	VMULPS    64(R11), Y4, Y13
+	VMINPS    Y1, Y3, Y3
+	VMAXPS    Y0, Y3, Y3
+	VMULPS    Y5, Y5, Y5
+	VMULPS    32(R11), Y4, Y14
+	VADDPS    Y12, Y11, Y11
+	VADDPS    Y5, Y7, Y5
+	VADDPS    416(R11), Y10, Y7
+	VMOVUPS   1152(R11), Y10
+	VMULPS    992(R11), Y10, Y10
 	VMULPS    Y8, Y8, Y8
-	VMULPS    Y2, Y7, Y2
-	VADDPS    Y8, Y3, Y3
-	VMULPS    Y6, Y11, Y6
-	VMULPS    Y4, Y4, Y4
-	VADDPS    Y13, Y10, Y7
-	VMULPS    Y12, Y12, Y8
-	VADDPS    Y4, Y3, Y3
-	VADDPS    Y6, Y2, Y2
-	VMULPS    Y12, Y9, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y6
-	VADDPS    Y8, Y7, Y7
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y5, Y5
-	VADDPS    Y4, Y2, Y2
-	VMOVUPS   224(R11), Y4
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y4, Y4
-	VCMPPS    $0x04, Y7, Y0, Y8
-	VDIVPS    Y7, Y2, Y2
-	VANDPS    Y8, Y2, Y2
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y3, Y3
+	VADDPS    448(R11), Y9, Y9
+	VADDPS    Y10, Y11, Y10
+	VMULPS    768(R11), Y2, Y11
+	VMULPS    512(R11), Y3, Y12
+	VADDPS    Y8, Y5, Y5
+	VMULPS    (R11), Y4, Y8
+	VSUBPS    Y10, Y12, Y10
+	VSUBPS    Y13, Y7, Y7
+	VMULPS    Y6, Y10, Y6
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y5, Y10
+	VSUBPS    Y14, Y9, Y9
+	VMINPS    Y1, Y6, Y6
+	VMAXPS    Y0, Y6, Y6
+	VMOVUPS   96(R11), Y12
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y12, Y12
+	VADDPS    672(R11), Y11, Y11
+	VMULPS    704(R11), Y6, Y13
+	VMOVUPS   Y4, (R11)
+	VMOVUPS   128(R11), Y4
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y4, Y4
+	VSUBPS    Y8, Y11, Y8
+	VMULPS    1024(R11), Y6, Y11
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y5
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVNTPS  Y5, (R12)(R13*4)
+	VMOVNTPS  Y12, (R12)(R13*4)
 	MOVQ      t+104(FP), R12
 	VMOVNTPS  Y4, (R12)(R13*4)
 	MOVQ      dist2+112(FP), R12
-	VMOVNTPS  Y3, (R12)(R13*4)
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   384(R11), Y3
-	VMULPS    384(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPS    416(R11), Y4, Y4
-	VADDPS    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPS    32(R11), Y4, Y4
-	VMULPS    192(R11), Y2, Y2
-	VADDPS    Y4, Y3, Y3
-	VADDPS    448(R11), Y2, Y2
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS    Y3, Y1, Y3
-	VANDPS    Y4, Y3, Y3
-	VMOVUPS   256(R11), Y4
-	VMULPS    384(R11), Y4, Y4
-	VMOVUPS   128(R11), Y5
-	VMULPS    416(R11), Y5, Y5
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VADDPS    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPS    32(R11), Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    (R11), Y2, Y5
-	VSUBPS    Y4, Y5, Y4
-	VMULPS    Y3, Y4, Y3
-	VMINPS    Y1, Y3, Y3
-	VMAXPS    Y0, Y3, Y3
-	VMULPS    384(R11), Y3, Y4
-	VMULPS    416(R11), Y3, Y5
-	VMULPS    352(R11), Y2, Y6
-	VMULPS    320(R11), Y2, Y7
-	VADDPS    256(R11), Y4, Y4
-	VADDPS    128(R11), Y5, Y5
-	VMULPS    32(R11), Y3, Y8
-	VMULPS    160(R11), Y2, Y9
-	VSUBPS    Y6, Y4, Y4
-	VSUBPS    Y7, Y5, Y5
-	VADDPS    96(R11), Y8, Y6
-	VSUBPS    Y9, Y6, Y6
-	VMULPS    Y4, Y4, Y4
-	VMULPS    Y5, Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    Y6, Y6, Y5
-	VADDPS    Y5, Y4, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y5
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y3, Y3
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y2, Y2
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y4, Y4
+	VMOVNTPS  Y5, (R12)(R13*4)
+	VMULPS    Y7, Y7, Y4
+	VMULPS    224(R11), Y3, Y5
+	VMULPS    Y9, Y9, Y7
+	VMULPS    288(R11), Y3, Y9
+	VADDPS    Y7, Y4, Y4
+	VADDPS    896(R11), Y13, Y7
+	VMULPS    Y8, Y8, Y8
+	VADDPS    928(R11), Y11, Y10
+	VMULPS    992(R11), Y6, Y11
+	VADDPS    Y8, Y4, Y4
+	VMULPS    352(R11), Y3, Y8
+	VSUBPS    Y5, Y7, Y5
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y7
+	VSUBPS    Y9, Y10, Y9
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y2, Y2
+	VADDPS    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y11, Y11
+	VSUBPS    Y8, Y10, Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y4, Y4
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVNTPS  Y2, 32(R12)(R13*4)
+	MOVQ      t+104(FP), R12
+	VMOVNTPS  Y11, 32(R12)(R13*4)
+	MOVQ      dist2+112(FP), R12
+	VMOVNTPS  Y4, 32(R12)(R13*4)
+	VMULPS    Y5, Y5, Y2
+	VMULPS    Y9, Y9, Y4
+	VADDPS    Y4, Y2, Y2
+	VMULPS    Y8, Y8, Y4
+	VADDPS    Y4, Y2, Y2
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results of group 2.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Y3, 32(R12)(R13*4)
+	VMOVNTPS Y5, 64(R12)(R13*4)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Y2, 32(R12)(R13*4)
+	VMOVNTPS Y3, 64(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Y4, 32(R12)(R13*4)
-	ADDQ     $0x00000010, R13
-	SUBQ     $0x00000010, R14
+	VMOVNTPS Y2, 64(R12)(R13*4)
+	ADDQ     $0x00000018, R13
+	SUBQ     $0x00000018, R14
 	CMPQ     R14, $0x00004000
 	JAE      ClosestAVX2_ntplain
 
@@ -29746,7 +30100,7 @@ ClosestAVX2_nt_skip:
 	CMPB ·PrefetchInputs+0(SB), $0x00
 	JE   ClosestAVX2_prefetch_end
 
-	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   ClosestAVX2_prefetch_end
 
@@ -29783,6 +30137,21 @@ ClosestAVX2_prefetch:
 	PREFETCHT0 1056(R12)(R13*4)
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1056(R12)(R13*4)
+	PREFETCHT0 1088(AX)(R13*4)
+	PREFETCHT0 1088(BX)(R13*4)
+	PREFETCHT0 1088(CX)(R13*4)
+	PREFETCHT0 1088(DX)(R13*4)
+	PREFETCHT0 1088(SI)(R13*4)
+	PREFETCHT0 1088(DI)(R13*4)
+	PREFETCHT0 1088(R8)(R13*4)
+	PREFETCHT0 1088(R9)(R13*4)
+	PREFETCHT0 1088(R10)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*4)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
@@ -29796,281 +30165,449 @@ ClosestAVX2_prefetch:
 	VSUBPS  (R10)(R13*4), Y4, Y4
 	VMULPS  Y2, Y2, Y5
 	VMULPS  Y3, Y3, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y4, Y4, Y6
-	VADDPS  Y6, Y5, Y5
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y6
-	VDIVPS  Y5, Y1, Y5
-	VANDPS  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*4), Y6
-	VSUBPS  (AX)(R13*4), Y6, Y6
-	VMOVUPS (SI)(R13*4), Y7
-	VSUBPS  (BX)(R13*4), Y7, Y7
-	VMOVUPS (AX)(R13*4), Y8
-	VSUBPS  (R8)(R13*4), Y8, Y8
-	VMOVUPS (BX)(R13*4), Y9
-	VSUBPS  (R9)(R13*4), Y9, Y9
-	VMOVUPS (DI)(R13*4), Y10
-	VSUBPS  (CX)(R13*4), Y10, Y10
-	VMOVUPS (CX)(R13*4), Y11
-	VSUBPS  (R10)(R13*4), Y11, Y11
-	VMULPS  Y8, Y2, Y12
-	VMULPS  Y9, Y3, Y13
-	VMULPS  Y6, Y2, Y14
-	VMULPS  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPS  Y13, Y12, Y7
-	VMULPS  Y11, Y4, Y12
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y10, Y4, Y14
-	VADDPS  Y12, Y7, Y7
-	VADDPS  Y14, Y13, Y12
-	VMULPS  Y5, Y7, Y7
-	VMULPS  Y5, Y12, Y5
-	VMULPS  Y7, Y2, Y13
-	VMULPS  Y7, Y3, Y14
-	VMULPS  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPS    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y7
+	VADDPS  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y8
+	VSUBPS  32(R8)(R13*4), Y7, Y7
+	VSUBPS  32(R9)(R13*4), Y6, Y6
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y9
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y9, Y5, Y5
+	VSUBPS  32(R10)(R13*4), Y8, Y8
+	VMULPS  Y7, Y7, Y9
+	VMULPS  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*4), Y11
+	VSUBPS    (AX)(R13*4), Y11, Y11
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*4), Y10
+	VSUBPS    (BX)(R13*4), Y10, Y10
+	VMULPS    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPS    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*4), Y13
+	VMOVUPS   (AX)(R13*4), Y14
+	VSUBPS    (R8)(R13*4), Y14, Y14
+	VADDPS    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPS    Y9, Y14, Y8
-	VMULPS    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*4), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*4), Y8
+	VSUBPS    (R9)(R13*4), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VMOVUPS   (DI)(R13*4), Y6
+	VSUBPS    (CX)(R13*4), Y6, Y6
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPS    Y15, Y6, Y9
-	VSUBPS    32(R8)(R13*4), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPS    Y2, Y5, Y2
-	VSUBPS    32(R9)(R13*4), Y13, Y5
-	VSUBPS    Y11, Y3, Y3
-	VSUBPS    32(R10)(R13*4), Y4, Y4
-	VSUBPS    Y14, Y10, Y13
-	VMULPS    Y12, Y12, Y14
-	VMULPS    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPS    Y5, Y5, Y11
+	VMOVUPS   64(R12)(R13*4), Y15
+	VMOVUPS   Y7, 64(R11)
+	VMOVUPS   Y5, 96(R11)
+	VMOVUPS   (CX)(R13*4), Y5
+	VSUBPS    (R10)(R13*4), Y5, Y5
+	VSUBPS    64(R8)(R13*4), Y13, Y7
+	VMULPS    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPS    64(R9)(R13*4), Y12, Y12
+	VMULPS    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VMOVUPS   Y6, 192(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y8
+	VANDPS    Y6, Y8, Y6
+	VSUBPS    64(R10)(R13*4), Y15, Y8
+	VMULPS    Y11, Y2, Y9
+	VMULPS    Y7, Y7, Y15
+	VMOVUPS   Y7, 224(R11)
+	VMULPS    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPS    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPS    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*4), Y13
+	VSUBPS    32(AX)(R13*4), Y13, Y13
+	VADDPS    Y10, Y15, Y10
+	VMULPS    Y5, Y4, Y14
 	VMOVUPS   Y5, 320(R11)
-	VMULPS    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPS    Y11, Y14, Y11
-	VMULPS    Y9, Y7, Y7
-	VMULPS    Y4, Y4, Y9
-	VMULPS    Y2, Y8, Y2
-	VADDPS    Y9, Y11, Y8
-	VADDPS    Y5, Y15, Y5
-	VMULPS    Y13, Y13, Y9
-	VADDPS    Y2, Y7, Y2
-	VMULPS    Y13, Y3, Y3
-	VADDPS    Y9, Y5, Y5
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y8, Y7
-	VDIVPS    Y8, Y1, Y8
-	VANDPS    Y7, Y8, Y7
-	VADDPS    Y3, Y2, Y2
-	VCMPPS    $0x04, Y5, Y0, Y3
-	VDIVPS    Y5, Y2, Y2
-	VANDPS    Y3, Y2, Y2
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   32(DX)(R13*4), Y3
-	VSUBPS    32(AX)(R13*4), Y3, Y3
-	VMULPS    Y6, Y6, Y5
-	VMOVUPS   32(SI)(R13*4), Y8
-	VSUBPS    32(BX)(R13*4), Y8, Y8
-	VMOVUPS   (R11), Y9
-	VMULPS    (R11), Y9, Y9
-	VMOVUPS   32(AX)(R13*4), Y11
-	VSUBPS    32(R8)(R13*4), Y11, Y11
-	VADDPS    Y9, Y5, Y5
-	VMOVUPS   32(BX)(R13*4), Y9
-	VSUBPS    32(R9)(R13*4), Y9, Y9
-	VMULPS    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*4), Y13
-	VSUBPS    32(CX)(R13*4), Y13, Y13
-	VMULPS    256(R11), Y2, Y2
-	VMOVUPS   32(CX)(R13*4), Y14
-	VSUBPS    32(R10)(R13*4), Y14, Y14
-	VADDPS    Y12, Y5, Y5
-	VMULPS    352(R11), Y11, Y12
-	VADDPS    128(R11), Y2, Y2
-	VMULPS    320(R11), Y9, Y15
-	VMOVUPS   Y9, 128(R11)
-	VMOVUPS   Y11, 256(R11)
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y5, Y9
-	VDIVPS    Y5, Y1, Y5
-	VANDPS    Y9, Y5, Y5
-	VMULPS    352(R11), Y3, Y9
-	VMULPS    160(R11), Y6, Y11
-	VMOVUPS   Y3, 384(R11)
-	VMULPS    320(R11), Y8, Y3
+	VMOVUPS   32(SI)(R13*4), Y5
+	VSUBPS    32(BX)(R13*4), Y5, Y5
+	VMULPS    Y8, Y8, Y15
+	VMOVUPS   Y8, 352(R11)
+	VADDPS    Y7, Y9, Y7
+	VMOVUPS   32(AX)(R13*4), Y8
+	VSUBPS    32(R8)(R13*4), Y8, Y8
+	VADDPS    Y15, Y10, Y9
+	VMULPS    192(R11), Y4, Y10
+	VMOVUPS   Y6, 384(R11)
+	VMOVUPS   32(BX)(R13*4), Y6
+	VSUBPS    32(R9)(R13*4), Y6, Y6
+	VADDPS    Y14, Y12, Y12
+	VMOVUPS   32(DI)(R13*4), Y14
+	VSUBPS    32(CX)(R13*4), Y14, Y14
+	VADDPS    Y10, Y7, Y7
+	VMOVUPS   32(CX)(R13*4), Y10
+	VSUBPS    32(R10)(R13*4), Y10, Y10
+	VMULPS    96(R11), Y12, Y12
+	VMULPS    64(R11), Y8, Y15
 	VMOVUPS   Y8, 416(R11)
+	VMULPS    96(R11), Y7, Y8
+	VMOVUPS   Y7, 96(R11)
+	VMULPS    32(R11), Y6, Y7
 	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPS    (R11), Y6, Y6
-	VADDPS    Y15, Y12, Y8
+	VMOVUPS   Y11, 480(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VMULPS    Y12, Y2, Y9
+	VMULPS    64(R11), Y13, Y11
+	VMOVUPS   Y6, 512(R11)
+	VMULPS    Y12, Y3, Y6
+	VMOVUPS   Y13, 544(R11)
+	VMULPS    32(R11), Y5, Y13
+	VMOVUPS   Y5, 576(R11)
+	VMULPS    Y8, Y2, Y5
+	VMOVUPS   Y2, 608(R11)
+	VADDPS    Y7, Y15, Y2
+	VMOVUPS   64(DX)(R13*4), Y7
+	VSUBPS    64(AX)(R13*4), Y7, Y7
+	VMULPS    Y8, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPS    (R11), Y10, Y3
+	VMOVUPS   Y10, 672(R11)
+	VMOVUPS   Y7, 704(R11)
+	VMOVUPS   64(SI)(R13*4), Y7
+	VSUBPS    64(BX)(R13*4), Y7, Y7
+	VMULPS    Y12, Y4, Y10
+	VMOVUPS   Y12, 736(R11)
+	VADDPS    Y13, Y11, Y11
+	VMOVUPS   64(AX)(R13*4), Y12
+	VSUBPS    64(R8)(R13*4), Y12, Y12
+	VSUBPS    128(R11), Y9, Y9
+	VMULPS    (R11), Y14, Y13
+	VMOVUPS   Y14, 768(R11)
+	VMOVUPS   Y9, 800(R11)
+	VMOVUPS   64(BX)(R13*4), Y9
+	VSUBPS    64(R9)(R13*4), Y9, Y9
+	VSUBPS    160(R11), Y6, Y6
+	VADDPS    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*4), Y3
+	VSUBPS    64(CX)(R13*4), Y3, Y3
+	VMULPS    Y8, Y4, Y14
+	VMOVUPS   Y4, 832(R11)
+	VADDPS    Y13, Y11, Y4
+	VMOVUPS   64(CX)(R13*4), Y11
+	VSUBPS    64(R10)(R13*4), Y11, Y11
+	VMOVUPS   Y8, 864(R11)
+	VMOVUPS   480(R11), Y8
+	VSUBPS    Y5, Y8, Y5
+	VMULPS    384(R11), Y2, Y2
+	VMULPS    224(R11), Y12, Y8
+	VMOVUPS   Y12, 896(R11)
+	VMOVUPS   256(R11), Y12
+	VSUBPS    Y15, Y12, Y12
+	VMULPS    384(R11), Y4, Y13
+	VMULPS    288(R11), Y9, Y15
+	VMOVUPS   Y4, 384(R11)
+	VSUBPS    320(R11), Y10, Y4
+	VMULPS    64(R11), Y2, Y10
+	VMOVUPS   Y9, 928(R11)
+	VMOVUPS   Y4, 960(R11)
+	VMOVUPS   224(R11), Y4
+	VMULPS    704(R11), Y4, Y4
+	VMOVUPS   Y3, 992(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPS    Y14, Y3, Y3
+	VMULPS    32(R11), Y2, Y9
+	VMULPS    288(R11), Y7, Y14
+	VMOVUPS   Y7, 1024(R11)
+	VMULPS    Y5, Y5, Y7
+	VMOVUPS   Y3, 1056(R11)
+	VMULPS    64(R11), Y13, Y3
+	VMOVUPS   Y3, 1088(R11)
+	VADDPS    Y15, Y8, Y3
+	VMULPS    Y12, Y12, Y8
+	VMULPS    32(R11), Y13, Y15
+	VMOVUPS   Y15, 1120(R11)
+	VMULPS    352(R11), Y11, Y15
+	VMOVUPS   Y11, 1152(R11)
+	VMULPS    800(R11), Y5, Y5
+	VMULPS    (R11), Y2, Y11
+	VMOVUPS   Y2, 800(R11)
+	VADDPS    Y14, Y4, Y2
+	VMULPS    Y12, Y6, Y4
+	VSUBPS    416(R11), Y10, Y6
+	VMOVUPS   352(R11), Y10
+	VMULPS    992(R11), Y10, Y10
+	VADDPS    Y8, Y7, Y7
+	VSUBPS    448(R11), Y9, Y8
+	VADDPS    Y15, Y3, Y3
+	VMOVUPS   1056(R11), Y9
+	VMULPS    1056(R11), Y9, Y9
+	VMULPS    (R11), Y13, Y12
+	VADDPS    Y10, Y2, Y2
+	VADDPS    Y4, Y5, Y4
+	VMOVUPS   544(R11), Y5
+	VSUBPS    1088(R11), Y5, Y5
+	VMULPS    512(R11), Y3, Y3
+	VMOVUPS   960(R11), Y10
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   576(R11), Y14
+	VSUBPS    1120(R11), Y14, Y14
+	VMULPS    512(R11), Y2, Y15
+	VMOVUPS   Y2, 512(R11)
+	VADDPS    Y9, Y7, Y2
+	VSUBPS    672(R11), Y11, Y7
+	VMULPS    224(R11), Y3, Y9
+	VADDPS    Y10, Y4, Y4
+	VMOVUPS   768(R11), Y10
+	VSUBPS    Y12, Y10, Y10
+	VMULPS    288(R11), Y3, Y11
+	VMOVUPS   Y13, 960(R11)
+	VCMPPS    $0x04, Y2, Y0, Y12
+	VDIVPS    Y2, Y4, Y2
+	VANDPS    Y12, Y2, Y2
+	VMULPS    Y5, Y5, Y4
+	VMULPS    224(R11), Y15, Y12
 	VMINPS    Y1, Y2, Y2
 	VMAXPS    Y0, Y2, Y2
-	VMULPS    Y14, Y4, Y12
-	VADDPS    Y6, Y11, Y6
-	VADDPS    Y3, Y9, Y3
-	VMULPS    288(R11), Y10, Y9
-	VMULPS    Y13, Y4, Y11
-	VADDPS    Y9, Y6, Y6
-	VADDPS    Y12, Y8, Y8
-	VMULPS    96(R11), Y2, Y9
-	VADDPS    Y11, Y3, Y3
-	VSUBPS    Y6, Y9, Y6
-	VMULPS    Y7, Y8, Y8
+	VMULPS    Y14, Y14, Y13
+	VMOVUPS   Y7, 1056(R11)
+	VMULPS    288(R11), Y15, Y7
+	VMOVUPS   Y7, 1088(R11)
+	VMOVUPS   Y12, 1120(R11)
+	VMOVUPS   480(R11), Y7
+	VMULPS    480(R11), Y7, Y7
 	VMULPS    Y5, Y6, Y5
-	VMULPS    Y7, Y3, Y6
+	VMULPS    352(R11), Y3, Y6
+	VMOVUPS   Y3, 1184(R11)
+	VMOVUPS   256(R11), Y3
+	VMULPS    256(R11), Y3, Y3
+	VMULPS    Y14, Y8, Y8
+	VSUBPS    896(R11), Y9, Y9
+	VADDPS    Y3, Y7, Y3
+	VADDPS    Y13, Y4, Y4
+	VSUBPS    928(R11), Y11, Y7
+	VMOVUPS   192(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    352(R11), Y15, Y13
+	VMULPS    864(R11), Y2, Y2
+	VADDPS    Y8, Y5, Y5
+	VMOVUPS   704(R11), Y8
+	VSUBPS    1120(R11), Y8, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   1024(R11), Y11
+	VSUBPS    1088(R11), Y11, Y11
+	VADDPS    736(R11), Y2, Y2
+	VADDPS    Y12, Y4, Y4
+	VSUBPS    1152(R11), Y6, Y6
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y12
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y12, Y3, Y3
+	VADDPS    Y10, Y5, Y5
+	VMOVUPS   992(R11), Y10
+	VSUBPS    Y13, Y10, Y10
+	VMOVUPS   128(R11), Y12
+	VMULPS    480(R11), Y12, Y12
+	VCMPPS    $0x04, Y4, Y0, Y13
+	VDIVPS    Y4, Y5, Y4
+	VANDPS    Y13, Y4, Y4
+	VMULPS    Y8, Y8, Y5
+	VMOVUPS   160(R11), Y13
+	VMULPS    256(R11), Y13, Y13
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMULPS    Y11, Y11, Y14
+	VMOVUPS   Y15, 736(R11)
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   544(R11), Y3
+	VMULPS    544(R11), Y3, Y3
+	VMULPS    Y8, Y9, Y8
+	VADDPS    Y13, Y12, Y9
+	VMOVUPS   576(R11), Y12
+	VMULPS    576(R11), Y12, Y12
+	VMULPS    Y11, Y7, Y7
+	VMOVUPS   320(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VADDPS    Y12, Y3, Y3
+	VADDPS    Y14, Y5, Y5
+	VADDPS    Y11, Y9, Y9
+	VMOVUPS   768(R11), Y11
+	VMULPS    768(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    96(R11), Y2, Y13
+	VMULPS    960(R11), Y4, Y4
+	VADDPS    Y7, Y8, Y7
+	VSUBPS    Y9, Y13, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    Y10, Y6, Y6
+	VMULPS    864(R11), Y8, Y8
+	VADDPS    800(R11), Y4, Y4
+	VADDPS    Y12, Y5, Y5
+	VMINPS    Y1, Y8, Y8
+	VMAXPS    Y0, Y8, Y8
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y9
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y9, Y3, Y3
+	VADDPS    Y6, Y7, Y6
+	VMULPS    480(R11), Y8, Y7
+	VMOVUPS   416(R11), Y9
+	VMULPS    544(R11), Y9, Y9
+	VCMPPS    $0x04, Y5, Y0, Y10
+	VDIVPS    Y5, Y6, Y5
+	VANDPS    Y10, Y5, Y5
+	VMULPS    256(R11), Y8, Y6
+	VMOVUPS   448(R11), Y10
+	VMULPS    576(R11), Y10, Y10
 	VMINPS    Y1, Y5, Y5
 	VMAXPS    Y0, Y5, Y5
-	VMULPS    352(R11), Y8, Y7
-	VMULPS    448(R11), Y5, Y9
-	VMULPS    320(R11), Y8, Y11
-	VMULPS    (R11), Y5, Y12
-	VMULPS    352(R11), Y6, Y15
-	VMOVUPS   Y3, (R11)
-	VMULPS    32(R11), Y2, Y3
-	VMOVUPS   Y13, 32(R11)
-	VMULPS    320(R11), Y6, Y13
-	VMOVUPS   Y14, 96(R11)
-	VMULPS    64(R11), Y2, Y14
-	VMOVUPS   Y14, 64(R11)
-	VMULPS    Y8, Y4, Y14
-	VMOVUPS   Y8, 448(R11)
-	VADDPS    160(R11), Y9, Y8
-	VSUBPS    256(R11), Y7, Y7
-	VADDPS    224(R11), Y12, Y9
-	VSUBPS    128(R11), Y11, Y11
-	VMULPS    Y5, Y10, Y10
-	VMULPS    Y6, Y4, Y12
-	VMOVUPS   Y4, 160(R11)
-	VMULPS    192(R11), Y2, Y4
-	VMOVUPS   Y6, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   384(R11), Y2
-	VSUBPS    Y15, Y2, Y2
-	VSUBPS    Y3, Y8, Y3
-	VMOVUPS   416(R11), Y6
-	VSUBPS    Y13, Y6, Y6
-	VSUBPS    64(R11), Y9, Y8
-	VSUBPS    96(R11), Y14, Y9
-	VADDPS    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y13
-	VSUBPS    Y12, Y13, Y12
-	VSUBPS    Y4, Y10, Y4
-	VMULPS    Y2, Y2, Y10
-	VMULPS    Y3, Y3, Y3
-	VMULPS    Y6, Y6, Y13
+	VMULPS    608(R11), Y2, Y11
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMOVUPS   704(R11), Y12
+	VMULPS    704(R11), Y12, Y12
+	VMULPS    640(R11), Y2, Y13
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   1024(R11), Y10
+	VMULPS    1024(R11), Y10, Y10
+	VADDPS    128(R11), Y7, Y7
+	VMOVUPS   672(R11), Y14
+	VMULPS    768(R11), Y14, Y14
+	VADDPS    Y10, Y12, Y10
+	VADDPS    160(R11), Y6, Y6
+	VADDPS    Y14, Y9, Y9
+	VMOVUPS   992(R11), Y12
+	VMULPS    992(R11), Y12, Y12
+	VMULPS    192(R11), Y8, Y14
+	VMULPS    384(R11), Y4, Y15
+	VMOVUPS   Y8, 96(R11)
+	VMULPS    736(R11), Y5, Y5
+	VMULPS    832(R11), Y2, Y8
+	VMOVUPS   Y2, 128(R11)
+	VSUBPS    Y9, Y15, Y2
+	VADDPS    Y12, Y10, Y9
+	VSUBPS    Y11, Y7, Y7
+	VMULPS    Y3, Y2, Y2
+	VADDPS    1184(R11), Y5, Y3
+	VSUBPS    Y13, Y6, Y5
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VADDPS    320(R11), Y14, Y9
+	VMULPS    544(R11), Y2, Y10
+	VMOVUPS   896(R11), Y11
+	VMULPS    704(R11), Y11, Y11
+	VSUBPS    Y8, Y9, Y8
+	VMULPS    576(R11), Y2, Y9
+	VMOVUPS   928(R11), Y12
+	VMULPS    1024(R11), Y12, Y12
+	VMULPS    Y7, Y7, Y7
+	VMULPS    64(R11), Y4, Y13
+	VMINPS    Y1, Y3, Y3
+	VMAXPS    Y0, Y3, Y3
+	VMULPS    Y5, Y5, Y5
+	VMULPS    32(R11), Y4, Y14
+	VADDPS    Y12, Y11, Y11
+	VADDPS    Y5, Y7, Y5
+	VADDPS    416(R11), Y10, Y7
+	VMOVUPS   1152(R11), Y10
+	VMULPS    992(R11), Y10, Y10
 	VMULPS    Y8, Y8, Y8
-	VMULPS    Y2, Y7, Y2
-	VADDPS    Y8, Y3, Y3
-	VMULPS    Y6, Y11, Y6
-	VMULPS    Y4, Y4, Y4
-	VADDPS    Y13, Y10, Y7
-	VMULPS    Y12, Y12, Y8
-	VADDPS    Y4, Y3, Y3
-	VADDPS    Y6, Y2, Y2
-	VMULPS    Y12, Y9, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y6
-	VADDPS    Y8, Y7, Y7
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y5, Y5
-	VADDPS    Y4, Y2, Y2
-	VMOVUPS   224(R11), Y4
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y4, Y4
-	VCMPPS    $0x04, Y7, Y0, Y8
-	VDIVPS    Y7, Y2, Y2
-	VANDPS    Y8, Y2, Y2
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y3, Y3
+	VADDPS    448(R11), Y9, Y9
+	VADDPS    Y10, Y11, Y10
+	VMULPS    768(R11), Y2, Y11
+	VMULPS    512(R11), Y3, Y12
+	VADDPS    Y8, Y5, Y5
+	VMULPS    (R11), Y4, Y8
+	VSUBPS    Y10, Y12, Y10
+	VSUBPS    Y13, Y7, Y7
+	VMULPS    Y6, Y10, Y6
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y5, Y10
+	VSUBPS    Y14, Y9, Y9
+	VMINPS    Y1, Y6, Y6
+	VMAXPS    Y0, Y6, Y6
+	VMOVUPS   96(R11), Y12
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y12, Y12
+	VADDPS    672(R11), Y11, Y11
+	VMULPS    704(R11), Y6, Y13
+	VMOVUPS   Y4, (R11)
+	VMOVUPS   128(R11), Y4
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y4, Y4
+	VSUBPS    Y8, Y11, Y8
+	VMULPS    1024(R11), Y6, Y11
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y5
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVUPS   Y5, (R12)(R13*4)
+	VMOVUPS   Y12, (R12)(R13*4)
 	MOVQ      t+104(FP), R12
 	VMOVUPS   Y4, (R12)(R13*4)
 	MOVQ      dist2+112(FP), R12
-	VMOVUPS   Y3, (R12)(R13*4)
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   384(R11), Y3
-	VMULPS    384(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPS    416(R11), Y4, Y4
-	VADDPS    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPS    32(R11), Y4, Y4
-	VMULPS    192(R11), Y2, Y2
-	VADDPS    Y4, Y3, Y3
-	VADDPS    448(R11), Y2, Y2
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS    Y3, Y1, Y3
-	VANDPS    Y4, Y3, Y3
-	VMOVUPS   256(R11), Y4
-	VMULPS    384(R11), Y4, Y4
-	VMOVUPS   128(R11), Y5
-	VMULPS    416(R11), Y5, Y5
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VADDPS    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPS    32(R11), Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    (R11), Y2, Y5
-	VSUBPS    Y4, Y5, Y4
-	VMULPS    Y3, Y4, Y3
-	VMINPS    Y1, Y3, Y3
-	VMAXPS    Y0, Y3, Y3
-	VMULPS    384(R11), Y3, Y4
-	VMULPS    416(R11), Y3, Y5
-	VMULPS    352(R11), Y2, Y6
-	VMULPS    320(R11), Y2, Y7
-	VADDPS    256(R11), Y4, Y4
-	VADDPS    128(R11), Y5, Y5
-	VMULPS    32(R11), Y3, Y8
-	VMULPS    160(R11), Y2, Y9
-	VSUBPS    Y6, Y4, Y4
-	VSUBPS    Y7, Y5, Y5
-	VADDPS    96(R11), Y8, Y6
-	VSUBPS    Y9, Y6, Y6
-	VMULPS    Y4, Y4, Y4
-	VMULPS    Y5, Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    Y6, Y6, Y5
-	VADDPS    Y5, Y4, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y5
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y3, Y3
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y2, Y2
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y5, (R12)(R13*4)
+	VMULPS    Y7, Y7, Y4
+	VMULPS    224(R11), Y3, Y5
+	VMULPS    Y9, Y9, Y7
+	VMULPS    288(R11), Y3, Y9
+	VADDPS    Y7, Y4, Y4
+	VADDPS    896(R11), Y13, Y7
+	VMULPS    Y8, Y8, Y8
+	VADDPS    928(R11), Y11, Y10
+	VMULPS    992(R11), Y6, Y11
+	VADDPS    Y8, Y4, Y4
+	VMULPS    352(R11), Y3, Y8
+	VSUBPS    Y5, Y7, Y5
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y7
+	VSUBPS    Y9, Y10, Y9
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y2, Y2
+	VADDPS    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y11, Y11
+	VSUBPS    Y8, Y10, Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y4, Y4
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVUPS   Y2, 32(R12)(R13*4)
+	MOVQ      t+104(FP), R12
+	VMOVUPS   Y11, 32(R12)(R13*4)
+	MOVQ      dist2+112(FP), R12
+	VMOVUPS   Y4, 32(R12)(R13*4)
+	VMULPS    Y5, Y5, Y2
+	VMULPS    Y9, Y9, Y4
+	VADDPS    Y4, Y2, Y2
+	VMULPS    Y8, Y8, Y4
+	VADDPS    Y4, Y2, Y2
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS Y5, 64(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS Y3, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Y4, 32(R12)(R13*4)
-	ADDQ    $0x00000010, R13
-	SUBQ    $0x00000010, R14
+	VMOVUPS Y2, 64(R12)(R13*4)
+	ADDQ    $0x00000018, R13
+	SUBQ    $0x00000018, R14
 	CMPQ    R14, $0x00004000
 	JAE     ClosestAVX2_prefetch
 
 ClosestAVX2_prefetch_end:
-	// Loop over 2 group(s) at a time while at least 16 lanes remain.
-	CMPQ R14, $0x00000010
+	// Loop over 3 group(s) at a time while at least 24 lanes remain.
+	CMPQ R14, $0x00000018
 	JB   ClosestAVX2_groups_end
 
 ClosestAVX2_groups:
@@ -30086,276 +30623,444 @@ ClosestAVX2_groups:
 	VSUBPS  (R10)(R13*4), Y4, Y4
 	VMULPS  Y2, Y2, Y5
 	VMULPS  Y3, Y3, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y4, Y4, Y6
-	VADDPS  Y6, Y5, Y5
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y6
-	VDIVPS  Y5, Y1, Y5
-	VANDPS  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*4), Y6
-	VSUBPS  (AX)(R13*4), Y6, Y6
-	VMOVUPS (SI)(R13*4), Y7
-	VSUBPS  (BX)(R13*4), Y7, Y7
-	VMOVUPS (AX)(R13*4), Y8
-	VSUBPS  (R8)(R13*4), Y8, Y8
-	VMOVUPS (BX)(R13*4), Y9
-	VSUBPS  (R9)(R13*4), Y9, Y9
-	VMOVUPS (DI)(R13*4), Y10
-	VSUBPS  (CX)(R13*4), Y10, Y10
-	VMOVUPS (CX)(R13*4), Y11
-	VSUBPS  (R10)(R13*4), Y11, Y11
-	VMULPS  Y8, Y2, Y12
-	VMULPS  Y9, Y3, Y13
-	VMULPS  Y6, Y2, Y14
-	VMULPS  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPS  Y13, Y12, Y7
-	VMULPS  Y11, Y4, Y12
-	VADDPS  Y15, Y14, Y13
-	VMULPS  Y10, Y4, Y14
-	VADDPS  Y12, Y7, Y7
-	VADDPS  Y14, Y13, Y12
-	VMULPS  Y5, Y7, Y7
-	VMULPS  Y5, Y12, Y5
-	VMULPS  Y7, Y2, Y13
-	VMULPS  Y7, Y3, Y14
-	VMULPS  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPS    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y7
+	VADDPS  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y6
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*4), Y8
+	VSUBPS  32(R8)(R13*4), Y7, Y7
+	VSUBPS  32(R9)(R13*4), Y6, Y6
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y5, Y9
+	VDIVPS  Y5, Y1, Y5
+	VANDPS  Y9, Y5, Y5
+	VSUBPS  32(R10)(R13*4), Y8, Y8
+	VMULPS  Y7, Y7, Y9
+	VMULPS  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*4), Y11
+	VSUBPS    (AX)(R13*4), Y11, Y11
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*4), Y10
+	VSUBPS    (BX)(R13*4), Y10, Y10
+	VMULPS    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPS    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*4), Y13
+	VMOVUPS   (AX)(R13*4), Y14
+	VSUBPS    (R8)(R13*4), Y14, Y14
+	VADDPS    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPS    Y9, Y14, Y8
-	VMULPS    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*4), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*4), Y8
+	VSUBPS    (R9)(R13*4), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VMOVUPS   (DI)(R13*4), Y6
+	VSUBPS    (CX)(R13*4), Y6, Y6
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*4), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPS    Y15, Y6, Y9
-	VSUBPS    32(R8)(R13*4), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPS    Y2, Y5, Y2
-	VSUBPS    32(R9)(R13*4), Y13, Y5
-	VSUBPS    Y11, Y3, Y3
-	VSUBPS    32(R10)(R13*4), Y4, Y4
-	VSUBPS    Y14, Y10, Y13
-	VMULPS    Y12, Y12, Y14
-	VMULPS    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPS    Y5, Y5, Y11
+	VMOVUPS   64(R12)(R13*4), Y15
+	VMOVUPS   Y7, 64(R11)
+	VMOVUPS   Y5, 96(R11)
+	VMOVUPS   (CX)(R13*4), Y5
+	VSUBPS    (R10)(R13*4), Y5, Y5
+	VSUBPS    64(R8)(R13*4), Y13, Y7
+	VMULPS    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPS    64(R9)(R13*4), Y12, Y12
+	VMULPS    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VMOVUPS   Y6, 192(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y8
+	VANDPS    Y6, Y8, Y6
+	VSUBPS    64(R10)(R13*4), Y15, Y8
+	VMULPS    Y11, Y2, Y9
+	VMULPS    Y7, Y7, Y15
+	VMOVUPS   Y7, 224(R11)
+	VMULPS    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPS    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPS    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*4), Y13
+	VSUBPS    32(AX)(R13*4), Y13, Y13
+	VADDPS    Y10, Y15, Y10
+	VMULPS    Y5, Y4, Y14
 	VMOVUPS   Y5, 320(R11)
-	VMULPS    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPS    Y11, Y14, Y11
-	VMULPS    Y9, Y7, Y7
-	VMULPS    Y4, Y4, Y9
-	VMULPS    Y2, Y8, Y2
-	VADDPS    Y9, Y11, Y8
-	VADDPS    Y5, Y15, Y5
-	VMULPS    Y13, Y13, Y9
-	VADDPS    Y2, Y7, Y2
-	VMULPS    Y13, Y3, Y3
-	VADDPS    Y9, Y5, Y5
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y8, Y7
-	VDIVPS    Y8, Y1, Y8
-	VANDPS    Y7, Y8, Y7
-	VADDPS    Y3, Y2, Y2
-	VCMPPS    $0x04, Y5, Y0, Y3
-	VDIVPS    Y5, Y2, Y2
-	VANDPS    Y3, Y2, Y2
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   32(DX)(R13*4), Y3
-	VSUBPS    32(AX)(R13*4), Y3, Y3
-	VMULPS    Y6, Y6, Y5
-	VMOVUPS   32(SI)(R13*4), Y8
-	VSUBPS    32(BX)(R13*4), Y8, Y8
-	VMOVUPS   (R11), Y9
-	VMULPS    (R11), Y9, Y9
-	VMOVUPS   32(AX)(R13*4), Y11
-	VSUBPS    32(R8)(R13*4), Y11, Y11
-	VADDPS    Y9, Y5, Y5
-	VMOVUPS   32(BX)(R13*4), Y9
-	VSUBPS    32(R9)(R13*4), Y9, Y9
-	VMULPS    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*4), Y13
-	VSUBPS    32(CX)(R13*4), Y13, Y13
-	VMULPS    256(R11), Y2, Y2
-	VMOVUPS   32(CX)(R13*4), Y14
-	VSUBPS    32(R10)(R13*4), Y14, Y14
-	VADDPS    Y12, Y5, Y5
-	VMULPS    352(R11), Y11, Y12
-	VADDPS    128(R11), Y2, Y2
-	VMULPS    320(R11), Y9, Y15
-	VMOVUPS   Y9, 128(R11)
-	VMOVUPS   Y11, 256(R11)
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y5, Y9
-	VDIVPS    Y5, Y1, Y5
-	VANDPS    Y9, Y5, Y5
-	VMULPS    352(R11), Y3, Y9
-	VMULPS    160(R11), Y6, Y11
-	VMOVUPS   Y3, 384(R11)
-	VMULPS    320(R11), Y8, Y3
+	VMOVUPS   32(SI)(R13*4), Y5
+	VSUBPS    32(BX)(R13*4), Y5, Y5
+	VMULPS    Y8, Y8, Y15
+	VMOVUPS   Y8, 352(R11)
+	VADDPS    Y7, Y9, Y7
+	VMOVUPS   32(AX)(R13*4), Y8
+	VSUBPS    32(R8)(R13*4), Y8, Y8
+	VADDPS    Y15, Y10, Y9
+	VMULPS    192(R11), Y4, Y10
+	VMOVUPS   Y6, 384(R11)
+	VMOVUPS   32(BX)(R13*4), Y6
+	VSUBPS    32(R9)(R13*4), Y6, Y6
+	VADDPS    Y14, Y12, Y12
+	VMOVUPS   32(DI)(R13*4), Y14
+	VSUBPS    32(CX)(R13*4), Y14, Y14
+	VADDPS    Y10, Y7, Y7
+	VMOVUPS   32(CX)(R13*4), Y10
+	VSUBPS    32(R10)(R13*4), Y10, Y10
+	VMULPS    96(R11), Y12, Y12
+	VMULPS    64(R11), Y8, Y15
 	VMOVUPS   Y8, 416(R11)
+	VMULPS    96(R11), Y7, Y8
+	VMOVUPS   Y7, 96(R11)
+	VMULPS    32(R11), Y6, Y7
 	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPS    (R11), Y6, Y6
-	VADDPS    Y15, Y12, Y8
+	VMOVUPS   Y11, 480(R11)
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VMULPS    Y12, Y2, Y9
+	VMULPS    64(R11), Y13, Y11
+	VMOVUPS   Y6, 512(R11)
+	VMULPS    Y12, Y3, Y6
+	VMOVUPS   Y13, 544(R11)
+	VMULPS    32(R11), Y5, Y13
+	VMOVUPS   Y5, 576(R11)
+	VMULPS    Y8, Y2, Y5
+	VMOVUPS   Y2, 608(R11)
+	VADDPS    Y7, Y15, Y2
+	VMOVUPS   64(DX)(R13*4), Y7
+	VSUBPS    64(AX)(R13*4), Y7, Y7
+	VMULPS    Y8, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPS    (R11), Y10, Y3
+	VMOVUPS   Y10, 672(R11)
+	VMOVUPS   Y7, 704(R11)
+	VMOVUPS   64(SI)(R13*4), Y7
+	VSUBPS    64(BX)(R13*4), Y7, Y7
+	VMULPS    Y12, Y4, Y10
+	VMOVUPS   Y12, 736(R11)
+	VADDPS    Y13, Y11, Y11
+	VMOVUPS   64(AX)(R13*4), Y12
+	VSUBPS    64(R8)(R13*4), Y12, Y12
+	VSUBPS    128(R11), Y9, Y9
+	VMULPS    (R11), Y14, Y13
+	VMOVUPS   Y14, 768(R11)
+	VMOVUPS   Y9, 800(R11)
+	VMOVUPS   64(BX)(R13*4), Y9
+	VSUBPS    64(R9)(R13*4), Y9, Y9
+	VSUBPS    160(R11), Y6, Y6
+	VADDPS    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*4), Y3
+	VSUBPS    64(CX)(R13*4), Y3, Y3
+	VMULPS    Y8, Y4, Y14
+	VMOVUPS   Y4, 832(R11)
+	VADDPS    Y13, Y11, Y4
+	VMOVUPS   64(CX)(R13*4), Y11
+	VSUBPS    64(R10)(R13*4), Y11, Y11
+	VMOVUPS   Y8, 864(R11)
+	VMOVUPS   480(R11), Y8
+	VSUBPS    Y5, Y8, Y5
+	VMULPS    384(R11), Y2, Y2
+	VMULPS    224(R11), Y12, Y8
+	VMOVUPS   Y12, 896(R11)
+	VMOVUPS   256(R11), Y12
+	VSUBPS    Y15, Y12, Y12
+	VMULPS    384(R11), Y4, Y13
+	VMULPS    288(R11), Y9, Y15
+	VMOVUPS   Y4, 384(R11)
+	VSUBPS    320(R11), Y10, Y4
+	VMULPS    64(R11), Y2, Y10
+	VMOVUPS   Y9, 928(R11)
+	VMOVUPS   Y4, 960(R11)
+	VMOVUPS   224(R11), Y4
+	VMULPS    704(R11), Y4, Y4
+	VMOVUPS   Y3, 992(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPS    Y14, Y3, Y3
+	VMULPS    32(R11), Y2, Y9
+	VMULPS    288(R11), Y7, Y14
+	VMOVUPS   Y7, 1024(R11)
+	VMULPS    Y5, Y5, Y7
+	VMOVUPS   Y3, 1056(R11)
+	VMULPS    64(R11), Y13, Y3
+	VMOVUPS   Y3, 1088(R11)
+	VADDPS    Y15, Y8, Y3
+	VMULPS    Y12, Y12, Y8
+	VMULPS    32(R11), Y13, Y15
+	VMOVUPS   Y15, 1120(R11)
+	VMULPS    352(R11), Y11, Y15
+	VMOVUPS   Y11, 1152(R11)
+	VMULPS    800(R11), Y5, Y5
+	VMULPS    (R11), Y2, Y11
+	VMOVUPS   Y2, 800(R11)
+	VADDPS    Y14, Y4, Y2
+	VMULPS    Y12, Y6, Y4
+	VSUBPS    416(R11), Y10, Y6
+	VMOVUPS   352(R11), Y10
+	VMULPS    992(R11), Y10, Y10
+	VADDPS    Y8, Y7, Y7
+	VSUBPS    448(R11), Y9, Y8
+	VADDPS    Y15, Y3, Y3
+	VMOVUPS   1056(R11), Y9
+	VMULPS    1056(R11), Y9, Y9
+	VMULPS    (R11), Y13, Y12
+	VADDPS    Y10, Y2, Y2
+	VADDPS    Y4, Y5, Y4
+	VMOVUPS   544(R11), Y5
+	VSUBPS    1088(R11), Y5, Y5
+	VMULPS    512(R11), Y3, Y3
+	VMOVUPS   960(R11), Y10
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   576(R11), Y14
+	VSUBPS    1120(R11), Y14, Y14
+	VMULPS    512(R11), Y2, Y15
+	VMOVUPS   Y2, 512(R11)
+	VADDPS    Y9, Y7, Y2
+	VSUBPS    672(R11), Y11, Y7
+	VMULPS    224(R11), Y3, Y9
+	VADDPS    Y10, Y4, Y4
+	VMOVUPS   768(R11), Y10
+	VSUBPS    Y12, Y10, Y10
+	VMULPS    288(R11), Y3, Y11
+	VMOVUPS   Y13, 960(R11)
+	VCMPPS    $0x04, Y2, Y0, Y12
+	VDIVPS    Y2, Y4, Y2
+	VANDPS    Y12, Y2, Y2
+	VMULPS    Y5, Y5, Y4
+	VMULPS    224(R11), Y15, Y12
 	VMINPS    Y1, Y2, Y2
 	VMAXPS    Y0, Y2, Y2
-	VMULPS    Y14, Y4, Y12
-	VADDPS    Y6, Y11, Y6
-	VADDPS    Y3, Y9, Y3
-	VMULPS    288(R11), Y10, Y9
-	VMULPS    Y13, Y4, Y11
-	VADDPS    Y9, Y6, Y6
-	VADDPS    Y12, Y8, Y8
-	VMULPS    96(R11), Y2, Y9
-	VADDPS    Y11, Y3, Y3
-	VSUBPS    Y6, Y9, Y6
-	VMULPS    Y7, Y8, Y8
+	VMULPS    Y14, Y14, Y13
+	VMOVUPS   Y7, 1056(R11)
+	VMULPS    288(R11), Y15, Y7
+	VMOVUPS   Y7, 1088(R11)
+	VMOVUPS   Y12, 1120(R11)
+	VMOVUPS   480(R11), Y7
+	VMULPS    480(R11), Y7, Y7
 	VMULPS    Y5, Y6, Y5
-	VMULPS    Y7, Y3, Y6
+	VMULPS    352(R11), Y3, Y6
+	VMOVUPS   Y3, 1184(R11)
+	VMOVUPS   256(R11), Y3
+	VMULPS    256(R11), Y3, Y3
+	VMULPS    Y14, Y8, Y8
+	VSUBPS    896(R11), Y9, Y9
+	VADDPS    Y3, Y7, Y3
+	VADDPS    Y13, Y4, Y4
+	VSUBPS    928(R11), Y11, Y7
+	VMOVUPS   192(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    352(R11), Y15, Y13
+	VMULPS    864(R11), Y2, Y2
+	VADDPS    Y8, Y5, Y5
+	VMOVUPS   704(R11), Y8
+	VSUBPS    1120(R11), Y8, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    1056(R11), Y10, Y10
+	VMOVUPS   1024(R11), Y11
+	VSUBPS    1088(R11), Y11, Y11
+	VADDPS    736(R11), Y2, Y2
+	VADDPS    Y12, Y4, Y4
+	VSUBPS    1152(R11), Y6, Y6
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y12
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y12, Y3, Y3
+	VADDPS    Y10, Y5, Y5
+	VMOVUPS   992(R11), Y10
+	VSUBPS    Y13, Y10, Y10
+	VMOVUPS   128(R11), Y12
+	VMULPS    480(R11), Y12, Y12
+	VCMPPS    $0x04, Y4, Y0, Y13
+	VDIVPS    Y4, Y5, Y4
+	VANDPS    Y13, Y4, Y4
+	VMULPS    Y8, Y8, Y5
+	VMOVUPS   160(R11), Y13
+	VMULPS    256(R11), Y13, Y13
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMULPS    Y11, Y11, Y14
+	VMOVUPS   Y15, 736(R11)
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   544(R11), Y3
+	VMULPS    544(R11), Y3, Y3
+	VMULPS    Y8, Y9, Y8
+	VADDPS    Y13, Y12, Y9
+	VMOVUPS   576(R11), Y12
+	VMULPS    576(R11), Y12, Y12
+	VMULPS    Y11, Y7, Y7
+	VMOVUPS   320(R11), Y11
+	VMULPS    192(R11), Y11, Y11
+	VADDPS    Y12, Y3, Y3
+	VADDPS    Y14, Y5, Y5
+	VADDPS    Y11, Y9, Y9
+	VMOVUPS   768(R11), Y11
+	VMULPS    768(R11), Y11, Y11
+	VMULPS    Y10, Y10, Y12
+	VMULPS    96(R11), Y2, Y13
+	VMULPS    960(R11), Y4, Y4
+	VADDPS    Y7, Y8, Y7
+	VSUBPS    Y9, Y13, Y8
+	VADDPS    Y11, Y3, Y3
+	VMULPS    Y10, Y6, Y6
+	VMULPS    864(R11), Y8, Y8
+	VADDPS    800(R11), Y4, Y4
+	VADDPS    Y12, Y5, Y5
+	VMINPS    Y1, Y8, Y8
+	VMAXPS    Y0, Y8, Y8
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y9
+	VDIVPS    Y3, Y1, Y3
+	VANDPS    Y9, Y3, Y3
+	VADDPS    Y6, Y7, Y6
+	VMULPS    480(R11), Y8, Y7
+	VMOVUPS   416(R11), Y9
+	VMULPS    544(R11), Y9, Y9
+	VCMPPS    $0x04, Y5, Y0, Y10
+	VDIVPS    Y5, Y6, Y5
+	VANDPS    Y10, Y5, Y5
+	VMULPS    256(R11), Y8, Y6
+	VMOVUPS   448(R11), Y10
+	VMULPS    576(R11), Y10, Y10
 	VMINPS    Y1, Y5, Y5
 	VMAXPS    Y0, Y5, Y5
-	VMULPS    352(R11), Y8, Y7
-	VMULPS    448(R11), Y5, Y9
-	VMULPS    320(R11), Y8, Y11
-	VMULPS    (R11), Y5, Y12
-	VMULPS    352(R11), Y6, Y15
-	VMOVUPS   Y3, (R11)
-	VMULPS    32(R11), Y2, Y3
-	VMOVUPS   Y13, 32(R11)
-	VMULPS    320(R11), Y6, Y13
-	VMOVUPS   Y14, 96(R11)
-	VMULPS    64(R11), Y2, Y14
-	VMOVUPS   Y14, 64(R11)
-	VMULPS    Y8, Y4, Y14
-	VMOVUPS   Y8, 448(R11)
-	VADDPS    160(R11), Y9, Y8
-	VSUBPS    256(R11), Y7, Y7
-	VADDPS    224(R11), Y12, Y9
-	VSUBPS    128(R11), Y11, Y11
-	VMULPS    Y5, Y10, Y10
-	VMULPS    Y6, Y4, Y12
-	VMOVUPS   Y4, 160(R11)
-	VMULPS    192(R11), Y2, Y4
-	VMOVUPS   Y6, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   384(R11), Y2
-	VSUBPS    Y15, Y2, Y2
-	VSUBPS    Y3, Y8, Y3
-	VMOVUPS   416(R11), Y6
-	VSUBPS    Y13, Y6, Y6
-	VSUBPS    64(R11), Y9, Y8
-	VSUBPS    96(R11), Y14, Y9
-	VADDPS    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y13
-	VSUBPS    Y12, Y13, Y12
-	VSUBPS    Y4, Y10, Y4
-	VMULPS    Y2, Y2, Y10
-	VMULPS    Y3, Y3, Y3
-	VMULPS    Y6, Y6, Y13
+	VMULPS    608(R11), Y2, Y11
+	VMINPS    Y1, Y4, Y4
+	VMAXPS    Y0, Y4, Y4
+	VMOVUPS   704(R11), Y12
+	VMULPS    704(R11), Y12, Y12
+	VMULPS    640(R11), Y2, Y13
+	VADDPS    Y10, Y9, Y9
+	VMOVUPS   1024(R11), Y10
+	VMULPS    1024(R11), Y10, Y10
+	VADDPS    128(R11), Y7, Y7
+	VMOVUPS   672(R11), Y14
+	VMULPS    768(R11), Y14, Y14
+	VADDPS    Y10, Y12, Y10
+	VADDPS    160(R11), Y6, Y6
+	VADDPS    Y14, Y9, Y9
+	VMOVUPS   992(R11), Y12
+	VMULPS    992(R11), Y12, Y12
+	VMULPS    192(R11), Y8, Y14
+	VMULPS    384(R11), Y4, Y15
+	VMOVUPS   Y8, 96(R11)
+	VMULPS    736(R11), Y5, Y5
+	VMULPS    832(R11), Y2, Y8
+	VMOVUPS   Y2, 128(R11)
+	VSUBPS    Y9, Y15, Y2
+	VADDPS    Y12, Y10, Y9
+	VSUBPS    Y11, Y7, Y7
+	VMULPS    Y3, Y2, Y2
+	VADDPS    1184(R11), Y5, Y3
+	VSUBPS    Y13, Y6, Y5
+	VMINPS    Y1, Y2, Y2
+	VMAXPS    Y0, Y2, Y2
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y9, Y6
+	VDIVPS    Y9, Y1, Y9
+	VANDPS    Y6, Y9, Y6
+	VADDPS    320(R11), Y14, Y9
+	VMULPS    544(R11), Y2, Y10
+	VMOVUPS   896(R11), Y11
+	VMULPS    704(R11), Y11, Y11
+	VSUBPS    Y8, Y9, Y8
+	VMULPS    576(R11), Y2, Y9
+	VMOVUPS   928(R11), Y12
+	VMULPS    1024(R11), Y12, Y12
+	VMULPS    Y7, Y7, Y7
+	VMULPS    64(R11), Y4, Y13
+	VMINPS    Y1, Y3, Y3
+	VMAXPS    Y0, Y3, Y3
+	VMULPS    Y5, Y5, Y5
+	VMULPS    32(R11), Y4, Y14
+	VADDPS    Y12, Y11, Y11
+	VADDPS    Y5, Y7, Y5
+	VADDPS    416(R11), Y10, Y7
+	VMOVUPS   1152(R11), Y10
+	VMULPS    992(R11), Y10, Y10
 	VMULPS    Y8, Y8, Y8
-	VMULPS    Y2, Y7, Y2
-	VADDPS    Y8, Y3, Y3
-	VMULPS    Y6, Y11, Y6
-	VMULPS    Y4, Y4, Y4
-	VADDPS    Y13, Y10, Y7
-	VMULPS    Y12, Y12, Y8
-	VADDPS    Y4, Y3, Y3
-	VADDPS    Y6, Y2, Y2
-	VMULPS    Y12, Y9, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y3, Y6
-	VADDPS    Y8, Y7, Y7
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y5, Y5
-	VADDPS    Y4, Y2, Y2
-	VMOVUPS   224(R11), Y4
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y4, Y4
-	VCMPPS    $0x04, Y7, Y0, Y8
-	VDIVPS    Y7, Y2, Y2
-	VANDPS    Y8, Y2, Y2
-	VBLENDVPS Y6, canonicalnan<>+0(SB), Y3, Y3
+	VADDPS    448(R11), Y9, Y9
+	VADDPS    Y10, Y11, Y10
+	VMULPS    768(R11), Y2, Y11
+	VMULPS    512(R11), Y3, Y12
+	VADDPS    Y8, Y5, Y5
+	VMULPS    (R11), Y4, Y8
+	VSUBPS    Y10, Y12, Y10
+	VSUBPS    Y13, Y7, Y7
+	VMULPS    Y6, Y10, Y6
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y5, Y10
+	VSUBPS    Y14, Y9, Y9
+	VMINPS    Y1, Y6, Y6
+	VMAXPS    Y0, Y6, Y6
+	VMOVUPS   96(R11), Y12
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y12, Y12
+	VADDPS    672(R11), Y11, Y11
+	VMULPS    704(R11), Y6, Y13
+	VMOVUPS   Y4, (R11)
+	VMOVUPS   128(R11), Y4
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y4, Y4
+	VSUBPS    Y8, Y11, Y8
+	VMULPS    1024(R11), Y6, Y11
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y5
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVUPS   Y5, (R12)(R13*4)
+	VMOVUPS   Y12, (R12)(R13*4)
 	MOVQ      t+104(FP), R12
 	VMOVUPS   Y4, (R12)(R13*4)
 	MOVQ      dist2+112(FP), R12
-	VMOVUPS   Y3, (R12)(R13*4)
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VMOVUPS   384(R11), Y3
-	VMULPS    384(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPS    416(R11), Y4, Y4
-	VADDPS    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPS    32(R11), Y4, Y4
-	VMULPS    192(R11), Y2, Y2
-	VADDPS    Y4, Y3, Y3
-	VADDPS    448(R11), Y2, Y2
-	VCMPPS    $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS    Y3, Y1, Y3
-	VANDPS    Y4, Y3, Y3
-	VMOVUPS   256(R11), Y4
-	VMULPS    384(R11), Y4, Y4
-	VMOVUPS   128(R11), Y5
-	VMULPS    416(R11), Y5, Y5
-	VMINPS    Y1, Y2, Y2
-	VMAXPS    Y0, Y2, Y2
-	VADDPS    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPS    32(R11), Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    (R11), Y2, Y5
-	VSUBPS    Y4, Y5, Y4
-	VMULPS    Y3, Y4, Y3
-	VMINPS    Y1, Y3, Y3
-	VMAXPS    Y0, Y3, Y3
-	VMULPS    384(R11), Y3, Y4
-	VMULPS    416(R11), Y3, Y5
-	VMULPS    352(R11), Y2, Y6
-	VMULPS    320(R11), Y2, Y7
-	VADDPS    256(R11), Y4, Y4
-	VADDPS    128(R11), Y5, Y5
-	VMULPS    32(R11), Y3, Y8
-	VMULPS    160(R11), Y2, Y9
-	VSUBPS    Y6, Y4, Y4
-	VSUBPS    Y7, Y5, Y5
-	VADDPS    96(R11), Y8, Y6
-	VSUBPS    Y9, Y6, Y6
-	VMULPS    Y4, Y4, Y4
-	VMULPS    Y5, Y5, Y5
-	VADDPS    Y5, Y4, Y4
-	VMULPS    Y6, Y6, Y5
-	VADDPS    Y5, Y4, Y4
-	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y5
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y3, Y3
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y2, Y2
-	VBLENDVPS Y5, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y5, (R12)(R13*4)
+	VMULPS    Y7, Y7, Y4
+	VMULPS    224(R11), Y3, Y5
+	VMULPS    Y9, Y9, Y7
+	VMULPS    288(R11), Y3, Y9
+	VADDPS    Y7, Y4, Y4
+	VADDPS    896(R11), Y13, Y7
+	VMULPS    Y8, Y8, Y8
+	VADDPS    928(R11), Y11, Y10
+	VMULPS    992(R11), Y6, Y11
+	VADDPS    Y8, Y4, Y4
+	VMULPS    352(R11), Y3, Y8
+	VSUBPS    Y5, Y7, Y5
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y4, Y7
+	VSUBPS    Y9, Y10, Y9
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y2, Y2
+	VADDPS    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y11, Y11
+	VSUBPS    Y8, Y10, Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y4, Y4
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVUPS   Y2, 32(R12)(R13*4)
+	MOVQ      t+104(FP), R12
+	VMOVUPS   Y11, 32(R12)(R13*4)
+	MOVQ      dist2+112(FP), R12
+	VMOVUPS   Y4, 32(R12)(R13*4)
+	VMULPS    Y5, Y5, Y2
+	VMULPS    Y9, Y9, Y4
+	VADDPS    Y4, Y2, Y2
+	VMULPS    Y8, Y8, Y4
+	VADDPS    Y4, Y2, Y2
+	VCMPPS    $0x16, maxfinite<>+0(SB), Y2, Y4
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y6, Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+
+	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS Y5, 64(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS Y3, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Y4, 32(R12)(R13*4)
-	ADDQ    $0x00000010, R13
-	SUBQ    $0x00000010, R14
-	CMPQ    R14, $0x00000010
+	VMOVUPS Y2, 64(R12)(R13*4)
+	ADDQ    $0x00000018, R13
+	SUBQ    $0x00000018, R14
+	CMPQ    R14, $0x00000018
 	JAE     ClosestAVX2_groups
 
 ClosestAVX2_groups_end:
@@ -31121,7 +31826,10 @@ ClosestPointAVX2_done:
 
 // func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
+TEXT ·ClosestAVX512(SB), $8256-128
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
 	MOVQ         ax+0(FP), AX
 	MOVQ         ay+8(FP), BX
 	MOVQ         az+16(FP), CX
@@ -31131,7 +31839,6 @@ TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
-	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
 	MOVQ         n+120(FP), R14
 	VXORPS       Z0, Z0, Z0
@@ -31170,13 +31877,12 @@ ClosestAVX512_nt:
 	PREFETCHT1 1024(R8)(R13*4)
 	PREFETCHT1 1024(R9)(R13*4)
 	PREFETCHT1 1024(R10)(R13*4)
-	PREFETCHT1 1024(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1024(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1024(R12)(R13*4)
-	VMOVUPS    (R12)(R13*4), Z2
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1024(R12)(R13*4)
-	VMOVUPS    (R12)(R13*4), Z3
 	PREFETCHT1 1088(AX)(R13*4)
 	PREFETCHT1 1088(BX)(R13*4)
 	PREFETCHT1 1088(CX)(R13*4)
@@ -31186,13 +31892,12 @@ ClosestAVX512_nt:
 	PREFETCHT1 1088(R8)(R13*4)
 	PREFETCHT1 1088(R9)(R13*4)
 	PREFETCHT1 1088(R10)(R13*4)
-	PREFETCHT1 1088(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1088(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1088(R12)(R13*4)
-	VMOVUPS    64(R12)(R13*4), Z4
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1088(R12)(R13*4)
-	VMOVUPS    64(R12)(R13*4), Z5
 	PREFETCHT1 1152(AX)(R13*4)
 	PREFETCHT1 1152(BX)(R13*4)
 	PREFETCHT1 1152(CX)(R13*4)
@@ -31202,13 +31907,12 @@ ClosestAVX512_nt:
 	PREFETCHT1 1152(R8)(R13*4)
 	PREFETCHT1 1152(R9)(R13*4)
 	PREFETCHT1 1152(R10)(R13*4)
-	PREFETCHT1 1152(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1152(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1152(R12)(R13*4)
-	VMOVUPS    128(R12)(R13*4), Z6
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1152(R12)(R13*4)
-	VMOVUPS    128(R12)(R13*4), Z7
 	PREFETCHT1 1216(AX)(R13*4)
 	PREFETCHT1 1216(BX)(R13*4)
 	PREFETCHT1 1216(CX)(R13*4)
@@ -31218,465 +31922,545 @@ ClosestAVX512_nt:
 	PREFETCHT1 1216(R8)(R13*4)
 	PREFETCHT1 1216(R9)(R13*4)
 	PREFETCHT1 1216(R10)(R13*4)
-	PREFETCHT1 1216(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1216(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1216(R12)(R13*4)
-	VMOVUPS    192(R12)(R13*4), Z8
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1216(R12)(R13*4)
-	VMOVUPS    192(R12)(R13*4), Z9
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*4), Z10
-	VSUBPS      (R8)(R13*4), Z10, Z10
-	VSUBPS      (R9)(R13*4), Z2, Z2
-	VSUBPS      (R10)(R13*4), Z3, Z3
-	VMULPS      Z10, Z10, Z11
-	VMULPS      Z2, Z2, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z3, Z3, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*4), Z12
-	VSUBPS      (AX)(R13*4), Z12, Z12
-	VMOVUPS     (SI)(R13*4), Z13
-	VSUBPS      (BX)(R13*4), Z13, Z13
-	VMOVUPS     (AX)(R13*4), Z14
-	VSUBPS      (R8)(R13*4), Z14, Z14
-	VMOVUPS     (BX)(R13*4), Z15
-	VSUBPS      (R9)(R13*4), Z15, Z15
-	VMOVUPS     (DI)(R13*4), Z16
-	VSUBPS      (CX)(R13*4), Z16, Z16
-	VMOVUPS     (CX)(R13*4), Z17
-	VSUBPS      (R10)(R13*4), Z17, Z17
-	VMULPS      Z14, Z10, Z18
-	VMULPS      Z15, Z2, Z19
-	VMULPS      Z12, Z10, Z20
-	VMULPS      Z13, Z2, Z21
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z17, Z3, Z19
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z3, Z21
-	VADDPS      Z19, Z18, Z18
-	VADDPS      Z21, Z20, Z19
-	VMULPS      Z11, Z18, Z18
-	VMULPS      Z11, Z19, Z11
-	VMULPS      Z18, Z10, Z20
-	VMULPS      Z18, Z2, Z21
-	VMULPS      Z11, Z10, Z22
-	VMULPS      Z11, Z2, Z23
-	VMULPS      Z18, Z3, Z24
-	VSUBPS      Z14, Z20, Z20
-	VSUBPS      Z15, Z21, Z21
-	VMULPS      Z11, Z3, Z25
-	VSUBPS      Z22, Z12, Z22
-	VSUBPS      Z23, Z13, Z23
-	VSUBPS      Z17, Z24, Z24
-	VSUBPS      Z25, Z16, Z25
-	VMULPS      Z22, Z22, Z26
-	VMULPS      Z23, Z23, Z27
-	VMULPS      Z22, Z20, Z20
-	VMULPS      Z23, Z21, Z21
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*4), Z2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Z3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Z4
+	VSUBPS  (R8)(R13*4), Z2, Z2
+	VSUBPS  (R9)(R13*4), Z3, Z3
+	VSUBPS  (R10)(R13*4), Z4, Z4
+	VMULPS  Z2, Z2, Z5
+	VMULPS  Z3, Z3, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS         Z27, Z26, Z22
-	VMULPS         Z25, Z25, Z23
-	VADDPS         Z21, Z20, Z20
-	VMULPS         Z25, Z24, Z21
-	VADDPS         Z23, Z22, Z22
-	VADDPS         Z21, Z20, Z20
-	VMOVUPS        64(R11)(R13*4), Z21
-	VSUBPS         64(R8)(R13*4), Z21, Z21
-	VCMPPS         $0x04, Z22, Z0, K1
-	VDIVPS.Z       Z22, Z20, K1, Z20
-	VSUBPS         64(R9)(R13*4), Z4, Z4
-	VMINPS         Z1, Z20, Z20
-	VMAXPS         Z0, Z20, Z20
-	VSUBPS         64(R10)(R13*4), Z5, Z5
-	VMULPS         Z12, Z12, Z22
-	VMULPS         Z13, Z13, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z21, Z21, Z23
-	VMULPS         Z16, Z16, Z24
-	VMULPS         Z4, Z4, Z25
-	VMULPS         Z11, Z20, Z11
-	VADDPS         Z24, Z22, Z20
-	VADDPS         Z25, Z23, Z22
-	VADDPS         Z11, Z18, Z11
-	VMULPS         Z5, Z5, Z18
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z       Z20, Z1, K1, Z20
-	VMULPS         Z12, Z14, Z23
-	VMULPS         Z13, Z15, Z24
-	VMINPS         Z1, Z11, Z11
-	VMAXPS         Z0, Z11, Z11
-	VADDPS         Z24, Z23, Z23
-	VADDPS         Z18, Z22, Z18
-	VMULPS         Z16, Z17, Z22
-	VADDPS         Z22, Z23, Z22
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z       Z18, Z1, K1, Z18
-	VMULPS         Z19, Z11, Z19
-	VMOVUPS        64(DX)(R13*4), Z23
-	VSUBPS         64(AX)(R13*4), Z23, Z23
-	VMOVUPS        64(SI)(R13*4), Z24
-	VSUBPS         64(BX)(R13*4), Z24, Z24
-	VSUBPS         Z22, Z19, Z19
-	VMOVUPS        64(AX)(R13*4), Z22
-	VSUBPS         64(R8)(R13*4), Z22, Z22
-	VMOVUPS        64(BX)(R13*4), Z25
-	VSUBPS         64(R9)(R13*4), Z25, Z25
-	VMULPS         Z20, Z19, Z19
-	VMOVUPS        64(DI)(R13*4), Z20
-	VSUBPS         64(CX)(R13*4), Z20, Z20
-	VMINPS         Z1, Z19, Z19
-	VMAXPS         Z0, Z19, Z19
-	VMULPS         Z19, Z12, Z12
-	VMULPS         Z19, Z13, Z13
-	VMOVUPS        64(CX)(R13*4), Z26
-	VSUBPS         64(R10)(R13*4), Z26, Z26
-	VMULPS         Z11, Z10, Z10
-	VMULPS         Z11, Z2, Z2
-	VADDPS         Z12, Z14, Z12
-	VMULPS         Z22, Z21, Z14
-	VADDPS         Z13, Z15, Z13
-	VMULPS         Z25, Z4, Z15
-	VMULPS         Z19, Z16, Z16
-	VMULPS         Z23, Z21, Z27
-	VMULPS         Z11, Z3, Z3
-	VMULPS         Z24, Z4, Z28
-	VSUBPS         Z10, Z12, Z10
-	VSUBPS         Z2, Z13, Z2
-	VADDPS         Z16, Z17, Z12
-	VADDPS         Z15, Z14, Z13
-	VSUBPS         Z3, Z12, Z3
-	VMULPS         Z26, Z5, Z12
-	VMULPS         Z10, Z10, Z10
-	VADDPS         Z28, Z27, Z14
-	VMULPS         Z2, Z2, Z2
-	VMULPS         Z20, Z5, Z15
-	VADDPS         Z2, Z10, Z2
-	VADDPS         Z12, Z13, Z10
-	VMULPS         Z3, Z3, Z3
-	VADDPS         Z15, Z14, Z12
-	VMULPS         Z18, Z10, Z10
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z18, Z12, Z3
-	VMULPS         Z10, Z21, Z13
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z10, Z4, Z14
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z19, K1, Z19
-	VMULPS         Z3, Z21, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
-	VMULPS         Z3, Z4, Z16
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-
-	// Store the results of group 0.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z19, (R12)(R13*4)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z11, (R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z2, (R12)(R13*4)
-	VMULPS   Z10, Z5, Z2
-	VSUBPS   Z22, Z13, Z11
-	VSUBPS   Z25, Z14, Z13
-	VMULPS   Z3, Z5, Z14
-	VSUBPS   Z15, Z23, Z15
-	VSUBPS   Z16, Z24, Z16
-	VSUBPS   Z26, Z2, Z2
-	VSUBPS   Z14, Z20, Z14
-	VMULPS   Z15, Z15, Z17
-	VMULPS   Z16, Z16, Z18
-	VMULPS   Z15, Z11, Z11
-	VMULPS   Z16, Z13, Z13
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z8
+	VMOVUPS     (DX)(R13*4), Z9
+	VSUBPS      (AX)(R13*4), Z9, Z9
+	VSUBPS      64(R8)(R13*4), Z6, Z6
+	VMOVUPS     (SI)(R13*4), Z10
+	VSUBPS      (BX)(R13*4), Z10, Z10
+	VSUBPS      64(R9)(R13*4), Z7, Z7
+	VMOVUPS     (AX)(R13*4), Z11
+	VSUBPS      (R8)(R13*4), Z11, Z11
+	VSUBPS      64(R10)(R13*4), Z8, Z8
+	VMOVUPS     (BX)(R13*4), Z12
+	VSUBPS      (R9)(R13*4), Z12, Z12
+	VMULPS      Z6, Z6, Z13
+	VMOVUPS     (DI)(R13*4), Z14
+	VSUBPS      (CX)(R13*4), Z14, Z14
+	VMULPS      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*4), Z16
+	VSUBPS      (R10)(R13*4), Z16, Z16
+	VADDPS      Z15, Z13, Z13
+	VMULPS      Z11, Z2, Z15
+	VMULPS      Z8, Z8, Z17
+	VMULPS      Z12, Z3, Z18
+	VADDPS      Z17, Z13, Z13
+	VMULPS      Z9, Z2, Z17
+	VMULPS      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS         Z18, Z17, Z15
-	VMULPS         Z14, Z14, Z16
-	VADDPS         Z13, Z11, Z11
-	VMULPS         Z14, Z2, Z2
-	VADDPS         Z16, Z15, Z13
-	VADDPS         Z2, Z11, Z2
-	VMOVUPS        128(R11)(R13*4), Z11
-	VSUBPS         128(R8)(R13*4), Z11, Z11
-	VCMPPS         $0x04, Z13, Z0, K1
-	VDIVPS.Z       Z13, Z2, K1, Z2
-	VSUBPS         128(R9)(R13*4), Z6, Z6
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VSUBPS         128(R10)(R13*4), Z7, Z7
-	VMULPS         Z23, Z23, Z13
-	VMULPS         Z24, Z24, Z14
-	VADDPS         Z14, Z13, Z13
-	VMULPS         Z11, Z11, Z14
-	VMULPS         Z20, Z20, Z15
-	VMULPS         Z6, Z6, Z16
-	VMULPS         Z3, Z2, Z2
-	VADDPS         Z15, Z13, Z3
-	VADDPS         Z16, Z14, Z13
-	VADDPS         Z2, Z10, Z2
-	VMULPS         Z7, Z7, Z10
+	VADDPS      Z18, Z15, Z15
+	VMULPS      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z20
+	VADDPS      Z19, Z17, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z13
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z19
+	VMULPS      Z14, Z4, Z21
+	VADDPS      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z18
+	VADDPS      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*4), Z21
+	VSUBPS      64(AX)(R13*4), Z21, Z21
+	VSUBPS      128(R8)(R13*4), Z20, Z20
+	VMULPS      Z5, Z15, Z15
+	VMOVUPS     64(SI)(R13*4), Z22
+	VSUBPS      64(BX)(R13*4), Z22, Z22
+	VSUBPS      128(R9)(R13*4), Z19, Z19
+	VMULPS      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*4), Z23
+	VSUBPS      64(R8)(R13*4), Z23, Z23
+	VSUBPS      128(R10)(R13*4), Z18, Z18
+	VMULPS      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*4), Z25
+	VSUBPS      64(R9)(R13*4), Z25, Z25
+	VMULPS      Z20, Z20, Z26
+	VMULPS      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*4), Z28
+	VSUBPS      64(CX)(R13*4), Z28, Z28
+	VMULPS      Z19, Z19, Z29
+	VMULPS      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*4), Z2
+	VSUBPS      64(R10)(R13*4), Z2, Z2
+	VADDPS      Z29, Z26, Z26
+	VMULPS      Z5, Z3, Z29
+	VMULPS      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPS      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPS      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPS      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPS      Z3, Z26, Z3
+	VSUBPS      Z11, Z24, Z18
+	VMULPS      Z21, Z6, Z24
+	VSUBPS      Z12, Z27, Z26
+	VMULPS      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPS         Z5, Z4, Z12
+	VMOVUPS        Z4, 384(R11)
+	VADDPS         Z15, Z31, Z4
+	VSUBPS         Z30, Z9, Z15
+	VMULPS         Z2, Z8, Z30
+	MOVQ           dx+72(FP), R12
+	VMOVUPS        192(R12)(R13*4), Z31
+	VMOVUPS        Z11, 448(R11)
+	VSUBPS         Z29, Z10, Z11
+	VADDPS         Z27, Z24, Z24
 	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
 	VDIVPS.Z       Z3, Z1, K1, Z3
-	VMULPS         Z23, Z22, Z14
-	VMULPS         Z24, Z25, Z15
+	MOVQ           dy+80(FP), R12
+	VMOVUPS        192(R12)(R13*4), Z27
+	VSUBPS         Z16, Z17, Z17
+	VMULPS         Z28, Z8, Z29
+	VMOVUPS        Z16, 512(R11)
+	VSUBPS         Z12, Z14, Z12
+	VADDPS         Z30, Z4, Z4
+	MOVQ           dz+88(FP), R12
+	VMOVUPS        192(R12)(R13*4), Z16
+	VMULPS         Z15, Z15, Z30
+	VMOVUPS        Z3, 576(R11)
+	VADDPS         Z29, Z24, Z3
+	VMOVUPS        128(DX)(R13*4), Z24
+	VSUBPS         128(AX)(R13*4), Z24, Z24
+	VSUBPS         192(R8)(R13*4), Z31, Z29
+	VMULPS         Z11, Z11, Z31
+	VMOVUPS        Z5, 640(R11)
+	VMULPS         Z13, Z4, Z4
+	VMOVUPS        Z14, 704(R11)
+	VMOVUPS        128(SI)(R13*4), Z5
+	VSUBPS         128(BX)(R13*4), Z5, Z5
+	VSUBPS         192(R9)(R13*4), Z27, Z14
+	VMULPS         Z15, Z18, Z15
+	VMULPS         Z13, Z3, Z13
+	VMOVUPS        128(AX)(R13*4), Z18
+	VSUBPS         128(R8)(R13*4), Z18, Z18
+	VSUBPS         192(R10)(R13*4), Z16, Z16
+	VMULPS         Z11, Z26, Z11
+	VMULPS         Z4, Z6, Z26
+	VMOVUPS        Z3, 768(R11)
+	VMOVUPS        128(BX)(R13*4), Z3
+	VSUBPS         128(R9)(R13*4), Z3, Z3
+	VMULPS         Z29, Z29, Z27
+	VMOVUPS        Z29, 832(R11)
+	VADDPS         Z31, Z30, Z29
+	VMULPS         Z4, Z7, Z30
+	VMOVUPS        Z28, 896(R11)
+	VMOVUPS        128(DI)(R13*4), Z28
+	VSUBPS         128(CX)(R13*4), Z28, Z28
+	VMULPS         Z14, Z14, Z31
+	VMOVUPS        Z14, 960(R11)
+	VMULPS         Z12, Z12, Z14
+	VMOVUPS        Z28, 1024(R11)
+	VMULPS         Z13, Z6, Z28
+	VMOVUPS        Z6, 1088(R11)
+	VMOVUPS        Z2, 1152(R11)
+	VMOVUPS        128(CX)(R13*4), Z2
+	VSUBPS         128(R10)(R13*4), Z2, Z2
+	VADDPS         Z31, Z27, Z6
+	VADDPS         Z11, Z15, Z11
+	VMULPS         Z13, Z7, Z15
+	VMULPS         Z18, Z20, Z27
+	VMULPS         Z16, Z16, Z31
+	VMOVUPS        Z7, 1216(R11)
+	VMULPS         Z12, Z17, Z7
+	VMULPS         Z4, Z8, Z12
+	VMULPS         Z3, Z19, Z17
+	VMOVUPS        Z4, 1280(R11)
+	VADDPS         Z31, Z6, Z4
+	VADDPS         Z14, Z29, Z6
+	VSUBPS         Z23, Z26, Z14
+	VMULPS         Z24, Z20, Z26
+	VADDPS         Z7, Z11, Z7
+	VSUBPS         Z25, Z30, Z11
+	VMULPS         Z5, Z19, Z29
+	VCMPPS         $0x04, Z6, Z0, K1
+	VDIVPS.Z       Z6, Z7, K1, Z6
+	VMULPS         Z13, Z8, Z7
+	VADDPS         Z17, Z27, Z17
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VSUBPS         Z28, Z21, Z27
+	VMULPS         256(R11), Z2, Z28
+	VMULPS         Z9, Z9, Z30
+	VSUBPS         Z15, Z22, Z15
+	VADDPS         Z29, Z26, Z26
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z4, K1
+	VDIVPS.Z       Z4, Z1, K1, Z4
+	VMULPS         Z10, Z10, Z29
+	VSUBPS         1152(R11), Z12, Z12
+	VMOVUPS        Z8, 1344(R11)
+	VMOVUPS        256(R11), Z8
+	VMULPS         1024(R11), Z8, Z8
+	VADDPS         Z29, Z30, Z29
+	VMOVUPS        896(R11), Z30
+	VSUBPS         Z7, Z30, Z7
+	VADDPS         Z28, Z17, Z17
+	VMOVUPS        704(R11), Z28
+	VMULPS         704(R11), Z28, Z28
+	VMULPS         Z27, Z27, Z30
+	VADDPS         Z8, Z26, Z8
+	VMOVUPS        192(DX)(R13*4), Z26
+	VSUBPS         192(AX)(R13*4), Z26, Z26
+	VMULPS         640(R11), Z6, Z6
+	VMULPS         Z15, Z15, Z31
+	VMOVUPS        Z25, 640(R11)
+	VMULPS         576(R11), Z17, Z17
+	VMOVUPS        Z23, 1408(R11)
+	VMOVUPS        192(SI)(R13*4), Z23
+	VSUBPS         192(BX)(R13*4), Z23, Z23
+	VADDPS         Z28, Z29, Z25
+	VMULPS         Z27, Z14, Z14
+	VMULPS         576(R11), Z8, Z27
+	VMOVUPS        192(AX)(R13*4), Z28
+	VSUBPS         192(R8)(R13*4), Z28, Z28
+	VADDPS         192(R11), Z6, Z6
+	VMULPS         Z15, Z11, Z11
+	VMULPS         Z17, Z20, Z15
+	VMOVUPS        Z8, 192(R11)
+	VMOVUPS        192(BX)(R13*4), Z8
+	VSUBPS         192(R9)(R13*4), Z8, Z8
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z25, K1
+	VDIVPS.Z       Z25, Z1, K1, Z25
+	VADDPS         Z31, Z30, Z29
+	VMULPS         Z17, Z19, Z30
+	VMOVUPS        Z4, 576(R11)
+	VMOVUPS        192(DI)(R13*4), Z4
+	VSUBPS         192(CX)(R13*4), Z4, Z4
+	VMULPS         448(R11), Z9, Z31
+	VMOVUPS        Z13, 1472(R11)
+	VMULPS         Z7, Z7, Z13
+	VMOVUPS        Z9, 1536(R11)
+	VMULPS         Z27, Z20, Z9
+	VMOVUPS        Z20, 1600(R11)
+	VMOVUPS        Z4, 1664(R11)
+	VMOVUPS        192(CX)(R13*4), Z4
+	VSUBPS         192(R10)(R13*4), Z4, Z4
+	VMULPS         320(R11), Z10, Z20
+	VMOVUPS        Z10, 1728(R11)
+	VADDPS         Z11, Z14, Z10
+	VMULPS         Z27, Z19, Z11
+	VMULPS         832(R11), Z28, Z14
+	VMOVUPS        Z19, 1792(R11)
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z7, Z12, Z7
+	VMULPS         256(R11), Z17, Z12
+	VMULPS         960(R11), Z8, Z19
+	VMOVUPS        Z17, 1856(R11)
+	VADDPS         Z20, Z31, Z17
+	VADDPS         Z13, Z29, Z13
+	VSUBPS         Z18, Z15, Z15
+	VMULPS         832(R11), Z26, Z20
+	VMOVUPS        512(R11), Z29
+	VMULPS         704(R11), Z29, Z29
+	VADDPS         Z7, Z10, Z7
+	VSUBPS         Z3, Z30, Z10
+	VMULPS         960(R11), Z23, Z30
+	VADDPS         Z29, Z17, Z17
+	VCMPPS         $0x04, Z13, Z0, K1
+	VDIVPS.Z       Z13, Z7, K1, Z7
+	VMULPS         256(R11), Z27, Z13
+	VADDPS         Z19, Z14, Z14
+	VMULPS         128(R11), Z6, Z19
+	VMINPS         Z1, Z7, Z7
+	VMAXPS         Z0, Z7, Z7
+	VSUBPS         Z9, Z24, Z9
+	VMULPS         Z4, Z16, Z29
+	VSUBPS         Z17, Z19, Z17
+	VMULPS         Z21, Z21, Z19
+	VSUBPS         Z11, Z5, Z11
+	VADDPS         Z30, Z20, Z20
+	VMULPS         Z25, Z17, Z17
+	VMULPS         Z22, Z22, Z25
+	VSUBPS         Z2, Z12, Z12
+	VMULPS         1664(R11), Z16, Z30
+	VMINPS         Z1, Z17, Z17
+	VMAXPS         Z0, Z17, Z17
+	VADDPS         Z25, Z19, Z19
+	VMOVUPS        1024(R11), Z25
+	VSUBPS         Z13, Z25, Z13
+	VADDPS         Z29, Z14, Z14
+	VMULPS         1536(R11), Z17, Z25
+	VMOVUPS        896(R11), Z29
+	VMULPS         896(R11), Z29, Z29
+	VMULPS         Z9, Z9, Z31
+	VMOVUPS        Z2, 128(R11)
+	VADDPS         Z30, Z20, Z2
+	VMULPS         1728(R11), Z17, Z20
+	VMULPS         1472(R11), Z7, Z7
+	VMULPS         Z11, Z11, Z30
+	VMOVUPS        Z3, 1472(R11)
+	VMULPS         576(R11), Z14, Z3
+	VMULPS         (R11), Z6, Z14
+	VMOVUPS        Z18, (R11)
+	VADDPS         Z29, Z19, Z18
+	VMULPS         Z9, Z15, Z9
+	VMULPS         576(R11), Z2, Z15
+	VMULPS         64(R11), Z6, Z19
+	VADDPS         1280(R11), Z7, Z7
+	VMULPS         Z11, Z10, Z10
+	VMULPS         832(R11), Z3, Z11
+	VADDPS         448(R11), Z25, Z25
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z       Z18, Z1, K1, Z18
+	VADDPS         Z30, Z31, Z29
+	VMULPS         960(R11), Z3, Z30
+	VADDPS         320(R11), Z20, Z20
+	VMULPS         1408(R11), Z21, Z31
+	VMOVUPS        Z2, 64(R11)
+	VMULPS         Z13, Z13, Z2
+	VMOVUPS        Z27, 320(R11)
+	VMULPS         832(R11), Z15, Z27
+	VMOVUPS        Z21, 448(R11)
+	VMULPS         704(R11), Z17, Z21
+	VMOVUPS        Z17, 576(R11)
+	VMULPS         640(R11), Z22, Z17
+	VMOVUPS        Z22, 704(R11)
+	VADDPS         Z10, Z9, Z9
+	VMULPS         960(R11), Z15, Z10
+	VMULPS         384(R11), Z6, Z22
+	VMOVUPS        Z6, 384(R11)
+	VMINPS         Z1, Z7, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z13, Z12, Z7
+	VMULPS         Z3, Z16, Z12
+	VSUBPS         Z14, Z25, Z13
+	VADDPS         Z17, Z31, Z14
+	VADDPS         Z2, Z29, Z2
+	VSUBPS         Z28, Z11, Z11
+	VSUBPS         Z19, Z20, Z17
+	VMOVUPS        1152(R11), Z19
+	VMULPS         896(R11), Z19, Z19
+	VADDPS         Z7, Z9, Z7
+	VSUBPS         Z8, Z30, Z9
+	VADDPS         512(R11), Z21, Z20
+	VADDPS         Z19, Z14, Z14
+	VCMPPS         $0x04, Z2, Z0, K1
+	VDIVPS.Z       Z2, Z7, K1, Z2
+	VMULPS         Z15, Z16, Z7
+	VSUBPS         Z22, Z20, Z19
+	VMULPS         768(R11), Z6, Z20
 	VMINPS         Z1, Z2, Z2
 	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z15, Z14, Z14
-	VADDPS         Z10, Z13, Z10
-	VMULPS         Z20, Z26, Z13
-	VADDPS         Z13, Z14, Z13
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z       Z10, Z1, K1, Z10
-	VMULPS         Z12, Z2, Z12
-	VMOVUPS        128(DX)(R13*4), Z14
-	VSUBPS         128(AX)(R13*4), Z14, Z14
-	VMOVUPS        128(SI)(R13*4), Z15
-	VSUBPS         128(BX)(R13*4), Z15, Z15
-	VSUBPS         Z13, Z12, Z12
-	VMOVUPS        128(AX)(R13*4), Z13
-	VSUBPS         128(R8)(R13*4), Z13, Z13
-	VMOVUPS        128(BX)(R13*4), Z16
-	VSUBPS         128(R9)(R13*4), Z16, Z16
-	VMULPS         Z3, Z12, Z3
-	VMOVUPS        128(DI)(R13*4), Z12
-	VSUBPS         128(CX)(R13*4), Z12, Z12
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	VMULPS         Z3, Z23, Z17
-	VMULPS         Z3, Z24, Z18
-	VMOVUPS        128(CX)(R13*4), Z19
-	VSUBPS         128(R10)(R13*4), Z19, Z19
-	VMULPS         Z2, Z21, Z21
-	VMULPS         Z2, Z4, Z4
-	VADDPS         Z17, Z22, Z17
-	VMULPS         Z13, Z11, Z22
-	VADDPS         Z18, Z25, Z18
-	VMULPS         Z16, Z6, Z23
-	VMULPS         Z3, Z20, Z20
-	VMULPS         Z14, Z11, Z24
-	VMULPS         Z2, Z5, Z5
-	VMULPS         Z15, Z6, Z25
-	VSUBPS         Z21, Z17, Z17
-	VSUBPS         Z4, Z18, Z4
-	VADDPS         Z20, Z26, Z18
-	VADDPS         Z23, Z22, Z20
-	VSUBPS         Z5, Z18, Z5
-	VMULPS         Z19, Z7, Z18
+	VSUBPS         Z27, Z26, Z21
+	VMULPS         Z13, Z13, Z13
+	VSUBPS         Z14, Z20, Z14
+	VMULPS         Z24, Z24, Z20
+	VSUBPS         Z10, Z23, Z10
 	VMULPS         Z17, Z17, Z17
-	VADDPS         Z25, Z24, Z21
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z12, Z7, Z22
-	VADDPS         Z4, Z17, Z4
+	VMULPS         Z18, Z14, Z14
+	VMULPS         Z5, Z5, Z18
+	VSUBPS         Z4, Z12, Z12
+	VADDPS         Z17, Z13, Z13
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
 	VADDPS         Z18, Z20, Z17
-	VMULPS         Z5, Z5, Z5
-	VADDPS         Z22, Z21, Z18
-	VMULPS         Z10, Z17, Z17
-	VADDPS         Z5, Z4, Z4
-	VMULPS         Z10, Z18, Z5
-	VMULPS         Z17, Z11, Z10
+	VMOVUPS        1664(R11), Z18
+	VSUBPS         Z7, Z18, Z7
+	VMULPS         Z19, Z19, Z18
+	VMULPS         448(R11), Z14, Z19
+	VMOVUPS        1024(R11), Z20
+	VMULPS         1024(R11), Z20, Z20
+	VMULPS         Z21, Z21, Z22
+	VMULPS         704(R11), Z14, Z25
+	VMULPS         320(R11), Z2, Z2
+	VMULPS         Z10, Z10, Z27
+	VADDPS         Z18, Z13, Z13
+	VMULPS         1088(R11), Z6, Z18
+	VADDPS         Z20, Z17, Z17
+	VMULPS         Z21, Z11, Z11
+	VMULPS         1216(R11), Z6, Z20
+	VADDPS         1856(R11), Z2, Z2
+	VMULPS         Z10, Z9, Z9
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z13, K1
+	VADDPS         1408(R11), Z19, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z       Z17, Z1, K2, Z17
+	VADDPS         Z27, Z22, Z19
+	VXORPS         Z21, Z21, Z21
+	VMOVUPS        576(R11), Z22
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z22, K1, Z21
+	VADDPS         640(R11), Z25, Z22
+	VMULPS         (R11), Z24, Z25
+	VMULPS         Z7, Z7, Z27
+	VMOVUPS        Z16, 320(R11)
+	VMOVUPS        Z4, 448(R11)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        384(R11), Z16
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
+	VMULPS         896(R11), Z14, Z16
+	VMULPS         1472(R11), Z5, Z29
+	VADDPS         Z9, Z11, Z9
+	VMOVUPS        Z8, 384(R11)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+
+	// Store the results of group 0.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z21, (R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z4, (R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z13, (R12)(R13*4)
+	VMULPS         1344(R11), Z6, Z4
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VMULPS         Z7, Z12, Z7
+	VSUBPS         Z18, Z10, Z8
+	VADDPS         Z29, Z25, Z10
+	VADDPS         Z27, Z19, Z11
+	VSUBPS         Z20, Z22, Z12
+	VMOVUPS        128(R11), Z13
+	VMULPS         1024(R11), Z13, Z13
+	VADDPS         Z7, Z9, Z7
+	VADDPS         1152(R11), Z16, Z9
+	VADDPS         Z13, Z10, Z10
+	VCMPPS         $0x04, Z11, Z0, K1
+	VDIVPS.Z       Z11, Z7, K1, Z7
+	VSUBPS         Z4, Z9, Z4
+	VMULPS         192(R11), Z2, Z9
+	VMINPS         Z1, Z7, Z7
+	VMAXPS         Z0, Z7, Z7
+	VMULPS         Z8, Z8, Z8
+	VSUBPS         Z10, Z9, Z9
+	VMULPS         Z26, Z26, Z10
+	VMULPS         Z12, Z12, Z11
+	VMULPS         Z17, Z9, Z9
+	VMULPS         Z23, Z23, Z12
+	VADDPS         Z11, Z8, Z8
+	VMINPS         Z1, Z9, Z9
+	VMAXPS         Z0, Z9, Z9
+	VADDPS         Z12, Z10, Z10
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z9, Z24, Z11
+	VMOVUPS        1664(R11), Z12
+	VMULPS         1664(R11), Z12, Z12
+	VMULPS         Z9, Z5, Z5
+	VMULPS         Z15, Z7, Z7
+	VADDPS         Z4, Z8, Z4
+	VMULPS         1600(R11), Z2, Z8
+	VADDPS         Z12, Z10, Z10
+	VMULPS         1792(R11), Z2, Z12
+	VADDPS         Z7, Z3, Z3
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z17, Z6, Z20
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VMULPS         Z5, Z11, Z21
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VMULPS         Z5, Z6, Z22
+	VADDPS         (R11), Z11, Z7
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K2
+	VDIVPS.Z       Z10, Z1, K2, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
+	VADDPS         1472(R11), Z5, Z5
+	VMULPS         Z26, Z28, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VMULPS         1024(R11), Z9, Z13
+	VMULPS         384(R11), Z23, Z15
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z3, 64(R12)(R13*4)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 64(R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 64(R12)(R13*4)
-	VMULPS   Z17, Z7, Z2
-	VSUBPS   Z13, Z10, Z3
-	VSUBPS   Z16, Z20, Z4
-	VMULPS   Z5, Z7, Z10
-	VSUBPS   Z21, Z14, Z20
-	VSUBPS   Z22, Z15, Z21
-	VSUBPS   Z19, Z2, Z2
-	VSUBPS   Z10, Z12, Z10
-	VMULPS   Z20, Z20, Z22
-	VMULPS   Z21, Z21, Z23
-	VMULPS   Z20, Z3, Z3
-	VMULPS   Z21, Z4, Z4
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS         Z23, Z22, Z20
-	VMULPS         Z10, Z10, Z21
-	VADDPS         Z4, Z3, Z3
-	VMULPS         Z10, Z2, Z2
-	VADDPS         Z21, Z20, Z4
-	VADDPS         Z2, Z3, Z2
-	VMOVUPS        192(R11)(R13*4), Z3
-	VSUBPS         192(R8)(R13*4), Z3, Z3
-	VCMPPS         $0x04, Z4, Z0, K1
-	VDIVPS.Z       Z4, Z2, K1, Z2
-	VSUBPS         192(R9)(R13*4), Z8, Z4
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VSUBPS         192(R10)(R13*4), Z9, Z8
-	VMULPS         Z14, Z14, Z9
-	VMULPS         Z15, Z15, Z10
-	VADDPS         Z10, Z9, Z9
-	VMULPS         Z3, Z3, Z10
-	VMULPS         Z12, Z12, Z20
-	VMULPS         Z4, Z4, Z21
-	VMULPS         Z5, Z2, Z2
-	VADDPS         Z20, Z9, Z5
-	VADDPS         Z21, Z10, Z9
-	VADDPS         Z2, Z17, Z2
-	VMULPS         Z8, Z8, Z10
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
-	VMULPS         Z14, Z13, Z17
-	VMULPS         Z15, Z16, Z20
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z20, Z17, Z17
-	VADDPS         Z10, Z9, Z9
-	VMULPS         Z12, Z19, Z10
-	VADDPS         Z10, Z17, Z10
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z       Z9, Z1, K1, Z9
-	VMULPS         Z18, Z2, Z17
-	VMOVUPS        192(DX)(R13*4), Z18
-	VSUBPS         192(AX)(R13*4), Z18, Z18
-	VMOVUPS        192(SI)(R13*4), Z20
-	VSUBPS         192(BX)(R13*4), Z20, Z20
-	VSUBPS         Z10, Z17, Z10
-	VMOVUPS        192(AX)(R13*4), Z17
-	VSUBPS         192(R8)(R13*4), Z17, Z17
-	VMOVUPS        192(BX)(R13*4), Z21
-	VSUBPS         192(R9)(R13*4), Z21, Z21
-	VMULPS         Z5, Z10, Z5
-	VMOVUPS        192(DI)(R13*4), Z10
-	VSUBPS         192(CX)(R13*4), Z10, Z10
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z5, Z14, Z14
-	VMULPS         Z5, Z15, Z15
-	VMOVUPS        192(CX)(R13*4), Z22
-	VSUBPS         192(R10)(R13*4), Z22, Z22
-	VMULPS         Z2, Z11, Z11
-	VMULPS         Z2, Z6, Z6
-	VADDPS         Z14, Z13, Z13
-	VMULPS         Z17, Z3, Z14
-	VADDPS         Z15, Z16, Z15
-	VMULPS         Z21, Z4, Z16
-	VMULPS         Z5, Z12, Z12
-	VMULPS         Z18, Z3, Z23
-	VMULPS         Z2, Z7, Z7
-	VMULPS         Z20, Z4, Z24
-	VSUBPS         Z11, Z13, Z11
-	VSUBPS         Z6, Z15, Z6
-	VADDPS         Z12, Z19, Z12
-	VADDPS         Z16, Z14, Z13
-	VSUBPS         Z7, Z12, Z7
-	VMULPS         Z22, Z8, Z12
-	VMULPS         Z11, Z11, Z11
-	VADDPS         Z24, Z23, Z14
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z14, 64(R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z6, 64(R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z4, 64(R12)(R13*4)
+	VMULPS         256(R11), Z2, Z4
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VSUBPS         Z8, Z7, Z6
+	VADDPS         Z15, Z11, Z7
+	VSUBPS         Z12, Z5, Z5
+	VMOVUPS        448(R11), Z8
+	VMULPS         1664(R11), Z8, Z8
+	VADDPS         128(R11), Z13, Z11
+	VADDPS         Z8, Z7, Z7
+	VSUBPS         Z4, Z11, Z4
+	VMULPS         64(R11), Z3, Z8
 	VMULPS         Z6, Z6, Z6
-	VMULPS         Z10, Z8, Z15
-	VADDPS         Z6, Z11, Z6
-	VADDPS         Z12, Z13, Z11
-	VMULPS         Z7, Z7, Z7
-	VADDPS         Z15, Z14, Z12
-	VMULPS         Z9, Z11, Z11
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z9, Z12, Z7
-	VMULPS         Z11, Z3, Z9
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
-	VMULPS         Z11, Z4, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VMULPS         Z7, Z3, Z14
+	VSUBPS         Z7, Z8, Z7
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z10, Z7, Z7
+	VADDPS         Z5, Z6, Z5
+	VMINPS         Z1, Z7, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z6, Z26, Z7
+	VMULPS         Z6, Z23, Z8
+	VADDPS         Z4, Z5, Z4
+	VMULPS         832(R11), Z3, Z5
+	VMULPS         960(R11), Z3, Z10
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS         Z7, Z28, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
+	VADDPS         384(R11), Z8, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VMULPS         Z7, Z4, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VMULPS         1664(R11), Z6, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 2.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z5, 128(R12)(R13*4)
+	VMOVNTPS       Z9, 128(R12)(R13*4)
 	MOVQ           t+104(FP), R12
 	VMOVNTPS       Z2, 128(R12)(R13*4)
 	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z6, 128(R12)(R13*4)
-	VMULPS         Z11, Z8, Z2
-	VSUBPS         Z17, Z9, Z5
-	VSUBPS         Z21, Z13, Z6
-	VMULPS         Z7, Z8, Z9
-	VSUBPS         Z14, Z18, Z13
-	VSUBPS         Z15, Z20, Z14
-	VSUBPS         Z22, Z2, Z2
-	VSUBPS         Z9, Z10, Z9
-	VMULPS         Z13, Z13, Z15
-	VMULPS         Z14, Z14, Z16
-	VMULPS         Z13, Z5, Z5
-	VMULPS         Z14, Z6, Z6
-	VADDPS         Z16, Z15, Z13
-	VMULPS         Z9, Z9, Z14
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z9, Z2, Z2
-	VADDPS         Z14, Z13, Z6
-	VADDPS         Z2, Z5, Z2
-	VCMPPS         $0x04, Z6, Z0, K1
-	VDIVPS.Z       Z6, Z2, K1, Z2
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VMULPS         Z18, Z18, Z5
-	VMULPS         Z20, Z20, Z6
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z10, Z10, Z6
-	VMULPS         Z7, Z2, Z2
-	VADDPS         Z6, Z5, Z5
-	VADDPS         Z2, Z11, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
-	VMULPS         Z18, Z17, Z6
-	VMULPS         Z20, Z21, Z7
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z10, Z22, Z7
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z12, Z2, Z7
-	VSUBPS         Z6, Z7, Z6
-	VMULPS         Z5, Z6, Z5
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z5, Z18, Z6
-	VMULPS         Z5, Z20, Z7
-	VMULPS         Z2, Z3, Z3
-	VMULPS         Z2, Z4, Z4
-	VADDPS         Z6, Z17, Z6
-	VADDPS         Z7, Z21, Z7
-	VMULPS         Z5, Z10, Z9
-	VMULPS         Z2, Z8, Z8
-	VSUBPS         Z3, Z6, Z3
-	VSUBPS         Z4, Z7, Z4
-	VADDPS         Z9, Z22, Z6
-	VSUBPS         Z8, Z6, Z6
-	VMULPS         Z3, Z3, Z3
+	VMOVNTPS       Z4, 128(R12)(R13*4)
+	VMULPS         320(R11), Z3, Z2
+	VSUBPS         Z5, Z7, Z4
+	VSUBPS         Z10, Z8, Z5
+	VADDPS         448(R11), Z11, Z7
+	VSUBPS         Z2, Z7, Z2
 	VMULPS         Z4, Z4, Z4
-	VADDPS         Z4, Z3, Z3
-	VMULPS         Z6, Z6, Z4
-	VADDPS         Z4, Z3, Z3
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z5, Z5, Z5
+	VADDPS         Z5, Z4, Z4
+	VMULPS         Z2, Z2, Z2
+	VADDPS         Z2, Z4, Z2
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z5, 192(R12)(R13*4)
+	VMOVNTPS Z6, 192(R12)(R13*4)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 192(R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z3, 192(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, 192(R12)(R13*4)
 	ADDQ     $0x00000040, R13
 	SUBQ     $0x00000040, R14
 	CMPQ     R14, $0x00004000
@@ -31691,474 +32475,538 @@ ClosestAVX512_nt_noprefetch:
 	JB   ClosestAVX512_ntplain_end
 
 ClosestAVX512_ntplain:
-	MOVQ    dy+80(FP), R12
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ    dx+72(FP), R12
 	VMOVUPS (R12)(R13*4), Z2
-	MOVQ    dz+88(FP), R12
+	MOVQ    dy+80(FP), R12
 	VMOVUPS (R12)(R13*4), Z3
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 64(R12)(R13*4), Z4
 	MOVQ    dz+88(FP), R12
-	VMOVUPS 64(R12)(R13*4), Z5
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 128(R12)(R13*4), Z6
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 128(R12)(R13*4), Z7
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 192(R12)(R13*4), Z8
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 192(R12)(R13*4), Z9
+	VMOVUPS (R12)(R13*4), Z4
+	VSUBPS  (R8)(R13*4), Z2, Z2
+	VSUBPS  (R9)(R13*4), Z3, Z3
+	VSUBPS  (R10)(R13*4), Z4, Z4
+	VMULPS  Z2, Z2, Z5
+	VMULPS  Z3, Z3, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*4), Z10
-	VSUBPS      (R8)(R13*4), Z10, Z10
-	VSUBPS      (R9)(R13*4), Z2, Z2
-	VSUBPS      (R10)(R13*4), Z3, Z3
-	VMULPS      Z10, Z10, Z11
-	VMULPS      Z2, Z2, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z3, Z3, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*4), Z12
-	VSUBPS      (AX)(R13*4), Z12, Z12
-	VMOVUPS     (SI)(R13*4), Z13
-	VSUBPS      (BX)(R13*4), Z13, Z13
-	VMOVUPS     (AX)(R13*4), Z14
-	VSUBPS      (R8)(R13*4), Z14, Z14
-	VMOVUPS     (BX)(R13*4), Z15
-	VSUBPS      (R9)(R13*4), Z15, Z15
-	VMOVUPS     (DI)(R13*4), Z16
-	VSUBPS      (CX)(R13*4), Z16, Z16
-	VMOVUPS     (CX)(R13*4), Z17
-	VSUBPS      (R10)(R13*4), Z17, Z17
-	VMULPS      Z14, Z10, Z18
-	VMULPS      Z15, Z2, Z19
-	VMULPS      Z12, Z10, Z20
-	VMULPS      Z13, Z2, Z21
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z17, Z3, Z19
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z3, Z21
-	VADDPS      Z19, Z18, Z18
-	VADDPS      Z21, Z20, Z19
-	VMULPS      Z11, Z18, Z18
-	VMULPS      Z11, Z19, Z11
-	VMULPS      Z18, Z10, Z20
-	VMULPS      Z18, Z2, Z21
-	VMULPS      Z11, Z10, Z22
-	VMULPS      Z11, Z2, Z23
-	VMULPS      Z18, Z3, Z24
-	VSUBPS      Z14, Z20, Z20
-	VSUBPS      Z15, Z21, Z21
-	VMULPS      Z11, Z3, Z25
-	VSUBPS      Z22, Z12, Z22
-	VSUBPS      Z23, Z13, Z23
-	VSUBPS      Z17, Z24, Z24
-	VSUBPS      Z25, Z16, Z25
-	VMULPS      Z22, Z22, Z26
-	VMULPS      Z23, Z23, Z27
-	VMULPS      Z22, Z20, Z20
-	VMULPS      Z23, Z21, Z21
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z8
+	VMOVUPS     (DX)(R13*4), Z9
+	VSUBPS      (AX)(R13*4), Z9, Z9
+	VSUBPS      64(R8)(R13*4), Z6, Z6
+	VMOVUPS     (SI)(R13*4), Z10
+	VSUBPS      (BX)(R13*4), Z10, Z10
+	VSUBPS      64(R9)(R13*4), Z7, Z7
+	VMOVUPS     (AX)(R13*4), Z11
+	VSUBPS      (R8)(R13*4), Z11, Z11
+	VSUBPS      64(R10)(R13*4), Z8, Z8
+	VMOVUPS     (BX)(R13*4), Z12
+	VSUBPS      (R9)(R13*4), Z12, Z12
+	VMULPS      Z6, Z6, Z13
+	VMOVUPS     (DI)(R13*4), Z14
+	VSUBPS      (CX)(R13*4), Z14, Z14
+	VMULPS      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*4), Z16
+	VSUBPS      (R10)(R13*4), Z16, Z16
+	VADDPS      Z15, Z13, Z13
+	VMULPS      Z11, Z2, Z15
+	VMULPS      Z8, Z8, Z17
+	VMULPS      Z12, Z3, Z18
+	VADDPS      Z17, Z13, Z13
+	VMULPS      Z9, Z2, Z17
+	VMULPS      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS         Z27, Z26, Z22
-	VMULPS         Z25, Z25, Z23
-	VADDPS         Z21, Z20, Z20
-	VMULPS         Z25, Z24, Z21
-	VADDPS         Z23, Z22, Z22
-	VADDPS         Z21, Z20, Z20
-	VMOVUPS        64(R11)(R13*4), Z21
-	VSUBPS         64(R8)(R13*4), Z21, Z21
-	VCMPPS         $0x04, Z22, Z0, K1
-	VDIVPS.Z       Z22, Z20, K1, Z20
-	VSUBPS         64(R9)(R13*4), Z4, Z4
-	VMINPS         Z1, Z20, Z20
-	VMAXPS         Z0, Z20, Z20
-	VSUBPS         64(R10)(R13*4), Z5, Z5
-	VMULPS         Z12, Z12, Z22
-	VMULPS         Z13, Z13, Z23
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z21, Z21, Z23
-	VMULPS         Z16, Z16, Z24
-	VMULPS         Z4, Z4, Z25
-	VMULPS         Z11, Z20, Z11
-	VADDPS         Z24, Z22, Z20
-	VADDPS         Z25, Z23, Z22
-	VADDPS         Z11, Z18, Z11
-	VMULPS         Z5, Z5, Z18
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z       Z20, Z1, K1, Z20
-	VMULPS         Z12, Z14, Z23
-	VMULPS         Z13, Z15, Z24
-	VMINPS         Z1, Z11, Z11
-	VMAXPS         Z0, Z11, Z11
-	VADDPS         Z24, Z23, Z23
-	VADDPS         Z18, Z22, Z18
-	VMULPS         Z16, Z17, Z22
-	VADDPS         Z22, Z23, Z22
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z       Z18, Z1, K1, Z18
-	VMULPS         Z19, Z11, Z19
-	VMOVUPS        64(DX)(R13*4), Z23
-	VSUBPS         64(AX)(R13*4), Z23, Z23
-	VMOVUPS        64(SI)(R13*4), Z24
-	VSUBPS         64(BX)(R13*4), Z24, Z24
-	VSUBPS         Z22, Z19, Z19
-	VMOVUPS        64(AX)(R13*4), Z22
-	VSUBPS         64(R8)(R13*4), Z22, Z22
-	VMOVUPS        64(BX)(R13*4), Z25
-	VSUBPS         64(R9)(R13*4), Z25, Z25
-	VMULPS         Z20, Z19, Z19
-	VMOVUPS        64(DI)(R13*4), Z20
-	VSUBPS         64(CX)(R13*4), Z20, Z20
-	VMINPS         Z1, Z19, Z19
-	VMAXPS         Z0, Z19, Z19
-	VMULPS         Z19, Z12, Z12
-	VMULPS         Z19, Z13, Z13
-	VMOVUPS        64(CX)(R13*4), Z26
-	VSUBPS         64(R10)(R13*4), Z26, Z26
-	VMULPS         Z11, Z10, Z10
-	VMULPS         Z11, Z2, Z2
-	VADDPS         Z12, Z14, Z12
-	VMULPS         Z22, Z21, Z14
-	VADDPS         Z13, Z15, Z13
-	VMULPS         Z25, Z4, Z15
-	VMULPS         Z19, Z16, Z16
-	VMULPS         Z23, Z21, Z27
-	VMULPS         Z11, Z3, Z3
-	VMULPS         Z24, Z4, Z28
-	VSUBPS         Z10, Z12, Z10
-	VSUBPS         Z2, Z13, Z2
-	VADDPS         Z16, Z17, Z12
-	VADDPS         Z15, Z14, Z13
-	VSUBPS         Z3, Z12, Z3
-	VMULPS         Z26, Z5, Z12
-	VMULPS         Z10, Z10, Z10
-	VADDPS         Z28, Z27, Z14
-	VMULPS         Z2, Z2, Z2
-	VMULPS         Z20, Z5, Z15
-	VADDPS         Z2, Z10, Z2
-	VADDPS         Z12, Z13, Z10
-	VMULPS         Z3, Z3, Z3
-	VADDPS         Z15, Z14, Z12
-	VMULPS         Z18, Z10, Z10
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z18, Z12, Z3
-	VMULPS         Z10, Z21, Z13
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VMULPS         Z10, Z4, Z14
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z19, K1, Z19
-	VMULPS         Z3, Z21, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
-	VMULPS         Z3, Z4, Z16
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-
-	// Store the results of group 0.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z19, (R12)(R13*4)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z11, (R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z2, (R12)(R13*4)
-	VMULPS   Z10, Z5, Z2
-	VSUBPS   Z22, Z13, Z11
-	VSUBPS   Z25, Z14, Z13
-	VMULPS   Z3, Z5, Z14
-	VSUBPS   Z15, Z23, Z15
-	VSUBPS   Z16, Z24, Z16
-	VSUBPS   Z26, Z2, Z2
-	VSUBPS   Z14, Z20, Z14
-	VMULPS   Z15, Z15, Z17
-	VMULPS   Z16, Z16, Z18
-	VMULPS   Z15, Z11, Z11
-	VMULPS   Z16, Z13, Z13
+	VADDPS      Z18, Z15, Z15
+	VMULPS      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z20
+	VADDPS      Z19, Z17, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z13
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z19
+	VMULPS      Z14, Z4, Z21
+	VADDPS      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z18
+	VADDPS      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*4), Z21
+	VSUBPS      64(AX)(R13*4), Z21, Z21
+	VSUBPS      128(R8)(R13*4), Z20, Z20
+	VMULPS      Z5, Z15, Z15
+	VMOVUPS     64(SI)(R13*4), Z22
+	VSUBPS      64(BX)(R13*4), Z22, Z22
+	VSUBPS      128(R9)(R13*4), Z19, Z19
+	VMULPS      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*4), Z23
+	VSUBPS      64(R8)(R13*4), Z23, Z23
+	VSUBPS      128(R10)(R13*4), Z18, Z18
+	VMULPS      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*4), Z25
+	VSUBPS      64(R9)(R13*4), Z25, Z25
+	VMULPS      Z20, Z20, Z26
+	VMULPS      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*4), Z28
+	VSUBPS      64(CX)(R13*4), Z28, Z28
+	VMULPS      Z19, Z19, Z29
+	VMULPS      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*4), Z2
+	VSUBPS      64(R10)(R13*4), Z2, Z2
+	VADDPS      Z29, Z26, Z26
+	VMULPS      Z5, Z3, Z29
+	VMULPS      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPS      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPS      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPS      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPS      Z3, Z26, Z3
+	VSUBPS      Z11, Z24, Z18
+	VMULPS      Z21, Z6, Z24
+	VSUBPS      Z12, Z27, Z26
+	VMULPS      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS         Z18, Z17, Z15
-	VMULPS         Z14, Z14, Z16
-	VADDPS         Z13, Z11, Z11
-	VMULPS         Z14, Z2, Z2
-	VADDPS         Z16, Z15, Z13
-	VADDPS         Z2, Z11, Z2
-	VMOVUPS        128(R11)(R13*4), Z11
-	VSUBPS         128(R8)(R13*4), Z11, Z11
-	VCMPPS         $0x04, Z13, Z0, K1
-	VDIVPS.Z       Z13, Z2, K1, Z2
-	VSUBPS         128(R9)(R13*4), Z6, Z6
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VSUBPS         128(R10)(R13*4), Z7, Z7
-	VMULPS         Z23, Z23, Z13
-	VMULPS         Z24, Z24, Z14
-	VADDPS         Z14, Z13, Z13
-	VMULPS         Z11, Z11, Z14
-	VMULPS         Z20, Z20, Z15
-	VMULPS         Z6, Z6, Z16
-	VMULPS         Z3, Z2, Z2
-	VADDPS         Z15, Z13, Z3
-	VADDPS         Z16, Z14, Z13
-	VADDPS         Z2, Z10, Z2
-	VMULPS         Z7, Z7, Z10
+	VMULPS         Z5, Z4, Z12
+	VMOVUPS        Z4, 384(R11)
+	VADDPS         Z15, Z31, Z4
+	VSUBPS         Z30, Z9, Z15
+	VMULPS         Z2, Z8, Z30
+	MOVQ           dx+72(FP), R12
+	VMOVUPS        192(R12)(R13*4), Z31
+	VMOVUPS        Z11, 448(R11)
+	VSUBPS         Z29, Z10, Z11
+	VADDPS         Z27, Z24, Z24
 	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
 	VDIVPS.Z       Z3, Z1, K1, Z3
-	VMULPS         Z23, Z22, Z14
-	VMULPS         Z24, Z25, Z15
+	MOVQ           dy+80(FP), R12
+	VMOVUPS        192(R12)(R13*4), Z27
+	VSUBPS         Z16, Z17, Z17
+	VMULPS         Z28, Z8, Z29
+	VMOVUPS        Z16, 512(R11)
+	VSUBPS         Z12, Z14, Z12
+	VADDPS         Z30, Z4, Z4
+	MOVQ           dz+88(FP), R12
+	VMOVUPS        192(R12)(R13*4), Z16
+	VMULPS         Z15, Z15, Z30
+	VMOVUPS        Z3, 576(R11)
+	VADDPS         Z29, Z24, Z3
+	VMOVUPS        128(DX)(R13*4), Z24
+	VSUBPS         128(AX)(R13*4), Z24, Z24
+	VSUBPS         192(R8)(R13*4), Z31, Z29
+	VMULPS         Z11, Z11, Z31
+	VMOVUPS        Z5, 640(R11)
+	VMULPS         Z13, Z4, Z4
+	VMOVUPS        Z14, 704(R11)
+	VMOVUPS        128(SI)(R13*4), Z5
+	VSUBPS         128(BX)(R13*4), Z5, Z5
+	VSUBPS         192(R9)(R13*4), Z27, Z14
+	VMULPS         Z15, Z18, Z15
+	VMULPS         Z13, Z3, Z13
+	VMOVUPS        128(AX)(R13*4), Z18
+	VSUBPS         128(R8)(R13*4), Z18, Z18
+	VSUBPS         192(R10)(R13*4), Z16, Z16
+	VMULPS         Z11, Z26, Z11
+	VMULPS         Z4, Z6, Z26
+	VMOVUPS        Z3, 768(R11)
+	VMOVUPS        128(BX)(R13*4), Z3
+	VSUBPS         128(R9)(R13*4), Z3, Z3
+	VMULPS         Z29, Z29, Z27
+	VMOVUPS        Z29, 832(R11)
+	VADDPS         Z31, Z30, Z29
+	VMULPS         Z4, Z7, Z30
+	VMOVUPS        Z28, 896(R11)
+	VMOVUPS        128(DI)(R13*4), Z28
+	VSUBPS         128(CX)(R13*4), Z28, Z28
+	VMULPS         Z14, Z14, Z31
+	VMOVUPS        Z14, 960(R11)
+	VMULPS         Z12, Z12, Z14
+	VMOVUPS        Z28, 1024(R11)
+	VMULPS         Z13, Z6, Z28
+	VMOVUPS        Z6, 1088(R11)
+	VMOVUPS        Z2, 1152(R11)
+	VMOVUPS        128(CX)(R13*4), Z2
+	VSUBPS         128(R10)(R13*4), Z2, Z2
+	VADDPS         Z31, Z27, Z6
+	VADDPS         Z11, Z15, Z11
+	VMULPS         Z13, Z7, Z15
+	VMULPS         Z18, Z20, Z27
+	VMULPS         Z16, Z16, Z31
+	VMOVUPS        Z7, 1216(R11)
+	VMULPS         Z12, Z17, Z7
+	VMULPS         Z4, Z8, Z12
+	VMULPS         Z3, Z19, Z17
+	VMOVUPS        Z4, 1280(R11)
+	VADDPS         Z31, Z6, Z4
+	VADDPS         Z14, Z29, Z6
+	VSUBPS         Z23, Z26, Z14
+	VMULPS         Z24, Z20, Z26
+	VADDPS         Z7, Z11, Z7
+	VSUBPS         Z25, Z30, Z11
+	VMULPS         Z5, Z19, Z29
+	VCMPPS         $0x04, Z6, Z0, K1
+	VDIVPS.Z       Z6, Z7, K1, Z6
+	VMULPS         Z13, Z8, Z7
+	VADDPS         Z17, Z27, Z17
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VSUBPS         Z28, Z21, Z27
+	VMULPS         256(R11), Z2, Z28
+	VMULPS         Z9, Z9, Z30
+	VSUBPS         Z15, Z22, Z15
+	VADDPS         Z29, Z26, Z26
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z4, K1
+	VDIVPS.Z       Z4, Z1, K1, Z4
+	VMULPS         Z10, Z10, Z29
+	VSUBPS         1152(R11), Z12, Z12
+	VMOVUPS        Z8, 1344(R11)
+	VMOVUPS        256(R11), Z8
+	VMULPS         1024(R11), Z8, Z8
+	VADDPS         Z29, Z30, Z29
+	VMOVUPS        896(R11), Z30
+	VSUBPS         Z7, Z30, Z7
+	VADDPS         Z28, Z17, Z17
+	VMOVUPS        704(R11), Z28
+	VMULPS         704(R11), Z28, Z28
+	VMULPS         Z27, Z27, Z30
+	VADDPS         Z8, Z26, Z8
+	VMOVUPS        192(DX)(R13*4), Z26
+	VSUBPS         192(AX)(R13*4), Z26, Z26
+	VMULPS         640(R11), Z6, Z6
+	VMULPS         Z15, Z15, Z31
+	VMOVUPS        Z25, 640(R11)
+	VMULPS         576(R11), Z17, Z17
+	VMOVUPS        Z23, 1408(R11)
+	VMOVUPS        192(SI)(R13*4), Z23
+	VSUBPS         192(BX)(R13*4), Z23, Z23
+	VADDPS         Z28, Z29, Z25
+	VMULPS         Z27, Z14, Z14
+	VMULPS         576(R11), Z8, Z27
+	VMOVUPS        192(AX)(R13*4), Z28
+	VSUBPS         192(R8)(R13*4), Z28, Z28
+	VADDPS         192(R11), Z6, Z6
+	VMULPS         Z15, Z11, Z11
+	VMULPS         Z17, Z20, Z15
+	VMOVUPS        Z8, 192(R11)
+	VMOVUPS        192(BX)(R13*4), Z8
+	VSUBPS         192(R9)(R13*4), Z8, Z8
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z25, K1
+	VDIVPS.Z       Z25, Z1, K1, Z25
+	VADDPS         Z31, Z30, Z29
+	VMULPS         Z17, Z19, Z30
+	VMOVUPS        Z4, 576(R11)
+	VMOVUPS        192(DI)(R13*4), Z4
+	VSUBPS         192(CX)(R13*4), Z4, Z4
+	VMULPS         448(R11), Z9, Z31
+	VMOVUPS        Z13, 1472(R11)
+	VMULPS         Z7, Z7, Z13
+	VMOVUPS        Z9, 1536(R11)
+	VMULPS         Z27, Z20, Z9
+	VMOVUPS        Z20, 1600(R11)
+	VMOVUPS        Z4, 1664(R11)
+	VMOVUPS        192(CX)(R13*4), Z4
+	VSUBPS         192(R10)(R13*4), Z4, Z4
+	VMULPS         320(R11), Z10, Z20
+	VMOVUPS        Z10, 1728(R11)
+	VADDPS         Z11, Z14, Z10
+	VMULPS         Z27, Z19, Z11
+	VMULPS         832(R11), Z28, Z14
+	VMOVUPS        Z19, 1792(R11)
+	VMINPS         Z1, Z6, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z7, Z12, Z7
+	VMULPS         256(R11), Z17, Z12
+	VMULPS         960(R11), Z8, Z19
+	VMOVUPS        Z17, 1856(R11)
+	VADDPS         Z20, Z31, Z17
+	VADDPS         Z13, Z29, Z13
+	VSUBPS         Z18, Z15, Z15
+	VMULPS         832(R11), Z26, Z20
+	VMOVUPS        512(R11), Z29
+	VMULPS         704(R11), Z29, Z29
+	VADDPS         Z7, Z10, Z7
+	VSUBPS         Z3, Z30, Z10
+	VMULPS         960(R11), Z23, Z30
+	VADDPS         Z29, Z17, Z17
+	VCMPPS         $0x04, Z13, Z0, K1
+	VDIVPS.Z       Z13, Z7, K1, Z7
+	VMULPS         256(R11), Z27, Z13
+	VADDPS         Z19, Z14, Z14
+	VMULPS         128(R11), Z6, Z19
+	VMINPS         Z1, Z7, Z7
+	VMAXPS         Z0, Z7, Z7
+	VSUBPS         Z9, Z24, Z9
+	VMULPS         Z4, Z16, Z29
+	VSUBPS         Z17, Z19, Z17
+	VMULPS         Z21, Z21, Z19
+	VSUBPS         Z11, Z5, Z11
+	VADDPS         Z30, Z20, Z20
+	VMULPS         Z25, Z17, Z17
+	VMULPS         Z22, Z22, Z25
+	VSUBPS         Z2, Z12, Z12
+	VMULPS         1664(R11), Z16, Z30
+	VMINPS         Z1, Z17, Z17
+	VMAXPS         Z0, Z17, Z17
+	VADDPS         Z25, Z19, Z19
+	VMOVUPS        1024(R11), Z25
+	VSUBPS         Z13, Z25, Z13
+	VADDPS         Z29, Z14, Z14
+	VMULPS         1536(R11), Z17, Z25
+	VMOVUPS        896(R11), Z29
+	VMULPS         896(R11), Z29, Z29
+	VMULPS         Z9, Z9, Z31
+	VMOVUPS        Z2, 128(R11)
+	VADDPS         Z30, Z20, Z2
+	VMULPS         1728(R11), Z17, Z20
+	VMULPS         1472(R11), Z7, Z7
+	VMULPS         Z11, Z11, Z30
+	VMOVUPS        Z3, 1472(R11)
+	VMULPS         576(R11), Z14, Z3
+	VMULPS         (R11), Z6, Z14
+	VMOVUPS        Z18, (R11)
+	VADDPS         Z29, Z19, Z18
+	VMULPS         Z9, Z15, Z9
+	VMULPS         576(R11), Z2, Z15
+	VMULPS         64(R11), Z6, Z19
+	VADDPS         1280(R11), Z7, Z7
+	VMULPS         Z11, Z10, Z10
+	VMULPS         832(R11), Z3, Z11
+	VADDPS         448(R11), Z25, Z25
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z       Z18, Z1, K1, Z18
+	VADDPS         Z30, Z31, Z29
+	VMULPS         960(R11), Z3, Z30
+	VADDPS         320(R11), Z20, Z20
+	VMULPS         1408(R11), Z21, Z31
+	VMOVUPS        Z2, 64(R11)
+	VMULPS         Z13, Z13, Z2
+	VMOVUPS        Z27, 320(R11)
+	VMULPS         832(R11), Z15, Z27
+	VMOVUPS        Z21, 448(R11)
+	VMULPS         704(R11), Z17, Z21
+	VMOVUPS        Z17, 576(R11)
+	VMULPS         640(R11), Z22, Z17
+	VMOVUPS        Z22, 704(R11)
+	VADDPS         Z10, Z9, Z9
+	VMULPS         960(R11), Z15, Z10
+	VMULPS         384(R11), Z6, Z22
+	VMOVUPS        Z6, 384(R11)
+	VMINPS         Z1, Z7, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z13, Z12, Z7
+	VMULPS         Z3, Z16, Z12
+	VSUBPS         Z14, Z25, Z13
+	VADDPS         Z17, Z31, Z14
+	VADDPS         Z2, Z29, Z2
+	VSUBPS         Z28, Z11, Z11
+	VSUBPS         Z19, Z20, Z17
+	VMOVUPS        1152(R11), Z19
+	VMULPS         896(R11), Z19, Z19
+	VADDPS         Z7, Z9, Z7
+	VSUBPS         Z8, Z30, Z9
+	VADDPS         512(R11), Z21, Z20
+	VADDPS         Z19, Z14, Z14
+	VCMPPS         $0x04, Z2, Z0, K1
+	VDIVPS.Z       Z2, Z7, K1, Z2
+	VMULPS         Z15, Z16, Z7
+	VSUBPS         Z22, Z20, Z19
+	VMULPS         768(R11), Z6, Z20
 	VMINPS         Z1, Z2, Z2
 	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z15, Z14, Z14
-	VADDPS         Z10, Z13, Z10
-	VMULPS         Z20, Z26, Z13
-	VADDPS         Z13, Z14, Z13
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z       Z10, Z1, K1, Z10
-	VMULPS         Z12, Z2, Z12
-	VMOVUPS        128(DX)(R13*4), Z14
-	VSUBPS         128(AX)(R13*4), Z14, Z14
-	VMOVUPS        128(SI)(R13*4), Z15
-	VSUBPS         128(BX)(R13*4), Z15, Z15
-	VSUBPS         Z13, Z12, Z12
-	VMOVUPS        128(AX)(R13*4), Z13
-	VSUBPS         128(R8)(R13*4), Z13, Z13
-	VMOVUPS        128(BX)(R13*4), Z16
-	VSUBPS         128(R9)(R13*4), Z16, Z16
-	VMULPS         Z3, Z12, Z3
-	VMOVUPS        128(DI)(R13*4), Z12
-	VSUBPS         128(CX)(R13*4), Z12, Z12
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	VMULPS         Z3, Z23, Z17
-	VMULPS         Z3, Z24, Z18
-	VMOVUPS        128(CX)(R13*4), Z19
-	VSUBPS         128(R10)(R13*4), Z19, Z19
-	VMULPS         Z2, Z21, Z21
-	VMULPS         Z2, Z4, Z4
-	VADDPS         Z17, Z22, Z17
-	VMULPS         Z13, Z11, Z22
-	VADDPS         Z18, Z25, Z18
-	VMULPS         Z16, Z6, Z23
-	VMULPS         Z3, Z20, Z20
-	VMULPS         Z14, Z11, Z24
-	VMULPS         Z2, Z5, Z5
-	VMULPS         Z15, Z6, Z25
-	VSUBPS         Z21, Z17, Z17
-	VSUBPS         Z4, Z18, Z4
-	VADDPS         Z20, Z26, Z18
-	VADDPS         Z23, Z22, Z20
-	VSUBPS         Z5, Z18, Z5
-	VMULPS         Z19, Z7, Z18
+	VSUBPS         Z27, Z26, Z21
+	VMULPS         Z13, Z13, Z13
+	VSUBPS         Z14, Z20, Z14
+	VMULPS         Z24, Z24, Z20
+	VSUBPS         Z10, Z23, Z10
 	VMULPS         Z17, Z17, Z17
-	VADDPS         Z25, Z24, Z21
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z12, Z7, Z22
-	VADDPS         Z4, Z17, Z4
+	VMULPS         Z18, Z14, Z14
+	VMULPS         Z5, Z5, Z18
+	VSUBPS         Z4, Z12, Z12
+	VADDPS         Z17, Z13, Z13
+	VMINPS         Z1, Z14, Z14
+	VMAXPS         Z0, Z14, Z14
 	VADDPS         Z18, Z20, Z17
-	VMULPS         Z5, Z5, Z5
-	VADDPS         Z22, Z21, Z18
-	VMULPS         Z10, Z17, Z17
-	VADDPS         Z5, Z4, Z4
-	VMULPS         Z10, Z18, Z5
-	VMULPS         Z17, Z11, Z10
+	VMOVUPS        1664(R11), Z18
+	VSUBPS         Z7, Z18, Z7
+	VMULPS         Z19, Z19, Z18
+	VMULPS         448(R11), Z14, Z19
+	VMOVUPS        1024(R11), Z20
+	VMULPS         1024(R11), Z20, Z20
+	VMULPS         Z21, Z21, Z22
+	VMULPS         704(R11), Z14, Z25
+	VMULPS         320(R11), Z2, Z2
+	VMULPS         Z10, Z10, Z27
+	VADDPS         Z18, Z13, Z13
+	VMULPS         1088(R11), Z6, Z18
+	VADDPS         Z20, Z17, Z17
+	VMULPS         Z21, Z11, Z11
+	VMULPS         1216(R11), Z6, Z20
+	VADDPS         1856(R11), Z2, Z2
+	VMULPS         Z10, Z9, Z9
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z13, K1
+	VADDPS         1408(R11), Z19, Z10
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z       Z17, Z1, K2, Z17
+	VADDPS         Z27, Z22, Z19
+	VXORPS         Z21, Z21, Z21
+	VMOVUPS        576(R11), Z22
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z22, K1, Z21
+	VADDPS         640(R11), Z25, Z22
+	VMULPS         (R11), Z24, Z25
+	VMULPS         Z7, Z7, Z27
+	VMOVUPS        Z16, 320(R11)
+	VMOVUPS        Z4, 448(R11)
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        384(R11), Z16
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
+	VMULPS         896(R11), Z14, Z16
+	VMULPS         1472(R11), Z5, Z29
+	VADDPS         Z9, Z11, Z9
+	VMOVUPS        Z8, 384(R11)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+
+	// Store the results of group 0.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z21, (R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z4, (R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z13, (R12)(R13*4)
+	VMULPS         1344(R11), Z6, Z4
+	VMINPS         Z1, Z2, Z2
+	VMAXPS         Z0, Z2, Z2
+	VMULPS         Z7, Z12, Z7
+	VSUBPS         Z18, Z10, Z8
+	VADDPS         Z29, Z25, Z10
+	VADDPS         Z27, Z19, Z11
+	VSUBPS         Z20, Z22, Z12
+	VMOVUPS        128(R11), Z13
+	VMULPS         1024(R11), Z13, Z13
+	VADDPS         Z7, Z9, Z7
+	VADDPS         1152(R11), Z16, Z9
+	VADDPS         Z13, Z10, Z10
+	VCMPPS         $0x04, Z11, Z0, K1
+	VDIVPS.Z       Z11, Z7, K1, Z7
+	VSUBPS         Z4, Z9, Z4
+	VMULPS         192(R11), Z2, Z9
+	VMINPS         Z1, Z7, Z7
+	VMAXPS         Z0, Z7, Z7
+	VMULPS         Z8, Z8, Z8
+	VSUBPS         Z10, Z9, Z9
+	VMULPS         Z26, Z26, Z10
+	VMULPS         Z12, Z12, Z11
+	VMULPS         Z17, Z9, Z9
+	VMULPS         Z23, Z23, Z12
+	VADDPS         Z11, Z8, Z8
+	VMINPS         Z1, Z9, Z9
+	VMAXPS         Z0, Z9, Z9
+	VADDPS         Z12, Z10, Z10
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z9, Z24, Z11
+	VMOVUPS        1664(R11), Z12
+	VMULPS         1664(R11), Z12, Z12
+	VMULPS         Z9, Z5, Z5
+	VMULPS         Z15, Z7, Z7
+	VADDPS         Z4, Z8, Z4
+	VMULPS         1600(R11), Z2, Z8
+	VADDPS         Z12, Z10, Z10
+	VMULPS         1792(R11), Z2, Z12
+	VADDPS         Z7, Z3, Z3
 	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VMULPS         Z17, Z6, Z20
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VMULPS         Z5, Z11, Z21
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VMULPS         Z5, Z6, Z22
+	VADDPS         (R11), Z11, Z7
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K2
+	VDIVPS.Z       Z10, Z1, K2, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
+	VADDPS         1472(R11), Z5, Z5
+	VMULPS         Z26, Z28, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VMULPS         1024(R11), Z9, Z13
+	VMULPS         384(R11), Z23, Z15
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 1.
-	MOVQ     s+96(FP), R12
-	VMOVNTPS Z3, 64(R12)(R13*4)
-	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 64(R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z4, 64(R12)(R13*4)
-	VMULPS   Z17, Z7, Z2
-	VSUBPS   Z13, Z10, Z3
-	VSUBPS   Z16, Z20, Z4
-	VMULPS   Z5, Z7, Z10
-	VSUBPS   Z21, Z14, Z20
-	VSUBPS   Z22, Z15, Z21
-	VSUBPS   Z19, Z2, Z2
-	VSUBPS   Z10, Z12, Z10
-	VMULPS   Z20, Z20, Z22
-	VMULPS   Z21, Z21, Z23
-	VMULPS   Z20, Z3, Z3
-	VMULPS   Z21, Z4, Z4
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VADDPS         Z23, Z22, Z20
-	VMULPS         Z10, Z10, Z21
-	VADDPS         Z4, Z3, Z3
-	VMULPS         Z10, Z2, Z2
-	VADDPS         Z21, Z20, Z4
-	VADDPS         Z2, Z3, Z2
-	VMOVUPS        192(R11)(R13*4), Z3
-	VSUBPS         192(R8)(R13*4), Z3, Z3
-	VCMPPS         $0x04, Z4, Z0, K1
-	VDIVPS.Z       Z4, Z2, K1, Z2
-	VSUBPS         192(R9)(R13*4), Z8, Z4
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VSUBPS         192(R10)(R13*4), Z9, Z8
-	VMULPS         Z14, Z14, Z9
-	VMULPS         Z15, Z15, Z10
-	VADDPS         Z10, Z9, Z9
-	VMULPS         Z3, Z3, Z10
-	VMULPS         Z12, Z12, Z20
-	VMULPS         Z4, Z4, Z21
-	VMULPS         Z5, Z2, Z2
-	VADDPS         Z20, Z9, Z5
-	VADDPS         Z21, Z10, Z9
-	VADDPS         Z2, Z17, Z2
-	VMULPS         Z8, Z8, Z10
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
-	VMULPS         Z14, Z13, Z17
-	VMULPS         Z15, Z16, Z20
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z20, Z17, Z17
-	VADDPS         Z10, Z9, Z9
-	VMULPS         Z12, Z19, Z10
-	VADDPS         Z10, Z17, Z10
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z       Z9, Z1, K1, Z9
-	VMULPS         Z18, Z2, Z17
-	VMOVUPS        192(DX)(R13*4), Z18
-	VSUBPS         192(AX)(R13*4), Z18, Z18
-	VMOVUPS        192(SI)(R13*4), Z20
-	VSUBPS         192(BX)(R13*4), Z20, Z20
-	VSUBPS         Z10, Z17, Z10
-	VMOVUPS        192(AX)(R13*4), Z17
-	VSUBPS         192(R8)(R13*4), Z17, Z17
-	VMOVUPS        192(BX)(R13*4), Z21
-	VSUBPS         192(R9)(R13*4), Z21, Z21
-	VMULPS         Z5, Z10, Z5
-	VMOVUPS        192(DI)(R13*4), Z10
-	VSUBPS         192(CX)(R13*4), Z10, Z10
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z5, Z14, Z14
-	VMULPS         Z5, Z15, Z15
-	VMOVUPS        192(CX)(R13*4), Z22
-	VSUBPS         192(R10)(R13*4), Z22, Z22
-	VMULPS         Z2, Z11, Z11
-	VMULPS         Z2, Z6, Z6
-	VADDPS         Z14, Z13, Z13
-	VMULPS         Z17, Z3, Z14
-	VADDPS         Z15, Z16, Z15
-	VMULPS         Z21, Z4, Z16
-	VMULPS         Z5, Z12, Z12
-	VMULPS         Z18, Z3, Z23
-	VMULPS         Z2, Z7, Z7
-	VMULPS         Z20, Z4, Z24
-	VSUBPS         Z11, Z13, Z11
-	VSUBPS         Z6, Z15, Z6
-	VADDPS         Z12, Z19, Z12
-	VADDPS         Z16, Z14, Z13
-	VSUBPS         Z7, Z12, Z7
-	VMULPS         Z22, Z8, Z12
-	VMULPS         Z11, Z11, Z11
-	VADDPS         Z24, Z23, Z14
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z14, 64(R12)(R13*4)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z6, 64(R12)(R13*4)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z4, 64(R12)(R13*4)
+	VMULPS         256(R11), Z2, Z4
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+	VSUBPS         Z8, Z7, Z6
+	VADDPS         Z15, Z11, Z7
+	VSUBPS         Z12, Z5, Z5
+	VMOVUPS        448(R11), Z8
+	VMULPS         1664(R11), Z8, Z8
+	VADDPS         128(R11), Z13, Z11
+	VADDPS         Z8, Z7, Z7
+	VSUBPS         Z4, Z11, Z4
+	VMULPS         64(R11), Z3, Z8
 	VMULPS         Z6, Z6, Z6
-	VMULPS         Z10, Z8, Z15
-	VADDPS         Z6, Z11, Z6
-	VADDPS         Z12, Z13, Z11
-	VMULPS         Z7, Z7, Z7
-	VADDPS         Z15, Z14, Z12
-	VMULPS         Z9, Z11, Z11
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z9, Z12, Z7
-	VMULPS         Z11, Z3, Z9
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z6, K1
-	VMULPS         Z11, Z4, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VMULPS         Z7, Z3, Z14
+	VSUBPS         Z7, Z8, Z7
+	VMULPS         Z5, Z5, Z5
+	VMULPS         Z10, Z7, Z7
+	VADDPS         Z5, Z6, Z5
+	VMINPS         Z1, Z7, Z6
+	VMAXPS         Z0, Z6, Z6
+	VMULPS         Z4, Z4, Z4
+	VMULPS         Z6, Z26, Z7
+	VMULPS         Z6, Z23, Z8
+	VADDPS         Z4, Z5, Z4
+	VMULPS         832(R11), Z3, Z5
+	VMULPS         960(R11), Z3, Z10
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS         Z7, Z28, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
+	VADDPS         384(R11), Z8, Z8
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VMULPS         Z7, Z4, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VMULPS         1664(R11), Z6, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
 
 	// Store the results of group 2.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z5, 128(R12)(R13*4)
+	VMOVNTPS       Z9, 128(R12)(R13*4)
 	MOVQ           t+104(FP), R12
 	VMOVNTPS       Z2, 128(R12)(R13*4)
 	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z6, 128(R12)(R13*4)
-	VMULPS         Z11, Z8, Z2
-	VSUBPS         Z17, Z9, Z5
-	VSUBPS         Z21, Z13, Z6
-	VMULPS         Z7, Z8, Z9
-	VSUBPS         Z14, Z18, Z13
-	VSUBPS         Z15, Z20, Z14
-	VSUBPS         Z22, Z2, Z2
-	VSUBPS         Z9, Z10, Z9
-	VMULPS         Z13, Z13, Z15
-	VMULPS         Z14, Z14, Z16
-	VMULPS         Z13, Z5, Z5
-	VMULPS         Z14, Z6, Z6
-	VADDPS         Z16, Z15, Z13
-	VMULPS         Z9, Z9, Z14
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z9, Z2, Z2
-	VADDPS         Z14, Z13, Z6
-	VADDPS         Z2, Z5, Z2
-	VCMPPS         $0x04, Z6, Z0, K1
-	VDIVPS.Z       Z6, Z2, K1, Z2
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VMULPS         Z18, Z18, Z5
-	VMULPS         Z20, Z20, Z6
-	VADDPS         Z6, Z5, Z5
-	VMULPS         Z10, Z10, Z6
-	VMULPS         Z7, Z2, Z2
-	VADDPS         Z6, Z5, Z5
-	VADDPS         Z2, Z11, Z2
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z       Z5, Z1, K1, Z5
-	VMULPS         Z18, Z17, Z6
-	VMULPS         Z20, Z21, Z7
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z10, Z22, Z7
-	VADDPS         Z7, Z6, Z6
-	VMULPS         Z12, Z2, Z7
-	VSUBPS         Z6, Z7, Z6
-	VMULPS         Z5, Z6, Z5
-	VMINPS         Z1, Z5, Z5
-	VMAXPS         Z0, Z5, Z5
-	VMULPS         Z5, Z18, Z6
-	VMULPS         Z5, Z20, Z7
-	VMULPS         Z2, Z3, Z3
-	VMULPS         Z2, Z4, Z4
-	VADDPS         Z6, Z17, Z6
-	VADDPS         Z7, Z21, Z7
-	VMULPS         Z5, Z10, Z9
-	VMULPS         Z2, Z8, Z8
-	VSUBPS         Z3, Z6, Z3
-	VSUBPS         Z4, Z7, Z4
-	VADDPS         Z9, Z22, Z6
-	VSUBPS         Z8, Z6, Z6
-	VMULPS         Z3, Z3, Z3
+	VMOVNTPS       Z4, 128(R12)(R13*4)
+	VMULPS         320(R11), Z3, Z2
+	VSUBPS         Z5, Z7, Z4
+	VSUBPS         Z10, Z8, Z5
+	VADDPS         448(R11), Z11, Z7
+	VSUBPS         Z2, Z7, Z2
 	VMULPS         Z4, Z4, Z4
-	VADDPS         Z4, Z3, Z3
-	VMULPS         Z6, Z6, Z4
-	VADDPS         Z4, Z3, Z3
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z3, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMULPS         Z5, Z5, Z5
+	VADDPS         Z5, Z4, Z4
+	VMULPS         Z2, Z2, Z2
+	VADDPS         Z2, Z4, Z2
+	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z5, 192(R12)(R13*4)
+	VMOVNTPS Z6, 192(R12)(R13*4)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 192(R12)(R13*4)
-	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z3, 192(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, 192(R12)(R13*4)
 	ADDQ     $0x00000040, R13
 	SUBQ     $0x00000040, R14
 	CMPQ     R14, $0x00004000
@@ -32189,13 +33037,12 @@ ClosestAVX512_prefetch:
 	PREFETCHT1 1024(R8)(R13*4)
 	PREFETCHT1 1024(R9)(R13*4)
 	PREFETCHT1 1024(R10)(R13*4)
-	PREFETCHT1 1024(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1024(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1024(R12)(R13*4)
-	VMOVUPS    (R12)(R13*4), Z2
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1024(R12)(R13*4)
-	VMOVUPS    (R12)(R13*4), Z3
 	PREFETCHT1 1088(AX)(R13*4)
 	PREFETCHT1 1088(BX)(R13*4)
 	PREFETCHT1 1088(CX)(R13*4)
@@ -32205,13 +33052,12 @@ ClosestAVX512_prefetch:
 	PREFETCHT1 1088(R8)(R13*4)
 	PREFETCHT1 1088(R9)(R13*4)
 	PREFETCHT1 1088(R10)(R13*4)
-	PREFETCHT1 1088(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1088(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1088(R12)(R13*4)
-	VMOVUPS    64(R12)(R13*4), Z4
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1088(R12)(R13*4)
-	VMOVUPS    64(R12)(R13*4), Z5
 	PREFETCHT1 1152(AX)(R13*4)
 	PREFETCHT1 1152(BX)(R13*4)
 	PREFETCHT1 1152(CX)(R13*4)
@@ -32221,13 +33067,12 @@ ClosestAVX512_prefetch:
 	PREFETCHT1 1152(R8)(R13*4)
 	PREFETCHT1 1152(R9)(R13*4)
 	PREFETCHT1 1152(R10)(R13*4)
-	PREFETCHT1 1152(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1152(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1152(R12)(R13*4)
-	VMOVUPS    128(R12)(R13*4), Z6
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1152(R12)(R13*4)
-	VMOVUPS    128(R12)(R13*4), Z7
 	PREFETCHT1 1216(AX)(R13*4)
 	PREFETCHT1 1216(BX)(R13*4)
 	PREFETCHT1 1216(CX)(R13*4)
@@ -32237,400 +33082,523 @@ ClosestAVX512_prefetch:
 	PREFETCHT1 1216(R8)(R13*4)
 	PREFETCHT1 1216(R9)(R13*4)
 	PREFETCHT1 1216(R10)(R13*4)
-	PREFETCHT1 1216(R11)(R13*4)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1216(R12)(R13*4)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1216(R12)(R13*4)
-	VMOVUPS    192(R12)(R13*4), Z8
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1216(R12)(R13*4)
-	VMOVUPS    192(R12)(R13*4), Z9
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*4), Z10
-	VSUBPS      (R8)(R13*4), Z10, Z10
-	VSUBPS      (R9)(R13*4), Z2, Z2
-	VSUBPS      (R10)(R13*4), Z3, Z3
-	VMULPS      Z10, Z10, Z11
-	VMULPS      Z2, Z2, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z3, Z3, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*4), Z12
-	VSUBPS      (AX)(R13*4), Z12, Z12
-	VMOVUPS     (SI)(R13*4), Z13
-	VSUBPS      (BX)(R13*4), Z13, Z13
-	VMOVUPS     (AX)(R13*4), Z14
-	VSUBPS      (R8)(R13*4), Z14, Z14
-	VMOVUPS     (BX)(R13*4), Z15
-	VSUBPS      (R9)(R13*4), Z15, Z15
-	VMOVUPS     (DI)(R13*4), Z16
-	VSUBPS      (CX)(R13*4), Z16, Z16
-	VMOVUPS     (CX)(R13*4), Z17
-	VSUBPS      (R10)(R13*4), Z17, Z17
-	VMULPS      Z14, Z10, Z18
-	VMULPS      Z15, Z2, Z19
-	VMULPS      Z12, Z10, Z20
-	VMULPS      Z13, Z2, Z21
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z17, Z3, Z19
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z3, Z21
-	VADDPS      Z19, Z18, Z18
-	VADDPS      Z21, Z20, Z19
-	VMULPS      Z11, Z18, Z18
-	VMULPS      Z11, Z19, Z11
-	VMULPS      Z18, Z10, Z20
-	VMULPS      Z18, Z2, Z21
-	VMULPS      Z11, Z10, Z22
-	VMULPS      Z11, Z2, Z23
-	VMULPS      Z18, Z3, Z24
-	VSUBPS      Z14, Z20, Z20
-	VSUBPS      Z15, Z21, Z21
-	VMULPS      Z11, Z3, Z25
-	VSUBPS      Z22, Z12, Z22
-	VSUBPS      Z23, Z13, Z23
-	VSUBPS      Z17, Z24, Z24
-	VSUBPS      Z25, Z16, Z25
-	VMULPS      Z22, Z22, Z26
-	VMULPS      Z23, Z23, Z27
-	VMULPS      Z22, Z20, Z20
+	MOVQ    dx+72(FP), R12
+	VMOVUPS (R12)(R13*4), Z2
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Z3
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Z4
+	VSUBPS  (R8)(R13*4), Z2, Z2
+	VSUBPS  (R9)(R13*4), Z3, Z3
+	VSUBPS  (R10)(R13*4), Z4, Z4
+	VMULPS  Z2, Z2, Z5
+	VMULPS  Z3, Z3, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z23, Z21, Z21
-	VADDPS      Z27, Z26, Z22
-	VMULPS      Z25, Z25, Z23
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z25, Z24, Z21
-	VADDPS      Z23, Z22, Z22
-	VMOVUPS     64(R11)(R13*4), Z23
-	VSUBPS      64(R8)(R13*4), Z23, Z23
-	VADDPS      Z21, Z20, Z20
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VCMPPS      $0x04, Z22, Z0, K1
-	VDIVPS.Z    Z22, Z20, K1, Z20
-	VSUBPS      64(R10)(R13*4), Z5, Z5
-	VMINPS      Z1, Z20, Z20
-	VMAXPS      Z0, Z20, Z20
-	VMULPS      Z12, Z12, Z21
-	VMULPS      Z13, Z13, Z22
-	VMULPS      Z23, Z23, Z24
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z4, Z4, Z22
-	VMULPS      Z16, Z16, Z25
-	VMULPS      Z11, Z20, Z11
-	VADDPS      Z22, Z24, Z20
-	VADDPS      Z25, Z21, Z21
-	VMULPS      Z5, Z5, Z22
-	VADDPS      Z11, Z18, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K1
-	VDIVPS.Z    Z21, Z1, K1, Z18
-	VMULPS      Z12, Z14, Z21
-	VMULPS      Z13, Z15, Z24
-	VMINPS      Z1, Z11, Z11
-	VMAXPS      Z0, Z11, Z11
-	VADDPS      Z22, Z20, Z20
-	VADDPS      Z24, Z21, Z21
-	VMULPS      Z16, Z17, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z20
-	VADDPS      Z22, Z21, Z21
-	VMOVUPS     64(DX)(R13*4), Z22
-	VSUBPS      64(AX)(R13*4), Z22, Z22
-	VMULPS      Z19, Z11, Z19
-	VMOVUPS     64(SI)(R13*4), Z24
-	VSUBPS      64(BX)(R13*4), Z24, Z24
-	VMOVUPS     64(AX)(R13*4), Z25
-	VSUBPS      64(R8)(R13*4), Z25, Z25
-	VSUBPS      Z21, Z19, Z19
-	VMOVUPS     64(BX)(R13*4), Z21
-	VSUBPS      64(R9)(R13*4), Z21, Z21
-	VMOVUPS     64(DI)(R13*4), Z26
-	VSUBPS      64(CX)(R13*4), Z26, Z26
-	VMULPS      Z18, Z19, Z18
-	VMINPS      Z1, Z18, Z18
-	VMAXPS      Z0, Z18, Z18
-	VMULPS      Z18, Z12, Z12
-	VMOVUPS     64(CX)(R13*4), Z19
-	VSUBPS      64(R10)(R13*4), Z19, Z19
-	VMULPS      Z18, Z13, Z13
-	VMULPS      Z11, Z10, Z10
-	VMULPS      Z11, Z2, Z2
-	VMULPS      Z25, Z23, Z27
-	VADDPS      Z12, Z14, Z12
-	VMULPS      Z21, Z4, Z14
-	VADDPS      Z13, Z15, Z13
-	VMULPS      Z22, Z23, Z15
-	VMULPS      Z18, Z16, Z16
-	VMULPS      Z24, Z4, Z28
-	VMULPS      Z11, Z3, Z3
-	VSUBPS      Z10, Z12, Z10
-	VSUBPS      Z2, Z13, Z2
-	VADDPS      Z14, Z27, Z12
-	VADDPS      Z16, Z17, Z13
-	VMULPS      Z19, Z5, Z14
-	VSUBPS      Z3, Z13, Z3
-	VADDPS      Z28, Z15, Z13
-	VMULPS      Z10, Z10, Z10
-	VMULPS      Z26, Z5, Z15
-	VMULPS      Z2, Z2, Z2
-	VADDPS      Z14, Z12, Z12
-	VADDPS      Z2, Z10, Z2
-	VADDPS      Z15, Z13, Z10
-	VMULPS      Z3, Z3, Z3
-	VMULPS      Z20, Z12, Z12
-	VMULPS      Z20, Z10, Z13
-	VADDPS      Z3, Z2, Z2
-	VMULPS      Z12, Z23, Z3
-	VMULPS      Z12, Z4, Z14
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
-
-	// Store the results of group 0.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z18, (R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z11, (R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z2, (R12)(R13*4)
-
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	VMULPS       Z13, Z23, Z2
-	VMULPS       Z13, Z4, Z11
-	VMULPS       Z12, Z5, Z15
-	VSUBPS       Z25, Z3, Z3
-	VSUBPS       Z21, Z14, Z14
-	VMULPS       Z13, Z5, Z16
-	VSUBPS       Z2, Z22, Z2
-	VSUBPS       Z11, Z24, Z11
-	VSUBPS       Z19, Z15, Z15
-	VSUBPS       Z16, Z26, Z16
-	VMULPS       Z2, Z2, Z17
-	VMULPS       Z11, Z11, Z18
-	VMULPS       Z2, Z3, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z11, Z14, Z3
-	VADDPS      Z18, Z17, Z11
-	VMULPS      Z16, Z16, Z14
-	VADDPS      Z3, Z2, Z2
-	VMULPS      Z16, Z15, Z3
-	VADDPS      Z14, Z11, Z11
-	VMOVUPS     128(R11)(R13*4), Z14
-	VSUBPS      128(R8)(R13*4), Z14, Z14
-	VADDPS      Z3, Z2, Z2
-	VSUBPS      128(R9)(R13*4), Z6, Z3
-	VCMPPS      $0x04, Z11, Z0, K1
-	VDIVPS.Z    Z11, Z2, K1, Z2
-	VSUBPS      128(R10)(R13*4), Z7, Z6
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VMULPS      Z22, Z22, Z7
-	VMULPS      Z24, Z24, Z11
-	VMULPS      Z14, Z14, Z15
-	VADDPS      Z11, Z7, Z7
-	VMULPS      Z3, Z3, Z11
-	VMULPS      Z26, Z26, Z16
-	VMULPS      Z13, Z2, Z2
-	VADDPS      Z11, Z15, Z11
-	VADDPS      Z16, Z7, Z7
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z8
+	VMOVUPS     (DX)(R13*4), Z9
+	VSUBPS      (AX)(R13*4), Z9, Z9
+	VSUBPS      64(R8)(R13*4), Z6, Z6
+	VMOVUPS     (SI)(R13*4), Z10
+	VSUBPS      (BX)(R13*4), Z10, Z10
+	VSUBPS      64(R9)(R13*4), Z7, Z7
+	VMOVUPS     (AX)(R13*4), Z11
+	VSUBPS      (R8)(R13*4), Z11, Z11
+	VSUBPS      64(R10)(R13*4), Z8, Z8
+	VMOVUPS     (BX)(R13*4), Z12
+	VSUBPS      (R9)(R13*4), Z12, Z12
 	VMULPS      Z6, Z6, Z13
-	VADDPS      Z2, Z12, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z7, K1
-	VDIVPS.Z    Z7, Z1, K1, Z7
-	VMULPS      Z22, Z25, Z12
-	VMULPS      Z24, Z21, Z15
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z13, Z11, Z11
-	VADDPS      Z15, Z12, Z12
-	VMULPS      Z26, Z19, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VADDPS      Z13, Z12, Z12
-	VMOVUPS     128(DX)(R13*4), Z13
-	VSUBPS      128(AX)(R13*4), Z13, Z13
-	VMULPS      Z10, Z2, Z10
-	VMOVUPS     128(SI)(R13*4), Z15
-	VSUBPS      128(BX)(R13*4), Z15, Z15
-	VMOVUPS     128(AX)(R13*4), Z16
-	VSUBPS      128(R8)(R13*4), Z16, Z16
-	VSUBPS      Z12, Z10, Z10
-	VMOVUPS     128(BX)(R13*4), Z12
-	VSUBPS      128(R9)(R13*4), Z12, Z12
-	VMOVUPS     128(DI)(R13*4), Z17
-	VSUBPS      128(CX)(R13*4), Z17, Z17
-	VMULPS      Z7, Z10, Z7
+	VMOVUPS     (DI)(R13*4), Z14
+	VSUBPS      (CX)(R13*4), Z14, Z14
+	VMULPS      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*4), Z16
+	VSUBPS      (R10)(R13*4), Z16, Z16
+	VADDPS      Z15, Z13, Z13
+	VMULPS      Z11, Z2, Z15
+	VMULPS      Z8, Z8, Z17
+	VMULPS      Z12, Z3, Z18
+	VADDPS      Z17, Z13, Z13
+	VMULPS      Z9, Z2, Z17
+	VMULPS      Z10, Z3, Z19
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS      Z18, Z15, Z15
+	VMULPS      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z20
+	VADDPS      Z19, Z17, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z13
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z19
+	VMULPS      Z14, Z4, Z21
+	VADDPS      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z18
+	VADDPS      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*4), Z21
+	VSUBPS      64(AX)(R13*4), Z21, Z21
+	VSUBPS      128(R8)(R13*4), Z20, Z20
+	VMULPS      Z5, Z15, Z15
+	VMOVUPS     64(SI)(R13*4), Z22
+	VSUBPS      64(BX)(R13*4), Z22, Z22
+	VSUBPS      128(R9)(R13*4), Z19, Z19
+	VMULPS      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*4), Z23
+	VSUBPS      64(R8)(R13*4), Z23, Z23
+	VSUBPS      128(R10)(R13*4), Z18, Z18
+	VMULPS      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*4), Z25
+	VSUBPS      64(R9)(R13*4), Z25, Z25
+	VMULPS      Z20, Z20, Z26
+	VMULPS      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*4), Z28
+	VSUBPS      64(CX)(R13*4), Z28, Z28
+	VMULPS      Z19, Z19, Z29
+	VMULPS      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*4), Z2
+	VSUBPS      64(R10)(R13*4), Z2, Z2
+	VADDPS      Z29, Z26, Z26
+	VMULPS      Z5, Z3, Z29
+	VMULPS      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPS      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPS      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPS      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPS      Z3, Z26, Z3
+	VSUBPS      Z11, Z24, Z18
+	VMULPS      Z21, Z6, Z24
+	VSUBPS      Z12, Z27, Z26
+	VMULPS      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPS      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPS      Z15, Z31, Z4
+	VSUBPS      Z30, Z9, Z15
+	VMULPS      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPS      Z29, Z10, Z11
+	VADDPS      Z27, Z24, Z24
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z    Z3, Z1, K1, Z3
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z27
+	VSUBPS      Z16, Z17, Z17
+	VMULPS      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPS      Z12, Z14, Z12
+	VADDPS      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z16
+	VMULPS      Z15, Z15, Z30
+	VMOVUPS     Z3, 576(R11)
+	VADDPS      Z29, Z24, Z3
+	VMOVUPS     128(DX)(R13*4), Z24
+	VSUBPS      128(AX)(R13*4), Z24, Z24
+	VSUBPS      192(R8)(R13*4), Z31, Z29
+	VMULPS      Z11, Z11, Z31
+	VMOVUPS     Z5, 640(R11)
+	VMULPS      Z13, Z4, Z4
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*4), Z5
+	VSUBPS      128(BX)(R13*4), Z5, Z5
+	VSUBPS      192(R9)(R13*4), Z27, Z14
+	VMULPS      Z15, Z18, Z15
+	VMULPS      Z13, Z3, Z13
+	VMOVUPS     128(AX)(R13*4), Z18
+	VSUBPS      128(R8)(R13*4), Z18, Z18
+	VSUBPS      192(R10)(R13*4), Z16, Z16
+	VMULPS      Z11, Z26, Z11
+	VMULPS      Z4, Z6, Z26
+	VMOVUPS     Z3, 768(R11)
+	VMOVUPS     128(BX)(R13*4), Z3
+	VSUBPS      128(R9)(R13*4), Z3, Z3
+	VMULPS      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z4, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*4), Z28
+	VSUBPS      128(CX)(R13*4), Z28, Z28
+	VMULPS      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPS      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPS      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*4), Z2
+	VSUBPS      128(R10)(R13*4), Z2, Z2
+	VADDPS      Z31, Z27, Z6
+	VADDPS      Z11, Z15, Z11
+	VMULPS      Z13, Z7, Z15
+	VMULPS      Z18, Z20, Z27
+	VMULPS      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPS      Z12, Z17, Z7
+	VMULPS      Z4, Z8, Z12
+	VMULPS      Z3, Z19, Z17
+	VMOVUPS     Z4, 1280(R11)
+	VADDPS      Z31, Z6, Z4
+	VADDPS      Z14, Z29, Z6
+	VSUBPS      Z23, Z26, Z14
+	VMULPS      Z24, Z20, Z26
+	VADDPS      Z7, Z11, Z7
+	VSUBPS      Z25, Z30, Z11
+	VMULPS      Z5, Z19, Z29
+	VCMPPS      $0x04, Z6, Z0, K1
+	VDIVPS.Z    Z6, Z7, K1, Z6
+	VMULPS      Z13, Z8, Z7
+	VADDPS      Z17, Z27, Z17
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VSUBPS      Z28, Z21, Z27
+	VMULPS      256(R11), Z2, Z28
+	VMULPS      Z9, Z9, Z30
+	VSUBPS      Z15, Z22, Z15
+	VADDPS      Z29, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
+	VDIVPS.Z    Z4, Z1, K1, Z4
+	VMULPS      Z10, Z10, Z29
+	VSUBPS      1152(R11), Z12, Z12
+	VMOVUPS     Z8, 1344(R11)
+	VMOVUPS     256(R11), Z8
+	VMULPS      1024(R11), Z8, Z8
+	VADDPS      Z29, Z30, Z29
+	VMOVUPS     896(R11), Z30
+	VSUBPS      Z7, Z30, Z7
+	VADDPS      Z28, Z17, Z17
+	VMOVUPS     704(R11), Z28
+	VMULPS      704(R11), Z28, Z28
+	VMULPS      Z27, Z27, Z30
+	VADDPS      Z8, Z26, Z8
+	VMOVUPS     192(DX)(R13*4), Z26
+	VSUBPS      192(AX)(R13*4), Z26, Z26
+	VMULPS      640(R11), Z6, Z6
+	VMULPS      Z15, Z15, Z31
+	VMOVUPS     Z25, 640(R11)
+	VMULPS      576(R11), Z17, Z17
+	VMOVUPS     Z23, 1408(R11)
+	VMOVUPS     192(SI)(R13*4), Z23
+	VSUBPS      192(BX)(R13*4), Z23, Z23
+	VADDPS      Z28, Z29, Z25
+	VMULPS      Z27, Z14, Z14
+	VMULPS      576(R11), Z8, Z27
+	VMOVUPS     192(AX)(R13*4), Z28
+	VSUBPS      192(R8)(R13*4), Z28, Z28
+	VADDPS      192(R11), Z6, Z6
+	VMULPS      Z15, Z11, Z11
+	VMULPS      Z17, Z20, Z15
+	VMOVUPS     Z8, 192(R11)
+	VMOVUPS     192(BX)(R13*4), Z8
+	VSUBPS      192(R9)(R13*4), Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K1
+	VDIVPS.Z    Z25, Z1, K1, Z25
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z17, Z19, Z30
+	VMOVUPS     Z4, 576(R11)
+	VMOVUPS     192(DI)(R13*4), Z4
+	VSUBPS      192(CX)(R13*4), Z4, Z4
+	VMULPS      448(R11), Z9, Z31
+	VMOVUPS     Z13, 1472(R11)
+	VMULPS      Z7, Z7, Z13
+	VMOVUPS     Z9, 1536(R11)
+	VMULPS      Z27, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z4, 1664(R11)
+	VMOVUPS     192(CX)(R13*4), Z4
+	VSUBPS      192(R10)(R13*4), Z4, Z4
+	VMULPS      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPS      Z11, Z14, Z10
+	VMULPS      Z27, Z19, Z11
+	VMULPS      832(R11), Z28, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z7, Z12, Z7
+	VMULPS      256(R11), Z17, Z12
+	VMULPS      960(R11), Z8, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPS      Z20, Z31, Z17
+	VADDPS      Z13, Z29, Z13
+	VSUBPS      Z18, Z15, Z15
+	VMULPS      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPS      704(R11), Z29, Z29
+	VADDPS      Z7, Z10, Z7
+	VSUBPS      Z3, Z30, Z10
+	VMULPS      960(R11), Z23, Z30
+	VADDPS      Z29, Z17, Z17
+	VCMPPS      $0x04, Z13, Z0, K1
+	VDIVPS.Z    Z13, Z7, K1, Z7
+	VMULPS      256(R11), Z27, Z13
+	VADDPS      Z19, Z14, Z14
+	VMULPS      128(R11), Z6, Z19
 	VMINPS      Z1, Z7, Z7
 	VMAXPS      Z0, Z7, Z7
-	VMULPS      Z7, Z22, Z10
-	VMOVUPS     128(CX)(R13*4), Z18
-	VSUBPS      128(R10)(R13*4), Z18, Z18
-	VMULPS      Z7, Z24, Z20
-	VMULPS      Z2, Z23, Z22
-	VMULPS      Z2, Z4, Z4
-	VMULPS      Z16, Z14, Z23
-	VADDPS      Z10, Z25, Z10
-	VMULPS      Z12, Z3, Z24
-	VADDPS      Z20, Z21, Z20
-	VMULPS      Z13, Z14, Z21
-	VMULPS      Z7, Z26, Z25
-	VMULPS      Z15, Z3, Z26
-	VMULPS      Z2, Z5, Z5
-	VSUBPS      Z22, Z10, Z10
-	VSUBPS      Z4, Z20, Z4
-	VADDPS      Z24, Z23, Z20
+	VSUBPS      Z9, Z24, Z9
+	VMULPS      Z4, Z16, Z29
+	VSUBPS      Z17, Z19, Z17
+	VMULPS      Z21, Z21, Z19
+	VSUBPS      Z11, Z5, Z11
+	VADDPS      Z30, Z20, Z20
+	VMULPS      Z25, Z17, Z17
+	VMULPS      Z22, Z22, Z25
+	VSUBPS      Z2, Z12, Z12
+	VMULPS      1664(R11), Z16, Z30
+	VMINPS      Z1, Z17, Z17
+	VMAXPS      Z0, Z17, Z17
 	VADDPS      Z25, Z19, Z19
-	VMULPS      Z18, Z6, Z22
-	VSUBPS      Z5, Z19, Z5
-	VADDPS      Z26, Z21, Z19
-	VMULPS      Z10, Z10, Z10
-	VMULPS      Z17, Z6, Z21
-	VMULPS      Z4, Z4, Z4
-	VADDPS      Z22, Z20, Z20
-	VADDPS      Z4, Z10, Z4
-	VADDPS      Z21, Z19, Z10
-	VMULPS      Z5, Z5, Z5
-	VMULPS      Z11, Z20, Z19
-	VMULPS      Z11, Z10, Z11
-	VADDPS      Z5, Z4, Z4
-	VMULPS      Z19, Z14, Z5
-	VMULPS      Z19, Z3, Z20
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VMOVUPS     1024(R11), Z25
+	VSUBPS      Z13, Z25, Z13
+	VADDPS      Z29, Z14, Z14
+	VMULPS      1536(R11), Z17, Z25
+	VMOVUPS     896(R11), Z29
+	VMULPS      896(R11), Z29, Z29
+	VMULPS      Z9, Z9, Z31
+	VMOVUPS     Z2, 128(R11)
+	VADDPS      Z30, Z20, Z2
+	VMULPS      1728(R11), Z17, Z20
+	VMULPS      1472(R11), Z7, Z7
+	VMULPS      Z11, Z11, Z30
+	VMOVUPS     Z3, 1472(R11)
+	VMULPS      576(R11), Z14, Z3
+	VMULPS      (R11), Z6, Z14
+	VMOVUPS     Z18, (R11)
+	VADDPS      Z29, Z19, Z18
+	VMULPS      Z9, Z15, Z9
+	VMULPS      576(R11), Z2, Z15
+	VMULPS      64(R11), Z6, Z19
+	VADDPS      1280(R11), Z7, Z7
+	VMULPS      Z11, Z10, Z10
+	VMULPS      832(R11), Z3, Z11
+	VADDPS      448(R11), Z25, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z    Z18, Z1, K1, Z18
+	VADDPS      Z30, Z31, Z29
+	VMULPS      960(R11), Z3, Z30
+	VADDPS      320(R11), Z20, Z20
+	VMULPS      1408(R11), Z21, Z31
+	VMOVUPS     Z2, 64(R11)
+	VMULPS      Z13, Z13, Z2
+	VMOVUPS     Z27, 320(R11)
+	VMULPS      832(R11), Z15, Z27
+	VMOVUPS     Z21, 448(R11)
+	VMULPS      704(R11), Z17, Z21
+	VMOVUPS     Z17, 576(R11)
+	VMULPS      640(R11), Z22, Z17
+	VMOVUPS     Z22, 704(R11)
+	VADDPS      Z10, Z9, Z9
+	VMULPS      960(R11), Z15, Z10
+	VMULPS      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z13, Z12, Z7
+	VMULPS      Z3, Z16, Z12
+	VSUBPS      Z14, Z25, Z13
+	VADDPS      Z17, Z31, Z14
+	VADDPS      Z2, Z29, Z2
+	VSUBPS      Z28, Z11, Z11
+	VSUBPS      Z19, Z20, Z17
+	VMOVUPS     1152(R11), Z19
+	VMULPS      896(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VSUBPS      Z8, Z30, Z9
+	VADDPS      512(R11), Z21, Z20
+	VADDPS      Z19, Z14, Z14
+	VCMPPS      $0x04, Z2, Z0, K1
+	VDIVPS.Z    Z2, Z7, K1, Z2
+	VMULPS      Z15, Z16, Z7
+	VSUBPS      Z22, Z20, Z19
+	VMULPS      768(R11), Z6, Z20
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VSUBPS      Z27, Z26, Z21
+	VMULPS      Z13, Z13, Z13
+	VSUBPS      Z14, Z20, Z14
+	VMULPS      Z24, Z24, Z20
+	VSUBPS      Z10, Z23, Z10
+	VMULPS      Z17, Z17, Z17
+	VMULPS      Z18, Z14, Z14
+	VMULPS      Z5, Z5, Z18
+	VSUBPS      Z4, Z12, Z12
+	VADDPS      Z17, Z13, Z13
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VADDPS      Z18, Z20, Z17
+	VMOVUPS     1664(R11), Z18
+	VSUBPS      Z7, Z18, Z7
+	VMULPS      Z19, Z19, Z18
+	VMULPS      448(R11), Z14, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPS      1024(R11), Z20, Z20
+	VMULPS      Z21, Z21, Z22
+	VMULPS      704(R11), Z14, Z25
+	VMULPS      320(R11), Z2, Z2
+	VMULPS      Z10, Z10, Z27
+	VADDPS      Z18, Z13, Z13
+	VMULPS      1088(R11), Z6, Z18
+	VADDPS      Z20, Z17, Z17
+	VMULPS      Z21, Z11, Z11
+	VMULPS      1216(R11), Z6, Z20
+	VADDPS      1856(R11), Z2, Z2
+	VMULPS      Z10, Z9, Z9
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
+
+	// Store the results of group 0.
+	VMOVUPS 576(R11), Z10
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	VMOVUPS 384(R11), Z10
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z13, (R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	VBROADCASTSS canonicalnan<>+0(SB), Z10
+	MOVQ         s+96(FP), R12
+	VMOVUPS      Z10, K1, (R12)(R13*4)
+	MOVQ         t+104(FP), R12
+	VMOVUPS      Z10, K1, (R12)(R13*4)
+	MOVQ         dist2+112(FP), R12
+	VMOVUPS      Z10, K1, (R12)(R13*4)
+	VADDPS       1408(R11), Z19, Z10
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z17, K1
+	VDIVPS.Z     Z17, Z1, K1, Z13
+	VADDPS       Z27, Z22, Z17
+	VADDPS       640(R11), Z25, Z19
+	VMULPS       (R11), Z24, Z21
+	VMULPS       Z7, Z7, Z22
+	VMULPS       896(R11), Z14, Z25
+	VMULPS       1472(R11), Z5, Z27
+	VADDPS       Z9, Z11, Z9
+	VMULPS       1344(R11), Z6, Z11
+	VMINPS       Z1, Z2, Z2
+	VMAXPS       Z0, Z2, Z2
+	VMULPS       Z7, Z12, Z7
+	VSUBPS       Z18, Z10, Z10
+	VADDPS       Z27, Z21, Z12
+	VADDPS       Z22, Z17, Z17
+	VSUBPS       Z20, Z19, Z18
+	VMOVUPS      128(R11), Z19
+	VMULPS       1024(R11), Z19, Z19
+	VADDPS       Z7, Z9, Z7
+	VADDPS       1152(R11), Z25, Z9
+	VADDPS       Z19, Z12, Z12
+	VCMPPS       $0x04, Z17, Z0, K1
+	VDIVPS.Z     Z17, Z7, K1, Z7
+	VSUBPS       Z11, Z9, Z9
+	VMULPS       192(R11), Z2, Z11
+	VMINPS       Z1, Z7, Z7
+	VMAXPS       Z0, Z7, Z7
+	VMULPS       Z10, Z10, Z10
+	VSUBPS       Z12, Z11, Z11
+	VMULPS       Z26, Z26, Z12
+	VMULPS       Z18, Z18, Z17
+	VMULPS       Z13, Z11, Z11
+	VMULPS       Z23, Z23, Z13
+	VADDPS       Z17, Z10, Z10
+	VMINPS       Z1, Z11, Z11
+	VMAXPS       Z0, Z11, Z11
+	VADDPS       Z13, Z12, Z12
+	VMULPS       Z9, Z9, Z9
+	VMULPS       Z11, Z24, Z13
+	VMOVUPS      1664(R11), Z17
+	VMULPS       1664(R11), Z17, Z17
+	VMULPS       Z11, Z5, Z5
+	VMULPS       Z15, Z7, Z7
+	VADDPS       Z9, Z10, Z9
+	VMULPS       1600(R11), Z2, Z10
+	VADDPS       Z17, Z12, Z12
+	VMULPS       1792(R11), Z2, Z15
+	VADDPS       Z7, Z3, Z3
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z9, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z7, 64(R12)(R13*4)
+	VMOVUPS Z14, 64(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 64(R12)(R13*4)
+	VMOVUPS Z6, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 64(R12)(R13*4)
+	VMOVUPS Z9, 64(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
+	VBROADCASTSS canonicalnan<>+0(SB), Z6
 	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, 64(R12)(R13*4)
+	VMOVUPS      Z6, K1, 64(R12)(R13*4)
 	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, 64(R12)(R13*4)
+	VMOVUPS      Z6, K1, 64(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, 64(R12)(R13*4)
-	VMULPS       Z11, Z14, Z2
-	VMULPS       Z11, Z3, Z4
-	VMULPS       Z19, Z6, Z7
-	VSUBPS       Z16, Z5, Z5
-	VSUBPS       Z12, Z20, Z20
-	VMULPS       Z11, Z6, Z21
-	VSUBPS       Z2, Z13, Z2
-	VSUBPS       Z4, Z15, Z4
-	VSUBPS       Z18, Z7, Z7
-	VSUBPS       Z21, Z17, Z21
-	VMULPS       Z2, Z2, Z22
-	VMULPS       Z4, Z4, Z23
-	VMULPS       Z2, Z5, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z4, Z20, Z4
-	VADDPS      Z23, Z22, Z5
-	VMULPS      Z21, Z21, Z20
-	VADDPS      Z4, Z2, Z2
-	VMULPS      Z21, Z7, Z4
-	VADDPS      Z20, Z5, Z5
-	VMOVUPS     192(R11)(R13*4), Z7
-	VSUBPS      192(R8)(R13*4), Z7, Z7
-	VADDPS      Z4, Z2, Z2
-	VSUBPS      192(R9)(R13*4), Z8, Z4
-	VCMPPS      $0x04, Z5, Z0, K1
-	VDIVPS.Z    Z5, Z2, K1, Z2
-	VSUBPS      192(R10)(R13*4), Z9, Z5
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VMULPS      Z13, Z13, Z8
-	VMULPS      Z15, Z15, Z9
-	VMULPS      Z7, Z7, Z20
-	VADDPS      Z9, Z8, Z8
-	VMULPS      Z4, Z4, Z9
-	VMULPS      Z17, Z17, Z21
-	VMULPS      Z11, Z2, Z2
-	VADDPS      Z9, Z20, Z9
-	VADDPS      Z21, Z8, Z8
-	VMULPS      Z5, Z5, Z11
-	VADDPS      Z2, Z19, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
-	VDIVPS.Z    Z8, Z1, K1, Z8
-	VMULPS      Z13, Z16, Z19
-	VMULPS      Z15, Z12, Z20
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z11, Z9, Z9
-	VADDPS      Z20, Z19, Z11
-	VMULPS      Z17, Z18, Z19
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z9
-	VADDPS      Z19, Z11, Z11
-	VMOVUPS     192(DX)(R13*4), Z19
-	VSUBPS      192(AX)(R13*4), Z19, Z19
-	VMULPS      Z10, Z2, Z10
-	VMOVUPS     192(SI)(R13*4), Z20
-	VSUBPS      192(BX)(R13*4), Z20, Z20
-	VMOVUPS     192(AX)(R13*4), Z21
-	VSUBPS      192(R8)(R13*4), Z21, Z21
-	VSUBPS      Z11, Z10, Z10
-	VMOVUPS     192(BX)(R13*4), Z11
-	VSUBPS      192(R9)(R13*4), Z11, Z11
-	VMOVUPS     192(DI)(R13*4), Z22
-	VSUBPS      192(CX)(R13*4), Z22, Z22
-	VMULPS      Z8, Z10, Z8
-	VMINPS      Z1, Z8, Z8
-	VMAXPS      Z0, Z8, Z8
-	VMULPS      Z8, Z13, Z10
-	VMOVUPS     192(CX)(R13*4), Z13
-	VSUBPS      192(R10)(R13*4), Z13, Z13
-	VMULPS      Z8, Z15, Z15
-	VMULPS      Z2, Z14, Z14
-	VMULPS      Z2, Z3, Z3
-	VMULPS      Z21, Z7, Z23
-	VADDPS      Z10, Z16, Z10
-	VMULPS      Z11, Z4, Z16
-	VADDPS      Z15, Z12, Z12
-	VMULPS      Z19, Z7, Z15
-	VMULPS      Z8, Z17, Z17
-	VMULPS      Z20, Z4, Z24
-	VMULPS      Z2, Z6, Z6
-	VSUBPS      Z14, Z10, Z10
-	VSUBPS      Z3, Z12, Z3
-	VADDPS      Z16, Z23, Z12
-	VADDPS      Z17, Z18, Z14
-	VMULPS      Z13, Z5, Z16
-	VSUBPS      Z6, Z14, Z6
-	VADDPS      Z24, Z15, Z14
-	VMULPS      Z10, Z10, Z10
-	VMULPS      Z22, Z5, Z15
-	VMULPS      Z3, Z3, Z3
-	VADDPS      Z16, Z12, Z12
-	VADDPS      Z3, Z10, Z3
-	VADDPS      Z15, Z14, Z10
-	VMULPS      Z6, Z6, Z6
-	VMULPS      Z9, Z12, Z12
-	VMULPS      Z9, Z10, Z9
-	VADDPS      Z6, Z3, Z3
-	VMULPS      Z12, Z7, Z6
-	VMULPS      Z12, Z4, Z14
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
+	VMOVUPS      Z6, K1, 64(R12)(R13*4)
+	VADDPS       (R11), Z13, Z6
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z     Z12, Z1, K1, Z7
+	VADDPS       1472(R11), Z5, Z5
+	VMULPS       Z26, Z28, Z9
+	VMULPS       1024(R11), Z11, Z12
+	VMULPS       Z23, Z8, Z13
+	VMULPS       256(R11), Z2, Z14
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VSUBPS       Z10, Z6, Z6
+	VADDPS       Z13, Z9, Z9
+	VSUBPS       Z15, Z5, Z5
+	VMULPS       1664(R11), Z4, Z10
+	VADDPS       128(R11), Z12, Z12
+	VADDPS       Z10, Z9, Z9
+	VSUBPS       Z14, Z12, Z10
+	VMULPS       64(R11), Z3, Z12
+	VMULPS       Z6, Z6, Z6
+	VSUBPS       Z9, Z12, Z9
+	VMULPS       Z5, Z5, Z5
+	VMULPS       Z7, Z9, Z7
+	VADDPS       Z5, Z6, Z5
+	VMINPS       Z1, Z7, Z6
+	VMAXPS       Z0, Z6, Z6
+	VMULPS       Z10, Z10, Z7
+	VMULPS       Z6, Z26, Z9
+	VMULPS       Z6, Z23, Z10
+	VADDPS       Z7, Z5, Z5
+	VMULPS       832(R11), Z3, Z7
+	VMULPS       960(R11), Z3, Z12
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z8, 128(R12)(R13*4)
+	VMOVUPS Z11, 128(R12)(R13*4)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
+	VMOVUPS Z5, 128(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z2
@@ -32640,77 +33608,28 @@ ClosestAVX512_prefetch:
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	VMULPS       Z9, Z7, Z2
-	VMULPS       Z9, Z4, Z3
-	VMULPS       Z12, Z5, Z8
-	VSUBPS       Z21, Z6, Z6
-	VSUBPS       Z11, Z14, Z14
-	VMULPS       Z9, Z5, Z15
-	VSUBPS       Z2, Z19, Z2
-	VSUBPS       Z3, Z20, Z3
-	VSUBPS       Z13, Z8, Z8
-	VSUBPS       Z15, Z22, Z15
-	VMULPS       Z2, Z2, Z16
-	VMULPS       Z3, Z3, Z17
-	VMULPS       Z2, Z6, Z2
-	VMULPS       Z3, Z14, Z3
-	VADDPS       Z17, Z16, Z6
-	VMULPS       Z15, Z15, Z14
-	VADDPS       Z3, Z2, Z2
-	VMULPS       Z15, Z8, Z3
-	VADDPS       Z14, Z6, Z6
-	VADDPS       Z3, Z2, Z2
-	VCMPPS       $0x04, Z6, Z0, K1
-	VDIVPS.Z     Z6, Z2, K1, Z2
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-	VMULPS       Z19, Z19, Z3
-	VMULPS       Z20, Z20, Z6
-	VADDPS       Z6, Z3, Z3
-	VMULPS       Z22, Z22, Z6
-	VMULPS       Z9, Z2, Z2
-	VADDPS       Z6, Z3, Z3
-	VADDPS       Z2, Z12, Z2
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z     Z3, Z1, K1, Z3
-	VMULPS       Z19, Z21, Z6
-	VMULPS       Z20, Z11, Z8
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-	VADDPS       Z8, Z6, Z6
-	VMULPS       Z22, Z13, Z8
-	VADDPS       Z8, Z6, Z6
-	VMULPS       Z10, Z2, Z8
-	VSUBPS       Z6, Z8, Z6
-	VMULPS       Z3, Z6, Z3
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VMULPS       Z3, Z19, Z6
-	VMULPS       Z3, Z20, Z8
-	VMULPS       Z2, Z7, Z7
-	VMULPS       Z2, Z4, Z4
-	VADDPS       Z6, Z21, Z6
-	VADDPS       Z8, Z11, Z8
-	VMULPS       Z3, Z22, Z9
-	VMULPS       Z2, Z5, Z5
-	VSUBPS       Z7, Z6, Z6
-	VSUBPS       Z4, Z8, Z4
-	VADDPS       Z9, Z13, Z7
-	VSUBPS       Z5, Z7, Z5
-	VMULPS       Z6, Z6, Z6
-	VMULPS       Z4, Z4, Z4
-	VADDPS       Z4, Z6, Z4
+	VADDPS       Z9, Z28, Z2
+	VADDPS       Z10, Z8, Z5
+	VMULPS       1664(R11), Z6, Z8
+	VMULPS       Z3, Z16, Z9
+	VSUBPS       Z7, Z2, Z2
+	VSUBPS       Z12, Z5, Z5
+	VADDPS       Z8, Z4, Z4
+	VSUBPS       Z9, Z4, Z4
+	VMULPS       Z2, Z2, Z2
 	VMULPS       Z5, Z5, Z5
-	VADDPS       Z5, Z4, Z4
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS       Z5, Z2, Z2
+	VMULPS       Z4, Z4, Z4
+	VADDPS       Z4, Z2, Z2
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z2, K1
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*4)
+	VMOVUPS Z6, 192(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*4)
+	VMOVUPS Z3, 192(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*4)
+	VMOVUPS Z2, 192(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z2
@@ -32731,409 +33650,516 @@ ClosestAVX512_prefetch_end:
 	JB   ClosestAVX512_groups_end
 
 ClosestAVX512_groups:
-	MOVQ    dy+80(FP), R12
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ    dx+72(FP), R12
 	VMOVUPS (R12)(R13*4), Z2
-	MOVQ    dz+88(FP), R12
+	MOVQ    dy+80(FP), R12
 	VMOVUPS (R12)(R13*4), Z3
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 64(R12)(R13*4), Z4
 	MOVQ    dz+88(FP), R12
-	VMOVUPS 64(R12)(R13*4), Z5
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 128(R12)(R13*4), Z6
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 128(R12)(R13*4), Z7
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 192(R12)(R13*4), Z8
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 192(R12)(R13*4), Z9
+	VMOVUPS (R12)(R13*4), Z4
+	VSUBPS  (R8)(R13*4), Z2, Z2
+	VSUBPS  (R9)(R13*4), Z3, Z3
+	VSUBPS  (R10)(R13*4), Z4, Z4
+	VMULPS  Z2, Z2, Z5
+	VMULPS  Z3, Z3, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  Z4, Z4, Z6
+	VADDPS  Z6, Z5, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*4), Z10
-	VSUBPS      (R8)(R13*4), Z10, Z10
-	VSUBPS      (R9)(R13*4), Z2, Z2
-	VSUBPS      (R10)(R13*4), Z3, Z3
-	VMULPS      Z10, Z10, Z11
-	VMULPS      Z2, Z2, Z12
-	VADDPS      Z12, Z11, Z11
-	VMULPS      Z3, Z3, Z12
-	VADDPS      Z12, Z11, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VMOVUPS     (DX)(R13*4), Z12
-	VSUBPS      (AX)(R13*4), Z12, Z12
-	VMOVUPS     (SI)(R13*4), Z13
-	VSUBPS      (BX)(R13*4), Z13, Z13
-	VMOVUPS     (AX)(R13*4), Z14
-	VSUBPS      (R8)(R13*4), Z14, Z14
-	VMOVUPS     (BX)(R13*4), Z15
-	VSUBPS      (R9)(R13*4), Z15, Z15
-	VMOVUPS     (DI)(R13*4), Z16
-	VSUBPS      (CX)(R13*4), Z16, Z16
-	VMOVUPS     (CX)(R13*4), Z17
-	VSUBPS      (R10)(R13*4), Z17, Z17
-	VMULPS      Z14, Z10, Z18
-	VMULPS      Z15, Z2, Z19
-	VMULPS      Z12, Z10, Z20
-	VMULPS      Z13, Z2, Z21
-	VADDPS      Z19, Z18, Z18
-	VMULPS      Z17, Z3, Z19
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z16, Z3, Z21
-	VADDPS      Z19, Z18, Z18
-	VADDPS      Z21, Z20, Z19
-	VMULPS      Z11, Z18, Z18
-	VMULPS      Z11, Z19, Z11
-	VMULPS      Z18, Z10, Z20
-	VMULPS      Z18, Z2, Z21
-	VMULPS      Z11, Z10, Z22
-	VMULPS      Z11, Z2, Z23
-	VMULPS      Z18, Z3, Z24
-	VSUBPS      Z14, Z20, Z20
-	VSUBPS      Z15, Z21, Z21
-	VMULPS      Z11, Z3, Z25
-	VSUBPS      Z22, Z12, Z22
-	VSUBPS      Z23, Z13, Z23
-	VSUBPS      Z17, Z24, Z24
-	VSUBPS      Z25, Z16, Z25
-	VMULPS      Z22, Z22, Z26
-	VMULPS      Z23, Z23, Z27
-	VMULPS      Z22, Z20, Z20
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z23, Z21, Z21
-	VADDPS      Z27, Z26, Z22
-	VMULPS      Z25, Z25, Z23
-	VADDPS      Z21, Z20, Z20
-	VMULPS      Z25, Z24, Z21
-	VADDPS      Z23, Z22, Z22
-	VMOVUPS     64(R11)(R13*4), Z23
-	VSUBPS      64(R8)(R13*4), Z23, Z23
-	VADDPS      Z21, Z20, Z20
-	VSUBPS      64(R9)(R13*4), Z4, Z4
-	VCMPPS      $0x04, Z22, Z0, K1
-	VDIVPS.Z    Z22, Z20, K1, Z20
-	VSUBPS      64(R10)(R13*4), Z5, Z5
-	VMINPS      Z1, Z20, Z20
-	VMAXPS      Z0, Z20, Z20
-	VMULPS      Z12, Z12, Z21
-	VMULPS      Z13, Z13, Z22
-	VMULPS      Z23, Z23, Z24
-	VADDPS      Z22, Z21, Z21
-	VMULPS      Z4, Z4, Z22
-	VMULPS      Z16, Z16, Z25
-	VMULPS      Z11, Z20, Z11
-	VADDPS      Z22, Z24, Z20
-	VADDPS      Z25, Z21, Z21
-	VMULPS      Z5, Z5, Z22
-	VADDPS      Z11, Z18, Z11
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z21, K1
-	VDIVPS.Z    Z21, Z1, K1, Z18
-	VMULPS      Z12, Z14, Z21
-	VMULPS      Z13, Z15, Z24
-	VMINPS      Z1, Z11, Z11
-	VMAXPS      Z0, Z11, Z11
-	VADDPS      Z22, Z20, Z20
-	VADDPS      Z24, Z21, Z21
-	VMULPS      Z16, Z17, Z22
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z20, K1
-	VDIVPS.Z    Z20, Z1, K1, Z20
-	VADDPS      Z22, Z21, Z21
-	VMOVUPS     64(DX)(R13*4), Z22
-	VSUBPS      64(AX)(R13*4), Z22, Z22
-	VMULPS      Z19, Z11, Z19
-	VMOVUPS     64(SI)(R13*4), Z24
-	VSUBPS      64(BX)(R13*4), Z24, Z24
-	VMOVUPS     64(AX)(R13*4), Z25
-	VSUBPS      64(R8)(R13*4), Z25, Z25
-	VSUBPS      Z21, Z19, Z19
-	VMOVUPS     64(BX)(R13*4), Z21
-	VSUBPS      64(R9)(R13*4), Z21, Z21
-	VMOVUPS     64(DI)(R13*4), Z26
-	VSUBPS      64(CX)(R13*4), Z26, Z26
-	VMULPS      Z18, Z19, Z18
-	VMINPS      Z1, Z18, Z18
-	VMAXPS      Z0, Z18, Z18
-	VMULPS      Z18, Z12, Z12
-	VMOVUPS     64(CX)(R13*4), Z19
-	VSUBPS      64(R10)(R13*4), Z19, Z19
-	VMULPS      Z18, Z13, Z13
-	VMULPS      Z11, Z10, Z10
-	VMULPS      Z11, Z2, Z2
-	VMULPS      Z25, Z23, Z27
-	VADDPS      Z12, Z14, Z12
-	VMULPS      Z21, Z4, Z14
-	VADDPS      Z13, Z15, Z13
-	VMULPS      Z22, Z23, Z15
-	VMULPS      Z18, Z16, Z16
-	VMULPS      Z24, Z4, Z28
-	VMULPS      Z11, Z3, Z3
-	VSUBPS      Z10, Z12, Z10
-	VSUBPS      Z2, Z13, Z2
-	VADDPS      Z14, Z27, Z12
-	VADDPS      Z16, Z17, Z13
-	VMULPS      Z19, Z5, Z14
-	VSUBPS      Z3, Z13, Z3
-	VADDPS      Z28, Z15, Z13
-	VMULPS      Z10, Z10, Z10
-	VMULPS      Z26, Z5, Z15
-	VMULPS      Z2, Z2, Z2
-	VADDPS      Z14, Z12, Z12
-	VADDPS      Z2, Z10, Z2
-	VADDPS      Z15, Z13, Z10
-	VMULPS      Z3, Z3, Z3
-	VMULPS      Z20, Z12, Z12
-	VMULPS      Z20, Z10, Z13
-	VADDPS      Z3, Z2, Z2
-	VMULPS      Z12, Z23, Z3
-	VMULPS      Z12, Z4, Z14
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
-
-	// Store the results of group 0.
-	MOVQ    s+96(FP), R12
-	VMOVUPS Z18, (R12)(R13*4)
-	MOVQ    t+104(FP), R12
-	VMOVUPS Z11, (R12)(R13*4)
-	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z2, (R12)(R13*4)
-
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	VMULPS       Z13, Z23, Z2
-	VMULPS       Z13, Z4, Z11
-	VMULPS       Z12, Z5, Z15
-	VSUBPS       Z25, Z3, Z3
-	VSUBPS       Z21, Z14, Z14
-	VMULPS       Z13, Z5, Z16
-	VSUBPS       Z2, Z22, Z2
-	VSUBPS       Z11, Z24, Z11
-	VSUBPS       Z19, Z15, Z15
-	VSUBPS       Z16, Z26, Z16
-	VMULPS       Z2, Z2, Z17
-	VMULPS       Z11, Z11, Z18
-	VMULPS       Z2, Z3, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z11, Z14, Z3
-	VADDPS      Z18, Z17, Z11
-	VMULPS      Z16, Z16, Z14
-	VADDPS      Z3, Z2, Z2
-	VMULPS      Z16, Z15, Z3
-	VADDPS      Z14, Z11, Z11
-	VMOVUPS     128(R11)(R13*4), Z14
-	VSUBPS      128(R8)(R13*4), Z14, Z14
-	VADDPS      Z3, Z2, Z2
-	VSUBPS      128(R9)(R13*4), Z6, Z3
-	VCMPPS      $0x04, Z11, Z0, K1
-	VDIVPS.Z    Z11, Z2, K1, Z2
-	VSUBPS      128(R10)(R13*4), Z7, Z6
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VMULPS      Z22, Z22, Z7
-	VMULPS      Z24, Z24, Z11
-	VMULPS      Z14, Z14, Z15
-	VADDPS      Z11, Z7, Z7
-	VMULPS      Z3, Z3, Z11
-	VMULPS      Z26, Z26, Z16
-	VMULPS      Z13, Z2, Z2
-	VADDPS      Z11, Z15, Z11
-	VADDPS      Z16, Z7, Z7
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*4), Z8
+	VMOVUPS     (DX)(R13*4), Z9
+	VSUBPS      (AX)(R13*4), Z9, Z9
+	VSUBPS      64(R8)(R13*4), Z6, Z6
+	VMOVUPS     (SI)(R13*4), Z10
+	VSUBPS      (BX)(R13*4), Z10, Z10
+	VSUBPS      64(R9)(R13*4), Z7, Z7
+	VMOVUPS     (AX)(R13*4), Z11
+	VSUBPS      (R8)(R13*4), Z11, Z11
+	VSUBPS      64(R10)(R13*4), Z8, Z8
+	VMOVUPS     (BX)(R13*4), Z12
+	VSUBPS      (R9)(R13*4), Z12, Z12
 	VMULPS      Z6, Z6, Z13
-	VADDPS      Z2, Z12, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z7, K1
-	VDIVPS.Z    Z7, Z1, K1, Z7
-	VMULPS      Z22, Z25, Z12
-	VMULPS      Z24, Z21, Z15
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z13, Z11, Z11
-	VADDPS      Z15, Z12, Z12
-	VMULPS      Z26, Z19, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
-	VDIVPS.Z    Z11, Z1, K1, Z11
-	VADDPS      Z13, Z12, Z12
-	VMOVUPS     128(DX)(R13*4), Z13
-	VSUBPS      128(AX)(R13*4), Z13, Z13
-	VMULPS      Z10, Z2, Z10
-	VMOVUPS     128(SI)(R13*4), Z15
-	VSUBPS      128(BX)(R13*4), Z15, Z15
-	VMOVUPS     128(AX)(R13*4), Z16
-	VSUBPS      128(R8)(R13*4), Z16, Z16
-	VSUBPS      Z12, Z10, Z10
-	VMOVUPS     128(BX)(R13*4), Z12
-	VSUBPS      128(R9)(R13*4), Z12, Z12
-	VMOVUPS     128(DI)(R13*4), Z17
-	VSUBPS      128(CX)(R13*4), Z17, Z17
-	VMULPS      Z7, Z10, Z7
+	VMOVUPS     (DI)(R13*4), Z14
+	VSUBPS      (CX)(R13*4), Z14, Z14
+	VMULPS      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*4), Z16
+	VSUBPS      (R10)(R13*4), Z16, Z16
+	VADDPS      Z15, Z13, Z13
+	VMULPS      Z11, Z2, Z15
+	VMULPS      Z8, Z8, Z17
+	VMULPS      Z12, Z3, Z18
+	VADDPS      Z17, Z13, Z13
+	VMULPS      Z9, Z2, Z17
+	VMULPS      Z10, Z3, Z19
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VADDPS      Z18, Z15, Z15
+	VMULPS      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z20
+	VADDPS      Z19, Z17, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
+	VDIVPS.Z    Z13, Z1, K1, Z13
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z19
+	VMULPS      Z14, Z4, Z21
+	VADDPS      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*4), Z18
+	VADDPS      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*4), Z21
+	VSUBPS      64(AX)(R13*4), Z21, Z21
+	VSUBPS      128(R8)(R13*4), Z20, Z20
+	VMULPS      Z5, Z15, Z15
+	VMOVUPS     64(SI)(R13*4), Z22
+	VSUBPS      64(BX)(R13*4), Z22, Z22
+	VSUBPS      128(R9)(R13*4), Z19, Z19
+	VMULPS      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*4), Z23
+	VSUBPS      64(R8)(R13*4), Z23, Z23
+	VSUBPS      128(R10)(R13*4), Z18, Z18
+	VMULPS      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*4), Z25
+	VSUBPS      64(R9)(R13*4), Z25, Z25
+	VMULPS      Z20, Z20, Z26
+	VMULPS      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*4), Z28
+	VSUBPS      64(CX)(R13*4), Z28, Z28
+	VMULPS      Z19, Z19, Z29
+	VMULPS      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*4), Z2
+	VSUBPS      64(R10)(R13*4), Z2, Z2
+	VADDPS      Z29, Z26, Z26
+	VMULPS      Z5, Z3, Z29
+	VMULPS      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPS      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPS      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPS      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPS      Z3, Z26, Z3
+	VSUBPS      Z11, Z24, Z18
+	VMULPS      Z21, Z6, Z24
+	VSUBPS      Z12, Z27, Z26
+	VMULPS      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMULPS      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPS      Z15, Z31, Z4
+	VSUBPS      Z30, Z9, Z15
+	VMULPS      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPS      Z29, Z10, Z11
+	VADDPS      Z27, Z24, Z24
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K1
+	VDIVPS.Z    Z3, Z1, K1, Z3
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z27
+	VSUBPS      Z16, Z17, Z17
+	VMULPS      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPS      Z12, Z14, Z12
+	VADDPS      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z16
+	VMULPS      Z15, Z15, Z30
+	VMOVUPS     Z3, 576(R11)
+	VADDPS      Z29, Z24, Z3
+	VMOVUPS     128(DX)(R13*4), Z24
+	VSUBPS      128(AX)(R13*4), Z24, Z24
+	VSUBPS      192(R8)(R13*4), Z31, Z29
+	VMULPS      Z11, Z11, Z31
+	VMOVUPS     Z5, 640(R11)
+	VMULPS      Z13, Z4, Z4
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*4), Z5
+	VSUBPS      128(BX)(R13*4), Z5, Z5
+	VSUBPS      192(R9)(R13*4), Z27, Z14
+	VMULPS      Z15, Z18, Z15
+	VMULPS      Z13, Z3, Z13
+	VMOVUPS     128(AX)(R13*4), Z18
+	VSUBPS      128(R8)(R13*4), Z18, Z18
+	VSUBPS      192(R10)(R13*4), Z16, Z16
+	VMULPS      Z11, Z26, Z11
+	VMULPS      Z4, Z6, Z26
+	VMOVUPS     Z3, 768(R11)
+	VMOVUPS     128(BX)(R13*4), Z3
+	VSUBPS      128(R9)(R13*4), Z3, Z3
+	VMULPS      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z4, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*4), Z28
+	VSUBPS      128(CX)(R13*4), Z28, Z28
+	VMULPS      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPS      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPS      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*4), Z2
+	VSUBPS      128(R10)(R13*4), Z2, Z2
+	VADDPS      Z31, Z27, Z6
+	VADDPS      Z11, Z15, Z11
+	VMULPS      Z13, Z7, Z15
+	VMULPS      Z18, Z20, Z27
+	VMULPS      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPS      Z12, Z17, Z7
+	VMULPS      Z4, Z8, Z12
+	VMULPS      Z3, Z19, Z17
+	VMOVUPS     Z4, 1280(R11)
+	VADDPS      Z31, Z6, Z4
+	VADDPS      Z14, Z29, Z6
+	VSUBPS      Z23, Z26, Z14
+	VMULPS      Z24, Z20, Z26
+	VADDPS      Z7, Z11, Z7
+	VSUBPS      Z25, Z30, Z11
+	VMULPS      Z5, Z19, Z29
+	VCMPPS      $0x04, Z6, Z0, K1
+	VDIVPS.Z    Z6, Z7, K1, Z6
+	VMULPS      Z13, Z8, Z7
+	VADDPS      Z17, Z27, Z17
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VSUBPS      Z28, Z21, Z27
+	VMULPS      256(R11), Z2, Z28
+	VMULPS      Z9, Z9, Z30
+	VSUBPS      Z15, Z22, Z15
+	VADDPS      Z29, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
+	VDIVPS.Z    Z4, Z1, K1, Z4
+	VMULPS      Z10, Z10, Z29
+	VSUBPS      1152(R11), Z12, Z12
+	VMOVUPS     Z8, 1344(R11)
+	VMOVUPS     256(R11), Z8
+	VMULPS      1024(R11), Z8, Z8
+	VADDPS      Z29, Z30, Z29
+	VMOVUPS     896(R11), Z30
+	VSUBPS      Z7, Z30, Z7
+	VADDPS      Z28, Z17, Z17
+	VMOVUPS     704(R11), Z28
+	VMULPS      704(R11), Z28, Z28
+	VMULPS      Z27, Z27, Z30
+	VADDPS      Z8, Z26, Z8
+	VMOVUPS     192(DX)(R13*4), Z26
+	VSUBPS      192(AX)(R13*4), Z26, Z26
+	VMULPS      640(R11), Z6, Z6
+	VMULPS      Z15, Z15, Z31
+	VMOVUPS     Z25, 640(R11)
+	VMULPS      576(R11), Z17, Z17
+	VMOVUPS     Z23, 1408(R11)
+	VMOVUPS     192(SI)(R13*4), Z23
+	VSUBPS      192(BX)(R13*4), Z23, Z23
+	VADDPS      Z28, Z29, Z25
+	VMULPS      Z27, Z14, Z14
+	VMULPS      576(R11), Z8, Z27
+	VMOVUPS     192(AX)(R13*4), Z28
+	VSUBPS      192(R8)(R13*4), Z28, Z28
+	VADDPS      192(R11), Z6, Z6
+	VMULPS      Z15, Z11, Z11
+	VMULPS      Z17, Z20, Z15
+	VMOVUPS     Z8, 192(R11)
+	VMOVUPS     192(BX)(R13*4), Z8
+	VSUBPS      192(R9)(R13*4), Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K1
+	VDIVPS.Z    Z25, Z1, K1, Z25
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z17, Z19, Z30
+	VMOVUPS     Z4, 576(R11)
+	VMOVUPS     192(DI)(R13*4), Z4
+	VSUBPS      192(CX)(R13*4), Z4, Z4
+	VMULPS      448(R11), Z9, Z31
+	VMOVUPS     Z13, 1472(R11)
+	VMULPS      Z7, Z7, Z13
+	VMOVUPS     Z9, 1536(R11)
+	VMULPS      Z27, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z4, 1664(R11)
+	VMOVUPS     192(CX)(R13*4), Z4
+	VSUBPS      192(R10)(R13*4), Z4, Z4
+	VMULPS      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPS      Z11, Z14, Z10
+	VMULPS      Z27, Z19, Z11
+	VMULPS      832(R11), Z28, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z7, Z12, Z7
+	VMULPS      256(R11), Z17, Z12
+	VMULPS      960(R11), Z8, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPS      Z20, Z31, Z17
+	VADDPS      Z13, Z29, Z13
+	VSUBPS      Z18, Z15, Z15
+	VMULPS      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPS      704(R11), Z29, Z29
+	VADDPS      Z7, Z10, Z7
+	VSUBPS      Z3, Z30, Z10
+	VMULPS      960(R11), Z23, Z30
+	VADDPS      Z29, Z17, Z17
+	VCMPPS      $0x04, Z13, Z0, K1
+	VDIVPS.Z    Z13, Z7, K1, Z7
+	VMULPS      256(R11), Z27, Z13
+	VADDPS      Z19, Z14, Z14
+	VMULPS      128(R11), Z6, Z19
 	VMINPS      Z1, Z7, Z7
 	VMAXPS      Z0, Z7, Z7
-	VMULPS      Z7, Z22, Z10
-	VMOVUPS     128(CX)(R13*4), Z18
-	VSUBPS      128(R10)(R13*4), Z18, Z18
-	VMULPS      Z7, Z24, Z20
-	VMULPS      Z2, Z23, Z22
-	VMULPS      Z2, Z4, Z4
-	VMULPS      Z16, Z14, Z23
-	VADDPS      Z10, Z25, Z10
-	VMULPS      Z12, Z3, Z24
-	VADDPS      Z20, Z21, Z20
-	VMULPS      Z13, Z14, Z21
-	VMULPS      Z7, Z26, Z25
-	VMULPS      Z15, Z3, Z26
-	VMULPS      Z2, Z5, Z5
-	VSUBPS      Z22, Z10, Z10
-	VSUBPS      Z4, Z20, Z4
-	VADDPS      Z24, Z23, Z20
+	VSUBPS      Z9, Z24, Z9
+	VMULPS      Z4, Z16, Z29
+	VSUBPS      Z17, Z19, Z17
+	VMULPS      Z21, Z21, Z19
+	VSUBPS      Z11, Z5, Z11
+	VADDPS      Z30, Z20, Z20
+	VMULPS      Z25, Z17, Z17
+	VMULPS      Z22, Z22, Z25
+	VSUBPS      Z2, Z12, Z12
+	VMULPS      1664(R11), Z16, Z30
+	VMINPS      Z1, Z17, Z17
+	VMAXPS      Z0, Z17, Z17
 	VADDPS      Z25, Z19, Z19
-	VMULPS      Z18, Z6, Z22
-	VSUBPS      Z5, Z19, Z5
-	VADDPS      Z26, Z21, Z19
-	VMULPS      Z10, Z10, Z10
-	VMULPS      Z17, Z6, Z21
-	VMULPS      Z4, Z4, Z4
-	VADDPS      Z22, Z20, Z20
-	VADDPS      Z4, Z10, Z4
-	VADDPS      Z21, Z19, Z10
-	VMULPS      Z5, Z5, Z5
-	VMULPS      Z11, Z20, Z19
-	VMULPS      Z11, Z10, Z11
-	VADDPS      Z5, Z4, Z4
-	VMULPS      Z19, Z14, Z5
-	VMULPS      Z19, Z3, Z20
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VMOVUPS     1024(R11), Z25
+	VSUBPS      Z13, Z25, Z13
+	VADDPS      Z29, Z14, Z14
+	VMULPS      1536(R11), Z17, Z25
+	VMOVUPS     896(R11), Z29
+	VMULPS      896(R11), Z29, Z29
+	VMULPS      Z9, Z9, Z31
+	VMOVUPS     Z2, 128(R11)
+	VADDPS      Z30, Z20, Z2
+	VMULPS      1728(R11), Z17, Z20
+	VMULPS      1472(R11), Z7, Z7
+	VMULPS      Z11, Z11, Z30
+	VMOVUPS     Z3, 1472(R11)
+	VMULPS      576(R11), Z14, Z3
+	VMULPS      (R11), Z6, Z14
+	VMOVUPS     Z18, (R11)
+	VADDPS      Z29, Z19, Z18
+	VMULPS      Z9, Z15, Z9
+	VMULPS      576(R11), Z2, Z15
+	VMULPS      64(R11), Z6, Z19
+	VADDPS      1280(R11), Z7, Z7
+	VMULPS      Z11, Z10, Z10
+	VMULPS      832(R11), Z3, Z11
+	VADDPS      448(R11), Z25, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
+	VDIVPS.Z    Z18, Z1, K1, Z18
+	VADDPS      Z30, Z31, Z29
+	VMULPS      960(R11), Z3, Z30
+	VADDPS      320(R11), Z20, Z20
+	VMULPS      1408(R11), Z21, Z31
+	VMOVUPS     Z2, 64(R11)
+	VMULPS      Z13, Z13, Z2
+	VMOVUPS     Z27, 320(R11)
+	VMULPS      832(R11), Z15, Z27
+	VMOVUPS     Z21, 448(R11)
+	VMULPS      704(R11), Z17, Z21
+	VMOVUPS     Z17, 576(R11)
+	VMULPS      640(R11), Z22, Z17
+	VMOVUPS     Z22, 704(R11)
+	VADDPS      Z10, Z9, Z9
+	VMULPS      960(R11), Z15, Z10
+	VMULPS      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z13, Z12, Z7
+	VMULPS      Z3, Z16, Z12
+	VSUBPS      Z14, Z25, Z13
+	VADDPS      Z17, Z31, Z14
+	VADDPS      Z2, Z29, Z2
+	VSUBPS      Z28, Z11, Z11
+	VSUBPS      Z19, Z20, Z17
+	VMOVUPS     1152(R11), Z19
+	VMULPS      896(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VSUBPS      Z8, Z30, Z9
+	VADDPS      512(R11), Z21, Z20
+	VADDPS      Z19, Z14, Z14
+	VCMPPS      $0x04, Z2, Z0, K1
+	VDIVPS.Z    Z2, Z7, K1, Z2
+	VMULPS      Z15, Z16, Z7
+	VSUBPS      Z22, Z20, Z19
+	VMULPS      768(R11), Z6, Z20
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VSUBPS      Z27, Z26, Z21
+	VMULPS      Z13, Z13, Z13
+	VSUBPS      Z14, Z20, Z14
+	VMULPS      Z24, Z24, Z20
+	VSUBPS      Z10, Z23, Z10
+	VMULPS      Z17, Z17, Z17
+	VMULPS      Z18, Z14, Z14
+	VMULPS      Z5, Z5, Z18
+	VSUBPS      Z4, Z12, Z12
+	VADDPS      Z17, Z13, Z13
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VADDPS      Z18, Z20, Z17
+	VMOVUPS     1664(R11), Z18
+	VSUBPS      Z7, Z18, Z7
+	VMULPS      Z19, Z19, Z18
+	VMULPS      448(R11), Z14, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPS      1024(R11), Z20, Z20
+	VMULPS      Z21, Z21, Z22
+	VMULPS      704(R11), Z14, Z25
+	VMULPS      320(R11), Z2, Z2
+	VMULPS      Z10, Z10, Z27
+	VADDPS      Z18, Z13, Z13
+	VMULPS      1088(R11), Z6, Z18
+	VADDPS      Z20, Z17, Z17
+	VMULPS      Z21, Z11, Z11
+	VMULPS      1216(R11), Z6, Z20
+	VADDPS      1856(R11), Z2, Z2
+	VMULPS      Z10, Z9, Z9
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
+
+	// Store the results of group 0.
+	VMOVUPS 576(R11), Z10
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	VMOVUPS 384(R11), Z10
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z13, (R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	VBROADCASTSS canonicalnan<>+0(SB), Z10
+	MOVQ         s+96(FP), R12
+	VMOVUPS      Z10, K1, (R12)(R13*4)
+	MOVQ         t+104(FP), R12
+	VMOVUPS      Z10, K1, (R12)(R13*4)
+	MOVQ         dist2+112(FP), R12
+	VMOVUPS      Z10, K1, (R12)(R13*4)
+	VADDPS       1408(R11), Z19, Z10
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z17, K1
+	VDIVPS.Z     Z17, Z1, K1, Z13
+	VADDPS       Z27, Z22, Z17
+	VADDPS       640(R11), Z25, Z19
+	VMULPS       (R11), Z24, Z21
+	VMULPS       Z7, Z7, Z22
+	VMULPS       896(R11), Z14, Z25
+	VMULPS       1472(R11), Z5, Z27
+	VADDPS       Z9, Z11, Z9
+	VMULPS       1344(R11), Z6, Z11
+	VMINPS       Z1, Z2, Z2
+	VMAXPS       Z0, Z2, Z2
+	VMULPS       Z7, Z12, Z7
+	VSUBPS       Z18, Z10, Z10
+	VADDPS       Z27, Z21, Z12
+	VADDPS       Z22, Z17, Z17
+	VSUBPS       Z20, Z19, Z18
+	VMOVUPS      128(R11), Z19
+	VMULPS       1024(R11), Z19, Z19
+	VADDPS       Z7, Z9, Z7
+	VADDPS       1152(R11), Z25, Z9
+	VADDPS       Z19, Z12, Z12
+	VCMPPS       $0x04, Z17, Z0, K1
+	VDIVPS.Z     Z17, Z7, K1, Z7
+	VSUBPS       Z11, Z9, Z9
+	VMULPS       192(R11), Z2, Z11
+	VMINPS       Z1, Z7, Z7
+	VMAXPS       Z0, Z7, Z7
+	VMULPS       Z10, Z10, Z10
+	VSUBPS       Z12, Z11, Z11
+	VMULPS       Z26, Z26, Z12
+	VMULPS       Z18, Z18, Z17
+	VMULPS       Z13, Z11, Z11
+	VMULPS       Z23, Z23, Z13
+	VADDPS       Z17, Z10, Z10
+	VMINPS       Z1, Z11, Z11
+	VMAXPS       Z0, Z11, Z11
+	VADDPS       Z13, Z12, Z12
+	VMULPS       Z9, Z9, Z9
+	VMULPS       Z11, Z24, Z13
+	VMOVUPS      1664(R11), Z17
+	VMULPS       1664(R11), Z17, Z17
+	VMULPS       Z11, Z5, Z5
+	VMULPS       Z15, Z7, Z7
+	VADDPS       Z9, Z10, Z9
+	VMULPS       1600(R11), Z2, Z10
+	VADDPS       Z17, Z12, Z12
+	VMULPS       1792(R11), Z2, Z15
+	VADDPS       Z7, Z3, Z3
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z9, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z7, 64(R12)(R13*4)
+	VMOVUPS Z14, 64(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 64(R12)(R13*4)
+	VMOVUPS Z6, 64(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 64(R12)(R13*4)
+	VMOVUPS Z9, 64(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
+	VBROADCASTSS canonicalnan<>+0(SB), Z6
 	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, 64(R12)(R13*4)
+	VMOVUPS      Z6, K1, 64(R12)(R13*4)
 	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, 64(R12)(R13*4)
+	VMOVUPS      Z6, K1, 64(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, 64(R12)(R13*4)
-	VMULPS       Z11, Z14, Z2
-	VMULPS       Z11, Z3, Z4
-	VMULPS       Z19, Z6, Z7
-	VSUBPS       Z16, Z5, Z5
-	VSUBPS       Z12, Z20, Z20
-	VMULPS       Z11, Z6, Z21
-	VSUBPS       Z2, Z13, Z2
-	VSUBPS       Z4, Z15, Z4
-	VSUBPS       Z18, Z7, Z7
-	VSUBPS       Z21, Z17, Z21
-	VMULPS       Z2, Z2, Z22
-	VMULPS       Z4, Z4, Z23
-	VMULPS       Z2, Z5, Z2
-
-	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS      Z4, Z20, Z4
-	VADDPS      Z23, Z22, Z5
-	VMULPS      Z21, Z21, Z20
-	VADDPS      Z4, Z2, Z2
-	VMULPS      Z21, Z7, Z4
-	VADDPS      Z20, Z5, Z5
-	VMOVUPS     192(R11)(R13*4), Z7
-	VSUBPS      192(R8)(R13*4), Z7, Z7
-	VADDPS      Z4, Z2, Z2
-	VSUBPS      192(R9)(R13*4), Z8, Z4
-	VCMPPS      $0x04, Z5, Z0, K1
-	VDIVPS.Z    Z5, Z2, K1, Z2
-	VSUBPS      192(R10)(R13*4), Z9, Z5
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VMULPS      Z13, Z13, Z8
-	VMULPS      Z15, Z15, Z9
-	VMULPS      Z7, Z7, Z20
-	VADDPS      Z9, Z8, Z8
-	VMULPS      Z4, Z4, Z9
-	VMULPS      Z17, Z17, Z21
-	VMULPS      Z11, Z2, Z2
-	VADDPS      Z9, Z20, Z9
-	VADDPS      Z21, Z8, Z8
-	VMULPS      Z5, Z5, Z11
-	VADDPS      Z2, Z19, Z2
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K1
-	VDIVPS.Z    Z8, Z1, K1, Z8
-	VMULPS      Z13, Z16, Z19
-	VMULPS      Z15, Z12, Z20
-	VMINPS      Z1, Z2, Z2
-	VMAXPS      Z0, Z2, Z2
-	VADDPS      Z11, Z9, Z9
-	VADDPS      Z20, Z19, Z11
-	VMULPS      Z17, Z18, Z19
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
-	VDIVPS.Z    Z9, Z1, K1, Z9
-	VADDPS      Z19, Z11, Z11
-	VMOVUPS     192(DX)(R13*4), Z19
-	VSUBPS      192(AX)(R13*4), Z19, Z19
-	VMULPS      Z10, Z2, Z10
-	VMOVUPS     192(SI)(R13*4), Z20
-	VSUBPS      192(BX)(R13*4), Z20, Z20
-	VMOVUPS     192(AX)(R13*4), Z21
-	VSUBPS      192(R8)(R13*4), Z21, Z21
-	VSUBPS      Z11, Z10, Z10
-	VMOVUPS     192(BX)(R13*4), Z11
-	VSUBPS      192(R9)(R13*4), Z11, Z11
-	VMOVUPS     192(DI)(R13*4), Z22
-	VSUBPS      192(CX)(R13*4), Z22, Z22
-	VMULPS      Z8, Z10, Z8
-	VMINPS      Z1, Z8, Z8
-	VMAXPS      Z0, Z8, Z8
-	VMULPS      Z8, Z13, Z10
-	VMOVUPS     192(CX)(R13*4), Z13
-	VSUBPS      192(R10)(R13*4), Z13, Z13
-	VMULPS      Z8, Z15, Z15
-	VMULPS      Z2, Z14, Z14
-	VMULPS      Z2, Z3, Z3
-	VMULPS      Z21, Z7, Z23
-	VADDPS      Z10, Z16, Z10
-	VMULPS      Z11, Z4, Z16
-	VADDPS      Z15, Z12, Z12
-	VMULPS      Z19, Z7, Z15
-	VMULPS      Z8, Z17, Z17
-	VMULPS      Z20, Z4, Z24
-	VMULPS      Z2, Z6, Z6
-	VSUBPS      Z14, Z10, Z10
-	VSUBPS      Z3, Z12, Z3
-	VADDPS      Z16, Z23, Z12
-	VADDPS      Z17, Z18, Z14
-	VMULPS      Z13, Z5, Z16
-	VSUBPS      Z6, Z14, Z6
-	VADDPS      Z24, Z15, Z14
-	VMULPS      Z10, Z10, Z10
-	VMULPS      Z22, Z5, Z15
-	VMULPS      Z3, Z3, Z3
-	VADDPS      Z16, Z12, Z12
-	VADDPS      Z3, Z10, Z3
-	VADDPS      Z15, Z14, Z10
-	VMULPS      Z6, Z6, Z6
-	VMULPS      Z9, Z12, Z12
-	VMULPS      Z9, Z10, Z9
-	VADDPS      Z6, Z3, Z3
-	VMULPS      Z12, Z7, Z6
-	VMULPS      Z12, Z4, Z14
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
+	VMOVUPS      Z6, K1, 64(R12)(R13*4)
+	VADDPS       (R11), Z13, Z6
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z12, K1
+	VDIVPS.Z     Z12, Z1, K1, Z7
+	VADDPS       1472(R11), Z5, Z5
+	VMULPS       Z26, Z28, Z9
+	VMULPS       1024(R11), Z11, Z12
+	VMULPS       Z23, Z8, Z13
+	VMULPS       256(R11), Z2, Z14
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+	VSUBPS       Z10, Z6, Z6
+	VADDPS       Z13, Z9, Z9
+	VSUBPS       Z15, Z5, Z5
+	VMULPS       1664(R11), Z4, Z10
+	VADDPS       128(R11), Z12, Z12
+	VADDPS       Z10, Z9, Z9
+	VSUBPS       Z14, Z12, Z10
+	VMULPS       64(R11), Z3, Z12
+	VMULPS       Z6, Z6, Z6
+	VSUBPS       Z9, Z12, Z9
+	VMULPS       Z5, Z5, Z5
+	VMULPS       Z7, Z9, Z7
+	VADDPS       Z5, Z6, Z5
+	VMINPS       Z1, Z7, Z6
+	VMAXPS       Z0, Z6, Z6
+	VMULPS       Z10, Z10, Z7
+	VMULPS       Z6, Z26, Z9
+	VMULPS       Z6, Z23, Z10
+	VADDPS       Z7, Z5, Z5
+	VMULPS       832(R11), Z3, Z7
+	VMULPS       960(R11), Z3, Z12
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z8, 128(R12)(R13*4)
+	VMOVUPS Z11, 128(R12)(R13*4)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z3, 128(R12)(R13*4)
+	VMOVUPS Z5, 128(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z2
@@ -33143,77 +34169,28 @@ ClosestAVX512_groups:
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	VMULPS       Z9, Z7, Z2
-	VMULPS       Z9, Z4, Z3
-	VMULPS       Z12, Z5, Z8
-	VSUBPS       Z21, Z6, Z6
-	VSUBPS       Z11, Z14, Z14
-	VMULPS       Z9, Z5, Z15
-	VSUBPS       Z2, Z19, Z2
-	VSUBPS       Z3, Z20, Z3
-	VSUBPS       Z13, Z8, Z8
-	VSUBPS       Z15, Z22, Z15
-	VMULPS       Z2, Z2, Z16
-	VMULPS       Z3, Z3, Z17
-	VMULPS       Z2, Z6, Z2
-	VMULPS       Z3, Z14, Z3
-	VADDPS       Z17, Z16, Z6
-	VMULPS       Z15, Z15, Z14
-	VADDPS       Z3, Z2, Z2
-	VMULPS       Z15, Z8, Z3
-	VADDPS       Z14, Z6, Z6
-	VADDPS       Z3, Z2, Z2
-	VCMPPS       $0x04, Z6, Z0, K1
-	VDIVPS.Z     Z6, Z2, K1, Z2
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-	VMULPS       Z19, Z19, Z3
-	VMULPS       Z20, Z20, Z6
-	VADDPS       Z6, Z3, Z3
-	VMULPS       Z22, Z22, Z6
-	VMULPS       Z9, Z2, Z2
-	VADDPS       Z6, Z3, Z3
-	VADDPS       Z2, Z12, Z2
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z     Z3, Z1, K1, Z3
-	VMULPS       Z19, Z21, Z6
-	VMULPS       Z20, Z11, Z8
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-	VADDPS       Z8, Z6, Z6
-	VMULPS       Z22, Z13, Z8
-	VADDPS       Z8, Z6, Z6
-	VMULPS       Z10, Z2, Z8
-	VSUBPS       Z6, Z8, Z6
-	VMULPS       Z3, Z6, Z3
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VMULPS       Z3, Z19, Z6
-	VMULPS       Z3, Z20, Z8
-	VMULPS       Z2, Z7, Z7
-	VMULPS       Z2, Z4, Z4
-	VADDPS       Z6, Z21, Z6
-	VADDPS       Z8, Z11, Z8
-	VMULPS       Z3, Z22, Z9
-	VMULPS       Z2, Z5, Z5
-	VSUBPS       Z7, Z6, Z6
-	VSUBPS       Z4, Z8, Z4
-	VADDPS       Z9, Z13, Z7
-	VSUBPS       Z5, Z7, Z5
-	VMULPS       Z6, Z6, Z6
-	VMULPS       Z4, Z4, Z4
-	VADDPS       Z4, Z6, Z4
+	VADDPS       Z9, Z28, Z2
+	VADDPS       Z10, Z8, Z5
+	VMULPS       1664(R11), Z6, Z8
+	VMULPS       Z3, Z16, Z9
+	VSUBPS       Z7, Z2, Z2
+	VSUBPS       Z12, Z5, Z5
+	VADDPS       Z8, Z4, Z4
+	VSUBPS       Z9, Z4, Z4
+	VMULPS       Z2, Z2, Z2
 	VMULPS       Z5, Z5, Z5
-	VADDPS       Z5, Z4, Z4
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
+	VADDPS       Z5, Z2, Z2
+	VMULPS       Z4, Z4, Z4
+	VADDPS       Z4, Z2, Z2
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z2, K1
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z3, 192(R12)(R13*4)
+	VMOVUPS Z6, 192(R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 192(R12)(R13*4)
+	VMOVUPS Z3, 192(R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 192(R12)(R13*4)
+	VMOVUPS Z2, 192(R12)(R13*4)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSS canonicalnan<>+0(SB), Z2
@@ -33234,20 +34211,20 @@ ClosestAVX512_groups_end:
 	JB   ClosestAVX512_loop_end
 
 ClosestAVX512_loop:
-	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*4), Z2
-	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*4), Z3
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*4), Z4
-	VSUBPS      (R8)(R13*4), Z4, Z4
-	VSUBPS      (R9)(R13*4), Z2, Z2
-	VSUBPS      (R10)(R13*4), Z3, Z3
-	VMULPS      Z4, Z4, Z5
-	VMULPS      Z2, Z2, Z6
-	VADDPS      Z6, Z5, Z5
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     (R12)(R13*4), Z2
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     (R12)(R13*4), Z3
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     (R12)(R13*4), Z4
+	VSUBPS      (R8)(R13*4), Z2, Z2
+	VSUBPS      (R9)(R13*4), Z3, Z3
+	VSUBPS      (R10)(R13*4), Z4, Z4
+	VMULPS      Z2, Z2, Z5
 	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z4, Z4, Z6
 	VADDPS      Z6, Z5, Z5
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
 	VDIVPS.Z    Z5, Z1, K1, Z5
@@ -33263,26 +34240,26 @@ ClosestAVX512_loop:
 	VSUBPS      (CX)(R13*4), Z10, Z10
 	VMOVUPS     (CX)(R13*4), Z11
 	VSUBPS      (R10)(R13*4), Z11, Z11
-	VMULPS      Z8, Z4, Z12
-	VMULPS      Z9, Z2, Z13
-	VMULPS      Z6, Z4, Z14
-	VMULPS      Z7, Z2, Z15
+	VMULPS      Z8, Z2, Z12
+	VMULPS      Z9, Z3, Z13
+	VMULPS      Z6, Z2, Z14
+	VMULPS      Z7, Z3, Z15
 	VADDPS      Z13, Z12, Z12
-	VMULPS      Z11, Z3, Z13
+	VMULPS      Z11, Z4, Z13
 	VADDPS      Z15, Z14, Z14
-	VMULPS      Z10, Z3, Z15
+	VMULPS      Z10, Z4, Z15
 	VADDPS      Z13, Z12, Z12
 	VADDPS      Z15, Z14, Z13
 	VMULPS      Z5, Z12, Z12
 	VMULPS      Z5, Z13, Z5
-	VMULPS      Z12, Z4, Z14
-	VMULPS      Z12, Z2, Z15
-	VMULPS      Z5, Z4, Z16
-	VMULPS      Z5, Z2, Z17
-	VMULPS      Z12, Z3, Z18
+	VMULPS      Z12, Z2, Z14
+	VMULPS      Z12, Z3, Z15
+	VMULPS      Z5, Z2, Z16
+	VMULPS      Z5, Z3, Z17
+	VMULPS      Z12, Z4, Z18
 	VSUBPS      Z8, Z14, Z14
 	VSUBPS      Z9, Z15, Z15
-	VMULPS      Z5, Z3, Z19
+	VMULPS      Z5, Z4, Z19
 	VSUBPS      Z16, Z6, Z16
 	VSUBPS      Z17, Z7, Z17
 	VSUBPS      Z11, Z18, Z18
@@ -33324,20 +34301,20 @@ ClosestAVX512_loop:
 	VMAXPS      Z0, Z12, Z12
 	VMULPS      Z12, Z6, Z6
 	VMULPS      Z12, Z7, Z7
-	VMULPS      Z5, Z4, Z4
 	VMULPS      Z5, Z2, Z2
+	VMULPS      Z5, Z3, Z3
 	VADDPS      Z6, Z8, Z6
 	VADDPS      Z7, Z9, Z7
 	VMULPS      Z12, Z10, Z8
-	VMULPS      Z5, Z3, Z3
-	VSUBPS      Z4, Z6, Z4
-	VSUBPS      Z2, Z7, Z2
+	VMULPS      Z5, Z4, Z4
+	VSUBPS      Z2, Z6, Z2
+	VSUBPS      Z3, Z7, Z3
 	VADDPS      Z8, Z11, Z6
-	VSUBPS      Z3, Z6, Z3
-	VMULPS      Z4, Z4, Z4
+	VSUBPS      Z4, Z6, Z4
 	VMULPS      Z2, Z2, Z2
-	VADDPS      Z2, Z4, Z2
 	VMULPS      Z3, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      Z4, Z4, Z3
 	VADDPS      Z3, Z2, Z2
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
 
@@ -33370,62 +34347,62 @@ ClosestAVX512_loop_end:
 	KMOVW R14, K1
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPS.Z (AX)(R13*4), K1, Z2
-	VMOVUPS.Z (BX)(R13*4), K1, Z3
-	VMOVUPS.Z (CX)(R13*4), K1, Z4
-	VMOVUPS.Z (DX)(R13*4), K1, Z5
-	VMOVUPS.Z (SI)(R13*4), K1, Z6
-	VMOVUPS.Z (DI)(R13*4), K1, Z7
-	VMOVUPS.Z (R8)(R13*4), K1, Z8
-	VMOVUPS.Z (R9)(R13*4), K1, Z9
-	VMOVUPS.Z (R10)(R13*4), K1, Z10
-	VMOVUPS.Z (R11)(R13*4), K1, Z11
-	MOVQ      dy+80(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z12
-	MOVQ      dz+88(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z13
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPS      Z8, Z11, Z11
-	VSUBPS      Z9, Z12, Z12
-	VSUBPS      Z10, Z13, Z13
-	VMULPS      Z11, Z11, Z14
-	VMULPS      Z12, Z12, Z15
-	VADDPS      Z15, Z14, Z14
-	VMULPS      Z13, Z13, Z15
-	VADDPS      Z15, Z14, Z14
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z14
-	VSUBPS      Z2, Z5, Z5
-	VSUBPS      Z3, Z6, Z6
-	VSUBPS      Z8, Z2, Z2
-	VSUBPS      Z9, Z3, Z3
-	VSUBPS      Z4, Z7, Z7
-	VSUBPS      Z10, Z4, Z4
-	VMULPS      Z2, Z11, Z8
-	VMULPS      Z3, Z12, Z9
-	VMULPS      Z5, Z11, Z10
-	VMULPS      Z6, Z12, Z15
+	VMOVUPS.Z   (R8)(R13*4), K1, Z2
+	VMOVUPS.Z   (R9)(R13*4), K1, Z3
+	MOVQ        dx+72(FP), R12
+	VMOVUPS.Z   (R12)(R13*4), K1, Z4
+	MOVQ        dy+80(FP), R12
+	VMOVUPS.Z   (R12)(R13*4), K1, Z5
+	VMOVUPS.Z   (R10)(R13*4), K1, Z6
+	MOVQ        dz+88(FP), R12
+	VMOVUPS.Z   (R12)(R13*4), K1, Z7
+	VSUBPS      Z2, Z4, Z4
+	VSUBPS      Z3, Z5, Z5
+	VSUBPS      Z6, Z7, Z7
+	VMULPS      Z4, Z4, Z8
+	VMULPS      Z5, Z5, Z9
 	VADDPS      Z9, Z8, Z8
-	VMULPS      Z4, Z13, Z9
-	VADDPS      Z15, Z10, Z10
-	VMULPS      Z7, Z13, Z15
+	VMULPS      Z7, Z7, Z9
 	VADDPS      Z9, Z8, Z8
-	VADDPS      Z15, Z10, Z9
-	VMULPS      Z14, Z8, Z8
-	VMULPS      Z14, Z9, Z10
-	VMULPS      Z8, Z11, Z14
-	VMULPS      Z8, Z12, Z15
-	VMULPS      Z10, Z11, Z16
-	VMULPS      Z10, Z12, Z17
-	VMULPS      Z8, Z13, Z18
+	VMOVUPS.Z   (AX)(R13*4), K1, Z9
+	VMOVUPS.Z   (BX)(R13*4), K1, Z10
+	VMOVUPS.Z   (DX)(R13*4), K1, Z11
+	VMOVUPS.Z   (SI)(R13*4), K1, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K2
+	VDIVPS.Z    Z8, Z1, K2, Z8
+	VMOVUPS.Z   (CX)(R13*4), K1, Z13
+	VMOVUPS.Z   (DI)(R13*4), K1, Z14
+	VSUBPS      Z9, Z11, Z11
+	VSUBPS      Z10, Z12, Z12
+	VSUBPS      Z2, Z9, Z2
+	VSUBPS      Z3, Z10, Z3
+	VSUBPS      Z13, Z14, Z9
+	VSUBPS      Z6, Z13, Z6
+	VMULPS      Z2, Z4, Z10
+	VMULPS      Z3, Z5, Z13
+	VMULPS      Z11, Z4, Z14
+	VMULPS      Z12, Z5, Z15
+	VADDPS      Z13, Z10, Z10
+	VMULPS      Z6, Z7, Z13
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z9, Z7, Z15
+	VADDPS      Z13, Z10, Z10
+	VADDPS      Z15, Z14, Z13
+	VMULPS      Z8, Z10, Z10
+	VMULPS      Z8, Z13, Z8
+	VMULPS      Z10, Z4, Z14
+	VMULPS      Z10, Z5, Z15
+	VMULPS      Z8, Z4, Z16
+	VMULPS      Z8, Z5, Z17
+	VMULPS      Z10, Z7, Z18
 	VSUBPS      Z2, Z14, Z14
 	VSUBPS      Z3, Z15, Z15
-	VMULPS      Z10, Z13, Z19
-	VSUBPS      Z16, Z5, Z16
-	VSUBPS      Z17, Z6, Z17
-	VSUBPS      Z4, Z18, Z18
-	VSUBPS      Z19, Z7, Z19
+	VMULPS      Z8, Z7, Z19
+	VSUBPS      Z16, Z11, Z16
+	VSUBPS      Z17, Z12, Z17
+	VSUBPS      Z6, Z18, Z18
+	VSUBPS      Z19, Z9, Z19
 	VMULPS      Z16, Z16, Z20
 	VMULPS      Z17, Z17, Z21
 	VMULPS      Z16, Z14, Z14
@@ -33440,39 +34417,39 @@ ClosestAVX512_loop_end:
 	VDIVPS.Z    Z16, Z14, K2, Z14
 	VMINPS      Z1, Z14, Z14
 	VMAXPS      Z0, Z14, Z14
-	VMULPS      Z5, Z5, Z15
-	VMULPS      Z6, Z6, Z16
+	VMULPS      Z11, Z11, Z15
+	VMULPS      Z12, Z12, Z16
 	VADDPS      Z16, Z15, Z15
-	VMULPS      Z7, Z7, Z16
-	VMULPS      Z10, Z14, Z10
+	VMULPS      Z9, Z9, Z16
+	VMULPS      Z8, Z14, Z8
 	VADDPS      Z16, Z15, Z14
-	VADDPS      Z10, Z8, Z8
+	VADDPS      Z8, Z10, Z8
 	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
 	VDIVPS.Z    Z14, Z1, K2, Z10
-	VMULPS      Z5, Z2, Z14
-	VMULPS      Z6, Z3, Z15
+	VMULPS      Z11, Z2, Z14
+	VMULPS      Z12, Z3, Z15
 	VMINPS      Z1, Z8, Z8
 	VMAXPS      Z0, Z8, Z8
 	VADDPS      Z15, Z14, Z14
-	VMULPS      Z7, Z4, Z15
+	VMULPS      Z9, Z6, Z15
 	VADDPS      Z15, Z14, Z14
-	VMULPS      Z9, Z8, Z9
-	VSUBPS      Z14, Z9, Z9
-	VMULPS      Z10, Z9, Z9
-	VMINPS      Z1, Z9, Z1
+	VMULPS      Z13, Z8, Z13
+	VSUBPS      Z14, Z13, Z13
+	VMULPS      Z10, Z13, Z10
+	VMINPS      Z1, Z10, Z1
 	VMAXPS      Z0, Z1, Z0
-	VMULPS      Z0, Z5, Z1
-	VMULPS      Z0, Z6, Z5
-	VMULPS      Z8, Z11, Z6
-	VMULPS      Z8, Z12, Z9
+	VMULPS      Z0, Z11, Z1
+	VMULPS      Z0, Z12, Z10
+	VMULPS      Z8, Z4, Z4
+	VMULPS      Z8, Z5, Z5
 	VADDPS      Z1, Z2, Z1
-	VADDPS      Z5, Z3, Z2
-	VMULPS      Z0, Z7, Z3
-	VMULPS      Z8, Z13, Z5
-	VSUBPS      Z6, Z1, Z1
-	VSUBPS      Z9, Z2, Z2
-	VADDPS      Z3, Z4, Z3
-	VSUBPS      Z5, Z3, Z3
+	VADDPS      Z10, Z3, Z2
+	VMULPS      Z0, Z9, Z3
+	VMULPS      Z8, Z7, Z7
+	VSUBPS      Z4, Z1, Z1
+	VSUBPS      Z5, Z2, Z2
+	VADDPS      Z3, Z6, Z3
+	VSUBPS      Z7, Z3, Z3
 	VMULPS      Z1, Z1, Z1
 	VMULPS      Z2, Z2, Z2
 	VADDPS      Z2, Z1, Z1
@@ -33606,7 +34583,10 @@ StreamAVX512_done:
 
 // func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
+TEXT ·ClosestPointAVX512(SB), $2112-96
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
 	MOVQ         px+0(FP), AX
 	MOVQ         py+8(FP), BX
 	MOVQ         pz+16(FP), CX
@@ -33920,43 +34900,42 @@ ClosestPointAVX512_loop_end:
 	KMOVW R14, K1
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPS.Z (AX)(R13*4), K1, Z2
-	VMOVUPS.Z (BX)(R13*4), K1, Z3
-	VMOVUPS.Z (CX)(R13*4), K1, Z4
-	VMOVUPS.Z (DX)(R13*4), K1, Z5
-	VMOVUPS.Z (SI)(R13*4), K1, Z6
-	VMOVUPS.Z (DI)(R13*4), K1, Z7
-	VMOVUPS.Z (R8)(R13*4), K1, Z8
-	VMOVUPS.Z (R9)(R13*4), K1, Z9
-	VMOVUPS.Z (R10)(R13*4), K1, Z10
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPS      Z5, Z8, Z8
-	VSUBPS      Z6, Z9, Z9
-	VSUBPS      Z5, Z2, Z2
-	VSUBPS      Z6, Z3, Z3
-	VSUBPS      Z7, Z10, Z5
-	VSUBPS      Z7, Z4, Z4
-	VMULPS      Z8, Z2, Z6
-	VMULPS      Z9, Z3, Z7
-	VMULPS      Z8, Z8, Z10
-	VMULPS      Z9, Z9, Z11
-	VADDPS      Z7, Z6, Z6
-	VMULPS      Z5, Z4, Z7
+	VMOVUPS.Z   (AX)(R13*4), K1, Z2
+	VMOVUPS.Z   (BX)(R13*4), K1, Z3
+	VMOVUPS.Z   (DX)(R13*4), K1, Z4
+	VMOVUPS.Z   (SI)(R13*4), K1, Z5
+	VMOVUPS.Z   (R8)(R13*4), K1, Z6
+	VMOVUPS.Z   (R9)(R13*4), K1, Z7
+	VMOVUPS.Z   (CX)(R13*4), K1, Z8
+	VMOVUPS.Z   (DI)(R13*4), K1, Z9
+	VMOVUPS.Z   (R10)(R13*4), K1, Z10
+	VSUBPS      Z4, Z6, Z6
+	VSUBPS      Z5, Z7, Z7
+	VSUBPS      Z4, Z2, Z2
+	VSUBPS      Z5, Z3, Z3
+	VSUBPS      Z9, Z10, Z4
+	VSUBPS      Z9, Z8, Z5
+	VMULPS      Z6, Z2, Z8
+	VMULPS      Z7, Z3, Z9
+	VMULPS      Z6, Z6, Z10
+	VMULPS      Z7, Z7, Z11
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z4, Z5, Z9
 	VADDPS      Z11, Z10, Z10
-	VMULPS      Z5, Z5, Z11
-	VADDPS      Z7, Z6, Z6
-	VADDPS      Z11, Z10, Z7
-	VCMPPS      $0x04, Z7, Z0, K2
-	VDIVPS.Z    Z7, Z6, K2, Z6
-	VMINPS      Z1, Z6, Z1
+	VMULPS      Z4, Z4, Z11
+	VADDPS      Z9, Z8, Z8
+	VADDPS      Z11, Z10, Z9
+	VCMPPS      $0x04, Z9, Z0, K2
+	VDIVPS.Z    Z9, Z8, K2, Z8
+	VMINPS      Z1, Z8, Z1
 	VMAXPS      Z0, Z1, Z0
-	VMULPS      Z0, Z8, Z1
-	VMULPS      Z0, Z9, Z6
-	VMULPS      Z0, Z5, Z5
+	VMULPS      Z0, Z6, Z1
+	VMULPS      Z0, Z7, Z6
+	VMULPS      Z0, Z4, Z4
 	VSUBPS      Z2, Z1, Z1
 	VSUBPS      Z3, Z6, Z2
-	VSUBPS      Z4, Z5, Z3
+	VSUBPS      Z5, Z4, Z3
 	VMULPS      Z1, Z1, Z1
 	VMULPS      Z2, Z2, Z2
 	VADDPS      Z2, Z1, Z1
@@ -33985,7 +34964,7 @@ ClosestPointAVX512_done:
 
 // func Closest64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·Closest64AVX2(SB), $2112-128
+TEXT ·Closest64AVX2(SB), $3136-128
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -34020,7 +34999,7 @@ TEXT ·Closest64AVX2(SB), $2112-128
 	CMPB ·PrefetchInputs+0(SB), $0x00
 	JE   Closest64AVX2_nt_noprefetch
 
-	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX2_nt_end
 
@@ -34057,6 +35036,21 @@ Closest64AVX2_nt:
 	PREFETCHT0 1056(R12)(R13*8)
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1056(R12)(R13*8)
+	PREFETCHT0 1088(AX)(R13*8)
+	PREFETCHT0 1088(BX)(R13*8)
+	PREFETCHT0 1088(CX)(R13*8)
+	PREFETCHT0 1088(DX)(R13*8)
+	PREFETCHT0 1088(SI)(R13*8)
+	PREFETCHT0 1088(DI)(R13*8)
+	PREFETCHT0 1088(R8)(R13*8)
+	PREFETCHT0 1088(R9)(R13*8)
+	PREFETCHT0 1088(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
@@ -34070,275 +35064,443 @@ Closest64AVX2_nt:
 	VSUBPD  (R10)(R13*8), Y4, Y4
 	VMULPD  Y2, Y2, Y5
 	VMULPD  Y3, Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y4, Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y6
-	VDIVPD  Y5, Y1, Y5
-	VANDPD  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*8), Y6
-	VSUBPD  (AX)(R13*8), Y6, Y6
-	VMOVUPS (SI)(R13*8), Y7
-	VSUBPD  (BX)(R13*8), Y7, Y7
-	VMOVUPS (AX)(R13*8), Y8
-	VSUBPD  (R8)(R13*8), Y8, Y8
-	VMOVUPS (BX)(R13*8), Y9
-	VSUBPD  (R9)(R13*8), Y9, Y9
-	VMOVUPS (DI)(R13*8), Y10
-	VSUBPD  (CX)(R13*8), Y10, Y10
-	VMOVUPS (CX)(R13*8), Y11
-	VSUBPD  (R10)(R13*8), Y11, Y11
-	VMULPD  Y8, Y2, Y12
-	VMULPD  Y9, Y3, Y13
-	VMULPD  Y6, Y2, Y14
-	VMULPD  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPD  Y13, Y12, Y7
-	VMULPD  Y11, Y4, Y12
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y10, Y4, Y14
-	VADDPD  Y12, Y7, Y7
-	VADDPD  Y14, Y13, Y12
-	VMULPD  Y5, Y7, Y7
-	VMULPD  Y5, Y12, Y5
-	VMULPD  Y7, Y2, Y13
-	VMULPD  Y7, Y3, Y14
-	VMULPD  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPD    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y7
+	VADDPD  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y6
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y8
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y8, Y5, Y5
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y8
+	VSUBPD  32(R8)(R13*8), Y7, Y7
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VSUBPD  32(R10)(R13*8), Y8, Y8
+	VMULPD  Y7, Y7, Y9
+	VMULPD  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*8), Y11
+	VSUBPD    (AX)(R13*8), Y11, Y11
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*8), Y10
+	VSUBPD    (BX)(R13*8), Y10, Y10
+	VMULPD    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPD    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*8), Y13
+	VMOVUPS   (AX)(R13*8), Y14
+	VSUBPD    (R8)(R13*8), Y14, Y14
+	VADDPD    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPD    Y9, Y14, Y8
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*8), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*8), Y8
+	VSUBPD    (R9)(R13*8), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y9, Y6
+	VDIVPD    Y9, Y1, Y9
+	VANDPD    Y6, Y9, Y6
+	VMOVUPS   (DI)(R13*8), Y9
+	VSUBPD    (CX)(R13*8), Y9, Y9
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPD    Y15, Y6, Y9
-	VSUBPD    32(R8)(R13*8), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPD    Y2, Y5, Y2
-	VSUBPD    32(R9)(R13*8), Y13, Y5
-	VSUBPD    Y11, Y3, Y3
-	VSUBPD    32(R10)(R13*8), Y4, Y4
-	VSUBPD    Y14, Y10, Y13
-	VMULPD    Y12, Y12, Y14
-	VMULPD    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPD    Y5, Y5, Y11
-	VMOVUPS   Y5, 320(R11)
-	VMULPD    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPD    Y11, Y14, Y11
-	VMULPD    Y9, Y7, Y7
-	VMULPD    Y4, Y4, Y9
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y9, Y11, Y8
-	VADDPD    Y5, Y15, Y5
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y8, Y9
-	VDIVPD    Y8, Y1, Y8
-	VANDPD    Y9, Y8, Y8
-	VMULPD    Y13, Y13, Y9
-	VADDPD    Y2, Y7, Y2
-	VMULPD    Y13, Y3, Y3
-	VADDPD    Y9, Y5, Y5
-	VADDPD    Y3, Y2, Y2
-	VCMPPD    $0x04, Y5, Y0, Y3
-	VDIVPD    Y5, Y2, Y2
-	VANDPD    Y3, Y2, Y2
-	VMULPD    Y6, Y6, Y3
-	VMOVUPS   32(DX)(R13*8), Y5
-	VSUBPD    32(AX)(R13*8), Y5, Y5
-	VMOVUPS   (R11), Y7
-	VMULPD    (R11), Y7, Y7
-	VMOVUPS   32(SI)(R13*8), Y9
-	VSUBPD    32(BX)(R13*8), Y9, Y9
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VMOVUPS   32(AX)(R13*8), Y11
-	VSUBPD    32(R8)(R13*8), Y11, Y11
-	VADDPD    Y7, Y3, Y3
-	VMOVUPS   32(BX)(R13*8), Y7
-	VSUBPD    32(R9)(R13*8), Y7, Y7
-	VMULPD    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*8), Y13
-	VSUBPD    32(CX)(R13*8), Y13, Y13
-	VADDPD    Y12, Y3, Y3
+	VMOVUPS   64(R12)(R13*8), Y15
+	VMOVUPS   Y6, 64(R11)
+	VMOVUPS   Y7, 96(R11)
+	VMOVUPS   (CX)(R13*8), Y6
+	VSUBPD    (R10)(R13*8), Y6, Y6
+	VSUBPD    64(R8)(R13*8), Y13, Y7
+	VMULPD    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPD    64(R9)(R13*8), Y12, Y12
+	VMULPD    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VSUBPD    64(R10)(R13*8), Y15, Y8
+	VMULPD    Y11, Y2, Y15
+	VMOVUPS   Y11, 192(R11)
+	VMULPD    Y7, Y7, Y11
+	VMOVUPS   Y7, 224(R11)
+	VMULPD    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPD    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPD    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*8), Y13
+	VSUBPD    32(AX)(R13*8), Y13, Y13
+	VADDPD    Y10, Y11, Y10
+	VMULPD    Y6, Y4, Y11
+	VMOVUPS   Y6, 320(R11)
+	VMOVUPS   32(SI)(R13*8), Y6
+	VSUBPD    32(BX)(R13*8), Y6, Y6
+	VMULPD    Y8, Y8, Y14
+	VMOVUPS   Y8, 352(R11)
+	VADDPD    Y7, Y15, Y7
+	VMOVUPS   32(AX)(R13*8), Y8
+	VSUBPD    32(R8)(R13*8), Y8, Y8
+	VADDPD    Y14, Y10, Y10
+	VMULPD    Y9, Y4, Y14
+	VMOVUPS   Y9, 384(R11)
+	VMOVUPS   32(BX)(R13*8), Y9
+	VSUBPD    32(R9)(R13*8), Y9, Y9
+	VMOVUPS   Y4, 416(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y10, Y4
+	VDIVPD    Y10, Y1, Y10
+	VANDPD    Y4, Y10, Y4
+	VADDPD    Y11, Y12, Y10
+	VMOVUPS   32(DI)(R13*8), Y11
+	VSUBPD    32(CX)(R13*8), Y11, Y11
+	VADDPD    Y14, Y7, Y7
 	VMOVUPS   32(CX)(R13*8), Y12
 	VSUBPD    32(R10)(R13*8), Y12, Y12
-	VMULPD    256(R11), Y2, Y2
-	VMULPD    352(R11), Y11, Y14
-	VMOVUPS   Y11, 256(R11)
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y11
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y11, Y3, Y3
-	VMULPD    320(R11), Y7, Y11
-	VADDPD    128(R11), Y2, Y2
+	VMULPD    Y5, Y10, Y10
+	VMULPD    96(R11), Y8, Y14
+	VMULPD    Y5, Y7, Y5
+	VMULPD    32(R11), Y9, Y15
+	VMOVUPS   Y7, 448(R11)
+	VMULPD    Y10, Y2, Y7
+	VMOVUPS   Y4, 480(R11)
+	VMULPD    96(R11), Y13, Y4
+	VMOVUPS   Y13, 512(R11)
+	VMULPD    Y10, Y3, Y13
+	VMOVUPS   Y9, 544(R11)
+	VMULPD    32(R11), Y6, Y9
+	VMOVUPS   Y6, 576(R11)
+	VMULPD    Y5, Y2, Y6
+	VMOVUPS   Y2, 608(R11)
+	VADDPD    Y15, Y14, Y2
+	VMOVUPS   64(DX)(R13*8), Y14
+	VSUBPD    64(AX)(R13*8), Y14, Y14
+	VMULPD    Y5, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPD    (R11), Y12, Y3
+	VMOVUPS   Y12, 672(R11)
+	VMOVUPS   Y8, 704(R11)
+	VMOVUPS   64(SI)(R13*8), Y8
+	VSUBPD    64(BX)(R13*8), Y8, Y8
+	VMULPD    416(R11), Y10, Y12
+	VMOVUPS   Y10, 736(R11)
+	VADDPD    Y9, Y4, Y4
+	VMOVUPS   64(AX)(R13*8), Y9
+	VSUBPD    64(R8)(R13*8), Y9, Y9
+	VSUBPD    128(R11), Y7, Y7
+	VMULPD    (R11), Y11, Y10
+	VMOVUPS   Y11, 768(R11)
+	VMOVUPS   Y7, 800(R11)
+	VMOVUPS   64(BX)(R13*8), Y7
+	VSUBPD    64(R9)(R13*8), Y7, Y7
+	VSUBPD    160(R11), Y13, Y11
+	VADDPD    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*8), Y3
+	VSUBPD    64(CX)(R13*8), Y3, Y3
+	VMULPD    416(R11), Y5, Y13
+	VMOVUPS   Y5, 832(R11)
+	VADDPD    Y10, Y4, Y4
+	VMOVUPS   64(CX)(R13*8), Y5
+	VSUBPD    64(R10)(R13*8), Y5, Y5
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPD    Y6, Y3, Y3
+	VMULPD    64(R11), Y2, Y2
+	VMULPD    224(R11), Y9, Y6
+	VMOVUPS   Y9, 896(R11)
+	VMOVUPS   256(R11), Y9
+	VSUBPD    Y15, Y9, Y9
+	VMULPD    64(R11), Y4, Y10
+	VMULPD    288(R11), Y7, Y15
+	VMOVUPS   Y4, 64(R11)
+	VSUBPD    320(R11), Y12, Y4
+	VMULPD    96(R11), Y2, Y12
+	VMOVUPS   Y7, 928(R11)
+	VMULPD    224(R11), Y14, Y7
+	VMOVUPS   Y14, 960(R11)
+	VMOVUPS   Y4, 992(R11)
+	VMOVUPS   384(R11), Y4
+	VSUBPD    Y13, Y4, Y4
+	VMULPD    32(R11), Y2, Y13
+	VMULPD    288(R11), Y8, Y14
+	VMOVUPS   Y8, 1024(R11)
+	VMULPD    Y3, Y3, Y8
+	VMOVUPS   Y4, 1056(R11)
+	VMULPD    96(R11), Y10, Y4
+	VMOVUPS   Y4, 1088(R11)
+	VADDPD    Y15, Y6, Y4
+	VMULPD    Y9, Y9, Y6
+	VMULPD    32(R11), Y10, Y15
+	VMOVUPS   Y15, 1120(R11)
 	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y5, 128(R11)
-	VMULPD    160(R11), Y6, Y5
-	VMOVUPS   Y7, 384(R11)
-	VMULPD    320(R11), Y9, Y7
-	VMOVUPS   Y9, 416(R11)
-	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPD    (R11), Y6, Y6
-	VADDPD    Y11, Y14, Y9
+	VMOVUPS   Y5, 1152(R11)
+	VMULPD    800(R11), Y3, Y3
+	VMULPD    (R11), Y2, Y5
+	VMOVUPS   Y2, 800(R11)
+	VADDPD    Y14, Y7, Y2
+	VMULPD    Y9, Y11, Y7
+	VSUBPD    704(R11), Y12, Y9
+	VMOVUPS   352(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VADDPD    Y6, Y8, Y6
+	VSUBPD    544(R11), Y13, Y8
+	VADDPD    Y15, Y4, Y4
+	VMOVUPS   1056(R11), Y12
+	VMULPD    1056(R11), Y12, Y12
+	VMULPD    (R11), Y10, Y13
+	VADDPD    Y11, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	VMOVUPS   512(R11), Y7
+	VSUBPD    1088(R11), Y7, Y7
+	VMULPD    480(R11), Y4, Y4
+	VMOVUPS   992(R11), Y11
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   576(R11), Y14
+	VSUBPD    1120(R11), Y14, Y14
+	VMULPD    480(R11), Y2, Y15
+	VMOVUPS   Y2, 480(R11)
+	VADDPD    Y12, Y6, Y2
+	VSUBPD    672(R11), Y5, Y5
+	VMULPD    224(R11), Y4, Y6
+	VADDPD    Y11, Y3, Y3
+	VMOVUPS   768(R11), Y11
+	VSUBPD    Y13, Y11, Y11
+	VMULPD    288(R11), Y4, Y12
+	VMOVUPS   Y10, 992(R11)
+	VCMPPD    $0x04, Y2, Y0, Y10
+	VDIVPD    Y2, Y3, Y2
+	VANDPD    Y10, Y2, Y2
+	VMULPD    Y7, Y7, Y3
+	VMULPD    224(R11), Y15, Y10
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   192(R11), Y5
+	VMULPD    192(R11), Y5, Y5
+	VMULPD    Y14, Y14, Y13
+	VMOVUPS   Y10, 1088(R11)
+	VMULPD    288(R11), Y15, Y10
+	VMOVUPS   Y10, 1120(R11)
+	VMOVUPS   Y15, 1184(R11)
+	VMOVUPS   256(R11), Y10
+	VMULPD    256(R11), Y10, Y10
+	VMULPD    Y7, Y9, Y7
+	VMULPD    352(R11), Y4, Y9
 	VMINPD    Y1, Y2, Y2
 	VMAXPD    Y0, Y2, Y2
-	VMULPD    Y12, Y4, Y11
-	VADDPD    Y6, Y5, Y5
-	VADDPD    Y7, Y15, Y6
-	VMULPD    288(R11), Y10, Y7
-	VMULPD    Y13, Y4, Y14
-	VADDPD    Y7, Y5, Y5
-	VADDPD    Y11, Y9, Y7
-	VMULPD    96(R11), Y2, Y9
-	VADDPD    Y14, Y6, Y6
-	VSUBPD    Y5, Y9, Y5
-	VMULPD    Y8, Y7, Y7
-	VMULPD    Y3, Y5, Y3
+	VMULPD    Y14, Y8, Y8
+	VSUBPD    896(R11), Y6, Y6
+	VADDPD    Y10, Y5, Y5
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    928(R11), Y12, Y10
+	VMOVUPS   384(R11), Y12
+	VMULPD    384(R11), Y12, Y12
+	VMULPD    Y11, Y11, Y13
+	VMOVUPS   352(R11), Y14
+	VMULPD    1184(R11), Y14, Y14
+	VADDPD    Y12, Y5, Y5
+	VADDPD    Y8, Y7, Y7
+	VMOVUPS   960(R11), Y8
+	VSUBPD    1088(R11), Y8, Y8
+	VMULPD    832(R11), Y2, Y2
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   1024(R11), Y12
+	VSUBPD    1120(R11), Y12, Y12
+	VMOVUPS   Y4, 832(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y5, Y4
+	VDIVPD    Y5, Y1, Y5
+	VANDPD    Y4, Y5, Y4
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    1152(R11), Y9, Y5
+	VADDPD    736(R11), Y2, Y2
+	VADDPD    Y11, Y7, Y7
+	VMOVUPS   864(R11), Y9
+	VSUBPD    Y14, Y9, Y9
+	VMOVUPS   128(R11), Y11
+	VMULPD    192(R11), Y11, Y11
+	VCMPPD    $0x04, Y3, Y0, Y13
+	VDIVPD    Y3, Y7, Y3
+	VANDPD    Y13, Y3, Y3
+	VMULPD    Y8, Y8, Y7
+	VMOVUPS   160(R11), Y13
+	VMULPD    256(R11), Y13, Y13
+	VMOVUPS   512(R11), Y14
+	VMULPD    512(R11), Y14, Y14
+	VMULPD    Y12, Y12, Y15
+	VMOVUPS   Y4, 736(R11)
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   576(R11), Y4
+	VMULPD    576(R11), Y4, Y4
 	VMULPD    Y8, Y6, Y5
+	VADDPD    Y13, Y11, Y6
 	VMINPD    Y1, Y3, Y3
 	VMAXPD    Y0, Y3, Y3
-	VMULPD    352(R11), Y7, Y8
-	VMULPD    448(R11), Y3, Y9
-	VMULPD    320(R11), Y7, Y11
-	VMULPD    (R11), Y3, Y14
-	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y6, (R11)
-	VMULPD    32(R11), Y2, Y6
-	VMOVUPS   Y13, 32(R11)
-	VMULPD    320(R11), Y5, Y13
-	VMOVUPS   Y12, 96(R11)
-	VMULPD    64(R11), Y2, Y12
-	VMOVUPS   Y12, 64(R11)
-	VMULPD    Y7, Y4, Y12
-	VMOVUPS   Y7, 448(R11)
-	VADDPD    160(R11), Y9, Y7
-	VSUBPD    256(R11), Y8, Y8
-	VADDPD    224(R11), Y14, Y9
-	VSUBPD    384(R11), Y11, Y11
-	VMULPD    Y3, Y10, Y10
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 160(R11)
-	VMULPD    192(R11), Y2, Y4
-	VMOVUPS   Y5, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   128(R11), Y2
-	VSUBPD    Y15, Y2, Y2
-	VSUBPD    Y6, Y7, Y5
-	VMOVUPS   416(R11), Y6
-	VSUBPD    Y13, Y6, Y6
-	VSUBPD    64(R11), Y9, Y7
-	VSUBPD    96(R11), Y12, Y9
-	VADDPD    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y12
-	VSUBPD    Y14, Y12, Y12
-	VSUBPD    Y4, Y10, Y4
-	VMULPD    Y2, Y2, Y10
-	VMULPD    Y5, Y5, Y5
-	VMULPD    Y6, Y6, Y13
+	VMULPD    Y12, Y10, Y8
+	VMOVUPS   320(R11), Y10
+	VMULPD    384(R11), Y10, Y10
+	VADDPD    Y4, Y14, Y4
+	VADDPD    Y15, Y7, Y7
+	VADDPD    Y10, Y6, Y6
+	VMOVUPS   768(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VMULPD    Y9, Y9, Y11
+	VMULPD    448(R11), Y2, Y12
+	VADDPD    Y10, Y4, Y4
+	VADDPD    Y8, Y5, Y5
+	VSUBPD    Y6, Y12, Y6
+	VMULPD    992(R11), Y3, Y3
+	VMULPD    1056(R11), Y9, Y8
+	VMULPD    736(R11), Y6, Y6
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y4, Y9
+	VDIVPD    Y4, Y1, Y4
+	VANDPD    Y9, Y4, Y4
+	VADDPD    Y11, Y7, Y7
+	VMINPD    Y1, Y6, Y6
+	VMAXPD    Y0, Y6, Y6
+	VADDPD    800(R11), Y3, Y3
+	VADDPD    Y8, Y5, Y5
+	VMULPD    192(R11), Y6, Y8
+	VMOVUPS   704(R11), Y9
+	VMULPD    512(R11), Y9, Y9
+	VCMPPD    $0x04, Y7, Y0, Y10
+	VDIVPD    Y7, Y5, Y5
+	VANDPD    Y10, Y5, Y5
+	VMULPD    256(R11), Y6, Y7
+	VMOVUPS   544(R11), Y10
+	VMULPD    576(R11), Y10, Y10
+	VMOVUPS   960(R11), Y11
+	VMULPD    960(R11), Y11, Y11
+	VMULPD    608(R11), Y2, Y12
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMOVUPS   1024(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    640(R11), Y2, Y14
+	VADDPD    Y10, Y9, Y9
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
+	VADDPD    128(R11), Y8, Y8
+	VMOVUPS   672(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VADDPD    Y13, Y11, Y11
+	VADDPD    160(R11), Y7, Y7
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   864(R11), Y10
+	VMULPD    864(R11), Y10, Y10
+	VMULPD    384(R11), Y6, Y13
+	VMULPD    64(R11), Y3, Y15
+	VMOVUPS   Y6, 64(R11)
+	VADDPD    Y10, Y11, Y6
+	VMULPD    416(R11), Y2, Y10
+	VSUBPD    Y9, Y15, Y9
+	VMULPD    1184(R11), Y5, Y5
+	VSUBPD    Y12, Y8, Y8
+	VMULPD    Y4, Y9, Y4
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD    Y6, Y1, Y6
+	VANDPD    Y9, Y6, Y6
+	VSUBPD    Y14, Y7, Y7
+	VMINPD    Y1, Y4, Y4
+	VMAXPD    Y0, Y4, Y4
+	VADDPD    832(R11), Y5, Y5
+	VADDPD    320(R11), Y13, Y9
+	VMULPD    512(R11), Y4, Y11
+	VMOVUPS   896(R11), Y12
+	VMULPD    960(R11), Y12, Y12
+	VSUBPD    Y10, Y9, Y9
+	VMULPD    576(R11), Y4, Y10
+	VMOVUPS   928(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    Y8, Y8, Y8
+	VMULPD    96(R11), Y3, Y14
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
 	VMULPD    Y7, Y7, Y7
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y7, Y5, Y5
-	VMULPD    Y6, Y11, Y6
-	VMULPD    Y4, Y4, Y4
-	VADDPD    Y13, Y10, Y7
-	VMULPD    Y12, Y12, Y8
-	VADDPD    Y4, Y5, Y4
-	VADDPD    Y6, Y2, Y2
-	VMULPD    Y12, Y9, Y5
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y6
-	VADDPD    Y8, Y7, Y7
+	VMULPD    32(R11), Y3, Y15
+	VMOVUPS   Y2, 32(R11)
+	VADDPD    Y13, Y12, Y2
+	VADDPD    Y7, Y8, Y7
+	VADDPD    704(R11), Y11, Y8
+	VMOVUPS   1152(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VMULPD    Y9, Y9, Y9
+	VADDPD    544(R11), Y10, Y10
+	VADDPD    Y11, Y2, Y2
+	VMULPD    768(R11), Y4, Y11
+	VMULPD    480(R11), Y5, Y12
+	VADDPD    Y9, Y7, Y7
+	VMULPD    (R11), Y3, Y9
+	VSUBPD    Y2, Y12, Y2
+	VSUBPD    Y14, Y8, Y8
+	VMULPD    Y6, Y2, Y2
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y7, Y6
+	VSUBPD    Y15, Y10, Y10
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   64(R11), Y12
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y12, Y12
+	VADDPD    672(R11), Y11, Y11
+	VMULPD    960(R11), Y2, Y13
+	VMOVUPS   Y3, (R11)
+	VMOVUPS   32(R11), Y3
 	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y3, Y3
-	VADDPD    Y5, Y2, Y2
-	VMOVUPS   224(R11), Y5
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y5, Y5
-	VCMPPD    $0x04, Y7, Y0, Y8
-	VDIVPD    Y7, Y2, Y2
-	VANDPD    Y8, Y2, Y2
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y4, Y4
+	VSUBPD    Y9, Y11, Y9
+	VMULPD    1024(R11), Y2, Y11
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y7, Y6
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVNTPS  Y3, (R12)(R13*8)
+	VMOVNTPS  Y12, (R12)(R13*8)
 	MOVQ      t+104(FP), R12
-	VMOVNTPS  Y5, (R12)(R13*8)
+	VMOVNTPS  Y3, (R12)(R13*8)
 	MOVQ      dist2+112(FP), R12
-	VMOVNTPS  Y4, (R12)(R13*8)
-	VMOVUPS   128(R11), Y3
-	VMULPD    128(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPD    416(R11), Y4, Y4
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPD    32(R11), Y4, Y4
-	VADDPD    Y4, Y3, Y3
-	VMULPD    192(R11), Y2, Y2
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y4, Y3, Y3
-	VADDPD    448(R11), Y2, Y2
-	VMOVUPS   256(R11), Y4
-	VMULPD    128(R11), Y4, Y4
-	VMOVUPS   384(R11), Y5
-	VMULPD    416(R11), Y5, Y5
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPD    32(R11), Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    (R11), Y2, Y5
-	VSUBPD    Y4, Y5, Y4
-	VMULPD    Y3, Y4, Y3
-	VMINPD    Y1, Y3, Y3
-	VMAXPD    Y0, Y3, Y3
-	VMULPD    128(R11), Y3, Y4
-	VMULPD    416(R11), Y3, Y5
-	VMULPD    352(R11), Y2, Y6
-	VMULPD    320(R11), Y2, Y7
-	VADDPD    256(R11), Y4, Y4
-	VADDPD    384(R11), Y5, Y5
-	VMULPD    32(R11), Y3, Y8
-	VMULPD    160(R11), Y2, Y9
-	VSUBPD    Y6, Y4, Y4
-	VSUBPD    Y7, Y5, Y5
-	VADDPD    96(R11), Y8, Y6
-	VSUBPD    Y9, Y6, Y6
-	VMULPD    Y4, Y4, Y4
-	VMULPD    Y5, Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    Y6, Y6, Y5
-	VADDPD    Y5, Y4, Y4
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y5
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y3, Y3
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y2, Y2
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVNTPS  Y6, (R12)(R13*8)
+	VMULPD    Y8, Y8, Y3
+	VMULPD    224(R11), Y5, Y6
+	VMULPD    Y10, Y10, Y7
+	VMULPD    288(R11), Y5, Y8
+	VADDPD    Y7, Y3, Y3
+	VADDPD    896(R11), Y13, Y7
+	VMULPD    Y9, Y9, Y9
+	VADDPD    928(R11), Y11, Y10
+	VMULPD    864(R11), Y2, Y11
+	VADDPD    Y9, Y3, Y3
+	VMULPD    352(R11), Y5, Y9
+	VSUBPD    Y6, Y7, Y6
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y7
+	VSUBPD    Y8, Y10, Y8
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y4, Y4
+	VADDPD    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y11, Y11
+	VSUBPD    Y9, Y10, Y9
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y3, Y3
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVNTPS  Y4, 32(R12)(R13*8)
+	MOVQ      t+104(FP), R12
+	VMOVNTPS  Y11, 32(R12)(R13*8)
+	MOVQ      dist2+112(FP), R12
+	VMOVNTPS  Y3, 32(R12)(R13*8)
+	VMULPD    Y6, Y6, Y3
+	VMULPD    Y8, Y8, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    Y9, Y9, Y4
+	VADDPD    Y4, Y3, Y3
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 2.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Y3, 32(R12)(R13*8)
+	VMOVNTPS Y2, 64(R12)(R13*8)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Y2, 32(R12)(R13*8)
+	VMOVNTPS Y5, 64(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Y4, 32(R12)(R13*8)
-	ADDQ     $0x00000008, R13
-	SUBQ     $0x00000008, R14
+	VMOVNTPS Y3, 64(R12)(R13*8)
+	ADDQ     $0x0000000c, R13
+	SUBQ     $0x0000000c, R14
 	CMPQ     R14, $0x00004000
 	JAE      Closest64AVX2_nt
 
@@ -34346,7 +35508,7 @@ Closest64AVX2_nt_end:
 	JMP Closest64AVX2_nt_fence
 
 Closest64AVX2_nt_noprefetch:
-	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX2_ntplain_end
 
@@ -34363,275 +35525,443 @@ Closest64AVX2_ntplain:
 	VSUBPD  (R10)(R13*8), Y4, Y4
 	VMULPD  Y2, Y2, Y5
 	VMULPD  Y3, Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y4, Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y6
-	VDIVPD  Y5, Y1, Y5
-	VANDPD  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*8), Y6
-	VSUBPD  (AX)(R13*8), Y6, Y6
-	VMOVUPS (SI)(R13*8), Y7
-	VSUBPD  (BX)(R13*8), Y7, Y7
-	VMOVUPS (AX)(R13*8), Y8
-	VSUBPD  (R8)(R13*8), Y8, Y8
-	VMOVUPS (BX)(R13*8), Y9
-	VSUBPD  (R9)(R13*8), Y9, Y9
-	VMOVUPS (DI)(R13*8), Y10
-	VSUBPD  (CX)(R13*8), Y10, Y10
-	VMOVUPS (CX)(R13*8), Y11
-	VSUBPD  (R10)(R13*8), Y11, Y11
-	VMULPD  Y8, Y2, Y12
-	VMULPD  Y9, Y3, Y13
-	VMULPD  Y6, Y2, Y14
-	VMULPD  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPD  Y13, Y12, Y7
-	VMULPD  Y11, Y4, Y12
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y10, Y4, Y14
-	VADDPD  Y12, Y7, Y7
-	VADDPD  Y14, Y13, Y12
-	VMULPD  Y5, Y7, Y7
-	VMULPD  Y5, Y12, Y5
-	VMULPD  Y7, Y2, Y13
-	VMULPD  Y7, Y3, Y14
-	VMULPD  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPD    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y7
+	VADDPD  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y6
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y8
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y8, Y5, Y5
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y8
+	VSUBPD  32(R8)(R13*8), Y7, Y7
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VSUBPD  32(R10)(R13*8), Y8, Y8
+	VMULPD  Y7, Y7, Y9
+	VMULPD  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*8), Y11
+	VSUBPD    (AX)(R13*8), Y11, Y11
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*8), Y10
+	VSUBPD    (BX)(R13*8), Y10, Y10
+	VMULPD    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPD    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*8), Y13
+	VMOVUPS   (AX)(R13*8), Y14
+	VSUBPD    (R8)(R13*8), Y14, Y14
+	VADDPD    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPD    Y9, Y14, Y8
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*8), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*8), Y8
+	VSUBPD    (R9)(R13*8), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y9, Y6
+	VDIVPD    Y9, Y1, Y9
+	VANDPD    Y6, Y9, Y6
+	VMOVUPS   (DI)(R13*8), Y9
+	VSUBPD    (CX)(R13*8), Y9, Y9
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPD    Y15, Y6, Y9
-	VSUBPD    32(R8)(R13*8), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPD    Y2, Y5, Y2
-	VSUBPD    32(R9)(R13*8), Y13, Y5
-	VSUBPD    Y11, Y3, Y3
-	VSUBPD    32(R10)(R13*8), Y4, Y4
-	VSUBPD    Y14, Y10, Y13
-	VMULPD    Y12, Y12, Y14
-	VMULPD    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPD    Y5, Y5, Y11
-	VMOVUPS   Y5, 320(R11)
-	VMULPD    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPD    Y11, Y14, Y11
-	VMULPD    Y9, Y7, Y7
-	VMULPD    Y4, Y4, Y9
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y9, Y11, Y8
-	VADDPD    Y5, Y15, Y5
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y8, Y9
-	VDIVPD    Y8, Y1, Y8
-	VANDPD    Y9, Y8, Y8
-	VMULPD    Y13, Y13, Y9
-	VADDPD    Y2, Y7, Y2
-	VMULPD    Y13, Y3, Y3
-	VADDPD    Y9, Y5, Y5
-	VADDPD    Y3, Y2, Y2
-	VCMPPD    $0x04, Y5, Y0, Y3
-	VDIVPD    Y5, Y2, Y2
-	VANDPD    Y3, Y2, Y2
-	VMULPD    Y6, Y6, Y3
-	VMOVUPS   32(DX)(R13*8), Y5
-	VSUBPD    32(AX)(R13*8), Y5, Y5
-	VMOVUPS   (R11), Y7
-	VMULPD    (R11), Y7, Y7
-	VMOVUPS   32(SI)(R13*8), Y9
-	VSUBPD    32(BX)(R13*8), Y9, Y9
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VMOVUPS   32(AX)(R13*8), Y11
-	VSUBPD    32(R8)(R13*8), Y11, Y11
-	VADDPD    Y7, Y3, Y3
-	VMOVUPS   32(BX)(R13*8), Y7
-	VSUBPD    32(R9)(R13*8), Y7, Y7
-	VMULPD    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*8), Y13
-	VSUBPD    32(CX)(R13*8), Y13, Y13
-	VADDPD    Y12, Y3, Y3
+	VMOVUPS   64(R12)(R13*8), Y15
+	VMOVUPS   Y6, 64(R11)
+	VMOVUPS   Y7, 96(R11)
+	VMOVUPS   (CX)(R13*8), Y6
+	VSUBPD    (R10)(R13*8), Y6, Y6
+	VSUBPD    64(R8)(R13*8), Y13, Y7
+	VMULPD    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPD    64(R9)(R13*8), Y12, Y12
+	VMULPD    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VSUBPD    64(R10)(R13*8), Y15, Y8
+	VMULPD    Y11, Y2, Y15
+	VMOVUPS   Y11, 192(R11)
+	VMULPD    Y7, Y7, Y11
+	VMOVUPS   Y7, 224(R11)
+	VMULPD    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPD    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPD    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*8), Y13
+	VSUBPD    32(AX)(R13*8), Y13, Y13
+	VADDPD    Y10, Y11, Y10
+	VMULPD    Y6, Y4, Y11
+	VMOVUPS   Y6, 320(R11)
+	VMOVUPS   32(SI)(R13*8), Y6
+	VSUBPD    32(BX)(R13*8), Y6, Y6
+	VMULPD    Y8, Y8, Y14
+	VMOVUPS   Y8, 352(R11)
+	VADDPD    Y7, Y15, Y7
+	VMOVUPS   32(AX)(R13*8), Y8
+	VSUBPD    32(R8)(R13*8), Y8, Y8
+	VADDPD    Y14, Y10, Y10
+	VMULPD    Y9, Y4, Y14
+	VMOVUPS   Y9, 384(R11)
+	VMOVUPS   32(BX)(R13*8), Y9
+	VSUBPD    32(R9)(R13*8), Y9, Y9
+	VMOVUPS   Y4, 416(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y10, Y4
+	VDIVPD    Y10, Y1, Y10
+	VANDPD    Y4, Y10, Y4
+	VADDPD    Y11, Y12, Y10
+	VMOVUPS   32(DI)(R13*8), Y11
+	VSUBPD    32(CX)(R13*8), Y11, Y11
+	VADDPD    Y14, Y7, Y7
 	VMOVUPS   32(CX)(R13*8), Y12
 	VSUBPD    32(R10)(R13*8), Y12, Y12
-	VMULPD    256(R11), Y2, Y2
-	VMULPD    352(R11), Y11, Y14
-	VMOVUPS   Y11, 256(R11)
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y11
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y11, Y3, Y3
-	VMULPD    320(R11), Y7, Y11
-	VADDPD    128(R11), Y2, Y2
+	VMULPD    Y5, Y10, Y10
+	VMULPD    96(R11), Y8, Y14
+	VMULPD    Y5, Y7, Y5
+	VMULPD    32(R11), Y9, Y15
+	VMOVUPS   Y7, 448(R11)
+	VMULPD    Y10, Y2, Y7
+	VMOVUPS   Y4, 480(R11)
+	VMULPD    96(R11), Y13, Y4
+	VMOVUPS   Y13, 512(R11)
+	VMULPD    Y10, Y3, Y13
+	VMOVUPS   Y9, 544(R11)
+	VMULPD    32(R11), Y6, Y9
+	VMOVUPS   Y6, 576(R11)
+	VMULPD    Y5, Y2, Y6
+	VMOVUPS   Y2, 608(R11)
+	VADDPD    Y15, Y14, Y2
+	VMOVUPS   64(DX)(R13*8), Y14
+	VSUBPD    64(AX)(R13*8), Y14, Y14
+	VMULPD    Y5, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPD    (R11), Y12, Y3
+	VMOVUPS   Y12, 672(R11)
+	VMOVUPS   Y8, 704(R11)
+	VMOVUPS   64(SI)(R13*8), Y8
+	VSUBPD    64(BX)(R13*8), Y8, Y8
+	VMULPD    416(R11), Y10, Y12
+	VMOVUPS   Y10, 736(R11)
+	VADDPD    Y9, Y4, Y4
+	VMOVUPS   64(AX)(R13*8), Y9
+	VSUBPD    64(R8)(R13*8), Y9, Y9
+	VSUBPD    128(R11), Y7, Y7
+	VMULPD    (R11), Y11, Y10
+	VMOVUPS   Y11, 768(R11)
+	VMOVUPS   Y7, 800(R11)
+	VMOVUPS   64(BX)(R13*8), Y7
+	VSUBPD    64(R9)(R13*8), Y7, Y7
+	VSUBPD    160(R11), Y13, Y11
+	VADDPD    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*8), Y3
+	VSUBPD    64(CX)(R13*8), Y3, Y3
+	VMULPD    416(R11), Y5, Y13
+	VMOVUPS   Y5, 832(R11)
+	VADDPD    Y10, Y4, Y4
+	VMOVUPS   64(CX)(R13*8), Y5
+	VSUBPD    64(R10)(R13*8), Y5, Y5
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPD    Y6, Y3, Y3
+	VMULPD    64(R11), Y2, Y2
+	VMULPD    224(R11), Y9, Y6
+	VMOVUPS   Y9, 896(R11)
+	VMOVUPS   256(R11), Y9
+	VSUBPD    Y15, Y9, Y9
+	VMULPD    64(R11), Y4, Y10
+	VMULPD    288(R11), Y7, Y15
+	VMOVUPS   Y4, 64(R11)
+	VSUBPD    320(R11), Y12, Y4
+	VMULPD    96(R11), Y2, Y12
+	VMOVUPS   Y7, 928(R11)
+	VMULPD    224(R11), Y14, Y7
+	VMOVUPS   Y14, 960(R11)
+	VMOVUPS   Y4, 992(R11)
+	VMOVUPS   384(R11), Y4
+	VSUBPD    Y13, Y4, Y4
+	VMULPD    32(R11), Y2, Y13
+	VMULPD    288(R11), Y8, Y14
+	VMOVUPS   Y8, 1024(R11)
+	VMULPD    Y3, Y3, Y8
+	VMOVUPS   Y4, 1056(R11)
+	VMULPD    96(R11), Y10, Y4
+	VMOVUPS   Y4, 1088(R11)
+	VADDPD    Y15, Y6, Y4
+	VMULPD    Y9, Y9, Y6
+	VMULPD    32(R11), Y10, Y15
+	VMOVUPS   Y15, 1120(R11)
 	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y5, 128(R11)
-	VMULPD    160(R11), Y6, Y5
-	VMOVUPS   Y7, 384(R11)
-	VMULPD    320(R11), Y9, Y7
-	VMOVUPS   Y9, 416(R11)
-	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPD    (R11), Y6, Y6
-	VADDPD    Y11, Y14, Y9
+	VMOVUPS   Y5, 1152(R11)
+	VMULPD    800(R11), Y3, Y3
+	VMULPD    (R11), Y2, Y5
+	VMOVUPS   Y2, 800(R11)
+	VADDPD    Y14, Y7, Y2
+	VMULPD    Y9, Y11, Y7
+	VSUBPD    704(R11), Y12, Y9
+	VMOVUPS   352(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VADDPD    Y6, Y8, Y6
+	VSUBPD    544(R11), Y13, Y8
+	VADDPD    Y15, Y4, Y4
+	VMOVUPS   1056(R11), Y12
+	VMULPD    1056(R11), Y12, Y12
+	VMULPD    (R11), Y10, Y13
+	VADDPD    Y11, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	VMOVUPS   512(R11), Y7
+	VSUBPD    1088(R11), Y7, Y7
+	VMULPD    480(R11), Y4, Y4
+	VMOVUPS   992(R11), Y11
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   576(R11), Y14
+	VSUBPD    1120(R11), Y14, Y14
+	VMULPD    480(R11), Y2, Y15
+	VMOVUPS   Y2, 480(R11)
+	VADDPD    Y12, Y6, Y2
+	VSUBPD    672(R11), Y5, Y5
+	VMULPD    224(R11), Y4, Y6
+	VADDPD    Y11, Y3, Y3
+	VMOVUPS   768(R11), Y11
+	VSUBPD    Y13, Y11, Y11
+	VMULPD    288(R11), Y4, Y12
+	VMOVUPS   Y10, 992(R11)
+	VCMPPD    $0x04, Y2, Y0, Y10
+	VDIVPD    Y2, Y3, Y2
+	VANDPD    Y10, Y2, Y2
+	VMULPD    Y7, Y7, Y3
+	VMULPD    224(R11), Y15, Y10
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   192(R11), Y5
+	VMULPD    192(R11), Y5, Y5
+	VMULPD    Y14, Y14, Y13
+	VMOVUPS   Y10, 1088(R11)
+	VMULPD    288(R11), Y15, Y10
+	VMOVUPS   Y10, 1120(R11)
+	VMOVUPS   Y15, 1184(R11)
+	VMOVUPS   256(R11), Y10
+	VMULPD    256(R11), Y10, Y10
+	VMULPD    Y7, Y9, Y7
+	VMULPD    352(R11), Y4, Y9
 	VMINPD    Y1, Y2, Y2
 	VMAXPD    Y0, Y2, Y2
-	VMULPD    Y12, Y4, Y11
-	VADDPD    Y6, Y5, Y5
-	VADDPD    Y7, Y15, Y6
-	VMULPD    288(R11), Y10, Y7
-	VMULPD    Y13, Y4, Y14
-	VADDPD    Y7, Y5, Y5
-	VADDPD    Y11, Y9, Y7
-	VMULPD    96(R11), Y2, Y9
-	VADDPD    Y14, Y6, Y6
-	VSUBPD    Y5, Y9, Y5
-	VMULPD    Y8, Y7, Y7
-	VMULPD    Y3, Y5, Y3
+	VMULPD    Y14, Y8, Y8
+	VSUBPD    896(R11), Y6, Y6
+	VADDPD    Y10, Y5, Y5
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    928(R11), Y12, Y10
+	VMOVUPS   384(R11), Y12
+	VMULPD    384(R11), Y12, Y12
+	VMULPD    Y11, Y11, Y13
+	VMOVUPS   352(R11), Y14
+	VMULPD    1184(R11), Y14, Y14
+	VADDPD    Y12, Y5, Y5
+	VADDPD    Y8, Y7, Y7
+	VMOVUPS   960(R11), Y8
+	VSUBPD    1088(R11), Y8, Y8
+	VMULPD    832(R11), Y2, Y2
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   1024(R11), Y12
+	VSUBPD    1120(R11), Y12, Y12
+	VMOVUPS   Y4, 832(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y5, Y4
+	VDIVPD    Y5, Y1, Y5
+	VANDPD    Y4, Y5, Y4
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    1152(R11), Y9, Y5
+	VADDPD    736(R11), Y2, Y2
+	VADDPD    Y11, Y7, Y7
+	VMOVUPS   864(R11), Y9
+	VSUBPD    Y14, Y9, Y9
+	VMOVUPS   128(R11), Y11
+	VMULPD    192(R11), Y11, Y11
+	VCMPPD    $0x04, Y3, Y0, Y13
+	VDIVPD    Y3, Y7, Y3
+	VANDPD    Y13, Y3, Y3
+	VMULPD    Y8, Y8, Y7
+	VMOVUPS   160(R11), Y13
+	VMULPD    256(R11), Y13, Y13
+	VMOVUPS   512(R11), Y14
+	VMULPD    512(R11), Y14, Y14
+	VMULPD    Y12, Y12, Y15
+	VMOVUPS   Y4, 736(R11)
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   576(R11), Y4
+	VMULPD    576(R11), Y4, Y4
 	VMULPD    Y8, Y6, Y5
+	VADDPD    Y13, Y11, Y6
 	VMINPD    Y1, Y3, Y3
 	VMAXPD    Y0, Y3, Y3
-	VMULPD    352(R11), Y7, Y8
-	VMULPD    448(R11), Y3, Y9
-	VMULPD    320(R11), Y7, Y11
-	VMULPD    (R11), Y3, Y14
-	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y6, (R11)
-	VMULPD    32(R11), Y2, Y6
-	VMOVUPS   Y13, 32(R11)
-	VMULPD    320(R11), Y5, Y13
-	VMOVUPS   Y12, 96(R11)
-	VMULPD    64(R11), Y2, Y12
-	VMOVUPS   Y12, 64(R11)
-	VMULPD    Y7, Y4, Y12
-	VMOVUPS   Y7, 448(R11)
-	VADDPD    160(R11), Y9, Y7
-	VSUBPD    256(R11), Y8, Y8
-	VADDPD    224(R11), Y14, Y9
-	VSUBPD    384(R11), Y11, Y11
-	VMULPD    Y3, Y10, Y10
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 160(R11)
-	VMULPD    192(R11), Y2, Y4
-	VMOVUPS   Y5, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   128(R11), Y2
-	VSUBPD    Y15, Y2, Y2
-	VSUBPD    Y6, Y7, Y5
-	VMOVUPS   416(R11), Y6
-	VSUBPD    Y13, Y6, Y6
-	VSUBPD    64(R11), Y9, Y7
-	VSUBPD    96(R11), Y12, Y9
-	VADDPD    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y12
-	VSUBPD    Y14, Y12, Y12
-	VSUBPD    Y4, Y10, Y4
-	VMULPD    Y2, Y2, Y10
-	VMULPD    Y5, Y5, Y5
-	VMULPD    Y6, Y6, Y13
+	VMULPD    Y12, Y10, Y8
+	VMOVUPS   320(R11), Y10
+	VMULPD    384(R11), Y10, Y10
+	VADDPD    Y4, Y14, Y4
+	VADDPD    Y15, Y7, Y7
+	VADDPD    Y10, Y6, Y6
+	VMOVUPS   768(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VMULPD    Y9, Y9, Y11
+	VMULPD    448(R11), Y2, Y12
+	VADDPD    Y10, Y4, Y4
+	VADDPD    Y8, Y5, Y5
+	VSUBPD    Y6, Y12, Y6
+	VMULPD    992(R11), Y3, Y3
+	VMULPD    1056(R11), Y9, Y8
+	VMULPD    736(R11), Y6, Y6
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y4, Y9
+	VDIVPD    Y4, Y1, Y4
+	VANDPD    Y9, Y4, Y4
+	VADDPD    Y11, Y7, Y7
+	VMINPD    Y1, Y6, Y6
+	VMAXPD    Y0, Y6, Y6
+	VADDPD    800(R11), Y3, Y3
+	VADDPD    Y8, Y5, Y5
+	VMULPD    192(R11), Y6, Y8
+	VMOVUPS   704(R11), Y9
+	VMULPD    512(R11), Y9, Y9
+	VCMPPD    $0x04, Y7, Y0, Y10
+	VDIVPD    Y7, Y5, Y5
+	VANDPD    Y10, Y5, Y5
+	VMULPD    256(R11), Y6, Y7
+	VMOVUPS   544(R11), Y10
+	VMULPD    576(R11), Y10, Y10
+	VMOVUPS   960(R11), Y11
+	VMULPD    960(R11), Y11, Y11
+	VMULPD    608(R11), Y2, Y12
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMOVUPS   1024(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    640(R11), Y2, Y14
+	VADDPD    Y10, Y9, Y9
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
+	VADDPD    128(R11), Y8, Y8
+	VMOVUPS   672(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VADDPD    Y13, Y11, Y11
+	VADDPD    160(R11), Y7, Y7
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   864(R11), Y10
+	VMULPD    864(R11), Y10, Y10
+	VMULPD    384(R11), Y6, Y13
+	VMULPD    64(R11), Y3, Y15
+	VMOVUPS   Y6, 64(R11)
+	VADDPD    Y10, Y11, Y6
+	VMULPD    416(R11), Y2, Y10
+	VSUBPD    Y9, Y15, Y9
+	VMULPD    1184(R11), Y5, Y5
+	VSUBPD    Y12, Y8, Y8
+	VMULPD    Y4, Y9, Y4
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD    Y6, Y1, Y6
+	VANDPD    Y9, Y6, Y6
+	VSUBPD    Y14, Y7, Y7
+	VMINPD    Y1, Y4, Y4
+	VMAXPD    Y0, Y4, Y4
+	VADDPD    832(R11), Y5, Y5
+	VADDPD    320(R11), Y13, Y9
+	VMULPD    512(R11), Y4, Y11
+	VMOVUPS   896(R11), Y12
+	VMULPD    960(R11), Y12, Y12
+	VSUBPD    Y10, Y9, Y9
+	VMULPD    576(R11), Y4, Y10
+	VMOVUPS   928(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    Y8, Y8, Y8
+	VMULPD    96(R11), Y3, Y14
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
 	VMULPD    Y7, Y7, Y7
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y7, Y5, Y5
-	VMULPD    Y6, Y11, Y6
-	VMULPD    Y4, Y4, Y4
-	VADDPD    Y13, Y10, Y7
-	VMULPD    Y12, Y12, Y8
-	VADDPD    Y4, Y5, Y4
-	VADDPD    Y6, Y2, Y2
-	VMULPD    Y12, Y9, Y5
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y6
-	VADDPD    Y8, Y7, Y7
+	VMULPD    32(R11), Y3, Y15
+	VMOVUPS   Y2, 32(R11)
+	VADDPD    Y13, Y12, Y2
+	VADDPD    Y7, Y8, Y7
+	VADDPD    704(R11), Y11, Y8
+	VMOVUPS   1152(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VMULPD    Y9, Y9, Y9
+	VADDPD    544(R11), Y10, Y10
+	VADDPD    Y11, Y2, Y2
+	VMULPD    768(R11), Y4, Y11
+	VMULPD    480(R11), Y5, Y12
+	VADDPD    Y9, Y7, Y7
+	VMULPD    (R11), Y3, Y9
+	VSUBPD    Y2, Y12, Y2
+	VSUBPD    Y14, Y8, Y8
+	VMULPD    Y6, Y2, Y2
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y7, Y6
+	VSUBPD    Y15, Y10, Y10
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   64(R11), Y12
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y12, Y12
+	VADDPD    672(R11), Y11, Y11
+	VMULPD    960(R11), Y2, Y13
+	VMOVUPS   Y3, (R11)
+	VMOVUPS   32(R11), Y3
 	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y3, Y3
-	VADDPD    Y5, Y2, Y2
-	VMOVUPS   224(R11), Y5
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y5, Y5
-	VCMPPD    $0x04, Y7, Y0, Y8
-	VDIVPD    Y7, Y2, Y2
-	VANDPD    Y8, Y2, Y2
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y4, Y4
+	VSUBPD    Y9, Y11, Y9
+	VMULPD    1024(R11), Y2, Y11
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y7, Y6
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVNTPS  Y3, (R12)(R13*8)
+	VMOVNTPS  Y12, (R12)(R13*8)
 	MOVQ      t+104(FP), R12
-	VMOVNTPS  Y5, (R12)(R13*8)
+	VMOVNTPS  Y3, (R12)(R13*8)
 	MOVQ      dist2+112(FP), R12
-	VMOVNTPS  Y4, (R12)(R13*8)
-	VMOVUPS   128(R11), Y3
-	VMULPD    128(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPD    416(R11), Y4, Y4
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPD    32(R11), Y4, Y4
-	VADDPD    Y4, Y3, Y3
-	VMULPD    192(R11), Y2, Y2
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y4, Y3, Y3
-	VADDPD    448(R11), Y2, Y2
-	VMOVUPS   256(R11), Y4
-	VMULPD    128(R11), Y4, Y4
-	VMOVUPS   384(R11), Y5
-	VMULPD    416(R11), Y5, Y5
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPD    32(R11), Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    (R11), Y2, Y5
-	VSUBPD    Y4, Y5, Y4
-	VMULPD    Y3, Y4, Y3
-	VMINPD    Y1, Y3, Y3
-	VMAXPD    Y0, Y3, Y3
-	VMULPD    128(R11), Y3, Y4
-	VMULPD    416(R11), Y3, Y5
-	VMULPD    352(R11), Y2, Y6
-	VMULPD    320(R11), Y2, Y7
-	VADDPD    256(R11), Y4, Y4
-	VADDPD    384(R11), Y5, Y5
-	VMULPD    32(R11), Y3, Y8
-	VMULPD    160(R11), Y2, Y9
-	VSUBPD    Y6, Y4, Y4
-	VSUBPD    Y7, Y5, Y5
-	VADDPD    96(R11), Y8, Y6
-	VSUBPD    Y9, Y6, Y6
-	VMULPD    Y4, Y4, Y4
-	VMULPD    Y5, Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    Y6, Y6, Y5
-	VADDPD    Y5, Y4, Y4
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y5
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y3, Y3
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y2, Y2
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVNTPS  Y6, (R12)(R13*8)
+	VMULPD    Y8, Y8, Y3
+	VMULPD    224(R11), Y5, Y6
+	VMULPD    Y10, Y10, Y7
+	VMULPD    288(R11), Y5, Y8
+	VADDPD    Y7, Y3, Y3
+	VADDPD    896(R11), Y13, Y7
+	VMULPD    Y9, Y9, Y9
+	VADDPD    928(R11), Y11, Y10
+	VMULPD    864(R11), Y2, Y11
+	VADDPD    Y9, Y3, Y3
+	VMULPD    352(R11), Y5, Y9
+	VSUBPD    Y6, Y7, Y6
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y7
+	VSUBPD    Y8, Y10, Y8
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y4, Y4
+	VADDPD    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y11, Y11
+	VSUBPD    Y9, Y10, Y9
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y3, Y3
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVNTPS  Y4, 32(R12)(R13*8)
+	MOVQ      t+104(FP), R12
+	VMOVNTPS  Y11, 32(R12)(R13*8)
+	MOVQ      dist2+112(FP), R12
+	VMOVNTPS  Y3, 32(R12)(R13*8)
+	VMULPD    Y6, Y6, Y3
+	VMULPD    Y8, Y8, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    Y9, Y9, Y4
+	VADDPD    Y4, Y3, Y3
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 2.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Y3, 32(R12)(R13*8)
+	VMOVNTPS Y2, 64(R12)(R13*8)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Y2, 32(R12)(R13*8)
+	VMOVNTPS Y5, 64(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Y4, 32(R12)(R13*8)
-	ADDQ     $0x00000008, R13
-	SUBQ     $0x00000008, R14
+	VMOVNTPS Y3, 64(R12)(R13*8)
+	ADDQ     $0x0000000c, R13
+	SUBQ     $0x0000000c, R14
 	CMPQ     R14, $0x00004000
 	JAE      Closest64AVX2_ntplain
 
@@ -34644,7 +35974,7 @@ Closest64AVX2_nt_skip:
 	CMPB ·PrefetchInputs+0(SB), $0x00
 	JE   Closest64AVX2_prefetch_end
 
-	// Loop over 2 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX2_prefetch_end
 
@@ -34681,6 +36011,21 @@ Closest64AVX2_prefetch:
 	PREFETCHT0 1056(R12)(R13*8)
 	MOVQ       dz+88(FP), R12
 	PREFETCHT0 1056(R12)(R13*8)
+	PREFETCHT0 1088(AX)(R13*8)
+	PREFETCHT0 1088(BX)(R13*8)
+	PREFETCHT0 1088(CX)(R13*8)
+	PREFETCHT0 1088(DX)(R13*8)
+	PREFETCHT0 1088(SI)(R13*8)
+	PREFETCHT0 1088(DI)(R13*8)
+	PREFETCHT0 1088(R8)(R13*8)
+	PREFETCHT0 1088(R9)(R13*8)
+	PREFETCHT0 1088(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
+	MOVQ       dz+88(FP), R12
+	PREFETCHT0 1088(R12)(R13*8)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
@@ -34694,281 +36039,449 @@ Closest64AVX2_prefetch:
 	VSUBPD  (R10)(R13*8), Y4, Y4
 	VMULPD  Y2, Y2, Y5
 	VMULPD  Y3, Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y4, Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y6
-	VDIVPD  Y5, Y1, Y5
-	VANDPD  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*8), Y6
-	VSUBPD  (AX)(R13*8), Y6, Y6
-	VMOVUPS (SI)(R13*8), Y7
-	VSUBPD  (BX)(R13*8), Y7, Y7
-	VMOVUPS (AX)(R13*8), Y8
-	VSUBPD  (R8)(R13*8), Y8, Y8
-	VMOVUPS (BX)(R13*8), Y9
-	VSUBPD  (R9)(R13*8), Y9, Y9
-	VMOVUPS (DI)(R13*8), Y10
-	VSUBPD  (CX)(R13*8), Y10, Y10
-	VMOVUPS (CX)(R13*8), Y11
-	VSUBPD  (R10)(R13*8), Y11, Y11
-	VMULPD  Y8, Y2, Y12
-	VMULPD  Y9, Y3, Y13
-	VMULPD  Y6, Y2, Y14
-	VMULPD  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPD  Y13, Y12, Y7
-	VMULPD  Y11, Y4, Y12
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y10, Y4, Y14
-	VADDPD  Y12, Y7, Y7
-	VADDPD  Y14, Y13, Y12
-	VMULPD  Y5, Y7, Y7
-	VMULPD  Y5, Y12, Y5
-	VMULPD  Y7, Y2, Y13
-	VMULPD  Y7, Y3, Y14
-	VMULPD  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPD    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y7
+	VADDPD  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y6
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y8
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y8, Y5, Y5
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y8
+	VSUBPD  32(R8)(R13*8), Y7, Y7
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VSUBPD  32(R10)(R13*8), Y8, Y8
+	VMULPD  Y7, Y7, Y9
+	VMULPD  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*8), Y11
+	VSUBPD    (AX)(R13*8), Y11, Y11
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*8), Y10
+	VSUBPD    (BX)(R13*8), Y10, Y10
+	VMULPD    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPD    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*8), Y13
+	VMOVUPS   (AX)(R13*8), Y14
+	VSUBPD    (R8)(R13*8), Y14, Y14
+	VADDPD    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPD    Y9, Y14, Y8
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*8), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*8), Y8
+	VSUBPD    (R9)(R13*8), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y9, Y6
+	VDIVPD    Y9, Y1, Y9
+	VANDPD    Y6, Y9, Y6
+	VMOVUPS   (DI)(R13*8), Y9
+	VSUBPD    (CX)(R13*8), Y9, Y9
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPD    Y15, Y6, Y9
-	VSUBPD    32(R8)(R13*8), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPD    Y2, Y5, Y2
-	VSUBPD    32(R9)(R13*8), Y13, Y5
-	VSUBPD    Y11, Y3, Y3
-	VSUBPD    32(R10)(R13*8), Y4, Y4
-	VSUBPD    Y14, Y10, Y13
-	VMULPD    Y12, Y12, Y14
-	VMULPD    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPD    Y5, Y5, Y11
-	VMOVUPS   Y5, 320(R11)
-	VMULPD    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPD    Y11, Y14, Y11
-	VMULPD    Y9, Y7, Y7
-	VMULPD    Y4, Y4, Y9
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y9, Y11, Y8
-	VADDPD    Y5, Y15, Y5
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y8, Y9
-	VDIVPD    Y8, Y1, Y8
-	VANDPD    Y9, Y8, Y8
-	VMULPD    Y13, Y13, Y9
-	VADDPD    Y2, Y7, Y2
-	VMULPD    Y13, Y3, Y3
-	VADDPD    Y9, Y5, Y5
-	VADDPD    Y3, Y2, Y2
-	VCMPPD    $0x04, Y5, Y0, Y3
-	VDIVPD    Y5, Y2, Y2
-	VANDPD    Y3, Y2, Y2
-	VMULPD    Y6, Y6, Y3
-	VMOVUPS   32(DX)(R13*8), Y5
-	VSUBPD    32(AX)(R13*8), Y5, Y5
-	VMOVUPS   (R11), Y7
-	VMULPD    (R11), Y7, Y7
-	VMOVUPS   32(SI)(R13*8), Y9
-	VSUBPD    32(BX)(R13*8), Y9, Y9
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VMOVUPS   32(AX)(R13*8), Y11
-	VSUBPD    32(R8)(R13*8), Y11, Y11
-	VADDPD    Y7, Y3, Y3
-	VMOVUPS   32(BX)(R13*8), Y7
-	VSUBPD    32(R9)(R13*8), Y7, Y7
-	VMULPD    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*8), Y13
-	VSUBPD    32(CX)(R13*8), Y13, Y13
-	VADDPD    Y12, Y3, Y3
+	VMOVUPS   64(R12)(R13*8), Y15
+	VMOVUPS   Y6, 64(R11)
+	VMOVUPS   Y7, 96(R11)
+	VMOVUPS   (CX)(R13*8), Y6
+	VSUBPD    (R10)(R13*8), Y6, Y6
+	VSUBPD    64(R8)(R13*8), Y13, Y7
+	VMULPD    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPD    64(R9)(R13*8), Y12, Y12
+	VMULPD    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VSUBPD    64(R10)(R13*8), Y15, Y8
+	VMULPD    Y11, Y2, Y15
+	VMOVUPS   Y11, 192(R11)
+	VMULPD    Y7, Y7, Y11
+	VMOVUPS   Y7, 224(R11)
+	VMULPD    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPD    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPD    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*8), Y13
+	VSUBPD    32(AX)(R13*8), Y13, Y13
+	VADDPD    Y10, Y11, Y10
+	VMULPD    Y6, Y4, Y11
+	VMOVUPS   Y6, 320(R11)
+	VMOVUPS   32(SI)(R13*8), Y6
+	VSUBPD    32(BX)(R13*8), Y6, Y6
+	VMULPD    Y8, Y8, Y14
+	VMOVUPS   Y8, 352(R11)
+	VADDPD    Y7, Y15, Y7
+	VMOVUPS   32(AX)(R13*8), Y8
+	VSUBPD    32(R8)(R13*8), Y8, Y8
+	VADDPD    Y14, Y10, Y10
+	VMULPD    Y9, Y4, Y14
+	VMOVUPS   Y9, 384(R11)
+	VMOVUPS   32(BX)(R13*8), Y9
+	VSUBPD    32(R9)(R13*8), Y9, Y9
+	VMOVUPS   Y4, 416(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y10, Y4
+	VDIVPD    Y10, Y1, Y10
+	VANDPD    Y4, Y10, Y4
+	VADDPD    Y11, Y12, Y10
+	VMOVUPS   32(DI)(R13*8), Y11
+	VSUBPD    32(CX)(R13*8), Y11, Y11
+	VADDPD    Y14, Y7, Y7
 	VMOVUPS   32(CX)(R13*8), Y12
 	VSUBPD    32(R10)(R13*8), Y12, Y12
-	VMULPD    256(R11), Y2, Y2
-	VMULPD    352(R11), Y11, Y14
-	VMOVUPS   Y11, 256(R11)
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y11
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y11, Y3, Y3
-	VMULPD    320(R11), Y7, Y11
-	VADDPD    128(R11), Y2, Y2
+	VMULPD    Y5, Y10, Y10
+	VMULPD    96(R11), Y8, Y14
+	VMULPD    Y5, Y7, Y5
+	VMULPD    32(R11), Y9, Y15
+	VMOVUPS   Y7, 448(R11)
+	VMULPD    Y10, Y2, Y7
+	VMOVUPS   Y4, 480(R11)
+	VMULPD    96(R11), Y13, Y4
+	VMOVUPS   Y13, 512(R11)
+	VMULPD    Y10, Y3, Y13
+	VMOVUPS   Y9, 544(R11)
+	VMULPD    32(R11), Y6, Y9
+	VMOVUPS   Y6, 576(R11)
+	VMULPD    Y5, Y2, Y6
+	VMOVUPS   Y2, 608(R11)
+	VADDPD    Y15, Y14, Y2
+	VMOVUPS   64(DX)(R13*8), Y14
+	VSUBPD    64(AX)(R13*8), Y14, Y14
+	VMULPD    Y5, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPD    (R11), Y12, Y3
+	VMOVUPS   Y12, 672(R11)
+	VMOVUPS   Y8, 704(R11)
+	VMOVUPS   64(SI)(R13*8), Y8
+	VSUBPD    64(BX)(R13*8), Y8, Y8
+	VMULPD    416(R11), Y10, Y12
+	VMOVUPS   Y10, 736(R11)
+	VADDPD    Y9, Y4, Y4
+	VMOVUPS   64(AX)(R13*8), Y9
+	VSUBPD    64(R8)(R13*8), Y9, Y9
+	VSUBPD    128(R11), Y7, Y7
+	VMULPD    (R11), Y11, Y10
+	VMOVUPS   Y11, 768(R11)
+	VMOVUPS   Y7, 800(R11)
+	VMOVUPS   64(BX)(R13*8), Y7
+	VSUBPD    64(R9)(R13*8), Y7, Y7
+	VSUBPD    160(R11), Y13, Y11
+	VADDPD    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*8), Y3
+	VSUBPD    64(CX)(R13*8), Y3, Y3
+	VMULPD    416(R11), Y5, Y13
+	VMOVUPS   Y5, 832(R11)
+	VADDPD    Y10, Y4, Y4
+	VMOVUPS   64(CX)(R13*8), Y5
+	VSUBPD    64(R10)(R13*8), Y5, Y5
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPD    Y6, Y3, Y3
+	VMULPD    64(R11), Y2, Y2
+	VMULPD    224(R11), Y9, Y6
+	VMOVUPS   Y9, 896(R11)
+	VMOVUPS   256(R11), Y9
+	VSUBPD    Y15, Y9, Y9
+	VMULPD    64(R11), Y4, Y10
+	VMULPD    288(R11), Y7, Y15
+	VMOVUPS   Y4, 64(R11)
+	VSUBPD    320(R11), Y12, Y4
+	VMULPD    96(R11), Y2, Y12
+	VMOVUPS   Y7, 928(R11)
+	VMULPD    224(R11), Y14, Y7
+	VMOVUPS   Y14, 960(R11)
+	VMOVUPS   Y4, 992(R11)
+	VMOVUPS   384(R11), Y4
+	VSUBPD    Y13, Y4, Y4
+	VMULPD    32(R11), Y2, Y13
+	VMULPD    288(R11), Y8, Y14
+	VMOVUPS   Y8, 1024(R11)
+	VMULPD    Y3, Y3, Y8
+	VMOVUPS   Y4, 1056(R11)
+	VMULPD    96(R11), Y10, Y4
+	VMOVUPS   Y4, 1088(R11)
+	VADDPD    Y15, Y6, Y4
+	VMULPD    Y9, Y9, Y6
+	VMULPD    32(R11), Y10, Y15
+	VMOVUPS   Y15, 1120(R11)
 	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y5, 128(R11)
-	VMULPD    160(R11), Y6, Y5
-	VMOVUPS   Y7, 384(R11)
-	VMULPD    320(R11), Y9, Y7
-	VMOVUPS   Y9, 416(R11)
-	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPD    (R11), Y6, Y6
-	VADDPD    Y11, Y14, Y9
+	VMOVUPS   Y5, 1152(R11)
+	VMULPD    800(R11), Y3, Y3
+	VMULPD    (R11), Y2, Y5
+	VMOVUPS   Y2, 800(R11)
+	VADDPD    Y14, Y7, Y2
+	VMULPD    Y9, Y11, Y7
+	VSUBPD    704(R11), Y12, Y9
+	VMOVUPS   352(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VADDPD    Y6, Y8, Y6
+	VSUBPD    544(R11), Y13, Y8
+	VADDPD    Y15, Y4, Y4
+	VMOVUPS   1056(R11), Y12
+	VMULPD    1056(R11), Y12, Y12
+	VMULPD    (R11), Y10, Y13
+	VADDPD    Y11, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	VMOVUPS   512(R11), Y7
+	VSUBPD    1088(R11), Y7, Y7
+	VMULPD    480(R11), Y4, Y4
+	VMOVUPS   992(R11), Y11
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   576(R11), Y14
+	VSUBPD    1120(R11), Y14, Y14
+	VMULPD    480(R11), Y2, Y15
+	VMOVUPS   Y2, 480(R11)
+	VADDPD    Y12, Y6, Y2
+	VSUBPD    672(R11), Y5, Y5
+	VMULPD    224(R11), Y4, Y6
+	VADDPD    Y11, Y3, Y3
+	VMOVUPS   768(R11), Y11
+	VSUBPD    Y13, Y11, Y11
+	VMULPD    288(R11), Y4, Y12
+	VMOVUPS   Y10, 992(R11)
+	VCMPPD    $0x04, Y2, Y0, Y10
+	VDIVPD    Y2, Y3, Y2
+	VANDPD    Y10, Y2, Y2
+	VMULPD    Y7, Y7, Y3
+	VMULPD    224(R11), Y15, Y10
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   192(R11), Y5
+	VMULPD    192(R11), Y5, Y5
+	VMULPD    Y14, Y14, Y13
+	VMOVUPS   Y10, 1088(R11)
+	VMULPD    288(R11), Y15, Y10
+	VMOVUPS   Y10, 1120(R11)
+	VMOVUPS   Y15, 1184(R11)
+	VMOVUPS   256(R11), Y10
+	VMULPD    256(R11), Y10, Y10
+	VMULPD    Y7, Y9, Y7
+	VMULPD    352(R11), Y4, Y9
 	VMINPD    Y1, Y2, Y2
 	VMAXPD    Y0, Y2, Y2
-	VMULPD    Y12, Y4, Y11
-	VADDPD    Y6, Y5, Y5
-	VADDPD    Y7, Y15, Y6
-	VMULPD    288(R11), Y10, Y7
-	VMULPD    Y13, Y4, Y14
-	VADDPD    Y7, Y5, Y5
-	VADDPD    Y11, Y9, Y7
-	VMULPD    96(R11), Y2, Y9
-	VADDPD    Y14, Y6, Y6
-	VSUBPD    Y5, Y9, Y5
-	VMULPD    Y8, Y7, Y7
-	VMULPD    Y3, Y5, Y3
+	VMULPD    Y14, Y8, Y8
+	VSUBPD    896(R11), Y6, Y6
+	VADDPD    Y10, Y5, Y5
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    928(R11), Y12, Y10
+	VMOVUPS   384(R11), Y12
+	VMULPD    384(R11), Y12, Y12
+	VMULPD    Y11, Y11, Y13
+	VMOVUPS   352(R11), Y14
+	VMULPD    1184(R11), Y14, Y14
+	VADDPD    Y12, Y5, Y5
+	VADDPD    Y8, Y7, Y7
+	VMOVUPS   960(R11), Y8
+	VSUBPD    1088(R11), Y8, Y8
+	VMULPD    832(R11), Y2, Y2
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   1024(R11), Y12
+	VSUBPD    1120(R11), Y12, Y12
+	VMOVUPS   Y4, 832(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y5, Y4
+	VDIVPD    Y5, Y1, Y5
+	VANDPD    Y4, Y5, Y4
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    1152(R11), Y9, Y5
+	VADDPD    736(R11), Y2, Y2
+	VADDPD    Y11, Y7, Y7
+	VMOVUPS   864(R11), Y9
+	VSUBPD    Y14, Y9, Y9
+	VMOVUPS   128(R11), Y11
+	VMULPD    192(R11), Y11, Y11
+	VCMPPD    $0x04, Y3, Y0, Y13
+	VDIVPD    Y3, Y7, Y3
+	VANDPD    Y13, Y3, Y3
+	VMULPD    Y8, Y8, Y7
+	VMOVUPS   160(R11), Y13
+	VMULPD    256(R11), Y13, Y13
+	VMOVUPS   512(R11), Y14
+	VMULPD    512(R11), Y14, Y14
+	VMULPD    Y12, Y12, Y15
+	VMOVUPS   Y4, 736(R11)
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   576(R11), Y4
+	VMULPD    576(R11), Y4, Y4
 	VMULPD    Y8, Y6, Y5
+	VADDPD    Y13, Y11, Y6
 	VMINPD    Y1, Y3, Y3
 	VMAXPD    Y0, Y3, Y3
-	VMULPD    352(R11), Y7, Y8
-	VMULPD    448(R11), Y3, Y9
-	VMULPD    320(R11), Y7, Y11
-	VMULPD    (R11), Y3, Y14
-	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y6, (R11)
-	VMULPD    32(R11), Y2, Y6
-	VMOVUPS   Y13, 32(R11)
-	VMULPD    320(R11), Y5, Y13
-	VMOVUPS   Y12, 96(R11)
-	VMULPD    64(R11), Y2, Y12
-	VMOVUPS   Y12, 64(R11)
-	VMULPD    Y7, Y4, Y12
-	VMOVUPS   Y7, 448(R11)
-	VADDPD    160(R11), Y9, Y7
-	VSUBPD    256(R11), Y8, Y8
-	VADDPD    224(R11), Y14, Y9
-	VSUBPD    384(R11), Y11, Y11
-	VMULPD    Y3, Y10, Y10
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 160(R11)
-	VMULPD    192(R11), Y2, Y4
-	VMOVUPS   Y5, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   128(R11), Y2
-	VSUBPD    Y15, Y2, Y2
-	VSUBPD    Y6, Y7, Y5
-	VMOVUPS   416(R11), Y6
-	VSUBPD    Y13, Y6, Y6
-	VSUBPD    64(R11), Y9, Y7
-	VSUBPD    96(R11), Y12, Y9
-	VADDPD    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y12
-	VSUBPD    Y14, Y12, Y12
-	VSUBPD    Y4, Y10, Y4
-	VMULPD    Y2, Y2, Y10
-	VMULPD    Y5, Y5, Y5
-	VMULPD    Y6, Y6, Y13
+	VMULPD    Y12, Y10, Y8
+	VMOVUPS   320(R11), Y10
+	VMULPD    384(R11), Y10, Y10
+	VADDPD    Y4, Y14, Y4
+	VADDPD    Y15, Y7, Y7
+	VADDPD    Y10, Y6, Y6
+	VMOVUPS   768(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VMULPD    Y9, Y9, Y11
+	VMULPD    448(R11), Y2, Y12
+	VADDPD    Y10, Y4, Y4
+	VADDPD    Y8, Y5, Y5
+	VSUBPD    Y6, Y12, Y6
+	VMULPD    992(R11), Y3, Y3
+	VMULPD    1056(R11), Y9, Y8
+	VMULPD    736(R11), Y6, Y6
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y4, Y9
+	VDIVPD    Y4, Y1, Y4
+	VANDPD    Y9, Y4, Y4
+	VADDPD    Y11, Y7, Y7
+	VMINPD    Y1, Y6, Y6
+	VMAXPD    Y0, Y6, Y6
+	VADDPD    800(R11), Y3, Y3
+	VADDPD    Y8, Y5, Y5
+	VMULPD    192(R11), Y6, Y8
+	VMOVUPS   704(R11), Y9
+	VMULPD    512(R11), Y9, Y9
+	VCMPPD    $0x04, Y7, Y0, Y10
+	VDIVPD    Y7, Y5, Y5
+	VANDPD    Y10, Y5, Y5
+	VMULPD    256(R11), Y6, Y7
+	VMOVUPS   544(R11), Y10
+	VMULPD    576(R11), Y10, Y10
+	VMOVUPS   960(R11), Y11
+	VMULPD    960(R11), Y11, Y11
+	VMULPD    608(R11), Y2, Y12
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMOVUPS   1024(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    640(R11), Y2, Y14
+	VADDPD    Y10, Y9, Y9
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
+	VADDPD    128(R11), Y8, Y8
+	VMOVUPS   672(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VADDPD    Y13, Y11, Y11
+	VADDPD    160(R11), Y7, Y7
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   864(R11), Y10
+	VMULPD    864(R11), Y10, Y10
+	VMULPD    384(R11), Y6, Y13
+	VMULPD    64(R11), Y3, Y15
+	VMOVUPS   Y6, 64(R11)
+	VADDPD    Y10, Y11, Y6
+	VMULPD    416(R11), Y2, Y10
+	VSUBPD    Y9, Y15, Y9
+	VMULPD    1184(R11), Y5, Y5
+	VSUBPD    Y12, Y8, Y8
+	VMULPD    Y4, Y9, Y4
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD    Y6, Y1, Y6
+	VANDPD    Y9, Y6, Y6
+	VSUBPD    Y14, Y7, Y7
+	VMINPD    Y1, Y4, Y4
+	VMAXPD    Y0, Y4, Y4
+	VADDPD    832(R11), Y5, Y5
+	VADDPD    320(R11), Y13, Y9
+	VMULPD    512(R11), Y4, Y11
+	VMOVUPS   896(R11), Y12
+	VMULPD    960(R11), Y12, Y12
+	VSUBPD    Y10, Y9, Y9
+	VMULPD    576(R11), Y4, Y10
+	VMOVUPS   928(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    Y8, Y8, Y8
+	VMULPD    96(R11), Y3, Y14
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
 	VMULPD    Y7, Y7, Y7
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y7, Y5, Y5
-	VMULPD    Y6, Y11, Y6
-	VMULPD    Y4, Y4, Y4
-	VADDPD    Y13, Y10, Y7
-	VMULPD    Y12, Y12, Y8
-	VADDPD    Y4, Y5, Y4
-	VADDPD    Y6, Y2, Y2
-	VMULPD    Y12, Y9, Y5
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y6
-	VADDPD    Y8, Y7, Y7
+	VMULPD    32(R11), Y3, Y15
+	VMOVUPS   Y2, 32(R11)
+	VADDPD    Y13, Y12, Y2
+	VADDPD    Y7, Y8, Y7
+	VADDPD    704(R11), Y11, Y8
+	VMOVUPS   1152(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VMULPD    Y9, Y9, Y9
+	VADDPD    544(R11), Y10, Y10
+	VADDPD    Y11, Y2, Y2
+	VMULPD    768(R11), Y4, Y11
+	VMULPD    480(R11), Y5, Y12
+	VADDPD    Y9, Y7, Y7
+	VMULPD    (R11), Y3, Y9
+	VSUBPD    Y2, Y12, Y2
+	VSUBPD    Y14, Y8, Y8
+	VMULPD    Y6, Y2, Y2
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y7, Y6
+	VSUBPD    Y15, Y10, Y10
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   64(R11), Y12
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y12, Y12
+	VADDPD    672(R11), Y11, Y11
+	VMULPD    960(R11), Y2, Y13
+	VMOVUPS   Y3, (R11)
+	VMOVUPS   32(R11), Y3
 	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y3, Y3
-	VADDPD    Y5, Y2, Y2
-	VMOVUPS   224(R11), Y5
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y5, Y5
-	VCMPPD    $0x04, Y7, Y0, Y8
-	VDIVPD    Y7, Y2, Y2
-	VANDPD    Y8, Y2, Y2
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y4, Y4
+	VSUBPD    Y9, Y11, Y9
+	VMULPD    1024(R11), Y2, Y11
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y7, Y6
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVUPS   Y3, (R12)(R13*8)
+	VMOVUPS   Y12, (R12)(R13*8)
 	MOVQ      t+104(FP), R12
-	VMOVUPS   Y5, (R12)(R13*8)
+	VMOVUPS   Y3, (R12)(R13*8)
 	MOVQ      dist2+112(FP), R12
-	VMOVUPS   Y4, (R12)(R13*8)
-	VMOVUPS   128(R11), Y3
-	VMULPD    128(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPD    416(R11), Y4, Y4
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPD    32(R11), Y4, Y4
-	VADDPD    Y4, Y3, Y3
-	VMULPD    192(R11), Y2, Y2
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y4, Y3, Y3
-	VADDPD    448(R11), Y2, Y2
-	VMOVUPS   256(R11), Y4
-	VMULPD    128(R11), Y4, Y4
-	VMOVUPS   384(R11), Y5
-	VMULPD    416(R11), Y5, Y5
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPD    32(R11), Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    (R11), Y2, Y5
-	VSUBPD    Y4, Y5, Y4
-	VMULPD    Y3, Y4, Y3
-	VMINPD    Y1, Y3, Y3
-	VMAXPD    Y0, Y3, Y3
-	VMULPD    128(R11), Y3, Y4
-	VMULPD    416(R11), Y3, Y5
-	VMULPD    352(R11), Y2, Y6
-	VMULPD    320(R11), Y2, Y7
-	VADDPD    256(R11), Y4, Y4
-	VADDPD    384(R11), Y5, Y5
-	VMULPD    32(R11), Y3, Y8
-	VMULPD    160(R11), Y2, Y9
-	VSUBPD    Y6, Y4, Y4
-	VSUBPD    Y7, Y5, Y5
-	VADDPD    96(R11), Y8, Y6
-	VSUBPD    Y9, Y6, Y6
-	VMULPD    Y4, Y4, Y4
-	VMULPD    Y5, Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    Y6, Y6, Y5
-	VADDPD    Y5, Y4, Y4
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y5
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y3, Y3
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y2, Y2
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y6, (R12)(R13*8)
+	VMULPD    Y8, Y8, Y3
+	VMULPD    224(R11), Y5, Y6
+	VMULPD    Y10, Y10, Y7
+	VMULPD    288(R11), Y5, Y8
+	VADDPD    Y7, Y3, Y3
+	VADDPD    896(R11), Y13, Y7
+	VMULPD    Y9, Y9, Y9
+	VADDPD    928(R11), Y11, Y10
+	VMULPD    864(R11), Y2, Y11
+	VADDPD    Y9, Y3, Y3
+	VMULPD    352(R11), Y5, Y9
+	VSUBPD    Y6, Y7, Y6
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y7
+	VSUBPD    Y8, Y10, Y8
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y4, Y4
+	VADDPD    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y11, Y11
+	VSUBPD    Y9, Y10, Y9
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y3, Y3
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVUPS   Y4, 32(R12)(R13*8)
+	MOVQ      t+104(FP), R12
+	VMOVUPS   Y11, 32(R12)(R13*8)
+	MOVQ      dist2+112(FP), R12
+	VMOVUPS   Y3, 32(R12)(R13*8)
+	VMULPD    Y6, Y6, Y3
+	VMULPD    Y8, Y8, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    Y9, Y9, Y4
+	VADDPD    Y4, Y3, Y3
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y3, 32(R12)(R13*8)
+	VMOVUPS Y2, 64(R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Y2, 32(R12)(R13*8)
+	VMOVUPS Y5, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Y4, 32(R12)(R13*8)
-	ADDQ    $0x00000008, R13
-	SUBQ    $0x00000008, R14
+	VMOVUPS Y3, 64(R12)(R13*8)
+	ADDQ    $0x0000000c, R13
+	SUBQ    $0x0000000c, R14
 	CMPQ    R14, $0x00004000
 	JAE     Closest64AVX2_prefetch
 
 Closest64AVX2_prefetch_end:
-	// Loop over 2 group(s) at a time while at least 8 lanes remain.
-	CMPQ R14, $0x00000008
+	// Loop over 3 group(s) at a time while at least 12 lanes remain.
+	CMPQ R14, $0x0000000c
 	JB   Closest64AVX2_groups_end
 
 Closest64AVX2_groups:
@@ -34984,276 +36497,444 @@ Closest64AVX2_groups:
 	VSUBPD  (R10)(R13*8), Y4, Y4
 	VMULPD  Y2, Y2, Y5
 	VMULPD  Y3, Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y4, Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y6
-	VDIVPD  Y5, Y1, Y5
-	VANDPD  Y6, Y5, Y5
-	VMOVUPS (DX)(R13*8), Y6
-	VSUBPD  (AX)(R13*8), Y6, Y6
-	VMOVUPS (SI)(R13*8), Y7
-	VSUBPD  (BX)(R13*8), Y7, Y7
-	VMOVUPS (AX)(R13*8), Y8
-	VSUBPD  (R8)(R13*8), Y8, Y8
-	VMOVUPS (BX)(R13*8), Y9
-	VSUBPD  (R9)(R13*8), Y9, Y9
-	VMOVUPS (DI)(R13*8), Y10
-	VSUBPD  (CX)(R13*8), Y10, Y10
-	VMOVUPS (CX)(R13*8), Y11
-	VSUBPD  (R10)(R13*8), Y11, Y11
-	VMULPD  Y8, Y2, Y12
-	VMULPD  Y9, Y3, Y13
-	VMULPD  Y6, Y2, Y14
-	VMULPD  Y7, Y3, Y15
-	VMOVUPS Y7, (R11)
-	VADDPD  Y13, Y12, Y7
-	VMULPD  Y11, Y4, Y12
-	VADDPD  Y15, Y14, Y13
-	VMULPD  Y10, Y4, Y14
-	VADDPD  Y12, Y7, Y7
-	VADDPD  Y14, Y13, Y12
-	VMULPD  Y5, Y7, Y7
-	VMULPD  Y5, Y12, Y5
-	VMULPD  Y7, Y2, Y13
-	VMULPD  Y7, Y3, Y14
-	VMULPD  Y5, Y2, Y15
-	VMOVUPS Y2, 32(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD    Y5, Y3, Y2
-	VMOVUPS   Y3, 64(R11)
-	VMULPD    Y7, Y4, Y3
-	VMOVUPS   Y12, 96(R11)
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y4, Y4, Y6
+	MOVQ    dx+72(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y7
+	VADDPD  Y6, Y5, Y5
+	MOVQ    dy+80(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y6
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y5, Y8
+	VDIVPD  Y5, Y1, Y5
+	VANDPD  Y8, Y5, Y5
+	MOVQ    dz+88(FP), R12
+	VMOVUPS 32(R12)(R13*8), Y8
+	VSUBPD  32(R8)(R13*8), Y7, Y7
+	VSUBPD  32(R9)(R13*8), Y6, Y6
+	VSUBPD  32(R10)(R13*8), Y8, Y8
+	VMULPD  Y7, Y7, Y9
+	VMULPD  Y6, Y6, Y10
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS   (DX)(R13*8), Y11
+	VSUBPD    (AX)(R13*8), Y11, Y11
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   (SI)(R13*8), Y10
+	VSUBPD    (BX)(R13*8), Y10, Y10
+	VMULPD    Y8, Y8, Y12
 	MOVQ      dx+72(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y12
-	VMOVUPS   Y7, 128(R11)
-	VSUBPD    Y8, Y13, Y7
+	VMOVUPS   64(R12)(R13*8), Y13
+	VMOVUPS   (AX)(R13*8), Y14
+	VSUBPD    (R8)(R13*8), Y14, Y14
+	VADDPD    Y12, Y9, Y9
 	MOVQ      dy+80(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y13
-	VMOVUPS   Y8, 160(R11)
-	VSUBPD    Y9, Y14, Y8
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 192(R11)
+	VMOVUPS   64(R12)(R13*8), Y12
+	VMOVUPS   Y8, (R11)
+	VMOVUPS   (BX)(R13*8), Y8
+	VSUBPD    (R9)(R13*8), Y8, Y8
+	VMOVUPS   Y6, 32(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y9, Y6
+	VDIVPD    Y9, Y1, Y9
+	VANDPD    Y6, Y9, Y6
+	VMOVUPS   (DI)(R13*8), Y9
+	VSUBPD    (CX)(R13*8), Y9, Y9
 	MOVQ      dz+88(FP), R12
-	VMOVUPS   32(R12)(R13*8), Y4
-	VMOVUPS   Y9, 224(R11)
-	VSUBPD    Y15, Y6, Y9
-	VSUBPD    32(R8)(R13*8), Y12, Y12
-	VMOVUPS   Y5, 256(R11)
-	VMOVUPS   (R11), Y5
-	VSUBPD    Y2, Y5, Y2
-	VSUBPD    32(R9)(R13*8), Y13, Y5
-	VSUBPD    Y11, Y3, Y3
-	VSUBPD    32(R10)(R13*8), Y4, Y4
-	VSUBPD    Y14, Y10, Y13
-	VMULPD    Y12, Y12, Y14
-	VMULPD    Y9, Y9, Y15
-	VMOVUPS   Y11, 288(R11)
-	VMULPD    Y5, Y5, Y11
-	VMOVUPS   Y5, 320(R11)
-	VMULPD    Y2, Y2, Y5
-	VMOVUPS   Y12, 352(R11)
-	VADDPD    Y11, Y14, Y11
-	VMULPD    Y9, Y7, Y7
-	VMULPD    Y4, Y4, Y9
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y9, Y11, Y8
-	VADDPD    Y5, Y15, Y5
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y8, Y9
-	VDIVPD    Y8, Y1, Y8
-	VANDPD    Y9, Y8, Y8
-	VMULPD    Y13, Y13, Y9
-	VADDPD    Y2, Y7, Y2
-	VMULPD    Y13, Y3, Y3
-	VADDPD    Y9, Y5, Y5
-	VADDPD    Y3, Y2, Y2
-	VCMPPD    $0x04, Y5, Y0, Y3
-	VDIVPD    Y5, Y2, Y2
-	VANDPD    Y3, Y2, Y2
-	VMULPD    Y6, Y6, Y3
-	VMOVUPS   32(DX)(R13*8), Y5
-	VSUBPD    32(AX)(R13*8), Y5, Y5
-	VMOVUPS   (R11), Y7
-	VMULPD    (R11), Y7, Y7
-	VMOVUPS   32(SI)(R13*8), Y9
-	VSUBPD    32(BX)(R13*8), Y9, Y9
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VMOVUPS   32(AX)(R13*8), Y11
-	VSUBPD    32(R8)(R13*8), Y11, Y11
-	VADDPD    Y7, Y3, Y3
-	VMOVUPS   32(BX)(R13*8), Y7
-	VSUBPD    32(R9)(R13*8), Y7, Y7
-	VMULPD    Y10, Y10, Y12
-	VMOVUPS   32(DI)(R13*8), Y13
-	VSUBPD    32(CX)(R13*8), Y13, Y13
-	VADDPD    Y12, Y3, Y3
+	VMOVUPS   64(R12)(R13*8), Y15
+	VMOVUPS   Y6, 64(R11)
+	VMOVUPS   Y7, 96(R11)
+	VMOVUPS   (CX)(R13*8), Y6
+	VSUBPD    (R10)(R13*8), Y6, Y6
+	VSUBPD    64(R8)(R13*8), Y13, Y7
+	VMULPD    Y14, Y2, Y13
+	VMOVUPS   Y14, 128(R11)
+	VSUBPD    64(R9)(R13*8), Y12, Y12
+	VMULPD    Y8, Y3, Y14
+	VMOVUPS   Y8, 160(R11)
+	VSUBPD    64(R10)(R13*8), Y15, Y8
+	VMULPD    Y11, Y2, Y15
+	VMOVUPS   Y11, 192(R11)
+	VMULPD    Y7, Y7, Y11
+	VMOVUPS   Y7, 224(R11)
+	VMULPD    Y10, Y3, Y7
+	VMOVUPS   Y10, 256(R11)
+	VMULPD    Y12, Y12, Y10
+	VMOVUPS   Y12, 288(R11)
+	VADDPD    Y14, Y13, Y12
+	VMOVUPS   32(DX)(R13*8), Y13
+	VSUBPD    32(AX)(R13*8), Y13, Y13
+	VADDPD    Y10, Y11, Y10
+	VMULPD    Y6, Y4, Y11
+	VMOVUPS   Y6, 320(R11)
+	VMOVUPS   32(SI)(R13*8), Y6
+	VSUBPD    32(BX)(R13*8), Y6, Y6
+	VMULPD    Y8, Y8, Y14
+	VMOVUPS   Y8, 352(R11)
+	VADDPD    Y7, Y15, Y7
+	VMOVUPS   32(AX)(R13*8), Y8
+	VSUBPD    32(R8)(R13*8), Y8, Y8
+	VADDPD    Y14, Y10, Y10
+	VMULPD    Y9, Y4, Y14
+	VMOVUPS   Y9, 384(R11)
+	VMOVUPS   32(BX)(R13*8), Y9
+	VSUBPD    32(R9)(R13*8), Y9, Y9
+	VMOVUPS   Y4, 416(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y10, Y4
+	VDIVPD    Y10, Y1, Y10
+	VANDPD    Y4, Y10, Y4
+	VADDPD    Y11, Y12, Y10
+	VMOVUPS   32(DI)(R13*8), Y11
+	VSUBPD    32(CX)(R13*8), Y11, Y11
+	VADDPD    Y14, Y7, Y7
 	VMOVUPS   32(CX)(R13*8), Y12
 	VSUBPD    32(R10)(R13*8), Y12, Y12
-	VMULPD    256(R11), Y2, Y2
-	VMULPD    352(R11), Y11, Y14
-	VMOVUPS   Y11, 256(R11)
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y11
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y11, Y3, Y3
-	VMULPD    320(R11), Y7, Y11
-	VADDPD    128(R11), Y2, Y2
+	VMULPD    Y5, Y10, Y10
+	VMULPD    96(R11), Y8, Y14
+	VMULPD    Y5, Y7, Y5
+	VMULPD    32(R11), Y9, Y15
+	VMOVUPS   Y7, 448(R11)
+	VMULPD    Y10, Y2, Y7
+	VMOVUPS   Y4, 480(R11)
+	VMULPD    96(R11), Y13, Y4
+	VMOVUPS   Y13, 512(R11)
+	VMULPD    Y10, Y3, Y13
+	VMOVUPS   Y9, 544(R11)
+	VMULPD    32(R11), Y6, Y9
+	VMOVUPS   Y6, 576(R11)
+	VMULPD    Y5, Y2, Y6
+	VMOVUPS   Y2, 608(R11)
+	VADDPD    Y15, Y14, Y2
+	VMOVUPS   64(DX)(R13*8), Y14
+	VSUBPD    64(AX)(R13*8), Y14, Y14
+	VMULPD    Y5, Y3, Y15
+	VMOVUPS   Y3, 640(R11)
+	VMULPD    (R11), Y12, Y3
+	VMOVUPS   Y12, 672(R11)
+	VMOVUPS   Y8, 704(R11)
+	VMOVUPS   64(SI)(R13*8), Y8
+	VSUBPD    64(BX)(R13*8), Y8, Y8
+	VMULPD    416(R11), Y10, Y12
+	VMOVUPS   Y10, 736(R11)
+	VADDPD    Y9, Y4, Y4
+	VMOVUPS   64(AX)(R13*8), Y9
+	VSUBPD    64(R8)(R13*8), Y9, Y9
+	VSUBPD    128(R11), Y7, Y7
+	VMULPD    (R11), Y11, Y10
+	VMOVUPS   Y11, 768(R11)
+	VMOVUPS   Y7, 800(R11)
+	VMOVUPS   64(BX)(R13*8), Y7
+	VSUBPD    64(R9)(R13*8), Y7, Y7
+	VSUBPD    160(R11), Y13, Y11
+	VADDPD    Y3, Y2, Y2
+	VMOVUPS   64(DI)(R13*8), Y3
+	VSUBPD    64(CX)(R13*8), Y3, Y3
+	VMULPD    416(R11), Y5, Y13
+	VMOVUPS   Y5, 832(R11)
+	VADDPD    Y10, Y4, Y4
+	VMOVUPS   64(CX)(R13*8), Y5
+	VSUBPD    64(R10)(R13*8), Y5, Y5
+	VMOVUPS   Y3, 864(R11)
+	VMOVUPS   192(R11), Y3
+	VSUBPD    Y6, Y3, Y3
+	VMULPD    64(R11), Y2, Y2
+	VMULPD    224(R11), Y9, Y6
+	VMOVUPS   Y9, 896(R11)
+	VMOVUPS   256(R11), Y9
+	VSUBPD    Y15, Y9, Y9
+	VMULPD    64(R11), Y4, Y10
+	VMULPD    288(R11), Y7, Y15
+	VMOVUPS   Y4, 64(R11)
+	VSUBPD    320(R11), Y12, Y4
+	VMULPD    96(R11), Y2, Y12
+	VMOVUPS   Y7, 928(R11)
+	VMULPD    224(R11), Y14, Y7
+	VMOVUPS   Y14, 960(R11)
+	VMOVUPS   Y4, 992(R11)
+	VMOVUPS   384(R11), Y4
+	VSUBPD    Y13, Y4, Y4
+	VMULPD    32(R11), Y2, Y13
+	VMULPD    288(R11), Y8, Y14
+	VMOVUPS   Y8, 1024(R11)
+	VMULPD    Y3, Y3, Y8
+	VMOVUPS   Y4, 1056(R11)
+	VMULPD    96(R11), Y10, Y4
+	VMOVUPS   Y4, 1088(R11)
+	VADDPD    Y15, Y6, Y4
+	VMULPD    Y9, Y9, Y6
+	VMULPD    32(R11), Y10, Y15
+	VMOVUPS   Y15, 1120(R11)
 	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y5, 128(R11)
-	VMULPD    160(R11), Y6, Y5
-	VMOVUPS   Y7, 384(R11)
-	VMULPD    320(R11), Y9, Y7
-	VMOVUPS   Y9, 416(R11)
-	VMOVUPS   Y6, 448(R11)
-	VMOVUPS   224(R11), Y6
-	VMULPD    (R11), Y6, Y6
-	VADDPD    Y11, Y14, Y9
+	VMOVUPS   Y5, 1152(R11)
+	VMULPD    800(R11), Y3, Y3
+	VMULPD    (R11), Y2, Y5
+	VMOVUPS   Y2, 800(R11)
+	VADDPD    Y14, Y7, Y2
+	VMULPD    Y9, Y11, Y7
+	VSUBPD    704(R11), Y12, Y9
+	VMOVUPS   352(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VADDPD    Y6, Y8, Y6
+	VSUBPD    544(R11), Y13, Y8
+	VADDPD    Y15, Y4, Y4
+	VMOVUPS   1056(R11), Y12
+	VMULPD    1056(R11), Y12, Y12
+	VMULPD    (R11), Y10, Y13
+	VADDPD    Y11, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	VMOVUPS   512(R11), Y7
+	VSUBPD    1088(R11), Y7, Y7
+	VMULPD    480(R11), Y4, Y4
+	VMOVUPS   992(R11), Y11
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   576(R11), Y14
+	VSUBPD    1120(R11), Y14, Y14
+	VMULPD    480(R11), Y2, Y15
+	VMOVUPS   Y2, 480(R11)
+	VADDPD    Y12, Y6, Y2
+	VSUBPD    672(R11), Y5, Y5
+	VMULPD    224(R11), Y4, Y6
+	VADDPD    Y11, Y3, Y3
+	VMOVUPS   768(R11), Y11
+	VSUBPD    Y13, Y11, Y11
+	VMULPD    288(R11), Y4, Y12
+	VMOVUPS   Y10, 992(R11)
+	VCMPPD    $0x04, Y2, Y0, Y10
+	VDIVPD    Y2, Y3, Y2
+	VANDPD    Y10, Y2, Y2
+	VMULPD    Y7, Y7, Y3
+	VMULPD    224(R11), Y15, Y10
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   192(R11), Y5
+	VMULPD    192(R11), Y5, Y5
+	VMULPD    Y14, Y14, Y13
+	VMOVUPS   Y10, 1088(R11)
+	VMULPD    288(R11), Y15, Y10
+	VMOVUPS   Y10, 1120(R11)
+	VMOVUPS   Y15, 1184(R11)
+	VMOVUPS   256(R11), Y10
+	VMULPD    256(R11), Y10, Y10
+	VMULPD    Y7, Y9, Y7
+	VMULPD    352(R11), Y4, Y9
 	VMINPD    Y1, Y2, Y2
 	VMAXPD    Y0, Y2, Y2
-	VMULPD    Y12, Y4, Y11
-	VADDPD    Y6, Y5, Y5
-	VADDPD    Y7, Y15, Y6
-	VMULPD    288(R11), Y10, Y7
-	VMULPD    Y13, Y4, Y14
-	VADDPD    Y7, Y5, Y5
-	VADDPD    Y11, Y9, Y7
-	VMULPD    96(R11), Y2, Y9
-	VADDPD    Y14, Y6, Y6
-	VSUBPD    Y5, Y9, Y5
-	VMULPD    Y8, Y7, Y7
-	VMULPD    Y3, Y5, Y3
+	VMULPD    Y14, Y8, Y8
+	VSUBPD    896(R11), Y6, Y6
+	VADDPD    Y10, Y5, Y5
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    928(R11), Y12, Y10
+	VMOVUPS   384(R11), Y12
+	VMULPD    384(R11), Y12, Y12
+	VMULPD    Y11, Y11, Y13
+	VMOVUPS   352(R11), Y14
+	VMULPD    1184(R11), Y14, Y14
+	VADDPD    Y12, Y5, Y5
+	VADDPD    Y8, Y7, Y7
+	VMOVUPS   960(R11), Y8
+	VSUBPD    1088(R11), Y8, Y8
+	VMULPD    832(R11), Y2, Y2
+	VMULPD    1056(R11), Y11, Y11
+	VMOVUPS   1024(R11), Y12
+	VSUBPD    1120(R11), Y12, Y12
+	VMOVUPS   Y4, 832(R11)
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y5, Y4
+	VDIVPD    Y5, Y1, Y5
+	VANDPD    Y4, Y5, Y4
+	VADDPD    Y13, Y3, Y3
+	VSUBPD    1152(R11), Y9, Y5
+	VADDPD    736(R11), Y2, Y2
+	VADDPD    Y11, Y7, Y7
+	VMOVUPS   864(R11), Y9
+	VSUBPD    Y14, Y9, Y9
+	VMOVUPS   128(R11), Y11
+	VMULPD    192(R11), Y11, Y11
+	VCMPPD    $0x04, Y3, Y0, Y13
+	VDIVPD    Y3, Y7, Y3
+	VANDPD    Y13, Y3, Y3
+	VMULPD    Y8, Y8, Y7
+	VMOVUPS   160(R11), Y13
+	VMULPD    256(R11), Y13, Y13
+	VMOVUPS   512(R11), Y14
+	VMULPD    512(R11), Y14, Y14
+	VMULPD    Y12, Y12, Y15
+	VMOVUPS   Y4, 736(R11)
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   Y5, 1056(R11)
+	VMOVUPS   576(R11), Y4
+	VMULPD    576(R11), Y4, Y4
 	VMULPD    Y8, Y6, Y5
+	VADDPD    Y13, Y11, Y6
 	VMINPD    Y1, Y3, Y3
 	VMAXPD    Y0, Y3, Y3
-	VMULPD    352(R11), Y7, Y8
-	VMULPD    448(R11), Y3, Y9
-	VMULPD    320(R11), Y7, Y11
-	VMULPD    (R11), Y3, Y14
-	VMULPD    352(R11), Y5, Y15
-	VMOVUPS   Y6, (R11)
-	VMULPD    32(R11), Y2, Y6
-	VMOVUPS   Y13, 32(R11)
-	VMULPD    320(R11), Y5, Y13
-	VMOVUPS   Y12, 96(R11)
-	VMULPD    64(R11), Y2, Y12
-	VMOVUPS   Y12, 64(R11)
-	VMULPD    Y7, Y4, Y12
-	VMOVUPS   Y7, 448(R11)
-	VADDPD    160(R11), Y9, Y7
-	VSUBPD    256(R11), Y8, Y8
-	VADDPD    224(R11), Y14, Y9
-	VSUBPD    384(R11), Y11, Y11
-	VMULPD    Y3, Y10, Y10
-	VMULPD    Y5, Y4, Y14
-	VMOVUPS   Y4, 160(R11)
-	VMULPD    192(R11), Y2, Y4
-	VMOVUPS   Y5, 192(R11)
-	VMOVUPS   Y2, 224(R11)
-	VMOVUPS   128(R11), Y2
-	VSUBPD    Y15, Y2, Y2
-	VSUBPD    Y6, Y7, Y5
-	VMOVUPS   416(R11), Y6
-	VSUBPD    Y13, Y6, Y6
-	VSUBPD    64(R11), Y9, Y7
-	VSUBPD    96(R11), Y12, Y9
-	VADDPD    288(R11), Y10, Y10
-	VMOVUPS   32(R11), Y12
-	VSUBPD    Y14, Y12, Y12
-	VSUBPD    Y4, Y10, Y4
-	VMULPD    Y2, Y2, Y10
-	VMULPD    Y5, Y5, Y5
-	VMULPD    Y6, Y6, Y13
+	VMULPD    Y12, Y10, Y8
+	VMOVUPS   320(R11), Y10
+	VMULPD    384(R11), Y10, Y10
+	VADDPD    Y4, Y14, Y4
+	VADDPD    Y15, Y7, Y7
+	VADDPD    Y10, Y6, Y6
+	VMOVUPS   768(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VMULPD    Y9, Y9, Y11
+	VMULPD    448(R11), Y2, Y12
+	VADDPD    Y10, Y4, Y4
+	VADDPD    Y8, Y5, Y5
+	VSUBPD    Y6, Y12, Y6
+	VMULPD    992(R11), Y3, Y3
+	VMULPD    1056(R11), Y9, Y8
+	VMULPD    736(R11), Y6, Y6
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y4, Y9
+	VDIVPD    Y4, Y1, Y4
+	VANDPD    Y9, Y4, Y4
+	VADDPD    Y11, Y7, Y7
+	VMINPD    Y1, Y6, Y6
+	VMAXPD    Y0, Y6, Y6
+	VADDPD    800(R11), Y3, Y3
+	VADDPD    Y8, Y5, Y5
+	VMULPD    192(R11), Y6, Y8
+	VMOVUPS   704(R11), Y9
+	VMULPD    512(R11), Y9, Y9
+	VCMPPD    $0x04, Y7, Y0, Y10
+	VDIVPD    Y7, Y5, Y5
+	VANDPD    Y10, Y5, Y5
+	VMULPD    256(R11), Y6, Y7
+	VMOVUPS   544(R11), Y10
+	VMULPD    576(R11), Y10, Y10
+	VMOVUPS   960(R11), Y11
+	VMULPD    960(R11), Y11, Y11
+	VMULPD    608(R11), Y2, Y12
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMOVUPS   1024(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    640(R11), Y2, Y14
+	VADDPD    Y10, Y9, Y9
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
+	VADDPD    128(R11), Y8, Y8
+	VMOVUPS   672(R11), Y10
+	VMULPD    768(R11), Y10, Y10
+	VADDPD    Y13, Y11, Y11
+	VADDPD    160(R11), Y7, Y7
+	VADDPD    Y10, Y9, Y9
+	VMOVUPS   864(R11), Y10
+	VMULPD    864(R11), Y10, Y10
+	VMULPD    384(R11), Y6, Y13
+	VMULPD    64(R11), Y3, Y15
+	VMOVUPS   Y6, 64(R11)
+	VADDPD    Y10, Y11, Y6
+	VMULPD    416(R11), Y2, Y10
+	VSUBPD    Y9, Y15, Y9
+	VMULPD    1184(R11), Y5, Y5
+	VSUBPD    Y12, Y8, Y8
+	VMULPD    Y4, Y9, Y4
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD    Y6, Y1, Y6
+	VANDPD    Y9, Y6, Y6
+	VSUBPD    Y14, Y7, Y7
+	VMINPD    Y1, Y4, Y4
+	VMAXPD    Y0, Y4, Y4
+	VADDPD    832(R11), Y5, Y5
+	VADDPD    320(R11), Y13, Y9
+	VMULPD    512(R11), Y4, Y11
+	VMOVUPS   896(R11), Y12
+	VMULPD    960(R11), Y12, Y12
+	VSUBPD    Y10, Y9, Y9
+	VMULPD    576(R11), Y4, Y10
+	VMOVUPS   928(R11), Y13
+	VMULPD    1024(R11), Y13, Y13
+	VMULPD    Y8, Y8, Y8
+	VMULPD    96(R11), Y3, Y14
+	VMINPD    Y1, Y5, Y5
+	VMAXPD    Y0, Y5, Y5
 	VMULPD    Y7, Y7, Y7
-	VMULPD    Y2, Y8, Y2
-	VADDPD    Y7, Y5, Y5
-	VMULPD    Y6, Y11, Y6
-	VMULPD    Y4, Y4, Y4
-	VADDPD    Y13, Y10, Y7
-	VMULPD    Y12, Y12, Y8
-	VADDPD    Y4, Y5, Y4
-	VADDPD    Y6, Y2, Y2
-	VMULPD    Y12, Y9, Y5
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y6
-	VADDPD    Y8, Y7, Y7
+	VMULPD    32(R11), Y3, Y15
+	VMOVUPS   Y2, 32(R11)
+	VADDPD    Y13, Y12, Y2
+	VADDPD    Y7, Y8, Y7
+	VADDPD    704(R11), Y11, Y8
+	VMOVUPS   1152(R11), Y11
+	VMULPD    864(R11), Y11, Y11
+	VMULPD    Y9, Y9, Y9
+	VADDPD    544(R11), Y10, Y10
+	VADDPD    Y11, Y2, Y2
+	VMULPD    768(R11), Y4, Y11
+	VMULPD    480(R11), Y5, Y12
+	VADDPD    Y9, Y7, Y7
+	VMULPD    (R11), Y3, Y9
+	VSUBPD    Y2, Y12, Y2
+	VSUBPD    Y14, Y8, Y8
+	VMULPD    Y6, Y2, Y2
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y7, Y6
+	VSUBPD    Y15, Y10, Y10
+	VMINPD    Y1, Y2, Y2
+	VMAXPD    Y0, Y2, Y2
+	VMOVUPS   64(R11), Y12
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y12, Y12
+	VADDPD    672(R11), Y11, Y11
+	VMULPD    960(R11), Y2, Y13
+	VMOVUPS   Y3, (R11)
+	VMOVUPS   32(R11), Y3
 	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y3, Y3
-	VADDPD    Y5, Y2, Y2
-	VMOVUPS   224(R11), Y5
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y5, Y5
-	VCMPPD    $0x04, Y7, Y0, Y8
-	VDIVPD    Y7, Y2, Y2
-	VANDPD    Y8, Y2, Y2
-	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y4, Y4
+	VSUBPD    Y9, Y11, Y9
+	VMULPD    1024(R11), Y2, Y11
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y7, Y6
 
 	// Store the results of group 0.
 	MOVQ      s+96(FP), R12
-	VMOVUPS   Y3, (R12)(R13*8)
+	VMOVUPS   Y12, (R12)(R13*8)
 	MOVQ      t+104(FP), R12
-	VMOVUPS   Y5, (R12)(R13*8)
+	VMOVUPS   Y3, (R12)(R13*8)
 	MOVQ      dist2+112(FP), R12
-	VMOVUPS   Y4, (R12)(R13*8)
-	VMOVUPS   128(R11), Y3
-	VMULPD    128(R11), Y3, Y3
-	VMOVUPS   416(R11), Y4
-	VMULPD    416(R11), Y4, Y4
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y4, Y3, Y3
-	VMOVUPS   32(R11), Y4
-	VMULPD    32(R11), Y4, Y4
-	VADDPD    Y4, Y3, Y3
-	VMULPD    192(R11), Y2, Y2
-	VCMPPD    $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD    Y3, Y1, Y3
-	VANDPD    Y4, Y3, Y3
-	VADDPD    448(R11), Y2, Y2
-	VMOVUPS   256(R11), Y4
-	VMULPD    128(R11), Y4, Y4
-	VMOVUPS   384(R11), Y5
-	VMULPD    416(R11), Y5, Y5
-	VMINPD    Y1, Y2, Y2
-	VMAXPD    Y0, Y2, Y2
-	VADDPD    Y5, Y4, Y4
-	VMOVUPS   96(R11), Y5
-	VMULPD    32(R11), Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    (R11), Y2, Y5
-	VSUBPD    Y4, Y5, Y4
-	VMULPD    Y3, Y4, Y3
-	VMINPD    Y1, Y3, Y3
-	VMAXPD    Y0, Y3, Y3
-	VMULPD    128(R11), Y3, Y4
-	VMULPD    416(R11), Y3, Y5
-	VMULPD    352(R11), Y2, Y6
-	VMULPD    320(R11), Y2, Y7
-	VADDPD    256(R11), Y4, Y4
-	VADDPD    384(R11), Y5, Y5
-	VMULPD    32(R11), Y3, Y8
-	VMULPD    160(R11), Y2, Y9
-	VSUBPD    Y6, Y4, Y4
-	VSUBPD    Y7, Y5, Y5
-	VADDPD    96(R11), Y8, Y6
-	VSUBPD    Y9, Y6, Y6
-	VMULPD    Y4, Y4, Y4
-	VMULPD    Y5, Y5, Y5
-	VADDPD    Y5, Y4, Y4
-	VMULPD    Y6, Y6, Y5
-	VADDPD    Y5, Y4, Y4
-	VCMPPD    $0x16, maxfinite64<>+0(SB), Y4, Y5
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y3, Y3
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y2, Y2
-	VBLENDVPD Y5, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y6, (R12)(R13*8)
+	VMULPD    Y8, Y8, Y3
+	VMULPD    224(R11), Y5, Y6
+	VMULPD    Y10, Y10, Y7
+	VMULPD    288(R11), Y5, Y8
+	VADDPD    Y7, Y3, Y3
+	VADDPD    896(R11), Y13, Y7
+	VMULPD    Y9, Y9, Y9
+	VADDPD    928(R11), Y11, Y10
+	VMULPD    864(R11), Y2, Y11
+	VADDPD    Y9, Y3, Y3
+	VMULPD    352(R11), Y5, Y9
+	VSUBPD    Y6, Y7, Y6
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y7
+	VSUBPD    Y8, Y10, Y8
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y4, Y4
+	VADDPD    1152(R11), Y11, Y10
+	VMOVUPS   (R11), Y11
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y11, Y11
+	VSUBPD    Y9, Y10, Y9
+	VBLENDVPD Y7, canonicalnan64<>+0(SB), Y3, Y3
 
 	// Store the results of group 1.
+	MOVQ      s+96(FP), R12
+	VMOVUPS   Y4, 32(R12)(R13*8)
+	MOVQ      t+104(FP), R12
+	VMOVUPS   Y11, 32(R12)(R13*8)
+	MOVQ      dist2+112(FP), R12
+	VMOVUPS   Y3, 32(R12)(R13*8)
+	VMULPD    Y6, Y6, Y3
+	VMULPD    Y8, Y8, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    Y9, Y9, Y4
+	VADDPD    Y4, Y3, Y3
+	VCMPPD    $0x16, maxfinite64<>+0(SB), Y3, Y4
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+
+	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Y3, 32(R12)(R13*8)
+	VMOVUPS Y2, 64(R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Y2, 32(R12)(R13*8)
+	VMOVUPS Y5, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Y4, 32(R12)(R13*8)
-	ADDQ    $0x00000008, R13
-	SUBQ    $0x00000008, R14
-	CMPQ    R14, $0x00000008
+	VMOVUPS Y3, 64(R12)(R13*8)
+	ADDQ    $0x0000000c, R13
+	SUBQ    $0x0000000c, R14
+	CMPQ    R14, $0x0000000c
 	JAE     Closest64AVX2_groups
 
 Closest64AVX2_groups_end:
@@ -36019,7 +37700,10 @@ ClosestPoint64AVX2_done:
 
 // func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
+TEXT ·Closest64AVX512(SB), $8256-128
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
 	MOVQ         ax+0(FP), AX
 	MOVQ         ay+8(FP), BX
 	MOVQ         az+16(FP), CX
@@ -36029,7 +37713,6 @@ TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
 	MOVQ         cx+48(FP), R8
 	MOVQ         cy+56(FP), R9
 	MOVQ         cz+64(FP), R10
-	MOVQ         dx+72(FP), R11
 	XORQ         R13, R13
 	MOVQ         n+120(FP), R14
 	VXORPS       Z0, Z0, Z0
@@ -36052,7 +37735,7 @@ TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
 	CMPB ·PrefetchInputs+0(SB), $0x00
 	JE   Closest64AVX512_nt_noprefetch
 
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_nt_end
 
@@ -36068,13 +37751,12 @@ Closest64AVX512_nt:
 	PREFETCHT1 1024(R8)(R13*8)
 	PREFETCHT1 1024(R9)(R13*8)
 	PREFETCHT1 1024(R10)(R13*8)
-	PREFETCHT1 1024(R11)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1024(R12)(R13*8)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1024(R12)(R13*8)
-	VMOVUPS    (R12)(R13*8), Z2
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1024(R12)(R13*8)
-	VMOVUPS    (R12)(R13*8), Z3
 	PREFETCHT1 1088(AX)(R13*8)
 	PREFETCHT1 1088(BX)(R13*8)
 	PREFETCHT1 1088(CX)(R13*8)
@@ -36084,13 +37766,12 @@ Closest64AVX512_nt:
 	PREFETCHT1 1088(R8)(R13*8)
 	PREFETCHT1 1088(R9)(R13*8)
 	PREFETCHT1 1088(R10)(R13*8)
-	PREFETCHT1 1088(R11)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1088(R12)(R13*8)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1088(R12)(R13*8)
-	VMOVUPS    64(R12)(R13*8), Z4
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1088(R12)(R13*8)
-	VMOVUPS    64(R12)(R13*8), Z5
 	PREFETCHT1 1152(AX)(R13*8)
 	PREFETCHT1 1152(BX)(R13*8)
 	PREFETCHT1 1152(CX)(R13*8)
@@ -36100,354 +37781,562 @@ Closest64AVX512_nt:
 	PREFETCHT1 1152(R8)(R13*8)
 	PREFETCHT1 1152(R9)(R13*8)
 	PREFETCHT1 1152(R10)(R13*8)
-	PREFETCHT1 1152(R11)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1152(R12)(R13*8)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1152(R12)(R13*8)
-	VMOVUPS    128(R12)(R13*8), Z6
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1152(R12)(R13*8)
-	VMOVUPS    128(R12)(R13*8), Z7
+	PREFETCHT1 1216(AX)(R13*8)
+	PREFETCHT1 1216(BX)(R13*8)
+	PREFETCHT1 1216(CX)(R13*8)
+	PREFETCHT1 1216(DX)(R13*8)
+	PREFETCHT1 1216(SI)(R13*8)
+	PREFETCHT1 1216(DI)(R13*8)
+	PREFETCHT1 1216(R8)(R13*8)
+	PREFETCHT1 1216(R9)(R13*8)
+	PREFETCHT1 1216(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1216(R12)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT1 1216(R12)(R13*8)
+	MOVQ       dz+88(FP), R12
+	PREFETCHT1 1216(R12)(R13*8)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z8
-	VSUBPD      (R8)(R13*8), Z8, Z8
-	VSUBPD      (R9)(R13*8), Z2, Z2
-	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z8, Z8, Z9
-	VMULPD      Z2, Z2, Z10
-	VADDPD      Z10, Z9, Z9
-	VMULPD      Z3, Z3, Z10
-	VADDPD      Z10, Z9, Z9
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMOVUPS     (DX)(R13*8), Z10
-	VSUBPD      (AX)(R13*8), Z10, Z10
-	VMOVUPS     (SI)(R13*8), Z11
-	VSUBPD      (BX)(R13*8), Z11, Z11
-	VMOVUPS     (AX)(R13*8), Z12
-	VSUBPD      (R8)(R13*8), Z12, Z12
-	VMOVUPS     (BX)(R13*8), Z13
-	VSUBPD      (R9)(R13*8), Z13, Z13
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     (R12)(R13*8), Z2
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     (R12)(R13*8), Z3
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     (R12)(R13*8), Z4
+	VSUBPD      (R8)(R13*8), Z2, Z2
+	VSUBPD      (R9)(R13*8), Z3, Z3
+	VSUBPD      (R10)(R13*8), Z4, Z4
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z6
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z8
+	VMOVUPS     (DX)(R13*8), Z9
+	VSUBPD      (AX)(R13*8), Z9, Z9
+	VSUBPD      64(R8)(R13*8), Z6, Z6
+	VMOVUPS     (SI)(R13*8), Z10
+	VSUBPD      (BX)(R13*8), Z10, Z10
+	VSUBPD      64(R9)(R13*8), Z7, Z7
+	VMOVUPS     (AX)(R13*8), Z11
+	VSUBPD      (R8)(R13*8), Z11, Z11
+	VSUBPD      64(R10)(R13*8), Z8, Z8
+	VMOVUPS     (BX)(R13*8), Z12
+	VSUBPD      (R9)(R13*8), Z12, Z12
+	VMULPD      Z6, Z6, Z13
 	VMOVUPS     (DI)(R13*8), Z14
 	VSUBPD      (CX)(R13*8), Z14, Z14
-	VMOVUPS     (CX)(R13*8), Z15
-	VSUBPD      (R10)(R13*8), Z15, Z15
-	VMULPD      Z12, Z8, Z16
-	VMULPD      Z13, Z2, Z17
-	VMULPD      Z10, Z8, Z18
-	VMULPD      Z11, Z2, Z19
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z15, Z3, Z17
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z14, Z3, Z19
-	VADDPD      Z17, Z16, Z16
-	VADDPD      Z19, Z18, Z17
-	VMULPD      Z9, Z16, Z16
+	VMULPD      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*8), Z16
+	VSUBPD      (R10)(R13*8), Z16, Z16
+	VADDPD      Z15, Z13, Z13
+	VMULPD      Z11, Z2, Z15
+	VMULPD      Z8, Z8, Z17
+	VMULPD      Z12, Z3, Z18
+	VADDPD      Z17, Z13, Z13
+	VMULPD      Z9, Z2, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z13
+	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z9, Z17, Z9
-	VMULPD      Z16, Z8, Z18
-	VMULPD      Z16, Z2, Z19
-	VMULPD      Z9, Z8, Z20
-	VMULPD      Z9, Z2, Z21
-	VMULPD      Z16, Z3, Z22
-	VMOVUPS     64(R11)(R13*8), Z23
-	VSUBPD      64(R8)(R13*8), Z23, Z23
-	VSUBPD      Z12, Z18, Z18
-	VSUBPD      64(R9)(R13*8), Z4, Z4
-	VSUBPD      Z13, Z19, Z19
-	VSUBPD      64(R10)(R13*8), Z5, Z5
-	VMULPD      Z9, Z3, Z24
-	VSUBPD      Z20, Z10, Z20
-	VSUBPD      Z21, Z11, Z21
-	VMULPD      Z23, Z23, Z25
-	VSUBPD      Z15, Z22, Z22
-	VMULPD      Z4, Z4, Z26
-	VSUBPD      Z24, Z14, Z24
-	VMULPD      Z20, Z20, Z27
-	VADDPD      Z26, Z25, Z25
-	VMULPD      Z21, Z21, Z26
-	VMULPD      Z5, Z5, Z28
-	VMULPD      Z20, Z18, Z18
-	VADDPD      Z28, Z25, Z20
-	VMULPD      Z21, Z19, Z19
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
-	VDIVPD.Z    Z20, Z1, K1, Z20
-	VADDPD      Z26, Z27, Z21
-	VMULPD      Z24, Z24, Z25
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z24, Z22, Z19
-	VADDPD      Z25, Z21, Z21
-	VADDPD      Z19, Z18, Z18
-	VCMPPD      $0x04, Z21, Z0, K1
-	VDIVPD.Z    Z21, Z18, K1, Z18
-	VMOVUPS     64(DX)(R13*8), Z19
-	VSUBPD      64(AX)(R13*8), Z19, Z19
-	VMULPD      Z10, Z10, Z21
+	VADDPD      Z18, Z15, Z15
+	VMULPD      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z20
+	VADDPD      Z19, Z17, Z17
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z19
+	VMULPD      Z14, Z4, Z21
+	VADDPD      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z18
+	VADDPD      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*8), Z21
+	VSUBPD      64(AX)(R13*8), Z21, Z21
+	VSUBPD      128(R8)(R13*8), Z20, Z20
+	VMULPD      Z5, Z15, Z15
 	VMOVUPS     64(SI)(R13*8), Z22
 	VSUBPD      64(BX)(R13*8), Z22, Z22
-	VMULPD      Z11, Z11, Z24
-	VMOVUPS     64(AX)(R13*8), Z25
-	VSUBPD      64(R8)(R13*8), Z25, Z25
-	VADDPD      Z24, Z21, Z21
-	VMOVUPS     64(BX)(R13*8), Z24
-	VSUBPD      64(R9)(R13*8), Z24, Z24
-	VMULPD      Z14, Z14, Z26
-	VMOVUPS     64(DI)(R13*8), Z27
-	VSUBPD      64(CX)(R13*8), Z27, Z27
-	VMINPD      Z1, Z18, Z18
-	VMAXPD      Z0, Z18, Z18
-	VADDPD      Z26, Z21, Z21
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VMOVUPS     64(CX)(R13*8), Z26
-	VSUBPD      64(R10)(R13*8), Z26, Z26
-	VMULPD      Z9, Z18, Z9
-	VADDPD      Z9, Z16, Z9
-	VMULPD      Z10, Z12, Z16
-	VMULPD      Z25, Z23, Z18
-	VMULPD      Z11, Z13, Z28
-	VMULPD      Z24, Z4, Z29
-	VMINPD      Z1, Z9, Z9
-	VMAXPD      Z0, Z9, Z9
-	VMULPD      Z19, Z23, Z30
-	VADDPD      Z28, Z16, Z16
-	VMULPD      Z22, Z4, Z28
-	VMULPD      Z14, Z15, Z31
-	VADDPD      Z31, Z16, Z16
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z17, Z9, Z17
-	VMULPD      Z26, Z5, Z29
-	VADDPD      Z28, Z30, Z28
-	VSUBPD      Z16, Z17, Z16
-	VMULPD      Z27, Z5, Z17
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z21, Z16, Z16
-	VADDPD      Z17, Z28, Z17
-	VMINPD      Z1, Z16, Z16
-	VMAXPD      Z0, Z16, Z16
-	VMULPD      Z20, Z18, Z18
+	VSUBPD      128(R9)(R13*8), Z19, Z19
+	VMULPD      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VSUBPD      128(R10)(R13*8), Z18, Z18
+	VMULPD      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*8), Z25
+	VSUBPD      64(R9)(R13*8), Z25, Z25
+	VMULPD      Z20, Z20, Z26
+	VMULPD      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*8), Z28
+	VSUBPD      64(CX)(R13*8), Z28, Z28
+	VMULPD      Z19, Z19, Z29
+	VMULPD      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*8), Z2
+	VSUBPD      64(R10)(R13*8), Z2, Z2
+	VADDPD      Z29, Z26, Z26
+	VMULPD      Z5, Z3, Z29
+	VMULPD      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPD      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPD      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPD      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPD      Z3, Z26, Z3
+	VSUBPD      Z11, Z24, Z18
+	VMULPD      Z21, Z6, Z24
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+	VSUBPD      Z12, Z27, Z26
+	VMULPD      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD         Z16, Z10, Z10
-	VMULPD         Z20, Z17, Z20
-	VMULPD         Z16, Z11, Z11
-	VMULPD         Z18, Z23, Z21
-	VMULPD         Z9, Z8, Z8
-	VMULPD         Z18, Z4, Z28
-	VMULPD         Z9, Z2, Z2
-	VMULPD         Z20, Z23, Z29
-	VADDPD         Z10, Z12, Z10
-	VMULPD         Z20, Z4, Z12
-	VADDPD         Z11, Z13, Z11
-	VMULPD         Z18, Z5, Z13
-	VMOVUPS        128(R11)(R13*8), Z30
-	VSUBPD         128(R8)(R13*8), Z30, Z30
-	VMULPD         Z16, Z14, Z14
-	VSUBPD         Z25, Z21, Z21
-	VSUBPD         128(R9)(R13*8), Z6, Z6
-	VMULPD         Z9, Z3, Z3
-	VSUBPD         Z24, Z28, Z28
-	VSUBPD         128(R10)(R13*8), Z7, Z7
-	VSUBPD         Z8, Z10, Z8
-	VMULPD         Z20, Z5, Z10
-	VSUBPD         Z2, Z11, Z2
-	VSUBPD         Z29, Z19, Z11
-	VADDPD         Z14, Z15, Z14
-	VSUBPD         Z12, Z22, Z12
-	VMULPD         Z30, Z30, Z15
-	VSUBPD         Z3, Z14, Z3
-	VSUBPD         Z26, Z13, Z13
-	VMULPD         Z6, Z6, Z14
-	VMULPD         Z8, Z8, Z8
-	VSUBPD         Z10, Z27, Z10
-	VMULPD         Z2, Z2, Z2
-	VMULPD         Z11, Z11, Z29
-	VADDPD         Z14, Z15, Z14
-	VADDPD         Z2, Z8, Z2
-	VMULPD         Z12, Z12, Z8
-	VMULPD         Z7, Z7, Z15
-	VMULPD         Z3, Z3, Z3
-	VMULPD         Z11, Z21, Z11
-	VADDPD         Z15, Z14, Z14
-	VMULPD         Z12, Z28, Z12
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z14, K1
-	VDIVPD.Z       Z14, Z1, K1, Z14
-	VADDPD         Z3, Z2, Z2
-	VADDPD         Z8, Z29, Z3
-	VMULPD         Z10, Z10, Z8
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VADDPD         Z12, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
-	VMULPD         Z10, Z13, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VMULPD         Z5, Z4, Z12
+	VMOVUPS        Z4, 384(R11)
+	VADDPD         Z15, Z31, Z4
+	VSUBPD         Z30, Z9, Z15
+	VMULPD         Z2, Z8, Z30
+	MOVQ           dx+72(FP), R12
+	VMOVUPS        192(R12)(R13*8), Z31
+	VMOVUPS        Z11, 448(R11)
+	VSUBPD         Z29, Z10, Z11
+	VADDPD         Z27, Z24, Z24
+	MOVQ           dy+80(FP), R12
+	VMOVUPS        192(R12)(R13*8), Z27
+	VSUBPD         Z16, Z17, Z17
+	VMULPD         Z28, Z8, Z29
+	VMOVUPS        Z16, 512(R11)
+	VSUBPD         Z12, Z14, Z12
+	VADDPD         Z30, Z4, Z4
+	MOVQ           dz+88(FP), R12
+	VMOVUPS        192(R12)(R13*8), Z16
+	VMULPD         Z15, Z15, Z30
+	VMOVUPS        Z5, 576(R11)
+	VADDPD         Z29, Z24, Z5
+	VMOVUPS        128(DX)(R13*8), Z24
+	VSUBPD         128(AX)(R13*8), Z24, Z24
+	VSUBPD         192(R8)(R13*8), Z31, Z29
+	VMULPD         Z11, Z11, Z31
+	VMOVUPS        Z3, 640(R11)
+	VMULPD         Z13, Z4, Z3
+	VMOVUPS        Z14, 704(R11)
+	VMOVUPS        128(SI)(R13*8), Z4
+	VSUBPD         128(BX)(R13*8), Z4, Z4
+	VSUBPD         192(R9)(R13*8), Z27, Z14
+	VMULPD         Z15, Z18, Z15
+	VMULPD         Z13, Z5, Z13
+	VMOVUPS        128(AX)(R13*8), Z18
+	VSUBPD         128(R8)(R13*8), Z18, Z18
+	VSUBPD         192(R10)(R13*8), Z16, Z16
+	VMULPD         Z11, Z26, Z11
+	VMULPD         Z3, Z6, Z26
+	VMOVUPS        Z5, 768(R11)
+	VMOVUPS        128(BX)(R13*8), Z5
+	VSUBPD         128(R9)(R13*8), Z5, Z5
+	VMULPD         Z29, Z29, Z27
+	VMOVUPS        Z29, 832(R11)
+	VADDPD         Z31, Z30, Z29
+	VMULPD         Z3, Z7, Z30
+	VMOVUPS        Z28, 896(R11)
+	VMOVUPS        128(DI)(R13*8), Z28
+	VSUBPD         128(CX)(R13*8), Z28, Z28
+	VMULPD         Z14, Z14, Z31
+	VMOVUPS        Z14, 960(R11)
+	VMULPD         Z12, Z12, Z14
+	VMOVUPS        Z28, 1024(R11)
+	VMULPD         Z13, Z6, Z28
+	VMOVUPS        Z6, 1088(R11)
+	VMOVUPS        Z2, 1152(R11)
+	VMOVUPS        128(CX)(R13*8), Z2
+	VSUBPD         128(R10)(R13*8), Z2, Z2
+	VADDPD         Z31, Z27, Z6
+	VADDPD         Z11, Z15, Z11
+	VMULPD         Z13, Z7, Z15
+	VMULPD         Z18, Z20, Z27
+	VMULPD         Z16, Z16, Z31
+	VMOVUPS        Z7, 1216(R11)
+	VMULPD         Z12, Z17, Z7
+	VMULPD         Z3, Z8, Z12
+	VMULPD         Z5, Z19, Z17
+	VMOVUPS        Z3, 1280(R11)
+	VADDPD         Z31, Z6, Z3
+	VADDPD         Z14, Z29, Z6
+	VSUBPD         Z23, Z26, Z14
+	VMULPD         Z24, Z20, Z26
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z7, Z11, Z7
+	VSUBPD         Z25, Z30, Z11
+	VMULPD         Z4, Z19, Z29
+	VCMPPD         $0x04, Z6, Z0, K1
+	VDIVPD.Z       Z6, Z7, K1, Z6
+	VMULPD         Z13, Z8, Z7
+	VADDPD         Z17, Z27, Z17
+	VMULPD         Z9, Z9, Z27
+	VSUBPD         Z28, Z21, Z28
+	VMULPD         256(R11), Z2, Z30
+	VMULPD         Z10, Z10, Z31
+	VMOVUPS        Z8, 1344(R11)
+	VSUBPD         Z15, Z22, Z8
+	VADDPD         Z29, Z26, Z15
+	VMINPD         Z1, Z6, Z6
+	VMAXPD         Z0, Z6, Z6
+	VSUBPD         1152(R11), Z12, Z12
+	VMOVUPS        256(R11), Z26
+	VMULPD         1024(R11), Z26, Z26
+	VADDPD         Z31, Z27, Z27
+	VMOVUPS        896(R11), Z29
+	VSUBPD         Z7, Z29, Z7
+	VADDPD         Z30, Z17, Z17
+	VMOVUPS        704(R11), Z29
+	VMULPD         704(R11), Z29, Z29
+	VMULPD         Z28, Z28, Z30
+	VADDPD         Z26, Z15, Z15
+	VMOVUPS        192(DX)(R13*8), Z26
+	VSUBPD         192(AX)(R13*8), Z26, Z26
+	VADDPD         Z29, Z27, Z27
+	VMULPD         Z8, Z8, Z29
+	VMULPD         640(R11), Z17, Z17
+	VMOVUPS        Z25, 1408(R11)
+	VMOVUPS        192(SI)(R13*8), Z25
+	VSUBPD         192(BX)(R13*8), Z25, Z25
+	VMULPD         576(R11), Z6, Z6
+	VMULPD         Z28, Z14, Z14
+	VMULPD         640(R11), Z15, Z28
+	VMOVUPS        Z15, 576(R11)
+	VMOVUPS        192(AX)(R13*8), Z15
+	VSUBPD         192(R8)(R13*8), Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z27, K1
+	VDIVPD.Z       Z27, Z1, K1, Z27
+	VMULPD         Z8, Z11, Z8
+	VMULPD         Z17, Z20, Z11
+	VMOVUPS        Z23, 640(R11)
+	VMOVUPS        192(BX)(R13*8), Z23
+	VSUBPD         192(R9)(R13*8), Z23, Z23
+	VADDPD         192(R11), Z6, Z6
+	VADDPD         Z29, Z30, Z29
+	VMULPD         Z17, Z19, Z30
+	VMOVUPS        Z13, 192(R11)
+	VMOVUPS        192(DI)(R13*8), Z13
+	VSUBPD         192(CX)(R13*8), Z13, Z13
+	VMULPD         448(R11), Z9, Z31
+	VMOVUPS        Z3, 1472(R11)
+	VMULPD         Z7, Z7, Z3
+	VMOVUPS        Z9, 1536(R11)
+	VMULPD         Z28, Z20, Z9
+	VMOVUPS        Z20, 1600(R11)
+	VMOVUPS        Z13, 1664(R11)
+	VMOVUPS        192(CX)(R13*8), Z13
+	VSUBPD         192(R10)(R13*8), Z13, Z13
+	VMULPD         320(R11), Z10, Z20
+	VMOVUPS        Z10, 1728(R11)
+	VADDPD         Z8, Z14, Z8
+	VMULPD         Z28, Z19, Z10
+	VMULPD         832(R11), Z15, Z14
+	VMOVUPS        Z19, 1792(R11)
+	VMINPD         Z1, Z6, Z6
+	VMAXPD         Z0, Z6, Z6
+	VMULPD         Z7, Z12, Z7
+	VMULPD         256(R11), Z17, Z12
+	VMULPD         960(R11), Z23, Z19
+	VMOVUPS        Z17, 1856(R11)
+	VADDPD         Z20, Z31, Z17
+	VADDPD         Z3, Z29, Z3
+	VSUBPD         Z18, Z11, Z11
+	VMULPD         832(R11), Z26, Z20
+	VMOVUPS        512(R11), Z29
+	VMULPD         704(R11), Z29, Z29
+	VADDPD         Z7, Z8, Z7
+	VSUBPD         Z5, Z30, Z8
+	VMULPD         960(R11), Z25, Z30
+	VADDPD         Z29, Z17, Z17
+	VCMPPD         $0x04, Z3, Z0, K1
+	VDIVPD.Z       Z3, Z7, K1, Z3
+	VMULPD         256(R11), Z28, Z7
+	VADDPD         Z19, Z14, Z14
+	VMULPD         128(R11), Z6, Z19
+	VMULPD         Z21, Z21, Z29
+	VSUBPD         Z9, Z24, Z9
+	VMULPD         Z13, Z16, Z31
+	VMOVUPS        Z5, 128(R11)
+	VSUBPD         Z17, Z19, Z5
+	VMULPD         Z22, Z22, Z17
+	VSUBPD         Z10, Z4, Z10
+	VADDPD         Z30, Z20, Z19
+	VMULPD         Z27, Z5, Z5
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VSUBPD         Z2, Z12, Z12
+	VMULPD         1664(R11), Z16, Z20
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z17, Z29, Z17
+	VMOVUPS        1024(R11), Z27
+	VSUBPD         Z7, Z27, Z7
+	VADDPD         Z31, Z14, Z14
+	VMULPD         1536(R11), Z5, Z27
+	VMOVUPS        896(R11), Z29
+	VMULPD         896(R11), Z29, Z29
+	VMULPD         Z9, Z9, Z30
+	VADDPD         Z20, Z19, Z19
+	VMULPD         1728(R11), Z5, Z20
+	VADDPD         Z29, Z17, Z17
+	VMULPD         Z10, Z10, Z29
+	VMULPD         1472(R11), Z14, Z14
+	VMULPD         (R11), Z6, Z31
+	VMOVUPS        Z2, (R11)
+	VMULPD         192(R11), Z3, Z2
+	VMULPD         Z9, Z11, Z3
+	VMULPD         1472(R11), Z19, Z9
+	VMULPD         64(R11), Z6, Z11
+	VMOVUPS        Z19, 64(R11)
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z       Z17, Z1, K1, Z17
+	VMULPD         Z10, Z8, Z8
+	VMULPD         832(R11), Z14, Z10
+	VADDPD         448(R11), Z27, Z19
+	VADDPD         1280(R11), Z2, Z2
+	VADDPD         Z29, Z30, Z27
+	VMULPD         960(R11), Z14, Z29
+	VADDPD         320(R11), Z20, Z20
+	VMULPD         640(R11), Z21, Z30
+	VMOVUPS        Z18, 192(R11)
+	VMULPD         Z7, Z7, Z18
+	VMOVUPS        Z28, 320(R11)
+	VMULPD         832(R11), Z9, Z28
+	VMOVUPS        Z21, 448(R11)
+	VMULPD         704(R11), Z5, Z21
+	VMOVUPS        Z5, 704(R11)
+	VMULPD         1408(R11), Z22, Z5
+	VMOVUPS        Z22, 1280(R11)
 	VADDPD         Z8, Z3, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMULPD         960(R11), Z9, Z8
+	VMULPD         384(R11), Z6, Z22
+	VMOVUPS        Z6, 384(R11)
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMULPD         Z7, Z12, Z6
+	VMULPD         Z14, Z16, Z7
+	VSUBPD         Z31, Z19, Z12
+	VADDPD         Z5, Z30, Z5
+	VADDPD         Z18, Z27, Z18
+	VSUBPD         Z15, Z10, Z10
+	VSUBPD         Z11, Z20, Z11
+	VMOVUPS        1152(R11), Z19
+	VMULPD         896(R11), Z19, Z19
+	VADDPD         Z6, Z3, Z3
+	VSUBPD         Z23, Z29, Z6
+	VADDPD         512(R11), Z21, Z20
+	VADDPD         Z19, Z5, Z5
+	VCMPPD         $0x04, Z18, Z0, K1
+	VDIVPD.Z       Z18, Z3, K1, Z3
+	VMULPD         Z9, Z16, Z18
+	VSUBPD         Z22, Z20, Z19
+	VMULPD         768(R11), Z2, Z20
+	VMULPD         Z24, Z24, Z21
+	VSUBPD         Z28, Z26, Z22
+	VMULPD         Z12, Z12, Z12
+	VSUBPD         Z5, Z20, Z5
+	VMULPD         Z4, Z4, Z20
+	VSUBPD         Z8, Z25, Z8
+	VMULPD         Z11, Z11, Z11
+	VMULPD         Z17, Z5, Z5
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VSUBPD         Z13, Z7, Z7
+	VADDPD         Z11, Z12, Z11
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z20, Z21, Z12
+	VMOVUPS        1664(R11), Z17
+	VSUBPD         Z18, Z17, Z17
+	VMULPD         Z19, Z19, Z18
+	VMULPD         448(R11), Z5, Z19
+	VMOVUPS        1024(R11), Z20
+	VMULPD         1024(R11), Z20, Z20
+	VMULPD         Z22, Z22, Z21
+	VMULPD         1280(R11), Z5, Z27
+	VADDPD         Z20, Z12, Z12
+	VMULPD         Z8, Z8, Z20
+	VADDPD         Z18, Z11, Z11
+	VMULPD         1088(R11), Z2, Z18
+	VMULPD         320(R11), Z3, Z3
+	VMULPD         Z22, Z10, Z10
+	VMULPD         1216(R11), Z2, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z       Z12, Z1, K1, Z12
+	VMULPD         Z8, Z6, Z6
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z11, K1
+	VADDPD         640(R11), Z19, Z8
+	VADDPD         1856(R11), Z3, Z3
+	VADDPD         Z20, Z21, Z19
+	VXORPS         Z20, Z20, Z20
+	VMOVUPS        704(R11), Z21
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z21, K1, Z20
+	VADDPD         1408(R11), Z27, Z21
+	VMULPD         192(R11), Z24, Z27
+	VMULPD         Z17, Z17, Z28
+	VMOVUPS        Z16, 320(R11)
+	VMOVUPS        Z13, 448(R11)
+	VXORPS         Z13, Z13, Z13
+	VMOVUPS        384(R11), Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z13
+	VMULPD         896(R11), Z5, Z16
+	VMULPD         128(R11), Z4, Z29
+	VADDPD         Z6, Z10, Z6
+	VMOVUPS        Z23, 384(R11)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
 
 	// Store the results of group 0.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z16, (R12)(R13*8)
+	VMOVNTPS       Z20, (R12)(R13*8)
 	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z9, (R12)(R13*8)
+	VMOVNTPS       Z13, (R12)(R13*8)
 	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z2, (R12)(R13*8)
-	VADDPD         Z10, Z11, Z2
-	VCMPPD         $0x04, Z3, Z0, K1
-	VDIVPD.Z       Z3, Z2, K1, Z2
-	VMOVUPS        128(DX)(R13*8), Z3
-	VSUBPD         128(AX)(R13*8), Z3, Z3
-	VMULPD         Z19, Z19, Z8
-	VMOVUPS        128(SI)(R13*8), Z9
-	VSUBPD         128(BX)(R13*8), Z9, Z9
-	VMULPD         Z22, Z22, Z10
-	VMOVUPS        128(AX)(R13*8), Z11
-	VSUBPD         128(R8)(R13*8), Z11, Z11
-	VADDPD         Z10, Z8, Z8
-	VMOVUPS        128(BX)(R13*8), Z10
-	VSUBPD         128(R9)(R13*8), Z10, Z10
-	VMULPD         Z27, Z27, Z12
-	VMOVUPS        128(DI)(R13*8), Z13
-	VSUBPD         128(CX)(R13*8), Z13, Z13
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z12, Z8, Z8
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z8, K1
-	VDIVPD.Z       Z8, Z1, K1, Z8
-	VMOVUPS        128(CX)(R13*8), Z12
-	VSUBPD         128(R10)(R13*8), Z12, Z12
-	VMULPD         Z20, Z2, Z2
-	VADDPD         Z2, Z18, Z2
-	VMULPD         Z19, Z25, Z15
-	VMULPD         Z11, Z30, Z16
-	VMULPD         Z22, Z24, Z18
-	VMULPD         Z10, Z6, Z20
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VMULPD         Z3, Z30, Z21
-	VADDPD         Z18, Z15, Z15
-	VMULPD         Z9, Z6, Z18
-	VMULPD         Z27, Z26, Z28
-	VADDPD         Z28, Z15, Z15
-	VADDPD         Z20, Z16, Z16
-	VMULPD         Z17, Z2, Z17
-	VMULPD         Z12, Z7, Z20
-	VADDPD         Z18, Z21, Z18
-	VSUBPD         Z15, Z17, Z15
-	VMULPD         Z13, Z7, Z17
-	VADDPD         Z20, Z16, Z16
-	VMULPD         Z8, Z15, Z8
-	VADDPD         Z17, Z18, Z15
-	VMINPD         Z1, Z8, Z8
-	VMAXPD         Z0, Z8, Z8
-	VMULPD         Z14, Z16, Z16
-	VMULPD         Z8, Z19, Z17
-	VMULPD         Z14, Z15, Z14
-	VMULPD         Z8, Z22, Z18
-	VMULPD         Z16, Z30, Z19
-	VMULPD         Z2, Z23, Z20
-	VMULPD         Z16, Z6, Z21
-	VMULPD         Z2, Z4, Z4
-	VMULPD         Z14, Z30, Z22
-	VADDPD         Z17, Z25, Z17
-	VMULPD         Z14, Z6, Z23
-	VADDPD         Z18, Z24, Z18
-	VMULPD         Z16, Z7, Z24
-	VMULPD         Z8, Z27, Z25
-	VSUBPD         Z11, Z19, Z19
-	VMULPD         Z2, Z5, Z5
-	VSUBPD         Z10, Z21, Z21
-	VSUBPD         Z20, Z17, Z17
-	VMULPD         Z14, Z7, Z20
-	VSUBPD         Z4, Z18, Z4
-	VSUBPD         Z22, Z3, Z18
-	VADDPD         Z25, Z26, Z22
-	VSUBPD         Z23, Z9, Z23
-	VSUBPD         Z5, Z22, Z5
-	VSUBPD         Z12, Z24, Z22
-	VMULPD         Z17, Z17, Z17
-	VSUBPD         Z20, Z13, Z20
-	VMULPD         Z4, Z4, Z4
-	VMULPD         Z18, Z18, Z24
-	VADDPD         Z4, Z17, Z4
-	VMULPD         Z23, Z23, Z17
-	VMULPD         Z5, Z5, Z5
-	VMULPD         Z18, Z19, Z18
-	VMULPD         Z23, Z21, Z19
-	VADDPD         Z5, Z4, Z4
-	VADDPD         Z17, Z24, Z5
-	VMULPD         Z20, Z20, Z17
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VADDPD         Z19, Z18, Z18
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
-	VMULPD         Z20, Z22, Z19
+	VMOVNTPS       Z11, (R12)(R13*8)
+	VMULPD         1344(R11), Z2, Z10
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z17, Z7, Z7
+	VSUBPD         Z18, Z8, Z8
+	VADDPD         Z29, Z27, Z11
+	VADDPD         Z28, Z19, Z13
+	VSUBPD         Z22, Z21, Z17
+	VMOVUPS        (R11), Z18
+	VMULPD         1024(R11), Z18, Z18
+	VADDPD         Z7, Z6, Z6
+	VADDPD         1152(R11), Z16, Z7
+	VADDPD         Z18, Z11, Z11
+	VCMPPD         $0x04, Z13, Z0, K1
+	VDIVPD.Z       Z13, Z6, K1, Z6
+	VSUBPD         Z10, Z7, Z7
+	VMULPD         576(R11), Z3, Z10
+	VMULPD         Z26, Z26, Z13
+	VMULPD         Z8, Z8, Z8
+	VSUBPD         Z11, Z10, Z10
+	VMULPD         Z25, Z25, Z11
+	VMULPD         Z17, Z17, Z16
+	VMULPD         Z12, Z10, Z10
+	VMINPD         Z1, Z6, Z6
+	VMAXPD         Z0, Z6, Z6
+	VADDPD         Z16, Z8, Z8
+	VMINPD         Z1, Z10, Z10
+	VMAXPD         Z0, Z10, Z10
+	VADDPD         Z11, Z13, Z11
+	VMULPD         Z7, Z7, Z7
+	VMULPD         Z10, Z24, Z12
+	VMOVUPS        1664(R11), Z13
+	VMULPD         1664(R11), Z13, Z13
+	VMULPD         Z10, Z4, Z4
+	VADDPD         Z13, Z11, Z11
+	VADDPD         Z7, Z8, Z7
+	VMULPD         1600(R11), Z3, Z8
+	VMULPD         Z9, Z6, Z6
+	VMULPD         1792(R11), Z3, Z9
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z       Z11, Z1, K1, Z11
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z7, K1
+	VADDPD         192(R11), Z12, Z12
+	VADDPD         Z6, Z14, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VADDPD         128(R11), Z4, Z4
+	VMULPD         Z26, Z15, Z13
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VADDPD         Z17, Z5, Z5
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VMULPD         1024(R11), Z10, Z14
+	VMULPD         384(R11), Z25, Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
 
 	// Store the results of group 1.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z8, 64(R12)(R13*8)
+	VMOVNTPS       Z5, 64(R12)(R13*8)
 	MOVQ           t+104(FP), R12
 	VMOVNTPS       Z2, 64(R12)(R13*8)
 	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z4, 64(R12)(R13*8)
-	VADDPD         Z19, Z18, Z2
-	VCMPPD         $0x04, Z5, Z0, K1
-	VDIVPD.Z       Z5, Z2, K1, Z2
-	VMULPD         Z3, Z3, Z4
-	VMULPD         Z9, Z9, Z5
-	VADDPD         Z5, Z4, Z4
-	VMULPD         Z13, Z13, Z5
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z5, Z4, Z4
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z       Z4, Z1, K1, Z4
-	VMULPD         Z14, Z2, Z2
-	VADDPD         Z2, Z16, Z2
-	VMULPD         Z3, Z11, Z5
-	VMULPD         Z9, Z10, Z8
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z8, Z5, Z5
-	VMULPD         Z13, Z12, Z8
-	VADDPD         Z8, Z5, Z5
-	VMULPD         Z15, Z2, Z8
-	VSUBPD         Z5, Z8, Z5
-	VMULPD         Z4, Z5, Z4
-	VMINPD         Z1, Z4, Z4
-	VMAXPD         Z0, Z4, Z4
-	VMULPD         Z4, Z3, Z3
-	VMULPD         Z4, Z9, Z5
-	VMULPD         Z2, Z30, Z8
-	VMULPD         Z2, Z6, Z6
-	VADDPD         Z3, Z11, Z3
-	VADDPD         Z5, Z10, Z5
-	VMULPD         Z4, Z13, Z9
-	VMULPD         Z2, Z7, Z7
-	VSUBPD         Z8, Z3, Z3
-	VSUBPD         Z6, Z5, Z5
-	VADDPD         Z9, Z12, Z6
-	VSUBPD         Z7, Z6, Z6
-	VMULPD         Z3, Z3, Z3
-	VMULPD         Z5, Z5, Z5
-	VADDPD         Z5, Z3, Z3
-	VMULPD         Z6, Z6, Z5
-	VADDPD         Z5, Z3, Z3
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z3, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMOVNTPS       Z7, 64(R12)(R13*8)
+	VMULPD         256(R11), Z3, Z2
+	VMINPD         Z1, Z6, Z5
+	VMAXPD         Z0, Z5, Z5
+	VSUBPD         Z8, Z12, Z6
+	VADDPD         Z16, Z13, Z7
+	VSUBPD         Z9, Z4, Z4
+	VMOVUPS        448(R11), Z8
+	VMULPD         1664(R11), Z8, Z8
+	VADDPD         (R11), Z14, Z9
+	VADDPD         Z8, Z7, Z7
+	VSUBPD         Z2, Z9, Z2
+	VMULPD         64(R11), Z5, Z8
+	VMULPD         Z6, Z6, Z6
+	VSUBPD         Z7, Z8, Z7
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z11, Z7, Z7
+	VADDPD         Z4, Z6, Z4
+	VMINPD         Z1, Z7, Z6
+	VMAXPD         Z0, Z6, Z6
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z6, Z26, Z7
+	VMULPD         Z6, Z25, Z8
+	VADDPD         Z2, Z4, Z2
+	VMULPD         832(R11), Z5, Z4
+	VMULPD         960(R11), Z5, Z9
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VADDPD         Z7, Z15, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+	VADDPD         384(R11), Z8, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VMULPD         1664(R11), Z6, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 2.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z10, 128(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z3, 128(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z2, 128(R12)(R13*8)
+	VMULPD         320(R11), Z5, Z2
+	VSUBPD         Z4, Z7, Z3
+	VSUBPD         Z9, Z8, Z4
+	VADDPD         448(R11), Z11, Z7
+	VSUBPD         Z2, Z7, Z2
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z4, Z4, Z4
+	VADDPD         Z4, Z3, Z3
+	VMULPD         Z2, Z2, Z2
+	VADDPD         Z2, Z3, Z2
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z4, 128(R12)(R13*8)
+	VMOVNTPS Z6, 192(R12)(R13*8)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 128(R12)(R13*8)
+	VMOVNTPS Z5, 192(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z3, 128(R12)(R13*8)
-	ADDQ     $0x00000018, R13
-	SUBQ     $0x00000018, R14
+	VMOVNTPS Z2, 192(R12)(R13*8)
+	ADDQ     $0x00000020, R13
+	SUBQ     $0x00000020, R14
 	CMPQ     R14, $0x00004000
 	JAE      Closest64AVX512_nt
 
@@ -36455,364 +38344,545 @@ Closest64AVX512_nt_end:
 	JMP Closest64AVX512_nt_fence
 
 Closest64AVX512_nt_noprefetch:
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_ntplain_end
 
 Closest64AVX512_ntplain:
-	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*8), Z2
-	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*8), Z3
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 64(R12)(R13*8), Z4
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 64(R12)(R13*8), Z5
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 128(R12)(R13*8), Z6
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 128(R12)(R13*8), Z7
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     (R12)(R13*8), Z2
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     (R12)(R13*8), Z3
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     (R12)(R13*8), Z4
+	VSUBPD      (R8)(R13*8), Z2, Z2
+	VSUBPD      (R9)(R13*8), Z3, Z3
+	VSUBPD      (R10)(R13*8), Z4, Z4
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z8
-	VSUBPD      (R8)(R13*8), Z8, Z8
-	VSUBPD      (R9)(R13*8), Z2, Z2
-	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z8, Z8, Z9
-	VMULPD      Z2, Z2, Z10
-	VADDPD      Z10, Z9, Z9
-	VMULPD      Z3, Z3, Z10
-	VADDPD      Z10, Z9, Z9
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMOVUPS     (DX)(R13*8), Z10
-	VSUBPD      (AX)(R13*8), Z10, Z10
-	VMOVUPS     (SI)(R13*8), Z11
-	VSUBPD      (BX)(R13*8), Z11, Z11
-	VMOVUPS     (AX)(R13*8), Z12
-	VSUBPD      (R8)(R13*8), Z12, Z12
-	VMOVUPS     (BX)(R13*8), Z13
-	VSUBPD      (R9)(R13*8), Z13, Z13
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z6
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z8
+	VMOVUPS     (DX)(R13*8), Z9
+	VSUBPD      (AX)(R13*8), Z9, Z9
+	VSUBPD      64(R8)(R13*8), Z6, Z6
+	VMOVUPS     (SI)(R13*8), Z10
+	VSUBPD      (BX)(R13*8), Z10, Z10
+	VSUBPD      64(R9)(R13*8), Z7, Z7
+	VMOVUPS     (AX)(R13*8), Z11
+	VSUBPD      (R8)(R13*8), Z11, Z11
+	VSUBPD      64(R10)(R13*8), Z8, Z8
+	VMOVUPS     (BX)(R13*8), Z12
+	VSUBPD      (R9)(R13*8), Z12, Z12
+	VMULPD      Z6, Z6, Z13
 	VMOVUPS     (DI)(R13*8), Z14
 	VSUBPD      (CX)(R13*8), Z14, Z14
-	VMOVUPS     (CX)(R13*8), Z15
-	VSUBPD      (R10)(R13*8), Z15, Z15
-	VMULPD      Z12, Z8, Z16
-	VMULPD      Z13, Z2, Z17
-	VMULPD      Z10, Z8, Z18
-	VMULPD      Z11, Z2, Z19
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z15, Z3, Z17
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z14, Z3, Z19
-	VADDPD      Z17, Z16, Z16
-	VADDPD      Z19, Z18, Z17
-	VMULPD      Z9, Z16, Z16
+	VMULPD      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*8), Z16
+	VSUBPD      (R10)(R13*8), Z16, Z16
+	VADDPD      Z15, Z13, Z13
+	VMULPD      Z11, Z2, Z15
+	VMULPD      Z8, Z8, Z17
+	VMULPD      Z12, Z3, Z18
+	VADDPD      Z17, Z13, Z13
+	VMULPD      Z9, Z2, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z13
+	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z9, Z17, Z9
-	VMULPD      Z16, Z8, Z18
-	VMULPD      Z16, Z2, Z19
-	VMULPD      Z9, Z8, Z20
-	VMULPD      Z9, Z2, Z21
-	VMULPD      Z16, Z3, Z22
-	VMOVUPS     64(R11)(R13*8), Z23
-	VSUBPD      64(R8)(R13*8), Z23, Z23
-	VSUBPD      Z12, Z18, Z18
-	VSUBPD      64(R9)(R13*8), Z4, Z4
-	VSUBPD      Z13, Z19, Z19
-	VSUBPD      64(R10)(R13*8), Z5, Z5
-	VMULPD      Z9, Z3, Z24
-	VSUBPD      Z20, Z10, Z20
-	VSUBPD      Z21, Z11, Z21
-	VMULPD      Z23, Z23, Z25
-	VSUBPD      Z15, Z22, Z22
-	VMULPD      Z4, Z4, Z26
-	VSUBPD      Z24, Z14, Z24
-	VMULPD      Z20, Z20, Z27
-	VADDPD      Z26, Z25, Z25
-	VMULPD      Z21, Z21, Z26
-	VMULPD      Z5, Z5, Z28
-	VMULPD      Z20, Z18, Z18
-	VADDPD      Z28, Z25, Z20
-	VMULPD      Z21, Z19, Z19
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z20, K1
-	VDIVPD.Z    Z20, Z1, K1, Z20
-	VADDPD      Z26, Z27, Z21
-	VMULPD      Z24, Z24, Z25
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z24, Z22, Z19
-	VADDPD      Z25, Z21, Z21
-	VADDPD      Z19, Z18, Z18
-	VCMPPD      $0x04, Z21, Z0, K1
-	VDIVPD.Z    Z21, Z18, K1, Z18
-	VMOVUPS     64(DX)(R13*8), Z19
-	VSUBPD      64(AX)(R13*8), Z19, Z19
-	VMULPD      Z10, Z10, Z21
+	VADDPD      Z18, Z15, Z15
+	VMULPD      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z20
+	VADDPD      Z19, Z17, Z17
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z19
+	VMULPD      Z14, Z4, Z21
+	VADDPD      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z18
+	VADDPD      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*8), Z21
+	VSUBPD      64(AX)(R13*8), Z21, Z21
+	VSUBPD      128(R8)(R13*8), Z20, Z20
+	VMULPD      Z5, Z15, Z15
 	VMOVUPS     64(SI)(R13*8), Z22
 	VSUBPD      64(BX)(R13*8), Z22, Z22
-	VMULPD      Z11, Z11, Z24
-	VMOVUPS     64(AX)(R13*8), Z25
-	VSUBPD      64(R8)(R13*8), Z25, Z25
-	VADDPD      Z24, Z21, Z21
-	VMOVUPS     64(BX)(R13*8), Z24
-	VSUBPD      64(R9)(R13*8), Z24, Z24
-	VMULPD      Z14, Z14, Z26
-	VMOVUPS     64(DI)(R13*8), Z27
-	VSUBPD      64(CX)(R13*8), Z27, Z27
-	VMINPD      Z1, Z18, Z18
-	VMAXPD      Z0, Z18, Z18
-	VADDPD      Z26, Z21, Z21
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z21, K1
-	VDIVPD.Z    Z21, Z1, K1, Z21
-	VMOVUPS     64(CX)(R13*8), Z26
-	VSUBPD      64(R10)(R13*8), Z26, Z26
-	VMULPD      Z9, Z18, Z9
-	VADDPD      Z9, Z16, Z9
-	VMULPD      Z10, Z12, Z16
-	VMULPD      Z25, Z23, Z18
-	VMULPD      Z11, Z13, Z28
-	VMULPD      Z24, Z4, Z29
-	VMINPD      Z1, Z9, Z9
-	VMAXPD      Z0, Z9, Z9
-	VMULPD      Z19, Z23, Z30
-	VADDPD      Z28, Z16, Z16
-	VMULPD      Z22, Z4, Z28
-	VMULPD      Z14, Z15, Z31
-	VADDPD      Z31, Z16, Z16
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z17, Z9, Z17
-	VMULPD      Z26, Z5, Z29
-	VADDPD      Z28, Z30, Z28
-	VSUBPD      Z16, Z17, Z16
-	VMULPD      Z27, Z5, Z17
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z21, Z16, Z16
-	VADDPD      Z17, Z28, Z17
-	VMINPD      Z1, Z16, Z16
-	VMAXPD      Z0, Z16, Z16
-	VMULPD      Z20, Z18, Z18
+	VSUBPD      128(R9)(R13*8), Z19, Z19
+	VMULPD      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VSUBPD      128(R10)(R13*8), Z18, Z18
+	VMULPD      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*8), Z25
+	VSUBPD      64(R9)(R13*8), Z25, Z25
+	VMULPD      Z20, Z20, Z26
+	VMULPD      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*8), Z28
+	VSUBPD      64(CX)(R13*8), Z28, Z28
+	VMULPD      Z19, Z19, Z29
+	VMULPD      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*8), Z2
+	VSUBPD      64(R10)(R13*8), Z2, Z2
+	VADDPD      Z29, Z26, Z26
+	VMULPD      Z5, Z3, Z29
+	VMULPD      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPD      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPD      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPD      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPD      Z3, Z26, Z3
+	VSUBPD      Z11, Z24, Z18
+	VMULPD      Z21, Z6, Z24
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+	VSUBPD      Z12, Z27, Z26
+	VMULPD      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD         Z16, Z10, Z10
-	VMULPD         Z20, Z17, Z20
-	VMULPD         Z16, Z11, Z11
-	VMULPD         Z18, Z23, Z21
-	VMULPD         Z9, Z8, Z8
-	VMULPD         Z18, Z4, Z28
-	VMULPD         Z9, Z2, Z2
-	VMULPD         Z20, Z23, Z29
-	VADDPD         Z10, Z12, Z10
-	VMULPD         Z20, Z4, Z12
-	VADDPD         Z11, Z13, Z11
-	VMULPD         Z18, Z5, Z13
-	VMOVUPS        128(R11)(R13*8), Z30
-	VSUBPD         128(R8)(R13*8), Z30, Z30
-	VMULPD         Z16, Z14, Z14
-	VSUBPD         Z25, Z21, Z21
-	VSUBPD         128(R9)(R13*8), Z6, Z6
-	VMULPD         Z9, Z3, Z3
-	VSUBPD         Z24, Z28, Z28
-	VSUBPD         128(R10)(R13*8), Z7, Z7
-	VSUBPD         Z8, Z10, Z8
-	VMULPD         Z20, Z5, Z10
-	VSUBPD         Z2, Z11, Z2
-	VSUBPD         Z29, Z19, Z11
-	VADDPD         Z14, Z15, Z14
-	VSUBPD         Z12, Z22, Z12
-	VMULPD         Z30, Z30, Z15
-	VSUBPD         Z3, Z14, Z3
-	VSUBPD         Z26, Z13, Z13
-	VMULPD         Z6, Z6, Z14
-	VMULPD         Z8, Z8, Z8
-	VSUBPD         Z10, Z27, Z10
-	VMULPD         Z2, Z2, Z2
-	VMULPD         Z11, Z11, Z29
-	VADDPD         Z14, Z15, Z14
-	VADDPD         Z2, Z8, Z2
-	VMULPD         Z12, Z12, Z8
-	VMULPD         Z7, Z7, Z15
-	VMULPD         Z3, Z3, Z3
-	VMULPD         Z11, Z21, Z11
-	VADDPD         Z15, Z14, Z14
-	VMULPD         Z12, Z28, Z12
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z14, K1
-	VDIVPD.Z       Z14, Z1, K1, Z14
-	VADDPD         Z3, Z2, Z2
-	VADDPD         Z8, Z29, Z3
-	VMULPD         Z10, Z10, Z8
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VADDPD         Z12, Z11, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
-	VMULPD         Z10, Z13, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VMULPD         Z5, Z4, Z12
+	VMOVUPS        Z4, 384(R11)
+	VADDPD         Z15, Z31, Z4
+	VSUBPD         Z30, Z9, Z15
+	VMULPD         Z2, Z8, Z30
+	MOVQ           dx+72(FP), R12
+	VMOVUPS        192(R12)(R13*8), Z31
+	VMOVUPS        Z11, 448(R11)
+	VSUBPD         Z29, Z10, Z11
+	VADDPD         Z27, Z24, Z24
+	MOVQ           dy+80(FP), R12
+	VMOVUPS        192(R12)(R13*8), Z27
+	VSUBPD         Z16, Z17, Z17
+	VMULPD         Z28, Z8, Z29
+	VMOVUPS        Z16, 512(R11)
+	VSUBPD         Z12, Z14, Z12
+	VADDPD         Z30, Z4, Z4
+	MOVQ           dz+88(FP), R12
+	VMOVUPS        192(R12)(R13*8), Z16
+	VMULPD         Z15, Z15, Z30
+	VMOVUPS        Z5, 576(R11)
+	VADDPD         Z29, Z24, Z5
+	VMOVUPS        128(DX)(R13*8), Z24
+	VSUBPD         128(AX)(R13*8), Z24, Z24
+	VSUBPD         192(R8)(R13*8), Z31, Z29
+	VMULPD         Z11, Z11, Z31
+	VMOVUPS        Z3, 640(R11)
+	VMULPD         Z13, Z4, Z3
+	VMOVUPS        Z14, 704(R11)
+	VMOVUPS        128(SI)(R13*8), Z4
+	VSUBPD         128(BX)(R13*8), Z4, Z4
+	VSUBPD         192(R9)(R13*8), Z27, Z14
+	VMULPD         Z15, Z18, Z15
+	VMULPD         Z13, Z5, Z13
+	VMOVUPS        128(AX)(R13*8), Z18
+	VSUBPD         128(R8)(R13*8), Z18, Z18
+	VSUBPD         192(R10)(R13*8), Z16, Z16
+	VMULPD         Z11, Z26, Z11
+	VMULPD         Z3, Z6, Z26
+	VMOVUPS        Z5, 768(R11)
+	VMOVUPS        128(BX)(R13*8), Z5
+	VSUBPD         128(R9)(R13*8), Z5, Z5
+	VMULPD         Z29, Z29, Z27
+	VMOVUPS        Z29, 832(R11)
+	VADDPD         Z31, Z30, Z29
+	VMULPD         Z3, Z7, Z30
+	VMOVUPS        Z28, 896(R11)
+	VMOVUPS        128(DI)(R13*8), Z28
+	VSUBPD         128(CX)(R13*8), Z28, Z28
+	VMULPD         Z14, Z14, Z31
+	VMOVUPS        Z14, 960(R11)
+	VMULPD         Z12, Z12, Z14
+	VMOVUPS        Z28, 1024(R11)
+	VMULPD         Z13, Z6, Z28
+	VMOVUPS        Z6, 1088(R11)
+	VMOVUPS        Z2, 1152(R11)
+	VMOVUPS        128(CX)(R13*8), Z2
+	VSUBPD         128(R10)(R13*8), Z2, Z2
+	VADDPD         Z31, Z27, Z6
+	VADDPD         Z11, Z15, Z11
+	VMULPD         Z13, Z7, Z15
+	VMULPD         Z18, Z20, Z27
+	VMULPD         Z16, Z16, Z31
+	VMOVUPS        Z7, 1216(R11)
+	VMULPD         Z12, Z17, Z7
+	VMULPD         Z3, Z8, Z12
+	VMULPD         Z5, Z19, Z17
+	VMOVUPS        Z3, 1280(R11)
+	VADDPD         Z31, Z6, Z3
+	VADDPD         Z14, Z29, Z6
+	VSUBPD         Z23, Z26, Z14
+	VMULPD         Z24, Z20, Z26
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z       Z3, Z1, K1, Z3
+	VADDPD         Z7, Z11, Z7
+	VSUBPD         Z25, Z30, Z11
+	VMULPD         Z4, Z19, Z29
+	VCMPPD         $0x04, Z6, Z0, K1
+	VDIVPD.Z       Z6, Z7, K1, Z6
+	VMULPD         Z13, Z8, Z7
+	VADDPD         Z17, Z27, Z17
+	VMULPD         Z9, Z9, Z27
+	VSUBPD         Z28, Z21, Z28
+	VMULPD         256(R11), Z2, Z30
+	VMULPD         Z10, Z10, Z31
+	VMOVUPS        Z8, 1344(R11)
+	VSUBPD         Z15, Z22, Z8
+	VADDPD         Z29, Z26, Z15
+	VMINPD         Z1, Z6, Z6
+	VMAXPD         Z0, Z6, Z6
+	VSUBPD         1152(R11), Z12, Z12
+	VMOVUPS        256(R11), Z26
+	VMULPD         1024(R11), Z26, Z26
+	VADDPD         Z31, Z27, Z27
+	VMOVUPS        896(R11), Z29
+	VSUBPD         Z7, Z29, Z7
+	VADDPD         Z30, Z17, Z17
+	VMOVUPS        704(R11), Z29
+	VMULPD         704(R11), Z29, Z29
+	VMULPD         Z28, Z28, Z30
+	VADDPD         Z26, Z15, Z15
+	VMOVUPS        192(DX)(R13*8), Z26
+	VSUBPD         192(AX)(R13*8), Z26, Z26
+	VADDPD         Z29, Z27, Z27
+	VMULPD         Z8, Z8, Z29
+	VMULPD         640(R11), Z17, Z17
+	VMOVUPS        Z25, 1408(R11)
+	VMOVUPS        192(SI)(R13*8), Z25
+	VSUBPD         192(BX)(R13*8), Z25, Z25
+	VMULPD         576(R11), Z6, Z6
+	VMULPD         Z28, Z14, Z14
+	VMULPD         640(R11), Z15, Z28
+	VMOVUPS        Z15, 576(R11)
+	VMOVUPS        192(AX)(R13*8), Z15
+	VSUBPD         192(R8)(R13*8), Z15, Z15
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z27, K1
+	VDIVPD.Z       Z27, Z1, K1, Z27
+	VMULPD         Z8, Z11, Z8
+	VMULPD         Z17, Z20, Z11
+	VMOVUPS        Z23, 640(R11)
+	VMOVUPS        192(BX)(R13*8), Z23
+	VSUBPD         192(R9)(R13*8), Z23, Z23
+	VADDPD         192(R11), Z6, Z6
+	VADDPD         Z29, Z30, Z29
+	VMULPD         Z17, Z19, Z30
+	VMOVUPS        Z13, 192(R11)
+	VMOVUPS        192(DI)(R13*8), Z13
+	VSUBPD         192(CX)(R13*8), Z13, Z13
+	VMULPD         448(R11), Z9, Z31
+	VMOVUPS        Z3, 1472(R11)
+	VMULPD         Z7, Z7, Z3
+	VMOVUPS        Z9, 1536(R11)
+	VMULPD         Z28, Z20, Z9
+	VMOVUPS        Z20, 1600(R11)
+	VMOVUPS        Z13, 1664(R11)
+	VMOVUPS        192(CX)(R13*8), Z13
+	VSUBPD         192(R10)(R13*8), Z13, Z13
+	VMULPD         320(R11), Z10, Z20
+	VMOVUPS        Z10, 1728(R11)
+	VADDPD         Z8, Z14, Z8
+	VMULPD         Z28, Z19, Z10
+	VMULPD         832(R11), Z15, Z14
+	VMOVUPS        Z19, 1792(R11)
+	VMINPD         Z1, Z6, Z6
+	VMAXPD         Z0, Z6, Z6
+	VMULPD         Z7, Z12, Z7
+	VMULPD         256(R11), Z17, Z12
+	VMULPD         960(R11), Z23, Z19
+	VMOVUPS        Z17, 1856(R11)
+	VADDPD         Z20, Z31, Z17
+	VADDPD         Z3, Z29, Z3
+	VSUBPD         Z18, Z11, Z11
+	VMULPD         832(R11), Z26, Z20
+	VMOVUPS        512(R11), Z29
+	VMULPD         704(R11), Z29, Z29
+	VADDPD         Z7, Z8, Z7
+	VSUBPD         Z5, Z30, Z8
+	VMULPD         960(R11), Z25, Z30
+	VADDPD         Z29, Z17, Z17
+	VCMPPD         $0x04, Z3, Z0, K1
+	VDIVPD.Z       Z3, Z7, K1, Z3
+	VMULPD         256(R11), Z28, Z7
+	VADDPD         Z19, Z14, Z14
+	VMULPD         128(R11), Z6, Z19
+	VMULPD         Z21, Z21, Z29
+	VSUBPD         Z9, Z24, Z9
+	VMULPD         Z13, Z16, Z31
+	VMOVUPS        Z5, 128(R11)
+	VSUBPD         Z17, Z19, Z5
+	VMULPD         Z22, Z22, Z17
+	VSUBPD         Z10, Z4, Z10
+	VADDPD         Z30, Z20, Z19
+	VMULPD         Z27, Z5, Z5
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VSUBPD         Z2, Z12, Z12
+	VMULPD         1664(R11), Z16, Z20
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z17, Z29, Z17
+	VMOVUPS        1024(R11), Z27
+	VSUBPD         Z7, Z27, Z7
+	VADDPD         Z31, Z14, Z14
+	VMULPD         1536(R11), Z5, Z27
+	VMOVUPS        896(R11), Z29
+	VMULPD         896(R11), Z29, Z29
+	VMULPD         Z9, Z9, Z30
+	VADDPD         Z20, Z19, Z19
+	VMULPD         1728(R11), Z5, Z20
+	VADDPD         Z29, Z17, Z17
+	VMULPD         Z10, Z10, Z29
+	VMULPD         1472(R11), Z14, Z14
+	VMULPD         (R11), Z6, Z31
+	VMOVUPS        Z2, (R11)
+	VMULPD         192(R11), Z3, Z2
+	VMULPD         Z9, Z11, Z3
+	VMULPD         1472(R11), Z19, Z9
+	VMULPD         64(R11), Z6, Z11
+	VMOVUPS        Z19, 64(R11)
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z       Z17, Z1, K1, Z17
+	VMULPD         Z10, Z8, Z8
+	VMULPD         832(R11), Z14, Z10
+	VADDPD         448(R11), Z27, Z19
+	VADDPD         1280(R11), Z2, Z2
+	VADDPD         Z29, Z30, Z27
+	VMULPD         960(R11), Z14, Z29
+	VADDPD         320(R11), Z20, Z20
+	VMULPD         640(R11), Z21, Z30
+	VMOVUPS        Z18, 192(R11)
+	VMULPD         Z7, Z7, Z18
+	VMOVUPS        Z28, 320(R11)
+	VMULPD         832(R11), Z9, Z28
+	VMOVUPS        Z21, 448(R11)
+	VMULPD         704(R11), Z5, Z21
+	VMOVUPS        Z5, 704(R11)
+	VMULPD         1408(R11), Z22, Z5
+	VMOVUPS        Z22, 1280(R11)
 	VADDPD         Z8, Z3, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMULPD         960(R11), Z9, Z8
+	VMULPD         384(R11), Z6, Z22
+	VMOVUPS        Z6, 384(R11)
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+	VMULPD         Z7, Z12, Z6
+	VMULPD         Z14, Z16, Z7
+	VSUBPD         Z31, Z19, Z12
+	VADDPD         Z5, Z30, Z5
+	VADDPD         Z18, Z27, Z18
+	VSUBPD         Z15, Z10, Z10
+	VSUBPD         Z11, Z20, Z11
+	VMOVUPS        1152(R11), Z19
+	VMULPD         896(R11), Z19, Z19
+	VADDPD         Z6, Z3, Z3
+	VSUBPD         Z23, Z29, Z6
+	VADDPD         512(R11), Z21, Z20
+	VADDPD         Z19, Z5, Z5
+	VCMPPD         $0x04, Z18, Z0, K1
+	VDIVPD.Z       Z18, Z3, K1, Z3
+	VMULPD         Z9, Z16, Z18
+	VSUBPD         Z22, Z20, Z19
+	VMULPD         768(R11), Z2, Z20
+	VMULPD         Z24, Z24, Z21
+	VSUBPD         Z28, Z26, Z22
+	VMULPD         Z12, Z12, Z12
+	VSUBPD         Z5, Z20, Z5
+	VMULPD         Z4, Z4, Z20
+	VSUBPD         Z8, Z25, Z8
+	VMULPD         Z11, Z11, Z11
+	VMULPD         Z17, Z5, Z5
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VSUBPD         Z13, Z7, Z7
+	VADDPD         Z11, Z12, Z11
+	VMINPD         Z1, Z5, Z5
+	VMAXPD         Z0, Z5, Z5
+	VADDPD         Z20, Z21, Z12
+	VMOVUPS        1664(R11), Z17
+	VSUBPD         Z18, Z17, Z17
+	VMULPD         Z19, Z19, Z18
+	VMULPD         448(R11), Z5, Z19
+	VMOVUPS        1024(R11), Z20
+	VMULPD         1024(R11), Z20, Z20
+	VMULPD         Z22, Z22, Z21
+	VMULPD         1280(R11), Z5, Z27
+	VADDPD         Z20, Z12, Z12
+	VMULPD         Z8, Z8, Z20
+	VADDPD         Z18, Z11, Z11
+	VMULPD         1088(R11), Z2, Z18
+	VMULPD         320(R11), Z3, Z3
+	VMULPD         Z22, Z10, Z10
+	VMULPD         1216(R11), Z2, Z22
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z       Z12, Z1, K1, Z12
+	VMULPD         Z8, Z6, Z6
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z11, K1
+	VADDPD         640(R11), Z19, Z8
+	VADDPD         1856(R11), Z3, Z3
+	VADDPD         Z20, Z21, Z19
+	VXORPS         Z20, Z20, Z20
+	VMOVUPS        704(R11), Z21
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z21, K1, Z20
+	VADDPD         1408(R11), Z27, Z21
+	VMULPD         192(R11), Z24, Z27
+	VMULPD         Z17, Z17, Z28
+	VMOVUPS        Z16, 320(R11)
+	VMOVUPS        Z13, 448(R11)
+	VXORPS         Z13, Z13, Z13
+	VMOVUPS        384(R11), Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z13
+	VMULPD         896(R11), Z5, Z16
+	VMULPD         128(R11), Z4, Z29
+	VADDPD         Z6, Z10, Z6
+	VMOVUPS        Z23, 384(R11)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
 
 	// Store the results of group 0.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z16, (R12)(R13*8)
+	VMOVNTPS       Z20, (R12)(R13*8)
 	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z9, (R12)(R13*8)
+	VMOVNTPS       Z13, (R12)(R13*8)
 	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z2, (R12)(R13*8)
-	VADDPD         Z10, Z11, Z2
-	VCMPPD         $0x04, Z3, Z0, K1
-	VDIVPD.Z       Z3, Z2, K1, Z2
-	VMOVUPS        128(DX)(R13*8), Z3
-	VSUBPD         128(AX)(R13*8), Z3, Z3
-	VMULPD         Z19, Z19, Z8
-	VMOVUPS        128(SI)(R13*8), Z9
-	VSUBPD         128(BX)(R13*8), Z9, Z9
-	VMULPD         Z22, Z22, Z10
-	VMOVUPS        128(AX)(R13*8), Z11
-	VSUBPD         128(R8)(R13*8), Z11, Z11
-	VADDPD         Z10, Z8, Z8
-	VMOVUPS        128(BX)(R13*8), Z10
-	VSUBPD         128(R9)(R13*8), Z10, Z10
-	VMULPD         Z27, Z27, Z12
-	VMOVUPS        128(DI)(R13*8), Z13
-	VSUBPD         128(CX)(R13*8), Z13, Z13
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z12, Z8, Z8
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z8, K1
-	VDIVPD.Z       Z8, Z1, K1, Z8
-	VMOVUPS        128(CX)(R13*8), Z12
-	VSUBPD         128(R10)(R13*8), Z12, Z12
-	VMULPD         Z20, Z2, Z2
-	VADDPD         Z2, Z18, Z2
-	VMULPD         Z19, Z25, Z15
-	VMULPD         Z11, Z30, Z16
-	VMULPD         Z22, Z24, Z18
-	VMULPD         Z10, Z6, Z20
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VMULPD         Z3, Z30, Z21
-	VADDPD         Z18, Z15, Z15
-	VMULPD         Z9, Z6, Z18
-	VMULPD         Z27, Z26, Z28
-	VADDPD         Z28, Z15, Z15
-	VADDPD         Z20, Z16, Z16
-	VMULPD         Z17, Z2, Z17
-	VMULPD         Z12, Z7, Z20
-	VADDPD         Z18, Z21, Z18
-	VSUBPD         Z15, Z17, Z15
-	VMULPD         Z13, Z7, Z17
-	VADDPD         Z20, Z16, Z16
-	VMULPD         Z8, Z15, Z8
-	VADDPD         Z17, Z18, Z15
-	VMINPD         Z1, Z8, Z8
-	VMAXPD         Z0, Z8, Z8
-	VMULPD         Z14, Z16, Z16
-	VMULPD         Z8, Z19, Z17
-	VMULPD         Z14, Z15, Z14
-	VMULPD         Z8, Z22, Z18
-	VMULPD         Z16, Z30, Z19
-	VMULPD         Z2, Z23, Z20
-	VMULPD         Z16, Z6, Z21
-	VMULPD         Z2, Z4, Z4
-	VMULPD         Z14, Z30, Z22
-	VADDPD         Z17, Z25, Z17
-	VMULPD         Z14, Z6, Z23
-	VADDPD         Z18, Z24, Z18
-	VMULPD         Z16, Z7, Z24
-	VMULPD         Z8, Z27, Z25
-	VSUBPD         Z11, Z19, Z19
-	VMULPD         Z2, Z5, Z5
-	VSUBPD         Z10, Z21, Z21
-	VSUBPD         Z20, Z17, Z17
-	VMULPD         Z14, Z7, Z20
-	VSUBPD         Z4, Z18, Z4
-	VSUBPD         Z22, Z3, Z18
-	VADDPD         Z25, Z26, Z22
-	VSUBPD         Z23, Z9, Z23
-	VSUBPD         Z5, Z22, Z5
-	VSUBPD         Z12, Z24, Z22
-	VMULPD         Z17, Z17, Z17
-	VSUBPD         Z20, Z13, Z20
-	VMULPD         Z4, Z4, Z4
-	VMULPD         Z18, Z18, Z24
-	VADDPD         Z4, Z17, Z4
-	VMULPD         Z23, Z23, Z17
-	VMULPD         Z5, Z5, Z5
-	VMULPD         Z18, Z19, Z18
-	VMULPD         Z23, Z21, Z19
-	VADDPD         Z5, Z4, Z4
-	VADDPD         Z17, Z24, Z5
-	VMULPD         Z20, Z20, Z17
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z4, K1
-	VADDPD         Z19, Z18, Z18
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
-	VMULPD         Z20, Z22, Z19
+	VMOVNTPS       Z11, (R12)(R13*8)
+	VMULPD         1344(R11), Z2, Z10
+	VMINPD         Z1, Z3, Z3
+	VMAXPD         Z0, Z3, Z3
+	VMULPD         Z17, Z7, Z7
+	VSUBPD         Z18, Z8, Z8
+	VADDPD         Z29, Z27, Z11
+	VADDPD         Z28, Z19, Z13
+	VSUBPD         Z22, Z21, Z17
+	VMOVUPS        (R11), Z18
+	VMULPD         1024(R11), Z18, Z18
+	VADDPD         Z7, Z6, Z6
+	VADDPD         1152(R11), Z16, Z7
+	VADDPD         Z18, Z11, Z11
+	VCMPPD         $0x04, Z13, Z0, K1
+	VDIVPD.Z       Z13, Z6, K1, Z6
+	VSUBPD         Z10, Z7, Z7
+	VMULPD         576(R11), Z3, Z10
+	VMULPD         Z26, Z26, Z13
+	VMULPD         Z8, Z8, Z8
+	VSUBPD         Z11, Z10, Z10
+	VMULPD         Z25, Z25, Z11
+	VMULPD         Z17, Z17, Z16
+	VMULPD         Z12, Z10, Z10
+	VMINPD         Z1, Z6, Z6
+	VMAXPD         Z0, Z6, Z6
+	VADDPD         Z16, Z8, Z8
+	VMINPD         Z1, Z10, Z10
+	VMAXPD         Z0, Z10, Z10
+	VADDPD         Z11, Z13, Z11
+	VMULPD         Z7, Z7, Z7
+	VMULPD         Z10, Z24, Z12
+	VMOVUPS        1664(R11), Z13
+	VMULPD         1664(R11), Z13, Z13
+	VMULPD         Z10, Z4, Z4
+	VADDPD         Z13, Z11, Z11
+	VADDPD         Z7, Z8, Z7
+	VMULPD         1600(R11), Z3, Z8
+	VMULPD         Z9, Z6, Z6
+	VMULPD         1792(R11), Z3, Z9
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z       Z11, Z1, K1, Z11
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z7, K1
+	VADDPD         192(R11), Z12, Z12
+	VADDPD         Z6, Z14, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VADDPD         128(R11), Z4, Z4
+	VMULPD         Z26, Z15, Z13
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VADDPD         Z17, Z5, Z5
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VMULPD         1024(R11), Z10, Z14
+	VMULPD         384(R11), Z25, Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
 
 	// Store the results of group 1.
 	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z8, 64(R12)(R13*8)
+	VMOVNTPS       Z5, 64(R12)(R13*8)
 	MOVQ           t+104(FP), R12
 	VMOVNTPS       Z2, 64(R12)(R13*8)
 	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z4, 64(R12)(R13*8)
-	VADDPD         Z19, Z18, Z2
-	VCMPPD         $0x04, Z5, Z0, K1
-	VDIVPD.Z       Z5, Z2, K1, Z2
-	VMULPD         Z3, Z3, Z4
-	VMULPD         Z9, Z9, Z5
-	VADDPD         Z5, Z4, Z4
-	VMULPD         Z13, Z13, Z5
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z5, Z4, Z4
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z       Z4, Z1, K1, Z4
-	VMULPD         Z14, Z2, Z2
-	VADDPD         Z2, Z16, Z2
-	VMULPD         Z3, Z11, Z5
-	VMULPD         Z9, Z10, Z8
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VADDPD         Z8, Z5, Z5
-	VMULPD         Z13, Z12, Z8
-	VADDPD         Z8, Z5, Z5
-	VMULPD         Z15, Z2, Z8
-	VSUBPD         Z5, Z8, Z5
-	VMULPD         Z4, Z5, Z4
-	VMINPD         Z1, Z4, Z4
-	VMAXPD         Z0, Z4, Z4
-	VMULPD         Z4, Z3, Z3
-	VMULPD         Z4, Z9, Z5
-	VMULPD         Z2, Z30, Z8
-	VMULPD         Z2, Z6, Z6
-	VADDPD         Z3, Z11, Z3
-	VADDPD         Z5, Z10, Z5
-	VMULPD         Z4, Z13, Z9
-	VMULPD         Z2, Z7, Z7
-	VSUBPD         Z8, Z3, Z3
-	VSUBPD         Z6, Z5, Z5
-	VADDPD         Z9, Z12, Z6
-	VSUBPD         Z7, Z6, Z6
-	VMULPD         Z3, Z3, Z3
-	VMULPD         Z5, Z5, Z5
-	VADDPD         Z5, Z3, Z3
-	VMULPD         Z6, Z6, Z5
-	VADDPD         Z5, Z3, Z3
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z3, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMOVNTPS       Z7, 64(R12)(R13*8)
+	VMULPD         256(R11), Z3, Z2
+	VMINPD         Z1, Z6, Z5
+	VMAXPD         Z0, Z5, Z5
+	VSUBPD         Z8, Z12, Z6
+	VADDPD         Z16, Z13, Z7
+	VSUBPD         Z9, Z4, Z4
+	VMOVUPS        448(R11), Z8
+	VMULPD         1664(R11), Z8, Z8
+	VADDPD         (R11), Z14, Z9
+	VADDPD         Z8, Z7, Z7
+	VSUBPD         Z2, Z9, Z2
+	VMULPD         64(R11), Z5, Z8
+	VMULPD         Z6, Z6, Z6
+	VSUBPD         Z7, Z8, Z7
+	VMULPD         Z4, Z4, Z4
+	VMULPD         Z11, Z7, Z7
+	VADDPD         Z4, Z6, Z4
+	VMINPD         Z1, Z7, Z6
+	VMAXPD         Z0, Z6, Z6
+	VMULPD         Z2, Z2, Z2
+	VMULPD         Z6, Z26, Z7
+	VMULPD         Z6, Z25, Z8
+	VADDPD         Z2, Z4, Z2
+	VMULPD         832(R11), Z5, Z4
+	VMULPD         960(R11), Z5, Z9
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VADDPD         Z7, Z15, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+	VADDPD         384(R11), Z8, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VMULPD         1664(R11), Z6, Z11
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 
 	// Store the results of group 2.
+	MOVQ           s+96(FP), R12
+	VMOVNTPS       Z10, 128(R12)(R13*8)
+	MOVQ           t+104(FP), R12
+	VMOVNTPS       Z3, 128(R12)(R13*8)
+	MOVQ           dist2+112(FP), R12
+	VMOVNTPS       Z2, 128(R12)(R13*8)
+	VMULPD         320(R11), Z5, Z2
+	VSUBPD         Z4, Z7, Z3
+	VSUBPD         Z9, Z8, Z4
+	VADDPD         448(R11), Z11, Z7
+	VSUBPD         Z2, Z7, Z2
+	VMULPD         Z3, Z3, Z3
+	VMULPD         Z4, Z4, Z4
+	VADDPD         Z4, Z3, Z3
+	VMULPD         Z2, Z2, Z2
+	VADDPD         Z2, Z3, Z2
+	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+
+	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z4, 128(R12)(R13*8)
+	VMOVNTPS Z6, 192(R12)(R13*8)
 	MOVQ     t+104(FP), R12
-	VMOVNTPS Z2, 128(R12)(R13*8)
+	VMOVNTPS Z5, 192(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
-	VMOVNTPS Z3, 128(R12)(R13*8)
-	ADDQ     $0x00000018, R13
-	SUBQ     $0x00000018, R14
+	VMOVNTPS Z2, 192(R12)(R13*8)
+	ADDQ     $0x00000020, R13
+	SUBQ     $0x00000020, R14
 	CMPQ     R14, $0x00004000
 	JAE      Closest64AVX512_ntplain
 
@@ -36825,7 +38895,7 @@ Closest64AVX512_nt_skip:
 	CMPB ·PrefetchInputs+0(SB), $0x00
 	JE   Closest64AVX512_prefetch_end
 
-	// Loop over 3 group(s) at a time while at least 16384 lanes remain.
+	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
 	JB   Closest64AVX512_prefetch_end
 
@@ -36841,13 +38911,12 @@ Closest64AVX512_prefetch:
 	PREFETCHT1 1024(R8)(R13*8)
 	PREFETCHT1 1024(R9)(R13*8)
 	PREFETCHT1 1024(R10)(R13*8)
-	PREFETCHT1 1024(R11)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1024(R12)(R13*8)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1024(R12)(R13*8)
-	VMOVUPS    (R12)(R13*8), Z2
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1024(R12)(R13*8)
-	VMOVUPS    (R12)(R13*8), Z3
 	PREFETCHT1 1088(AX)(R13*8)
 	PREFETCHT1 1088(BX)(R13*8)
 	PREFETCHT1 1088(CX)(R13*8)
@@ -36857,13 +38926,12 @@ Closest64AVX512_prefetch:
 	PREFETCHT1 1088(R8)(R13*8)
 	PREFETCHT1 1088(R9)(R13*8)
 	PREFETCHT1 1088(R10)(R13*8)
-	PREFETCHT1 1088(R11)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1088(R12)(R13*8)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1088(R12)(R13*8)
-	VMOVUPS    64(R12)(R13*8), Z4
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1088(R12)(R13*8)
-	VMOVUPS    64(R12)(R13*8), Z5
 	PREFETCHT1 1152(AX)(R13*8)
 	PREFETCHT1 1152(BX)(R13*8)
 	PREFETCHT1 1152(CX)(R13*8)
@@ -36873,298 +38941,490 @@ Closest64AVX512_prefetch:
 	PREFETCHT1 1152(R8)(R13*8)
 	PREFETCHT1 1152(R9)(R13*8)
 	PREFETCHT1 1152(R10)(R13*8)
-	PREFETCHT1 1152(R11)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1152(R12)(R13*8)
 	MOVQ       dy+80(FP), R12
 	PREFETCHT1 1152(R12)(R13*8)
-	VMOVUPS    128(R12)(R13*8), Z6
 	MOVQ       dz+88(FP), R12
 	PREFETCHT1 1152(R12)(R13*8)
-	VMOVUPS    128(R12)(R13*8), Z7
+	PREFETCHT1 1216(AX)(R13*8)
+	PREFETCHT1 1216(BX)(R13*8)
+	PREFETCHT1 1216(CX)(R13*8)
+	PREFETCHT1 1216(DX)(R13*8)
+	PREFETCHT1 1216(SI)(R13*8)
+	PREFETCHT1 1216(DI)(R13*8)
+	PREFETCHT1 1216(R8)(R13*8)
+	PREFETCHT1 1216(R9)(R13*8)
+	PREFETCHT1 1216(R10)(R13*8)
+	MOVQ       dx+72(FP), R12
+	PREFETCHT1 1216(R12)(R13*8)
+	MOVQ       dy+80(FP), R12
+	PREFETCHT1 1216(R12)(R13*8)
+	MOVQ       dz+88(FP), R12
+	PREFETCHT1 1216(R12)(R13*8)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z8
-	VSUBPD      (R8)(R13*8), Z8, Z8
-	VSUBPD      (R9)(R13*8), Z2, Z2
-	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z8, Z8, Z9
-	VMULPD      Z2, Z2, Z10
-	VADDPD      Z10, Z9, Z9
-	VMULPD      Z3, Z3, Z10
-	VADDPD      Z10, Z9, Z9
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMOVUPS     (DX)(R13*8), Z10
-	VSUBPD      (AX)(R13*8), Z10, Z10
-	VMOVUPS     (SI)(R13*8), Z11
-	VSUBPD      (BX)(R13*8), Z11, Z11
-	VMOVUPS     (AX)(R13*8), Z12
-	VSUBPD      (R8)(R13*8), Z12, Z12
-	VMOVUPS     (BX)(R13*8), Z13
-	VSUBPD      (R9)(R13*8), Z13, Z13
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     (R12)(R13*8), Z2
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     (R12)(R13*8), Z3
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     (R12)(R13*8), Z4
+	VSUBPD      (R8)(R13*8), Z2, Z2
+	VSUBPD      (R9)(R13*8), Z3, Z3
+	VSUBPD      (R10)(R13*8), Z4, Z4
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z6
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z8
+	VMOVUPS     (DX)(R13*8), Z9
+	VSUBPD      (AX)(R13*8), Z9, Z9
+	VSUBPD      64(R8)(R13*8), Z6, Z6
+	VMOVUPS     (SI)(R13*8), Z10
+	VSUBPD      (BX)(R13*8), Z10, Z10
+	VSUBPD      64(R9)(R13*8), Z7, Z7
+	VMOVUPS     (AX)(R13*8), Z11
+	VSUBPD      (R8)(R13*8), Z11, Z11
+	VSUBPD      64(R10)(R13*8), Z8, Z8
+	VMOVUPS     (BX)(R13*8), Z12
+	VSUBPD      (R9)(R13*8), Z12, Z12
+	VMULPD      Z6, Z6, Z13
 	VMOVUPS     (DI)(R13*8), Z14
 	VSUBPD      (CX)(R13*8), Z14, Z14
-	VMOVUPS     (CX)(R13*8), Z15
-	VSUBPD      (R10)(R13*8), Z15, Z15
-	VMULPD      Z12, Z8, Z16
-	VMULPD      Z13, Z2, Z17
-	VMULPD      Z10, Z8, Z18
-	VMULPD      Z11, Z2, Z19
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z15, Z3, Z17
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z14, Z3, Z19
-	VADDPD      Z17, Z16, Z16
-	VADDPD      Z19, Z18, Z17
+	VMULPD      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*8), Z16
+	VSUBPD      (R10)(R13*8), Z16, Z16
+	VADDPD      Z15, Z13, Z13
+	VMULPD      Z11, Z2, Z15
+	VMULPD      Z8, Z8, Z17
+	VMULPD      Z12, Z3, Z18
+	VADDPD      Z17, Z13, Z13
+	VMULPD      Z9, Z2, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z13
+	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z9, Z16, Z16
-	VMULPD      Z9, Z17, Z9
-	VMULPD      Z16, Z8, Z18
-	VMULPD      Z16, Z2, Z19
-	VMULPD      Z9, Z8, Z20
-	VMULPD      Z9, Z2, Z21
-	VMOVUPS     64(R11)(R13*8), Z22
-	VSUBPD      64(R8)(R13*8), Z22, Z22
-	VMULPD      Z16, Z3, Z23
-	VSUBPD      64(R9)(R13*8), Z4, Z4
-	VSUBPD      Z12, Z18, Z18
-	VSUBPD      64(R10)(R13*8), Z5, Z5
-	VSUBPD      Z13, Z19, Z19
-	VMULPD      Z9, Z3, Z24
-	VSUBPD      Z20, Z10, Z20
-	VMULPD      Z22, Z22, Z25
-	VSUBPD      Z21, Z11, Z21
-	VMULPD      Z4, Z4, Z26
-	VSUBPD      Z15, Z23, Z23
-	VSUBPD      Z24, Z14, Z24
-	VADDPD      Z26, Z25, Z25
+	VADDPD      Z18, Z15, Z15
+	VMULPD      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z20
+	VADDPD      Z19, Z17, Z17
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z19
+	VMULPD      Z14, Z4, Z21
+	VADDPD      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z18
+	VADDPD      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*8), Z21
+	VSUBPD      64(AX)(R13*8), Z21, Z21
+	VSUBPD      128(R8)(R13*8), Z20, Z20
+	VMULPD      Z5, Z15, Z15
+	VMOVUPS     64(SI)(R13*8), Z22
+	VSUBPD      64(BX)(R13*8), Z22, Z22
+	VSUBPD      128(R9)(R13*8), Z19, Z19
+	VMULPD      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VSUBPD      128(R10)(R13*8), Z18, Z18
+	VMULPD      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*8), Z25
+	VSUBPD      64(R9)(R13*8), Z25, Z25
 	VMULPD      Z20, Z20, Z26
-	VMULPD      Z5, Z5, Z27
-	VMULPD      Z21, Z21, Z28
-	VADDPD      Z27, Z25, Z25
-	VMULPD      Z20, Z18, Z18
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
-	VDIVPD.Z    Z25, Z1, K1, Z20
-	VMULPD      Z21, Z19, Z19
-	VADDPD      Z28, Z26, Z21
-	VMULPD      Z24, Z24, Z25
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z24, Z23, Z19
-	VADDPD      Z25, Z21, Z21
-	VADDPD      Z19, Z18, Z18
-	VMOVUPS     64(DX)(R13*8), Z19
-	VSUBPD      64(AX)(R13*8), Z19, Z19
-	VCMPPD      $0x04, Z21, Z0, K1
-	VDIVPD.Z    Z21, Z18, K1, Z18
-	VMOVUPS     64(SI)(R13*8), Z21
-	VSUBPD      64(BX)(R13*8), Z21, Z21
-	VMULPD      Z10, Z10, Z23
-	VMOVUPS     64(AX)(R13*8), Z24
-	VSUBPD      64(R8)(R13*8), Z24, Z24
-	VMULPD      Z11, Z11, Z25
-	VMOVUPS     64(BX)(R13*8), Z26
-	VSUBPD      64(R9)(R13*8), Z26, Z26
-	VADDPD      Z25, Z23, Z23
-	VMOVUPS     64(DI)(R13*8), Z25
-	VSUBPD      64(CX)(R13*8), Z25, Z25
-	VMULPD      Z14, Z14, Z27
-	VMINPD      Z1, Z18, Z18
-	VMAXPD      Z0, Z18, Z18
-	VADDPD      Z27, Z23, Z23
-	VMOVUPS     64(CX)(R13*8), Z27
-	VSUBPD      64(R10)(R13*8), Z27, Z27
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
-	VDIVPD.Z    Z23, Z1, K1, Z23
-	VMULPD      Z9, Z18, Z9
-	VADDPD      Z9, Z16, Z9
-	VMULPD      Z24, Z22, Z16
-	VMULPD      Z10, Z12, Z18
-	VMULPD      Z26, Z4, Z28
-	VMULPD      Z11, Z13, Z29
-	VMULPD      Z19, Z22, Z30
-	VMINPD      Z1, Z9, Z9
-	VMAXPD      Z0, Z9, Z9
-	VMULPD      Z21, Z4, Z31
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z14, Z15, Z29
-	VADDPD      Z28, Z16, Z16
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z27, Z5, Z28
-	VMULPD      Z17, Z9, Z17
-	VADDPD      Z31, Z30, Z29
-	VMULPD      Z25, Z5, Z30
-	VSUBPD      Z18, Z17, Z17
-	VADDPD      Z28, Z16, Z16
-	VADDPD      Z30, Z29, Z18
+	VMULPD      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*8), Z28
+	VSUBPD      64(CX)(R13*8), Z28, Z28
+	VMULPD      Z19, Z19, Z29
+	VMULPD      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*8), Z2
+	VSUBPD      64(R10)(R13*8), Z2, Z2
+	VADDPD      Z29, Z26, Z26
+	VMULPD      Z5, Z3, Z29
+	VMULPD      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPD      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPD      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPD      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPD      Z3, Z26, Z3
+	VSUBPD      Z11, Z24, Z18
+	VMULPD      Z21, Z6, Z24
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+	VSUBPD      Z12, Z27, Z26
+	VMULPD      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z23, Z17, Z17
-	VMULPD      Z20, Z16, Z16
-	VMINPD      Z1, Z17, Z17
-	VMAXPD      Z0, Z17, Z17
-	VMULPD      Z20, Z18, Z20
-	VMULPD      Z17, Z10, Z10
-	VMULPD      Z16, Z22, Z23
-	VMULPD      Z17, Z11, Z11
-	VMULPD      Z16, Z4, Z28
-	VMULPD      Z9, Z8, Z8
-	VMULPD      Z20, Z22, Z29
-	VMULPD      Z9, Z2, Z2
-	VMULPD      Z20, Z4, Z30
-	VMOVUPS     128(R11)(R13*8), Z31
-	VSUBPD      128(R8)(R13*8), Z31, Z31
-	VADDPD      Z10, Z12, Z10
-	VMULPD      Z16, Z5, Z12
-	VSUBPD      128(R9)(R13*8), Z6, Z6
-	VADDPD      Z11, Z13, Z11
-	VSUBPD      Z24, Z23, Z13
-	VSUBPD      128(R10)(R13*8), Z7, Z7
-	VMULPD      Z17, Z14, Z14
-	VSUBPD      Z26, Z28, Z23
-	VMULPD      Z9, Z3, Z3
-	VMULPD      Z20, Z5, Z28
-	VSUBPD      Z8, Z10, Z8
-	VSUBPD      Z29, Z19, Z10
-	VMULPD      Z31, Z31, Z29
-	VSUBPD      Z2, Z11, Z2
-	VSUBPD      Z30, Z21, Z11
-	VMULPD      Z6, Z6, Z30
-	VADDPD      Z14, Z15, Z14
-	VSUBPD      Z27, Z12, Z12
-	VSUBPD      Z3, Z14, Z3
-	VSUBPD      Z28, Z25, Z14
-	VADDPD      Z30, Z29, Z15
-	VMULPD      Z8, Z8, Z8
-	VMULPD      Z10, Z10, Z28
-	VMULPD      Z7, Z7, Z29
-	VMULPD      Z2, Z2, Z2
-	VMULPD      Z11, Z11, Z30
-	VADDPD      Z29, Z15, Z15
-	VADDPD      Z2, Z8, Z2
-	VMULPD      Z10, Z13, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z10
-	VMULPD      Z3, Z3, Z3
-	VMULPD      Z11, Z23, Z11
-	VADDPD      Z30, Z28, Z13
-	VADDPD      Z3, Z2, Z2
-	VMULPD      Z14, Z14, Z3
-	VADDPD      Z11, Z8, Z8
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VMULPD      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPD      Z15, Z31, Z4
+	VSUBPD      Z30, Z9, Z15
+	VMULPD      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPD      Z29, Z10, Z11
+	VADDPD      Z27, Z24, Z24
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z27
+	VSUBPD      Z16, Z17, Z17
+	VMULPD      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPD      Z12, Z14, Z12
+	VADDPD      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z16
+	VMULPD      Z15, Z15, Z30
+	VMOVUPS     Z5, 576(R11)
+	VADDPD      Z29, Z24, Z5
+	VMOVUPS     128(DX)(R13*8), Z24
+	VSUBPD      128(AX)(R13*8), Z24, Z24
+	VSUBPD      192(R8)(R13*8), Z31, Z29
+	VMULPD      Z11, Z11, Z31
+	VMOVUPS     Z3, 640(R11)
+	VMULPD      Z13, Z4, Z3
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*8), Z4
+	VSUBPD      128(BX)(R13*8), Z4, Z4
+	VSUBPD      192(R9)(R13*8), Z27, Z14
+	VMULPD      Z15, Z18, Z15
+	VMULPD      Z13, Z5, Z13
+	VMOVUPS     128(AX)(R13*8), Z18
+	VSUBPD      128(R8)(R13*8), Z18, Z18
+	VSUBPD      192(R10)(R13*8), Z16, Z16
+	VMULPD      Z11, Z26, Z11
+	VMULPD      Z3, Z6, Z26
+	VMOVUPS     Z5, 768(R11)
+	VMOVUPS     128(BX)(R13*8), Z5
+	VSUBPD      128(R9)(R13*8), Z5, Z5
+	VMULPD      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPD      Z31, Z30, Z29
+	VMULPD      Z3, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*8), Z28
+	VSUBPD      128(CX)(R13*8), Z28, Z28
+	VMULPD      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPD      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPD      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*8), Z2
+	VSUBPD      128(R10)(R13*8), Z2, Z2
+	VADDPD      Z31, Z27, Z6
+	VADDPD      Z11, Z15, Z11
+	VMULPD      Z13, Z7, Z15
+	VMULPD      Z18, Z20, Z27
+	VMULPD      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPD      Z12, Z17, Z7
+	VMULPD      Z3, Z8, Z12
+	VMULPD      Z5, Z19, Z17
+	VMOVUPS     Z3, 1280(R11)
+	VADDPD      Z31, Z6, Z3
+	VADDPD      Z14, Z29, Z6
+	VSUBPD      Z23, Z26, Z14
+	VMULPD      Z24, Z20, Z26
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+	VADDPD      Z7, Z11, Z7
+	VSUBPD      Z25, Z30, Z11
+	VMULPD      Z4, Z19, Z29
+	VCMPPD      $0x04, Z6, Z0, K1
+	VDIVPD.Z    Z6, Z7, K1, Z6
+	VMULPD      Z13, Z8, Z7
+	VADDPD      Z17, Z27, Z17
+	VMULPD      Z9, Z9, Z27
+	VSUBPD      Z28, Z21, Z28
+	VMULPD      256(R11), Z2, Z30
+	VMULPD      Z10, Z10, Z31
+	VMOVUPS     Z8, 1344(R11)
+	VSUBPD      Z15, Z22, Z8
+	VADDPD      Z29, Z26, Z15
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VSUBPD      1152(R11), Z12, Z12
+	VMOVUPS     256(R11), Z26
+	VMULPD      1024(R11), Z26, Z26
+	VADDPD      Z31, Z27, Z27
+	VMOVUPS     896(R11), Z29
+	VSUBPD      Z7, Z29, Z7
+	VADDPD      Z30, Z17, Z17
+	VMOVUPS     704(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VMULPD      Z28, Z28, Z30
+	VADDPD      Z26, Z15, Z15
+	VMOVUPS     192(DX)(R13*8), Z26
+	VSUBPD      192(AX)(R13*8), Z26, Z26
+	VADDPD      Z29, Z27, Z27
+	VMULPD      Z8, Z8, Z29
+	VMULPD      640(R11), Z17, Z17
+	VMOVUPS     Z25, 1408(R11)
+	VMOVUPS     192(SI)(R13*8), Z25
+	VSUBPD      192(BX)(R13*8), Z25, Z25
+	VMULPD      576(R11), Z6, Z6
+	VMULPD      Z28, Z14, Z14
+	VMULPD      640(R11), Z15, Z28
+	VMOVUPS     Z15, 576(R11)
+	VMOVUPS     192(AX)(R13*8), Z15
+	VSUBPD      192(R8)(R13*8), Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K1
+	VDIVPD.Z    Z27, Z1, K1, Z27
+	VMULPD      Z8, Z11, Z8
+	VMULPD      Z17, Z20, Z11
+	VMOVUPS     Z23, 640(R11)
+	VMOVUPS     192(BX)(R13*8), Z23
+	VSUBPD      192(R9)(R13*8), Z23, Z23
+	VADDPD      192(R11), Z6, Z6
+	VADDPD      Z29, Z30, Z29
+	VMULPD      Z17, Z19, Z30
+	VMOVUPS     Z13, 192(R11)
+	VMOVUPS     192(DI)(R13*8), Z13
+	VSUBPD      192(CX)(R13*8), Z13, Z13
+	VMULPD      448(R11), Z9, Z31
+	VMOVUPS     Z3, 1472(R11)
+	VMULPD      Z7, Z7, Z3
+	VMOVUPS     Z9, 1536(R11)
+	VMULPD      Z28, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z13, 1664(R11)
+	VMOVUPS     192(CX)(R13*8), Z13
+	VSUBPD      192(R10)(R13*8), Z13, Z13
+	VMULPD      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPD      Z8, Z14, Z8
+	VMULPD      Z28, Z19, Z10
+	VMULPD      832(R11), Z15, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VMULPD      Z7, Z12, Z7
+	VMULPD      256(R11), Z17, Z12
+	VMULPD      960(R11), Z23, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPD      Z20, Z31, Z17
+	VADDPD      Z3, Z29, Z3
+	VSUBPD      Z18, Z11, Z11
+	VMULPD      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VADDPD      Z7, Z8, Z7
+	VSUBPD      Z5, Z30, Z8
+	VMULPD      960(R11), Z25, Z30
+	VADDPD      Z29, Z17, Z17
+	VCMPPD      $0x04, Z3, Z0, K1
+	VDIVPD.Z    Z3, Z7, K1, Z3
+	VMULPD      256(R11), Z28, Z7
+	VADDPD      Z19, Z14, Z14
+	VMULPD      128(R11), Z6, Z19
+	VMULPD      Z21, Z21, Z29
+	VSUBPD      Z9, Z24, Z9
+	VMULPD      Z13, Z16, Z31
+	VMOVUPS     Z5, 128(R11)
+	VSUBPD      Z17, Z19, Z5
+	VMULPD      Z22, Z22, Z17
+	VSUBPD      Z10, Z4, Z10
+	VADDPD      Z30, Z20, Z19
+	VMULPD      Z27, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z2, Z12, Z12
+	VMULPD      1664(R11), Z16, Z20
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z17, Z29, Z17
+	VMOVUPS     1024(R11), Z27
+	VSUBPD      Z7, Z27, Z7
+	VADDPD      Z31, Z14, Z14
+	VMULPD      1536(R11), Z5, Z27
+	VMOVUPS     896(R11), Z29
+	VMULPD      896(R11), Z29, Z29
+	VMULPD      Z9, Z9, Z30
+	VADDPD      Z20, Z19, Z19
+	VMULPD      1728(R11), Z5, Z20
+	VADDPD      Z29, Z17, Z17
+	VMULPD      Z10, Z10, Z29
+	VMULPD      1472(R11), Z14, Z14
+	VMULPD      (R11), Z6, Z31
+	VMOVUPS     Z2, (R11)
+	VMULPD      192(R11), Z3, Z2
+	VMULPD      Z9, Z11, Z3
+	VMULPD      1472(R11), Z19, Z9
+	VMULPD      64(R11), Z6, Z11
+	VMOVUPS     Z19, 64(R11)
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z    Z17, Z1, K1, Z17
+	VMULPD      Z10, Z8, Z8
+	VMULPD      832(R11), Z14, Z10
+	VADDPD      448(R11), Z27, Z19
+	VADDPD      1280(R11), Z2, Z2
+	VADDPD      Z29, Z30, Z27
+	VMULPD      960(R11), Z14, Z29
+	VADDPD      320(R11), Z20, Z20
+	VMULPD      640(R11), Z21, Z30
+	VMOVUPS     Z18, 192(R11)
+	VMULPD      Z7, Z7, Z18
+	VMOVUPS     Z28, 320(R11)
+	VMULPD      832(R11), Z9, Z28
+	VMOVUPS     Z21, 448(R11)
+	VMULPD      704(R11), Z5, Z21
+	VMOVUPS     Z5, 704(R11)
+	VMULPD      1408(R11), Z22, Z5
+	VMOVUPS     Z22, 1280(R11)
+	VADDPD      Z8, Z3, Z3
+	VMULPD      960(R11), Z9, Z8
+	VMULPD      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VMULPD      Z7, Z12, Z6
+	VMULPD      Z14, Z16, Z7
+	VSUBPD      Z31, Z19, Z12
+	VADDPD      Z5, Z30, Z5
+	VADDPD      Z18, Z27, Z18
+	VSUBPD      Z15, Z10, Z10
+	VSUBPD      Z11, Z20, Z11
+	VMOVUPS     1152(R11), Z19
+	VMULPD      896(R11), Z19, Z19
+	VADDPD      Z6, Z3, Z3
+	VSUBPD      Z23, Z29, Z6
+	VADDPD      512(R11), Z21, Z20
+	VADDPD      Z19, Z5, Z5
+	VCMPPD      $0x04, Z18, Z0, K1
+	VDIVPD.Z    Z18, Z3, K1, Z3
+	VMULPD      Z9, Z16, Z18
+	VSUBPD      Z22, Z20, Z19
+	VMULPD      768(R11), Z2, Z20
+	VMULPD      Z24, Z24, Z21
+	VSUBPD      Z28, Z26, Z22
+	VMULPD      Z12, Z12, Z12
+	VSUBPD      Z5, Z20, Z5
+	VMULPD      Z4, Z4, Z20
+	VSUBPD      Z8, Z25, Z8
+	VMULPD      Z11, Z11, Z11
+	VMULPD      Z17, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z13, Z7, Z7
+	VADDPD      Z11, Z12, Z11
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z20, Z21, Z12
+	VMOVUPS     1664(R11), Z17
+	VSUBPD      Z18, Z17, Z17
+	VMULPD      Z19, Z19, Z18
+	VMULPD      448(R11), Z5, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPD      1024(R11), Z20, Z20
+	VMULPD      Z22, Z22, Z21
+	VMULPD      1280(R11), Z5, Z27
+	VADDPD      Z20, Z12, Z12
+	VMULPD      Z8, Z8, Z20
+	VADDPD      Z18, Z11, Z11
+	VMULPD      1088(R11), Z2, Z18
+	VMULPD      320(R11), Z3, Z3
+	VMULPD      Z22, Z10, Z10
+	VMULPD      1216(R11), Z2, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VMULPD      Z8, Z6, Z6
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 
 	// Store the results of group 0.
+	VMOVUPS 704(R11), Z8
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z17, (R12)(R13*8)
+	VMOVUPS Z8, (R12)(R13*8)
+	VMOVUPS 384(R11), Z8
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z9, (R12)(R13*8)
+	VMOVUPS Z8, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z2, (R12)(R13*8)
+	VMOVUPS Z11, (R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
+	VBROADCASTSD canonicalnan64<>+0(SB), Z8
 	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
+	VMOVUPD      Z8, K1, (R12)(R13*8)
 	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
+	VMOVUPD      Z8, K1, (R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VMULPD       Z14, Z12, Z2
-	VADDPD       Z3, Z13, Z3
-	VADDPD       Z2, Z8, Z2
-	VMOVUPS      128(DX)(R13*8), Z8
-	VSUBPD       128(AX)(R13*8), Z8, Z8
-	VCMPPD       $0x04, Z3, Z0, K1
-	VDIVPD.Z     Z3, Z2, K1, Z2
-	VMOVUPS      128(SI)(R13*8), Z3
-	VSUBPD       128(BX)(R13*8), Z3, Z3
-	VMULPD       Z19, Z19, Z9
-	VMOVUPS      128(AX)(R13*8), Z11
-	VSUBPD       128(R8)(R13*8), Z11, Z11
-	VMULPD       Z21, Z21, Z12
-	VMOVUPS      128(BX)(R13*8), Z13
-	VSUBPD       128(R9)(R13*8), Z13, Z13
-	VADDPD       Z12, Z9, Z9
-	VMOVUPS      128(DI)(R13*8), Z12
-	VSUBPD       128(CX)(R13*8), Z12, Z12
-	VMULPD       Z25, Z25, Z14
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z14, Z9, Z9
-	VMOVUPS      128(CX)(R13*8), Z14
-	VSUBPD       128(R10)(R13*8), Z14, Z14
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z     Z9, Z1, K1, Z9
-	VMULPD       Z20, Z2, Z2
-	VADDPD       Z2, Z16, Z2
-	VMULPD       Z11, Z31, Z15
-	VMULPD       Z19, Z24, Z16
-	VMULPD       Z13, Z6, Z17
-	VMULPD       Z21, Z26, Z20
-	VMULPD       Z8, Z31, Z23
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VMULPD       Z3, Z6, Z28
-	VADDPD       Z20, Z16, Z16
-	VMULPD       Z25, Z27, Z20
-	VADDPD       Z17, Z15, Z15
-	VADDPD       Z20, Z16, Z16
-	VMULPD       Z14, Z7, Z17
-	VMULPD       Z18, Z2, Z18
-	VADDPD       Z28, Z23, Z20
-	VMULPD       Z12, Z7, Z23
-	VSUBPD       Z16, Z18, Z16
-	VADDPD       Z17, Z15, Z15
-	VADDPD       Z23, Z20, Z17
-	VMULPD       Z9, Z16, Z9
-	VMULPD       Z10, Z15, Z15
-	VMINPD       Z1, Z9, Z9
-	VMAXPD       Z0, Z9, Z9
-	VMULPD       Z10, Z17, Z10
-	VMULPD       Z9, Z19, Z16
-	VMULPD       Z15, Z31, Z18
-	VMULPD       Z9, Z21, Z19
-	VMULPD       Z15, Z6, Z20
-	VMULPD       Z2, Z22, Z21
-	VMULPD       Z10, Z31, Z22
-	VMULPD       Z2, Z4, Z4
-	VMULPD       Z10, Z6, Z23
-	VADDPD       Z16, Z24, Z16
-	VMULPD       Z15, Z7, Z24
-	VADDPD       Z19, Z26, Z19
-	VSUBPD       Z11, Z18, Z18
-	VMULPD       Z9, Z25, Z25
-	VSUBPD       Z13, Z20, Z20
-	VMULPD       Z2, Z5, Z5
-	VMULPD       Z10, Z7, Z26
-	VSUBPD       Z21, Z16, Z16
-	VSUBPD       Z22, Z8, Z21
-	VSUBPD       Z4, Z19, Z4
-	VSUBPD       Z23, Z3, Z19
-	VADDPD       Z25, Z27, Z22
-	VSUBPD       Z14, Z24, Z23
-	VSUBPD       Z5, Z22, Z5
-	VSUBPD       Z26, Z12, Z22
-	VMULPD       Z16, Z16, Z16
-	VMULPD       Z21, Z21, Z24
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z19, Z19, Z25
-	VADDPD       Z4, Z16, Z4
-	VMULPD       Z21, Z18, Z16
-	VMULPD       Z5, Z5, Z5
-	VMULPD       Z19, Z20, Z18
-	VADDPD       Z25, Z24, Z19
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z22, Z22, Z5
-	VADDPD       Z18, Z16, Z16
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMOVUPD      Z8, K1, (R12)(R13*8)
+	VADDPD       640(R11), Z19, Z8
+	VADDPD       1856(R11), Z3, Z3
+	VADDPD       Z20, Z21, Z11
+	VADDPD       1408(R11), Z27, Z19
+	VMULPD       192(R11), Z24, Z20
+	VMULPD       Z17, Z17, Z21
+	VMULPD       896(R11), Z5, Z27
+	VMULPD       128(R11), Z4, Z28
+	VADDPD       Z6, Z10, Z6
+	VMULPD       1344(R11), Z2, Z10
+	VMINPD       Z1, Z3, Z3
+	VMAXPD       Z0, Z3, Z3
+	VMULPD       Z17, Z7, Z7
+	VSUBPD       Z18, Z8, Z8
+	VADDPD       Z28, Z20, Z17
+	VADDPD       Z21, Z11, Z11
+	VSUBPD       Z22, Z19, Z18
+	VMOVUPS      (R11), Z19
+	VMULPD       1024(R11), Z19, Z19
+	VADDPD       Z7, Z6, Z6
+	VADDPD       1152(R11), Z27, Z7
+	VADDPD       Z19, Z17, Z17
+	VCMPPD       $0x04, Z11, Z0, K1
+	VDIVPD.Z     Z11, Z6, K1, Z6
+	VSUBPD       Z10, Z7, Z7
+	VMULPD       576(R11), Z3, Z10
+	VMULPD       Z26, Z26, Z11
+	VMULPD       Z8, Z8, Z8
+	VSUBPD       Z17, Z10, Z10
+	VMULPD       Z25, Z25, Z17
+	VMULPD       Z18, Z18, Z18
+	VMULPD       Z12, Z10, Z10
+	VMINPD       Z1, Z6, Z6
+	VMAXPD       Z0, Z6, Z6
+	VADDPD       Z18, Z8, Z8
+	VMINPD       Z1, Z10, Z10
+	VMAXPD       Z0, Z10, Z10
+	VADDPD       Z17, Z11, Z11
+	VMULPD       Z7, Z7, Z7
+	VMULPD       Z10, Z24, Z12
+	VMOVUPS      1664(R11), Z17
+	VMULPD       1664(R11), Z17, Z17
+	VMULPD       Z10, Z4, Z4
+	VADDPD       Z17, Z11, Z11
+	VADDPD       Z7, Z8, Z7
+	VMULPD       1600(R11), Z3, Z8
+	VMULPD       Z9, Z6, Z6
+	VMULPD       1792(R11), Z3, Z9
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z     Z11, Z1, K1, Z11
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z7, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z9, 64(R12)(R13*8)
+	VMOVUPS Z5, 64(R12)(R13*8)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 64(R12)(R13*8)
+	VMOVUPS Z7, 64(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -37174,60 +39434,45 @@ Closest64AVX512_prefetch:
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VMULPD       Z22, Z23, Z2
-	VADDPD       Z5, Z19, Z4
-	VADDPD       Z2, Z16, Z2
-	VCMPPD       $0x04, Z4, Z0, K1
-	VDIVPD.Z     Z4, Z2, K1, Z2
-	VMULPD       Z8, Z8, Z4
-	VMULPD       Z3, Z3, Z5
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z12, Z12, Z5
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z5, Z4, Z4
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z     Z4, Z1, K1, Z4
-	VMULPD       Z10, Z2, Z2
-	VADDPD       Z2, Z15, Z2
-	VMULPD       Z8, Z11, Z5
-	VMULPD       Z3, Z13, Z9
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z9, Z5, Z5
-	VMULPD       Z12, Z14, Z9
-	VADDPD       Z9, Z5, Z5
-	VMULPD       Z17, Z2, Z9
-	VSUBPD       Z5, Z9, Z5
-	VMULPD       Z4, Z5, Z4
-	VMINPD       Z1, Z4, Z4
+	VADDPD       192(R11), Z12, Z2
+	VADDPD       Z6, Z14, Z5
+	VADDPD       128(R11), Z4, Z4
+	VMULPD       Z26, Z15, Z6
+	VMULPD       1024(R11), Z10, Z7
+	VMULPD       Z25, Z23, Z12
+	VMULPD       256(R11), Z3, Z14
+	VMINPD       Z1, Z5, Z5
+	VMAXPD       Z0, Z5, Z5
+	VSUBPD       Z8, Z2, Z2
+	VADDPD       Z12, Z6, Z6
+	VSUBPD       Z9, Z4, Z4
+	VMULPD       1664(R11), Z13, Z8
+	VADDPD       (R11), Z7, Z7
+	VADDPD       Z8, Z6, Z6
+	VSUBPD       Z14, Z7, Z7
+	VMULPD       64(R11), Z5, Z8
+	VMULPD       Z2, Z2, Z2
+	VSUBPD       Z6, Z8, Z6
+	VMULPD       Z4, Z4, Z4
+	VMULPD       Z11, Z6, Z6
+	VADDPD       Z4, Z2, Z2
+	VMINPD       Z1, Z6, Z4
 	VMAXPD       Z0, Z4, Z4
-	VMULPD       Z4, Z8, Z5
-	VMULPD       Z4, Z3, Z3
-	VMULPD       Z2, Z31, Z8
-	VMULPD       Z2, Z6, Z6
-	VADDPD       Z5, Z11, Z5
-	VADDPD       Z3, Z13, Z3
-	VMULPD       Z4, Z12, Z9
-	VMULPD       Z2, Z7, Z7
-	VSUBPD       Z8, Z5, Z5
-	VSUBPD       Z6, Z3, Z3
-	VADDPD       Z9, Z14, Z6
-	VSUBPD       Z7, Z6, Z6
-	VMULPD       Z5, Z5, Z5
-	VMULPD       Z3, Z3, Z3
-	VADDPD       Z3, Z5, Z3
-	VMULPD       Z6, Z6, Z5
-	VADDPD       Z5, Z3, Z3
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
+	VMULPD       Z7, Z7, Z6
+	VMULPD       Z4, Z26, Z7
+	VMULPD       Z4, Z25, Z8
+	VADDPD       Z6, Z2, Z2
+	VMULPD       832(R11), Z5, Z6
+	VMULPD       960(R11), Z5, Z9
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*8)
+	VMOVUPS Z10, 128(R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z3, 128(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, 128(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -37237,314 +39482,510 @@ Closest64AVX512_prefetch:
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	ADDQ         $0x00000018, R13
-	SUBQ         $0x00000018, R14
+	VADDPD       Z7, Z15, Z2
+	VADDPD       Z8, Z23, Z3
+	VMULPD       1664(R11), Z4, Z7
+	VMULPD       Z5, Z16, Z8
+	VSUBPD       Z6, Z2, Z2
+	VSUBPD       Z9, Z3, Z3
+	VADDPD       Z7, Z13, Z6
+	VSUBPD       Z8, Z6, Z6
+	VMULPD       Z2, Z2, Z2
+	VMULPD       Z3, Z3, Z3
+	VADDPD       Z3, Z2, Z2
+	VMULPD       Z6, Z6, Z3
+	VADDPD       Z3, Z2, Z2
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+
+	// Store the results of group 3.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z5, 192(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	VBROADCASTSD canonicalnan64<>+0(SB), Z2
+	MOVQ         s+96(FP), R12
+	VMOVUPD      Z2, K1, 192(R12)(R13*8)
+	MOVQ         t+104(FP), R12
+	VMOVUPD      Z2, K1, 192(R12)(R13*8)
+	MOVQ         dist2+112(FP), R12
+	VMOVUPD      Z2, K1, 192(R12)(R13*8)
+	ADDQ         $0x00000020, R13
+	SUBQ         $0x00000020, R14
 	CMPQ         R14, $0x00004000
 	JAE          Closest64AVX512_prefetch
 
 Closest64AVX512_prefetch_end:
-	// Loop over 3 group(s) at a time while at least 24 lanes remain.
-	CMPQ R14, $0x00000018
+	// Loop over 4 group(s) at a time while at least 32 lanes remain.
+	CMPQ R14, $0x00000020
 	JB   Closest64AVX512_groups_end
 
 Closest64AVX512_groups:
-	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*8), Z2
-	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*8), Z3
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 64(R12)(R13*8), Z4
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 64(R12)(R13*8), Z5
-	MOVQ    dy+80(FP), R12
-	VMOVUPS 128(R12)(R13*8), Z6
-	MOVQ    dz+88(FP), R12
-	VMOVUPS 128(R12)(R13*8), Z7
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     (R12)(R13*8), Z2
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     (R12)(R13*8), Z3
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     (R12)(R13*8), Z4
+	VSUBPD      (R8)(R13*8), Z2, Z2
+	VSUBPD      (R9)(R13*8), Z3, Z3
+	VSUBPD      (R10)(R13*8), Z4, Z4
+	VMULPD      Z2, Z2, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z8
-	VSUBPD      (R8)(R13*8), Z8, Z8
-	VSUBPD      (R9)(R13*8), Z2, Z2
-	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z8, Z8, Z9
-	VMULPD      Z2, Z2, Z10
-	VADDPD      Z10, Z9, Z9
-	VMULPD      Z3, Z3, Z10
-	VADDPD      Z10, Z9, Z9
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
-	VMOVUPS     (DX)(R13*8), Z10
-	VSUBPD      (AX)(R13*8), Z10, Z10
-	VMOVUPS     (SI)(R13*8), Z11
-	VSUBPD      (BX)(R13*8), Z11, Z11
-	VMOVUPS     (AX)(R13*8), Z12
-	VSUBPD      (R8)(R13*8), Z12, Z12
-	VMOVUPS     (BX)(R13*8), Z13
-	VSUBPD      (R9)(R13*8), Z13, Z13
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z6
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z7
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     64(R12)(R13*8), Z8
+	VMOVUPS     (DX)(R13*8), Z9
+	VSUBPD      (AX)(R13*8), Z9, Z9
+	VSUBPD      64(R8)(R13*8), Z6, Z6
+	VMOVUPS     (SI)(R13*8), Z10
+	VSUBPD      (BX)(R13*8), Z10, Z10
+	VSUBPD      64(R9)(R13*8), Z7, Z7
+	VMOVUPS     (AX)(R13*8), Z11
+	VSUBPD      (R8)(R13*8), Z11, Z11
+	VSUBPD      64(R10)(R13*8), Z8, Z8
+	VMOVUPS     (BX)(R13*8), Z12
+	VSUBPD      (R9)(R13*8), Z12, Z12
+	VMULPD      Z6, Z6, Z13
 	VMOVUPS     (DI)(R13*8), Z14
 	VSUBPD      (CX)(R13*8), Z14, Z14
-	VMOVUPS     (CX)(R13*8), Z15
-	VSUBPD      (R10)(R13*8), Z15, Z15
-	VMULPD      Z12, Z8, Z16
-	VMULPD      Z13, Z2, Z17
-	VMULPD      Z10, Z8, Z18
-	VMULPD      Z11, Z2, Z19
-	VADDPD      Z17, Z16, Z16
-	VMULPD      Z15, Z3, Z17
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z14, Z3, Z19
-	VADDPD      Z17, Z16, Z16
-	VADDPD      Z19, Z18, Z17
+	VMULPD      Z7, Z7, Z15
+	VMOVUPS     (CX)(R13*8), Z16
+	VSUBPD      (R10)(R13*8), Z16, Z16
+	VADDPD      Z15, Z13, Z13
+	VMULPD      Z11, Z2, Z15
+	VMULPD      Z8, Z8, Z17
+	VMULPD      Z12, Z3, Z18
+	VADDPD      Z17, Z13, Z13
+	VMULPD      Z9, Z2, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
+	VDIVPD.Z    Z13, Z1, K1, Z13
+	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z9, Z16, Z16
-	VMULPD      Z9, Z17, Z9
-	VMULPD      Z16, Z8, Z18
-	VMULPD      Z16, Z2, Z19
-	VMULPD      Z9, Z8, Z20
-	VMULPD      Z9, Z2, Z21
-	VMOVUPS     64(R11)(R13*8), Z22
-	VSUBPD      64(R8)(R13*8), Z22, Z22
-	VMULPD      Z16, Z3, Z23
-	VSUBPD      64(R9)(R13*8), Z4, Z4
-	VSUBPD      Z12, Z18, Z18
-	VSUBPD      64(R10)(R13*8), Z5, Z5
-	VSUBPD      Z13, Z19, Z19
-	VMULPD      Z9, Z3, Z24
-	VSUBPD      Z20, Z10, Z20
-	VMULPD      Z22, Z22, Z25
-	VSUBPD      Z21, Z11, Z21
-	VMULPD      Z4, Z4, Z26
-	VSUBPD      Z15, Z23, Z23
-	VSUBPD      Z24, Z14, Z24
-	VADDPD      Z26, Z25, Z25
+	VADDPD      Z18, Z15, Z15
+	VMULPD      Z16, Z4, Z18
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z20
+	VADDPD      Z19, Z17, Z17
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z19
+	VMULPD      Z14, Z4, Z21
+	VADDPD      Z18, Z15, Z15
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     128(R12)(R13*8), Z18
+	VADDPD      Z21, Z17, Z17
+	VMOVUPS     64(DX)(R13*8), Z21
+	VSUBPD      64(AX)(R13*8), Z21, Z21
+	VSUBPD      128(R8)(R13*8), Z20, Z20
+	VMULPD      Z5, Z15, Z15
+	VMOVUPS     64(SI)(R13*8), Z22
+	VSUBPD      64(BX)(R13*8), Z22, Z22
+	VSUBPD      128(R9)(R13*8), Z19, Z19
+	VMULPD      Z5, Z17, Z5
+	VMOVUPS     64(AX)(R13*8), Z23
+	VSUBPD      64(R8)(R13*8), Z23, Z23
+	VSUBPD      128(R10)(R13*8), Z18, Z18
+	VMULPD      Z15, Z2, Z24
+	VMOVUPS     64(BX)(R13*8), Z25
+	VSUBPD      64(R9)(R13*8), Z25, Z25
 	VMULPD      Z20, Z20, Z26
-	VMULPD      Z5, Z5, Z27
-	VMULPD      Z21, Z21, Z28
-	VADDPD      Z27, Z25, Z25
-	VMULPD      Z20, Z18, Z18
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
-	VDIVPD.Z    Z25, Z1, K1, Z20
-	VMULPD      Z21, Z19, Z19
-	VADDPD      Z28, Z26, Z21
-	VMULPD      Z24, Z24, Z25
-	VADDPD      Z19, Z18, Z18
-	VMULPD      Z24, Z23, Z19
-	VADDPD      Z25, Z21, Z21
-	VADDPD      Z19, Z18, Z18
-	VMOVUPS     64(DX)(R13*8), Z19
-	VSUBPD      64(AX)(R13*8), Z19, Z19
-	VCMPPD      $0x04, Z21, Z0, K1
-	VDIVPD.Z    Z21, Z18, K1, Z18
-	VMOVUPS     64(SI)(R13*8), Z21
-	VSUBPD      64(BX)(R13*8), Z21, Z21
-	VMULPD      Z10, Z10, Z23
-	VMOVUPS     64(AX)(R13*8), Z24
-	VSUBPD      64(R8)(R13*8), Z24, Z24
-	VMULPD      Z11, Z11, Z25
-	VMOVUPS     64(BX)(R13*8), Z26
-	VSUBPD      64(R9)(R13*8), Z26, Z26
-	VADDPD      Z25, Z23, Z23
-	VMOVUPS     64(DI)(R13*8), Z25
-	VSUBPD      64(CX)(R13*8), Z25, Z25
-	VMULPD      Z14, Z14, Z27
-	VMINPD      Z1, Z18, Z18
-	VMAXPD      Z0, Z18, Z18
-	VADDPD      Z27, Z23, Z23
-	VMOVUPS     64(CX)(R13*8), Z27
-	VSUBPD      64(R10)(R13*8), Z27, Z27
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
-	VDIVPD.Z    Z23, Z1, K1, Z23
-	VMULPD      Z9, Z18, Z9
-	VADDPD      Z9, Z16, Z9
-	VMULPD      Z24, Z22, Z16
-	VMULPD      Z10, Z12, Z18
-	VMULPD      Z26, Z4, Z28
-	VMULPD      Z11, Z13, Z29
-	VMULPD      Z19, Z22, Z30
-	VMINPD      Z1, Z9, Z9
-	VMAXPD      Z0, Z9, Z9
-	VMULPD      Z21, Z4, Z31
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z14, Z15, Z29
-	VADDPD      Z28, Z16, Z16
-	VADDPD      Z29, Z18, Z18
-	VMULPD      Z27, Z5, Z28
-	VMULPD      Z17, Z9, Z17
-	VADDPD      Z31, Z30, Z29
-	VMULPD      Z25, Z5, Z30
-	VSUBPD      Z18, Z17, Z17
-	VADDPD      Z28, Z16, Z16
-	VADDPD      Z30, Z29, Z18
+	VMULPD      Z15, Z3, Z27
+	VMOVUPS     64(DI)(R13*8), Z28
+	VSUBPD      64(CX)(R13*8), Z28, Z28
+	VMULPD      Z19, Z19, Z29
+	VMULPD      Z5, Z2, Z30
+	VMOVUPS     Z2, (R11)
+	VMOVUPS     64(CX)(R13*8), Z2
+	VSUBPD      64(R10)(R13*8), Z2, Z2
+	VADDPD      Z29, Z26, Z26
+	VMULPD      Z5, Z3, Z29
+	VMULPD      Z23, Z6, Z31
+	VMOVUPS     Z3, 64(R11)
+	VMULPD      Z18, Z18, Z3
+	VMOVUPS     Z17, 128(R11)
+	VMULPD      Z15, Z4, Z17
+	VMOVUPS     Z15, 192(R11)
+	VMULPD      Z25, Z7, Z15
+	VMOVUPS     Z18, 256(R11)
+	VADDPD      Z3, Z26, Z3
+	VSUBPD      Z11, Z24, Z18
+	VMULPD      Z21, Z6, Z24
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+	VSUBPD      Z12, Z27, Z26
+	VMULPD      Z22, Z7, Z27
+	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD      Z23, Z17, Z17
-	VMULPD      Z20, Z16, Z16
-	VMINPD      Z1, Z17, Z17
-	VMAXPD      Z0, Z17, Z17
-	VMULPD      Z20, Z18, Z20
-	VMULPD      Z17, Z10, Z10
-	VMULPD      Z16, Z22, Z23
-	VMULPD      Z17, Z11, Z11
-	VMULPD      Z16, Z4, Z28
-	VMULPD      Z9, Z8, Z8
-	VMULPD      Z20, Z22, Z29
-	VMULPD      Z9, Z2, Z2
-	VMULPD      Z20, Z4, Z30
-	VMOVUPS     128(R11)(R13*8), Z31
-	VSUBPD      128(R8)(R13*8), Z31, Z31
-	VADDPD      Z10, Z12, Z10
-	VMULPD      Z16, Z5, Z12
-	VSUBPD      128(R9)(R13*8), Z6, Z6
-	VADDPD      Z11, Z13, Z11
-	VSUBPD      Z24, Z23, Z13
-	VSUBPD      128(R10)(R13*8), Z7, Z7
-	VMULPD      Z17, Z14, Z14
-	VSUBPD      Z26, Z28, Z23
-	VMULPD      Z9, Z3, Z3
-	VMULPD      Z20, Z5, Z28
-	VSUBPD      Z8, Z10, Z8
-	VSUBPD      Z29, Z19, Z10
-	VMULPD      Z31, Z31, Z29
-	VSUBPD      Z2, Z11, Z2
-	VSUBPD      Z30, Z21, Z11
-	VMULPD      Z6, Z6, Z30
-	VADDPD      Z14, Z15, Z14
-	VSUBPD      Z27, Z12, Z12
-	VSUBPD      Z3, Z14, Z3
-	VSUBPD      Z28, Z25, Z14
-	VADDPD      Z30, Z29, Z15
-	VMULPD      Z8, Z8, Z8
-	VMULPD      Z10, Z10, Z28
-	VMULPD      Z7, Z7, Z29
-	VMULPD      Z2, Z2, Z2
-	VMULPD      Z11, Z11, Z30
-	VADDPD      Z29, Z15, Z15
-	VADDPD      Z2, Z8, Z2
-	VMULPD      Z10, Z13, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z10
-	VMULPD      Z3, Z3, Z3
-	VMULPD      Z11, Z23, Z11
-	VADDPD      Z30, Z28, Z13
-	VADDPD      Z3, Z2, Z2
-	VMULPD      Z14, Z14, Z3
-	VADDPD      Z11, Z8, Z8
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VMULPD      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPD      Z15, Z31, Z4
+	VSUBPD      Z30, Z9, Z15
+	VMULPD      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPD      Z29, Z10, Z11
+	VADDPD      Z27, Z24, Z24
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z27
+	VSUBPD      Z16, Z17, Z17
+	VMULPD      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPD      Z12, Z14, Z12
+	VADDPD      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z16
+	VMULPD      Z15, Z15, Z30
+	VMOVUPS     Z5, 576(R11)
+	VADDPD      Z29, Z24, Z5
+	VMOVUPS     128(DX)(R13*8), Z24
+	VSUBPD      128(AX)(R13*8), Z24, Z24
+	VSUBPD      192(R8)(R13*8), Z31, Z29
+	VMULPD      Z11, Z11, Z31
+	VMOVUPS     Z3, 640(R11)
+	VMULPD      Z13, Z4, Z3
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*8), Z4
+	VSUBPD      128(BX)(R13*8), Z4, Z4
+	VSUBPD      192(R9)(R13*8), Z27, Z14
+	VMULPD      Z15, Z18, Z15
+	VMULPD      Z13, Z5, Z13
+	VMOVUPS     128(AX)(R13*8), Z18
+	VSUBPD      128(R8)(R13*8), Z18, Z18
+	VSUBPD      192(R10)(R13*8), Z16, Z16
+	VMULPD      Z11, Z26, Z11
+	VMULPD      Z3, Z6, Z26
+	VMOVUPS     Z5, 768(R11)
+	VMOVUPS     128(BX)(R13*8), Z5
+	VSUBPD      128(R9)(R13*8), Z5, Z5
+	VMULPD      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPD      Z31, Z30, Z29
+	VMULPD      Z3, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*8), Z28
+	VSUBPD      128(CX)(R13*8), Z28, Z28
+	VMULPD      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPD      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPD      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*8), Z2
+	VSUBPD      128(R10)(R13*8), Z2, Z2
+	VADDPD      Z31, Z27, Z6
+	VADDPD      Z11, Z15, Z11
+	VMULPD      Z13, Z7, Z15
+	VMULPD      Z18, Z20, Z27
+	VMULPD      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPD      Z12, Z17, Z7
+	VMULPD      Z3, Z8, Z12
+	VMULPD      Z5, Z19, Z17
+	VMOVUPS     Z3, 1280(R11)
+	VADDPD      Z31, Z6, Z3
+	VADDPD      Z14, Z29, Z6
+	VSUBPD      Z23, Z26, Z14
+	VMULPD      Z24, Z20, Z26
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
+	VDIVPD.Z    Z3, Z1, K1, Z3
+	VADDPD      Z7, Z11, Z7
+	VSUBPD      Z25, Z30, Z11
+	VMULPD      Z4, Z19, Z29
+	VCMPPD      $0x04, Z6, Z0, K1
+	VDIVPD.Z    Z6, Z7, K1, Z6
+	VMULPD      Z13, Z8, Z7
+	VADDPD      Z17, Z27, Z17
+	VMULPD      Z9, Z9, Z27
+	VSUBPD      Z28, Z21, Z28
+	VMULPD      256(R11), Z2, Z30
+	VMULPD      Z10, Z10, Z31
+	VMOVUPS     Z8, 1344(R11)
+	VSUBPD      Z15, Z22, Z8
+	VADDPD      Z29, Z26, Z15
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VSUBPD      1152(R11), Z12, Z12
+	VMOVUPS     256(R11), Z26
+	VMULPD      1024(R11), Z26, Z26
+	VADDPD      Z31, Z27, Z27
+	VMOVUPS     896(R11), Z29
+	VSUBPD      Z7, Z29, Z7
+	VADDPD      Z30, Z17, Z17
+	VMOVUPS     704(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VMULPD      Z28, Z28, Z30
+	VADDPD      Z26, Z15, Z15
+	VMOVUPS     192(DX)(R13*8), Z26
+	VSUBPD      192(AX)(R13*8), Z26, Z26
+	VADDPD      Z29, Z27, Z27
+	VMULPD      Z8, Z8, Z29
+	VMULPD      640(R11), Z17, Z17
+	VMOVUPS     Z25, 1408(R11)
+	VMOVUPS     192(SI)(R13*8), Z25
+	VSUBPD      192(BX)(R13*8), Z25, Z25
+	VMULPD      576(R11), Z6, Z6
+	VMULPD      Z28, Z14, Z14
+	VMULPD      640(R11), Z15, Z28
+	VMOVUPS     Z15, 576(R11)
+	VMOVUPS     192(AX)(R13*8), Z15
+	VSUBPD      192(R8)(R13*8), Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K1
+	VDIVPD.Z    Z27, Z1, K1, Z27
+	VMULPD      Z8, Z11, Z8
+	VMULPD      Z17, Z20, Z11
+	VMOVUPS     Z23, 640(R11)
+	VMOVUPS     192(BX)(R13*8), Z23
+	VSUBPD      192(R9)(R13*8), Z23, Z23
+	VADDPD      192(R11), Z6, Z6
+	VADDPD      Z29, Z30, Z29
+	VMULPD      Z17, Z19, Z30
+	VMOVUPS     Z13, 192(R11)
+	VMOVUPS     192(DI)(R13*8), Z13
+	VSUBPD      192(CX)(R13*8), Z13, Z13
+	VMULPD      448(R11), Z9, Z31
+	VMOVUPS     Z3, 1472(R11)
+	VMULPD      Z7, Z7, Z3
+	VMOVUPS     Z9, 1536(R11)
+	VMULPD      Z28, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z13, 1664(R11)
+	VMOVUPS     192(CX)(R13*8), Z13
+	VSUBPD      192(R10)(R13*8), Z13, Z13
+	VMULPD      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPD      Z8, Z14, Z8
+	VMULPD      Z28, Z19, Z10
+	VMULPD      832(R11), Z15, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VMULPD      Z7, Z12, Z7
+	VMULPD      256(R11), Z17, Z12
+	VMULPD      960(R11), Z23, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPD      Z20, Z31, Z17
+	VADDPD      Z3, Z29, Z3
+	VSUBPD      Z18, Z11, Z11
+	VMULPD      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VADDPD      Z7, Z8, Z7
+	VSUBPD      Z5, Z30, Z8
+	VMULPD      960(R11), Z25, Z30
+	VADDPD      Z29, Z17, Z17
+	VCMPPD      $0x04, Z3, Z0, K1
+	VDIVPD.Z    Z3, Z7, K1, Z3
+	VMULPD      256(R11), Z28, Z7
+	VADDPD      Z19, Z14, Z14
+	VMULPD      128(R11), Z6, Z19
+	VMULPD      Z21, Z21, Z29
+	VSUBPD      Z9, Z24, Z9
+	VMULPD      Z13, Z16, Z31
+	VMOVUPS     Z5, 128(R11)
+	VSUBPD      Z17, Z19, Z5
+	VMULPD      Z22, Z22, Z17
+	VSUBPD      Z10, Z4, Z10
+	VADDPD      Z30, Z20, Z19
+	VMULPD      Z27, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z2, Z12, Z12
+	VMULPD      1664(R11), Z16, Z20
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z17, Z29, Z17
+	VMOVUPS     1024(R11), Z27
+	VSUBPD      Z7, Z27, Z7
+	VADDPD      Z31, Z14, Z14
+	VMULPD      1536(R11), Z5, Z27
+	VMOVUPS     896(R11), Z29
+	VMULPD      896(R11), Z29, Z29
+	VMULPD      Z9, Z9, Z30
+	VADDPD      Z20, Z19, Z19
+	VMULPD      1728(R11), Z5, Z20
+	VADDPD      Z29, Z17, Z17
+	VMULPD      Z10, Z10, Z29
+	VMULPD      1472(R11), Z14, Z14
+	VMULPD      (R11), Z6, Z31
+	VMOVUPS     Z2, (R11)
+	VMULPD      192(R11), Z3, Z2
+	VMULPD      Z9, Z11, Z3
+	VMULPD      1472(R11), Z19, Z9
+	VMULPD      64(R11), Z6, Z11
+	VMOVUPS     Z19, 64(R11)
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
+	VDIVPD.Z    Z17, Z1, K1, Z17
+	VMULPD      Z10, Z8, Z8
+	VMULPD      832(R11), Z14, Z10
+	VADDPD      448(R11), Z27, Z19
+	VADDPD      1280(R11), Z2, Z2
+	VADDPD      Z29, Z30, Z27
+	VMULPD      960(R11), Z14, Z29
+	VADDPD      320(R11), Z20, Z20
+	VMULPD      640(R11), Z21, Z30
+	VMOVUPS     Z18, 192(R11)
+	VMULPD      Z7, Z7, Z18
+	VMOVUPS     Z28, 320(R11)
+	VMULPD      832(R11), Z9, Z28
+	VMOVUPS     Z21, 448(R11)
+	VMULPD      704(R11), Z5, Z21
+	VMOVUPS     Z5, 704(R11)
+	VMULPD      1408(R11), Z22, Z5
+	VMOVUPS     Z22, 1280(R11)
+	VADDPD      Z8, Z3, Z3
+	VMULPD      960(R11), Z9, Z8
+	VMULPD      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VMULPD      Z7, Z12, Z6
+	VMULPD      Z14, Z16, Z7
+	VSUBPD      Z31, Z19, Z12
+	VADDPD      Z5, Z30, Z5
+	VADDPD      Z18, Z27, Z18
+	VSUBPD      Z15, Z10, Z10
+	VSUBPD      Z11, Z20, Z11
+	VMOVUPS     1152(R11), Z19
+	VMULPD      896(R11), Z19, Z19
+	VADDPD      Z6, Z3, Z3
+	VSUBPD      Z23, Z29, Z6
+	VADDPD      512(R11), Z21, Z20
+	VADDPD      Z19, Z5, Z5
+	VCMPPD      $0x04, Z18, Z0, K1
+	VDIVPD.Z    Z18, Z3, K1, Z3
+	VMULPD      Z9, Z16, Z18
+	VSUBPD      Z22, Z20, Z19
+	VMULPD      768(R11), Z2, Z20
+	VMULPD      Z24, Z24, Z21
+	VSUBPD      Z28, Z26, Z22
+	VMULPD      Z12, Z12, Z12
+	VSUBPD      Z5, Z20, Z5
+	VMULPD      Z4, Z4, Z20
+	VSUBPD      Z8, Z25, Z8
+	VMULPD      Z11, Z11, Z11
+	VMULPD      Z17, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z13, Z7, Z7
+	VADDPD      Z11, Z12, Z11
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z20, Z21, Z12
+	VMOVUPS     1664(R11), Z17
+	VSUBPD      Z18, Z17, Z17
+	VMULPD      Z19, Z19, Z18
+	VMULPD      448(R11), Z5, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPD      1024(R11), Z20, Z20
+	VMULPD      Z22, Z22, Z21
+	VMULPD      1280(R11), Z5, Z27
+	VADDPD      Z20, Z12, Z12
+	VMULPD      Z8, Z8, Z20
+	VADDPD      Z18, Z11, Z11
+	VMULPD      1088(R11), Z2, Z18
+	VMULPD      320(R11), Z3, Z3
+	VMULPD      Z22, Z10, Z10
+	VMULPD      1216(R11), Z2, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
+	VDIVPD.Z    Z12, Z1, K1, Z12
+	VMULPD      Z8, Z6, Z6
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
 
 	// Store the results of group 0.
+	VMOVUPS 704(R11), Z8
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z17, (R12)(R13*8)
+	VMOVUPS Z8, (R12)(R13*8)
+	VMOVUPS 384(R11), Z8
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z9, (R12)(R13*8)
+	VMOVUPS Z8, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z2, (R12)(R13*8)
+	VMOVUPS Z11, (R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
+	VBROADCASTSD canonicalnan64<>+0(SB), Z8
 	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
+	VMOVUPD      Z8, K1, (R12)(R13*8)
 	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
+	VMOVUPD      Z8, K1, (R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VMULPD       Z14, Z12, Z2
-	VADDPD       Z3, Z13, Z3
-	VADDPD       Z2, Z8, Z2
-	VMOVUPS      128(DX)(R13*8), Z8
-	VSUBPD       128(AX)(R13*8), Z8, Z8
-	VCMPPD       $0x04, Z3, Z0, K1
-	VDIVPD.Z     Z3, Z2, K1, Z2
-	VMOVUPS      128(SI)(R13*8), Z3
-	VSUBPD       128(BX)(R13*8), Z3, Z3
-	VMULPD       Z19, Z19, Z9
-	VMOVUPS      128(AX)(R13*8), Z11
-	VSUBPD       128(R8)(R13*8), Z11, Z11
-	VMULPD       Z21, Z21, Z12
-	VMOVUPS      128(BX)(R13*8), Z13
-	VSUBPD       128(R9)(R13*8), Z13, Z13
-	VADDPD       Z12, Z9, Z9
-	VMOVUPS      128(DI)(R13*8), Z12
-	VSUBPD       128(CX)(R13*8), Z12, Z12
-	VMULPD       Z25, Z25, Z14
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z14, Z9, Z9
-	VMOVUPS      128(CX)(R13*8), Z14
-	VSUBPD       128(R10)(R13*8), Z14, Z14
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z     Z9, Z1, K1, Z9
-	VMULPD       Z20, Z2, Z2
-	VADDPD       Z2, Z16, Z2
-	VMULPD       Z11, Z31, Z15
-	VMULPD       Z19, Z24, Z16
-	VMULPD       Z13, Z6, Z17
-	VMULPD       Z21, Z26, Z20
-	VMULPD       Z8, Z31, Z23
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VMULPD       Z3, Z6, Z28
-	VADDPD       Z20, Z16, Z16
-	VMULPD       Z25, Z27, Z20
-	VADDPD       Z17, Z15, Z15
-	VADDPD       Z20, Z16, Z16
-	VMULPD       Z14, Z7, Z17
-	VMULPD       Z18, Z2, Z18
-	VADDPD       Z28, Z23, Z20
-	VMULPD       Z12, Z7, Z23
-	VSUBPD       Z16, Z18, Z16
-	VADDPD       Z17, Z15, Z15
-	VADDPD       Z23, Z20, Z17
-	VMULPD       Z9, Z16, Z9
-	VMULPD       Z10, Z15, Z15
-	VMINPD       Z1, Z9, Z9
-	VMAXPD       Z0, Z9, Z9
-	VMULPD       Z10, Z17, Z10
-	VMULPD       Z9, Z19, Z16
-	VMULPD       Z15, Z31, Z18
-	VMULPD       Z9, Z21, Z19
-	VMULPD       Z15, Z6, Z20
-	VMULPD       Z2, Z22, Z21
-	VMULPD       Z10, Z31, Z22
-	VMULPD       Z2, Z4, Z4
-	VMULPD       Z10, Z6, Z23
-	VADDPD       Z16, Z24, Z16
-	VMULPD       Z15, Z7, Z24
-	VADDPD       Z19, Z26, Z19
-	VSUBPD       Z11, Z18, Z18
-	VMULPD       Z9, Z25, Z25
-	VSUBPD       Z13, Z20, Z20
-	VMULPD       Z2, Z5, Z5
-	VMULPD       Z10, Z7, Z26
-	VSUBPD       Z21, Z16, Z16
-	VSUBPD       Z22, Z8, Z21
-	VSUBPD       Z4, Z19, Z4
-	VSUBPD       Z23, Z3, Z19
-	VADDPD       Z25, Z27, Z22
-	VSUBPD       Z14, Z24, Z23
-	VSUBPD       Z5, Z22, Z5
-	VSUBPD       Z26, Z12, Z22
-	VMULPD       Z16, Z16, Z16
-	VMULPD       Z21, Z21, Z24
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z19, Z19, Z25
-	VADDPD       Z4, Z16, Z4
-	VMULPD       Z21, Z18, Z16
-	VMULPD       Z5, Z5, Z5
-	VMULPD       Z19, Z20, Z18
-	VADDPD       Z25, Z24, Z19
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z22, Z22, Z5
-	VADDPD       Z18, Z16, Z16
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMOVUPD      Z8, K1, (R12)(R13*8)
+	VADDPD       640(R11), Z19, Z8
+	VADDPD       1856(R11), Z3, Z3
+	VADDPD       Z20, Z21, Z11
+	VADDPD       1408(R11), Z27, Z19
+	VMULPD       192(R11), Z24, Z20
+	VMULPD       Z17, Z17, Z21
+	VMULPD       896(R11), Z5, Z27
+	VMULPD       128(R11), Z4, Z28
+	VADDPD       Z6, Z10, Z6
+	VMULPD       1344(R11), Z2, Z10
+	VMINPD       Z1, Z3, Z3
+	VMAXPD       Z0, Z3, Z3
+	VMULPD       Z17, Z7, Z7
+	VSUBPD       Z18, Z8, Z8
+	VADDPD       Z28, Z20, Z17
+	VADDPD       Z21, Z11, Z11
+	VSUBPD       Z22, Z19, Z18
+	VMOVUPS      (R11), Z19
+	VMULPD       1024(R11), Z19, Z19
+	VADDPD       Z7, Z6, Z6
+	VADDPD       1152(R11), Z27, Z7
+	VADDPD       Z19, Z17, Z17
+	VCMPPD       $0x04, Z11, Z0, K1
+	VDIVPD.Z     Z11, Z6, K1, Z6
+	VSUBPD       Z10, Z7, Z7
+	VMULPD       576(R11), Z3, Z10
+	VMULPD       Z26, Z26, Z11
+	VMULPD       Z8, Z8, Z8
+	VSUBPD       Z17, Z10, Z10
+	VMULPD       Z25, Z25, Z17
+	VMULPD       Z18, Z18, Z18
+	VMULPD       Z12, Z10, Z10
+	VMINPD       Z1, Z6, Z6
+	VMAXPD       Z0, Z6, Z6
+	VADDPD       Z18, Z8, Z8
+	VMINPD       Z1, Z10, Z10
+	VMAXPD       Z0, Z10, Z10
+	VADDPD       Z17, Z11, Z11
+	VMULPD       Z7, Z7, Z7
+	VMULPD       Z10, Z24, Z12
+	VMOVUPS      1664(R11), Z17
+	VMULPD       1664(R11), Z17, Z17
+	VMULPD       Z10, Z4, Z4
+	VADDPD       Z17, Z11, Z11
+	VADDPD       Z7, Z8, Z7
+	VMULPD       1600(R11), Z3, Z8
+	VMULPD       Z9, Z6, Z6
+	VMULPD       1792(R11), Z3, Z9
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z11, K1
+	VDIVPD.Z     Z11, Z1, K1, Z11
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z7, K1
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z9, 64(R12)(R13*8)
+	VMOVUPS Z5, 64(R12)(R13*8)
 	MOVQ    t+104(FP), R12
 	VMOVUPS Z2, 64(R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z4, 64(R12)(R13*8)
+	VMOVUPS Z7, 64(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -37554,60 +39995,45 @@ Closest64AVX512_groups:
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VMULPD       Z22, Z23, Z2
-	VADDPD       Z5, Z19, Z4
-	VADDPD       Z2, Z16, Z2
-	VCMPPD       $0x04, Z4, Z0, K1
-	VDIVPD.Z     Z4, Z2, K1, Z2
-	VMULPD       Z8, Z8, Z4
-	VMULPD       Z3, Z3, Z5
-	VADDPD       Z5, Z4, Z4
-	VMULPD       Z12, Z12, Z5
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z5, Z4, Z4
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z     Z4, Z1, K1, Z4
-	VMULPD       Z10, Z2, Z2
-	VADDPD       Z2, Z15, Z2
-	VMULPD       Z8, Z11, Z5
-	VMULPD       Z3, Z13, Z9
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z9, Z5, Z5
-	VMULPD       Z12, Z14, Z9
-	VADDPD       Z9, Z5, Z5
-	VMULPD       Z17, Z2, Z9
-	VSUBPD       Z5, Z9, Z5
-	VMULPD       Z4, Z5, Z4
-	VMINPD       Z1, Z4, Z4
+	VADDPD       192(R11), Z12, Z2
+	VADDPD       Z6, Z14, Z5
+	VADDPD       128(R11), Z4, Z4
+	VMULPD       Z26, Z15, Z6
+	VMULPD       1024(R11), Z10, Z7
+	VMULPD       Z25, Z23, Z12
+	VMULPD       256(R11), Z3, Z14
+	VMINPD       Z1, Z5, Z5
+	VMAXPD       Z0, Z5, Z5
+	VSUBPD       Z8, Z2, Z2
+	VADDPD       Z12, Z6, Z6
+	VSUBPD       Z9, Z4, Z4
+	VMULPD       1664(R11), Z13, Z8
+	VADDPD       (R11), Z7, Z7
+	VADDPD       Z8, Z6, Z6
+	VSUBPD       Z14, Z7, Z7
+	VMULPD       64(R11), Z5, Z8
+	VMULPD       Z2, Z2, Z2
+	VSUBPD       Z6, Z8, Z6
+	VMULPD       Z4, Z4, Z4
+	VMULPD       Z11, Z6, Z6
+	VADDPD       Z4, Z2, Z2
+	VMINPD       Z1, Z6, Z4
 	VMAXPD       Z0, Z4, Z4
-	VMULPD       Z4, Z8, Z5
-	VMULPD       Z4, Z3, Z3
-	VMULPD       Z2, Z31, Z8
-	VMULPD       Z2, Z6, Z6
-	VADDPD       Z5, Z11, Z5
-	VADDPD       Z3, Z13, Z3
-	VMULPD       Z4, Z12, Z9
-	VMULPD       Z2, Z7, Z7
-	VSUBPD       Z8, Z5, Z5
-	VSUBPD       Z6, Z3, Z3
-	VADDPD       Z9, Z14, Z6
-	VSUBPD       Z7, Z6, Z6
-	VMULPD       Z5, Z5, Z5
-	VMULPD       Z3, Z3, Z3
-	VADDPD       Z3, Z5, Z3
-	VMULPD       Z6, Z6, Z5
-	VADDPD       Z5, Z3, Z3
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
+	VMULPD       Z7, Z7, Z6
+	VMULPD       Z4, Z26, Z7
+	VMULPD       Z4, Z25, Z8
+	VADDPD       Z6, Z2, Z2
+	VMULPD       832(R11), Z5, Z6
+	VMULPD       960(R11), Z5, Z9
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z4, 128(R12)(R13*8)
+	VMOVUPS Z10, 128(R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z2, 128(R12)(R13*8)
-	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z3, 128(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, 128(R12)(R13*8)
 
 	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
 	VBROADCASTSD canonicalnan64<>+0(SB), Z2
@@ -37617,9 +40043,40 @@ Closest64AVX512_groups:
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	ADDQ         $0x00000018, R13
-	SUBQ         $0x00000018, R14
-	CMPQ         R14, $0x00000018
+	VADDPD       Z7, Z15, Z2
+	VADDPD       Z8, Z23, Z3
+	VMULPD       1664(R11), Z4, Z7
+	VMULPD       Z5, Z16, Z8
+	VSUBPD       Z6, Z2, Z2
+	VSUBPD       Z9, Z3, Z3
+	VADDPD       Z7, Z13, Z6
+	VSUBPD       Z8, Z6, Z6
+	VMULPD       Z2, Z2, Z2
+	VMULPD       Z3, Z3, Z3
+	VADDPD       Z3, Z2, Z2
+	VMULPD       Z6, Z6, Z3
+	VADDPD       Z3, Z2, Z2
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+
+	// Store the results of group 3.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z4, 192(R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z5, 192(R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, 192(R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	VBROADCASTSD canonicalnan64<>+0(SB), Z2
+	MOVQ         s+96(FP), R12
+	VMOVUPD      Z2, K1, 192(R12)(R13*8)
+	MOVQ         t+104(FP), R12
+	VMOVUPD      Z2, K1, 192(R12)(R13*8)
+	MOVQ         dist2+112(FP), R12
+	VMOVUPD      Z2, K1, 192(R12)(R13*8)
+	ADDQ         $0x00000020, R13
+	SUBQ         $0x00000020, R14
+	CMPQ         R14, $0x00000020
 	JAE          Closest64AVX512_groups
 
 Closest64AVX512_groups_end:
@@ -37628,20 +40085,20 @@ Closest64AVX512_groups_end:
 	JB   Closest64AVX512_loop_end
 
 Closest64AVX512_loop:
-	MOVQ    dy+80(FP), R12
-	VMOVUPS (R12)(R13*8), Z2
-	MOVQ    dz+88(FP), R12
-	VMOVUPS (R12)(R13*8), Z3
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS     (R11)(R13*8), Z4
-	VSUBPD      (R8)(R13*8), Z4, Z4
-	VSUBPD      (R9)(R13*8), Z2, Z2
-	VSUBPD      (R10)(R13*8), Z3, Z3
-	VMULPD      Z4, Z4, Z5
-	VMULPD      Z2, Z2, Z6
-	VADDPD      Z6, Z5, Z5
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     (R12)(R13*8), Z2
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     (R12)(R13*8), Z3
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     (R12)(R13*8), Z4
+	VSUBPD      (R8)(R13*8), Z2, Z2
+	VSUBPD      (R9)(R13*8), Z3, Z3
+	VSUBPD      (R10)(R13*8), Z4, Z4
+	VMULPD      Z2, Z2, Z5
 	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
 	VDIVPD.Z    Z5, Z1, K1, Z5
@@ -37657,26 +40114,26 @@ Closest64AVX512_loop:
 	VSUBPD      (CX)(R13*8), Z10, Z10
 	VMOVUPS     (CX)(R13*8), Z11
 	VSUBPD      (R10)(R13*8), Z11, Z11
-	VMULPD      Z8, Z4, Z12
-	VMULPD      Z9, Z2, Z13
-	VMULPD      Z6, Z4, Z14
-	VMULPD      Z7, Z2, Z15
+	VMULPD      Z8, Z2, Z12
+	VMULPD      Z9, Z3, Z13
+	VMULPD      Z6, Z2, Z14
+	VMULPD      Z7, Z3, Z15
 	VADDPD      Z13, Z12, Z12
-	VMULPD      Z11, Z3, Z13
+	VMULPD      Z11, Z4, Z13
 	VADDPD      Z15, Z14, Z14
-	VMULPD      Z10, Z3, Z15
+	VMULPD      Z10, Z4, Z15
 	VADDPD      Z13, Z12, Z12
 	VADDPD      Z15, Z14, Z13
 	VMULPD      Z5, Z12, Z12
 	VMULPD      Z5, Z13, Z5
-	VMULPD      Z12, Z4, Z14
-	VMULPD      Z12, Z2, Z15
-	VMULPD      Z5, Z4, Z16
-	VMULPD      Z5, Z2, Z17
-	VMULPD      Z12, Z3, Z18
+	VMULPD      Z12, Z2, Z14
+	VMULPD      Z12, Z3, Z15
+	VMULPD      Z5, Z2, Z16
+	VMULPD      Z5, Z3, Z17
+	VMULPD      Z12, Z4, Z18
 	VSUBPD      Z8, Z14, Z14
 	VSUBPD      Z9, Z15, Z15
-	VMULPD      Z5, Z3, Z19
+	VMULPD      Z5, Z4, Z19
 	VSUBPD      Z16, Z6, Z16
 	VSUBPD      Z17, Z7, Z17
 	VSUBPD      Z11, Z18, Z18
@@ -37695,43 +40152,43 @@ Closest64AVX512_loop:
 	VDIVPD.Z    Z16, Z14, K1, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z10, Z10, Z16
 	VMINPD      Z1, Z14, Z14
 	VMAXPD      Z0, Z14, Z14
 	VADDPD      Z16, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z15
+	VMULPD      Z10, Z10, Z16
+	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
-	VMULPD      Z7, Z9, Z14
+	VMULPD      Z7, Z9, Z15
 	VMINPD      Z1, Z5, Z5
 	VMAXPD      Z0, Z5, Z5
-	VADDPD      Z14, Z12, Z12
-	VMULPD      Z10, Z11, Z14
-	VADDPD      Z14, Z12, Z12
+	VADDPD      Z15, Z12, Z12
+	VMULPD      Z10, Z11, Z15
+	VADDPD      Z15, Z12, Z12
 	VMULPD      Z13, Z5, Z13
 	VSUBPD      Z12, Z13, Z12
-	VMULPD      Z15, Z12, Z12
+	VMULPD      Z14, Z12, Z12
 	VMINPD      Z1, Z12, Z12
 	VMAXPD      Z0, Z12, Z12
 	VMULPD      Z12, Z6, Z6
 	VMULPD      Z12, Z7, Z7
-	VMULPD      Z5, Z4, Z4
 	VMULPD      Z5, Z2, Z2
+	VMULPD      Z5, Z3, Z3
 	VADDPD      Z6, Z8, Z6
 	VADDPD      Z7, Z9, Z7
 	VMULPD      Z12, Z10, Z8
-	VMULPD      Z5, Z3, Z3
-	VSUBPD      Z4, Z6, Z4
-	VSUBPD      Z2, Z7, Z2
+	VMULPD      Z5, Z4, Z4
+	VSUBPD      Z2, Z6, Z2
+	VSUBPD      Z3, Z7, Z3
 	VADDPD      Z8, Z11, Z6
-	VSUBPD      Z3, Z6, Z3
-	VMULPD      Z4, Z4, Z4
+	VSUBPD      Z4, Z6, Z4
 	VMULPD      Z2, Z2, Z2
-	VADDPD      Z2, Z4, Z2
 	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z4, Z4, Z3
 	VADDPD      Z3, Z2, Z2
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
 
@@ -37764,62 +40221,62 @@ Closest64AVX512_loop_end:
 	KMOVW R14, K1
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPD.Z (AX)(R13*8), K1, Z2
-	VMOVUPD.Z (BX)(R13*8), K1, Z3
-	VMOVUPD.Z (CX)(R13*8), K1, Z4
-	VMOVUPD.Z (DX)(R13*8), K1, Z5
-	VMOVUPD.Z (SI)(R13*8), K1, Z6
-	VMOVUPD.Z (DI)(R13*8), K1, Z7
-	VMOVUPD.Z (R8)(R13*8), K1, Z8
-	VMOVUPD.Z (R9)(R13*8), K1, Z9
-	VMOVUPD.Z (R10)(R13*8), K1, Z10
-	VMOVUPD.Z (R11)(R13*8), K1, Z11
-	MOVQ      dy+80(FP), R12
-	VMOVUPD.Z (R12)(R13*8), K1, Z12
-	MOVQ      dz+88(FP), R12
-	VMOVUPD.Z (R12)(R13*8), K1, Z13
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z8, Z11, Z11
-	VSUBPD      Z9, Z12, Z12
-	VSUBPD      Z10, Z13, Z13
-	VMULPD      Z11, Z11, Z14
-	VMULPD      Z12, Z12, Z15
-	VADDPD      Z15, Z14, Z14
-	VMULPD      Z13, Z13, Z15
-	VADDPD      Z15, Z14, Z14
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K2
-	VDIVPD.Z    Z14, Z1, K2, Z14
-	VSUBPD      Z2, Z5, Z5
-	VSUBPD      Z3, Z6, Z6
-	VSUBPD      Z8, Z2, Z2
-	VSUBPD      Z9, Z3, Z3
-	VSUBPD      Z4, Z7, Z7
-	VSUBPD      Z10, Z4, Z4
-	VMULPD      Z2, Z11, Z8
-	VMULPD      Z3, Z12, Z9
-	VMULPD      Z5, Z11, Z10
-	VMULPD      Z6, Z12, Z15
+	VMOVUPD.Z   (R8)(R13*8), K1, Z2
+	VMOVUPD.Z   (R9)(R13*8), K1, Z3
+	MOVQ        dx+72(FP), R12
+	VMOVUPD.Z   (R12)(R13*8), K1, Z4
+	MOVQ        dy+80(FP), R12
+	VMOVUPD.Z   (R12)(R13*8), K1, Z5
+	VMOVUPD.Z   (R10)(R13*8), K1, Z6
+	MOVQ        dz+88(FP), R12
+	VMOVUPD.Z   (R12)(R13*8), K1, Z7
+	VSUBPD      Z2, Z4, Z4
+	VSUBPD      Z3, Z5, Z5
+	VSUBPD      Z6, Z7, Z7
+	VMULPD      Z4, Z4, Z8
+	VMULPD      Z5, Z5, Z9
 	VADDPD      Z9, Z8, Z8
-	VMULPD      Z4, Z13, Z9
-	VADDPD      Z15, Z10, Z10
-	VMULPD      Z7, Z13, Z15
+	VMULPD      Z7, Z7, Z9
 	VADDPD      Z9, Z8, Z8
-	VADDPD      Z15, Z10, Z9
-	VMULPD      Z14, Z8, Z8
-	VMULPD      Z14, Z9, Z10
-	VMULPD      Z8, Z11, Z14
-	VMULPD      Z8, Z12, Z15
-	VMULPD      Z10, Z11, Z16
-	VMULPD      Z10, Z12, Z17
-	VMULPD      Z8, Z13, Z18
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K2
+	VDIVPD.Z    Z8, Z1, K2, Z8
+	VMOVUPD.Z   (AX)(R13*8), K1, Z9
+	VMOVUPD.Z   (BX)(R13*8), K1, Z10
+	VMOVUPD.Z   (DX)(R13*8), K1, Z11
+	VMOVUPD.Z   (SI)(R13*8), K1, Z12
+	VMOVUPD.Z   (CX)(R13*8), K1, Z13
+	VMOVUPD.Z   (DI)(R13*8), K1, Z14
+	VSUBPD      Z9, Z11, Z11
+	VSUBPD      Z10, Z12, Z12
+	VSUBPD      Z2, Z9, Z2
+	VSUBPD      Z3, Z10, Z3
+	VSUBPD      Z13, Z14, Z9
+	VSUBPD      Z6, Z13, Z6
+	VMULPD      Z2, Z4, Z10
+	VMULPD      Z3, Z5, Z13
+	VMULPD      Z11, Z4, Z14
+	VMULPD      Z12, Z5, Z15
+	VADDPD      Z13, Z10, Z10
+	VMULPD      Z6, Z7, Z13
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z9, Z7, Z15
+	VADDPD      Z13, Z10, Z10
+	VADDPD      Z15, Z14, Z13
+	VMULPD      Z8, Z10, Z10
+	VMULPD      Z8, Z13, Z8
+	VMULPD      Z10, Z4, Z14
+	VMULPD      Z10, Z5, Z15
+	VMULPD      Z8, Z4, Z16
+	VMULPD      Z8, Z5, Z17
+	VMULPD      Z10, Z7, Z18
 	VSUBPD      Z2, Z14, Z14
 	VSUBPD      Z3, Z15, Z15
-	VMULPD      Z10, Z13, Z19
-	VSUBPD      Z16, Z5, Z16
-	VSUBPD      Z17, Z6, Z17
-	VSUBPD      Z4, Z18, Z18
-	VSUBPD      Z19, Z7, Z19
+	VMULPD      Z8, Z7, Z19
+	VSUBPD      Z16, Z11, Z16
+	VSUBPD      Z17, Z12, Z17
+	VSUBPD      Z6, Z18, Z18
+	VSUBPD      Z19, Z9, Z19
 	VMULPD      Z16, Z16, Z20
 	VMULPD      Z17, Z17, Z21
 	VMULPD      Z16, Z14, Z14
@@ -37832,41 +40289,41 @@ Closest64AVX512_loop_end:
 	VADDPD      Z15, Z14, Z14
 	VCMPPD      $0x04, Z16, Z0, K2
 	VDIVPD.Z    Z16, Z14, K2, Z14
-	VMULPD      Z5, Z5, Z15
-	VMULPD      Z6, Z6, Z16
-	VADDPD      Z16, Z15, Z15
-	VMULPD      Z7, Z7, Z16
+	VMULPD      Z11, Z11, Z15
+	VMULPD      Z12, Z12, Z16
 	VMINPD      Z1, Z14, Z14
 	VMAXPD      Z0, Z14, Z14
 	VADDPD      Z16, Z15, Z15
+	VMULPD      Z9, Z9, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z8, Z14, Z8
 	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z15
-	VMULPD      Z10, Z14, Z10
-	VADDPD      Z10, Z8, Z8
-	VMULPD      Z5, Z2, Z10
-	VMULPD      Z6, Z3, Z14
+	VDIVPD.Z    Z15, Z1, K2, Z14
+	VADDPD      Z8, Z10, Z8
+	VMULPD      Z11, Z2, Z10
+	VMULPD      Z12, Z3, Z15
 	VMINPD      Z1, Z8, Z8
 	VMAXPD      Z0, Z8, Z8
-	VADDPD      Z14, Z10, Z10
-	VMULPD      Z7, Z4, Z14
-	VADDPD      Z14, Z10, Z10
-	VMULPD      Z9, Z8, Z9
-	VSUBPD      Z10, Z9, Z9
-	VMULPD      Z15, Z9, Z9
-	VMINPD      Z1, Z9, Z1
+	VADDPD      Z15, Z10, Z10
+	VMULPD      Z9, Z6, Z15
+	VADDPD      Z15, Z10, Z10
+	VMULPD      Z13, Z8, Z13
+	VSUBPD      Z10, Z13, Z10
+	VMULPD      Z14, Z10, Z10
+	VMINPD      Z1, Z10, Z1
 	VMAXPD      Z0, Z1, Z0
-	VMULPD      Z0, Z5, Z1
-	VMULPD      Z0, Z6, Z5
-	VMULPD      Z8, Z11, Z6
-	VMULPD      Z8, Z12, Z9
+	VMULPD      Z0, Z11, Z1
+	VMULPD      Z0, Z12, Z10
+	VMULPD      Z8, Z4, Z4
+	VMULPD      Z8, Z5, Z5
 	VADDPD      Z1, Z2, Z1
-	VADDPD      Z5, Z3, Z2
-	VMULPD      Z0, Z7, Z3
-	VMULPD      Z8, Z13, Z5
-	VSUBPD      Z6, Z1, Z1
-	VSUBPD      Z9, Z2, Z2
-	VADDPD      Z3, Z4, Z3
-	VSUBPD      Z5, Z3, Z3
+	VADDPD      Z10, Z3, Z2
+	VMULPD      Z0, Z9, Z3
+	VMULPD      Z8, Z7, Z7
+	VSUBPD      Z4, Z1, Z1
+	VSUBPD      Z5, Z2, Z2
+	VADDPD      Z3, Z6, Z3
+	VSUBPD      Z7, Z3, Z3
 	VMULPD      Z1, Z1, Z1
 	VMULPD      Z2, Z2, Z2
 	VADDPD      Z2, Z1, Z1
@@ -38000,7 +40457,10 @@ Stream64AVX512_done:
 
 // func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-96
+TEXT ·ClosestPoint64AVX512(SB), $2112-96
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
 	MOVQ         px+0(FP), AX
 	MOVQ         py+8(FP), BX
 	MOVQ         pz+16(FP), CX
@@ -38314,43 +40774,42 @@ ClosestPoint64AVX512_loop_end:
 	KMOVW R14, K1
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPD.Z (AX)(R13*8), K1, Z2
-	VMOVUPD.Z (BX)(R13*8), K1, Z3
-	VMOVUPD.Z (CX)(R13*8), K1, Z4
-	VMOVUPD.Z (DX)(R13*8), K1, Z5
-	VMOVUPD.Z (SI)(R13*8), K1, Z6
-	VMOVUPD.Z (DI)(R13*8), K1, Z7
-	VMOVUPD.Z (R8)(R13*8), K1, Z8
-	VMOVUPD.Z (R9)(R13*8), K1, Z9
-	VMOVUPD.Z (R10)(R13*8), K1, Z10
-
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VSUBPD      Z5, Z8, Z8
-	VSUBPD      Z6, Z9, Z9
-	VSUBPD      Z5, Z2, Z2
-	VSUBPD      Z6, Z3, Z3
-	VSUBPD      Z7, Z10, Z5
-	VSUBPD      Z7, Z4, Z4
-	VMULPD      Z8, Z2, Z6
-	VMULPD      Z9, Z3, Z7
-	VMULPD      Z8, Z8, Z10
-	VMULPD      Z9, Z9, Z11
-	VADDPD      Z7, Z6, Z6
-	VMULPD      Z5, Z4, Z7
+	VMOVUPD.Z   (AX)(R13*8), K1, Z2
+	VMOVUPD.Z   (BX)(R13*8), K1, Z3
+	VMOVUPD.Z   (DX)(R13*8), K1, Z4
+	VMOVUPD.Z   (SI)(R13*8), K1, Z5
+	VMOVUPD.Z   (R8)(R13*8), K1, Z6
+	VMOVUPD.Z   (R9)(R13*8), K1, Z7
+	VMOVUPD.Z   (CX)(R13*8), K1, Z8
+	VMOVUPD.Z   (DI)(R13*8), K1, Z9
+	VMOVUPD.Z   (R10)(R13*8), K1, Z10
+	VSUBPD      Z4, Z6, Z6
+	VSUBPD      Z5, Z7, Z7
+	VSUBPD      Z4, Z2, Z2
+	VSUBPD      Z5, Z3, Z3
+	VSUBPD      Z9, Z10, Z4
+	VSUBPD      Z9, Z8, Z5
+	VMULPD      Z6, Z2, Z8
+	VMULPD      Z7, Z3, Z9
+	VMULPD      Z6, Z6, Z10
+	VMULPD      Z7, Z7, Z11
+	VADDPD      Z9, Z8, Z8
+	VMULPD      Z4, Z5, Z9
 	VADDPD      Z11, Z10, Z10
-	VMULPD      Z5, Z5, Z11
-	VADDPD      Z7, Z6, Z6
-	VADDPD      Z11, Z10, Z7
-	VCMPPD      $0x04, Z7, Z0, K2
-	VDIVPD.Z    Z7, Z6, K2, Z6
-	VMINPD      Z1, Z6, Z1
+	VMULPD      Z4, Z4, Z11
+	VADDPD      Z9, Z8, Z8
+	VADDPD      Z11, Z10, Z9
+	VCMPPD      $0x04, Z9, Z0, K2
+	VDIVPD.Z    Z9, Z8, K2, Z8
+	VMINPD      Z1, Z8, Z1
 	VMAXPD      Z0, Z1, Z0
-	VMULPD      Z0, Z8, Z1
-	VMULPD      Z0, Z9, Z6
-	VMULPD      Z0, Z5, Z5
+	VMULPD      Z0, Z6, Z1
+	VMULPD      Z0, Z7, Z6
+	VMULPD      Z0, Z4, Z4
 	VSUBPD      Z2, Z1, Z1
 	VSUBPD      Z3, Z6, Z2
-	VSUBPD      Z4, Z5, Z3
+	VSUBPD      Z5, Z4, Z3
 	VMULPD      Z1, Z1, Z1
 	VMULPD      Z2, Z2, Z2
 	VADDPD      Z2, Z1, Z1

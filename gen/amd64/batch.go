@@ -252,17 +252,42 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // and -2.6% (p = 0.005, 0.003), float64 -2.9% and -2.8% (p = 0.001,
 // 0.016); at 65,536 pairs and for BatchClosestIndexed, which takes the
 // same settings, within noise.
+//
+// Those skews were the lowest that fit in 32 ZMM without spilling, and
+// lower ones kept measuring faster. Since the AVX-512 loops spill too
+// (Spill), the groups overlap much more: the spiller moves the values
+// read again last (the edges M0, u, E between step 1 and the end) to
+// the stack, and their readers take them back as memory operands, which
+// cost no vector-side slot. On the Zen 4 VM (2026-11-25, 4,096 pairs,
+// 10 alternating invocations, ns/pair, against float32 4 groups at 0.55,
+// float64 3 at 0.4 and AVX2 2 at 0.4 without AVX-512 spilling: 1.183,
+// 2.367 and 1.824): float32 4 at 0.15 1.054, 3 at 0.15 1.054, 4 at 0.1
+// 1.077, 3 at 0.2 1.089, 4 at 0.25 1.091, 5 at 0.2 1.104, 3 at 0.25 1.105,
+// 5 at 0.1 and 2 at 0.1 about 1.17; float64 4 at 0.15 2.171, 4 at 0.12
+// 2.181, 3 at 0.15 2.191, 3 at 0.2 2.220, 4 at 0.1 2.236, 5 at 0.15
+// 2.334; AVX2 3 at 0.1 1.577, 3 at 0.15 1.598, 3 at 0.2 1.643, 4 at 0.15
+// 1.681, 2 at 0.15 1.720, 5 at 0.2 1.767 (float64 AVX2 3 at 0.1 3.145
+// against 3.785). A second run (10 invocations against 4 groups at 0.15,
+// 3 at 0.15 and 3 at 0.15) found nothing better: float32 3 at 0.1, 3 and
+// 4 at 0.12 within noise; float64 4 at 0.18 and 3 at 0.12 within noise;
+// AVX2 3 at 0.08 -2%, 3 at 0.05 within noise, 4 groups slower.
 var (
-	Interleave = map[string]int{"AVX512": 4, "AVX51264": 3, "AVX2": 2}
-	Skew       = map[string]float64{"AVX512": 0.55, "AVX51264": 0.4, "AVX2": 0.4}
+	Interleave = map[string]int{"AVX512": 4, "AVX51264": 4, "AVX2": 3}
+	Skew       = map[string]float64{"AVX512": 0.15, "AVX51264": 0.15, "AVX2": 0.1}
 )
 
 // IndexedInterleave and IndexedSkew are Interleave and Skew for the
 // indexed closest loops (ClosestIndexed), whose groups read their inputs
-// from the transposed record sets in memory.
+// from the transposed record sets in memory. There a lower skew gains
+// little (Zen 4 VM, 10 alternating invocations, AVX-512 float32 at
+// 4,096 pairs against 4 groups at 0.55 without spilling: 4 at 0.4 -3.1%
+// and within noise in a second run, 5 and 6 at 0.4 -2.1% and -1.6%, 4 at
+// 0.45 -0.5%, 3 at 0.45 +2%), and below 0.4 avo fails to allocate the
+// 4-group loop: its liveness keeps the upper halves of the registers the
+// record transposes build live from the function's entry.
 var (
 	IndexedInterleave = map[string]int{"AVX512": 4, "AVX51264": 3, "AVX2": 2}
-	IndexedSkew       = map[string]float64{"AVX512": 0.55, "AVX51264": 0.4, "AVX2": 0.4}
+	IndexedSkew       = map[string]float64{"AVX512": 0.4, "AVX51264": 0.4, "AVX2": 0.4}
 )
 
 // Scheduled says for which targets the closest body is reordered as late
