@@ -103,14 +103,14 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		contactBody(l, label, 0)
 		l.begin()
-		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, heldBy(mask), contactSinkRegs), in)
+		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0) }, newSpiller([]*lowering{l}, heldBy(mask)+len(l.pinned), contactSinkRegs), in)
 	}, groups, func(ls []*lowering, label string) {
 		for g, l := range ls {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
 			l.begin()
 		}
 		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g) },
-			newSpiller(ls, 0, contactSinkRegs), nil)
+			newSpiller(ls, len(ls[0].pinned), contactSinkRegs), nil)
 	})
 	if compact {
 		Store(written, ReturnIndex(0))
