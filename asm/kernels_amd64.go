@@ -138,6 +138,12 @@ func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *fl
 //go:noescape
 func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 
+// ClosestWideAVX512 is ClosestAVX512 with the loop of several groups and its stack frame, for any n;
+// ClosestAVX512 jumps here from 64 lanes on.
+//
+//go:noescape
+func ClosestWideAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+
 // StreamAVX512 is the memory-bound baseline with AVX512: it reads the twelve
 // input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
 // y and z, with the same loop and tail as ClosestAVX512.
@@ -179,6 +185,12 @@ func ClosestPoint64AVX2(px *float64, py *float64, pz *float64, cx *float64, cy *
 //
 //go:noescape
 func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+
+// Closest64WideAVX512 is Closest64AVX512 with the loop of several groups and its stack frame, for any n;
+// Closest64AVX512 jumps here from 64 lanes on.
+//
+//go:noescape
+func Closest64WideAVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
 
 // Stream64AVX512 is the memory-bound baseline with AVX512: it reads the twelve
 // input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for

@@ -31825,8 +31825,308 @@ ClosestPointAVX2_done:
 	RET
 
 // func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
+	// From 64 lanes on: ClosestWideAVX512 (a tail call; this function has no frame).
+	MOVQ n+120(FP), R14
+	CMPQ R14, $0x00000040
+	JB   ClosestAVX512_short
+	JMP  ·ClosestWideAVX512+0(SB)
+
+ClosestAVX512_short:
+	MOVQ         ax+0(FP), AX
+	MOVQ         ay+8(FP), BX
+	MOVQ         az+16(FP), CX
+	MOVQ         bx+24(FP), DX
+	MOVQ         by+32(FP), SI
+	MOVQ         bz+40(FP), DI
+	MOVQ         cx+48(FP), R8
+	MOVQ         cy+56(FP), R9
+	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
+	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+	// Loop over 1 group(s) at a time while at least 16 lanes remain.
+	CMPQ R14, $0x00000010
+	JB   ClosestAVX512_loop_end
+
+ClosestAVX512_loop:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*4), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*4), Z3
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*4), Z4
+	VSUBPS      (R8)(R13*4), Z4, Z4
+	VSUBPS      (R9)(R13*4), Z2, Z2
+	VSUBPS      (R10)(R13*4), Z3, Z3
+	VMULPS      Z4, Z4, Z5
+	VMULPS      Z2, Z2, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
+	VDIVPS.Z    Z5, Z1, K1, Z5
+	VMOVUPS     (DX)(R13*4), Z6
+	VSUBPS      (AX)(R13*4), Z6, Z6
+	VMOVUPS     (SI)(R13*4), Z7
+	VSUBPS      (BX)(R13*4), Z7, Z7
+	VMOVUPS     (AX)(R13*4), Z8
+	VSUBPS      (R8)(R13*4), Z8, Z8
+	VMOVUPS     (BX)(R13*4), Z9
+	VSUBPS      (R9)(R13*4), Z9, Z9
+	VMOVUPS     (DI)(R13*4), Z10
+	VSUBPS      (CX)(R13*4), Z10, Z10
+	VMOVUPS     (CX)(R13*4), Z11
+	VSUBPS      (R10)(R13*4), Z11, Z11
+	VMULPS      Z8, Z4, Z12
+	VMULPS      Z9, Z2, Z13
+	VMULPS      Z6, Z4, Z14
+	VMULPS      Z7, Z2, Z15
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z11, Z3, Z13
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z3, Z15
+	VADDPS      Z13, Z12, Z12
+	VADDPS      Z15, Z14, Z13
+	VMULPS      Z5, Z12, Z12
+	VMULPS      Z5, Z13, Z5
+	VMULPS      Z12, Z4, Z14
+	VMULPS      Z12, Z2, Z15
+	VMULPS      Z5, Z4, Z16
+	VMULPS      Z5, Z2, Z17
+	VMULPS      Z12, Z3, Z18
+	VSUBPS      Z8, Z14, Z14
+	VSUBPS      Z9, Z15, Z15
+	VMULPS      Z5, Z3, Z19
+	VSUBPS      Z16, Z6, Z16
+	VSUBPS      Z17, Z7, Z17
+	VSUBPS      Z11, Z18, Z18
+	VSUBPS      Z19, Z10, Z19
+	VMULPS      Z16, Z16, Z20
+	VMULPS      Z17, Z17, Z21
+	VMULPS      Z16, Z14, Z14
+	VMULPS      Z17, Z15, Z15
+	VADDPS      Z21, Z20, Z16
+	VMULPS      Z19, Z19, Z17
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z19, Z18, Z15
+	VADDPS      Z17, Z16, Z16
+	VADDPS      Z15, Z14, Z14
+	VCMPPS      $0x04, Z16, Z0, K1
+	VDIVPS.Z    Z16, Z14, K1, Z14
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VMULPS      Z6, Z6, Z15
+	VMULPS      Z7, Z7, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z10, Z10, Z16
+	VMULPS      Z5, Z14, Z5
+	VADDPS      Z16, Z15, Z14
+	VADDPS      Z5, Z12, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
+	VDIVPS.Z    Z14, Z1, K1, Z12
+	VMULPS      Z6, Z8, Z14
+	VMULPS      Z7, Z9, Z15
+	VMINPS      Z1, Z5, Z5
+	VMAXPS      Z0, Z5, Z5
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z11, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z13, Z5, Z13
+	VSUBPS      Z14, Z13, Z13
+	VMULPS      Z12, Z13, Z12
+	VMINPS      Z1, Z12, Z12
+	VMAXPS      Z0, Z12, Z12
+	VMULPS      Z12, Z6, Z6
+	VMULPS      Z12, Z7, Z7
+	VMULPS      Z5, Z4, Z4
+	VMULPS      Z5, Z2, Z2
+	VADDPS      Z6, Z8, Z6
+	VADDPS      Z7, Z9, Z7
+	VMULPS      Z12, Z10, Z8
+	VMULPS      Z5, Z3, Z3
+	VSUBPS      Z4, Z6, Z4
+	VSUBPS      Z2, Z7, Z2
+	VADDPS      Z8, Z11, Z6
+	VSUBPS      Z3, Z6, Z3
+	VMULPS      Z4, Z4, Z4
+	VMULPS      Z2, Z2, Z2
+	VADDPS      Z2, Z4, Z2
+	VMULPS      Z3, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z5, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	VBROADCASTSS canonicalnan<>+0(SB), Z2
+	MOVQ         s+96(FP), R12
+	VMOVUPS      Z2, K1, (R12)(R13*4)
+	MOVQ         t+104(FP), R12
+	VMOVUPS      Z2, K1, (R12)(R13*4)
+	MOVQ         dist2+112(FP), R12
+	VMOVUPS      Z2, K1, (R12)(R13*4)
+	ADDQ         $0x00000010, R13
+	SUBQ         $0x00000010, R14
+	CMPQ         R14, $0x00000010
+	JAE          ClosestAVX512_loop
+
+ClosestAVX512_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ R14, R14
+	JZ    ClosestAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Masked loads: lanes past n read as zero.
+	VMOVUPS.Z (AX)(R13*4), K1, Z2
+	VMOVUPS.Z (BX)(R13*4), K1, Z3
+	VMOVUPS.Z (CX)(R13*4), K1, Z4
+	VMOVUPS.Z (DX)(R13*4), K1, Z5
+	VMOVUPS.Z (SI)(R13*4), K1, Z6
+	VMOVUPS.Z (DI)(R13*4), K1, Z7
+	VMOVUPS.Z (R8)(R13*4), K1, Z8
+	VMOVUPS.Z (R9)(R13*4), K1, Z9
+	VMOVUPS.Z (R10)(R13*4), K1, Z10
+	VMOVUPS.Z (R11)(R13*4), K1, Z11
+	MOVQ      dy+80(FP), R12
+	VMOVUPS.Z (R12)(R13*4), K1, Z12
+	MOVQ      dz+88(FP), R12
+	VMOVUPS.Z (R12)(R13*4), K1, Z13
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPS      Z8, Z11, Z11
+	VSUBPS      Z9, Z12, Z12
+	VSUBPS      Z10, Z13, Z13
+	VMULPS      Z11, Z11, Z14
+	VMULPS      Z12, Z12, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z13, Z13, Z15
+	VADDPS      Z15, Z14, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z14
+	VSUBPS      Z2, Z5, Z5
+	VSUBPS      Z3, Z6, Z6
+	VSUBPS      Z8, Z2, Z2
+	VSUBPS      Z9, Z3, Z3
+	VSUBPS      Z4, Z7, Z7
+	VSUBPS      Z10, Z4, Z4
+	VMULPS      Z2, Z11, Z8
+	VMULPS      Z3, Z12, Z9
+	VMULPS      Z5, Z11, Z10
+	VMULPS      Z6, Z12, Z15
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z4, Z13, Z9
+	VADDPS      Z15, Z10, Z10
+	VMULPS      Z7, Z13, Z15
+	VADDPS      Z9, Z8, Z8
+	VADDPS      Z15, Z10, Z9
+	VMULPS      Z14, Z8, Z8
+	VMULPS      Z14, Z9, Z10
+	VMULPS      Z8, Z11, Z14
+	VMULPS      Z8, Z12, Z15
+	VMULPS      Z10, Z11, Z16
+	VMULPS      Z10, Z12, Z17
+	VMULPS      Z8, Z13, Z18
+	VSUBPS      Z2, Z14, Z14
+	VSUBPS      Z3, Z15, Z15
+	VMULPS      Z10, Z13, Z19
+	VSUBPS      Z16, Z5, Z16
+	VSUBPS      Z17, Z6, Z17
+	VSUBPS      Z4, Z18, Z18
+	VSUBPS      Z19, Z7, Z19
+	VMULPS      Z16, Z16, Z20
+	VMULPS      Z17, Z17, Z21
+	VMULPS      Z16, Z14, Z14
+	VMULPS      Z17, Z15, Z15
+	VADDPS      Z21, Z20, Z16
+	VMULPS      Z19, Z19, Z17
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z19, Z18, Z15
+	VADDPS      Z17, Z16, Z16
+	VADDPS      Z15, Z14, Z14
+	VCMPPS      $0x04, Z16, Z0, K2
+	VDIVPS.Z    Z16, Z14, K2, Z14
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VMULPS      Z5, Z5, Z15
+	VMULPS      Z6, Z6, Z16
+	VADDPS      Z16, Z15, Z15
+	VMULPS      Z7, Z7, Z16
+	VMULPS      Z10, Z14, Z10
+	VADDPS      Z16, Z15, Z14
+	VADDPS      Z10, Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z10
+	VMULPS      Z5, Z2, Z14
+	VMULPS      Z6, Z3, Z15
+	VMINPS      Z1, Z8, Z8
+	VMAXPS      Z0, Z8, Z8
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z7, Z4, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z9, Z8, Z9
+	VSUBPS      Z14, Z9, Z9
+	VMULPS      Z10, Z9, Z9
+	VMINPS      Z1, Z9, Z1
+	VMAXPS      Z0, Z1, Z0
+	VMULPS      Z0, Z5, Z1
+	VMULPS      Z0, Z6, Z5
+	VMULPS      Z8, Z11, Z6
+	VMULPS      Z8, Z12, Z9
+	VADDPS      Z1, Z2, Z1
+	VADDPS      Z5, Z3, Z2
+	VMULPS      Z0, Z7, Z3
+	VMULPS      Z8, Z13, Z5
+	VSUBPS      Z6, Z1, Z1
+	VSUBPS      Z9, Z2, Z2
+	VADDPS      Z3, Z4, Z3
+	VSUBPS      Z5, Z3, Z3
+	VMULPS      Z1, Z1, Z1
+	VMULPS      Z2, Z2, Z2
+	VADDPS      Z2, Z1, Z1
+	VMULPS      Z3, Z3, Z2
+	VADDPS      Z2, Z1, Z1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z0, K1, (R12)(R13*4)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z8, K1, (R12)(R13*4)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z1, K1, (R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	KANDW        K1, K2, K3
+	VBROADCASTSS canonicalnan<>+0(SB), Z0
+	MOVQ         s+96(FP), R12
+	VMOVUPS      Z0, K3, (R12)(R13*4)
+	KANDW        K1, K2, K3
+	MOVQ         t+104(FP), R12
+	VMOVUPS      Z0, K3, (R12)(R13*4)
+	KANDW        K1, K2, K1
+	MOVQ         dist2+112(FP), R12
+	VMOVUPS      Z0, K1, (R12)(R13*4)
+
+ClosestAVX512_done:
+	VZEROUPPER
+	RET
+
+// func ClosestWideAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestAVX512(SB), $8256-128
+TEXT ·ClosestWideAVX512(SB), $2112-128
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -31847,7 +32147,7 @@ TEXT ·ClosestAVX512(SB), $8256-128
 	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
 	// (no read-for-ownership of the output lines), then SFENCE.
 	CMPQ  R14, $0x00040000
-	JB    ClosestAVX512_nt_skip
+	JB    ClosestWideAVX512_nt_skip
 	MOVQ  s+96(FP), R12
 	MOVQ  t+104(FP), R13
 	ORQ   R13, R12
@@ -31855,17 +32155,17 @@ TEXT ·ClosestAVX512(SB), $8256-128
 	ORQ   R13, R12
 	XORQ  R13, R13
 	TESTQ $0x0000003f, R12
-	JNZ   ClosestAVX512_nt_skip
+	JNZ   ClosestWideAVX512_nt_skip
 
 	// Unless asm.PrefetchInputs (set per CPU by package kernel).
 	CMPB ·PrefetchInputs+0(SB), $0x00
-	JE   ClosestAVX512_nt_noprefetch
+	JE   ClosestWideAVX512_nt_noprefetch
 
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
-	JB   ClosestAVX512_nt_end
+	JB   ClosestWideAVX512_nt_end
 
-ClosestAVX512_nt:
+ClosestWideAVX512_nt:
 	// Prefetch the input streams a few groups ahead (a prefetch never faults);
 	// prefetching the outputs too measured slower.
 	PREFETCHT1 1024(AX)(R13*4)
@@ -32464,17 +32764,17 @@ ClosestAVX512_nt:
 	ADDQ     $0x00000040, R13
 	SUBQ     $0x00000040, R14
 	CMPQ     R14, $0x00004000
-	JAE      ClosestAVX512_nt
+	JAE      ClosestWideAVX512_nt
 
-ClosestAVX512_nt_end:
-	JMP ClosestAVX512_nt_fence
+ClosestWideAVX512_nt_end:
+	JMP ClosestWideAVX512_nt_fence
 
-ClosestAVX512_nt_noprefetch:
+ClosestWideAVX512_nt_noprefetch:
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
-	JB   ClosestAVX512_ntplain_end
+	JB   ClosestWideAVX512_ntplain_end
 
-ClosestAVX512_ntplain:
+ClosestWideAVX512_ntplain:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
 	VMOVUPS (R12)(R13*4), Z2
@@ -33010,22 +33310,22 @@ ClosestAVX512_ntplain:
 	ADDQ     $0x00000040, R13
 	SUBQ     $0x00000040, R14
 	CMPQ     R14, $0x00004000
-	JAE      ClosestAVX512_ntplain
+	JAE      ClosestWideAVX512_ntplain
 
-ClosestAVX512_ntplain_end:
-ClosestAVX512_nt_fence:
+ClosestWideAVX512_ntplain_end:
+ClosestWideAVX512_nt_fence:
 	SFENCE
 
-ClosestAVX512_nt_skip:
+ClosestWideAVX512_nt_skip:
 	// Unless asm.PrefetchInputs (set per CPU by package kernel).
 	CMPB ·PrefetchInputs+0(SB), $0x00
-	JE   ClosestAVX512_prefetch_end
+	JE   ClosestWideAVX512_prefetch_end
 
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
-	JB   ClosestAVX512_prefetch_end
+	JB   ClosestWideAVX512_prefetch_end
 
-ClosestAVX512_prefetch:
+ClosestWideAVX512_prefetch:
 	// Prefetch the input streams a few groups ahead (a prefetch never faults);
 	// prefetching the outputs too measured slower.
 	PREFETCHT1 1024(AX)(R13*4)
@@ -33642,14 +33942,14 @@ ClosestAVX512_prefetch:
 	ADDQ         $0x00000040, R13
 	SUBQ         $0x00000040, R14
 	CMPQ         R14, $0x00004000
-	JAE          ClosestAVX512_prefetch
+	JAE          ClosestWideAVX512_prefetch
 
-ClosestAVX512_prefetch_end:
+ClosestWideAVX512_prefetch_end:
 	// Loop over 4 group(s) at a time while at least 64 lanes remain.
 	CMPQ R14, $0x00000040
-	JB   ClosestAVX512_groups_end
+	JB   ClosestWideAVX512_groups_end
 
-ClosestAVX512_groups:
+ClosestWideAVX512_groups:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ    dx+72(FP), R12
 	VMOVUPS (R12)(R13*4), Z2
@@ -34203,14 +34503,14 @@ ClosestAVX512_groups:
 	ADDQ         $0x00000040, R13
 	SUBQ         $0x00000040, R14
 	CMPQ         R14, $0x00000040
-	JAE          ClosestAVX512_groups
+	JAE          ClosestWideAVX512_groups
 
-ClosestAVX512_groups_end:
+ClosestWideAVX512_groups_end:
 	// Loop over 1 group(s) at a time while at least 16 lanes remain.
 	CMPQ R14, $0x00000010
-	JB   ClosestAVX512_loop_end
+	JB   ClosestWideAVX512_loop_end
 
-ClosestAVX512_loop:
+ClosestWideAVX512_loop:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     (R12)(R13*4), Z2
@@ -34337,12 +34637,12 @@ ClosestAVX512_loop:
 	ADDQ         $0x00000010, R13
 	SUBQ         $0x00000010, R14
 	CMPQ         R14, $0x00000010
-	JAE          ClosestAVX512_loop
+	JAE          ClosestWideAVX512_loop
 
-ClosestAVX512_loop_end:
+ClosestWideAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
-	JZ    ClosestAVX512_done
+	JZ    ClosestWideAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
 	KMOVW R14, K1
 
@@ -34477,7 +34777,7 @@ ClosestAVX512_loop_end:
 	MOVQ         dist2+112(FP), R12
 	VMOVUPS      Z0, K1, (R12)(R13*4)
 
-ClosestAVX512_done:
+ClosestWideAVX512_done:
 	VZEROUPPER
 	RET
 
@@ -34583,10 +34883,7 @@ StreamAVX512_done:
 
 // func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestPointAVX512(SB), $2112-96
-	LEAQ         (SP), R11
-	ADDQ         $0x3f, R11
-	ANDQ         $-64, R11
+TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
 	MOVQ         px+0(FP), AX
 	MOVQ         py+8(FP), BX
 	MOVQ         pz+16(FP), CX
@@ -34900,42 +35197,43 @@ ClosestPointAVX512_loop_end:
 	KMOVW R14, K1
 
 	// Masked loads: lanes past n read as zero.
+	VMOVUPS.Z (AX)(R13*4), K1, Z2
+	VMOVUPS.Z (BX)(R13*4), K1, Z3
+	VMOVUPS.Z (CX)(R13*4), K1, Z4
+	VMOVUPS.Z (DX)(R13*4), K1, Z5
+	VMOVUPS.Z (SI)(R13*4), K1, Z6
+	VMOVUPS.Z (DI)(R13*4), K1, Z7
+	VMOVUPS.Z (R8)(R13*4), K1, Z8
+	VMOVUPS.Z (R9)(R13*4), K1, Z9
+	VMOVUPS.Z (R10)(R13*4), K1, Z10
+
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS.Z   (AX)(R13*4), K1, Z2
-	VMOVUPS.Z   (BX)(R13*4), K1, Z3
-	VMOVUPS.Z   (DX)(R13*4), K1, Z4
-	VMOVUPS.Z   (SI)(R13*4), K1, Z5
-	VMOVUPS.Z   (R8)(R13*4), K1, Z6
-	VMOVUPS.Z   (R9)(R13*4), K1, Z7
-	VMOVUPS.Z   (CX)(R13*4), K1, Z8
-	VMOVUPS.Z   (DI)(R13*4), K1, Z9
-	VMOVUPS.Z   (R10)(R13*4), K1, Z10
-	VSUBPS      Z4, Z6, Z6
-	VSUBPS      Z5, Z7, Z7
-	VSUBPS      Z4, Z2, Z2
-	VSUBPS      Z5, Z3, Z3
-	VSUBPS      Z9, Z10, Z4
-	VSUBPS      Z9, Z8, Z5
-	VMULPS      Z6, Z2, Z8
-	VMULPS      Z7, Z3, Z9
-	VMULPS      Z6, Z6, Z10
-	VMULPS      Z7, Z7, Z11
-	VADDPS      Z9, Z8, Z8
-	VMULPS      Z4, Z5, Z9
+	VSUBPS      Z5, Z8, Z8
+	VSUBPS      Z6, Z9, Z9
+	VSUBPS      Z5, Z2, Z2
+	VSUBPS      Z6, Z3, Z3
+	VSUBPS      Z7, Z10, Z5
+	VSUBPS      Z7, Z4, Z4
+	VMULPS      Z8, Z2, Z6
+	VMULPS      Z9, Z3, Z7
+	VMULPS      Z8, Z8, Z10
+	VMULPS      Z9, Z9, Z11
+	VADDPS      Z7, Z6, Z6
+	VMULPS      Z5, Z4, Z7
 	VADDPS      Z11, Z10, Z10
-	VMULPS      Z4, Z4, Z11
-	VADDPS      Z9, Z8, Z8
-	VADDPS      Z11, Z10, Z9
-	VCMPPS      $0x04, Z9, Z0, K2
-	VDIVPS.Z    Z9, Z8, K2, Z8
-	VMINPS      Z1, Z8, Z1
+	VMULPS      Z5, Z5, Z11
+	VADDPS      Z7, Z6, Z6
+	VADDPS      Z11, Z10, Z7
+	VCMPPS      $0x04, Z7, Z0, K2
+	VDIVPS.Z    Z7, Z6, K2, Z6
+	VMINPS      Z1, Z6, Z1
 	VMAXPS      Z0, Z1, Z0
-	VMULPS      Z0, Z6, Z1
-	VMULPS      Z0, Z7, Z6
-	VMULPS      Z0, Z4, Z4
+	VMULPS      Z0, Z8, Z1
+	VMULPS      Z0, Z9, Z6
+	VMULPS      Z0, Z5, Z5
 	VSUBPS      Z2, Z1, Z1
 	VSUBPS      Z3, Z6, Z2
-	VSUBPS      Z5, Z4, Z3
+	VSUBPS      Z4, Z5, Z3
 	VMULPS      Z1, Z1, Z1
 	VMULPS      Z2, Z2, Z2
 	VADDPS      Z2, Z1, Z1
@@ -37699,8 +37997,308 @@ ClosestPoint64AVX2_done:
 	RET
 
 // func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
+	// From 64 lanes on: Closest64WideAVX512 (a tail call; this function has no frame).
+	MOVQ n+120(FP), R14
+	CMPQ R14, $0x00000040
+	JB   Closest64AVX512_short
+	JMP  ·Closest64WideAVX512+0(SB)
+
+Closest64AVX512_short:
+	MOVQ         ax+0(FP), AX
+	MOVQ         ay+8(FP), BX
+	MOVQ         az+16(FP), CX
+	MOVQ         bx+24(FP), DX
+	MOVQ         by+32(FP), SI
+	MOVQ         bz+40(FP), DI
+	MOVQ         cx+48(FP), R8
+	MOVQ         cy+56(FP), R9
+	MOVQ         cz+64(FP), R10
+	MOVQ         dx+72(FP), R11
+	XORQ         R13, R13
+	MOVQ         n+120(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+	// Loop over 1 group(s) at a time while at least 8 lanes remain.
+	CMPQ R14, $0x00000008
+	JB   Closest64AVX512_loop_end
+
+Closest64AVX512_loop:
+	MOVQ    dy+80(FP), R12
+	VMOVUPS (R12)(R13*8), Z2
+	MOVQ    dz+88(FP), R12
+	VMOVUPS (R12)(R13*8), Z3
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VMOVUPS     (R11)(R13*8), Z4
+	VSUBPD      (R8)(R13*8), Z4, Z4
+	VSUBPD      (R9)(R13*8), Z2, Z2
+	VSUBPD      (R10)(R13*8), Z3, Z3
+	VMULPD      Z4, Z4, Z5
+	VMULPD      Z2, Z2, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z3, Z3, Z6
+	VADDPD      Z6, Z5, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
+	VDIVPD.Z    Z5, Z1, K1, Z5
+	VMOVUPS     (DX)(R13*8), Z6
+	VSUBPD      (AX)(R13*8), Z6, Z6
+	VMOVUPS     (SI)(R13*8), Z7
+	VSUBPD      (BX)(R13*8), Z7, Z7
+	VMOVUPS     (AX)(R13*8), Z8
+	VSUBPD      (R8)(R13*8), Z8, Z8
+	VMOVUPS     (BX)(R13*8), Z9
+	VSUBPD      (R9)(R13*8), Z9, Z9
+	VMOVUPS     (DI)(R13*8), Z10
+	VSUBPD      (CX)(R13*8), Z10, Z10
+	VMOVUPS     (CX)(R13*8), Z11
+	VSUBPD      (R10)(R13*8), Z11, Z11
+	VMULPD      Z8, Z4, Z12
+	VMULPD      Z9, Z2, Z13
+	VMULPD      Z6, Z4, Z14
+	VMULPD      Z7, Z2, Z15
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z11, Z3, Z13
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z10, Z3, Z15
+	VADDPD      Z13, Z12, Z12
+	VADDPD      Z15, Z14, Z13
+	VMULPD      Z5, Z12, Z12
+	VMULPD      Z5, Z13, Z5
+	VMULPD      Z12, Z4, Z14
+	VMULPD      Z12, Z2, Z15
+	VMULPD      Z5, Z4, Z16
+	VMULPD      Z5, Z2, Z17
+	VMULPD      Z12, Z3, Z18
+	VSUBPD      Z8, Z14, Z14
+	VSUBPD      Z9, Z15, Z15
+	VMULPD      Z5, Z3, Z19
+	VSUBPD      Z16, Z6, Z16
+	VSUBPD      Z17, Z7, Z17
+	VSUBPD      Z11, Z18, Z18
+	VSUBPD      Z19, Z10, Z19
+	VMULPD      Z16, Z16, Z20
+	VMULPD      Z17, Z17, Z21
+	VMULPD      Z16, Z14, Z14
+	VMULPD      Z17, Z15, Z15
+	VADDPD      Z21, Z20, Z16
+	VMULPD      Z19, Z19, Z17
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z19, Z18, Z15
+	VADDPD      Z17, Z16, Z16
+	VADDPD      Z15, Z14, Z14
+	VCMPPD      $0x04, Z16, Z0, K1
+	VDIVPD.Z    Z16, Z14, K1, Z14
+	VMULPD      Z6, Z6, Z15
+	VMULPD      Z7, Z7, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z10, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z5, Z14, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
+	VDIVPD.Z    Z15, Z1, K1, Z14
+	VADDPD      Z5, Z12, Z5
+	VMULPD      Z6, Z8, Z12
+	VMULPD      Z7, Z9, Z15
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z15, Z12, Z12
+	VMULPD      Z10, Z11, Z15
+	VADDPD      Z15, Z12, Z12
+	VMULPD      Z13, Z5, Z13
+	VSUBPD      Z12, Z13, Z12
+	VMULPD      Z14, Z12, Z12
+	VMINPD      Z1, Z12, Z12
+	VMAXPD      Z0, Z12, Z12
+	VMULPD      Z12, Z6, Z6
+	VMULPD      Z12, Z7, Z7
+	VMULPD      Z5, Z4, Z4
+	VMULPD      Z5, Z2, Z2
+	VADDPD      Z6, Z8, Z6
+	VADDPD      Z7, Z9, Z7
+	VMULPD      Z12, Z10, Z8
+	VMULPD      Z5, Z3, Z3
+	VSUBPD      Z4, Z6, Z4
+	VSUBPD      Z2, Z7, Z2
+	VADDPD      Z8, Z11, Z6
+	VSUBPD      Z3, Z6, Z3
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z2, Z2, Z2
+	VADDPD      Z2, Z4, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPS Z12, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPS Z5, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPS Z2, (R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	VBROADCASTSD canonicalnan64<>+0(SB), Z2
+	MOVQ         s+96(FP), R12
+	VMOVUPD      Z2, K1, (R12)(R13*8)
+	MOVQ         t+104(FP), R12
+	VMOVUPD      Z2, K1, (R12)(R13*8)
+	MOVQ         dist2+112(FP), R12
+	VMOVUPD      Z2, K1, (R12)(R13*8)
+	ADDQ         $0x00000008, R13
+	SUBQ         $0x00000008, R14
+	CMPQ         R14, $0x00000008
+	JAE          Closest64AVX512_loop
+
+Closest64AVX512_loop_end:
+	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
+	TESTQ R14, R14
+	JZ    Closest64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// Masked loads: lanes past n read as zero.
+	VMOVUPD.Z (AX)(R13*8), K1, Z2
+	VMOVUPD.Z (BX)(R13*8), K1, Z3
+	VMOVUPD.Z (CX)(R13*8), K1, Z4
+	VMOVUPD.Z (DX)(R13*8), K1, Z5
+	VMOVUPD.Z (SI)(R13*8), K1, Z6
+	VMOVUPD.Z (DI)(R13*8), K1, Z7
+	VMOVUPD.Z (R8)(R13*8), K1, Z8
+	VMOVUPD.Z (R9)(R13*8), K1, Z9
+	VMOVUPD.Z (R10)(R13*8), K1, Z10
+	VMOVUPD.Z (R11)(R13*8), K1, Z11
+	MOVQ      dy+80(FP), R12
+	VMOVUPD.Z (R12)(R13*8), K1, Z12
+	MOVQ      dz+88(FP), R12
+	VMOVUPD.Z (R12)(R13*8), K1, Z13
+
+	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
+	VSUBPD      Z8, Z11, Z11
+	VSUBPD      Z9, Z12, Z12
+	VSUBPD      Z10, Z13, Z13
+	VMULPD      Z11, Z11, Z14
+	VMULPD      Z12, Z12, Z15
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z13, Z13, Z15
+	VADDPD      Z15, Z14, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K2
+	VDIVPD.Z    Z14, Z1, K2, Z14
+	VSUBPD      Z2, Z5, Z5
+	VSUBPD      Z3, Z6, Z6
+	VSUBPD      Z8, Z2, Z2
+	VSUBPD      Z9, Z3, Z3
+	VSUBPD      Z4, Z7, Z7
+	VSUBPD      Z10, Z4, Z4
+	VMULPD      Z2, Z11, Z8
+	VMULPD      Z3, Z12, Z9
+	VMULPD      Z5, Z11, Z10
+	VMULPD      Z6, Z12, Z15
+	VADDPD      Z9, Z8, Z8
+	VMULPD      Z4, Z13, Z9
+	VADDPD      Z15, Z10, Z10
+	VMULPD      Z7, Z13, Z15
+	VADDPD      Z9, Z8, Z8
+	VADDPD      Z15, Z10, Z9
+	VMULPD      Z14, Z8, Z8
+	VMULPD      Z14, Z9, Z10
+	VMULPD      Z8, Z11, Z14
+	VMULPD      Z8, Z12, Z15
+	VMULPD      Z10, Z11, Z16
+	VMULPD      Z10, Z12, Z17
+	VMULPD      Z8, Z13, Z18
+	VSUBPD      Z2, Z14, Z14
+	VSUBPD      Z3, Z15, Z15
+	VMULPD      Z10, Z13, Z19
+	VSUBPD      Z16, Z5, Z16
+	VSUBPD      Z17, Z6, Z17
+	VSUBPD      Z4, Z18, Z18
+	VSUBPD      Z19, Z7, Z19
+	VMULPD      Z16, Z16, Z20
+	VMULPD      Z17, Z17, Z21
+	VMULPD      Z16, Z14, Z14
+	VMULPD      Z17, Z15, Z15
+	VADDPD      Z21, Z20, Z16
+	VMULPD      Z19, Z19, Z17
+	VADDPD      Z15, Z14, Z14
+	VMULPD      Z19, Z18, Z15
+	VADDPD      Z17, Z16, Z16
+	VADDPD      Z15, Z14, Z14
+	VCMPPD      $0x04, Z16, Z0, K2
+	VDIVPD.Z    Z16, Z14, K2, Z14
+	VMULPD      Z5, Z5, Z15
+	VMULPD      Z6, Z6, Z16
+	VMINPD      Z1, Z14, Z14
+	VMAXPD      Z0, Z14, Z14
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z7, Z7, Z16
+	VADDPD      Z16, Z15, Z15
+	VMULPD      Z10, Z14, Z10
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z14
+	VADDPD      Z10, Z8, Z8
+	VMULPD      Z5, Z2, Z10
+	VMULPD      Z6, Z3, Z15
+	VMINPD      Z1, Z8, Z8
+	VMAXPD      Z0, Z8, Z8
+	VADDPD      Z15, Z10, Z10
+	VMULPD      Z7, Z4, Z15
+	VADDPD      Z15, Z10, Z10
+	VMULPD      Z9, Z8, Z9
+	VSUBPD      Z10, Z9, Z9
+	VMULPD      Z14, Z9, Z9
+	VMINPD      Z1, Z9, Z1
+	VMAXPD      Z0, Z1, Z0
+	VMULPD      Z0, Z5, Z1
+	VMULPD      Z0, Z6, Z5
+	VMULPD      Z8, Z11, Z6
+	VMULPD      Z8, Z12, Z9
+	VADDPD      Z1, Z2, Z1
+	VADDPD      Z5, Z3, Z2
+	VMULPD      Z0, Z7, Z3
+	VMULPD      Z8, Z13, Z5
+	VSUBPD      Z6, Z1, Z1
+	VSUBPD      Z9, Z2, Z2
+	VADDPD      Z3, Z4, Z3
+	VSUBPD      Z5, Z3, Z3
+	VMULPD      Z1, Z1, Z1
+	VMULPD      Z2, Z2, Z2
+	VADDPD      Z2, Z1, Z1
+	VMULPD      Z3, Z3, Z2
+	VADDPD      Z2, Z1, Z1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+
+	// Store the results of group 0.
+	MOVQ    s+96(FP), R12
+	VMOVUPD Z0, K1, (R12)(R13*8)
+	MOVQ    t+104(FP), R12
+	VMOVUPD Z8, K1, (R12)(R13*8)
+	MOVQ    dist2+112(FP), R12
+	VMOVUPD Z1, K1, (R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
+	KANDW        K1, K2, K3
+	VBROADCASTSD canonicalnan64<>+0(SB), Z0
+	MOVQ         s+96(FP), R12
+	VMOVUPD      Z0, K3, (R12)(R13*8)
+	KANDW        K1, K2, K3
+	MOVQ         t+104(FP), R12
+	VMOVUPD      Z0, K3, (R12)(R13*8)
+	KANDW        K1, K2, K1
+	MOVQ         dist2+112(FP), R12
+	VMOVUPD      Z0, K1, (R12)(R13*8)
+
+Closest64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func Closest64WideAVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·Closest64AVX512(SB), $8256-128
+TEXT ·Closest64WideAVX512(SB), $2112-128
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -37721,7 +38319,7 @@ TEXT ·Closest64AVX512(SB), $8256-128
 	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
 	// (no read-for-ownership of the output lines), then SFENCE.
 	CMPQ  R14, $0x00040000
-	JB    Closest64AVX512_nt_skip
+	JB    Closest64WideAVX512_nt_skip
 	MOVQ  s+96(FP), R12
 	MOVQ  t+104(FP), R13
 	ORQ   R13, R12
@@ -37729,17 +38327,17 @@ TEXT ·Closest64AVX512(SB), $8256-128
 	ORQ   R13, R12
 	XORQ  R13, R13
 	TESTQ $0x0000003f, R12
-	JNZ   Closest64AVX512_nt_skip
+	JNZ   Closest64WideAVX512_nt_skip
 
 	// Unless asm.PrefetchInputs (set per CPU by package kernel).
 	CMPB ·PrefetchInputs+0(SB), $0x00
-	JE   Closest64AVX512_nt_noprefetch
+	JE   Closest64WideAVX512_nt_noprefetch
 
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
-	JB   Closest64AVX512_nt_end
+	JB   Closest64WideAVX512_nt_end
 
-Closest64AVX512_nt:
+Closest64WideAVX512_nt:
 	// Prefetch the input streams a few groups ahead (a prefetch never faults);
 	// prefetching the outputs too measured slower.
 	PREFETCHT1 1024(AX)(R13*8)
@@ -38338,17 +38936,17 @@ Closest64AVX512_nt:
 	ADDQ     $0x00000020, R13
 	SUBQ     $0x00000020, R14
 	CMPQ     R14, $0x00004000
-	JAE      Closest64AVX512_nt
+	JAE      Closest64WideAVX512_nt
 
-Closest64AVX512_nt_end:
-	JMP Closest64AVX512_nt_fence
+Closest64WideAVX512_nt_end:
+	JMP Closest64WideAVX512_nt_fence
 
-Closest64AVX512_nt_noprefetch:
+Closest64WideAVX512_nt_noprefetch:
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
-	JB   Closest64AVX512_ntplain_end
+	JB   Closest64WideAVX512_ntplain_end
 
-Closest64AVX512_ntplain:
+Closest64WideAVX512_ntplain:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     (R12)(R13*8), Z2
@@ -38884,22 +39482,22 @@ Closest64AVX512_ntplain:
 	ADDQ     $0x00000020, R13
 	SUBQ     $0x00000020, R14
 	CMPQ     R14, $0x00004000
-	JAE      Closest64AVX512_ntplain
+	JAE      Closest64WideAVX512_ntplain
 
-Closest64AVX512_ntplain_end:
-Closest64AVX512_nt_fence:
+Closest64WideAVX512_ntplain_end:
+Closest64WideAVX512_nt_fence:
 	SFENCE
 
-Closest64AVX512_nt_skip:
+Closest64WideAVX512_nt_skip:
 	// Unless asm.PrefetchInputs (set per CPU by package kernel).
 	CMPB ·PrefetchInputs+0(SB), $0x00
-	JE   Closest64AVX512_prefetch_end
+	JE   Closest64WideAVX512_prefetch_end
 
 	// Loop over 4 group(s) at a time while at least 16384 lanes remain.
 	CMPQ R14, $0x00004000
-	JB   Closest64AVX512_prefetch_end
+	JB   Closest64WideAVX512_prefetch_end
 
-Closest64AVX512_prefetch:
+Closest64WideAVX512_prefetch:
 	// Prefetch the input streams a few groups ahead (a prefetch never faults);
 	// prefetching the outputs too measured slower.
 	PREFETCHT1 1024(AX)(R13*8)
@@ -39516,14 +40114,14 @@ Closest64AVX512_prefetch:
 	ADDQ         $0x00000020, R13
 	SUBQ         $0x00000020, R14
 	CMPQ         R14, $0x00004000
-	JAE          Closest64AVX512_prefetch
+	JAE          Closest64WideAVX512_prefetch
 
-Closest64AVX512_prefetch_end:
+Closest64WideAVX512_prefetch_end:
 	// Loop over 4 group(s) at a time while at least 32 lanes remain.
 	CMPQ R14, $0x00000020
-	JB   Closest64AVX512_groups_end
+	JB   Closest64WideAVX512_groups_end
 
-Closest64AVX512_groups:
+Closest64WideAVX512_groups:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     (R12)(R13*8), Z2
@@ -40077,14 +40675,14 @@ Closest64AVX512_groups:
 	ADDQ         $0x00000020, R13
 	SUBQ         $0x00000020, R14
 	CMPQ         R14, $0x00000020
-	JAE          Closest64AVX512_groups
+	JAE          Closest64WideAVX512_groups
 
-Closest64AVX512_groups_end:
+Closest64WideAVX512_groups_end:
 	// Loop over 1 group(s) at a time while at least 8 lanes remain.
 	CMPQ R14, $0x00000008
-	JB   Closest64AVX512_loop_end
+	JB   Closest64WideAVX512_loop_end
 
-Closest64AVX512_loop:
+Closest64WideAVX512_loop:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     (R12)(R13*8), Z2
@@ -40211,12 +40809,12 @@ Closest64AVX512_loop:
 	ADDQ         $0x00000008, R13
 	SUBQ         $0x00000008, R14
 	CMPQ         R14, $0x00000008
-	JAE          Closest64AVX512_loop
+	JAE          Closest64WideAVX512_loop
 
-Closest64AVX512_loop_end:
+Closest64WideAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
-	JZ    Closest64AVX512_done
+	JZ    Closest64WideAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
 	KMOVW R14, K1
 
@@ -40351,7 +40949,7 @@ Closest64AVX512_loop_end:
 	MOVQ         dist2+112(FP), R12
 	VMOVUPD      Z0, K1, (R12)(R13*8)
 
-Closest64AVX512_done:
+Closest64WideAVX512_done:
 	VZEROUPPER
 	RET
 
@@ -40457,10 +41055,7 @@ Stream64AVX512_done:
 
 // func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestPoint64AVX512(SB), $2112-96
-	LEAQ         (SP), R11
-	ADDQ         $0x3f, R11
-	ANDQ         $-64, R11
+TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-96
 	MOVQ         px+0(FP), AX
 	MOVQ         py+8(FP), BX
 	MOVQ         pz+16(FP), CX
@@ -40774,42 +41369,43 @@ ClosestPoint64AVX512_loop_end:
 	KMOVW R14, K1
 
 	// Masked loads: lanes past n read as zero.
+	VMOVUPD.Z (AX)(R13*8), K1, Z2
+	VMOVUPD.Z (BX)(R13*8), K1, Z3
+	VMOVUPD.Z (CX)(R13*8), K1, Z4
+	VMOVUPD.Z (DX)(R13*8), K1, Z5
+	VMOVUPD.Z (SI)(R13*8), K1, Z6
+	VMOVUPD.Z (DI)(R13*8), K1, Z7
+	VMOVUPD.Z (R8)(R13*8), K1, Z8
+	VMOVUPD.Z (R9)(R13*8), K1, Z9
+	VMOVUPD.Z (R10)(R13*8), K1, Z10
+
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPD.Z   (AX)(R13*8), K1, Z2
-	VMOVUPD.Z   (BX)(R13*8), K1, Z3
-	VMOVUPD.Z   (DX)(R13*8), K1, Z4
-	VMOVUPD.Z   (SI)(R13*8), K1, Z5
-	VMOVUPD.Z   (R8)(R13*8), K1, Z6
-	VMOVUPD.Z   (R9)(R13*8), K1, Z7
-	VMOVUPD.Z   (CX)(R13*8), K1, Z8
-	VMOVUPD.Z   (DI)(R13*8), K1, Z9
-	VMOVUPD.Z   (R10)(R13*8), K1, Z10
-	VSUBPD      Z4, Z6, Z6
-	VSUBPD      Z5, Z7, Z7
-	VSUBPD      Z4, Z2, Z2
-	VSUBPD      Z5, Z3, Z3
-	VSUBPD      Z9, Z10, Z4
-	VSUBPD      Z9, Z8, Z5
-	VMULPD      Z6, Z2, Z8
-	VMULPD      Z7, Z3, Z9
-	VMULPD      Z6, Z6, Z10
-	VMULPD      Z7, Z7, Z11
-	VADDPD      Z9, Z8, Z8
-	VMULPD      Z4, Z5, Z9
+	VSUBPD      Z5, Z8, Z8
+	VSUBPD      Z6, Z9, Z9
+	VSUBPD      Z5, Z2, Z2
+	VSUBPD      Z6, Z3, Z3
+	VSUBPD      Z7, Z10, Z5
+	VSUBPD      Z7, Z4, Z4
+	VMULPD      Z8, Z2, Z6
+	VMULPD      Z9, Z3, Z7
+	VMULPD      Z8, Z8, Z10
+	VMULPD      Z9, Z9, Z11
+	VADDPD      Z7, Z6, Z6
+	VMULPD      Z5, Z4, Z7
 	VADDPD      Z11, Z10, Z10
-	VMULPD      Z4, Z4, Z11
-	VADDPD      Z9, Z8, Z8
-	VADDPD      Z11, Z10, Z9
-	VCMPPD      $0x04, Z9, Z0, K2
-	VDIVPD.Z    Z9, Z8, K2, Z8
-	VMINPD      Z1, Z8, Z1
+	VMULPD      Z5, Z5, Z11
+	VADDPD      Z7, Z6, Z6
+	VADDPD      Z11, Z10, Z7
+	VCMPPD      $0x04, Z7, Z0, K2
+	VDIVPD.Z    Z7, Z6, K2, Z6
+	VMINPD      Z1, Z6, Z1
 	VMAXPD      Z0, Z1, Z0
-	VMULPD      Z0, Z6, Z1
-	VMULPD      Z0, Z7, Z6
-	VMULPD      Z0, Z4, Z4
+	VMULPD      Z0, Z8, Z1
+	VMULPD      Z0, Z9, Z6
+	VMULPD      Z0, Z5, Z5
 	VSUBPD      Z2, Z1, Z1
 	VSUBPD      Z3, Z6, Z2
-	VSUBPD      Z5, Z4, Z3
+	VSUBPD      Z4, Z5, Z3
 	VMULPD      Z1, Z1, Z1
 	VMULPD      Z2, Z2, Z2
 	VADDPD      Z2, Z1, Z1

@@ -117,9 +117,17 @@ func guardF64(f []float32) []float64 {
 
 // TestGuardPage64 is TestGuardPage for the float64 kernels
 // (BatchClosest64, StreamOnly64, BatchClosestPoint64): each slice ends
-// exactly at, then starts right after, a PROT_NONE page.
+// exactly at, then starts right after, a PROT_NONE page; lengths 1..41
+// and some past 64.
 func TestGuardPage64(t *testing.T) {
-	const maxN = 41
+	var lengths []int
+	for n := 1; n <= 41; n++ {
+		lengths = append(lengths, n)
+	}
+	// From 64 lanes on the AVX-512 closest kernels jump to their loop of
+	// several groups (asm.ClosestWideAVX512 and its float64 twin).
+	lengths = append(lengths, 63, 64, 65, 71, 100, 129)
+	maxN := lengths[len(lengths)-1]
 	all := pool64(52, maxN)
 	regions := make([]*guarded, 15)
 	for i := range regions {
@@ -128,7 +136,7 @@ func TestGuardPage64(t *testing.T) {
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, place := range []string{"end", "start"} {
 			at := func(i, n int) []float64 { return guardF64(regions[i].at(place, 2*n)) }
-			for n := 1; n <= maxN; n++ {
+			for _, n := range lengths {
 				src, dst := &soa.Pairs64{}, &soa.Results64{}
 				ptrs := []*[]float64{&src.AX, &src.AY, &src.AZ, &src.BX, &src.BY, &src.BZ,
 					&src.CX, &src.CY, &src.CZ, &src.DX, &src.DY, &src.DZ, &dst.S, &dst.T, &dst.Dist2}
