@@ -47,15 +47,16 @@
 //
 // A pair costs 48 bytes in and 12 bytes out and about 100 float32
 // operations (3 divisions). Batches that fit in cache run at the
-// arithmetic rate of the widest path, about 1-1.2 ns per pair with
+// arithmetic rate of the widest path, about 1-1.1 ns per pair with
 // AVX-512 on the machines measured (float64 about 2x that: half the lanes per
-// instruction, slower divisions; see the README's table and picture); batches of
+// instruction, slower divisions; see the README's table and picture); a call
+// also costs a fixed few tens of nanoseconds; batches of
 // a million pairs stream from memory and are bound by bandwidth (outputs
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The
-// contact kernels cost about 3x a closest pair on laid-out pairs (2.8-2.9x
-// with AVX-512 and AVX2 on the Zen 4 VM; 3.1x and 3.7x on the Intel VM in
-// an earlier release): the contact math, and two 32-byte capsule records
+// contact kernels cost about 3x a closest pair on laid-out pairs (3.0x
+// with AVX-512 and 3.2x with AVX2 on the Zen 4 VM; 3.1x and 3.7x on the
+// Intel VM in an earlier release): the contact math, and two 32-byte capsule records
 // per pair loaded by index and transposed in registers;
 // BatchClosestIndexed reads the same records for the closest points alone
 // (about 2x BatchClosest on laid-out pairs, half the cost of copying them
