@@ -54,8 +54,8 @@
 // a million pairs stream from memory and are bound by bandwidth (outputs
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The
-// contact kernels cost about 3x a closest pair on laid-out pairs (3.0x
-// with AVX-512 and 3.2x with AVX2 on the Zen 4 VM; 3.1x and 3.7x on the
+// contact kernels cost about 3x a closest pair on laid-out pairs (3.1x
+// with AVX-512 and 3.3x with AVX2 on the Zen 4 VM; 3.1x and 3.7x on the
 // Intel VM in an earlier release): the contact math, and two 32-byte capsule records
 // per pair loaded by index and transposed in registers;
 // BatchClosestIndexed reads the same records for the closest points alone

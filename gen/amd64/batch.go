@@ -97,7 +97,7 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	if k != kernels.Closest {
 		groups = 1
 	}
-	if groups > 1 && batchSlots(t, program(k, t), groups) > 0 && batchSlots(t, program(k, t), 1) == 0 {
+	if p := program(k, t); groups > 1 && batchSlots(t, p, groups) > 0 && batchSlots(t, p, 1) == 0 {
 		wide := k.Name + t.Elem.Suffix() + "Wide" + t.Name
 		batch(t, k, c, name, 1, false, wide, doc...)
 		batch(t, k, c, wide, groups, prefetch, "", "is "+name+" with the loop of several groups and its stack frame, for any n;",
@@ -318,8 +318,8 @@ func batch(t *ir.Target, k *kernels.Kernel, c *constants, name string, groups in
 // 2.181, 3 at 0.15 2.191, 3 at 0.2 2.220, 4 at 0.1 2.236, 5 at 0.15
 // 2.334; AVX2 3 at 0.1 1.577, 3 at 0.15 1.598, 3 at 0.2 1.643, 4 at 0.15
 // 1.681, 2 at 0.15 1.720, 5 at 0.2 1.767 (float64 AVX2 3 at 0.1 3.145
-// against 3.785). A second run (10 invocations against 4 groups at 0.15,
-// 3 at 0.15 and 3 at 0.15) found nothing better: float32 3 at 0.1, 3 and
+// against 3.785). A second run (10 invocations against float32 4 groups
+// at 0.15, float64 4 at 0.15 and AVX2 3 at 0.15) found nothing better: float32 3 at 0.1, 3 and
 // 4 at 0.12 within noise; float64 4 at 0.18 and 3 at 0.12 within noise;
 // AVX2 3 at 0.08 -2%, 3 at 0.05 within noise, 4 groups slower.
 var (
