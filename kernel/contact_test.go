@@ -170,13 +170,7 @@ func TestBatchClosestPointLarge(t *testing.T) {
 			ctCheckPointBits(t, "offset outputs", s2, d2)
 			dst64 := soa.NewPointResults64(n)
 			k.BatchClosestPoint64(dst64, src64)
-			for i := range n {
-				p, c, d := src64.Get(i)
-				wt, wd := fallback.ClosestPointLane64(p[0], p[1], p[2], c[0], c[1], c[2], d[0], d[1], d[2])
-				if math.Float64bits(dst64.T[i]) != math.Float64bits(wt) || math.Float64bits(dst64.Dist2[i]) != math.Float64bits(wd) {
-					t.Fatalf("float64 lane %d: got %v %v, want %v %v", i, dst64.T[i], dst64.Dist2[i], wt, wd)
-				}
-			}
+			checkPoint64Bits(t, "float64", src64, dst64)
 		})
 	})
 }

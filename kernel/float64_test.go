@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -225,15 +226,22 @@ func TestClosestPoint64(t *testing.T) {
 			}
 			got := soa.NewPointResults64(n)
 			k.BatchClosestPoint64(got, src)
-			for i := range n {
-				pt, c, d := src.Get(i)
-				wt, wd := fallback.ClosestPointLane64(pt[0], pt[1], pt[2], c[0], c[1], c[2], d[0], d[1], d[2])
-				if math.Float64bits(got.T[i]) != math.Float64bits(wt) || math.Float64bits(got.Dist2[i]) != math.Float64bits(wd) {
-					t.Fatalf("n=%d lane %d: got %v %v, want %v %v", n, i, got.T[i], got.Dist2[i], wt, wd)
-				}
-			}
+			checkPoint64Bits(t, "n="+strconv.Itoa(n), src, got)
 		}
 	})
+}
+
+// checkPoint64Bits fails t unless every lane of dst is
+// fallback.ClosestPointLane64 of the same lane of src, bit for bit.
+func checkPoint64Bits(t *testing.T, what string, src *soa.PointSegments64, dst *soa.PointResults64) {
+	t.Helper()
+	for i := range src.Len() {
+		pt, c, d := src.Get(i)
+		wt, wd := fallback.ClosestPointLane64(pt[0], pt[1], pt[2], c[0], c[1], c[2], d[0], d[1], d[2])
+		if math.Float64bits(dst.T[i]) != math.Float64bits(wt) || math.Float64bits(dst.Dist2[i]) != math.Float64bits(wd) {
+			t.Fatalf("%s lane %d: got %v %v, want %v %v", what, i, dst.T[i], dst.Dist2[i], wt, wd)
+		}
+	}
 }
 
 // TestLengthMismatch64 shortens each float64 slice in turn: every entry

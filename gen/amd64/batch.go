@@ -97,14 +97,15 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 	if k != kernels.Closest {
 		groups = 1
 	}
-	if p := program(k, t); groups > 1 && batchSlots(t, p, groups) > 0 && batchSlots(t, p, 1) == 0 {
+	p := program(k, t)
+	if groups > 1 && batchSlots(t, p, groups) > 0 && batchSlots(t, p, 1) == 0 {
 		wide := k.Name + t.Elem.Suffix() + "Wide" + t.Name
-		batch(t, k, c, name, 1, false, wide, doc...)
-		batch(t, k, c, wide, groups, prefetch, "", "is "+name+" with the loop of several groups and its stack frame, for any n;",
+		batch(t, k, p, c, name, 1, false, wide, doc...)
+		batch(t, k, p, c, wide, groups, prefetch, "", "is "+name+" with the loop of several groups and its stack frame, for any n;",
 			fmt.Sprintf("%s jumps here from %d lanes on.", name, WideFrom))
 		return
 	}
-	batch(t, k, c, name, groups, prefetch, "", doc...)
+	batch(t, k, p, c, name, groups, prefetch, "", doc...)
 }
 
 // WideFrom is the batch size from which a split batch kernel (Batch) runs
@@ -125,11 +126,11 @@ func batchSlots(t *ir.Target, p *ir.Program, groups int) int {
 	return nslots
 }
 
-// batch emits the batch function name for kernel k on t with groups groups
-// per iteration of its main loop (Batch). If wide is not empty, batches of
-// WideFrom lanes or more jump to that function instead.
-func batch(t *ir.Target, k *kernels.Kernel, c *constants, name string, groups int, prefetch bool, wide string, doc ...string) {
-	p := program(k, t)
+// batch emits the batch function name for kernel k (its body for t: p)
+// on t with groups groups per iteration of its main loop (Batch). If wide
+// is not empty, batches of WideFrom lanes or more jump to that function
+// instead.
+func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name string, groups int, prefetch bool, wide string, doc ...string) {
 	nslots := batchSlots(t, p, groups)
 	frame := NOSPLIT
 	if groups*nslots*t.VecBytes() > 512 {
