@@ -49,8 +49,9 @@
 // operations (3 divisions). Batches that fit in cache run at the
 // arithmetic rate of the widest path, about 1-1.1 ns per pair with
 // AVX-512 on the machines measured (float64 about 2x that: half the lanes per
-// instruction, slower divisions; see the README's table and picture); a call
-// also costs a fixed few tens of nanoseconds; batches of
+// instruction, slower divisions; see the README's table and picture); a
+// call of 16 pairs takes about 32 ns with AVX-512 on the Zen 4 VM, about
+// one group's dependency chain; batches of
 // a million pairs stream from memory and are bound by bandwidth (outputs
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The
