@@ -1,6 +1,6 @@
 # segdist developer tasks. The README's quick start needs none of these.
 
-.PHONY: gen test bench ci mca plot
+.PHONY: gen test bench targets ci mca plot
 
 # Regenerate the kernels in asm/ (amd64 through avo, arm64 NEON as text) from gen/.
 gen:
@@ -13,6 +13,10 @@ test:
 bench:
 	go test -run '^$$' -bench BatchClosest -count 6 ./bench | tee bench.out
 	benchstat -col /isa bench.out
+
+# The open issues' targets as ratios, medians of 10 invocations (bench/targets).
+targets:
+	go run ./bench/targets
 
 ci:
 	bash .ci/run

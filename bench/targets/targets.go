@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// singlePattern selects the benchmarks of the single-core targets (and a
+// few sizes more: -test.bench cannot pick a size per benchmark).
+const singlePattern = `^Benchmark(BatchClosest|BatchClosest64|StreamOnly|Contacts|CompactContacts|CopyThenClosest)$/^isa=(avx512|avx2)$/^(n=4096|n=1048576|hits=5pct)$`
+
+// parallelPattern selects the kernel.Parallel benchmarks of the targets.
+const parallelPattern = `^BenchmarkParallel$/^workers=(1|2)$/^kernel=(closest|stream|compact)$/^(n=65536|n=1048576|hits=5pct)$`
+
+// A target is a ratio of two benchmarks' ns/pair and its bound, from the
+// issue that set it. In num and den, {isa} stands for the path.
+type target struct {
+	name     string
+	num, den string
+	isas     []string
+	max      float64 // the ratio is at most max (0: no upper bound)
+	min      float64 // the ratio is at least min (0: no lower bound)
+	above    bool    // min is exclusive: the ratio is above it
+}
+
+// targets are the issues' targets that the ./bench benchmarks measure
+// (bench/peers measures the one against the C peers).
+var targets = []target{
+	{name: "`BatchContacts` over `BatchClosest`", num: "Contacts/isa={isa}/n=4096", den: "BatchClosest/isa={isa}/n=4096",
+		isas: []string{"avx512", "avx2"}, max: 2.8},
+	{name: "`CompactContacts` 5% over `BatchContacts`", num: "CompactContacts/isa={isa}/hits=5pct/n=4096", den: "Contacts/isa={isa}/n=4096",
+		isas: []string{"avx512", "avx2"}, max: 1.1},
+	{name: "copy then `BatchClosest`, over `CompactContacts` 5%", num: "CopyThenClosest/isa={isa}/n=4096", den: "CompactContacts/isa={isa}/hits=5pct/n=4096",
+		isas: []string{"avx512"}, min: 1.7},
+	{name: "copy then `BatchClosest`, over `CompactContacts` 5%", num: "CopyThenClosest/isa={isa}/n=4096", den: "CompactContacts/isa={isa}/hits=5pct/n=4096",
+		isas: []string{"avx2"}, min: 1, above: true},
+	{name: "`BatchClosest64` over `BatchClosest`", num: "BatchClosest64/isa={isa}/n=4096", den: "BatchClosest/isa={isa}/n=4096",
+		isas: []string{"avx512"}, max: 2},
+	{name: "`BatchClosest` over `StreamOnly` at 1M", num: "BatchClosest/isa={isa}/n=1048576", den: "StreamOnly/isa={isa}/n=1048576",
+		isas: []string{"avx512"}, max: 1.1},
+	{name: "`BatchClosest` at 65,536, 1 worker over 2", num: "Parallel/workers=1/kernel=closest/n=65536", den: "Parallel/workers=2/kernel=closest/n=65536",
+		isas: []string{"best"}, min: 1.8},
+	{name: "`CompactContacts` 5% at 1M, 1 worker over 2", num: "Parallel/workers=1/kernel=compact/hits=5pct/n=1048576", den: "Parallel/workers=2/kernel=compact/hits=5pct/n=1048576",
+		isas: []string{"best"}, min: 1.8},
+	{name: "`BatchClosest` over `StreamOnly` at 1M, 2 workers", num: "Parallel/workers=2/kernel=closest/n=1048576", den: "Parallel/workers=2/kernel=stream/n=1048576",
+		isas: []string{"best"}, max: 1 / 0.95},
+}
+
+// expand returns the benchmark names of t on path isa.
+func (t target) expand(isa string) (num, den string) {
+	return strings.ReplaceAll(t.num, "{isa}", isa), strings.ReplaceAll(t.den, "{isa}", isa)
+}
+
+// meets reports whether ratio r is within t's bound.
+func (t target) meets(r float64) bool {
+	switch {
+	case t.max > 0 && r > t.max:
+		return false
+	case t.above && r <= t.min:
+		return false
+	case !t.above && t.min > 0 && r < t.min:
+		return false
+	}
+	return true
+}
+
+// bound describes t's bound.
+func (t target) bound() string {
+	switch {
+	case t.max > 0:
+		return fmt.Sprintf("at most %.3gx", t.max)
+	case t.above:
+		return fmt.Sprintf("above %.3gx", t.min)
+	}
+	return fmt.Sprintf("at least %.3gx", t.min)
+}
+
+// A run is one invocation's ns/pair per benchmark (names without the
+// Benchmark prefix and the -GOMAXPROCS suffix).
+type run map[string]float64
+
+// benchLine matches a benchmark result line with an ns/pair metric.
+var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+\d+\s.*?\s([0-9.e+-]+) ns/pair`)
+
+// parseRun reads the ns/pair of every benchmark in a go test -bench output.
+func parseRun(out []byte) run {
+	r := run{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			continue
+		}
+		r[m[1]] = v
+	}
+	return r
+}
+
+// A summary is the median of per-invocation ratios and their range.
+type summary struct {
+	median, lo, hi float64
+	n              int
+}
+
+func (s summary) String() string {
+	return fmt.Sprintf("%.3fx (%.2f-%.2f)", s.median, s.lo, s.hi)
+}
+
+// summarize returns the summary of num/den over the runs that measured
+// both, and false if none did.
+func summarize(runs []run, num, den string) (summary, bool) {
+	var rs []float64
+	for _, r := range runs {
+		a, okA := r[num]
+		b, okB := r[den]
+		if okA && okB && b > 0 {
+			rs = append(rs, a/b)
+		}
+	}
+	if len(rs) == 0 {
+		return summary{}, false
+	}
+	slices.Sort(rs)
+	med := rs[len(rs)/2]
+	if len(rs)%2 == 0 {
+		med = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	}
+	if math.IsNaN(med) {
+		return summary{}, false
+	}
+	return summary{median: med, lo: rs[0], hi: rs[len(rs)-1], n: len(rs)}, true
+}
