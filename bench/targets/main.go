@@ -7,7 +7,7 @@
 // share the host's speed of that moment, which on shared VMs varies more
 // between invocations than the ratios do.
 //
-//	go run ./bench/targets               # 10 invocations, CPU 1
+//	go run ./bench/targets               # 10 invocations, CPU 1 (0 on one CPU)
 //	go run ./bench/targets -base old.test # alternate with another build
 //
 // With -base, every invocation of the current build is followed by one of
@@ -30,7 +30,7 @@ import (
 
 func main() {
 	runs := flag.Int("n", 10, "invocations of each binary")
-	cpu := flag.Int("cpu", 1, "the CPU to pin the single-core runs to with taskset (-1: no pinning)")
+	cpu := flag.Int("cpu", min(1, runtime.NumCPU()-1), "the CPU to pin the single-core runs to with taskset (-1: no pinning)")
 	benchtime := flag.String("benchtime", "0.2s", "-test.benchtime of each benchmark")
 	bin := flag.String("bin", "", "a benchmark binary to run instead of building ./bench")
 	base := flag.String("base", "", "a second benchmark binary, run alternately with the first")
