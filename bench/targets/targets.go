@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -134,9 +133,6 @@ func summarize(runs []run, num, den string) (summary, bool) {
 	med := rs[len(rs)/2]
 	if len(rs)%2 == 0 {
 		med = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
-	}
-	if math.IsNaN(med) {
-		return summary{}, false
 	}
 	return summary{median: med, lo: rs[0], hi: rs[len(rs)-1], n: len(rs)}, true
 }

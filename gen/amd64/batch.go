@@ -113,6 +113,16 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // groups' overlap gains (BatchSpillSlots).
 const WideFrom = 64
 
+// splitOverrides is ir.SplitOverrides on AVX-512, whose loops store the
+// overridden lanes' constant under a mask (storeOverrides), and p with no
+// overrides elsewhere.
+func splitOverrides(t *ir.Target, p *ir.Program) (*ir.Program, []ir.Override) {
+	if !evex(t) {
+		return p, nil
+	}
+	return ir.SplitOverrides(p)
+}
+
 // batchSlots is the stack slots per group of kernel body p's loop of
 // groups groups on t.
 func batchSlots(t *ir.Target, p *ir.Program, groups int) int {
@@ -161,10 +171,7 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	// (storeOverrides); non-temporal stores cannot be masked, so the
 	// non-temporal loop keeps the Selects (nts).
 	ls, nts := make([]*lowering, groups), make([]*lowering, groups)
-	q, ovs := p, []ir.Override(nil)
-	if evex(t) {
-		q, ovs = ir.SplitOverrides(p)
-	}
+	q, ovs := splitOverrides(t, p)
 	for g := range ls {
 		ls[g] = &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs}
 		nts[g] = &lowering{t: t, p: p, consts: c, zero: zero, one: one}
@@ -196,11 +203,11 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 		CMPQ(remain, U32(minRemain))
 		JB(LabelRef(label + "_end"))
 		Label(label)
+		groupsOf := ls
 		if nt {
-			body(nts[:n], k, ptrs, nil, prefetch, nt)
-		} else {
-			body(ls[:n], k, ptrs, nil, prefetch, nt)
+			groupsOf = nts
 		}
+		body(groupsOf[:n], k, ptrs, nil, prefetch, nt)
 		ADDQ(U32(step), index)
 		SUBQ(U32(step), remain)
 		CMPQ(remain, U32(minRemain))
@@ -320,8 +327,8 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 // 2.334; AVX2 3 at 0.1 1.577, 3 at 0.15 1.598, 3 at 0.2 1.643, 4 at 0.15
 // 1.681, 2 at 0.15 1.720, 5 at 0.2 1.767 (float64 AVX2 3 at 0.1 3.145
 // against 3.785). A second run (10 invocations against float32 4 groups
-// at 0.15, float64 4 at 0.15 and AVX2 3 at 0.15) found nothing better: float32 3 at 0.1, 3 and
-// 4 at 0.12 within noise; float64 4 at 0.18 and 3 at 0.12 within noise;
+// at 0.15, float64 4 at 0.15 and AVX2 3 at 0.15) found nothing better:
+// float32 3 at 0.1, 3 and 4 at 0.12 within noise; float64 4 at 0.18 and 3 at 0.12 within noise;
 // AVX2 3 at 0.08 -2%, 3 at 0.05 within noise, 4 groups slower.
 var (
 	Interleave = map[string]int{"AVX512": 4, "AVX51264": 4, "AVX2": 3}
@@ -335,7 +342,9 @@ var (
 // on the Zen 4 VM an assembly function with a frame of 128-240 bytes took
 // 7.6 ns per call in a loop, with 256-3,136 bytes 11.1 ns and with 4,160
 // bytes or more 16-19 ns (10 pointer arguments, one vector of work;
-// /tmp microbenchmark, 2026-11-25), and BatchClosest at 16 pairs went
+// /tmp microbenchmark, 2026-11-25; the time goes to the argument loads
+// through FP, which read through BP cost no more: PERFORMANCE.md, Zen 4
+// session twelve), and BatchClosest at 16 pairs went
 // from 2.04 to 2.63 ns/pair when the AVX-512 loop's frame grew from 128
 // to 8,256 bytes (the same code otherwise). 8 per group (2,112 bytes for
 // 4 groups) is the least the AVX-512 loops need (6 is not enough); a

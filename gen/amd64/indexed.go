@@ -67,10 +67,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	// On AVX-512 the canonical NaN goes in with masked stores (storeOverrides).
-	p, ovs := program(k, t), []ir.Override(nil)
-	if evex(t) {
-		p, ovs = ir.SplitOverrides(p)
-	}
+	p, ovs := splitOverrides(t, program(k, t))
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		l.slots.used, l.label, l.input, l.arg, l.overrides = 0, label, input(0), noArgs, ovs
 		l.begin()
