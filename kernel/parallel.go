@@ -64,7 +64,13 @@ type Parallel struct {
 	caps     soa.Capsules
 	pairs    *soa.IndexPairs
 	margin   float32
-	counts   []int // compaction: rows written per chunk
+	// Compaction: each chunk compacts into the start of its own rows;
+	// placeRows then moves them down, in chunk order, to follow the
+	// previous chunks' rows.
+	counts     []atomic.Int64 // rows per chunk, -1 until the chunk is computed
+	placer     atomic.Bool    // held by the one goroutine moving rows
+	placed     int            // chunks [0, placed) are in their final rows (held by placer)
+	rowsPlaced int            // the rows of those chunks (held by placer)
 	// The index check (opCheck): the indices, the bound, and whether a
 	// chunk found one out of range.
 	checkI, checkJ []uint32
@@ -220,6 +226,9 @@ func (p *Parallel) run(n int) {
 			runtime.Gosched()
 		}
 	}
+	if p.op == opCompact || p.op == opCompact64 {
+		p.placeRows() // the chunks the workers left
+	}
 }
 
 // forget drops the references of the finished call to the caller's
@@ -273,9 +282,12 @@ func (p *Parallel) work(w int) {
 				p.k.f32.contacts(rows, &v.rows, p.caps, &v.ip, p.margin)
 			} else {
 				rows = p.k.f32.compact(rows, &v.rows, p.caps, &v.ip, p.margin)
-				p.counts[c] = rows
 			}
 			renumber(v.rows.Pair[:rows], lo)
+			if p.op == opCompact {
+				p.counts[c].Store(int64(rows))
+				p.placeRows()
+			}
 		case opCheck:
 			if !indicesBelow(p.checkI[lo:hi], p.checkJ[lo:hi], p.checkN) {
 				p.outOfRange.Store(true)
@@ -288,9 +300,12 @@ func (p *Parallel) work(w int) {
 				p.k.f64.contacts(rows, &v.rows64, p.caps64, &v.ip, p.margin64)
 			} else {
 				rows = p.k.f64.compact(rows, &v.rows64, p.caps64, &v.ip, p.margin64)
-				p.counts[c] = rows
 			}
 			renumber(v.rows64.Pair[:rows], lo)
+			if p.op == opCompact64 {
+				p.counts[c].Store(int64(rows))
+				p.placeRows()
+			}
 		}
 	}
 }
@@ -470,7 +485,7 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *
 	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
 	p.prepareCounts(m)
 	p.run(m)
-	return closeGaps(dst, p.counts, p.cur) // the chunks run used
+	return p.rowsPlaced
 }
 
 // BatchContacts64 is kernel.BatchContacts64 on the workers.
@@ -499,31 +514,60 @@ func (p *Parallel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, p
 	p.op, p.rows64, p.caps64, p.pairs, p.margin64 = opCompact64, dst, caps, pairs, margin
 	p.prepareCounts(m)
 	p.run(m)
-	return closeGaps(dst, p.counts, p.cur) // the chunks run used
+	return p.rowsPlaced
 }
 
 // prepareCounts sizes p.counts for the chunks of a compaction of m pairs
-// (p.op set).
+// (p.op set) and marks every chunk not computed.
 func (p *Parallel) prepareCounts(m int) {
 	chunk := p.chunkFor(m) // run's chunks
 	chunks := (m + chunk - 1) / chunk
 	if cap(p.counts) < chunks {
-		p.counts = make([]int, chunks) // the only allocation: first call of a larger batch
+		p.counts = make([]atomic.Int64, chunks) // the only allocation: first call of a larger batch
 	}
 	p.counts = p.counts[:chunks]
+	for i := range p.counts {
+		p.counts[i].Store(-1)
+	}
+	p.placed, p.rowsPlaced = 0, 0
 }
 
-// closeGaps moves each chunk's compacted rows down, in chunk order, to
-// follow the previous chunk's, and returns the total.
-func closeGaps[F soa.Float](dst *soa.ContactsOf[F], counts []int, chunk int) int {
-	w := 0
-	for c, cnt := range counts {
-		if lo := c * chunk; lo != w && cnt > 0 {
-			moveRows(dst, w, lo, cnt)
+// placeRows moves the compacted rows of the computed chunks down to follow
+// the previous chunks' rows, in chunk order, as far as the chunks are
+// computed; the rows end in the order of the single-core call. A worker
+// calls it after each chunk: a chunk's rows are then still in its caches,
+// and the moves overlap the other workers' chunks instead of following
+// them all (at 1M pairs and 5% hits, moving every chunk after the last
+// took 0.3 ms, 12% of a 2-worker call on the Zen 4 VM). One goroutine
+// moves at a time; one that finds another moving goes back to its chunks
+// rather than wait, and run calls it once more after the last chunk for
+// what is left.
+//
+// Moving in chunk order is what makes the moves safe beside the kernels
+// still running: chunk c's rows go to rows below W_c + count_c <= (c+1)
+// chunk rows, where no later chunk writes, and every earlier chunk's rows
+// have already left the rows they go to.
+func (p *Parallel) placeRows() {
+	if !p.placer.CompareAndSwap(false, true) {
+		return
+	}
+	c, w := p.placed, p.rowsPlaced
+	for ; c < len(p.counts); c++ {
+		cnt := int(p.counts[c].Load())
+		if cnt < 0 {
+			break // not computed yet
+		}
+		if lo := c * p.cur; lo != w && cnt > 0 {
+			if p.op == opCompact64 {
+				moveRows(p.rows64, w, lo, cnt)
+			} else {
+				moveRows(p.rows, w, lo, cnt)
+			}
 		}
 		w += cnt
 	}
-	return w
+	p.placed, p.rowsPlaced = c, w
+	p.placer.Store(false)
 }
 
 // moveRows copies rows [from, from+n) of c to [to, to+n), to < from.
