@@ -474,6 +474,67 @@ func BenchmarkCopyThenClosest(b *testing.B) {
 	})
 }
 
+// freshBatches is how many different batches of 4,096 index pairs
+// BenchmarkFreshPairs calls in turn: 2^20 pairs, 65,536 groups of 16, a
+// sequence of branch outcomes longer than the branch predictors here
+// learn (on the Zen 4 VM they learn the outcomes of 16,384 groups
+// repeated call after call: PERFORMANCE.md, session thirteen).
+const freshBatches = 256
+
+// BenchmarkFreshPairs times the contact kernels (and the copy then
+// BatchClosest they replace) at 4,096 index pairs, 5% touching, when
+// every call gets pairs the previous calls did not, as an engine's
+// broadphase gives each step: pairs=fresh calls 256 different batches in
+// turn. The other benchmarks call one batch again and again, and the
+// branch predictor learns which groups enter the contact kernels' rare
+// blocks and compaction stores. pairs=repeat is the control: 256 copies
+// of one batch, so the same memory traffic (the indices come from L3,
+// not L1) with outcomes the predictor can learn.
+func BenchmarkFreshPairs(b *testing.B) {
+	const n = 4096
+	caps, all := contactPairs(hitLevels[0], n*freshBatches)
+	batches := func(repeat bool) []soa.IndexPairs {
+		bs := make([]soa.IndexPairs, freshBatches)
+		for i := range bs {
+			from := i * n
+			if repeat {
+				from = 0
+			}
+			p := soa.NewIndexPairs(n)
+			copy(p.I, all.I[from:from+n])
+			copy(p.J, all.J[from:from+n])
+			bs[i] = *p
+		}
+		return bs
+	}
+	sets := map[string][]soa.IndexPairs{"fresh": batches(false), "repeat": batches(true)}
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, kind := range []string{"contacts", "compact", "copythenclosest"} {
+			for _, set := range []string{"fresh", "repeat"} {
+				b.Run("kernel="+kind+"/pairs="+set, func(b *testing.B) {
+					bs, next := sets[set], 0
+					rows := soa.NewContacts(n)
+					pairs, res := soa.NewPairs(n), soa.NewResults(n)
+					call := map[string]func(ip *soa.IndexPairs){
+						"contacts": func(ip *soa.IndexPairs) { k.BatchContacts(rows, caps, ip, benchMargin) },
+						"compact":  func(ip *soa.IndexPairs) { k.CompactContacts(rows, caps, ip, benchMargin) },
+						"copythenclosest": func(ip *soa.IndexPairs) {
+							gatherPairs(pairs, caps, ip)
+							k.BatchClosest(res, pairs)
+						},
+					}[kind]
+					timeLoop(b, n, func() {
+						call(&bs[next])
+						if next++; next == len(bs) {
+							next = 0
+						}
+					})
+				})
+			}
+		}
+	})
+}
+
 // BenchmarkClosestIndexed is BatchClosestIndexed on the pairs of
 // BenchmarkCopyThenClosest: the closest points of capsule axes by index,
 // without the copy.
