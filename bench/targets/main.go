@@ -13,7 +13,10 @@
 // With -base, every invocation of the current build is followed by one of
 // the given binary (a `go test -c ./bench` of another commit), and both
 // columns are printed. The kernel.Parallel targets run on every CPU
-// (unpinned) when there are at least two.
+// (unpinned) when there are at least two. Three rows without a bound
+// follow the targets: the contact kernels on new pairs every call
+// (BenchmarkFreshPairs), which no target measures (-fresh=false skips
+// them).
 package main
 
 import (
@@ -35,6 +38,7 @@ func main() {
 	bin := flag.String("bin", "", "a benchmark binary to run instead of building ./bench")
 	base := flag.String("base", "", "a second benchmark binary, run alternately with the first")
 	parallel := flag.Bool("parallel", runtime.NumCPU() >= 2, "also measure the kernel.Parallel targets (unpinned)")
+	fresh := flag.Bool("fresh", true, "also measure the rows without a target on new pairs every call (BenchmarkFreshPairs)")
 	flag.Parse()
 	if *runs < 1 {
 		fail(fmt.Errorf("-n %d: need at least one invocation", *runs))
@@ -71,6 +75,15 @@ func main() {
 				fail(err)
 			}
 			r := parseRun(out)
+			if *fresh {
+				out, err := invoke(pin, path, freshPattern, *benchtime)
+				if err != nil {
+					fail(err)
+				}
+				for name, v := range parseRun(out) {
+					r[name] = v
+				}
+			}
 			if *parallel {
 				out, err := invoke(nil, path, parallelPattern, *benchtime)
 				if err != nil {
@@ -151,7 +164,10 @@ func printTable(w io.Writer, ts []target, bins []string, results [][]run) {
 				continue // this path or benchmark is not on this machine
 			}
 			met := "no"
-			if t.meets(first.median) {
+			switch {
+			case t.info:
+				met = "-"
+			case t.meets(first.median):
 				met = "yes"
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", t.name, isa, strings.Join(cells, " | "), t.bound(), met)

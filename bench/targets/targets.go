@@ -17,6 +17,10 @@ const singlePattern = `^Benchmark(BatchClosest|BatchClosest64|StreamOnly|Contact
 // parallelPattern selects the kernel.Parallel benchmarks of the targets.
 const parallelPattern = `^BenchmarkParallel$/^workers=(1|2)$/^kernel=(closest|stream|compact)$/^(n=65536|n=1048576|hits=5pct)$`
 
+// freshPattern selects BenchmarkFreshPairs, the contact kernels on new
+// pairs every call, for the rows that set no target (info).
+const freshPattern = `^BenchmarkFreshPairs$/^isa=(avx512|avx2)$/^kernel=(contacts|compact|copythenclosest)$/^pairs=(fresh|repeat)$`
+
 // A target is a ratio of two benchmarks' ns/pair and its bound, from the
 // issue that set it. In num and den, {isa} stands for the path.
 type target struct {
@@ -26,6 +30,7 @@ type target struct {
 	max      float64 // the ratio is at most max (0: no upper bound)
 	min      float64 // the ratio is at least min (0: no lower bound)
 	above    bool    // min is exclusive: the ratio is above it
+	info     bool    // no bound: a row beside the targets, not one of them
 }
 
 // targets are the issues' targets that the ./bench benchmarks measure
@@ -49,6 +54,15 @@ var targets = []target{
 		isas: []string{"best"}, min: 1.8},
 	{name: "`BatchClosest` over `StreamOnly` at 1M, 2 workers", num: "Parallel/workers=2/kernel=closest/n=1048576", den: "Parallel/workers=2/kernel=stream/n=1048576",
 		isas: []string{"best"}, max: 1 / 0.95},
+	// The contact rows on new pairs every call (BenchmarkFreshPairs),
+	// where the branch predictor cannot learn the batch: no issue sets a
+	// target for them.
+	{name: "`BatchContacts` on fresh pairs over `BatchClosest`", num: "FreshPairs/isa={isa}/kernel=contacts/pairs=fresh", den: "BatchClosest/isa={isa}/n=4096",
+		isas: []string{"avx512", "avx2"}, info: true},
+	{name: "`CompactContacts` 5%, fresh pairs over repeated", num: "FreshPairs/isa={isa}/kernel=compact/pairs=fresh", den: "FreshPairs/isa={isa}/kernel=compact/pairs=repeat",
+		isas: []string{"avx512", "avx2"}, info: true},
+	{name: "copy then `BatchClosest`, over `CompactContacts` 5%, fresh pairs", num: "FreshPairs/isa={isa}/kernel=copythenclosest/pairs=fresh", den: "FreshPairs/isa={isa}/kernel=compact/pairs=fresh",
+		isas: []string{"avx512", "avx2"}, info: true},
 }
 
 // expand returns the benchmark names of t on path isa.
@@ -72,6 +86,8 @@ func (t target) meets(r float64) bool {
 // bound describes t's bound.
 func (t target) bound() string {
 	switch {
+	case t.info:
+		return "none (no target)"
 	case t.max > 0:
 		return fmt.Sprintf("at most %.3gx", t.max)
 	case t.above:

@@ -112,7 +112,7 @@ func TestPatternsSelectTargets(t *testing.T) {
 			num, den := tg.expand(isa)
 			for _, name := range []string{num, den} {
 				full := "Benchmark" + name
-				if !benchMatches(singlePattern, full) && !benchMatches(parallelPattern, full) {
+				if !benchMatches(singlePattern, full) && !benchMatches(parallelPattern, full) && !benchMatches(freshPattern, full) {
 					t.Errorf("%s: %s is not selected by the benchmark patterns", tg.name, full)
 				}
 			}
@@ -136,5 +136,13 @@ func TestPrintTable(t *testing.T) {
 	}
 	if strings.Contains(out, "avx2") {
 		t.Errorf("a row for a path the runs did not measure:\n%s", out)
+	}
+
+	// A row without a target: its ratio, no bound, no verdict.
+	results = [][]run{{{"FreshPairs/isa=avx2/kernel=compact/pairs=fresh": 6.0, "FreshPairs/isa=avx2/kernel=compact/pairs=repeat": 5.0}}}
+	b.Reset()
+	printTable(&b, targets, []string{"/tmp/bench.test"}, results)
+	if out := b.String(); !strings.Contains(out, "| `CompactContacts` 5%, fresh pairs over repeated | avx2 | 1.200x (1.20-1.20) | none (no target) | - |") {
+		t.Errorf("table:\n%s", out)
 	}
 }
