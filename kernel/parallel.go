@@ -227,7 +227,10 @@ func (p *Parallel) run(n int) {
 		}
 	}
 	if p.op == opCompact || p.op == opCompact64 {
-		p.placeRows() // the chunks the workers left
+		// The chunks the workers left. Every worker has returned from
+		// work, and with it from placeRows, so the mover's flag is free
+		// and this call places every chunk.
+		p.placeRows()
 	}
 }
 
