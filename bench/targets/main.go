@@ -66,26 +66,26 @@ func main() {
 	if _, err := exec.LookPath("taskset"); err == nil && *cpu >= 0 {
 		pin = []string{"taskset", "-c", fmt.Sprint(*cpu)}
 	}
+	// The invocations of one round: the single-core targets (pinned), the
+	// fresh-pair rows (pinned), the kernel.Parallel targets (on every CPU).
+	type invocation struct {
+		pin     []string
+		pattern string
+	}
+	rounds := []invocation{{pin, singlePattern}}
+	if *fresh {
+		rounds = append(rounds, invocation{pin, freshPattern})
+	}
+	if *parallel {
+		rounds = append(rounds, invocation{nil, parallelPattern})
+	}
 	results := make([][]run, len(bins)) // per binary, per invocation
 	for i := range *runs {
 		for b, path := range bins {
 			fmt.Fprintf(os.Stderr, "invocation %d of %d: %s\n", i+1, *runs, path)
-			out, err := invoke(pin, path, singlePattern, *benchtime)
-			if err != nil {
-				fail(err)
-			}
-			r := parseRun(out)
-			if *fresh {
-				out, err := invoke(pin, path, freshPattern, *benchtime)
-				if err != nil {
-					fail(err)
-				}
-				for name, v := range parseRun(out) {
-					r[name] = v
-				}
-			}
-			if *parallel {
-				out, err := invoke(nil, path, parallelPattern, *benchtime)
+			r := run{}
+			for _, inv := range rounds {
+				out, err := invoke(inv.pin, path, inv.pattern, *benchtime)
 				if err != nil {
 					fail(err)
 				}
