@@ -42,7 +42,7 @@ func TestParallelPlaceRows(t *testing.T) {
 	const n = 64*150 + 37
 	for _, isa := range Available() {
 		k, _ := Lookup(isa)
-		for _, workers := range []int{2, 3} {
+		for _, workers := range []int{2, 3, 8} {
 			p := NewParallel(k, workers)
 			p.MinParallel = 0
 			p.chunk = 64
