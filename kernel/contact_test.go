@@ -1208,6 +1208,109 @@ func TestContactsCrossingNormals(t *testing.T) {
 	})
 }
 
+// TestContactsNearCrossingBand runs the contact kernels, float32 and
+// float64, on every path over pairs of axes that pass each other at
+// distances around the crossing tolerance: |r|^2 from 1/16 to 16 times
+// 2^-34 m (2^-92 m in float64), m = max(|M0|^2, |u|^2, |E|^2), through
+// the middle or an end of either axis. Every row must equal the
+// specification bit for bit: the paths must agree on which lanes take the
+// fallback normal (near), where the spec's test flips. A third of the
+// pairs end both axes at the crossing at an obtuse angle, where m is
+// |E|^2 and exceeds |M0|^2 + |u|^2 (a vector test that gated the
+// fallbacks' block with 2^-34 (|M0|^2 + |u|^2) instead of m failed here).
+func TestContactsNearCrossingBand(t *testing.T) {
+	for _, prec := range []struct {
+		name string
+		tol  float64 // the spec's crossing tolerance
+		f32  bool
+	}{{"float32", 0x1p-34, true}, {"float64", 0x1p-92, false}} {
+		t.Run(prec.name, func(t *testing.T) {
+			r := verify.NewRand(ctSeed, 31)
+			unit := func() [3]float64 {
+				for {
+					v := [3]float64{r.Float64()*2 - 1, r.Float64()*2 - 1, r.Float64()*2 - 1}
+					if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0.3 && l < 1 {
+						return [3]float64{v[0] / l, v[1] / l, v[2] / l}
+					}
+				}
+			}
+			at := func(x, d [3]float64, k float64) [3]float64 {
+				return [3]float64{x[0] + k*d[0], x[1] + k*d[1], x[2] + k*d[2]}
+			}
+			dist2 := func(p, q [3]float64) float64 {
+				d := [3]float64{p[0] - q[0], p[1] - q[1], p[2] - q[2]}
+				return d[0]*d[0] + d[1]*d[1] + d[2]*d[2]
+			}
+			// Each axis passes X at its start, its end or inside.
+			ends := func() (float64, float64) {
+				switch r.IntN(3) {
+				case 0:
+					return 0, 0.5 + 2*r.Float64()
+				case 1:
+					return 0.5 + 2*r.Float64(), 0
+				}
+				return 0.1 + 2*r.Float64(), 0.1 + 2*r.Float64()
+			}
+			const n = 3000
+			caps, caps64 := soa.NewCapsules(2*n), soa.NewCapsules64(2*n)
+			pairs := soa.NewIndexPairs(n)
+			for k := range n {
+				x := [3]float64{4 * r.Float64(), 4 * r.Float64(), 4 * r.Float64()}
+				u, v := unit(), unit()
+				nv := fallback.Cross3(u, v)
+				nl := math.Sqrt(nv[0]*nv[0] + nv[1]*nv[1] + nv[2]*nv[2])
+				if nl < 0.1 {
+					v = fallback.Cross3(u, [3]float64{0, 0, 1}) // far from parallel
+					nv = fallback.Cross3(u, v)
+					nl = math.Sqrt(nv[0]*nv[0] + nv[1]*nv[1] + nv[2]*nv[2])
+				}
+				a1, b1 := ends()
+				a2, b2 := ends()
+				if k%3 == 0 {
+					// Both axes end at X, at an obtuse angle: |E|^2 = |a1 u - a2
+					// v|^2 exceeds |M0|^2 + |u|^2, so m is |E|^2 (up to twice
+					// the sum the block's test scales).
+					a1, b1, a2, b2 = 0.5+2*r.Float64(), 0, 0.5+2*r.Float64(), 0
+					if u[0]*v[0]+u[1]*v[1]+u[2]*v[2] > 0 {
+						v = [3]float64{-v[0], -v[1], -v[2]}
+						nv = [3]float64{-nv[0], -nv[1], -nv[2]}
+					}
+				}
+				pa, pb := at(x, u, -a1), at(x, u, b1)
+				pc, pd := at(x, v, -a2), at(x, v, b2)
+				m := max(dist2(pa, pb), dist2(pc, pd), dist2(pa, pc))
+				f := math.Ldexp(1, r.IntN(9)-4) * (0.75 + 0.5*r.Float64()) // 1/16 to 16, spread
+				off := math.Sqrt(f*prec.tol*m) / nl
+				pc, pd = at(pc, nv, off), at(pd, nv, off)
+				if prec.f32 {
+					f32 := func(p [3]float64) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+					caps.Set(2*k, f32(pa), f32(pb), 0.5)
+					caps.Set(2*k+1, f32(pc), f32(pd), 0.25) // the normal moves the points
+				} else {
+					caps64.Set(2*k, pa, pb, 0.5)
+					caps64.Set(2*k+1, pc, pd, 0.25)
+				}
+				pairs.Set(k, uint32(2*k), uint32(2*k+1))
+			}
+			forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+				if prec.f32 {
+					dst := soa.NewContacts(n)
+					k.BatchContacts(dst, caps, pairs, 0)
+					ctCheckBatch(t, "BatchContacts", dst, caps, pairs, 0)
+					ctFill(dst)
+					ctCheckCompact(t, "CompactContacts", k.CompactContacts(dst, caps, pairs, 0), dst, caps, pairs, 0)
+					return
+				}
+				dst := soa.NewContacts64(n)
+				k.BatchContacts64(dst, caps64, pairs, 0)
+				check64Batch(t, "BatchContacts64", dst, caps64, pairs, 0)
+				cdst := soa.NewContacts64(n)
+				check64Compact(t, "CompactContacts64", k.CompactContacts64(cdst, caps64, pairs, 0), cdst, caps64, pairs, 0)
+			})
+		})
+	}
+}
+
 // TestContactsBeyondRange runs BatchContacts and CompactContacts, and
 // their float64 forms, on every path over pairs far beyond MaxRange
 // (verify.BeyondRangeCapsulePairs; for float64 the same widened and
