@@ -10352,7 +10352,7 @@ ContactsAVX512_done:
 
 // func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $3688-56
+TEXT ·CompactContactsAVX512(SB), $4528-56
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -10382,12 +10382,13 @@ TEXT ·CompactContactsAVX512(SB), $3688-56
 	MOVQ         AX, 88(SP)
 	MOVQ         96(R12), AX
 	MOVQ         AX, 96(SP)
+	MOVL         $0x00000000, 104(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         104(SP), R9
+	LEAQ         112(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1600(R9), BX
@@ -11325,60 +11326,79 @@ CompactContactsAVX512_ahead_finite:
 	VPBROADCASTD R13, Z15
 	VPADDD       iota<>+0(SB), Z15, Z15
 
-	// Compaction: the touching lanes (count > 0) first, then a store of that many
-	// lanes; nothing at all for a group without one (most groups at a low hit rate).
-	VPTESTMD      Z22, Z22, K1
-	KORTESTW      K1, K1
-	JZ            CompactContactsAVX512_ahead_none
-	KMOVW         K1, R14
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactContactsAVX512_ahead_nostaged
+	KMOVW         R14, K1
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
-	VCOMPRESSPS.Z Z15, K1, Z15
+	VMOVDQU32     iota<>+0(SB), Z16
+	VPCOMPRESSD.Z Z16, K1, Z16
+	VPERMPS       3520(R9), Z16, Z17
 	MOVQ          (SP), R12
-	VMOVUPS       Z15, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z22, K1, Z15
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3584(R9), Z16, Z17
 	MOVQ          8(SP), R12
-	VMOVUPS       Z15, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z8, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3648(R9), Z16, Z17
 	MOVQ          16(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z20, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3712(R9), Z16, Z17
 	MOVQ          24(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z13, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3776(R9), Z16, Z17
 	MOVQ          32(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z14, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3840(R9), Z16, Z17
 	MOVQ          40(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z12, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3904(R9), Z16, Z17
 	MOVQ          48(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z9, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3968(R9), Z16, Z17
 	MOVQ          56(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z10, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4032(R9), Z16, Z17
 	MOVQ          64(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z18, K1, Z8
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4096(R9), Z16, Z17
 	MOVQ          72(SP), R12
-	VMOVUPS       Z8, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z5, K1, Z5
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4160(R9), Z16, Z17
 	MOVQ          80(SP), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z6, K1, Z5
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4224(R9), Z16, Z17
 	MOVQ          88(SP), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
-	VCOMPRESSPS.Z Z7, K1, Z5
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4288(R9), Z16, Z16
 	MOVQ          96(SP), R12
-	VMOVUPS       Z5, K2, (R12)(R11*4)
+	VMOVUPS       Z16, K2, (R12)(R11*4)
 	ADDQ          R14, R11
 
-CompactContactsAVX512_ahead_none:
-	ADDQ  $0x00000010, R13
-	XCHGQ BX, R10
-	JMP   CompactContactsAVX512_ahead
+CompactContactsAVX512_ahead_nostaged:
+	// Compaction, one group late (LateCompaction): this group's rows and touching lanes
+	// wait in the stage for the next group.
+	VPTESTMD Z22, Z22, K1
+	KMOVW    K1, R14
+	MOVL     R14, 104(SP)
+	VMOVUPS  Z15, 3520(R9)
+	VMOVUPS  Z22, 3584(R9)
+	VMOVUPS  Z8, 3648(R9)
+	VMOVUPS  Z20, 3712(R9)
+	VMOVUPS  Z13, 3776(R9)
+	VMOVUPS  Z14, 3840(R9)
+	VMOVUPS  Z12, 3904(R9)
+	VMOVUPS  Z9, 3968(R9)
+	VMOVUPS  Z10, 4032(R9)
+	VMOVUPS  Z18, 4096(R9)
+	VMOVUPS  Z5, 4160(R9)
+	VMOVUPS  Z6, 4224(R9)
+	VMOVUPS  Z7, 4288(R9)
+	ADDQ     $0x00000010, R13
+	XCHGQ    BX, R10
+	JMP      CompactContactsAVX512_ahead
 
 CompactContactsAVX512_last:
 	// M0 = B-A, u = D-C, E = A-C.
@@ -11972,6 +11992,59 @@ CompactContactsAVX512_last_finite:
 	VPBROADCASTD R13, Z15
 	VPADDD       iota<>+0(SB), Z15, Z15
 
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactContactsAVX512_last_nostaged
+	KMOVW         R14, K1
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VMOVDQU32     iota<>+0(SB), Z16
+	VPCOMPRESSD.Z Z16, K1, Z16
+	VPERMPS       3520(R9), Z16, Z17
+	MOVQ          (SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3584(R9), Z16, Z17
+	MOVQ          8(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3648(R9), Z16, Z17
+	MOVQ          16(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3712(R9), Z16, Z17
+	MOVQ          24(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3776(R9), Z16, Z17
+	MOVQ          32(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3840(R9), Z16, Z17
+	MOVQ          40(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3904(R9), Z16, Z17
+	MOVQ          48(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       3968(R9), Z16, Z17
+	MOVQ          56(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4032(R9), Z16, Z17
+	MOVQ          64(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4096(R9), Z16, Z17
+	MOVQ          72(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4160(R9), Z16, Z17
+	MOVQ          80(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4224(R9), Z16, Z17
+	MOVQ          88(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       4288(R9), Z16, Z16
+	MOVQ          96(SP), R12
+	VMOVUPS       Z16, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactContactsAVX512_last_nostaged:
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
 	VPTESTMD      Z22, Z22, K1
@@ -12790,6 +12863,59 @@ CompactContactsAVX512_tailgroup_finite:
 	VPBROADCASTD R13, Z0
 	VPADDD       iota<>+0(SB), Z0, Z0
 
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactContactsAVX512_tailgroup_nostaged
+	KMOVW         R14, K2
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K3
+	VMOVDQU32     iota<>+0(SB), Z1
+	VPCOMPRESSD.Z Z1, K2, Z1
+	VPERMPS       3520(R9), Z1, Z2
+	MOVQ          (SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3584(R9), Z1, Z2
+	MOVQ          8(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3648(R9), Z1, Z2
+	MOVQ          16(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3712(R9), Z1, Z2
+	MOVQ          24(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3776(R9), Z1, Z2
+	MOVQ          32(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3840(R9), Z1, Z2
+	MOVQ          40(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3904(R9), Z1, Z2
+	MOVQ          48(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       3968(R9), Z1, Z2
+	MOVQ          56(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       4032(R9), Z1, Z2
+	MOVQ          64(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       4096(R9), Z1, Z2
+	MOVQ          72(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       4160(R9), Z1, Z2
+	MOVQ          80(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       4224(R9), Z1, Z2
+	MOVQ          88(SP), R12
+	VMOVUPS       Z2, K3, (R12)(R11*4)
+	VPERMPS       4288(R9), Z1, Z1
+	MOVQ          96(SP), R12
+	VMOVUPS       Z1, K3, (R12)(R11*4)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactContactsAVX512_tailgroup_nostaged:
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one (most groups at a low hit rate).
 	VPTESTMD      Z17, Z17, K2
