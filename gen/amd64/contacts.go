@@ -102,7 +102,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	}
 	stage := 0
 	stagedRows = staged{}
-	if compact && groups == 1 && t.Elem == ir.F32 && evex(t) && tuned(LateCompaction, t) {
+	if compact && groups == 1 && t.Elem == ir.F32 && tuned(LateCompaction, t) {
 		stage = contactStreams
 		stagedRows.on = true
 		stagedRows.mask = AllocLocal(8)
@@ -317,9 +317,12 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 // about as much as the group itself (PERFORMANCE.md, Zen 4 session
 // thirteen): one group late, the mask is long known when the branch
 // comes. On the Zen 4 VM (AMD EPYC family 25 model 17, 2026-11-25, 4,096
-// index pairs, 5% touching) a probe took CompactContacts on new pairs
-// every call from 4.26 to 3.87 ns/pair (-9.3%, 6 alternating
-// invocations), on a repeated batch within noise, at 50% touching +3.3%.
+// index pairs, 5% touching, 8 alternating invocations) AVX-512
+// CompactContacts on new pairs every call (BenchmarkFreshPairs) took
+// 4.24 -> 3.76 ns/pair (-11.5%), on a repeated batch and at 50% touching
+// within noise. AVX2, whose stage and blends cost more, measured -5.5% on
+// new pairs and +4.8% on a repeated batch (10 invocations), so it
+// compacts each group at once. The gen flag -latecompact2 turns it on.
 var LateCompaction = map[string]bool{"AVX512": true}
 
 // staged is where a late-compacting kernel (LateCompaction) keeps a
@@ -340,10 +343,16 @@ var stagedRows staged
 func stageRows(l *lowering, outs []func() Op) {
 	Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
 	Comment("wait in the stage for the next group.")
-	k := K()
 	count := l.out(0)
-	VPTESTMD(count, count, k)
-	KMOVW(k, remain.As32())
+	if evex(l.t) {
+		k := K()
+		VPTESTMD(count, count, k)
+		KMOVW(k, remain.As32())
+	} else {
+		v := l.newVec()
+		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
+		VMOVMSKPS(v, remain.As32())
+	}
 	MOVL(remain.As32(), stagedRows.mask)
 	for i, v := range outs {
 		VMOVUPS(v(), stagedRows.vecs.Offset(i*l.t.VecBytes()))
@@ -357,6 +366,22 @@ func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool
 	MOVL(stagedRows.mask, remain.As32())
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
+	staged := func(k int) Mem { return stagedRows.vecs.Offset(k * l.t.VecBytes()) }
+	if !evex(l.t) {
+		// A whole group was staged: written <= its first row, so the
+		// eight rows from written are in dst.
+		srcs := make([]func() Op, contactStreams)
+		for k := range srcs {
+			srcs[k] = func() Op { return staged(k) }
+		}
+		compact8(l, srcs, outPtr, nil)
+		ADDQ(remain, written)
+		if empty {
+			MOVL(U32(0), stagedRows.mask)
+		}
+		Label(label + "_nostaged")
+		return
+	}
 	touch, ks := K(), K()
 	KMOVW(remain.As32(), touch)
 	POPCNTL(remain.As32(), remain.As32())
@@ -370,7 +395,7 @@ func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool
 	VPCOMPRESSD_Z(lanes, touch, lanes)
 	for k := range contactStreams {
 		c := l.newVec()
-		VPERMPS(stagedRows.vecs.Offset(k*l.t.VecBytes()), lanes, c)
+		VPERMPS(staged(k), lanes, c)
 		VMOVUPS(c, ks, outPtr(k))
 	}
 	ADDQ(remain, written)
@@ -611,38 +636,47 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int, late b
 		}
 	} else {
 		VMOVMSKPS(touch, remain.As32())
-		LEAQ(l.consts.compress8, scratch)
-		SHLQ(U8(5), remain)
-		perm := l.newVec()
-		VMOVDQU(Mem{Base: scratch, Index: remain, Scale: 1}, perm)
-		SHRQ(U8(5), remain)
-		POPCNTL(remain.As32(), remain.As32())
-		cnt := l.newVec()
-		VMOVD(remain.As32(), cnt.AsX())
-		VPBROADCASTD(cnt.AsX(), cnt)
-		ks := l.newVec()
-		VPCMPGTD(l.consts.iota, cnt, ks)
-		// 16 registers: the store mask and permutation wait in slots.
-		ksSlot, permSlot := l.slots.next(), l.slots.next()
-		VMOVUPS(ks, ksSlot)
-		VMOVUPS(perm, permSlot)
-		if mask == nil {
-			Comment("A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in")
-			Comment("dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are")
-			Comment("microcoded on AMD). The rows past the count get their own bits back.")
-		}
-		for k, v := range outs {
-			c, pr, kr := l.newVec(), l.newVec(), l.newVec()
-			VMOVUPS(permSlot, pr)
-			VPERMPS(v(), pr, c)
-			VMOVUPS(ksSlot, kr)
-			if mask == nil {
-				blendStore(c, kr, outPtr(k), l.newVec())
-			} else {
-				VMASKMOVPS(c, kr, outPtr(k))
-			}
-		}
+		compact8(l, outs, outPtr, mask)
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
+}
+
+// compact8 stores the touching lanes of the eight-lane vectors outs (their
+// bits in remain, which it leaves holding their number) at the written
+// rows, in lane order: a permutation from the compress8 table, then a
+// blend into the rows there (a whole group, mask nil) or a masked store
+// (the tail).
+func compact8(l *lowering, outs []func() Op, outPtr func(k int) Mem, mask Op) {
+	LEAQ(l.consts.compress8, scratch)
+	SHLQ(U8(5), remain)
+	perm := l.newVec()
+	VMOVDQU(Mem{Base: scratch, Index: remain, Scale: 1}, perm)
+	SHRQ(U8(5), remain)
+	POPCNTL(remain.As32(), remain.As32())
+	cnt := l.newVec()
+	VMOVD(remain.As32(), cnt.AsX())
+	VPBROADCASTD(cnt.AsX(), cnt)
+	ks := l.newVec()
+	VPCMPGTD(l.consts.iota, cnt, ks)
+	// 16 registers: the store mask and permutation wait in slots.
+	ksSlot, permSlot := l.slots.next(), l.slots.next()
+	VMOVUPS(ks, ksSlot)
+	VMOVUPS(perm, permSlot)
+	if mask == nil {
+		Comment("A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in")
+		Comment("dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are")
+		Comment("microcoded on AMD). The rows past the count get their own bits back.")
+	}
+	for k, v := range outs {
+		c, pr, kr := l.newVec(), l.newVec(), l.newVec()
+		VMOVUPS(permSlot, pr)
+		VPERMPS(v(), pr, c)
+		VMOVUPS(ksSlot, kr)
+		if mask == nil {
+			blendStore(c, kr, outPtr(k), l.newVec())
+		} else {
+			VMASKMOVPS(c, kr, outPtr(k))
+		}
+	}
 }
