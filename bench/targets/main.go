@@ -129,9 +129,10 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// printTable writes one markdown row per target and path that the runs
-// measured: the ratio of each binary, the bound, and whether the first
-// binary's median meets it.
+// printTable writes one markdown row per target and path that the first
+// binary's runs measured: the ratio of each binary (n/a for one without
+// those benchmarks), the bound, and whether the first binary's median
+// meets it.
 func printTable(w io.Writer, ts []target, bins []string, results [][]run) {
 	fmt.Fprint(w, "| target | path |")
 	for _, b := range bins {
@@ -146,22 +147,17 @@ func printTable(w io.Writer, ts []target, bins []string, results [][]run) {
 	for _, t := range ts {
 		for _, isa := range t.isas {
 			num, den := t.expand(isa)
-			var cells []string
-			var first summary
-			ok := true
-			for b := range bins {
-				s, found := summarize(results[b], num, den)
-				if !found {
-					ok = false
-					break
-				}
-				if b == 0 {
-					first = s
-				}
-				cells = append(cells, s.String())
-			}
+			first, ok := summarize(results[0], num, den)
 			if !ok {
 				continue // this path or benchmark is not on this machine
+			}
+			cells := []string{first.String()}
+			for b := 1; b < len(bins); b++ {
+				if s, found := summarize(results[b], num, den); found {
+					cells = append(cells, s.String())
+				} else {
+					cells = append(cells, "n/a") // a build without the benchmark
+				}
 			}
 			met := "no"
 			switch {

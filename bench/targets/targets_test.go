@@ -138,6 +138,17 @@ func TestPrintTable(t *testing.T) {
 		t.Errorf("a row for a path the runs did not measure:\n%s", out)
 	}
 
+	// A base build without the benchmarks of a row: n/a in its column.
+	results = [][]run{
+		{{"Contacts/isa=avx512/n=4096": 3.3, "BatchClosest/isa=avx512/n=4096": 1.1}},
+		{{"BatchClosest/isa=avx512/n=4096": 1.0}},
+	}
+	b.Reset()
+	printTable(&b, targets, []string{"/tmp/new.test", "/tmp/old.test"}, results)
+	if out := b.String(); !strings.Contains(out, "| `BatchContacts` over `BatchClosest` | avx512 | 3.000x (3.00-3.00) | n/a | at most 2.8x | no |") {
+		t.Errorf("table:\n%s", out)
+	}
+
 	// A row without a target: its ratio, no bound, no verdict.
 	results = [][]run{{{"FreshPairs/isa=avx2/kernel=compact/pairs=fresh": 6.0, "FreshPairs/isa=avx2/kernel=compact/pairs=repeat": 5.0}}}
 	b.Reset()
