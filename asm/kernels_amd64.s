@@ -20546,7 +20546,7 @@ Contacts64AVX512_done:
 
 // func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, POPCNT
-TEXT ·CompactContacts64AVX512(SB), $3688-56
+TEXT ·CompactContacts64AVX512(SB), $4528-56
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -20576,12 +20576,13 @@ TEXT ·CompactContacts64AVX512(SB), $3688-56
 	MOVQ         AX, 88(SP)
 	MOVQ         96(R12), AX
 	MOVQ         AX, 96(SP)
+	MOVL         $0x00000000, 104(SP)
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
 	MOVQ         pi+8(FP), DX
 	MOVQ         pj+16(FP), SI
-	LEAQ         104(SP), R9
+	LEAQ         112(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	LEAQ         1600(R9), BX
@@ -21424,60 +21425,80 @@ CompactContacts64AVX512_ahead_finite:
 	VPADDD       iota<>+0(SB), Y14, Y14
 	VPMOVQD      Z21, Y15
 
-	// Compaction: the touching lanes (count > 0) first, then a store of that many
-	// lanes; nothing at all for a group without one.
-	VPTESTMQ      Z21, Z21, K1
-	KORTESTW      K1, K1
-	JZ            CompactContacts64AVX512_ahead_none
-	KMOVW         K1, R14
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactContacts64AVX512_ahead_nostaged
+	KMOVW         R14, K1
 	POPCNTL       R14, R14
 	BZHIL         R14, low16<>+0(SB), R12
 	KMOVW         R12, K2
-	VPCOMPRESSD.Z Y14, K1, Y14
+	VMOVDQU32     iota<>+0(SB), Y16
+	VPCOMPRESSD.Z Y16, K1, Y16
+	VPERMD        3520(R9), Y16, Y18
 	MOVQ          (SP), R12
-	VMOVDQU32     Y14, K2, (R12)(R11*4)
-	VPCOMPRESSD.Z Y15, K1, Y14
+	VMOVDQU32     Y18, K2, (R12)(R11*4)
+	VPERMD        3584(R9), Y16, Y18
 	MOVQ          8(SP), R12
-	VMOVDQU32     Y14, K2, (R12)(R11*4)
-	VCOMPRESSPD.Z Z8, K1, Z8
+	VMOVDQU32     Y18, K2, (R12)(R11*4)
+	VPMOVZXDQ     Y16, Z16
+	VPERMPD       3648(R9), Z16, Z18
 	MOVQ          16(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z19, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3712(R9), Z16, Z18
 	MOVQ          24(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z12, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3776(R9), Z16, Z18
 	MOVQ          32(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z13, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3840(R9), Z16, Z18
 	MOVQ          40(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z11, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3904(R9), Z16, Z18
 	MOVQ          48(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z9, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3968(R9), Z16, Z18
 	MOVQ          56(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z10, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4032(R9), Z16, Z18
 	MOVQ          64(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z17, K1, Z8
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4096(R9), Z16, Z18
 	MOVQ          72(SP), R12
-	VMOVUPD       Z8, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z5, K1, Z5
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4160(R9), Z16, Z18
 	MOVQ          80(SP), R12
-	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z6, K1, Z5
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4224(R9), Z16, Z18
 	MOVQ          88(SP), R12
-	VMOVUPD       Z5, K2, (R12)(R11*8)
-	VCOMPRESSPD.Z Z7, K1, Z5
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4288(R9), Z16, Z16
 	MOVQ          96(SP), R12
-	VMOVUPD       Z5, K2, (R12)(R11*8)
+	VMOVUPD       Z16, K2, (R12)(R11*8)
 	ADDQ          R14, R11
 
-CompactContacts64AVX512_ahead_none:
-	ADDQ  $0x00000008, R13
-	XCHGQ BX, R10
-	JMP   CompactContacts64AVX512_ahead
+CompactContacts64AVX512_ahead_nostaged:
+	// Compaction, one group late (LateCompaction): this group's rows and touching lanes
+	// wait in the stage for the next group.
+	VPTESTMQ Z21, Z21, K1
+	KMOVW    K1, R14
+	MOVL     R14, 104(SP)
+	VMOVDQU  Y14, 3520(R9)
+	VMOVDQU  Y15, 3584(R9)
+	VMOVUPD  Z8, 3648(R9)
+	VMOVUPD  Z19, 3712(R9)
+	VMOVUPD  Z12, 3776(R9)
+	VMOVUPD  Z13, 3840(R9)
+	VMOVUPD  Z11, 3904(R9)
+	VMOVUPD  Z9, 3968(R9)
+	VMOVUPD  Z10, 4032(R9)
+	VMOVUPD  Z17, 4096(R9)
+	VMOVUPD  Z5, 4160(R9)
+	VMOVUPD  Z6, 4224(R9)
+	VMOVUPD  Z7, 4288(R9)
+	ADDQ     $0x00000008, R13
+	XCHGQ    BX, R10
+	JMP      CompactContacts64AVX512_ahead
 
 CompactContacts64AVX512_last:
 	// M0 = B-A, u = D-C, E = A-C.
@@ -22072,6 +22093,60 @@ CompactContacts64AVX512_last_finite:
 	VPADDD       iota<>+0(SB), Y14, Y14
 	VPMOVQD      Z21, Y15
 
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactContacts64AVX512_last_nostaged
+	KMOVW         R14, K1
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VMOVDQU32     iota<>+0(SB), Y16
+	VPCOMPRESSD.Z Y16, K1, Y16
+	VPERMD        3520(R9), Y16, Y18
+	MOVQ          (SP), R12
+	VMOVDQU32     Y18, K2, (R12)(R11*4)
+	VPERMD        3584(R9), Y16, Y18
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y18, K2, (R12)(R11*4)
+	VPMOVZXDQ     Y16, Z16
+	VPERMPD       3648(R9), Z16, Z18
+	MOVQ          16(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3712(R9), Z16, Z18
+	MOVQ          24(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3776(R9), Z16, Z18
+	MOVQ          32(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3840(R9), Z16, Z18
+	MOVQ          40(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3904(R9), Z16, Z18
+	MOVQ          48(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       3968(R9), Z16, Z18
+	MOVQ          56(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4032(R9), Z16, Z18
+	MOVQ          64(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4096(R9), Z16, Z18
+	MOVQ          72(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4160(R9), Z16, Z18
+	MOVQ          80(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4224(R9), Z16, Z18
+	MOVQ          88(SP), R12
+	VMOVUPD       Z18, K2, (R12)(R11*8)
+	VPERMPD       4288(R9), Z16, Z16
+	MOVQ          96(SP), R12
+	VMOVUPD       Z16, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactContacts64AVX512_last_nostaged:
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
 	VPTESTMQ      Z21, Z21, K1
@@ -22843,6 +22918,60 @@ CompactContacts64AVX512_tailgroup_finite:
 	VPADDD       iota<>+0(SB), Y0, Y0
 	VPMOVQD      Z17, Y1
 
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactContacts64AVX512_tailgroup_nostaged
+	KMOVW         R14, K2
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K3
+	VMOVDQU32     iota<>+0(SB), Y2
+	VPCOMPRESSD.Z Y2, K2, Y2
+	VPERMD        3520(R9), Y2, Y12
+	MOVQ          (SP), R12
+	VMOVDQU32     Y12, K3, (R12)(R11*4)
+	VPERMD        3584(R9), Y2, Y12
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y12, K3, (R12)(R11*4)
+	VPMOVZXDQ     Y2, Z2
+	VPERMPD       3648(R9), Z2, Z12
+	MOVQ          16(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       3712(R9), Z2, Z12
+	MOVQ          24(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       3776(R9), Z2, Z12
+	MOVQ          32(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       3840(R9), Z2, Z12
+	MOVQ          40(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       3904(R9), Z2, Z12
+	MOVQ          48(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       3968(R9), Z2, Z12
+	MOVQ          56(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       4032(R9), Z2, Z12
+	MOVQ          64(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       4096(R9), Z2, Z12
+	MOVQ          72(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       4160(R9), Z2, Z12
+	MOVQ          80(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       4224(R9), Z2, Z12
+	MOVQ          88(SP), R12
+	VMOVUPD       Z12, K3, (R12)(R11*8)
+	VPERMPD       4288(R9), Z2, Z2
+	MOVQ          96(SP), R12
+	VMOVUPD       Z2, K3, (R12)(R11*8)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactContacts64AVX512_tailgroup_nostaged:
 	// Compaction: the touching lanes (count > 0) first, then a store of that many
 	// lanes; nothing at all for a group without one.
 	VPTESTMQ      Z17, Z17, K2

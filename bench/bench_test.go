@@ -482,7 +482,8 @@ func BenchmarkCopyThenClosest(b *testing.B) {
 const freshBatches = 256
 
 // BenchmarkFreshPairs times the contact kernels (and the copy then
-// BatchClosest they replace) at 4,096 index pairs, 5% touching, when
+// BatchClosest they replace; compact64 is CompactContacts64 on the
+// capsules widened) at 4,096 index pairs, 5% touching, when
 // every call gets pairs the previous calls did not, as an engine's
 // broadphase gives each step: pairs=fresh calls 256 different batches in
 // turn. The other benchmarks call one batch again and again, and the
@@ -508,16 +509,18 @@ func BenchmarkFreshPairs(b *testing.B) {
 		return bs
 	}
 	sets := map[string][]soa.IndexPairs{"fresh": batches(false), "repeat": batches(true)}
+	caps64 := verify.WidenCapsules(caps)
 	eachPath(b, func(b *testing.B, k kernel.Kernel) {
-		for _, kind := range []string{"contacts", "compact", "copythenclosest"} {
+		for _, kind := range []string{"contacts", "compact", "copythenclosest", "compact64"} {
 			for _, set := range []string{"fresh", "repeat"} {
 				b.Run("kernel="+kind+"/pairs="+set, func(b *testing.B) {
 					bs, next := sets[set], 0
-					rows := soa.NewContacts(n)
+					rows, rows64 := soa.NewContacts(n), soa.NewContacts64(n)
 					pairs, res := soa.NewPairs(n), soa.NewResults(n)
 					call := map[string]func(ip *soa.IndexPairs){
-						"contacts": func(ip *soa.IndexPairs) { k.BatchContacts(rows, caps, ip, benchMargin) },
-						"compact":  func(ip *soa.IndexPairs) { k.CompactContacts(rows, caps, ip, benchMargin) },
+						"contacts":  func(ip *soa.IndexPairs) { k.BatchContacts(rows, caps, ip, benchMargin) },
+						"compact":   func(ip *soa.IndexPairs) { k.CompactContacts(rows, caps, ip, benchMargin) },
+						"compact64": func(ip *soa.IndexPairs) { k.CompactContacts64(rows64, caps64, ip, benchMargin) },
 						"copythenclosest": func(ip *soa.IndexPairs) {
 							gatherPairs(pairs, caps, ip)
 							k.BatchClosest(res, pairs)

@@ -68,7 +68,7 @@ func main() {
 	spc512 := flag.Bool("spillcontacts512", amd64.SpillContacts["AVX512"], "the same for AVX-512")
 	scc512 := flag.Bool("schedulecontacts512", amd64.ScheduledContacts["AVX512"], "reorder the AVX-512 contact bodies as late as possible (ir.Schedule)")
 	scc2 := flag.Bool("schedulecontacts2", amd64.ScheduledContacts["AVX2"], "the same for AVX2")
-	lc512 := flag.Bool("latecompact512", amd64.LateCompaction["AVX512"], "the AVX-512 float32 compaction compacts each group's rows one group late (amd64.LateCompaction)")
+	lc512 := flag.Bool("latecompact512", amd64.LateCompaction["AVX512"], "the AVX-512 compaction loops compact each group's rows one group late (amd64.LateCompaction)")
 	lc2 := flag.Bool("latecompact2", amd64.LateCompaction["AVX2"], "the same for AVX2")
 	nr512 := flag.Float64("nextrecords512", amd64.NextRecordsAt["AVX512"], "where in the AVX-512 record loops' body the next group's records load (fraction; negative: at the top of their own group)")
 	nr2 := flag.Float64("nextrecords2", amd64.NextRecordsAt["AVX2"], "the same for AVX2")

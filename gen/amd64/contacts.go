@@ -102,7 +102,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	}
 	stage := 0
 	stagedRows = staged{}
-	if compact && groups == 1 && t.Elem == ir.F32 && tuned(LateCompaction, t) {
+	if compact && groups == 1 && (t.Elem == ir.F32 || evex(t)) && tuned(LateCompaction, t) {
 		stage = contactStreams
 		stagedRows.on = true
 		stagedRows.mask = AllocLocal(8)
@@ -306,8 +306,9 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	Label(name + "_done")
 }
 
-// LateCompaction says, per target, that the float32 compaction loop
-// (CompactContacts) compacts each group's rows one group late: a group of
+// LateCompaction says, per target, that the compaction loops
+// (CompactContacts, on AVX-512 CompactContacts64 too) compact each
+// group's rows one group late: a group of
 // the pipelined loop stores its thirteen output vectors and its touching
 // lanes' mask to a stage (stagedRows), and the next group, at the end of
 // its body, compacts them from there. Whether a group has a touching pair
@@ -320,9 +321,12 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 // index pairs, 5% touching, 8 alternating invocations) AVX-512
 // CompactContacts on new pairs every call (BenchmarkFreshPairs) took
 // 4.24 -> 3.76 ns/pair (-11.5%), on a repeated batch and at 50% touching
-// within noise. AVX2, whose stage and blends cost more, measured -5.5% on
-// new pairs and +4.8% on a repeated batch (10 invocations), so it
-// compacts each group at once. The gen flag -latecompact2 turns it on.
+// within noise; CompactContacts64 (its own stage and flush,
+// compactStaged64) 7.70 -> 7.11 (-7.7%) on new pairs, -1.7% on the
+// standard batch. AVX2, whose stage and blends cost more, measured -5.5%
+// on new pairs and +4.8% on a repeated batch (float32, 10 invocations),
+// so it compacts each group at once (float64 on AVX2 was not tried). The
+// gen flags -latecompact512 and -latecompact2 set it.
 var LateCompaction = map[string]bool{"AVX512": true}
 
 // staged is where a late-compacting kernel (LateCompaction) keeps a
@@ -550,7 +554,7 @@ func contactBody(l *lowering, label string, g int) {
 func contactSink(l *lowering, label string, compact bool, mask Op, g int, late bool) {
 	t := l.t
 	if t.Elem == ir.F64 {
-		contactSink64(l, label, compact, mask)
+		contactSink64(l, label, compact, mask, late)
 		return
 	}
 	Comment("Pair index k = i + lane.")

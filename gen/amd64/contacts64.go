@@ -25,7 +25,7 @@ func mask32(l *lowering, mask Op) Op {
 // all of them under mask (the tail) or, compacting, only the touching
 // lanes. AVX-512 (8 lanes) compresses with VPCOMPRESSD and VCOMPRESSPD;
 // AVX2 (4 lanes) permutes with compress4q and compress4d.
-func contactSink64(l *lowering, label string, compact bool, mask Op) {
+func contactSink64(l *lowering, label string, compact bool, mask Op, late bool) {
 	if !evex(l.t) {
 		contactSink64AVX2(l, label, compact, mask)
 		return
@@ -57,6 +57,24 @@ func contactSink64(l *lowering, label string, compact bool, mask Op) {
 		}
 		return
 	}
+	if stagedRows.on {
+		compactStaged64(l, label, !late) // a late group refills the stage
+	}
+	if late {
+		Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
+		Comment("wait in the stage for the next group.")
+		k := K()
+		VPTESTMQ(count64, count64, k)
+		KMOVW(k, remain.As32())
+		MOVL(remain.As32(), stagedRows.mask)
+		for k, v := range narrow {
+			VMOVDQU(v, stagedRows.vecs.Offset(k*l.t.VecBytes()))
+		}
+		for j := range nf {
+			VMOVUPD(floats(j), stagedRows.vecs.Offset((2+j)*l.t.VecBytes()))
+		}
+		return
+	}
 	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
 	Comment("lanes; nothing at all for a group without one.")
 	touch := K()
@@ -85,6 +103,41 @@ func contactSink64(l *lowering, label string, compact bool, mask Op) {
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
+}
+
+// compactStaged64 is compactStaged for the AVX-512 float64 rows: the
+// touching lanes' numbers compressed once, VPERMD moves the staged pair
+// index and count (8 uint32) and VPERMPD the eleven staged floats.
+func compactStaged64(l *lowering, label string, empty bool) {
+	Comment("The previous group's touching rows, from the stage (LateCompaction).")
+	MOVL(stagedRows.mask, remain.As32())
+	TESTL(remain.As32(), remain.As32())
+	JZ(LabelRef(label + "_nostaged"))
+	staged := func(k int) Mem { return stagedRows.vecs.Offset(k * l.t.VecBytes()) }
+	touch, ks := K(), K()
+	KMOVW(remain.As32(), touch)
+	POPCNTL(remain.As32(), remain.As32())
+	BZHIL(remain.As32(), l.consts.low16, scratch.As32())
+	KMOVW(scratch.As32(), ks)
+	lanes, lanes64 := YMM(), ZMM()
+	VMOVDQU32(l.consts.iota, lanes)
+	VPCOMPRESSD_Z(lanes, touch, lanes)
+	for k := range 2 {
+		c := YMM()
+		VPERMD(staged(k), lanes, c)
+		VMOVDQU32(c, ks, rowPtr(k, true, 4, 0))
+	}
+	VPMOVZXDQ(lanes, lanes64)
+	for j := 2; j < contactStreams; j++ {
+		c := ZMM()
+		VPERMPD(staged(j), lanes64, c)
+		VMOVUPD(c, ks, rowPtr(j, true, 8, 0))
+	}
+	ADDQ(remain, written)
+	if empty {
+		MOVL(U32(0), stagedRows.mask)
+	}
+	Label(label + "_nostaged")
 }
 
 // contactSink64AVX2 is contactSink64 on AVX2: 4 lanes, the pair index and
