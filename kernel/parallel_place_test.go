@@ -67,12 +67,13 @@ func TestParallelPlaceRows(t *testing.T) {
 				if wn != gn {
 					t.Fatalf("%s: CompactContacts wrote %d rows, one core %d", what, gn, wn)
 				}
+				wf, gf := contactFloats(want), contactFloats(got)
 				for i := range wn {
 					if want.Pair[i] != got.Pair[i] || want.Count[i] != got.Count[i] {
 						t.Fatalf("%s: row %d: pair %d count %d, one core pair %d count %d", what, i, got.Pair[i], got.Count[i], want.Pair[i], want.Count[i])
 					}
-					for j, s := range contactFloats(want) {
-						if math.Float32bits(s[i]) != math.Float32bits(contactFloats(got)[j][i]) {
+					for j := range wf {
+						if math.Float32bits(wf[j][i]) != math.Float32bits(gf[j][i]) {
 							t.Fatalf("%s: row %d, float stream %d differs", what, i, j)
 						}
 					}
@@ -83,12 +84,13 @@ func TestParallelPlaceRows(t *testing.T) {
 				if wn != gn {
 					t.Fatalf("%s: CompactContacts64 wrote %d rows, one core %d", what, gn, wn)
 				}
+				wf64, gf64 := contactFloats(want64), contactFloats(got64)
 				for i := range wn {
 					if want64.Pair[i] != got64.Pair[i] || want64.Count[i] != got64.Count[i] {
 						t.Fatalf("%s: CompactContacts64 row %d: pair %d, one core pair %d", what, i, got64.Pair[i], want64.Pair[i])
 					}
-					for j, s := range contactFloats(want64) {
-						if math.Float64bits(s[i]) != math.Float64bits(contactFloats(got64)[j][i]) {
+					for j := range wf64 {
+						if math.Float64bits(wf64[j][i]) != math.Float64bits(gf64[j][i]) {
 							t.Fatalf("%s: CompactContacts64 row %d, float stream %d differs", what, i, j)
 						}
 					}

@@ -100,13 +100,13 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	if tuned(ScheduledContacts, t) {
 		p = ir.Schedule(p, latencyOf(t))
 	}
-	stage := 0
 	stagedRows = staged{}
+	var stage *staged
 	if _, pipelined := NextRecordsAt[t.Name]; pipelined && compact && groups == 1 && (t.Elem == ir.F32 || evex(t)) && tuned(LateCompaction, t) {
-		stage = contactStreams
 		stagedRows.on = true
 		stagedRows.mask = AllocLocal(8)
 		MOVL(U32(0), stagedRows.mask) // nothing staged
+		stage = &stagedRows           // recordLoop places its vectors
 	}
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		contactBody(l, label, 0)
@@ -177,13 +177,14 @@ func rowPtr(k int, compact bool, size uint8, lane int) Mem {
 // time (group g's set at slot g*14) and calls wide, whose lowerings
 // (one per group, sharing the registers holding 0 and 1
 // and the slot area, each group its own slots) compute and store them;
-// the loop below then finishes the whole groups left. stage vectors after
-// the slots are left to the sink (stagedRows). Where NextRecordsAt
+// the loop below then finishes the whole groups left. If stage is not
+// nil, contactStreams vectors after the slots are the sink's stage, and
+// stage.vecs says where. Where NextRecordsAt
 // names the target, that loop runs each group with the next group's
 // record loads as an interlude into the other set (the registers set and
 // nextSet swap after each group), and the last whole group alone.
 func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op, in *interlude),
-	groups int, wide func(ls []*lowering, label string), stage int) {
+	groups int, wide func(ls []*lowering, label string), stage *staged) {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
@@ -204,9 +205,13 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	}
 	// The area: the slot shares, the sets of an iteration's groups, the
 	// tail's two index vectors, the set the pipelined loop loads the next
-	// group's records into, then stage vectors for the sink (stagedRows).
-	area := newSlots(slotsBase, groups*nslots+groups*recordInputs+2+recordInputs+stage, t.VecBytes())
-	stagedRows.vecs = Mem{Base: slotsBase, Disp: (groups*nslots + groups*recordInputs + 2 + recordInputs) * t.VecBytes()}
+	// group's records into, then the sink's stage (LateCompaction).
+	vecs := groups*nslots + groups*recordInputs + 2 + recordInputs
+	if stage != nil {
+		stage.vecs = Mem{Base: slotsBase, Disp: vecs * t.VecBytes()}
+		vecs += contactStreams
+	}
+	area := newSlots(slotsBase, vecs, t.VecBytes())
 	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}
 	LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set)
 	tailIdx := Mem{Base: slotsBase, Disp: (groups*nslots + groups*recordInputs) * t.VecBytes()}
@@ -342,6 +347,17 @@ type staged struct {
 // stagedRows is the stage of the kernel being emitted.
 var stagedRows staged
 
+// storeMaskOf turns the touching lanes' bits in remain into their number
+// (left in remain) and returns an opmask of that many low lanes: the
+// compacted rows' store mask.
+func storeMaskOf(l *lowering) Op {
+	POPCNTL(remain.As32(), remain.As32())
+	ks := K()
+	BZHIL(remain.As32(), l.consts.low16, scratch.As32())
+	KMOVW(scratch.As32(), ks)
+	return ks
+}
+
 // stageRows stores a group's pair index vector and outputs (outs, in
 // stream order) and its touching lanes' mask to the stage.
 func stageRows(l *lowering, outs []func() Op) {
@@ -371,7 +387,23 @@ func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
 	staged := func(k int) Mem { return stagedRows.vecs.Offset(k * l.t.VecBytes()) }
-	if !evex(l.t) {
+	if evex(l.t) {
+		touch := K()
+		KMOVW(remain.As32(), touch)
+		ks := storeMaskOf(l)
+		// The touching lanes' numbers, first: one VPERMPS reading the stage
+		// then moves each stream's touching lanes down (loading each vector
+		// and compressing it measured slower: on fresh pairs -11.0% against
+		// -11.5%, on the standard batch +1.8% against +1.3%, Zen 4).
+		lanes := l.newVec()
+		VMOVDQU32(l.consts.iota, lanes)
+		VPCOMPRESSD_Z(lanes, touch, lanes)
+		for k := range contactStreams {
+			c := l.newVec()
+			VPERMPS(staged(k), lanes, c)
+			VMOVUPS(c, ks, outPtr(k))
+		}
+	} else {
 		// A whole group was staged: written <= its first row, so the
 		// eight rows from written are in dst.
 		srcs := make([]func() Op, contactStreams)
@@ -379,29 +411,6 @@ func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool
 			srcs[k] = func() Op { return staged(k) }
 		}
 		compact8(l, srcs, outPtr, nil)
-		ADDQ(remain, written)
-		if empty {
-			MOVL(U32(0), stagedRows.mask)
-		}
-		Label(label + "_nostaged")
-		return
-	}
-	touch, ks := K(), K()
-	KMOVW(remain.As32(), touch)
-	POPCNTL(remain.As32(), remain.As32())
-	BZHIL(remain.As32(), l.consts.low16, scratch.As32())
-	KMOVW(scratch.As32(), ks)
-	// The touching lanes' numbers, first: one VPERMPS reading the stage
-	// then moves each stream's touching lanes down (loading each vector
-	// and compressing it measured slower: on fresh pairs -11.0% against
-	// -11.5%, on the standard batch +1.8% against +1.3%, Zen 4).
-	lanes := l.newVec()
-	VMOVDQU32(l.consts.iota, lanes)
-	VPCOMPRESSD_Z(lanes, touch, lanes)
-	for k := range contactStreams {
-		c := l.newVec()
-		VPERMPS(staged(k), lanes, c)
-		VMOVUPS(c, ks, outPtr(k))
 	}
 	ADDQ(remain, written)
 	if empty {
@@ -630,10 +639,7 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int, late b
 	JZ(LabelRef(label + "_none"))
 	if evex(t) {
 		KMOVW(touch, remain.As32())
-		POPCNTL(remain.As32(), remain.As32())
-		ks := K()
-		BZHIL(remain.As32(), l.consts.low16, scratch.As32())
-		KMOVW(scratch.As32(), ks)
+		ks := storeMaskOf(l)
 		for k, v := range outs {
 			c := l.newVec()
 			VCOMPRESSPS_Z(v(), touch, c)
