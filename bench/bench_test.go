@@ -515,17 +515,24 @@ func BenchmarkFreshPairs(b *testing.B) {
 			for _, set := range []string{"fresh", "repeat"} {
 				b.Run("kernel="+kind+"/pairs="+set, func(b *testing.B) {
 					bs, next := sets[set], 0
-					rows, rows64 := soa.NewContacts(n), soa.NewContacts64(n)
-					pairs, res := soa.NewPairs(n), soa.NewResults(n)
-					call := map[string]func(ip *soa.IndexPairs){
-						"contacts":  func(ip *soa.IndexPairs) { k.BatchContacts(rows, caps, ip, benchMargin) },
-						"compact":   func(ip *soa.IndexPairs) { k.CompactContacts(rows, caps, ip, benchMargin) },
-						"compact64": func(ip *soa.IndexPairs) { k.CompactContacts64(rows64, caps64, ip, benchMargin) },
-						"copythenclosest": func(ip *soa.IndexPairs) {
+					var call func(ip *soa.IndexPairs)
+					switch kind {
+					case "contacts":
+						rows := soa.NewContacts(n)
+						call = func(ip *soa.IndexPairs) { k.BatchContacts(rows, caps, ip, benchMargin) }
+					case "compact":
+						rows := soa.NewContacts(n)
+						call = func(ip *soa.IndexPairs) { k.CompactContacts(rows, caps, ip, benchMargin) }
+					case "compact64":
+						rows := soa.NewContacts64(n)
+						call = func(ip *soa.IndexPairs) { k.CompactContacts64(rows, caps64, ip, benchMargin) }
+					case "copythenclosest":
+						pairs, res := soa.NewPairs(n), soa.NewResults(n)
+						call = func(ip *soa.IndexPairs) {
 							gatherPairs(pairs, caps, ip)
 							k.BatchClosest(res, pairs)
-						},
-					}[kind]
+						}
+					}
 					timeLoop(b, n, func() {
 						call(&bs[next])
 						if next++; next == len(bs) {

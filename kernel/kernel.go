@@ -57,8 +57,11 @@
 // first when they are 64-byte aligned, as soa allocates them). The
 // contact kernels cost about 3x a closest pair on laid-out pairs (3.1x
 // with AVX-512 and 3.3x with AVX2 on the Zen 4 VM; 3.1x and 3.7x on the
-// Intel VM in an earlier release): the contact math, and two 32-byte capsule records
-// per pair loaded by index and transposed in registers;
+// Intel VM in an earlier release; 3.6x on the Zen 4 VM when every call
+// gets new pairs, as from a broadphase, whose data-dependent branches the
+// predictor cannot learn: BenchmarkFreshPairs): the contact math, and two
+// 32-byte capsule records per pair loaded by index and transposed in
+// registers;
 // BatchClosestIndexed reads the same records for the closest points alone
 // (about 2x BatchClosest on laid-out pairs, half the cost of copying them
 // out first). Call them once per step with every candidate pair of the
