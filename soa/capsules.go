@@ -64,6 +64,7 @@ func alignedCapsules[F Float](c int) CapsulesOf[F] {
 	size := int(unsafe.Sizeof(CapsuleOf[F]{}))
 	elem := size / 8 // bytes per float
 	buf := make([]F, 8*(c+1))
+	adviseHuge(buf)
 	off := 0
 	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % uintptr(size)); mis != 0 {
 		off = (size - mis) / elem

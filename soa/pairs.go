@@ -14,6 +14,11 @@
 // 2,048 float64 elements per stream and more) also start at a fixed line of
 // a page, inputs at line 0 and outputs at line 32, so that a kernel's
 // stores do not share a page offset with its next loads (see staggered).
+// On Linux, blocks of 4 MiB and more (a Pairs of about 87,000 pairs, a
+// Capsules of 131,072 records) are advised onto transparent huge pages
+// (madvise MADV_HUGEPAGE, unless GODEBUG=disablethp=1): the hardware
+// prefetchers stop at page boundaries, and capsules fetched by index miss
+// the TLB less (see hugeBlockMin).
 // Kernels never rely on this layout:
 // the exported slices may be replaced by any slices of equal length, for
 // example views into an engine's own storage.
@@ -284,6 +289,7 @@ func staggered[F element](k, c, firstLine int) [][]F {
 	}
 	stride := lines * perLine
 	buf := make([]F, k*stride+(align+firstLine*cacheLine)/size)
+	adviseHuge(buf)
 	// The first stream at firstLine lines past an align boundary.
 	off := 0
 	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % uintptr(align)); mis != 0 {
