@@ -14,69 +14,77 @@ func MaxIndexAVX2(pi *uint32, pj *uint32, n int) uint32
 // per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
 // at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 
 // CompactContactsAVX2 computes the contacts of n capsule pairs with AVX2 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
 // Bit-identical to fallback.ContactLane on each. caps points at the capsule
 // records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 
 // ContactsAVX512 computes the contacts of n capsule pairs with AVX512, one row
 // per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
 // at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 
 // CompactContactsAVX512 computes the contacts of n capsule pairs with AVX512 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
 // Bit-identical to fallback.ContactLane on each. caps points at the capsule
 // records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 
 // Contacts64AVX2 computes the contacts of n capsule pairs with AVX2, one row
 // per pair, bit-identical to fallback.ContactLane64 on each; it returns n. caps points
 // at the capsule records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts64 streams of n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
 // CompactContacts64AVX2 computes the contacts of n capsule pairs with AVX2 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
 // Bit-identical to fallback.ContactLane64 on each. caps points at the capsule
 // records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
 // Contacts64AVX512 computes the contacts of n capsule pairs with AVX512, one row
 // per pair, bit-identical to fallback.ContactLane64 on each; it returns n. caps points
 // at the capsule records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts64 streams of n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
 // CompactContacts64AVX512 computes the contacts of n capsule pairs with AVX512 and writes
 // those of the touching pairs densely, in pair order; it returns their number.
 // Bit-identical to fallback.ContactLane64 on each. caps points at the capsule
 // records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
 //
 //go:noescape
-func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
 // ClosestIndexedAVX2 computes the closest points of the axes of n capsule pairs with AVX2,
 // bit-identical to fallback.ClosestLane on each. caps points at the capsule records

@@ -2604,9 +2604,9 @@ maxindex_done:
 	VZEROUPPER
 	RET
 
-// func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
-// Requires: AVX, AVX2
-TEXT ·ContactsAVX2(SB), $2408-56
+// func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·ContactsAVX2(SB), $2408-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -2806,6 +2806,62 @@ ContactsAVX2_ahead:
 	CMPQ R14, $0x00000010
 	JB   ContactsAVX2_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000020
+	JB         ContactsAVX2_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         ContactsAVX2_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ContactsAVX2_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPS  (BX), Y2, Y2
@@ -5145,13 +5201,13 @@ ContactsAVX2_tailgroup_finite:
 
 ContactsAVX2_done:
 	MOVQ n+32(FP), R14
-	MOVQ R14, ret+48(FP)
+	MOVQ R14, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
-// Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContactsAVX2(SB), $2408-56
+// func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX2, MMX+, POPCNT
+TEXT ·CompactContactsAVX2(SB), $2408-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -5351,6 +5407,62 @@ CompactContactsAVX2_ahead:
 	CMPQ R14, $0x00000010
 	JB   CompactContactsAVX2_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000020
+	JB         CompactContactsAVX2_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactContactsAVX2_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactContactsAVX2_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPS  (BX), Y2, Y2
@@ -7920,13 +8032,13 @@ CompactContactsAVX2_tailgroup_finite:
 
 CompactContactsAVX2_tailgroup_none:
 CompactContactsAVX2_done:
-	MOVQ R11, ret+48(FP)
+	MOVQ R11, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ContactsAVX512(SB), $3688-56
+// func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·ContactsAVX512(SB), $3688-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -8147,6 +8259,110 @@ ContactsAVX512_ahead:
 	CMPQ R14, $0x00000020
 	JB   ContactsAVX512_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000040
+	JB         ContactsAVX512_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         ContactsAVX512_ahead_noprefetch
+	MOVL       192(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       192(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ContactsAVX512_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z5
 	VSUBPS  (BX), Z5, Z5
@@ -10346,13 +10562,13 @@ ContactsAVX512_tailgroup_finite:
 
 ContactsAVX512_done:
 	MOVQ n+32(FP), R14
-	MOVQ R14, ret+48(FP)
+	MOVQ R14, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
-// Requires: AVX, AVX512DQ, AVX512F, BMI2, POPCNT
-TEXT ·CompactContactsAVX512(SB), $4528-56
+// func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
+TEXT ·CompactContactsAVX512(SB), $4528-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -10574,6 +10790,110 @@ CompactContactsAVX512_ahead:
 	CMPQ R14, $0x00000020
 	JB   CompactContactsAVX512_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000040
+	JB         CompactContactsAVX512_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactContactsAVX512_ahead_noprefetch
+	MOVL       192(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       192(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactContactsAVX512_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z5
 	VSUBPS  (BX), Z5, Z5
@@ -12969,13 +13289,13 @@ CompactContactsAVX512_tailgroup_nostaged:
 
 CompactContactsAVX512_tailgroup_none:
 CompactContactsAVX512_done:
-	MOVQ R11, ret+48(FP)
+	MOVQ R11, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
-// Requires: AVX, AVX2
-TEXT ·Contacts64AVX2(SB), $2408-56
+// func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·Contacts64AVX2(SB), $2408-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -13159,6 +13479,38 @@ Contacts64AVX2_ahead:
 	CMPQ R14, $0x00000008
 	JB   Contacts64AVX2_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000010
+	JB         Contacts64AVX2_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         Contacts64AVX2_ahead_noprefetch
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+Contacts64AVX2_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPD  (BX), Y2, Y2
@@ -15493,13 +15845,13 @@ Contacts64AVX2_tailgroup_finite:
 
 Contacts64AVX2_done:
 	MOVQ n+32(FP), R14
-	MOVQ R14, ret+48(FP)
+	MOVQ R14, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
-// Requires: AVX, AVX2, POPCNT
-TEXT ·CompactContacts64AVX2(SB), $2408-56
+// func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, MMX+, POPCNT
+TEXT ·CompactContacts64AVX2(SB), $2408-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -15683,6 +16035,38 @@ CompactContacts64AVX2_ahead:
 	CMPQ R14, $0x00000008
 	JB   CompactContacts64AVX2_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000010
+	JB         CompactContacts64AVX2_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactContacts64AVX2_ahead_noprefetch
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactContacts64AVX2_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPD  (BX), Y2, Y2
@@ -18255,13 +18639,13 @@ CompactContacts64AVX2_tailgroup_finite:
 
 CompactContacts64AVX2_tailgroup_none:
 CompactContacts64AVX2_done:
-	MOVQ R11, ret+48(FP)
+	MOVQ R11, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·Contacts64AVX512(SB), $3688-56
+// func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+
+TEXT ·Contacts64AVX512(SB), $3688-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -18434,6 +18818,62 @@ Contacts64AVX512_ahead:
 	CMPQ R14, $0x00000010
 	JB   Contacts64AVX512_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000020
+	JB         Contacts64AVX512_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         Contacts64AVX512_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+Contacts64AVX512_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z5
 	VSUBPD  (BX), Z5, Z5
@@ -20540,13 +20980,13 @@ Contacts64AVX512_tailgroup_finite:
 
 Contacts64AVX512_done:
 	MOVQ n+32(FP), R14
-	MOVQ R14, ret+48(FP)
+	MOVQ R14, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, POPCNT
-TEXT ·CompactContacts64AVX512(SB), $4528-56
+// func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
+TEXT ·CompactContacts64AVX512(SB), $4528-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -20720,6 +21160,62 @@ CompactContacts64AVX512_ahead:
 	CMPQ R14, $0x00000010
 	JB   CompactContacts64AVX512_last
 
+	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	CMPQ       R14, $0x00000020
+	JB         CompactContacts64AVX512_ahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactContacts64AVX512_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactContacts64AVX512_ahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 192(BX), Z5
 	VSUBPD  (BX), Z5, Z5
@@ -23025,7 +23521,7 @@ CompactContacts64AVX512_tailgroup_nostaged:
 
 CompactContacts64AVX512_tailgroup_none:
 CompactContacts64AVX512_done:
-	MOVQ R11, ret+48(FP)
+	MOVQ R11, ret+56(FP)
 	VZEROUPPER
 	RET
 

@@ -43,36 +43,40 @@ func ClosestPoint64NEON(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float64, n
 // ContactsNEON computes the contacts of n capsule pairs, one row per pair, bit-identical
 // to fallback.ContactLane on each; it returns n. caps points at the capsule records
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), out
-// holds the thirteen soa.Contacts streams with room for n rows; n > 0.
+// holds the thirteen soa.Contacts streams with room for n rows; n > 0. prefetch is
+// ignored (amd64 prefetches capsule records ahead when it is not zero).
 //
 //go:noescape
-func ContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func ContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 
 // CompactContactsNEON computes the contacts of n capsule pairs and writes those of the
 // touching pairs densely, in pair order; it returns their number. Bit-identical
 // to fallback.ContactLane on each. caps points at the capsule records
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), out
-// holds the thirteen soa.Contacts streams with room for n rows; n > 0.
+// holds the thirteen soa.Contacts streams with room for n rows; n > 0. prefetch is
+// ignored (amd64 prefetches capsule records ahead when it is not zero).
 //
 //go:noescape
-func CompactContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32) int
+func CompactContactsNEON(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 
 // Contacts64NEON computes the contacts of n capsule pairs, one row per pair, bit-identical
 // to fallback.ContactLane64 on each; it returns n. caps points at the capsule records
 // (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), out
-// holds the thirteen soa.Contacts64 streams with room for n rows; n > 0.
+// holds the thirteen soa.Contacts64 streams with room for n rows; n > 0. prefetch is
+// ignored (amd64 prefetches capsule records ahead when it is not zero).
 //
 //go:noescape
-func Contacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+func Contacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
 // CompactContacts64NEON computes the contacts of n capsule pairs and writes those of the
 // touching pairs densely, in pair order; it returns their number. Bit-identical
 // to fallback.ContactLane64 on each. caps points at the capsule records
 // (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), out
-// holds the thirteen soa.Contacts64 streams with room for n rows; n > 0.
+// holds the thirteen soa.Contacts64 streams with room for n rows; n > 0. prefetch is
+// ignored (amd64 prefetches capsule records ahead when it is not zero).
 //
 //go:noescape
-func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64) int
+func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
 // ClosestIndexedNEON computes the closest points of the axes of n capsule pairs on arm64
 // NEON, bit-identical to fallback.ClosestLane on each. caps points at the capsule

@@ -2328,8 +2328,8 @@ ClosestPoint64NEON_out_end:
 ClosestPoint64NEON_done:
 	RET
 
-// func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·ContactsNEON(SB), $720-56
+// func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+TEXT ·ContactsNEON(SB), $720-64
 	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
@@ -4074,11 +4074,11 @@ ContactsNEON_tailout_end:
 	ADD R13, R11, R11
 
 ContactsNEON_done:
-	MOVD R10, ret+48(FP)
+	MOVD R10, ret+56(FP)
 	RET
 
-// func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32) int
-TEXT ·CompactContactsNEON(SB), $720-56
+// func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+TEXT ·CompactContactsNEON(SB), $720-64
 	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
@@ -5954,11 +5954,11 @@ CompactContactsNEON_tailout_end:
 	ADD R13, R11, R11
 
 CompactContactsNEON_done:
-	MOVD R12, ret+48(FP)
+	MOVD R12, ret+56(FP)
 	RET
 
-// func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·Contacts64NEON(SB), $720-56
+// func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+TEXT ·Contacts64NEON(SB), $720-64
 	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
@@ -7548,11 +7548,11 @@ Contacts64NEON_tailout_end:
 	ADD R13, R11, R11
 
 Contacts64NEON_done:
-	MOVD R10, ret+48(FP)
+	MOVD R10, ret+56(FP)
 	RET
 
-// func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64) int
-TEXT ·CompactContacts64NEON(SB), $720-56
+// func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+TEXT ·CompactContacts64NEON(SB), $720-64
 	// 27 of 27 vector registers for values, 14 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
@@ -9200,7 +9200,7 @@ CompactContacts64NEON_tailout_end:
 	ADD R13, R11, R11
 
 CompactContacts64NEON_done:
-	MOVD R12, ret+48(FP)
+	MOVD R12, ret+56(FP)
 	RET
 
 // func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int)

@@ -36,15 +36,24 @@ func wrapPoint[F soa.Float](f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 
 // wrapContacts adapts a generated contact kernel (all rows or compacted).
 // It runs after checkContactArgs: m > 0, every index in range and every
 // output stream with room for m rows.
-func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F) int) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
+func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F, prefetch int) int) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 	return func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 		out := [13]*F{
 			(*F)(unsafe.Pointer(&dst.Pair[0])), (*F)(unsafe.Pointer(&dst.Count[0])),
 			&dst.Depth1[0], &dst.Depth2[0], &dst.NX[0], &dst.NY[0], &dst.NZ[0],
 			&dst.P1X[0], &dst.P1Y[0], &dst.P1Z[0], &dst.P2X[0], &dst.P2Y[0], &dst.P2Z[0],
 		}
-		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin)
+		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps))
 	}
+}
+
+// prefetchRecords is the contact kernels' prefetch argument for caps: 1
+// when the records outgrow the L2 cache (recordPrefetchMin), else 0.
+func prefetchRecords[F soa.Float](caps soa.CapsulesOf[F]) int {
+	if len(caps)*int(unsafe.Sizeof(caps[0])) > recordPrefetchMin {
+		return 1
+	}
+	return 0
 }
 
 // wrapIndexed adapts a generated indexed closest kernel. It runs after

@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 
+	"github.com/klauspost/cpuid/v2"
+
 	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/soa"
 )
@@ -306,3 +308,15 @@ func goCompact[F soa.Float](m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 	}
 	return w
 }
+
+// recordPrefetchMin is the size of a capsule array, in bytes, from which
+// the contact kernels prefetch the records of the groups ahead
+// (gen/amd64.PrefetchRecordsAhead has the measurements): this CPU's L2
+// cache (cpuid; 1 MiB if unknown). Smaller arrays stay in L2, where the
+// prefetches only cost.
+var recordPrefetchMin = func() int {
+	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
+		return l2
+	}
+	return 1 << 20
+}()

@@ -28,10 +28,13 @@ func ctGuardU32(f []float32) []uint32 {
 // one byte outside any slice (a load past the last record, a full-width
 // load of the index tail, an unmasked store of a compacted tail) dies
 // with SIGSEGV. Every path, lengths 1..33 (every tail of both
-// widths), and the results are checked bit for bit against the
+// widths) and the lengths around where the loops start prefetching the
+// records of the groups ahead (forced on for these small arrays, then
+// off: the prefetches read indices up to gen/amd64.PrefetchRecordsAhead
+// groups ahead), and the results are checked bit for bit against the
 // specification.
 func TestContactsGuardPage(t *testing.T) {
-	const maxN = 33
+	const maxN = 97
 	capR := make([]*guarded, 1)
 	idxR := make([]*guarded, 2)
 	outR := make([]*guarded, 13)
@@ -42,9 +45,11 @@ func TestContactsGuardPage(t *testing.T) {
 	}
 	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
-		for _, place := range []string{"end", "start"} {
+		for _, c := range guardPrefetchCases() {
+			restore := kernel.ForceRecordPrefetch(c.prefetch)
+			place, n := c.place, c.n
 			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
-			for n := 1; n <= maxN; n++ {
+			{
 				caps := ctCapsulesIn(at(capR[0], 8*n))
 				copy(caps, caps0)
 				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
@@ -57,7 +62,7 @@ func TestContactsGuardPage(t *testing.T) {
 				for i, s := range ctFloatStreams(dst) {
 					*s = at(outR[2+i], n)
 				}
-				what := fmt.Sprintf("guard %s n=%d", place, n)
+				what := fmt.Sprintf("guard %s n=%d prefetch %v", place, n, c.prefetch)
 				for _, margin := range []float32{0, 0.5} {
 					k.BatchContacts(dst, caps, pairs, margin)
 					ctCheckBatch(t, "BatchContacts "+what, dst, caps, pairs, margin)
@@ -66,8 +71,35 @@ func TestContactsGuardPage(t *testing.T) {
 					ctCheckCompact(t, "CompactContacts "+what, m, dst, caps, pairs, margin)
 				}
 			}
+			restore()
 		}
 	})
+}
+
+// guardPrefetchCase is one run of a contact guard-page test: where the
+// arrays sit against the guard page, the number of pairs, and whether the
+// kernels prefetch the records of the groups ahead.
+type guardPrefetchCase struct {
+	place    string
+	n        int
+	prefetch bool
+}
+
+// guardPrefetchCases returns lengths 1..33 without prefetching and, with
+// prefetching forced on, the lengths around where the prefetching groups
+// start and stop (4 groups whole of 4, 8 and 16 lanes: 16, 32, 64 pairs),
+// each against both ends of the guard page.
+func guardPrefetchCases() []guardPrefetchCase {
+	var cs []guardPrefetchCase
+	for _, place := range []string{"end", "start"} {
+		for n := 1; n <= 33; n++ {
+			cs = append(cs, guardPrefetchCase{place, n, false})
+		}
+		for _, n := range []int{15, 16, 17, 20, 31, 32, 33, 40, 47, 48, 63, 64, 65, 66, 79, 80, 81, 96, 97} {
+			cs = append(cs, guardPrefetchCase{place, n, true})
+		}
+	}
+	return cs
 }
 
 // TestClosestPointGuardPage does the same for BatchClosestPoint: each of
@@ -100,19 +132,21 @@ func TestClosestPointGuardPage(t *testing.T) {
 // TestContacts64GuardPage is TestContactsGuardPage for the float64
 // contact kernels: the 64-byte records, the index arrays and the thirteen
 // output streams each end exactly at (then start right after) a
-// PROT_NONE page, lengths 1..21 (every tail of 8 lanes, and of 2 and 4),
-// every path, every row checked against fallback.ContactLane64.
+// PROT_NONE page, lengths 1..33 and those of guardPrefetchCases, every
+// path, every row checked against fallback.ContactLane64.
 func TestContacts64GuardPage(t *testing.T) {
-	const maxN = 21
+	const maxN = 97
 	caps0, pairs0 := contact64Scene(82, maxN)
 	capR, idxR, outR := newGuarded(t, 64*maxN), [2]*guarded{newGuarded(t, 4*maxN), newGuarded(t, 4*maxN)}, make([]*guarded, 13)
 	for i := range outR {
 		outR[i] = newGuarded(t, 8*maxN)
 	}
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
-		for _, place := range []string{"end", "start"} {
+		for _, c := range guardPrefetchCases() {
+			restore := kernel.ForceRecordPrefetch(c.prefetch)
+			place, n := c.place, c.n
 			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
-			for n := 1; n <= maxN; n++ {
+			{
 				recs := at(capR, 16*n)
 				caps := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), n)
 				copy(caps, caps0[:n])
@@ -129,12 +163,13 @@ func TestContacts64GuardPage(t *testing.T) {
 					k.BatchContacts64(dst, caps, pairs, margin)
 					for r := range n {
 						if _, got := row64(dst, r); !sameContact64(got, spec64Contact(caps, pairs, r, margin)) {
-							t.Fatalf("guard %s n=%d row %d differs", place, n, r)
+							t.Fatalf("guard %s n=%d prefetch %v row %d differs", place, n, c.prefetch, r)
 						}
 					}
 					k.CompactContacts64(dst, caps, pairs, margin)
 				}
 			}
+			restore()
 		}
 	})
 }

@@ -79,7 +79,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			l.begin()
 		}
 		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), nil)
-	}, nil)
+	}, nil, false)
 	VZEROUPPER()
 	RET()
 }

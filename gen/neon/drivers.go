@@ -273,8 +273,10 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 	marginOff := f.take(1)
 	tailIdx := f.take(2) // the tail's indices I, then J
 
-	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s) int\n", name, e, e, e))
-	w.raw(f.text(name, false, 56))
+	// prefetch (amd64: prefetch capsule records ahead) is ignored here: NEON
+	// record prefetching is not measured.
+	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n", name, e, e, e))
+	w.raw(f.text(name, false, 64))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
 	w.line("MOVD caps+0(FP), R%d", capsReg)
 	w.line("MOVD pi+8(FP), R%d", piReg)
@@ -412,9 +414,9 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 
 	w.label(name + "_done")
 	if compact {
-		w.line("MOVD R%d, ret+48(FP)", written)
+		w.line("MOVD R%d, ret+56(FP)", written)
 	} else {
-		w.line("MOVD R%d, ret+48(FP)", nReg)
+		w.line("MOVD R%d, ret+56(FP)", nReg)
 	}
 	w.line("RET")
 	return spills, regs

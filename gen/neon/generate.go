@@ -51,7 +51,7 @@ func Generate() (asm, stubs string, stats []Stats) {
 				doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane" + e.Suffix() + " on each."
 			}
 			stats = append(stats, Stats{name, regs, sp})
-			decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts%s streams with room for n rows; n > 0.\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, out *[13]*%s, n int, margin %s) int\n",
+			decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts%s streams with room for n rows; n > 0. prefetch is\n// ignored (amd64 prefetches capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n",
 				name, doc, e.Suffix(), 8*e.Bytes(), e.Suffix(), name, e, e, e))
 		}
 	}

@@ -1,0 +1,14 @@
+package kernel
+
+// ForceRecordPrefetch makes the contact kernels prefetch capsule records
+// (on) whatever the size of the capsule array, or never (off), until the
+// returned function restores the size rule: the tests run the prefetching
+// loop on small batches.
+func ForceRecordPrefetch(on bool) (restore func()) {
+	old := recordPrefetchMin
+	recordPrefetchMin = 1 << 62
+	if on {
+		recordPrefetchMin = -1
+	}
+	return func() { recordPrefetchMin = old }
+}
