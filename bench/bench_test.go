@@ -426,6 +426,35 @@ func BenchmarkCompactContacts(b *testing.B) {
 	})
 }
 
+// BenchmarkContactsLargeWorld is BatchContacts on 65,536 random index
+// pairs over caps capsules scattered in a 100-cube (few touch): 10,000
+// capsules stay in L2 like the other contact benchmarks', 131,072 (4 MiB)
+// in L3, 1,048,576 (32 MiB) fill L3 and miss the TLB, so that every record
+// a pair fetches by index waits for memory. There the kernels prefetch the
+// records of the groups ahead (records larger than L2) and soa puts the
+// records on huge pages (Linux).
+func BenchmarkContactsLargeWorld(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, nc := range []int{10000, 1 << 17, 1 << 20} {
+			b.Run(fmt.Sprintf("caps=%d", nc), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(5, uint64(nc)))
+				caps := soa.NewCapsules(nc)
+				for i := range caps {
+					x, y, z := r.Float32()*100, r.Float32()*100, r.Float32()*100
+					caps.Set(i, [3]float32{x, y, z}, [3]float32{x + r.Float32(), y + r.Float32(), z}, 0.3)
+				}
+				const n = 1 << 16
+				pairs := soa.NewIndexPairs(n)
+				for i := range n {
+					pairs.Set(i, uint32(r.IntN(nc)), uint32(r.IntN(nc)))
+				}
+				dst := soa.NewContacts(n)
+				timeLoop(b, n, func() { k.BatchContacts(dst, caps, pairs, benchMargin) })
+			})
+		}
+	})
+}
+
 // BenchmarkContacts64 is BatchContacts64 on the pairs of
 // BenchmarkContacts, the capsules widened to float64.
 func BenchmarkContacts64(b *testing.B) {
