@@ -14,7 +14,7 @@ func MaxIndexAVX2(pi *uint32, pj *uint32, n int) uint32
 // per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
 // at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
@@ -24,7 +24,7 @@ func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n in
 // Bit-identical to fallback.ContactLane on each. caps points at the capsule
 // records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
@@ -33,7 +33,7 @@ func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float3
 // per pair, bit-identical to fallback.ContactLane on each; it returns n. caps points
 // at the capsule records (soa.Capsule, 32 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts streams of n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
@@ -43,7 +43,7 @@ func ContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n 
 // Bit-identical to fallback.ContactLane on each. caps points at the capsule
 // records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
@@ -52,7 +52,7 @@ func CompactContactsAVX512(caps *float32, pi *uint32, pj *uint32, out *[13]*floa
 // per pair, bit-identical to fallback.ContactLane64 on each; it returns n. caps points
 // at the capsule records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts64 streams of n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
@@ -62,7 +62,7 @@ func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n 
 // Bit-identical to fallback.ContactLane64 on each. caps points at the capsule
 // records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
@@ -71,7 +71,7 @@ func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*floa
 // per pair, bit-identical to fallback.ContactLane64 on each; it returns n. caps points
 // at the capsule records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices
 // (all in range), out holds the thirteen soa.Contacts64 streams of n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
@@ -81,7 +81,7 @@ func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, 
 // Bit-identical to fallback.ContactLane64 on each. caps points at the capsule
 // records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches capsule records 3 groups ahead (gen/amd64.PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
 func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
@@ -90,33 +90,37 @@ func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*fl
 // bit-identical to fallback.ClosestLane on each. caps points at the capsule records
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
-func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
 
 // ClosestIndexedAVX512 computes the closest points of the axes of n capsule pairs with AVX512,
 // bit-identical to fallback.ClosestLane on each. caps points at the capsule records
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
-func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
 
 // ClosestIndexed64AVX2 computes the closest points of the axes of n capsule pairs with AVX2,
 // bit-identical to fallback.ClosestLane64 on each. caps points at the capsule records
 // (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
-func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
 
 // ClosestIndexed64AVX512 computes the closest points of the axes of n capsule pairs with AVX512,
 // bit-identical to fallback.ClosestLane64 on each. caps points at the capsule records
 // (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 //
 //go:noescape
-func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
 
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.

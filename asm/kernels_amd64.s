@@ -2806,7 +2806,7 @@ ContactsAVX2_ahead:
 	CMPQ R14, $0x00000010
 	JB   ContactsAVX2_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000020
 	JB         ContactsAVX2_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -5407,7 +5407,7 @@ CompactContactsAVX2_ahead:
 	CMPQ R14, $0x00000010
 	JB   CompactContactsAVX2_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000020
 	JB         CompactContactsAVX2_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -8259,7 +8259,7 @@ ContactsAVX512_ahead:
 	CMPQ R14, $0x00000020
 	JB   ContactsAVX512_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000040
 	JB         ContactsAVX512_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -10790,7 +10790,7 @@ CompactContactsAVX512_ahead:
 	CMPQ R14, $0x00000020
 	JB   CompactContactsAVX512_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000040
 	JB         CompactContactsAVX512_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -13479,7 +13479,7 @@ Contacts64AVX2_ahead:
 	CMPQ R14, $0x00000008
 	JB   Contacts64AVX2_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000010
 	JB         Contacts64AVX2_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -16035,7 +16035,7 @@ CompactContacts64AVX2_ahead:
 	CMPQ R14, $0x00000008
 	JB   CompactContacts64AVX2_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000010
 	JB         CompactContacts64AVX2_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -18818,7 +18818,7 @@ Contacts64AVX512_ahead:
 	CMPQ R14, $0x00000010
 	JB   Contacts64AVX512_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000020
 	JB         Contacts64AVX512_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -21160,7 +21160,7 @@ CompactContacts64AVX512_ahead:
 	CMPQ R14, $0x00000010
 	JB   CompactContacts64AVX512_last
 
-	// Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
 	CMPQ       R14, $0x00000020
 	JB         CompactContacts64AVX512_ahead_noprefetch
 	MOVQ       prefetch+48(FP), CX
@@ -23525,9 +23525,9 @@ CompactContacts64AVX512_done:
 	VZEROUPPER
 	RET
 
-// func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
-// Requires: AVX, AVX2
-TEXT ·ClosestIndexedAVX2(SB), $4032-56
+// func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·ClosestIndexedAVX2(SB), $4032-64
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -23547,6 +23547,110 @@ ClosestIndexedAVX2_wide:
 	CMPQ R14, $0x00000010
 	JB   ClosestIndexedAVX2_loop
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         ClosestIndexedAVX2_wide_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexedAVX2_wide_noprefetch
+	MOVL       64(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       68(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       72(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       76(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       80(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       84(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       88(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       92(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       64(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       68(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       72(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       76(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       80(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       84(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       88(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       92(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexedAVX2_wide_noprefetch:
 	// Capsule records of side I, transposed.
 	MOVL           (DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -24270,6 +24374,62 @@ ClosestIndexedAVX2_ahead:
 	CMPQ R14, $0x00000010
 	JB   ClosestIndexedAVX2_last
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         ClosestIndexedAVX2_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexedAVX2_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexedAVX2_ahead_noprefetch:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS 320(BX), Y2
 	VSUBPS  224(BX), Y2, Y2
@@ -24970,9 +25130,9 @@ ClosestIndexedAVX2_done:
 	VZEROUPPER
 	RET
 
-// func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+// func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ClosestIndexedAVX512(SB), $14912-56
+TEXT ·ClosestIndexedAVX512(SB), $14912-64
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -27005,9 +27165,9 @@ ClosestIndexedAVX512_done:
 	VZEROUPPER
 	RET
 
-// func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
-// Requires: AVX, AVX2
-TEXT ·ClosestIndexed64AVX2(SB), $4032-56
+// func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·ClosestIndexed64AVX2(SB), $4032-64
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -27027,6 +27187,62 @@ ClosestIndexed64AVX2_wide:
 	CMPQ R14, $0x00000008
 	JB   ClosestIndexed64AVX2_loop
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000010
+	JB         ClosestIndexed64AVX2_wide_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexed64AVX2_wide_noprefetch
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexed64AVX2_wide_noprefetch:
 	// Capsule records of side I, transposed.
 	MOVL           (DX)(R13*4), CX
 	SHLQ           $0x06, CX
@@ -27702,6 +27918,38 @@ ClosestIndexed64AVX2_ahead:
 	CMPQ R14, $0x00000008
 	JB   ClosestIndexed64AVX2_last
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000010
+	JB         ClosestIndexed64AVX2_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexed64AVX2_ahead_noprefetch
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexed64AVX2_ahead_noprefetch:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS 320(BX), Y2
 	VSUBPD  224(BX), Y2, Y2
@@ -28374,9 +28622,9 @@ ClosestIndexed64AVX2_done:
 	VZEROUPPER
 	RET
 
-// func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+// func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·ClosestIndexed64AVX512(SB), $11456-56
+TEXT ·ClosestIndexed64AVX512(SB), $11456-64
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX

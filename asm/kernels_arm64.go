@@ -81,18 +81,20 @@ func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*floa
 // ClosestIndexedNEON computes the closest points of the axes of n capsule pairs on arm64
 // NEON, bit-identical to fallback.ClosestLane on each. caps points at the capsule
 // records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range),
-// s, t and dist2 at n results each; n > 0.
+// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches
+// capsule records ahead when it is not zero).
 //
 //go:noescape
-func ClosestIndexedNEON(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int)
+func ClosestIndexedNEON(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
 
 // ClosestIndexed64NEON computes the closest points of the axes of n capsule pairs on arm64
 // NEON, bit-identical to fallback.ClosestLane64 on each. caps points at the capsule
 // records (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range),
-// s, t and dist2 at n results each; n > 0.
+// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches
+// capsule records ahead when it is not zero).
 //
 //go:noescape
-func ClosestIndexed64NEON(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int)
+func ClosestIndexed64NEON(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
 
 // MaxIndexNEON returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),
 // reading nothing else.

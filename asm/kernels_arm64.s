@@ -9203,8 +9203,8 @@ CompactContacts64NEON_done:
 	MOVD R12, ret+56(FP)
 	RET
 
-// func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int)
-TEXT ·ClosestIndexedNEON(SB), $320-56
+// func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int, prefetch int)
+TEXT ·ClosestIndexedNEON(SB), $320-64
 	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
@@ -9677,8 +9677,8 @@ ClosestIndexedNEON_tailout_end:
 ClosestIndexedNEON_done:
 	RET
 
-// func ClosestIndexed64NEON(caps *float64, pi, pj *uint32, s, t, dist2 *float64, n int)
-TEXT ·ClosestIndexed64NEON(SB), $320-56
+// func ClosestIndexed64NEON(caps *float64, pi, pj *uint32, s, t, dist2 *float64, n int, prefetch int)
+TEXT ·ClosestIndexed64NEON(SB), $320-64
 	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7

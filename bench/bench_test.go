@@ -426,33 +426,56 @@ func BenchmarkCompactContacts(b *testing.B) {
 	})
 }
 
-// BenchmarkContactsLargeWorld is BatchContacts on 65,536 random index
-// pairs over caps capsules scattered in a 100-cube (few touch): 10,000
-// capsules stay in L2 like the other contact benchmarks', 131,072 (4 MiB)
-// in L3, 1,048,576 (32 MiB) fill L3 and miss the TLB, so that every record
-// a pair fetches by index waits for memory. There the kernels prefetch the
+// BenchmarkContactsLargeWorld is BatchContacts (kernel=contacts),
+// BatchClosestIndexed (kernel=indexed) and BatchContacts64 on the
+// capsules widened (kernel=contacts64) on 65,536 random index pairs over
+// caps capsules scattered in a 100-cube (few touch): 10,000 capsules stay
+// in L2 like the other contact benchmarks', 131,072 (4 MiB) in L3,
+// 1,048,576 (32 MiB) fill L3 and miss the TLB, so that every record a pair
+// fetches by index waits for memory. There the kernels prefetch the
 // records of the groups ahead (records larger than L2) and soa puts the
 // records on huge pages (Linux).
 func BenchmarkContactsLargeWorld(b *testing.B) {
 	eachPath(b, func(b *testing.B, k kernel.Kernel) {
-		for _, nc := range []int{10000, 1 << 17, 1 << 20} {
-			b.Run(fmt.Sprintf("caps=%d", nc), func(b *testing.B) {
-				r := rand.New(rand.NewPCG(5, uint64(nc)))
-				caps := soa.NewCapsules(nc)
-				for i := range caps {
-					x, y, z := r.Float32()*100, r.Float32()*100, r.Float32()*100
-					caps.Set(i, [3]float32{x, y, z}, [3]float32{x + r.Float32(), y + r.Float32(), z}, 0.3)
-				}
-				const n = 1 << 16
-				pairs := soa.NewIndexPairs(n)
-				for i := range n {
-					pairs.Set(i, uint32(r.IntN(nc)), uint32(r.IntN(nc)))
-				}
-				dst := soa.NewContacts(n)
-				timeLoop(b, n, func() { k.BatchContacts(dst, caps, pairs, benchMargin) })
-			})
+		for _, kern := range []string{"contacts", "indexed", "contacts64"} {
+			for _, nc := range []int{10000, 1 << 17, 1 << 20} {
+				b.Run(fmt.Sprintf("kernel=%s/caps=%d", kern, nc), func(b *testing.B) {
+					caps, pairs := largeWorld(nc)
+					n := pairs.Len()
+					switch kern {
+					case "indexed":
+						dst := soa.NewResults(n)
+						timeLoop(b, n, func() { k.BatchClosestIndexed(dst, caps, pairs) })
+						return
+					case "contacts64":
+						caps64 := verify.WidenCapsules(caps)
+						dst := soa.NewContacts64(n)
+						timeLoop(b, n, func() { k.BatchContacts64(dst, caps64, pairs, benchMargin) })
+						return
+					}
+					dst := soa.NewContacts(n)
+					timeLoop(b, n, func() { k.BatchContacts(dst, caps, pairs, benchMargin) })
+				})
+			}
 		}
 	})
+}
+
+// largeWorld returns nc capsules scattered in a 100-cube and 65,536
+// random index pairs over them (BenchmarkContactsLargeWorld).
+func largeWorld(nc int) (soa.Capsules, *soa.IndexPairs) {
+	r := rand.New(rand.NewPCG(5, uint64(nc)))
+	caps := soa.NewCapsules(nc)
+	for i := range caps {
+		x, y, z := r.Float32()*100, r.Float32()*100, r.Float32()*100
+		caps.Set(i, [3]float32{x, y, z}, [3]float32{x + r.Float32(), y + r.Float32(), z}, 0.3)
+	}
+	const n = 1 << 16
+	pairs := soa.NewIndexPairs(n)
+	for i := range n {
+		pairs.Set(i, uint32(r.IntN(nc)), uint32(r.IntN(nc)))
+	}
+	return caps, pairs
 }
 
 // BenchmarkContacts64 is BatchContacts64 on the pairs of

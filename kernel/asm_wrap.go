@@ -58,8 +58,8 @@ func prefetchRecords[F soa.Float](caps soa.CapsulesOf[F]) int {
 
 // wrapIndexed adapts a generated indexed closest kernel. It runs after
 // checkIndexedArgs: m > 0, every index in range, every result slice of m.
-func wrapIndexed[F soa.Float](f func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int)) func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
+func wrapIndexed[F soa.Float](f func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)) func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
 	return func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
-		f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m)
+		f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m, prefetchRecords(caps))
 	}
 }

@@ -34,7 +34,7 @@ func ctGuardU32(f []float32) []uint32 {
 // groups ahead), and the results are checked bit for bit against the
 // specification.
 func TestContactsGuardPage(t *testing.T) {
-	const maxN = 97
+	const maxN = 193
 	capR := make([]*guarded, 1)
 	idxR := make([]*guarded, 2)
 	outR := make([]*guarded, 13)
@@ -87,15 +87,16 @@ type guardPrefetchCase struct {
 
 // guardPrefetchCases returns lengths 1..33 without prefetching and, with
 // prefetching forced on, the lengths around where the prefetching groups
-// start and stop (4 groups whole of 4, 8 and 16 lanes: 16, 32, 64 pairs),
-// each against both ends of the guard page.
+// start and stop (4 groups whole of 4, 8 and 16 lanes: 16, 32, 64 pairs;
+// two iterations of BatchClosestIndexed's loops of 2-4 groups: 16 to 128
+// pairs), each against both ends of the guard page.
 func guardPrefetchCases() []guardPrefetchCase {
 	var cs []guardPrefetchCase
 	for _, place := range []string{"end", "start"} {
 		for n := 1; n <= 33; n++ {
 			cs = append(cs, guardPrefetchCase{place, n, false})
 		}
-		for _, n := range []int{15, 16, 17, 20, 31, 32, 33, 40, 47, 48, 63, 64, 65, 66, 79, 80, 81, 96, 97} {
+		for _, n := range []int{15, 16, 17, 20, 31, 32, 33, 40, 47, 48, 49, 63, 64, 65, 66, 79, 80, 81, 96, 97, 127, 128, 129, 160, 192, 193} {
 			cs = append(cs, guardPrefetchCase{place, n, true})
 		}
 	}
@@ -135,7 +136,7 @@ func TestClosestPointGuardPage(t *testing.T) {
 // PROT_NONE page, lengths 1..33 and those of guardPrefetchCases, every
 // path, every row checked against fallback.ContactLane64.
 func TestContacts64GuardPage(t *testing.T) {
-	const maxN = 97
+	const maxN = 193
 	caps0, pairs0 := contact64Scene(82, maxN)
 	capR, idxR, outR := newGuarded(t, 64*maxN), [2]*guarded{newGuarded(t, 4*maxN), newGuarded(t, 4*maxN)}, make([]*guarded, 13)
 	for i := range outR {
@@ -180,7 +181,7 @@ func TestContacts64GuardPage(t *testing.T) {
 // right after, a PROT_NONE page; lengths 1..33, every path, results
 // checked against BatchClosest of the go path on the laid-out axes.
 func TestClosestIndexedGuardPage(t *testing.T) {
-	const maxN = 33
+	const maxN = 193
 	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
 	caps64, _ := contact64Scene(86, maxN)
 	capR, capR64 := newGuarded(t, 32*maxN), newGuarded(t, 64*len(caps64))
@@ -188,9 +189,11 @@ func TestClosestIndexedGuardPage(t *testing.T) {
 	outR := [3]*guarded{newGuarded(t, 8*maxN), newGuarded(t, 8*maxN), newGuarded(t, 8*maxN)}
 	goK := lookup(t, "go")
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
-		for _, place := range []string{"end", "start"} {
+		for _, c := range guardPrefetchCases() {
+			restore := kernel.ForceRecordPrefetch(c.prefetch)
+			place, n := c.place, c.n
 			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
-			for n := 1; n <= maxN; n++ {
+			{
 				caps := ctCapsulesIn(at(capR, 8*n))
 				copy(caps, caps0[:n])
 				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
@@ -203,7 +206,7 @@ func TestClosestIndexedGuardPage(t *testing.T) {
 				src := laidOut(caps, pairs)
 				want := soa.NewResults(n)
 				goK.BatchClosest(want, src)
-				checkSame(t, fmt.Sprintf("guard %s n=%d", place, n), src, dst, want)
+				checkSame(t, fmt.Sprintf("guard %s n=%d prefetch %v", place, n, c.prefetch), src, dst, want)
 
 				recs := at(capR64, 16*len(caps64))
 				c64 := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), len(caps64))
@@ -216,8 +219,9 @@ func TestClosestIndexedGuardPage(t *testing.T) {
 				src64 := laidOut(c64, pairs)
 				want64 := soa.NewResults64(n)
 				goK.BatchClosest64(want64, src64)
-				checkSame64(t, fmt.Sprintf("guard64 %s n=%d", place, n), src64, d64, want64)
+				checkSame64(t, fmt.Sprintf("guard64 %s n=%d prefetch %v", place, n, c.prefetch), src64, d64, want64)
 			}
+			restore()
 		}
 	})
 }

@@ -69,13 +69,13 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 			"Bit-identical to fallback.ContactLane"+sfx+" on each. caps points at the capsule",
 			"records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices (all in",
 			"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
-			fmt.Sprintf("A prefetch other than 0 prefetches capsule records %d groups ahead (gen/amd64.PrefetchRecordsAhead).", PrefetchRecordsAhead))
+			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
 	} else {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
 			"per pair, bit-identical to fallback.ContactLane"+sfx+" on each; it returns n. caps points",
 			"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
 			"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.",
-			fmt.Sprintf("A prefetch other than 0 prefetches capsule records %d groups ahead (gen/amd64.PrefetchRecordsAhead).", PrefetchRecordsAhead))
+			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
 	}
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).")
@@ -240,6 +240,11 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		SUBQ(index, remain)
 		CMPQ(remain, U32(groups*t.Lanes))
 		JB(LabelRef(name + "_loop"))
+		if prefetch {
+			// The next iteration's records, a whole iteration (groups
+			// groups) ahead.
+			prefetchRecords(t, name+"_wide", groups, groups)
+		}
 		for g := range groups {
 			loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
 		}
@@ -267,7 +272,7 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		CMPQ(remain, U32(2*t.Lanes))
 		JB(LabelRef(name + "_last"))
 		if prefetch {
-			prefetchRecords(t, name+"_ahead")
+			prefetchRecords(t, name+"_ahead", PrefetchRecordsAhead, 1)
 		}
 		group(l, name+"_ahead", nil, &interlude{at: at, regs: recordRegs(t), emit: func() {
 			Comment("The next group's records.")
@@ -317,9 +322,10 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 }
 
 // PrefetchRecordsAhead is how many groups ahead of the current one the
-// pipelined contact loops prefetch capsule records (into L1, PREFETCHT0)
+// pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
 // when their prefetch argument is not zero, which package kernel passes
-// for capsule arrays larger than the L2 cache. A record fetched by index
+// for capsule arrays larger than the L2 cache; loops of several groups
+// per iteration (BatchClosestIndexed) prefetch the next iteration's. A record fetched by index
 // from L3 or memory costs the loop its latency: the loop's long body keeps
 // few loads in flight, and the next group's records, loaded part-way
 // through the current body (NextRecordsAt), come too late to hide a miss.
@@ -329,23 +335,34 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 // 10,000 (320 KiB, in L2) +8%; 6 groups ahead measured the same as 3.
 const PrefetchRecordsAhead = 3
 
-// prefetchRecords emits, at the top of a pipelined group, the prefetches
-// of the records of the group PrefetchRecordsAhead groups ahead, if the
-// kernel's prefetch argument is set and that group is whole (its indices
-// are then within pi[0:n] and pj[0:n]; a prefetch itself never faults).
-func prefetchRecords(t *ir.Target, label string) {
+// PrefetchIndexed says for which targets BatchClosestIndexed's loops
+// prefetch the next iteration's records (their prefetch argument is
+// ignored elsewhere). On the Zen 4 VM (2026-11-25, 65,536 random pairs,
+// BenchmarkContactsLargeWorld kernel=indexed, 6 alternating invocations of
+// builds with and without): AVX2 (2 groups per iteration) 512K capsules
+// 7.96 -> 6.74 ns/pair (-16%), 1M -20% to -30% in two runs, 128K-256K
+// within noise; AVX-512 (4 groups) 128K +7% to +10%, 256K +2%, 512K-1M
+// -2% to +1% in one run and -13% in another at 1M: its four merged
+// groups keep more loads in flight, and 128 prefetches an iteration cost.
+var PrefetchIndexed = map[string]bool{"AVX2": true}
+
+// prefetchRecords emits the prefetches of the records of count groups
+// starting ahead groups past the current one, if the kernel's prefetch
+// argument is set and those groups are whole (their indices are then
+// within pi[0:n] and pj[0:n]; a prefetch itself never faults).
+func prefetchRecords(t *ir.Target, label string, ahead, count int) {
 	skip := label + "_noprefetch"
-	Comment("Prefetch the records of the group PrefetchRecordsAhead groups ahead (prefetch != 0).")
-	CMPQ(remain, U32((PrefetchRecordsAhead+1)*t.Lanes))
+	Comment("Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).")
+	CMPQ(remain, U32((ahead+count)*t.Lanes))
 	JB(LabelRef(skip))
 	flag := GP64()
 	Load(Param("prefetch"), flag)
 	TESTQ(flag, flag)
 	JZ(LabelRef(skip))
 	for side := range 2 {
-		for lane := range t.Lanes {
+		for lane := range count * t.Lanes {
 			r := GP64()
-			MOVL(Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (PrefetchRecordsAhead*t.Lanes + lane)}, r.As32())
+			MOVL(Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (ahead*t.Lanes + lane)}, r.As32())
 			SHLQ(U8(5+uint8(t.Elem)), r) // 32 or 64 bytes per record
 			PREFETCHT0(Mem{Base: capsBase, Index: r, Scale: 1})
 		}

@@ -22,14 +22,15 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	check(t)
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
-	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int)", "F", t.Elem.String())
+	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
 	TEXT(name, 0, sig) // not NOSPLIT: the slot area
 	Pragma("noescape")
 	sfx := t.Elem.Suffix()
 	Doc(name+" computes the closest points of the axes of n capsule pairs with "+t.Name+",",
 		"bit-identical to fallback.ClosestLane"+sfx+" on each. caps points at the capsule records",
 		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
-		"and dist2 at n results each; n > 0.")
+		"and dist2 at n results each; n > 0.",
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
 	// input returns where input pos of the body lives for group g: its
 	// A B C D are the set's A B of capsule I (slots 0-5) and of capsule J
 	// (7-12); the radii (6, 13) are skipped.
@@ -79,7 +80,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			l.begin()
 		}
 		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), nil)
-	}, nil, false)
+	}, nil, tuned(PrefetchIndexed, t))
 	VZEROUPPER()
 	RET()
 }

@@ -455,8 +455,9 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	tailIdx := f.take(2)
 	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
 
-	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int)\n", name, e, e))
-	w.raw(f.text(name, false, 56))
+	// prefetch is ignored here, as in the contact kernels.
+	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)\n", name, e, e))
+	w.raw(f.text(name, false, 64))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
 	w.line("MOVD caps+0(FP), R%d", capsReg)
 	w.line("MOVD pi+8(FP), R%d", piReg)

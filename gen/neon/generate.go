@@ -59,7 +59,7 @@ func Generate() (asm, stubs string, stats []Stats) {
 		name := "ClosestIndexed" + e.Suffix() + "NEON"
 		sp, regs := ClosestIndexed(&w, c, e)
 		stats = append(stats, Stats{name, regs, sp})
-		decls = append(decls, fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0.\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int)\n",
+		decls = append(decls, fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
 			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e))
 	}
 	decls = append(decls, MaxIndex(&w))
