@@ -325,14 +325,20 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 // pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
 // when their prefetch argument is not zero, which package kernel passes
 // for capsule arrays larger than the L2 cache; loops of several groups
-// per iteration (BatchClosestIndexed) prefetch the next iteration's. A record fetched by index
-// from L3 or memory costs the loop its latency: the loop's long body keeps
-// few loads in flight, and the next group's records, loaded part-way
-// through the current body (NextRecordsAt), come too late to hide a miss.
-// On the Zen 4 VM (2026-11-25, AVX-512 BatchContacts, 65,536 random pairs
-// over random capsules, 6 alternating invocations of a probe): 1,048,576
-// capsules (32 MiB) 16.6 -> 11.4 ns/pair (-31%), 131,072 (4 MiB) -5%,
-// 10,000 (320 KiB, in L2) +8%; 6 groups ahead measured the same as 3.
+// per iteration (BatchClosestIndexed) prefetch the next iteration's. A
+// record fetched by index from L3 or memory costs the loop its latency:
+// the loop's long body keeps few loads in flight, and the next group's
+// records, loaded part-way through the current body (NextRecordsAt), come
+// too late to hide a miss. On the Zen 4 VM (2026-11-25,
+// BenchmarkContactsLargeWorld: 65,536 random pairs over random capsules,
+// 6 alternating invocations of builds with and without, ns/pair):
+// BatchContacts over 1M capsules (32 MiB) AVX-512 15.6 -> 11.7, AVX2
+// 24.0 -> 11.9; over 128K-512K capsules -5% to -12% (AVX-512) and -12% to
+// -29% (AVX2); BatchContacts64 over 1M capsules (64 MiB) AVX-512 36.8 ->
+// 14.3, AVX2 63.0 -> 19.4, over 128K -32% and -36%. 6 groups ahead
+// measured the same as 3 (AVX-512 BatchContacts, 1M capsules). Below the
+// L2 size, where the argument is 0, the check costs within noise (+0.4%
+// on AVX2 CompactContacts at 4,096 pairs).
 const PrefetchRecordsAhead = 3
 
 // PrefetchIndexed says for which targets BatchClosestIndexed's loops
