@@ -64,13 +64,13 @@
 // registers;
 // BatchClosestIndexed reads the same records for the closest points alone
 // (about 2x BatchClosest on laid-out pairs, half the cost of copying them
-// out first). Records fetched by index from beyond the L2 cache cost their
-// memory latency: over a million capsules (32 MiB) BatchContacts takes
-// 2.3x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though the kernels prefetch
-// the records of the pairs a few groups ahead (every capsule array larger
-// than L2; BenchmarkContactsLargeWorld). Call them once per step with every candidate pair of the
-// broadphase; Parallel spreads a batch over several cores where the
-// memory allows it.
+// out first). Records fetched by index from beyond the L2 cache cost
+// their memory latency: over a million capsules (32 MiB) BatchContacts
+// takes 2.3x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
+// the kernels prefetch the records of the pairs a few groups ahead (every
+// capsule array larger than L2; BenchmarkContactsLargeWorld). Call them
+// once per step with every candidate pair of the broadphase; Parallel
+// spreads a batch over several cores where the memory allows it.
 package kernel
 
 import (
