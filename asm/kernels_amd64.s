@@ -25131,7 +25131,7 @@ ClosestIndexedAVX2_done:
 	RET
 
 // func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
 TEXT ·ClosestIndexedAVX512(SB), $14912-64
 	XORQ         R13, R13
 	XORQ         R11, R11
@@ -25152,6 +25152,398 @@ ClosestIndexedAVX512_wide:
 	CMPQ R14, $0x00000040
 	JB   ClosestIndexedAVX512_loop
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000080
+	JB         ClosestIndexedAVX512_wide_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexedAVX512_wide_noprefetch
+	MOVL       256(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       260(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       264(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       268(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       272(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       276(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       280(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       284(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       288(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       292(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       296(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       300(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       304(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       308(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       312(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       316(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       320(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       324(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       328(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       332(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       336(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       340(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       344(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       348(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       352(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       356(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       360(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       364(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       368(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       372(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       376(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       380(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       384(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       388(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       392(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       396(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       400(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       404(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       408(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       412(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       416(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       420(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       424(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       428(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       432(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       436(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       440(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       444(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       448(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       452(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       456(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       460(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       464(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       468(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       472(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       476(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       480(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       484(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       488(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       492(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       496(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       500(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       504(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       508(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       256(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       260(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       264(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       268(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       272(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       276(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       280(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       284(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       288(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       292(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       296(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       300(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       304(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       308(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       312(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       316(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       320(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       324(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       328(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       332(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       336(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       340(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       344(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       348(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       352(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       356(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       360(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       364(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       368(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       372(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       376(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       380(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       384(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       388(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       392(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       396(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       400(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       404(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       408(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       412(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       416(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       420(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       424(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       428(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       432(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       436(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       440(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       444(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       448(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       452(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       456(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       460(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       464(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       468(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       472(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       476(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       480(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       484(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       488(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       492(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       496(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       500(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       504(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       508(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexedAVX512_wide_noprefetch:
 	// Capsule records of side I, transposed.
 	MOVL         (DX)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -26455,6 +26847,110 @@ ClosestIndexedAVX512_ahead:
 	CMPQ R14, $0x00000020
 	JB   ClosestIndexedAVX512_last
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000040
+	JB         ClosestIndexedAVX512_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexedAVX512_ahead_noprefetch
+	MOVL       192(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       192(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexedAVX512_ahead_noprefetch:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS     640(BX), Z3
 	VSUBPS      448(BX), Z3, Z3
@@ -28623,7 +29119,7 @@ ClosestIndexed64AVX2_done:
 	RET
 
 // func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+
 TEXT ·ClosestIndexed64AVX512(SB), $11456-64
 	XORQ         R13, R13
 	XORQ         R11, R11
@@ -28644,6 +29140,158 @@ ClosestIndexed64AVX512_wide:
 	CMPQ R14, $0x00000018
 	JB   ClosestIndexed64AVX512_loop
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000030
+	JB         ClosestIndexed64AVX512_wide_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexed64AVX512_wide_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       128(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       132(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       136(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       140(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       144(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       148(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       152(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       156(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       160(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       164(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       168(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       172(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       176(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       180(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       184(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       188(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       128(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       132(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       136(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       140(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       144(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       148(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       152(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       156(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       160(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       164(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       168(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       172(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       176(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       180(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       184(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       188(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexed64AVX512_wide_noprefetch:
 	// Capsule records of side I, transposed.
 	MOVL       (DX)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -29473,6 +30121,62 @@ ClosestIndexed64AVX512_ahead:
 	CMPQ R14, $0x00000010
 	JB   ClosestIndexed64AVX512_last
 
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         ClosestIndexed64AVX512_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         ClosestIndexed64AVX512_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       96(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ClosestIndexed64AVX512_ahead_noprefetch:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMOVUPS     640(BX), Z2
 	VSUBPD      448(BX), Z2, Z2

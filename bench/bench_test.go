@@ -427,17 +427,18 @@ func BenchmarkCompactContacts(b *testing.B) {
 }
 
 // BenchmarkContactsLargeWorld is BatchContacts (kernel=contacts),
-// BatchClosestIndexed (kernel=indexed) and BatchContacts64 on the
-// capsules widened (kernel=contacts64) on 65,536 random index pairs over
+// BatchClosestIndexed (kernel=indexed), and BatchContacts64 and
+// BatchClosestIndexed64 on the capsules widened (kernel=contacts64,
+// indexed64) on 65,536 random index pairs over
 // caps capsules scattered in a 100-cube (few touch): 10,000 capsules stay
 // in L2 like the other contact benchmarks', 131,072 (4 MiB) in L3,
 // 1,048,576 (32 MiB) fill L3 and miss the TLB, so that every record a pair
 // fetches by index waits for memory. There the kernels prefetch the
-// records of the groups ahead (records larger than L2) and soa puts the
-// records on huge pages (Linux).
+// records of the groups ahead (records larger than L2; for the indexed
+// kernels larger than L3) and soa puts the records on huge pages (Linux).
 func BenchmarkContactsLargeWorld(b *testing.B) {
 	eachPath(b, func(b *testing.B, k kernel.Kernel) {
-		for _, kern := range []string{"contacts", "indexed", "contacts64"} {
+		for _, kern := range []string{"contacts", "indexed", "contacts64", "indexed64"} {
 			for _, nc := range []int{10000, 1 << 17, 1 << 20} {
 				b.Run(fmt.Sprintf("kernel=%s/caps=%d", kern, nc), func(b *testing.B) {
 					caps, pairs := largeWorld(nc)
@@ -446,6 +447,11 @@ func BenchmarkContactsLargeWorld(b *testing.B) {
 					case "indexed":
 						dst := soa.NewResults(n)
 						timeLoop(b, n, func() { k.BatchClosestIndexed(dst, caps, pairs) })
+						return
+					case "indexed64":
+						caps64 := verify.WidenCapsules(caps)
+						dst := soa.NewResults64(n)
+						timeLoop(b, n, func() { k.BatchClosestIndexed64(dst, caps64, pairs) })
 						return
 					case "contacts64":
 						caps64 := verify.WidenCapsules(caps)

@@ -43,23 +43,14 @@ func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n in
 			&dst.Depth1[0], &dst.Depth2[0], &dst.NX[0], &dst.NY[0], &dst.NZ[0],
 			&dst.P1X[0], &dst.P1Y[0], &dst.P1Z[0], &dst.P2X[0], &dst.P2Y[0], &dst.P2Z[0],
 		}
-		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps))
+		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps, recordPrefetchMin))
 	}
-}
-
-// prefetchRecords is the contact kernels' prefetch argument for caps: 1
-// when the records outgrow the L2 cache (recordPrefetchMin), else 0.
-func prefetchRecords[F soa.Float](caps soa.CapsulesOf[F]) int {
-	if len(caps)*int(unsafe.Sizeof(caps[0])) > recordPrefetchMin {
-		return 1
-	}
-	return 0
 }
 
 // wrapIndexed adapts a generated indexed closest kernel. It runs after
 // checkIndexedArgs: m > 0, every index in range, every result slice of m.
 func wrapIndexed[F soa.Float](f func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)) func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
 	return func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
-		f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m, prefetchRecords(caps))
+		f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m, prefetchRecords(caps, indexedPrefetchMin))
 	}
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
 
@@ -313,10 +314,26 @@ func goCompact[F soa.Float](m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 // the contact kernels prefetch the records of the groups ahead
 // (gen/amd64.PrefetchRecordsAhead has the measurements): this CPU's L2
 // cache (cpuid; 1 MiB if unknown). Smaller arrays stay in L2, where the
-// prefetches only cost.
-var recordPrefetchMin = func() int {
-	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
-		return l2
+// prefetches only cost. indexedPrefetchMin is the same for
+// BatchClosestIndexed, whose loops of several groups keep more loads in
+// flight and gain only when the records stream from memory: the L3 cache
+// (32 MiB if unknown).
+var recordPrefetchMin, indexedPrefetchMin = cacheBytes(cpuid.CPU.Cache.L2, 1<<20), cacheBytes(cpuid.CPU.Cache.L3, 32<<20)
+
+// cacheBytes returns size, or def if cpuid did not report it.
+func cacheBytes(size, def int) int {
+	if size > 0 {
+		return size
 	}
-	return 1 << 20
-}()
+	return def
+}
+
+// prefetchRecords is a record kernel's prefetch argument for caps: 1 when
+// the records are larger than min bytes (recordPrefetchMin,
+// indexedPrefetchMin), else 0.
+func prefetchRecords[F soa.Float](caps soa.CapsulesOf[F], min int) int {
+	if len(caps)*int(unsafe.Sizeof(caps[0])) > min {
+		return 1
+	}
+	return 0
+}

@@ -5,10 +5,11 @@ package kernel
 // returned function restores the size rule: the tests run the prefetching
 // loop on small batches.
 func ForceRecordPrefetch(on bool) (restore func()) {
-	old := recordPrefetchMin
+	old, oldIndexed := recordPrefetchMin, indexedPrefetchMin
 	recordPrefetchMin = 1 << 62
 	if on {
 		recordPrefetchMin = -1
 	}
-	return func() { recordPrefetchMin = old }
+	indexedPrefetchMin = recordPrefetchMin
+	return func() { recordPrefetchMin, indexedPrefetchMin = old, oldIndexed }
 }

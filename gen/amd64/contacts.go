@@ -323,34 +323,33 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 
 // PrefetchRecordsAhead is how many groups ahead of the current one the
 // pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
-// when their prefetch argument is not zero, which package kernel passes
-// for capsule arrays larger than the L2 cache; loops of several groups
-// per iteration (BatchClosestIndexed) prefetch the next iteration's. A
-// record fetched by index from L3 or memory costs the loop its latency:
-// the loop's long body keeps few loads in flight, and the next group's
-// records, loaded part-way through the current body (NextRecordsAt), come
-// too late to hide a miss. On the Zen 4 VM (2026-11-25,
-// BenchmarkContactsLargeWorld: 65,536 random pairs over random capsules,
-// 6 alternating invocations of builds with and without, ns/pair):
-// BatchContacts over 1M capsules (32 MiB) AVX-512 15.6 -> 11.7, AVX2
-// 24.0 -> 11.9; over 128K-512K capsules -5% to -12% (AVX-512) and -12% to
-// -29% (AVX2); BatchContacts64 over 1M capsules (64 MiB) AVX-512 36.8 ->
-// 14.3, AVX2 63.0 -> 19.4, over 128K -32% and -36%. 6 groups ahead
-// measured the same as 3 (AVX-512 BatchContacts, 1M capsules). Below the
-// L2 size, where the argument is 0, the check costs within noise (+0.4%
-// on AVX2 CompactContacts at 4,096 pairs).
+// when their prefetch argument is not zero; loops of several groups per
+// iteration (BatchClosestIndexed) prefetch the next iteration's records
+// instead. Package kernel passes it for capsule arrays larger than the L2
+// cache (contact kernels) or the L3 cache (BatchClosestIndexed).
+//
+// A record fetched by index from L3 or memory costs the loop its latency:
+// the contact loop's long body keeps few loads in flight, and the next
+// group's records, loaded part-way through the current body
+// (NextRecordsAt), come too late to hide a miss. On the Zen 4 VM
+// (2026-11-25, BenchmarkContactsLargeWorld: 65,536 random pairs over
+// random capsules, 6 alternating invocations of builds with and without,
+// ns/pair): BatchContacts over 1M capsules (32 MiB) AVX-512 15.6 -> 11.7,
+// AVX2 24.0 -> 11.9; over 128K-512K capsules -5% to -12% (AVX-512) and
+// -12% to -29% (AVX2); BatchContacts64 over 1M capsules (64 MiB) AVX-512
+// 36.8 -> 14.3, AVX2 63.0 -> 19.4, over 128K -32% and -36%. 6 groups ahead
+// measured the same as 3 (AVX-512 BatchContacts, 1M capsules), and so did
+// PREFETCHT1. Below the threshold, where the argument is 0, the test of it
+// costs within noise (+0.4% on AVX2 CompactContacts at 4,096 pairs).
+//
+// BatchClosestIndexed's loops merge 2-4 groups, which keeps more loads in
+// flight, so prefetching pays for them only from memory: AVX-512 (4
+// groups) over 128K float32 capsules +7% and +10%, 256K +2%, 512K-1M -2%
+// to +1% in one run and -13% at 1M in another; float64 (3 groups) 32K
+// capsules +4.7%, 128K +3%, 1M (64 MiB, beyond the 32 MiB L3) 24.1 ->
+// 11.8 ns/pair; AVX2 (2 groups) 512K float32 capsules -16%, 1M -20% to
+// -30%, 128K-256K within noise.
 const PrefetchRecordsAhead = 3
-
-// PrefetchIndexed says for which targets BatchClosestIndexed's loops
-// prefetch the next iteration's records (their prefetch argument is
-// ignored elsewhere). On the Zen 4 VM (2026-11-25, 65,536 random pairs,
-// BenchmarkContactsLargeWorld kernel=indexed, 6 alternating invocations of
-// builds with and without): AVX2 (2 groups per iteration) 512K capsules
-// 7.96 -> 6.74 ns/pair (-16%), 1M -20% to -30% in two runs, 128K-256K
-// within noise; AVX-512 (4 groups) 128K +7% to +10%, 256K +2%, 512K-1M
-// -2% to +1% in one run and -13% in another at 1M: its four merged
-// groups keep more loads in flight, and 128 prefetches an iteration cost.
-var PrefetchIndexed = map[string]bool{"AVX2": true}
 
 // prefetchRecords emits the prefetches of the records of count groups
 // starting ahead groups past the current one, if the kernel's prefetch

@@ -80,7 +80,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 			l.begin()
 		}
 		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), nil)
-	}, nil, tuned(PrefetchIndexed, t))
+	}, nil, true)
 	VZEROUPPER()
 	RET()
 }
