@@ -66,9 +66,10 @@
 // (about 2x BatchClosest on laid-out pairs, half the cost of copying them
 // out first). Records fetched by index from beyond the L2 cache cost
 // their memory latency: over a million capsules (32 MiB) BatchContacts
-// takes 2.3x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
-// the kernels prefetch the records of the pairs a few groups ahead (every
-// capsule array larger than L2; BenchmarkContactsLargeWorld). Call them
+// takes 2.1x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
+// the kernels prefetch the records of the pairs ahead (the contact
+// kernels for capsule arrays larger than L2, BatchClosestIndexed larger
+// than L3; BenchmarkContactsLargeWorld). Call them
 // once per step with every candidate pair of the broadphase; Parallel
 // spreads a batch over several cores where the memory allows it.
 package kernel
