@@ -34,6 +34,7 @@ func ctGuardU32(f []float32) []uint32 {
 // groups ahead), and the results are checked bit for bit against the
 // specification.
 func TestContactsGuardPage(t *testing.T) {
+	defer kernel.ForceRecordPrefetch(false)() // the size rule again, even after a failure
 	const maxN = 193
 	capR := make([]*guarded, 1)
 	idxR := make([]*guarded, 2)
@@ -136,6 +137,7 @@ func TestClosestPointGuardPage(t *testing.T) {
 // PROT_NONE page, lengths 1..33 and those of guardPrefetchCases, every
 // path, every row checked against fallback.ContactLane64.
 func TestContacts64GuardPage(t *testing.T) {
+	defer kernel.ForceRecordPrefetch(false)() // the size rule again, even after a failure
 	const maxN = 193
 	caps0, pairs0 := contact64Scene(82, maxN)
 	capR, idxR, outR := newGuarded(t, 64*maxN), [2]*guarded{newGuarded(t, 4*maxN), newGuarded(t, 4*maxN)}, make([]*guarded, 13)
@@ -181,6 +183,7 @@ func TestContacts64GuardPage(t *testing.T) {
 // right after, a PROT_NONE page; lengths 1..33, every path, results
 // checked against BatchClosest of the go path on the laid-out axes.
 func TestClosestIndexedGuardPage(t *testing.T) {
+	defer kernel.ForceRecordPrefetch(false)() // the size rule again, even after a failure
 	const maxN = 193
 	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
 	caps64, _ := contact64Scene(86, maxN)

@@ -1,9 +1,9 @@
 package kernel
 
-// ForceRecordPrefetch makes the contact kernels prefetch capsule records
-// (on) whatever the size of the capsule array, or never (off), until the
-// returned function restores the size rule: the tests run the prefetching
-// loop on small batches.
+// ForceRecordPrefetch makes the record kernels (the contact kernels and
+// BatchClosestIndexed) prefetch capsule records (on) whatever the size of
+// the capsule array, or never (off), until the returned function restores
+// the size rule: the tests run the prefetching loops on small batches.
 func ForceRecordPrefetch(on bool) (restore func()) {
 	old, oldIndexed := recordPrefetchMin, indexedPrefetchMin
 	recordPrefetchMin = 1 << 62

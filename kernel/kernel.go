@@ -69,9 +69,9 @@
 // takes 2.1x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
 // the kernels prefetch the records of the pairs ahead (the contact
 // kernels for capsule arrays larger than L2, BatchClosestIndexed larger
-// than L3; BenchmarkContactsLargeWorld). Call them
-// once per step with every candidate pair of the broadphase; Parallel
-// spreads a batch over several cores where the memory allows it.
+// than L3; BenchmarkContactsLargeWorld). Call them once per step with
+// every candidate pair of the broadphase; Parallel spreads a batch over
+// several cores where the memory allows it.
 package kernel
 
 import (
