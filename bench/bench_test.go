@@ -429,7 +429,9 @@ func BenchmarkCompactContacts(b *testing.B) {
 // BenchmarkContactsLargeWorld is BatchContacts (kernel=contacts),
 // BatchClosestIndexed (kernel=indexed), and BatchContacts64 and
 // BatchClosestIndexed64 on the capsules widened (kernel=contacts64,
-// indexed64) on 65,536 random index pairs over
+// indexed64), and BatchContacts on a kernel.Parallel of 2 workers
+// (kernel=contacts2workers; run it unpinned) on 65,536 random index pairs
+// over
 // caps capsules scattered in a 100-cube (few touch): 10,000 capsules stay
 // in L2 like the other contact benchmarks', 131,072 (4 MiB) in L3,
 // 1,048,576 (32 MiB) fill L3 and miss the TLB, so that every record a pair
@@ -438,7 +440,7 @@ func BenchmarkCompactContacts(b *testing.B) {
 // kernels larger than L3) and soa puts the records on huge pages (Linux).
 func BenchmarkContactsLargeWorld(b *testing.B) {
 	eachPath(b, func(b *testing.B, k kernel.Kernel) {
-		for _, kern := range []string{"contacts", "indexed", "contacts64", "indexed64"} {
+		for _, kern := range []string{"contacts", "indexed", "contacts64", "indexed64", "contacts2workers"} {
 			for _, nc := range []int{10000, 1 << 17, 1 << 20} {
 				b.Run(fmt.Sprintf("kernel=%s/caps=%d", kern, nc), func(b *testing.B) {
 					caps, pairs := largeWorld(nc)
@@ -452,6 +454,12 @@ func BenchmarkContactsLargeWorld(b *testing.B) {
 						caps64 := verify.WidenCapsules(caps)
 						dst := soa.NewResults64(n)
 						timeLoop(b, n, func() { k.BatchClosestIndexed64(dst, caps64, pairs) })
+						return
+					case "contacts2workers":
+						par := kernel.NewParallel(k, 2)
+						defer par.Close()
+						dst := soa.NewContacts(n)
+						timeLoop(b, n, func() { par.BatchContacts(dst, caps, pairs, benchMargin) })
 						return
 					case "contacts64":
 						caps64 := verify.WidenCapsules(caps)
