@@ -310,15 +310,10 @@ func goCompact[F soa.Float](m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 	return w
 }
 
-// recordPrefetchMin is the size of a capsule array, in bytes, from which
-// the contact kernels prefetch the records of the groups ahead
-// (gen/amd64.PrefetchRecordsAhead has the measurements): this CPU's L2
-// cache (cpuid; 1 MiB if unknown). Smaller arrays stay in L2, where the
-// prefetches only cost. indexedPrefetchMin is the same for
-// BatchClosestIndexed, whose loops of several groups keep more loads in
-// flight and gain only when the records stream from memory: the L3 cache
-// (32 MiB if unknown).
-var recordPrefetchMin, indexedPrefetchMin = cacheBytes(cpuid.CPU.Cache.L2, 1<<20), cacheBytes(cpuid.CPU.Cache.L3, 32<<20)
+// l2Bytes and l3Bytes are this CPU's L2 and L3 cache sizes (cpuid; 1 MiB
+// and 32 MiB if it reports none), by which Parallel cuts its chunks and
+// the record kernels decide to prefetch.
+var l2Bytes, l3Bytes = cacheBytes(cpuid.CPU.Cache.L2, 1<<20), cacheBytes(cpuid.CPU.Cache.L3, 32<<20)
 
 // cacheBytes returns size, or def if cpuid did not report it.
 func cacheBytes(size, def int) int {
@@ -327,6 +322,15 @@ func cacheBytes(size, def int) int {
 	}
 	return def
 }
+
+// recordPrefetchMin is the size of a capsule array, in bytes, from which
+// the contact kernels prefetch the records of the groups ahead
+// (gen/amd64.PrefetchRecordsAhead has the measurements): the L2 cache.
+// Smaller arrays stay in L2, where the prefetches only cost.
+// indexedPrefetchMin is the same for BatchClosestIndexed, whose loops of
+// several groups keep more loads in flight and gain only when the records
+// stream from memory: the L3 cache. Tests force both (export_test.go).
+var recordPrefetchMin, indexedPrefetchMin = l2Bytes, l3Bytes
 
 // prefetchRecords is a record kernel's prefetch argument for caps: 1 when
 // the records are larger than min bytes (recordPrefetchMin,

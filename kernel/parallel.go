@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/klauspost/cpuid/v2"
-
 	"github.com/segdist/segdist/asm"
 	"github.com/segdist/segdist/soa"
 )
@@ -124,13 +122,9 @@ func NewParallel(k Kernel, workers int) *Parallel {
 	if workers < 1 {
 		panic(fmt.Sprintf("segdist/kernel: NewParallel with %d workers", workers))
 	}
-	l2 := cpuid.CPU.Cache.L2
-	if l2 <= 0 {
-		l2 = 1 << 20
-	}
 	// About 64 bytes move per pair (the closest kernel: 48 in, 12 out);
 	// half the L2 per chunk leaves room for the next chunk's prefetches.
-	chunk := max(64, (l2/2/64)&^63)
+	chunk := max(64, (l2Bytes/2/64)&^63)
 	p := &Parallel{k: k, workers: workers, chunk: chunk, MinParallel: DefaultMinParallel,
 		start: make(chan struct{}, workers), views: make([]chunkViews, workers)}
 	for w := 1; w < workers; w++ {
