@@ -47,32 +47,29 @@ func TestContactsGuardPage(t *testing.T) {
 	caps0, pairs0 := ctScene(ctSeed, maxN, maxN, false)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, c := range guardPrefetchCases() {
-			restore := kernel.ForceRecordPrefetch(c.prefetch)
+			kernel.ForceRecordPrefetch(c.prefetch) // the defer above restores the rule
 			place, n := c.place, c.n
 			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
-			{
-				caps := ctCapsulesIn(at(capR[0], 8*n))
-				copy(caps, caps0)
-				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
-				for j := range n {
-					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
-				}
-				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1) // the last capsule, at both ends
-				pairs.J[n-1] = 0
-				dst := &soa.Contacts{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
-				for i, s := range ctFloatStreams(dst) {
-					*s = at(outR[2+i], n)
-				}
-				what := fmt.Sprintf("guard %s n=%d prefetch %v", place, n, c.prefetch)
-				for _, margin := range []float32{0, 0.5} {
-					k.BatchContacts(dst, caps, pairs, margin)
-					ctCheckBatch(t, "BatchContacts "+what, dst, caps, pairs, margin)
-					ctFill(dst)
-					m := k.CompactContacts(dst, caps, pairs, margin)
-					ctCheckCompact(t, "CompactContacts "+what, m, dst, caps, pairs, margin)
-				}
+			caps := ctCapsulesIn(at(capR[0], 8*n))
+			copy(caps, caps0)
+			pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
+			for j := range n {
+				pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
 			}
-			restore()
+			pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1) // the last capsule, at both ends
+			pairs.J[n-1] = 0
+			dst := &soa.Contacts{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
+			for i, s := range ctFloatStreams(dst) {
+				*s = at(outR[2+i], n)
+			}
+			what := fmt.Sprintf("guard %s n=%d prefetch %v", place, n, c.prefetch)
+			for _, margin := range []float32{0, 0.5} {
+				k.BatchContacts(dst, caps, pairs, margin)
+				ctCheckBatch(t, "BatchContacts "+what, dst, caps, pairs, margin)
+				ctFill(dst)
+				m := k.CompactContacts(dst, caps, pairs, margin)
+				ctCheckCompact(t, "CompactContacts "+what, m, dst, caps, pairs, margin)
+			}
 		}
 	})
 }
@@ -146,33 +143,30 @@ func TestContacts64GuardPage(t *testing.T) {
 	}
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, c := range guardPrefetchCases() {
-			restore := kernel.ForceRecordPrefetch(c.prefetch)
+			kernel.ForceRecordPrefetch(c.prefetch) // the defer above restores the rule
 			place, n := c.place, c.n
 			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
-			{
-				recs := at(capR, 16*n)
-				caps := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), n)
-				copy(caps, caps0[:n])
-				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
-				for j := range n {
-					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
-				}
-				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
-				dst := &soa.Contacts64{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
-				for i, s := range []*[]float64{&dst.Depth1, &dst.Depth2, &dst.NX, &dst.NY, &dst.NZ, &dst.P1X, &dst.P1Y, &dst.P1Z, &dst.P2X, &dst.P2Y, &dst.P2Z} {
-					*s = guardF64(at(outR[2+i], 2*n))
-				}
-				for _, margin := range []float64{0, 0.5} {
-					k.BatchContacts64(dst, caps, pairs, margin)
-					for r := range n {
-						if _, got := row64(dst, r); !sameContact64(got, spec64Contact(caps, pairs, r, margin)) {
-							t.Fatalf("guard %s n=%d prefetch %v row %d differs", place, n, c.prefetch, r)
-						}
-					}
-					k.CompactContacts64(dst, caps, pairs, margin)
-				}
+			recs := at(capR, 16*n)
+			caps := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), n)
+			copy(caps, caps0[:n])
+			pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
+			for j := range n {
+				pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
 			}
-			restore()
+			pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
+			dst := &soa.Contacts64{Pair: ctGuardU32(at(outR[0], n)), Count: ctGuardU32(at(outR[1], n))}
+			for i, s := range []*[]float64{&dst.Depth1, &dst.Depth2, &dst.NX, &dst.NY, &dst.NZ, &dst.P1X, &dst.P1Y, &dst.P1Z, &dst.P2X, &dst.P2Y, &dst.P2Z} {
+				*s = guardF64(at(outR[2+i], 2*n))
+			}
+			for _, margin := range []float64{0, 0.5} {
+				k.BatchContacts64(dst, caps, pairs, margin)
+				for r := range n {
+					if _, got := row64(dst, r); !sameContact64(got, spec64Contact(caps, pairs, r, margin)) {
+						t.Fatalf("guard %s n=%d prefetch %v row %d differs", place, n, c.prefetch, r)
+					}
+				}
+				k.CompactContacts64(dst, caps, pairs, margin)
+			}
 		}
 	})
 }
@@ -193,38 +187,35 @@ func TestClosestIndexedGuardPage(t *testing.T) {
 	goK := lookup(t, "go")
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		for _, c := range guardPrefetchCases() {
-			restore := kernel.ForceRecordPrefetch(c.prefetch)
+			kernel.ForceRecordPrefetch(c.prefetch) // the defer above restores the rule
 			place, n := c.place, c.n
 			at := func(g *guarded, n int) []float32 { return g.at(place, n) }
-			{
-				caps := ctCapsulesIn(at(capR, 8*n))
-				copy(caps, caps0[:n])
-				pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
-				for j := range n {
-					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
-				}
-				pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
-				dst := &soa.Results{S: at(outR[0], n), T: at(outR[1], n), Dist2: at(outR[2], n)}
-				k.BatchClosestIndexed(dst, caps, pairs)
-				src := laidOut(caps, pairs)
-				want := soa.NewResults(n)
-				goK.BatchClosest(want, src)
-				checkSame(t, fmt.Sprintf("guard %s n=%d prefetch %v", place, n, c.prefetch), src, dst, want)
-
-				recs := at(capR64, 16*len(caps64))
-				c64 := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), len(caps64))
-				copy(c64, caps64)
-				for j := range n {
-					pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(len(c64)), pairs0.J[j]%uint32(len(c64))
-				}
-				d64 := &soa.Results64{S: guardF64(at(outR[0], 2*n)), T: guardF64(at(outR[1], 2*n)), Dist2: guardF64(at(outR[2], 2*n))}
-				k.BatchClosestIndexed64(d64, c64, pairs)
-				src64 := laidOut(c64, pairs)
-				want64 := soa.NewResults64(n)
-				goK.BatchClosest64(want64, src64)
-				checkSame64(t, fmt.Sprintf("guard64 %s n=%d prefetch %v", place, n, c.prefetch), src64, d64, want64)
+			caps := ctCapsulesIn(at(capR, 8*n))
+			copy(caps, caps0[:n])
+			pairs := &soa.IndexPairs{I: ctGuardU32(at(idxR[0], n)), J: ctGuardU32(at(idxR[1], n))}
+			for j := range n {
+				pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(n), pairs0.J[j]%uint32(n)
 			}
-			restore()
+			pairs.I[n-1], pairs.J[0] = uint32(n-1), uint32(n-1)
+			dst := &soa.Results{S: at(outR[0], n), T: at(outR[1], n), Dist2: at(outR[2], n)}
+			k.BatchClosestIndexed(dst, caps, pairs)
+			src := laidOut(caps, pairs)
+			want := soa.NewResults(n)
+			goK.BatchClosest(want, src)
+			checkSame(t, fmt.Sprintf("guard %s n=%d prefetch %v", place, n, c.prefetch), src, dst, want)
+
+			recs := at(capR64, 16*len(caps64))
+			c64 := unsafe.Slice((*soa.Capsule64)(unsafe.Pointer(&recs[0])), len(caps64))
+			copy(c64, caps64)
+			for j := range n {
+				pairs.I[j], pairs.J[j] = pairs0.I[j]%uint32(len(c64)), pairs0.J[j]%uint32(len(c64))
+			}
+			d64 := &soa.Results64{S: guardF64(at(outR[0], 2*n)), T: guardF64(at(outR[1], 2*n)), Dist2: guardF64(at(outR[2], 2*n))}
+			k.BatchClosestIndexed64(d64, c64, pairs)
+			src64 := laidOut(c64, pairs)
+			want64 := soa.NewResults64(n)
+			goK.BatchClosest64(want64, src64)
+			checkSame64(t, fmt.Sprintf("guard64 %s n=%d prefetch %v", place, n, c.prefetch), src64, d64, want64)
 		}
 	})
 }
