@@ -2606,7 +2606,7 @@ maxindex_done:
 
 // func ContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·ContactsAVX2(SB), $2408-64
+TEXT ·ContactsAVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -2644,10 +2644,3472 @@ TEXT ·ContactsAVX2(SB), $2408-64
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1280(R9), BX
+	LEAQ         2560(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
+	// 2 groups at a time, their instruction streams merged.
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   ContactsAVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(BX)
+	VMOVUPS        Y5, 480(BX)
+	VMOVUPS        Y6, 512(BX)
+	VMOVUPS        Y2, 640(BX)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(BX)
+	VMOVUPS        Y5, 576(BX)
+	VMOVUPS        Y2, 608(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(BX)
+	VMOVUPS        Y5, 704(BX)
+	VMOVUPS        Y6, 736(BX)
+	VMOVUPS        Y2, 864(BX)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(BX)
+	VMOVUPS        Y5, 800(BX)
+	VMOVUPS        Y2, 832(BX)
+	LEAQ           3520(R9), R10
+
+ContactsAVX2_wideahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   ContactsAVX2_widelast
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000030
+	JB         ContactsAVX2_wideahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         ContactsAVX2_wideahead_noprefetch
+	MOVL       128(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       132(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       136(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       140(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       144(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       148(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       152(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       156(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       160(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       164(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       168(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       172(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       176(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       180(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       184(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       188(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       128(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       132(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       136(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       140(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       144(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       148(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       152(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       156(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       160(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       164(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       168(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       172(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       176(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       180(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       184(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       188(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+ContactsAVX2_wideahead_noprefetch:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPS  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPS  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPS  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Y5, Y5, Y11
+	VMULPS Y6, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y7, Y7, Y12
+	VADDPS Y12, Y11, Y11
+	VCMPPS $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS Y11, Y1, Y13
+	VANDPS Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y2, Y2, Y13
+	VMULPS  Y3, Y3, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y4, Y4, Y14
+	VADDPS  Y14, Y13, Y13
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y13, Y14
+	VDIVPS  Y13, Y1, Y15
+	VANDPS  Y14, Y15, Y14
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPS  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPS  Y11, Y15, Y11
+	VMULPS  Y10, Y7, Y13
+	VADDPS  Y13, Y11, Y11
+	VMULPS  Y12, Y11, Y11
+	VMULPS  Y2, Y5, Y13
+	VMULPS  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPS  Y15, Y13, Y13
+	VMULPS  Y4, Y7, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPS  448(BX), Y10, Y10
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPS  480(BX), Y8, Y8
+	VMULPS  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPS  512(BX), Y5, Y5
+	VMULPS  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPS  672(BX), Y7, Y7
+	VSUBPS  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPS  704(BX), Y2, Y2
+	VSUBPS  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPS  736(BX), Y3, Y3
+	VSUBPS  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPS  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPS  704(BX), Y4, Y4
+	VMULPS  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPS  736(BX), Y4, Y4
+	VADDPS  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y7, Y7, Y8
+	VMULPS  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPS  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPS  Y15, Y5, Y2
+	VADDPS  Y4, Y8, Y4
+	VMULPS  Y14, Y11, Y5
+	VMULPS  Y3, Y3, Y8
+	VMULPS  Y9, Y13, Y9
+	VADDPS  Y8, Y4, Y4
+	VADDPS  Y9, Y5, Y5
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y8
+	VDIVPS  Y4, Y1, Y9
+	VANDPS  Y8, Y9, Y8
+	VMULPS  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y10, Y10, Y9
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPS  896(R9), Y6, Y6
+	VCMPPS  $0x04, Y2, Y0, Y11
+	VDIVPS  Y2, Y5, Y5
+	VANDPS  Y11, Y5, Y5
+	VADDPS  Y6, Y9, Y6
+	VMINPS  Y1, Y5, Y5
+	VMAXPS  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPS  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS 672(R9), Y5, Y5
+	VADDPS Y9, Y6, Y6
+	VADDPS 448(R9), Y5, Y5
+	VCMPPS $0x1d, minnormal<>+0(SB), Y6, Y9
+	VDIVPS Y6, Y1, Y11
+	VANDPS Y9, Y11, Y9
+	VMINPS Y1, Y5, Y5
+	VMAXPS Y0, Y5, Y5
+	VMULPS 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPS  864(R9), Y13, Y13
+	VSUBPS  416(R9), Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  320(R9), Y12, Y12
+	VMULPS  928(R9), Y3, Y13
+	VMINPS  Y1, Y12, Y12
+	VMAXPS  Y0, Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  608(R9), Y5, Y13
+	VMULPS  Y8, Y11, Y11
+	VMULPS  576(R9), Y5, Y14
+	VMULPS  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPS  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPS  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPS  Y5, Y15, Y5
+	VADDPS  544(R9), Y6, Y6
+	VMULPS  832(R9), Y3, Y9
+	VSUBPS  Y13, Y6, Y6
+	VADDPS  Y9, Y5, Y5
+	VMULPS  736(R9), Y12, Y9
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPS  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPS  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPS  896(R9), Y9, Y9
+	VMULPS  768(R9), Y12, Y12
+	VADDPS  Y9, Y13, Y9
+	VADDPS  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPS  832(R9), Y13, Y13
+	VSUBPS  Y4, Y12, Y12
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPS  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPS  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPS  Y4, Y13, Y4
+	VMULPS  Y11, Y3, Y5
+	VMULPS  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPS  800(R9), Y14, Y11
+	VADDPS  Y13, Y4, Y4
+	VSUBPS  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPS       928(R9), Y5, Y5
+	VBROADCASTSS partol<>+0(SB), Y13
+	VMULPS       288(R9), Y13, Y13
+	VMULPS       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPS       $0x12, Y13, Y2, Y2
+	VMULPS       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VMULPS       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPS      Y2, Y5, Y2
+	VSUBPS       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPS  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPS  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPS  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS Y4, Y4
+	VADDPS  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPS  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPS  Y14, Y5, Y4
+	VCMPPS  $0x19, minnormal<>+0(SB), Y13, Y5
+	VMULPS  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPS  256(R9), Y11, Y11
+	VMULPS  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPS  544(R9), Y9, Y9
+	VADDPS  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPS  512(R9), Y3, Y3
+	VMULPS  1056(R9), Y10, Y10
+	VADDPS  Y3, Y9, Y3
+	VADDPS  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPS  480(R9), Y9, Y9
+	VCMPPS  $0x04, Y4, Y0, Y10
+	VDIVPS  Y4, Y2, Y2
+	VANDPS  Y10, Y2, Y2
+	VADDPS  Y9, Y3, Y3
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMAXPS  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       Y15, Y2, Y2
+	VADDPS       992(R9), Y2, Y2
+	VBROADCASTSS crosstol<>+0(SB), Y9
+	VMULPS       Y3, Y9, Y9
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+	VCMPPS       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  768(R9), Y2, Y10
+	VORPS   Y9, Y5, Y11
+	VSUBPS  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPS Y11, Y11
+	JZ      ContactsAVX2_wideahead_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPS       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPS       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPS       288(BX), Y7, Y7
+	VSQRTPS      288(R9), Y8
+	VCMPPS       $0x04, Y8, Y0, Y10
+	VDIVPS       Y8, Y1, Y8
+	VANDPS       Y10, Y8, Y8
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y8, Y2, Y2
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y4, Y4
+	VMULPS       Y10, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPS       $0x00, Y0, Y8, Y8
+	VMULPS       Y7, Y3, Y10
+	VMULPS       Y6, Y4, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y5, Y4, Y11
+	VMULPS       Y7, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y6, Y2, Y12
+	VMULPS       Y5, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPS        Y9, Y14, Y9
+	VMULPS       1632(R9), Y10, Y14
+	VMULPS       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPS       Y15, Y14, Y4
+	VMULPS       1568(R9), Y12, Y14
+	VADDPS       Y14, Y4, Y4
+	VMULPS       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       1056(R9), Y7, Y7
+	VMULPS       Y13, Y7, Y7
+	VCMPPS       $0x19, Y7, Y14, Y7
+	VCMPPS       $0x11, Y0, Y4, Y4
+	VANDNPS      Y4, Y7, Y4
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPS    Y4, Y7, Y10, Y3
+	VBLENDVPS    Y4, Y14, Y11, Y7
+	VBLENDVPS    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPS    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPS    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPS    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPS    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPS Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPS Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+ContactsAVX2_wideahead_g0_normal:
+	// The next iteration's records.
+	// Capsule records of side I, transposed.
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (R10)
+	VMOVUPS        Y5, 32(R10)
+	VMOVUPS        Y6, 64(R10)
+	VMOVUPS        Y2, 192(R10)
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(R10)
+	VMOVUPS        Y5, 128(R10)
+	VMOVUPS        Y2, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(R10)
+	VMOVUPS        Y5, 256(R10)
+	VMOVUPS        Y6, 288(R10)
+	VMOVUPS        Y2, 416(R10)
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(R10)
+	VMOVUPS        Y5, 352(R10)
+	VMOVUPS        Y2, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(R10)
+	VMOVUPS        Y5, 480(R10)
+	VMOVUPS        Y6, 512(R10)
+	VMOVUPS        Y2, 640(R10)
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(R10)
+	VMOVUPS        Y5, 576(R10)
+	VMOVUPS        Y2, 608(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(R10)
+	VMOVUPS        Y5, 704(R10)
+	VMOVUPS        Y6, 736(R10)
+	VMOVUPS        Y2, 864(R10)
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(R10)
+	VMOVUPS        Y5, 800(R10)
+	VMOVUPS        Y2, 832(R10)
+	VMOVUPS        544(R9), Y2
+	VMULPS         416(R9), Y2, Y2
+	VMINPS         Y1, Y2, Y2
+	VMAXPS         Y0, Y2, Y2
+	VMOVUPS        1024(R9), Y3
+	VMULPS         512(R9), Y3, Y3
+	VMOVUPS        960(R9), Y4
+	VMULPS         512(R9), Y4, Y4
+	VMOVUPS        1088(R9), Y5
+	VMULPS         512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 1152(R9), Y2, Y6
+	VADDPS 800(R9), Y6, Y6
+	VSUBPS Y3, Y6, Y6
+	VMULPS 896(R9), Y2, Y7
+	VADDPS 864(R9), Y7, Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS 832(R9), Y2, Y2
+	VADDPS 928(R9), Y2, Y2
+	VSUBPS Y5, Y2, Y2
+	VMULPS Y6, Y6, Y8
+	VMULPS Y7, Y7, Y9
+	VADDPS Y9, Y8, Y8
+	VMULPS Y2, Y2, Y9
+	VADDPS Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSS partol<>+0(SB), Y9
+	VMULPS       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPS       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPS       $0x00, Y0, Y10, Y10
+	VANDNPS      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPS       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPS       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPS       864(R9), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPS       928(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y5, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y13, Y4
+	VORPS        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPS      Y5, Y5
+	JZ           ContactsAVX2_wideahead_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPS       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPS       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPS       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPS       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPS       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPS       736(BX), Y8, Y8
+	VSQRTPS      384(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      608(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VMULPS       Y9, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMULPS       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VMULPS       Y8, Y3, Y10
+	VMULPS       Y7, Y5, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y6, Y5, Y11
+	VMULPS       Y8, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y7, Y2, Y12
+	VMULPS       Y6, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPS        Y4, Y14, Y4
+	VMULPS       1056(R9), Y10, Y14
+	VMULPS       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPS       Y15, Y14, Y5
+	VMULPS       960(R9), Y12, Y14
+	VADDPS       Y14, Y5, Y5
+	VMULPS       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSS signtol<>+0(SB), Y8
+	VMULPS       928(R9), Y8, Y8
+	VMULPS       Y13, Y8, Y8
+	VCMPPS       $0x19, Y8, Y14, Y8
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y8, Y5
+	VXORPS       signmask<>+0(SB), Y10, Y8
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPS    Y5, Y8, Y10, Y3
+	VBLENDVPS    Y5, Y14, Y11, Y8
+	VBLENDVPS    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPS    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPS Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+ContactsAVX2_wideahead_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 736(R9), Y1, Y2
+	VMULPS 1248(R9), Y2, Y3
+	VMULPS 1216(R9), Y2, Y4
+	VMULPS 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPS       416(BX), Y5, Y5
+	VSUBPS       1536(R9), Y5, Y6
+	VBROADCASTSS margin+40(FP), Y7
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPS       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPS       192(BX), Y7, Y7
+	VMULPS       Y7, Y3, Y8
+	VADDPS       1632(R9), Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       576(R9), Y8, Y8
+	VADDPS       224(BX), Y8, Y8
+	VMULPS       Y7, Y4, Y9
+	VADDPS       1600(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       640(R9), Y9, Y9
+	VADDPS       256(BX), Y9, Y9
+	VMULPS       Y7, Y2, Y10
+	VADDPS       1568(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       704(R9), Y10, Y10
+	VADDPS       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPS Y10, Y10
+	JZ      ContactsAVX2_wideahead_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
+	VSUBPS       Y15, Y8, Y8
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPS       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       1184(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPS       1152(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPS       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPS       1568(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1664(R9), Y6, Y6
+	VMULPS       1632(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       672(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       1664(R9), Y6, Y7
+	VADDPS       Y7, Y9, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1632(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       672(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       1248(R9), Y7, Y9
+	VMULPS       1216(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       1184(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPS       1152(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+ContactsAVX2_wideahead_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 768(R9), Y1, Y2
+	VMULPS 896(R9), Y2, Y3
+	VMULPS 864(R9), Y2, Y4
+	VMULPS 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPS       864(BX), Y6, Y6
+	VSUBPS       544(R9), Y6, Y7
+	VBROADCASTSS margin+40(FP), Y8
+	VADDPS       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPS       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPS       640(BX), Y8, Y8
+	VMULPS       Y8, Y3, Y9
+	VADDPS       1056(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       512(R9), Y9, Y9
+	VADDPS       672(BX), Y9, Y9
+	VMULPS       Y8, Y4, Y10
+	VADDPS       1024(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       320(R9), Y10, Y10
+	VADDPS       704(BX), Y10, Y10
+	VMULPS       Y8, Y2, Y11
+	VADDPS       960(R9), Y11, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VADDPS       480(R9), Y11, Y11
+	VADDPS       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPS  int1<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPS Y5, Y5
+	JZ      ContactsAVX2_wideahead_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPS    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPS    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPS    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPS    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPS    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPS    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPS    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPS    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPS    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPS    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y5, Y13, Y5
+	VBLENDVPS Y5, int2<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPS    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPS       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPS       Y14, Y9, Y8
+	VSUBPS       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPS       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPS       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPS       Y2, Y14, Y5
+	VMULPS       Y3, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y5, Y4
+	VCMPPS       $0x04, 384(R9), Y0, Y5
+	VDIVPS       384(R9), Y4, Y4
+	VANDPS       Y5, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y5
+	VADDPS       Y5, Y10, Y5
+	VSUBPS       Y15, Y5, Y5
+	VMULPS       Y4, Y3, Y9
+	VADDPS       Y9, Y11, Y9
+	VSUBPS       Y7, Y9, Y9
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y8, Y4, Y4
+	VMULPS       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPS       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       832(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPS       768(R9), Y3, Y3
+	VADDPS       Y3, Y5, Y3
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPS       768(R9), Y5, Y5
+	VADDPS       Y5, Y9, Y5
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y5, Y5
+	VADDPS       Y5, Y7, Y5
+	VADDPS       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPS       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPS       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPS       1024(R9), Y4, Y4
+	VSUBPS       Y10, Y2, Y5
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1568(R9), Y5, Y5
+	VMULPS       1536(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VMULPS       256(R9), Y8, Y7
+	VADDPS       Y7, Y5, Y5
+	VCMPPS       $0x04, 384(R9), Y0, Y7
+	VDIVPS       384(R9), Y5, Y5
+	VANDPS       Y7, Y5, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
+	VMULPS       1568(R9), Y5, Y7
+	VADDPS       Y7, Y10, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1536(R9), Y5, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       256(R9), Y5, Y5
+	VADDPS       Y5, Y12, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       896(R9), Y7, Y9
+	VMULPS       864(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       832(R9), Y5, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPS       768(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPS    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPS    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+ContactsAVX2_wideahead_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPS  736(R9), Y2, Y2
+	VADDPS  1152(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      ContactsAVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+ContactsAVX2_wideahead_g0_finite:
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 288(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1120(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 736(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1248(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1216(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1184(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1088(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 928(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 800(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 704(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 640(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 576(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPS  448(R9), Y2, Y2
+	VADDPS  768(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      ContactsAVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPS Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+ContactsAVX2_wideahead_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVUPS Y6, 32(R12)(R13*4)
+	VMOVUPS 672(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 448(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 896(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 864(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 832(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 544(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 512(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 480(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 416(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 320(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	XCHGQ   BX, R10
+	JMP     ContactsAVX2_wideahead
+
+ContactsAVX2_widelast:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPS  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPS  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPS  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Y5, Y5, Y11
+	VMULPS Y6, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y7, Y7, Y12
+	VADDPS Y12, Y11, Y11
+	VCMPPS $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS Y11, Y1, Y13
+	VANDPS Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y2, Y2, Y13
+	VMULPS  Y3, Y3, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y4, Y4, Y14
+	VADDPS  Y14, Y13, Y13
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y13, Y14
+	VDIVPS  Y13, Y1, Y15
+	VANDPS  Y14, Y15, Y14
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPS  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPS  Y11, Y15, Y11
+	VMULPS  Y10, Y7, Y13
+	VADDPS  Y13, Y11, Y11
+	VMULPS  Y12, Y11, Y11
+	VMULPS  Y2, Y5, Y13
+	VMULPS  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPS  Y15, Y13, Y13
+	VMULPS  Y4, Y7, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPS  448(BX), Y10, Y10
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPS  480(BX), Y8, Y8
+	VMULPS  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPS  512(BX), Y5, Y5
+	VMULPS  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPS  672(BX), Y7, Y7
+	VSUBPS  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPS  704(BX), Y2, Y2
+	VSUBPS  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPS  736(BX), Y3, Y3
+	VSUBPS  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPS  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPS  704(BX), Y4, Y4
+	VMULPS  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPS  736(BX), Y4, Y4
+	VADDPS  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y7, Y7, Y8
+	VMULPS  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPS  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPS  Y15, Y5, Y2
+	VADDPS  Y4, Y8, Y4
+	VMULPS  Y14, Y11, Y5
+	VMULPS  Y3, Y3, Y8
+	VMULPS  Y9, Y13, Y9
+	VADDPS  Y8, Y4, Y4
+	VADDPS  Y9, Y5, Y5
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y8
+	VDIVPS  Y4, Y1, Y9
+	VANDPS  Y8, Y9, Y8
+	VMULPS  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y10, Y10, Y9
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPS  896(R9), Y6, Y6
+	VCMPPS  $0x04, Y2, Y0, Y11
+	VDIVPS  Y2, Y5, Y5
+	VANDPS  Y11, Y5, Y5
+	VADDPS  Y6, Y9, Y6
+	VMINPS  Y1, Y5, Y5
+	VMAXPS  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPS  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS 672(R9), Y5, Y5
+	VADDPS Y9, Y6, Y6
+	VADDPS 448(R9), Y5, Y5
+	VCMPPS $0x1d, minnormal<>+0(SB), Y6, Y9
+	VDIVPS Y6, Y1, Y11
+	VANDPS Y9, Y11, Y9
+	VMINPS Y1, Y5, Y5
+	VMAXPS Y0, Y5, Y5
+	VMULPS 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPS  864(R9), Y13, Y13
+	VSUBPS  416(R9), Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  320(R9), Y12, Y12
+	VMULPS  928(R9), Y3, Y13
+	VMINPS  Y1, Y12, Y12
+	VMAXPS  Y0, Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  608(R9), Y5, Y13
+	VMULPS  Y8, Y11, Y11
+	VMULPS  576(R9), Y5, Y14
+	VMULPS  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPS  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPS  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPS  Y5, Y15, Y5
+	VADDPS  544(R9), Y6, Y6
+	VMULPS  832(R9), Y3, Y9
+	VSUBPS  Y13, Y6, Y6
+	VADDPS  Y9, Y5, Y5
+	VMULPS  736(R9), Y12, Y9
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPS  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPS  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPS  896(R9), Y9, Y9
+	VMULPS  768(R9), Y12, Y12
+	VADDPS  Y9, Y13, Y9
+	VADDPS  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPS  832(R9), Y13, Y13
+	VSUBPS  Y4, Y12, Y12
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPS  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPS  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPS  Y4, Y13, Y4
+	VMULPS  Y11, Y3, Y5
+	VMULPS  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPS  800(R9), Y14, Y11
+	VADDPS  Y13, Y4, Y4
+	VSUBPS  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPS       928(R9), Y5, Y5
+	VBROADCASTSS partol<>+0(SB), Y13
+	VMULPS       288(R9), Y13, Y13
+	VMULPS       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPS       $0x12, Y13, Y2, Y2
+	VMULPS       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VMULPS       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPS      Y2, Y5, Y2
+	VSUBPS       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPS  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPS  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPS  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS Y4, Y4
+	VADDPS  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPS  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPS  Y14, Y5, Y4
+	VCMPPS  $0x19, minnormal<>+0(SB), Y13, Y5
+	VMULPS  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPS  256(R9), Y11, Y11
+	VMULPS  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPS  544(R9), Y9, Y9
+	VADDPS  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPS  512(R9), Y3, Y3
+	VMULPS  1056(R9), Y10, Y10
+	VADDPS  Y3, Y9, Y3
+	VADDPS  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPS  480(R9), Y9, Y9
+	VCMPPS  $0x04, Y4, Y0, Y10
+	VDIVPS  Y4, Y2, Y2
+	VANDPS  Y10, Y2, Y2
+	VADDPS  Y9, Y3, Y3
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMAXPS  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       Y15, Y2, Y2
+	VADDPS       992(R9), Y2, Y2
+	VBROADCASTSS crosstol<>+0(SB), Y9
+	VMULPS       Y3, Y9, Y9
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+	VCMPPS       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  768(R9), Y2, Y10
+	VORPS   Y9, Y5, Y11
+	VSUBPS  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPS Y11, Y11
+	JZ      ContactsAVX2_widelast_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPS       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPS       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPS       288(BX), Y7, Y7
+	VSQRTPS      288(R9), Y8
+	VCMPPS       $0x04, Y8, Y0, Y10
+	VDIVPS       Y8, Y1, Y8
+	VANDPS       Y10, Y8, Y8
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y8, Y2, Y2
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y4, Y4
+	VMULPS       Y10, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPS       $0x00, Y0, Y8, Y8
+	VMULPS       Y7, Y3, Y10
+	VMULPS       Y6, Y4, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y5, Y4, Y11
+	VMULPS       Y7, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y6, Y2, Y12
+	VMULPS       Y5, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPS        Y9, Y14, Y9
+	VMULPS       1632(R9), Y10, Y14
+	VMULPS       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPS       Y15, Y14, Y4
+	VMULPS       1568(R9), Y12, Y14
+	VADDPS       Y14, Y4, Y4
+	VMULPS       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       1056(R9), Y7, Y7
+	VMULPS       Y13, Y7, Y7
+	VCMPPS       $0x19, Y7, Y14, Y7
+	VCMPPS       $0x11, Y0, Y4, Y4
+	VANDNPS      Y4, Y7, Y4
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPS    Y4, Y7, Y10, Y3
+	VBLENDVPS    Y4, Y14, Y11, Y7
+	VBLENDVPS    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPS    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPS    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPS    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPS    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPS Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPS Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+ContactsAVX2_widelast_g0_normal:
+	VMOVUPS 544(R9), Y2
+	VMULPS  416(R9), Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMOVUPS 1024(R9), Y3
+	VMULPS  512(R9), Y3, Y3
+	VMOVUPS 960(R9), Y4
+	VMULPS  512(R9), Y4, Y4
+	VMOVUPS 1088(R9), Y5
+	VMULPS  512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 1152(R9), Y2, Y6
+	VADDPS 800(R9), Y6, Y6
+	VSUBPS Y3, Y6, Y6
+	VMULPS 896(R9), Y2, Y7
+	VADDPS 864(R9), Y7, Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS 832(R9), Y2, Y2
+	VADDPS 928(R9), Y2, Y2
+	VSUBPS Y5, Y2, Y2
+	VMULPS Y6, Y6, Y8
+	VMULPS Y7, Y7, Y9
+	VADDPS Y9, Y8, Y8
+	VMULPS Y2, Y2, Y9
+	VADDPS Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSS partol<>+0(SB), Y9
+	VMULPS       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPS       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPS       $0x00, Y0, Y10, Y10
+	VANDNPS      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPS       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPS       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPS       864(R9), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPS       928(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y5, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y13, Y4
+	VORPS        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPS      Y5, Y5
+	JZ           ContactsAVX2_widelast_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPS       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPS       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPS       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPS       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPS       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPS       736(BX), Y8, Y8
+	VSQRTPS      384(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      608(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VMULPS       Y9, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMULPS       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VMULPS       Y8, Y3, Y10
+	VMULPS       Y7, Y5, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y6, Y5, Y11
+	VMULPS       Y8, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y7, Y2, Y12
+	VMULPS       Y6, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPS        Y4, Y14, Y4
+	VMULPS       1056(R9), Y10, Y14
+	VMULPS       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPS       Y15, Y14, Y5
+	VMULPS       960(R9), Y12, Y14
+	VADDPS       Y14, Y5, Y5
+	VMULPS       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSS signtol<>+0(SB), Y8
+	VMULPS       928(R9), Y8, Y8
+	VMULPS       Y13, Y8, Y8
+	VCMPPS       $0x19, Y8, Y14, Y8
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y8, Y5
+	VXORPS       signmask<>+0(SB), Y10, Y8
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPS    Y5, Y8, Y10, Y3
+	VBLENDVPS    Y5, Y14, Y11, Y8
+	VBLENDVPS    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPS    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPS Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+ContactsAVX2_widelast_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 736(R9), Y1, Y2
+	VMULPS 1248(R9), Y2, Y3
+	VMULPS 1216(R9), Y2, Y4
+	VMULPS 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPS       416(BX), Y5, Y5
+	VSUBPS       1536(R9), Y5, Y6
+	VBROADCASTSS margin+40(FP), Y7
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPS       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPS       192(BX), Y7, Y7
+	VMULPS       Y7, Y3, Y8
+	VADDPS       1632(R9), Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       576(R9), Y8, Y8
+	VADDPS       224(BX), Y8, Y8
+	VMULPS       Y7, Y4, Y9
+	VADDPS       1600(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       640(R9), Y9, Y9
+	VADDPS       256(BX), Y9, Y9
+	VMULPS       Y7, Y2, Y10
+	VADDPS       1568(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       704(R9), Y10, Y10
+	VADDPS       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPS Y10, Y10
+	JZ      ContactsAVX2_widelast_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
+	VSUBPS       Y15, Y8, Y8
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPS       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       1184(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPS       1152(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPS       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPS       1568(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1664(R9), Y6, Y6
+	VMULPS       1632(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       672(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       1664(R9), Y6, Y7
+	VADDPS       Y7, Y9, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1632(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       672(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       1248(R9), Y7, Y9
+	VMULPS       1216(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       1184(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPS       1152(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+ContactsAVX2_widelast_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 768(R9), Y1, Y2
+	VMULPS 896(R9), Y2, Y3
+	VMULPS 864(R9), Y2, Y4
+	VMULPS 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPS       864(BX), Y6, Y6
+	VSUBPS       544(R9), Y6, Y7
+	VBROADCASTSS margin+40(FP), Y8
+	VADDPS       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPS       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPS       640(BX), Y8, Y8
+	VMULPS       Y8, Y3, Y9
+	VADDPS       1056(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       512(R9), Y9, Y9
+	VADDPS       672(BX), Y9, Y9
+	VMULPS       Y8, Y4, Y10
+	VADDPS       1024(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       320(R9), Y10, Y10
+	VADDPS       704(BX), Y10, Y10
+	VMULPS       Y8, Y2, Y11
+	VADDPS       960(R9), Y11, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VADDPS       480(R9), Y11, Y11
+	VADDPS       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPS  int1<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPS Y5, Y5
+	JZ      ContactsAVX2_widelast_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPS    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPS    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPS    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPS    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPS    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPS    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPS    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPS    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPS    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPS    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y5, Y13, Y5
+	VBLENDVPS Y5, int2<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPS    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPS       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPS       Y14, Y9, Y8
+	VSUBPS       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPS       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPS       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPS       Y2, Y14, Y5
+	VMULPS       Y3, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y5, Y4
+	VCMPPS       $0x04, 384(R9), Y0, Y5
+	VDIVPS       384(R9), Y4, Y4
+	VANDPS       Y5, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y5
+	VADDPS       Y5, Y10, Y5
+	VSUBPS       Y15, Y5, Y5
+	VMULPS       Y4, Y3, Y9
+	VADDPS       Y9, Y11, Y9
+	VSUBPS       Y7, Y9, Y9
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y8, Y4, Y4
+	VMULPS       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPS       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       832(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPS       768(R9), Y3, Y3
+	VADDPS       Y3, Y5, Y3
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPS       768(R9), Y5, Y5
+	VADDPS       Y5, Y9, Y5
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y5, Y5
+	VADDPS       Y5, Y7, Y5
+	VADDPS       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPS       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPS       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPS       1024(R9), Y4, Y4
+	VSUBPS       Y10, Y2, Y5
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1568(R9), Y5, Y5
+	VMULPS       1536(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VMULPS       256(R9), Y8, Y7
+	VADDPS       Y7, Y5, Y5
+	VCMPPS       $0x04, 384(R9), Y0, Y7
+	VDIVPS       384(R9), Y5, Y5
+	VANDPS       Y7, Y5, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
+	VMULPS       1568(R9), Y5, Y7
+	VADDPS       Y7, Y10, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1536(R9), Y5, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       256(R9), Y5, Y5
+	VADDPS       Y5, Y12, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       896(R9), Y7, Y9
+	VMULPS       864(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       832(R9), Y5, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPS       768(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPS    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPS    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+ContactsAVX2_widelast_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPS  736(R9), Y2, Y2
+	VADDPS  1152(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      ContactsAVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+ContactsAVX2_widelast_g0_finite:
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 288(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1120(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 736(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1248(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1216(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1184(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 1088(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 928(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 800(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 704(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 640(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 576(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPS  448(R9), Y2, Y2
+	VADDPS  768(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      ContactsAVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPS Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+ContactsAVX2_widelast_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVUPS Y6, 32(R12)(R13*4)
+	VMOVUPS 672(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 448(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 896(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 864(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 832(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 544(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 512(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 480(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 416(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 320(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	LEAQ    2560(R9), BX
+
+ContactsAVX2_loop:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
@@ -2798,7 +6260,7 @@ TEXT ·ContactsAVX2(SB), $2408-64
 	VMOVUPS        Y4, 320(BX)
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
-	LEAQ           1792(R9), R10
+	LEAQ           3520(R9), R10
 
 ContactsAVX2_ahead:
 	MOVQ n+32(FP), R14
@@ -4373,33 +7835,33 @@ ContactsAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 1728(R9)
+	VMOVUPS    Y3, 3456(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 1760(R9)
+	VMOVUPS    Y3, 3488(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1744(R9), CX
+	MOVL           3472(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1748(R9), CX
+	MOVL           3476(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           1752(R9), CX
+	MOVL           3480(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           1756(R9), CX
+	MOVL           3484(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -4414,28 +7876,28 @@ ContactsAVX2_tail:
 	VMOVUPS        Y6, 32(BX)
 	VMOVUPS        Y7, 64(BX)
 	VMOVUPS        Y3, 192(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1744(R9), CX
+	MOVL           3472(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1748(R9), CX
+	MOVL           3476(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           1752(R9), CX
+	MOVL           3480(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           1756(R9), CX
+	MOVL           3484(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -4450,28 +7912,28 @@ ContactsAVX2_tail:
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1776(R9), CX
+	MOVL           3504(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1780(R9), CX
+	MOVL           3508(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           1784(R9), CX
+	MOVL           3512(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           1788(R9), CX
+	MOVL           3516(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -4486,28 +7948,28 @@ ContactsAVX2_tail:
 	VMOVUPS        Y6, 256(BX)
 	VMOVUPS        Y7, 288(BX)
 	VMOVUPS        Y3, 416(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1776(R9), CX
+	MOVL           3504(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1780(R9), CX
+	MOVL           3508(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           1784(R9), CX
+	MOVL           3512(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           1788(R9), CX
+	MOVL           3516(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -5207,7 +8669,7 @@ ContactsAVX2_done:
 
 // func CompactContactsAVX2(caps *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
 // Requires: AVX, AVX2, MMX+, POPCNT
-TEXT ·CompactContactsAVX2(SB), $2408-64
+TEXT ·CompactContactsAVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -5245,10 +8707,3820 @@ TEXT ·CompactContactsAVX2(SB), $2408-64
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1280(R9), BX
+	LEAQ         2560(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
+	// 2 groups at a time, their instruction streams merged.
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactContactsAVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(BX)
+	VMOVUPS        Y5, 480(BX)
+	VMOVUPS        Y6, 512(BX)
+	VMOVUPS        Y2, 640(BX)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(BX)
+	VMOVUPS        Y5, 576(BX)
+	VMOVUPS        Y2, 608(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(BX)
+	VMOVUPS        Y5, 704(BX)
+	VMOVUPS        Y6, 736(BX)
+	VMOVUPS        Y2, 864(BX)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(BX)
+	VMOVUPS        Y5, 800(BX)
+	VMOVUPS        Y2, 832(BX)
+	LEAQ           3520(R9), R10
+
+CompactContactsAVX2_wideahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   CompactContactsAVX2_widelast
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000030
+	JB         CompactContactsAVX2_wideahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactContactsAVX2_wideahead_noprefetch
+	MOVL       128(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       132(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       136(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       140(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       144(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       148(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       152(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       156(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       160(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       164(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       168(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       172(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       176(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       180(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       184(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       188(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       128(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       132(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       136(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       140(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       144(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       148(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       152(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       156(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       160(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       164(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       168(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       172(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       176(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       180(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       184(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       188(SI)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactContactsAVX2_wideahead_noprefetch:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPS  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPS  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPS  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Y5, Y5, Y11
+	VMULPS Y6, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y7, Y7, Y12
+	VADDPS Y12, Y11, Y11
+	VCMPPS $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS Y11, Y1, Y13
+	VANDPS Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y2, Y2, Y13
+	VMULPS  Y3, Y3, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y4, Y4, Y14
+	VADDPS  Y14, Y13, Y13
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y13, Y14
+	VDIVPS  Y13, Y1, Y15
+	VANDPS  Y14, Y15, Y14
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPS  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPS  Y11, Y15, Y11
+	VMULPS  Y10, Y7, Y13
+	VADDPS  Y13, Y11, Y11
+	VMULPS  Y12, Y11, Y11
+	VMULPS  Y2, Y5, Y13
+	VMULPS  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPS  Y15, Y13, Y13
+	VMULPS  Y4, Y7, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPS  448(BX), Y10, Y10
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPS  480(BX), Y8, Y8
+	VMULPS  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPS  512(BX), Y5, Y5
+	VMULPS  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPS  672(BX), Y7, Y7
+	VSUBPS  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPS  704(BX), Y2, Y2
+	VSUBPS  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPS  736(BX), Y3, Y3
+	VSUBPS  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPS  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPS  704(BX), Y4, Y4
+	VMULPS  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPS  736(BX), Y4, Y4
+	VADDPS  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y7, Y7, Y8
+	VMULPS  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPS  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPS  Y15, Y5, Y2
+	VADDPS  Y4, Y8, Y4
+	VMULPS  Y14, Y11, Y5
+	VMULPS  Y3, Y3, Y8
+	VMULPS  Y9, Y13, Y9
+	VADDPS  Y8, Y4, Y4
+	VADDPS  Y9, Y5, Y5
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y8
+	VDIVPS  Y4, Y1, Y9
+	VANDPS  Y8, Y9, Y8
+	VMULPS  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y10, Y10, Y9
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPS  896(R9), Y6, Y6
+	VCMPPS  $0x04, Y2, Y0, Y11
+	VDIVPS  Y2, Y5, Y5
+	VANDPS  Y11, Y5, Y5
+	VADDPS  Y6, Y9, Y6
+	VMINPS  Y1, Y5, Y5
+	VMAXPS  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPS  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS 672(R9), Y5, Y5
+	VADDPS Y9, Y6, Y6
+	VADDPS 448(R9), Y5, Y5
+	VCMPPS $0x1d, minnormal<>+0(SB), Y6, Y9
+	VDIVPS Y6, Y1, Y11
+	VANDPS Y9, Y11, Y9
+	VMINPS Y1, Y5, Y5
+	VMAXPS Y0, Y5, Y5
+	VMULPS 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPS  864(R9), Y13, Y13
+	VSUBPS  416(R9), Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  320(R9), Y12, Y12
+	VMULPS  928(R9), Y3, Y13
+	VMINPS  Y1, Y12, Y12
+	VMAXPS  Y0, Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  608(R9), Y5, Y13
+	VMULPS  Y8, Y11, Y11
+	VMULPS  576(R9), Y5, Y14
+	VMULPS  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPS  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPS  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPS  Y5, Y15, Y5
+	VADDPS  544(R9), Y6, Y6
+	VMULPS  832(R9), Y3, Y9
+	VSUBPS  Y13, Y6, Y6
+	VADDPS  Y9, Y5, Y5
+	VMULPS  736(R9), Y12, Y9
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPS  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPS  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPS  896(R9), Y9, Y9
+	VMULPS  768(R9), Y12, Y12
+	VADDPS  Y9, Y13, Y9
+	VADDPS  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPS  832(R9), Y13, Y13
+	VSUBPS  Y4, Y12, Y12
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPS  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPS  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPS  Y4, Y13, Y4
+	VMULPS  Y11, Y3, Y5
+	VMULPS  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPS  800(R9), Y14, Y11
+	VADDPS  Y13, Y4, Y4
+	VSUBPS  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPS       928(R9), Y5, Y5
+	VBROADCASTSS partol<>+0(SB), Y13
+	VMULPS       288(R9), Y13, Y13
+	VMULPS       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPS       $0x12, Y13, Y2, Y2
+	VMULPS       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VMULPS       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPS      Y2, Y5, Y2
+	VSUBPS       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPS  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPS  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPS  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS Y4, Y4
+	VADDPS  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPS  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPS  Y14, Y5, Y4
+	VCMPPS  $0x19, minnormal<>+0(SB), Y13, Y5
+	VMULPS  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPS  256(R9), Y11, Y11
+	VMULPS  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPS  544(R9), Y9, Y9
+	VADDPS  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPS  512(R9), Y3, Y3
+	VMULPS  1056(R9), Y10, Y10
+	VADDPS  Y3, Y9, Y3
+	VADDPS  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPS  480(R9), Y9, Y9
+	VCMPPS  $0x04, Y4, Y0, Y10
+	VDIVPS  Y4, Y2, Y2
+	VANDPS  Y10, Y2, Y2
+	VADDPS  Y9, Y3, Y3
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMAXPS  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       Y15, Y2, Y2
+	VADDPS       992(R9), Y2, Y2
+	VBROADCASTSS crosstol<>+0(SB), Y9
+	VMULPS       Y3, Y9, Y9
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+	VCMPPS       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  768(R9), Y2, Y10
+	VORPS   Y9, Y5, Y11
+	VSUBPS  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPS Y11, Y11
+	JZ      CompactContactsAVX2_wideahead_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPS       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPS       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPS       288(BX), Y7, Y7
+	VSQRTPS      288(R9), Y8
+	VCMPPS       $0x04, Y8, Y0, Y10
+	VDIVPS       Y8, Y1, Y8
+	VANDPS       Y10, Y8, Y8
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y8, Y2, Y2
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y4, Y4
+	VMULPS       Y10, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPS       $0x00, Y0, Y8, Y8
+	VMULPS       Y7, Y3, Y10
+	VMULPS       Y6, Y4, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y5, Y4, Y11
+	VMULPS       Y7, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y6, Y2, Y12
+	VMULPS       Y5, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPS        Y9, Y14, Y9
+	VMULPS       1632(R9), Y10, Y14
+	VMULPS       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPS       Y15, Y14, Y4
+	VMULPS       1568(R9), Y12, Y14
+	VADDPS       Y14, Y4, Y4
+	VMULPS       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       1056(R9), Y7, Y7
+	VMULPS       Y13, Y7, Y7
+	VCMPPS       $0x19, Y7, Y14, Y7
+	VCMPPS       $0x11, Y0, Y4, Y4
+	VANDNPS      Y4, Y7, Y4
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPS    Y4, Y7, Y10, Y3
+	VBLENDVPS    Y4, Y14, Y11, Y7
+	VBLENDVPS    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPS    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPS    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPS    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPS    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPS Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPS Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+CompactContactsAVX2_wideahead_g0_normal:
+	// The next iteration's records.
+	// Capsule records of side I, transposed.
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (R10)
+	VMOVUPS        Y5, 32(R10)
+	VMOVUPS        Y6, 64(R10)
+	VMOVUPS        Y2, 192(R10)
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(R10)
+	VMOVUPS        Y5, 128(R10)
+	VMOVUPS        Y2, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(R10)
+	VMOVUPS        Y5, 256(R10)
+	VMOVUPS        Y6, 288(R10)
+	VMOVUPS        Y2, 416(R10)
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(R10)
+	VMOVUPS        Y5, 352(R10)
+	VMOVUPS        Y2, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(R10)
+	VMOVUPS        Y5, 480(R10)
+	VMOVUPS        Y6, 512(R10)
+	VMOVUPS        Y2, 640(R10)
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(R10)
+	VMOVUPS        Y5, 576(R10)
+	VMOVUPS        Y2, 608(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(R10)
+	VMOVUPS        Y5, 704(R10)
+	VMOVUPS        Y6, 736(R10)
+	VMOVUPS        Y2, 864(R10)
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(R10)
+	VMOVUPS        Y5, 800(R10)
+	VMOVUPS        Y2, 832(R10)
+	VMOVUPS        544(R9), Y2
+	VMULPS         416(R9), Y2, Y2
+	VMINPS         Y1, Y2, Y2
+	VMAXPS         Y0, Y2, Y2
+	VMOVUPS        1024(R9), Y3
+	VMULPS         512(R9), Y3, Y3
+	VMOVUPS        960(R9), Y4
+	VMULPS         512(R9), Y4, Y4
+	VMOVUPS        1088(R9), Y5
+	VMULPS         512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 1152(R9), Y2, Y6
+	VADDPS 800(R9), Y6, Y6
+	VSUBPS Y3, Y6, Y6
+	VMULPS 896(R9), Y2, Y7
+	VADDPS 864(R9), Y7, Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS 832(R9), Y2, Y2
+	VADDPS 928(R9), Y2, Y2
+	VSUBPS Y5, Y2, Y2
+	VMULPS Y6, Y6, Y8
+	VMULPS Y7, Y7, Y9
+	VADDPS Y9, Y8, Y8
+	VMULPS Y2, Y2, Y9
+	VADDPS Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSS partol<>+0(SB), Y9
+	VMULPS       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPS       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPS       $0x00, Y0, Y10, Y10
+	VANDNPS      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPS       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPS       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPS       864(R9), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPS       928(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y5, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y13, Y4
+	VORPS        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPS      Y5, Y5
+	JZ           CompactContactsAVX2_wideahead_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPS       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPS       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPS       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPS       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPS       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPS       736(BX), Y8, Y8
+	VSQRTPS      384(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      608(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VMULPS       Y9, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMULPS       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VMULPS       Y8, Y3, Y10
+	VMULPS       Y7, Y5, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y6, Y5, Y11
+	VMULPS       Y8, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y7, Y2, Y12
+	VMULPS       Y6, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPS        Y4, Y14, Y4
+	VMULPS       1056(R9), Y10, Y14
+	VMULPS       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPS       Y15, Y14, Y5
+	VMULPS       960(R9), Y12, Y14
+	VADDPS       Y14, Y5, Y5
+	VMULPS       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSS signtol<>+0(SB), Y8
+	VMULPS       928(R9), Y8, Y8
+	VMULPS       Y13, Y8, Y8
+	VCMPPS       $0x19, Y8, Y14, Y8
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y8, Y5
+	VXORPS       signmask<>+0(SB), Y10, Y8
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPS    Y5, Y8, Y10, Y3
+	VBLENDVPS    Y5, Y14, Y11, Y8
+	VBLENDVPS    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPS    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPS Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+CompactContactsAVX2_wideahead_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 736(R9), Y1, Y2
+	VMULPS 1248(R9), Y2, Y3
+	VMULPS 1216(R9), Y2, Y4
+	VMULPS 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPS       416(BX), Y5, Y5
+	VSUBPS       1536(R9), Y5, Y6
+	VBROADCASTSS margin+40(FP), Y7
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPS       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPS       192(BX), Y7, Y7
+	VMULPS       Y7, Y3, Y8
+	VADDPS       1632(R9), Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       576(R9), Y8, Y8
+	VADDPS       224(BX), Y8, Y8
+	VMULPS       Y7, Y4, Y9
+	VADDPS       1600(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       640(R9), Y9, Y9
+	VADDPS       256(BX), Y9, Y9
+	VMULPS       Y7, Y2, Y10
+	VADDPS       1568(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       704(R9), Y10, Y10
+	VADDPS       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPS Y10, Y10
+	JZ      CompactContactsAVX2_wideahead_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
+	VSUBPS       Y15, Y8, Y8
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPS       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       1184(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPS       1152(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPS       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPS       1568(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1664(R9), Y6, Y6
+	VMULPS       1632(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       672(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       1664(R9), Y6, Y7
+	VADDPS       Y7, Y9, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1632(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       672(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       1248(R9), Y7, Y9
+	VMULPS       1216(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       1184(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPS       1152(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+CompactContactsAVX2_wideahead_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 768(R9), Y1, Y2
+	VMULPS 896(R9), Y2, Y3
+	VMULPS 864(R9), Y2, Y4
+	VMULPS 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPS       864(BX), Y6, Y6
+	VSUBPS       544(R9), Y6, Y7
+	VBROADCASTSS margin+40(FP), Y8
+	VADDPS       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPS       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPS       640(BX), Y8, Y8
+	VMULPS       Y8, Y3, Y9
+	VADDPS       1056(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       512(R9), Y9, Y9
+	VADDPS       672(BX), Y9, Y9
+	VMULPS       Y8, Y4, Y10
+	VADDPS       1024(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       320(R9), Y10, Y10
+	VADDPS       704(BX), Y10, Y10
+	VMULPS       Y8, Y2, Y11
+	VADDPS       960(R9), Y11, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VADDPS       480(R9), Y11, Y11
+	VADDPS       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPS  int1<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPS Y5, Y5
+	JZ      CompactContactsAVX2_wideahead_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPS    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPS    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPS    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPS    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPS    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPS    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPS    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPS    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPS    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPS    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y5, Y13, Y5
+	VBLENDVPS Y5, int2<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPS    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPS       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPS       Y14, Y9, Y8
+	VSUBPS       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPS       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPS       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPS       Y2, Y14, Y5
+	VMULPS       Y3, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y5, Y4
+	VCMPPS       $0x04, 384(R9), Y0, Y5
+	VDIVPS       384(R9), Y4, Y4
+	VANDPS       Y5, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y5
+	VADDPS       Y5, Y10, Y5
+	VSUBPS       Y15, Y5, Y5
+	VMULPS       Y4, Y3, Y9
+	VADDPS       Y9, Y11, Y9
+	VSUBPS       Y7, Y9, Y9
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y8, Y4, Y4
+	VMULPS       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPS       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       832(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPS       768(R9), Y3, Y3
+	VADDPS       Y3, Y5, Y3
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPS       768(R9), Y5, Y5
+	VADDPS       Y5, Y9, Y5
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y5, Y5
+	VADDPS       Y5, Y7, Y5
+	VADDPS       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPS       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPS       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPS       1024(R9), Y4, Y4
+	VSUBPS       Y10, Y2, Y5
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1568(R9), Y5, Y5
+	VMULPS       1536(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VMULPS       256(R9), Y8, Y7
+	VADDPS       Y7, Y5, Y5
+	VCMPPS       $0x04, 384(R9), Y0, Y7
+	VDIVPS       384(R9), Y5, Y5
+	VANDPS       Y7, Y5, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
+	VMULPS       1568(R9), Y5, Y7
+	VADDPS       Y7, Y10, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1536(R9), Y5, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       256(R9), Y5, Y5
+	VADDPS       Y5, Y12, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       896(R9), Y7, Y9
+	VMULPS       864(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       832(R9), Y5, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPS       768(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPS    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPS    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+CompactContactsAVX2_wideahead_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPS  736(R9), Y2, Y2
+	VADDPS  1152(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      CompactContactsAVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+CompactContactsAVX2_wideahead_g0_finite:
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      288(R9), Y3
+	VPCMPGTD     Y0, Y3, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactContactsAVX2_wideahead_g0_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   288(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1120(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1248(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1216(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1184(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1088(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   928(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   800(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   640(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactContactsAVX2_wideahead_g0_none:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPS  448(R9), Y2, Y2
+	VADDPS  768(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      CompactContactsAVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPS Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+CompactContactsAVX2_wideahead_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPCMPGTD     Y0, Y6, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactContactsAVX2_wideahead_g1_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 1280(R9)
+	VMOVUPS      Y3, 1312(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   672(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   896(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   864(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   832(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   512(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   320(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactContactsAVX2_wideahead_g1_none:
+	ADDQ  $0x00000010, R13
+	XCHGQ BX, R10
+	JMP   CompactContactsAVX2_wideahead
+
+CompactContactsAVX2_widelast:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPS  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPS  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPS  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPS  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPS  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPS  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPS  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPS  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPS  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS Y5, Y5, Y11
+	VMULPS Y6, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y7, Y7, Y12
+	VADDPS Y12, Y11, Y11
+	VCMPPS $0x1d, minnormal<>+0(SB), Y11, Y12
+	VDIVPS Y11, Y1, Y13
+	VANDPS Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y2, Y2, Y13
+	VMULPS  Y3, Y3, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y4, Y4, Y14
+	VADDPS  Y14, Y13, Y13
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y13, Y14
+	VDIVPS  Y13, Y1, Y15
+	VANDPS  Y14, Y15, Y14
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPS  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPS  Y11, Y15, Y11
+	VMULPS  Y10, Y7, Y13
+	VADDPS  Y13, Y11, Y11
+	VMULPS  Y12, Y11, Y11
+	VMULPS  Y2, Y5, Y13
+	VMULPS  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPS  Y15, Y13, Y13
+	VMULPS  Y4, Y7, Y14
+	VADDPS  Y14, Y13, Y13
+	VMULPS  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPS  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPS  Y12, Y15, Y12
+	VMULPS  Y4, Y10, Y13
+	VADDPS  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y5, Y13
+	VMULPS  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPS  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPS  Y8, Y13, Y11
+	VSUBPS  Y9, Y15, Y13
+	VSUBPS  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPS  448(BX), Y10, Y10
+	VMULPS  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPS  480(BX), Y8, Y8
+	VMULPS  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPS  512(BX), Y5, Y5
+	VMULPS  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPS  672(BX), Y7, Y7
+	VSUBPS  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPS  704(BX), Y2, Y2
+	VSUBPS  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPS  736(BX), Y3, Y3
+	VSUBPS  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPS  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPS  704(BX), Y4, Y4
+	VMULPS  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPS  736(BX), Y4, Y4
+	VADDPS  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y7, Y7, Y8
+	VMULPS  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPS  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPS  Y15, Y5, Y2
+	VADDPS  Y4, Y8, Y4
+	VMULPS  Y14, Y11, Y5
+	VMULPS  Y3, Y3, Y8
+	VMULPS  Y9, Y13, Y9
+	VADDPS  Y8, Y4, Y4
+	VADDPS  Y9, Y5, Y5
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y8
+	VDIVPS  Y4, Y1, Y9
+	VANDPS  Y8, Y9, Y8
+	VMULPS  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y10, Y10, Y9
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPS  896(R9), Y6, Y6
+	VCMPPS  $0x04, Y2, Y0, Y11
+	VDIVPS  Y2, Y5, Y5
+	VANDPS  Y11, Y5, Y5
+	VADDPS  Y6, Y9, Y6
+	VMINPS  Y1, Y5, Y5
+	VMAXPS  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPS  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS 672(R9), Y5, Y5
+	VADDPS Y9, Y6, Y6
+	VADDPS 448(R9), Y5, Y5
+	VCMPPS $0x1d, minnormal<>+0(SB), Y6, Y9
+	VDIVPS Y6, Y1, Y11
+	VANDPS Y9, Y11, Y9
+	VMINPS Y1, Y5, Y5
+	VMAXPS Y0, Y5, Y5
+	VMULPS 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPS  864(R9), Y13, Y13
+	VSUBPS  416(R9), Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  320(R9), Y12, Y12
+	VMULPS  928(R9), Y3, Y13
+	VMINPS  Y1, Y12, Y12
+	VMAXPS  Y0, Y12, Y12
+	VADDPS  Y13, Y11, Y11
+	VMULPS  608(R9), Y5, Y13
+	VMULPS  Y8, Y11, Y11
+	VMULPS  576(R9), Y5, Y14
+	VMULPS  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPS  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPS  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPS  Y5, Y15, Y5
+	VADDPS  544(R9), Y6, Y6
+	VMULPS  832(R9), Y3, Y9
+	VSUBPS  Y13, Y6, Y6
+	VADDPS  Y9, Y5, Y5
+	VMULPS  736(R9), Y12, Y9
+	VMULPS  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPS  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPS  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPS  896(R9), Y9, Y9
+	VMULPS  768(R9), Y12, Y12
+	VADDPS  Y9, Y13, Y9
+	VADDPS  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPS  832(R9), Y13, Y13
+	VSUBPS  Y4, Y12, Y12
+	VADDPS  Y13, Y9, Y9
+	VMULPS  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPS  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPS  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPS  Y4, Y13, Y4
+	VMULPS  Y11, Y3, Y5
+	VMULPS  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPS  800(R9), Y14, Y11
+	VADDPS  Y13, Y4, Y4
+	VSUBPS  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPS       928(R9), Y5, Y5
+	VBROADCASTSS partol<>+0(SB), Y13
+	VMULPS       288(R9), Y13, Y13
+	VMULPS       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPS       $0x12, Y13, Y2, Y2
+	VMULPS       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPS       $0x00, Y0, Y5, Y5
+	VMULPS       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPS      Y2, Y5, Y2
+	VSUBPS       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPS  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPS  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPS  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS Y4, Y4
+	VADDPS  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPS  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPS  Y14, Y5, Y4
+	VCMPPS  $0x19, minnormal<>+0(SB), Y13, Y5
+	VMULPS  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPS  256(R9), Y11, Y11
+	VMULPS  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPS  544(R9), Y9, Y9
+	VADDPS  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPS  512(R9), Y3, Y3
+	VMULPS  1056(R9), Y10, Y10
+	VADDPS  Y3, Y9, Y3
+	VADDPS  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPS  480(R9), Y9, Y9
+	VCMPPS  $0x04, Y4, Y0, Y10
+	VDIVPS  Y4, Y2, Y2
+	VANDPS  Y10, Y2, Y2
+	VADDPS  Y9, Y3, Y3
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMAXPS  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       Y15, Y2, Y2
+	VADDPS       992(R9), Y2, Y2
+	VBROADCASTSS crosstol<>+0(SB), Y9
+	VMULPS       Y3, Y9, Y9
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+	VCMPPS       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  768(R9), Y2, Y10
+	VORPS   Y9, Y5, Y11
+	VSUBPS  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPS Y11, Y11
+	JZ      CompactContactsAVX2_widelast_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPS       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPS       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPS       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPS       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPS       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPS       288(BX), Y7, Y7
+	VSQRTPS      288(R9), Y8
+	VCMPPS       $0x04, Y8, Y0, Y10
+	VDIVPS       Y8, Y1, Y8
+	VANDPS       Y10, Y8, Y8
+	VSQRTPS      352(R9), Y10
+	VMULPS       Y8, Y2, Y2
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y4, Y4
+	VMULPS       Y10, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPS       $0x00, Y0, Y8, Y8
+	VMULPS       Y7, Y3, Y10
+	VMULPS       Y6, Y4, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y5, Y4, Y11
+	VMULPS       Y7, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y6, Y2, Y12
+	VMULPS       Y5, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPS        Y9, Y14, Y9
+	VMULPS       1632(R9), Y10, Y14
+	VMULPS       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPS       Y15, Y14, Y4
+	VMULPS       1568(R9), Y12, Y14
+	VADDPS       Y14, Y4, Y4
+	VMULPS       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       1056(R9), Y7, Y7
+	VMULPS       Y13, Y7, Y7
+	VCMPPS       $0x19, Y7, Y14, Y7
+	VCMPPS       $0x11, Y0, Y4, Y4
+	VANDNPS      Y4, Y7, Y4
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPS    Y4, Y7, Y10, Y3
+	VBLENDVPS    Y4, Y14, Y11, Y7
+	VBLENDVPS    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPS    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPS    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPS    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPS    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPS Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPS Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+CompactContactsAVX2_widelast_g0_normal:
+	VMOVUPS 544(R9), Y2
+	VMULPS  416(R9), Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMOVUPS 1024(R9), Y3
+	VMULPS  512(R9), Y3, Y3
+	VMOVUPS 960(R9), Y4
+	VMULPS  512(R9), Y4, Y4
+	VMOVUPS 1088(R9), Y5
+	VMULPS  512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS 1152(R9), Y2, Y6
+	VADDPS 800(R9), Y6, Y6
+	VSUBPS Y3, Y6, Y6
+	VMULPS 896(R9), Y2, Y7
+	VADDPS 864(R9), Y7, Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS 832(R9), Y2, Y2
+	VADDPS 928(R9), Y2, Y2
+	VSUBPS Y5, Y2, Y2
+	VMULPS Y6, Y6, Y8
+	VMULPS Y7, Y7, Y9
+	VADDPS Y9, Y8, Y8
+	VMULPS Y2, Y2, Y9
+	VADDPS Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSS partol<>+0(SB), Y9
+	VMULPS       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPS       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPS       $0x00, Y0, Y10, Y10
+	VANDNPS      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPS      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPS       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPS       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPS       864(R9), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPS       928(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y5, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y13, Y4
+	VORPS        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPS      Y5, Y5
+	JZ           CompactContactsAVX2_widelast_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPS       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPS       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPS       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPS       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPS       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPS       736(BX), Y8, Y8
+	VSQRTPS      384(R9), Y9
+	VCMPPS       $0x04, Y9, Y0, Y10
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y10, Y9, Y9
+	VSQRTPS      608(R9), Y10
+	VMULPS       Y9, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VMULPS       Y9, Y5, Y5
+	VMULPS       Y10, Y6, Y6
+	VMULPS       Y10, Y7, Y7
+	VMULPS       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPS       $0x00, Y0, Y9, Y9
+	VMULPS       Y8, Y3, Y10
+	VMULPS       Y7, Y5, Y11
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y6, Y5, Y11
+	VMULPS       Y8, Y2, Y12
+	VSUBPS       Y12, Y11, Y11
+	VMULPS       Y7, Y2, Y12
+	VMULPS       Y6, Y3, Y13
+	VSUBPS       Y13, Y12, Y12
+	VMULPS       Y10, Y10, Y13
+	VMULPS       Y11, Y11, Y14
+	VADDPS       Y14, Y13, Y13
+	VMULPS       Y12, Y12, Y14
+	VADDPS       Y14, Y13, Y13
+	VCMPPS       $0x19, minnormal<>+0(SB), Y13, Y14
+	VANDNPS      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPS        Y4, Y14, Y4
+	VMULPS       1056(R9), Y10, Y14
+	VMULPS       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPS       Y15, Y14, Y5
+	VMULPS       960(R9), Y12, Y14
+	VADDPS       Y14, Y5, Y5
+	VMULPS       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSS signtol<>+0(SB), Y8
+	VMULPS       928(R9), Y8, Y8
+	VMULPS       Y13, Y8, Y8
+	VCMPPS       $0x19, Y8, Y14, Y8
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VANDNPS      Y5, Y8, Y5
+	VXORPS       signmask<>+0(SB), Y10, Y8
+	VXORPS       signmask<>+0(SB), Y11, Y14
+	VXORPS       signmask<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPS    Y5, Y8, Y10, Y3
+	VBLENDVPS    Y5, Y14, Y11, Y8
+	VBLENDVPS    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPS    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPS Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+CompactContactsAVX2_widelast_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 736(R9), Y1, Y2
+	VMULPS 1248(R9), Y2, Y3
+	VMULPS 1216(R9), Y2, Y4
+	VMULPS 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPS       416(BX), Y5, Y5
+	VSUBPS       1536(R9), Y5, Y6
+	VBROADCASTSS margin+40(FP), Y7
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPS       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPS       192(BX), Y7, Y7
+	VMULPS       Y7, Y3, Y8
+	VADDPS       1632(R9), Y8, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       576(R9), Y8, Y8
+	VADDPS       224(BX), Y8, Y8
+	VMULPS       Y7, Y4, Y9
+	VADDPS       1600(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       640(R9), Y9, Y9
+	VADDPS       256(BX), Y9, Y9
+	VMULPS       Y7, Y2, Y10
+	VADDPS       1568(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       704(R9), Y10, Y10
+	VADDPS       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPS  int1<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPS Y10, Y10
+	JZ      CompactContactsAVX2_widelast_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPS    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPS    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPS    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPS    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPS    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPS    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPS    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPS    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPS    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPS    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y10, Y13, Y10
+	VBLENDVPS Y10, int2<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPS    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPS       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPS       Y14, Y8, Y7
+	VSUBPS       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPS       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPS       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPS       Y2, Y14, Y10
+	VMULPS       Y3, Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VCMPPS       $0x04, 288(R9), Y0, Y8
+	VDIVPS       288(R9), Y4, Y4
+	VANDPS       Y8, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y8
+	VADDPS       Y8, Y9, Y8
+	VSUBPS       Y15, Y8, Y8
+	VMULPS       Y4, Y3, Y10
+	VADDPS       Y10, Y11, Y10
+	VSUBPS       Y6, Y10, Y10
+	VMULPS       672(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y7, Y4, Y4
+	VMULPS       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPS       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       1184(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPS       1152(R9), Y3, Y3
+	VADDPS       Y3, Y8, Y3
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y10, Y8
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VADDPS       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPS       1152(R9), Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y4, Y4
+	VADDPS       Y4, Y7, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPS    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPS       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPS       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPS       1568(R9), Y4, Y4
+	VSUBPS       Y9, Y2, Y6
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1664(R9), Y6, Y6
+	VMULPS       1632(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       672(R9), Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x04, 288(R9), Y0, Y7
+	VDIVPS       288(R9), Y6, Y6
+	VANDPS       Y7, Y6, Y6
+	VMINPS       Y1, Y6, Y6
+	VMAXPS       Y0, Y6, Y6
+	VMULPS       1664(R9), Y6, Y7
+	VADDPS       Y7, Y9, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1632(R9), Y6, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       672(R9), Y6, Y6
+	VADDPS       Y6, Y12, Y6
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       1248(R9), Y7, Y9
+	VMULPS       1216(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       1184(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPS       1152(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPS       1152(R9), Y7, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VADDPS       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPS    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPS    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPS    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+CompactContactsAVX2_widelast_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPS 768(R9), Y1, Y2
+	VMULPS 896(R9), Y2, Y3
+	VMULPS 864(R9), Y2, Y4
+	VMULPS 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPS       864(BX), Y6, Y6
+	VSUBPS       544(R9), Y6, Y7
+	VBROADCASTSS margin+40(FP), Y8
+	VADDPS       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPS       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPS       640(BX), Y8, Y8
+	VMULPS       Y8, Y3, Y9
+	VADDPS       1056(R9), Y9, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VADDPS       512(R9), Y9, Y9
+	VADDPS       672(BX), Y9, Y9
+	VMULPS       Y8, Y4, Y10
+	VADDPS       1024(R9), Y10, Y10
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VADDPS       320(R9), Y10, Y10
+	VADDPS       704(BX), Y10, Y10
+	VMULPS       Y8, Y2, Y11
+	VADDPS       960(R9), Y11, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VADDPS       480(R9), Y11, Y11
+	VADDPS       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPS  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPS  int1<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPS Y5, Y5
+	JZ      CompactContactsAVX2_widelast_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPS    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPS    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPS    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPS    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPS    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPS    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPS    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPS    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPS    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPS    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPS    Y13, Y14, Y14
+	VMAXPS    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPS    Y13, Y4, Y4
+	VMINPS    Y4, Y1, Y4
+	VCMPPS    $0x11, Y4, Y14, Y13
+	VANDPS    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPS    $0x00, Y0, Y13, Y13
+	VANDNPS   Y5, Y13, Y5
+	VBLENDVPS Y5, int2<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPS    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPS       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPS       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPS       Y14, Y9, Y8
+	VSUBPS       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPS       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPS       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPS       Y2, Y14, Y5
+	VMULPS       Y3, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y5, Y4
+	VCMPPS       $0x04, 384(R9), Y0, Y5
+	VDIVPS       384(R9), Y4, Y4
+	VANDPS       Y5, Y4, Y4
+	VMINPS       Y1, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
+	VMULPS       Y4, Y2, Y5
+	VADDPS       Y5, Y10, Y5
+	VSUBPS       Y15, Y5, Y5
+	VMULPS       Y4, Y3, Y9
+	VADDPS       Y9, Y11, Y9
+	VSUBPS       Y7, Y9, Y9
+	VMULPS       256(R9), Y4, Y4
+	VADDPS       Y4, Y12, Y4
+	VSUBPS       Y8, Y4, Y4
+	VMULPS       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPS       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPS       Y3, Y14, Y2
+	VMULPS       832(R9), Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSUBPS       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPS       768(R9), Y3, Y3
+	VADDPS       Y3, Y5, Y3
+	VBROADCASTSS half<>+0(SB), Y5
+	VMULPS       Y5, Y3, Y3
+	VADDPS       Y3, Y15, Y3
+	VADDPS       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPS       768(R9), Y5, Y5
+	VADDPS       Y5, Y9, Y5
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y5, Y5
+	VADDPS       Y5, Y7, Y5
+	VADDPS       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y4, Y4
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y4, Y4
+	VADDPS       Y4, Y8, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPS    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPS    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPS    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPS       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPS       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPS       1024(R9), Y4, Y4
+	VSUBPS       Y10, Y2, Y5
+	VSUBPS       Y11, Y3, Y7
+	VSUBPS       Y12, Y4, Y8
+	VMULPS       1568(R9), Y5, Y5
+	VMULPS       1536(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VMULPS       256(R9), Y8, Y7
+	VADDPS       Y7, Y5, Y5
+	VCMPPS       $0x04, 384(R9), Y0, Y7
+	VDIVPS       384(R9), Y5, Y5
+	VANDPS       Y7, Y5, Y5
+	VMINPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y5, Y5
+	VMULPS       1568(R9), Y5, Y7
+	VADDPS       Y7, Y10, Y7
+	VSUBPS       Y2, Y7, Y7
+	VMULPS       1536(R9), Y5, Y8
+	VADDPS       Y8, Y11, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMULPS       256(R9), Y5, Y5
+	VADDPS       Y5, Y12, Y5
+	VSUBPS       Y4, Y5, Y5
+	VMULPS       896(R9), Y7, Y9
+	VMULPS       864(R9), Y8, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       832(R9), Y5, Y10
+	VADDPS       Y10, Y9, Y9
+	VSUBPS       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPS       768(R9), Y10, Y10
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y7, Y7
+	VADDPS       Y7, Y2, Y2
+	VADDPS       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y8, Y7
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPS       768(R9), Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VBROADCASTSS half<>+0(SB), Y7
+	VMULPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPS    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPS    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPS    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPS    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+CompactContactsAVX2_widelast_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPS  736(R9), Y2, Y2
+	VADDPS  1152(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      CompactContactsAVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+CompactContactsAVX2_widelast_g0_finite:
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      288(R9), Y3
+	VPCMPGTD     Y0, Y3, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactContactsAVX2_widelast_g0_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   288(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1120(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1248(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1216(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1184(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   1088(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   928(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   800(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   640(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactContactsAVX2_widelast_g0_none:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPS  448(R9), Y2, Y2
+	VADDPS  768(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      CompactContactsAVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPS Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+CompactContactsAVX2_widelast_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPCMPGTD     Y0, Y6, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactContactsAVX2_widelast_g1_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 1280(R9)
+	VMOVUPS      Y3, 1312(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   672(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   896(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   864(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   832(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   512(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   320(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactContactsAVX2_widelast_g1_none:
+	ADDQ $0x00000010, R13
+	LEAQ 2560(R9), BX
+
+CompactContactsAVX2_loop:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
@@ -5399,7 +12671,7 @@ TEXT ·CompactContactsAVX2(SB), $2408-64
 	VMOVUPS        Y4, 320(BX)
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
-	LEAQ           1792(R9), R10
+	LEAQ           3520(R9), R10
 
 CompactContactsAVX2_ahead:
 	MOVQ n+32(FP), R14
@@ -7148,33 +14420,33 @@ CompactContactsAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 1728(R9)
+	VMOVUPS    Y3, 3456(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 1760(R9)
+	VMOVUPS    Y3, 3488(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1744(R9), CX
+	MOVL           3472(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1748(R9), CX
+	MOVL           3476(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           1752(R9), CX
+	MOVL           3480(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           1756(R9), CX
+	MOVL           3484(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -7189,28 +14461,28 @@ CompactContactsAVX2_tail:
 	VMOVUPS        Y6, 32(BX)
 	VMOVUPS        Y7, 64(BX)
 	VMOVUPS        Y3, 192(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1744(R9), CX
+	MOVL           3472(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1748(R9), CX
+	MOVL           3476(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           1752(R9), CX
+	MOVL           3480(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           1756(R9), CX
+	MOVL           3484(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -7225,28 +14497,28 @@ CompactContactsAVX2_tail:
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1776(R9), CX
+	MOVL           3504(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1780(R9), CX
+	MOVL           3508(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y5
-	MOVL           1784(R9), CX
+	MOVL           3512(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 (AX)(CX*1), Y6
-	MOVL           1788(R9), CX
+	MOVL           3516(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
@@ -7261,28 +14533,28 @@ CompactContactsAVX2_tail:
 	VMOVUPS        Y6, 256(BX)
 	VMOVUPS        Y7, 288(BX)
 	VMOVUPS        Y3, 416(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1776(R9), CX
+	MOVL           3504(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1780(R9), CX
+	MOVL           3508(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y5
-	MOVL           1784(R9), CX
+	MOVL           3512(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x05, CX
 	VBROADCASTF128 16(AX)(CX*1), Y6
-	MOVL           1788(R9), CX
+	MOVL           3516(R9), CX
 	SHLQ           $0x05, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7

@@ -58,6 +58,9 @@ func main() {
 	cil512 := flag.Int("contacts512", amd64.ContactInterleave["AVX512"], "groups per iteration of the AVX-512 contact loops")
 	ccil512 := flag.Int("compact512", amd64.CompactInterleave["AVX512"], "groups per iteration of the AVX-512 compaction loops")
 	csk512 := flag.Float64("contactskew512", amd64.ContactSkew["AVX512"], "the skew of the AVX-512 contact loops' groups")
+	cil2 := flag.Int("contacts2", amd64.ContactInterleave["AVX2"], "groups per iteration of the AVX2 contact loops")
+	ccil2 := flag.Int("compact2", amd64.CompactInterleave["AVX2"], "groups per iteration of the AVX2 compaction loops")
+	csk2 := flag.Float64("contactskew2", amd64.ContactSkew["AVX2"], "the skew of the AVX2 contact loops' groups")
 	pl512 := flag.Bool("prefetchl2-512", amd64.PrefetchL2["AVX512"], "the AVX-512 closest loops prefetch into L2 (PREFETCHT1), not L1")
 	pl2 := flag.Bool("prefetchl2-2", amd64.PrefetchL2["AVX2"], "the same for AVX2")
 	sc512 := flag.Bool("schedule512", amd64.Scheduled["AVX512"], "reorder the AVX-512 closest body as late as possible (ir.Schedule)")
@@ -72,6 +75,8 @@ func main() {
 	lc2 := flag.Bool("latecompact2", amd64.LateCompaction["AVX2"], "the same for AVX2")
 	nr512 := flag.Float64("nextrecords512", amd64.NextRecordsAt["AVX512"], "where in the AVX-512 record loops' body the next group's records load (fraction; negative: at the top of their own group)")
 	nr2 := flag.Float64("nextrecords2", amd64.NextRecordsAt["AVX2"], "the same for AVX2")
+	wr512 := flag.Float64("widerecords512", amd64.WideRecordsAt["AVX512"], "where the AVX-512 contact loops of several groups load the next iteration's records (fraction; 0: at the top)")
+	wr2 := flag.Float64("widerecords2", amd64.WideRecordsAt["AVX2"], "the same for AVX2")
 	flag.Parse()
 	for name, at := range map[string]float64{"AVX512": *nr512, "AVX2": *nr2} {
 		if at < 0 {
@@ -80,6 +85,7 @@ func main() {
 			amd64.NextRecordsAt[name] = at
 		}
 	}
+	amd64.WideRecordsAt["AVX512"], amd64.WideRecordsAt["AVX2"] = *wr512, *wr2
 	amd64.SpillContacts["AVX512"] = *spc512
 	amd64.SpillContacts["AVX2"] = *spc2
 	amd64.Spill["AVX512"], amd64.Spill["AVX2"] = *sp512, *sp2
@@ -94,6 +100,7 @@ func main() {
 	amd64.ContactInterleave["AVX512"] = *cil512
 	amd64.CompactInterleave["AVX512"] = *ccil512
 	amd64.ContactSkew["AVX512"] = *csk512
+	amd64.ContactInterleave["AVX2"], amd64.CompactInterleave["AVX2"], amd64.ContactSkew["AVX2"] = *cil2, *ccil2, *csk2
 	if *docFile != "" {
 		if err := os.WriteFile(*docFile, []byte(fmt.Sprintf(packageDoc, amd64.NTMinLanes)), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)

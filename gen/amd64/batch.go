@@ -604,6 +604,9 @@ func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller, in *in
 			done(e.g)
 		}
 	}
+	if in != nil {
+		panic(fmt.Sprintf("amd64: no place outside rare blocks at %.2f of the body for the interlude", in.at))
+	}
 }
 
 // interlude is work of the loop driver that merge puts inside the groups'

@@ -117,13 +117,13 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 		// rows; the last group and the tail compact the staged rows first.
 		late := in != nil && stagedRows.on
 		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0, late) }, newSpiller([]*lowering{l}, heldBy(mask)+len(l.pinned), contactSinkRegs), in)
-	}, groups, func(ls []*lowering, label string) {
+	}, groups, tuned(WideRecordsAt, t), func(ls []*lowering, label string, in *interlude) {
 		for g, l := range ls {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
 			l.begin()
 		}
 		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g, false) },
-			newSpiller(ls, len(ls[0].pinned), contactSinkRegs), nil)
+			newSpiller(ls, len(ls[0].pinned), contactSinkRegs), in)
 	}, stage, true)
 	if compact {
 		Store(written, ReturnIndex(0))
@@ -179,14 +179,17 @@ func rowPtr(k int, compact bool, size uint8, lane int) Mem {
 // time (group g's set at slot g*14) and calls wide, whose lowerings
 // (one per group, sharing the registers holding 0 and 1
 // and the slot area, each group its own slots) compute and store them;
-// the loop below then finishes the whole groups left. If stage is not
+// the loop below then finishes the whole groups left. With wideAt > 0
+// that loop loads the next iteration's records into the other set as an
+// interlude of wide at that fraction of the merged bodies (the sets swap
+// after each iteration), and the last whole iteration loads none. If stage is not
 // nil, contactStreams vectors after the slots are the sink's stage, and
 // stage.vecs says where. Where NextRecordsAt
 // names the target, that loop runs each group with the next group's
 // record loads as an interlude into the other set (the registers set and
 // nextSet swap after each group), and the last whole group alone.
 func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op, in *interlude),
-	groups int, wide func(ls []*lowering, label string), stage *staged, prefetch bool) {
+	groups int, wideAt float64, wide func(ls []*lowering, label string, in *interlude), stage *staged, prefetch bool) {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
@@ -206,9 +209,14 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		nslots += 2
 	}
 	// The area: the slot shares, the sets of an iteration's groups, the
-	// tail's two index vectors, the set the pipelined loop loads the next
-	// group's records into, then the sink's stage (LateCompaction).
-	vecs := groups*nslots + groups*recordInputs + 2 + recordInputs
+	// tail's two index vectors, the set the pipelined loops load the next
+	// records into, then the sink's stage (LateCompaction).
+	wideAhead := groups > 1 && wideAt > 0
+	nextSize := recordInputs
+	if wideAhead {
+		nextSize = groups * recordInputs
+	}
+	vecs := groups*nslots + groups*recordInputs + 2 + nextSize
 	if stage != nil {
 		stage.vecs = Mem{Base: slotsBase, Disp: vecs * t.VecBytes()}
 		vecs += contactStreams
@@ -240,17 +248,48 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		SUBQ(index, remain)
 		CMPQ(remain, U32(groups*t.Lanes))
 		JB(LabelRef(name + "_loop"))
-		if prefetch {
-			// The next iteration's records, a whole iteration (groups
-			// groups) ahead.
-			prefetchRecords(t, name+"_wide", groups, groups)
+		if !wideAhead {
+			if prefetch {
+				// The next iteration's records, a whole iteration (groups
+				// groups) ahead.
+				prefetchRecords(t, name+"_wide", groups, groups)
+			}
+			for g := range groups {
+				loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
+			}
+			wide(ls, name+"_wide", nil)
+			ADDQ(U32(groups*t.Lanes), index)
+			JMP(LabelRef(name + "_wide"))
+		} else {
+			Comment("Each iteration loads the next one's records into the other set part-way",
+				"through its body (WideRecordsAt); the last whole iteration loads none.")
+			for g := range groups {
+				loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
+			}
+			LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
+			Label(name + "_wideahead")
+			Load(Param("n"), remain)
+			SUBQ(index, remain)
+			CMPQ(remain, U32(2*groups*t.Lanes))
+			JB(LabelRef(name + "_widelast"))
+			if prefetch {
+				// The records of the iteration after the next.
+				prefetchRecords(t, name+"_wideahead", 2*groups, groups)
+			}
+			wide(ls, name+"_wideahead", &interlude{at: wideAt, regs: recordRegs(t), emit: func() {
+				Comment("The next iteration's records.")
+				for g := range groups {
+					loadRecords(t, capsBase, nextSet, fromPairs(groups+g), g*recordInputs)
+				}
+			}})
+			ADDQ(U32(groups*t.Lanes), index)
+			XCHGQ(set, nextSet)
+			JMP(LabelRef(name + "_wideahead"))
+			Label(name + "_widelast")
+			wide(ls, name+"_widelast", nil)
+			ADDQ(U32(groups*t.Lanes), index)
+			LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set) // swapped or not
 		}
-		for g := range groups {
-			loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
-		}
-		wide(ls, name+"_wide")
-		ADDQ(U32(groups*t.Lanes), index)
-		JMP(LabelRef(name + "_wide"))
 	}
 
 	Label(name + "_loop")
@@ -320,6 +359,13 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	group(l, name+"_tailgroup", mask, nil)
 	Label(name + "_done")
 }
+
+// WideRecordsAt says, per target, that the contact loops of several
+// groups per iteration (ContactInterleave, CompactInterleave) load the
+// next iteration's records part-way through the merged bodies, at this
+// fraction of their instructions, into a second set, as the one-group
+// loop does (NextRecordsAt); missing or 0: at the top of each iteration.
+var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 
 // PrefetchRecordsAhead is how many groups ahead of the current one the
 // pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
@@ -581,7 +627,7 @@ func (l *lowering) pinConstants() map[string]VecVirtual {
 // until the loops loaded the next group's records ahead (NextRecordsAt,
 // CompactInterleave). The gen flags -contacts512, -compact512 and
 // -contactskew512 set them.
-var ContactInterleave = map[string]int{}
+var ContactInterleave = map[string]int{"AVX2": 2}
 
 // CompactInterleave is ContactInterleave for the float32 compaction loops
 // (CompactContacts), which write few rows. It is 1 everywhere since the
@@ -590,7 +636,7 @@ var ContactInterleave = map[string]int{}
 // 10,000 capsules, 5% touching) AVX-512 CompactContacts took 4.33 ns/pair
 // with two groups at skew 0.5, spilled (which had measured 4.64 -> 4.33,
 // -6.7%, against one group loading its own records), and 3.65 with one.
-var CompactInterleave = map[string]int{}
+var CompactInterleave = map[string]int{"AVX2": 2}
 
 // ScheduledContacts is Scheduled for the contact bodies: reordered as
 // late as possible, each rare block moved as one unit. It is off
@@ -603,7 +649,7 @@ var CompactInterleave = map[string]int{}
 var ScheduledContacts = map[string]bool{}
 
 // ContactSkew is the skew of the interleaved contact groups.
-var ContactSkew = map[string]float64{"AVX512": 0.5}
+var ContactSkew = map[string]float64{"AVX512": 0.5, "AVX2": 0.1}
 
 // contactBody prepares l to compute the contacts of group g of an
 // iteration, whose capsule pairs are loaded into set from slot 14g.

@@ -73,13 +73,13 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		l.slots.used, l.label, l.input, l.arg, l.overrides = 0, label, input(0), noArgs, ovs
 		l.begin()
 		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), overrideRegs(l)), in)
-	}, tuned(IndexedInterleave, t), func(ls []*lowering, label string) {
+	}, tuned(IndexedInterleave, t), 0, func(ls []*lowering, label string, in *interlude) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg, l.overrides = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs
 			l.begin()
 		}
-		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), nil)
+		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), in)
 	}, nil, true)
 	VZEROUPPER()
 	RET()
