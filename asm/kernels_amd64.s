@@ -20567,7 +20567,7 @@ CompactContactsAVX512_done:
 
 // func Contacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·Contacts64AVX2(SB), $2408-64
+TEXT ·Contacts64AVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -20605,10 +20605,3384 @@ TEXT ·Contacts64AVX2(SB), $2408-64
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1280(R9), BX
+	LEAQ         2560(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
 
+	// 2 groups at a time, their instruction streams merged.
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   Contacts64AVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 448(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 480(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 512(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 640(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 544(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 576(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 608(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 672(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 704(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 736(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 864(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 768(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 800(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 832(BX)
+	LEAQ           3520(R9), R10
+
+Contacts64AVX2_wideahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   Contacts64AVX2_widelast
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000018
+	JB         Contacts64AVX2_wideahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         Contacts64AVX2_wideahead_noprefetch
+	MOVL       64(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       68(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       72(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       76(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       80(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       84(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       88(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       92(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       64(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       68(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       72(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       76(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       80(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       84(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       88(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       92(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+Contacts64AVX2_wideahead_noprefetch:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPD  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPD  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPD  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Y5, Y5, Y11
+	VMULPD Y6, Y6, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y7, Y7, Y12
+	VADDPD Y12, Y11, Y11
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD Y11, Y1, Y13
+	VANDPD Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y2, Y2, Y13
+	VMULPD  Y3, Y3, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y4, Y4, Y14
+	VADDPD  Y14, Y13, Y13
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y13, Y14
+	VDIVPD  Y13, Y1, Y15
+	VANDPD  Y14, Y15, Y14
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPD  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPD  Y11, Y15, Y11
+	VMULPD  Y10, Y7, Y13
+	VADDPD  Y13, Y11, Y11
+	VMULPD  Y12, Y11, Y11
+	VMULPD  Y2, Y5, Y13
+	VMULPD  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPD  Y15, Y13, Y13
+	VMULPD  Y4, Y7, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPD  448(BX), Y10, Y10
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPD  480(BX), Y8, Y8
+	VMULPD  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPD  512(BX), Y5, Y5
+	VMULPD  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPD  672(BX), Y7, Y7
+	VSUBPD  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPD  704(BX), Y2, Y2
+	VSUBPD  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPD  736(BX), Y3, Y3
+	VSUBPD  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPD  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPD  704(BX), Y4, Y4
+	VMULPD  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPD  736(BX), Y4, Y4
+	VADDPD  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y7, Y7, Y8
+	VMULPD  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPD  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPD  Y15, Y5, Y2
+	VADDPD  Y4, Y8, Y4
+	VMULPD  Y14, Y11, Y5
+	VMULPD  Y3, Y3, Y8
+	VMULPD  Y9, Y13, Y9
+	VADDPD  Y8, Y4, Y4
+	VADDPD  Y9, Y5, Y5
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y8
+	VDIVPD  Y4, Y1, Y9
+	VANDPD  Y8, Y9, Y8
+	VMULPD  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y10, Y10, Y9
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPD  896(R9), Y6, Y6
+	VCMPPD  $0x04, Y2, Y0, Y11
+	VDIVPD  Y2, Y5, Y5
+	VANDPD  Y11, Y5, Y5
+	VADDPD  Y6, Y9, Y6
+	VMINPD  Y1, Y5, Y5
+	VMAXPD  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPD  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD 672(R9), Y5, Y5
+	VADDPD Y9, Y6, Y6
+	VADDPD 448(R9), Y5, Y5
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD Y6, Y1, Y11
+	VANDPD Y9, Y11, Y9
+	VMINPD Y1, Y5, Y5
+	VMAXPD Y0, Y5, Y5
+	VMULPD 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPD  864(R9), Y13, Y13
+	VSUBPD  416(R9), Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  320(R9), Y12, Y12
+	VMULPD  928(R9), Y3, Y13
+	VMINPD  Y1, Y12, Y12
+	VMAXPD  Y0, Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  608(R9), Y5, Y13
+	VMULPD  Y8, Y11, Y11
+	VMULPD  576(R9), Y5, Y14
+	VMULPD  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPD  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPD  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPD  Y5, Y15, Y5
+	VADDPD  544(R9), Y6, Y6
+	VMULPD  832(R9), Y3, Y9
+	VSUBPD  Y13, Y6, Y6
+	VADDPD  Y9, Y5, Y5
+	VMULPD  736(R9), Y12, Y9
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPD  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPD  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPD  896(R9), Y9, Y9
+	VMULPD  768(R9), Y12, Y12
+	VADDPD  Y9, Y13, Y9
+	VADDPD  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPD  832(R9), Y13, Y13
+	VSUBPD  Y4, Y12, Y12
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPD  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPD  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPD  Y4, Y13, Y4
+	VMULPD  Y11, Y3, Y5
+	VMULPD  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPD  800(R9), Y14, Y11
+	VADDPD  Y13, Y4, Y4
+	VSUBPD  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPD       928(R9), Y5, Y5
+	VBROADCASTSD partol64<>+0(SB), Y13
+	VMULPD       288(R9), Y13, Y13
+	VMULPD       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPD       $0x12, Y13, Y2, Y2
+	VMULPD       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPD       $0x00, Y0, Y5, Y5
+	VMULPD       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPD      Y2, Y5, Y2
+	VSUBPD       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPD  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPD  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD Y4, Y4
+	VADDPD  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPD  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPD  Y14, Y5, Y4
+	VCMPPD  $0x19, minnormal64<>+0(SB), Y13, Y5
+	VMULPD  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPD  256(R9), Y11, Y11
+	VMULPD  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPD  544(R9), Y9, Y9
+	VADDPD  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPD  512(R9), Y3, Y3
+	VMULPD  1056(R9), Y10, Y10
+	VADDPD  Y3, Y9, Y3
+	VADDPD  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPD  480(R9), Y9, Y9
+	VCMPPD  $0x04, Y4, Y0, Y10
+	VDIVPD  Y4, Y2, Y2
+	VANDPD  Y10, Y2, Y2
+	VADDPD  Y9, Y3, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMAXPD  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       Y15, Y2, Y2
+	VADDPD       992(R9), Y2, Y2
+	VBROADCASTSD crosstol64<>+0(SB), Y9
+	VMULPD       Y3, Y9, Y9
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+	VCMPPD       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  768(R9), Y2, Y10
+	VORPD   Y9, Y5, Y11
+	VSUBPD  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPD Y11, Y11
+	JZ      Contacts64AVX2_wideahead_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPD       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPD       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPD       288(BX), Y7, Y7
+	VSQRTPD      288(R9), Y8
+	VCMPPD       $0x04, Y8, Y0, Y10
+	VDIVPD       Y8, Y1, Y8
+	VANDPD       Y10, Y8, Y8
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y8, Y2, Y2
+	VMULPD       Y8, Y3, Y3
+	VMULPD       Y8, Y4, Y4
+	VMULPD       Y10, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPD       $0x00, Y0, Y8, Y8
+	VMULPD       Y7, Y3, Y10
+	VMULPD       Y6, Y4, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y5, Y4, Y11
+	VMULPD       Y7, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y6, Y2, Y12
+	VMULPD       Y5, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPD        Y9, Y14, Y9
+	VMULPD       1632(R9), Y10, Y14
+	VMULPD       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPD       Y15, Y14, Y4
+	VMULPD       1568(R9), Y12, Y14
+	VADDPD       Y14, Y4, Y4
+	VMULPD       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       1056(R9), Y7, Y7
+	VMULPD       Y13, Y7, Y7
+	VCMPPD       $0x19, Y7, Y14, Y7
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y7, Y4
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPD    Y4, Y7, Y10, Y3
+	VBLENDVPD    Y4, Y14, Y11, Y7
+	VBLENDVPD    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPD    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPD    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPD    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPD    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPD Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPD Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+Contacts64AVX2_wideahead_g0_normal:
+	// The next iteration's records.
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 448(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 480(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 512(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 640(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 544(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 576(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 608(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 672(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 704(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 736(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 864(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 768(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 800(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 832(R10)
+	VMOVUPS        544(R9), Y2
+	VMULPD         416(R9), Y2, Y2
+	VMINPD         Y1, Y2, Y2
+	VMAXPD         Y0, Y2, Y2
+	VMOVUPS        1024(R9), Y3
+	VMULPD         512(R9), Y3, Y3
+	VMOVUPS        960(R9), Y4
+	VMULPD         512(R9), Y4, Y4
+	VMOVUPS        1088(R9), Y5
+	VMULPD         512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 1152(R9), Y2, Y6
+	VADDPD 800(R9), Y6, Y6
+	VSUBPD Y3, Y6, Y6
+	VMULPD 896(R9), Y2, Y7
+	VADDPD 864(R9), Y7, Y7
+	VSUBPD Y4, Y7, Y7
+	VMULPD 832(R9), Y2, Y2
+	VADDPD 928(R9), Y2, Y2
+	VSUBPD Y5, Y2, Y2
+	VMULPD Y6, Y6, Y8
+	VMULPD Y7, Y7, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y2, Y2, Y9
+	VADDPD Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSD partol64<>+0(SB), Y9
+	VMULPD       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPD       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPD       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPD       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPD       864(R9), Y3, Y3
+	VADDPD       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPD       928(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y5, Y3
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       Y3, Y4, Y4
+	VCMPPD       $0x11, Y4, Y13, Y4
+	VORPD        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPD      Y5, Y5
+	JZ           Contacts64AVX2_wideahead_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPD       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPD       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPD       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPD       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPD       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPD       736(BX), Y8, Y8
+	VSQRTPD      384(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      608(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMULPD       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPD       $0x00, Y0, Y9, Y9
+	VMULPD       Y8, Y3, Y10
+	VMULPD       Y7, Y5, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y6, Y5, Y11
+	VMULPD       Y8, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y7, Y2, Y12
+	VMULPD       Y6, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPD        Y4, Y14, Y4
+	VMULPD       1056(R9), Y10, Y14
+	VMULPD       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPD       Y15, Y14, Y5
+	VMULPD       960(R9), Y12, Y14
+	VADDPD       Y14, Y5, Y5
+	VMULPD       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       928(R9), Y8, Y8
+	VMULPD       Y13, Y8, Y8
+	VCMPPD       $0x19, Y8, Y14, Y8
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y8, Y5
+	VXORPD       signmask64<>+0(SB), Y10, Y8
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPD    Y5, Y8, Y10, Y3
+	VBLENDVPD    Y5, Y14, Y11, Y8
+	VBLENDVPD    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPD    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPD    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPD    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPD Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+Contacts64AVX2_wideahead_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 736(R9), Y1, Y2
+	VMULPD 1248(R9), Y2, Y3
+	VMULPD 1216(R9), Y2, Y4
+	VMULPD 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPD       416(BX), Y5, Y5
+	VSUBPD       1536(R9), Y5, Y6
+	VBROADCASTSD margin+40(FP), Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPD       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPD       192(BX), Y7, Y7
+	VMULPD       Y7, Y3, Y8
+	VADDPD       1632(R9), Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       576(R9), Y8, Y8
+	VADDPD       224(BX), Y8, Y8
+	VMULPD       Y7, Y4, Y9
+	VADDPD       1600(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       640(R9), Y9, Y9
+	VADDPD       256(BX), Y9, Y9
+	VMULPD       Y7, Y2, Y10
+	VADDPD       1568(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       704(R9), Y10, Y10
+	VADDPD       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPD Y10, Y10
+	JZ      Contacts64AVX2_wideahead_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
+	VSUBPD       Y15, Y8, Y8
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPD       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       1184(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPD       1152(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPD       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPD       1568(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1664(R9), Y6, Y6
+	VMULPD       1632(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       672(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       1664(R9), Y6, Y7
+	VADDPD       Y7, Y9, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1632(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       672(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       1248(R9), Y7, Y9
+	VMULPD       1216(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1184(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPD       1152(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+Contacts64AVX2_wideahead_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 768(R9), Y1, Y2
+	VMULPD 896(R9), Y2, Y3
+	VMULPD 864(R9), Y2, Y4
+	VMULPD 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPD       864(BX), Y6, Y6
+	VSUBPD       544(R9), Y6, Y7
+	VBROADCASTSD margin+40(FP), Y8
+	VADDPD       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPD       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPD       640(BX), Y8, Y8
+	VMULPD       Y8, Y3, Y9
+	VADDPD       1056(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       512(R9), Y9, Y9
+	VADDPD       672(BX), Y9, Y9
+	VMULPD       Y8, Y4, Y10
+	VADDPD       1024(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       320(R9), Y10, Y10
+	VADDPD       704(BX), Y10, Y10
+	VMULPD       Y8, Y2, Y11
+	VADDPD       960(R9), Y11, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VADDPD       480(R9), Y11, Y11
+	VADDPD       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPD  int164<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPD Y5, Y5
+	JZ      Contacts64AVX2_wideahead_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPD    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPD    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPD    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPD    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPD    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPD    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPD    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPD    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPD    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPD    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y5, Y13, Y5
+	VBLENDVPD Y5, int264<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPD    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPD       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPD       Y14, Y9, Y8
+	VSUBPD       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPD       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPD       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPD       Y2, Y14, Y5
+	VMULPD       Y3, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y5, Y4
+	VCMPPD       $0x04, 384(R9), Y0, Y5
+	VDIVPD       384(R9), Y4, Y4
+	VANDPD       Y5, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y5
+	VADDPD       Y5, Y10, Y5
+	VSUBPD       Y15, Y5, Y5
+	VMULPD       Y4, Y3, Y9
+	VADDPD       Y9, Y11, Y9
+	VSUBPD       Y7, Y9, Y9
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y8, Y4, Y4
+	VMULPD       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPD       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       832(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPD       768(R9), Y3, Y3
+	VADDPD       Y3, Y5, Y3
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPD       768(R9), Y5, Y5
+	VADDPD       Y5, Y9, Y5
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y5, Y5
+	VADDPD       Y5, Y7, Y5
+	VADDPD       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPD       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPD       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPD       1024(R9), Y4, Y4
+	VSUBPD       Y10, Y2, Y5
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1568(R9), Y5, Y5
+	VMULPD       1536(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMULPD       256(R9), Y8, Y7
+	VADDPD       Y7, Y5, Y5
+	VCMPPD       $0x04, 384(R9), Y0, Y7
+	VDIVPD       384(R9), Y5, Y5
+	VANDPD       Y7, Y5, Y5
+	VMINPD       Y1, Y5, Y5
+	VMAXPD       Y0, Y5, Y5
+	VMULPD       1568(R9), Y5, Y7
+	VADDPD       Y7, Y10, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1536(R9), Y5, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y12, Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       896(R9), Y7, Y9
+	VMULPD       864(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       832(R9), Y5, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPD       768(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPD    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPD    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+Contacts64AVX2_wideahead_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPD  736(R9), Y2, Y2
+	VADDPD  1152(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      Contacts64AVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+Contacts64AVX2_wideahead_g0_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      288(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X3, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 32(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 1120(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 736(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1248(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1216(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1184(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1088(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 928(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 800(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 704(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 640(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 576(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPD  448(R9), Y2, Y2
+	VADDPD  768(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      Contacts64AVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPD Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+Contacts64AVX2_wideahead_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y6, Y3, Y3
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X3, 1312(R9)
+
+	// Store one row per pair.
+	VMOVDQU 1280(R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVDQU 1312(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVUPS 672(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 448(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 896(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 864(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 832(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 544(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 512(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 480(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 416(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 352(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 320(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     Contacts64AVX2_wideahead
+
+Contacts64AVX2_widelast:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPD  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPD  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPD  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Y5, Y5, Y11
+	VMULPD Y6, Y6, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y7, Y7, Y12
+	VADDPD Y12, Y11, Y11
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD Y11, Y1, Y13
+	VANDPD Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y2, Y2, Y13
+	VMULPD  Y3, Y3, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y4, Y4, Y14
+	VADDPD  Y14, Y13, Y13
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y13, Y14
+	VDIVPD  Y13, Y1, Y15
+	VANDPD  Y14, Y15, Y14
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPD  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPD  Y11, Y15, Y11
+	VMULPD  Y10, Y7, Y13
+	VADDPD  Y13, Y11, Y11
+	VMULPD  Y12, Y11, Y11
+	VMULPD  Y2, Y5, Y13
+	VMULPD  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPD  Y15, Y13, Y13
+	VMULPD  Y4, Y7, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPD  448(BX), Y10, Y10
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPD  480(BX), Y8, Y8
+	VMULPD  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPD  512(BX), Y5, Y5
+	VMULPD  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPD  672(BX), Y7, Y7
+	VSUBPD  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPD  704(BX), Y2, Y2
+	VSUBPD  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPD  736(BX), Y3, Y3
+	VSUBPD  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPD  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPD  704(BX), Y4, Y4
+	VMULPD  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPD  736(BX), Y4, Y4
+	VADDPD  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y7, Y7, Y8
+	VMULPD  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPD  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPD  Y15, Y5, Y2
+	VADDPD  Y4, Y8, Y4
+	VMULPD  Y14, Y11, Y5
+	VMULPD  Y3, Y3, Y8
+	VMULPD  Y9, Y13, Y9
+	VADDPD  Y8, Y4, Y4
+	VADDPD  Y9, Y5, Y5
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y8
+	VDIVPD  Y4, Y1, Y9
+	VANDPD  Y8, Y9, Y8
+	VMULPD  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y10, Y10, Y9
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPD  896(R9), Y6, Y6
+	VCMPPD  $0x04, Y2, Y0, Y11
+	VDIVPD  Y2, Y5, Y5
+	VANDPD  Y11, Y5, Y5
+	VADDPD  Y6, Y9, Y6
+	VMINPD  Y1, Y5, Y5
+	VMAXPD  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPD  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD 672(R9), Y5, Y5
+	VADDPD Y9, Y6, Y6
+	VADDPD 448(R9), Y5, Y5
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD Y6, Y1, Y11
+	VANDPD Y9, Y11, Y9
+	VMINPD Y1, Y5, Y5
+	VMAXPD Y0, Y5, Y5
+	VMULPD 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPD  864(R9), Y13, Y13
+	VSUBPD  416(R9), Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  320(R9), Y12, Y12
+	VMULPD  928(R9), Y3, Y13
+	VMINPD  Y1, Y12, Y12
+	VMAXPD  Y0, Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  608(R9), Y5, Y13
+	VMULPD  Y8, Y11, Y11
+	VMULPD  576(R9), Y5, Y14
+	VMULPD  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPD  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPD  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPD  Y5, Y15, Y5
+	VADDPD  544(R9), Y6, Y6
+	VMULPD  832(R9), Y3, Y9
+	VSUBPD  Y13, Y6, Y6
+	VADDPD  Y9, Y5, Y5
+	VMULPD  736(R9), Y12, Y9
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPD  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPD  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPD  896(R9), Y9, Y9
+	VMULPD  768(R9), Y12, Y12
+	VADDPD  Y9, Y13, Y9
+	VADDPD  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPD  832(R9), Y13, Y13
+	VSUBPD  Y4, Y12, Y12
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPD  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPD  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPD  Y4, Y13, Y4
+	VMULPD  Y11, Y3, Y5
+	VMULPD  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPD  800(R9), Y14, Y11
+	VADDPD  Y13, Y4, Y4
+	VSUBPD  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPD       928(R9), Y5, Y5
+	VBROADCASTSD partol64<>+0(SB), Y13
+	VMULPD       288(R9), Y13, Y13
+	VMULPD       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPD       $0x12, Y13, Y2, Y2
+	VMULPD       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPD       $0x00, Y0, Y5, Y5
+	VMULPD       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPD      Y2, Y5, Y2
+	VSUBPD       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPD  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPD  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD Y4, Y4
+	VADDPD  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPD  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPD  Y14, Y5, Y4
+	VCMPPD  $0x19, minnormal64<>+0(SB), Y13, Y5
+	VMULPD  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPD  256(R9), Y11, Y11
+	VMULPD  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPD  544(R9), Y9, Y9
+	VADDPD  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPD  512(R9), Y3, Y3
+	VMULPD  1056(R9), Y10, Y10
+	VADDPD  Y3, Y9, Y3
+	VADDPD  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPD  480(R9), Y9, Y9
+	VCMPPD  $0x04, Y4, Y0, Y10
+	VDIVPD  Y4, Y2, Y2
+	VANDPD  Y10, Y2, Y2
+	VADDPD  Y9, Y3, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMAXPD  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       Y15, Y2, Y2
+	VADDPD       992(R9), Y2, Y2
+	VBROADCASTSD crosstol64<>+0(SB), Y9
+	VMULPD       Y3, Y9, Y9
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+	VCMPPD       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  768(R9), Y2, Y10
+	VORPD   Y9, Y5, Y11
+	VSUBPD  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPD Y11, Y11
+	JZ      Contacts64AVX2_widelast_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPD       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPD       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPD       288(BX), Y7, Y7
+	VSQRTPD      288(R9), Y8
+	VCMPPD       $0x04, Y8, Y0, Y10
+	VDIVPD       Y8, Y1, Y8
+	VANDPD       Y10, Y8, Y8
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y8, Y2, Y2
+	VMULPD       Y8, Y3, Y3
+	VMULPD       Y8, Y4, Y4
+	VMULPD       Y10, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPD       $0x00, Y0, Y8, Y8
+	VMULPD       Y7, Y3, Y10
+	VMULPD       Y6, Y4, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y5, Y4, Y11
+	VMULPD       Y7, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y6, Y2, Y12
+	VMULPD       Y5, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPD        Y9, Y14, Y9
+	VMULPD       1632(R9), Y10, Y14
+	VMULPD       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPD       Y15, Y14, Y4
+	VMULPD       1568(R9), Y12, Y14
+	VADDPD       Y14, Y4, Y4
+	VMULPD       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       1056(R9), Y7, Y7
+	VMULPD       Y13, Y7, Y7
+	VCMPPD       $0x19, Y7, Y14, Y7
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y7, Y4
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPD    Y4, Y7, Y10, Y3
+	VBLENDVPD    Y4, Y14, Y11, Y7
+	VBLENDVPD    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPD    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPD    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPD    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPD    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPD Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPD Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+Contacts64AVX2_widelast_g0_normal:
+	VMOVUPS 544(R9), Y2
+	VMULPD  416(R9), Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMOVUPS 1024(R9), Y3
+	VMULPD  512(R9), Y3, Y3
+	VMOVUPS 960(R9), Y4
+	VMULPD  512(R9), Y4, Y4
+	VMOVUPS 1088(R9), Y5
+	VMULPD  512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 1152(R9), Y2, Y6
+	VADDPD 800(R9), Y6, Y6
+	VSUBPD Y3, Y6, Y6
+	VMULPD 896(R9), Y2, Y7
+	VADDPD 864(R9), Y7, Y7
+	VSUBPD Y4, Y7, Y7
+	VMULPD 832(R9), Y2, Y2
+	VADDPD 928(R9), Y2, Y2
+	VSUBPD Y5, Y2, Y2
+	VMULPD Y6, Y6, Y8
+	VMULPD Y7, Y7, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y2, Y2, Y9
+	VADDPD Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSD partol64<>+0(SB), Y9
+	VMULPD       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPD       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPD       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPD       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPD       864(R9), Y3, Y3
+	VADDPD       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPD       928(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y5, Y3
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       Y3, Y4, Y4
+	VCMPPD       $0x11, Y4, Y13, Y4
+	VORPD        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPD      Y5, Y5
+	JZ           Contacts64AVX2_widelast_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPD       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPD       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPD       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPD       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPD       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPD       736(BX), Y8, Y8
+	VSQRTPD      384(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      608(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMULPD       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPD       $0x00, Y0, Y9, Y9
+	VMULPD       Y8, Y3, Y10
+	VMULPD       Y7, Y5, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y6, Y5, Y11
+	VMULPD       Y8, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y7, Y2, Y12
+	VMULPD       Y6, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPD        Y4, Y14, Y4
+	VMULPD       1056(R9), Y10, Y14
+	VMULPD       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPD       Y15, Y14, Y5
+	VMULPD       960(R9), Y12, Y14
+	VADDPD       Y14, Y5, Y5
+	VMULPD       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       928(R9), Y8, Y8
+	VMULPD       Y13, Y8, Y8
+	VCMPPD       $0x19, Y8, Y14, Y8
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y8, Y5
+	VXORPD       signmask64<>+0(SB), Y10, Y8
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPD    Y5, Y8, Y10, Y3
+	VBLENDVPD    Y5, Y14, Y11, Y8
+	VBLENDVPD    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPD    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPD    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPD    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPD Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+Contacts64AVX2_widelast_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 736(R9), Y1, Y2
+	VMULPD 1248(R9), Y2, Y3
+	VMULPD 1216(R9), Y2, Y4
+	VMULPD 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPD       416(BX), Y5, Y5
+	VSUBPD       1536(R9), Y5, Y6
+	VBROADCASTSD margin+40(FP), Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPD       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPD       192(BX), Y7, Y7
+	VMULPD       Y7, Y3, Y8
+	VADDPD       1632(R9), Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       576(R9), Y8, Y8
+	VADDPD       224(BX), Y8, Y8
+	VMULPD       Y7, Y4, Y9
+	VADDPD       1600(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       640(R9), Y9, Y9
+	VADDPD       256(BX), Y9, Y9
+	VMULPD       Y7, Y2, Y10
+	VADDPD       1568(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       704(R9), Y10, Y10
+	VADDPD       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPD Y10, Y10
+	JZ      Contacts64AVX2_widelast_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
+	VSUBPD       Y15, Y8, Y8
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPD       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       1184(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPD       1152(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPD       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPD       1568(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1664(R9), Y6, Y6
+	VMULPD       1632(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       672(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       1664(R9), Y6, Y7
+	VADDPD       Y7, Y9, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1632(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       672(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       1248(R9), Y7, Y9
+	VMULPD       1216(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1184(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPD       1152(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+Contacts64AVX2_widelast_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 768(R9), Y1, Y2
+	VMULPD 896(R9), Y2, Y3
+	VMULPD 864(R9), Y2, Y4
+	VMULPD 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPD       864(BX), Y6, Y6
+	VSUBPD       544(R9), Y6, Y7
+	VBROADCASTSD margin+40(FP), Y8
+	VADDPD       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPD       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPD       640(BX), Y8, Y8
+	VMULPD       Y8, Y3, Y9
+	VADDPD       1056(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       512(R9), Y9, Y9
+	VADDPD       672(BX), Y9, Y9
+	VMULPD       Y8, Y4, Y10
+	VADDPD       1024(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       320(R9), Y10, Y10
+	VADDPD       704(BX), Y10, Y10
+	VMULPD       Y8, Y2, Y11
+	VADDPD       960(R9), Y11, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VADDPD       480(R9), Y11, Y11
+	VADDPD       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPD  int164<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPD Y5, Y5
+	JZ      Contacts64AVX2_widelast_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPD    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPD    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPD    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPD    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPD    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPD    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPD    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPD    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPD    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPD    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y5, Y13, Y5
+	VBLENDVPD Y5, int264<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPD    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPD       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPD       Y14, Y9, Y8
+	VSUBPD       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPD       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPD       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPD       Y2, Y14, Y5
+	VMULPD       Y3, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y5, Y4
+	VCMPPD       $0x04, 384(R9), Y0, Y5
+	VDIVPD       384(R9), Y4, Y4
+	VANDPD       Y5, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y5
+	VADDPD       Y5, Y10, Y5
+	VSUBPD       Y15, Y5, Y5
+	VMULPD       Y4, Y3, Y9
+	VADDPD       Y9, Y11, Y9
+	VSUBPD       Y7, Y9, Y9
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y8, Y4, Y4
+	VMULPD       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPD       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       832(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPD       768(R9), Y3, Y3
+	VADDPD       Y3, Y5, Y3
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPD       768(R9), Y5, Y5
+	VADDPD       Y5, Y9, Y5
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y5, Y5
+	VADDPD       Y5, Y7, Y5
+	VADDPD       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPD       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPD       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPD       1024(R9), Y4, Y4
+	VSUBPD       Y10, Y2, Y5
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1568(R9), Y5, Y5
+	VMULPD       1536(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMULPD       256(R9), Y8, Y7
+	VADDPD       Y7, Y5, Y5
+	VCMPPD       $0x04, 384(R9), Y0, Y7
+	VDIVPD       384(R9), Y5, Y5
+	VANDPD       Y7, Y5, Y5
+	VMINPD       Y1, Y5, Y5
+	VMAXPD       Y0, Y5, Y5
+	VMULPD       1568(R9), Y5, Y7
+	VADDPD       Y7, Y10, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1536(R9), Y5, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y12, Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       896(R9), Y7, Y9
+	VMULPD       864(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       832(R9), Y5, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPD       768(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPD    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPD    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+Contacts64AVX2_widelast_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPD  736(R9), Y2, Y2
+	VADDPD  1152(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      Contacts64AVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+Contacts64AVX2_widelast_g0_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      288(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X3, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 32(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 1120(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 736(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1248(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1216(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1184(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 1088(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 928(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 800(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 704(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 640(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 576(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPD  448(R9), Y2, Y2
+	VADDPD  768(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      Contacts64AVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPD Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+Contacts64AVX2_widelast_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y6, Y3, Y3
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X3, 1312(R9)
+
+	// Store one row per pair.
+	VMOVDQU 1280(R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVDQU 1312(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVUPS 672(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 448(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 896(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 864(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 832(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 544(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 512(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 480(R9), Y2
+	MOVQ    72(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 416(R9), Y2
+	MOVQ    80(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 352(R9), Y2
+	MOVQ    88(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 320(R9), Y2
+	MOVQ    96(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	LEAQ    2560(R9), BX
+
+Contacts64AVX2_loop:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
@@ -20743,7 +24117,7 @@ TEXT ·Contacts64AVX2(SB), $2408-64
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 384(BX)
-	LEAQ           1792(R9), R10
+	LEAQ           3520(R9), R10
 
 Contacts64AVX2_ahead:
 	MOVQ n+32(FP), R14
@@ -22292,135 +25666,135 @@ Contacts64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 1728(R9)
+	VMOVUPS    X3, 3456(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 1760(R9)
+	VMOVUPS    X3, 3488(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, (BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 32(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 64(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 192(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 96(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 128(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 224(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 256(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 288(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 416(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 320(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 352(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
@@ -23123,7 +26497,7 @@ Contacts64AVX2_done:
 
 // func CompactContacts64AVX2(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 // Requires: AVX, AVX2, MMX+, POPCNT
-TEXT ·CompactContacts64AVX2(SB), $2408-64
+TEXT ·CompactContacts64AVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
 	MOVQ         out+24(FP), R12
@@ -23161,10 +26535,3746 @@ TEXT ·CompactContacts64AVX2(SB), $2408-64
 	LEAQ         104(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
-	LEAQ         1280(R9), BX
+	LEAQ         2560(R9), BX
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSD one64<>+0(SB), Y1
 
+	// 2 groups at a time, their instruction streams merged.
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactContacts64AVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 448(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 480(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 512(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 640(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 544(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 576(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 608(BX)
+
+	// Capsule records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 672(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 704(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 736(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 864(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 768(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 800(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 832(BX)
+	LEAQ           3520(R9), R10
+
+CompactContacts64AVX2_wideahead:
+	MOVQ n+32(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactContacts64AVX2_widelast
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000018
+	JB         CompactContacts64AVX2_wideahead_noprefetch
+	MOVQ       prefetch+48(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactContacts64AVX2_wideahead_noprefetch
+	MOVL       64(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       68(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       72(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       76(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       80(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       84(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       88(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       92(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       64(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       68(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       72(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       76(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       80(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       84(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       88(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       92(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactContacts64AVX2_wideahead_noprefetch:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPD  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPD  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPD  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Y5, Y5, Y11
+	VMULPD Y6, Y6, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y7, Y7, Y12
+	VADDPD Y12, Y11, Y11
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD Y11, Y1, Y13
+	VANDPD Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y2, Y2, Y13
+	VMULPD  Y3, Y3, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y4, Y4, Y14
+	VADDPD  Y14, Y13, Y13
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y13, Y14
+	VDIVPD  Y13, Y1, Y15
+	VANDPD  Y14, Y15, Y14
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPD  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPD  Y11, Y15, Y11
+	VMULPD  Y10, Y7, Y13
+	VADDPD  Y13, Y11, Y11
+	VMULPD  Y12, Y11, Y11
+	VMULPD  Y2, Y5, Y13
+	VMULPD  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPD  Y15, Y13, Y13
+	VMULPD  Y4, Y7, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPD  448(BX), Y10, Y10
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPD  480(BX), Y8, Y8
+	VMULPD  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPD  512(BX), Y5, Y5
+	VMULPD  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPD  672(BX), Y7, Y7
+	VSUBPD  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPD  704(BX), Y2, Y2
+	VSUBPD  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPD  736(BX), Y3, Y3
+	VSUBPD  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPD  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPD  704(BX), Y4, Y4
+	VMULPD  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPD  736(BX), Y4, Y4
+	VADDPD  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y7, Y7, Y8
+	VMULPD  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPD  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPD  Y15, Y5, Y2
+	VADDPD  Y4, Y8, Y4
+	VMULPD  Y14, Y11, Y5
+	VMULPD  Y3, Y3, Y8
+	VMULPD  Y9, Y13, Y9
+	VADDPD  Y8, Y4, Y4
+	VADDPD  Y9, Y5, Y5
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y8
+	VDIVPD  Y4, Y1, Y9
+	VANDPD  Y8, Y9, Y8
+	VMULPD  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y10, Y10, Y9
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPD  896(R9), Y6, Y6
+	VCMPPD  $0x04, Y2, Y0, Y11
+	VDIVPD  Y2, Y5, Y5
+	VANDPD  Y11, Y5, Y5
+	VADDPD  Y6, Y9, Y6
+	VMINPD  Y1, Y5, Y5
+	VMAXPD  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPD  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD 672(R9), Y5, Y5
+	VADDPD Y9, Y6, Y6
+	VADDPD 448(R9), Y5, Y5
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD Y6, Y1, Y11
+	VANDPD Y9, Y11, Y9
+	VMINPD Y1, Y5, Y5
+	VMAXPD Y0, Y5, Y5
+	VMULPD 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPD  864(R9), Y13, Y13
+	VSUBPD  416(R9), Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  320(R9), Y12, Y12
+	VMULPD  928(R9), Y3, Y13
+	VMINPD  Y1, Y12, Y12
+	VMAXPD  Y0, Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  608(R9), Y5, Y13
+	VMULPD  Y8, Y11, Y11
+	VMULPD  576(R9), Y5, Y14
+	VMULPD  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPD  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPD  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPD  Y5, Y15, Y5
+	VADDPD  544(R9), Y6, Y6
+	VMULPD  832(R9), Y3, Y9
+	VSUBPD  Y13, Y6, Y6
+	VADDPD  Y9, Y5, Y5
+	VMULPD  736(R9), Y12, Y9
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPD  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPD  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPD  896(R9), Y9, Y9
+	VMULPD  768(R9), Y12, Y12
+	VADDPD  Y9, Y13, Y9
+	VADDPD  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPD  832(R9), Y13, Y13
+	VSUBPD  Y4, Y12, Y12
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPD  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPD  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPD  Y4, Y13, Y4
+	VMULPD  Y11, Y3, Y5
+	VMULPD  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPD  800(R9), Y14, Y11
+	VADDPD  Y13, Y4, Y4
+	VSUBPD  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPD       928(R9), Y5, Y5
+	VBROADCASTSD partol64<>+0(SB), Y13
+	VMULPD       288(R9), Y13, Y13
+	VMULPD       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPD       $0x12, Y13, Y2, Y2
+	VMULPD       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPD       $0x00, Y0, Y5, Y5
+	VMULPD       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPD      Y2, Y5, Y2
+	VSUBPD       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPD  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPD  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD Y4, Y4
+	VADDPD  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPD  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPD  Y14, Y5, Y4
+	VCMPPD  $0x19, minnormal64<>+0(SB), Y13, Y5
+	VMULPD  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPD  256(R9), Y11, Y11
+	VMULPD  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPD  544(R9), Y9, Y9
+	VADDPD  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPD  512(R9), Y3, Y3
+	VMULPD  1056(R9), Y10, Y10
+	VADDPD  Y3, Y9, Y3
+	VADDPD  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPD  480(R9), Y9, Y9
+	VCMPPD  $0x04, Y4, Y0, Y10
+	VDIVPD  Y4, Y2, Y2
+	VANDPD  Y10, Y2, Y2
+	VADDPD  Y9, Y3, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMAXPD  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       Y15, Y2, Y2
+	VADDPD       992(R9), Y2, Y2
+	VBROADCASTSD crosstol64<>+0(SB), Y9
+	VMULPD       Y3, Y9, Y9
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+	VCMPPD       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  768(R9), Y2, Y10
+	VORPD   Y9, Y5, Y11
+	VSUBPD  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPD Y11, Y11
+	JZ      CompactContacts64AVX2_wideahead_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPD       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPD       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPD       288(BX), Y7, Y7
+	VSQRTPD      288(R9), Y8
+	VCMPPD       $0x04, Y8, Y0, Y10
+	VDIVPD       Y8, Y1, Y8
+	VANDPD       Y10, Y8, Y8
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y8, Y2, Y2
+	VMULPD       Y8, Y3, Y3
+	VMULPD       Y8, Y4, Y4
+	VMULPD       Y10, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPD       $0x00, Y0, Y8, Y8
+	VMULPD       Y7, Y3, Y10
+	VMULPD       Y6, Y4, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y5, Y4, Y11
+	VMULPD       Y7, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y6, Y2, Y12
+	VMULPD       Y5, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPD        Y9, Y14, Y9
+	VMULPD       1632(R9), Y10, Y14
+	VMULPD       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPD       Y15, Y14, Y4
+	VMULPD       1568(R9), Y12, Y14
+	VADDPD       Y14, Y4, Y4
+	VMULPD       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       1056(R9), Y7, Y7
+	VMULPD       Y13, Y7, Y7
+	VCMPPD       $0x19, Y7, Y14, Y7
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y7, Y4
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPD    Y4, Y7, Y10, Y3
+	VBLENDVPD    Y4, Y14, Y11, Y7
+	VBLENDVPD    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPD    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPD    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPD    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPD    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPD Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPD Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+CompactContacts64AVX2_wideahead_g0_normal:
+	// The next iteration's records.
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 448(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 480(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 512(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 640(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 544(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 576(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 608(R10)
+
+	// Capsule records of side J, transposed.
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 672(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 704(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 736(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 864(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 768(R10)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 800(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 832(R10)
+	VMOVUPS        544(R9), Y2
+	VMULPD         416(R9), Y2, Y2
+	VMINPD         Y1, Y2, Y2
+	VMAXPD         Y0, Y2, Y2
+	VMOVUPS        1024(R9), Y3
+	VMULPD         512(R9), Y3, Y3
+	VMOVUPS        960(R9), Y4
+	VMULPD         512(R9), Y4, Y4
+	VMOVUPS        1088(R9), Y5
+	VMULPD         512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 1152(R9), Y2, Y6
+	VADDPD 800(R9), Y6, Y6
+	VSUBPD Y3, Y6, Y6
+	VMULPD 896(R9), Y2, Y7
+	VADDPD 864(R9), Y7, Y7
+	VSUBPD Y4, Y7, Y7
+	VMULPD 832(R9), Y2, Y2
+	VADDPD 928(R9), Y2, Y2
+	VSUBPD Y5, Y2, Y2
+	VMULPD Y6, Y6, Y8
+	VMULPD Y7, Y7, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y2, Y2, Y9
+	VADDPD Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSD partol64<>+0(SB), Y9
+	VMULPD       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPD       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPD       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPD       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPD       864(R9), Y3, Y3
+	VADDPD       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPD       928(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y5, Y3
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       Y3, Y4, Y4
+	VCMPPD       $0x11, Y4, Y13, Y4
+	VORPD        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPD      Y5, Y5
+	JZ           CompactContacts64AVX2_wideahead_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPD       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPD       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPD       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPD       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPD       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPD       736(BX), Y8, Y8
+	VSQRTPD      384(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      608(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMULPD       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPD       $0x00, Y0, Y9, Y9
+	VMULPD       Y8, Y3, Y10
+	VMULPD       Y7, Y5, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y6, Y5, Y11
+	VMULPD       Y8, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y7, Y2, Y12
+	VMULPD       Y6, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPD        Y4, Y14, Y4
+	VMULPD       1056(R9), Y10, Y14
+	VMULPD       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPD       Y15, Y14, Y5
+	VMULPD       960(R9), Y12, Y14
+	VADDPD       Y14, Y5, Y5
+	VMULPD       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       928(R9), Y8, Y8
+	VMULPD       Y13, Y8, Y8
+	VCMPPD       $0x19, Y8, Y14, Y8
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y8, Y5
+	VXORPD       signmask64<>+0(SB), Y10, Y8
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPD    Y5, Y8, Y10, Y3
+	VBLENDVPD    Y5, Y14, Y11, Y8
+	VBLENDVPD    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPD    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPD    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPD    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPD Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+CompactContacts64AVX2_wideahead_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 736(R9), Y1, Y2
+	VMULPD 1248(R9), Y2, Y3
+	VMULPD 1216(R9), Y2, Y4
+	VMULPD 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPD       416(BX), Y5, Y5
+	VSUBPD       1536(R9), Y5, Y6
+	VBROADCASTSD margin+40(FP), Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPD       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPD       192(BX), Y7, Y7
+	VMULPD       Y7, Y3, Y8
+	VADDPD       1632(R9), Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       576(R9), Y8, Y8
+	VADDPD       224(BX), Y8, Y8
+	VMULPD       Y7, Y4, Y9
+	VADDPD       1600(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       640(R9), Y9, Y9
+	VADDPD       256(BX), Y9, Y9
+	VMULPD       Y7, Y2, Y10
+	VADDPD       1568(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       704(R9), Y10, Y10
+	VADDPD       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPD Y10, Y10
+	JZ      CompactContacts64AVX2_wideahead_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
+	VSUBPD       Y15, Y8, Y8
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPD       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       1184(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPD       1152(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPD       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPD       1568(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1664(R9), Y6, Y6
+	VMULPD       1632(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       672(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       1664(R9), Y6, Y7
+	VADDPD       Y7, Y9, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1632(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       672(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       1248(R9), Y7, Y9
+	VMULPD       1216(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1184(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPD       1152(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+CompactContacts64AVX2_wideahead_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 768(R9), Y1, Y2
+	VMULPD 896(R9), Y2, Y3
+	VMULPD 864(R9), Y2, Y4
+	VMULPD 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPD       864(BX), Y6, Y6
+	VSUBPD       544(R9), Y6, Y7
+	VBROADCASTSD margin+40(FP), Y8
+	VADDPD       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPD       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPD       640(BX), Y8, Y8
+	VMULPD       Y8, Y3, Y9
+	VADDPD       1056(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       512(R9), Y9, Y9
+	VADDPD       672(BX), Y9, Y9
+	VMULPD       Y8, Y4, Y10
+	VADDPD       1024(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       320(R9), Y10, Y10
+	VADDPD       704(BX), Y10, Y10
+	VMULPD       Y8, Y2, Y11
+	VADDPD       960(R9), Y11, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VADDPD       480(R9), Y11, Y11
+	VADDPD       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPD  int164<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPD Y5, Y5
+	JZ      CompactContacts64AVX2_wideahead_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPD    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPD    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPD    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPD    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPD    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPD    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPD    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPD    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPD    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPD    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y5, Y13, Y5
+	VBLENDVPD Y5, int264<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPD    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPD       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPD       Y14, Y9, Y8
+	VSUBPD       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPD       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPD       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPD       Y2, Y14, Y5
+	VMULPD       Y3, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y5, Y4
+	VCMPPD       $0x04, 384(R9), Y0, Y5
+	VDIVPD       384(R9), Y4, Y4
+	VANDPD       Y5, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y5
+	VADDPD       Y5, Y10, Y5
+	VSUBPD       Y15, Y5, Y5
+	VMULPD       Y4, Y3, Y9
+	VADDPD       Y9, Y11, Y9
+	VSUBPD       Y7, Y9, Y9
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y8, Y4, Y4
+	VMULPD       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPD       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       832(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPD       768(R9), Y3, Y3
+	VADDPD       Y3, Y5, Y3
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPD       768(R9), Y5, Y5
+	VADDPD       Y5, Y9, Y5
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y5, Y5
+	VADDPD       Y5, Y7, Y5
+	VADDPD       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPD       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPD       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPD       1024(R9), Y4, Y4
+	VSUBPD       Y10, Y2, Y5
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1568(R9), Y5, Y5
+	VMULPD       1536(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMULPD       256(R9), Y8, Y7
+	VADDPD       Y7, Y5, Y5
+	VCMPPD       $0x04, 384(R9), Y0, Y7
+	VDIVPD       384(R9), Y5, Y5
+	VANDPD       Y7, Y5, Y5
+	VMINPD       Y1, Y5, Y5
+	VMAXPD       Y0, Y5, Y5
+	VMULPD       1568(R9), Y5, Y7
+	VADDPD       Y7, Y10, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1536(R9), Y5, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y12, Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       896(R9), Y7, Y9
+	VMULPD       864(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       832(R9), Y5, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPD       768(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPD    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPD    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+CompactContacts64AVX2_wideahead_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPD  736(R9), Y2, Y2
+	VADDPD  1152(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      CompactContacts64AVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+CompactContacts64AVX2_wideahead_g0_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      288(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X4, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_wideahead_g0_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 64(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y5, 128(R9)
+	VMOVDQU      Y4, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   32(R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1120(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1248(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1216(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1184(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1088(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   928(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   800(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   640(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactContacts64AVX2_wideahead_g0_none:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPD  448(R9), Y2, Y2
+	VADDPD  768(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      CompactContacts64AVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPD Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+CompactContacts64AVX2_wideahead_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y6, Y3, Y3
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X3, 1312(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y6, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_wideahead_g1_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 1344(R9)
+	VMOVDQU      Y3, 1376(R9)
+	VMOVDQU      Y5, 1408(R9)
+	VMOVDQU      Y4, 1440(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   1280(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1312(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   672(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   896(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   864(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   832(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   512(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   320(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactContacts64AVX2_wideahead_g1_none:
+	ADDQ  $0x00000008, R13
+	XCHGQ BX, R10
+	JMP   CompactContacts64AVX2_wideahead
+
+CompactContacts64AVX2_widelast:
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 96(BX), Y2
+	VSUBPD  (BX), Y2, Y2
+	VMOVUPS 128(BX), Y3
+	VSUBPD  32(BX), Y3, Y3
+	VMOVUPS 160(BX), Y4
+	VSUBPD  64(BX), Y4, Y4
+	VMOVUPS 320(BX), Y5
+	VSUBPD  224(BX), Y5, Y5
+	VMOVUPS 352(BX), Y6
+	VSUBPD  256(BX), Y6, Y6
+	VMOVUPS 384(BX), Y7
+	VSUBPD  288(BX), Y7, Y7
+	VMOVUPS (BX), Y8
+	VSUBPD  224(BX), Y8, Y8
+	VMOVUPS 32(BX), Y9
+	VSUBPD  256(BX), Y9, Y9
+	VMOVUPS 64(BX), Y10
+	VSUBPD  288(BX), Y10, Y10
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD Y5, Y5, Y11
+	VMULPD Y6, Y6, Y12
+	VADDPD Y12, Y11, Y11
+	VMULPD Y7, Y7, Y12
+	VADDPD Y12, Y11, Y11
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y11, Y12
+	VDIVPD Y11, Y1, Y13
+	VANDPD Y12, Y13, Y12
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y2, Y2, Y13
+	VMULPD  Y3, Y3, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y4, Y4, Y14
+	VADDPD  Y14, Y13, Y13
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y13, Y14
+	VDIVPD  Y13, Y1, Y15
+	VANDPD  Y14, Y15, Y14
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y11, 256(R9)
+	VMULPD  Y9, Y6, Y11
+	VMOVUPS Y13, 288(R9)
+	VADDPD  Y11, Y15, Y11
+	VMULPD  Y10, Y7, Y13
+	VADDPD  Y13, Y11, Y11
+	VMULPD  Y12, Y11, Y11
+	VMULPD  Y2, Y5, Y13
+	VMULPD  Y3, Y6, Y15
+	VMOVUPS Y14, 320(R9)
+	VADDPD  Y15, Y13, Y13
+	VMULPD  Y4, Y7, Y14
+	VADDPD  Y14, Y13, Y13
+	VMULPD  Y12, Y13, Y14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y2, Y8, Y15
+	VMOVUPS Y12, 352(R9)
+	VMULPD  Y3, Y9, Y12
+	VMOVUPS Y13, 384(R9)
+	VADDPD  Y12, Y15, Y12
+	VMULPD  Y4, Y10, Y13
+	VADDPD  Y13, Y12, Y12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y5, Y13
+	VMULPD  Y11, Y6, Y15
+	VMOVUPS Y12, 416(R9)
+	VMULPD  Y11, Y7, Y12
+	VMOVUPS Y11, 448(R9)
+	VSUBPD  Y8, Y13, Y11
+	VSUBPD  Y9, Y15, Y13
+	VSUBPD  Y10, Y12, Y12
+	VMOVUPS Y10, 480(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS 544(BX), Y10
+	VSUBPD  448(BX), Y10, Y10
+	VMULPD  Y14, Y5, Y15
+	VMOVUPS Y9, 512(R9)
+	VMOVUPS Y8, 544(R9)
+	VMOVUPS 576(BX), Y8
+	VSUBPD  480(BX), Y8, Y8
+	VMULPD  Y14, Y6, Y9
+	VMOVUPS Y6, 576(R9)
+	VMOVUPS Y5, 608(R9)
+	VMOVUPS 608(BX), Y5
+	VSUBPD  512(BX), Y5, Y5
+	VMULPD  Y14, Y7, Y6
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS Y14, 672(R9)
+	VMOVUPS 768(BX), Y7
+	VSUBPD  672(BX), Y7, Y7
+	VSUBPD  Y15, Y2, Y14
+	VMOVUPS Y2, 704(R9)
+	VMOVUPS 800(BX), Y2
+	VSUBPD  704(BX), Y2, Y2
+	VSUBPD  Y9, Y3, Y9
+	VMOVUPS Y3, 736(R9)
+	VMOVUPS 832(BX), Y3
+	VSUBPD  736(BX), Y3, Y3
+	VSUBPD  Y6, Y4, Y6
+	VMOVUPS Y4, 768(R9)
+	VMOVUPS 448(BX), Y4
+	VSUBPD  672(BX), Y4, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y14, Y14, Y15
+	VMOVUPS Y4, 800(R9)
+	VMOVUPS Y5, 832(R9)
+	VMOVUPS 480(BX), Y4
+	VSUBPD  704(BX), Y4, Y4
+	VMULPD  Y9, Y9, Y5
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 512(BX), Y4
+	VSUBPD  736(BX), Y4, Y4
+	VADDPD  Y5, Y15, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y7, Y7, Y8
+	VMULPD  Y6, Y6, Y15
+	VMOVUPS Y4, 928(R9)
+	VMULPD  Y2, Y2, Y4
+	VMOVUPS Y2, 960(R9)
+	VADDPD  Y15, Y5, Y2
+	VADDPD  Y4, Y8, Y4
+	VMULPD  Y14, Y11, Y5
+	VMULPD  Y3, Y3, Y8
+	VMULPD  Y9, Y13, Y9
+	VADDPD  Y8, Y4, Y4
+	VADDPD  Y9, Y5, Y5
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y8
+	VDIVPD  Y4, Y1, Y9
+	VANDPD  Y8, Y9, Y8
+	VMULPD  Y6, Y12, Y6
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y10, Y10, Y9
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 896(R9), Y6
+	VMULPD  896(R9), Y6, Y6
+	VCMPPD  $0x04, Y2, Y0, Y11
+	VDIVPD  Y2, Y5, Y5
+	VANDPD  Y11, Y5, Y5
+	VADDPD  Y6, Y9, Y6
+	VMINPD  Y1, Y5, Y5
+	VMAXPD  Y0, Y5, Y5
+	VMOVUPS 832(R9), Y9
+	VMULPD  832(R9), Y9, Y9
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD 672(R9), Y5, Y5
+	VADDPD Y9, Y6, Y6
+	VADDPD 448(R9), Y5, Y5
+	VCMPPD $0x1d, minnormal64<>+0(SB), Y6, Y9
+	VDIVPD Y6, Y1, Y11
+	VANDPD Y9, Y11, Y9
+	VMINPD Y1, Y5, Y5
+	VMAXPD Y0, Y5, Y5
+	VMULPD 800(R9), Y7, Y11
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  384(R9), Y5, Y12
+	VMOVUPS 960(R9), Y13
+	VMULPD  864(R9), Y13, Y13
+	VSUBPD  416(R9), Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  320(R9), Y12, Y12
+	VMULPD  928(R9), Y3, Y13
+	VMINPD  Y1, Y12, Y12
+	VMAXPD  Y0, Y12, Y12
+	VADDPD  Y13, Y11, Y11
+	VMULPD  608(R9), Y5, Y13
+	VMULPD  Y8, Y11, Y11
+	VMULPD  576(R9), Y5, Y14
+	VMULPD  Y10, Y7, Y15
+	VMOVUPS Y4, 320(R9)
+	VMULPD  640(R9), Y5, Y4
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 960(R9), Y5
+	VMULPD  896(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  704(R9), Y12, Y6
+	VMOVUPS Y9, 416(R9)
+	VADDPD  Y5, Y15, Y5
+	VADDPD  544(R9), Y6, Y6
+	VMULPD  832(R9), Y3, Y9
+	VSUBPD  Y13, Y6, Y6
+	VADDPD  Y9, Y5, Y5
+	VMULPD  736(R9), Y12, Y9
+	VMULPD  Y8, Y5, Y15
+	VMOVUPS Y13, 576(R9)
+	VADDPD  512(R9), Y9, Y9
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  800(R9), Y10, Y13
+	VMOVUPS Y8, 608(R9)
+	VSUBPD  Y14, Y9, Y8
+	VMOVUPS Y14, 640(R9)
+	VMOVUPS 864(R9), Y9
+	VMULPD  896(R9), Y9, Y9
+	VMULPD  768(R9), Y12, Y12
+	VADDPD  Y9, Y13, Y9
+	VADDPD  480(R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VMULPD  832(R9), Y13, Y13
+	VSUBPD  Y4, Y12, Y12
+	VADDPD  Y13, Y9, Y9
+	VMULPD  Y6, Y6, Y13
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y11, Y7, Y14
+	VMOVUPS Y4, 704(R9)
+	VMULPD  Y8, Y8, Y4
+	VMOVUPS Y9, 736(R9)
+	VMULPD  960(R9), Y11, Y9
+	VMOVUPS Y5, 768(R9)
+	VADDPD  Y4, Y13, Y4
+	VMULPD  Y11, Y3, Y5
+	VMULPD  Y12, Y12, Y13
+	VMOVUPS Y11, 992(R9)
+	VSUBPD  800(R9), Y14, Y11
+	VADDPD  Y13, Y4, Y4
+	VSUBPD  864(R9), Y9, Y9
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VSUBPD       928(R9), Y5, Y5
+	VBROADCASTSD partol64<>+0(SB), Y13
+	VMULPD       288(R9), Y13, Y13
+	VMULPD       Y15, Y7, Y14
+	VMOVUPS      Y7, 1024(R9)
+	VCMPPD       $0x12, Y13, Y2, Y2
+	VMULPD       960(R9), Y15, Y7
+	VMOVUPS      Y5, 1056(R9)
+	VMOVUPS      288(R9), Y5
+	VCMPPD       $0x00, Y0, Y5, Y5
+	VMULPD       Y15, Y3, Y13
+	VMOVUPS      Y3, 1088(R9)
+	VANDNPD      Y2, Y5, Y2
+	VSUBPD       Y14, Y10, Y3
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y5
+	VMOVUPS Y2, 1120(R9)
+	VMOVUPS 896(R9), Y2
+	VSUBPD  Y7, Y2, Y2
+	VMOVAPS Y8, Y7
+	VMOVUPS Y10, 1152(R9)
+	VMOVUPS 832(R9), Y10
+	VSUBPD  Y13, Y10, Y10
+	VMOVAPS Y12, Y13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y3, Y3, Y14
+	VMOVUPS Y13, 1184(R9)
+	VMOVAPS Y4, Y13
+	VMOVUPS Y7, 1216(R9)
+	VMULPD  Y2, Y2, Y7
+	VMOVUPS Y5, 1248(R9)
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD Y4, Y4
+	VADDPD  Y7, Y14, Y5
+	VMOVAPS Y4, Y7
+	VMULPD  Y10, Y10, Y14
+	VMOVUPS Y4, 1536(R9)
+	VADDPD  Y14, Y5, Y4
+	VCMPPD  $0x19, minnormal64<>+0(SB), Y13, Y5
+	VMULPD  Y3, Y11, Y3
+	VMOVUPS 288(R9), Y11
+	VMAXPD  256(R9), Y11, Y11
+	VMULPD  Y2, Y9, Y2
+	VMOVUPS 544(R9), Y9
+	VMULPD  544(R9), Y9, Y9
+	VADDPD  Y2, Y3, Y2
+	VMOVUPS 512(R9), Y3
+	VMULPD  512(R9), Y3, Y3
+	VMULPD  1056(R9), Y10, Y10
+	VADDPD  Y3, Y9, Y3
+	VADDPD  Y10, Y2, Y2
+	VMOVUPS 480(R9), Y9
+	VMULPD  480(R9), Y9, Y9
+	VCMPPD  $0x04, Y4, Y0, Y10
+	VDIVPD  Y4, Y2, Y2
+	VANDPD  Y10, Y2, Y2
+	VADDPD  Y9, Y3, Y3
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMAXPD  Y3, Y11, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       Y15, Y2, Y2
+	VADDPD       992(R9), Y2, Y2
+	VBROADCASTSD crosstol64<>+0(SB), Y9
+	VMULPD       Y3, Y9, Y9
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+	VCMPPD       $0x11, Y9, Y13, Y9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  768(R9), Y2, Y10
+	VORPD   Y9, Y5, Y11
+	VSUBPD  736(R9), Y10, Y10
+	VMOVUPS Y15, 256(R9)
+	VMOVUPS Y4, 480(R9)
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS Y10, 544(R9)
+	VMOVUPS Y7, 736(R9)
+	VMOVUPS Y13, 768(R9)
+	VMOVUPS Y3, 1056(R9)
+	VMOVUPS Y12, 1568(R9)
+	VMOVUPS Y8, 1600(R9)
+	VMOVUPS Y6, 1632(R9)
+	VMOVUPS Y5, 1664(R9)
+	VTESTPD Y11, Y11
+	JZ      CompactContacts64AVX2_widelast_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      96(BX), Y2
+	VSUBPD       (BX), Y2, Y2
+	VMOVUPS      128(BX), Y3
+	VSUBPD       32(BX), Y3, Y3
+	VMOVUPS      160(BX), Y4
+	VSUBPD       64(BX), Y4, Y4
+	VMOVUPS      320(BX), Y5
+	VSUBPD       224(BX), Y5, Y5
+	VMOVUPS      352(BX), Y6
+	VSUBPD       256(BX), Y6, Y6
+	VMOVUPS      384(BX), Y7
+	VSUBPD       288(BX), Y7, Y7
+	VSQRTPD      288(R9), Y8
+	VCMPPD       $0x04, Y8, Y0, Y10
+	VDIVPD       Y8, Y1, Y8
+	VANDPD       Y10, Y8, Y8
+	VSQRTPD      352(R9), Y10
+	VMULPD       Y8, Y2, Y2
+	VMULPD       Y8, Y3, Y3
+	VMULPD       Y8, Y4, Y4
+	VMULPD       Y10, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMOVUPS      288(R9), Y8
+	VCMPPD       $0x00, Y0, Y8, Y8
+	VMULPD       Y7, Y3, Y10
+	VMULPD       Y6, Y4, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y5, Y4, Y11
+	VMULPD       Y7, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y6, Y2, Y12
+	VMULPD       Y5, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y9, Y14, Y9
+	VMOVUPS      1664(R9), Y14
+	VORPD        Y9, Y14, Y9
+	VMULPD       1632(R9), Y10, Y14
+	VMULPD       1600(R9), Y11, Y15
+	VMOVUPS      Y4, 1664(R9)
+	VADDPD       Y15, Y14, Y4
+	VMULPD       1568(R9), Y12, Y14
+	VADDPD       Y14, Y4, Y4
+	VMULPD       Y4, Y4, Y14
+	VMOVUPS      Y7, 1696(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       1056(R9), Y7, Y7
+	VMULPD       Y13, Y7, Y7
+	VCMPPD       $0x19, Y7, Y14, Y7
+	VCMPPD       $0x11, Y0, Y4, Y4
+	VANDNPD      Y4, Y7, Y4
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 1056(R9)
+	VBLENDVPD    Y4, Y7, Y10, Y3
+	VBLENDVPD    Y4, Y14, Y11, Y7
+	VBLENDVPD    Y4, Y15, Y12, Y4
+	VMOVUPS      1248(R9), Y10
+	VBLENDVPD    Y9, Y3, Y10, Y3
+	VMOVUPS      1216(R9), Y10
+	VBLENDVPD    Y9, Y7, Y10, Y7
+	VMOVUPS      1184(R9), Y10
+	VBLENDVPD    Y9, Y4, Y10, Y4
+	VMOVUPS      768(R9), Y10
+	VBLENDVPD    Y9, Y13, Y10, Y9
+	VMOVUPS      Y3, 1248(R9)
+	VMOVUPS      Y7, 1216(R9)
+	VMOVUPS      Y4, 1184(R9)
+	VMOVUPS      Y9, 768(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y8, Y5, Y2, Y2
+	VMOVUPS   1056(R9), Y3
+	VBLENDVPD Y8, Y6, Y3, Y3
+	VMOVUPS   1664(R9), Y4
+	VBLENDVPD Y8, 1696(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   768(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   1248(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   1216(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   1184(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   768(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 1248(R9)
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   Y8, 1184(R9)
+	VMOVUPS   Y5, 768(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   768(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   1248(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   1216(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   1184(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   768(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y2, 1184(R9)
+	VMOVUPS   Y3, 768(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   768(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   1216(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   1184(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   768(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   Y4, 1216(R9)
+	VMOVUPS   Y5, 1184(R9)
+	VMOVUPS   Y2, 768(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 768(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+CompactContacts64AVX2_widelast_g0_normal:
+	VMOVUPS 544(R9), Y2
+	VMULPD  416(R9), Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMOVUPS 1024(R9), Y3
+	VMULPD  512(R9), Y3, Y3
+	VMOVUPS 960(R9), Y4
+	VMULPD  512(R9), Y4, Y4
+	VMOVUPS 1088(R9), Y5
+	VMULPD  512(R9), Y5, Y5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD 1152(R9), Y2, Y6
+	VADDPD 800(R9), Y6, Y6
+	VSUBPD Y3, Y6, Y6
+	VMULPD 896(R9), Y2, Y7
+	VADDPD 864(R9), Y7, Y7
+	VSUBPD Y4, Y7, Y7
+	VMULPD 832(R9), Y2, Y2
+	VADDPD 928(R9), Y2, Y2
+	VSUBPD Y5, Y2, Y2
+	VMULPD Y6, Y6, Y8
+	VMULPD Y7, Y7, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y2, Y2, Y9
+	VADDPD Y9, Y8, Y8
+
+	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
+	VBROADCASTSD partol64<>+0(SB), Y9
+	VMULPD       384(R9), Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VCMPPD       $0x12, Y9, Y10, Y9
+	VMOVUPS      384(R9), Y10
+	VCMPPD       $0x00, Y0, Y10, Y10
+	VANDNPD      Y9, Y10, Y9
+
+	// Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2) (r is rounding noise there); then the fallbacks.
+	VMOVAPS Y6, Y10
+	VMOVAPS Y7, Y11
+	VMOVAPS Y2, Y12
+	VMOVAPS Y8, Y13
+
+	// |g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).
+	VSQRTPD      Y8, Y8
+	VMOVAPS      Y8, Y14
+	VMOVUPS      Y9, 416(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y9
+	VMOVUPS      Y5, 480(R9)
+	VMOVUPS      384(R9), Y5
+	VMAXPD       320(R9), Y5, Y5
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      800(R9), Y4
+	VMULPD       800(R9), Y4, Y4
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      864(R9), Y3
+	VMULPD       864(R9), Y3, Y3
+	VADDPD       Y3, Y4, Y3
+	VMOVUPS      928(R9), Y4
+	VMULPD       928(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y5, Y3
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       Y3, Y4, Y4
+	VCMPPD       $0x11, Y4, Y13, Y4
+	VORPD        Y4, Y9, Y5
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      Y14, 768(R9)
+	VMOVUPS      Y13, 800(R9)
+	VMOVUPS      Y12, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VMOVUPS      Y10, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y2, 960(R9)
+	VMOVUPS      Y7, 1024(R9)
+	VMOVUPS      Y6, 1056(R9)
+	VMOVUPS      Y9, 1088(R9)
+	VTESTPD      Y5, Y5
+	JZ           CompactContacts64AVX2_widelast_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS      544(BX), Y2
+	VSUBPD       448(BX), Y2, Y2
+	VMOVUPS      576(BX), Y3
+	VSUBPD       480(BX), Y3, Y3
+	VMOVUPS      608(BX), Y5
+	VSUBPD       512(BX), Y5, Y5
+	VMOVUPS      768(BX), Y6
+	VSUBPD       672(BX), Y6, Y6
+	VMOVUPS      800(BX), Y7
+	VSUBPD       704(BX), Y7, Y7
+	VMOVUPS      832(BX), Y8
+	VSUBPD       736(BX), Y8, Y8
+	VSQRTPD      384(R9), Y9
+	VCMPPD       $0x04, Y9, Y0, Y10
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y10, Y9, Y9
+	VSQRTPD      608(R9), Y10
+	VMULPD       Y9, Y2, Y2
+	VMULPD       Y9, Y3, Y3
+	VMULPD       Y9, Y5, Y5
+	VMULPD       Y10, Y6, Y6
+	VMULPD       Y10, Y7, Y7
+	VMULPD       Y10, Y8, Y8
+	VMOVUPS      384(R9), Y9
+	VCMPPD       $0x00, Y0, Y9, Y9
+	VMULPD       Y8, Y3, Y10
+	VMULPD       Y7, Y5, Y11
+	VSUBPD       Y11, Y10, Y10
+	VMULPD       Y6, Y5, Y11
+	VMULPD       Y8, Y2, Y12
+	VSUBPD       Y12, Y11, Y11
+	VMULPD       Y7, Y2, Y12
+	VMULPD       Y6, Y3, Y13
+	VSUBPD       Y13, Y12, Y12
+	VMULPD       Y10, Y10, Y13
+	VMULPD       Y11, Y11, Y14
+	VADDPD       Y14, Y13, Y13
+	VMULPD       Y12, Y12, Y14
+	VADDPD       Y14, Y13, Y13
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y13, Y14
+	VANDNPD      Y4, Y14, Y4
+	VMOVUPS      1088(R9), Y14
+	VORPD        Y4, Y14, Y4
+	VMULPD       1056(R9), Y10, Y14
+	VMULPD       1024(R9), Y11, Y15
+	VMOVUPS      Y5, 1088(R9)
+	VADDPD       Y15, Y14, Y5
+	VMULPD       960(R9), Y12, Y14
+	VADDPD       Y14, Y5, Y5
+	VMULPD       Y5, Y5, Y14
+	VMOVUPS      Y8, 1152(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y8
+	VMULPD       928(R9), Y8, Y8
+	VMULPD       Y13, Y8, Y8
+	VCMPPD       $0x19, Y8, Y14, Y8
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VANDNPD      Y5, Y8, Y5
+	VXORPD       signmask64<>+0(SB), Y10, Y8
+	VXORPD       signmask64<>+0(SB), Y11, Y14
+	VXORPD       signmask64<>+0(SB), Y12, Y15
+	VMOVUPS      Y3, 928(R9)
+	VBLENDVPD    Y5, Y8, Y10, Y3
+	VBLENDVPD    Y5, Y14, Y11, Y8
+	VBLENDVPD    Y5, Y15, Y12, Y5
+	VMOVUPS      896(R9), Y10
+	VBLENDVPD    Y4, Y3, Y10, Y3
+	VMOVUPS      864(R9), Y10
+	VBLENDVPD    Y4, Y8, Y10, Y8
+	VMOVUPS      832(R9), Y10
+	VBLENDVPD    Y4, Y5, Y10, Y5
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y4, Y13, Y10, Y4
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      Y8, 864(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y2, Y2
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y9, Y7, Y3, Y3
+	VMOVUPS   1088(R9), Y4
+	VBLENDVPD Y9, 1152(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   864(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   832(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 896(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y8, 832(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   864(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y2, 832(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   864(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   832(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   Y4, 864(R9)
+	VMOVUPS   Y5, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 800(R9), Y2
+	VMOVUPS Y2, 768(R9)
+
+CompactContacts64AVX2_widelast_g1_normal:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 736(R9), Y1, Y2
+	VMULPD 1248(R9), Y2, Y3
+	VMULPD 1216(R9), Y2, Y4
+	VMULPD 1184(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      192(BX), Y5
+	VADDPD       416(BX), Y5, Y5
+	VSUBPD       1536(R9), Y5, Y6
+	VBROADCASTSD margin+40(FP), Y7
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VCMPPD       $0x12, Y5, Y7, Y5
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      416(BX), Y7
+	VSUBPD       192(BX), Y7, Y7
+	VMULPD       Y7, Y3, Y8
+	VADDPD       1632(R9), Y8, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VADDPD       576(R9), Y8, Y8
+	VADDPD       224(BX), Y8, Y8
+	VMULPD       Y7, Y4, Y9
+	VADDPD       1600(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       640(R9), Y9, Y9
+	VADDPD       256(BX), Y9, Y9
+	VMULPD       Y7, Y2, Y10
+	VADDPD       1568(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       704(R9), Y10, Y10
+	VADDPD       288(BX), Y10, Y10
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y8, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 576(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  1120(R9), Y5, Y10
+	VMOVUPS Y9, 640(R9)
+	VANDPD  int164<>+0(SB), Y5, Y5
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS Y6, 736(R9)
+	VMOVUPS Y14, 800(R9)
+	VMOVUPS Y13, 928(R9)
+	VMOVUPS Y12, 1088(R9)
+	VMOVUPS Y11, 1120(R9)
+	VMOVUPS Y7, 1152(R9)
+	VMOVUPS Y2, 1184(R9)
+	VMOVUPS Y4, 1216(R9)
+	VMOVUPS Y3, 1248(R9)
+	VTESTPD Y10, Y10
+	JZ      CompactContacts64AVX2_widelast_g0_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   96(BX), Y2
+	VSUBPD    (BX), Y2, Y2
+	VMOVUPS   128(BX), Y3
+	VSUBPD    32(BX), Y3, Y3
+	VMOVUPS   160(BX), Y4
+	VSUBPD    64(BX), Y4, Y4
+	VMOVUPS   320(BX), Y6
+	VSUBPD    224(BX), Y6, Y6
+	VMOVUPS   352(BX), Y7
+	VSUBPD    256(BX), Y7, Y7
+	VMOVUPS   384(BX), Y8
+	VSUBPD    288(BX), Y8, Y8
+	VMOVUPS   (BX), Y9
+	VSUBPD    224(BX), Y9, Y9
+	VMOVUPS   32(BX), Y11
+	VSUBPD    256(BX), Y11, Y11
+	VMOVUPS   64(BX), Y12
+	VSUBPD    288(BX), Y12, Y12
+	VMOVUPS   448(R9), Y13
+	VADDPD    672(R9), Y13, Y13
+	VMOVUPS   448(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 672(R9)
+	VMOVUPS   448(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y10, Y10
+	VMOVUPS   352(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y10, Y13, Y10
+	VBLENDVPD Y10, int264<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   192(BX), Y13
+	VADDPD    416(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y6, Y15
+	VMOVUPS      Y6, 352(R9)
+	VMULPD       Y14, Y7, Y6
+	VMOVUPS      Y7, 448(R9)
+	VMULPD       Y14, Y8, Y7
+	VSUBPD       Y9, Y15, Y14
+	VMOVUPS      Y8, 1536(R9)
+	VSUBPD       Y11, Y6, Y8
+	VMOVUPS      Y4, 1568(R9)
+	VSUBPD       Y12, Y7, Y4
+	VMOVUPS      Y10, 1600(R9)
+	VMULPD       Y2, Y14, Y10
+	VMULPD       Y3, Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VCMPPD       $0x04, 288(R9), Y0, Y8
+	VDIVPD       288(R9), Y4, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y8
+	VADDPD       Y8, Y9, Y8
+	VSUBPD       Y15, Y8, Y8
+	VMULPD       Y4, Y3, Y10
+	VADDPD       Y10, Y11, Y10
+	VSUBPD       Y6, Y10, Y10
+	VMULPD       672(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y7, Y4, Y4
+	VMULPD       1248(R9), Y8, Y14
+	VMOVUPS      Y3, 1632(R9)
+	VMULPD       1216(R9), Y10, Y3
+	VMOVUPS      Y2, 1664(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       1184(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      1248(R9), Y3
+	VMULPD       1152(R9), Y3, Y3
+	VADDPD       Y3, Y8, Y3
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       224(BX), Y3, Y3
+	VMOVUPS      1216(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y10, Y8
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	VADDPD       256(BX), Y6, Y6
+	VMOVUPS      1184(R9), Y8
+	VMULPD       1152(R9), Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y4, Y7, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y7
+	VMOVUPS      1120(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 1120(R9)
+	VMOVUPS      1600(R9), Y2
+	VMOVUPS      1088(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1600(R9), Y3
+	VMOVUPS      928(R9), Y7
+	VBLENDVPD    Y3, Y6, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      800(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 1088(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// Manifold point 2.
+	VMOVUPS      352(R9), Y2
+	VMULPD       1568(R9), Y2, Y2
+	VMOVUPS      448(R9), Y3
+	VMULPD       1568(R9), Y3, Y3
+	VMOVUPS      1536(R9), Y4
+	VMULPD       1568(R9), Y4, Y4
+	VSUBPD       Y9, Y2, Y6
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1664(R9), Y6, Y6
+	VMULPD       1632(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VMULPD       672(R9), Y8, Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x04, 288(R9), Y0, Y7
+	VDIVPD       288(R9), Y6, Y6
+	VANDPD       Y7, Y6, Y6
+	VMINPD       Y1, Y6, Y6
+	VMAXPD       Y0, Y6, Y6
+	VMULPD       1664(R9), Y6, Y7
+	VADDPD       Y7, Y9, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1632(R9), Y6, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       672(R9), Y6, Y6
+	VADDPD       Y6, Y12, Y6
+	VSUBPD       Y4, Y6, Y6
+	VMULPD       1248(R9), Y7, Y9
+	VMULPD       1216(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       1184(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      1248(R9), Y10
+	VMULPD       1152(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       224(BX), Y2, Y2
+	VMOVUPS      1216(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       256(BX), Y3, Y3
+	VMOVUPS      1184(R9), Y7
+	VMULPD       1152(R9), Y7, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VADDPD       288(BX), Y4, Y4
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      736(R9), Y7
+	VBLENDVPD    Y6, Y9, Y7, Y6
+	VMOVUPS      Y6, 736(R9)
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      704(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      640(R9), Y7
+	VBLENDVPD    Y6, Y3, Y7, Y3
+	VMOVUPS      1600(R9), Y6
+	VMOVUPS      576(R9), Y7
+	VBLENDVPD    Y6, Y4, Y7, Y4
+	VMOVUPS      Y2, 704(R9)
+	VMOVUPS      Y3, 640(R9)
+	VMOVUPS      Y4, 576(R9)
+
+CompactContacts64AVX2_widelast_g0_single:
+	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
+	VDIVPD 768(R9), Y1, Y2
+	VMULPD 896(R9), Y2, Y3
+	VMULPD 864(R9), Y2, Y4
+	VMULPD 832(R9), Y2, Y2
+
+	// Depth and touching (dist <= r1 + r2 + margin).
+	VMOVUPS      640(BX), Y6
+	VADDPD       864(BX), Y6, Y6
+	VSUBPD       544(R9), Y6, Y7
+	VBROADCASTSD margin+40(FP), Y8
+	VADDPD       Y8, Y6, Y6
+	VMOVUPS      544(R9), Y8
+	VCMPPD       $0x12, Y6, Y8, Y6
+
+	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
+	VMOVUPS      864(BX), Y8
+	VSUBPD       640(BX), Y8, Y8
+	VMULPD       Y8, Y3, Y9
+	VADDPD       1056(R9), Y9, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VADDPD       512(R9), Y9, Y9
+	VADDPD       672(BX), Y9, Y9
+	VMULPD       Y8, Y4, Y10
+	VADDPD       1024(R9), Y10, Y10
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VADDPD       320(R9), Y10, Y10
+	VADDPD       704(BX), Y10, Y10
+	VMULPD       Y8, Y2, Y11
+	VADDPD       960(R9), Y11, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VADDPD       480(R9), Y11, Y11
+	VADDPD       736(BX), Y11, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y9, Y13
+	VMOVAPS      Y10, Y14
+	VMOVAPS      Y11, Y15
+	VMOVUPS      Y5, 288(R9)
+	VMOVUPS      Y11, 320(R9)
+
+	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
+	VANDPD  416(R9), Y6, Y5
+	VMOVUPS Y10, 352(R9)
+	VANDPD  int164<>+0(SB), Y6, Y6
+	VMOVUPS Y9, 416(R9)
+	VMOVUPS Y7, 448(R9)
+	VMOVUPS Y15, 480(R9)
+	VMOVUPS Y14, 512(R9)
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS Y12, 672(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS Y2, 832(R9)
+	VMOVUPS Y4, 864(R9)
+	VMOVUPS Y3, 896(R9)
+	VTESTPD Y5, Y5
+	JZ      CompactContacts64AVX2_widelast_g1_single
+
+	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	VMOVUPS   544(BX), Y2
+	VSUBPD    448(BX), Y2, Y2
+	VMOVUPS   576(BX), Y3
+	VSUBPD    480(BX), Y3, Y3
+	VMOVUPS   608(BX), Y4
+	VSUBPD    512(BX), Y4, Y4
+	VMOVUPS   768(BX), Y7
+	VSUBPD    672(BX), Y7, Y7
+	VMOVUPS   800(BX), Y8
+	VSUBPD    704(BX), Y8, Y8
+	VMOVUPS   832(BX), Y9
+	VSUBPD    736(BX), Y9, Y9
+	VMOVUPS   448(BX), Y10
+	VSUBPD    672(BX), Y10, Y10
+	VMOVUPS   480(BX), Y11
+	VSUBPD    704(BX), Y11, Y11
+	VMOVUPS   512(BX), Y12
+	VSUBPD    736(BX), Y12, Y12
+	VMOVUPS   992(R9), Y13
+	VADDPD    256(R9), Y13, Y13
+	VMOVUPS   992(R9), Y14
+	VMINPD    Y13, Y14, Y14
+	VMAXPD    Y14, Y0, Y14
+	VMOVUPS   Y4, 256(R9)
+	VMOVUPS   992(R9), Y4
+	VMAXPD    Y13, Y4, Y4
+	VMINPD    Y4, Y1, Y4
+	VCMPPD    $0x11, Y4, Y14, Y13
+	VANDPD    Y13, Y5, Y5
+	VMOVUPS   608(R9), Y13
+	VCMPPD    $0x00, Y0, Y13, Y13
+	VANDNPD   Y5, Y13, Y5
+	VBLENDVPD Y5, int264<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VMOVUPS   640(BX), Y13
+	VADDPD    864(BX), Y13, Y13
+
+	// Manifold point 1.
+	VMULPD       Y14, Y7, Y15
+	VMOVUPS      Y7, 608(R9)
+	VMULPD       Y14, Y8, Y7
+	VMOVUPS      Y8, 960(R9)
+	VMULPD       Y14, Y9, Y8
+	VSUBPD       Y10, Y15, Y14
+	VMOVUPS      Y9, 992(R9)
+	VSUBPD       Y11, Y7, Y9
+	VMOVUPS      Y4, 1024(R9)
+	VSUBPD       Y12, Y8, Y4
+	VMOVUPS      Y5, 1056(R9)
+	VMULPD       Y2, Y14, Y5
+	VMULPD       Y3, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y5, Y4
+	VCMPPD       $0x04, 384(R9), Y0, Y5
+	VDIVPD       384(R9), Y4, Y4
+	VANDPD       Y5, Y4, Y4
+	VMINPD       Y1, Y4, Y4
+	VMAXPD       Y0, Y4, Y4
+	VMULPD       Y4, Y2, Y5
+	VADDPD       Y5, Y10, Y5
+	VSUBPD       Y15, Y5, Y5
+	VMULPD       Y4, Y3, Y9
+	VADDPD       Y9, Y11, Y9
+	VSUBPD       Y7, Y9, Y9
+	VMULPD       256(R9), Y4, Y4
+	VADDPD       Y4, Y12, Y4
+	VSUBPD       Y8, Y4, Y4
+	VMULPD       896(R9), Y5, Y14
+	VMOVUPS      Y3, 1536(R9)
+	VMULPD       864(R9), Y9, Y3
+	VMOVUPS      Y2, 1568(R9)
+	VADDPD       Y3, Y14, Y2
+	VMULPD       832(R9), Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	VSUBPD       Y2, Y13, Y2
+	VMOVUPS      896(R9), Y3
+	VMULPD       768(R9), Y3, Y3
+	VADDPD       Y3, Y5, Y3
+	VBROADCASTSD half64<>+0(SB), Y5
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y3, Y15, Y3
+	VADDPD       672(BX), Y3, Y3
+	VMOVUPS      864(R9), Y5
+	VMULPD       768(R9), Y5, Y5
+	VADDPD       Y5, Y9, Y5
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y5, Y5
+	VADDPD       Y5, Y7, Y5
+	VADDPD       704(BX), Y5, Y5
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y4, Y8, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y7
+	VMOVUPS      672(R9), Y8
+	VBLENDVPD    Y7, Y2, Y8, Y2
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      1056(R9), Y2
+	VMOVUPS      544(R9), Y7
+	VBLENDVPD    Y2, Y3, Y7, Y2
+	VMOVUPS      1056(R9), Y3
+	VMOVUPS      512(R9), Y7
+	VBLENDVPD    Y3, Y5, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      480(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 544(R9)
+	VMOVUPS      Y3, 512(R9)
+	VMOVUPS      Y4, 480(R9)
+
+	// Manifold point 2.
+	VMOVUPS      608(R9), Y2
+	VMULPD       1024(R9), Y2, Y2
+	VMOVUPS      960(R9), Y3
+	VMULPD       1024(R9), Y3, Y3
+	VMOVUPS      992(R9), Y4
+	VMULPD       1024(R9), Y4, Y4
+	VSUBPD       Y10, Y2, Y5
+	VSUBPD       Y11, Y3, Y7
+	VSUBPD       Y12, Y4, Y8
+	VMULPD       1568(R9), Y5, Y5
+	VMULPD       1536(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VMULPD       256(R9), Y8, Y7
+	VADDPD       Y7, Y5, Y5
+	VCMPPD       $0x04, 384(R9), Y0, Y7
+	VDIVPD       384(R9), Y5, Y5
+	VANDPD       Y7, Y5, Y5
+	VMINPD       Y1, Y5, Y5
+	VMAXPD       Y0, Y5, Y5
+	VMULPD       1568(R9), Y5, Y7
+	VADDPD       Y7, Y10, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMULPD       1536(R9), Y5, Y8
+	VADDPD       Y8, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMULPD       256(R9), Y5, Y5
+	VADDPD       Y5, Y12, Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       896(R9), Y7, Y9
+	VMULPD       864(R9), Y8, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       832(R9), Y5, Y10
+	VADDPD       Y10, Y9, Y9
+	VSUBPD       Y9, Y13, Y9
+	VMOVUPS      896(R9), Y10
+	VMULPD       768(R9), Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VADDPD       672(BX), Y2, Y2
+	VMOVUPS      864(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y8, Y7
+	VBROADCASTSD half64<>+0(SB), Y8
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VADDPD       704(BX), Y3, Y3
+	VMOVUPS      832(R9), Y7
+	VMULPD       768(R9), Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y7
+	VMULPD       Y7, Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VADDPD       736(BX), Y4, Y4
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      448(R9), Y7
+	VBLENDVPD    Y5, Y9, Y7, Y5
+	VMOVUPS      Y5, 448(R9)
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      416(R9), Y7
+	VBLENDVPD    Y5, Y2, Y7, Y2
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      352(R9), Y7
+	VBLENDVPD    Y5, Y3, Y7, Y3
+	VMOVUPS      1056(R9), Y5
+	VMOVUPS      320(R9), Y7
+	VBLENDVPD    Y5, Y4, Y7, Y4
+	VMOVUPS      Y2, 416(R9)
+	VMOVUPS      Y3, 352(R9)
+	VMOVUPS      Y4, 320(R9)
+
+CompactContacts64AVX2_widelast_g1_single:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 1120(R9), Y2
+	VADDPD  736(R9), Y2, Y2
+	VADDPD  1152(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      CompactContacts64AVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   1120(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1120(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VMOVUPS   1248(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1248(R9)
+	VMOVUPS   1216(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1216(R9)
+	VMOVUPS   1184(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1184(R9)
+	VMOVUPS   1088(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 1088(R9)
+	VMOVUPS   928(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 928(R9)
+	VMOVUPS   800(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   640(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 640(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 288(R9)
+
+CompactContacts64AVX2_widelast_g0_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      288(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X4, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_widelast_g0_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 64(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y5, 128(R9)
+	VMOVDQU      Y4, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   32(R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1120(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1248(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1216(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1184(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   1088(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   928(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   800(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   640(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactContacts64AVX2_widelast_g0_none:
+	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	VMOVUPS 672(R9), Y2
+	VADDPD  448(R9), Y2, Y2
+	VADDPD  768(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      CompactContacts64AVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   672(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 672(R9)
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   896(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 896(R9)
+	VMOVUPS   864(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 864(R9)
+	VMOVUPS   832(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   544(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 544(R9)
+	VMOVUPS   512(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 512(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   416(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   352(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 352(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VBLENDVPD Y2, Y0, Y6, Y2
+	VMOVAPS   Y2, Y6
+
+CompactContacts64AVX2_widelast_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVDQU      pack64<>+0(SB), Y3
+	VPERMD       Y6, Y3, Y3
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X3, 1312(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y6, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactContacts64AVX2_widelast_g1_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 1344(R9)
+	VMOVDQU      Y3, 1376(R9)
+	VMOVDQU      Y5, 1408(R9)
+	VMOVDQU      Y4, 1440(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   1280(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1312(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   672(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   896(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   864(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   832(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   512(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   320(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactContacts64AVX2_widelast_g1_none:
+	ADDQ $0x00000008, R13
+	LEAQ 2560(R9), BX
+
+CompactContacts64AVX2_loop:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+32(FP), R14
@@ -23299,7 +30409,7 @@ TEXT ·CompactContacts64AVX2(SB), $2408-64
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 384(BX)
-	LEAQ           1792(R9), R10
+	LEAQ           3520(R9), R10
 
 CompactContacts64AVX2_ahead:
 	MOVQ n+32(FP), R14
@@ -25030,135 +32140,135 @@ CompactContacts64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 1728(R9)
+	VMOVUPS    X3, 3456(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 1760(R9)
+	VMOVUPS    X3, 3488(R9)
 
 	// Capsule records of side I, transposed.
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, (BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 32(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 64(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 192(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 96(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 128(BX)
-	MOVL           1728(R9), CX
+	MOVL           3456(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           1736(R9), CX
+	MOVL           3464(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           1732(R9), CX
+	MOVL           3460(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           1740(R9), CX
+	MOVL           3468(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 160(BX)
 
 	// Capsule records of side J, transposed.
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 (AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 224(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 256(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 16(AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 288(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 416(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 32(AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 320(BX)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 352(BX)
-	MOVL           1760(R9), CX
+	MOVL           3488(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y3
-	MOVL           1768(R9), CX
+	MOVL           3496(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
-	MOVL           1764(R9), CX
+	MOVL           3492(R9), CX
 	SHLQ           $0x06, CX
 	VBROADCASTF128 48(AX)(CX*1), Y4
-	MOVL           1772(R9), CX
+	MOVL           3500(R9), CX
 	SHLQ           $0x06, CX
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3

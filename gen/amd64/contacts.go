@@ -86,12 +86,9 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
 		MOVQ(r, outStreams.Offset(8*k))
 	}
-	groups := 1
-	if t.Elem == ir.F32 {
-		groups = max(1, tuned(ContactInterleave, t))
-		if compact {
-			groups = max(1, tuned(CompactInterleave, t))
-		}
+	groups := max(1, tuned(ContactInterleave, t))
+	if compact {
+		groups = max(1, tuned(CompactInterleave, t))
 	}
 	// Interleaved groups spill selectively (parking their long-lived
 	// values instead measured slower: ContactInterleave).
@@ -674,7 +671,7 @@ func contactBody(l *lowering, label string, g int) {
 func contactSink(l *lowering, label string, compact bool, mask Op, g int, late bool) {
 	t := l.t
 	if t.Elem == ir.F64 {
-		contactSink64(l, label, compact, mask, late)
+		contactSink64(l, label, compact, mask, g, late)
 		return
 	}
 	Comment("Pair index k = i + lane.")

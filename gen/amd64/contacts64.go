@@ -25,10 +25,13 @@ func mask32(l *lowering, mask Op) Op {
 // all of them under mask (the tail) or, compacting, only the touching
 // lanes. AVX-512 (8 lanes) compresses with VPCOMPRESSD and VCOMPRESSPD;
 // AVX2 (4 lanes) permutes with compress4q and compress4d.
-func contactSink64(l *lowering, label string, compact bool, mask Op, late bool) {
+func contactSink64(l *lowering, label string, compact bool, mask Op, g int, late bool) {
 	if !evex(l.t) {
-		contactSink64AVX2(l, label, compact, mask)
+		contactSink64AVX2(l, label, compact, mask, g)
 		return
+	}
+	if g != 0 {
+		panic("amd64: the AVX-512 float64 contact sink takes one group per iteration")
 	}
 	Comment("Pair index k = i + lane (8 uint32), and the count narrowed to uint32.")
 	pair, count := YMM(), YMM()
@@ -135,13 +138,18 @@ func compactStaged64(l *lowering, label string, empty bool) {
 	Label(label + "_nostaged")
 }
 
-// contactSink64AVX2 is contactSink64 on AVX2: 4 lanes, the pair index and
-// the narrowed count in xmm registers, the store masks and permutations
-// parked in slots (16 registers).
-func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
+// contactSink64AVX2 is contactSink64 on AVX2 for group g of an iteration:
+// 4 lanes, the pair index and the narrowed count in xmm registers, the
+// store masks and permutations parked in slots (16 registers).
+func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) {
 	Comment("Pair index k = i + lane (4 uint32), and the count narrowed to uint32.")
+	first := index
+	if g > 0 {
+		first = remain // free here: the loop recomputes it
+		LEAQ(Mem{Base: index, Disp: g * l.t.Lanes}, first)
+	}
 	pair := XMM()
-	VMOVD(index.As32(), pair)
+	VMOVD(first.As32(), pair)
 	VPBROADCASTD(pair, pair)
 	VPADDD(l.consts.iota, pair, pair)
 	count64 := l.out(0)
@@ -166,18 +174,18 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op) {
 			x := XMM()
 			VMOVDQU(v, x)
 			if mask == nil {
-				VMOVDQU(x, rowPtr(k, false, 4, 0))
+				VMOVDQU(x, rowPtr(k, false, 4, g*l.t.Lanes))
 			} else {
 				mx := XMM()
 				VMOVDQU(m32, mx)
-				VPMASKMOVD(x, mx, rowPtr(k, false, 4, 0))
+				VPMASKMOVD(x, mx, rowPtr(k, false, 4, g*l.t.Lanes))
 			}
 		}
 		for j := range nf {
 			if mask == nil {
-				VMOVUPD(l.out(1+j), rowPtr(2+j, false, 8, 0))
+				VMOVUPD(l.out(1+j), rowPtr(2+j, false, 8, g*l.t.Lanes))
 			} else {
-				VMASKMOVPD(l.out(1+j), mask, rowPtr(2+j, false, 8, 0))
+				VMASKMOVPD(l.out(1+j), mask, rowPtr(2+j, false, 8, g*l.t.Lanes))
 			}
 		}
 		return
