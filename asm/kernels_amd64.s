@@ -2649,10 +2649,14 @@ TEXT ·ContactsAVX2(SB), $4584-64
 	VBROADCASTSS one<>+0(SB), Y1
 
 	// 2 groups at a time, their instruction streams merged.
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000010
-	JB   ContactsAVX2_loop
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+48(FP), CX
+	TESTQ CX, CX
+	JNZ   ContactsAVX2_loop
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000010
+	JB    ContactsAVX2_loop
 
 	// Each iteration loads the next one's records into the other set part-way
 	// through its body (WideRecordsAt); the last whole iteration loads none.
@@ -2951,110 +2955,6 @@ ContactsAVX2_wideahead:
 	CMPQ R14, $0x00000020
 	JB   ContactsAVX2_widelast
 
-	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
-	CMPQ       R14, $0x00000030
-	JB         ContactsAVX2_wideahead_noprefetch
-	MOVQ       prefetch+48(FP), CX
-	TESTQ      CX, CX
-	JZ         ContactsAVX2_wideahead_noprefetch
-	MOVL       128(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       132(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       136(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       140(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       144(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       148(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       152(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       156(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       160(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       164(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       168(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       172(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       176(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       180(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       184(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       188(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       128(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       132(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       136(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       140(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       144(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       148(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       152(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       156(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       160(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       164(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       168(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       172(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       176(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       180(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       184(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       188(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-
-ContactsAVX2_wideahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPS  (BX), Y2, Y2
@@ -8712,10 +8612,14 @@ TEXT ·CompactContactsAVX2(SB), $4584-64
 	VBROADCASTSS one<>+0(SB), Y1
 
 	// 2 groups at a time, their instruction streams merged.
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000010
-	JB   CompactContactsAVX2_loop
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+48(FP), CX
+	TESTQ CX, CX
+	JNZ   CompactContactsAVX2_loop
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000010
+	JB    CompactContactsAVX2_loop
 
 	// Each iteration loads the next one's records into the other set part-way
 	// through its body (WideRecordsAt); the last whole iteration loads none.
@@ -9014,110 +8918,6 @@ CompactContactsAVX2_wideahead:
 	CMPQ R14, $0x00000020
 	JB   CompactContactsAVX2_widelast
 
-	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
-	CMPQ       R14, $0x00000030
-	JB         CompactContactsAVX2_wideahead_noprefetch
-	MOVQ       prefetch+48(FP), CX
-	TESTQ      CX, CX
-	JZ         CompactContactsAVX2_wideahead_noprefetch
-	MOVL       128(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       132(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       136(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       140(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       144(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       148(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       152(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       156(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       160(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       164(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       168(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       172(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       176(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       180(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       184(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       188(DX)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       128(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       132(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       136(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       140(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       144(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       148(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       152(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       156(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       160(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       164(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       168(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       172(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       176(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       180(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       184(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       188(SI)(R13*4), CX
-	SHLQ       $0x05, CX
-	PREFETCHT0 (AX)(CX*1)
-
-CompactContactsAVX2_wideahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPS  (BX), Y2, Y2
@@ -20610,10 +20410,14 @@ TEXT ·Contacts64AVX2(SB), $4584-64
 	VBROADCASTSD one64<>+0(SB), Y1
 
 	// 2 groups at a time, their instruction streams merged.
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000008
-	JB   Contacts64AVX2_loop
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+48(FP), CX
+	TESTQ CX, CX
+	JNZ   Contacts64AVX2_loop
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000008
+	JB    Contacts64AVX2_loop
 
 	// Each iteration loads the next one's records into the other set part-way
 	// through its body (WideRecordsAt); the last whole iteration loads none.
@@ -20880,62 +20684,6 @@ Contacts64AVX2_wideahead:
 	CMPQ R14, $0x00000010
 	JB   Contacts64AVX2_widelast
 
-	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
-	CMPQ       R14, $0x00000018
-	JB         Contacts64AVX2_wideahead_noprefetch
-	MOVQ       prefetch+48(FP), CX
-	TESTQ      CX, CX
-	JZ         Contacts64AVX2_wideahead_noprefetch
-	MOVL       64(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       68(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       72(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       76(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       80(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       84(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       88(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       92(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       64(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       68(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       72(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       76(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       80(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       84(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       88(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       92(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-
-Contacts64AVX2_wideahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPD  (BX), Y2, Y2
@@ -26540,10 +26288,14 @@ TEXT ·CompactContacts64AVX2(SB), $4584-64
 	VBROADCASTSD one64<>+0(SB), Y1
 
 	// 2 groups at a time, their instruction streams merged.
-	MOVQ n+32(FP), R14
-	SUBQ R13, R14
-	CMPQ R14, $0x00000008
-	JB   CompactContacts64AVX2_loop
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+48(FP), CX
+	TESTQ CX, CX
+	JNZ   CompactContacts64AVX2_loop
+	MOVQ  n+32(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000008
+	JB    CompactContacts64AVX2_loop
 
 	// Each iteration loads the next one's records into the other set part-way
 	// through its body (WideRecordsAt); the last whole iteration loads none.
@@ -26810,62 +26562,6 @@ CompactContacts64AVX2_wideahead:
 	CMPQ R14, $0x00000010
 	JB   CompactContacts64AVX2_widelast
 
-	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
-	CMPQ       R14, $0x00000018
-	JB         CompactContacts64AVX2_wideahead_noprefetch
-	MOVQ       prefetch+48(FP), CX
-	TESTQ      CX, CX
-	JZ         CompactContacts64AVX2_wideahead_noprefetch
-	MOVL       64(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       68(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       72(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       76(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       80(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       84(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       88(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       92(DX)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       64(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       68(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       72(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       76(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       80(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       84(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       88(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-	MOVL       92(SI)(R13*4), CX
-	SHLQ       $0x06, CX
-	PREFETCHT0 (AX)(CX*1)
-
-CompactContacts64AVX2_wideahead_noprefetch:
 	// M0 = B-A, u = D-C, E = A-C.
 	VMOVUPS 96(BX), Y2
 	VSUBPD  (BX), Y2, Y2

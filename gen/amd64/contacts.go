@@ -90,6 +90,9 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	if compact {
 		groups = max(1, tuned(CompactInterleave, t))
 	}
+	if t.Elem == ir.F64 && evex(t) {
+		groups = 1 // its sink (contactSink64) takes one group per iteration
+	}
 	// Interleaved groups spill selectively (parking their long-lived
 	// values instead measured slower: ContactInterleave).
 	p := k.ProgramOf(t.Elem)
@@ -240,6 +243,13 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 				slots: &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}}
 		}
 		Commentf("%d groups at a time, their instruction streams merged.", groups)
+		if wideAhead && prefetch {
+			Comment("Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).")
+			flag := GP64()
+			Load(Param("prefetch"), flag)
+			TESTQ(flag, flag)
+			JNZ(LabelRef(name + "_loop"))
+		}
 		Label(name + "_wide")
 		Load(Param("n"), remain)
 		SUBQ(index, remain)
@@ -269,10 +279,6 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 			SUBQ(index, remain)
 			CMPQ(remain, U32(2*groups*t.Lanes))
 			JB(LabelRef(name + "_widelast"))
-			if prefetch {
-				// The records of the iteration after the next.
-				prefetchRecords(t, name+"_wideahead", 2*groups, groups)
-			}
 			wide(ls, name+"_wideahead", &interlude{at: wideAt, regs: recordRegs(t), emit: func() {
 				Comment("The next iteration's records.")
 				for g := range groups {
@@ -362,6 +368,13 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 // next iteration's records part-way through the merged bodies, at this
 // fraction of their instructions, into a second set, as the one-group
 // loop does (NextRecordsAt); missing or 0: at the top of each iteration.
+// Those loops run only while the capsule records fit in L2 (the kernel's
+// prefetch argument is 0): beyond, the one-group loop with its record
+// prefetches runs the whole batch. On the Zen 4 VM (6 alternating
+// invocations, BenchmarkContactsLargeWorld, AVX2) the two-group loop
+// took 4.88 against 5.12 ns/pair over 10,000 capsules, but 6.37-6.79
+// against 5.87 over 131,072 (4 MiB of records, in L3), whether it
+// prefetched the records of 3, 4, 6 or 8 groups ahead.
 var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 
 // PrefetchRecordsAhead is how many groups ahead of the current one the
