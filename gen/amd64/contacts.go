@@ -52,7 +52,11 @@ var (
 // below, 12-30% faster per kernel and path on the Zen 4 VM (count 8) than
 // loading them at the top of each group (which an earlier version,
 // with gathers, had measured no slower than loading them before the
-// previous group's arithmetic on the Intel Xeon VM).
+// previous group's arithmetic on the Intel Xeon VM). Where
+// ContactInterleave says so (AVX2), a first loop computes several groups
+// at a time, their instruction streams merged, and loads the next
+// iteration's records part-way through (WideRecordsAt), while the
+// records fit in L2; the one-group loop finishes the batch.
 func Contacts(t *ir.Target, c *constants, compact bool) {
 	check(t)
 	k := kernels.Contact
@@ -381,7 +385,8 @@ var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 // pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
 // when their prefetch argument is not zero; loops of several groups per
 // iteration (BatchClosestIndexed) prefetch the next iteration's records
-// instead. Package kernel passes it for capsule arrays larger than the L2
+// instead, and the contact loops of several groups (ContactInterleave)
+// leave such batches to the one-group loop (WideRecordsAt). Package kernel passes it for capsule arrays larger than the L2
 // cache (contact kernels) or the L3 cache (BatchClosestIndexed).
 //
 // A record fetched by index from L3 or memory costs the loop its latency:
@@ -619,33 +624,40 @@ func (l *lowering) pinConstants() map[string]VecVirtual {
 	return pinned
 }
 
-// ContactInterleave is the number of groups the float32 contact loops
-// compute per iteration, per target (1 when missing), their instruction
-// streams merged with ContactSkew as the closest loops' are (merge), and
-// spilled selectively (spiller). It is 1 everywhere. Parking the
-// long-lived values instead measured slower: on the Zen 4 VM
-// (AMD EPYC family 25 model 17, 2026-11-25, n = 4,096, taskset -c 1, 6
-// alternating invocations, median ns/pair) AVX-512 BatchContacts took
-// 4.98 with one group and 6.22 / 6.12 / 6.12 with two at skew 0.3 / 0.5
-// / 0.7 (CompactContacts 5%: 5.00 against 5.55 / 5.46 / 5.64); on the
-// Intel VM an earlier version measured 7.77 against 9.16-10.01. The
-// parked values' loads and stores cost more than the overlap gains. With
-// the spiller instead of parking (-spillcontacts512), two groups at skew
-// 0.5 gave CompactContacts 4.89 -> 4.52 (-7.2%) and BatchContacts no
-// change (count 6, one run); after the cheaper finiteness check
-// BatchContacts +3.6%, CompactContacts -6.7%, which took two groups
-// until the loops loaded the next group's records ahead (NextRecordsAt,
-// CompactInterleave). The gen flags -contacts512, -compact512 and
-// -contactskew512 set them.
+// ContactInterleave is the number of groups the contact loops compute
+// per iteration, per target (1 when missing), their instruction streams
+// merged with ContactSkew as the closest loops' are (merge), spilled
+// selectively (spiller), and loading the next iteration's records
+// part-way through (WideRecordsAt). The AVX2 loops, float32 and float64,
+// run 2 groups at skew 0.1: on the Zen 4 VM (AMD EPYC family 25 model 17,
+// 2026-11-25, 4,096 index pairs over 10,000 capsules, taskset -c 1, 8
+// alternating invocations, median ns/pair) BatchContacts took 4.72
+// against 5.04 (-6%; -3% to -8% over four runs), CompactContacts 5%
+// 4.63 against 5.03 (-8%), 50% -9%, BatchContacts64 9.88 against 11.05
+// (-11%), CompactContacts64 -9% and -10%. Against that setting, skew 0.08
+// or 0.12 measured +5% to +8% and 3 groups +11% to +14%; against one
+// group, 2 at skew 0.3 +4% to +10%, and 2 at skew 0.1 with the records
+// loaded at the top of each iteration +7%. A spilled ymm value costs the vector
+// side little on Zen 4: in the AVX-512 contact loop, 9 more 256-bit
+// stores per group measured +0.4%, 9 more 512-bit stores +5% to +9%, 9
+// more 512-bit loads into a register +7%, 9 more 256-bit ones +3%
+// (PERFORMANCE.md, Zen 4 session fifteen). So the AVX-512 loops, whose
+// merged groups spill zmm values, run one group: two at skews 0.05-0.3
+// with the records ahead measured +21% to +55% (they allocate only with
+// a zero idiom before each 256-bit record load, for avo's liveness), and
+// earlier settings (records at the top, skews 0.3-0.7, parked instead of
+// spilled) +23% to +57% (sessions two to twelve). The gen flags
+// -contacts512, -compact512, -contacts2, -compact2, -contactskew512 and
+// -contactskew2 set them.
 var ContactInterleave = map[string]int{"AVX2": 2}
 
-// CompactInterleave is ContactInterleave for the float32 compaction loops
-// (CompactContacts), which write few rows. It is 1 everywhere since the
-// loops load the next group's records inside the body (NextRecordsAt): on
-// the Zen 4 VM (count 5, alternating builds, 4,096 indexed pairs over
-// 10,000 capsules, 5% touching) AVX-512 CompactContacts took 4.33 ns/pair
-// with two groups at skew 0.5, spilled (which had measured 4.64 -> 4.33,
-// -6.7%, against one group loading its own records), and 3.65 with one.
+// CompactInterleave is ContactInterleave for the compaction loops
+// (CompactContacts): 2 on AVX2 (above), 1 on AVX-512, where the loop
+// loads the next group's records inside the body (NextRecordsAt) and
+// compacts one group late (LateCompaction): on the Zen 4 VM (count 5,
+// alternating builds, 4,096 indexed pairs over 10,000 capsules, 5%
+// touching) AVX-512 CompactContacts took 4.33 ns/pair with two groups at
+// skew 0.5, spilled, and 3.65 with one.
 var CompactInterleave = map[string]int{"AVX2": 2}
 
 // ScheduledContacts is Scheduled for the contact bodies: reordered as
@@ -658,7 +670,8 @@ var CompactInterleave = map[string]int{"AVX2": 2}
 // -schedulecontacts512 and -schedulecontacts2 set it.
 var ScheduledContacts = map[string]bool{}
 
-// ContactSkew is the skew of the interleaved contact groups.
+// ContactSkew is the skew of the interleaved contact groups
+// (ContactInterleave).
 var ContactSkew = map[string]float64{"AVX512": 0.5, "AVX2": 0.1}
 
 // contactBody prepares l to compute the contacts of group g of an
