@@ -186,9 +186,10 @@ func rowPtr(k int, compact bool, size uint8, lane int) Mem {
 // the loop below then finishes the whole groups left. With wideAt > 0
 // that loop loads the next iteration's records into the other set as an
 // interlude of wide at that fraction of the merged bodies (the sets swap
-// after each iteration), and the last whole iteration loads none. If stage is not
-// nil, contactStreams vectors after the slots are the sink's stage, and
-// stage.vecs says where. Where NextRecordsAt
+// after each iteration; the last whole iteration loads none), and with
+// prefetch it runs only when the kernel's prefetch argument is 0. If
+// stage is not nil, contactStreams vectors after the slots are the
+// sink's stage, and stage.vecs says where. Where NextRecordsAt
 // names the target, that loop runs each group with the next group's
 // record loads as an interlude into the other set (the registers set and
 // nextSet swap after each group), and the last whole group alone.
@@ -386,8 +387,9 @@ var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 // when their prefetch argument is not zero; loops of several groups per
 // iteration (BatchClosestIndexed) prefetch the next iteration's records
 // instead, and the contact loops of several groups (ContactInterleave)
-// leave such batches to the one-group loop (WideRecordsAt). Package kernel passes it for capsule arrays larger than the L2
-// cache (contact kernels) or the L3 cache (BatchClosestIndexed).
+// leave such batches to the one-group loop (WideRecordsAt). Package
+// kernel passes it for capsule arrays larger than the L2 cache (contact
+// kernels) or the L3 cache (BatchClosestIndexed).
 //
 // A record fetched by index from L3 or memory costs the loop its latency:
 // the contact loop's long body keeps few loads in flight, and the next
@@ -637,8 +639,8 @@ func (l *lowering) pinConstants() map[string]VecVirtual {
 // (-11%), CompactContacts64 -9% and -10%. Against that setting, skew 0.08
 // or 0.12 measured +5% to +8% and 3 groups +11% to +14%; against one
 // group, 2 at skew 0.3 +4% to +10%, and 2 at skew 0.1 with the records
-// loaded at the top of each iteration +7%. A spilled ymm value costs the vector
-// side little on Zen 4: in the AVX-512 contact loop, 9 more 256-bit
+// loaded at the top of each iteration +7%. A spilled ymm value costs the
+// vector side little on Zen 4: in the AVX-512 contact loop, 9 more 256-bit
 // stores per group measured +0.4%, 9 more 512-bit stores +5% to +9%, 9
 // more 512-bit loads into a register +7%, 9 more 256-bit ones +3%
 // (PERFORMANCE.md, Zen 4 session fifteen). So the AVX-512 loops, whose
