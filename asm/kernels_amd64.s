@@ -3424,7 +3424,7 @@ ContactsAVX2_wideahead:
 	VMOVUPS Y2, 736(R9)
 
 ContactsAVX2_wideahead_g0_normal:
-	// The next iteration's records.
+	// The records of the next 2 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           64(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -6351,7 +6351,7 @@ ContactsAVX2_ahead_noprefetch:
 	VMOVUPS Y14, 320(R9)
 	VMOVUPS Y5, 384(R9)
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -9387,7 +9387,7 @@ CompactContactsAVX2_wideahead:
 	VMOVUPS Y2, 736(R9)
 
 CompactContactsAVX2_wideahead_g0_normal:
-	// The next iteration's records.
+	// The records of the next 2 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           64(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -12662,7 +12662,7 @@ CompactContactsAVX2_ahead_noprefetch:
 	VMOVUPS Y14, 320(R9)
 	VMOVUPS Y5, 384(R9)
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -15538,7 +15538,7 @@ ContactsAVX512_ahead_noprefetch:
 	VMULPS Z23, Z9, Z9
 	VMULPS Z23, Z10, Z10
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL         64(DX)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -18069,7 +18069,7 @@ CompactContactsAVX512_ahead_noprefetch:
 	VMULPS Z23, Z9, Z9
 	VMULPS Z23, Z10, Z10
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL         64(DX)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -21153,7 +21153,7 @@ Contacts64AVX2_wideahead:
 	VMOVUPS Y2, 736(R9)
 
 Contacts64AVX2_wideahead_g0_normal:
-	// The next iteration's records.
+	// The records of the next 2 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x06, CX
@@ -24030,7 +24030,7 @@ Contacts64AVX2_ahead_noprefetch:
 	VMULPD 608(R9), Y8, Y7
 	VADDPD 512(R9), Y7, Y7
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
@@ -27031,7 +27031,7 @@ CompactContacts64AVX2_wideahead:
 	VMOVUPS Y2, 736(R9)
 
 CompactContacts64AVX2_wideahead_g0_normal:
-	// The next iteration's records.
+	// The records of the next 2 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x06, CX
@@ -30270,7 +30270,7 @@ CompactContacts64AVX2_ahead_noprefetch:
 	VMULPD 608(R9), Y8, Y7
 	VADDPD 512(R9), Y7, Y7
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
@@ -33055,7 +33055,7 @@ Contacts64AVX512_ahead_noprefetch:
 	VMULPD Z22, Z9, Z9
 	VMULPD Z22, Z10, Z10
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL       32(DX)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -35397,7 +35397,7 @@ CompactContacts64AVX512_ahead_noprefetch:
 	VMULPD Z22, Z9, Z9
 	VMULPD Z22, Z10, Z10
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL       32(DX)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -38526,7 +38526,7 @@ ClosestIndexedAVX2_ahead_noprefetch:
 	VMOVUPS 96(BX), Y6
 	VSUBPS  (BX), Y6, Y6
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -41046,7 +41046,7 @@ ClosestIndexedAVX512_ahead_noprefetch:
 	VMOVUPS     192(BX), Z7
 	VSUBPS      (BX), Z7, Z7
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL         64(DX)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -42542,7 +42542,7 @@ ClosestIndexed64AVX2_ahead_noprefetch:
 	VMOVUPS 96(BX), Y6
 	VSUBPD  (BX), Y6, Y6
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL           16(DX)(R13*4), CX
 	SHLQ           $0x06, CX
@@ -44272,7 +44272,7 @@ ClosestIndexed64AVX512_ahead_noprefetch:
 	VMOVUPS     192(BX), Z6
 	VSUBPD      (BX), Z6, Z6
 
-	// The next group's records.
+	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
 	MOVL       32(DX)(R13*4), CX
 	SHLQ       $0x06, CX

@@ -241,6 +241,40 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		}
 	}
 
+	// loadGroups loads the records of count groups of an iteration, from
+	// group first on, into the set at dst.
+	loadGroups := func(dst GPPhysical, first, count int) {
+		for g := range count {
+			loadRecords(t, capsBase, dst, fromPairs(first+g), g*recordInputs)
+		}
+	}
+	// pipelined emits a loop whose iterations run per groups (run) with
+	// the next iteration's records loaded into the other set as an
+	// interlude at fraction at of the body; set holds the first
+	// iteration's records. The sets swap after each iteration, and the
+	// last whole iteration (label last) loads none.
+	pipelined := func(label, last string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
+		LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
+		Label(label)
+		Load(Param("n"), remain)
+		SUBQ(index, remain)
+		CMPQ(remain, U32(2*per*t.Lanes))
+		JB(LabelRef(last))
+		if prefetch != nil {
+			prefetch()
+		}
+		run(label, &interlude{at: at, regs: recordRegs(t), emit: func() {
+			Commentf("The records of the next %d group(s).", per)
+			loadGroups(nextSet, per, per)
+		}})
+		ADDQ(U32(per*t.Lanes), index)
+		XCHGQ(set, nextSet)
+		JMP(LabelRef(label))
+		Label(last)
+		run(last, nil)
+		ADDQ(U32(per*t.Lanes), index)
+	}
+
 	if groups > 1 {
 		ls := make([]*lowering, groups)
 		for g := range ls {
@@ -266,36 +300,16 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 				// groups) ahead.
 				prefetchRecords(t, name+"_wide", groups, groups)
 			}
-			for g := range groups {
-				loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
-			}
+			loadGroups(set, 0, groups)
 			wide(ls, name+"_wide", nil)
 			ADDQ(U32(groups*t.Lanes), index)
 			JMP(LabelRef(name + "_wide"))
 		} else {
 			Comment("Each iteration loads the next one's records into the other set part-way",
 				"through its body (WideRecordsAt); the last whole iteration loads none.")
-			for g := range groups {
-				loadRecords(t, capsBase, set, fromPairs(g), g*recordInputs)
-			}
-			LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
-			Label(name + "_wideahead")
-			Load(Param("n"), remain)
-			SUBQ(index, remain)
-			CMPQ(remain, U32(2*groups*t.Lanes))
-			JB(LabelRef(name + "_widelast"))
-			wide(ls, name+"_wideahead", &interlude{at: wideAt, regs: recordRegs(t), emit: func() {
-				Comment("The next iteration's records.")
-				for g := range groups {
-					loadRecords(t, capsBase, nextSet, fromPairs(groups+g), g*recordInputs)
-				}
-			}})
-			ADDQ(U32(groups*t.Lanes), index)
-			XCHGQ(set, nextSet)
-			JMP(LabelRef(name + "_wideahead"))
-			Label(name + "_widelast")
-			wide(ls, name+"_widelast", nil)
-			ADDQ(U32(groups*t.Lanes), index)
+			loadGroups(set, 0, groups)
+			pipelined(name+"_wideahead", name+"_widelast", groups, wideAt, nil,
+				func(label string, in *interlude) { wide(ls, label, in) })
 			LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set) // swapped or not
 		}
 	}
@@ -310,27 +324,14 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	SUBQ(index, remain)
 	CMPQ(remain, U32(t.Lanes))
 	JB(LabelRef(name + "_tail"))
-	loadRecords(t, capsBase, set, fromPairs(0), 0)
+	loadGroups(set, 0, 1)
 	if ahead {
-		LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
-		Label(name + "_ahead")
-		Load(Param("n"), remain)
-		SUBQ(index, remain)
-		CMPQ(remain, U32(2*t.Lanes))
-		JB(LabelRef(name + "_last"))
+		var pf func()
 		if prefetch {
-			prefetchRecords(t, name+"_ahead", PrefetchRecordsAhead, 1)
+			pf = func() { prefetchRecords(t, name+"_ahead", PrefetchRecordsAhead, 1) }
 		}
-		group(l, name+"_ahead", nil, &interlude{at: at, regs: recordRegs(t), emit: func() {
-			Comment("The next group's records.")
-			loadRecords(t, capsBase, nextSet, fromPairs(1), 0)
-		}})
-		ADDQ(U32(t.Lanes), index)
-		XCHGQ(set, nextSet)
-		JMP(LabelRef(name + "_ahead"))
-		Label(name + "_last")
-		group(l, name+"_last", nil, nil)
-		ADDQ(U32(t.Lanes), index)
+		pipelined(name+"_ahead", name+"_last", 1, at, pf,
+			func(label string, in *interlude) { group(l, label, nil, in) })
 		Load(Param("n"), remain)
 		SUBQ(index, remain)
 	} else {
@@ -704,11 +705,7 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int, late b
 	}
 	Comment("Pair index k = i + lane.")
 	pair := l.newVec()
-	first := index
-	if g > 0 {
-		first = remain // free here: the loop recomputes it
-		LEAQ(Mem{Base: index, Disp: g * t.Lanes}, first)
-	}
+	first := firstPair(t, g)
 	if evex(t) {
 		VPBROADCASTD(first.As32(), pair)
 	} else {
@@ -786,6 +783,17 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int, late b
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
+}
+
+// firstPair returns a register holding the index of the first pair of
+// group g of an iteration: index itself for group 0, else remain (free in
+// a sink: the loop recomputes it) set to index + g lanes.
+func firstPair(t *ir.Target, g int) GPPhysical {
+	if g == 0 {
+		return index
+	}
+	LEAQ(Mem{Base: index, Disp: g * t.Lanes}, remain)
+	return remain
 }
 
 // compact8 stores the touching lanes of the eight-lane vectors outs (their

@@ -143,11 +143,7 @@ func compactStaged64(l *lowering, label string, empty bool) {
 // store masks and permutations parked in slots (16 registers).
 func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) {
 	Comment("Pair index k = i + lane (4 uint32), and the count narrowed to uint32.")
-	first := index
-	if g > 0 {
-		first = remain // free here: the loop recomputes it
-		LEAQ(Mem{Base: index, Disp: g * l.t.Lanes}, first)
-	}
+	first := firstPair(l.t, g)
 	pair := XMM()
 	VMOVD(first.As32(), pair)
 	VPBROADCASTD(pair, pair)
