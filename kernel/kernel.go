@@ -55,18 +55,18 @@
 // a million pairs stream from memory and are bound by bandwidth (outputs
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The
-// contact kernels cost about 3x a closest pair on laid-out pairs (3.1x
-// with AVX-512 and 3.3x with AVX2 on the Zen 4 VM; 3.1x and 3.7x on the
-// Intel VM in an earlier release; 3.6x on the Zen 4 VM when every call
-// gets new pairs, as from a broadphase, whose data-dependent branches the
-// predictor cannot learn: BenchmarkFreshPairs): the contact math, and two
+// contact kernels cost about 3x a closest pair on laid-out pairs (3.0x to
+// 3.1x with AVX-512 and AVX2 on the Zen 4 VM, make targets; 3.1x and 3.7x
+// on the Intel VM in an earlier release; 3.4x to 3.5x on the Zen 4 VM when
+// every call gets new pairs, as from a broadphase, whose data-dependent
+// branches the predictor cannot learn: BenchmarkFreshPairs): the contact math, and two
 // 32-byte capsule records per pair loaded by index and transposed in
 // registers;
 // BatchClosestIndexed reads the same records for the closest points alone
 // (about 2x BatchClosest on laid-out pairs, half the cost of copying them
 // out first). Records fetched by index from beyond the L2 cache cost
 // their memory latency: over a million capsules (32 MiB) BatchContacts
-// takes 2.1x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
+// takes 2.7x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
 // the kernels prefetch the records of the pairs ahead (the contact
 // kernels for capsule arrays larger than L2, BatchClosestIndexed larger
 // than L3; BenchmarkContactsLargeWorld). Call them once per step with
