@@ -59,9 +59,9 @@
 // 3.1x with AVX-512 and AVX2 on the Zen 4 VM, make targets; 3.1x and 3.7x
 // on the Intel VM in an earlier release; 3.4x to 3.5x on the Zen 4 VM when
 // every call gets new pairs, as from a broadphase, whose data-dependent
-// branches the predictor cannot learn: BenchmarkFreshPairs): the contact math, and two
-// 32-byte capsule records per pair loaded by index and transposed in
-// registers;
+// branches the predictor cannot learn: BenchmarkFreshPairs): the contact
+// math, and two 32-byte capsule records per pair loaded by index and
+// transposed in registers;
 // BatchClosestIndexed reads the same records for the closest points alone
 // (about 2x BatchClosest on laid-out pairs, half the cost of copying them
 // out first). Records fetched by index from beyond the L2 cache cost
