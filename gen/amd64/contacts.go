@@ -644,7 +644,8 @@ func (l *lowering) pinConstants() map[string]VecVirtual {
 // vector side little on Zen 4: in the AVX-512 contact loop, 9 more 256-bit
 // stores per group measured +0.4%, 9 more 512-bit stores +5% to +9%, 9
 // more 512-bit loads into a register +7%, 9 more 256-bit ones +3%
-// (PERFORMANCE.md, Zen 4 session fifteen). So the AVX-512 loops, whose
+// (PERFORMANCE.md, Zen 4 session fifteen), and 30 more zmm instructions
+// of any kind +7% to +14% (session sixteen). So the AVX-512 loops, whose
 // merged groups spill zmm values, run one group: two at skews 0.05-0.3
 // with the records ahead measured +21% to +55% (they allocate only with
 // a zero idiom before each 256-bit record load, for avo's liveness), and
