@@ -487,16 +487,22 @@ func storeMaskOf(l *lowering) Op {
 }
 
 // stageRows stores a group's pair index vector and outputs (outs, in
-// stream order) and its touching lanes' mask to the stage.
+// stream order; float64: the pair index and count narrowed to 32 bits,
+// then the eleven floats) and its touching lanes' mask to the stage.
 func stageRows(l *lowering, outs []func() Op) {
 	Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
 	Comment("wait in the stage for the next group.")
 	count := l.out(0)
-	if evex(l.t) {
+	switch {
+	case evex(l.t) && l.t.Elem == ir.F64: // 8 counts of 64 bits
+		k := K()
+		VPTESTMQ(count, count, k)
+		KMOVW(k, remain.As32())
+	case evex(l.t):
 		k := K()
 		VPTESTMD(count, count, k)
 		KMOVW(k, remain.As32())
-	} else {
+	default:
 		v := l.newVec()
 		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
 		VMOVMSKPS(v, remain.As32())

@@ -64,18 +64,11 @@ func contactSink64(l *lowering, label string, compact bool, mask Op, g int, late
 		compactStaged64(l, label, !late) // a late group refills the stage
 	}
 	if late {
-		Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
-		Comment("wait in the stage for the next group.")
-		k := K()
-		VPTESTMQ(count64, count64, k)
-		KMOVW(k, remain.As32())
-		MOVL(remain.As32(), stagedRows.mask)
-		for k, v := range narrow {
-			VMOVDQU(v, stagedRows.vecs.Offset(k*l.t.VecBytes()))
-		}
+		outs := []func() Op{func() Op { return pair }, func() Op { return count }}
 		for j := range nf {
-			VMOVUPD(floats(j), stagedRows.vecs.Offset((2+j)*l.t.VecBytes()))
+			outs = append(outs, func() Op { return floats(j) })
 		}
+		stageRows(l, outs)
 		return
 	}
 	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
