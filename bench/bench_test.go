@@ -749,3 +749,47 @@ func BenchmarkParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSmallBatches is the per-call cost: the 4,096 index pairs of
+// BenchmarkContacts (kernel=contacts, BatchContacts) and the 4,096 pairs
+// of BenchmarkBatchClosest (kernel=closest) handed over in calls of n
+// pairs each, as an engine that calls per island would. ns/pair is over
+// all 4,096 pairs, so its rise at small n over n=4096 is the fixed cost of
+// a call spread over its pairs.
+func BenchmarkSmallBatches(b *testing.B) {
+	const total = 4096
+	caps, ip := contactPairs(hitLevels[0], total)
+	src := randomPairs(total)
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, n := range []int{16, 64, 256, 4096} {
+			calls := total / n
+			pairs := make([]soa.IndexPairs, calls)
+			segs := make([]soa.Pairs, calls)
+			rows := make([]*soa.Contacts, calls)
+			res := make([]*soa.Results, calls)
+			for c := range calls {
+				lo, hi := c*n, (c+1)*n
+				pairs[c] = soa.IndexPairs{I: ip.I[lo:hi], J: ip.J[lo:hi]}
+				segs[c] = soa.Pairs{AX: src.AX[lo:hi], AY: src.AY[lo:hi], AZ: src.AZ[lo:hi],
+					BX: src.BX[lo:hi], BY: src.BY[lo:hi], BZ: src.BZ[lo:hi],
+					CX: src.CX[lo:hi], CY: src.CY[lo:hi], CZ: src.CZ[lo:hi],
+					DX: src.DX[lo:hi], DY: src.DY[lo:hi], DZ: src.DZ[lo:hi]}
+				rows[c], res[c] = soa.NewContacts(n), soa.NewResults(n)
+			}
+			b.Run(fmt.Sprintf("kernel=contacts/n=%d", n), func(b *testing.B) {
+				timeLoop(b, total, func() {
+					for c := range calls {
+						k.BatchContacts(rows[c], caps, &pairs[c], benchMargin)
+					}
+				})
+			})
+			b.Run(fmt.Sprintf("kernel=closest/n=%d", n), func(b *testing.B) {
+				timeLoop(b, total, func() {
+					for c := range calls {
+						k.BatchClosest(res[c], &segs[c])
+					}
+				})
+			})
+		}
+	})
+}
