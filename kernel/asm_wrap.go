@@ -38,10 +38,10 @@ func wrapPoint[F soa.Float](f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 
 // output stream with room for m rows.
 func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F, prefetch int) int) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 	return func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
-		// Filled element by element from unsafe.SliceData (no bounds
-		// checks: every stream has room for m > 0 rows): a composite
-		// literal of &s[0] was built in a temporary and copied, its 16-byte
-		// loads waiting on the 8-byte stores (about 10 ns a call on Zen 4).
+		// Filled in place from unsafe.SliceData (no bounds checks: every
+		// stream has room for m > 0 rows). A composite literal of &s[0]
+		// was built in a temporary and copied, 16-byte loads of 8-byte
+		// stores (PERFORMANCE.md, session seventeen).
 		var out [13]*F
 		out[0] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Pair)))
 		out[1] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Count)))
